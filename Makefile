@@ -1,0 +1,139 @@
+# pecert - conformance suite for Transformer positional encodings.
+#
+# Quick start (Debian 12, as root):
+#     make run      install what is missing, build, certify the bundled plugins
+#     make check    install what is missing, build, run every test
+#
+# Other targets:
+#     make            build build/pecert and every plugin (build/impls/*.so)
+#     make deps       apt-get install the Debian packages pecert needs (only missing ones)
+#     make vectors REF=/path/to/transformers   regenerate the golden vectors
+#     make asan       build and test with AddressSanitizer + UBSan (into build/asan/)
+#     make clean
+# V=1 shows the commands.
+
+BUILD     ?= build
+CC        ?= gcc
+PKGS      := libcjson zlib
+DEB_PKGS  := gcc make pkg-config libcjson-dev zlib1g-dev check
+GEN_DEB_PKGS := python3 python3-torch python3-numpy python3-packaging python3-regex \
+                python3-filelock python3-tqdm python3-yaml
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+             -Wwrite-strings -Wformat=2 -Wundef -Wcast-qual -Wpointer-arith
+BASEFLAGS := -std=c17 -O2 -g -fPIC -ffp-contract=off -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+             -Iinclude -Iharness -Iconformance -MMD -MP
+SANFLAGS  ?=
+PC_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PC_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+ALL_CFLAGS = $(BASEFLAGS) $(WARN) $(SANFLAGS) $(PC_CFLAGS) $(CFLAGS)
+LDLIBS_ALL = $(PC_LIBS) -ldl -lm $(LDLIBS)
+
+HARNESS_SRC := $(sort $(wildcard harness/*.c) $(wildcard conformance/*.c))
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ     := $(BUILD)/obj/harness/cli/main.o
+
+# One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
+# impls/testing/*.c are single-file plugins used only by the tests.
+PLUGIN_DIRS := $(sort $(dir $(wildcard impls/*/*.c)))
+PLUGIN_DIRS := $(filter-out impls/testing/,$(PLUGIN_DIRS))
+PLUGIN_NAMES := $(patsubst impls/%/,%,$(PLUGIN_DIRS))
+PLUGINS     := $(PLUGIN_NAMES:%=$(BUILD)/impls/%.so)
+TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
+TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
+
+TEST_SRC    := $(sort $(wildcard tests/*.c))
+TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+
+.PHONY: all deps gen-deps check unit conformance run vectors asan clean
+.DEFAULT_GOAL := all
+
+all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS)
+
+# ---- dependencies (idempotent: installs only what is missing) -------------
+deps:
+	$(Q)sh tools/ensure-debs.sh $(DEB_PKGS)
+
+gen-deps:
+	$(Q)sh tools/ensure-debs.sh $(GEN_DEB_PKGS)
+
+# ---- build ----------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC    $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libpecert.a: $(HARNESS_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/pecert: $(CLI_OBJ) $(BUILD)/libpecert.a
+	$(if $(Q),@echo "  LD    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS_ALL)
+
+.SECONDEXPANSION:
+$(BUILD)/impls/%.so: $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard impls/$$*/*.c))
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  SO    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm $(PLUGIN_LIBS_$*)
+
+$(BUILD)/impls/testing/%.so: $(BUILD)/obj/impls/testing/%.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
+
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libpecert.a
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_ALL)
+
+$(BUILD)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC    $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
+
+# ---- tests ----------------------------------------------------------------
+# `make check` = unit tests (Check) + the conformance of every bundled plugin
+# that must pass. Ends with one verdict line.
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
+	$(Q)$(MAKE) --no-print-directory unit conformance
+	@echo "*** pecert check OK ***"
+
+unit: $(BUILD)/unit-tests all
+	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests
+
+conformance: all
+	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors
+
+# ---- main job -------------------------------------------------------------
+run: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)mkdir -p reports/out
+	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors \
+	    --json reports/out/results.json
+	@echo "results: reports/out/results.json"
+
+# ---- vectors --------------------------------------------------------------
+vectors: gen-deps
+	@test -n "$(REF)" || { echo "make vectors: set REF=/path/to/transformers checkout (tag v4.57.6)"; exit 2; }
+	$(Q)/usr/bin/python3 vectors/gen/gen_rope.py --ref "$(REF)" --out vectors/rope
+
+# ---- sanitizers -----------------------------------------------------------
+asan: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan \
+	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    all build/asan/unit-tests
+	$(Q)ASAN_OPTIONS=detect_leaks=1 CK_TIMEOUT_MULTIPLIER=4 $(MAKE) --no-print-directory BUILD=build/asan \
+	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    unit conformance
+	@echo "*** pecert asan OK ***"
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

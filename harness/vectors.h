@@ -1,0 +1,108 @@
+/*
+ * vectors.h - load golden-vector files (schema pecert-vectors/1, see
+ * vectors/FORMAT.md) into memory, validating everything first.
+ *
+ * The loader trusts nothing in the file: every key, type, range, size and
+ * CRC is checked, and a failure is one line "FILE: FIELD: problem" in the
+ * caller's buffer. It never crashes, whatever the bytes.
+ */
+#ifndef PECERT_HARNESS_VECTORS_H
+#define PECERT_HARNESS_VECTORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+
+#define PECERT_VECTORS_SCHEMA "pecert-vectors/1"
+
+/* Limits (vectors/FORMAT.md, "Limits"). */
+#define PECERT_VEC_MAX_MANIFEST_BYTES ((size_t)16 << 20)
+#define PECERT_VEC_MAX_TESTS 100000
+#define PECERT_VEC_MAX_ELEMENTS ((int64_t)1 << 26)
+#define PECERT_VEC_MAX_PAYLOAD_BYTES ((size_t)256 << 20)
+
+/* One tensor of a test; data points into the file's payload (8-aligned). */
+typedef struct pecert_vtensor {
+    const char *name;                /* key in inputs/outputs            */
+    pecert_dtype dtype;              /* F32, F64, I32 or I64             */
+    uint32_t ndim;                   /* 0 = scalar                       */
+    int64_t shape[PECERT_MAX_DIMS];  /* extents                          */
+    int64_t num_elements;            /* product of shape (1 for scalar)  */
+    const void *data;                /* packed little-endian, C order    */
+} pecert_vtensor;
+
+/* One test of a vector file. */
+typedef struct pecert_vtest {
+    int64_t tc_id;                   /* unique within the file            */
+    const char *op;                  /* "rope.freq", "rope.apply", ...    */
+    const char *comment;             /* one line                          */
+    const char *source_file;         /* path inside provenance.repo       */
+    const char *source_function;     /* function whose output is recorded */
+    const char **flags;              /* n_flags flag names (keys of notes)*/
+    size_t n_flags;
+    /* Parsed "config" for rope.* ops; short/long_factor point to memory
+     * owned by the file. */
+    pecert_rope_config rope;
+    /* "params" */
+    int64_t seq_len;                 /* 0 when absent                    */
+    pecert_rope_pairing pairing;     /* rope.apply                       */
+    const pecert_vtensor *inputs;    /* n_inputs tensors                 */
+    size_t n_inputs;
+    const pecert_vtensor *outputs;   /* n_outputs tensors                */
+    size_t n_outputs;
+} pecert_vtest;
+
+/* A flag and what it means (manifest "notes"). */
+typedef struct pecert_vnote {
+    const char *flag;
+    const char *bug_type;
+    const char *description;
+} pecert_vnote;
+
+/* A loaded vector file. All strings and arrays are owned by it. */
+typedef struct pecert_vfile {
+    const char *path;                /* as given to the loader            */
+    const char *family;              /* "rope", ...                       */
+    const char *description;
+    const char *generator;
+    const char *prov_repo;           /* provenance.repo                   */
+    const char *prov_commit;         /* provenance.commit (40 hex)        */
+    const char *prov_tag;            /* provenance.tag                    */
+    const pecert_vnote *notes;
+    size_t n_notes;
+    const pecert_vtest *tests;
+    size_t n_tests;
+    void *internal;                  /* loader-private allocations        */
+} pecert_vfile;
+
+/*
+ * pecert_vfile_load reads the manifest at json_path and its payload (in the
+ * same directory), validates them and fills *out. Returns 0 on success;
+ * on failure returns -1, leaves *out empty (safe to free) and writes one
+ * line "json_path: field: problem" to err (err_len bytes, NUL-terminated).
+ */
+int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
+                      size_t err_len);
+
+/* pecert_vfile_free releases everything; free of an empty/zeroed file is a
+ * no-op. */
+void pecert_vfile_free(pecert_vfile *file);
+
+/* pecert_vtest_input / _output: the tensor named name, or NULL. */
+const pecert_vtensor *pecert_vtest_input(const pecert_vtest *test,
+                                         const char *name);
+const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
+                                          const char *name);
+
+/*
+ * pecert_vectors_list finds every "*.json" manifest under dir (recursively,
+ * sorted by path so runs are deterministic). Returns the count (>= 0) and a
+ * malloc'ed array of malloc'ed paths in *out_paths (free with
+ * pecert_vectors_list_free), or -1 with a message in err.
+ */
+int pecert_vectors_list(char ***out_paths, const char *dir, char *err,
+                        size_t err_len);
+void pecert_vectors_list_free(char **paths, int n);
+
+#endif /* PECERT_HARNESS_VECTORS_H */
