@@ -25,10 +25,12 @@ else
 Q := @
 endif
 
+# -Wno-format-truncation: diagnostics are cut to fixed-width lines on purpose.
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-             -Wwrite-strings -Wformat=2 -Wundef -Wcast-qual -Wpointer-arith
+             -Wwrite-strings -Wformat=2 -Wundef -Wcast-qual -Wpointer-arith \
+             -Wno-format-truncation
 BASEFLAGS := -std=c17 -O2 -g -fPIC -ffp-contract=off -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-             -Iinclude -Iharness -Iconformance -MMD -MP
+             -Iinclude -Iharness -Iconformance -MMD -MP -DPECERT_SOURCE_DIR=\"$(CURDIR)\"
 SANFLAGS  ?=
 PC_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PC_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -78,11 +80,14 @@ $(BUILD)/pecert: $(CLI_OBJ) $(BUILD)/libpecert.a
 	$(if $(Q),@echo "  LD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
-.SECONDEXPANSION:
-$(BUILD)/impls/%.so: $$(patsubst %.c,$(BUILD)/obj/%.o,$$(wildcard impls/$$*/*.c))
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  SO    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm $(PLUGIN_LIBS_$*)
+# One rule per plugin directory: impls/NAME/*.c -> build/impls/NAME.so.
+define plugin_rule
+$(BUILD)/impls/$(1).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/$(1)/*.c))
+	@mkdir -p $$(dir $$@)
+	$$(if $$(Q),@echo "  SO    $$@")
+	$$(Q)$$(CC) $$(ALL_CFLAGS) -shared $$^ -o $$@ -lm $$(PLUGIN_LIBS_$(1))
+endef
+$(foreach p,$(PLUGIN_NAMES),$(eval $(call plugin_rule,$(p))))
 
 $(BUILD)/impls/testing/%.so: $(BUILD)/obj/impls/testing/%.o
 	@mkdir -p $(dir $@)

@@ -1,0 +1,247 @@
+/* check_util.c - bookkeeping and data helpers shared by every check. */
+#include "checks.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void pecert_case_worst_init(pecert_case_worst *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->index = -1;
+}
+
+void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
+                           double want, double bound)
+{
+    double err = fabs(got - want);
+    double ratio;
+    if (isnan(got) != isnan(want) || isinf(got) != isinf(want)) {
+        ratio = INFINITY; /* a NaN or infinity where there was none */
+    } else if (isnan(want) || (isinf(want) && got == want)) {
+        ratio = 0.0;
+    } else {
+        ratio = bound > 0 ? err / bound : (err == 0 ? 0.0 : INFINITY);
+    }
+    w->n_checked++;
+    if (ratio > 1.0) {
+        w->n_bad++;
+    }
+    if (ratio > w->ratio || w->index < 0) {
+        *w = (pecert_case_worst){ratio, got, want, err, bound, index, w->n_bad, w->n_checked};
+    }
+}
+
+static void add_detail(pecert_check_result *r, const char *line)
+{
+    if (r->n_details < PECERT_RESULT_MAX_DETAILS) {
+        snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX, "%s", line);
+    }
+}
+
+void pecert_format_f32(char *out, size_t out_len, double v)
+{
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof(bits));
+    snprintf(out, out_len, "0x%08x (%.9g)", bits, v);
+}
+
+static void note_worst(pecert_check_result *r, double ratio, const char *where)
+{
+    if (isnan(ratio)) {
+        ratio = INFINITY;
+    }
+    if (ratio > r->worst_ratio || r->worst_case[0] == '\0') {
+        r->worst_ratio = ratio;
+        snprintf(r->worst_case, sizeof(r->worst_case), "%s", where);
+    }
+}
+
+void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
+                        const char *where, const char *elem_desc)
+{
+    r->n_cases++;
+    if (w->index < 0) {
+        return;
+    }
+    char at[PECERT_RESULT_LINE_MAX];
+    snprintf(at, sizeof(at), "%s %s", where, elem_desc);
+    note_worst(r, w->ratio, at);
+    if (w->n_bad == 0) {
+        return;
+    }
+    r->n_failed++;
+    char want[64];
+    char got[64];
+    char line[PECERT_RESULT_LINE_MAX];
+    pecert_format_f32(want, sizeof(want), w->want);
+    pecert_format_f32(got, sizeof(got), w->got);
+    snprintf(line, sizeof(line), "%s: want %s got %s err %.3g > tol %.3g (%lld of %lld elements off)",
+             at, want, got, w->err, w->bound, (long long)w->n_bad, (long long)w->n_checked);
+    add_detail(r, line);
+}
+
+int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
+                       pecert_status status, const char *where, const char *op)
+{
+    if (status == PECERT_OK) {
+        return 1;
+    }
+    r->n_cases++;
+    if (status == PECERT_E_UNSUPPORTED) {
+        r->n_unsupported++;
+        return 0;
+    }
+    const char *msg = s->desc->last_error(s->instance);
+    pecert_case_fail(r, where, "%s returned %d: %s", op, (int)status,
+                     msg != NULL ? msg : "(no message)");
+    r->n_cases--; /* pecert_case_fail counted it again */
+    return 0;
+}
+
+void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt, ...)
+{
+    char msg[PECERT_RESULT_LINE_MAX];
+    char line[PECERT_RESULT_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    snprintf(line, sizeof(line), "%s: %s", where, msg);
+    r->n_cases++;
+    r->n_failed++;
+    note_worst(r, INFINITY, where);
+    add_detail(r, line);
+}
+
+void pecert_check_conclude(pecert_check_result *r, const char *what)
+{
+    if (r->n_failed > 0) {
+        r->verdict = PECERT_VERDICT_FAIL;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld of %lld %s outside the bound; first: %s",
+                 (long long)r->n_failed, (long long)r->n_cases, what,
+                 r->n_details > 0 ? r->details[0] : "?");
+    } else if (r->n_cases > 0 && r->n_unsupported == r->n_cases) {
+        r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "plugin declined all %lld %s",
+                 (long long)r->n_cases, what);
+    } else if (r->n_cases == 0) {
+        r->verdict = PECERT_VERDICT_FAIL;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "no %s to run: a check that runs nothing proves nothing", what);
+    } else {
+        r->verdict = PECERT_VERDICT_PASS;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
+                 (long long)(r->n_cases - r->n_unsupported), what, r->worst_ratio);
+    }
+}
+
+float pecert_rng_float(pecert_rng *rng)
+{
+    uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    /* 24 random bits -> [-1, 1) exactly representable in float. */
+    return (float)((double)(z >> 40) * 0x1p-23 - 1.0);
+}
+
+pecert_tensor pecert_tensor_3d(float *data, int64_t n0, int64_t n1, int64_t n2,
+                               int64_t s0, int64_t s1, int64_t s2)
+{
+    pecert_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.struct_size = sizeof(t);
+    t.dtype = PECERT_DTYPE_F32;
+    t.ndim = 3;
+    t.data = data;
+    t.shape[0] = n0;
+    t.shape[1] = n1;
+    t.shape[2] = n2;
+    t.strides[0] = s0;
+    t.strides[1] = s1;
+    t.strides[2] = s2;
+    return t;
+}
+
+pecert_tensor pecert_tensor_2d(void *data, pecert_dtype dtype, int64_t n0, int64_t n1)
+{
+    pecert_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.struct_size = sizeof(t);
+    t.dtype = dtype;
+    t.ndim = 2;
+    t.data = data;
+    t.shape[0] = n0;
+    t.shape[1] = n1;
+    t.strides[0] = n1;
+    t.strides[1] = 1;
+    return t;
+}
+
+double pecert_vtensor_get(const pecert_vtensor *t, int64_t i)
+{
+    switch (t->dtype) {
+    case PECERT_DTYPE_F32: {
+        float v;
+        memcpy(&v, (const char *)t->data + (size_t)i * sizeof(v), sizeof(v));
+        return v;
+    }
+    case PECERT_DTYPE_F64: {
+        double v;
+        memcpy(&v, (const char *)t->data + (size_t)i * sizeof(v), sizeof(v));
+        return v;
+    }
+    case PECERT_DTYPE_I64: {
+        int64_t v;
+        memcpy(&v, (const char *)t->data + (size_t)i * sizeof(v), sizeof(v));
+        return (double)v;
+    }
+    case PECERT_DTYPE_I32: {
+        int32_t v;
+        memcpy(&v, (const char *)t->data + (size_t)i * sizeof(v), sizeof(v));
+        return v;
+    }
+    default:
+        return NAN;
+    }
+}
+
+pecert_status pecert_oracle_inv_freq(const pecert_check_env *env, double *out,
+                                     double *scaling, const pecert_rope_config *cfg,
+                                     int64_t seq_len)
+{
+    if (env->oracle.desc == NULL || env->oracle.desc->rope_freqs == NULL) {
+        return PECERT_E_UNSUPPORTED;
+    }
+    return env->oracle.desc->rope_freqs(env->oracle.instance, out, scaling, cfg, seq_len);
+}
+
+int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int64_t n)
+{
+    if (seq_len > 0) {
+        return seq_len;
+    }
+    int64_t max = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (positions[i] > max) {
+            max = positions[i];
+        }
+    }
+    return max + 1;
+}
+
+int pecert_plugin_meets(const pecert_plugin *desc, uint32_t needs)
+{
+    if ((needs & PECERT_NEED_ROPE_FREQS) && desc->rope_freqs == NULL) {
+        return 0;
+    }
+    if ((needs & PECERT_NEED_ROPE_COS_SIN) && desc->rope_cos_sin == NULL) {
+        return 0;
+    }
+    if ((needs & PECERT_NEED_ROPE_APPLY) && desc->rope_apply == NULL) {
+        return 0;
+    }
+    return 1;
+}

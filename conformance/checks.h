@@ -1,0 +1,127 @@
+/*
+ * checks.h - what a conformance check is, and the helpers checks share.
+ *
+ * A check has a stable id, a one-line purpose, the ABI operations it needs
+ * and a run function. The runner calls run() in a forked child, so a check
+ * may call into a plugin that crashes or hangs.
+ */
+#ifndef PECERT_CONFORMANCE_CHECKS_H
+#define PECERT_CONFORMANCE_CHECKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+#include "results.h"
+#include "vectors.h"
+
+/* ABI operations a check needs (bit set). */
+enum {
+    PECERT_NEED_ROPE_FREQS = 1u << 0,
+    PECERT_NEED_ROPE_COS_SIN = 1u << 1,
+    PECERT_NEED_ROPE_APPLY = 1u << 2
+};
+
+/* A plugin with one live instance. */
+typedef struct pecert_subject {
+    const pecert_plugin *desc;
+    void *instance;
+} pecert_subject;
+
+/* Everything a check may use. */
+typedef struct pecert_check_env {
+    pecert_subject plugin;         /* under test                          */
+    pecert_subject oracle;         /* `ref`: angle magnitudes, expectations */
+    const pecert_vfile *files;     /* loaded golden vectors               */
+    size_t n_files;
+    char *case_slot;               /* names the running case (isolate.h)  */
+} pecert_check_env;
+
+typedef struct pecert_check {
+    const char *id;        /* stable, e.g. "rope.apply.golden"             */
+    const char *purpose;   /* one line                                     */
+    uint32_t needs;        /* PECERT_NEED_* of the plugin under test       */
+    void (*run)(const pecert_check_env *env, pecert_check_result *result);
+} pecert_check;
+
+/* The registry (conformance/registry.c), in run order. */
+extern const pecert_check *const pecert_checks[];
+extern const size_t pecert_num_checks;
+
+/* pecert_check_find: the check with this id, or NULL. */
+const pecert_check *pecert_check_find(const char *id);
+
+/* 1 if the plugin implements every op in needs. */
+int pecert_plugin_meets(const pecert_plugin *desc, uint32_t needs);
+
+/* ---- case bookkeeping -------------------------------------------------- */
+
+/* The worst element of one case: |got - want| / bound, maximised. */
+typedef struct pecert_case_worst {
+    double ratio;      /* worst err/bound; +inf for NaN or a wrong bit      */
+    double got;
+    double want;
+    double err;
+    double bound;
+    int64_t index;     /* flat element index, -1 if none                    */
+    int64_t n_bad;     /* elements outside their bound                      */
+    int64_t n_checked; /* elements compared                                 */
+} pecert_case_worst;
+
+void pecert_case_worst_init(pecert_case_worst *w);
+/* pecert_case_worst_add compares one element against its bound. */
+void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
+                           double want, double bound);
+
+/*
+ * pecert_case_finish records a finished case into the result: counts it,
+ * keeps the worst ratio, and on failure adds a detail line
+ * "<where> <what>[elem]: want .. got .. err .. > tol .." (the element is
+ * described by elem_fmt, e.g. "[t=3,h=1,d=5]").
+ */
+void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
+                        const char *where, const char *elem_desc);
+
+/* pecert_case_status records a case whose plugin call did not return OK:
+ * unsupported is counted as such, anything else is a failure citing the
+ * plugin's last_error. Returns 1 if status was OK (the case goes on). */
+int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
+                       pecert_status status, const char *where, const char *op);
+
+/* pecert_case_fail records a failed case with a free-form detail line. */
+void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* pecert_check_conclude sets verdict and diagnosis from the counts. */
+void pecert_check_conclude(pecert_check_result *r, const char *what);
+
+/* ---- data helpers ------------------------------------------------------ */
+
+/* A deterministic generator for test inputs (splitmix64). */
+typedef struct pecert_rng {
+    uint64_t state;
+} pecert_rng;
+/* Uniform float in [-1, 1). */
+float pecert_rng_float(pecert_rng *rng);
+
+/* pecert_tensor_3d describes a packed-or-strided f32 [n0, n1, n2] view. */
+pecert_tensor pecert_tensor_3d(float *data, int64_t n0, int64_t n1, int64_t n2,
+                               int64_t s0, int64_t s1, int64_t s2);
+pecert_tensor pecert_tensor_2d(void *data, pecert_dtype dtype, int64_t n0, int64_t n1);
+
+/* Reads element i of a packed f32/f64/i64 vector tensor as double. */
+double pecert_vtensor_get(const pecert_vtensor *t, int64_t i);
+
+/* pecert_oracle_inv_freq: the oracle's inverse frequencies (rotary_dim/2
+ * doubles into out) and scaling at seq_len. Returns the oracle's status. */
+pecert_status pecert_oracle_inv_freq(const pecert_check_env *env, double *out,
+                                     double *scaling, const pecert_rope_config *cfg,
+                                     int64_t seq_len);
+
+/* Effective seq_len of an apply: explicit, else max(positions)+1. */
+int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int64_t n);
+
+/* Formats a float with its bits: "0x3f800000 (1)". */
+void pecert_format_f32(char *out, size_t out_len, double v);
+
+#endif /* PECERT_CONFORMANCE_CHECKS_H */

@@ -1,0 +1,28 @@
+/* registry.c - every check, in run order. Ids are stable: reports, CI
+ * filters and mutant expectations refer to them. */
+#include <string.h>
+
+#include "rope_checks.h"
+
+const pecert_check *const pecert_checks[] = {
+    &pecert_check_rope_freq_golden,
+    &pecert_check_rope_cos_sin_golden,
+    &pecert_check_rope_apply_golden,
+    &pecert_check_rope_norm_preservation,
+    &pecert_check_rope_shift_invariance,
+    &pecert_check_rope_identity_at_zero,
+    &pecert_check_rope_inverse,
+    &pecert_check_rope_partial_passthrough,
+    &pecert_check_rope_inplace_and_strides,
+};
+const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
+
+const pecert_check *pecert_check_find(const char *id)
+{
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        if (strcmp(pecert_checks[i]->id, id) == 0) {
+            return pecert_checks[i];
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,190 @@
+/* rope_apply_util.c - one apply call, its error-model comparison, and
+ * the grid of configs the property checks sweep. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rope_checks.h"
+#include "tolerance.h"
+
+float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
+                            const pecert_rope_call *call, const float *x, const char *where)
+{
+    size_t n = pecert_rope_call_size(call);
+    float *out = malloc((n > 0 ? n : 1) * sizeof(float));
+    if (out == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        out[i] = NAN; /* an element the plugin forgets to write shows up */
+    }
+    int64_t hd = call->head_dim;
+    int64_t row = call->heads * hd;
+    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x, call->tokens, call->heads, hd, row, hd, 1);
+    pecert_tensor tout = pecert_tensor_3d(out, call->tokens, call->heads, hd, row, hd, 1);
+    pecert_rope_apply_args args;
+    memset(&args, 0, sizeof(args));
+    args.struct_size = sizeof(args);
+    args.pairing = call->pairing;
+    args.config = call->config;
+    args.seq_len = call->seq_len;
+    args.positions = call->positions;
+    args.x = &tx;
+    args.out = &tout;
+    pecert_status st = s->desc->rope_apply(s->instance, &args);
+    if (!pecert_case_status(r, s, st, where, "rope_apply")) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+float *pecert_rope_run_packed(const pecert_check_env *env, pecert_check_result *r,
+                              const pecert_rope_call *call, const float *x, const char *where)
+{
+    return pecert_rope_run_with(&env->plugin, r, call, x, where);
+}
+
+static void describe_elem(char *out, size_t len, const pecert_rope_call *call, int64_t index)
+{
+    int64_t hd = call->head_dim;
+    int64_t t = index / (call->heads * hd);
+    int64_t h = (index / hd) % call->heads;
+    int64_t d = index % hd;
+    snprintf(out, len, "[t=%lld,h=%lld,d=%lld] pos=%lld", (long long)t, (long long)h,
+             (long long)d, (long long)call->positions[t]);
+}
+
+/* Compares one token's channels; returns its worst (err, bound). */
+static void compare_token(pecert_case_worst *w, const pecert_rope_call *call,
+                          const double *inv_freq, double scaling, int64_t t, const float *x,
+                          const float *got, const float *want, pecert_case_worst *token_w)
+{
+    int64_t hd = call->head_dim;
+    int64_t rot = call->config->rotary_dim;
+    double p = fabs((double)call->positions[t]);
+    for (int64_t h = 0; h < call->heads; h++) {
+        int64_t base = (t * call->heads + h) * hd;
+        for (int64_t i = 0; i < rot / 2; i++) {
+            int64_t a;
+            int64_t b;
+            pecert_rope_pair(call->pairing, rot, i, &a, &b);
+            double norm = hypot(x[base + a], x[base + b]);
+            double bound = pecert_tol_rotated(norm, p * inv_freq[i], inv_freq[i], scaling);
+            pecert_case_worst_add(w, base + a, got[base + a], want[base + a], bound);
+            pecert_case_worst_add(w, base + b, got[base + b], want[base + b], bound);
+            pecert_case_worst_add(token_w, base + a, got[base + a], want[base + a], bound);
+            pecert_case_worst_add(token_w, base + b, got[base + b], want[base + b], bound);
+        }
+        for (int64_t d = rot; d < hd; d++) { /* passthrough: bit-exact */
+            pecert_case_worst_add(w, base + d, got[base + d], want[base + d], 0.0);
+            pecert_case_worst_add(token_w, base + d, got[base + d], want[base + d], 0.0);
+        }
+    }
+}
+
+void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_rope_call *call, const float *x, const float *got,
+                         const float *want, const char *where, size_t max_points,
+                         double bound_factor)
+{
+    int64_t half = call->config->rotary_dim / 2;
+    double *inv_freq = malloc((size_t)half * sizeof(double));
+    double scaling = 1.0;
+    int64_t seq_len = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
+    if (inv_freq == NULL ||
+        pecert_oracle_inv_freq(env, inv_freq, &scaling, call->config, seq_len) != PECERT_OK) {
+        pecert_case_fail(r, where, "oracle frequencies unavailable for the bound");
+        free(inv_freq);
+        return;
+    }
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t t = 0; t < call->tokens; t++) {
+        pecert_case_worst tw;
+        pecert_case_worst_init(&tw);
+        compare_token(&w, call, inv_freq, scaling * bound_factor, t, x, got, want, &tw);
+        if (r->n_points < max_points && tw.index >= 0) {
+            (void)pecert_check_result_add_point(r, call->positions[t], tw.err, tw.bound);
+        }
+    }
+    char elem[128];
+    describe_elem(elem, sizeof(elem), call, w.index < 0 ? 0 : w.index);
+    pecert_case_finish(r, &w, where, elem);
+    free(inv_freq);
+}
+
+static int same_config(const pecert_rope_config *a, const pecert_rope_config *b)
+{
+    if (memcmp(a, b, offsetof(pecert_rope_config, short_factor)) != 0) {
+        return 0;
+    }
+    size_t n = (size_t)(a->num_factors > 0 ? a->num_factors : 0);
+    if ((a->short_factor == NULL) != (b->short_factor == NULL) ||
+        (a->long_factor == NULL) != (b->long_factor == NULL)) {
+        return 0;
+    }
+    return (a->short_factor == NULL || memcmp(a->short_factor, b->short_factor, n * sizeof(double)) == 0) &&
+           (a->long_factor == NULL || memcmp(a->long_factor, b->long_factor, n * sizeof(double)) == 0);
+}
+
+#define MAX_CONFIGS 256
+
+size_t pecert_rope_configs(const pecert_check_env *env, const pecert_rope_config ***out)
+{
+    static const pecert_rope_config *configs[MAX_CONFIGS];
+    static size_t n_configs;
+    static int built;
+    if (!built) {
+        for (size_t i = 0; i < env->n_files; i++) {
+            for (size_t j = 0; j < env->files[i].n_tests; j++) {
+                const pecert_vtest *t = &env->files[i].tests[j];
+                size_t k = 0;
+                while (k < n_configs && !same_config(configs[k], &t->rope)) {
+                    k++;
+                }
+                if (strncmp(t->op, "rope.", 5) == 0 && k == n_configs && n_configs < MAX_CONFIGS) {
+                    configs[n_configs++] = &t->rope;
+                }
+            }
+        }
+        built = 1;
+    }
+    *out = configs;
+    return n_configs;
+}
+
+static const char *rope_type_name(pecert_rope_type t)
+{
+    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    return (t >= 0 && t <= PECERT_ROPE_LLAMA3) ? names[t] : "?";
+}
+
+void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c)
+{
+    snprintf(out, len, "%s rot=%d/%d theta=%g", rope_type_name(c->rope_type), c->rotary_dim,
+             c->head_dim, c->rope_theta);
+}
+
+int64_t pecert_rope_l0(const pecert_rope_config *c)
+{
+    if (c->rope_type == PECERT_ROPE_LONGROPE && (c->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
+        return c->original_max_position_embeddings;
+    }
+    if (c->rope_type == PECERT_ROPE_LLAMA3 || c->rope_type == PECERT_ROPE_YARN) {
+        if (c->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) {
+            return c->original_max_position_embeddings;
+        }
+    }
+    return c->max_position_embeddings;
+}
+
+void pecert_fill_random(float *x, size_t n, uint64_t seed)
+{
+    pecert_rng rng = {seed};
+    for (size_t i = 0; i < n; i++) {
+        x[i] = pecert_rng_float(&rng);
+    }
+}

@@ -1,0 +1,89 @@
+/*
+ * rope_checks.h - helpers shared by the RoPE checks: one apply call,
+ * its comparison under the error model, and the config grid.
+ */
+#ifndef PECERT_CONFORMANCE_ROPE_CHECKS_H
+#define PECERT_CONFORMANCE_ROPE_CHECKS_H
+
+#include "checks.h"
+
+/* One rope_apply on packed [tokens, heads, head_dim] f32 data. */
+typedef struct pecert_rope_call {
+    const pecert_rope_config *config;
+    pecert_rope_pairing pairing;
+    int64_t seq_len;          /* 0 = max(positions) + 1 */
+    const int64_t *positions; /* [tokens] */
+    int64_t tokens;
+    int64_t heads;
+    int64_t head_dim;
+} pecert_rope_call;
+
+/* Elements of a packed tensor of the call. */
+static inline size_t pecert_rope_call_size(const pecert_rope_call *c)
+{
+    return (size_t)(c->tokens * c->heads * c->head_dim);
+}
+
+/* pecert_rope_pair: the two channels rotated together as pair i of a
+ * rotary_dim-wide slice. */
+static inline void pecert_rope_pair(pecert_rope_pairing pairing, int64_t rotary_dim,
+                                    int64_t i, int64_t *a, int64_t *b)
+{
+    if (pairing == PECERT_PAIRING_INTERLEAVED) {
+        *a = 2 * i;
+        *b = 2 * i + 1;
+    } else {
+        *a = i;
+        *b = i + rotary_dim / 2;
+    }
+}
+
+/*
+ * pecert_rope_run_packed runs the subject's rope_apply out of place on
+ * packed x and returns the malloc'ed output, or NULL after recording why
+ * (unsupported, error status, no memory) as a case of r.
+ */
+float *pecert_rope_run_packed(const pecert_check_env *env, pecert_check_result *r,
+                              const pecert_rope_call *call, const float *x, const char *where);
+
+/* pecert_rope_run_subject: the same with an explicit subject (the oracle). */
+float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
+                            const pecert_rope_call *call, const float *x, const char *where);
+
+/*
+ * pecert_rope_compare compares got with want element by element: rotated
+ * channels under pecert_tol_rotated (angle magnitudes from the oracle's
+ * frequencies), channels past rotary_dim exactly. Records one case, and up
+ * to max_points per-token error samples. bound_factor widens every bound
+ * (2|s| for two successive rotations, 1 otherwise).
+ */
+void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_rope_call *call, const float *x, const float *got,
+                         const float *want, const char *where, size_t max_points,
+                         double bound_factor);
+
+/* The distinct rope configs found in the loaded vectors (a static list,
+ * built on first use; the pointers stay valid while the files live). */
+size_t pecert_rope_configs(const pecert_check_env *env, const pecert_rope_config ***out);
+
+/* A short label for a config: "yarn d=64/64 theta=10000". */
+void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c);
+
+/* The pretraining length L0 that switches dynamic/longrope behaviour. */
+int64_t pecert_rope_l0(const pecert_rope_config *c);
+
+/* Fill n floats deterministically from seed. */
+void pecert_fill_random(float *x, size_t n, uint64_t seed);
+
+/* The checks this file family defines (registry.c lists them). */
+extern const pecert_check pecert_check_rope_freq_golden;
+extern const pecert_check pecert_check_rope_cos_sin_golden;
+extern const pecert_check pecert_check_rope_apply_golden;
+extern const pecert_check pecert_check_rope_norm_preservation;
+extern const pecert_check pecert_check_rope_shift_invariance;
+extern const pecert_check pecert_check_rope_identity_at_zero;
+extern const pecert_check pecert_check_rope_inverse;
+extern const pecert_check pecert_check_rope_partial_passthrough;
+extern const pecert_check pecert_check_rope_inplace_and_strides;
+
+#endif /* PECERT_CONFORMANCE_ROPE_CHECKS_H */

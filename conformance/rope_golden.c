@@ -1,0 +1,193 @@
+/*
+ * rope_golden.c - compare a plugin with the golden RoPE vectors recorded
+ * from the official code: frequencies, cos/sin tables, apply.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "isolate.h"
+#include "rope_checks.h"
+#include "tolerance.h"
+
+/* Points kept per check for error-vs-position plots. */
+#define MAX_POINTS 20000
+
+static void describe(char *where, size_t len, const pecert_vfile *f, const pecert_vtest *t)
+{
+    snprintf(where, len, "%s:tcId=%lld", f->path, (long long)t->tc_id);
+}
+
+/* Calls fn for every test of the given op across all files. */
+static void for_each_test(const pecert_check_env *env, pecert_check_result *r, const char *op,
+                          void (*fn)(const pecert_check_env *, pecert_check_result *,
+                                     const pecert_vtest *, const char *where))
+{
+    for (size_t i = 0; i < env->n_files; i++) {
+        const pecert_vfile *f = &env->files[i];
+        for (size_t j = 0; j < f->n_tests; j++) {
+            const pecert_vtest *t = &f->tests[j];
+            if (strcmp(t->op, op) != 0) {
+                continue;
+            }
+            char where[PECERT_RESULT_LINE_MAX];
+            describe(where, sizeof(where), f, t);
+            pecert_case_slot_set(env->case_slot, "%s %s", where, op);
+            fn(env, r, t, where);
+        }
+    }
+}
+
+/* ---- rope.freq.golden -------------------------------------------------- */
+
+static void freq_case(const pecert_check_env *env, pecert_check_result *r,
+                      const pecert_vtest *t, const char *where)
+{
+    const pecert_vtensor *want = pecert_vtest_output(t, "inv_freq");
+    const pecert_vtensor *want_scaling = pecert_vtest_output(t, "attention_scaling");
+    int64_t n = want->num_elements;
+    double *got = malloc((size_t)n * sizeof(*got));
+    double got_scaling = NAN;
+    if (got == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        got[i] = NAN;
+    }
+    pecert_status st = env->plugin.desc->rope_freqs(env->plugin.instance, got, &got_scaling,
+                                                    &t->rope, t->seq_len);
+    if (pecert_case_status(r, &env->plugin, st, where, "rope_freqs")) {
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        for (int64_t i = 0; i < n; i++) {
+            double v = pecert_vtensor_get(want, i);
+            pecert_case_worst_add(&w, i, got[i], v, pecert_tol_freq(v));
+        }
+        double s = pecert_vtensor_get(want_scaling, 0);
+        pecert_case_worst_add(&w, n, got_scaling, s, pecert_tol_scaling(s));
+        char elem[64];
+        if (w.index == n) {
+            snprintf(elem, sizeof(elem), "attention_scaling");
+        } else {
+            snprintf(elem, sizeof(elem), "inv_freq[%lld]", (long long)w.index);
+        }
+        pecert_case_finish(r, &w, where, elem);
+    }
+    free(got);
+}
+
+static void run_freq_golden(const pecert_check_env *env, pecert_check_result *r)
+{
+    for_each_test(env, r, "rope.freq", freq_case);
+    pecert_check_conclude(r, "rope.freq vectors");
+}
+
+/* ---- rope.cos_sin.golden ----------------------------------------------- */
+
+static void compare_table(pecert_case_worst *w, const float *got, const pecert_vtensor *want,
+                          const double *inv_freq, const int64_t *pos, double scaling,
+                          int64_t base_index)
+{
+    int64_t n = want->shape[0];
+    int64_t half = want->shape[1];
+    for (int64_t p = 0; p < n; p++) {
+        for (int64_t i = 0; i < half; i++) {
+            double angle = fabs((double)pos[p] * inv_freq[i]);
+            double v = pecert_vtensor_get(want, p * half + i);
+            pecert_case_worst_add(w, base_index + p * half + i, got[p * half + i], v,
+                                  pecert_tol_trig(angle, inv_freq[i], scaling));
+        }
+    }
+}
+
+static void cos_sin_case(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_vtest *t, const char *where)
+{
+    const pecert_vtensor *pos_t = pecert_vtest_input(t, "positions");
+    const pecert_vtensor *want_cos = pecert_vtest_output(t, "cos");
+    const pecert_vtensor *want_sin = pecert_vtest_output(t, "sin");
+    int64_t n = want_cos->shape[0];
+    int64_t half = want_cos->shape[1];
+    const int64_t *pos = pos_t->data;
+    size_t count = (size_t)(n * half);
+    float *buf = malloc(2 * count * sizeof(float));
+    double *inv_freq = malloc((size_t)half * sizeof(double));
+    double scaling = 1.0;
+    int64_t seq_len = pecert_effective_seq_len(t->seq_len, pos, n);
+    if (buf == NULL || inv_freq == NULL ||
+        pecert_oracle_inv_freq(env, inv_freq, &scaling, &t->rope, seq_len) != PECERT_OK) {
+        pecert_case_fail(r, where, "oracle or memory unavailable for the bound");
+        goto out_free;
+    }
+    for (size_t i = 0; i < 2 * count; i++) {
+        buf[i] = NAN;
+    }
+    pecert_tensor out_cos = pecert_tensor_2d(buf, PECERT_DTYPE_F32, n, half);
+    pecert_tensor out_sin = pecert_tensor_2d(buf + count, PECERT_DTYPE_F32, n, half);
+    pecert_status st = env->plugin.desc->rope_cos_sin(env->plugin.instance, &out_cos, &out_sin,
+                                                      &t->rope, t->seq_len, pos, n);
+    if (pecert_case_status(r, &env->plugin, st, where, "rope_cos_sin")) {
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        compare_table(&w, buf, want_cos, inv_freq, pos, scaling, 0);
+        compare_table(&w, buf + count, want_sin, inv_freq, pos, scaling, (int64_t)count);
+        char elem[96];
+        int64_t k = w.index % (int64_t)count;
+        snprintf(elem, sizeof(elem), "%s[p=%lld,i=%lld] pos=%lld", w.index >= (int64_t)count ? "sin" : "cos",
+                 (long long)(k / half), (long long)(k % half), (long long)pos[k / half]);
+        pecert_case_finish(r, &w, where, elem);
+    }
+out_free:
+    free(buf);
+    free(inv_freq);
+}
+
+static void run_cos_sin_golden(const pecert_check_env *env, pecert_check_result *r)
+{
+    for_each_test(env, r, "rope.cos_sin", cos_sin_case);
+    pecert_check_conclude(r, "rope.cos_sin vectors");
+}
+
+/* ---- rope.apply.golden ------------------------------------------------- */
+
+static void apply_case(const pecert_check_env *env, pecert_check_result *r,
+                       const pecert_vtest *t, const char *where)
+{
+    const pecert_vtensor *x = pecert_vtest_input(t, "x");
+    const pecert_vtensor *pos = pecert_vtest_input(t, "positions");
+    const pecert_vtensor *want = pecert_vtest_output(t, "out");
+    pecert_rope_call call = {
+        .config = &t->rope,
+        .pairing = t->pairing,
+        .seq_len = t->seq_len,
+        .positions = pos->data,
+        .tokens = x->shape[0],
+        .heads = x->shape[1],
+        .head_dim = x->shape[2],
+    };
+    float *got = pecert_rope_run_packed(env, r, &call, x->data, where);
+    if (got == NULL) {
+        return;
+    }
+    pecert_rope_compare(env, r, &call, x->data, got, want->data, where, MAX_POINTS, 1.0);
+    free(got);
+}
+
+static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r)
+{
+    for_each_test(env, r, "rope.apply", apply_case);
+    pecert_check_conclude(r, "rope.apply vectors");
+}
+
+const pecert_check pecert_check_rope_freq_golden = {
+    "rope.freq.golden", "inverse frequencies and attention scaling equal the official code's",
+    PECERT_NEED_ROPE_FREQS, run_freq_golden};
+const pecert_check pecert_check_rope_cos_sin_golden = {
+    "rope.cos_sin.golden", "cos/sin tables equal the official rotary-embedding module's",
+    PECERT_NEED_ROPE_COS_SIN, run_cos_sin_golden};
+const pecert_check pecert_check_rope_apply_golden = {
+    "rope.apply.golden", "rotated q/k equal the official apply_rotary_pos_emb output",
+    PECERT_NEED_ROPE_APPLY, run_apply_golden};

@@ -1,0 +1,316 @@
+/*
+ * rope_props.c - RoPE properties that need no golden data: norm
+ * preservation, identity at position 0, inverse, relative-shift
+ * invariance. Each sweeps every distinct config of the vector set, both
+ * pairings, and the positions where bugs live (0, L0-1, L0, L0+1, 4*L0,
+ * far positions up to 2^24).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate.h"
+#include "rope_checks.h"
+#include "tolerance.h"
+
+#define N_HEADS 3
+#define MAX_POSITIONS 12
+
+static const pecert_rope_pairing pairings[] = {PECERT_PAIRING_SPLIT_HALF,
+                                               PECERT_PAIRING_INTERLEAVED};
+
+/* Positions a property is checked at, given the config's L0. */
+static int64_t grid_positions(int64_t *pos, const pecert_rope_config *c)
+{
+    int64_t l0 = pecert_rope_l0(c);
+    const int64_t grid[] = {0, 1, 7, l0 - 1, l0, l0 + 1, 4 * l0, 1 << 16, 1 << 20, 1 << 24};
+    int64_t n = 0;
+    for (size_t i = 0; i < sizeof(grid) / sizeof(grid[0]) && n < MAX_POSITIONS; i++) {
+        pos[n++] = grid[i] > 0 ? grid[i] : 0;
+    }
+    return n;
+}
+
+typedef void (*property_fn)(const pecert_check_env *env, pecert_check_result *r,
+                            const pecert_rope_call *call, const float *x, const char *where);
+
+/* Runs fn for every config x pairing on the grid of positions. */
+static void sweep(const pecert_check_env *env, pecert_check_result *r, property_fn fn,
+                  uint64_t seed)
+{
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    for (size_t c = 0; c < n; c++) {
+        for (size_t p = 0; p < sizeof(pairings) / sizeof(pairings[0]); p++) {
+            int64_t pos[MAX_POSITIONS];
+            pecert_rope_call call = {
+                .config = configs[c],
+                .pairing = pairings[p],
+                .positions = pos,
+                .tokens = grid_positions(pos, configs[c]),
+                .heads = N_HEADS,
+                .head_dim = configs[c]->head_dim,
+            };
+            char label[128];
+            char where[PECERT_RESULT_LINE_MAX];
+            pecert_rope_config_label(label, sizeof(label), configs[c]);
+            snprintf(where, sizeof(where), "%s %s", label,
+                     pairings[p] == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            size_t size = pecert_rope_call_size(&call);
+            float *x = malloc(size * sizeof(float));
+            if (x == NULL) {
+                pecert_case_fail(r, where, "out of memory");
+                continue;
+            }
+            pecert_fill_random(x, size, seed + c * 2 + p);
+            fn(env, r, &call, x, where);
+            free(x);
+        }
+    }
+}
+
+static double oracle_scaling(const pecert_check_env *env, const pecert_rope_call *call)
+{
+    double *inv = malloc((size_t)call->config->rotary_dim * sizeof(double));
+    double s = NAN;
+    int64_t seq = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
+    if (inv != NULL && pecert_oracle_inv_freq(env, inv, &s, call->config, seq) != PECERT_OK) {
+        s = NAN;
+    }
+    free(inv);
+    return s;
+}
+
+/* ---- rope.norm_preservation -------------------------------------------- */
+
+static void norm_case(const pecert_check_env *env, pecert_check_result *r,
+                      const pecert_rope_call *call, const float *x, const char *where)
+{
+    float *y = pecert_rope_run_packed(env, r, call, x, where);
+    if (y == NULL) {
+        return;
+    }
+    double s = oracle_scaling(env, call);
+    int64_t rot = call->config->rotary_dim;
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t row = 0; row < call->tokens * call->heads; row++) {
+        const float *xr = x + row * call->head_dim;
+        const float *yr = y + row * call->head_dim;
+        for (int64_t i = 0; i < rot / 2; i++) {
+            int64_t a;
+            int64_t b;
+            pecert_rope_pair(call->pairing, rot, i, &a, &b);
+            double want = fabs(s) * hypot(xr[a], xr[b]);
+            double got = hypot(yr[a], yr[b]);
+            pecert_case_worst_add(&w, row * call->head_dim + a, got, want,
+                                  pecert_tol_norm(hypot(xr[a], xr[b]), s));
+        }
+    }
+    char elem[128];
+    int64_t t = w.index < 0 ? 0 : w.index / (call->heads * call->head_dim);
+    snprintf(elem, sizeof(elem), "pair norm at channel %lld pos=%lld",
+             (long long)(w.index < 0 ? 0 : w.index % call->head_dim), (long long)call->positions[t]);
+    pecert_case_finish(r, &w, where, elem);
+    free(y);
+}
+
+static void run_norm(const pecert_check_env *env, pecert_check_result *r)
+{
+    sweep(env, r, norm_case, 101);
+    pecert_check_conclude(r, "config/pairing sweeps");
+}
+
+/* ---- rope.identity_at_zero --------------------------------------------- */
+
+static void identity_case(const pecert_check_env *env, pecert_check_result *r,
+                          const pecert_rope_call *grid_call, const float *x, const char *where)
+{
+    int64_t zeros[MAX_POSITIONS] = {0};
+    pecert_rope_call call = *grid_call;
+    call.positions = zeros;
+    /* An explicit length at L0 keeps dynamic/longrope on their base
+     * frequencies; at position 0 the angle is 0 whatever they are. */
+    call.seq_len = pecert_rope_l0(call.config);
+    float *y = pecert_rope_run_packed(env, r, &call, x, where);
+    if (y == NULL) {
+        return;
+    }
+    double s = oracle_scaling(env, &call);
+    float *want = malloc(pecert_rope_call_size(&call) * sizeof(float));
+    if (want != NULL) {
+        int64_t hd = call.head_dim;
+        for (size_t i = 0; i < pecert_rope_call_size(&call); i++) {
+            int rotated = (int64_t)(i % (size_t)hd) < call.config->rotary_dim;
+            want[i] = rotated ? (float)(s * x[i]) : x[i];
+        }
+        pecert_rope_compare(env, r, &call, x, y, want, where, 0, 1.0);
+    }
+    free(want);
+    free(y);
+}
+
+static void run_identity(const pecert_check_env *env, pecert_check_result *r)
+{
+    sweep(env, r, identity_case, 202);
+    pecert_check_conclude(r, "config/pairing sweeps");
+}
+
+/* ---- rope.inverse ------------------------------------------------------ */
+
+static void inverse_case(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_rope_call *grid_call, const float *x, const char *where)
+{
+    pecert_rope_call fwd = *grid_call;
+    fwd.seq_len = pecert_effective_seq_len(0, fwd.positions, fwd.tokens);
+    int64_t neg[MAX_POSITIONS];
+    for (int64_t t = 0; t < fwd.tokens; t++) {
+        neg[t] = -fwd.positions[t];
+    }
+    pecert_rope_call back = fwd;
+    back.positions = neg;
+    float *y = pecert_rope_run_packed(env, r, &fwd, x, where);
+    float *z = y != NULL ? pecert_rope_run_packed(env, r, &back, y, where) : NULL;
+    float *want = malloc(pecert_rope_call_size(&fwd) * sizeof(float));
+    double s = oracle_scaling(env, &fwd);
+    if (z != NULL && want != NULL) {
+        int64_t hd = fwd.head_dim;
+        for (size_t i = 0; i < pecert_rope_call_size(&fwd); i++) {
+            int rotated = (int64_t)(i % (size_t)hd) < fwd.config->rotary_dim;
+            want[i] = rotated ? (float)(s * s * x[i]) : x[i];
+        }
+        /* Two rotations: the bound of one, twice, at the scaled norm. */
+        pecert_rope_compare(env, r, &fwd, x, z, want, where, 0, 2.0 * fabs(s));
+    }
+    free(want);
+    free(z);
+    free(y);
+}
+
+static void run_inverse(const pecert_check_env *env, pecert_check_result *r)
+{
+    sweep(env, r, inverse_case, 303);
+    pecert_check_conclude(r, "config/pairing sweeps");
+}
+
+/* ---- rope.shift_invariance --------------------------------------------- */
+
+/* q.k per head of tokens tq and tk of y. */
+static double dot_heads(const float *y, const pecert_rope_call *c, int64_t tq, int64_t tk,
+                        int64_t h, double *abs_sum)
+{
+    const float *q = y + (tq * c->heads + h) * c->head_dim;
+    const float *k = y + (tk * c->heads + h) * c->head_dim;
+    double dot = 0.0;
+    for (int64_t d = 0; d < c->head_dim; d++) {
+        dot += (double)q[d] * k[d];
+        *abs_sum += fabs((double)q[d] * k[d]);
+    }
+    return dot;
+}
+
+/* Bound on |q.k(m,n) - q.k(m+s,n+s)|: each of the four angles may be off
+ * by one implementation's angle error; every rotated pair contributes
+ * |q pair| |k pair| times that, plus value rounding of the dot products. */
+static double shift_bound(const pecert_rope_call *c, const float *x, const double *inv,
+                          double s, int64_t h, const int64_t *pos)
+{
+    int64_t rot = c->config->rotary_dim;
+    const float *q = x + h * c->head_dim;
+    const float *k = x + (c->heads + h) * c->head_dim;
+    double bound = 0.0;
+    for (int64_t i = 0; i < rot / 2; i++) {
+        int64_t a;
+        int64_t b;
+        pecert_rope_pair(c->pairing, rot, i, &a, &b);
+        double angles = 0.0;
+        for (int j = 0; j < 4; j++) {
+            angles += fabs((double)pos[j]) * inv[i];
+        }
+        /* pecert_tol_angle covers two computations; the four angles come
+         * from one, hence the half. */
+        double rq = hypot(q[a], q[b]);
+        double rk = hypot(k[a], k[b]);
+        bound += s * s * rq * rk * (0.5 * pecert_tol_angle(angles, inv[i]) + 4 * PECERT_TOL_VALUE_U * PECERT_U32);
+    }
+    return bound;
+}
+
+static void shift_one(const pecert_check_env *env, pecert_check_result *r,
+                      const pecert_rope_call *grid, const float *x, int64_t m, int64_t n,
+                      int64_t shift, const char *where)
+{
+    /* tokens: q@m, k@n, q@m+s, k@n+s; one call, one explicit length, so
+     * all four see the same frequencies. */
+    int64_t pos[4] = {m, n, m + shift, n + shift};
+    pecert_rope_call c = *grid;
+    c.positions = pos;
+    c.tokens = 4;
+    c.seq_len = m + shift + n + 1;
+    size_t size = pecert_rope_call_size(&c);
+    float *in = malloc(size * sizeof(float));
+    double *inv = malloc((size_t)c.config->rotary_dim * sizeof(double));
+    double s = 1.0;
+    if (in == NULL || inv == NULL || pecert_oracle_inv_freq(env, inv, &s, c.config, c.seq_len) != PECERT_OK) {
+        pecert_case_fail(r, where, "oracle or memory unavailable");
+        goto out_free;
+    }
+    size_t row = (size_t)(c.heads * c.head_dim);
+    memcpy(in, x, 2 * row * sizeof(float));           /* q, k       */
+    memcpy(in + 2 * row, x, 2 * row * sizeof(float)); /* q, k again */
+    float *y = pecert_rope_run_packed(env, r, &c, in, where);
+    if (y == NULL) {
+        goto out_free;
+    }
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t h = 0; h < c.heads; h++) {
+        double abs_sum = 0.0;
+        double before = dot_heads(y, &c, 0, 1, h, &abs_sum);
+        double after = dot_heads(y, &c, 2, 3, h, &abs_sum);
+        double bound = shift_bound(&c, x, inv, s, h, pos) + abs_sum * (double)c.head_dim * 2 * PECERT_U32;
+        pecert_case_worst_add(&w, h, after, before, bound);
+    }
+    char elem[128];
+    snprintf(elem, sizeof(elem), "q.k head %lld at (m=%lld,n=%lld) shifted by %lld", (long long)w.index,
+             (long long)m, (long long)n, (long long)shift);
+    pecert_case_finish(r, &w, where, elem);
+    free(y);
+out_free:
+    free(in);
+    free(inv);
+}
+
+static void shift_case(const pecert_check_env *env, pecert_check_result *r,
+                       const pecert_rope_call *grid, const float *x, const char *where)
+{
+    int64_t l0 = pecert_rope_l0(grid->config);
+    const int64_t pairs[][2] = {{5, 2}, {l0 - 1, 0}, {l0 + 1, l0 - 1}, {100, 4000}};
+    const int64_t shifts[] = {1, 17, 1000, 1 << 16, 1 << 20};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        for (size_t j = 0; j < sizeof(shifts) / sizeof(shifts[0]); j++) {
+            shift_one(env, r, grid, x, pairs[i][0], pairs[i][1], shifts[j], where);
+        }
+    }
+}
+
+static void run_shift(const pecert_check_env *env, pecert_check_result *r)
+{
+    sweep(env, r, shift_case, 404);
+    pecert_check_conclude(r, "(m, n, shift) cases");
+}
+
+const pecert_check pecert_check_rope_norm_preservation = {
+    "rope.norm_preservation", "every rotated pair keeps its norm (times the attention scaling)",
+    PECERT_NEED_ROPE_APPLY, run_norm};
+const pecert_check pecert_check_rope_identity_at_zero = {
+    "rope.identity_at_zero", "position 0 leaves q/k unchanged (up to the attention scaling)",
+    PECERT_NEED_ROPE_APPLY, run_identity};
+const pecert_check pecert_check_rope_inverse = {
+    "rope.inverse", "rotating by p then by -p restores the input",
+    PECERT_NEED_ROPE_APPLY, run_inverse};
+const pecert_check pecert_check_rope_shift_invariance = {
+    "rope.shift_invariance", "q.k is unchanged when both positions shift by s (s up to 2^20)",
+    PECERT_NEED_ROPE_APPLY, run_shift};

@@ -1,0 +1,353 @@
+/*
+ * main.c - the pecert command line: list, run.
+ * Exit status: 0 all passed, 1 a check failed, 2 bad usage or input,
+ * 3 plugin failed to load.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "plugin_load.h"
+#include "results_json.h"
+#include "runner.h"
+#include "vectors.h"
+
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+#ifndef PECERT_VERSION
+#define PECERT_VERSION "0.1.0"
+#endif
+
+static const char usage_main[] =
+    "usage: pecert <command> [options]\n"
+    "\n"
+    "Certify implementations of Transformer positional encodings against golden\n"
+    "vectors from the official reference code.\n"
+    "\n"
+    "commands:\n"
+    "  list    checks, vector files and built-in plugins\n"
+    "  run     run the conformance checks on a plugin\n"
+    "  help    this text (also: pecert <command> --help)\n"
+    "\n"
+    "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
+    "             3 plugin failed to load\n";
+
+static const char usage_run[] =
+    "usage: pecert run --impl NAME|PATH [options]\n"
+    "\n"
+    "Runs every check (each in its own process, with a time limit) on a plugin.\n"
+    "NAME is a built-in plugin (build/impls/NAME.so); PATH is any plugin .so.\n"
+    "\n"
+    "options:\n"
+    "  --impl NAME|PATH   the plugin to certify (required)\n"
+    "  --filter GLOB      only checks whose id matches GLOB (e.g. 'rope.*.golden')\n"
+    "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's)\n"
+    "  --json FILE        write the results as JSON (atomically)\n"
+    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    "  --oracle PATH      the reference plugin used for bounds (default: built-in ref)\n"
+    "  --verbose          print every check's details, not only failures'\n"
+    "  --help             this text\n";
+
+static const char usage_list[] =
+    "usage: pecert list [--vectors DIR]\n"
+    "\n"
+    "Lists the checks (id and purpose), the vector files with their counts and\n"
+    "provenance, and the built-in plugins.\n";
+
+/* build/impls next to the executable. */
+static void impl_dir(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        snprintf(out, len, "build/impls");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s/impls", dirname(exe));
+}
+
+static const char *default_vectors(void)
+{
+    const char *env = getenv("PECERT_VECTORS");
+    return env != NULL && env[0] != '\0' ? env : PECERT_SOURCE_DIR "/vectors";
+}
+
+static int usage_error(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* One line naming the problem, then the command's usage; exit status 2. */
+static int usage_error(const char *usage, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "pecert: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n\n%s", usage);
+    va_end(ap);
+    return PECERT_EXIT_USAGE;
+}
+
+/* ---- run --------------------------------------------------------------- */
+
+typedef struct run_cli {
+    const char *impl;
+    const char *filter;
+    const char *vectors;
+    const char *json;
+    const char *oracle;
+    double timeout_s;
+    int verbose;
+} run_cli;
+
+static void print_result(const pecert_check_result *r, int verbose)
+{
+    static const char *const tags[PECERT_VERDICT_COUNT] = {"PASS", "N/A ", "FAIL", "CRASH", "TIMEOUT"};
+    printf("  %-7s %-26s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
+    if (r->verdict >= PECERT_VERDICT_FAIL || verbose) {
+        for (int i = 0; i < r->n_details; i++) {
+            printf("          %s\n", r->details[i]);
+        }
+    }
+    fflush(stdout);
+}
+
+static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
+{
+    (void)done;
+    (void)total;
+    print_result(r, *(const int *)user);
+}
+
+static int parse_timeout(double *out, const char *arg)
+{
+    char *end = NULL;
+    double v = strtod(arg, &end);
+    if (end == arg || *end != '\0' || !(v > 0) || v > 86400) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_run_args(run_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"impl", required_argument, NULL, 'i'},   {"filter", required_argument, NULL, 'f'},
+        {"vectors", required_argument, NULL, 'v'}, {"json", required_argument, NULL, 'j'},
+        {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': cli->impl = optarg; break;
+        case 'f': cli->filter = optarg; break;
+        case 'v': cli->vectors = optarg; break;
+        case 'j': cli->json = optarg; break;
+        case 'o': cli->oracle = optarg; break;
+        case 'V': cli->verbose = 1; break;
+        case 't':
+            if (parse_timeout(&cli->timeout_s, optarg) != 0) {
+                return usage_error(usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            }
+            break;
+        case 'h': fputs(usage_run, stdout); return -1;
+        default:
+            return usage_error(usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return usage_error(usage_run, "run: unexpected argument '%s'", argv[optind]);
+    }
+    if (cli->impl == NULL) {
+        return usage_error(usage_run, "run: --impl NAME|PATH is required");
+    }
+    return 0;
+}
+
+static void print_summary(const pecert_run_results *res)
+{
+    size_t counts[PECERT_VERDICT_COUNT];
+    pecert_run_results_count(res, counts);
+    printf("%s: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported (of %zu checks)\n",
+           res->info.plugin_name, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
+           counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT],
+           counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+}
+
+static int write_json(const pecert_run_results *res, const char *path)
+{
+    cJSON *json = pecert_run_results_to_json(res);
+    char *text = json != NULL ? cJSON_Print(json) : NULL;
+    char err[1200] = "out of memory";
+    int rc = text != NULL ? pecert_write_file_atomic(path, text, err, sizeof(err)) : -1;
+    if (rc != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+    }
+    free(text);
+    cJSON_Delete(json);
+    return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    run_cli cli = {.timeout_s = 120.0, .vectors = default_vectors()};
+    int rc = parse_run_args(&cli, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    char dir[PATH_MAX];
+    char plugin_path[PATH_MAX];
+    char oracle_path[PATH_MAX];
+    impl_dir(dir, sizeof(dir));
+    if (pecert_plugin_resolve(plugin_path, sizeof(plugin_path), cli.impl, dir) != 0 ||
+        pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli.oracle != NULL ? cli.oracle : "ref", dir) != 0) {
+        return usage_error(usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
+    }
+    pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
+                              on_check, &cli.verbose};
+    pecert_run_results res;
+    char err[2048] = "";
+    printf("pecert %s: certifying %s\n", PECERT_VERSION, plugin_path);
+    int status = pecert_run(&res, &opt, err, sizeof(err));
+    if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
+        fprintf(stderr, "pecert: %s\n", err);
+        pecert_run_results_free(&res);
+        return status;
+    }
+    print_summary(&res);
+    if (cli.json != NULL && write_json(&res, cli.json) != 0) {
+        status = PECERT_EXIT_USAGE;
+    }
+    pecert_run_results_free(&res);
+    return status;
+}
+
+/* ---- list -------------------------------------------------------------- */
+
+static void list_checks(void)
+{
+    printf("checks (%zu):\n", pecert_num_checks);
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        printf("  %-26s %s\n", pecert_checks[i]->id, pecert_checks[i]->purpose);
+    }
+}
+
+static int list_vectors(const char *dir)
+{
+    char **paths = NULL;
+    char err[2048];
+    int n = pecert_vectors_list(&paths, dir, err, sizeof(err));
+    if (n < 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        return PECERT_EXIT_USAGE;
+    }
+    printf("\nvector files in %s (%d):\n", dir, n);
+    int status = PECERT_EXIT_PASS;
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        pecert_vfile f;
+        if (pecert_vfile_load(&f, paths[i], err, sizeof(err)) != 0) {
+            fprintf(stderr, "pecert: %s\n", err);
+            status = PECERT_EXIT_USAGE;
+            continue;
+        }
+        printf("  %-40s %-6s %4zu vectors  from %s@%.12s (%s)\n", paths[i], f.family, f.n_tests,
+               f.prov_repo, f.prov_commit, f.prov_tag != NULL ? f.prov_tag : "");
+        total += f.n_tests;
+        pecert_vfile_free(&f);
+    }
+    printf("  total: %zu vectors\n", total);
+    pecert_vectors_list_free(paths, n);
+    return status;
+}
+
+static void list_plugins(void)
+{
+    char dir[PATH_MAX];
+    impl_dir(dir, sizeof(dir));
+    printf("\nbuilt-in plugins (%s):\n", dir);
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        printf("  (none built)\n");
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) {
+            continue;
+        }
+        char path[PATH_MAX + 256];
+        char err[2048];
+        pecert_loaded_plugin p;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (pecert_plugin_open(&p, path, err, sizeof(err)) == 0) {
+            printf("  %-10s %s %s\n", p.desc->name, p.desc->id, p.desc->version);
+            pecert_plugin_close(&p);
+        }
+    }
+    closedir(d);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    static const struct option opts[] = {{"vectors", required_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *vectors = default_vectors();
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c == 'v') {
+            vectors = optarg;
+        } else if (c == 'h') {
+            fputs(usage_list, stdout);
+            return PECERT_EXIT_PASS;
+        } else {
+            return usage_error(usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return usage_error(usage_list, "list: unexpected argument '%s'", argv[optind]);
+    }
+    list_checks();
+    int status = list_vectors(vectors);
+    list_plugins();
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return PECERT_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        fputs(usage_main, stdout);
+        return PECERT_EXIT_PASS;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("pecert %s (plugin ABI %d.%d)\n", PECERT_VERSION, PECERT_ABI_MAJOR, PECERT_ABI_MINOR);
+        return PECERT_EXIT_PASS;
+    }
+    if (strcmp(cmd, "run") == 0) {
+        return cmd_run(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "list") == 0) {
+        return cmd_list(argc - 1, argv + 1);
+    }
+    return usage_error(usage_main, "unknown command '%s'", cmd);
+}

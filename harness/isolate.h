@@ -1,0 +1,60 @@
+/*
+ * isolate.h - run a piece of work in a forked child with a time limit.
+ *
+ * A plugin under test may crash, abort, hang or scribble on memory; the
+ * runner must survive all of it and report which case was running. The
+ * child writes its result to a pipe; a shared-memory slot holds the name of
+ * the case in progress so a crash can be attributed.
+ */
+#ifndef PECERT_HARNESS_ISOLATE_H
+#define PECERT_HARNESS_ISOLATE_H
+
+#include <stddef.h>
+
+typedef enum pecert_child_status {
+    PECERT_CHILD_EXITED = 0, /* exited normally; see exit_code            */
+    PECERT_CHILD_SIGNALED,   /* killed by a signal it raised (segv, abort) */
+    PECERT_CHILD_TIMED_OUT,  /* we killed it at the deadline              */
+    PECERT_CHILD_NOT_RUN     /* fork/pipe/mmap failed; see output         */
+} pecert_child_status;
+
+#define PECERT_CASE_SLOT_LEN 512
+/* Result text bigger than this is a runaway child: it is cut and flagged. */
+#define PECERT_CHILD_MAX_OUTPUT ((size_t)64 << 20)
+
+typedef struct pecert_child_outcome {
+    pecert_child_status status;
+    int exit_code;                      /* when EXITED                     */
+    int signal;                         /* when SIGNALED                   */
+    char *output;                       /* malloc'ed, NUL-terminated text  */
+    size_t output_len;
+    int output_truncated;               /* hit PECERT_CHILD_MAX_OUTPUT     */
+    char last_case[PECERT_CASE_SLOT_LEN]; /* case running when it ended    */
+    double elapsed_s;
+} pecert_child_outcome;
+
+/*
+ * The work: write the result text to out_fd; keep case_slot naming the
+ * current case (pecert_case_slot_set). Return 0 on success. Runs in the
+ * child only.
+ */
+typedef int (*pecert_child_fn)(void *arg, int out_fd, char *case_slot);
+
+/*
+ * pecert_run_isolated runs fn(arg) in a child process, reads its output,
+ * and waits at most timeout_s seconds (<= 0: no limit). Always fills *out;
+ * release it with pecert_child_outcome_free.
+ */
+void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
+                         void *arg, double timeout_s);
+
+void pecert_child_outcome_free(pecert_child_outcome *out);
+
+/* pecert_case_slot_set writes a description of the current case. */
+void pecert_case_slot_set(char *case_slot, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* pecert_write_fully writes len bytes to fd, retrying short writes. */
+int pecert_write_fully(int fd, const char *buf, size_t len);
+
+#endif /* PECERT_HARNESS_ISOLATE_H */

@@ -1,0 +1,124 @@
+/* plugin_load.c - dlopen a plugin, check its ABI version and struct size. */
+#include "plugin_load.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The last descriptor field this host reads: a plugin built against an
+ * older minor whose struct ends earlier is refused, never read past. */
+#define HOST_DESC_MIN_SIZE                                                     \
+    (offsetof(pecert_plugin, rope_apply) + sizeof(((pecert_plugin *)0)->rope_apply))
+
+int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
+                          const char *impl_dir)
+{
+    size_t len = strlen(name_or_path);
+    int is_path = strchr(name_or_path, '/') != NULL ||
+                  (len > 3 && strcmp(name_or_path + len - 3, ".so") == 0);
+    int n = is_path ? snprintf(out, out_len, "%s", name_or_path)
+                    : snprintf(out, out_len, "%s/%s.so", impl_dir, name_or_path);
+    return (n < 0 || (size_t)n >= out_len) ? -1 : 0;
+}
+
+static int validate_descriptor(const pecert_plugin *desc, const char *path,
+                               char *err, size_t err_len)
+{
+    if (PECERT_ABI_MAJOR_OF(desc->abi_version) != PECERT_ABI_MAJOR) {
+        snprintf(err, err_len, "%s: plugin ABI %u.%u, host speaks %u.x", path,
+                 PECERT_ABI_MAJOR_OF(desc->abi_version), desc->abi_version & 0xffffu,
+                 (unsigned)PECERT_ABI_MAJOR);
+        return -1;
+    }
+    if (desc->struct_size < HOST_DESC_MIN_SIZE) {
+        snprintf(err, err_len, "%s: descriptor struct_size %u < %zu the host needs",
+                 path, desc->struct_size, (size_t)HOST_DESC_MIN_SIZE);
+        return -1;
+    }
+    if (desc->id == NULL || desc->name == NULL || desc->version == NULL ||
+        desc->last_error == NULL) {
+        snprintf(err, err_len, "%s: descriptor lacks id, name, version or last_error",
+                 path);
+        return -1;
+    }
+    if ((desc->create == NULL) != (desc->destroy == NULL)) {
+        snprintf(err, err_len, "%s: descriptor has create without destroy (or the reverse)",
+                 path);
+        return -1;
+    }
+    return 0;
+}
+
+int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
+                       size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        snprintf(err, err_len, "%s: cannot load: %s", path, dlerror());
+        return -1;
+    }
+    /* POSIX sanctions converting dlsym's object pointer to a function one. */
+    pecert_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(handle, PECERT_PLUGIN_ENTRY_SYMBOL);
+    if (entry == NULL) {
+        snprintf(err, err_len, "%s: no symbol %s: not a pecert plugin", path,
+                 PECERT_PLUGIN_ENTRY_SYMBOL);
+        goto out_close;
+    }
+    const pecert_plugin *desc = entry(PECERT_ABI_VERSION);
+    if (desc == NULL) {
+        snprintf(err, err_len, "%s: plugin refused host ABI %u.%u", path,
+                 (unsigned)PECERT_ABI_MAJOR, (unsigned)PECERT_ABI_MINOR);
+        goto out_close;
+    }
+    if (validate_descriptor(desc, path, err, err_len) != 0) {
+        goto out_close;
+    }
+    out->dl_handle = handle;
+    out->desc = desc;
+    snprintf(out->path, sizeof(out->path), "%s", path);
+    return 0;
+
+out_close:
+    dlclose(handle);
+    return -1;
+}
+
+void pecert_plugin_close(pecert_loaded_plugin *plugin)
+{
+    if (plugin->dl_handle != NULL) {
+        dlclose(plugin->dl_handle);
+    }
+    memset(plugin, 0, sizeof(*plugin));
+}
+
+int pecert_plugin_has_capability(const pecert_plugin *desc, const char *cap)
+{
+    for (const char *const *c = desc->capabilities; c != NULL && *c != NULL; c++) {
+        if (strcmp(*c, cap) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *pecert_status_name(pecert_status status)
+{
+    switch (status) {
+    case PECERT_OK:
+        return "ok";
+    case PECERT_E_UNSUPPORTED:
+        return "unsupported";
+    case PECERT_E_INVAL:
+        return "invalid argument";
+    case PECERT_E_NOMEM:
+        return "out of memory";
+    case PECERT_E_INTERNAL:
+        return "internal error";
+    case PECERT_E_ABI:
+        return "ABI mismatch";
+    default:
+        return "unknown status";
+    }
+}

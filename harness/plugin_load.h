@@ -1,0 +1,43 @@
+/*
+ * plugin_load.h - open a plugin shared object and validate its descriptor.
+ */
+#ifndef PECERT_HARNESS_PLUGIN_LOAD_H
+#define PECERT_HARNESS_PLUGIN_LOAD_H
+
+#include <stddef.h>
+
+#include "pecert/plugin.h"
+
+typedef struct pecert_loaded_plugin {
+    void *dl_handle;            /* from dlopen                          */
+    const pecert_plugin *desc;  /* validated descriptor                 */
+    char path[1024];            /* the file that was opened             */
+} pecert_loaded_plugin;
+
+/*
+ * pecert_plugin_resolve turns NAME or PATH into a file path: anything with
+ * a '/' or ending in ".so" is a path; a bare name is IMPL_DIR/NAME.so.
+ * Returns 0, or -1 if the result does not fit in out_len.
+ */
+int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
+                          const char *impl_dir);
+
+/*
+ * pecert_plugin_open dlopens path, calls its pecert_plugin_entry with the
+ * host ABI version and validates the descriptor: ABI major, struct_size
+ * covering every field the host reads, non-NULL id/name/version.
+ * Returns 0, or -1 with "path: reason" in err (the plugin is closed).
+ */
+int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
+                       size_t err_len);
+
+/* pecert_plugin_close dlcloses; a zeroed plugin is a no-op. */
+void pecert_plugin_close(pecert_loaded_plugin *plugin);
+
+/* pecert_plugin_has_capability: 1 if the descriptor lists cap, else 0. */
+int pecert_plugin_has_capability(const pecert_plugin *desc, const char *cap);
+
+/* pecert_status_name: "ok", "unsupported", "invalid argument", ... */
+const char *pecert_status_name(pecert_status status);
+
+#endif /* PECERT_HARNESS_PLUGIN_LOAD_H */

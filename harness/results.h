@@ -1,0 +1,92 @@
+/*
+ * results.h - the one results model of a pecert run.
+ *
+ * Checks fill it, the runner carries it across the process boundary (as
+ * JSON), and every output (terminal summary, JSON file, later HTML/JUnit)
+ * is rendered from it without recomputing anything.
+ */
+#ifndef PECERT_HARNESS_RESULTS_H
+#define PECERT_HARNESS_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Outcome of one check on one plugin. Order matters: worse is larger. */
+typedef enum pecert_verdict {
+    PECERT_VERDICT_PASS = 0,
+    PECERT_VERDICT_UNSUPPORTED, /* the plugin lacks an op the check needs */
+    PECERT_VERDICT_FAIL,        /* a value outside its bound, or bad status */
+    PECERT_VERDICT_CRASH,       /* the child died on a signal or exit     */
+    PECERT_VERDICT_TIMEOUT,     /* the child exceeded the time limit      */
+    PECERT_VERDICT_COUNT
+} pecert_verdict;
+
+const char *pecert_verdict_name(pecert_verdict verdict);
+
+/* Longest line a detail or diagnosis may hold (longer text is cut). */
+#define PECERT_RESULT_LINE_MAX 512
+/* Failure lines kept per check: the first ones are the useful ones. */
+#define PECERT_RESULT_MAX_DETAILS 8
+
+/* One (position, error, bound) sample: feeds error-vs-position plots. */
+typedef struct pecert_error_point {
+    int64_t position; /* token position, or -1 when not positional */
+    double error;     /* worst |got - want| at that position        */
+    double bound;     /* the tolerance at the same element          */
+} pecert_error_point;
+
+/* The result of one check on one plugin. */
+typedef struct pecert_check_result {
+    char check_id[64];                    /* e.g. "rope.apply.golden"     */
+    pecert_verdict verdict;               /* overall outcome              */
+    int64_t n_cases;                      /* cases (vectors, grid points) */
+    int64_t n_failed;                     /* cases outside their bound    */
+    int64_t n_unsupported;                /* cases the plugin declined    */
+    double worst_ratio;                   /* max error/bound over cases   */
+    char worst_case[PECERT_RESULT_LINE_MAX]; /* where worst_ratio occurred */
+    char diagnosis[PECERT_RESULT_LINE_MAX];  /* one line: what is wrong    */
+    char details[PECERT_RESULT_MAX_DETAILS][PECERT_RESULT_LINE_MAX];
+    int n_details;                        /* filled entries of details    */
+    pecert_error_point *points;           /* n_points samples, owned      */
+    size_t n_points;
+    double elapsed_s;                     /* wall time of the check       */
+} pecert_check_result;
+
+/* What was run: plugin identity and the run's environment. */
+typedef struct pecert_run_info {
+    char plugin_path[1024];
+    char plugin_id[128];
+    char plugin_name[64];
+    char plugin_version[64];
+    char pecert_version[32];
+    char vectors_dir[1024];
+    int n_vector_files;
+    int n_vectors;
+    double timeout_s;
+} pecert_run_info;
+
+/* A whole run: one plugin, many checks. */
+typedef struct pecert_run_results {
+    pecert_run_info info;
+    pecert_check_result *checks; /* n_checks, owned */
+    size_t n_checks;
+    size_t cap_checks;
+} pecert_run_results;
+
+/* pecert_check_result_init zeroes r and names it. */
+void pecert_check_result_init(pecert_check_result *r, const char *check_id);
+/* pecert_check_result_release frees what r owns (its points). */
+void pecert_check_result_release(pecert_check_result *r);
+/* pecert_check_result_add_point appends a sample; returns 0 or -1 (nomem). */
+int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
+                                  double error, double bound);
+
+/* pecert_run_results_append moves *r into run (r is left empty). 0 / -1. */
+int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r);
+void pecert_run_results_free(pecert_run_results *run);
+
+/* Counts of checks per verdict. */
+void pecert_run_results_count(const pecert_run_results *run,
+                              size_t counts[PECERT_VERDICT_COUNT]);
+
+#endif /* PECERT_HARNESS_RESULTS_H */

@@ -1,0 +1,33 @@
+/*
+ * results_json.h - the results model as JSON: the format of --json files
+ * and of the pipe between a check's child process and the runner.
+ */
+#ifndef PECERT_HARNESS_RESULTS_JSON_H
+#define PECERT_HARNESS_RESULTS_JSON_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "results.h"
+
+#define PECERT_RESULTS_SCHEMA "pecert-results/1"
+
+/* pecert_check_result_to_json: a new cJSON object (caller deletes), or NULL. */
+cJSON *pecert_check_result_to_json(const pecert_check_result *r);
+
+/* pecert_check_result_from_json fills *r from an object made by
+ * pecert_check_result_to_json. Returns 0, or -1 with a message in err. */
+int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
+                                  char *err, size_t err_len);
+
+/* pecert_run_results_to_json: the whole run, schema pecert-results/1. */
+cJSON *pecert_run_results_to_json(const pecert_run_results *run);
+
+/* pecert_write_file_atomic writes text to path through a temporary file in
+ * the same directory and rename(2), so readers never see half a file.
+ * Returns 0, or -1 with "path: reason" in err. */
+int pecert_write_file_atomic(const char *path, const char *text, char *err,
+                             size_t err_len);
+
+#endif /* PECERT_HARNESS_RESULTS_JSON_H */

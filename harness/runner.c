@@ -1,0 +1,244 @@
+/* runner.c - vectors + plugins in, one isolated child per check, results out. */
+#include "runner.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "isolate.h"
+#include "plugin_load.h"
+#include "results_json.h"
+#include "vectors.h"
+
+#ifndef PECERT_VERSION
+#define PECERT_VERSION "0.1.0"
+#endif
+
+typedef struct run_state {
+    pecert_loaded_plugin plugin;
+    pecert_loaded_plugin oracle;
+    pecert_vfile *files;
+    size_t n_files;
+} run_state;
+
+typedef struct child_job {
+    const run_state *state;
+    const pecert_check *check;
+} child_job;
+
+static pecert_status make_subject(pecert_subject *s, const pecert_plugin *desc)
+{
+    s->desc = desc;
+    s->instance = NULL;
+    return desc->create != NULL ? desc->create(&s->instance) : PECERT_OK;
+}
+
+static void drop_subject(pecert_subject *s)
+{
+    if (s->desc != NULL && s->desc->destroy != NULL) {
+        s->desc->destroy(s->instance);
+    }
+}
+
+/* In the child: instances, the check, the result as JSON on out_fd. */
+static int child_run_check(void *arg, int out_fd, char *case_slot)
+{
+    const child_job *job = arg;
+    pecert_check_env env = {.files = job->state->files, .n_files = job->state->n_files,
+                            .case_slot = case_slot};
+    pecert_check_result r;
+    pecert_check_result_init(&r, job->check->id);
+    pecert_case_slot_set(case_slot, "create instance");
+    pecert_status st = make_subject(&env.plugin, job->state->plugin.desc);
+    if (st == PECERT_OK) {
+        st = make_subject(&env.oracle, job->state->oracle.desc);
+    }
+    if (st != PECERT_OK) {
+        pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);
+        pecert_check_conclude(&r, "cases");
+    } else {
+        job->check->run(&env, &r);
+    }
+    pecert_case_slot_set(case_slot, "destroy instance");
+    drop_subject(&env.oracle);
+    drop_subject(&env.plugin);
+    cJSON *json = pecert_check_result_to_json(&r);
+    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
+    int rc = text != NULL ? pecert_write_fully(out_fd, text, strlen(text)) : -1;
+    free(text);
+    cJSON_Delete(json);
+    pecert_check_result_release(&r);
+    return rc;
+}
+
+static void diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o,
+                              double timeout_s)
+{
+    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
+    if (o->status == PECERT_CHILD_TIMED_OUT) {
+        r->verdict = PECERT_VERDICT_TIMEOUT;
+        snprintf(r->diagnosis, sizeof(r->diagnosis),
+                 "no result within %.3g s (hang or far too slow) during %s", timeout_s, during);
+    } else if (o->status == PECERT_CHILD_SIGNALED) {
+        r->verdict = PECERT_VERDICT_CRASH;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "killed by signal %d (%s) during %s",
+                 o->signal, strsignal(o->signal), during);
+    } else if (o->status == PECERT_CHILD_NOT_RUN) {
+        r->verdict = PECERT_VERDICT_CRASH;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "could not start the check: %s",
+                 o->output != NULL ? o->output : "?");
+    } else {
+        r->verdict = PECERT_VERDICT_CRASH;
+        snprintf(r->diagnosis, sizeof(r->diagnosis),
+                 "exited with status %d without a result during %s", o->exit_code, during);
+    }
+    r->worst_ratio = INFINITY;
+    snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
+}
+
+/* Runs one check in a child and turns whatever happened into a result. */
+static void run_one(pecert_check_result *r, const run_state *state, const pecert_check *check,
+                    double timeout_s)
+{
+    child_job job = {state, check};
+    pecert_child_outcome o;
+    pecert_run_isolated(&o, child_run_check, &job, timeout_s);
+    cJSON *json = NULL;
+    char err[256];
+    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_truncated &&
+        (json = cJSON_Parse(o.output != NULL ? o.output : "")) != NULL &&
+        pecert_check_result_from_json(r, json, err, sizeof(err)) == 0) {
+        r->elapsed_s = o.elapsed_s;
+    } else {
+        pecert_check_result_init(r, check->id);
+        diagnose_abnormal(r, &o, timeout_s);
+        r->elapsed_s = o.elapsed_s;
+    }
+    cJSON_Delete(json);
+    pecert_child_outcome_free(&o);
+}
+
+static void unsupported_result(pecert_check_result *r, const pecert_check *check)
+{
+    pecert_check_result_init(r, check->id);
+    r->verdict = PECERT_VERDICT_UNSUPPORTED;
+    snprintf(r->diagnosis, sizeof(r->diagnosis),
+             "plugin does not implement an operation this check needs (NULL in its descriptor)");
+}
+
+static int load_vectors(run_state *s, const char *dir, char *err, size_t err_len)
+{
+    char **paths = NULL;
+    int n = pecert_vectors_list(&paths, dir, err, err_len);
+    if (n < 0) {
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(err, err_len, "%s: no vector files (*.json) found", dir);
+        pecert_vectors_list_free(paths, n);
+        return -1;
+    }
+    s->files = calloc((size_t)n, sizeof(*s->files));
+    int rc = s->files != NULL ? 0 : -1;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        rc = pecert_vfile_load(&s->files[i], paths[i], err, err_len);
+        s->n_files += rc == 0;
+    }
+    pecert_vectors_list_free(paths, n);
+    return rc;
+}
+
+static void free_state(run_state *s)
+{
+    for (size_t i = 0; i < s->n_files; i++) {
+        pecert_vfile_free(&s->files[i]);
+    }
+    free(s->files);
+    pecert_plugin_close(&s->oracle);
+    pecert_plugin_close(&s->plugin);
+}
+
+static void fill_info(pecert_run_info *info, const run_state *s, const pecert_run_options *opt)
+{
+    memset(info, 0, sizeof(*info));
+    snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
+    snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);
+    snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", s->plugin.desc->name);
+    snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", s->plugin.desc->version);
+    snprintf(info->pecert_version, sizeof(info->pecert_version), "%s", PECERT_VERSION);
+    snprintf(info->vectors_dir, sizeof(info->vectors_dir), "%s", opt->vectors_dir);
+    info->n_vector_files = (int)s->n_files;
+    for (size_t i = 0; i < s->n_files; i++) {
+        info->n_vectors += (int)s->files[i].n_tests;
+    }
+    info->timeout_s = opt->timeout_s;
+}
+
+static size_t count_selected(const char *filter)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        n += filter == NULL || fnmatch(filter, pecert_checks[i]->id, 0) == 0;
+    }
+    return n;
+}
+
+static int run_checks(pecert_run_results *out, const run_state *s, const pecert_run_options *opt)
+{
+    size_t total = count_selected(opt->filter);
+    int status = PECERT_EXIT_PASS;
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        const pecert_check *check = pecert_checks[i];
+        if (opt->filter != NULL && fnmatch(opt->filter, check->id, 0) != 0) {
+            continue;
+        }
+        pecert_check_result r;
+        if (!pecert_plugin_meets(s->plugin.desc, check->needs)) {
+            unsupported_result(&r, check);
+        } else {
+            run_one(&r, s, check, opt->timeout_s);
+        }
+        if (r.verdict >= PECERT_VERDICT_FAIL) {
+            status = PECERT_EXIT_FAIL;
+        }
+        if (pecert_run_results_append(out, &r) != 0) {
+            pecert_check_result_release(&r);
+            return PECERT_EXIT_FAIL;
+        }
+        if (opt->on_check != NULL) {
+            opt->on_check(&out->checks[out->n_checks - 1], out->n_checks, total, opt->user);
+        }
+    }
+    return status;
+}
+
+int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err,
+               size_t err_len)
+{
+    run_state s;
+    memset(&s, 0, sizeof(s));
+    memset(out, 0, sizeof(*out));
+    int status = PECERT_EXIT_LOAD;
+    if (opt->filter != NULL && count_selected(opt->filter) == 0) {
+        snprintf(err, err_len, "--filter '%s' matches no check (see `pecert list`)", opt->filter);
+        return PECERT_EXIT_USAGE;
+    }
+    if (pecert_plugin_open(&s.plugin, opt->plugin_path, err, err_len) != 0 ||
+        pecert_plugin_open(&s.oracle, opt->oracle_path, err, err_len) != 0) {
+        goto out_free;
+    }
+    if (load_vectors(&s, opt->vectors_dir, err, err_len) != 0) {
+        status = PECERT_EXIT_USAGE;
+        goto out_free;
+    }
+    fill_info(&out->info, &s, opt);
+    status = run_checks(out, &s, opt);
+out_free:
+    free_state(&s);
+    return status;
+}

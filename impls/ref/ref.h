@@ -1,0 +1,219 @@
+/*
+ * ref.h - internals of the pecert scalar reference plugin `ref`.
+ *
+ * `ref` is the oracle: it computes every RoPE quantity in double, with
+ * exact argument reduction for the angle position * inv_freq, following
+ * Hugging Face transformers v4.57.6 (src/transformers/modeling_rope_utils.py,
+ * models/llama/modeling_llama.py, models/gptj/modeling_gptj.py) formula for
+ * formula and default for default.
+ *
+ * Files: plugin.c (descriptor, instance, errors), validate.c (argument
+ * checks), overlap.c (exact aliasing test for two strided views),
+ * params.c (config -> resolved parameters, HF defaulting rules),
+ * freqs.c (inverse frequencies per rope type), angle.c (accurate sin/cos),
+ * rotation.c (per-call frequency table), cos_sin.c and apply.c (the ops).
+ *
+ * Only pecert_plugin_entry is exported; everything declared between the
+ * visibility pragmas below stays inside the shared object.
+ */
+#ifndef PECERT_REF_H
+#define PECERT_REF_H
+
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+
+/* The one exported symbol (declared before the hidden region on purpose). */
+PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
+
+#pragma GCC visibility push(hidden)
+
+/* Longest last_error() message, including the terminating NUL. */
+#define PECERT__REF_ERROR_LEN 256
+
+/* Positions must lie in (-2^53, 2^53): every such integer is exact in
+ * double (2^53 itself, as an int64 limit). */
+#define PECERT__REF_POSITION_LIMIT ((int64_t)1 << 53)
+
+/* Largest |position * inv_freq| the argument reduction is specified for
+ * (2^64); see angle.c for the error bound inside this range. */
+#define PECERT__REF_ANGLE_LIMIT 18446744073709551616.0
+
+/* An instance: only the error buffer (the plugin keeps no other state). */
+typedef struct pecert__ref_instance {
+    char error[PECERT__REF_ERROR_LEN]; /* one line, "" after success      */
+} pecert__ref_instance;
+
+/* The context of one ABI call, threaded through the helpers so that every
+ * error message can name the operation. */
+typedef struct pecert__ref_call {
+    pecert__ref_instance *instance; /* may be NULL (host passed none)    */
+    const char *op;                 /* "rope_apply", ...                 */
+} pecert__ref_call;
+
+/* A rope config with every Hugging Face default applied: the formulas in
+ * freqs.c read only this, never `present` bits. */
+typedef struct pecert__ref_params {
+    pecert_rope_type type;       /* PECERT_ROPE_*                         */
+    int32_t dim;                 /* rotary_dim: frequencies = dim / 2     */
+    double theta;                /* rope_theta                            */
+    double factor;               /* scaling factor (resolved)             */
+    int64_t max_pos;             /* max_position_embeddings               */
+    int64_t original_max_pos;    /* yarn/llama3/longrope context length   */
+    double attention_factor;     /* multiplies cos and sin                */
+    double beta_fast;            /* yarn, after `or 32`                   */
+    double beta_slow;            /* yarn, after `or 1`                    */
+    int truncate;                /* yarn: floor/ceil the ramp range       */
+    double low_freq_factor;      /* llama3                                */
+    double high_freq_factor;     /* llama3                                */
+    const double *short_factor;  /* longrope, dim / 2 values              */
+    const double *long_factor;   /* longrope, dim / 2 values              */
+} pecert__ref_params;
+
+/* A frequency table for one call: inverse frequencies at the call's
+ * sequence length and the attention scaling. */
+typedef struct pecert__ref_rotation {
+    int32_t half;           /* rotary_dim / 2                              */
+    double scaling;         /* attention scaling                           */
+    double *inv_freq;       /* [half], owned (malloc)                      */
+    double *row_cos;        /* [half] scratch for one position, owned      */
+    double *row_sin;        /* [half] scratch for one position, owned      */
+} pecert__ref_rotation;
+
+/* ---- plugin.c ---------------------------------------------------------- */
+
+/* pecert__ref_fail records "op: message" in the call's instance (if any)
+ * and returns status, so callers can write `return pecert__ref_fail(...)`. */
+pecert_status pecert__ref_fail(const pecert__ref_call *call,
+                               pecert_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- validate.c -------------------------------------------------------- */
+
+/* pecert__ref_check_config checks the structure and ranges of a config that
+ * do not depend on rope type (sizes, dims, theta, reserved fields). */
+pecert_status pecert__ref_check_config(const pecert__ref_call *call,
+                                       const pecert_rope_config *config);
+
+/* pecert__ref_check_seq_len rejects a negative sequence length. */
+pecert_status pecert__ref_check_seq_len(const pecert__ref_call *call,
+                                        int64_t seq_len);
+
+/* pecert__ref_check_positions checks n >= 0, the pointer, its alignment and
+ * that every position is in (-2^53, 2^53). */
+pecert_status pecert__ref_check_positions(const pecert__ref_call *call,
+                                          const int64_t *positions,
+                                          int64_t n_positions);
+
+/* pecert__ref_check_tensor checks one tensor view: struct size, ndim,
+ * reserved field, dtype (f32, or also f64 when allow_f64), non-negative
+ * shape and strides, offsets that fit the address space, data pointer and
+ * alignment and, when is_output, no zero stride on an axis of extent > 1. */
+pecert_status pecert__ref_check_tensor(const pecert__ref_call *call,
+                                       const char *name,
+                                       const pecert_tensor *tensor,
+                                       uint32_t ndim, int allow_f64,
+                                       int is_output);
+
+/* pecert__ref_check_in_place accepts out == x exactly (same data, shape
+ * and strides) or views that share no element; anything else is a
+ * partial overlap. */
+pecert_status pecert__ref_check_in_place(const pecert__ref_call *call,
+                                         const pecert_tensor *x,
+                                         const pecert_tensor *out,
+                                         size_t element_size);
+
+/* pecert__ref_max_offset is the largest element offset a checked tensor
+ * view reaches (0 for an empty view). */
+int64_t pecert__ref_max_offset(const pecert_tensor *tensor);
+
+/* pecert__ref_is_empty is 1 when some axis of the view has extent 0. */
+int pecert__ref_is_empty(const pecert_tensor *tensor);
+
+/* ---- overlap.c --------------------------------------------------------- */
+
+/* pecert__ref_views_overlap is 1 when two checked, aligned views of
+ * element_size-byte elements share an element (exact for all layouts that
+ * need fewer than 10^6 search steps, conservatively 1 beyond). */
+int pecert__ref_views_overlap(const pecert_tensor *x, const pecert_tensor *out,
+                              size_t element_size);
+
+/* ---- params.c ---------------------------------------------------------- */
+
+/* pecert__ref_resolve_params applies the rope type's Hugging Face defaults
+ * to a structurally valid config and checks the values the formulas use. */
+pecert_status pecert__ref_resolve_params(const pecert__ref_call *call,
+                                         const pecert_rope_config *config,
+                                         pecert__ref_params *out_params);
+
+/* ---- freqs.c ----------------------------------------------------------- */
+
+/* pecert__ref_inv_freq writes params->dim / 2 inverse frequencies at
+ * sequence length seq_len (<= 0 = none given, the init-time value). */
+void pecert__ref_inv_freq(const pecert__ref_params *params, int64_t seq_len,
+                          double *out_inv_freq);
+
+/* pecert__ref_check_inv_freq rejects a config whose frequencies came out
+ * non-finite (e.g. a tiny yarn factor overflowing 1 / (factor * pos)). */
+pecert_status pecert__ref_check_inv_freq(const pecert__ref_call *call,
+                                         const double *inv_freq, int32_t half);
+
+/* ---- angle.c ----------------------------------------------------------- */
+
+/* pecert__ref_sin_cos computes sin and cos of position * inv_freq with the
+ * product taken exactly; needs |position * inv_freq| < 2^64. */
+void pecert__ref_sin_cos(double position, double inv_freq, double *out_sin,
+                         double *out_cos);
+
+/* ---- rotation.c -------------------------------------------------------- */
+
+/* pecert__ref_effective_seq_len is seq_len, or max(positions) + 1 when
+ * seq_len is 0 and there are positions (what transformers' forward uses). */
+int64_t pecert__ref_effective_seq_len(int64_t seq_len,
+                                      const int64_t *positions,
+                                      int64_t n_positions);
+
+/* pecert__ref_rotation_init resolves a checked config (params.c), computes
+ * the frequency table at seq_len (0 = derived from the checked positions)
+ * and checks that every angle stays within the accurate reduction range.
+ * On success the rotation owns memory that pecert__ref_rotation_free
+ * releases; on failure it owns nothing. */
+pecert_status pecert__ref_rotation_init(const pecert__ref_call *call,
+                                        pecert__ref_rotation *rotation,
+                                        const pecert_rope_config *config,
+                                        int64_t seq_len,
+                                        const int64_t *positions,
+                                        int64_t n_positions);
+
+/* pecert__ref_rotation_row fills rotation->row_cos / row_sin with
+ * cos(p * inv_freq[i]) * scaling and sin(...) * scaling. */
+void pecert__ref_rotation_row(pecert__ref_rotation *rotation,
+                              int64_t position);
+
+/* pecert__ref_rotation_free releases what init allocated (idempotent). */
+void pecert__ref_rotation_free(pecert__ref_rotation *rotation);
+
+/* ---- ops (freqs.c, cos_sin.c, apply.c) --------------------------------- */
+
+pecert_status pecert__ref_rope_freqs(void *instance, double *out_inv_freq,
+                                     double *out_attention_scaling,
+                                     const pecert_rope_config *config,
+                                     int64_t seq_len);
+
+pecert_status pecert__ref_rope_cos_sin(void *instance, pecert_tensor *out_cos,
+                                       pecert_tensor *out_sin,
+                                       const pecert_rope_config *config,
+                                       int64_t seq_len,
+                                       const int64_t *positions,
+                                       int64_t n_positions);
+
+pecert_status pecert__ref_rope_apply(void *instance,
+                                     const pecert_rope_apply_args *args);
+
+/* pecert__ref_begin_call clears the instance's error and fills *call. */
+void pecert__ref_begin_call(pecert__ref_call *call, void *instance,
+                            const char *op);
+
+#pragma GCC visibility pop
+
+#endif /* PECERT_REF_H */

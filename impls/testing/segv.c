@@ -1,0 +1,21 @@
+/* segv.c - a plugin that crashes in rope_apply (tests crash containment). */
+#include "misbehave.h"
+
+static pecert_status apply_segv(void *instance, const pecert_rope_apply_args *args)
+{
+    (void)instance;
+    (void)args;
+    volatile int *null_pointer = (volatile int *)0;
+    *null_pointer = 42; /* SIGSEGV on purpose */
+    return PECERT_OK;
+}
+
+static const pecert_plugin desc =
+    MISBEHAVE_DESCRIPTOR(PECERT_ABI_VERSION, sizeof(pecert_plugin), apply_segv);
+
+PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
+const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
+{
+    (void)host_abi_version;
+    return &desc;
+}

@@ -1,0 +1,111 @@
+/*
+ * shifted.c - the `ref` plugin with every position shifted by one: the
+ * classic decode off-by-one (position taken as cache length + 1). It must
+ * fail `pecert run` with exit status 1.
+ *
+ * It forwards to build/impls/ref.so, found next to its own directory, so
+ * the bug is exactly "+1" and nothing else.
+ */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pecert/plugin.h"
+
+static const pecert_plugin *ref_desc;
+
+static const pecert_plugin *load_ref(void)
+{
+    Dl_info info;
+    char self[PATH_MAX];
+    char path[PATH_MAX + 16];
+    if (dladdr((void *)&ref_desc, &info) == 0 || info.dli_fname == NULL) {
+        return NULL;
+    }
+    snprintf(self, sizeof(self), "%s", info.dli_fname);
+    snprintf(path, sizeof(path), "%s/../ref.so", dirname(self));
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        return NULL;
+    }
+    pecert_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(handle, PECERT_PLUGIN_ENTRY_SYMBOL);
+    return entry != NULL ? entry(PECERT_ABI_VERSION) : NULL;
+}
+
+static int64_t *shift_positions(const int64_t *positions, int64_t n)
+{
+    int64_t *shifted = malloc((size_t)(n > 0 ? n : 1) * sizeof(*shifted));
+    for (int64_t i = 0; shifted != NULL && i < n; i++) {
+        shifted[i] = positions[i] + 1; /* the bug */
+    }
+    return shifted;
+}
+
+static pecert_status shifted_create(void **out)
+{
+    return ref_desc->create(out);
+}
+
+static void shifted_destroy(void *instance)
+{
+    ref_desc->destroy(instance);
+}
+
+static const char *shifted_last_error(void *instance)
+{
+    return ref_desc->last_error(instance);
+}
+
+static pecert_status shifted_freqs(void *instance, double *out_inv_freq, double *out_scaling,
+                                   const pecert_rope_config *config, int64_t seq_len)
+{
+    return ref_desc->rope_freqs(instance, out_inv_freq, out_scaling, config, seq_len);
+}
+
+static pecert_status shifted_cos_sin(void *instance, pecert_tensor *out_cos, pecert_tensor *out_sin,
+                                     const pecert_rope_config *config, int64_t seq_len,
+                                     const int64_t *positions, int64_t n)
+{
+    int64_t *shifted = shift_positions(positions, n);
+    if (shifted == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_status st = ref_desc->rope_cos_sin(instance, out_cos, out_sin, config, seq_len, shifted, n);
+    free(shifted);
+    return st;
+}
+
+static pecert_status shifted_apply(void *instance, const pecert_rope_apply_args *args)
+{
+    int64_t *shifted = shift_positions(args->positions, args->x->shape[0]);
+    if (shifted == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_rope_apply_args copy = *args;
+    copy.positions = shifted;
+    pecert_status st = ref_desc->rope_apply(instance, &copy);
+    free(shifted);
+    return st;
+}
+
+static const char *const caps[] = {"pecert.rope/1", NULL};
+
+static const pecert_plugin desc = {
+    PECERT_ABI_VERSION, sizeof(pecert_plugin), "org.pecert.testing.shifted", "shifted", "0",
+    "pecert tests", caps, shifted_create, shifted_destroy, shifted_last_error, shifted_freqs,
+    shifted_cos_sin, shifted_apply};
+
+PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
+const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
+{
+    (void)host_abi_version;
+    if (ref_desc == NULL) {
+        ref_desc = load_ref();
+    }
+    return ref_desc != NULL ? &desc : NULL;
+}

@@ -1,0 +1,144 @@
+/* check_cli.c - the command line: exit statuses and one-line errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "suites.h"
+
+/* Runs build/pecert with args; returns its exit status, stderr in err. */
+static int pecert(char *err, size_t err_len, const char *args)
+{
+    char cmd[4096];
+    char errfile[] = "/tmp/pecert-cli-XXXXXX";
+    int fd = mkstemp(errfile);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "%s/pecert %s >/dev/null 2>%s", test_build_dir(), args, errfile);
+    int status = system(cmd);
+    FILE *f = fopen(errfile, "r");
+    size_t n = f != NULL ? fread(err, 1, err_len - 1, f) : 0;
+    err[n] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    unlink(errfile);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+START_TEST(no_command_is_usage_error)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), ""), 2);
+    ck_assert_ptr_nonnull(strstr(err, "usage: pecert"));
+}
+END_TEST
+
+START_TEST(unknown_command_is_named)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "frobnicate"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "unknown command 'frobnicate'"));
+}
+END_TEST
+
+START_TEST(help_everywhere_exits_zero)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "--help"), 0);
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --help"), 0);
+    ck_assert_int_eq(pecert(err, sizeof(err), "list --help"), 0);
+}
+END_TEST
+
+START_TEST(run_without_impl_is_usage_error)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "run"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--impl NAME|PATH is required"));
+}
+END_TEST
+
+START_TEST(bad_timeout_is_usage_error)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --timeout -3"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--timeout '-3'"));
+}
+END_TEST
+
+START_TEST(unknown_option_is_usage_error)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --frob"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--frob"));
+}
+END_TEST
+
+START_TEST(missing_plugin_exits_3)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl /nonexistent/plugin.so"), 3);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/plugin.so: cannot load"));
+}
+END_TEST
+
+START_TEST(missing_vectors_dir_exits_2)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --vectors /nonexistent-vectors"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-vectors"));
+}
+END_TEST
+
+START_TEST(unwritable_json_exits_2_and_writes_nothing)
+{
+    char err[8192];
+    ck_assert_int_eq(pecert(err, sizeof(err),
+                            "run --impl ref --filter rope.freq.golden --json /nonexistent-dir/r.json"), 2);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/r.json"));
+}
+END_TEST
+
+/* The foundation's promise: ref with every position shifted by one must
+ * fail the whole run with exit status 1. */
+START_TEST(shifted_ref_fails_the_run_with_status_1)
+{
+    char err[8192];
+    char args[1024];
+    snprintf(args, sizeof(args), "run --impl %s/impls/testing/shifted.so", test_build_dir());
+    ck_assert_int_eq(pecert(err, sizeof(err), args), 1);
+}
+END_TEST
+
+START_TEST(list_shows_checks_and_vectors)
+{
+    char out[8192];
+    ck_assert_int_eq(pecert(out, sizeof(out), "list"), 0);
+}
+END_TEST
+
+Suite *make_cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 300);
+    tcase_add_test(core, help_everywhere_exits_zero);
+    tcase_add_test(core, list_shows_checks_and_vectors);
+    tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
+    suite_add_tcase(s, core);
+    TCase *errors = tcase_create("errors");
+    tcase_set_timeout(errors, 60);
+    tcase_add_test(errors, no_command_is_usage_error);
+    tcase_add_test(errors, unknown_command_is_named);
+    tcase_add_test(errors, run_without_impl_is_usage_error);
+    tcase_add_test(errors, bad_timeout_is_usage_error);
+    tcase_add_test(errors, unknown_option_is_usage_error);
+    tcase_add_test(errors, missing_plugin_exits_3);
+    tcase_add_test(errors, missing_vectors_dir_exits_2);
+    tcase_add_test(errors, unwritable_json_exits_2_and_writes_nothing);
+    suite_add_tcase(s, errors);
+    return s;
+}

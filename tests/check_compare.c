@@ -1,0 +1,189 @@
+/* check_compare.c - the error model and the case bookkeeping built on it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "results_json.h"
+#include "rope_checks.h"
+#include "suites.h"
+#include "tolerance.h"
+
+START_TEST(equal_values_have_ratio_zero)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    pecert_case_worst_add(&w, 0, 1.5, 1.5, 0.0);
+    ck_assert_double_eq(w.ratio, 0.0);
+    ck_assert_int_eq(w.n_bad, 0);
+}
+END_TEST
+
+START_TEST(nan_output_is_never_within_a_bound)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    pecert_case_worst_add(&w, 0, NAN, 1.0, 1e30);
+    ck_assert(isinf(w.ratio));
+    ck_assert_int_eq(w.n_bad, 1);
+    ck_assert(pecert_exceeds(NAN, 1.0));
+}
+END_TEST
+
+START_TEST(worst_element_is_kept)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    pecert_case_worst_add(&w, 0, 1.0, 1.0 + 1e-7, 1e-6);
+    pecert_case_worst_add(&w, 7, 1.0, 1.0 + 3e-6, 1e-6);
+    pecert_case_worst_add(&w, 9, 1.0, 1.0 + 2e-6, 1e-6);
+    ck_assert_int_eq(w.index, 7);
+    ck_assert_int_eq(w.n_bad, 2);
+    ck_assert_int_eq(w.n_checked, 3);
+    ck_assert_double_eq_tol(w.ratio, 3.0, 1e-6);
+}
+END_TEST
+
+/* The bound on a rotated element grows with the angle: at position 0 only
+ * rounding is allowed; the growth is linear in |theta|. */
+START_TEST(rotated_bound_grows_with_angle)
+{
+    double at_zero = pecert_tol_rotated(1.0, 0.0, 1.0, 1.0);
+    double at_far = pecert_tol_rotated(1.0, 1048576.0, 1.0, 1.0);
+    ck_assert_double_eq_tol(at_zero, PECERT_TOL_VALUE_U * PECERT_U32, 1e-20);
+    ck_assert(at_far > 1000 * at_zero);
+    ck_assert_double_eq_tol(pecert_tol_rotated(2.0, 3.0, 1.0, 1.5),
+                            3.0 * pecert_tol_rotated(1.0, 3.0, 1.0, 1.0), 1e-18);
+    /* Low frequencies carry the float32 exponent's rounding: a larger
+     * relative bound, as derived in TOLERANCES.md. */
+    ck_assert(pecert_tol_freq(1e-4) / 1e-4 > pecert_tol_freq(1.0) / 1.0);
+}
+END_TEST
+
+/* Tightness, derived on paper: a decode off-by-one at position p <= 4096 moves
+ * the angle of frequency 1 by exactly 1 rad, i.e. the pair by ~0.96 of its
+ * norm (2 sin(1/2)); the bound at small positions must be far below that,
+ * or the suite could not catch the most common cache bug. */
+START_TEST(off_by_one_is_far_outside_the_bound_at_small_positions)
+{
+    double move = 2.0 * sin(0.5);
+    ck_assert(move > 100.0 * pecert_tol_rotated(1.0, 4096.0, 1.0, 1.0));
+    ck_assert(pecert_tol_freq(1.0) < 1e-5);
+}
+END_TEST
+
+START_TEST(pairing_maps_channels)
+{
+    int64_t a;
+    int64_t b;
+    pecert_rope_pair(PECERT_PAIRING_SPLIT_HALF, 64, 3, &a, &b);
+    ck_assert_int_eq(a, 3);
+    ck_assert_int_eq(b, 35);
+    pecert_rope_pair(PECERT_PAIRING_INTERLEAVED, 64, 3, &a, &b);
+    ck_assert_int_eq(a, 6);
+    ck_assert_int_eq(b, 7);
+}
+END_TEST
+
+START_TEST(failed_case_records_a_detail_line)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, "x.y");
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    pecert_case_worst_add(&w, 4, 2.0, 1.0, 0.5);
+    pecert_case_finish(&r, &w, "file.json:tcId=3", "[t=0]");
+    pecert_check_conclude(&r, "vectors");
+    ck_assert_int_eq(r.verdict, PECERT_VERDICT_FAIL);
+    ck_assert_int_eq(r.n_failed, 1);
+    ck_assert_ptr_nonnull(strstr(r.details[0], "file.json:tcId=3 [t=0]: want 0x3f800000 (1) got 0x40000000 (2)"));
+    ck_assert_ptr_nonnull(strstr(r.diagnosis, "1 of 1 vectors outside the bound"));
+}
+END_TEST
+
+START_TEST(a_check_that_ran_nothing_fails)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, "x.y");
+    pecert_check_conclude(&r, "vectors");
+    ck_assert_int_eq(r.verdict, PECERT_VERDICT_FAIL);
+}
+END_TEST
+
+START_TEST(result_json_round_trip_keeps_infinity)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, "rope.apply.golden");
+    r.verdict = PECERT_VERDICT_FAIL;
+    r.worst_ratio = INFINITY;
+    r.n_cases = 5;
+    snprintf(r.details[r.n_details++], PECERT_RESULT_LINE_MAX, "detail <b>");
+    ck_assert_int_eq(pecert_check_result_add_point(&r, 65536, 1e-3, 2e-3), 0);
+    cJSON *json = pecert_check_result_to_json(&r);
+    pecert_check_result back;
+    char err[128];
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), 0);
+    ck_assert_str_eq(back.check_id, "rope.apply.golden");
+    ck_assert_int_eq(back.verdict, PECERT_VERDICT_FAIL);
+    ck_assert(isinf(back.worst_ratio));
+    ck_assert_int_eq(back.n_cases, 5);
+    ck_assert_str_eq(back.details[0], "detail <b>");
+    ck_assert_int_eq((int)back.n_points, 1);
+    ck_assert_int_eq(back.points[0].position, 65536);
+    cJSON_Delete(json);
+    pecert_check_result_release(&back);
+    pecert_check_result_release(&r);
+}
+END_TEST
+
+START_TEST(atomic_write_reports_unwritable_path)
+{
+    char err[256];
+    ck_assert_int_eq(pecert_write_file_atomic("/nonexistent-dir/x.json", "{}", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/x.json"));
+}
+END_TEST
+
+START_TEST(atomic_write_leaves_no_temporary)
+{
+    char dir[] = "/tmp/pecert-atomic-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof(path), "%s/out.json", dir);
+    char err[256];
+    ck_assert_int_eq(pecert_write_file_atomic(path, "{\"a\":1}", err, sizeof(err)), 0);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char buf[32] = "";
+    ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+    fclose(f);
+    ck_assert_str_eq(buf, "{\"a\":1}\n");
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* fails if a temporary was left */
+}
+END_TEST
+
+Suite *make_compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *core = tcase_create("core");
+    tcase_add_test(core, equal_values_have_ratio_zero);
+    tcase_add_test(core, worst_element_is_kept);
+    tcase_add_test(core, rotated_bound_grows_with_angle);
+    tcase_add_test(core, pairing_maps_channels);
+    tcase_add_test(core, failed_case_records_a_detail_line);
+    tcase_add_test(core, result_json_round_trip_keeps_infinity);
+    suite_add_tcase(s, core);
+    TCase *limits = tcase_create("limits");
+    tcase_add_test(limits, off_by_one_is_far_outside_the_bound_at_small_positions);
+    suite_add_tcase(s, limits);
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(errors, nan_output_is_never_within_a_bound);
+    tcase_add_test(errors, a_check_that_ran_nothing_fails);
+    tcase_add_test(errors, atomic_write_reports_unwritable_path);
+    tcase_add_test(errors, atomic_write_leaves_no_temporary);
+    suite_add_tcase(s, errors);
+    return s;
+}

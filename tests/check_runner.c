@@ -1,0 +1,134 @@
+/* check_runner.c - isolation: crashing, hanging and wrong plugins are
+ * reported and the run finishes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+#include "suites.h"
+
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+
+typedef struct run_fixture {
+    char plugin[1024];
+    char oracle[1024];
+    pecert_run_results results;
+    int status;
+    char err[2048];
+} run_fixture;
+
+static void run_plugin(run_fixture *f, const char *rel, const char *filter, double timeout_s)
+{
+    snprintf(f->plugin, sizeof(f->plugin), "%s/impls/%s", test_build_dir(), rel);
+    snprintf(f->oracle, sizeof(f->oracle), "%s/impls/ref.so", test_build_dir());
+    pecert_run_options opt = {f->plugin, f->oracle, PECERT_SOURCE_DIR "/vectors", filter,
+                              timeout_s, NULL, NULL};
+    f->err[0] = '\0';
+    f->status = pecert_run(&f->results, &opt, f->err, sizeof(f->err));
+}
+
+static const pecert_check_result *find(const run_fixture *f, const char *id)
+{
+    for (size_t i = 0; i < f->results.n_checks; i++) {
+        if (strcmp(f->results.checks[i].check_id, id) == 0) {
+            return &f->results.checks[i];
+        }
+    }
+    ck_abort_msg("check %s not in the results", id);
+    return NULL;
+}
+
+START_TEST(segfaulting_plugin_is_a_crash_naming_the_case)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/segv.so", "rope.*", 30.0);
+    ck_assert_msg(f.status == PECERT_EXIT_FAIL, "status %d: %s", f.status, f.err);
+    const pecert_check_result *r = find(&f, "rope.apply.golden");
+    ck_assert_int_eq(r->verdict, PECERT_VERDICT_CRASH);
+    ck_assert_msg(strstr(r->diagnosis, "signal 11") != NULL, "%s", r->diagnosis);
+    ck_assert_msg(strstr(r->diagnosis, ".json:tcId=") != NULL, "%s", r->diagnosis);
+    /* The run went on after the crash: every later check has a result. */
+    ck_assert_int_eq(find(&f, "rope.inplace_and_strides")->verdict, PECERT_VERDICT_CRASH);
+    /* A NULL op is "not supported", never a pass. */
+    ck_assert_int_eq(find(&f, "rope.freq.golden")->verdict, PECERT_VERDICT_UNSUPPORTED);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+START_TEST(hanging_plugin_times_out_and_the_run_finishes)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/hang.so", "rope.[ai]*", 0.5);
+    ck_assert_msg(f.status == PECERT_EXIT_FAIL, "status %d: %s", f.status, f.err);
+    ck_assert_int_eq((int)f.results.n_checks, 4); /* apply.golden, identity, inverse, inplace */
+    for (size_t i = 0; i < f.results.n_checks; i++) {
+        const pecert_check_result *r = &f.results.checks[i];
+        ck_assert_msg(r->verdict == PECERT_VERDICT_TIMEOUT, "%s: %s", r->check_id, r->diagnosis);
+        ck_assert(r->elapsed_s < 5.0);
+    }
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+START_TEST(nan_output_fails_golden_apply)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/nan.so", "rope.apply.golden", 60.0);
+    ck_assert_int_eq(f.status, PECERT_EXIT_FAIL);
+    ck_assert_int_eq(find(&f, "rope.apply.golden")->verdict, PECERT_VERDICT_FAIL);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+START_TEST(ref_passes_golden_frequencies)
+{
+    run_fixture f;
+    run_plugin(&f, "ref.so", "rope.freq.golden", 60.0);
+    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    ck_assert_int_eq(find(&f, "rope.freq.golden")->verdict, PECERT_VERDICT_PASS);
+    ck_assert(find(&f, "rope.freq.golden")->n_cases > 0);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+START_TEST(shifted_positions_fail_golden_apply)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/shifted.so", "rope.*.golden", 60.0);
+    ck_assert_int_eq(f.status, PECERT_EXIT_FAIL);
+    ck_assert_int_eq(find(&f, "rope.apply.golden")->verdict, PECERT_VERDICT_FAIL);
+    ck_assert_int_eq(find(&f, "rope.cos_sin.golden")->verdict, PECERT_VERDICT_FAIL);
+    /* Frequencies do not depend on positions: the bug is localised. */
+    ck_assert_int_eq(find(&f, "rope.freq.golden")->verdict, PECERT_VERDICT_PASS);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+START_TEST(unknown_filter_is_a_usage_error)
+{
+    run_fixture f;
+    run_plugin(&f, "ref.so", "no.such.check", 10.0);
+    ck_assert_int_eq(f.status, PECERT_EXIT_USAGE);
+    ck_assert_ptr_nonnull(strstr(f.err, "no.such.check"));
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
+Suite *make_runner_suite(void)
+{
+    Suite *s = suite_create("runner");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, ref_passes_golden_frequencies);
+    tcase_add_test(core, shifted_positions_fail_golden_apply);
+    suite_add_tcase(s, core);
+    TCase *errors = tcase_create("errors");
+    tcase_set_timeout(errors, 120);
+    tcase_add_test(errors, segfaulting_plugin_is_a_crash_naming_the_case);
+    tcase_add_test(errors, hanging_plugin_times_out_and_the_run_finishes);
+    tcase_add_test(errors, nan_output_fails_golden_apply);
+    tcase_add_test(errors, unknown_filter_is_a_usage_error);
+    suite_add_tcase(s, errors);
+    return s;
+}

@@ -1,0 +1,20 @@
+/*
+ * suites.h - every Check suite of the unit-test binary, one per unit.
+ * Each tests/check_<unit>.c defines make_<unit>_suite(); check_main.c runs
+ * them all.
+ */
+#ifndef PECERT_TESTS_SUITES_H
+#define PECERT_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *make_vectors_suite(void);
+Suite *make_compare_suite(void);
+Suite *make_plugin_load_suite(void);
+Suite *make_runner_suite(void);
+Suite *make_cli_suite(void);
+
+/* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
+const char *test_build_dir(void);
+
+#endif /* PECERT_TESTS_SUITES_H */
