@@ -15,7 +15,7 @@
 BUILD     ?= build
 CC        ?= gcc
 PKGS      := libcjson zlib
-DEB_PKGS  := gcc make pkg-config libcjson-dev zlib1g-dev check
+DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check
 GEN_DEB_PKGS := python3 python3-torch python3-numpy python3-packaging python3-regex \
                 python3-filelock python3-tqdm python3-yaml
 
@@ -55,8 +55,10 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance run vectors asan clean
+.PHONY: all deps gen-deps check unit conformance abi-cxx run vectors asan clean
 .DEFAULT_GOAL := all
+# Keep objects of pattern-built plugins (no "rm ...o" after each build).
+.SECONDARY:
 
 all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS)
 
@@ -89,9 +91,16 @@ $(BUILD)/impls/$(1).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/$(1)/*.
 endef
 $(foreach p,$(PLUGIN_NAMES),$(eval $(call plugin_rule,$(p))))
 
+# The misbehaving test plugins are never sanitized: their crash must be a
+# real SIGSEGV, not a sanitizer report.
+TESTING_CFLAGS = $(BASEFLAGS) $(WARN) $(CFLAGS)
+$(BUILD)/obj/impls/testing/%.o: impls/testing/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(TESTING_CFLAGS) -c $< -o $@
+
 $(BUILD)/impls/testing/%.so: $(BUILD)/obj/impls/testing/%.o
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
+	$(Q)$(CC) $(TESTING_CFLAGS) -shared $^ -o $@ -lm
 
 $(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libpecert.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_ALL)
@@ -106,8 +115,12 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory unit conformance
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance
 	@echo "*** pecert check OK ***"
+
+# The public header must stay valid C++ (and the same layout from C++).
+abi-cxx:
+	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -Iinclude -fsyntax-only tests/abi_cxx.cc
 
 unit: $(BUILD)/unit-tests all
 	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests
@@ -116,12 +129,17 @@ conformance: all
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors
 
 # ---- main job -------------------------------------------------------------
+# Certifies every bundled plugin and writes one JSON result per plugin
+# under reports/out/. Fails if `ref` (the oracle) does not pass.
+RUN_PLUGINS := ref example
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)mkdir -p reports/out
-	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors \
-	    --json reports/out/results.json
-	@echo "results: reports/out/results.json"
+	$(Q)status=0; for p in $(RUN_PLUGINS); do \
+	    $(BUILD)/pecert run --impl $$p --json reports/out/$$p.json; rc=$$?; \
+	    echo "results: reports/out/$$p.json (exit $$rc)"; echo; \
+	    if [ $$p = ref ] && [ $$rc -ne 0 ]; then status=1; fi; \
+	done; exit $$status
 
 # ---- vectors --------------------------------------------------------------
 vectors: gen-deps

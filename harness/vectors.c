@@ -267,28 +267,40 @@ static int parse_provenance(const vec_ctx *ctx, const cJSON *obj,
 }
 
 /* The payload sits next to the manifest: a path component in its name
- * could reach anywhere. */
-static int check_payload_name(const vec_ctx *ctx, const char *name)
+ * could reach anywhere. And a vector file is a pair <name>.json +
+ * <name>.bin.z (FORMAT.md), so a renamed or copied manifest cannot load
+ * another file's payload unnoticed. */
+static int check_payload_name(const vec_ctx *ctx, const char *json_path,
+                              const char *name)
 {
     static const char suffix[] = ".bin.z";
-    size_t n = strlen(name);
+    const char *base = strrchr(json_path, '/');
+    size_t stem_len;
 
+    base = base != NULL ? base + 1 : json_path;
+    stem_len = strlen(base);
+    if (stem_len > 5 && strcmp(base + stem_len - 5, ".json") == 0) {
+        stem_len -= 5;
+    }
     if (strchr(name, '/') != NULL || strchr(name, '\\') != NULL ||
         strstr(name, "..") != NULL) {
         return pecert__vec_fail(ctx, "payload", "file",
                                 "\"%s\" is not a plain file name (no '/' "
                                 "or '..')", name);
     }
-    if (n <= sizeof suffix - 1 ||
-        strcmp(name + n - (sizeof suffix - 1), suffix) != 0) {
+    if (strlen(name) != stem_len + sizeof suffix - 1 ||
+        strncmp(name, base, stem_len) != 0 ||
+        strcmp(name + stem_len, suffix) != 0) {
         return pecert__vec_fail(ctx, "payload", "file",
-                                "\"%s\" does not end in %s", name, suffix);
+                                "\"%s\" does not pair with the manifest "
+                                "(expected \"%.*s%s\")", name, (int)stem_len,
+                                base, suffix);
     }
     return 0;
 }
 
-static int parse_payload_decl(const vec_ctx *ctx, const cJSON *obj,
-                              vec_payload_decl *out)
+static int parse_payload_decl(const vec_ctx *ctx, const char *json_path,
+                              const cJSON *obj, vec_payload_decl *out)
 {
     static const vec_key keys[4] = {{"file", 1}, {"raw_bytes", 1},
                                     {"compressed_bytes", 1}, {"crc32", 1}};
@@ -302,7 +314,7 @@ static int parse_payload_decl(const vec_ctx *ctx, const cJSON *obj,
 
     if (pecert__vec_fields(ctx, "payload", obj, keys, 4, f) != 0 ||
         pecert__vec_string(ctx, "payload", "file", f[0], 1, &out->file) != 0 ||
-        check_payload_name(ctx, out->file) != 0 ||
+        check_payload_name(ctx, json_path, out->file) != 0 ||
         pecert__vec_int(ctx, "payload", "raw_bytes", f[1], 0,
                         (int64_t)PECERT_VEC_MAX_PAYLOAD_BYTES, &raw) != 0 ||
         pecert__vec_int(ctx, "payload", "compressed_bytes", f[2], 1,
@@ -333,7 +345,7 @@ static int parse_header(const vec_ctx *ctx, const cJSON **top,
     }
     if (pecert__vec_string(ctx, NULL, "family", top[TOP_FAMILY], 1,
                            &file->family) != 0 ||
-        pecert__vec_string(ctx, NULL, "description", top[TOP_DESCRIPTION], 0,
+        pecert__vec_string(ctx, NULL, "description", top[TOP_DESCRIPTION], 1,
                            &file->description) != 0 ||
         pecert__vec_string(ctx, NULL, "generator", top[TOP_GENERATOR], 1,
                            &file->generator) != 0) {
@@ -731,7 +743,8 @@ static int load(load_state *st, const char *json_path)
         pecert__vec_fields(ctx, NULL, st->in->root, top_keys, TOP_COUNT,
                            top) != 0 ||
         parse_header(ctx, top, st->file) != 0 ||
-        parse_payload_decl(ctx, top[TOP_PAYLOAD], &st->payload) != 0 ||
+        parse_payload_decl(ctx, json_path, top[TOP_PAYLOAD],
+                           &st->payload) != 0 ||
         parse_notes(st, top[TOP_NOTES]) != 0) {
         return -1;
     }

@@ -1359,11 +1359,8 @@ static void m_no_payload(tv *v)
 
 static void m_payload_is_dir(tv *v)
 {
-    char path[256];
-
-    (void)snprintf(path, sizeof path, "%s/d.bin.z", v->dir);
-    ck_assert_int_eq(mkdir(path, 0755), 0);
-    tv_set(v, "payload.file", "\"d.bin.z\"");
+    v->no_payload = 1;
+    ck_assert_int_eq(mkdir(v->bin_path, 0755), 0);
 }
 
 static void m_manifest_over(tv *v)
@@ -1400,6 +1397,7 @@ static const bad_case bad_cases[] = {
     {"extra", "1", NULL, ": extra: unknown key"},
     {"generator", NULL, NULL, ": generator: missing required key"},
     {"family", "\"\"", NULL, ": family: empty string"},
+    {"description", "\"\"", NULL, ": description: empty string"},
     {"description", "\"two\\nlines\"", NULL,
      ": description: control character"},
     {"notes", "[]", NULL, ": notes: expected an object, got array"},
@@ -1430,10 +1428,15 @@ static const bad_case bad_cases[] = {
      ": payload.file: \"../t.bin.z\" is not a plain file name"},
     {"payload.file", "\"/etc/passwd\"", NULL, ": payload.file: "},
     {"payload.file", "\"t.bin\"", NULL,
-     ": payload.file: \"t.bin\" does not end in .bin.z"},
+     ": payload.file: \"t.bin\" does not pair with the manifest (expected "
+     "\"t.bin.z\")"},
+    {"payload.file", "\"other.bin.z\"", NULL,
+     ": payload.file: \"other.bin.z\" does not pair with the manifest"},
+    {"payload.file", "\"t.json\"", NULL, ": payload.file: \"t.json\" does not "
+                                       "pair"},
     {NULL, NULL, m_no_payload,
      ": payload.file: cannot open "},
-    {NULL, NULL, m_payload_is_dir, ": payload.file: "},
+    {NULL, NULL, m_payload_is_dir, "t.bin.z is not a regular file"},
     {NULL, NULL, m_file_short, "bytes, compressed_bytes says"},
     {NULL, NULL, m_file_long, "more than payload.compressed_bytes"},
     {NULL, NULL, m_stream_truncated, ": payload: truncated zlib stream"},

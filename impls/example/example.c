@@ -14,9 +14,6 @@
 
 #include "pecert/plugin.h"
 
-/* Duty: export exactly one symbol, with default visibility. */
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
-
 /* Duty: never print or abort; return a status and keep one line for
  * last_error in the instance (no global error state). */
 typedef struct example_instance {

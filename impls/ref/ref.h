@@ -23,8 +23,8 @@
 
 #include "pecert/plugin.h"
 
-/* The one exported symbol (declared before the hidden region on purpose). */
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
+/* The one exported symbol, pecert_plugin_entry, is declared by plugin.h,
+ * before the hidden region below. */
 
 #pragma GCC visibility push(hidden)
 

@@ -3,7 +3,6 @@
 
 static const pecert_plugin desc = MISBEHAVE_DESCRIPTOR(2u << 16, sizeof(pecert_plugin), NULL);
 
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;

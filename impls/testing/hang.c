@@ -16,7 +16,6 @@ static pecert_status apply_hang(void *instance, const pecert_rope_apply_args *ar
 static const pecert_plugin desc =
     MISBEHAVE_DESCRIPTOR(PECERT_ABI_VERSION, sizeof(pecert_plugin), apply_hang);
 
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;

@@ -1,7 +1,6 @@
 /* refuses.c - a plugin whose entry refuses every host (returns NULL). */
 #include "pecert/plugin.h"
 
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;

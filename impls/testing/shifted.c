@@ -100,7 +100,6 @@ static const pecert_plugin desc = {
     "pecert tests", caps, shifted_create, shifted_destroy, shifted_last_error, shifted_freqs,
     shifted_cos_sin, shifted_apply};
 
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;

@@ -7,7 +7,6 @@
 static const pecert_plugin desc =
     MISBEHAVE_DESCRIPTOR(PECERT_ABI_VERSION, offsetof(pecert_plugin, rope_freqs), NULL);
 
-PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;

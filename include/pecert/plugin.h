@@ -172,7 +172,11 @@ typedef struct pecert_rope_config {
     double rope_theta;                        /* base, e.g. 10000, 500000   */
     double factor;                            /* scaling factor             */
     int64_t max_position_embeddings;          /* config.json top level      */
-    int64_t original_max_position_embeddings; /* rope_scaling or top level  */
+    /* The pretraining length L0. Which source it came from is in
+     * `present`: HAS_ORIGINAL_MAX_POS (rope_scaling; yarn, llama3 read it
+     * there) or HAS_TOP_ORIGINAL_MAX_POS (config.json top level; longrope
+     * reads it there). transformers reads exactly one source per type. */
+    int64_t original_max_position_embeddings;
     double attention_factor;                  /* yarn / longrope            */
     double beta_fast;                         /* yarn, default 32           */
     double beta_slow;                         /* yarn, default 1            */
@@ -184,13 +188,22 @@ typedef struct pecert_rope_config {
     int32_t reserved0;                        /* must be 0                  */
     const double *short_factor;               /* longrope, num_factors      */
     const double *long_factor;                /* longrope, num_factors      */
-    /* Reserved for M-RoPE sections and later fields; must be zero. */
+    /* Reserved for M-RoPE sections and later fields; must be zero. A
+     * plugin that finds a non-zero reserved word returns
+     * PECERT_E_UNSUPPORTED: a later minor version gave it a meaning. */
     uint64_t reserved[8];
 } pecert_rope_config;
 
 /*
  * Arguments of rope_apply. x and out are [tokens, heads, head_dim] (ndim 3).
- * out may alias x exactly (in place); partial overlap is invalid.
+ * out may be exactly the same view as x (in place); two views that share
+ * some element without being the same view are PECERT_E_INVAL. Views that
+ * interleave without sharing an element (read the Q slice of a fused QKV
+ * buffer, write its K slice) are valid.
+ *
+ * Positions may be negative (rotating by -p undoes p); |p| < 2^53. A
+ * plugin that cannot take negative positions returns PECERT_E_UNSUPPORTED
+ * for them.
  */
 typedef struct pecert_rope_apply_args {
     uint32_t struct_size;              /* sizeof(pecert_rope_apply_args)   */
@@ -258,9 +271,11 @@ typedef struct pecert_plugin {
                                 const pecert_rope_apply_args *args);
 } pecert_plugin;
 
-/* The one symbol a plugin exports. */
+/* The one symbol a plugin exports. host_abi_version is the host's
+ * PECERT_ABI_VERSION; return NULL to refuse a major you do not speak. */
 typedef const pecert_plugin *(*pecert_plugin_entry_fn)(uint32_t host_abi_version);
 #define PECERT_PLUGIN_ENTRY_SYMBOL "pecert_plugin_entry"
+PECERT_EXPORT const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version);
 
 #ifdef __cplusplus
 }
