@@ -89,7 +89,8 @@ const char *pecert__vec_type_name(const cJSON *item);
 int pecert__vec_fields(const vec_ctx *ctx, const char *loc, const cJSON *obj,
                        const vec_key *keys, size_t n_keys, const cJSON **out);
 
-/* Typed getters: item must be non-NULL and of the type, else -1. */
+/* Typed getters: item must be of the type (NULL reports "got nothing"),
+ * else -1 with a message at loc.key. */
 int pecert__vec_int(const vec_ctx *ctx, const char *loc, const char *key,
                     const cJSON *item, int64_t lo, int64_t hi, int64_t *out);
 int pecert__vec_number(const vec_ctx *ctx, const char *loc, const char *key,

@@ -22,9 +22,10 @@ static int read_exact(const vec_ctx *ctx, const char *field, const char *path,
 {
     size_t got = 0;
     unsigned char extra;
+    ssize_t r;
 
     while (got < len) {
-        ssize_t r = read(fd, buf + got, len - got);
+        r = read(fd, buf + got, len - got);
 
         if (r < 0 && errno == EINTR) {
             continue;
@@ -39,9 +40,11 @@ static int read_exact(const vec_ctx *ctx, const char *field, const char *path,
         }
         got += (size_t)r;
     }
-    if (read(fd, &extra, 1) != 0) {
-        return pecert__vec_fail(ctx, field, NULL,
-                                "%s grew while being read", path);
+    r = read(fd, &extra, 1);
+    if (r != 0) {
+        return pecert__vec_fail(ctx, field, NULL, "%s %s", path,
+                                r > 0 ? "grew while being read"
+                                      : "cannot be read to its end");
     }
     return 0;
 }

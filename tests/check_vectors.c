@@ -1627,8 +1627,12 @@ END_TEST
 
 /* ---- errors: mutation fuzz --------------------------------------------- */
 
-#define FUZZ_ROUNDS 8         /* loop-test iterations, one seed each    */
-#define FUZZ_PER_ROUND 500    /* mutations per iteration                */
+/* Loop-test iterations (one seed each) x mutations per iteration; build
+ * with -DFUZZ_ROUNDS=N for a longer run. */
+#ifndef FUZZ_ROUNDS
+#define FUZZ_ROUNDS 8
+#endif
+#define FUZZ_PER_ROUND 500
 #define FUZZ_MAX_NODES 1024
 
 static uint64_t rng_next(uint64_t *s)
