@@ -82,14 +82,24 @@ $(BUILD)/pecert: $(CLI_OBJ) $(BUILD)/libpecert.a
 	$(if $(Q),@echo "  LD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
-# One rule per plugin directory: impls/NAME/*.c -> build/impls/NAME.so.
+# One rule per plugin directory: impls/NAME/**/*.c -> build/impls/NAME.so.
 define plugin_rule
-$(BUILD)/impls/$(1).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/$(1)/*.c))
+$(BUILD)/impls/$(1).so: $(patsubst %.c,$(BUILD)/obj/%.o,$(shell find impls/$(1) -name '*.c' | sort))
 	@mkdir -p $$(dir $$@)
 	$$(if $$(Q),@echo "  SO    $$@")
 	$$(Q)$$(CC) $$(ALL_CFLAGS) -shared $$^ -o $$@ -lm $$(PLUGIN_LIBS_$(1))
 endef
 $(foreach p,$(PLUGIN_NAMES),$(eval $(call plugin_rule,$(p))))
+
+# `fast`: OpenMP everywhere, ISA flags only on the files of that ISA (never
+# -march=native: the binary must run on any x86-64 and pick its kernels by
+# CPUID at run time).
+FAST_AVX2_FLAGS   := -mavx2 -mfma -mf16c
+FAST_AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mfma -mf16c
+$(BUILD)/obj/impls/fast/%.o: ALL_CFLAGS += -fopenmp
+$(BUILD)/obj/impls/fast/x86/avx2/%.o: ALL_CFLAGS += $(FAST_AVX2_FLAGS)
+$(BUILD)/obj/impls/fast/x86/avx512/%.o: ALL_CFLAGS += $(FAST_AVX512_FLAGS)
+PLUGIN_LIBS_fast := -fopenmp
 
 # The misbehaving test plugins are never sanitized: their crash must be a
 # real SIGSEGV, not a sanitizer report.
