@@ -41,7 +41,8 @@ LDLIBS_ALL = $(PC_LIBS) -ldl -lm $(LDLIBS)
 
 HARNESS_SRC := $(sort $(wildcard harness/*.c) $(wildcard conformance/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_OBJ     := $(BUILD)/obj/harness/cli/main.o
+CLI_SRC     := $(sort $(wildcard harness/cli/*.c))
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
 # impls/testing/*.c are single-file plugins used only by the tests.

@@ -41,7 +41,7 @@ _Static_assert(offsetof(pecert_rope_apply_args, positions) == 24, "ABI v1 layout
 _Static_assert(offsetof(pecert_rope_apply_args, x) == 32, "ABI v1 layout: pecert_rope_apply_args.x");
 _Static_assert(offsetof(pecert_rope_apply_args, out) == 40, "ABI v1 layout: pecert_rope_apply_args.out");
 _Static_assert(offsetof(pecert_rope_apply_args, reserved) == 48, "ABI v1 layout: pecert_rope_apply_args.reserved");
-_Static_assert(sizeof(pecert_plugin) == 96, "ABI v1 layout: sizeof pecert_plugin");
+_Static_assert(sizeof(pecert_plugin) == 112, "ABI v1 layout: sizeof pecert_plugin");
 _Static_assert(offsetof(pecert_plugin, struct_size) == 4, "ABI v1 layout: pecert_plugin.struct_size");
 _Static_assert(offsetof(pecert_plugin, id) == 8, "ABI v1 layout: pecert_plugin.id");
 _Static_assert(offsetof(pecert_plugin, capabilities) == 40, "ABI v1 layout: pecert_plugin.capabilities");
@@ -51,4 +51,6 @@ _Static_assert(offsetof(pecert_plugin, last_error) == 64, "ABI v1 layout: pecert
 _Static_assert(offsetof(pecert_plugin, rope_freqs) == 72, "ABI v1 layout: pecert_plugin.rope_freqs");
 _Static_assert(offsetof(pecert_plugin, rope_cos_sin) == 80, "ABI v1 layout: pecert_plugin.rope_cos_sin");
 _Static_assert(offsetof(pecert_plugin, rope_apply) == 88, "ABI v1 layout: pecert_plugin.rope_apply");
+_Static_assert(offsetof(pecert_plugin, set_num_threads) == 96, "ABI 1.1 layout: pecert_plugin.set_num_threads");
+_Static_assert(offsetof(pecert_plugin, describe) == 104, "ABI 1.1 layout: pecert_plugin.describe");
 #endif

@@ -13,10 +13,12 @@ static const char *misbehave_last_error(void *instance)
 }
 
 /* A descriptor whose only operation is apply. */
-#define MISBEHAVE_DESCRIPTOR(abi, size, apply_fn)                                             \
-    {                                                                                          \
-        (abi), (size), "org.pecert.testing", "testing", "0", "pecert tests", misbehave_caps,   \
-            NULL, NULL, misbehave_last_error, NULL, NULL, (apply_fn)                           \
+#define MISBEHAVE_DESCRIPTOR(abi, size, apply_fn)                                  \
+    {                                                                               \
+        .abi_version = (abi), .struct_size = (size), .id = "org.pecert.testing",    \
+        .name = "testing", .version = "0", .vendor = "pecert tests",                \
+        .capabilities = misbehave_caps, .last_error = misbehave_last_error,         \
+        .rope_apply = (apply_fn)                                                    \
     }
 
 #endif

@@ -96,9 +96,20 @@ static pecert_status shifted_apply(void *instance, const pecert_rope_apply_args 
 static const char *const caps[] = {"pecert.rope/1", NULL};
 
 static const pecert_plugin desc = {
-    PECERT_ABI_VERSION, sizeof(pecert_plugin), "org.pecert.testing.shifted", "shifted", "0",
-    "pecert tests", caps, shifted_create, shifted_destroy, shifted_last_error, shifted_freqs,
-    shifted_cos_sin, shifted_apply};
+    .abi_version = PECERT_ABI_VERSION,
+    .struct_size = sizeof(pecert_plugin),
+    .id = "org.pecert.testing.shifted",
+    .name = "shifted",
+    .version = "0",
+    .vendor = "pecert tests",
+    .capabilities = caps,
+    .create = shifted_create,
+    .destroy = shifted_destroy,
+    .last_error = shifted_last_error,
+    .rope_freqs = shifted_freqs,
+    .rope_cos_sin = shifted_cos_sin,
+    .rope_apply = shifted_apply,
+};
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {

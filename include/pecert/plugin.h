@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 0
+#define PECERT_ABI_MINOR 1
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -269,7 +269,25 @@ typedef struct pecert_plugin {
      * copied unchanged. f32 in ABI 1.0. */
     pecert_status (*rope_apply)(void *instance,
                                 const pecert_rope_apply_args *args);
+
+    /* ---- ABI 1.1 ------------------------------------------------------ */
+
+    /* set_num_threads: use at most n (>= 1) threads in later calls on this
+     * instance; results must be bit-identical for every n. NULL: the
+     * plugin is single-threaded. [after create] */
+    pecert_status (*set_num_threads)(void *instance, int32_t n);
+
+    /* describe: one line on how the instance runs, for reports, e.g.
+     * "isa=avx512 threads=2". May be NULL. Owned by the plugin, valid
+     * until the next call on the instance. [after create] */
+    const char *(*describe)(void *instance);
 } pecert_plugin;
+
+/* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with
+ * struct_size) is large enough to hold `field`. A host reads a field added
+ * in a later minor version only through this test. */
+#define PECERT_HAS_FIELD(ptr, type, field)                                      \
+    ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* The one symbol a plugin exports. host_abi_version is the host's
  * PECERT_ABI_VERSION; return NULL to refuse a major you do not speak. */
