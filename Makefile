@@ -47,21 +47,25 @@ CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
 # impls/testing/*.c are single-file plugins used only by the tests.
 PLUGIN_DIRS := $(sort $(dir $(wildcard impls/*/*.c)))
-PLUGIN_DIRS := $(filter-out impls/testing/,$(PLUGIN_DIRS))
+PLUGIN_DIRS := $(filter-out impls/testing/ impls/mutants/,$(PLUGIN_DIRS))
 PLUGIN_NAMES := $(patsubst impls/%/,%,$(PLUGIN_DIRS))
 PLUGINS     := $(PLUGIN_NAMES:%=$(BUILD)/impls/%.so)
+# impls/mutants/NAME.c + impls/mutants/core/*.c -> build/impls/mutants/NAME.so
+MUTANT_SRC  := $(wildcard impls/mutants/*.c)
+MUTANTS     := $(MUTANT_SRC:impls/mutants/%.c=$(BUILD)/impls/mutants/%.so)
+MUTANT_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/mutants/core/*.c))
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx run vectors asan clean
+.PHONY: all deps gen-deps check unit conformance abi-cxx mutation run vectors asan clean
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 .SECONDARY:
 
-all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS)
+all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
@@ -102,6 +106,11 @@ $(BUILD)/obj/impls/fast/x86/avx2/%.o: ALL_CFLAGS += $(FAST_AVX2_FLAGS)
 $(BUILD)/obj/impls/fast/x86/avx512/%.o: ALL_CFLAGS += $(FAST_AVX512_FLAGS)
 PLUGIN_LIBS_fast := -fopenmp
 
+$(BUILD)/impls/mutants/%.so: $(BUILD)/obj/impls/mutants/%.o $(MUTANT_CORE)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  SO    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
+
 # The misbehaving test plugins are never sanitized: their crash must be a
 # real SIGSEGV, not a sanitizer report.
 TESTING_CFLAGS = $(BASEFLAGS) $(WARN) $(CFLAGS)
@@ -126,7 +135,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance mutation
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -139,9 +148,14 @@ unit: $(BUILD)/unit-tests all
 conformance: all
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors
 
+# Every mutant (ref with one real bug) must be caught by its named checks.
+mutation: all
+	$(Q)$(BUILD)/pecert mutation
+
 # ---- main job -------------------------------------------------------------
-# Certifies every bundled plugin and writes one JSON result per plugin
-# under reports/out/. Fails if `ref` (the oracle) does not pass.
+# Certifies every bundled plugin, writes one JSON result per plugin under
+# reports/out/, then shows every mutant caught. Fails if `ref` (the oracle)
+# does not pass or a mutant escapes.
 RUN_PLUGINS := ref example
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -150,7 +164,8 @@ run: deps
 	    $(BUILD)/pecert run --impl $$p --json reports/out/$$p.json; rc=$$?; \
 	    echo "results: reports/out/$$p.json (exit $$rc)"; echo; \
 	    if [ $$p = ref ] && [ $$rc -ne 0 ]; then status=1; fi; \
-	done; exit $$status
+	done; \
+	$(BUILD)/pecert mutation || status=1; exit $$status
 
 # ---- vectors --------------------------------------------------------------
 vectors: gen-deps

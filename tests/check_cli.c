@@ -7,7 +7,8 @@
 
 #include "suites.h"
 
-/* Runs build/pecert with args; returns its exit status, stderr in err. */
+/* Runs build/pecert with args; returns its exit status, with what it
+ * printed (stdout and stderr) in err. */
 static int pecert(char *err, size_t err_len, const char *args)
 {
     char cmd[4096];
@@ -15,7 +16,7 @@ static int pecert(char *err, size_t err_len, const char *args)
     int fd = mkstemp(errfile);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    snprintf(cmd, sizeof(cmd), "%s/pecert %s >/dev/null 2>%s", test_build_dir(), args, errfile);
+    snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, errfile);
     int status = system(cmd);
     FILE *f = fopen(errfile, "r");
     size_t n = f != NULL ? fread(err, 1, err_len - 1, f) : 0;
@@ -113,6 +114,59 @@ START_TEST(shifted_ref_fails_the_run_with_status_1)
 }
 END_TEST
 
+/* Writes a one-mutant catalogue to a temp file; returns its path. */
+static void write_catalogue(char *path, const char *must_fail)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "{\"schema\": \"pecert-mutants/1\", \"mutants\": [{\"name\": \"inplace_stale_read\", "
+               "\"must_fail\": [\"%s\"]}]}", must_fail);
+    fclose(f);
+}
+
+/* The mutation gate itself must be able to fail: inplace_stale_read is
+ * correct out of place, so naming rope.apply.golden as its catcher is a
+ * miss, and the command says so with status 1. */
+START_TEST(mutation_reports_a_missed_mutant)
+{
+    char path[] = "/tmp/pecert-catalogue-XXXXXX";
+    char err[8192];
+    char args[256];
+    char dir[] = "/tmp/pecert-mutants-XXXXXX";
+    char cmd[1024];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    /* A tree with ref and this one mutant only (the mutant finds ref at
+     * ../ref.so next to itself). */
+    snprintf(cmd, sizeof(cmd), "mkdir -p %s/mutants && cp %s/impls/ref.so %s/ && "
+             "cp %s/impls/mutants/inplace_stale_read.so %s/mutants/",
+             dir, test_build_dir(), dir, test_build_dir(), dir);
+    ck_assert_int_eq(system(cmd), 0);
+    write_catalogue(path, "rope.apply.golden");
+    snprintf(args, sizeof(args), "mutation --catalogue %s --dir %s/mutants", path, dir);
+    ck_assert_int_eq(pecert(err, sizeof(err), args), 1);
+    ck_assert_msg(strstr(err, "MISSED  inplace_stale_read") != NULL, "%s", err);
+    ck_assert_ptr_nonnull(strstr(err, "0/1 mutants caught"));
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(mutation_rejects_unknown_check_ids)
+{
+    char path[] = "/tmp/pecert-catalogue-XXXXXX";
+    char err[8192];
+    char args[256];
+    write_catalogue(path, "rope.no_such_check");
+    snprintf(args, sizeof(args), "mutation --catalogue %s", path);
+    ck_assert_int_eq(pecert(err, sizeof(err), args), 2);
+    ck_assert_ptr_nonnull(strstr(err, "mutants[0].must_fail: 'rope.no_such_check' is not a check id"));
+    unlink(path);
+}
+END_TEST
+
 START_TEST(list_shows_checks_and_vectors)
 {
     char out[8192];
@@ -128,6 +182,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(core, help_everywhere_exits_zero);
     tcase_add_test(core, list_shows_checks_and_vectors);
     tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
+    tcase_add_test(core, mutation_reports_a_missed_mutant);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);
@@ -139,6 +194,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(errors, missing_plugin_exits_3);
     tcase_add_test(errors, missing_vectors_dir_exits_2);
     tcase_add_test(errors, unwritable_json_exits_2_and_writes_nothing);
+    tcase_add_test(errors, mutation_rejects_unknown_check_ids);
     suite_add_tcase(s, errors);
     return s;
 }

@@ -15,17 +15,12 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "commands.h"
 #include "plugin_load.h"
 #include "results_json.h"
 #include "runner.h"
 #include "vectors.h"
 
-#ifndef PECERT_SOURCE_DIR
-#define PECERT_SOURCE_DIR "."
-#endif
-#ifndef PECERT_VERSION
-#define PECERT_VERSION "0.1.0"
-#endif
 
 static const char usage_main[] =
     "usage: pecert <command> [options]\n"
@@ -36,6 +31,7 @@ static const char usage_main[] =
     "commands:\n"
     "  list    checks, vector files and built-in plugins\n"
     "  run     run the conformance checks on a plugin\n"
+    "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
     "  help    this text (also: pecert <command> --help)\n"
     "\n"
     "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
@@ -62,40 +58,6 @@ static const char usage_list[] =
     "\n"
     "Lists the checks (id and purpose), the vector files with their counts and\n"
     "provenance, and the built-in plugins.\n";
-
-/* build/impls next to the executable. */
-static void impl_dir(char *out, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) {
-        snprintf(out, len, "build/impls");
-        return;
-    }
-    exe[n] = '\0';
-    snprintf(out, len, "%s/impls", dirname(exe));
-}
-
-static const char *default_vectors(void)
-{
-    const char *env = getenv("PECERT_VECTORS");
-    return env != NULL && env[0] != '\0' ? env : PECERT_SOURCE_DIR "/vectors";
-}
-
-static int usage_error(const char *usage, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* One line naming the problem, then the command's usage; exit status 2. */
-static int usage_error(const char *usage, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "pecert: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n\n%s", usage);
-    va_end(ap);
-    return PECERT_EXIT_USAGE;
-}
 
 /* ---- run --------------------------------------------------------------- */
 
@@ -128,17 +90,6 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     print_result(r, *(const int *)user);
 }
 
-static int parse_timeout(double *out, const char *arg)
-{
-    char *end = NULL;
-    double v = strtod(arg, &end);
-    if (end == arg || *end != '\0' || !(v > 0) || v > 86400) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static int parse_run_args(run_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -158,20 +109,20 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'o': cli->oracle = optarg; break;
         case 'V': cli->verbose = 1; break;
         case 't':
-            if (parse_timeout(&cli->timeout_s, optarg) != 0) {
-                return usage_error(usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
+                return pecert_usage_error(usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
         case 'h': fputs(usage_run, stdout); return -1;
         default:
-            return usage_error(usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return usage_error(usage_run, "run: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(usage_run, "run: unexpected argument '%s'", argv[optind]);
     }
     if (cli->impl == NULL) {
-        return usage_error(usage_run, "run: --impl NAME|PATH is required");
+        return pecert_usage_error(usage_run, "run: --impl NAME|PATH is required");
     }
     return 0;
 }
@@ -202,7 +153,7 @@ static int write_json(const pecert_run_results *res, const char *path)
 
 static int cmd_run(int argc, char **argv)
 {
-    run_cli cli = {.timeout_s = 120.0, .vectors = default_vectors()};
+    run_cli cli = {.timeout_s = 120.0, .vectors = pecert_default_vectors()};
     int rc = parse_run_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
@@ -210,10 +161,10 @@ static int cmd_run(int argc, char **argv)
     char dir[PATH_MAX];
     char plugin_path[PATH_MAX];
     char oracle_path[PATH_MAX];
-    impl_dir(dir, sizeof(dir));
+    pecert_impl_dir(dir, sizeof(dir));
     if (pecert_plugin_resolve(plugin_path, sizeof(plugin_path), cli.impl, dir) != 0 ||
         pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli.oracle != NULL ? cli.oracle : "ref", dir) != 0) {
-        return usage_error(usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
+        return pecert_usage_error(usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
                               on_check, &cli.verbose};
@@ -276,7 +227,7 @@ static int list_vectors(const char *dir)
 static void list_plugins(void)
 {
     char dir[PATH_MAX];
-    impl_dir(dir, sizeof(dir));
+    pecert_impl_dir(dir, sizeof(dir));
     printf("\nbuilt-in plugins (%s):\n", dir);
     DIR *d = opendir(dir);
     if (d == NULL) {
@@ -306,7 +257,7 @@ static int cmd_list(int argc, char **argv)
     static const struct option opts[] = {{"vectors", required_argument, NULL, 'v'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *vectors = default_vectors();
+    const char *vectors = pecert_default_vectors();
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -316,11 +267,11 @@ static int cmd_list(int argc, char **argv)
             fputs(usage_list, stdout);
             return PECERT_EXIT_PASS;
         } else {
-            return usage_error(usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return usage_error(usage_list, "list: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(usage_list, "list: unexpected argument '%s'", argv[optind]);
     }
     list_checks();
     int status = list_vectors(vectors);
@@ -346,8 +297,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) {
         return cmd_run(argc - 1, argv + 1);
     }
+    if (strcmp(cmd, "mutation") == 0) {
+        return pecert_cmd_mutation(argc - 1, argv + 1);
+    }
     if (strcmp(cmd, "list") == 0) {
         return cmd_list(argc - 1, argv + 1);
     }
-    return usage_error(usage_main, "unknown command '%s'", cmd);
+    return pecert_usage_error(usage_main, "unknown command '%s'", cmd);
 }

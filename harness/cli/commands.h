@@ -1,0 +1,34 @@
+/*
+ * commands.h - the pecert subcommands and the helpers they share.
+ */
+#ifndef PECERT_CLI_COMMANDS_H
+#define PECERT_CLI_COMMANDS_H
+
+#include <stddef.h>
+
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+#ifndef PECERT_VERSION
+#define PECERT_VERSION "0.1.0"
+#endif
+
+/* Subcommands: each takes argv from the subcommand name on and returns an
+ * exit status (runner.h PECERT_EXIT_*). */
+int pecert_cmd_mutation(int argc, char **argv);
+
+/* pecert_usage_error prints "pecert: <message>", a blank line and usage
+ * to stderr, and returns PECERT_EXIT_USAGE. */
+int pecert_usage_error(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* pecert_parse_seconds: a positive number of seconds up to a day; 0 or -1. */
+int pecert_parse_seconds(double *out, const char *arg);
+
+/* pecert_impl_dir: build/impls next to the running executable. */
+void pecert_impl_dir(char *out, size_t len);
+
+/* pecert_default_vectors: $PECERT_VECTORS, else the source tree's vectors/. */
+const char *pecert_default_vectors(void);
+
+#endif /* PECERT_CLI_COMMANDS_H */

@@ -1,0 +1,260 @@
+/*
+ * mutation.c - `pecert mutation`: proves the checks catch real bugs.
+ *
+ * Every mutant plugin (ref with one real-world bug put back in) is run
+ * through every check; it is caught only if each check its catalogue entry
+ * names fails. A mutant without an entry, or an entry without a mutant, is
+ * an error too: the catalogue and the plugins must stay in step.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "checks.h"
+#include "commands.h"
+#include "runner.h"
+
+static const char usage_mutation[] =
+    "usage: pecert mutation [options]\n"
+    "\n"
+    "Runs every mutant (ref with one real-world bug) through every check and\n"
+    "fails unless each is caught by the checks its catalogue entry names.\n"
+    "\n"
+    "options:\n"
+    "  --catalogue FILE   mutant catalogue (default: impls/mutants/catalogue.json)\n"
+    "  --dir DIR          built mutants (default: <build>/impls/mutants)\n"
+    "  --vectors DIR      golden vectors (default as for `pecert run`)\n"
+    "  --timeout S        seconds per check (default 120)\n"
+    "  --help             this text\n";
+
+typedef struct mutation_opts {
+    const char *catalogue;
+    const char *dir;
+    const char *vectors;
+    double timeout_s;
+} mutation_opts;
+
+static char *read_text(const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long len = -1;
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && len < (1L << 24) &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
+        size_t got = fread(text, 1, (size_t)len, f);
+        text[got] = '\0';
+    }
+    if (text == NULL) {
+        snprintf(err, err_len, "%s: cannot read (missing, unreadable or over 16 MiB)", path);
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return text;
+}
+
+/* Checks the shape of one entry; returns 0 or -1 with err naming the field. */
+static int validate_entry(const cJSON *m, int index, const char *path, char *err, size_t err_len)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+    const cJSON *must = cJSON_GetObjectItemCaseSensitive(m, "must_fail");
+    if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+        snprintf(err, err_len, "%s: mutants[%d].name: missing or not a string", path, index);
+        return -1;
+    }
+    if (!cJSON_IsArray(must) || cJSON_GetArraySize(must) == 0) {
+        snprintf(err, err_len, "%s: mutants[%d].must_fail: must name at least one check", path, index);
+        return -1;
+    }
+    const cJSON *id = NULL;
+    cJSON_ArrayForEach(id, must)
+    {
+        if (!cJSON_IsString(id) || pecert_check_find(id->valuestring) == NULL) {
+            snprintf(err, err_len, "%s: mutants[%d].must_fail: '%s' is not a check id", path, index,
+                     cJSON_IsString(id) ? id->valuestring : "?");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static const pecert_check_result *find_result(const pecert_run_results *res, const char *id)
+{
+    for (size_t i = 0; i < res->n_checks; i++) {
+        if (strcmp(res->checks[i].check_id, id) == 0) {
+            return &res->checks[i];
+        }
+    }
+    return NULL;
+}
+
+/* Runs one mutant; returns 1 if caught, 0 if missed, -1 on load error. */
+static int run_mutant(const cJSON *m, const mutation_opts *o, const char *oracle)
+{
+    const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
+    char path[PATH_MAX];
+    char err[2048] = "";
+    snprintf(path, sizeof(path), "%s/%s.so", o->dir, name);
+    pecert_run_options opt = {path, oracle, o->vectors, NULL, o->timeout_s, NULL, NULL};
+    pecert_run_results res;
+    int status = pecert_run(&res, &opt, err, sizeof(err));
+    if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
+        printf("  ERROR   %-28s %s\n", name, err);
+        pecert_run_results_free(&res);
+        return -1;
+    }
+    int caught = 1;
+    char missed[512] = "";
+    const cJSON *id = NULL;
+    cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
+    {
+        const pecert_check_result *r = find_result(&res, id->valuestring);
+        if (r == NULL || r->verdict < PECERT_VERDICT_FAIL) {
+            caught = 0;
+            strncat(missed, id->valuestring, sizeof(missed) - strlen(missed) - 2);
+            strncat(missed, " ", sizeof(missed) - strlen(missed) - 1);
+        }
+    }
+    size_t failing = 0;
+    for (size_t i = 0; i < res.n_checks; i++) {
+        failing += res.checks[i].verdict >= PECERT_VERDICT_FAIL;
+    }
+    if (caught) {
+        printf("  caught  %-28s %zu of %zu checks fail\n", name, failing, res.n_checks);
+    } else {
+        printf("  MISSED  %-28s passes %s\n", name, missed);
+    }
+    pecert_run_results_free(&res);
+    return caught;
+}
+
+/* Every built mutant must have an entry (and the reverse, checked when
+ * running). Returns the number of unlisted mutants. */
+static int unlisted_mutants(const cJSON *list, const char *dir)
+{
+    DIR *d = opendir(dir);
+    int unlisted = 0;
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) {
+            continue;
+        }
+        int found = 0;
+        const cJSON *m = NULL;
+        cJSON_ArrayForEach(m, list)
+        {
+            const char *n = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
+            found |= strlen(n) == len - 3 && strncmp(n, e->d_name, len - 3) == 0;
+        }
+        if (!found) {
+            printf("  ERROR   %-28s built but not in the catalogue\n", e->d_name);
+            unlisted++;
+        }
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    return unlisted;
+}
+
+static cJSON *load_catalogue(const char *path, char *err, size_t err_len)
+{
+    char *text = read_text(path, err, err_len);
+    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (root == NULL) {
+        if (err[0] == '\0') {
+            snprintf(err, err_len, "%s: not valid JSON", path);
+        }
+        return NULL;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
+    int i = 0;
+    const cJSON *m = NULL;
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0) {
+        snprintf(err, err_len, "%s: mutants: missing or empty", path);
+        goto out_bad;
+    }
+    cJSON_ArrayForEach(m, list)
+    {
+        if (validate_entry(m, i++, path, err, err_len) != 0) {
+            goto out_bad;
+        }
+    }
+    return root;
+out_bad:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"catalogue", required_argument, NULL, 'c'}, {"dir", required_argument, NULL, 'd'},
+        {"vectors", required_argument, NULL, 'v'},   {"timeout", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->catalogue = optarg; break;
+        case 'd': o->dir = optarg; break;
+        case 'v': o->vectors = optarg; break;
+        case 't':
+            if (pecert_parse_seconds(&o->timeout_s, optarg) != 0) {
+                return pecert_usage_error(usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            }
+            break;
+        case 'h': fputs(usage_mutation, stdout); return -1;
+        default:
+            return pecert_usage_error(usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return pecert_usage_error(usage_mutation, "mutation: unexpected argument '%s'", argv[optind]);
+    }
+    return 0;
+}
+
+int pecert_cmd_mutation(int argc, char **argv)
+{
+    char impls[PATH_MAX];
+    char dir[PATH_MAX + 16];
+    char oracle[PATH_MAX + 16];
+    pecert_impl_dir(impls, sizeof(impls));
+    snprintf(dir, sizeof(dir), "%s/mutants", impls);
+    snprintf(oracle, sizeof(oracle), "%s/ref.so", impls);
+    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", dir, pecert_default_vectors(), 120.0};
+    int rc = parse_mutation_args(&o, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    char err[2048] = "";
+    cJSON *root = load_catalogue(o.catalogue, err, sizeof(err));
+    if (root == NULL) {
+        fprintf(stderr, "pecert: %s\n", err);
+        return PECERT_EXIT_USAGE;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
+    printf("pecert mutation: %d mutants from %s\n", cJSON_GetArraySize(list), o.catalogue);
+    int caught = 0;
+    int errors = unlisted_mutants(list, o.dir);
+    const cJSON *m = NULL;
+    cJSON_ArrayForEach(m, list)
+    {
+        int r = run_mutant(m, &o, oracle);
+        caught += r == 1;
+        errors += r < 0;
+    }
+    int total = cJSON_GetArraySize(list);
+    printf("mutation: %d/%d mutants caught by their named checks%s\n", caught, total,
+           errors > 0 ? " (with errors)" : "");
+    cJSON_Delete(root);
+    return caught == total && errors == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+}

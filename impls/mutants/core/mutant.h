@@ -1,0 +1,69 @@
+/*
+ * mutant.h - the frame every mutant plugin is built on.
+ *
+ * A mutant is `ref` with exactly one real-world bug put back in. The core
+ * (wrap.c) loads build/impls/ref.so, exports a complete plugin, and routes
+ * each call through the hooks of the one mutant_def the mutant's file
+ * defines; a NULL hook means "as ref does". Keeping the bug a small edit of
+ * ref's inputs or outputs makes it exactly the bug and nothing else.
+ */
+#ifndef PECERT_MUTANT_H
+#define PECERT_MUTANT_H
+
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+
+typedef struct mutant_def {
+    const char *name; /* file name without .c, e.g. "pairing_swapped" */
+
+    /* Rewrite the config ref sees (a private copy). */
+    void (*edit_config)(pecert_rope_config *config);
+    /* Rewrite the sequence length that selects dynamic/longrope
+     * frequencies. positions is NULL (n = 0) for rope_freqs. */
+    int64_t (*edit_seq_len)(const pecert_rope_config *config, int64_t seq_len,
+                            const int64_t *positions, int64_t n);
+    /* Rewrite the position ids (a private copy). */
+    void (*edit_positions)(const pecert_rope_config *config, int64_t *positions, int64_t n);
+    /* Rewrite the pairing convention. */
+    pecert_rope_pairing (*edit_pairing)(pecert_rope_pairing pairing);
+    /* Factor applied to the attention scaling ref reports, to cos/sin and
+     * to the rotated channels of apply (scaling = ref's true scaling). */
+    double (*scaling_factor)(const pecert_rope_config *config, double scaling);
+    /* After ref's apply: change the output further (passthrough etc.). */
+    void (*post_apply)(const pecert_rope_config *config, double scaling,
+                       const pecert_rope_apply_args *args);
+    /* Replace apply entirely (bugs that are not an edit of ref's I/O). */
+    pecert_status (*apply)(void *ref_instance, const pecert_rope_apply_args *args);
+} mutant_def;
+
+/* Defined by each mutant's file. */
+extern const mutant_def mutant;
+
+/* The loaded ref plugin (NULL until the entry point ran). */
+const pecert_plugin *mutant_ref(void);
+
+/* ref's frequencies and scaling for an apply-like call: seq_len 0 is
+ * derived from positions as ref does. out holds rotary_dim/2 doubles. */
+pecert_status mutant_ref_freqs(void *ref_instance, double *out, double *scaling,
+                               const pecert_rope_config *config, int64_t seq_len,
+                               const int64_t *positions, int64_t n);
+
+/* Pointer to element (t, h, d) of a 3-D f32 tensor. */
+static inline float *mutant_elem(const pecert_tensor *t, int64_t i0, int64_t i1, int64_t i2)
+{
+    return (float *)t->data + i0 * t->strides[0] + i1 * t->strides[1] + i2 * t->strides[2];
+}
+
+/* Channels of the pair i of a rotary_dim-wide slice. */
+static inline void mutant_pair(pecert_rope_pairing pairing, int64_t rotary_dim, int64_t i,
+                               int64_t *a, int64_t *b)
+{
+    *a = pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i : i;
+    *b = pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i + 1 : i + rotary_dim / 2;
+}
+
+/* A view of the channels [first, first + count) of a 3-D tensor. */
+pecert_tensor mutant_channel_view(const pecert_tensor *t, int64_t first, int64_t count);
+
+#endif /* PECERT_MUTANT_H */

@@ -1,0 +1,255 @@
+/*
+ * wrap.c - the plugin every mutant exports: ref, routed through the
+ * mutant's hooks. See mutant.h.
+ */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mutant.h"
+
+static const pecert_plugin *ref;
+
+const pecert_plugin *mutant_ref(void)
+{
+    return ref;
+}
+
+/* build/impls/mutants/NAME.so -> build/impls/ref.so */
+static const pecert_plugin *load_ref(void)
+{
+    Dl_info info;
+    char self[PATH_MAX];
+    char path[PATH_MAX + 16];
+    if (dladdr((void *)&ref, &info) == 0 || info.dli_fname == NULL) {
+        return NULL;
+    }
+    snprintf(self, sizeof(self), "%s", info.dli_fname);
+    snprintf(path, sizeof(path), "%s/../ref.so", dirname(self));
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) {
+        return NULL;
+    }
+    pecert_plugin_entry_fn entry;
+    *(void **)&entry = dlsym(handle, PECERT_PLUGIN_ENTRY_SYMBOL);
+    return entry != NULL ? entry(PECERT_ABI_VERSION) : NULL;
+}
+
+pecert_tensor mutant_channel_view(const pecert_tensor *t, int64_t first, int64_t count)
+{
+    pecert_tensor v = *t;
+    v.data = (float *)t->data + first * t->strides[2];
+    v.shape[2] = count;
+    return v;
+}
+
+static pecert_rope_config edited_config(const pecert_rope_config *config)
+{
+    pecert_rope_config c = *config;
+    if (mutant.edit_config != NULL) {
+        mutant.edit_config(&c);
+    }
+    return c;
+}
+
+static int64_t edited_seq_len(const pecert_rope_config *c, int64_t seq_len, const int64_t *pos,
+                              int64_t n)
+{
+    return mutant.edit_seq_len != NULL ? mutant.edit_seq_len(c, seq_len, pos, n) : seq_len;
+}
+
+/* A private copy of the positions with the mutant's edit applied. */
+static int64_t *edited_positions(const pecert_rope_config *c, const int64_t *pos, int64_t n)
+{
+    int64_t *copy = malloc((size_t)(n > 0 ? n : 1) * sizeof(*copy));
+    if (copy != NULL && n > 0) {
+        memcpy(copy, pos, (size_t)n * sizeof(*copy));
+        if (mutant.edit_positions != NULL) {
+            mutant.edit_positions(c, copy, n);
+        }
+    }
+    return copy;
+}
+
+pecert_status mutant_ref_freqs(void *ref_instance, double *out, double *scaling,
+                               const pecert_rope_config *config, int64_t seq_len,
+                               const int64_t *positions, int64_t n)
+{
+    if (seq_len == 0) {
+        int64_t max = 0;
+        for (int64_t i = 0; i < n; i++) {
+            max = positions[i] > max ? positions[i] : max;
+        }
+        seq_len = max + 1;
+    }
+    return ref->rope_freqs(ref_instance, out, scaling, config, seq_len);
+}
+
+static double scaling_factor(const pecert_rope_config *c, double scaling)
+{
+    return mutant.scaling_factor != NULL ? mutant.scaling_factor(c, scaling) : 1.0;
+}
+
+static pecert_status w_create(void **out)
+{
+    return ref->create(out);
+}
+
+static void w_destroy(void *instance)
+{
+    ref->destroy(instance);
+}
+
+static const char *w_last_error(void *instance)
+{
+    return ref->last_error(instance);
+}
+
+/* Frequencies of the edited config, cut to the caller's rotary_dim/2. */
+static pecert_status w_freqs(void *instance, double *out, double *scaling,
+                             const pecert_rope_config *config, int64_t seq_len)
+{
+    pecert_rope_config c = edited_config(config);
+    int32_t half = c.rotary_dim > config->rotary_dim ? c.rotary_dim / 2 : config->rotary_dim / 2;
+    double *tmp = calloc((size_t)(half > 0 ? half : 1), sizeof(double));
+    if (tmp == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_status st = ref->rope_freqs(instance, tmp, scaling, &c, edited_seq_len(&c, seq_len, NULL, 0));
+    if (st == PECERT_OK) {
+        memcpy(out, tmp, (size_t)(config->rotary_dim / 2) * sizeof(double));
+        *scaling *= scaling_factor(&c, *scaling);
+    }
+    free(tmp);
+    return st;
+}
+
+static void store(pecert_tensor *t, int64_t p, int64_t i, double v)
+{
+    char *base = (char *)t->data;
+    int64_t off = p * t->strides[0] + i * t->strides[1];
+    if (t->dtype == PECERT_DTYPE_F64) {
+        ((double *)(void *)base)[off] = v;
+    } else {
+        ((float *)(void *)base)[off] = (float)v;
+    }
+}
+
+/* cos/sin of the edited config, computed in f64 at its own width, then
+ * copied into the caller's [n, rotary_dim/2] tables. */
+static pecert_status w_cos_sin(void *instance, pecert_tensor *out_cos, pecert_tensor *out_sin,
+                               const pecert_rope_config *config, int64_t seq_len,
+                               const int64_t *positions, int64_t n)
+{
+    pecert_rope_config c = edited_config(config);
+    int64_t half = c.rotary_dim / 2;
+    int64_t *pos = edited_positions(&c, positions, n);
+    double *buf = malloc((size_t)(2 * (n > 0 ? n : 1) * (half > 0 ? half : 1)) * sizeof(double));
+    pecert_status st = PECERT_E_NOMEM;
+    if (pos != NULL && buf != NULL) {
+        pecert_tensor tc = *out_cos;
+        pecert_tensor ts = *out_sin;
+        tc.dtype = ts.dtype = PECERT_DTYPE_F64;
+        tc.data = buf;
+        ts.data = buf + n * half;
+        tc.shape[1] = ts.shape[1] = half;
+        tc.strides[0] = ts.strides[0] = half;
+        tc.strides[1] = ts.strides[1] = 1;
+        st = ref->rope_cos_sin(instance, &tc, &ts, &c, edited_seq_len(&c, seq_len, positions, n), pos, n);
+        double s = 1.0;
+        double *inv = malloc((size_t)(half > 0 ? half : 1) * sizeof(double));
+        if (st == PECERT_OK && inv != NULL &&
+            mutant_ref_freqs(instance, inv, &s, &c, seq_len, positions, n) == PECERT_OK) {
+            double k = scaling_factor(&c, s);
+            for (int64_t p = 0; p < n; p++) {
+                for (int64_t i = 0; i < config->rotary_dim / 2 && i < half; i++) {
+                    store(out_cos, p, i, k * buf[p * half + i]);
+                    store(out_sin, p, i, k * buf[n * half + p * half + i]);
+                }
+            }
+        }
+        free(inv);
+    }
+    free(buf);
+    free(pos);
+    return st;
+}
+
+/* Multiplies the rotated channels of out by k. */
+static void scale_rotated(const pecert_rope_apply_args *a, int64_t rotary_dim, double k)
+{
+    const pecert_tensor *o = a->out;
+    for (int64_t t = 0; t < o->shape[0]; t++) {
+        for (int64_t h = 0; h < o->shape[1]; h++) {
+            for (int64_t d = 0; d < rotary_dim; d++) {
+                float *e = mutant_elem(o, t, h, d);
+                *e = (float)(*e * k);
+            }
+        }
+    }
+}
+
+static pecert_status w_apply(void *instance, const pecert_rope_apply_args *args)
+{
+    if (mutant.apply != NULL) {
+        return mutant.apply(instance, args);
+    }
+    int64_t n = args->x->shape[0];
+    pecert_rope_config c = edited_config(args->config);
+    int64_t *pos = edited_positions(&c, args->positions, n);
+    if (pos == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_rope_apply_args a = *args;
+    a.config = &c;
+    a.positions = pos;
+    a.seq_len = edited_seq_len(&c, args->seq_len, args->positions, n);
+    a.pairing = mutant.edit_pairing != NULL ? mutant.edit_pairing(args->pairing) : args->pairing;
+    pecert_status st = ref->rope_apply(instance, &a);
+    if (st == PECERT_OK && (mutant.scaling_factor != NULL || mutant.post_apply != NULL)) {
+        double *inv = malloc((size_t)(c.rotary_dim / 2 + 1) * sizeof(double));
+        double s = 1.0;
+        if (inv != NULL && mutant_ref_freqs(instance, inv, &s, &c, a.seq_len, pos, n) == PECERT_OK) {
+            scale_rotated(&a, c.rotary_dim, scaling_factor(&c, s));
+            if (mutant.post_apply != NULL) {
+                mutant.post_apply(&c, s, &a);
+            }
+        }
+        free(inv);
+    }
+    free(pos);
+    return st;
+}
+
+static const char *const caps[] = {"pecert.rope/1", NULL};
+
+static pecert_plugin desc = {
+    .abi_version = PECERT_ABI_VERSION,
+    .struct_size = sizeof(pecert_plugin),
+    .id = "org.pecert.mutant",
+    .version = "1",
+    .vendor = "pecert mutants",
+    .capabilities = caps,
+    .create = w_create,
+    .destroy = w_destroy,
+    .last_error = w_last_error,
+    .rope_freqs = w_freqs,
+    .rope_cos_sin = w_cos_sin,
+    .rope_apply = w_apply,
+};
+
+const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
+{
+    if (PECERT_ABI_MAJOR_OF(host_abi_version) != PECERT_ABI_MAJOR) {
+        return NULL;
+    }
+    if (ref == NULL) {
+        ref = load_ref();
+    }
+    desc.name = mutant.name;
+    return ref != NULL ? &desc : NULL;
+}

@@ -1,0 +1,52 @@
+/* inplace_stale_read - in place, the second channel of a pair is computed
+ * from the first channel's already-rotated value (out[a] written before
+ * x[a] is read again). Out of place it is correct, which is why only a
+ * check that runs in place finds it (llama.cpp PR #19296, in-place
+ * non-contiguous rope on Vulkan/CUDA). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/mutant.h"
+
+static void rotate_row(const pecert_rope_apply_args *a, int64_t t, int64_t h, const double *inv,
+                       double scaling)
+{
+    int64_t rot = a->config->rotary_dim;
+    double p = (double)a->positions[t];
+    for (int64_t i = 0; i < rot / 2; i++) {
+        double c = cos(p * inv[i]) * scaling;
+        double s = sin(p * inv[i]) * scaling;
+        int64_t ia;
+        int64_t ib;
+        mutant_pair(a->pairing, rot, i, &ia, &ib);
+        float *xa = mutant_elem(a->x, t, h, ia);
+        float *xb = mutant_elem(a->x, t, h, ib);
+        double b = *xb;
+        *mutant_elem(a->out, t, h, ia) = (float)(*xa * c - b * s);
+        *mutant_elem(a->out, t, h, ib) = (float)(b * c + *xa * s); /* *xa may be stale */
+    }
+    for (int64_t d = rot; d < a->x->shape[2]; d++) {
+        *mutant_elem(a->out, t, h, d) = *mutant_elem(a->x, t, h, d);
+    }
+}
+
+static pecert_status apply_stale(void *ref_instance, const pecert_rope_apply_args *args)
+{
+    int64_t n = args->x->shape[0];
+    double *inv = malloc((size_t)(args->config->rotary_dim / 2 + 1) * sizeof(double));
+    double scaling = 1.0;
+    if (inv == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_status st = mutant_ref_freqs(ref_instance, inv, &scaling, args->config, args->seq_len,
+                                        args->positions, n);
+    for (int64_t t = 0; st == PECERT_OK && t < n; t++) {
+        for (int64_t h = 0; h < args->x->shape[1]; h++) {
+            rotate_row(args, t, h, inv, scaling);
+        }
+    }
+    free(inv);
+    return st;
+}
+
+const mutant_def mutant = {.name = "inplace_stale_read", .apply = apply_stale};
