@@ -14,6 +14,9 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_inverse,
     &pecert_check_rope_partial_passthrough,
     &pecert_check_rope_inplace_and_strides,
+    &pecert_check_rope_boundary_lengths,
+    &pecert_check_rope_pairing_convention,
+    &pecert_check_rope_long_position_precision,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -85,5 +85,8 @@ extern const pecert_check pecert_check_rope_identity_at_zero;
 extern const pecert_check pecert_check_rope_inverse;
 extern const pecert_check pecert_check_rope_partial_passthrough;
 extern const pecert_check pecert_check_rope_inplace_and_strides;
+extern const pecert_check pecert_check_rope_boundary_lengths;
+extern const pecert_check pecert_check_rope_pairing_convention;
+extern const pecert_check pecert_check_rope_long_position_precision;
 
 #endif /* PECERT_CONFORMANCE_ROPE_CHECKS_H */

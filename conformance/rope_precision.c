@@ -1,0 +1,91 @@
+/*
+ * rope_precision.c - rope.long_position_precision: the error of apply at
+ * far positions against the exact oracle, reported as a function of the
+ * position. float32 angles lose precision linearly with p (TOLERANCES.md,
+ * "Angles"); a plugin that loses more (fp16/bf16 positions or angles, a
+ * wrapped or clamped table) is caught, and the report shows the curve.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate.h"
+#include "rope_checks.h"
+
+#define HEADS 2
+
+/* 2^11 .. 2^24 and their neighbours: where float16 (2^11), a 16-bit index
+ * (2^16), a float32 angle (2^20) and a float32 position (2^24) give out. */
+static const int64_t far_positions[] = {
+    (1 << 11) - 1, 1 << 11, (1 << 11) + 1, (1 << 16) - 1, 1 << 16, (1 << 16) + 1,
+    (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (1 << 24) - 1, 1 << 24, (1 << 24) + 1,
+};
+#define N_FAR (int64_t)(sizeof(far_positions) / sizeof(far_positions[0]))
+
+static void precision_case(const pecert_check_env *env, pecert_check_result *r,
+                           const pecert_rope_config *config, pecert_rope_pairing pairing,
+                           const char *where)
+{
+    pecert_rope_call call = {config, pairing, 0, far_positions, N_FAR, HEADS, config->head_dim};
+    size_t size = pecert_rope_call_size(&call);
+    float *x = malloc(size * sizeof(float));
+    if (x == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    pecert_fill_random(x, size, 707);
+    float *got = pecert_rope_run_packed(env, r, &call, x, where);
+    float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
+    if (want != NULL) {
+        pecert_rope_compare(env, r, &call, x, got, want, where, 4096, 1.0);
+    }
+    free(want);
+    free(got);
+    free(x);
+}
+
+/* The worst error seen at each far position, for the diagnosis line. */
+static void summarize(pecert_check_result *r)
+{
+    char line[PECERT_RESULT_LINE_MAX] = "max error by position:";
+    for (int k = 0; k < N_FAR; k += 3) {
+        double worst = 0.0;
+        for (size_t i = 0; i < r->n_points; i++) {
+            if (r->points[i].position == far_positions[k + 1] && r->points[i].error > worst) {
+                worst = r->points[i].error;
+            }
+        }
+        char part[64];
+        snprintf(part, sizeof(part), " 2^%d: %.2g;", k == 0 ? 11 : k == 3 ? 16 : k == 6 ? 20 : 24, worst);
+        strncat(line, part, sizeof(line) - strlen(line) - 1);
+    }
+    if (r->verdict == PECERT_VERDICT_PASS) {
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
+    } else if (r->n_details < PECERT_RESULT_MAX_DETAILS) {
+        snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX, "%s", line);
+    }
+}
+
+static void run_precision(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    for (size_t c = 0; c < n; c++) {
+        for (int p = 0; p < 2; p++) {
+            char label[128];
+            char where[PECERT_RESULT_LINE_MAX];
+            pecert_rope_config_label(label, sizeof(label), configs[c]);
+            snprintf(where, sizeof(where), "%s %s", label, p ? "interleaved" : "split_half");
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            precision_case(env, r, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF,
+                           where);
+        }
+    }
+    pecert_check_conclude(r, "config/pairing sweeps at 2^11..2^24");
+    summarize(r);
+}
+
+const pecert_check pecert_check_rope_long_position_precision = {
+    "rope.long_position_precision",
+    "apply at positions 2^11..2^24 stays within the float32 angle bound of the exact oracle",
+    PECERT_NEED_ROPE_APPLY, run_precision};

@@ -1,0 +1,106 @@
+/*
+ * rope_probe.c - rope.pairing_convention: which channel does channel 0
+ * rotate with? A unit vector on channel 0 at position 1 lights up exactly
+ * its partner: channel 1 for interleaved pairing, rotary_dim/2 for
+ * split-half. The probe head is twice as wide as the rotation, so "split
+ * half over head_dim" (rotary_dim confused with head_dim) and "rotation on
+ * another slice" are told apart too, and the failure names the convention
+ * the plugin actually implements.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate.h"
+#include "rope_checks.h"
+
+/* The channel (other than 0) carrying the most energy, or -1. */
+static int64_t brightest_partner(const float *out, int64_t head_dim)
+{
+    int64_t best = -1;
+    double best_abs = 1e-3; /* far above rounding noise of a unit input */
+    for (int64_t d = 1; d < head_dim; d++) {
+        if (fabs(out[d]) > best_abs) {
+            best_abs = fabs(out[d]);
+            best = d;
+        }
+    }
+    return best;
+}
+
+/* Names the convention a partner channel reveals. */
+static void describe_partner(char *out, size_t len, int64_t partner, const float *got,
+                             int64_t rot, int64_t head_dim)
+{
+    if (partner < 0) {
+        snprintf(out, len, got[0] == 1.0f ? "channel 0 is not rotated (rotation applied to another slice)"
+                                          : "channel 0 pairs with no channel");
+    } else if (partner == 1) {
+        snprintf(out, len, "channel 0 pairs with channel 1 (interleaved)");
+    } else if (partner == rot / 2) {
+        snprintf(out, len, "channel 0 pairs with channel %lld (split-half over rotary_dim)", (long long)partner);
+    } else if (partner == head_dim / 2) {
+        snprintf(out, len, "channel 0 pairs with channel %lld (split-half over head_dim: rotary_dim taken as head_dim)",
+                 (long long)partner);
+    } else {
+        snprintf(out, len, "channel 0 pairs with channel %lld", (long long)partner);
+    }
+}
+
+static void probe_case(const pecert_check_env *env, pecert_check_result *r,
+                       const pecert_rope_config *base, pecert_rope_pairing pairing, const char *where)
+{
+    pecert_rope_config wide = *base;
+    wide.head_dim = 2 * base->rotary_dim;
+    int64_t position = 1;
+    pecert_rope_call call = {&wide, pairing, pecert_rope_l0(base), &position, 1, 1, wide.head_dim};
+    float *x = calloc((size_t)wide.head_dim, sizeof(float));
+    if (x == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    x[0] = 1.0f;
+    float *got = pecert_rope_run_packed(env, r, &call, x, where);
+    float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
+    if (want != NULL) {
+        int64_t rot = wide.rotary_dim;
+        int64_t expected = brightest_partner(want, wide.head_dim);
+        int64_t actual = brightest_partner(got, wide.head_dim);
+        char seen[160];
+        describe_partner(seen, sizeof(seen), actual, got, rot, wide.head_dim);
+        if (actual != expected) {
+            pecert_case_fail(r, where, "asked for %s, %s: pairing convention wrong",
+                             pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", seen);
+        } else if (actual >= 0 && (got[actual] > 0) != (want[actual] > 0)) {
+            pecert_case_fail(r, where, "%s but with the opposite sign: rotation by -theta", seen);
+        } else {
+            pecert_rope_compare(env, r, &call, x, got, want, where, 0, 1.0);
+        }
+    }
+    free(want);
+    free(got);
+    free(x);
+}
+
+static void run_probe(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    for (size_t c = 0; c < n; c++) {
+        for (int p = 0; p < 2; p++) {
+            char label[128];
+            char where[PECERT_RESULT_LINE_MAX];
+            pecert_rope_config_label(label, sizeof(label), configs[c]);
+            snprintf(where, sizeof(where), "%s %s probe", label, p ? "interleaved" : "split_half");
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            probe_case(env, r, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF, where);
+        }
+    }
+    pecert_check_conclude(r, "pairing probes");
+}
+
+const pecert_check pecert_check_rope_pairing_convention = {
+    "rope.pairing_convention",
+    "a unit vector on channel 0 rotates into the partner channel the requested pairing names",
+    PECERT_NEED_ROPE_APPLY, run_probe};
