@@ -243,5 +243,10 @@ int pecert_plugin_meets(const pecert_plugin *desc, uint32_t needs)
     if ((needs & PECERT_NEED_ROPE_APPLY) && desc->rope_apply == NULL) {
         return 0;
     }
+    if ((needs & PECERT_NEED_SESSION) &&
+        (!PECERT_HAS_FIELD(desc, pecert_plugin, session_append) || desc->session_create == NULL ||
+         desc->session_destroy == NULL || desc->session_append == NULL)) {
+        return 0;
+    }
     return 1;
 }

@@ -19,7 +19,8 @@
 enum {
     PECERT_NEED_ROPE_FREQS = 1u << 0,
     PECERT_NEED_ROPE_COS_SIN = 1u << 1,
-    PECERT_NEED_ROPE_APPLY = 1u << 2
+    PECERT_NEED_ROPE_APPLY = 1u << 2,
+    PECERT_NEED_SESSION = 1u << 3 /* session_create/destroy/append (ABI 1.2) */
 };
 
 /* A plugin with one live instance. */

@@ -2,6 +2,7 @@
  * filters and mutant expectations refer to them. */
 #include <string.h>
 
+#include "decode.h"
 #include "rope_checks.h"
 
 const pecert_check *const pecert_checks[] = {
@@ -17,6 +18,8 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_boundary_lengths,
     &pecert_check_rope_pairing_convention,
     &pecert_check_rope_long_position_precision,
+    &pecert_check_decode_prefill_equivalence,
+    &pecert_check_batch_padding_independence,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

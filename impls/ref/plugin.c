@@ -56,6 +56,10 @@ static const pecert_plugin ref_plugin = {
     .rope_freqs = pecert__ref_rope_freqs,
     .rope_cos_sin = pecert__ref_rope_cos_sin,
     .rope_apply = pecert__ref_rope_apply,
+    .session_create = pecert__ref_session_create,
+    .session_destroy = pecert__ref_session_destroy,
+    .session_append = pecert__ref_session_append,
+    .session_read_keys = pecert__ref_session_read_keys,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

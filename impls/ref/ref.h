@@ -195,6 +195,15 @@ void pecert__ref_rotation_free(pecert__ref_rotation *rotation);
 
 /* ---- ops (freqs.c, cos_sin.c, apply.c) --------------------------------- */
 
+/* Decode session (session.c): attention over a KV cache in double. */
+pecert_status pecert__ref_session_create(void *instance, void **out_session,
+                                         const pecert_session_config *config);
+void pecert__ref_session_destroy(void *instance, void *session);
+pecert_status pecert__ref_session_append(void *instance, void *session,
+                                         const pecert_session_append_args *args);
+pecert_status pecert__ref_session_read_keys(void *instance, void *session,
+                                            pecert_tensor *out_keys, int32_t seq);
+
 pecert_status pecert__ref_rope_freqs(void *instance, double *out_inv_freq,
                                      double *out_attention_scaling,
                                      const pecert_rope_config *config,

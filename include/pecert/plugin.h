@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 1
+#define PECERT_ABI_MINOR 2
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -220,6 +220,304 @@ typedef struct pecert_rope_apply_args {
 } pecert_rope_apply_args;
 
 /* ------------------------------------------------------------------------
+ * Decode session (ABI 1.2): attention over a KV cache, so that cache and
+ * position handling are certified, not only the formula.
+ *
+ * Contract. Each appended token t of sequence s, at position p_t:
+ *   - its key is rotated at p_t and cached (rotated) in sequence s;
+ *   - its query, rotated at p_t, attends to itself and to every valid
+ *     token of s appended before it (append order is causal order, within
+ *     a call too), with scores (q . k) * softmax_scale and a softmax;
+ *   - its output row is sum(p_j v_j) over those tokens, per query head,
+ *     query head h reading kv head h / (n_heads / n_kv_heads).
+ * Padding tokens (valid = 0) are cached (they occupy a slot, as in a padded
+ * batch) but never attended to; their output rows are unspecified.
+ * Frequencies (dynamic NTK, LongRoPE) are those of config.seq_len, fixed
+ * for the session's life, so a prefill split into chunks or decode steps
+ * must give the same outputs as one prefill.
+ * ---------------------------------------------------------------------- */
+typedef struct pecert_session_config {
+    uint32_t struct_size;              /* sizeof(pecert_session_config)   */
+    pecert_rope_pairing pairing;       /* PECERT_PAIRING_*                */
+    const pecert_rope_config *rope;    /* copied at create                */
+    int64_t seq_len;                   /* as rope_freqs: 0 = none given   */
+    int32_t n_seqs;                    /* independent sequences (batch)   */
+    int32_t max_tokens;                /* cache capacity per sequence     */
+    int32_t n_heads;                   /* query heads                     */
+    int32_t n_kv_heads;                /* kv heads; n_heads % n_kv_heads == 0 */
+    double softmax_scale;              /* 0 = 1/sqrt(head_dim)            */
+    /* Reserved (ALiBi slopes, sliding windows...); must be zero. */
+    uint64_t reserved[8];
+} pecert_session_config;
+
+/* Arguments of session_append: T tokens, any mix of sequences. Tensors are
+ * f32, q and out [T, n_heads, head_dim], k and v [T, n_kv_heads, head_dim],
+ * strided; out must not overlap the inputs. */
+typedef struct pecert_session_append_args {
+    uint32_t struct_size;              /* sizeof(pecert_session_append_args) */
+    uint32_t reserved0;                /* must be 0                       */
+    int64_t n_tokens;                  /* T                               */
+    const int64_t *positions;          /* [T] position of each token      */
+    const int32_t *seq_ids;            /* [T] sequence of each token      */
+    const uint8_t *valid;              /* [T] 0 = padding; NULL = all 1   */
+    const pecert_tensor *q;
+    const pecert_tensor *k;
+    const pecert_tensor *v;
+    pecert_tensor *out;                /* attention output                */
+    uint64_t reserved[8];              /* must be zero                    */
+} pecert_session_append_args;
+
+/* ------------------------------------------------------------------------
+ * Other positional-encoding families (ABI 1.2). One operation each, with
+ * its own sized argument struct (struct_size first, reserved words last:
+ * a non-zero reserved word asks for something this minor cannot express,
+ * and a plugin returns PECERT_E_UNSUPPORTED for it). Outputs are
+ * caller-allocated pecert_tensor views; integer outputs may be I64 or I32
+ * (the host asks for I64), float outputs F32 or F64 as stated per op.
+ * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
+ * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
+ * Transformer-XL), "pecert.mrope/1". vectors/FORMAT.md gives the official
+ * function behind each op.
+ * ---------------------------------------------------------------------- */
+
+/*
+ * ALiBi (Press et al., ofirpress/attention_with_linear_biases get_slopes;
+ * Bloom build_alibi_tensor; MPT gen_slopes with alibi_bias_max). With
+ * c = 2^floor(log2(num_heads)) the slopes are
+ *     m_h = 2^(-max_bias * h / c)                 h = 1 .. c,
+ * followed, when num_heads > c, by
+ *     2^(-max_bias * (2j - 1) / (2c))             j = 1 .. num_heads - c
+ * (max_bias = 8 in the paper and Bloom; MPT's alibi_bias_max).
+ */
+typedef struct pecert_alibi_slopes_args {
+    uint32_t struct_size;              /* sizeof(pecert_alibi_slopes_args) */
+    int32_t num_heads;                 /* >= 1                            */
+    double max_bias;                   /* > 0; 8 = the paper              */
+    pecert_tensor *out;                /* [num_heads] f64 or f32          */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_alibi_slopes_args;
+
+/*
+ * ALiBi bias for query positions q and key positions k:
+ *     linear (symmetric = 0):    bias[h][i][j] = -m_h * (q_i - k_j)
+ *     symmetric (symmetric = 1): bias[h][i][j] = -m_h * |q_i - k_j|
+ * The linear form is the causal one (keys after the query are masked by
+ * the caller, not here). Bloom and the ALiBi authors add m_h * k_j to every
+ * query row, which softmax cannot tell from -m_h * (q_i - k_j): that is the
+ * linear form at q = 0.
+ */
+typedef struct pecert_alibi_bias_args {
+    uint32_t struct_size;              /* sizeof(pecert_alibi_bias_args)  */
+    int32_t num_heads;                 /* >= 1                            */
+    double max_bias;                   /* > 0; 8 = the paper              */
+    int32_t symmetric;                 /* 0 = linear (causal), 1 = |q-k|  */
+    int32_t reserved0;                 /* must be 0                       */
+    const int64_t *q_positions;        /* [n_q]                           */
+    int64_t n_q;
+    const int64_t *k_positions;        /* [n_k]                           */
+    int64_t n_k;
+    pecert_tensor *out;                /* [num_heads, n_q, n_k] f32/f64   */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_alibi_bias_args;
+
+/*
+ * T5 relative-position buckets (transformers T5Attention.
+ * _relative_position_bucket, after Mesh TensorFlow). relative_positions are
+ * key - query (memory_position - context_position). bidirectional = 1 is the
+ * encoder (half the buckets for each sign), 0 the causal decoder (positive
+ * distances all fall in bucket 0). Buckets below max_exact are exact; the
+ * rest grow logarithmically up to max_distance and saturate at the last.
+ */
+typedef struct pecert_t5_bucket_args {
+    uint32_t struct_size;              /* sizeof(pecert_t5_bucket_args)   */
+    int32_t bidirectional;             /* 1 = encoder, 0 = causal         */
+    int32_t num_buckets;               /* config.relative_attention_num_buckets */
+    int32_t reserved0;                 /* must be 0                       */
+    int64_t max_distance;              /* config.relative_attention_max_distance */
+    const int64_t *relative_positions; /* [n] key - query                 */
+    int64_t n;
+    pecert_tensor *out;                /* [n] bucket, i64 or i32          */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_t5_bucket_args;
+
+/* Sinusoidal absolute embeddings: the variants differ in layout and
+ * constants (d = dim, f_i the frequency of pair i, B = base):
+ *   INTERLEAVED  sin(p f_i) at 2i, cos at 2i+1, f_i = B^(-2i/d):
+ *                "Attention Is All You Need" 3.5, verbatim in transformers'
+ *                create_sinusoidal_embeddings (DistilBERT, XLM).
+ *   CONCAT       sin | cos halves, f_i = B^(-2i/d): transformers Marian,
+ *                Transformer-XL's table.
+ *   T2T          sin | cos halves, f_i = B^(-i/(d/2 - 1)): tensor2tensor
+ *                get_timing_signal_1d (denominator max(d/2 - 1, 1)).
+ *   FAIRSEQ      the T2T table, row padding_idx + 1 + p for the token at
+ *                position p; a padding token (p = -1) gets row padding_idx,
+ *                which is zero: fairseq SinusoidalPositionalEmbedding.
+ * An odd d gets a zero last channel (T2T, FAIRSEQ) or one more sine than
+ * cosine (INTERLEAVED, CONCAT), as the official code does. */
+typedef int32_t pecert_sinusoidal_variant;
+enum {
+    PECERT_SINUSOIDAL_INTERLEAVED = 0,
+    PECERT_SINUSOIDAL_CONCAT = 1,
+    PECERT_SINUSOIDAL_T2T = 2,
+    PECERT_SINUSOIDAL_FAIRSEQ = 3
+};
+
+typedef struct pecert_sinusoidal_args {
+    uint32_t struct_size;              /* sizeof(pecert_sinusoidal_args)  */
+    pecert_sinusoidal_variant variant; /* PECERT_SINUSOIDAL_*             */
+    int32_t dim;                       /* embedding_dim, >= 2             */
+    int32_t padding_idx;               /* FAIRSEQ: >= 0; others: -1       */
+    double base;                       /* 10000 (max_timescale)           */
+    const int64_t *positions;          /* [n] 0-based; FAIRSEQ: -1 = pad  */
+    int64_t n;
+    pecert_tensor *out;                /* [n, dim] f32 or f64             */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_sinusoidal_args;
+
+/* Learned absolute embeddings: a lookup in a host-given table.
+ *   PLAIN           row p (BERT: position_ids = arange).
+ *   PADDING_OFFSET  row padding_idx + 1 + p, a padding token (p = -1) row
+ *                   padding_idx (fairseq LearnedPositionalEmbedding,
+ *                   RoBERTa create_position_ids_from_input_ids).
+ * A row outside [0, table rows) is PECERT_E_INVAL: never read. */
+typedef int32_t pecert_learned_convention;
+enum {
+    PECERT_LEARNED_PLAIN = 0,
+    PECERT_LEARNED_PADDING_OFFSET = 1
+};
+
+typedef struct pecert_learned_args {
+    uint32_t struct_size;              /* sizeof(pecert_learned_args)     */
+    pecert_learned_convention convention; /* PECERT_LEARNED_*             */
+    int32_t padding_idx;               /* PADDING_OFFSET: >= 0; else -1   */
+    int32_t reserved0;                 /* must be 0                       */
+    const pecert_tensor *table;        /* [num_positions, dim] f32        */
+    const int64_t *positions;          /* [n] 0-based; -1 = padding token */
+    int64_t n;
+    pecert_tensor *out;                /* [n, dim] f32                    */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_learned_args;
+
+/* 2-D sin-cos (facebookresearch/mae get_2d_sincos_pos_embed): for the
+ * patch in row r and column c of a grid_h x grid_w grid (row-major), the
+ * first embed_dim/2 channels are the 1-D sin | cos embedding of c and the
+ * last embed_dim/2 that of r, each with f_i = base^(-i/(embed_dim/4)).
+ * cls_token = 1 puts a zero row first. */
+typedef struct pecert_sincos2d_args {
+    uint32_t struct_size;              /* sizeof(pecert_sincos2d_args)    */
+    int32_t embed_dim;                 /* multiple of 4                   */
+    int32_t grid_h;                    /* rows of patches                 */
+    int32_t grid_w;                    /* columns of patches              */
+    int32_t cls_token;                 /* 1 = leading zero row            */
+    int32_t reserved0;                 /* must be 0                       */
+    double base;                       /* 10000                           */
+    pecert_tensor *out;                /* [cls + grid_h*grid_w, embed_dim] f32/f64 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_sincos2d_args;
+
+/* Swin relative_position_index (microsoft/Swin-Transformer WindowAttention):
+ * for tokens a = (ha, wa), b = (hb, wb) of a window_h x window_w window,
+ *     out[a][b] = (ha - hb + window_h - 1) * (2 window_w - 1)
+ *                 + (wa - wb + window_w - 1). */
+typedef struct pecert_swin_index_args {
+    uint32_t struct_size;              /* sizeof(pecert_swin_index_args)  */
+    int32_t window_h;                  /* >= 1                            */
+    int32_t window_w;                  /* >= 1                            */
+    int32_t reserved0;                 /* must be 0                       */
+    pecert_tensor *out;                /* [wh*ww, wh*ww] i64 or i32       */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_swin_index_args;
+
+/* Shaw et al. clipped relative positions (tensor2tensor
+ * _generate_relative_positions_matrix):
+ *     out[i][j] = clip(k_j - q_i, -K, K) + K,   K = max_relative_position. */
+typedef struct pecert_shaw_index_args {
+    uint32_t struct_size;              /* sizeof(pecert_shaw_index_args)  */
+    int32_t reserved0;                 /* must be 0                       */
+    int64_t max_relative_position;     /* K >= 0                          */
+    const int64_t *q_positions;        /* [n_q]                           */
+    int64_t n_q;
+    const int64_t *k_positions;        /* [n_k]                           */
+    int64_t n_k;
+    pecert_tensor *out;                /* [n_q, n_k] i64 or i32           */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_shaw_index_args;
+
+/* Transformer-XL relative sinusoid (kimiyoung/transformer-xl
+ * PositionalEmbedding as MemTransformerLM._forward calls it): row r is the
+ * CONCAT sinusoid (f_i = 10000^(-2i/d_model)) of position klen - 1 - r,
+ * clamped to clamp_len when clamp_len > 0: reversed, so row 0 is the
+ * farthest key. */
+typedef struct pecert_txl_pos_emb_args {
+    uint32_t struct_size;              /* sizeof(pecert_txl_pos_emb_args) */
+    int32_t d_model;                   /* even                            */
+    int64_t klen;                      /* mlen + qlen                     */
+    int64_t clamp_len;                 /* <= 0: no clamping               */
+    pecert_tensor *out;                /* [klen, d_model] f32 or f64      */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_txl_pos_emb_args;
+
+/* Transformer-XL _rel_shift on x [qlen, klen, n] (f32): with
+ * mlen = klen - qlen, out[i][j] = x[i][j + qlen - 1 - i] for j <= i + mlen.
+ * Above that diagonal the official code leaves what its pad-and-reshape
+ * moves there (a zero at j = i + mlen + 1, then x[i + 1][...]); zero_triu = 1
+ * zeroes it. out must not overlap x. */
+typedef struct pecert_txl_rel_shift_args {
+    uint32_t struct_size;              /* sizeof(pecert_txl_rel_shift_args) */
+    int32_t zero_triu;                 /* 1 = zero above the diagonal     */
+    const pecert_tensor *x;            /* [qlen, klen, n] f32, qlen <= klen */
+    pecert_tensor *out;                /* same shape, f32                 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_txl_rel_shift_args;
+
+/* M-RoPE position ids (transformers Qwen2VLModel.get_rope_index, Qwen2-VL):
+ * text tokens count up on all three axes; the merged patches of an image or
+ * video (grid t, h, w; h and w divided by spatial_merge_size) after a
+ * vision_start token get (t, h, w) offsets from the running position; the
+ * next text starts at the largest position so far + 1. Padding
+ * (attention_mask 0) gets position 1. deltas[b] = max position + 1 - seq_len.
+ * With no grid at all (n_images = n_videos = 0) the text-only branch runs:
+ * cumsum(mask) - 1, padding 1, and its deltas count padding's 1 as well. */
+typedef struct pecert_mrope_index_args {
+    uint32_t struct_size;              /* sizeof(pecert_mrope_index_args) */
+    int32_t spatial_merge_size;        /* vision_config.spatial_merge_size */
+    int64_t image_token_id;            /* config.image_token_id           */
+    int64_t video_token_id;            /* config.video_token_id           */
+    int64_t vision_start_token_id;     /* config.vision_start_token_id    */
+    int64_t batch;                     /* B                               */
+    int64_t seq_len;                   /* S                               */
+    const int64_t *input_ids;          /* [B, S]                          */
+    const int64_t *attention_mask;     /* [B, S] of 0/1; NULL = all 1     */
+    const int64_t *image_grid_thw;     /* [n_images, 3]                   */
+    int64_t n_images;
+    const int64_t *video_grid_thw;     /* [n_videos, 3]                   */
+    int64_t n_videos;
+    pecert_tensor *out_position_ids;   /* [3, B, S] i64                   */
+    pecert_tensor *out_deltas;         /* [B] i64                         */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_mrope_index_args;
+
+/* M-RoPE apply (transformers apply_multimodal_rotary_pos_emb): rope_apply
+ * where frequency i turns by the position of axis a(i), the first
+ * section[0] frequencies by axis 0 (temporal), the next section[1] by axis 1
+ * (height), and so on; sum(section) = rotary_dim / 2 (Qwen2-VL: [16, 24, 24]
+ * of head_dim 128). With identical axes it is rope_apply. */
+#define PECERT_MROPE_MAX_AXES 4
+typedef struct pecert_mrope_apply_args {
+    uint32_t struct_size;              /* sizeof(pecert_mrope_apply_args) */
+    pecert_rope_pairing pairing;       /* PECERT_PAIRING_*                */
+    const pecert_rope_config *config;  /* frequencies and scaling         */
+    int64_t seq_len;                   /* 0 = max over all positions + 1  */
+    int32_t num_axes;                  /* 1 .. PECERT_MROPE_MAX_AXES (3)  */
+    int32_t section[PECERT_MROPE_MAX_AXES]; /* frequencies per axis; 0 past num_axes */
+    int32_t reserved0;                 /* must be 0                       */
+    const int64_t *positions;          /* [num_axes, tokens], axis-major  */
+    const pecert_tensor *x;            /* [tokens, heads, head_dim] f32   */
+    pecert_tensor *out;                /* same shape; may be x            */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_mrope_apply_args;
+
+/* ------------------------------------------------------------------------
  * The plugin descriptor.
  * ---------------------------------------------------------------------- */
 typedef struct pecert_plugin {
@@ -281,6 +579,56 @@ typedef struct pecert_plugin {
      * "isa=avx512 threads=2". May be NULL. Owned by the plugin, valid
      * until the next call on the instance. [after create] */
     const char *(*describe)(void *instance);
+
+    /* ---- ABI 1.2: decode session (see pecert_session_config) ---------- */
+
+    /* session_create: a KV-cache attention session. The plugin copies
+     * what it needs from config (the rope config included) and owns the
+     * cache; its layout is the plugin's business. [after create] */
+    pecert_status (*session_create)(void *instance, void **out_session,
+                                    const pecert_session_config *config);
+
+    /* session_destroy: release a session; NULL is a no-op. */
+    void (*session_destroy)(void *instance, void *session);
+
+    /* session_append: add tokens (a prefill chunk, one decode step, or a
+     * batch mixing sequences) and write their attention outputs.
+     * See pecert_session_append_args. */
+    pecert_status (*session_append)(void *instance, void *session,
+                                    const pecert_session_append_args *args);
+
+    /* session_read_keys: the cached, rotated keys of one sequence, in
+     * append order, as [n, n_kv_heads, head_dim] f32 (n = tokens appended
+     * to that sequence so far, padding included). May be NULL. */
+    pecert_status (*session_read_keys)(void *instance, void *session,
+                                       pecert_tensor *out_keys, int32_t seq);
+    /* ---- ABI 1.2: other encoding families (see the structs above) ----- */
+    /* Each may be NULL (not implemented). Semantics per struct. */
+
+    /* alibi_slopes: the per-head slopes. [after create] */
+    pecert_status (*alibi_slopes)(void *instance, const pecert_alibi_slopes_args *args);
+    /* alibi_bias: the bias added to attention scores. [after create] */
+    pecert_status (*alibi_bias)(void *instance, const pecert_alibi_bias_args *args);
+    /* t5_bucket: relative-position buckets. [after create] */
+    pecert_status (*t5_bucket)(void *instance, const pecert_t5_bucket_args *args);
+    /* sinusoidal: absolute sinusoidal embeddings. [after create] */
+    pecert_status (*sinusoidal)(void *instance, const pecert_sinusoidal_args *args);
+    /* learned_lookup: learned absolute embeddings. [after create] */
+    pecert_status (*learned_lookup)(void *instance, const pecert_learned_args *args);
+    /* sincos_2d: ViT/MAE 2-D sin-cos embeddings. [after create] */
+    pecert_status (*sincos_2d)(void *instance, const pecert_sincos2d_args *args);
+    /* swin_index: Swin relative_position_index. [after create] */
+    pecert_status (*swin_index)(void *instance, const pecert_swin_index_args *args);
+    /* shaw_index: Shaw clipped relative positions. [after create] */
+    pecert_status (*shaw_index)(void *instance, const pecert_shaw_index_args *args);
+    /* txl_pos_emb: Transformer-XL relative sinusoid. [after create] */
+    pecert_status (*txl_pos_emb)(void *instance, const pecert_txl_pos_emb_args *args);
+    /* txl_rel_shift: Transformer-XL _rel_shift. [after create] */
+    pecert_status (*txl_rel_shift)(void *instance, const pecert_txl_rel_shift_args *args);
+    /* mrope_index: Qwen2-VL 3-axis position ids. [after create] */
+    pecert_status (*mrope_index)(void *instance, const pecert_mrope_index_args *args);
+    /* mrope_apply: multimodal (sectioned) rotary apply. [after create] */
+    pecert_status (*mrope_apply)(void *instance, const pecert_mrope_apply_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

@@ -35,6 +35,9 @@ typedef struct mutant_def {
                        const pecert_rope_apply_args *args);
     /* Replace apply entirely (bugs that are not an edit of ref's I/O). */
     pecert_status (*apply)(void *ref_instance, const pecert_rope_apply_args *args);
+    /* Decode session: rewrite one append call's positions and padding
+     * flags (private copies) before ref's session sees them. */
+    void (*edit_append)(int64_t *positions, uint8_t *valid, const int32_t *seq_ids, int64_t n);
 } mutant_def;
 
 /* Defined by each mutant's file. */

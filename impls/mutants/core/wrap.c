@@ -225,6 +225,75 @@ static pecert_status w_apply(void *instance, const pecert_rope_apply_args *args)
     return st;
 }
 
+/* ---- decode session: ref's, with the same edits as apply ---------------- */
+
+typedef struct mutant_session {
+    void *ref_session;
+    pecert_rope_config config; /* the edited config ref's session points to */
+} mutant_session;
+
+static pecert_status w_session_create(void *instance, void **out, const pecert_session_config *config)
+{
+    mutant_session *ms = calloc(1, sizeof(*ms));
+    if (ms == NULL || out == NULL || config == NULL || config->rope == NULL) {
+        free(ms);
+        return out == NULL || config == NULL ? PECERT_E_INVAL : PECERT_E_NOMEM;
+    }
+    ms->config = edited_config(config->rope);
+    pecert_session_config c = *config;
+    c.rope = &ms->config;
+    c.pairing = mutant.edit_pairing != NULL ? mutant.edit_pairing(config->pairing) : config->pairing;
+    pecert_status st = ref->session_create(instance, &ms->ref_session, &c);
+    if (st != PECERT_OK) {
+        free(ms);
+        ms = NULL;
+    }
+    *out = ms;
+    return st;
+}
+
+static void w_session_destroy(void *instance, void *session)
+{
+    mutant_session *ms = session;
+    if (ms != NULL) {
+        ref->session_destroy(instance, ms->ref_session);
+        free(ms);
+    }
+}
+
+static pecert_status w_session_append(void *instance, void *session, const pecert_session_append_args *args)
+{
+    mutant_session *ms = session;
+    if (ms == NULL || args == NULL || args->n_tokens < 0 || (args->n_tokens > 0 && args->positions == NULL)) {
+        return ref->session_append(instance, ms != NULL ? ms->ref_session : NULL, args);
+    }
+    int64_t n = args->n_tokens;
+    int64_t *pos = edited_positions(&ms->config, args->positions, n);
+    uint8_t *valid = malloc((size_t)(n > 0 ? n : 1));
+    pecert_status st = PECERT_E_NOMEM;
+    if (pos != NULL && valid != NULL) {
+        for (int64_t t = 0; t < n; t++) {
+            valid[t] = args->valid == NULL || args->valid[t] != 0;
+        }
+        if (mutant.edit_append != NULL) {
+            mutant.edit_append(pos, valid, args->seq_ids, n);
+        }
+        pecert_session_append_args a = *args;
+        a.positions = pos;
+        a.valid = valid;
+        st = ref->session_append(instance, ms->ref_session, &a);
+    }
+    free(valid);
+    free(pos);
+    return st;
+}
+
+static pecert_status w_session_read_keys(void *instance, void *session, pecert_tensor *out, int32_t seq)
+{
+    mutant_session *ms = session;
+    return ref->session_read_keys(instance, ms != NULL ? ms->ref_session : NULL, out, seq);
+}
+
 static const char *const caps[] = {"pecert.rope/1", NULL};
 
 static pecert_plugin desc = {
@@ -240,6 +309,10 @@ static pecert_plugin desc = {
     .rope_freqs = w_freqs,
     .rope_cos_sin = w_cos_sin,
     .rope_apply = w_apply,
+    .session_create = w_session_create,
+    .session_destroy = w_session_destroy,
+    .session_append = w_session_append,
+    .session_read_keys = w_session_read_keys,
 };
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

@@ -1,0 +1,77 @@
+/*
+ * decode.h - a logical batch of sequences fed to a decode session in
+ * different ways (one prefill, prefill + decode steps, uneven chunks,
+ * padded and batched), with outputs gathered back in logical order and
+ * compared under the attention error model (TOLERANCES.md, "Attention").
+ */
+#ifndef PECERT_CONFORMANCE_DECODE_H
+#define PECERT_CONFORMANCE_DECODE_H
+
+#include "checks.h"
+
+#define PECERT_DECODE_MAX_SEQS 4
+
+/* The sequences: token i of sequence s has q, k, v and a position. */
+typedef struct pecert_logical_batch {
+    const pecert_rope_config *rope;
+    pecert_rope_pairing pairing;
+    int32_t n_seqs;
+    int32_t n_heads;
+    int32_t n_kv_heads;
+    int32_t head_dim;
+    int64_t len[PECERT_DECODE_MAX_SEQS];
+    int64_t *pos[PECERT_DECODE_MAX_SEQS]; /* [len] */
+    float *q[PECERT_DECODE_MAX_SEQS];     /* [len, n_heads, head_dim] */
+    float *k[PECERT_DECODE_MAX_SEQS];     /* [len, n_kv_heads, head_dim] */
+    float *v[PECERT_DECODE_MAX_SEQS];     /* [len, n_kv_heads, head_dim] */
+} pecert_logical_batch;
+
+/* One entry of an append call: token `index` of sequence `seq`, or a
+ * padding token (index < 0) at `pad_position`. */
+typedef struct pecert_feed_entry {
+    int32_t seq;
+    int64_t index;
+    int64_t pad_position;
+} pecert_feed_entry;
+
+/* A way to feed the batch: calls[c] has n_entries[c] entries. */
+typedef struct pecert_feed {
+    const char *name;
+    int n_calls;
+    const pecert_feed_entry *const *calls;
+    const int64_t *n_entries;
+} pecert_feed;
+
+/* Fills a batch with deterministic data; positions start at start[s]. */
+int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config *rope,
+                              pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
+                              const int64_t *start, uint64_t seed);
+void pecert_logical_batch_free(pecert_logical_batch *b);
+
+/* Outputs in logical order: out[s] is [len[s], n_heads, head_dim]. */
+typedef struct pecert_logical_out {
+    float *out[PECERT_DECODE_MAX_SEQS];
+} pecert_logical_out;
+
+/*
+ * pecert_feed_run runs a session on subject s, appends every call of feed
+ * and gathers the valid outputs into *out. Returns 0, or -1 after
+ * recording why as a failed (or unsupported) case of r.
+ */
+int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_check_result *r,
+                    const pecert_logical_batch *b, const pecert_feed *feed, const char *where);
+void pecert_logical_out_free(pecert_logical_out *out, int32_t n_seqs);
+
+/*
+ * pecert_decode_compare compares got with want for every token of every
+ * sequence under the attention bound (times bound_factor) and records one
+ * case, with the worst element named by sequence, token, head, channel.
+ */
+void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
+                           const pecert_logical_batch *b, const pecert_logical_out *got,
+                           const pecert_logical_out *want, double bound_factor, const char *where);
+
+extern const pecert_check pecert_check_decode_prefill_equivalence;
+extern const pecert_check pecert_check_batch_padding_independence;
+
+#endif /* PECERT_CONFORMANCE_DECODE_H */

@@ -1,0 +1,262 @@
+/*
+ * decode_checks.c - cache and batching, certified by their outputs:
+ *
+ * decode.prefill_equivalence  one prefill = prefill + decode steps = uneven
+ *                             chunks, and all equal the oracle;
+ * batch.padding_independence  a left- or right-padded, batched run (with a
+ *                             batched decode step after it) gives every
+ *                             valid token the output of its unpadded run.
+ *
+ * These catch the bugs around the formula: decode positions off by one, a
+ * position shared across the batch, padding attended to, chunks that
+ * restart positions, keys rotated for one position and read at another.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "isolate.h"
+#include "rope_checks.h"
+
+#define PREFILL_LEN 24
+#define DECODE_STEPS 5
+#define MAX_CALLS 32
+#define MAX_ENTRIES 64
+
+/* A feed under construction. */
+typedef struct feed_builder {
+    pecert_feed_entry entries[MAX_CALLS][MAX_ENTRIES];
+    const pecert_feed_entry *calls[MAX_CALLS];
+    int64_t n_entries[MAX_CALLS];
+    int n_calls;
+} feed_builder;
+
+static void begin_call(feed_builder *f)
+{
+    f->calls[f->n_calls] = f->entries[f->n_calls];
+    f->n_entries[f->n_calls] = 0;
+    f->n_calls++;
+}
+
+static void add_entry(feed_builder *f, int32_t seq, int64_t index, int64_t pad_position)
+{
+    int c = f->n_calls - 1;
+    f->entries[c][f->n_entries[c]++] = (pecert_feed_entry){seq, index, pad_position};
+}
+
+static void add_tokens(feed_builder *f, int32_t seq, int64_t first, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        add_entry(f, seq, first + i, 0);
+    }
+}
+
+static pecert_feed as_feed(const feed_builder *f, const char *name)
+{
+    return (pecert_feed){name, f->n_calls, f->calls, f->n_entries};
+}
+
+/* ---- decode.prefill_equivalence ----------------------------------------- */
+
+static void build_single_feeds(feed_builder *one, feed_builder *steps, feed_builder *chunks)
+{
+    static const int64_t chunk_sizes[] = {7, 1, 9};
+    memset(one, 0, sizeof(*one));
+    memset(steps, 0, sizeof(*steps));
+    memset(chunks, 0, sizeof(*chunks));
+    begin_call(one);
+    add_tokens(one, 0, 0, PREFILL_LEN);
+    begin_call(steps);
+    add_tokens(steps, 0, 0, PREFILL_LEN - DECODE_STEPS);
+    for (int64_t i = PREFILL_LEN - DECODE_STEPS; i < PREFILL_LEN; i++) {
+        begin_call(steps);
+        add_entry(steps, 0, i, 0);
+    }
+    int64_t done = 0;
+    for (size_t c = 0; c < sizeof(chunk_sizes) / sizeof(chunk_sizes[0]); c++) {
+        begin_call(chunks);
+        add_tokens(chunks, 0, done, chunk_sizes[c]);
+        done += chunk_sizes[c];
+    }
+    begin_call(chunks);
+    add_tokens(chunks, 0, done, PREFILL_LEN - done);
+}
+
+/* Runs the three feeds on the plugin and the one-prefill feed on the
+ * oracle; every plugin run must equal the oracle, and the split runs must
+ * equal the plugin's own one-prefill run. */
+static void equivalence_case(const pecert_check_env *env, pecert_check_result *r,
+                             const pecert_logical_batch *b, const char *label)
+{
+    static feed_builder fb[3];
+    build_single_feeds(&fb[0], &fb[1], &fb[2]);
+    pecert_feed feeds[3] = {as_feed(&fb[0], "one prefill"), as_feed(&fb[1], "prefill + 5 decode steps"),
+                            as_feed(&fb[2], "chunks 7,1,9,7")};
+    pecert_logical_out oracle;
+    pecert_logical_out got[3];
+    memset(got, 0, sizeof(got));
+    char where[PECERT_RESULT_LINE_MAX];
+    snprintf(where, sizeof(where), "%s oracle", label);
+    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
+        for (int k = 0; k < 3; k++) {
+            snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
+                continue;
+            }
+            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
+            if (k > 0 && got[0].out[0] != NULL) {
+                snprintf(where, sizeof(where), "%s %s vs the plugin's one prefill", label, feeds[k].name);
+                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        pecert_logical_out_free(&got[k], b->n_seqs);
+    }
+    pecert_logical_out_free(&oracle, b->n_seqs);
+}
+
+typedef void (*batch_case_fn)(const pecert_check_env *env, pecert_check_result *r,
+                              const pecert_logical_batch *b, const char *label);
+
+/* Every config x pairing, at positions from 0 and straddling L0. */
+static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    for (size_t c = 0; c < n; c++) {
+        int64_t l0 = pecert_rope_l0(configs[c]);
+        const int64_t starts[2] = {0, l0 > PREFILL_LEN / 2 ? l0 - PREFILL_LEN / 2 : 0};
+        for (int p = 0; p < 2; p++) {
+            for (int s = 0; s < 2; s++) {
+                pecert_logical_batch b;
+                int64_t len = PREFILL_LEN;
+                char label[PECERT_RESULT_LINE_MAX];
+                char cfg[128];
+                pecert_rope_config_label(cfg, sizeof(cfg), configs[c]);
+                snprintf(label, sizeof(label), "%s %s from position %lld", cfg, p ? "interleaved" : "split_half",
+                         (long long)starts[s]);
+                if (pecert_logical_batch_init(&b, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF,
+                                              1, &len, &starts[s], 1000 + c) == 0) {
+                    equivalence_case(env, r, &b, label);
+                } else {
+                    pecert_case_fail(r, label, "out of memory");
+                }
+                pecert_logical_batch_free(&b);
+            }
+        }
+    }
+}
+
+static void run_prefill_equivalence(const pecert_check_env *env, pecert_check_result *r)
+{
+    sweep_single(env, r);
+    pecert_check_conclude(r, "session comparisons");
+}
+
+/* ---- batch.padding_independence ----------------------------------------- */
+
+#define N_ROWS 3
+static const int64_t row_len[N_ROWS] = {6, 10, 13}; /* prefill len-1, then one decode step */
+
+static void build_padding_feeds(feed_builder *alone, feed_builder *left, feed_builder *right)
+{
+    int64_t lmax = row_len[N_ROWS - 1] - 1;
+    memset(alone, 0, sizeof(*alone));
+    memset(left, 0, sizeof(*left));
+    memset(right, 0, sizeof(*right));
+    for (int32_t s = 0; s < N_ROWS; s++) { /* unpadded: one call per row */
+        begin_call(alone);
+        add_tokens(alone, s, 0, row_len[s] - 1);
+    }
+    for (int32_t s = 0; s < N_ROWS; s++) {
+        begin_call(alone);
+        add_entry(alone, s, row_len[s] - 1, 0);
+    }
+    begin_call(left); /* left padding: pads at position 1, as transformers' generate */
+    begin_call(right); /* right padding: pads continue the positions */
+    for (int32_t s = 0; s < N_ROWS; s++) {
+        int64_t pads = lmax - (row_len[s] - 1);
+        for (int64_t i = 0; i < pads; i++) {
+            add_entry(left, s, -1, 1);
+        }
+        add_tokens(left, s, 0, row_len[s] - 1);
+        add_tokens(right, s, 0, row_len[s] - 1);
+        for (int64_t i = 0; i < pads; i++) {
+            add_entry(right, s, -1, row_len[s] - 1 + i);
+        }
+    }
+    begin_call(left); /* one batched decode step: a token per row */
+    begin_call(right);
+    for (int32_t s = 0; s < N_ROWS; s++) {
+        add_entry(left, s, row_len[s] - 1, 0);
+        add_entry(right, s, row_len[s] - 1, 0);
+    }
+}
+
+static void padding_case(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_logical_batch *b, const char *label)
+{
+    static feed_builder fb[3];
+    build_padding_feeds(&fb[0], &fb[1], &fb[2]);
+    pecert_feed feeds[3] = {as_feed(&fb[0], "unpadded rows"), as_feed(&fb[1], "left-padded batch"),
+                            as_feed(&fb[2], "right-padded batch")};
+    pecert_logical_out oracle;
+    pecert_logical_out got[3];
+    memset(got, 0, sizeof(got));
+    char where[PECERT_RESULT_LINE_MAX];
+    snprintf(where, sizeof(where), "%s oracle", label);
+    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
+        for (int k = 0; k < 3; k++) {
+            snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
+                continue;
+            }
+            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
+            if (k > 0 && got[0].out[0] != NULL) {
+                snprintf(where, sizeof(where), "%s %s vs the plugin's unpadded rows", label, feeds[k].name);
+                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        pecert_logical_out_free(&got[k], b->n_seqs);
+    }
+    pecert_logical_out_free(&oracle, b->n_seqs);
+}
+
+static void run_padding_independence(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    const int64_t starts[N_ROWS] = {0, 0, 0};
+    for (size_t c = 0; c < n; c++) {
+        for (int p = 0; p < 2; p++) {
+            pecert_logical_batch b;
+            char label[PECERT_RESULT_LINE_MAX];
+            char cfg[128];
+            pecert_rope_config_label(cfg, sizeof(cfg), configs[c]);
+            snprintf(label, sizeof(label), "%s %s rows 6/10/13", cfg, p ? "interleaved" : "split_half");
+            if (pecert_logical_batch_init(&b, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF,
+                                          N_ROWS, row_len, starts, 2000 + c) == 0) {
+                padding_case(env, r, &b, label);
+            } else {
+                pecert_case_fail(r, label, "out of memory");
+            }
+            pecert_logical_batch_free(&b);
+        }
+    }
+    pecert_check_conclude(r, "session comparisons");
+}
+
+const pecert_check pecert_check_decode_prefill_equivalence = {
+    "decode.prefill_equivalence",
+    "one prefill, prefill + decode steps and uneven chunks give the same attention outputs as the oracle",
+    PECERT_NEED_SESSION, run_prefill_equivalence};
+const pecert_check pecert_check_batch_padding_independence = {
+    "batch.padding_independence",
+    "left/right-padded batched runs give every valid token its unpadded output",
+    PECERT_NEED_SESSION, run_padding_independence};

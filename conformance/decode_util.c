@@ -1,0 +1,309 @@
+/* decode_util.c - feed a logical batch to a decode session in a given
+ * layout, gather its outputs, compare under the attention error model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "isolate.h"
+#include "rope_checks.h"
+#include "tolerance.h"
+
+int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config *rope,
+                              pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
+                              const int64_t *start, uint64_t seed)
+{
+    memset(b, 0, sizeof(*b));
+    *b = (pecert_logical_batch){.rope = rope, .pairing = pairing, .n_seqs = n_seqs, .n_heads = 4,
+                                .n_kv_heads = 2, .head_dim = rope->head_dim};
+    for (int32_t s = 0; s < n_seqs; s++) {
+        size_t qn = (size_t)(len[s] * b->n_heads * b->head_dim);
+        size_t kn = (size_t)(len[s] * b->n_kv_heads * b->head_dim);
+        b->len[s] = len[s];
+        b->pos[s] = malloc((size_t)len[s] * sizeof(int64_t));
+        b->q[s] = malloc(qn * sizeof(float));
+        b->k[s] = malloc(kn * sizeof(float));
+        b->v[s] = malloc(kn * sizeof(float));
+        if (b->pos[s] == NULL || b->q[s] == NULL || b->k[s] == NULL || b->v[s] == NULL) {
+            return -1;
+        }
+        for (int64_t i = 0; i < len[s]; i++) {
+            b->pos[s][i] = start[s] + i;
+        }
+        pecert_fill_random(b->q[s], qn, seed + 3 * (uint64_t)s);
+        pecert_fill_random(b->k[s], kn, seed + 3 * (uint64_t)s + 1);
+        pecert_fill_random(b->v[s], kn, seed + 3 * (uint64_t)s + 2);
+    }
+    return 0;
+}
+
+void pecert_logical_batch_free(pecert_logical_batch *b)
+{
+    for (int32_t s = 0; s < b->n_seqs; s++) {
+        free(b->pos[s]);
+        free(b->q[s]);
+        free(b->k[s]);
+        free(b->v[s]);
+    }
+}
+
+void pecert_logical_out_free(pecert_logical_out *out, int32_t n_seqs)
+{
+    for (int32_t s = 0; s < n_seqs; s++) {
+        free(out->out[s]);
+        out->out[s] = NULL;
+    }
+}
+
+/* Packed buffers of one append call. */
+typedef struct call_buffers {
+    int64_t *positions;
+    int32_t *seq_ids;
+    uint8_t *valid;
+    float *q;
+    float *k;
+    float *v;
+    float *out;
+} call_buffers;
+
+static void call_buffers_free(call_buffers *c)
+{
+    free(c->positions);
+    free(c->seq_ids);
+    free(c->valid);
+    free(c->q);
+    free(c->k);
+    free(c->v);
+    free(c->out);
+}
+
+/* Copies entry e's token (or deterministic padding garbage) into row t. */
+static void fill_entry(call_buffers *c, const pecert_logical_batch *b, const pecert_feed_entry *e,
+                       int64_t t)
+{
+    size_t qrow = (size_t)(b->n_heads * b->head_dim);
+    size_t krow = (size_t)(b->n_kv_heads * b->head_dim);
+    c->seq_ids[t] = e->seq;
+    c->valid[t] = e->index >= 0;
+    if (e->index >= 0) {
+        c->positions[t] = b->pos[e->seq][e->index];
+        memcpy(c->q + t * (int64_t)qrow, b->q[e->seq] + e->index * (int64_t)qrow, qrow * sizeof(float));
+        memcpy(c->k + t * (int64_t)krow, b->k[e->seq] + e->index * (int64_t)krow, krow * sizeof(float));
+        memcpy(c->v + t * (int64_t)krow, b->v[e->seq] + e->index * (int64_t)krow, krow * sizeof(float));
+    } else {
+        /* Padding carries large values: if it leaks into attention, it shows. */
+        c->positions[t] = e->pad_position;
+        pecert_fill_random(c->q + t * (int64_t)qrow, qrow, 9000 + (uint64_t)t);
+        pecert_fill_random(c->k + t * (int64_t)krow, krow, 9100 + (uint64_t)t);
+        pecert_fill_random(c->v + t * (int64_t)krow, krow, 9200 + (uint64_t)t);
+        for (size_t d = 0; d < krow; d++) {
+            c->v[t * (int64_t)krow + (int64_t)d] *= 8.0f;
+        }
+    }
+}
+
+static int call_buffers_alloc(call_buffers *c, const pecert_logical_batch *b, int64_t n)
+{
+    size_t m = (size_t)(n > 0 ? n : 1);
+    memset(c, 0, sizeof(*c));
+    c->positions = malloc(m * sizeof(int64_t));
+    c->seq_ids = malloc(m * sizeof(int32_t));
+    c->valid = malloc(m);
+    c->q = malloc(m * (size_t)(b->n_heads * b->head_dim) * sizeof(float));
+    c->k = malloc(m * (size_t)(b->n_kv_heads * b->head_dim) * sizeof(float));
+    c->v = malloc(m * (size_t)(b->n_kv_heads * b->head_dim) * sizeof(float));
+    c->out = malloc(m * (size_t)(b->n_heads * b->head_dim) * sizeof(float));
+    return c->positions && c->seq_ids && c->valid && c->q && c->k && c->v && c->out ? 0 : -1;
+}
+
+static pecert_status append_call(const pecert_subject *s, void *session, const pecert_logical_batch *b,
+                                 call_buffers *c, int64_t n)
+{
+    int64_t hd = b->head_dim;
+    pecert_tensor q = pecert_tensor_3d(c->q, n, b->n_heads, hd, b->n_heads * hd, hd, 1);
+    pecert_tensor k = pecert_tensor_3d(c->k, n, b->n_kv_heads, hd, b->n_kv_heads * hd, hd, 1);
+    pecert_tensor v = pecert_tensor_3d(c->v, n, b->n_kv_heads, hd, b->n_kv_heads * hd, hd, 1);
+    pecert_tensor out = pecert_tensor_3d(c->out, n, b->n_heads, hd, b->n_heads * hd, hd, 1);
+    for (size_t i = 0; i < (size_t)(n * b->n_heads * hd); i++) {
+        c->out[i] = NAN;
+    }
+    pecert_session_append_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.n_tokens = n;
+    a.positions = c->positions;
+    a.seq_ids = c->seq_ids;
+    a.valid = c->valid;
+    a.q = &q;
+    a.k = &k;
+    a.v = &v;
+    a.out = &out;
+    return s->desc->session_append(s->instance, session, &a);
+}
+
+/* Scatters the valid rows of one call's output into logical order. */
+static void gather(pecert_logical_out *out, const pecert_logical_batch *b, const call_buffers *c,
+                   const pecert_feed_entry *entries, int64_t n)
+{
+    size_t row = (size_t)(b->n_heads * b->head_dim);
+    for (int64_t t = 0; t < n; t++) {
+        if (entries[t].index >= 0) {
+            memcpy(out->out[entries[t].seq] + entries[t].index * (int64_t)row, c->out + t * (int64_t)row,
+                   row * sizeof(float));
+        }
+    }
+}
+
+static int run_calls(pecert_logical_out *out, const pecert_subject *s, pecert_check_result *r,
+                     void *session, const pecert_logical_batch *b, const pecert_feed *feed,
+                     const char *where)
+{
+    for (int c = 0; c < feed->n_calls; c++) {
+        call_buffers buf;
+        int64_t n = feed->n_entries[c];
+        if (call_buffers_alloc(&buf, b, n) != 0) {
+            call_buffers_free(&buf);
+            pecert_case_fail(r, where, "out of memory");
+            return -1;
+        }
+        for (int64_t t = 0; t < n; t++) {
+            fill_entry(&buf, b, &feed->calls[c][t], t);
+        }
+        pecert_status st = append_call(s, session, b, &buf, n);
+        int ok = pecert_case_status(r, s, st, where, "session_append");
+        if (ok) {
+            gather(out, b, &buf, feed->calls[c], n);
+        }
+        call_buffers_free(&buf);
+        if (!ok) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_check_result *r,
+                    const pecert_logical_batch *b, const pecert_feed *feed, const char *where)
+{
+    memset(out, 0, sizeof(*out));
+    int64_t max_tokens = 0;
+    for (int c = 0; c < feed->n_calls; c++) {
+        max_tokens += feed->n_entries[c];
+    }
+    pecert_session_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg = (pecert_session_config){.struct_size = sizeof(cfg), .pairing = b->pairing, .rope = b->rope,
+                                  .n_seqs = b->n_seqs, .max_tokens = (int32_t)max_tokens,
+                                  .n_heads = b->n_heads, .n_kv_heads = b->n_kv_heads};
+    for (int32_t q = 0; q < b->n_seqs; q++) {
+        out->out[q] = calloc((size_t)(b->len[q] * b->n_heads * b->head_dim) + 1, sizeof(float));
+        if (out->out[q] == NULL) {
+            pecert_case_fail(r, where, "out of memory");
+            return -1;
+        }
+    }
+    void *session = NULL;
+    pecert_status st = s->desc->session_create(s->instance, &session, &cfg);
+    if (!pecert_case_status(r, s, st, where, "session_create")) {
+        return -1;
+    }
+    int rc = run_calls(out, s, r, session, b, feed, where);
+    s->desc->session_destroy(s->instance, session);
+    return rc;
+}
+
+/* ---- the attention error model ----------------------------------------- */
+
+/* Score error bound of query (s,i,h) against key j (TOLERANCES.md). */
+static double score_bound(const pecert_logical_batch *b, const double *inv, double scaling,
+                          int32_t s, int64_t i, int64_t h, int64_t j)
+{
+    int64_t hd = b->head_dim;
+    int64_t rot = b->rope->rotary_dim;
+    int64_t kvh = h / (b->n_heads / b->n_kv_heads);
+    const float *q = b->q[s] + (i * b->n_heads + h) * hd;
+    const float *k = b->k[s] + (j * b->n_kv_heads + kvh) * hd;
+    double angle_part = 0.0;
+    double norms = 0.0;
+    for (int64_t p = 0; p < rot / 2; p++) {
+        int64_t a;
+        int64_t c;
+        pecert_rope_pair(b->pairing, rot, p, &a, &c);
+        double rq = hypot(q[a], q[c]);
+        double rk = hypot(k[a], k[c]);
+        double ti = fabs((double)b->pos[s][i]) * inv[p];
+        double tj = fabs((double)b->pos[s][j]) * inv[p];
+        angle_part += rq * rk * 0.5 * (pecert_tol_angle(ti, inv[p]) + pecert_tol_angle(tj, inv[p]));
+        norms += rq * rk;
+    }
+    for (int64_t d = rot; d < hd; d++) {
+        norms += fabs((double)q[d] * k[d]);
+    }
+    double s2 = scaling * scaling;
+    double value = s2 * norms * ((double)hd + PECERT_TOL_VALUE_U) * PECERT_U32;
+    return (s2 * angle_part + value) / sqrt((double)hd); /* softmax_scale = 1/sqrt(d) */
+}
+
+/* Bound on every output channel of query (s,i,h): a score error d moves
+ * the softmax weights by at most 2d in total, each weight multiplying a
+ * value of magnitude <= V; the sum itself rounds by (i + 8) u V. */
+static double output_bound(const pecert_logical_batch *b, const double *inv, double scaling,
+                           int32_t s, int64_t i, int64_t h)
+{
+    int64_t hd = b->head_dim;
+    int64_t kvh = h / (b->n_heads / b->n_kv_heads);
+    double worst_score = 0.0;
+    double vmax = 0.0;
+    for (int64_t j = 0; j <= i; j++) {
+        double e = score_bound(b, inv, scaling, s, i, h, j);
+        worst_score = e > worst_score ? e : worst_score;
+        const float *v = b->v[s] + (j * b->n_kv_heads + kvh) * hd;
+        for (int64_t d = 0; d < hd; d++) {
+            vmax = fabs(v[d]) > vmax ? fabs(v[d]) : vmax;
+        }
+    }
+    return 2.0 * worst_score * vmax + 2.0 * ((double)i + 8.0) * PECERT_U32 * vmax;
+}
+
+void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
+                           const pecert_logical_batch *b, const pecert_logical_out *got,
+                           const pecert_logical_out *want, double bound_factor, const char *where)
+{
+    int64_t half = b->rope->rotary_dim / 2;
+    double *inv = malloc((size_t)(half + 1) * sizeof(double));
+    double scaling = 1.0;
+    if (inv == NULL || pecert_oracle_inv_freq(env, inv, &scaling, b->rope, 0) != PECERT_OK) {
+        free(inv);
+        pecert_case_fail(r, where, "oracle frequencies unavailable for the bound");
+        return;
+    }
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    int64_t hd = b->head_dim;
+    int64_t worst_at[3] = {0, 0, 0};
+    for (int32_t s = 0; s < b->n_seqs; s++) {
+        for (int64_t i = 0; i < b->len[s]; i++) {
+            for (int64_t h = 0; h < b->n_heads; h++) {
+                double bound = bound_factor * output_bound(b, inv, scaling, s, i, h);
+                const float *g = got->out[s] + (i * b->n_heads + h) * hd;
+                const float *e = want->out[s] + (i * b->n_heads + h) * hd;
+                double before = w.ratio;
+                for (int64_t d = 0; d < hd; d++) {
+                    pecert_case_worst_add(&w, d, g[d], e[d], bound);
+                }
+                if (w.ratio != before || (s == 0 && i == 0 && h == 0)) {
+                    worst_at[0] = s;
+                    worst_at[1] = i;
+                    worst_at[2] = h;
+                }
+            }
+        }
+    }
+    char elem[128];
+    snprintf(elem, sizeof(elem), "[seq=%lld,token=%lld,head=%lld,d=%lld] pos=%lld", (long long)worst_at[0],
+             (long long)worst_at[1], (long long)worst_at[2], (long long)w.index,
+             (long long)b->pos[worst_at[0]][worst_at[1]]);
+    pecert_case_finish(r, &w, where, elem);
+    free(inv);
+}

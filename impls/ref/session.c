@@ -1,0 +1,332 @@
+/*
+ * session.c - the decode session of `ref`: attention over a KV cache,
+ * straightforwardly, in double (plugin.h, "Decode session").
+ *
+ * Keys are rotated at their own position when appended and cached rotated;
+ * a query is rotated at its position and attends to itself and the valid
+ * earlier tokens of its sequence. No shortcut is taken: this is the oracle
+ * the decode checks compare engines with.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref.h"
+
+typedef struct ref_sequence {
+    int64_t count;   /* tokens appended                                 */
+    double *keys;    /* [max_tokens, n_kv_heads, head_dim], rotated     */
+    double *values;  /* [max_tokens, n_kv_heads, head_dim]              */
+    uint8_t *valid;  /* [max_tokens]                                    */
+} ref_sequence;
+
+typedef struct ref_session {
+    pecert_rope_pairing pairing;
+    int32_t n_seqs;
+    int32_t max_tokens;
+    int32_t n_heads;
+    int32_t n_kv_heads;
+    int32_t head_dim;
+    int32_t rotary_dim;
+    double softmax_scale;
+    double scaling;      /* attention scaling of the rope config          */
+    double *inv_freq;    /* [rotary_dim / 2] at the session's seq_len     */
+    double *scratch;     /* [head_dim + max_tokens] query row + scores    */
+    ref_sequence *seqs;  /* [n_seqs]                                      */
+} ref_session;
+
+static void session_free(ref_session *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    for (int32_t i = 0; s->seqs != NULL && i < s->n_seqs; i++) {
+        free(s->seqs[i].keys);
+        free(s->seqs[i].values);
+        free(s->seqs[i].valid);
+    }
+    free(s->seqs);
+    free(s->inv_freq);
+    free(s->scratch);
+    free(s);
+}
+
+static pecert_status check_session_config(const pecert__ref_call *call,
+                                          const pecert_session_config *c)
+{
+    if (c == NULL || c->struct_size < sizeof(*c)) {
+        return pecert__ref_fail(call, c == NULL ? PECERT_E_INVAL : PECERT_E_ABI,
+                                "config is NULL or its struct_size is too small");
+    }
+    for (size_t i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++) {
+        if (c->reserved[i] != 0) {
+            return pecert__ref_fail(call, PECERT_E_UNSUPPORTED, "config.reserved[%zu] is not 0", i);
+        }
+    }
+    if (c->n_seqs < 1 || c->n_seqs > 4096 || c->max_tokens < 1 || c->max_tokens > (1 << 20)) {
+        return pecert__ref_fail(call, PECERT_E_INVAL,
+                                "config.n_seqs=%d (1..4096) or max_tokens=%d (1..2^20) out of range",
+                                c->n_seqs, c->max_tokens);
+    }
+    if (c->n_heads < 1 || c->n_kv_heads < 1 || c->n_heads % c->n_kv_heads != 0) {
+        return pecert__ref_fail(call, PECERT_E_INVAL,
+                                "config.n_heads=%d must be a positive multiple of n_kv_heads=%d",
+                                c->n_heads, c->n_kv_heads);
+    }
+    if (c->pairing != PECERT_PAIRING_SPLIT_HALF && c->pairing != PECERT_PAIRING_INTERLEAVED) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "config.pairing=%d is not a pairing", c->pairing);
+    }
+    if (!(c->softmax_scale >= 0) || !isfinite(c->softmax_scale)) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "config.softmax_scale must be finite and >= 0");
+    }
+    return pecert__ref_check_seq_len(call, c->seq_len);
+}
+
+static pecert_status alloc_sequences(ref_session *s)
+{
+    size_t row = (size_t)s->n_kv_heads * (size_t)s->head_dim;
+    s->seqs = calloc((size_t)s->n_seqs, sizeof(*s->seqs));
+    s->scratch = malloc(((size_t)s->head_dim + (size_t)s->max_tokens) * sizeof(double));
+    s->inv_freq = malloc((size_t)(s->rotary_dim / 2 + 1) * sizeof(double));
+    if (s->seqs == NULL || s->scratch == NULL || s->inv_freq == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    for (int32_t i = 0; i < s->n_seqs; i++) {
+        s->seqs[i].keys = malloc((size_t)s->max_tokens * row * sizeof(double));
+        s->seqs[i].values = malloc((size_t)s->max_tokens * row * sizeof(double));
+        s->seqs[i].valid = malloc((size_t)s->max_tokens);
+        if (s->seqs[i].keys == NULL || s->seqs[i].values == NULL || s->seqs[i].valid == NULL) {
+            return PECERT_E_NOMEM;
+        }
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__ref_session_create(void *instance, void **out_session,
+                                         const pecert_session_config *config)
+{
+    pecert__ref_call call;
+    pecert__ref_params params;
+    pecert__ref_begin_call(&call, instance, "session_create");
+    if (out_session == NULL) {
+        return pecert__ref_fail(&call, PECERT_E_INVAL, "out_session is NULL");
+    }
+    *out_session = NULL;
+    pecert_status st = check_session_config(&call, config);
+    if (st == PECERT_OK) {
+        st = pecert__ref_check_config(&call, config->rope);
+    }
+    if (st == PECERT_OK) {
+        st = pecert__ref_resolve_params(&call, config->rope, &params);
+    }
+    if (st != PECERT_OK) {
+        return st;
+    }
+    ref_session *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return pecert__ref_fail(&call, PECERT_E_NOMEM, "no memory for the session");
+    }
+    *s = (ref_session){config->pairing, config->n_seqs, config->max_tokens, config->n_heads,
+                       config->n_kv_heads, config->rope->head_dim, config->rope->rotary_dim,
+                       config->softmax_scale > 0 ? config->softmax_scale
+                                                 : 1.0 / sqrt((double)config->rope->head_dim),
+                       params.attention_factor, NULL, NULL, NULL};
+    if (alloc_sequences(s) != PECERT_OK) {
+        session_free(s);
+        return pecert__ref_fail(&call, PECERT_E_NOMEM, "no memory for a cache of %d x %d tokens",
+                                config->n_seqs, config->max_tokens);
+    }
+    pecert__ref_inv_freq(&params, config->seq_len, s->inv_freq);
+    *out_session = s;
+    return PECERT_OK;
+}
+
+void pecert__ref_session_destroy(void *instance, void *session)
+{
+    (void)instance;
+    session_free(session);
+}
+
+/* Rotates one head row (double in, double out) at position p. */
+static void rotate_row(const ref_session *s, double *row, int64_t p)
+{
+    int64_t rot = s->rotary_dim;
+    for (int64_t i = 0; i < rot / 2; i++) {
+        double sn;
+        double cs;
+        pecert__ref_sin_cos((double)p, s->inv_freq[i], &sn, &cs);
+        int64_t a = s->pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i : i;
+        int64_t b = s->pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
+        double xa = row[a];
+        double xb = row[b];
+        row[a] = (xa * cs - xb * sn) * s->scaling;
+        row[b] = (xb * cs + xa * sn) * s->scaling;
+    }
+}
+
+static const float *elem(const pecert_tensor *t, int64_t i0, int64_t i1)
+{
+    return (const float *)t->data + i0 * t->strides[0] + i1 * t->strides[1];
+}
+
+/* Caches token t's rotated key and value in its sequence. */
+static void cache_token(ref_session *s, ref_sequence *seq, const pecert_session_append_args *a,
+                        int64_t t)
+{
+    int64_t slot = seq->count++;
+    for (int64_t h = 0; h < s->n_kv_heads; h++) {
+        double *k = seq->keys + (slot * s->n_kv_heads + h) * s->head_dim;
+        double *v = seq->values + (slot * s->n_kv_heads + h) * s->head_dim;
+        for (int64_t d = 0; d < s->head_dim; d++) {
+            k[d] = elem(a->k, t, h)[d * a->k->strides[2]];
+            v[d] = elem(a->v, t, h)[d * a->v->strides[2]];
+        }
+        rotate_row(s, k, a->positions[t]);
+    }
+    seq->valid[slot] = a->valid == NULL || a->valid[t] != 0;
+}
+
+/* Attention of token t (query head h) over its sequence: softmax in
+ * double with the maximum subtracted, output written as f32. */
+static void attend(ref_session *s, const ref_sequence *seq, const pecert_session_append_args *a,
+                   int64_t t, int64_t h)
+{
+    double *q = s->scratch;
+    double *score = s->scratch + s->head_dim;
+    int64_t kvh = h / (s->n_heads / s->n_kv_heads);
+    for (int64_t d = 0; d < s->head_dim; d++) {
+        q[d] = elem(a->q, t, h)[d * a->q->strides[2]];
+    }
+    rotate_row(s, q, a->positions[t]);
+    double max = -INFINITY;
+    for (int64_t j = 0; j < seq->count; j++) {
+        const double *k = seq->keys + (j * s->n_kv_heads + kvh) * s->head_dim;
+        double dot = 0.0;
+        for (int64_t d = 0; d < s->head_dim; d++) {
+            dot += q[d] * k[d];
+        }
+        score[j] = seq->valid[j] ? dot * s->softmax_scale : -INFINITY;
+        max = score[j] > max ? score[j] : max;
+    }
+    double total = 0.0;
+    for (int64_t j = 0; j < seq->count; j++) {
+        score[j] = seq->valid[j] ? exp(score[j] - max) : 0.0;
+        total += score[j];
+    }
+    float *out = (float *)a->out->data + t * a->out->strides[0] + h * a->out->strides[1];
+    for (int64_t d = 0; d < s->head_dim; d++) {
+        double acc = 0.0;
+        for (int64_t j = 0; j < seq->count; j++) {
+            acc += score[j] * seq->values[(j * s->n_kv_heads + kvh) * s->head_dim + d];
+        }
+        out[d * a->out->strides[2]] = (float)(acc / total);
+    }
+}
+
+static pecert_status check_append(const pecert__ref_call *call, const ref_session *s,
+                                  const pecert_session_append_args *a)
+{
+    if (a == NULL || a->struct_size < sizeof(*a) || a->reserved0 != 0) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "args NULL, too small, or reserved0 set");
+    }
+    for (size_t i = 0; i < sizeof(a->reserved) / sizeof(a->reserved[0]); i++) {
+        if (a->reserved[i] != 0) {
+            return pecert__ref_fail(call, PECERT_E_UNSUPPORTED, "args.reserved[%zu] is not 0", i);
+        }
+    }
+    if (a->n_tokens < 0 || (a->n_tokens > 0 && (a->positions == NULL || a->seq_ids == NULL))) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "n_tokens=%" PRId64 " with NULL positions/seq_ids",
+                                a->n_tokens);
+    }
+    const pecert_tensor *t[4] = {a->q, a->k, a->v, a->out};
+    const char *names[4] = {"q", "k", "v", "out"};
+    const int64_t heads[4] = {s->n_heads, s->n_kv_heads, s->n_kv_heads, s->n_heads};
+    for (int i = 0; i < 4; i++) {
+        pecert_status st = pecert__ref_check_tensor(call, names[i], t[i], 3, 0, i == 3);
+        if (st != PECERT_OK) {
+            return st;
+        }
+        if (t[i]->shape[0] != a->n_tokens || t[i]->shape[1] != heads[i] || t[i]->shape[2] != s->head_dim) {
+            return pecert__ref_fail(call, PECERT_E_INVAL, "%s shape [%" PRId64 ",%" PRId64 ",%" PRId64
+                                    "], want [%" PRId64 ",%" PRId64 ",%d]", names[i], t[i]->shape[0],
+                                    t[i]->shape[1], t[i]->shape[2], a->n_tokens, heads[i], s->head_dim);
+        }
+    }
+    return pecert__ref_check_positions(call, a->positions, a->n_tokens);
+}
+
+/* Sequence ids in range and room in every cache, before anything moves. */
+static pecert_status check_room(const pecert__ref_call *call, const ref_session *s,
+                                const pecert_session_append_args *a)
+{
+    for (int64_t t = 0; t < a->n_tokens; t++) {
+        if (a->seq_ids[t] < 0 || a->seq_ids[t] >= s->n_seqs) {
+            return pecert__ref_fail(call, PECERT_E_INVAL, "seq_ids[%" PRId64 "]=%d outside 0..%d", t,
+                                    a->seq_ids[t], s->n_seqs - 1);
+        }
+    }
+    for (int32_t i = 0; i < s->n_seqs; i++) {
+        int64_t adding = 0;
+        for (int64_t t = 0; t < a->n_tokens; t++) {
+            adding += a->seq_ids[t] == i;
+        }
+        if (s->seqs[i].count + adding > s->max_tokens) {
+            return pecert__ref_fail(call, PECERT_E_INVAL, "sequence %d: %" PRId64 " + %" PRId64
+                                    " tokens exceed max_tokens=%d", i, s->seqs[i].count, adding,
+                                    s->max_tokens);
+        }
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__ref_session_append(void *instance, void *session,
+                                         const pecert_session_append_args *args)
+{
+    pecert__ref_call call;
+    ref_session *s = session;
+    pecert__ref_begin_call(&call, instance, "session_append");
+    if (s == NULL) {
+        return pecert__ref_fail(&call, PECERT_E_INVAL, "session is NULL");
+    }
+    pecert_status st = check_append(&call, s, args);
+    if (st == PECERT_OK) {
+        st = check_room(&call, s, args);
+    }
+    for (int64_t t = 0; st == PECERT_OK && t < args->n_tokens; t++) {
+        ref_sequence *seq = &s->seqs[args->seq_ids[t]];
+        cache_token(s, seq, args, t);
+        for (int64_t h = 0; h < s->n_heads; h++) {
+            attend(s, seq, args, t, h);
+        }
+    }
+    return st;
+}
+
+pecert_status pecert__ref_session_read_keys(void *instance, void *session, pecert_tensor *out_keys,
+                                            int32_t seq)
+{
+    pecert__ref_call call;
+    const ref_session *s = session;
+    pecert__ref_begin_call(&call, instance, "session_read_keys");
+    if (s == NULL || seq < 0 || seq >= s->n_seqs) {
+        return pecert__ref_fail(&call, PECERT_E_INVAL, "session NULL or seq=%d out of range", seq);
+    }
+    const ref_sequence *q = &s->seqs[seq];
+    pecert_status st = pecert__ref_check_tensor(&call, "out_keys", out_keys, 3, 0, 1);
+    if (st == PECERT_OK && (out_keys->shape[0] != q->count || out_keys->shape[1] != s->n_kv_heads ||
+                            out_keys->shape[2] != s->head_dim)) {
+        st = pecert__ref_fail(&call, PECERT_E_INVAL, "out_keys must be [%" PRId64 ",%d,%d]", q->count,
+                              s->n_kv_heads, s->head_dim);
+    }
+    for (int64_t j = 0; st == PECERT_OK && j < q->count; j++) {
+        for (int64_t h = 0; h < s->n_kv_heads; h++) {
+            for (int64_t d = 0; d < s->head_dim; d++) {
+                float *o = (float *)out_keys->data + j * out_keys->strides[0] + h * out_keys->strides[1] +
+                           d * out_keys->strides[2];
+                *o = (float)q->keys[(j * s->n_kv_heads + h) * s->head_dim + d];
+            }
+        }
+    }
+    return st;
+}
