@@ -57,6 +57,37 @@ static pecert_feed as_feed(const feed_builder *f, const char *name)
     return (pecert_feed){name, f->n_calls, f->calls, f->n_entries};
 }
 
+/* Runs feeds[0..2] on the plugin and feeds[0] on the oracle: every plugin
+ * run must equal the oracle, and feeds 1 and 2 must equal the plugin's own
+ * feeds[0] run (twice the bound: both are the plugin's). */
+static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
+                          const pecert_logical_batch *b, const char *label, const pecert_feed *feeds)
+{
+    pecert_logical_out oracle;
+    pecert_logical_out got[3];
+    memset(got, 0, sizeof(got));
+    char where[PECERT_RESULT_LINE_MAX];
+    snprintf(where, sizeof(where), "%s oracle", label);
+    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
+        for (int k = 0; k < 3; k++) {
+            snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
+                continue;
+            }
+            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
+            if (k > 0 && got[0].out[0] != NULL) {
+                snprintf(where, sizeof(where), "%s %s vs the plugin's %s", label, feeds[k].name, feeds[0].name);
+                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        pecert_logical_out_free(&got[k], b->n_seqs);
+    }
+    pecert_logical_out_free(&oracle, b->n_seqs);
+}
+
 /* ---- decode.prefill_equivalence ----------------------------------------- */
 
 static void build_single_feeds(feed_builder *one, feed_builder *steps, feed_builder *chunks)
@@ -83,43 +114,16 @@ static void build_single_feeds(feed_builder *one, feed_builder *steps, feed_buil
     add_tokens(chunks, 0, done, PREFILL_LEN - done);
 }
 
-/* Runs the three feeds on the plugin and the one-prefill feed on the
- * oracle; every plugin run must equal the oracle, and the split runs must
- * equal the plugin's own one-prefill run. */
+/* One prefill, prefill + decode steps, uneven chunks. */
 static void equivalence_case(const pecert_check_env *env, pecert_check_result *r,
                              const pecert_logical_batch *b, const char *label)
 {
     static feed_builder fb[3];
     build_single_feeds(&fb[0], &fb[1], &fb[2]);
-    pecert_feed feeds[3] = {as_feed(&fb[0], "one prefill"), as_feed(&fb[1], "prefill + 5 decode steps"),
-                            as_feed(&fb[2], "chunks 7,1,9,7")};
-    pecert_logical_out oracle;
-    pecert_logical_out got[3];
-    memset(got, 0, sizeof(got));
-    char where[PECERT_RESULT_LINE_MAX];
-    snprintf(where, sizeof(where), "%s oracle", label);
-    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
-        for (int k = 0; k < 3; k++) {
-            snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
-                continue;
-            }
-            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
-            if (k > 0 && got[0].out[0] != NULL) {
-                snprintf(where, sizeof(where), "%s %s vs the plugin's one prefill", label, feeds[k].name);
-                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
-            }
-        }
-    }
-    for (int k = 0; k < 3; k++) {
-        pecert_logical_out_free(&got[k], b->n_seqs);
-    }
-    pecert_logical_out_free(&oracle, b->n_seqs);
+    const pecert_feed feeds[3] = {as_feed(&fb[0], "one prefill"), as_feed(&fb[1], "prefill + 5 decode steps"),
+                                  as_feed(&fb[2], "chunks 7,1,9,7")};
+    compare_feeds(env, r, b, label, feeds);
 }
-
-typedef void (*batch_case_fn)(const pecert_check_env *env, pecert_check_result *r,
-                              const pecert_logical_batch *b, const char *label);
 
 /* Every config x pairing, at positions from 0 and straddling L0. */
 static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
@@ -201,31 +205,9 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r,
 {
     static feed_builder fb[3];
     build_padding_feeds(&fb[0], &fb[1], &fb[2]);
-    pecert_feed feeds[3] = {as_feed(&fb[0], "unpadded rows"), as_feed(&fb[1], "left-padded batch"),
-                            as_feed(&fb[2], "right-padded batch")};
-    pecert_logical_out oracle;
-    pecert_logical_out got[3];
-    memset(got, 0, sizeof(got));
-    char where[PECERT_RESULT_LINE_MAX];
-    snprintf(where, sizeof(where), "%s oracle", label);
-    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
-        for (int k = 0; k < 3; k++) {
-            snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
-                continue;
-            }
-            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
-            if (k > 0 && got[0].out[0] != NULL) {
-                snprintf(where, sizeof(where), "%s %s vs the plugin's unpadded rows", label, feeds[k].name);
-                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
-            }
-        }
-    }
-    for (int k = 0; k < 3; k++) {
-        pecert_logical_out_free(&got[k], b->n_seqs);
-    }
-    pecert_logical_out_free(&oracle, b->n_seqs);
+    const pecert_feed feeds[3] = {as_feed(&fb[0], "unpadded rows"), as_feed(&fb[1], "left-padded batch"),
+                                  as_feed(&fb[2], "right-padded batch")};
+    compare_feeds(env, r, b, label, feeds);
 }
 
 static void run_padding_independence(const pecert_check_env *env, pecert_check_result *r)
