@@ -77,8 +77,12 @@ static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
             }
             pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
             if (k > 0 && got[0].out[0] != NULL) {
+                int64_t failed_before = r->n_failed;
                 snprintf(where, sizeof(where), "%s %s vs the plugin's %s", label, feeds[k].name, feeds[0].name);
                 pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
+                if (r->n_failed > failed_before) {
+                    pecert_check_symptom(r, "differs:%s", feeds[k].name);
+                }
             }
         }
     }

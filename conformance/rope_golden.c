@@ -42,6 +42,37 @@ static void for_each_test(const pecert_check_env *env, pecert_check_result *r, c
 
 /* ---- rope.freq.golden -------------------------------------------------- */
 
+static const char *rope_type_tag(pecert_rope_type t)
+{
+    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    return t >= 0 && t <= PECERT_ROPE_LLAMA3 ? names[t] : "unknown";
+}
+
+/* Wrong frequencies: which rope type, and the flags of the vector. */
+static void freq_symptoms(pecert_check_result *r, const pecert_vtest *t)
+{
+    pecert_check_symptom(r, "freq_off:%s", rope_type_tag(t->rope.rope_type));
+    for (size_t i = 0; i < t->n_flags; i++) {
+        pecert_check_symptom(r, "freq_flag:%s", t->flags[i]);
+    }
+}
+
+/* Wrong attention scaling: absent (1), squared, or otherwise. */
+static void scaling_symptom(pecert_check_result *r, double got, double want)
+{
+    double tol = pecert_tol_scaling(want);
+    if (!pecert_exceeds(fabs(got - want), tol)) {
+        return;
+    }
+    if (!pecert_exceeds(fabs(got - 1.0), tol)) {
+        pecert_check_symptom(r, "scaling:missing");
+    } else if (!pecert_exceeds(fabs(got - want * want), tol * fabs(want))) {
+        pecert_check_symptom(r, "scaling:squared");
+    } else {
+        pecert_check_symptom(r, "scaling:wrong");
+    }
+}
+
 static void freq_case(const pecert_check_env *env, pecert_check_result *r,
                       const pecert_vtest *t, const char *where)
 {
@@ -66,8 +97,12 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
             double v = pecert_vtensor_get(want, i);
             pecert_case_worst_add(&w, i, got[i], v, pecert_tol_freq(v));
         }
+        if (w.n_bad > 0) {
+            freq_symptoms(r, t);
+        }
         double s = pecert_vtensor_get(want_scaling, 0);
         pecert_case_worst_add(&w, n, got_scaling, s, pecert_tol_scaling(s));
+        scaling_symptom(r, got_scaling, s);
         char elem[64];
         if (w.index == n) {
             snprintf(elem, sizeof(elem), "attention_scaling");
@@ -172,7 +207,11 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     if (got == NULL) {
         return;
     }
+    int64_t failed_before = r->n_failed;
     pecert_rope_compare(env, r, &call, x->data, got, want->data, where, MAX_POINTS, 1.0);
+    if (r->n_failed > failed_before) {
+        pecert_check_symptom(r, "apply_off:%s", rope_type_tag(t->rope.rope_type));
+    }
     free(got);
 }
 

@@ -85,6 +85,7 @@ static void passthrough_case(const pecert_check_env *env, pecert_check_result *r
             }
         }
         if (bad > 0) {
+            pecert_check_symptom(r, "passthrough_changed");
             pecert_case_fail(r, where, "%lld passthrough channels (>= rotary_dim %d of head_dim %d) changed",
                              (long long)bad, wide.rotary_dim, wide.head_dim);
         }
@@ -205,10 +206,14 @@ static void strided_layout(const pecert_check_env *env, pecert_check_result *r,
     pecert_tensor vout = fused_view(&b, c, 1);
     char at[PECERT_RESULT_LINE_MAX];
     snprintf(at, sizeof(at), "%s %s", where, in_place ? "in place (k of fused qkv)" : "strided q->k");
+    int64_t failed_before = r->n_failed;
     pecert_status st = apply_views(&env->plugin, c, &vin, &vout);
     if (pecert_case_status(r, &env->plugin, st, at, "rope_apply")) {
         fused_gather(got, &b, c, 1);
         pecert_rope_compare(env, r, c, x, got, packed, at, 0, 1.0);
+        if (r->n_failed > failed_before) {
+            pecert_check_symptom(r, in_place ? "layout:in_place_differs" : "layout:strided_differs");
+        }
         int64_t damage = fused_damage(&b, c, src, 1);
         if (damage > 0) {
             pecert_case_fail(r, at, "%lld floats outside the output view were written", (long long)damage);

@@ -11,6 +11,7 @@
 
 #include "isolate.h"
 #include "rope_checks.h"
+#include "tolerance.h"
 
 #define HEADS 2
 
@@ -58,6 +59,16 @@ static void summarize(pecert_check_result *r)
         char part[64];
         snprintf(part, sizeof(part), " 2^%d: %.2g;", k == 0 ? 11 : k == 3 ? 16 : k == 6 ? 20 : 24, worst);
         strncat(line, part, sizeof(line) - strlen(line) - 1);
+    }
+    int64_t first_bad = -1;
+    for (size_t i = 0; i < r->n_points; i++) {
+        if (pecert_exceeds(r->points[i].error, r->points[i].bound) &&
+            (first_bad < 0 || r->points[i].position < first_bad)) {
+            first_bad = r->points[i].position;
+        }
+    }
+    if (first_bad >= 0) {
+        pecert_check_symptom(r, "precision_lost_from:%lld", (long long)first_bad);
     }
     if (r->verdict == PECERT_VERDICT_PASS) {
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);

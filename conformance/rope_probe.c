@@ -29,6 +29,21 @@ static int64_t brightest_partner(const float *out, int64_t head_dim)
     return best;
 }
 
+/* A symptom tag for the convention a partner channel reveals. */
+static const char *partner_tag(int64_t partner, int64_t rot, int64_t head_dim)
+{
+    if (partner < 0) {
+        return "pairing:unrotated";
+    }
+    if (partner == 1) {
+        return "pairing:interleaved";
+    }
+    if (partner == rot / 2) {
+        return "pairing:split_half";
+    }
+    return partner == head_dim / 2 ? "pairing:split_half_over_head_dim" : "pairing:other";
+}
+
 /* Names the convention a partner channel reveals. */
 static void describe_partner(char *out, size_t len, int64_t partner, const float *got,
                              int64_t rot, int64_t head_dim)
@@ -53,26 +68,34 @@ static void probe_case(const pecert_check_env *env, pecert_check_result *r,
 {
     pecert_rope_config wide = *base;
     wide.head_dim = 2 * base->rotary_dim;
-    int64_t position = 1;
-    pecert_rope_call call = {&wide, pairing, pecert_rope_l0(base), &position, 1, 1, wide.head_dim};
-    float *x = calloc((size_t)wide.head_dim, sizeof(float));
+    /* Two tokens, positions 0 and 1: the probe is the second, so a plugin
+     * that uses the token index as position still sees position 1. */
+    const int64_t positions[2] = {0, 1};
+    pecert_rope_call call = {&wide, pairing, pecert_rope_l0(base), positions, 2, 1, wide.head_dim};
+    float *x = calloc((size_t)(2 * wide.head_dim), sizeof(float));
     if (x == NULL) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
     x[0] = 1.0f;
+    x[wide.head_dim] = 1.0f;
     float *got = pecert_rope_run_packed(env, r, &call, x, where);
     float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
     if (want != NULL) {
         int64_t rot = wide.rotary_dim;
-        int64_t expected = brightest_partner(want, wide.head_dim);
-        int64_t actual = brightest_partner(got, wide.head_dim);
+        const float *g = got + wide.head_dim; /* the token at position 1 */
+        const float *e = want + wide.head_dim;
+        int64_t expected = brightest_partner(e, wide.head_dim);
+        int64_t actual = brightest_partner(g, wide.head_dim);
         char seen[160];
-        describe_partner(seen, sizeof(seen), actual, got, rot, wide.head_dim);
+        describe_partner(seen, sizeof(seen), actual, g, rot, wide.head_dim);
         if (actual != expected) {
+            pecert_check_symptom(r, "%s", partner_tag(actual, rot, wide.head_dim));
             pecert_case_fail(r, where, "asked for %s, %s: pairing convention wrong",
                              pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", seen);
-        } else if (actual >= 0 && (got[actual] > 0) != (want[actual] > 0)) {
+        } else if (actual >= 0 && fabs((double)g[actual] + e[actual]) < 1e-3 * fabs(e[actual]) &&
+                   fabs((double)g[0] - e[0]) < 1e-3) {
+            pecert_check_symptom(r, "pairing:sign");
             pecert_case_fail(r, where, "%s but with the opposite sign: rotation by -theta", seen);
         } else {
             pecert_rope_compare(env, r, &call, x, got, want, where, 0, 1.0);

@@ -146,7 +146,11 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
             int rotated = (int64_t)(i % (size_t)hd) < call.config->rotary_dim;
             want[i] = rotated ? (float)(s * x[i]) : x[i];
         }
+        int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, y, want, where, 0, 1.0);
+        if (r->n_failed > failed_before) {
+            pecert_check_symptom(r, "moves_at_position_zero");
+        }
     }
     free(want);
     free(y);

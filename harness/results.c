@@ -1,6 +1,8 @@
 /* results.c - the results model: construction, ownership, counting. */
 #include "results.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,5 +90,27 @@ void pecert_run_results_count(const pecert_run_results *run,
         if ((unsigned)v < PECERT_VERDICT_COUNT) {
             counts[v]++;
         }
+    }
+}
+
+int pecert_check_has_symptom(const pecert_check_result *r, const char *tag)
+{
+    for (int i = 0; i < r->n_symptoms; i++) {
+        if (strcmp(r->symptoms[i], tag) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void pecert_check_symptom(pecert_check_result *r, const char *fmt, ...)
+{
+    char tag[PECERT_SYMPTOM_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tag, sizeof(tag), fmt, ap);
+    va_end(ap);
+    if (r->n_symptoms < PECERT_RESULT_MAX_SYMPTOMS && !pecert_check_has_symptom(r, tag)) {
+        snprintf(r->symptoms[r->n_symptoms++], PECERT_SYMPTOM_LEN, "%s", tag);
     }
 }

@@ -28,6 +28,9 @@ const char *pecert_verdict_name(pecert_verdict verdict);
 /* Failure lines kept per check: the first ones are the useful ones. */
 #define PECERT_RESULT_MAX_DETAILS 8
 
+#define PECERT_RESULT_MAX_SYMPTOMS 16
+#define PECERT_SYMPTOM_LEN 48
+
 /* One (position, error, bound) sample: feeds error-vs-position plots. */
 typedef struct pecert_error_point {
     int64_t position; /* token position, or -1 when not positional */
@@ -50,6 +53,11 @@ typedef struct pecert_check_result {
     pecert_error_point *points;           /* n_points samples, owned      */
     size_t n_points;
     double elapsed_s;                     /* wall time of the check       */
+    /* Symptoms: short tags a check attaches to what it saw ("pairing:
+     * interleaved", "scaling:missing", "freq_off:llama3"); the diagnosis
+     * (diagnose.h) reads them to name the bug. */
+    char symptoms[PECERT_RESULT_MAX_SYMPTOMS][PECERT_SYMPTOM_LEN];
+    int n_symptoms;
 } pecert_check_result;
 
 /* What was run: plugin identity and the run's environment. */
@@ -65,12 +73,23 @@ typedef struct pecert_run_info {
     double timeout_s;
 } pecert_run_info;
 
+#define PECERT_MAX_FINDINGS 16
+
+/* A named bug the diagnosis believes the plugin has, and why. */
+typedef struct pecert_finding {
+    char id[32];                          /* stable, e.g. "pairing"       */
+    char bug[PECERT_RESULT_LINE_MAX];     /* what is wrong, one line      */
+    char evidence[PECERT_RESULT_LINE_MAX];/* which results say so         */
+} pecert_finding;
+
 /* A whole run: one plugin, many checks. */
 typedef struct pecert_run_results {
     pecert_run_info info;
     pecert_check_result *checks; /* n_checks, owned */
     size_t n_checks;
     size_t cap_checks;
+    pecert_finding findings[PECERT_MAX_FINDINGS]; /* from pecert_diagnose */
+    int n_findings;
 } pecert_run_results;
 
 /* pecert_check_result_init zeroes r and names it. */
@@ -80,6 +99,12 @@ void pecert_check_result_release(pecert_check_result *r);
 /* pecert_check_result_add_point appends a sample; returns 0 or -1 (nomem). */
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
                                   double error, double bound);
+
+/* pecert_check_symptom attaches a symptom tag once (duplicates ignored). */
+void pecert_check_symptom(pecert_check_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* pecert_check_has_symptom: 1 if r carries tag (exact match). */
+int pecert_check_has_symptom(const pecert_check_result *r, const char *tag);
 
 /* pecert_run_results_append moves *r into run (r is left empty). 0 / -1. */
 int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r);

@@ -75,6 +75,10 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     for (int i = 0; details != NULL && i < r->n_details; i++) {
         cJSON_AddItemToArray(details, cJSON_CreateString(r->details[i]));
     }
+    cJSON *symptoms = cJSON_AddArrayToObject(obj, "symptoms");
+    for (int i = 0; symptoms != NULL && i < r->n_symptoms; i++) {
+        cJSON_AddItemToArray(symptoms, cJSON_CreateString(r->symptoms[i]));
+    }
     cJSON_AddItemToObject(obj, "points", points_to_json(r));
     cJSON_AddNumberToObject(obj, "elapsed_s", r->elapsed_s);
     return obj;
@@ -137,6 +141,12 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
                      d->valuestring);
         }
     }
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "symptoms"))
+    {
+        if (cJSON_IsString(d)) {
+            pecert_check_symptom(r, "%s", d->valuestring);
+        }
+    }
     if (points_from_json(r, cJSON_GetObjectItemCaseSensitive(obj, "points")) != 0) {
         pecert_check_result_release(r);
         snprintf(err, err_len, "result: malformed 'points'");
@@ -174,6 +184,14 @@ cJSON *pecert_run_results_to_json(const pecert_run_results *run)
     for (int v = 0; v < PECERT_VERDICT_COUNT; v++) {
         cJSON_AddNumberToObject(summary, pecert_verdict_name((pecert_verdict)v),
                                 (double)counts[v]);
+    }
+    cJSON *findings = cJSON_AddArrayToObject(root, "diagnosis");
+    for (int i = 0; findings != NULL && i < run->n_findings; i++) {
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "id", run->findings[i].id);
+        cJSON_AddStringToObject(f, "bug", run->findings[i].bug);
+        cJSON_AddStringToObject(f, "evidence", run->findings[i].evidence);
+        cJSON_AddItemToArray(findings, f);
     }
     cJSON *checks = cJSON_AddArrayToObject(root, "checks");
     for (size_t i = 0; checks != NULL && i < run->n_checks; i++) {

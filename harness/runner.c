@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "diagnose.h"
 #include "isolate.h"
 #include "plugin_load.h"
 #include "results_json.h"
@@ -238,6 +239,7 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
     }
     fill_info(&out->info, &s, opt);
     status = run_checks(out, &s, opt);
+    pecert_diagnose(out);
 out_free:
     free_state(&s);
     return status;

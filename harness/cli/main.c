@@ -129,6 +129,9 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
 
 static void print_summary(const pecert_run_results *res)
 {
+    for (int i = 0; i < res->n_findings; i++) {
+        printf("diagnosis: %s\n           (%s)\n", res->findings[i].bug, res->findings[i].evidence);
+    }
     size_t counts[PECERT_VERDICT_COUNT];
     pecert_run_results_count(res, counts);
     printf("%s: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported (of %zu checks)\n",

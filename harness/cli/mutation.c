@@ -23,7 +23,8 @@ static const char usage_mutation[] =
     "usage: pecert mutation [options]\n"
     "\n"
     "Runs every mutant (ref with one real-world bug) through every check and\n"
-    "fails unless each is caught by the checks its catalogue entry names.\n"
+    "fails unless each is caught by the checks its catalogue entry names and\n"
+    "the diagnosis names the bug its entry expects.\n"
     "\n"
     "options:\n"
     "  --catalogue FILE   mutant catalogue (default: impls/mutants/catalogue.json)\n"
@@ -93,7 +94,20 @@ static const pecert_check_result *find_result(const pecert_run_results *res, con
     return NULL;
 }
 
-/* Runs one mutant; returns 1 if caught, 0 if missed, -1 on load error. */
+/* The finding the catalogue expects the diagnosis to name, or NULL. */
+static const pecert_finding *expected_finding(const pecert_run_results *res, const cJSON *m)
+{
+    const cJSON *finding = cJSON_GetObjectItemCaseSensitive(m, "finding");
+    for (int i = 0; cJSON_IsString(finding) && i < res->n_findings; i++) {
+        if (strcmp(res->findings[i].id, finding->valuestring) == 0) {
+            return &res->findings[i];
+        }
+    }
+    return NULL;
+}
+
+/* Runs one mutant; returns 1 if caught (and, when the catalogue says how,
+ * diagnosed), 0 if missed, -1 on load error. */
 static int run_mutant(const cJSON *m, const mutation_opts *o, const char *oracle)
 {
     const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
@@ -124,10 +138,16 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *oracle
     for (size_t i = 0; i < res.n_checks; i++) {
         failing += res.checks[i].verdict >= PECERT_VERDICT_FAIL;
     }
-    if (caught) {
-        printf("  caught  %-28s %zu of %zu checks fail\n", name, failing, res.n_checks);
-    } else {
+    const pecert_finding *named = expected_finding(&res, m);
+    const cJSON *finding = cJSON_GetObjectItemCaseSensitive(m, "finding");
+    if (!caught) {
         printf("  MISSED  %-28s passes %s\n", name, missed);
+    } else if (cJSON_IsString(finding) && named == NULL) {
+        caught = 0;
+        printf("  UNNAMED %-28s caught, but the diagnosis does not name '%s'\n", name, finding->valuestring);
+    } else {
+        printf("  caught  %-28s %zu of %zu checks fail; diagnosis: %s\n", name, failing, res.n_checks,
+               named != NULL ? named->bug : "(none expected)");
     }
     pecert_run_results_free(&res);
     return caught;
@@ -253,7 +273,7 @@ int pecert_cmd_mutation(int argc, char **argv)
         errors += r < 0;
     }
     int total = cJSON_GetArraySize(list);
-    printf("mutation: %d/%d mutants caught by their named checks%s\n", caught, total,
+    printf("mutation: %d/%d mutants caught by their named checks and diagnosed%s\n", caught, total,
            errors > 0 ? " (with errors)" : "");
     cJSON_Delete(root);
     return caught == total && errors == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;

@@ -196,6 +196,12 @@ static void scale_rotated(const pecert_rope_apply_args *a, int64_t rotary_dim, d
 static pecert_status w_apply(void *instance, const pecert_rope_apply_args *args)
 {
     if (mutant.apply != NULL) {
+        /* The hand-written buggy kernels know f32 only, like ref. */
+        if (args == NULL || args->x == NULL || args->out == NULL || args->config == NULL ||
+            args->positions == NULL || args->x->dtype != PECERT_DTYPE_F32 ||
+            args->out->dtype != PECERT_DTYPE_F32 || args->x->ndim != 3 || args->out->ndim != 3) {
+            return PECERT_E_UNSUPPORTED;
+        }
         return mutant.apply(instance, args);
     }
     int64_t n = args->x->shape[0];
