@@ -41,7 +41,7 @@ LDLIBS_ALL = $(PC_LIBS) -ldl -lm $(LDLIBS)
 
 HARNESS_SRC := $(sort $(wildcard harness/*.c) $(wildcard conformance/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_SRC     := $(sort $(wildcard harness/cli/*.c))
+CLI_SRC     := $(sort $(wildcard harness/cli/*.c) $(wildcard bench/*.c))
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
@@ -60,7 +60,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx mutation run vectors asan clean
+.PHONY: all deps gen-deps check unit conformance abi-cxx mutation run vectors asan clean bench bench-peers
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 .SECONDARY:
@@ -104,7 +104,9 @@ FAST_AVX512_FLAGS := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512bf16 -mf
 $(BUILD)/obj/impls/fast/%.o: ALL_CFLAGS += -fopenmp
 $(BUILD)/obj/impls/fast/x86/avx2/%.o: ALL_CFLAGS += $(FAST_AVX2_FLAGS)
 $(BUILD)/obj/impls/fast/x86/avx512/%.o: ALL_CFLAGS += $(FAST_AVX512_FLAGS)
-PLUGIN_LIBS_fast := -fopenmp
+# NODELETE: fast's OpenMP threads outlive its calls; a dlclose() that
+# unmapped the plugin (and libgomp with it) would crash them.
+PLUGIN_LIBS_fast := -fopenmp -Wl,-z,nodelete
 
 $(BUILD)/impls/mutants/%.so: $(BUILD)/obj/impls/mutants/%.o $(MUTANT_CORE)
 	@mkdir -p $(dir $@)
@@ -145,8 +147,19 @@ abi-cxx:
 unit: $(BUILD)/unit-tests all
 	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests
 
+# fast runs once per ISA variant (PECERT_ISA) this CPU has the instruction
+# sets for (as /proc/cpuinfo names them); a variant it lacks is skipped.
+FAST_NEEDS_avx2   := avx2 fma f16c
+FAST_NEEDS_avx512 := avx2 fma f16c avx512f avx512bw avx512vl avx512dq
 conformance: all
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors
+	$(Q)for isa in scalar avx2 avx512; do \
+	    case $$isa in avx2) need="$(FAST_NEEDS_avx2)";; avx512) need="$(FAST_NEEDS_avx512)";; *) need="";; esac; \
+	    missing=""; for f in $$need; do grep -qw "$$f" /proc/cpuinfo 2>/dev/null || missing="$$missing $$f"; done; \
+	    if [ -n "$$missing" ]; then echo "fast PECERT_ISA=$$isa: skipped, the CPU lacks$$missing"; continue; fi; \
+	    echo "fast PECERT_ISA=$$isa:"; \
+	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl $(BUILD)/impls/fast.so --vectors vectors || exit 1; \
+	done
 
 # Every mutant (ref with one real bug) must be caught by its named checks.
 mutation: all
@@ -167,10 +180,28 @@ run: deps
 	done; \
 	$(BUILD)/pecert mutation || status=1; exit $$status
 
+# ---- benchmarks (never part of `make check`) -------------------------------
+# make bench: fast against the machine's measured bandwidth and ref, one run
+# (build/pecert bench; ~5 minutes here). make bench-peers: the same shapes
+# through PyTorch (HF rotate_half, Meta complex multiply) next to fast.
+bench: all
+	$(Q)mkdir -p reports/out
+	$(Q)$(BUILD)/pecert bench --json reports/out/bench.json
+
+bench-peers: all
+	$(Q)mkdir -p reports/out
+	$(Q)/usr/bin/python3 bench/peers.py --plugin $(BUILD)/impls/fast.so --json reports/out/bench-peers.json
+
 # ---- vectors --------------------------------------------------------------
 vectors: gen-deps
 	@test -n "$(REF)" || { echo "make vectors: set REF=/path/to/transformers checkout (tag v4.57.6)"; exit 2; }
 	$(Q)/usr/bin/python3 vectors/gen/gen_rope.py --ref "$(REF)" --out vectors/rope
+	@test -n "$(REFSRC)" || { echo "make vectors: set REFSRC=/dir holding the other official checkouts (vectors/gen/README.md)"; exit 2; }
+	$(Q)/usr/bin/python3 vectors/gen/gen_alibi.py --transformers "$(REF)" \
+	    --alibi "$(REFSRC)/attention_with_linear_biases" --llm-foundry "$(REFSRC)/llm-foundry" --out vectors/alibi
+	$(Q)/usr/bin/python3 vectors/gen/gen_t5.py --transformers "$(REF)" --out vectors/t5
+	$(Q)/usr/bin/python3 vectors/gen/gen_sinusoidal.py --transformers "$(REF)" \
+	    --tensor2tensor "$(REFSRC)/tensor2tensor" --fairseq "$(REFSRC)/fairseq" --out vectors/sinusoidal
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

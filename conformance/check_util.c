@@ -232,8 +232,42 @@ int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int6
     return max + 1;
 }
 
+/* Whether a descriptor has an ABI 1.2 family op: the field must lie within
+ * its struct_size (a 1.0/1.1 plugin is shorter) and be non-NULL. */
+#define HAS_OP(desc, field) (PECERT_HAS_FIELD(desc, pecert_plugin, field) && (desc)->field != NULL)
+
+static int meets_families(const pecert_plugin *desc, uint32_t needs)
+{
+    const struct {
+        uint32_t bit;
+        int has;
+    } ops[] = {
+        {PECERT_NEED_ALIBI_SLOPES, HAS_OP(desc, alibi_slopes)},
+        {PECERT_NEED_ALIBI_BIAS, HAS_OP(desc, alibi_bias)},
+        {PECERT_NEED_T5_BUCKET, HAS_OP(desc, t5_bucket)},
+        {PECERT_NEED_SINUSOIDAL, HAS_OP(desc, sinusoidal)},
+        {PECERT_NEED_LEARNED, HAS_OP(desc, learned_lookup)},
+        {PECERT_NEED_SINCOS_2D, HAS_OP(desc, sincos_2d)},
+        {PECERT_NEED_SWIN_INDEX, HAS_OP(desc, swin_index)},
+        {PECERT_NEED_SHAW_INDEX, HAS_OP(desc, shaw_index)},
+        {PECERT_NEED_TXL_POS_EMB, HAS_OP(desc, txl_pos_emb)},
+        {PECERT_NEED_TXL_REL_SHIFT, HAS_OP(desc, txl_rel_shift)},
+        {PECERT_NEED_MROPE_INDEX, HAS_OP(desc, mrope_index)},
+        {PECERT_NEED_MROPE_APPLY, HAS_OP(desc, mrope_apply)},
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if ((needs & ops[i].bit) != 0 && !ops[i].has) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int pecert_plugin_meets(const pecert_plugin *desc, uint32_t needs)
 {
+    if (!meets_families(desc, needs)) {
+        return 0;
+    }
     if ((needs & PECERT_NEED_ROPE_FREQS) && desc->rope_freqs == NULL) {
         return 0;
     }

@@ -20,7 +20,20 @@ enum {
     PECERT_NEED_ROPE_FREQS = 1u << 0,
     PECERT_NEED_ROPE_COS_SIN = 1u << 1,
     PECERT_NEED_ROPE_APPLY = 1u << 2,
-    PECERT_NEED_SESSION = 1u << 3 /* session_create/destroy/append (ABI 1.2) */
+    PECERT_NEED_SESSION = 1u << 3, /* session_create/destroy/append (ABI 1.2) */
+    /* The other families (ABI 1.2): one bit per descriptor field. */
+    PECERT_NEED_ALIBI_SLOPES = 1u << 4,
+    PECERT_NEED_ALIBI_BIAS = 1u << 5,
+    PECERT_NEED_T5_BUCKET = 1u << 6,
+    PECERT_NEED_SINUSOIDAL = 1u << 7,
+    PECERT_NEED_LEARNED = 1u << 8,
+    PECERT_NEED_SINCOS_2D = 1u << 9,
+    PECERT_NEED_SWIN_INDEX = 1u << 10,
+    PECERT_NEED_SHAW_INDEX = 1u << 11,
+    PECERT_NEED_TXL_POS_EMB = 1u << 12,
+    PECERT_NEED_TXL_REL_SHIFT = 1u << 13,
+    PECERT_NEED_MROPE_INDEX = 1u << 14,
+    PECERT_NEED_MROPE_APPLY = 1u << 15
 };
 
 /* A plugin with one live instance. */

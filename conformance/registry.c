@@ -3,7 +3,12 @@
 #include <string.h>
 
 #include "decode.h"
+#include "family.h"
 #include "rope_checks.h"
+
+/* conformance/rope_threads.c */
+extern const pecert_check pecert_check_rope_thread_determinism;
+extern const pecert_check pecert_check_rope_half_precision;
 
 const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_freq_golden,
@@ -18,8 +23,17 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_boundary_lengths,
     &pecert_check_rope_pairing_convention,
     &pecert_check_rope_long_position_precision,
+    &pecert_check_rope_thread_determinism,
+    &pecert_check_rope_half_precision,
     &pecert_check_decode_prefill_equivalence,
     &pecert_check_batch_padding_independence,
+    &pecert_check_alibi_slopes_golden,
+    &pecert_check_alibi_bias_golden,
+    &pecert_check_alibi_shift_invariance,
+    &pecert_check_t5_bucket_golden,
+    &pecert_check_t5_bucket_monotone,
+    &pecert_check_t5_bucket_saturation,
+    &pecert_check_sinusoidal_golden,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

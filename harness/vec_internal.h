@@ -4,8 +4,10 @@
  *
  * The loader is split by concern: vec_json.c (error line, key tables,
  * typed JSON getters, arena), vec_io.c (bounded file reads, inflate),
- * vec_rope.c (the "config" object), vec_ops.c (ops, params, tensor refs),
- * vec_list.c (directory walk) and vectors.c (the file as a whole).
+ * vec_rope.c (the RoPE "config" object), vec_values.c (the typed keys of
+ * the other families' config and params), vec_ops.c (ops, params, tensor
+ * refs), vec_families.c (the other families' op table), vec_list.c
+ * (directory walk) and vectors.c (the file as a whole).
  */
 #ifndef PECERT_HARNESS_VEC_INTERNAL_H
 #define PECERT_HARNESS_VEC_INTERNAL_H
@@ -26,8 +28,13 @@
  * and then the message is merely shortened. */
 #define VEC_LOC_LEN 256
 
-/* The most tensors (inputs + outputs) any op has: sizes the ref list. */
-#define VEC_MAX_OP_TENSORS 3
+/* The most tensors (inputs + outputs) any op has: sizes the ref list
+ * (mrope.index: four inputs, two outputs). */
+#define VEC_MAX_OP_TENSORS 6
+#define VEC_MAX_OP_INPUTS 4
+#define VEC_MAX_OP_OUTPUTS 2
+/* The most generic config + params keys an op has. */
+#define VEC_MAX_OP_KEYS 8
 
 /* Where a failure is reported: one line "path: field: problem". */
 typedef struct vec_ctx {
@@ -67,6 +74,8 @@ typedef struct vec_loader {
     vec_tref *refs;          /* every tensor ref, in file order         */
     size_t n_refs;
 } vec_loader;
+
+typedef struct vec_op vec_op;
 
 /* ---- vec_json.c -------------------------------------------------------- */
 
@@ -121,7 +130,92 @@ int pecert__vec_read_file(const vec_ctx *ctx, const char *field,
 int pecert__vec_inflate(const vec_ctx *ctx, const unsigned char *in,
                         size_t in_len, unsigned char *out, size_t raw_bytes);
 
+/* ---- ops (vec_ops.c, vec_families.c) ---------------------------------- */
+
+/* A shape entry: a fixed extent (>= 0), a config-derived one, one of the
+ * op's free extents (fixed by the first tensor that has it and then
+ * required of every other), the integer value of one of the op's keys, or
+ * an extent the op's derive() computes from its keys. */
+enum {
+    DIM_HALF = -1,           /* rotary_dim / 2                          */
+    DIM_HEAD = -2            /* head_dim                                */
+};
+#define DIM_VAR(k) (-3 - (k))      /* op's var_names[k], k < 4         */
+#define DIM_KEY(k) (-10 - (k))     /* int value of op's keys[k]         */
+#define DIM_DERIVED(k) (-20 - (k)) /* op's derive(test, k), k < 4      */
+
+typedef struct vec_tspec {
+    const char *name;        /* key in inputs / outputs                 */
+    pecert_dtype dtype;      /* INVALID = f32 or f64                    */
+    uint32_t ndim;
+    int64_t dims[3];         /* DIM_* or a fixed extent                 */
+} vec_tspec;
+
+/* How a generic key is typed. */
+typedef enum vec_vkind {
+    VK_INT,                  /* integer in [lo, hi]                     */
+    VK_NUMBER,               /* finite; bound: 0 any, 1 > 0, 2 > 1      */
+    VK_BOOL,
+    VK_ENUM,                 /* one of choices (NULL-terminated)        */
+    VK_INT_LIST              /* 1..hi_items integers in [lo, hi]        */
+} vec_vkind;
+
+typedef struct vec_vkey {
+    const char *name;
+    int required;
+    int in_params;           /* 1 = under "params", 0 = under "config"  */
+    vec_vkind kind;
+    int64_t lo;              /* VK_INT, VK_INT_LIST elements            */
+    int64_t hi;
+    int bound;               /* VK_NUMBER                               */
+    const char *const *choices; /* VK_ENUM                              */
+    int64_t max_items;       /* VK_INT_LIST                             */
+} vec_vkey;
+
+struct vec_op {
+    const char *name;        /* "rope.freq", "alibi.bias", ...          */
+    int rope_config;         /* config is a RoPE config (+ config keys) */
+    int has_pairing;         /* rope params: pairing required           */
+    const vec_vkey *keys;    /* generic keys (config, params)           */
+    size_t n_keys;
+    /* Extents for DIM_DERIVED(k); NULL if the op has none. */
+    int64_t (*derive)(const pecert_vtest *test, int k);
+    /* Checks spanning keys (after keys and config are parsed); NULL if
+     * none. Reports at loc ("tests[i].config"). */
+    int (*validate)(const vec_ctx *ctx, const char *loc,
+                    const pecert_vtest *test);
+    const char *var_names[4];
+    vec_tspec inputs[VEC_MAX_OP_INPUTS];
+    size_t n_inputs;
+    vec_tspec outputs[VEC_MAX_OP_OUTPUTS];
+    size_t n_outputs;
+};
+
+/* The ops of the other families (vec_families.c). */
+extern const vec_op pecert__vec_family_ops[];
+extern const size_t pecert__vec_num_family_ops;
+
+/* ---- vec_values.c ------------------------------------------------------ */
+
+/* pecert__vec_values parses op's generic keys of one group (params 0/1)
+ * from the items fetched for them (items[k] for keys[k], NULL = absent)
+ * and appends them to test->values (room for op->n_keys). */
+int pecert__vec_values(vec_loader *ld, const char *loc, const vec_op *op,
+                       int in_params, const cJSON **items, pecert_vtest *test);
+
 /* ---- vec_rope.c -------------------------------------------------------- */
+
+/* The key table of a RoPE config: fills keys (room for
+ * VEC_ROPE_CONFIG_KEYS) and returns their count. */
+#define VEC_ROPE_CONFIG_KEYS 18
+size_t pecert__vec_rope_keys(vec_key *keys);
+
+/* pecert__vec_rope_config_items parses a RoPE config from its items, as
+ * fetched for the keys of pecert__vec_rope_keys. */
+int pecert__vec_rope_config_items(vec_loader *ld, const char *loc,
+                                  const cJSON **items,
+                                  pecert_rope_config *out);
+
 
 /* pecert__vec_rope_config parses a test's "config" (named loc). */
 int pecert__vec_rope_config(vec_loader *ld, const char *loc,
@@ -129,13 +223,17 @@ int pecert__vec_rope_config(vec_loader *ld, const char *loc,
 
 /* ---- vec_ops.c --------------------------------------------------------- */
 
-typedef struct vec_op vec_op;
-
 /* pecert__vec_op_find: the op named name, or NULL. */
 const vec_op *pecert__vec_op_find(const char *name);
 
+/* pecert__vec_op_config parses a test's "config" (at cfg_loc) for op:
+ * a RoPE config into test->rope and/or generic keys into test->values. */
+int pecert__vec_op_config(vec_loader *ld, const char *cfg_loc,
+                          const vec_op *op, const cJSON *config,
+                          pecert_vtest *test);
+
 /* pecert__vec_op_fill parses a test's "params", "inputs" and "outputs"
- * (test_loc is "tests[i]") for op, after test->rope is parsed, and queues
+ * (test_loc is "tests[i]") for op, after its config is parsed, and queues
  * every tensor ref in ld->refs for the payload pass. */
 int pecert__vec_op_fill(vec_loader *ld, const char *test_loc,
                         size_t test_index, const vec_op *op,

@@ -10,45 +10,24 @@
 
 #include "vec_internal.h"
 
-/* A shape entry: a fixed extent (>= 0), a config-derived one, or one of
- * the op's two free extents (n, T, H), fixed by the first tensor that has
- * it and then required of every other. */
-enum {
-    DIM_HALF = -1,           /* rotary_dim / 2                          */
-    DIM_HEAD = -2,           /* head_dim                                */
-    DIM_VAR0 = -3,           /* op's var_names[0]                       */
-    DIM_VAR1 = -4            /* op's var_names[1]                       */
-};
-
-typedef struct vec_tspec {
-    const char *name;        /* key in inputs / outputs                 */
-    pecert_dtype dtype;
-    uint32_t ndim;
-    int64_t dims[3];         /* DIM_* or a fixed extent                 */
-} vec_tspec;
-
-struct vec_op {
-    const char *name;        /* "rope.freq", ...                        */
-    int has_pairing;         /* params.pairing required                 */
-    const char *var_names[2];
-    vec_tspec inputs[2];
-    size_t n_inputs;
-    vec_tspec outputs[2];
-    size_t n_outputs;
-};
-
+/* The RoPE ops; the other families' are in vec_families.c. */
 static const vec_op ops[] = {
-    {"rope.freq", 0, {NULL, NULL}, {{NULL, 0, 0, {0}}}, 0,
-     {{"inv_freq", PECERT_DTYPE_F32, 1, {DIM_HALF}},
-      {"attention_scaling", PECERT_DTYPE_F64, 0, {0}}}, 2},
-    {"rope.cos_sin", 0, {"n", NULL},
-     {{"positions", PECERT_DTYPE_I64, 1, {DIM_VAR0}}}, 1,
-     {{"cos", PECERT_DTYPE_F32, 2, {DIM_VAR0, DIM_HALF}},
-      {"sin", PECERT_DTYPE_F32, 2, {DIM_VAR0, DIM_HALF}}}, 2},
-    {"rope.apply", 1, {"T", "H"},
-     {{"positions", PECERT_DTYPE_I64, 1, {DIM_VAR0}},
-      {"x", PECERT_DTYPE_F32, 3, {DIM_VAR0, DIM_VAR1, DIM_HEAD}}}, 2,
-     {{"out", PECERT_DTYPE_F32, 3, {DIM_VAR0, DIM_VAR1, DIM_HEAD}}}, 1},
+    {.name = "rope.freq", .rope_config = 1,
+     .outputs = {{"inv_freq", PECERT_DTYPE_F32, 1, {DIM_HALF}},
+                 {"attention_scaling", PECERT_DTYPE_F64, 0, {0}}},
+     .n_outputs = 2},
+    {.name = "rope.cos_sin", .rope_config = 1, .var_names = {"n"},
+     .inputs = {{"positions", PECERT_DTYPE_I64, 1, {DIM_VAR(0)}}}, .n_inputs = 1,
+     .outputs = {{"cos", PECERT_DTYPE_F32, 2, {DIM_VAR(0), DIM_HALF}},
+                 {"sin", PECERT_DTYPE_F32, 2, {DIM_VAR(0), DIM_HALF}}},
+     .n_outputs = 2},
+    {.name = "rope.apply", .rope_config = 1, .has_pairing = 1,
+     .var_names = {"T", "H"},
+     .inputs = {{"positions", PECERT_DTYPE_I64, 1, {DIM_VAR(0)}},
+                {"x", PECERT_DTYPE_F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}},
+     .n_inputs = 2,
+     .outputs = {{"out", PECERT_DTYPE_F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}},
+     .n_outputs = 1},
 };
 
 #define N_OPS (sizeof ops / sizeof ops[0])
@@ -58,6 +37,11 @@ const vec_op *pecert__vec_op_find(const char *name)
     for (size_t i = 0; i < N_OPS; i++) {
         if (strcmp(ops[i].name, name) == 0) {
             return &ops[i];
+        }
+    }
+    for (size_t i = 0; i < pecert__vec_num_family_ops; i++) {
+        if (strcmp(pecert__vec_family_ops[i].name, name) == 0) {
+            return &pecert__vec_family_ops[i];
         }
     }
     return NULL;
@@ -227,10 +211,11 @@ static int parse_tref(const vec_loader *ld, const char *loc,
 typedef struct op_state {
     vec_loader *ld;
     const vec_op *op;
+    const pecert_vtest *test; /* config and keys already parsed         */
     const pecert_rope_config *cfg;
     size_t test_index;
     const char *test_loc;    /* "tests[i]"                              */
-    int64_t vars[2];         /* free extents; -1 = not yet fixed        */
+    int64_t vars[4];         /* free extents; -1 = not yet fixed        */
 } op_state;
 
 /* Append to buf (len bytes, *n used); output past the end is cut. */
@@ -271,7 +256,7 @@ static void format_expected(const op_state *st, const vec_tspec *spec,
         head |= spec->dims[i] == DIM_HEAD;
         if (want[i] < 0) {
             appendf(buf, len, &n, "%s%s", sep,
-                    st->op->var_names[DIM_VAR0 - spec->dims[i]]);
+                    st->op->var_names[DIM_VAR(0) - spec->dims[i]]);
         } else {
             appendf(buf, len, &n, "%s%lld", sep, (long long)want[i]);
         }
@@ -316,8 +301,12 @@ static int check_shape(op_state *st, const char *loc, const vec_tspec *spec,
             d = st->cfg->rotary_dim / 2;
         } else if (d == DIM_HEAD) {
             d = st->cfg->head_dim;
+        } else if (d <= DIM_DERIVED(0)) {
+            d = st->op->derive(st->test, (int)(DIM_DERIVED(0) - d));
+        } else if (d <= DIM_KEY(0)) {
+            d = pecert_vtest_int(st->test, st->op->keys[DIM_KEY(0) - d].name, 0);
         } else if (d < 0) {
-            int64_t *var = &st->vars[DIM_VAR0 - d];
+            int64_t *var = &st->vars[DIM_VAR(0) - d];
 
             if (*var < 0 && ok) {
                 *var = t->shape[i];
@@ -344,8 +333,8 @@ static int parse_group(op_state *st, const char *group, const cJSON *obj,
 {
     vec_loader *ld = st->ld;
     char gloc[VEC_LOC_LEN];
-    vec_key keys[2];
-    const cJSON *items[2];
+    vec_key keys[VEC_MAX_OP_INPUTS];
+    const cJSON *items[VEC_MAX_OP_INPUTS];
     pecert_vtensor *ts;
 
     pecert__vec_loc(gloc, sizeof gloc, st->test_loc, group);
@@ -370,7 +359,14 @@ static int parse_group(op_state *st, const char *group, const cJSON *obj,
         if (parse_tref(ld, loc, items[i], ref) != 0) {
             return -1;
         }
-        if (ts[i].dtype != specs[i].dtype) {
+        if (specs[i].dtype == PECERT_DTYPE_INVALID &&
+            ts[i].dtype != PECERT_DTYPE_F32 && ts[i].dtype != PECERT_DTYPE_F64) {
+            return pecert__vec_fail(&ld->ctx, loc, "dtype",
+                                    "expected f32 or f64 for %s, got %s",
+                                    st->op->name, dtype_name(ts[i].dtype));
+        }
+        if (specs[i].dtype != PECERT_DTYPE_INVALID &&
+            ts[i].dtype != specs[i].dtype) {
             return pecert__vec_fail(&ld->ctx, loc, "dtype",
                                     "expected %s for %s, got %s",
                                     dtype_name(specs[i].dtype), st->op->name,
@@ -385,6 +381,75 @@ static int parse_group(op_state *st, const char *group, const cJSON *obj,
     return 0;
 }
 
+/* Generic keys of one group: the op's keys of that group, in a table
+ * fetched once, then typed by pecert__vec_values. */
+static int parse_keys(vec_loader *ld, const char *loc, const vec_op *op,
+                      int in_params, const cJSON *obj, pecert_vtest *test)
+{
+    vec_key keys[VEC_MAX_OP_KEYS] = {{NULL, 0}};
+    const cJSON *got[VEC_MAX_OP_KEYS];
+    const cJSON *items[VEC_MAX_OP_KEYS];
+    size_t map[VEC_MAX_OP_KEYS];
+    size_t n = 0;
+
+    assert(op->n_keys <= VEC_MAX_OP_KEYS);
+
+    for (size_t k = 0; k < op->n_keys; k++) {
+        items[k] = NULL;
+        if (op->keys[k].in_params == in_params) {
+            keys[n] = (vec_key){op->keys[k].name, op->keys[k].required};
+            map[n++] = k;
+        }
+    }
+    if (pecert__vec_fields(&ld->ctx, loc, obj, keys, n, got) != 0) {
+        return -1;
+    }
+    for (size_t j = 0; j < n; j++) {
+        items[map[j]] = got[j];
+    }
+    return pecert__vec_values(ld, loc, op, in_params, items, test);
+}
+
+/* "config": a RoPE config (rope ops, mrope.apply with its extra keys) or
+ * the op's generic config keys. */
+int pecert__vec_op_config(vec_loader *ld, const char *cfg_loc,
+                          const vec_op *op, const cJSON *config,
+                          pecert_vtest *test)
+{
+    vec_key keys[VEC_ROPE_CONFIG_KEYS + VEC_MAX_OP_KEYS];
+    const cJSON *items[VEC_ROPE_CONFIG_KEYS + VEC_MAX_OP_KEYS];
+    const cJSON *extra[VEC_MAX_OP_KEYS];
+    size_t n_rope;
+    size_t n = 0;
+
+    test->values = pecert__vec_alloc(ld->arena, op->n_keys > 0 ? op->n_keys : 1,
+                                     sizeof *test->values);
+    if (test->values == NULL) {
+        return pecert__vec_fail(&ld->ctx, cfg_loc, NULL, "out of memory");
+    }
+    test->n_values = 0;
+    memset(&test->rope, 0, sizeof test->rope);
+    if (!op->rope_config) {
+        return parse_keys(ld, cfg_loc, op, 0, config, test);
+    }
+    n_rope = pecert__vec_rope_keys(keys);
+    n = n_rope;
+    for (size_t k = 0; k < op->n_keys; k++) {
+        if (!op->keys[k].in_params) {
+            keys[n++] = (vec_key){op->keys[k].name, op->keys[k].required};
+        }
+    }
+    if (pecert__vec_fields(&ld->ctx, cfg_loc, config, keys, n, items) != 0 ||
+        pecert__vec_rope_config_items(ld, cfg_loc, items, &test->rope) != 0) {
+        return -1;
+    }
+    n = n_rope;
+    for (size_t k = 0; k < op->n_keys; k++) {
+        extra[k] = op->keys[k].in_params ? NULL : items[n++];
+    }
+    return pecert__vec_values(ld, cfg_loc, op, 0, extra, test);
+}
+
 static int parse_params(const op_state *st, const cJSON *obj,
                         pecert_vtest *test)
 {
@@ -395,6 +460,11 @@ static int parse_params(const op_state *st, const cJSON *obj,
     const char *s;
 
     pecert__vec_loc(loc, sizeof loc, st->test_loc, "params");
+    if (!st->op->rope_config) {
+        test->seq_len = 0;
+        test->pairing = PECERT_PAIRING_SPLIT_HALF;
+        return parse_keys(st->ld, loc, st->op, 1, obj, test);
+    }
     /* Without pairing in the table, a pairing given to another op is an
      * unknown key: it would be silently meaningless. */
     if (pecert__vec_fields(ctx, loc, obj, keys, st->op->has_pairing ? 2 : 1,
@@ -427,12 +497,16 @@ int pecert__vec_op_fill(vec_loader *ld, const char *test_loc,
                         const cJSON *params, const cJSON *inputs,
                         const cJSON *outputs, pecert_vtest *test)
 {
-    op_state st = {ld, op, &test->rope, test_index, test_loc, {-1, -1}};
+    op_state st = {ld, op, test, &test->rope, test_index, test_loc,
+                   {-1, -1, -1, -1}};
+    char cfg_loc[VEC_LOC_LEN];
 
     /* ld->refs has room for VEC_MAX_OP_TENSORS per test. */
     assert(op->n_inputs + op->n_outputs <= VEC_MAX_OP_TENSORS);
     test->op = op->name;
+    pecert__vec_loc(cfg_loc, sizeof cfg_loc, test_loc, "config");
     if (parse_params(&st, params, test) != 0 ||
+        (op->validate != NULL && op->validate(&ld->ctx, cfg_loc, test) != 0) ||
         parse_group(&st, "inputs", inputs, op->inputs, op->n_inputs,
                     &test->inputs) != 0 ||
         parse_group(&st, "outputs", outputs, op->outputs, op->n_outputs,

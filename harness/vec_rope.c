@@ -303,20 +303,39 @@ static int parse_rope_type(const vec_ctx *ctx, const char *loc,
     return 0;
 }
 
+_Static_assert(CFG_COUNT == VEC_ROPE_CONFIG_KEYS, "vec_internal.h key count");
+
+size_t pecert__vec_rope_keys(vec_key *keys)
+{
+    for (size_t i = 0; i < CFG_COUNT; i++) {
+        keys[i] = cfg_fields[i].key;
+    }
+    return CFG_COUNT;
+}
+
 int pecert__vec_rope_config(vec_loader *ld, const char *loc,
                             const cJSON *obj, pecert_rope_config *out)
 {
     vec_key keys[CFG_COUNT];
     const cJSON *items[CFG_COUNT];
+
+    (void)pecert__vec_rope_keys(keys);
+    memset(out, 0, sizeof *out);
+    if (pecert__vec_fields(&ld->ctx, loc, obj, keys, CFG_COUNT, items) != 0) {
+        return -1;
+    }
+    return pecert__vec_rope_config_items(ld, loc, items, out);
+}
+
+int pecert__vec_rope_config_items(vec_loader *ld, const char *loc,
+                                  const cJSON **items,
+                                  pecert_rope_config *out)
+{
     const struct rope_type_row *type = NULL;
 
-    for (size_t i = 0; i < CFG_COUNT; i++) {
-        keys[i] = cfg_fields[i].key;
-    }
     memset(out, 0, sizeof *out);
     out->struct_size = (uint32_t)sizeof *out;
-    if (pecert__vec_fields(&ld->ctx, loc, obj, keys, CFG_COUNT, items) != 0 ||
-        parse_rope_type(&ld->ctx, loc, items[CFG_ROPE_TYPE], &type) != 0) {
+    if (parse_rope_type(&ld->ctx, loc, items[CFG_ROPE_TYPE], &type) != 0) {
         return -1;
     }
     out->rope_type = type->type;

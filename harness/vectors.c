@@ -519,8 +519,8 @@ static int parse_test(load_state *st, size_t index, const cJSON *item,
                            &test->comment) != 0 ||
         parse_flags(st, loc, f[T_FLAGS], test) != 0 ||
         parse_source(ctx, loc, f[T_SOURCE], test) != 0 ||
-        pecert__vec_rope_config(&st->ld, cfg_loc, f[T_CONFIG],
-                                &test->rope) != 0) {
+        pecert__vec_op_config(&st->ld, cfg_loc, op, f[T_CONFIG],
+                              test) != 0) {
         return -1;
     }
     return pecert__vec_op_fill(&st->ld, loc, index, op, f[T_PARAMS],

@@ -32,17 +32,37 @@ typedef struct pecert_vtensor {
     const void *data;                /* packed little-endian, C order    */
 } pecert_vtensor;
 
+/* A "config" or "params" value of an op other than rope.* (FORMAT.md,
+ * "Other families"): the key, and its value as the op's schema types it. */
+typedef enum pecert_vvalue_kind {
+    PECERT_VVAL_INT = 0,             /* i (and d)                         */
+    PECERT_VVAL_NUMBER = 1,          /* d                                 */
+    PECERT_VVAL_BOOL = 2,            /* i: 0 or 1                         */
+    PECERT_VVAL_ENUM = 3,            /* s, and i = its index in the schema */
+    PECERT_VVAL_INT_LIST = 4         /* list[n_list]                      */
+} pecert_vvalue_kind;
+
+typedef struct pecert_vvalue {
+    const char *key;                 /* e.g. "num_heads"                  */
+    pecert_vvalue_kind kind;
+    int64_t i;
+    double d;
+    const char *s;
+    const int64_t *list;             /* owned by the file                 */
+    size_t n_list;
+} pecert_vvalue;
+
 /* One test of a vector file. */
 typedef struct pecert_vtest {
     int64_t tc_id;                   /* unique within the file            */
-    const char *op;                  /* "rope.freq", "rope.apply", ...    */
+    const char *op;                  /* "rope.freq", "alibi.bias", ...    */
     const char *comment;             /* one line                          */
     const char *source_file;         /* path inside provenance.repo       */
     const char *source_function;     /* function whose output is recorded */
     const char **flags;              /* n_flags flag names (keys of notes)*/
     size_t n_flags;
-    /* Parsed "config" for rope.* ops; short/long_factor point to memory
-     * owned by the file. */
+    /* Parsed "config" for rope.* ops and mrope.apply (zero for the other
+     * ops); short/long_factor point to memory owned by the file. */
     pecert_rope_config rope;
     /* "params" */
     int64_t seq_len;                 /* 0 when absent                    */
@@ -51,6 +71,10 @@ typedef struct pecert_vtest {
     size_t n_inputs;
     const pecert_vtensor *outputs;   /* n_outputs tensors                */
     size_t n_outputs;
+    /* Config and params keys of the other families (and mrope_section of
+     * mrope.apply), in schema order; absent optional keys are left out. */
+    const pecert_vvalue *values;
+    size_t n_values;
 } pecert_vtest;
 
 /* A flag and what it means (manifest "notes"). */
@@ -94,6 +118,16 @@ const pecert_vtensor *pecert_vtest_input(const pecert_vtest *test,
                                          const char *name);
 const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
                                           const char *name);
+
+/* pecert_vtest_value: the config/params value named key, or NULL. */
+const pecert_vvalue *pecert_vtest_value(const pecert_vtest *test,
+                                        const char *key);
+/* pecert_vtest_int / _number: the value of key (INT, BOOL, ENUM index /
+ * NUMBER or INT), or fallback when the test has no such key. */
+int64_t pecert_vtest_int(const pecert_vtest *test, const char *key,
+                         int64_t fallback);
+double pecert_vtest_number(const pecert_vtest *test, const char *key,
+                           double fallback);
 
 /*
  * pecert_vectors_list finds every "*.json" manifest under dir (recursively,

@@ -29,7 +29,8 @@ START_TEST(ref_loads_and_is_described)
     ck_assert_msg(open_test_plugin(&p, "ref.so", err, sizeof(err)) == 0, "%s", err);
     ck_assert_str_eq(p.desc->id, "org.pecert.ref");
     ck_assert(pecert_plugin_has_capability(p.desc, "pecert.rope/1"));
-    ck_assert(!pecert_plugin_has_capability(p.desc, "pecert.alibi/1"));
+    ck_assert(pecert_plugin_has_capability(p.desc, "pecert.alibi/1"));
+    ck_assert(!pecert_plugin_has_capability(p.desc, "pecert.alibi/2"));
     pecert_plugin_close(&p);
     pecert_plugin_close(&p); /* closing twice is harmless */
 }

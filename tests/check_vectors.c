@@ -313,6 +313,100 @@ static void tv_add_tests(tv *v, cJSON *tests)
     cJSON_AddItemToArray(tests, t);
 }
 
+/* ---- a file with one test of every op of the other families ----------- */
+
+static cJSON *obj(const char *json)
+{
+    cJSON *o = cJSON_Parse(json);
+
+    ck_assert_msg(o != NULL, "bad JSON in test: %s", json);
+    return o;
+}
+
+/* A family test: config and params given as JSON text. */
+static cJSON *fam_test(int tc_id, const char *op, const char *config,
+                       const char *params)
+{
+    cJSON *t = make_test(tc_id, op, "basic", obj(config), 0, NULL);
+
+    cJSON_ReplaceItemInObjectCaseSensitive(t, "params", obj(params));
+    return t;
+}
+
+static void fv_add_tests(tv *v, cJSON *tests)
+{
+    static const int64_t n4[1] = {4}, n1[1] = {1}, n3[1] = {3}, n5[1] = {5};
+    static const int64_t h2q1k3[3] = {2, 1, 3}, s3x8[2] = {3, 8}, t6x4[2] = {6, 4};
+    static const int64_t n2[1] = {2}, s2x4[2] = {2, 4}, s7x8[2] = {7, 8};
+    static const int64_t s6x6[2] = {6, 6}, s2x3[2] = {2, 3}, s5x8[2] = {5, 8};
+    static const int64_t s2x3x2[3] = {2, 3, 2}, g1x3[2] = {1, 3}, g0x3[2] = {0, 3};
+    static const int64_t p3x2x4[3] = {3, 2, 4}, p3x2[2] = {3, 2}, x2x1x8[3] = {2, 1, 8};
+    cJSON *t;
+
+    t = fam_test(1, "alibi.slopes", "{\"num_heads\": 4, \"max_bias\": 8}", "{}");
+    add_tensor(v, t, "outputs", "slopes", "f64", 1, n4);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(2, "alibi.bias", "{\"num_heads\": 2, \"max_bias\": 8}",
+                 "{\"symmetric\": false}");
+    add_tensor(v, t, "inputs", "q_positions", "i64", 1, n1);
+    add_tensor(v, t, "inputs", "k_positions", "i64", 1, n3);
+    add_tensor(v, t, "outputs", "bias", "f32", 3, h2q1k3);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(3, "t5.bucket", "{\"bidirectional\": true, \"num_buckets\": 32, "
+                                 "\"max_distance\": 128}", "{}");
+    add_tensor(v, t, "inputs", "relative_position", "i64", 1, n5);
+    add_tensor(v, t, "outputs", "bucket", "i64", 1, n5);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(4, "sinusoidal.embed", "{\"variant\": \"fairseq\", \"dim\": 8, "
+                                        "\"base\": 10000, \"padding_idx\": 1}", "{}");
+    add_tensor(v, t, "inputs", "positions", "i64", 1, n3);
+    add_tensor(v, t, "outputs", "embedding", "f32", 2, s3x8);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(5, "learned.lookup", "{\"convention\": \"padding_offset\", "
+                                      "\"padding_idx\": 1}", "{}");
+    add_tensor(v, t, "inputs", "table", "f32", 2, t6x4);
+    add_tensor(v, t, "inputs", "positions", "i64", 1, n2);
+    add_tensor(v, t, "outputs", "embedding", "f32", 2, s2x4);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(6, "sincos2d.embed", "{\"embed_dim\": 8, \"grid_h\": 2, \"grid_w\": 3, "
+                                      "\"cls_token\": true, \"base\": 10000}", "{}");
+    add_tensor(v, t, "outputs", "embedding", "f64", 2, s7x8);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(7, "swin.index", "{\"window_h\": 2, \"window_w\": 3}", "{}");
+    add_tensor(v, t, "outputs", "index", "i64", 2, s6x6);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(8, "shaw.index", "{\"max_relative_position\": 2}", "{}");
+    add_tensor(v, t, "inputs", "q_positions", "i64", 1, n2);
+    add_tensor(v, t, "inputs", "k_positions", "i64", 1, n3);
+    add_tensor(v, t, "outputs", "index", "i64", 2, s2x3);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(9, "txl.pos_emb", "{\"d_model\": 8, \"clamp_len\": -1}",
+                 "{\"klen\": 5}");
+    add_tensor(v, t, "outputs", "pos_emb", "f32", 2, s5x8);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(10, "txl.rel_shift", "{}", "{\"zero_triu\": false}");
+    add_tensor(v, t, "inputs", "x", "f32", 3, s2x3x2);
+    add_tensor(v, t, "outputs", "out", "f32", 3, s2x3x2);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(11, "mrope.index", "{\"spatial_merge_size\": 2, \"image_token_id\": 5, "
+                                    "\"video_token_id\": 6, \"vision_start_token_id\": 4}",
+                 "{}");
+    add_tensor(v, t, "inputs", "input_ids", "i64", 2, s2x4);
+    add_tensor(v, t, "inputs", "attention_mask", "i64", 2, s2x4);
+    add_tensor(v, t, "inputs", "image_grid_thw", "i64", 2, g1x3);
+    add_tensor(v, t, "inputs", "video_grid_thw", "i64", 2, g0x3);
+    add_tensor(v, t, "outputs", "position_ids", "i64", 3, p3x2x4);
+    add_tensor(v, t, "outputs", "deltas", "i64", 1, n2);
+    cJSON_AddItemToArray(tests, t);
+    t = make_test(12, "mrope.apply", "basic", make_config("default", 8, 8), 0, "split_half");
+    cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(t, "config"), "mrope_section",
+                          obj("[1, 2, 1]"));
+    add_tensor(v, t, "inputs", "positions", "i64", 2, p3x2);
+    add_tensor(v, t, "inputs", "x", "f32", 3, x2x1x8);
+    add_tensor(v, t, "outputs", "out", "f32", 3, x2x1x8);
+    cJSON_AddItemToArray(tests, t);
+}
+
 /* Set the payload's three numbers from raw and z. */
 static void tv_set_payload_decl(tv *v)
 {
@@ -349,17 +443,18 @@ static void tv_seal(tv *v)
     tv_set_payload_decl(v);
 }
 
-static void tv_build(tv *v)
+static void tv_build_with(tv *v, void (*add)(tv *, cJSON *))
 {
     cJSON *tests = cJSON_CreateArray();
 
     v->root = make_header();
-    tv_add_tests(v, tests);
+    add(v, tests);
     cJSON_AddNumberToObject(v->root, "numberOfTests",
                             cJSON_GetArraySize(tests));
     cJSON_AddItemToObject(v->root, "tests", tests);
     tv_seal(v);
 }
+
 
 static int cmp_item_key(const void *a, const void *b)
 {
@@ -425,7 +520,7 @@ static void tv_set_text(tv *v, const char *text, size_t len)
     v->text_len = len;
 }
 
-static void tv_setup(void)
+static void tv_setup_with(void (*add)(tv *, cJSON *))
 {
     memset(&g_tv, 0, sizeof g_tv);
     (void)snprintf(g_tv.dir, sizeof g_tv.dir, "/tmp/pecert-vec-XXXXXX");
@@ -434,7 +529,17 @@ static void tv_setup(void)
                    g_tv.dir);
     (void)snprintf(g_tv.bin_path, sizeof g_tv.bin_path, "%s/t.bin.z",
                    g_tv.dir);
-    tv_build(&g_tv);
+    tv_build_with(&g_tv, add);
+}
+
+static void tv_setup(void)
+{
+    tv_setup_with(tv_add_tests);
+}
+
+static void fv_setup(void)
+{
+    tv_setup_with(fv_add_tests);
 }
 
 static void tv_teardown(void)
@@ -1834,6 +1939,180 @@ START_TEST(errors_fuzz)
 }
 END_TEST
 
+/* ---- the other families --------------------------------------------------- */
+
+START_TEST(families_load)
+{
+    pecert_vfile f;
+    const pecert_vtest *t;
+    const pecert_vvalue *v;
+
+    expect_ok(&g_tv, &f);
+    ck_assert_uint_eq(f.n_tests, 12);
+    t = test_by_id(&f, 1);
+    ck_assert_str_eq(t->op, "alibi.slopes");
+    ck_assert_int_eq(pecert_vtest_int(t, "num_heads", 0), 4);
+    ck_assert_double_eq(pecert_vtest_number(t, "max_bias", 0), 8.0);
+    ck_assert_int_eq(t->rope.struct_size, 0);
+    ck_assert_int_eq(pecert_vtest_output(t, "slopes")->dtype, PECERT_DTYPE_F64);
+    t = test_by_id(&f, 2);
+    v = pecert_vtest_value(t, "symmetric");
+    ck_assert_ptr_nonnull(v);
+    ck_assert_int_eq(v->kind, PECERT_VVAL_BOOL);
+    ck_assert_int_eq(v->i, 0);
+    ck_assert_int_eq(pecert_vtest_output(t, "bias")->shape[2], 3);
+    t = test_by_id(&f, 4);
+    v = pecert_vtest_value(t, "variant");
+    ck_assert_int_eq(v->kind, PECERT_VVAL_ENUM);
+    ck_assert_str_eq(v->s, "fairseq");
+    ck_assert_int_eq(v->i, PECERT_SINUSOIDAL_FAIRSEQ);
+    ck_assert_int_eq(pecert_vtest_int(t, "padding_idx", -1), 1);
+    ck_assert_int_eq(pecert_vtest_int(test_by_id(&f, 5), "convention", -1),
+                     PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(pecert_vtest_int(test_by_id(&f, 9), "klen", 0), 5);
+    ck_assert_int_eq(pecert_vtest_int(test_by_id(&f, 9), "clamp_len", 0), -1);
+    ck_assert_int_eq(pecert_vtest_input(test_by_id(&f, 11), "video_grid_thw")->shape[0], 0);
+    t = test_by_id(&f, 12);
+    ck_assert_int_eq(t->rope.rotary_dim, 8);
+    ck_assert_int_eq(t->pairing, PECERT_PAIRING_SPLIT_HALF);
+    v = pecert_vtest_value(t, "mrope_section");
+    ck_assert_int_eq(v->kind, PECERT_VVAL_INT_LIST);
+    ck_assert_uint_eq(v->n_list, 3);
+    ck_assert_int_eq(v->list[1], 2);
+    ck_assert_ptr_null(pecert_vtest_value(t, "nope"));
+    ck_assert_int_eq(pecert_vtest_int(t, "nope", 7), 7);
+    ck_assert_double_eq(pecert_vtest_number(NULL, "x", 2.5), 2.5);
+    pecert_vfile_free(&f);
+}
+END_TEST
+
+/* The family file plus one mutation each; the message must name it. */
+static const bad_case family_bad_cases[] = {
+    {"tests[0].config.num_heads", "0", NULL,
+     ": tests[0].config.num_heads: 0 out of range"},
+    {"tests[0].config.max_bias", "0", NULL,
+     ": tests[0].config.max_bias: must be > 0, got 0"},
+    {"tests[0].config.rope_theta", "10000", NULL,
+     ": tests[0].config.rope_theta: unknown key"},
+    {"tests[0].params.seq_len", "0", NULL, ": tests[0].params.seq_len: unknown key"},
+    {"tests[0].outputs.slopes.dtype", "\"i64\"", NULL,
+     ": tests[0].outputs.slopes.dtype: expected f32 or f64 for alibi.slopes, got i64"},
+    {"tests[0].outputs.slopes.shape", "[5]", NULL,
+     ": tests[0].outputs.slopes.shape: expected [4], got [5]"},
+    {"tests[1].params.symmetric", NULL, NULL,
+     ": tests[1].params.symmetric: missing required key"},
+    {"tests[1].params.symmetric", "1", NULL,
+     ": tests[1].params.symmetric: expected a bool, got number"},
+    {"tests[1].outputs.bias.shape", "[2, 3, 1]", NULL,
+     ": tests[1].outputs.bias.shape: expected [2, 1, 3], got [2, 3, 1]"},
+    {"tests[2].config.max_distance", "8", NULL,
+     ": tests[2].config.max_distance: must exceed max_exact 8"},
+    {"tests[2].config.num_buckets", "3", NULL,
+     ": tests[2].config.num_buckets: 3 leaves no exact bucket"},
+    {"tests[2].outputs.bucket.dtype", "\"i32\"", NULL,
+     ": tests[2].outputs.bucket.dtype: expected i64 for t5.bucket, got i32"},
+    {"tests[3].config.variant", "\"paper\"", NULL,
+     ": tests[3].config.variant: unknown variant \"paper\" (interleaved, concat, t2t, fairseq)"},
+    {"tests[3].config.padding_idx", NULL, NULL,
+     ": tests[3].config.padding_idx: required for variant fairseq"},
+    {"tests[3].config.base", "1", NULL, ": tests[3].config.base: must be > 1, got 1"},
+    {"tests[3].outputs.embedding.shape", "[3, 4]", NULL,
+     ": tests[3].outputs.embedding.shape: expected [3, 8], got [3, 4]"},
+    {"tests[4].config.convention", "\"plain\"", NULL,
+     ": tests[4].config.padding_idx: not allowed for convention plain"},
+    {"tests[4].outputs.embedding.shape", "[2, 6]", NULL,
+     ": tests[4].outputs.embedding.shape: expected [2, 4], got [2, 6]"},
+    {"tests[5].config.embed_dim", "10", NULL,
+     ": tests[5].config.embed_dim: 10 is not a multiple of 4"},
+    {"tests[5].config.cls_token", "false", NULL,
+     ": tests[5].outputs.embedding.shape: expected [6, 8], got [7, 8]"},
+    {"tests[6].config.window_w", "2", NULL,
+     ": tests[6].outputs.index.shape: expected [4, 4], got [6, 6]"},
+    {"tests[6].config.window_h", "4097", NULL,
+     ": tests[6].config.window_h: 4097 out of range"},
+    {"tests[7].config.max_relative_position", "-1", NULL,
+     ": tests[7].config.max_relative_position: -1 out of range"},
+    {"tests[7].inputs.q_positions.dtype", "\"f32\"", NULL,
+     ": tests[7].inputs.q_positions.dtype: expected i64 for shaw.index, got f32"},
+    {"tests[8].params.klen", "4", NULL,
+     ": tests[8].outputs.pos_emb.shape: expected [4, 8], got [5, 8]"},
+    {"tests[8].config.d_model", "7", NULL, ": tests[8].config.d_model: 7 is odd"},
+    {"tests[8].params", "{}", NULL, ": tests[8].params.klen: missing required key"},
+    {"tests[9].outputs.out.shape", "[2, 3, 3]", NULL,
+     ": tests[9].outputs.out.shape: expected [2, 3, 2], got [2, 3, 3]"},
+    {"tests[10].inputs.attention_mask.shape", "[2, 5]", NULL,
+     ": tests[10].inputs.attention_mask.shape: expected [2, 4], got [2, 5]"},
+    {"tests[10].inputs.image_grid_thw.shape", "[1, 2]", NULL,
+     ": tests[10].inputs.image_grid_thw.shape: expected [1, 3], got [1, 2]"},
+    {"tests[10].outputs.position_ids.shape", "[2, 2, 4]", NULL,
+     ": tests[10].outputs.position_ids.shape: expected [3, 2, 4], got [2, 2, 4]"},
+    {"tests[10].inputs.video_grid_thw", NULL, NULL,
+     ": tests[10].inputs.video_grid_thw: missing required key"},
+    {"tests[10].config.spatial_merge_size", "0", NULL,
+     ": tests[10].config.spatial_merge_size: 0 out of range"},
+    {"tests[11].config.mrope_section", "[1, 2, 2]", NULL,
+     ": tests[11].config.mrope_section: sums to 5, rotary_dim / 2 is 4"},
+    {"tests[11].config.mrope_section", "[]", NULL,
+     ": tests[11].config.mrope_section: expected 1 to 4 integers, got 0"},
+    {"tests[11].config.mrope_section", "[1, 1, 1, 1, 0]", NULL,
+     ": tests[11].config.mrope_section: expected 1 to 4 integers, got 5"},
+    {"tests[11].config.mrope_section", "[1, -1, 4]", NULL,
+     ": tests[11].config.mrope_section[1]: -1 out of range"},
+    {"tests[11].config.mrope_section", NULL, NULL,
+     ": tests[11].config.mrope_section: missing required key"},
+    {"tests[11].config.rope_type", "\"ntk\"", NULL,
+     ": tests[11].config.rope_type: unknown rope_type \"ntk\""},
+    {"tests[11].params.pairing", NULL, NULL,
+     ": tests[11].params.pairing: missing required key"},
+    {"tests[11].inputs.positions.shape", "[2, 2]", NULL,
+     ": tests[11].inputs.positions.shape: expected [3, T], got [2, 2]"},
+};
+
+#define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s);
+    size_t m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* After a shape or dtype edit, make nbytes agree, so that the check that
+ * fires is the op's dtype or shape rule, not the byte count. */
+static void fix_nbytes(tv *v, const char *path)
+{
+    char tref[256];
+    cJSON *t;
+    const cJSON *e;
+    double count = 1;
+
+    (void)snprintf(tref, sizeof tref, "%.*s", (int)(strrchr(path, '.') - path), path);
+    t = tv_node(v->root, tref);
+    ck_assert_ptr_nonnull(t);
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "shape")) {
+        count *= e->valuedouble;
+    }
+    count *= (double)dtype_size(cJSON_GetObjectItemCaseSensitive(t, "dtype")->valuestring);
+    cJSON_ReplaceItemInObjectCaseSensitive(t, "nbytes", cJSON_CreateNumber(count));
+}
+
+START_TEST(families_errors_table)
+{
+    const bad_case *c = &family_bad_cases[_i];
+
+    if (c->json == NULL) {
+        tv_set(&g_tv, c->path, NULL);
+    } else if (ends_with(c->path, ".shape") || ends_with(c->path, ".dtype")) {
+        tv_set(&g_tv, c->path, c->json);
+        fix_nbytes(&g_tv, c->path);
+    } else {
+        tv_set_literal(&g_tv, c->path, c->json);
+    }
+    expect_fail(&g_tv, c->expect);
+}
+END_TEST
+
 /* ---- suite ------------------------------------------------------------- */
 
 Suite *make_vectors_suite(void)
@@ -1874,5 +2153,13 @@ Suite *make_vectors_suite(void)
     tcase_add_loop_test(errors, errors_table, 0, N_BAD_CASES);
     tcase_add_loop_test(errors, errors_fuzz, 0, FUZZ_ROUNDS);
     suite_add_tcase(s, errors);
+
+    TCase *families = tcase_create("families");
+    tcase_set_timeout(families, 120);
+    tcase_add_checked_fixture(families, fv_setup, tv_teardown);
+    tcase_add_test(families, families_load);
+    tcase_add_loop_test(families, families_errors_table, 0, N_FAMILY_BAD_CASES);
+    tcase_add_loop_test(families, errors_fuzz, 0, FUZZ_ROUNDS);
+    suite_add_tcase(s, families);
     return s;
 }

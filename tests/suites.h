@@ -13,6 +13,8 @@ Suite *make_compare_suite(void);
 Suite *make_plugin_load_suite(void);
 Suite *make_runner_suite(void);
 Suite *make_cli_suite(void);
+Suite *make_sinusoidal_suite(void);
+Suite *make_fast_suite(void);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);

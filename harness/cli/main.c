@@ -31,6 +31,7 @@ static const char usage_main[] =
     "commands:\n"
     "  list    checks, vector files and built-in plugins\n"
     "  run     run the conformance checks on a plugin\n"
+    "  bench   time a plugin against the machine's bandwidth and ref\n"
     "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
     "  help    this text (also: pecert <command> --help)\n"
     "\n"
@@ -198,6 +199,78 @@ static void list_checks(void)
     }
 }
 
+/* One loaded manifest, as `pecert list` shows it. */
+typedef struct listed_file {
+    char *path;
+    char *family;
+    char *repo;
+    char *commit;
+    char *tag;
+    size_t n_tests;
+} listed_file;
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s != NULL ? s : "") + 1;
+    char *d = malloc(n);
+    if (d != NULL) {
+        memcpy(d, s != NULL ? s : "", n);
+    }
+    return d;
+}
+
+static int cmp_listed(const void *a, const void *b)
+{
+    const listed_file *x = a;
+    const listed_file *y = b;
+    int c = strcmp(x->family, y->family);
+    return c != 0 ? c : strcmp(x->path, y->path);
+}
+
+/* The path shown: relative to the vectors directory when inside it. */
+static const char *shown_path(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 0 && dir[n - 1] == '/') {
+        n--;
+    }
+    return strncmp(path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* Loads every manifest; returns the count listed (failures go to stderr). */
+static size_t load_listed(listed_file *out, char **paths, int n, int *status)
+{
+    size_t m = 0;
+    char err[2048];
+    for (int i = 0; i < n; i++) {
+        pecert_vfile f;
+        if (pecert_vfile_load(&f, paths[i], err, sizeof(err)) != 0) {
+            fprintf(stderr, "pecert: %s\n", err);
+            *status = PECERT_EXIT_USAGE;
+            continue;
+        }
+        out[m] = (listed_file){dup_str(paths[i]), dup_str(f.family), dup_str(f.prov_repo),
+                               dup_str(f.prov_commit), dup_str(f.prov_tag), f.n_tests};
+        m++;
+        pecert_vfile_free(&f);
+    }
+    return m;
+}
+
+static void free_listed(listed_file *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(files[i].path);
+        free(files[i].family);
+        free(files[i].repo);
+        free(files[i].commit);
+        free(files[i].tag);
+    }
+    free(files);
+}
+
+/* Vector files grouped by family: each family with its file and vector
+ * counts, then each file with its count and provenance. */
 static int list_vectors(const char *dir)
 {
     char **paths = NULL;
@@ -207,22 +280,33 @@ static int list_vectors(const char *dir)
         fprintf(stderr, "pecert: %s\n", err);
         return PECERT_EXIT_USAGE;
     }
-    printf("\nvector files in %s (%d):\n", dir, n);
     int status = PECERT_EXIT_PASS;
+    listed_file *files = calloc((size_t)n + 1, sizeof(*files));
+    size_t m = files != NULL ? load_listed(files, paths, n, &status) : 0;
+    qsort(files, m, sizeof(*files), cmp_listed);
     size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        pecert_vfile f;
-        if (pecert_vfile_load(&f, paths[i], err, sizeof(err)) != 0) {
-            fprintf(stderr, "pecert: %s\n", err);
-            status = PECERT_EXIT_USAGE;
-            continue;
+    size_t n_families = 0;
+    for (size_t i = 0; i < m; i++) {
+        total += files[i].n_tests;
+        n_families += i == 0 || strcmp(files[i].family, files[i - 1].family) != 0;
+    }
+    printf("\nvector families in %s (%zu families, %zu files, %zu vectors):\n", dir, n_families, m,
+           total);
+    for (size_t i = 0; i < m; i++) {
+        if (i == 0 || strcmp(files[i].family, files[i - 1].family) != 0) {
+            size_t nf = 0;
+            size_t nv = 0;
+            for (size_t j = i; j < m && strcmp(files[j].family, files[i].family) == 0; j++) {
+                nf++;
+                nv += files[j].n_tests;
+            }
+            printf("  %-12s %5zu vectors in %zu file%s\n", files[i].family, nv, nf, nf == 1 ? "" : "s");
         }
-        printf("  %-40s %-6s %4zu vectors  from %s@%.12s (%s)\n", paths[i], f.family, f.n_tests,
-               f.prov_repo, f.prov_commit, f.prov_tag != NULL ? f.prov_tag : "");
-        total += f.n_tests;
-        pecert_vfile_free(&f);
+        printf("    %-34s %5zu  %s@%.12s (%s)\n", shown_path(files[i].path, dir), files[i].n_tests,
+               files[i].repo, files[i].commit, files[i].tag);
     }
     printf("  total: %zu vectors\n", total);
+    free_listed(files, m);
     pecert_vectors_list_free(paths, n);
     return status;
 }
@@ -282,6 +366,9 @@ static int cmd_list(int argc, char **argv)
     return status;
 }
 
+/* harness/cli/bench.c */
+int pecert_cmd_bench(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -305,6 +392,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "list") == 0) {
         return cmd_list(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "bench") == 0) {
+        return pecert_cmd_bench(argc - 1, argv + 1);
     }
     return pecert_usage_error(usage_main, "unknown command '%s'", cmd);
 }

@@ -7,7 +7,8 @@
 
 #include "ref.h"
 
-static const char *const ref_capabilities[] = {"pecert.rope/1", NULL};
+static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1", "pecert.t5/1",
+                                                "pecert.sinusoidal/1", NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
  * two instances used from two threads never share mutable state. */
@@ -60,6 +61,10 @@ static const pecert_plugin ref_plugin = {
     .session_destroy = pecert__ref_session_destroy,
     .session_append = pecert__ref_session_append,
     .session_read_keys = pecert__ref_session_read_keys,
+    .alibi_slopes = pecert__ref_alibi_slopes,
+    .alibi_bias = pecert__ref_alibi_bias,
+    .t5_bucket = pecert__ref_t5_bucket,
+    .sinusoidal = pecert__ref_sinusoidal,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

@@ -130,6 +130,38 @@ int64_t pecert__ref_max_offset(const pecert_tensor *tensor);
 /* pecert__ref_is_empty is 1 when some axis of the view has extent 0. */
 int pecert__ref_is_empty(const pecert_tensor *tensor);
 
+/* Dtype sets of pecert__ref_check_view: F32 (F64 optional) for float
+ * outputs, I64 (I32 optional) for integer ones. Bits are 1 << dtype. */
+#define PECERT__REF_FLOAT ((1u << PECERT_DTYPE_F32) | (1u << PECERT_DTYPE_F64))
+#define PECERT__REF_INT ((1u << PECERT_DTYPE_I64) | (1u << PECERT_DTYPE_I32))
+#define PECERT__REF_F32_ONLY (1u << PECERT_DTYPE_F32)
+
+/* pecert__ref_check_view checks a view of the ABI 1.2 ops: header, a dtype
+ * of the set, the exact shape (NULL: any), extents, and for outputs no
+ * zero stride on an axis of extent > 1. */
+pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *name,
+                                     const pecert_tensor *tensor, uint32_t ndim,
+                                     const int64_t *shape, uint32_t dtypes, int is_output);
+
+/* pecert__ref_check_reserved: every word zero, else E_UNSUPPORTED. */
+pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
+                                         const uint64_t *words, size_t n);
+
+/* pecert__ref_check_args: args non-NULL and struct_size >= need (E_ABI). */
+pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
+                                     uint32_t struct_size, size_t need);
+
+/* pecert__ref_check_ints: n >= 0, values non-NULL and aligned when n > 0,
+ * each in (-2^53, 2^53). */
+pecert_status pecert__ref_check_ints(const pecert__ref_call *call, const char *name,
+                                     const int64_t *values, int64_t n);
+
+/* Element access of a checked view: address, and stores that convert to
+ * its dtype (f32/f64, i64/i32). */
+void *pecert__ref_elem(const pecert_tensor *t, const int64_t *index);
+void pecert__ref_store_float(const pecert_tensor *t, const int64_t *index, double value);
+void pecert__ref_store_int(const pecert_tensor *t, const int64_t *index, int64_t value);
+
 /* ---- overlap.c --------------------------------------------------------- */
 
 /* pecert__ref_views_overlap is 1 when two checked, aligned views of
@@ -218,6 +250,18 @@ pecert_status pecert__ref_rope_cos_sin(void *instance, pecert_tensor *out_cos,
 
 pecert_status pecert__ref_rope_apply(void *instance,
                                      const pecert_rope_apply_args *args);
+
+/* ---- the other families (ABI 1.2), one file each ---------------------- */
+
+/* alibi.c */
+pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes_args *args);
+pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args);
+
+/* t5.c */
+pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
+
+/* sinusoidal.c */
+pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,

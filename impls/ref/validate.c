@@ -169,7 +169,7 @@ pecert_status pecert__ref_check_positions(const pecert__ref_call *call,
 
 static size_t dtype_size(pecert_dtype dtype)
 {
-    return dtype == PECERT_DTYPE_F64 ? sizeof(double) : sizeof(float);
+    return (dtype == PECERT_DTYPE_F64 || dtype == PECERT_DTYPE_I64) ? 8 : 4;
 }
 
 /* f32 (and f64 where allowed) are accepted; the reserved half types and
@@ -369,4 +369,146 @@ pecert_status pecert__ref_check_in_place(const pecert__ref_call *call,
     return pecert__ref_fail(call, PECERT_E_INVAL,
                             "out shares elements with x without being x itself "
                             "(same data, shape and strides): partial overlap");
+}
+
+/* The other families' views (ABI 1.2): a dtype from a set, an exact shape. */
+static pecert_status check_view_dtype(const pecert__ref_call *call, const char *name,
+                                      pecert_dtype dtype, uint32_t dtypes)
+{
+    if (dtype > 0 && dtype < 32 && (dtypes & (1u << dtype)) != 0) {
+        return PECERT_OK;
+    }
+    if (dtype == PECERT_DTYPE_F16 || dtype == PECERT_DTYPE_BF16 ||
+        ((dtypes & PECERT__REF_FLOAT) != 0 && dtype == PECERT_DTYPE_F64) ||
+        ((dtypes & PECERT__REF_INT) != 0 && dtype == PECERT_DTYPE_I32)) {
+        return pecert__ref_fail(call, PECERT_E_UNSUPPORTED,
+                                "%s.dtype=%" PRId32 " is not supported here", name, dtype);
+    }
+    return pecert__ref_fail(call, PECERT_E_INVAL, "%s.dtype=%" PRId32 " must be %s", name,
+                            dtype, (dtypes & PECERT__REF_INT) != 0 ? "i64 or i32" : "f32 or f64");
+}
+
+pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *name,
+                                     const pecert_tensor *tensor, uint32_t ndim,
+                                     const int64_t *shape, uint32_t dtypes, int is_output)
+{
+    pecert_status status = check_tensor_header(call, name, tensor, ndim);
+    uint32_t k;
+
+    if (status == PECERT_OK) {
+        status = check_view_dtype(call, name, tensor->dtype, dtypes);
+    }
+    for (k = 0; status == PECERT_OK && shape != NULL && k < ndim; k++) {
+        if (tensor->shape[k] != shape[k]) {
+            status = pecert__ref_fail(call, PECERT_E_INVAL,
+                                      "%s.shape[%" PRIu32 "]=%" PRId64 " must be %" PRId64,
+                                      name, k, tensor->shape[k], shape[k]);
+        }
+    }
+    if (status == PECERT_OK) {
+        status = check_extents(call, name, tensor);
+    }
+    if (status == PECERT_OK && is_output) {
+        status = check_output_strides(call, name, tensor);
+    }
+    if (status != PECERT_OK || pecert__ref_is_empty(tensor)) {
+        return status;
+    }
+    if (tensor->data == NULL) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "%s.data is NULL", name);
+    }
+    if ((uintptr_t)tensor->data % dtype_size(tensor->dtype) != 0) {
+        return pecert__ref_fail(call, PECERT_E_INVAL,
+                                "%s.data is not aligned to its %zu-byte dtype",
+                                name, dtype_size(tensor->dtype));
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
+                                         const uint64_t *words, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (words[i] != 0) {
+            return pecert__ref_fail(call, PECERT_E_UNSUPPORTED,
+                                    "%s.reserved[%zu]=0x%" PRIx64 " is non-zero; "
+                                    "ABI 1.2 gives it no meaning", name, i, words[i]);
+        }
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
+                                     uint32_t struct_size, size_t need)
+{
+    if (args == NULL) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "args is NULL");
+    }
+    if (struct_size < need) {
+        return pecert__ref_fail(call, PECERT_E_ABI,
+                                "args.struct_size=%" PRIu32 " is smaller than %zu",
+                                struct_size, need);
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__ref_check_ints(const pecert__ref_call *call, const char *name,
+                                     const int64_t *values, int64_t n)
+{
+    int64_t i;
+
+    if (n < 0) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "%s: count %" PRId64 " must be >= 0",
+                                name, n);
+    }
+    if (n > 0 && values == NULL) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "%s is NULL for %" PRId64 " values",
+                                name, n);
+    }
+    if (n > 0 && (uintptr_t)values % alignof(int64_t) != 0) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "%s is not aligned to 8 bytes", name);
+    }
+    for (i = 0; i < n; i++) {
+        if (values[i] <= -PECERT__REF_POSITION_LIMIT || values[i] >= PECERT__REF_POSITION_LIMIT) {
+            return pecert__ref_fail(call, PECERT_E_INVAL,
+                                    "%s[%" PRId64 "]=%" PRId64 " is outside (-2^53, 2^53)",
+                                    name, i, values[i]);
+        }
+    }
+    return PECERT_OK;
+}
+
+void *pecert__ref_elem(const pecert_tensor *t, const int64_t *index)
+{
+    int64_t offset = 0;
+    uint32_t k;
+
+    for (k = 0; k < t->ndim; k++) {
+        offset += index[k] * t->strides[k];
+    }
+    return (unsigned char *)t->data + offset * (int64_t)dtype_size(t->dtype);
+}
+
+void pecert__ref_store_float(const pecert_tensor *t, const int64_t *index, double value)
+{
+    void *p = pecert__ref_elem(t, index);
+
+    if (t->dtype == PECERT_DTYPE_F64) {
+        *(double *)p = value;
+    } else {
+        *(float *)p = (float)value;
+    }
+}
+
+void pecert__ref_store_int(const pecert_tensor *t, const int64_t *index, int64_t value)
+{
+    void *p = pecert__ref_elem(t, index);
+
+    if (t->dtype == PECERT_DTYPE_I64) {
+        *(int64_t *)p = value;
+    } else {
+        *(int32_t *)p = (int32_t)value;
+    }
 }

@@ -56,6 +56,97 @@ OPS = {
 }
 PAIRINGS = {"split_half", "interleaved"}
 
+# The other families (FORMAT.md, "Other families"): typed keys of config and
+# params, and a function giving each tensor's allowed dtypes and shape from the
+# keys and the tensors read so far.  Key kinds: ("int", lo, hi), ("num", bound:
+# 0 any, 1 > 0, 2 > 1), ("bool",), ("enum", choices), ("ints", lo, hi, max_len);
+# a trailing False marks an optional key.
+JSON_INT = (1 << 53) - 1
+F = ("f32", "f64")
+
+
+def _dims(arr, name, k):
+    a = arr.get(name)
+    return None if a is None or a.ndim <= k else a.shape[k]
+
+
+def _alibi_shapes(c, p, a):
+    return {"q_positions": (("i64",), [_dims(a, "q_positions", 0)]),
+            "k_positions": (("i64",), [_dims(a, "k_positions", 0)]),
+            "bias": (F, [c["num_heads"], _dims(a, "q_positions", 0), _dims(a, "k_positions", 0)])}
+
+
+def _mrope_index_shapes(c, p, a):
+    b, s = _dims(a, "input_ids", 0), _dims(a, "input_ids", 1)
+    return {"input_ids": (("i64",), [b, s]), "attention_mask": (("i64",), [b, s]),
+            "image_grid_thw": (("i64",), [_dims(a, "image_grid_thw", 0), 3]),
+            "video_grid_thw": (("i64",), [_dims(a, "video_grid_thw", 0), 3]),
+            "position_ids": (("i64",), [3, b, s]), "deltas": (("i64",), [b])}
+
+
+FAMILY_OPS = {
+    "alibi.slopes": (
+        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1)}, {},
+        set(), {"slopes"},
+        lambda c, p, a: {"slopes": (F, [c["num_heads"]])}),
+    "alibi.bias": (
+        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1)}, {"symmetric": ("bool",)},
+        {"q_positions", "k_positions"}, {"bias"}, _alibi_shapes),
+    "t5.bucket": (
+        {"bidirectional": ("bool",), "num_buckets": ("int", 2, 1 << 20),
+         "max_distance": ("int", 1, JSON_INT)}, {},
+        {"relative_position"}, {"bucket"},
+        lambda c, p, a: {"relative_position": (("i64",), [_dims(a, "relative_position", 0)]),
+                         "bucket": (("i64",), [_dims(a, "relative_position", 0)])}),
+    "sinusoidal.embed": (
+        {"variant": ("enum", ("interleaved", "concat", "t2t", "fairseq")),
+         "dim": ("int", 1, 1 << 16), "base": ("num", 2),
+         "padding_idx": ("int", 0, (1 << 31) - 1, False)}, {},
+        {"positions"}, {"embedding"},
+        lambda c, p, a: {"positions": (("i64",), [_dims(a, "positions", 0)]),
+                         "embedding": (F, [_dims(a, "positions", 0), c["dim"]])}),
+    "learned.lookup": (
+        {"convention": ("enum", ("plain", "padding_offset")),
+         "padding_idx": ("int", 0, (1 << 31) - 1, False)}, {},
+        {"table", "positions"}, {"embedding"},
+        lambda c, p, a: {"table": (("f32",), [_dims(a, "table", 0), _dims(a, "table", 1)]),
+                         "positions": (("i64",), [_dims(a, "positions", 0)]),
+                         "embedding": (("f32",), [_dims(a, "positions", 0),
+                                                  _dims(a, "table", 1)])}),
+    "sincos2d.embed": (
+        {"embed_dim": ("int", 4, 1 << 16), "grid_h": ("int", 1, 1 << 16),
+         "grid_w": ("int", 1, 1 << 16), "cls_token": ("bool",), "base": ("num", 2)}, {},
+        set(), {"embedding"},
+        lambda c, p, a: {"embedding": (F, [int(c["cls_token"]) + c["grid_h"] * c["grid_w"],
+                                           c["embed_dim"]])}),
+    "swin.index": (
+        {"window_h": ("int", 1, 1 << 12), "window_w": ("int", 1, 1 << 12)}, {},
+        set(), {"index"},
+        lambda c, p, a: {"index": (("i64",), [c["window_h"] * c["window_w"]] * 2)}),
+    "shaw.index": (
+        {"max_relative_position": ("int", 0, JSON_INT)}, {},
+        {"q_positions", "k_positions"}, {"index"},
+        lambda c, p, a: {"q_positions": (("i64",), [_dims(a, "q_positions", 0)]),
+                         "k_positions": (("i64",), [_dims(a, "k_positions", 0)]),
+                         "index": (("i64",), [_dims(a, "q_positions", 0),
+                                              _dims(a, "k_positions", 0)])}),
+    "txl.pos_emb": (
+        {"d_model": ("int", 2, 1 << 16), "clamp_len": ("int", -JSON_INT, JSON_INT)},
+        {"klen": ("int", 0, 1 << 24)},
+        set(), {"pos_emb"},
+        lambda c, p, a: {"pos_emb": (F, [p["klen"], c["d_model"]])}),
+    "txl.rel_shift": (
+        {}, {"zero_triu": ("bool",)},
+        {"x"}, {"out"},
+        lambda c, p, a: {"x": (("f32",), [_dims(a, "x", k) for k in range(3)]),
+                         "out": (("f32",), [_dims(a, "x", k) for k in range(3)])}),
+    "mrope.index": (
+        {"spatial_merge_size": ("int", 1, 64), "image_token_id": ("int", 0, JSON_INT),
+         "video_token_id": ("int", 0, JSON_INT), "vision_start_token_id": ("int", 0, JSON_INT)},
+        {}, {"input_ids", "attention_mask", "image_grid_thw", "video_grid_thw"},
+        {"position_ids", "deltas"}, _mrope_index_shapes),
+}
+
 
 class Problems:
     def __init__(self, where):
@@ -266,6 +357,111 @@ def check_shapes(p, field, op, config, arrays):
             p.add(field + ".out", f"channels past rotary_dim={rd} differ from x")
 
 
+def check_keys(p, field, obj, schema):
+    """A generic config/params object: exactly the schema's keys, typed."""
+    required = {k for k, v in schema.items() if v[-1] is not False}
+    if not exact_keys(p, field, obj, set(schema), required):
+        return False
+    ok = True
+    for key, value in obj.items():
+        kind = schema[key]
+        good = {"int": lambda: is_int(value) and kind[1] <= value <= kind[2],
+                "num": lambda: is_num(value) and (kind[1] == 0 or value > kind[1] - 1),
+                "bool": lambda: isinstance(value, bool),
+                "enum": lambda: value in kind[1],
+                "ints": lambda: (isinstance(value, list) and 0 < len(value) <= kind[3]
+                                 and all(is_int(v) and kind[1] <= v <= kind[2] for v in value)),
+                }[kind[0]]()
+        if not good:
+            p.add(f"{field}.{key}", f"{value!r} is not a valid {kind[0]}")
+            ok = False
+    return ok
+
+
+def check_family_shapes(p, field, op, config, params, arrays, shapes):
+    for name, (dtypes, shape) in shapes(config, params, arrays).items():
+        arr = arrays.get(name)
+        if arr is None:
+            continue
+        if str(arr.dtype) not in [str(np.dtype(DTYPE_NUMPY[d])) for d in dtypes]:
+            p.add(f"{field}.{name}", f"dtype must be one of {dtypes}")
+        if None not in shape and list(arr.shape) != shape:
+            p.add(f"{field}.{name}", f"shape {list(arr.shape)} must be {shape}")
+
+
+def check_family_semantics(p, field, op, c, params, arrays):
+    """Cross-key rules of FORMAT.md and exact identities every reference honours."""
+    if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
+        p.add(field + ".config.padding_idx", "required for fairseq, and only for it")
+    if op == "learned.lookup":
+        if (c.get("convention") == "padding_offset") != ("padding_idx" in c):
+            p.add(field + ".config.padding_idx", "required for padding_offset, and only for it")
+        t, pos, e = arrays.get("table"), arrays.get("positions"), arrays.get("embedding")
+        if t is not None and pos is not None and e is not None and t.ndim == 2:
+            off = c["padding_idx"] + 1 if c.get("convention") == "padding_offset" else 0
+            rows = np.where(pos < 0, off - 1, pos + off)
+            if rows.min(initial=0) < 0 or rows.max(initial=0) >= t.shape[0] or not \
+                    np.array_equal(t[rows].view(np.uint32), e.view(np.uint32)):
+                p.add(field + ".outputs.embedding", "is not the table rows the positions select")
+    if op == "sincos2d.embed" and c.get("embed_dim", 0) % 4:
+        p.add(field + ".config.embed_dim", "not a multiple of 4")
+    if op == "txl.pos_emb" and c.get("d_model", 0) % 2:
+        p.add(field + ".config.d_model", "odd")
+    if op == "t5.bucket":
+        half = c["num_buckets"] // 2 if c["bidirectional"] else c["num_buckets"]
+        if half // 2 < 1 or c["max_distance"] <= half // 2:
+            p.add(field + ".config", "max_distance must exceed max_exact >= 1")
+        b = arrays.get("bucket")
+        if b is not None and (b.min(initial=0) < 0 or b.max(initial=0) >= c["num_buckets"]):
+            p.add(field + ".outputs.bucket", "outside [0, num_buckets)")
+
+
+def check_family_test(p, field, test, raw, spans):
+    op = test["op"]
+    config_schema, params_schema, inputs, outputs, shapes = FAMILY_OPS[op]
+    config_ok = check_keys(p, field + ".config", test["config"], config_schema)
+    params_ok = check_keys(p, field + ".params", test["params"], params_schema)
+    arrays = {}
+    for group, names in (("inputs", inputs), ("outputs", outputs)):
+        if exact_keys(p, f"{field}.{group}", test[group], names):
+            for name in sorted(names):
+                arrays[name] = check_tensor(p, f"{field}.{group}.{name}", test[group][name], raw, spans)
+    if config_ok and params_ok:
+        check_family_shapes(p, field, op, test["config"], test["params"], arrays, shapes)
+        check_family_semantics(p, field, op, test["config"], test["params"], arrays)
+
+
+def check_mrope_apply(p, field, test, raw, spans):
+    config = dict(test["config"])
+    section = config.pop("mrope_section", None)
+    if not (isinstance(section, list) and 0 < len(section) <= 4 and all(is_int(v) and v >= 0 for v in section)):
+        p.add(field + ".config.mrope_section", "missing, or not 1..4 non-negative ints")
+        return
+    config_ok = check_config(p, field + ".config", config)
+    if config_ok and sum(section) != config["rotary_dim"] // 2:
+        p.add(field + ".config.mrope_section", "does not sum to rotary_dim / 2")
+    if exact_keys(p, field + ".params", test["params"], {"seq_len", "pairing"}):
+        if not (is_int(test["params"]["seq_len"]) and test["params"]["seq_len"] >= 0
+                and test["params"]["pairing"] in PAIRINGS):
+            p.add(field + ".params", "bad seq_len or pairing")
+    arrays = {}
+    for group, names in (("inputs", {"positions", "x"}), ("outputs", {"out"})):
+        if exact_keys(p, f"{field}.{group}", test[group], names):
+            for name in sorted(names):
+                arrays[name] = check_tensor(p, f"{field}.{group}.{name}", test[group][name], raw, spans)
+    x, pos, out = arrays.get("x"), arrays.get("positions"), arrays.get("out")
+    if config_ok and x is not None and pos is not None and out is not None:
+        if x.ndim != 3 or x.shape[2] != config["head_dim"] or out.shape != x.shape or \
+                x.dtype != np.float32 or out.dtype != np.float32:
+            p.add(field + ".x", "x/out must be f32 [T, H, head_dim]")
+        elif pos.dtype != np.int64 or list(pos.shape) != [len(section), x.shape[0]]:
+            p.add(field + ".positions", "must be i64 [len(mrope_section), T]")
+        else:
+            rd = config["rotary_dim"]
+            if not np.array_equal(x[..., rd:].view(np.uint32), out[..., rd:].view(np.uint32)):
+                p.add(field + ".out", f"channels past rotary_dim={rd} differ from x")
+
+
 def check_test(p, index, test, notes, raw, spans, seen_ids):
     field = f"tests[{index}]"
     if not exact_keys(p, field, test, TEST_KEYS):
@@ -276,7 +472,7 @@ def check_test(p, index, test, notes, raw, spans, seen_ids):
     seen_ids.add(tc)
     field = f"tcId={tc}"
     op = test["op"]
-    if op not in OPS:
+    if op not in OPS and op not in FAMILY_OPS and op != "mrope.apply":
         p.add(field + ".op", f"{op!r} unknown")
         return
     if not isinstance(test["comment"], str):
@@ -291,6 +487,12 @@ def check_test(p, index, test, notes, raw, spans, seen_ids):
     if exact_keys(p, field + ".source", test["source"], SOURCE_KEYS):
         if not all(isinstance(test["source"][k], str) and test["source"][k] for k in SOURCE_KEYS):
             p.add(field + ".source", "file and function must be non-empty strings")
+    if op in FAMILY_OPS:
+        check_family_test(p, field, test, raw, spans)
+        return
+    if op == "mrope.apply":
+        check_mrope_apply(p, field, test, raw, spans)
+        return
     config_ok = check_config(p, field + ".config", test["config"])
     params, inputs, outputs = OPS[op]
     if exact_keys(p, field + ".params", test["params"], set(params)):

@@ -1,0 +1,187 @@
+/*
+ * bench.h - the pieces of `pecert bench` (harness/cli/bench.c drives them).
+ *
+ *   timing.c   clock, repeated samples, min/median/max
+ *   team.c     a spinning thread team for the bandwidth probes
+ *   probe.c    the machine's copy and in-place read-modify-write bandwidth
+ *   subject.c  a plugin instance to time (load, create, threads, describe)
+ *   cases.c    the RoPE apply and cos/sin table cases, accuracy vs ref
+ *   report.c   the terminal table and the JSON file
+ *
+ * Conventions: every buffer is caller-allocated and pre-faulted before
+ * any timing; bandwidth counts bytes read plus bytes written (a copy of N
+ * bytes moves 2N), so a kernel's GB/s and the probe's compare directly.
+ */
+#ifndef PECERT_BENCH_H
+#define PECERT_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "pecert/plugin.h"
+#include "plugin_load.h"
+
+/* ---- timing.c ------------------------------------------------------------ */
+
+/* Seconds on the monotonic clock. */
+double bench_now(void);
+
+/* Summary of repeated samples, each the mean time of one call in s. */
+typedef struct bench_stats {
+    double min;
+    double median;
+    double max;
+    int samples;     /* >= the requested repetitions                     */
+    int inner;       /* calls per sample (short calls are batched)       */
+} bench_stats;
+
+/* A timed operation: returns 0, or -1 to abort the measurement. */
+typedef int (*bench_fn)(void *context);
+
+/* bench_measure: one warm-up call (also sizes the batch so a sample lasts
+ * at least min_sample_s), then `reps` samples. Returns 0, or -1 if the
+ * operation failed. */
+int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double min_sample_s);
+
+/* ---- team.c --------------------------------------------------------------- */
+
+/* Work of thread ith of nth. */
+typedef void (*bench_work_fn)(void *context, int ith, int nth);
+
+typedef struct bench_team bench_team;
+
+/* A team of n threads (the caller is thread 0); idle workers spin, so a
+ * team lives only while the probes run. NULL on failure. */
+bench_team *bench_team_start(int n);
+/* Runs fn on every thread of the team and waits for all of them. */
+void bench_team_run(bench_team *team, bench_work_fn fn, void *context);
+void bench_team_stop(bench_team *team);
+int bench_team_size(const bench_team *team);
+
+/* ---- probe.c --------------------------------------------------------------- */
+
+typedef enum bench_probe_kind {
+    BENCH_PROBE_COPY = 0,   /* vector loads + stores                       */
+    BENCH_PROBE_COPY_NT,    /* vector loads + streaming stores             */
+    BENCH_PROBE_MEMCPY,     /* the C library's memcpy                      */
+    BENCH_PROBE_RMW,        /* in place: load, add, store                  */
+    BENCH_PROBE_COUNT
+} bench_probe_kind;
+
+const char *bench_probe_name(bench_probe_kind kind);
+
+typedef struct bench_probe {
+    bench_probe_kind kind;
+    size_t bytes;           /* one buffer (a copy moves 2x this)           */
+    int threads;
+    bench_stats stats;
+} bench_probe;
+
+/* Measures one probe on src/dst (each >= bytes, 64-byte aligned,
+ * pre-faulted): on the calling thread, or on every thread of team.
+ * Returns 0 or -1. */
+int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
+                    void *src, void *dst, int reps);
+
+/* The vector ISA the probe loops use ("avx512", "avx2", "scalar"). */
+const char *bench_probe_isa(void);
+
+/* ---- subject.c ------------------------------------------------------------- */
+
+typedef struct bench_subject {
+    pecert_loaded_plugin plugin;
+    void *instance;
+    int has_threads;        /* set_num_threads available                   */
+    char name[64];
+    char description[128];  /* describe(), or "" */
+} bench_subject;
+
+/* Loads and instantiates a plugin; 0, or -1 with a message in err. */
+int bench_subject_open(bench_subject *s, const char *path, char *err, size_t err_len);
+void bench_subject_close(bench_subject *s);
+/* Sets the thread count; 0, or -1 if the plugin has no set_num_threads
+ * (and n != 1) or refused it. Refreshes description. */
+int bench_subject_threads(bench_subject *s, int n);
+
+/* ---- cases.c ----------------------------------------------------------------- */
+
+typedef enum bench_placement { BENCH_OUT_OF_PLACE = 0, BENCH_IN_PLACE = 1 } bench_placement;
+
+/* One apply case: q[tokens, 32, 128] rotated by positions 0..T-1. */
+typedef struct bench_case {
+    int64_t tokens;
+    int threads;
+    pecert_rope_pairing pairing;
+    bench_placement placement;
+    int32_t rotary_dim;
+    pecert_dtype dtype;
+} bench_case;
+
+#define BENCH_HEADS 32
+#define BENCH_HEAD_DIM 128
+
+/* The buffers every case uses: x and out of the largest tensor, 64-byte
+ * aligned and pre-faulted; positions 0..max_tokens-1. */
+typedef struct bench_buffers {
+    void *x;
+    void *out;
+    size_t bytes;
+    int64_t *positions;
+    int64_t max_tokens;
+    pecert_dtype filled;    /* dtype x currently holds random values of    */
+} bench_buffers;
+
+int bench_buffers_init(bench_buffers *b, int64_t max_tokens);
+void bench_buffers_free(bench_buffers *b);
+/* Fills x with random values in [-1, 1) of dtype (once per dtype switch). */
+void bench_buffers_fill(bench_buffers *b, pecert_dtype dtype);
+
+size_t bench_case_bytes(const bench_case *c);
+const char *bench_dtype_name(pecert_dtype dtype);
+
+/* Times one apply case on a subject (threads already set). Returns 0, or
+ * -1 with the plugin's message in err (E_UNSUPPORTED: *unsupported = 1). */
+int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_buffers *b,
+                int reps, int *unsupported, char *err, size_t err_len);
+
+/* Times rope_cos_sin f32 [tokens, 64] (theta 10000). */
+int bench_table(bench_stats *out, bench_subject *s, int64_t tokens, bench_buffers *b, int reps,
+                char *err, size_t err_len);
+
+/* Max |fast - ref| of the f32 cos/sin table against ref's f64 table for
+ * n positions starting at first. Returns 0 or -1. */
+int bench_table_error(double *out_max_error, bench_subject *s, bench_subject *oracle,
+                      int64_t first, int64_t n, char *err, size_t err_len);
+
+/* ---- report.c ---------------------------------------------------------------- */
+
+/* One measured apply case with its context. */
+typedef struct bench_row {
+    const char *impl;
+    bench_case c;
+    bench_stats stats;
+    double limit_gbps;      /* the probe's best at this size and threads   */
+    const char *limit_kind; /* which probe gave it                          */
+    double ref_median;      /* 0: not measured                              */
+} bench_row;
+
+double bench_gbps(size_t bytes, double seconds);
+
+/* Terminal output. */
+void bench_print_probe(const bench_probe *p);
+void bench_print_header(void);
+void bench_print_row(const bench_row *row);
+
+/* JSON objects for the report. */
+cJSON *bench_probe_json(const bench_probe *p);
+cJSON *bench_row_json(const bench_row *row);
+cJSON *bench_stats_json(const bench_stats *s);
+
+/* ---- harness/cli/bench.c ---------------------------------------------------- */
+
+/* pecert_cmd_bench: `pecert bench` (argv[0] is "bench"); an exit status. */
+int pecert_cmd_bench(int argc, char **argv);
+
+#endif /* PECERT_BENCH_H */

@@ -1,0 +1,318 @@
+/*
+ * cases.c - what `pecert bench` times: rope_apply on q[T, 32, 128]
+ * (Llama-style: 32 heads of 128 channels, default RoPE, theta 10000,
+ * positions 0..T-1) and the rope_cos_sin table, plus the table's error
+ * against `ref`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* Samples shorter than this are batched (see bench_measure). */
+#define MIN_SAMPLE_S 2e-4
+
+const char *bench_dtype_name(pecert_dtype dtype)
+{
+    return dtype == PECERT_DTYPE_F16 ? "f16" : dtype == PECERT_DTYPE_BF16 ? "bf16" : "f32";
+}
+
+static size_t dtype_size(pecert_dtype dtype)
+{
+    return dtype == PECERT_DTYPE_F32 ? 4 : 2;
+}
+
+size_t bench_case_bytes(const bench_case *c)
+{
+    return (size_t)c->tokens * BENCH_HEADS * BENCH_HEAD_DIM * dtype_size(c->dtype);
+}
+
+int bench_buffers_init(bench_buffers *b, int64_t max_tokens)
+{
+    int64_t i;
+
+    memset(b, 0, sizeof(*b));
+    b->bytes = (size_t)max_tokens * BENCH_HEADS * BENCH_HEAD_DIM * sizeof(float);
+    b->x = aligned_alloc(64, b->bytes);
+    b->out = aligned_alloc(64, b->bytes);
+    b->positions = malloc((size_t)max_tokens * sizeof(int64_t));
+    if (b->x == NULL || b->out == NULL || b->positions == NULL) {
+        bench_buffers_free(b);
+        return -1;
+    }
+    /* Touch every page now: a first touch costs 11-14 us per 4 KiB page
+     * here and must never land inside a timed call. */
+    memset(b->x, 0, b->bytes);
+    memset(b->out, 0, b->bytes);
+    for (i = 0; i < max_tokens; i++) {
+        b->positions[i] = i;
+    }
+    b->max_tokens = max_tokens;
+    b->filled = PECERT_DTYPE_INVALID;
+    return 0;
+}
+
+void bench_buffers_free(bench_buffers *b)
+{
+    free(b->x);
+    free(b->out);
+    free(b->positions);
+    memset(b, 0, sizeof(*b));
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A random value in [-1, 1) exact in dtype, as its bits. f16 keeps 11
+ * significant bits and bf16 8, so k / 2^11 and k / 2^7 are exact. */
+static uint32_t random_bits(uint64_t *state, pecert_dtype dtype)
+{
+    int64_t k = (int64_t)(next_random(state) >> 52) - 2048; /* [-2048, 2048) */
+    float v = dtype == PECERT_DTYPE_BF16 ? (float)(k / 16) / 128.0f : (float)k / 2048.0f;
+    uint32_t bits;
+
+    memcpy(&bits, &v, sizeof(bits));
+    if (dtype == PECERT_DTYPE_BF16) {
+        return bits >> 16;
+    }
+    if (dtype == PECERT_DTYPE_F16) {
+        uint32_t sign = (bits >> 16) & 0x8000u;
+        uint32_t mag = bits & 0x7fffffffu;
+
+        return mag == 0 ? sign : sign | (((mag >> 23) - 112u) << 10) | ((mag >> 13) & 0x3ffu);
+    }
+    return bits;
+}
+
+void bench_buffers_fill(bench_buffers *b, pecert_dtype dtype)
+{
+    uint64_t state = 42;
+    size_t n = b->bytes / dtype_size(dtype);
+    size_t i;
+
+    if (b->filled == dtype) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t bits = random_bits(&state, dtype);
+
+        if (dtype == PECERT_DTYPE_F32) {
+            ((uint32_t *)b->x)[i] = bits;
+        } else {
+            ((uint16_t *)b->x)[i] = (uint16_t)bits;
+        }
+    }
+    b->filled = dtype;
+}
+
+static pecert_rope_config bench_config(int32_t rotary_dim)
+{
+    pecert_rope_config c;
+
+    memset(&c, 0, sizeof(c));
+    c.struct_size = sizeof(c);
+    c.rope_type = PECERT_ROPE_DEFAULT;
+    c.head_dim = BENCH_HEAD_DIM;
+    c.rotary_dim = rotary_dim;
+    c.rope_theta = 10000.0;
+    c.max_position_embeddings = 4096;
+    return c;
+}
+
+static pecert_tensor tensor3(void *data, pecert_dtype dtype, int64_t tokens)
+{
+    pecert_tensor t;
+
+    memset(&t, 0, sizeof(t));
+    t.struct_size = sizeof(t);
+    t.dtype = dtype;
+    t.ndim = 3;
+    t.data = data;
+    t.shape[0] = tokens;
+    t.shape[1] = BENCH_HEADS;
+    t.shape[2] = BENCH_HEAD_DIM;
+    t.strides[0] = BENCH_HEADS * BENCH_HEAD_DIM;
+    t.strides[1] = BENCH_HEAD_DIM;
+    t.strides[2] = 1;
+    return t;
+}
+
+static pecert_tensor tensor2(void *data, pecert_dtype dtype, int64_t rows, int64_t cols)
+{
+    pecert_tensor t;
+
+    memset(&t, 0, sizeof(t));
+    t.struct_size = sizeof(t);
+    t.dtype = dtype;
+    t.ndim = 2;
+    t.data = data;
+    t.shape[0] = rows;
+    t.shape[1] = cols;
+    t.strides[0] = cols;
+    t.strides[1] = 1;
+    return t;
+}
+
+typedef struct apply_call {
+    bench_subject *subject;
+    pecert_rope_apply_args args;
+    pecert_status status;
+} apply_call;
+
+static int apply_once(void *context)
+{
+    apply_call *call = context;
+
+    call->status = call->subject->plugin.desc->rope_apply(call->subject->instance, &call->args);
+    return call->status == PECERT_OK ? 0 : -1;
+}
+
+static void note_failure(bench_subject *s, pecert_status status, const char *op, char *err,
+                         size_t err_len)
+{
+    const char *msg = s->plugin.desc->last_error(s->instance);
+
+    snprintf(err, err_len, "%s %s returned %d (%s): %s", s->name, op, (int)status,
+             pecert_status_name(status), msg != NULL ? msg : "");
+}
+
+int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_buffers *b,
+                int reps, int *unsupported, char *err, size_t err_len)
+{
+    pecert_rope_config config = bench_config(c->rotary_dim);
+    pecert_tensor x = tensor3(b->x, c->dtype, c->tokens);
+    pecert_tensor y = tensor3(b->out, c->dtype, c->tokens);
+    apply_call call;
+
+    *unsupported = 0;
+    bench_buffers_fill(b, c->dtype);
+    memset(&call, 0, sizeof(call));
+    call.subject = s;
+    call.args.struct_size = sizeof(call.args);
+    call.args.pairing = c->pairing;
+    call.args.config = &config;
+    call.args.positions = b->positions;
+    call.args.x = &x;
+    call.args.out = c->placement == BENCH_IN_PLACE ? &x : &y;
+    if (bench_measure(out, apply_once, &call, reps, MIN_SAMPLE_S) != 0) {
+        *unsupported = call.status == PECERT_E_UNSUPPORTED;
+        note_failure(s, call.status, "rope_apply", err, err_len);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- cos/sin tables -------------------------------------------------------- */
+
+/* The table's frequency half for rotary_dim 128. */
+#define TABLE_HALF 64
+
+typedef struct table_call {
+    bench_subject *subject;
+    pecert_rope_config config;
+    pecert_tensor cos;
+    pecert_tensor sin;
+    const int64_t *positions;
+    int64_t n;
+    pecert_status status;
+} table_call;
+
+static int table_once(void *context)
+{
+    table_call *call = context;
+
+    call->status = call->subject->plugin.desc->rope_cos_sin(call->subject->instance, &call->cos,
+                                                            &call->sin, &call->config, 0,
+                                                            call->positions, call->n);
+    return call->status == PECERT_OK ? 0 : -1;
+}
+
+static void table_setup(table_call *call, bench_subject *s, void *data, pecert_dtype dtype,
+                        const int64_t *positions, int64_t n)
+{
+    size_t size = dtype == PECERT_DTYPE_F64 ? sizeof(double) : sizeof(float);
+
+    memset(call, 0, sizeof(*call));
+    call->subject = s;
+    call->config = bench_config(2 * TABLE_HALF);
+    call->cos = tensor2(data, dtype, n, TABLE_HALF);
+    call->sin = tensor2((char *)data + (size_t)n * TABLE_HALF * size, dtype, n, TABLE_HALF);
+    call->positions = positions;
+    call->n = n;
+}
+
+int bench_table(bench_stats *out, bench_subject *s, int64_t tokens, bench_buffers *b, int reps,
+                char *err, size_t err_len)
+{
+    table_call call;
+
+    if (s->plugin.desc->rope_cos_sin == NULL) {
+        snprintf(err, err_len, "%s has no rope_cos_sin", s->name);
+        return -1;
+    }
+    table_setup(&call, s, b->out, PECERT_DTYPE_F32, b->positions, tokens);
+    if (bench_measure(out, table_once, &call, reps, MIN_SAMPLE_S) != 0) {
+        note_failure(s, call.status, "rope_cos_sin", err, err_len);
+        return -1;
+    }
+    return 0;
+}
+
+/* Largest |got - want| over the f32 table against the f64 one. */
+static double max_error(const float *got, const double *want, size_t n)
+{
+    double worst = 0.0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        double e = fabs((double)got[i] - want[i]);
+
+        worst = e > worst || isnan(e) ? e : worst;
+    }
+    return worst;
+}
+
+int bench_table_error(double *out_max_error, bench_subject *s, bench_subject *oracle,
+                      int64_t first, int64_t n, char *err, size_t err_len)
+{
+    size_t count = 2 * (size_t)n * TABLE_HALF;
+    int64_t *positions = malloc((size_t)n * sizeof(int64_t));
+    float *got = malloc(count * sizeof(float));
+    double *want = malloc(count * sizeof(double));
+    table_call call;
+    int rc = -1;
+    int64_t i;
+
+    if (positions == NULL || got == NULL || want == NULL) {
+        snprintf(err, err_len, "out of memory");
+        goto out_free;
+    }
+    for (i = 0; i < n; i++) {
+        positions[i] = first + i;
+    }
+    table_setup(&call, s, got, PECERT_DTYPE_F32, positions, n);
+    if (table_once(&call) != 0) {
+        note_failure(s, call.status, "rope_cos_sin", err, err_len);
+        goto out_free;
+    }
+    table_setup(&call, oracle, want, PECERT_DTYPE_F64, positions, n);
+    if (table_once(&call) != 0) {
+        note_failure(oracle, call.status, "rope_cos_sin", err, err_len);
+        goto out_free;
+    }
+    *out_max_error = max_error(got, want, count);
+    rc = 0;
+out_free:
+    free(positions);
+    free(got);
+    free(want);
+    return rc;
+}

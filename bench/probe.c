@@ -1,0 +1,246 @@
+/*
+ * probe.c - how fast this machine moves bytes: the yardstick `pecert
+ * bench` divides every kernel by.
+ *
+ *   copy     dst = src, 4 x 64-byte loads and stores per step
+ *   copy_nt  the same with streaming (non-temporal) stores
+ *   memcpy   the C library's (glibc picks its own ISA and switches to
+ *            streaming stores above a size threshold)
+ *   rmw      in place: x = x + 0, loaded and stored back
+ *
+ * The loops use the widest vectors the CPU has (function-level target
+ * attributes, chosen at run time), so the yardstick is never slower than
+ * a good kernel could be. The out-of-place limit of a size is the best of
+ * the three copies; the in-place limit is rmw.
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* Added in rmw: a value the compiler cannot know is zero. */
+static volatile float rmw_addend = 0.0f;
+
+typedef struct probe_job {
+    bench_probe_kind kind;
+    char *src;
+    char *dst;
+    size_t bytes;
+} probe_job;
+
+#if defined(__x86_64__)
+
+__attribute__((target("avx512f"))) static void copy_avx512(char *dst, const char *src, size_t n,
+                                                           int stream)
+{
+    size_t i;
+
+    for (i = 0; i + 256 <= n; i += 256) {
+        __m512 a = _mm512_loadu_ps((const float *)(src + i));
+        __m512 b = _mm512_loadu_ps((const float *)(src + i + 64));
+        __m512 c = _mm512_loadu_ps((const float *)(src + i + 128));
+        __m512 d = _mm512_loadu_ps((const float *)(src + i + 192));
+
+        if (stream) {
+            _mm512_stream_ps((float *)(dst + i), a);
+            _mm512_stream_ps((float *)(dst + i + 64), b);
+            _mm512_stream_ps((float *)(dst + i + 128), c);
+            _mm512_stream_ps((float *)(dst + i + 192), d);
+        } else {
+            _mm512_storeu_ps((float *)(dst + i), a);
+            _mm512_storeu_ps((float *)(dst + i + 64), b);
+            _mm512_storeu_ps((float *)(dst + i + 128), c);
+            _mm512_storeu_ps((float *)(dst + i + 192), d);
+        }
+    }
+    memcpy(dst + i, src + i, n - i);
+    _mm_sfence();
+}
+
+__attribute__((target("avx512f"))) static void rmw_avx512(char *x, size_t n)
+{
+    __m512 zero = _mm512_set1_ps(rmw_addend);
+    size_t i;
+
+    for (i = 0; i + 128 <= n; i += 128) {
+        __m512 a = _mm512_loadu_ps((const float *)(x + i));
+        __m512 b = _mm512_loadu_ps((const float *)(x + i + 64));
+
+        _mm512_storeu_ps((float *)(x + i), _mm512_add_ps(a, zero));
+        _mm512_storeu_ps((float *)(x + i + 64), _mm512_add_ps(b, zero));
+    }
+}
+
+__attribute__((target("avx2"))) static void copy_avx2(char *dst, const char *src, size_t n,
+                                                     int stream)
+{
+    size_t i;
+
+    for (i = 0; i + 128 <= n; i += 128) {
+        __m256 a = _mm256_loadu_ps((const float *)(src + i));
+        __m256 b = _mm256_loadu_ps((const float *)(src + i + 32));
+        __m256 c = _mm256_loadu_ps((const float *)(src + i + 64));
+        __m256 d = _mm256_loadu_ps((const float *)(src + i + 96));
+
+        if (stream) {
+            _mm256_stream_ps((float *)(dst + i), a);
+            _mm256_stream_ps((float *)(dst + i + 32), b);
+            _mm256_stream_ps((float *)(dst + i + 64), c);
+            _mm256_stream_ps((float *)(dst + i + 96), d);
+        } else {
+            _mm256_storeu_ps((float *)(dst + i), a);
+            _mm256_storeu_ps((float *)(dst + i + 32), b);
+            _mm256_storeu_ps((float *)(dst + i + 64), c);
+            _mm256_storeu_ps((float *)(dst + i + 96), d);
+        }
+    }
+    memcpy(dst + i, src + i, n - i);
+    _mm_sfence();
+}
+
+__attribute__((target("avx2"))) static void rmw_avx2(char *x, size_t n)
+{
+    __m256 zero = _mm256_set1_ps(rmw_addend);
+    size_t i;
+
+    for (i = 0; i + 64 <= n; i += 64) {
+        __m256 a = _mm256_loadu_ps((const float *)(x + i));
+        __m256 b = _mm256_loadu_ps((const float *)(x + i + 32));
+
+        _mm256_storeu_ps((float *)(x + i), _mm256_add_ps(a, zero));
+        _mm256_storeu_ps((float *)(x + i + 32), _mm256_add_ps(b, zero));
+    }
+}
+
+static int have_avx512(void)
+{
+    return __builtin_cpu_supports("avx512f");
+}
+
+static int have_avx2(void)
+{
+    return __builtin_cpu_supports("avx2");
+}
+
+#else
+
+static int have_avx512(void)
+{
+    return 0;
+}
+
+static int have_avx2(void)
+{
+    return 0;
+}
+
+#endif
+
+static void rmw_scalar(char *x, size_t n)
+{
+    float addend = rmw_addend;
+    size_t i;
+
+    for (i = 0; i + sizeof(float) <= n; i += sizeof(float)) {
+        float v;
+
+        memcpy(&v, x + i, sizeof(v));
+        v += addend;
+        memcpy(x + i, &v, sizeof(v));
+    }
+}
+
+const char *bench_probe_isa(void)
+{
+    return have_avx512() ? "avx512" : have_avx2() ? "avx2" : "scalar";
+}
+
+const char *bench_probe_name(bench_probe_kind kind)
+{
+    static const char *const names[BENCH_PROBE_COUNT] = {"copy", "copy_nt", "memcpy", "rmw"};
+
+    return names[kind];
+}
+
+static void copy_best(char *dst, const char *src, size_t n, int stream)
+{
+#if defined(__x86_64__)
+    if (have_avx512()) {
+        copy_avx512(dst, src, n, stream);
+        return;
+    }
+    if (have_avx2()) {
+        copy_avx2(dst, src, n, stream);
+        return;
+    }
+#endif
+    (void)stream;
+    memcpy(dst, src, n);
+}
+
+static void rmw_best(char *x, size_t n)
+{
+#if defined(__x86_64__)
+    if (have_avx512()) {
+        rmw_avx512(x, n);
+        return;
+    }
+    if (have_avx2()) {
+        rmw_avx2(x, n);
+        return;
+    }
+#endif
+    rmw_scalar(x, n);
+}
+
+/* Thread ith's 64-byte aligned share of the buffers. */
+static void probe_share(void *context, int ith, int nth)
+{
+    const probe_job *job = context;
+    size_t lines = job->bytes / 64;
+    size_t begin = lines * (size_t)ith / (size_t)nth * 64;
+    size_t end = ith == nth - 1 ? job->bytes : lines * (size_t)(ith + 1) / (size_t)nth * 64;
+
+    switch (job->kind) {
+    case BENCH_PROBE_COPY:
+        copy_best(job->dst + begin, job->src + begin, end - begin, 0);
+        break;
+    case BENCH_PROBE_COPY_NT:
+        copy_best(job->dst + begin, job->src + begin, end - begin, 1);
+        break;
+    case BENCH_PROBE_MEMCPY:
+        memcpy(job->dst + begin, job->src + begin, end - begin);
+        break;
+    default:
+        rmw_best(job->src + begin, end - begin);
+        break;
+    }
+}
+
+typedef struct probe_call {
+    probe_job job;
+    bench_team *team;
+} probe_call;
+
+static int probe_once(void *context)
+{
+    probe_call *call = context;
+
+    if (call->team == NULL) {
+        probe_share(&call->job, 0, 1);
+    } else {
+        bench_team_run(call->team, probe_share, &call->job);
+    }
+    return 0;
+}
+
+int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
+                    void *src, void *dst, int reps)
+{
+    probe_call call = {{kind, src, dst, bytes}, team};
+
+    out->kind = kind;
+    out->bytes = bytes;
+    out->threads = team == NULL ? 1 : bench_team_size(team);
+    return bench_measure(&out->stats, probe_once, &call, reps, 2e-4);
+}

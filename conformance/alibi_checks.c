@@ -1,0 +1,221 @@
+/*
+ * alibi_checks.c - ALiBi: slopes and biases against the golden vectors of
+ * the ALiBi authors' get_slopes, Bloom, MPT and llm-foundry, and the
+ * property that a bias depends on the distance only:
+ * bias(q + s, k + s) = bias(q, k).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+#include "family_tol.h"
+#include "isolate.h"
+
+/* Slopes of a config from the oracle (for the per-head bound). */
+static int oracle_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out)
+{
+    if (env->oracle.desc == NULL || !PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) ||
+        env->oracle.desc->alibi_slopes == NULL) {
+        return -1;
+    }
+    int64_t shape[1] = {n};
+    pecert_tensor t;
+    memset(&t, 0, sizeof(t));
+    t.struct_size = sizeof(t);
+    t.dtype = PECERT_DTYPE_F64;
+    t.ndim = 1;
+    t.data = out;
+    t.shape[0] = shape[0];
+    t.strides[0] = 1;
+    pecert_alibi_slopes_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.num_heads = n;
+    a.max_bias = max_bias;
+    a.out = &t;
+    return env->oracle.desc->alibi_slopes(env->oracle.instance, &a) == PECERT_OK ? 0 : -1;
+}
+
+/* ---- alibi.slopes.golden ------------------------------------------------ */
+
+static double slope_bound(const void *ctx, int64_t i, double want)
+{
+    (void)i;
+    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx);
+}
+
+static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
+                        const pecert_vtest *t, const char *where)
+{
+    const pecert_vtensor *want = pecert_vtest_output(t, "slopes");
+    int64_t n = pecert_vtest_int(t, "num_heads", 0);
+    pecert_out_buf out;
+    if (pecert_out_init(&out, PECERT_DTYPE_F32, 1, want->shape) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    pecert_alibi_slopes_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.num_heads = (int32_t)n;
+    a.max_bias = pecert_vtest_number(t, "max_bias", 8.0);
+    a.out = &out.view;
+    pecert_status st = env->plugin.desc->alibi_slopes(env->plugin.instance, &a);
+    if (pecert_out_status(r, &env->plugin, st, &out, where, "alibi_slopes")) {
+        pecert_compare_bounded(r, &out, want, slope_bound, &n, where);
+    }
+    pecert_out_free(&out);
+}
+
+static void run_slopes(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_for_each_test(env, r, "alibi.slopes", slopes_case);
+    pecert_check_conclude(r, "alibi.slopes vectors");
+}
+
+/* ---- alibi.bias.golden -------------------------------------------------- */
+
+typedef struct bias_ctx {
+    const double *slopes;   /* oracle slopes, [num_heads]             */
+    int64_t num_heads;
+    int64_t per_head;       /* n_q * n_k                              */
+} bias_ctx;
+
+static double bias_bound(const void *ctx, int64_t i, double want)
+{
+    const bias_ctx *c = ctx;
+    double m = c->slopes[i / c->per_head];
+    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m);
+}
+
+/* One alibi_bias call into a guarded f32 buffer. */
+static int run_bias(const pecert_subject *s, pecert_check_result *r, const pecert_vtest *t,
+                    const int64_t *q, int64_t n_q, const int64_t *k, int64_t n_k,
+                    pecert_out_buf *out, const char *where)
+{
+    int64_t n = pecert_vtest_int(t, "num_heads", 0);
+    int64_t shape[3] = {n, n_q, n_k};
+    if (pecert_out_init(out, PECERT_DTYPE_F32, 3, shape) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        return 0;
+    }
+    pecert_alibi_bias_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.num_heads = (int32_t)n;
+    a.max_bias = pecert_vtest_number(t, "max_bias", 8.0);
+    a.symmetric = (int32_t)pecert_vtest_int(t, "symmetric", 0);
+    a.q_positions = q;
+    a.n_q = n_q;
+    a.k_positions = k;
+    a.n_k = n_k;
+    a.out = &out->view;
+    pecert_status st = s->desc->alibi_bias(s->instance, &a);
+    if (!pecert_out_status(r, s, st, out, where, "alibi_bias")) {
+        pecert_out_free(out);
+        return 0;
+    }
+    return 1;
+}
+
+static void bias_case(const pecert_check_env *env, pecert_check_result *r,
+                      const pecert_vtest *t, const char *where)
+{
+    const pecert_vtensor *q = pecert_vtest_input(t, "q_positions");
+    const pecert_vtensor *k = pecert_vtest_input(t, "k_positions");
+    const pecert_vtensor *want = pecert_vtest_output(t, "bias");
+    int64_t n = pecert_vtest_int(t, "num_heads", 0);
+    double *slopes = malloc((size_t)n * sizeof(double));
+    if (slopes == NULL || oracle_slopes(env, (int32_t)n, pecert_vtest_number(t, "max_bias", 8), slopes) != 0) {
+        pecert_case_fail(r, where, "oracle slopes unavailable for the bound");
+        free(slopes);
+        return;
+    }
+    pecert_out_buf out;
+    if (run_bias(&env->plugin, r, t, q->data, q->num_elements, k->data, k->num_elements, &out, where)) {
+        bias_ctx c = {slopes, n, q->num_elements * k->num_elements};
+        pecert_compare_bounded(r, &out, want, bias_bound, &c, where);
+        pecert_out_free(&out);
+    }
+    free(slopes);
+}
+
+static void run_bias_golden(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_for_each_test(env, r, "alibi.bias", bias_case);
+    pecert_check_conclude(r, "alibi.bias vectors");
+}
+
+/* ---- alibi.shift_invariance --------------------------------------------- */
+
+#define N_Q 3
+#define N_K 10
+
+/* For one bias config of the vectors (both modes): the bias at positions
+ * shifted by s must equal the unshifted one, within the bias bound. */
+static void shift_case(const pecert_check_env *env, pecert_check_result *r,
+                       const pecert_vtest *t, const char *where)
+{
+    static const int64_t q0[N_Q] = {0, 5, 100};
+    static const int64_t k0[N_K] = {0, 1, 2, 3, 4, 5, 6, 7, 99, 100};
+    static const int64_t shifts[] = {1, 17, 1000, 1 << 16, 1 << 20, 1 << 24, (int64_t)1 << 30};
+    int64_t n = pecert_vtest_int(t, "num_heads", 0);
+    double *slopes = malloc((size_t)n * sizeof(double));
+    pecert_out_buf base;
+    if (slopes == NULL || oracle_slopes(env, (int32_t)n, pecert_vtest_number(t, "max_bias", 8), slopes) != 0) {
+        pecert_case_fail(r, where, "oracle slopes unavailable for the bound");
+        free(slopes);
+        return;
+    }
+    if (!run_bias(&env->plugin, r, t, q0, N_Q, k0, N_K, &base, where)) {
+        free(slopes);
+        return;
+    }
+    bias_ctx c = {slopes, n, N_Q * N_K};
+    for (size_t i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
+        int64_t q[N_Q];
+        int64_t k[N_K];
+        for (int j = 0; j < N_Q; j++) {
+            q[j] = q0[j] + shifts[i];
+        }
+        for (int j = 0; j < N_K; j++) {
+            k[j] = k0[j] + shifts[i];
+        }
+        char at[PECERT_RESULT_LINE_MAX];
+        snprintf(at, sizeof(at), "%s shifted by %lld", where, (long long)shifts[i]);
+        pecert_out_buf moved;
+        if (!run_bias(&env->plugin, r, t, q, N_Q, k, N_K, &moved, at)) {
+            continue;
+        }
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        for (int64_t e = 0; e < base.n; e++) {
+            double want = pecert_out_get(&base, e);
+            pecert_case_worst_add(&w, e, pecert_out_get(&moved, e), want, bias_bound(&c, e, want));
+        }
+        char elem[128];
+        pecert_elem_name(elem, sizeof(elem), "bias", 3, base.view.shape, w.index < 0 ? 0 : w.index);
+        pecert_case_finish(r, &w, at, elem);
+        pecert_out_free(&moved);
+    }
+    pecert_out_free(&base);
+    free(slopes);
+}
+
+static void run_shift(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_for_each_test(env, r, "alibi.bias", shift_case);
+    pecert_check_conclude(r, "(config, shift) cases");
+}
+
+const pecert_check pecert_check_alibi_slopes_golden = {
+    "alibi.slopes.golden", "ALiBi slopes equal get_slopes / Bloom / MPT for 1..64 (and 112) heads",
+    PECERT_NEED_ALIBI_SLOPES, run_slopes};
+const pecert_check pecert_check_alibi_bias_golden = {
+    "alibi.bias.golden", "ALiBi biases (causal and symmetric) equal Bloom / MPT / llm-foundry",
+    PECERT_NEED_ALIBI_BIAS, run_bias_golden};
+const pecert_check pecert_check_alibi_shift_invariance = {
+    "alibi.shift_invariance", "ALiBi bias(q + s, k + s) = bias(q, k) for s up to 2^30",
+    PECERT_NEED_ALIBI_BIAS, run_shift};

@@ -1,0 +1,82 @@
+/*
+ * family.h - helpers shared by the checks of the encoding families beyond
+ * RoPE (ABI 1.2): walking the vectors of one op, output buffers with a NaN
+ * (or sentinel) fill and guard zones, exact and bounded comparisons.
+ */
+#ifndef PECERT_CONFORMANCE_FAMILY_H
+#define PECERT_CONFORMANCE_FAMILY_H
+
+#include "checks.h"
+
+/* Called for one test of an op; where is "FILE:tcId=N". */
+typedef void (*pecert_test_fn)(const pecert_check_env *env, pecert_check_result *r,
+                               const pecert_vtest *t, const char *where);
+
+/* pecert_for_each_test runs fn on every test of op in the loaded files and
+ * returns how many there were. */
+size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
+                            const char *op, pecert_test_fn fn);
+
+/* Elements of guard zone on each side of an output buffer. */
+#define PECERT_GUARD_ELEMS 16
+
+/*
+ * pecert_out_buf: a packed output view of n elements with guard zones on
+ * both sides. Floats are pre-filled with NaN and integers with a sentinel,
+ * so an element the plugin forgets shows up; the guards hold a byte
+ * pattern, so a write outside the view shows up.
+ */
+typedef struct pecert_out_buf {
+    unsigned char *base;     /* allocation: guard, data, guard          */
+    size_t elem_size;
+    int64_t n;               /* elements in the view                    */
+    pecert_tensor view;      /* what the plugin gets                    */
+} pecert_out_buf;
+
+/* pecert_out_init allocates and fills; returns 0 or -1 (no memory). */
+int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim,
+                    const int64_t *shape);
+void pecert_out_free(pecert_out_buf *b);
+/* pecert_out_guards_ok: 1 if no byte outside the view changed. */
+int pecert_out_guards_ok(const pecert_out_buf *b);
+/* pecert_out_get: element i (packed order) as double. */
+double pecert_out_get(const pecert_out_buf *b, int64_t i);
+
+/* The sentinel integer outputs are filled with (no op produces it). */
+#define PECERT_INT_SENTINEL INT64_C(-0x5A5A5A5A5A5A5A5B)
+
+/* pecert_out_status records a call's status as the case (E_UNSUPPORTED
+ * counts as unsupported); when OK, also checks the guards (a write
+ * outside the output fails the case). Returns 1 if the case goes on. */
+int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_status st,
+                      const pecert_out_buf *b, const char *where, const char *op);
+
+/* pecert_elem_name writes "name[i,j,k]" for packed index i of a shape. */
+void pecert_elem_name(char *out, size_t len, const char *name, uint32_t ndim,
+                      const int64_t *shape, int64_t index);
+
+/* pecert_compare_exact: integer output against the golden tensor, element
+ * for element, bound 0. Records one case. */
+void pecert_compare_exact(pecert_check_result *r, const pecert_out_buf *got,
+                          const pecert_vtensor *want, const char *where);
+
+/* pecert_elem_bound: the tolerance of one element (index i, golden w). */
+typedef double (*pecert_elem_bound)(const void *ctx, int64_t index, double want);
+
+/* pecert_compare_bounded: float output against the golden tensor under
+ * bound(ctx, i, want). Records one case. */
+void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
+                            const pecert_vtensor *want, pecert_elem_bound bound,
+                            const void *ctx, const char *where);
+
+/* ---- the checks of each family (registry.c lists them) ----------------- */
+
+extern const pecert_check pecert_check_alibi_slopes_golden;
+extern const pecert_check pecert_check_alibi_bias_golden;
+extern const pecert_check pecert_check_alibi_shift_invariance;
+extern const pecert_check pecert_check_t5_bucket_golden;
+extern const pecert_check pecert_check_t5_bucket_monotone;
+extern const pecert_check pecert_check_t5_bucket_saturation;
+extern const pecert_check pecert_check_sinusoidal_golden;
+
+#endif /* PECERT_CONFORMANCE_FAMILY_H */

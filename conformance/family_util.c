@@ -1,0 +1,190 @@
+/* family_util.c - vector walking, guarded output buffers and comparisons
+ * for the checks of the ABI 1.2 families (family.h). */
+#include "family.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "isolate.h"
+
+#define GUARD_BYTE 0xA5
+
+size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
+                            const char *op, pecert_test_fn fn)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < env->n_files; i++) {
+        const pecert_vfile *f = &env->files[i];
+        for (size_t j = 0; j < f->n_tests; j++) {
+            const pecert_vtest *t = &f->tests[j];
+            if (strcmp(t->op, op) != 0) {
+                continue;
+            }
+            char where[PECERT_RESULT_LINE_MAX];
+            snprintf(where, sizeof(where), "%s:tcId=%lld", f->path, (long long)t->tc_id);
+            pecert_case_slot_set(env->case_slot, "%s %s", where, op);
+            fn(env, r, t, where);
+            n++;
+        }
+    }
+    return n;
+}
+
+static size_t elem_size(pecert_dtype dtype)
+{
+    return (dtype == PECERT_DTYPE_F64 || dtype == PECERT_DTYPE_I64) ? 8 : 4;
+}
+
+int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim, const int64_t *shape)
+{
+    memset(b, 0, sizeof(*b));
+    b->elem_size = elem_size(dtype);
+    b->n = 1;
+    for (uint32_t k = 0; k < ndim; k++) {
+        b->n *= shape[k];
+    }
+    size_t bytes = ((size_t)b->n + 2 * PECERT_GUARD_ELEMS) * b->elem_size;
+    b->base = malloc(bytes);
+    if (b->base == NULL) {
+        return -1;
+    }
+    memset(b->base, GUARD_BYTE, bytes);
+    unsigned char *data = b->base + PECERT_GUARD_ELEMS * b->elem_size;
+    for (int64_t i = 0; i < b->n; i++) {
+        unsigned char *p = data + (size_t)i * b->elem_size;
+        if (dtype == PECERT_DTYPE_F32) {
+            float v = NAN;
+            memcpy(p, &v, sizeof(v));
+        } else if (dtype == PECERT_DTYPE_F64) {
+            double v = NAN;
+            memcpy(p, &v, sizeof(v));
+        } else if (dtype == PECERT_DTYPE_I64) {
+            int64_t v = PECERT_INT_SENTINEL;
+            memcpy(p, &v, sizeof(v));
+        } else {
+            int32_t v = (int32_t)PECERT_INT_SENTINEL;
+            memcpy(p, &v, sizeof(v));
+        }
+    }
+    b->view.struct_size = sizeof(b->view);
+    b->view.dtype = dtype;
+    b->view.ndim = ndim;
+    b->view.data = data;
+    int64_t stride = 1;
+    for (uint32_t k = ndim; k-- > 0;) {
+        b->view.shape[k] = shape[k];
+        b->view.strides[k] = stride;
+        stride *= shape[k];
+    }
+    return 0;
+}
+
+void pecert_out_free(pecert_out_buf *b)
+{
+    free(b->base);
+    memset(b, 0, sizeof(*b));
+}
+
+int pecert_out_guards_ok(const pecert_out_buf *b)
+{
+    size_t guard = PECERT_GUARD_ELEMS * b->elem_size;
+    size_t tail = guard + (size_t)b->n * b->elem_size;
+    for (size_t i = 0; i < guard; i++) {
+        if (b->base[i] != GUARD_BYTE || b->base[tail + i] != GUARD_BYTE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+double pecert_out_get(const pecert_out_buf *b, int64_t i)
+{
+    const unsigned char *p = (const unsigned char *)b->view.data + (size_t)i * b->elem_size;
+    switch (b->view.dtype) {
+    case PECERT_DTYPE_F32: {
+        float v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    case PECERT_DTYPE_F64: {
+        double v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    case PECERT_DTYPE_I64: {
+        int64_t v;
+        memcpy(&v, p, sizeof(v));
+        return (double)v;
+    }
+    default: {
+        int32_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    }
+}
+
+int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_status st,
+                      const pecert_out_buf *b, const char *where, const char *op)
+{
+    if (!pecert_case_status(r, s, st, where, op)) {
+        return 0;
+    }
+    if (b != NULL && !pecert_out_guards_ok(b)) {
+        pecert_case_fail(r, where, "%s wrote outside its output view (guard zone changed)", op);
+        return 0;
+    }
+    return 1;
+}
+
+void pecert_elem_name(char *out, size_t len, const char *name, uint32_t ndim,
+                      const int64_t *shape, int64_t index)
+{
+    int64_t idx[PECERT_MAX_DIMS];
+    for (uint32_t k = ndim; k-- > 0;) {
+        idx[k] = shape[k] > 0 ? index % shape[k] : 0;
+        index = shape[k] > 0 ? index / shape[k] : 0;
+    }
+    int n = snprintf(out, len, "%s[", name);
+    for (uint32_t k = 0; k < ndim && n > 0 && (size_t)n < len; k++) {
+        n += snprintf(out + n, len - (size_t)n, "%s%lld", k > 0 ? "," : "", (long long)idx[k]);
+    }
+    if (n > 0 && (size_t)n < len) {
+        snprintf(out + n, len - (size_t)n, "]");
+    }
+}
+
+static void finish(pecert_check_result *r, const pecert_case_worst *w, const pecert_vtensor *want,
+                   const char *where)
+{
+    char elem[128];
+    pecert_elem_name(elem, sizeof(elem), want->name, want->ndim, want->shape,
+                     w->index < 0 ? 0 : w->index);
+    pecert_case_finish(r, w, where, elem);
+}
+
+void pecert_compare_exact(pecert_check_result *r, const pecert_out_buf *got,
+                          const pecert_vtensor *want, const char *where)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t i = 0; i < want->num_elements; i++) {
+        pecert_case_worst_add(&w, i, pecert_out_get(got, i), pecert_vtensor_get(want, i), 0.0);
+    }
+    finish(r, &w, want, where);
+}
+
+void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
+                            const pecert_vtensor *want, pecert_elem_bound bound,
+                            const void *ctx, const char *where)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t i = 0; i < want->num_elements; i++) {
+        double v = pecert_vtensor_get(want, i);
+        pecert_case_worst_add(&w, i, pecert_out_get(got, i), v, bound(ctx, i, v));
+    }
+    finish(r, &w, want, where);
+}

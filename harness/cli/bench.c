@@ -1,0 +1,645 @@
+/*
+ * bench.c - `pecert bench`: the speed of a plugin (default `fast`) next
+ * to the machine's own limit and to `ref`, all measured in one run.
+ *
+ * For each T of q[T, 32, 128]: the copy / copy_nt / memcpy / rmw probes at
+ * the tensor's size (1 and 2 threads), then every apply case (threads x
+ * pairing x placement x rotary_dim x dtype) of the plugin, and `ref`
+ * (single-threaded, f32) on the same shapes. Then the cos/sin table at the
+ * largest T and its error against `ref` at positions 2^11 .. 2^24.
+ * Medians are compared; % of limit divides by the best probe at the same
+ * size with at most as many threads (copies out of place, rmw in place).
+ * The pieces live in bench/ (bench.h).
+ */
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../bench/bench.h"
+#include "results_json.h"
+#include "runner.h"
+
+#define MAX_LIST 16
+/* ref takes ~0.1 s per 1k tokens: past this T it runs fewer samples. */
+#define REF_FULL_REPS_MAX_T 4096
+#define REF_LARGE_REPS 3
+/* Positions of the accuracy table: 4096 rows from each of these. */
+static const int64_t accuracy_starts[] = {0, 1 << 11, 1 << 16, 1 << 20, 1 << 24};
+#define ACCURACY_ROWS 4096
+
+static const char usage_bench[] =
+    "usage: pecert bench [options]\n"
+    "\n"
+    "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
+    "64/128, f32/f16/bf16, 1 and 2 threads) and the cos/sin table, next to the\n"
+    "machine's measured copy and read-modify-write bandwidth and to `ref`.\n"
+    "Buffers are allocated and pre-faulted once; medians of >= 7 samples.\n"
+    "\n"
+    "options:\n"
+    "  --impl NAME|PATH      plugin to time (default fast)\n"
+    "  --baseline NAME|PATH  reference for the ratio (default ref; 'none' skips it)\n"
+    "  --tokens LIST         T values (default 1,16,128,512,4096,32768)\n"
+    "  --threads LIST        thread counts (default 1,2)\n"
+    "  --reps N              samples per case (default 7)\n"
+    "  --json FILE           write the results as JSON (atomically)\n"
+    "  --help                this text\n";
+
+typedef struct bench_cli {
+    const char *impl;
+    const char *baseline;
+    const char *json;
+    int64_t tokens[MAX_LIST];
+    int n_tokens;
+    int threads[MAX_LIST];
+    int n_threads;
+    int reps;
+} bench_cli;
+
+typedef struct target_tally {
+    double worst_out_pct;     /* f32 out of place, T >= 512               */
+    double worst_in_pct;      /* f32 in place, T >= 512                   */
+    double worst_split_ratio; /* split median / interleaved median         */
+    double worst_half_4096;   /* f16/bf16 T=4096 1 thread, s              */
+    double worst_t1;          /* T=1 1 thread, s                          */
+    double table_median;      /* cos/sin table, largest T, 1 thread       */
+    double table_error;       /* its max abs error against ref            */
+} target_tally;
+
+typedef struct bench_state {
+    bench_cli cli;
+    bench_subject subject;
+    bench_subject baseline;
+    int have_baseline;
+    bench_buffers buffers;
+    bench_probe probes[64];   /* of the current T                          */
+    int n_probes;
+    bench_row last_inter[2][2][2][3][MAX_LIST]; /* for split/inter ratios  */
+    target_tally tally;
+    cJSON *root;
+} bench_state;
+
+/* ---- options --------------------------------------------------------------- */
+
+static int parse_list(int64_t *out, int *n, const char *text, int64_t low, int64_t high)
+{
+    char *copy = strdup(text);
+    char *save = NULL;
+    char *item;
+
+    *n = 0;
+    for (item = copy != NULL ? strtok_r(copy, ",", &save) : NULL; item != NULL;
+         item = strtok_r(NULL, ",", &save)) {
+        char *end = NULL;
+        long long v = strtoll(item, &end, 10);
+
+        if (end == item || *end != '\0' || v < low || v > high || *n == MAX_LIST) {
+            free(copy);
+            return -1;
+        }
+        out[(*n)++] = v;
+    }
+    free(copy);
+    return *n > 0 ? 0 : -1;
+}
+
+static int bench_usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "pecert: bench: %s '%s'\n\n%s", what, arg, usage_bench);
+    return PECERT_EXIT_USAGE;
+}
+
+static int parse_threads(bench_cli *cli, const char *arg)
+{
+    int64_t values[MAX_LIST];
+    int i;
+
+    if (parse_list(values, &cli->n_threads, arg, 1, 256) != 0) {
+        return -1;
+    }
+    for (i = 0; i < cli->n_threads; i++) {
+        cli->threads[i] = (int)values[i];
+    }
+    return 0;
+}
+
+/* 0 to go on, -1 after --help, or an exit status. */
+static int parse_args(bench_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"impl", required_argument, NULL, 'i'},   {"baseline", required_argument, NULL, 'b'},
+        {"tokens", required_argument, NULL, 'T'}, {"threads", required_argument, NULL, 't'},
+        {"reps", required_argument, NULL, 'r'},   {"json", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    int64_t reps[1];
+    int n = 0;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': cli->impl = optarg; break;
+        case 'b': cli->baseline = optarg; break;
+        case 'j': cli->json = optarg; break;
+        case 'T':
+            if (parse_list(cli->tokens, &cli->n_tokens, optarg, 1, 1 << 20) != 0) {
+                return bench_usage_error("--tokens: expected up to 16 values in 1..2^20:", optarg);
+            }
+            break;
+        case 't':
+            if (parse_threads(cli, optarg) != 0) {
+                return bench_usage_error("--threads: expected up to 16 values in 1..256:", optarg);
+            }
+            break;
+        case 'r':
+            if (parse_list(reps, &n, optarg, 1, 1000) != 0 || n != 1) {
+                return bench_usage_error("--reps: expected one value in 1..1000:", optarg);
+            }
+            cli->reps = (int)reps[0];
+            break;
+        case 'h': fputs(usage_bench, stdout); return -1;
+        default: return bench_usage_error("unknown or incomplete option", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return bench_usage_error("unexpected argument", argv[optind]);
+    }
+    return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------------- */
+
+static void impl_dir(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+    if (n <= 0) {
+        snprintf(out, len, "build/impls");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s/impls", dirname(exe));
+}
+
+static int open_subject(bench_subject *s, const char *name)
+{
+    char dir[PATH_MAX];
+    char path[PATH_MAX];
+    char err[2048];
+
+    impl_dir(dir, sizeof(dir));
+    if (pecert_plugin_resolve(path, sizeof(path), name, dir) != 0 ||
+        bench_subject_open(s, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: bench: %s\n", pecert_plugin_resolve(path, sizeof(path), name, dir) != 0
+                                                   ? "plugin path too long"
+                                                   : err);
+        return PECERT_EXIT_LOAD;
+    }
+    return 0;
+}
+
+static void cpu_model(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+
+    snprintf(out, len, "unknown");
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        char *colon = strchr(line, ':');
+
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            snprintf(out, len, "%s", colon + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+}
+
+static void json_note(bench_state *st, const char *text)
+{
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "notes"), cJSON_CreateString(text));
+    printf("note: %s\n", text);
+}
+
+static void start_report(bench_state *st)
+{
+    char cpu[256];
+    cJSON *machine = cJSON_CreateObject();
+
+    cpu_model(cpu, sizeof(cpu));
+    st->root = cJSON_CreateObject();
+    cJSON_AddStringToObject(st->root, "schema", "pecert-bench/1");
+    cJSON_AddStringToObject(machine, "cpu", cpu);
+    cJSON_AddNumberToObject(machine, "online_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
+    cJSON_AddStringToObject(machine, "probe_isa", bench_probe_isa());
+    cJSON_AddStringToObject(machine, "page_size", "4 KiB (no huge pages requested)");
+    cJSON_AddItemToObject(st->root, "machine", machine);
+    cJSON_AddStringToObject(st->root, "impl", st->subject.name);
+    cJSON_AddStringToObject(st->root, "impl_describe", st->subject.description);
+    cJSON_AddStringToObject(st->root, "baseline", st->have_baseline ? st->baseline.name : "");
+    cJSON_AddItemToObject(st->root, "probes", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "cases", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "tables", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "accuracy", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "notes", cJSON_CreateArray());
+    printf("pecert bench: %s (%s) vs %s on %s, %ld CPUs; probes use %s; %d samples per case\n",
+           st->subject.name, st->subject.description, st->have_baseline ? st->baseline.name : "-",
+           cpu, sysconf(_SC_NPROCESSORS_ONLN), bench_probe_isa(), st->cli.reps);
+}
+
+/* ---- probes --------------------------------------------------------------------- */
+
+static int max_threads(const bench_cli *cli)
+{
+    int best = 1;
+
+    for (int i = 0; i < cli->n_threads; i++) {
+        best = cli->threads[i] > best ? cli->threads[i] : best;
+    }
+    return best;
+}
+
+/* Every probe kind at `bytes` with 1 thread and with the largest count. */
+static void probe_size(bench_state *st, size_t bytes, bench_team *team)
+{
+    for (int with_team = 0; with_team < 1 + (team != NULL); with_team++) {
+        for (int kind = 0; kind < BENCH_PROBE_COUNT && st->n_probes < 64; kind++) {
+            bench_probe *p = &st->probes[st->n_probes];
+
+            if (bench_probe_run(p, (bench_probe_kind)kind, bytes, with_team ? team : NULL,
+                                st->buffers.x, st->buffers.out, st->cli.reps) != 0) {
+                continue;
+            }
+            bench_print_probe(p);
+            cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "probes"), bench_probe_json(p));
+            st->n_probes++;
+        }
+    }
+}
+
+static void probe_tokens(bench_state *st, int64_t tokens)
+{
+    int n = max_threads(&st->cli);
+    bench_team *team = n > 1 ? bench_team_start(n) : NULL;
+    size_t f32 = (size_t)tokens * BENCH_HEADS * BENCH_HEAD_DIM * sizeof(float);
+
+    st->n_probes = 0;
+    printf("\nT=%lld: machine limits (bytes moved = 2 x tensor)\n", (long long)tokens);
+    probe_size(st, f32, team);
+    probe_size(st, f32 / 2, team);
+    bench_team_stop(team);
+}
+
+/* The best probe at this size and at most `threads` threads: copies for
+ * out of place, rmw in place. */
+static double limit_for(const bench_state *st, size_t bytes, int threads, int in_place,
+                        const char **kind)
+{
+    double best = 0.0;
+
+    *kind = "-";
+    for (int i = 0; i < st->n_probes; i++) {
+        const bench_probe *p = &st->probes[i];
+        double gbps = bench_gbps(p->bytes, p->stats.median);
+
+        if (p->bytes == bytes && p->threads <= threads && (p->kind == BENCH_PROBE_RMW) == in_place &&
+            gbps > best) {
+            best = gbps;
+            *kind = bench_probe_name(p->kind);
+        }
+    }
+    return best;
+}
+
+/* ---- apply cases ------------------------------------------------------------------ */
+
+static const pecert_dtype dtypes[] = {PECERT_DTYPE_F32, PECERT_DTYPE_F16, PECERT_DTYPE_BF16};
+static const int32_t rotary_dims[] = {128, 64};
+
+static void tally_row(target_tally *t, const bench_row *row)
+{
+    const bench_case *c = &row->c;
+    double pct = 100.0 * bench_gbps(bench_case_bytes(c), row->stats.median) / row->limit_gbps;
+
+    if (c->dtype == PECERT_DTYPE_F32 && c->tokens >= 512) {
+        double *worst = c->placement == BENCH_IN_PLACE ? &t->worst_in_pct : &t->worst_out_pct;
+        *worst = *worst == 0.0 || pct < *worst ? pct : *worst;
+    }
+    if (c->dtype != PECERT_DTYPE_F32 && c->tokens == 4096 && c->threads == 1) {
+        t->worst_half_4096 = row->stats.median > t->worst_half_4096 ? row->stats.median
+                                                                     : t->worst_half_4096;
+    }
+    if (c->tokens == 1 && c->threads == 1) {
+        t->worst_t1 = row->stats.median > t->worst_t1 ? row->stats.median : t->worst_t1;
+    }
+}
+
+/* Times one case on a subject and prints it; the row, or NULL. */
+static const bench_row *run_case(bench_state *st, bench_subject *s, const bench_case *c,
+                                 double ref_median, bench_row *row)
+{
+    char err[1024];
+    int unsupported = 0;
+
+    if (bench_subject_threads(s, c->threads) != 0) {
+        return NULL;
+    }
+    if (bench_apply(&row->stats, s, c, &st->buffers, s == &st->baseline && c->tokens > REF_FULL_REPS_MAX_T
+                                                        ? REF_LARGE_REPS
+                                                        : st->cli.reps,
+                    &unsupported, err, sizeof(err)) != 0) {
+        if (!unsupported) {
+            printf("  %-5s T=%lld: %s\n", s->name, (long long)c->tokens, err);
+        }
+        return NULL;
+    }
+    row->impl = s->name;
+    row->c = *c;
+    row->ref_median = ref_median;
+    row->limit_gbps = limit_for(st, bench_case_bytes(c), c->threads, c->placement == BENCH_IN_PLACE,
+                                &row->limit_kind);
+    bench_print_row(row);
+    fflush(stdout);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "cases"), bench_row_json(row));
+    return row;
+}
+
+/* ref on the f32 case (single-threaded); its median, or 0. */
+static double run_baseline(bench_state *st, const bench_case *c)
+{
+    bench_case one = *c;
+    bench_row row;
+
+    if (!st->have_baseline) {
+        return 0.0;
+    }
+    one.threads = 1;
+    one.dtype = PECERT_DTYPE_F32;
+    return run_case(st, &st->baseline, &one, 0.0, &row) != NULL ? row.stats.median : 0.0;
+}
+
+static void subject_cases(bench_state *st, const bench_case *shape, double ref_median)
+{
+    for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); d++) {
+        for (int t = 0; t < st->cli.n_threads; t++) {
+            bench_case c = *shape;
+            bench_row *slot = &st->last_inter[c.pairing][c.placement][c.rotary_dim == 64][d][t];
+
+            c.dtype = dtypes[d];
+            c.threads = st->cli.threads[t];
+            slot->stats.median = 0.0;
+            if (run_case(st, &st->subject, &c, c.dtype == PECERT_DTYPE_F32 ? ref_median : 0.0,
+                         slot) != NULL) {
+                tally_row(&st->tally, slot);
+            }
+        }
+    }
+}
+
+/* split-half's median over interleaved's, per matching case of this T. */
+static void tally_pairings(bench_state *st)
+{
+    for (int p = 0; p < 2; p++) {
+        for (int r = 0; r < 2; r++) {
+            for (int d = 0; d < 3; d++) {
+                for (int t = 0; t < st->cli.n_threads; t++) {
+                    double inter = st->last_inter[PECERT_PAIRING_INTERLEAVED][p][r][d][t].stats.median;
+                    double split = st->last_inter[PECERT_PAIRING_SPLIT_HALF][p][r][d][t].stats.median;
+                    double ratio = inter > 0.0 ? split / inter : 0.0;
+
+                    st->tally.worst_split_ratio = ratio > st->tally.worst_split_ratio
+                                                      ? ratio
+                                                      : st->tally.worst_split_ratio;
+                }
+            }
+        }
+    }
+}
+
+static void cases_tokens(bench_state *st, int64_t tokens)
+{
+    printf("\nT=%lld: q[%lld, %d, %d]\n", (long long)tokens, (long long)tokens, BENCH_HEADS,
+           BENCH_HEAD_DIM);
+    bench_print_header();
+    for (int p = 0; p < 2; p++) {
+        for (int place = 0; place < 2; place++) {
+            for (size_t r = 0; r < sizeof(rotary_dims) / sizeof(rotary_dims[0]); r++) {
+                bench_case shape = {tokens, 1, (pecert_rope_pairing)p, (bench_placement)place,
+                                    rotary_dims[r], PECERT_DTYPE_F32};
+
+                subject_cases(st, &shape, run_baseline(st, &shape));
+            }
+        }
+    }
+    if (tokens >= 512) {
+        tally_pairings(st);
+    }
+}
+
+/* ---- tables and accuracy ------------------------------------------------------------- */
+
+static void table_one(bench_state *st, bench_subject *s, int64_t tokens, int threads)
+{
+    bench_stats stats;
+    char err[1024];
+    char line[256];
+    int reps = s == &st->baseline ? REF_LARGE_REPS : st->cli.reps;
+    cJSON *o;
+
+    if (bench_subject_threads(s, threads) != 0) {
+        return;
+    }
+    if (bench_table(&stats, s, tokens, &st->buffers, reps, err, sizeof(err)) != 0) {
+        printf("  %s\n", err);
+        return;
+    }
+    snprintf(line, sizeof(line), "  table %-5s T=%lld x 64 thr=%d  min %.3f ms  median %.3f ms  max %.3f ms",
+             s->name, (long long)tokens, threads, stats.min * 1e3, stats.median * 1e3, stats.max * 1e3);
+    puts(line);
+    o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "impl", s->name);
+    cJSON_AddNumberToObject(o, "tokens", (double)tokens);
+    cJSON_AddNumberToObject(o, "half", 64);
+    cJSON_AddNumberToObject(o, "threads", threads);
+    cJSON_AddItemToObject(o, "time", bench_stats_json(&stats));
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "tables"), o);
+    if (s == &st->subject && threads == 1) {
+        st->tally.table_median = stats.median;
+    }
+}
+
+static void accuracy(bench_state *st, int64_t first, int64_t rows)
+{
+    double error = 0.0;
+    char err[1024];
+    cJSON *o;
+
+    if (bench_table_error(&error, &st->subject, &st->baseline, first, rows, err, sizeof(err)) != 0) {
+        printf("  accuracy: %s\n", err);
+        return;
+    }
+    printf("  max |%s - %s| of the f32 cos/sin table, positions %lld..%lld: %.3g\n", st->subject.name,
+           st->baseline.name, (long long)first, (long long)(first + rows - 1), error);
+    o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "first_position", (double)first);
+    cJSON_AddNumberToObject(o, "positions", (double)rows);
+    cJSON_AddNumberToObject(o, "max_abs_error", error);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "accuracy"), o);
+    if (first == 0 && error > st->tally.table_error) {
+        st->tally.table_error = error;
+    }
+}
+
+static int64_t largest_tokens(const bench_cli *cli);
+
+static void tables(bench_state *st)
+{
+    int64_t tokens = largest_tokens(&st->cli);
+
+    printf("\ncos/sin table [T, 64] f32, T=%lld\n", (long long)tokens);
+    for (int t = 0; t < st->cli.n_threads; t++) {
+        table_one(st, &st->subject, tokens, st->cli.threads[t]);
+    }
+    if (!st->have_baseline) {
+        return;
+    }
+    table_one(st, &st->baseline, tokens, 1);
+    accuracy(st, 0, tokens);
+    for (size_t i = 1; i < sizeof(accuracy_starts) / sizeof(accuracy_starts[0]); i++) {
+        accuracy(st, accuracy_starts[i], ACCURACY_ROWS);
+    }
+}
+
+/* ---- summary and the command ----------------------------------------------------------- */
+
+static void summary_line(cJSON *targets, const char *key, const char *text, double value,
+                         const char *unit, double goal, int lower_is_better)
+{
+    int met = lower_is_better ? value <= goal : value >= goal;
+    cJSON *o = cJSON_CreateObject();
+
+    printf("  %-52s %10.4g %-3s (target %s %g %s) %s\n", text, value, unit,
+           lower_is_better ? "<=" : ">=", goal, unit, value == 0.0 ? "n/a" : met ? "met" : "MISSED");
+    cJSON_AddNumberToObject(o, "value", value);
+    cJSON_AddNumberToObject(o, "target", goal);
+    cJSON_AddStringToObject(o, "unit", unit);
+    cJSON_AddBoolToObject(o, "met", value != 0.0 && met);
+    cJSON_AddItemToObject(targets, key, o);
+}
+
+static void summary(bench_state *st)
+{
+    const target_tally *t = &st->tally;
+    cJSON *targets = cJSON_CreateObject();
+
+    printf("\ntargets (issue 5, medians; worst case over the grid):\n");
+    summary_line(targets, "out_of_place_pct_of_copy", "f32 out of place, T >= 512: % of copy limit",
+                 t->worst_out_pct, "%", 90.0, 0);
+    summary_line(targets, "in_place_pct_of_rmw", "f32 in place, T >= 512: % of rmw limit",
+                 t->worst_in_pct, "%", 85.0, 0);
+    summary_line(targets, "split_over_interleaved", "split-half / interleaved time, T >= 512",
+                 t->worst_split_ratio, "x", 1.05, 1);
+    summary_line(targets, "half_t4096_1thread_ms", "f16/bf16, T=4096, 1 thread", t->worst_half_4096 * 1e3,
+                 "ms", 2.0, 1);
+    summary_line(targets, "t1_1thread_us", "T=1, 1 thread", t->worst_t1 * 1e6, "us", 1.0, 1);
+    summary_line(targets, "table_ms", "cos/sin table, largest T, 1 thread", t->table_median * 1e3,
+                 "ms", 3.0, 1);
+    summary_line(targets, "table_max_abs_error", "cos/sin table max abs error vs ref", t->table_error,
+                 "", 1e-6, 1);
+    cJSON_AddItemToObject(st->root, "targets", targets);
+}
+
+static int write_report(bench_state *st)
+{
+    char *text = cJSON_Print(st->root);
+    char err[1200] = "out of memory";
+    int rc = text != NULL ? pecert_write_file_atomic(st->cli.json, text, err, sizeof(err)) : -1;
+
+    if (rc != 0) {
+        fprintf(stderr, "pecert: bench: %s\n", err);
+    } else {
+        printf("\nresults: %s\n", st->cli.json);
+    }
+    free(text);
+    return rc;
+}
+
+static int64_t largest_tokens(const bench_cli *cli)
+{
+    int64_t best = 1;
+
+    for (int i = 0; i < cli->n_tokens; i++) {
+        best = cli->tokens[i] > best ? cli->tokens[i] : best;
+    }
+    return best;
+}
+
+static void notes(bench_state *st)
+{
+    char text[256];
+
+    snprintf(text, sizeof(text),
+             "%s is single-threaded and f32-only: its median (1 thread) is the ratio's reference "
+             "for every thread count; %d samples per case up to T=%d, %d above",
+             st->have_baseline ? st->baseline.name : "baseline", st->cli.reps, REF_FULL_REPS_MAX_T,
+             REF_LARGE_REPS);
+    json_note(st, text);
+    json_note(st, "ALiBi bias: not timed yet (fast implements RoPE only in this ABI version)");
+}
+
+static int run_bench(bench_state *st)
+{
+    start_report(st);
+    notes(st);
+    for (int i = 0; i < st->cli.n_tokens; i++) {
+        probe_tokens(st, st->cli.tokens[i]);
+        cases_tokens(st, st->cli.tokens[i]);
+    }
+    tables(st);
+    summary(st);
+    return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
+}
+
+int pecert_cmd_bench(int argc, char **argv)
+{
+    static bench_state st;
+    int rc;
+
+    memset(&st, 0, sizeof(st));
+    st.cli = (bench_cli){.impl = "fast", .baseline = "ref", .reps = 7, .n_tokens = 6,
+                         .tokens = {1, 16, 128, 512, 4096, 32768}, .n_threads = 2,
+                         .threads = {1, 2}};
+    rc = parse_args(&st.cli, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    if ((rc = open_subject(&st.subject, st.cli.impl)) != 0) {
+        return rc;
+    }
+    st.have_baseline = strcmp(st.cli.baseline, "none") != 0;
+    if (st.have_baseline && (rc = open_subject(&st.baseline, st.cli.baseline)) != 0) {
+        bench_subject_close(&st.subject);
+        return rc;
+    }
+    if (bench_buffers_init(&st.buffers, largest_tokens(&st.cli)) != 0) {
+        fprintf(stderr, "pecert: bench: cannot allocate the buffers for T=%lld\n",
+                (long long)largest_tokens(&st.cli));
+        rc = PECERT_EXIT_USAGE;
+    } else {
+        rc = run_bench(&st);
+    }
+    cJSON_Delete(st.root);
+    bench_buffers_free(&st.buffers);
+    if (st.have_baseline) {
+        bench_subject_close(&st.baseline);
+    }
+    bench_subject_close(&st.subject);
+    return rc;
+}

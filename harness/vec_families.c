@@ -1,0 +1,257 @@
+/*
+ * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
+ * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
+ * Shaw, Transformer-XL and M-RoPE. Each row gives the typed keys of its
+ * "config" and "params", the tensors with their dtypes and shapes, and the
+ * checks that span keys.
+ */
+#include <stdint.h>
+
+#include "vec_internal.h"
+
+#define JSON_INT_MAX (((int64_t)1 << 53) - 1)
+
+/* Shorthands for key rows. */
+#define CFG_INT(n, lo, hi) {n, 1, 0, VK_INT, lo, hi, 0, NULL, 0}
+#define CFG_INT_OPT(n, lo, hi) {n, 0, 0, VK_INT, lo, hi, 0, NULL, 0}
+#define CFG_NUM(n, bound) {n, 1, 0, VK_NUMBER, 0, 0, bound, NULL, 0}
+#define CFG_BOOL(n) {n, 1, 0, VK_BOOL, 0, 0, 0, NULL, 0}
+#define CFG_ENUM(n, choices) {n, 1, 0, VK_ENUM, 0, 0, 0, choices, 0}
+#define PAR_INT(n, lo, hi) {n, 1, 1, VK_INT, lo, hi, 0, NULL, 0}
+#define PAR_BOOL(n) {n, 1, 1, VK_BOOL, 0, 0, 0, NULL, 0}
+
+/* Enum spellings; the index of each is the ABI enum value. */
+static const char *const sinusoidal_variants[] = {"interleaved", "concat", "t2t",
+                                                  "fairseq", NULL};
+static const char *const learned_conventions[] = {"plain", "padding_offset", NULL};
+
+/* ---- checks spanning keys ---------------------------------------------- */
+
+/* T5: the log buckets need max_distance above max_exact (the reference
+ * divides by log(max_distance / max_exact)). */
+static int t5_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t nb = pecert_vtest_int(t, "num_buckets", 0);
+    int64_t half = pecert_vtest_int(t, "bidirectional", 0) ? nb / 2 : nb;
+    int64_t max_exact = half / 2;
+
+    if (max_exact < 1) {
+        return pecert__vec_fail(ctx, loc, "num_buckets",
+                                "%lld leaves no exact bucket", (long long)nb);
+    }
+    if (pecert_vtest_int(t, "max_distance", 0) <= max_exact) {
+        return pecert__vec_fail(ctx, loc, "max_distance",
+                                "must exceed max_exact %lld", (long long)max_exact);
+    }
+    return 0;
+}
+
+/* padding_idx is the FAIRSEQ / PADDING_OFFSET parameter, and only theirs. */
+static int padding_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t,
+                            const char *key, int64_t needs_it)
+{
+    int has = pecert_vtest_value(t, "padding_idx") != NULL;
+    int64_t value = pecert_vtest_int(t, key, -1);
+
+    if (value == needs_it && !has) {
+        return pecert__vec_fail(ctx, loc, "padding_idx", "required for %s %s", key,
+                                pecert_vtest_value(t, key)->s);
+    }
+    if (value != needs_it && has) {
+        return pecert__vec_fail(ctx, loc, "padding_idx", "not allowed for %s %s", key,
+                                pecert_vtest_value(t, key)->s);
+    }
+    return 0;
+}
+
+static int sinusoidal_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    return padding_validate(ctx, loc, t, "variant", PECERT_SINUSOIDAL_FAIRSEQ);
+}
+
+static int learned_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    return padding_validate(ctx, loc, t, "convention", PECERT_LEARNED_PADDING_OFFSET);
+}
+
+static int sincos2d_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t d = pecert_vtest_int(t, "embed_dim", 0);
+
+    if (d % 4 != 0) {
+        return pecert__vec_fail(ctx, loc, "embed_dim", "%lld is not a multiple of 4",
+                                (long long)d);
+    }
+    return 0;
+}
+
+static int txl_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t d = pecert_vtest_int(t, "d_model", 0);
+
+    if (d % 2 != 0) {
+        return pecert__vec_fail(ctx, loc, "d_model", "%lld is odd", (long long)d);
+    }
+    return 0;
+}
+
+/* mrope_section must cover the rotated frequencies exactly. */
+static int mrope_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    const pecert_vvalue *v = pecert_vtest_value(t, "mrope_section");
+    int64_t sum = 0;
+
+    for (size_t i = 0; v != NULL && i < v->n_list; i++) {
+        sum += v->list[i];
+    }
+    if (sum != t->rope.rotary_dim / 2) {
+        return pecert__vec_fail(ctx, loc, "mrope_section",
+                                "sums to %lld, rotary_dim / 2 is %d", (long long)sum,
+                                (int)(t->rope.rotary_dim / 2));
+    }
+    return 0;
+}
+
+/* ---- derived extents ---------------------------------------------------- */
+
+static int64_t sincos2d_rows(const pecert_vtest *t, int k)
+{
+    (void)k;
+    return pecert_vtest_int(t, "cls_token", 0) +
+           pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
+}
+
+static int64_t swin_tokens(const pecert_vtest *t, int k)
+{
+    (void)k;
+    return pecert_vtest_int(t, "window_h", 0) * pecert_vtest_int(t, "window_w", 0);
+}
+
+static int64_t mrope_axes(const pecert_vtest *t, int k)
+{
+    const pecert_vvalue *v = pecert_vtest_value(t, "mrope_section");
+
+    (void)k;
+    return v != NULL ? (int64_t)v->n_list : 0;
+}
+
+/* ---- key tables ----------------------------------------------------------- */
+
+static const vec_vkey alibi_slopes_keys[] = {
+    CFG_INT("num_heads", 1, 65536),
+    CFG_NUM("max_bias", 1),
+};
+static const vec_vkey alibi_bias_keys[] = {
+    CFG_INT("num_heads", 1, 65536),
+    CFG_NUM("max_bias", 1),
+    PAR_BOOL("symmetric"),
+};
+static const vec_vkey t5_keys[] = {
+    CFG_BOOL("bidirectional"),
+    CFG_INT("num_buckets", 2, 1 << 20),
+    CFG_INT("max_distance", 1, JSON_INT_MAX),
+};
+static const vec_vkey sinusoidal_keys[] = {
+    CFG_ENUM("variant", sinusoidal_variants),
+    CFG_INT("dim", 1, 1 << 16),
+    CFG_NUM("base", 2),
+    CFG_INT_OPT("padding_idx", 0, INT32_MAX),
+};
+static const vec_vkey learned_keys[] = {
+    CFG_ENUM("convention", learned_conventions),
+    CFG_INT_OPT("padding_idx", 0, INT32_MAX),
+};
+static const vec_vkey sincos2d_keys[] = {
+    CFG_INT("embed_dim", 4, 1 << 16),
+    CFG_INT("grid_h", 1, 1 << 16),
+    CFG_INT("grid_w", 1, 1 << 16),
+    CFG_BOOL("cls_token"),
+    CFG_NUM("base", 2),
+};
+static const vec_vkey swin_keys[] = {
+    CFG_INT("window_h", 1, 1 << 12),
+    CFG_INT("window_w", 1, 1 << 12),
+};
+static const vec_vkey shaw_keys[] = {
+    CFG_INT("max_relative_position", 0, JSON_INT_MAX),
+};
+static const vec_vkey txl_pos_emb_keys[] = {
+    CFG_INT("d_model", 2, 1 << 16),
+    CFG_INT("clamp_len", -JSON_INT_MAX, JSON_INT_MAX),
+    PAR_INT("klen", 0, 1 << 24),
+};
+static const vec_vkey txl_rel_shift_keys[] = {
+    PAR_BOOL("zero_triu"),
+};
+static const vec_vkey mrope_index_keys[] = {
+    CFG_INT("spatial_merge_size", 1, 64),
+    CFG_INT("image_token_id", 0, JSON_INT_MAX),
+    CFG_INT("video_token_id", 0, JSON_INT_MAX),
+    CFG_INT("vision_start_token_id", 0, JSON_INT_MAX),
+};
+static const vec_vkey mrope_apply_keys[] = {
+    {"mrope_section", 1, 0, VK_INT_LIST, 0, 1 << 16, 0, NULL, PECERT_MROPE_MAX_AXES},
+};
+
+#define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
+#define ANY_FLOAT PECERT_DTYPE_INVALID
+#define I64 PECERT_DTYPE_I64
+#define F32 PECERT_DTYPE_F32
+
+const vec_op pecert__vec_family_ops[] = {
+    {.name = "alibi.slopes", KEYS(alibi_slopes_keys),
+     .outputs = {{"slopes", ANY_FLOAT, 1, {DIM_KEY(0)}}}, .n_outputs = 1},
+    {.name = "alibi.bias", KEYS(alibi_bias_keys), .var_names = {"Q", "K"},
+     .inputs = {{"q_positions", I64, 1, {DIM_VAR(0)}},
+                {"k_positions", I64, 1, {DIM_VAR(1)}}},
+     .n_inputs = 2,
+     .outputs = {{"bias", ANY_FLOAT, 3, {DIM_KEY(0), DIM_VAR(0), DIM_VAR(1)}}},
+     .n_outputs = 1},
+    {.name = "t5.bucket", KEYS(t5_keys), .validate = t5_validate, .var_names = {"n"},
+     .inputs = {{"relative_position", I64, 1, {DIM_VAR(0)}}}, .n_inputs = 1,
+     .outputs = {{"bucket", I64, 1, {DIM_VAR(0)}}}, .n_outputs = 1},
+    {.name = "sinusoidal.embed", KEYS(sinusoidal_keys), .validate = sinusoidal_validate,
+     .var_names = {"n"},
+     .inputs = {{"positions", I64, 1, {DIM_VAR(0)}}}, .n_inputs = 1,
+     .outputs = {{"embedding", ANY_FLOAT, 2, {DIM_VAR(0), DIM_KEY(1)}}}, .n_outputs = 1},
+    {.name = "learned.lookup", KEYS(learned_keys), .validate = learned_validate,
+     .var_names = {"L", "D", "n"},
+     .inputs = {{"table", F32, 2, {DIM_VAR(0), DIM_VAR(1)}},
+                {"positions", I64, 1, {DIM_VAR(2)}}},
+     .n_inputs = 2,
+     .outputs = {{"embedding", F32, 2, {DIM_VAR(2), DIM_VAR(1)}}}, .n_outputs = 1},
+    {.name = "sincos2d.embed", KEYS(sincos2d_keys), .validate = sincos2d_validate,
+     .derive = sincos2d_rows,
+     .outputs = {{"embedding", ANY_FLOAT, 2, {DIM_DERIVED(0), DIM_KEY(0)}}},
+     .n_outputs = 1},
+    {.name = "swin.index", KEYS(swin_keys), .derive = swin_tokens,
+     .outputs = {{"index", I64, 2, {DIM_DERIVED(0), DIM_DERIVED(0)}}}, .n_outputs = 1},
+    {.name = "shaw.index", KEYS(shaw_keys), .var_names = {"Q", "K"},
+     .inputs = {{"q_positions", I64, 1, {DIM_VAR(0)}},
+                {"k_positions", I64, 1, {DIM_VAR(1)}}},
+     .n_inputs = 2,
+     .outputs = {{"index", I64, 2, {DIM_VAR(0), DIM_VAR(1)}}}, .n_outputs = 1},
+    {.name = "txl.pos_emb", KEYS(txl_pos_emb_keys), .validate = txl_validate,
+     .outputs = {{"pos_emb", ANY_FLOAT, 2, {DIM_KEY(2), DIM_KEY(0)}}}, .n_outputs = 1},
+    {.name = "txl.rel_shift", KEYS(txl_rel_shift_keys), .var_names = {"Q", "K", "N"},
+     .inputs = {{"x", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_VAR(2)}}}, .n_inputs = 1,
+     .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_VAR(2)}}}, .n_outputs = 1},
+    {.name = "mrope.index", KEYS(mrope_index_keys), .var_names = {"B", "S", "I", "V"},
+     .inputs = {{"input_ids", I64, 2, {DIM_VAR(0), DIM_VAR(1)}},
+                {"attention_mask", I64, 2, {DIM_VAR(0), DIM_VAR(1)}},
+                {"image_grid_thw", I64, 2, {DIM_VAR(2), 3}},
+                {"video_grid_thw", I64, 2, {DIM_VAR(3), 3}}},
+     .n_inputs = 4,
+     .outputs = {{"position_ids", I64, 3, {3, DIM_VAR(0), DIM_VAR(1)}},
+                 {"deltas", I64, 1, {DIM_VAR(0)}}},
+     .n_outputs = 2},
+    {.name = "mrope.apply", .rope_config = 1, .has_pairing = 1, KEYS(mrope_apply_keys),
+     .validate = mrope_validate, .derive = mrope_axes, .var_names = {"T", "H"},
+     .inputs = {{"positions", I64, 2, {DIM_DERIVED(0), DIM_VAR(0)}},
+                {"x", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}},
+     .n_inputs = 2,
+     .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}}, .n_outputs = 1},
+};
+
+const size_t pecert__vec_num_family_ops =
+    sizeof pecert__vec_family_ops / sizeof pecert__vec_family_ops[0];

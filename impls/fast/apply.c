@@ -1,0 +1,368 @@
+/*
+ * apply.c - the rope_apply op: rotate x [tokens, heads, head_dim] by each
+ * token's position into out (which may be x itself).
+ *
+ * Plan, then run. The plan fixes everything that does not depend on the
+ * row: frequencies (cached per instance), the kernel (SIMD for
+ * contiguous channels, the generic scalar kernel otherwise), streaming
+ * stores, the thread count. Each thread then takes a static share of the
+ * tokens * heads rows; per token it builds one cos/sin table row in its
+ * scratch (once, however many heads follow; again only when the position
+ * changes) and streams the token's heads of its share through the kernel.
+ *
+ * Semantics: models/llama/modeling_llama.py apply_rotary_pos_emb
+ * (split-half) and models/gptj/modeling_gptj.py (interleaved) of
+ * transformers v4.57.6, see scalar/rotate.c; channels from rotary_dim on
+ * are copied bit for bit.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "fast.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* dtype masks for pecert__fast_check_tensor. */
+#define APPLY_DTYPES \
+    ((1u << PECERT_DTYPE_F32) | (1u << PECERT_DTYPE_F16) | (1u << PECERT_DTYPE_BF16))
+
+typedef struct apply_plan {
+    const pecert_tensor *x;
+    const pecert_tensor *out;
+    const int64_t *positions;
+    pecert__fast_freqs freqs;
+    const pecert__fast_kernels *kernels;
+    pecert__fast_rotate_fn rotate;  /* NULL: the generic kernel          */
+    pecert__fast_dtype dtype;
+    int layout;                     /* PECERT__FAST_SPLIT / _PAIRS       */
+    int copy_pass;                  /* copy channels >= rotary_dim       */
+    int canonical;                  /* generic kernel, one thread        */
+    size_t size;                    /* bytes per element                 */
+    float *scratch;                 /* per-thread table rows             */
+    size_t row_floats;              /* floats of scratch per thread      */
+} apply_plan;
+
+/* ---- validation --------------------------------------------------------- */
+
+static pecert_status check_header(const pecert__fast_call *call,
+                                  const pecert_rope_apply_args *args)
+{
+    size_t i;
+
+    if (args == NULL) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "args is NULL");
+    }
+    if (args->struct_size < sizeof(pecert_rope_apply_args)) {
+        return pecert__fast_fail(call, PECERT_E_ABI,
+                                 "args.struct_size=%" PRIu32 " is below "
+                                 "sizeof(pecert_rope_apply_args)=%zu",
+                                 args->struct_size, sizeof(pecert_rope_apply_args));
+    }
+    if (args->pairing != PECERT_PAIRING_SPLIT_HALF && args->pairing != PECERT_PAIRING_INTERLEAVED) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "args.pairing=%" PRId32 " must be 0 (split-half) or 1 "
+                                 "(interleaved)",
+                                 args->pairing);
+    }
+    for (i = 0; i < ARRAY_LEN(args->reserved); i++) {
+        if (args->reserved[i] != 0) {
+            return pecert__fast_fail(call, PECERT_E_UNSUPPORTED,
+                                     "args.reserved[%zu]=0x%" PRIx64 " is non-zero; this plugin "
+                                     "gives it no meaning",
+                                     i, args->reserved[i]);
+        }
+    }
+    return PECERT_OK;
+}
+
+static pecert_status check_shapes(const pecert__fast_call *call, const pecert_tensor *x,
+                                  const pecert_tensor *out, int32_t head_dim)
+{
+    uint32_t k;
+
+    if (out->dtype != x->dtype) {
+        return pecert__fast_fail(call, PECERT_E_UNSUPPORTED,
+                                 "out.dtype=%" PRId32 " differs from x.dtype=%" PRId32
+                                 " (converting rope_apply is not supported)",
+                                 out->dtype, x->dtype);
+    }
+    for (k = 0; k < 3; k++) {
+        if (out->shape[k] != x->shape[k]) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "out.shape[%" PRIu32 "]=%" PRId64 " differs from x.shape[%" PRIu32
+                                     "]=%" PRId64,
+                                     k, out->shape[k], k, x->shape[k]);
+        }
+    }
+    if (x->shape[2] != head_dim) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "x.shape[2]=%" PRId64 " must equal config.head_dim=%" PRId32,
+                                 x->shape[2], head_dim);
+    }
+    /* tokens * heads indexes rows; an output view that large cannot exist
+     * without self-overlap, but the product must not overflow either way. */
+    if (x->shape[1] > 0 && x->shape[0] > INT64_MAX / x->shape[1]) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "x.shape[0] * x.shape[1] = %" PRId64 " * %" PRId64 " overflows",
+                                 x->shape[0], x->shape[1]);
+    }
+    return PECERT_OK;
+}
+
+static pecert_status check_arguments(const pecert__fast_call *call,
+                                     const pecert_rope_apply_args *args,
+                                     pecert__fast_positions *positions)
+{
+    pecert_status status = check_header(call, args);
+
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_config(call, args->config);
+    }
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_seq_len(call, args->seq_len);
+    }
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_tensor(call, "x", args->x, 3, APPLY_DTYPES, 0);
+    }
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_tensor(call, "out", args->out, 3, APPLY_DTYPES, 1);
+    }
+    if (status == PECERT_OK) {
+        status = check_shapes(call, args->x, args->out, args->config->head_dim);
+    }
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_positions(call, args->positions, args->x->shape[0], positions);
+    }
+    if (status == PECERT_OK) {
+        status = pecert__fast_check_aliasing(call, "x", args->x, "out", args->out, 1);
+    }
+    return status;
+}
+
+/* ---- planning ------------------------------------------------------------ */
+
+static pecert__fast_dtype fast_dtype(pecert_dtype dtype)
+{
+    return dtype == PECERT_DTYPE_F16    ? PECERT__FAST_F16
+           : dtype == PECERT_DTYPE_BF16 ? PECERT__FAST_BF16
+                                        : PECERT__FAST_F32;
+}
+
+/* 1 if no two indices of the view address the same element, shown by
+ * nesting: sorted by stride, each axis steps past everything the smaller
+ * axes reach. (Views that fail it may still be injective; they run in
+ * the canonical order, which is then as well defined as `ref`'s.) */
+static int nested_layout(const pecert_tensor *t)
+{
+    int64_t strides[3];
+    int64_t extents[3];
+    int64_t reach = 0;
+    int n = 0;
+    int i;
+    int j;
+
+    for (i = 0; i < 3; i++) {
+        if (t->shape[i] > 1) {
+            for (j = n; j > 0 && strides[j - 1] > t->strides[i]; j--) {
+                strides[j] = strides[j - 1];
+                extents[j] = extents[j - 1];
+            }
+            strides[j] = t->strides[i];
+            extents[j] = t->shape[i];
+            n++;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (strides[i] <= reach) {
+            return 0;
+        }
+        reach += (extents[i] - 1) * strides[i];
+    }
+    return 1;
+}
+
+/* Streaming stores: large out-of-place f32 calls whose every output row
+ * (and, split-half, its second half) starts on a 64-byte line. */
+static int use_stream(const apply_plan *plan, size_t bytes)
+{
+    const pecert_tensor *out = plan->out;
+    int64_t line = 64 / (int64_t)sizeof(float);
+
+    return plan->dtype == PECERT__FAST_F32 && !pecert__fast_same_view(plan->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+           plan->kernels->rotate_stream[plan->dtype][plan->layout] != NULL &&
+           (uintptr_t)out->data % 64 == 0 && out->strides[0] % line == 0 &&
+           out->strides[1] % line == 0 &&
+           (plan->layout == PECERT__FAST_PAIRS || plan->freqs.half % line == 0);
+}
+
+static void choose_kernel(apply_plan *plan, size_t bytes)
+{
+    int contiguous = plan->x->strides[2] == 1 && plan->out->strides[2] == 1;
+
+    plan->rotate = NULL;
+    if (plan->canonical || !contiguous) {
+        return;
+    }
+    plan->rotate = plan->kernels->rotate[plan->dtype][plan->layout];
+    if (use_stream(plan, bytes)) {
+        plan->rotate = plan->kernels->rotate_stream[plan->dtype][plan->layout];
+    }
+}
+
+/* Bytes of one tensor of the call (saturating: only compared with the
+ * thresholds). */
+static size_t tensor_bytes(const pecert_tensor *x)
+{
+    size_t bytes = pecert__fast_dtype_size(x->dtype);
+    uint32_t k;
+
+    for (k = 0; k < 3; k++) {
+        size_t extent = (size_t)x->shape[k];
+
+        bytes = extent != 0 && bytes > SIZE_MAX / extent ? SIZE_MAX : bytes * extent;
+    }
+    return bytes;
+}
+
+/* ---- the work ------------------------------------------------------------- */
+
+/* One table row for position p: the SIMD kernel up to the vector range,
+ * far_angle.c past it (a per-row choice, so every ISA and thread makes
+ * the same one). */
+static void build_row(const apply_plan *plan, int64_t position, float *cos, float *sin)
+{
+    double p = (double)position;
+    const pecert__fast_freqs *f = &plan->freqs;
+
+    if (fabs(p) * f->max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
+        plan->kernels->trig_f32(f->inv_freq, f->half, p, f->scaling, plan->layout, cos, sin);
+    } else {
+        pecert__fast_far_row_f32(f->inv_freq, f->half, p, f->scaling, plan->layout, cos, sin);
+    }
+}
+
+static pecert__fast_span make_span(const apply_plan *plan, int64_t token, int64_t head,
+                                   int64_t n_heads, const float *cos, const float *sin)
+{
+    const pecert_tensor *x = plan->x;
+    const pecert_tensor *out = plan->out;
+    size_t x_offset = (size_t)(token * x->strides[0] + head * x->strides[1]) * plan->size;
+    size_t out_offset = (size_t)(token * out->strides[0] + head * out->strides[1]) * plan->size;
+
+    return (pecert__fast_span){
+        .x = (const char *)x->data + x_offset,
+        .out = (char *)out->data + out_offset,
+        .x_head = x->strides[1],
+        .out_head = out->strides[1],
+        .x_chan = x->strides[2],
+        .out_chan = out->strides[2],
+        .n_heads = n_heads,
+        .half = plan->freqs.half,
+        .head_dim = (int32_t)x->shape[2],
+        .copy_pass = plan->copy_pass,
+        .cos = cos,
+        .sin = sin,
+    };
+}
+
+/* The canonical order (plan->canonical) is the generic kernel's: head
+ * by head, rotation then passthrough, on one thread. */
+static void rotate_heads(const apply_plan *plan, const pecert__fast_span *span)
+{
+    if (plan->rotate != NULL) {
+        plan->rotate(span);
+    } else {
+        pecert__fast_rotate_strided(span, plan->dtype, plan->layout);
+    }
+}
+
+/* Share ith of nth of the tokens * heads rows. */
+static void apply_share(void *context, int ith, int nth)
+{
+    const apply_plan *plan = context;
+    int64_t heads = plan->x->shape[1];
+    float *cos = plan->scratch + (size_t)ith * plan->row_floats;
+    float *sin = cos + plan->row_floats / 2;
+    int64_t built = 0;
+    int have_row = 0;
+    int64_t row;
+    int64_t end;
+
+    pecert__fast_share(plan->x->shape[0] * heads, ith, nth, &row, &end);
+    while (row < end) {
+        int64_t token = row / heads;
+        int64_t head = row % heads;
+        int64_t n = end - row < heads - head ? end - row : heads - head;
+        pecert__fast_span span;
+
+        if (!have_row || plan->positions[token] != built) {
+            build_row(plan, plan->positions[token], cos, sin);
+            built = plan->positions[token];
+            have_row = 1;
+        }
+        span = make_span(plan, token, head, n, cos, sin);
+        rotate_heads(plan, &span);
+        row += n;
+    }
+}
+
+static pecert_status make_plan(const pecert__fast_call *call, const pecert_rope_apply_args *args,
+                               const pecert__fast_positions *positions, apply_plan *plan,
+                               int *out_threads)
+{
+    int64_t length = pecert__fast_effective_seq_len(args->seq_len, args->x->shape[0], positions);
+    size_t bytes = tensor_bytes(args->x);
+    pecert_status status;
+
+    memset(plan, 0, sizeof(*plan));
+    plan->x = args->x;
+    plan->out = args->out;
+    plan->positions = args->positions;
+    plan->kernels = call->instance->kernels;
+    plan->dtype = fast_dtype(args->x->dtype);
+    plan->size = pecert__fast_dtype_size(args->x->dtype);
+    plan->layout = args->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT__FAST_PAIRS
+                                                                : PECERT__FAST_SPLIT;
+    plan->copy_pass = args->config->rotary_dim < args->config->head_dim &&
+                      !pecert__fast_same_view(args->x, args->out);
+    plan->canonical = !nested_layout(args->out);
+    status = pecert__fast_call_freqs(call, args->config, length, positions, &plan->freqs);
+    if (status != PECERT_OK) {
+        return status;
+    }
+    choose_kernel(plan, bytes);
+    *out_threads = plan->canonical ? 1
+                                   : pecert__fast_threads(call, bytes,
+                                                          args->x->shape[0] * args->x->shape[1]);
+    /* cos and sin of 2 * half floats each, whole 64-byte lines apart. */
+    plan->row_floats = ((size_t)4 * (size_t)plan->freqs.half + 15) & ~(size_t)15;
+    plan->scratch = pecert__fast_scratch(call, (size_t)*out_threads * plan->row_floats *
+                                                   sizeof(float));
+    return plan->scratch != NULL ? PECERT_OK : PECERT_E_NOMEM;
+}
+
+pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_args *args)
+{
+    pecert__fast_call call;
+    pecert__fast_positions positions;
+    apply_plan plan;
+    pecert_status status;
+    int threads = 1;
+
+    if (pecert__fast_begin_call(&call, instance, "rope_apply") != PECERT_OK) {
+        return PECERT_E_INVAL;
+    }
+    status = check_arguments(&call, args, &positions);
+    if (status == PECERT_OK) {
+        status = make_plan(&call, args, &positions, &plan, &threads);
+    }
+    if (status != PECERT_OK) {
+        return status;
+    }
+    if (pecert__fast_is_empty(args->x)) {
+        return PECERT_OK;
+    }
+    pecert__fast_run(threads, apply_share, &plan);
+    return PECERT_OK;
+}

@@ -1,0 +1,103 @@
+/*
+ * dispatch.c - the kernel tables and the choice among them.
+ *
+ * One table per ISA. The scalar table is complete and portable; the SIMD
+ * tables replace the hot kernels (trig rows, contiguous rotations) and keep
+ * nothing ISA-specific elsewhere. Every table computes bit-identical
+ * results (fast.h), so the choice changes speed, never numbers.
+ *
+ * The choice is made per instance at create(): PECERT_ISA=scalar|avx2|
+ * avx512 forces one (refused if the CPU lacks it), unset, empty or "auto"
+ * takes the best the CPU runs (x86/cpu.c, detected once per process).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast.h"
+
+static const pecert__fast_kernels scalar_kernels = {
+    .isa = PECERT__FAST_ISA_SCALAR,
+    .name = "scalar",
+    .trig_f32 = pecert__fast_trig_f32_scalar,
+    .trig_f64 = pecert__fast_trig_f64_scalar,
+    .rotate = {{pecert__fast_rotate_f32_split_scalar, pecert__fast_rotate_f32_pairs_scalar},
+               {pecert__fast_rotate_f16_split_scalar, pecert__fast_rotate_f16_pairs_scalar},
+               {pecert__fast_rotate_bf16_split_scalar, pecert__fast_rotate_bf16_pairs_scalar}},
+};
+
+#if defined(__x86_64__)
+
+static const pecert__fast_kernels avx2_kernels = {
+    .isa = PECERT__FAST_ISA_AVX2,
+    .name = "avx2",
+    .trig_f32 = pecert__fast_trig_f32_avx2,
+    .trig_f64 = pecert__fast_trig_f64_avx2,
+    .rotate = {{pecert__fast_rotate_f32_split_avx2, pecert__fast_rotate_f32_pairs_avx2},
+               {pecert__fast_rotate_f16_split_avx2, pecert__fast_rotate_f16_pairs_avx2},
+               {pecert__fast_rotate_bf16_split_avx2, pecert__fast_rotate_bf16_pairs_avx2}},
+    .rotate_stream = {{pecert__fast_rotate_f32_split_avx2_stream,
+                       pecert__fast_rotate_f32_pairs_avx2_stream}},
+};
+
+static const pecert__fast_kernels avx512_kernels = {
+    .isa = PECERT__FAST_ISA_AVX512,
+    .name = "avx512",
+    .trig_f32 = pecert__fast_trig_f32_avx512,
+    .trig_f64 = pecert__fast_trig_f64_avx512,
+    .rotate = {{pecert__fast_rotate_f32_split_avx512, pecert__fast_rotate_f32_pairs_avx512},
+               {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
+               {pecert__fast_rotate_bf16_split_avx512, pecert__fast_rotate_bf16_pairs_avx512}},
+    .rotate_stream = {{pecert__fast_rotate_f32_split_avx512_stream,
+                       pecert__fast_rotate_f32_pairs_avx512_stream}},
+};
+
+static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
+    &scalar_kernels, &avx2_kernels, &avx512_kernels};
+
+#else
+
+static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
+    &scalar_kernels, NULL, NULL};
+
+#endif
+
+static const char *const isa_names[PECERT__FAST_ISA_COUNT] = {"scalar", "avx2", "avx512"};
+
+/* The ISA PECERT_ISA names, the best one for "" / "auto" / unset, or -1. */
+static int requested_isa(const char *value)
+{
+    int i;
+
+    if (value == NULL || value[0] == '\0' || strcmp(value, "auto") == 0) {
+        return (int)pecert__fast_cpu_best_isa();
+    }
+    for (i = 0; i < PECERT__FAST_ISA_COUNT; i++) {
+        if (strcmp(value, isa_names[i]) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+pecert_status pecert__fast_select_kernels(const pecert__fast_kernels **out, char *error,
+                                          size_t len)
+{
+    const char *value = getenv("PECERT_ISA");
+    int isa = requested_isa(value);
+    int best = (int)pecert__fast_cpu_best_isa();
+
+    if (isa < 0) {
+        snprintf(error, len, "create: PECERT_ISA='%.32s' is not one of scalar, avx2, avx512, auto",
+                 value);
+        return PECERT_E_INVAL;
+    }
+    /* ISAs are ordered: a CPU that runs one runs every smaller one. */
+    if (isa > best || tables[isa] == NULL) {
+        snprintf(error, len, "create: PECERT_ISA=%s, but this CPU (or build) runs at most %s",
+                 isa_names[isa], isa_names[best]);
+        return PECERT_E_UNSUPPORTED;
+    }
+    *out = tables[isa];
+    return PECERT_OK;
+}

@@ -1,0 +1,388 @@
+/*
+ * fast.h - internals of `fast`, pecert's optimized RoPE plugin.
+ *
+ * `fast` computes what `ref` computes (Hugging Face transformers v4.57.6
+ * semantics, angles formed in double) at memory speed: SIMD kernels picked
+ * once per process by CPUID (scalar always built, AVX2+FMA+F16C,
+ * AVX-512), OpenMP over (token, head) rows, and a cos/sin table built once
+ * per token and streamed over its heads. README.md in this directory has
+ * the design, the accuracy bounds and the measured speed.
+ *
+ * Files
+ *   plugin.c     descriptor, instances, errors, threads, describe
+ *   dispatch.c   ISA choice (CPUID, PECERT_ISA) and the kernel tables
+ *   x86/cpu.c    CPUID / XGETBV feature detection
+ *   validate.c   argument checks; overlap.c exact aliasing test
+ *   params.c     config -> resolved parameters (HF defaults)
+ *   freqs.c      inverse frequencies, the rope_freqs op, the per-instance
+ *                frequency cache
+ *   far_angle.c  sin/cos for angles past the vector range (scalar)
+ *   parallel.c   the only OpenMP region: a static split over work items
+ *   apply.c      rope_apply;  cos_sin.c  rope_cos_sin
+ *   scalar/      portable kernels (the fallback and the bit-exact model
+ *                every SIMD kernel reproduces)
+ *   x86/avx2/, x86/avx512/   the same kernels in intrinsics
+ *
+ * Bit-exactness contract: every kernel of every ISA performs the same IEEE
+ * operations in the same order (fma exactly where the scalar code calls
+ * fma(), none elsewhere; -ffp-contract=off), so results are identical for
+ * any ISA, any thread count and any split of rows. (One exception: when
+ * two NaNs meet in one addition, which payload survives follows the
+ * operand order the compiler chose; any NaN stays a NaN.)
+ */
+#ifndef PECERT_FAST_H
+#define PECERT_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Longest last_error() / describe() text, including the NUL. */
+#define PECERT__FAST_ERROR_LEN 256
+#define PECERT__FAST_DESCRIBE_LEN 64
+
+/* Positions must lie in (-2^53, 2^53): each is then an exact double. */
+#define PECERT__FAST_POSITION_LIMIT ((int64_t)1 << 53)
+
+/* Largest |position * inv_freq| accepted (2^64), as in `ref`. */
+#define PECERT__FAST_ANGLE_LIMIT 0x1p64
+
+/* Rows whose largest angle stays below 2^36 use the vector reduction
+ * (scalar/trig.c explains the bound); larger ones use far_angle.c. */
+#define PECERT__FAST_NEAR_LIMIT 0x1p36
+
+/* Calls moving less than this (bytes of one tensor) run on the calling
+ * thread: an OpenMP region costs 1.25-3.4 us here, a 1 MiB tensor takes
+ * ~10 us per thread (../../../shared/design/performance.md). */
+#define PECERT__FAST_PARALLEL_MIN_BYTES ((size_t)1 << 20)
+
+/* set_num_threads accepts 1..this. */
+#define PECERT__FAST_MAX_THREADS 1024
+
+/* Out-of-place calls of at least this many bytes per tensor use streaming
+ * (non-temporal) stores where the kernel has them: the output will not fit
+ * the 32 MiB L3 together with the input, so reading it for ownership is
+ * wasted bandwidth. */
+#define PECERT__FAST_STREAM_MIN_BYTES ((size_t)24 << 20)
+
+/* ---- ISAs and kernels ------------------------------------------------- */
+
+typedef enum pecert__fast_isa {
+    PECERT__FAST_ISA_SCALAR = 0,
+    PECERT__FAST_ISA_AVX2 = 1,
+    PECERT__FAST_ISA_AVX512 = 2,
+    PECERT__FAST_ISA_COUNT
+} pecert__fast_isa;
+
+/* Element types rope_apply moves (index into the kernel tables). */
+typedef enum pecert__fast_dtype {
+    PECERT__FAST_F32 = 0,
+    PECERT__FAST_F16 = 1,
+    PECERT__FAST_BF16 = 2,
+    PECERT__FAST_DTYPE_COUNT
+} pecert__fast_dtype;
+
+/* Table-row layouts (index into the rotate tables, = pecert_rope_pairing).
+ *   SPLIT: cos[i], sin[i] for i < half (channel i pairs with i + half).
+ *   PAIRS: cos[2i] = cos[2i+1] = c_i, sin[2i] = -s_i, sin[2i+1] = s_i, so
+ *          that out = x * cos + swap_pairs(x) * sin, lane for lane. */
+enum {
+    PECERT__FAST_SPLIT = PECERT_PAIRING_SPLIT_HALF,
+    PECERT__FAST_PAIRS = PECERT_PAIRING_INTERLEAVED
+};
+
+/* One token's heads to rotate: head h of the span starts at
+ * x + h * x_head (elements of the span's dtype); channels are contiguous
+ * for the SIMD kernels and x_chan / out_chan apart for the generic one. */
+typedef struct pecert__fast_span {
+    const void *x;        /* first head of the span in x                   */
+    void *out;            /* first head of the span in out                 */
+    int64_t x_head;       /* x head stride, elements                       */
+    int64_t out_head;     /* out head stride, elements                     */
+    int64_t x_chan;       /* x channel stride, elements                    */
+    int64_t out_chan;     /* out channel stride, elements                  */
+    int64_t n_heads;      /* heads in the span                             */
+    int32_t half;         /* rotary_dim / 2                                */
+    int32_t head_dim;     /* channels per head                             */
+    int copy_pass;        /* copy channels rotary_dim.. (not in place)     */
+    const float *cos;     /* table row in the pairing's layout             */
+    const float *sin;     /* table row in the pairing's layout             */
+} pecert__fast_span;
+
+/* rotate: every head of a span, row by row: the first rotary_dim
+ * channels rotated, the rest copied when copy_pass (one pass per row). */
+typedef void (*pecert__fast_rotate_fn)(const pecert__fast_span *span);
+
+/* trig_f32: one table row for one position, in layout PECERT__FAST_SPLIT
+ * or PECERT__FAST_PAIRS: c_i = float(cos(p * inv_freq[i]) * scaling),
+ * likewise s_i. Needs |p| * max(inv_freq) < PECERT__FAST_NEAR_LIMIT. */
+typedef void (*pecert__fast_trig_f32_fn)(const double *inv_freq, int32_t half,
+                                         double position, double scaling,
+                                         int layout, float *out_cos, float *out_sin);
+
+/* trig_f64: the same row in double, SPLIT layout. */
+typedef void (*pecert__fast_trig_f64_fn)(const double *inv_freq, int32_t half,
+                                         double position, double scaling,
+                                         double *out_cos, double *out_sin);
+
+/* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
+typedef struct pecert__fast_kernels {
+    pecert__fast_isa isa;
+    const char *name;                   /* "scalar", "avx2", "avx512"      */
+    pecert__fast_trig_f32_fn trig_f32;
+    pecert__fast_trig_f64_fn trig_f64;
+    /* Contiguous channels, [dtype][pairing]. */
+    pecert__fast_rotate_fn rotate[PECERT__FAST_DTYPE_COUNT][2];
+    /* The same with streaming stores for large out-of-place calls; the
+     * caller guarantees 64-byte aligned output rows. NULL: use rotate. */
+    pecert__fast_rotate_fn rotate_stream[PECERT__FAST_DTYPE_COUNT][2];
+} pecert__fast_kernels;
+
+/* ---- instances and calls ---------------------------------------------- */
+
+/* A rope config with every Hugging Face default applied (params.c). */
+typedef struct pecert__fast_params {
+    pecert_rope_type type;       /* PECERT_ROPE_*                          */
+    int32_t dim;                 /* rotary_dim                             */
+    double theta;                /* rope_theta                             */
+    double factor;               /* resolved scaling factor                */
+    int64_t max_pos;             /* max_position_embeddings                */
+    int64_t original_max_pos;    /* L0 of yarn / llama3 / longrope         */
+    double attention_factor;     /* multiplies cos and sin                 */
+    double beta_fast;            /* yarn                                   */
+    double beta_slow;            /* yarn                                   */
+    int truncate;                /* yarn: floor/ceil the ramp bounds       */
+    double low_freq_factor;      /* llama3                                 */
+    double high_freq_factor;     /* llama3                                 */
+    const double *short_factor;  /* longrope, dim / 2 values               */
+    const double *long_factor;   /* longrope, dim / 2 values               */
+} pecert__fast_params;
+
+/* The frequencies of one call (owned by the instance's cache). */
+typedef struct pecert__fast_freqs {
+    int32_t half;                /* rotary_dim / 2                         */
+    double scaling;              /* attention scaling                      */
+    double max_inv_freq;         /* largest inv_freq                       */
+    const double *inv_freq;      /* [half]                                 */
+} pecert__fast_freqs;
+
+/* The last frequency table computed, reused while the config and the
+ * length it depends on repeat (frequencies need `half` pow() calls, more
+ * than a whole T=1 apply is allowed to take). Holds copies only. */
+typedef struct pecert__fast_freq_cache {
+    int valid;
+    pecert_rope_config config;   /* pointers cleared                       */
+    int64_t length_key;          /* seq_len, where the type depends on it  */
+    double *factors;             /* short then long factors, copied        */
+    size_t factors_cap;          /* doubles allocated in factors           */
+    double *inv_freq;            /* [half]                                 */
+    size_t inv_freq_cap;
+    pecert__fast_freqs freqs;    /* the cached result                      */
+} pecert__fast_freq_cache;
+
+typedef struct pecert__fast_instance {
+    char error[PECERT__FAST_ERROR_LEN];       /* "" after success         */
+    char description[PECERT__FAST_DESCRIBE_LEN];
+    const pecert__fast_kernels *kernels;      /* chosen at create         */
+    int32_t n_threads;                        /* set_num_threads          */
+    pecert__fast_freq_cache cache;
+    void *scratch;                            /* per-thread table rows    */
+    size_t scratch_len;                       /* bytes                    */
+} pecert__fast_instance;
+
+/* The context of one ABI call: every error message names the op. */
+typedef struct pecert__fast_call {
+    pecert__fast_instance *instance; /* never NULL past begin_call        */
+    const char *op;                  /* "rope_apply", ...                 */
+} pecert__fast_call;
+
+/* What validation learned about the positions of a call. */
+typedef struct pecert__fast_positions {
+    int64_t max_position;       /* largest position (0 if none)          */
+    int64_t max_magnitude;      /* largest |position|                    */
+} pecert__fast_positions;
+
+/* ---- plugin.c ---------------------------------------------------------- */
+
+/* pecert__fast_begin_call clears the instance's error and fills *call;
+ * E_INVAL for a NULL instance (every op starts with it). */
+pecert_status pecert__fast_begin_call(pecert__fast_call *call, void *instance,
+                                      const char *op);
+
+/* pecert__fast_fail records "op: message" and returns status. */
+pecert_status pecert__fast_fail(const pecert__fast_call *call, pecert_status status,
+                                const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* pecert__fast_scratch returns at least len bytes of instance memory,
+ * 64-byte aligned, kept across calls (no page faults in the hot path);
+ * NULL after recording E_NOMEM. */
+void *pecert__fast_scratch(const pecert__fast_call *call, size_t len);
+
+/* pecert__fast_threads: threads for a call moving `bytes` per tensor over
+ * `items` independent work items (1 below PECERT__FAST_PARALLEL_MIN_BYTES). */
+int pecert__fast_threads(const pecert__fast_call *call, size_t bytes, int64_t items);
+
+/* ---- dispatch.c -------------------------------------------------------- */
+
+/* pecert__fast_select_kernels picks the kernels for a new instance: the
+ * best the CPU runs, or PECERT_ISA's choice. On failure returns
+ * E_INVAL (unknown name) or E_UNSUPPORTED (the CPU lacks it) with a
+ * message in error[len]. */
+pecert_status pecert__fast_select_kernels(const pecert__fast_kernels **out,
+                                          char *error, size_t len);
+
+/* ---- x86/cpu.c --------------------------------------------------------- */
+
+/* pecert__fast_cpu_best_isa: the best ISA this CPU and OS run (cached). */
+pecert__fast_isa pecert__fast_cpu_best_isa(void);
+
+/* ---- validate.c -------------------------------------------------------- */
+
+pecert_status pecert__fast_check_config(const pecert__fast_call *call,
+                                        const pecert_rope_config *config);
+pecert_status pecert__fast_check_seq_len(const pecert__fast_call *call, int64_t seq_len);
+/* Checks count, pointer, alignment and range; fills *out (may be NULL). */
+pecert_status pecert__fast_check_positions(const pecert__fast_call *call,
+                                           const int64_t *positions, int64_t n_positions,
+                                           pecert__fast_positions *out);
+/* Checks one tensor view of ndim axes whose dtype is in the allowed mask
+ * (bit 1 << PECERT_DTYPE_*); is_output forbids zero strides on extents > 1. */
+pecert_status pecert__fast_check_tensor(const pecert__fast_call *call, const char *name,
+                                        const pecert_tensor *tensor, uint32_t ndim,
+                                        uint32_t dtypes, int is_output);
+/* No shared byte between two checked views, or (allow_same) exactly the
+ * same view; else E_INVAL. */
+pecert_status pecert__fast_check_aliasing(const pecert__fast_call *call, const char *a_name,
+                                          const pecert_tensor *a, const char *b_name,
+                                          const pecert_tensor *b, int allow_same);
+size_t pecert__fast_dtype_size(pecert_dtype dtype);
+int pecert__fast_is_empty(const pecert_tensor *tensor);
+int64_t pecert__fast_max_offset(const pecert_tensor *tensor);
+int pecert__fast_same_view(const pecert_tensor *a, const pecert_tensor *b);
+
+/* ---- overlap.c --------------------------------------------------------- */
+
+/* 1 if two checked views share a byte (their dtypes may differ); exact up
+ * to a work cap, conservatively 1 past it. */
+int pecert__fast_views_overlap(const pecert_tensor *a, const pecert_tensor *b);
+
+/* ---- params.c / freqs.c ------------------------------------------------ */
+
+pecert_status pecert__fast_resolve_params(const pecert__fast_call *call,
+                                          const pecert_rope_config *config,
+                                          pecert__fast_params *out);
+/* Inverse frequencies at seq_len (<= 0: the init-time value). */
+void pecert__fast_inv_freq(const pecert__fast_params *params, int64_t seq_len,
+                           double *out_inv_freq);
+/* The effective length: seq_len, or max(positions) + 1 when it is 0. */
+int64_t pecert__fast_effective_seq_len(int64_t seq_len, int64_t n_positions,
+                                       const pecert__fast_positions *positions);
+/* The call's frequencies (cached per instance); checks they are finite
+ * and that |position| * inv_freq stays below PECERT__FAST_ANGLE_LIMIT. */
+pecert_status pecert__fast_call_freqs(const pecert__fast_call *call,
+                                      const pecert_rope_config *config, int64_t seq_len,
+                                      const pecert__fast_positions *positions,
+                                      pecert__fast_freqs *out);
+void pecert__fast_freq_cache_free(pecert__fast_freq_cache *cache);
+
+/* ---- far_angle.c ------------------------------------------------------- */
+
+/* sin and cos of position * inv_freq for any |angle| < 2^64. */
+void pecert__fast_far_sincos(double position, double inv_freq, double *out_sin,
+                             double *out_cos);
+/* A table row by the far path (rows past PECERT__FAST_NEAR_LIMIT). */
+void pecert__fast_far_row_f32(const double *inv_freq, int32_t half, double position,
+                              double scaling, int layout, float *out_cos, float *out_sin);
+void pecert__fast_far_row_f64(const double *inv_freq, int32_t half, double position,
+                              double scaling, double *out_cos, double *out_sin);
+
+/* ---- parallel.c -------------------------------------------------------- */
+
+/* A work function: process share ith of nth of the call's items. */
+typedef void (*pecert__fast_work_fn)(void *context, int ith, int nth);
+
+/* pecert__fast_run runs fn on n_threads threads (one OpenMP region), or
+ * on the calling thread when n_threads <= 1. */
+void pecert__fast_run(int n_threads, pecert__fast_work_fn fn, void *context);
+
+/* pecert__fast_share: the half-open range [*begin, *end) of n items that
+ * share ith of nth gets (a static split independent of timing). */
+void pecert__fast_share(int64_t n, int ith, int nth, int64_t *begin, int64_t *end);
+
+/* ---- ops --------------------------------------------------------------- */
+
+pecert_status pecert__fast_rope_freqs(void *instance, double *out_inv_freq,
+                                      double *out_attention_scaling,
+                                      const pecert_rope_config *config, int64_t seq_len);
+pecert_status pecert__fast_rope_cos_sin(void *instance, pecert_tensor *out_cos,
+                                        pecert_tensor *out_sin,
+                                        const pecert_rope_config *config, int64_t seq_len,
+                                        const int64_t *positions, int64_t n_positions);
+pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_args *args);
+
+/* ---- kernels (scalar/, x86/avx2/, x86/avx512/) ------------------------- */
+
+/* sin and cos of |r| <= pi/4 (+ a little) by the minimax polynomials every
+ * kernel uses (scalar/trig.c). */
+void pecert__fast_sincos_poly(double r, double *out_sin, double *out_cos);
+/* sin and cos of r + quadrant * pi/2 from those of r. */
+void pecert__fast_sincos_quadrant(int quadrant, double sin_r, double cos_r, double *out_sin,
+                                  double *out_cos);
+
+/* The scalar sin/cos of one angle, bit-identical to every SIMD lane. */
+void pecert__fast_sincos_scalar(double position, double inv_freq, double *out_sin,
+                                double *out_cos);
+
+void pecert__fast_trig_f32_scalar(const double *inv_freq, int32_t half, double position,
+                                  double scaling, int layout, float *out_cos,
+                                  float *out_sin);
+void pecert__fast_trig_f64_scalar(const double *inv_freq, int32_t half, double position,
+                                  double scaling, double *out_cos, double *out_sin);
+void pecert__fast_trig_f32_avx2(const double *inv_freq, int32_t half, double position,
+                                double scaling, int layout, float *out_cos, float *out_sin);
+void pecert__fast_trig_f64_avx2(const double *inv_freq, int32_t half, double position,
+                                double scaling, double *out_cos, double *out_sin);
+void pecert__fast_trig_f32_avx512(const double *inv_freq, int32_t half, double position,
+                                  double scaling, int layout, float *out_cos,
+                                  float *out_sin);
+void pecert__fast_trig_f64_avx512(const double *inv_freq, int32_t half, double position,
+                                  double scaling, double *out_cos, double *out_sin);
+
+/* Scalar conversions, bit-identical to F16C and to the SIMD bf16 code. */
+float pecert__fast_f16_to_f32(uint16_t h);
+uint16_t pecert__fast_f32_to_f16(float f);
+float pecert__fast_bf16_to_f32(uint16_t h);
+uint16_t pecert__fast_f32_to_bf16(float f);
+
+/* Rotate kernels: pecert__fast_rotate_<dtype>_<split|pairs>_<isa>. */
+#define PECERT__FAST_DECLARE_ROTATE(isa)                                          \
+    void pecert__fast_rotate_f32_split_##isa(const pecert__fast_span *span);       \
+    void pecert__fast_rotate_f32_pairs_##isa(const pecert__fast_span *span);       \
+    void pecert__fast_rotate_f16_split_##isa(const pecert__fast_span *span);       \
+    void pecert__fast_rotate_f16_pairs_##isa(const pecert__fast_span *span);       \
+    void pecert__fast_rotate_bf16_split_##isa(const pecert__fast_span *span);      \
+    void pecert__fast_rotate_bf16_pairs_##isa(const pecert__fast_span *span)
+PECERT__FAST_DECLARE_ROTATE(scalar);
+PECERT__FAST_DECLARE_ROTATE(avx2);
+PECERT__FAST_DECLARE_ROTATE(avx512);
+void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span);
+void pecert__fast_rotate_f32_pairs_avx512_stream(const pecert__fast_span *span);
+void pecert__fast_rotate_f32_split_avx2_stream(const pecert__fast_span *span);
+void pecert__fast_rotate_f32_pairs_avx2_stream(const pecert__fast_span *span);
+
+/* The generic kernel: any channel strides, any dtype (scalar; used by
+ * every ISA for views whose channels are not contiguous). */
+void pecert__fast_rotate_strided(const pecert__fast_span *span, pecert__fast_dtype dtype,
+                                 int layout);
+
+/* Pairs [first, half) of one head (rows x, out; contiguous channels):
+ * the tails of the SIMD kernels, in the scalar arithmetic. */
+void pecert__fast_rotate_tail(const pecert__fast_span *span, const void *x, void *out,
+                              int32_t first, pecert__fast_dtype dtype, int layout);
+
+#pragma GCC visibility pop
+
+#endif /* PECERT_FAST_H */

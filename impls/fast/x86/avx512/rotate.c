@@ -1,0 +1,305 @@
+/*
+ * rotate.c (AVX-512) - the rotation of one token's heads, 16 channels per
+ * zmm register, for f32, f16 (F16C-style vcvtph2ps / vcvtps2ph) and bf16.
+ *
+ * The arithmetic is scalar/rotate.c's, lane for lane (float32 multiplies
+ * and one add or subtract, no fma), so every result is bit-identical to
+ * the scalar kernels; tails use masked loads and stores. bf16 is rounded
+ * to nearest even in integer code rather than with AVX512-BF16's
+ * vcvtneps2bf16, which flushes subnormals to zero and would make this ISA
+ * differ from the others.
+ */
+#include <immintrin.h>
+
+#include "../../fast.h"
+
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || \
+    !defined(__AVX512DQ__)
+#error "x86/avx512/*.c needs -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma -mf16c"
+#endif
+
+/* Floats per register. */
+#define LANES 16
+
+/* vcvtps2ph rounding: nearest even, exceptions suppressed. */
+#define ROUND_NEAREST (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE __m512 bf16_widen(__m256i raw)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(raw), 16));
+}
+
+/* pecert__fast_f32_to_bf16 on 16 lanes. */
+ALWAYS_INLINE __m256i bf16_round(__m512 v)
+{
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb);
+    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+
+    rounded = _mm512_mask_mov_epi32(rounded, nan,
+                                    _mm512_or_si512(bits, _mm512_set1_epi32(0x400000)));
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(rounded, 16));
+}
+
+/* Load 16 channels starting at element i of row (any dtype), masked. */
+ALWAYS_INLINE __m512 load16(const void *row, int64_t i, pecert__fast_dtype dtype, __mmask16 m)
+{
+    const uint16_t *half_row = (const uint16_t *)row + i;
+
+    if (dtype == PECERT__FAST_F32) {
+        return m == 0xffff ? _mm512_loadu_ps((const float *)row + i)
+                           : _mm512_maskz_loadu_ps(m, (const float *)row + i);
+    }
+    __m256i raw = m == 0xffff ? _mm256_loadu_si256((const __m256i *)half_row)
+                              : _mm256_maskz_loadu_epi16(m, half_row);
+    return dtype == PECERT__FAST_F16 ? _mm512_cvtph_ps(raw) : bf16_widen(raw);
+}
+
+/* Store 16 channels at element i of row; streaming for full f32 vectors
+ * when asked (the caller guarantees 64-byte alignment then). */
+ALWAYS_INLINE void store16(void *row, int64_t i, __m512 v, pecert__fast_dtype dtype,
+                           __mmask16 m, int stream)
+{
+    uint16_t *half_row = (uint16_t *)row + i;
+    __m256i packed;
+
+    if (dtype == PECERT__FAST_F32) {
+        if (m != 0xffff) {
+            _mm512_mask_storeu_ps((float *)row + i, m, v);
+        } else if (stream) {
+            _mm512_stream_ps((float *)row + i, v);
+        } else {
+            _mm512_storeu_ps((float *)row + i, v);
+        }
+        return;
+    }
+    packed = dtype == PECERT__FAST_F16 ? _mm512_cvtps_ph(v, ROUND_NEAREST) : bf16_round(v);
+    if (m == 0xffff) {
+        _mm256_storeu_si256((__m256i *)half_row, packed);
+    } else {
+        _mm256_mask_storeu_epi16(half_row, m, packed);
+    }
+}
+
+/* 16 table entries (float32 scratch) from index i. */
+ALWAYS_INLINE __m512 load_table(const float *table, int64_t i, __mmask16 m)
+{
+    return m == 0xffff ? _mm512_loadu_ps(table + i) : _mm512_maskz_loadu_ps(m, table + i);
+}
+
+ALWAYS_INLINE __mmask16 first_lanes(int64_t left)
+{
+    return left >= LANES ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1u);
+}
+
+ALWAYS_INLINE const void *x_row(const pecert__fast_span *span, int64_t h, size_t size)
+{
+    return (const char *)span->x + (size_t)(h * span->x_head) * size;
+}
+
+ALWAYS_INLINE void *out_row(const pecert__fast_span *span, int64_t h, size_t size)
+{
+    return (char *)span->out + (size_t)(h * span->out_head) * size;
+}
+
+/* out_a = a*c - b*s, out_b = b*c + a*s for channels [i, i+16) of the
+ * first half (a) and the second half (b), with the table in c, s. */
+ALWAYS_INLINE void split_step(const void *x, void *out, int64_t half, int64_t i, __m512 c,
+                              __m512 s, pecert__fast_dtype dtype, __mmask16 m, int stream)
+{
+    __m512 a = load16(x, i, dtype, m);
+    __m512 b = load16(x, i + half, dtype, m);
+
+    store16(out, i, _mm512_sub_ps(_mm512_mul_ps(a, c), _mm512_mul_ps(b, s)), dtype, m, stream);
+    store16(out, i + half, _mm512_add_ps(_mm512_mul_ps(b, c), _mm512_mul_ps(a, s)), dtype, m,
+            stream);
+}
+
+/* out = x*cos + swap_pairs(x)*sin on channels [j, j+16) (PAIRS table). */
+ALWAYS_INLINE void pairs_step(const void *x, void *out, int64_t j, __m512 c, __m512 s,
+                              pecert__fast_dtype dtype, __mmask16 m, int stream)
+{
+    __m512 v = load16(x, j, dtype, m);
+    __m512 swapped = _mm512_permute_ps(v, 0xb1);
+
+    store16(out, j, _mm512_add_ps(_mm512_mul_ps(v, c), _mm512_mul_ps(swapped, s)), dtype, m,
+            stream);
+}
+
+/* Channels rotary_dim .. head_dim - 1 of one row, 64 bytes at a time;
+ * streaming only where the destination is line-aligned. */
+ALWAYS_INLINE void copy_tail(const pecert__fast_span *span, const void *x, void *out,
+                             size_t size, int stream)
+{
+    const char *from = (const char *)x + (size_t)(2 * span->half) * size;
+    char *to = (char *)out + (size_t)(2 * span->half) * size;
+    size_t bytes = (size_t)(span->head_dim - 2 * span->half) * size;
+    int aligned = stream && (uintptr_t)to % 64 == 0;
+    size_t i;
+
+    for (i = 0; i + 64 <= bytes; i += 64) {
+        __m512i v = _mm512_loadu_si512((const void *)(from + i));
+
+        if (aligned) {
+            _mm512_stream_si512((void *)(to + i), v);
+        } else {
+            _mm512_storeu_si512((void *)(to + i), v);
+        }
+    }
+    if (i < bytes) {
+        __mmask64 m = (__mmask64)(~0ull >> (64 - (bytes - i)));
+
+        _mm512_mask_storeu_epi8(to + i, m, _mm512_maskz_loadu_epi8(m, from + i));
+    }
+}
+
+/* Split-half with half = 16 * nv (nv <= 4, a constant after inlining):
+ * the table row stays in registers for every head of the span. */
+ALWAYS_INLINE void split_fixed(const pecert__fast_span *span, pecert__fast_dtype dtype,
+                               int stream, int nv)
+{
+    size_t size = dtype == PECERT__FAST_F32 ? sizeof(float) : sizeof(uint16_t);
+    __m512 c[4];
+    __m512 s[4];
+    int64_t h;
+    int k;
+
+#pragma GCC unroll 4
+    for (k = 0; k < nv; k++) {
+        c[k] = _mm512_loadu_ps(span->cos + LANES * k);
+        s[k] = _mm512_loadu_ps(span->sin + LANES * k);
+    }
+    for (h = 0; h < span->n_heads; h++) {
+        const void *x = x_row(span, h, size);
+        void *out = out_row(span, h, size);
+
+#pragma GCC unroll 4
+        for (k = 0; k < nv; k++) {
+            split_step(x, out, LANES * nv, LANES * k, c[k], s[k], dtype, 0xffff, stream);
+        }
+        if (span->copy_pass) {
+            copy_tail(span, x, out, size, stream);
+        }
+    }
+}
+
+/* Interleaved with rotary_dim = 16 * nv (nv <= 8), table in registers. */
+ALWAYS_INLINE void pairs_fixed(const pecert__fast_span *span, pecert__fast_dtype dtype,
+                               int stream, int nv)
+{
+    size_t size = dtype == PECERT__FAST_F32 ? sizeof(float) : sizeof(uint16_t);
+    __m512 c[8];
+    __m512 s[8];
+    int64_t h;
+    int k;
+
+#pragma GCC unroll 8
+    for (k = 0; k < nv; k++) {
+        c[k] = _mm512_loadu_ps(span->cos + LANES * k);
+        s[k] = _mm512_loadu_ps(span->sin + LANES * k);
+    }
+    for (h = 0; h < span->n_heads; h++) {
+        const void *x = x_row(span, h, size);
+        void *out = out_row(span, h, size);
+
+#pragma GCC unroll 8
+        for (k = 0; k < nv; k++) {
+            pairs_step(x, out, LANES * k, c[k], s[k], dtype, 0xffff, stream);
+        }
+        if (span->copy_pass) {
+            copy_tail(span, x, out, size, stream);
+        }
+    }
+}
+
+/* Any rotary_dim: the table is read from L1 per step, tails masked. */
+ALWAYS_INLINE void any_width(const pecert__fast_span *span, pecert__fast_dtype dtype, int layout,
+                             int stream)
+{
+    size_t size = dtype == PECERT__FAST_F32 ? sizeof(float) : sizeof(uint16_t);
+    int64_t width = layout == PECERT__FAST_PAIRS ? 2 * (int64_t)span->half : span->half;
+    int64_t h;
+
+    for (h = 0; h < span->n_heads; h++) {
+        const void *x = x_row(span, h, size);
+        void *out = out_row(span, h, size);
+        int64_t i;
+
+        for (i = 0; i < width; i += LANES) {
+            __mmask16 m = first_lanes(width - i);
+            __m512 c = load_table(span->cos, i, m);
+            __m512 s = load_table(span->sin, i, m);
+
+            if (layout == PECERT__FAST_PAIRS) {
+                pairs_step(x, out, i, c, s, dtype, m, stream);
+            } else {
+                split_step(x, out, span->half, i, c, s, dtype, m, stream);
+            }
+        }
+        if (span->copy_pass) {
+            copy_tail(span, x, out, size, stream);
+        }
+    }
+}
+
+ALWAYS_INLINE void rotate_span(const pecert__fast_span *span, pecert__fast_dtype dtype,
+                               int layout, int stream)
+{
+    if (layout == PECERT__FAST_SPLIT && span->half == 64) {
+        split_fixed(span, dtype, stream, 4);
+    } else if (layout == PECERT__FAST_SPLIT && span->half == 32) {
+        split_fixed(span, dtype, stream, 2);
+    } else if (layout == PECERT__FAST_PAIRS && span->half == 64) {
+        pairs_fixed(span, dtype, stream, 8);
+    } else if (layout == PECERT__FAST_PAIRS && span->half == 32) {
+        pairs_fixed(span, dtype, stream, 4);
+    } else {
+        any_width(span, dtype, layout, stream);
+    }
+    if (stream) {
+        _mm_sfence(); /* order the weakly-ordered streaming stores */
+    }
+}
+
+void pecert__fast_rotate_f32_split_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 0);
+}
+
+void pecert__fast_rotate_f32_pairs_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 0);
+}
+
+void pecert__fast_rotate_f16_split_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 0);
+}
+
+void pecert__fast_rotate_f16_pairs_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 0);
+}
+
+void pecert__fast_rotate_bf16_split_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 0);
+}
+
+void pecert__fast_rotate_bf16_pairs_avx512(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 0);
+}
+
+void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 1);
+}
+
+void pecert__fast_rotate_f32_pairs_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 1);
+}
