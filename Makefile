@@ -202,6 +202,9 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_t5.py --transformers "$(REF)" --out vectors/t5
 	$(Q)/usr/bin/python3 vectors/gen/gen_sinusoidal.py --transformers "$(REF)" \
 	    --tensor2tensor "$(REFSRC)/tensor2tensor" --fairseq "$(REFSRC)/fairseq" --out vectors/sinusoidal
+	$(Q)/usr/bin/python3 vectors/gen/gen_learned.py --transformers "$(REF)" \
+	    --fairseq "$(REFSRC)/fairseq" --out vectors/learned
+	$(Q)/usr/bin/python3 vectors/gen/gen_sincos2d.py --mae "$(REFSRC)/mae" --out vectors/sincos2d
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

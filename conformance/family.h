@@ -78,5 +78,8 @@ extern const pecert_check pecert_check_t5_bucket_golden;
 extern const pecert_check pecert_check_t5_bucket_monotone;
 extern const pecert_check pecert_check_t5_bucket_saturation;
 extern const pecert_check pecert_check_sinusoidal_golden;
+extern const pecert_check pecert_check_learned_golden;
+extern const pecert_check pecert_check_learned_out_of_range;
+extern const pecert_check pecert_check_sincos2d_golden;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -34,6 +34,9 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_t5_bucket_monotone,
     &pecert_check_t5_bucket_saturation,
     &pecert_check_sinusoidal_golden,
+    &pecert_check_learned_golden,
+    &pecert_check_learned_out_of_range,
+    &pecert_check_sincos2d_golden,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -200,6 +200,33 @@ static void diagnose_layout(pecert_run_results *run)
     }
 }
 
+/* The other families: one finding per family whose golden check fails,
+ * sharpened where a property check pins the cause. */
+static void diagnose_families(pecert_run_results *run)
+{
+    if (failed(run, "alibi.slopes.golden")) {
+        add(run, "alibi_slopes", "alibi.slopes.golden: slopes differ from get_slopes",
+            "ALiBi slopes wrong: the non-power-of-two interleaving, the exponent (h vs h+1) or max_bias");
+    } else if (failed(run, "alibi.bias.golden")) {
+        add(run, "alibi_bias", "alibi.bias.golden fails with the slopes right",
+            "ALiBi bias wrong with the right slopes: sign, |q-k| vs q-k, or the distance itself");
+    }
+    if (failed(run, "t5.bucket.saturation")) {
+        add(run, "t5_clamp", "t5.bucket.saturation: buckets past max_distance are not the last",
+            "T5 buckets past max_distance not clamped to the last bucket");
+    } else if (failed(run, "t5.bucket.golden")) {
+        add(run, "t5_buckets", "t5.bucket.golden fails", "T5 bucket formula wrong (exact range, log scale, or direction)");
+    }
+    if (failed(run, "learned.golden")) {
+        add(run, "learned_offset", "learned.golden: rows read at other indices",
+            "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
+    }
+    if (failed(run, "sinusoidal.golden")) {
+        add(run, "sinusoidal_variant", "sinusoidal.golden fails",
+            "sinusoidal table of another variant: sin/cos interleaved vs concatenated, the d/2-1 denominator, or fairseq's offset");
+    }
+}
+
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
@@ -209,6 +236,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_positions(run);
     diagnose_calls(run);
     diagnose_layout(run);
+    diagnose_families(run);
     for (size_t i = 0; run->n_findings == 0 && i < run->n_checks; i++) {
         if (run->checks[i].verdict >= PECERT_VERDICT_FAIL) {
             add(run, "unclassified", run->checks[i].check_id,

@@ -8,7 +8,8 @@
 #include "ref.h"
 
 static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1", "pecert.t5/1",
-                                                "pecert.sinusoidal/1", NULL};
+                                                "pecert.sinusoidal/1", "pecert.learned/1",
+                                                "pecert.sincos2d/1", NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
  * two instances used from two threads never share mutable state. */
@@ -65,6 +66,8 @@ static const pecert_plugin ref_plugin = {
     .alibi_bias = pecert__ref_alibi_bias,
     .t5_bucket = pecert__ref_t5_bucket,
     .sinusoidal = pecert__ref_sinusoidal,
+    .learned_lookup = pecert__ref_learned_lookup,
+    .sincos_2d = pecert__ref_sincos_2d,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

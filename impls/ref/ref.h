@@ -263,6 +263,12 @@ pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args 
 /* sinusoidal.c */
 pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
 
+/* learned.c */
+pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_args *args);
+
+/* sincos2d.c */
+pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args);
+
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,
                             const char *op);

@@ -38,7 +38,15 @@ typedef struct mutant_def {
     /* Decode session: rewrite one append call's positions and padding
      * flags (private copies) before ref's session sees them. */
     void (*edit_append)(int64_t *positions, uint8_t *valid, const int32_t *seq_ids, int64_t n);
+    /* Other families: patch the exported descriptor (a copy of ref's with
+     * the RoPE and session entries wrapped), e.g. replace alibi_slopes. */
+    void (*patch)(pecert_plugin *desc);
 } mutant_def;
+
+/* Stores v at element i of a 1-D tensor of f32/f64/i32/i64. */
+void mutant_store_1d(const pecert_tensor *t, int64_t i, double v);
+/* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
+void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 
 /* Defined by each mutant's file. */
 extern const mutant_def mutant;

@@ -300,7 +300,6 @@ static pecert_status w_session_read_keys(void *instance, void *session, pecert_t
     return ref->session_read_keys(instance, ms != NULL ? ms->ref_session : NULL, out, seq);
 }
 
-static const char *const caps[] = {"pecert.rope/1", NULL};
 
 static pecert_plugin desc = {
     .abi_version = PECERT_ABI_VERSION,
@@ -308,7 +307,6 @@ static pecert_plugin desc = {
     .id = "org.pecert.mutant",
     .version = "1",
     .vendor = "pecert mutants",
-    .capabilities = caps,
     .create = w_create,
     .destroy = w_destroy,
     .last_error = w_last_error,
@@ -321,14 +319,69 @@ static pecert_plugin desc = {
     .session_read_keys = w_session_read_keys,
 };
 
+void mutant_store_1d(const pecert_tensor *t, int64_t i, double v)
+{
+    char *p = (char *)t->data;
+    int64_t off = i * t->strides[0];
+    switch (t->dtype) {
+    case PECERT_DTYPE_F64: ((double *)(void *)p)[off] = v; break;
+    case PECERT_DTYPE_F32: ((float *)(void *)p)[off] = (float)v; break;
+    case PECERT_DTYPE_I64: ((int64_t *)(void *)p)[off] = (int64_t)v; break;
+    case PECERT_DTYPE_I32: ((int32_t *)(void *)p)[off] = (int32_t)v; break;
+    default: break;
+    }
+}
+
+void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v)
+{
+    int64_t off = i * t->strides[0] + j * t->strides[1];
+    if (t->dtype == PECERT_DTYPE_F64) {
+        ((double *)t->data)[off] = v;
+    } else {
+        ((float *)t->data)[off] = (float)v;
+    }
+}
+
+/* ref's descriptor with the RoPE and session entries wrapped: every family
+ * ref implements is exported, unchanged unless the mutant patches it. */
+static void build_descriptor(void)
+{
+    pecert_plugin wrapped = desc;
+    desc = *ref;
+    desc.id = wrapped.id;
+    desc.name = mutant.name;
+    desc.version = wrapped.version;
+    desc.vendor = wrapped.vendor;
+    desc.create = wrapped.create;
+    desc.destroy = wrapped.destroy;
+    desc.last_error = wrapped.last_error;
+    desc.rope_freqs = wrapped.rope_freqs;
+    desc.rope_cos_sin = wrapped.rope_cos_sin;
+    desc.rope_apply = wrapped.rope_apply;
+    desc.session_create = wrapped.session_create;
+    desc.session_destroy = wrapped.session_destroy;
+    desc.session_append = wrapped.session_append;
+    desc.session_read_keys = wrapped.session_read_keys;
+    if (mutant.patch != NULL) {
+        mutant.patch(&desc);
+    }
+}
+
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
+    static int built;
     if (PECERT_ABI_MAJOR_OF(host_abi_version) != PECERT_ABI_MAJOR) {
         return NULL;
     }
     if (ref == NULL) {
         ref = load_ref();
     }
-    desc.name = mutant.name;
-    return ref != NULL ? &desc : NULL;
+    if (ref == NULL) {
+        return NULL;
+    }
+    if (!built) {
+        build_descriptor();
+        built = 1;
+    }
+    return &desc;
 }
