@@ -205,6 +205,9 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_learned.py --transformers "$(REF)" \
 	    --fairseq "$(REFSRC)/fairseq" --out vectors/learned
 	$(Q)/usr/bin/python3 vectors/gen/gen_sincos2d.py --mae "$(REFSRC)/mae" --out vectors/sincos2d
+	$(Q)/usr/bin/python3 vectors/gen/gen_swin.py --swin "$(REFSRC)/Swin-Transformer" --out vectors/swin
+	$(Q)/usr/bin/python3 vectors/gen/gen_shaw.py --tensor2tensor "$(REFSRC)/tensor2tensor" --out vectors/shaw
+	$(Q)/usr/bin/python3 vectors/gen/gen_txl.py --txl "$(REFSRC)/transformer-xl" --out vectors/txl
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

@@ -284,6 +284,8 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
     int64_t worst_at[3] = {0, 0, 0};
     for (int32_t s = 0; s < b->n_seqs; s++) {
         for (int64_t i = 0; i < b->len[s]; i++) {
+            pecert_case_worst token_w; /* per token: the report's error-vs-step plot */
+            pecert_case_worst_init(&token_w);
             for (int64_t h = 0; h < b->n_heads; h++) {
                 double bound = bound_factor * output_bound(b, inv, scaling, s, i, h);
                 const float *g = got->out[s] + (i * b->n_heads + h) * hd;
@@ -291,6 +293,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                 double before = w.ratio;
                 for (int64_t d = 0; d < hd; d++) {
                     pecert_case_worst_add(&w, d, g[d], e[d], bound);
+                    pecert_case_worst_add(&token_w, d, g[d], e[d], bound);
                 }
                 if (w.ratio != before || (s == 0 && i == 0 && h == 0)) {
                     worst_at[0] = s;
@@ -298,6 +301,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                     worst_at[2] = h;
                 }
             }
+            (void)pecert_check_result_max_point(r, i, token_w.err, token_w.bound);
         }
     }
     char elem[128];

@@ -81,5 +81,11 @@ extern const pecert_check pecert_check_sinusoidal_golden;
 extern const pecert_check pecert_check_learned_golden;
 extern const pecert_check pecert_check_learned_out_of_range;
 extern const pecert_check pecert_check_sincos2d_golden;
+extern const pecert_check pecert_check_swin_index_golden;
+extern const pecert_check pecert_check_swin_index_bijective;
+extern const pecert_check pecert_check_shaw_index_golden;
+extern const pecert_check pecert_check_shaw_shift_invariance;
+extern const pecert_check pecert_check_txl_pos_emb_golden;
+extern const pecert_check pecert_check_txl_rel_shift_golden;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

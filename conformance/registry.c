@@ -37,6 +37,12 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_learned_golden,
     &pecert_check_learned_out_of_range,
     &pecert_check_sincos2d_golden,
+    &pecert_check_swin_index_golden,
+    &pecert_check_swin_index_bijective,
+    &pecert_check_shaw_index_golden,
+    &pecert_check_shaw_shift_invariance,
+    &pecert_check_txl_pos_emb_golden,
+    &pecert_check_txl_rel_shift_golden,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -116,6 +116,77 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
     free(inv_freq);
 }
 
+int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const pecert_rope_call *call,
+                      const float *x, const float *got, const float *want)
+{
+    int64_t half = call->config->rotary_dim / 2;
+    double *inv_freq = malloc((size_t)(half + 1) * sizeof(double));
+    double scaling = 1.0;
+    int64_t seq_len = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
+    pecert_case_worst_init(w);
+    if (inv_freq == NULL ||
+        pecert_oracle_inv_freq(env, inv_freq, &scaling, call->config, seq_len) != PECERT_OK) {
+        free(inv_freq);
+        return -1;
+    }
+    for (int64_t t = 0; t < call->tokens; t++) {
+        pecert_case_worst tw;
+        pecert_case_worst_init(&tw);
+        compare_token(w, call, inv_freq, scaling, t, x, got, want, &tw);
+    }
+    free(inv_freq);
+    return 0;
+}
+
+/* The worst error/bound ratio of pair i of head h over every token. */
+static double pair_ratio(const pecert_rope_call *call, const double *inv_freq, double scaling,
+                         int64_t h, int64_t i, const float *x, const float *got, const float *want)
+{
+    int64_t a;
+    int64_t b;
+    double worst = 0.0;
+    pecert_rope_pair(call->pairing, call->config->rotary_dim, i, &a, &b);
+    for (int64_t t = 0; t < call->tokens; t++) {
+        int64_t base = (t * call->heads + h) * call->head_dim;
+        double angle = fabs((double)call->positions[t]) * inv_freq[i];
+        double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), angle, inv_freq[i], scaling);
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        pecert_case_worst_add(&w, base + a, got[base + a], want[base + a], bound);
+        pecert_case_worst_add(&w, base + b, got[base + b], want[base + b], bound);
+        worst = w.ratio > worst ? w.ratio : worst;
+    }
+    return worst;
+}
+
+void pecert_rope_heatmap(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_rope_call *call, const float *x, const float *got,
+                         const float *want, const char *where)
+{
+    int64_t half = call->config->rotary_dim / 2;
+    double *inv_freq = malloc((size_t)(half + 1) * sizeof(double));
+    double scaling = 1.0;
+    int64_t seq_len = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
+    pecert_heatmap h;
+    memset(&h, 0, sizeof(h));
+    if (inv_freq == NULL || half <= 0 || call->heads > INT32_MAX ||
+        pecert_oracle_inv_freq(env, inv_freq, &scaling, call->config, seq_len) != PECERT_OK ||
+        pecert_heatmap_alloc(&h, (int32_t)call->heads, (int32_t)half) != 0) {
+        free(inv_freq); /* no grid; the comparison has recorded any problem */
+        return;
+    }
+    snprintf(h.label, sizeof(h.label), "%s", where);
+    snprintf(h.row_axis, sizeof(h.row_axis), "head");
+    snprintf(h.col_axis, sizeof(h.col_axis), "channel pair");
+    for (int64_t head = 0; head < call->heads; head++) {
+        for (int64_t i = 0; i < half; i++) {
+            h.ratio[head * half + i] = pair_ratio(call, inv_freq, scaling, head, i, x, got, want);
+        }
+    }
+    pecert_check_result_keep_heatmap(r, &h);
+    free(inv_freq);
+}
+
 static int same_config(const pecert_rope_config *a, const pecert_rope_config *b)
 {
     if (memcmp(a, b, offsetof(pecert_rope_config, short_factor)) != 0) {

@@ -62,6 +62,28 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
                          const float *want, const char *where, size_t max_points,
                          double bound_factor);
 
+/* pecert_rope_worst: the same comparison as pecert_rope_compare, into *w,
+ * recording nothing (for testing hypotheses). 0, or -1 if the oracle's
+ * frequencies are unavailable. */
+int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const pecert_rope_call *call,
+                      const float *x, const float *got, const float *want);
+
+/* pecert_rope_explain: when a plugin's apply output got disagrees with the
+ * reference, tests hypotheses against it with the oracle (positions shifted
+ * by +-1/+-2, token index as position, pairing swapped, rotary_dim = head_dim,
+ * attention scaling missing or doubled, rope scaling ignored) and records
+ * the first one that explains got within the bound: a symptom
+ * "hypothesis:<name>" and a detail line naming it. */
+void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                         const float *x, const float *got, const char *where);
+
+/* pecert_rope_heatmap: the worst error/bound ratio over the tokens of
+ * each (head, channel pair) of one apply case, under pecert_rope_compare's
+ * bounds; r keeps the grid of its worst case (the report's heatmap). */
+void pecert_rope_heatmap(const pecert_check_env *env, pecert_check_result *r,
+                         const pecert_rope_call *call, const float *x, const float *got,
+                         const float *want, const char *where);
+
 /* The distinct rope configs found in the loaded vectors (a static list,
  * built on first use; the pointers stay valid while the files live). */
 size_t pecert_rope_configs(const pecert_check_env *env, const pecert_rope_config ***out);

@@ -209,8 +209,10 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     }
     int64_t failed_before = r->n_failed;
     pecert_rope_compare(env, r, &call, x->data, got, want->data, where, MAX_POINTS, 1.0);
+    pecert_rope_heatmap(env, r, &call, x->data, got, want->data, where);
     if (r->n_failed > failed_before) {
         pecert_check_symptom(r, "apply_off:%s", rope_type_tag(t->rope.rope_type));
+        pecert_rope_explain(env, r, &call, x->data, got, where);
     }
     free(got);
 }

@@ -62,6 +62,11 @@ static void add(pecert_run_results *run, const char *id, const char *evidence, c
 
 static void add(pecert_run_results *run, const char *id, const char *evidence, const char *fmt, ...)
 {
+    for (int i = 0; i < run->n_findings; i++) {
+        if (strcmp(run->findings[i].id, id) == 0) {
+            return; /* named already, by stronger evidence */
+        }
+    }
     if (run->n_findings >= PECERT_MAX_FINDINGS) {
         return;
     }
@@ -72,6 +77,34 @@ static void add(pecert_run_results *run, const char *id, const char *evidence, c
     vsnprintf(f->bug, sizeof(f->bug), fmt, ap);
     snprintf(f->evidence, sizeof(f->evidence), "%s", evidence);
     va_end(ap);
+}
+
+/* The strongest evidence: a hypothesis that reproduces the plugin's
+ * golden outputs exactly when replayed on the oracle (rope_hypotheses.c). */
+static void diagnose_hypotheses(pecert_run_results *run)
+{
+    static const struct {
+        const char *tag;
+        const char *id;
+        const char *bug;
+    } map[] = {
+        {"hypothesis:positions+1", "position_shift", "positions shifted by +1: outputs match the reference at p + 1 (decode off-by-one)"},
+        {"hypothesis:positions-1", "position_shift", "positions shifted by -1: outputs match the reference at p - 1"},
+        {"hypothesis:positions+2", "position_shift", "positions shifted by +2: outputs match the reference at p + 2"},
+        {"hypothesis:positions-2", "position_shift", "positions shifted by -2: outputs match the reference at p - 2"},
+        {"hypothesis:physical_index", "physical_index", "the token's index is used as its position: physical, not logical, positions (padding?)"},
+        {"hypothesis:pairing_swapped", "pairing", "pairing convention swapped: outputs match the other convention (interleaved vs split-half)"},
+        {"hypothesis:rotary_dim_head_dim", "rotary_dim", "rotary_dim taken as head_dim: outputs match a full-head rotation"},
+        {"hypothesis:rope_scaling_ignored", "scaling_ignored", "rope scaling ignored: outputs match plain (default) RoPE"},
+        {"hypothesis:scaling_missing", "scaling_missing", "attention scaling not applied: outputs match the reference divided by it"},
+        {"hypothesis:scaling_twice", "scaling_twice", "attention scaling applied twice: outputs match the reference times it"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        if (has(run, "rope.apply.golden", map[i].tag)) {
+            add(run, map[i].id, "rope.apply.golden: the failing vectors replayed on the oracle under this hypothesis match",
+                "%s", map[i].bug);
+        }
+    }
 }
 
 static void diagnose_pairing(pecert_run_results *run)
@@ -176,6 +209,11 @@ static void diagnose_calls(pecert_run_results *run)
             "decode steps or chunks do not continue one prefill: position or cache bookkeeping across calls");
     }
     int calls_drift = count_prefix(run, dec, "differs:") > 0;
+    if (!calls_drift && failed(run, dec) && passed(run, "rope.apply.golden") &&
+        passed(run, "rope.pairing_convention")) {
+        add(run, "cache_rotation", "decode.prefill_equivalence: consistent across calls but not the oracle; rotations right",
+            "attention over the cache is wrong while rotations are right: cached keys used at positions they were not rotated for");
+    }
     if (!calls_drift && (has(run, pad, "differs:left-padded batch") || has(run, pad, "differs:right-padded batch"))) {
         add(run, "batch_padding", "batch.padding_independence: padded batch differs from its rows run alone",
             "a padded batch changes valid tokens: padding attended to, or positions shared across the batch");
@@ -230,6 +268,7 @@ static void diagnose_families(pecert_run_results *run)
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
+    diagnose_hypotheses(run);
     diagnose_pairing(run);
     diagnose_scaling(run);
     diagnose_frequencies(run);

@@ -1,6 +1,7 @@
 /* results.c - the results model: construction, ownership, counting. */
 #include "results.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ void pecert_check_result_release(pecert_check_result *r)
     free(r->points);
     r->points = NULL;
     r->n_points = 0;
+    pecert_heatmap_release(&r->heatmap);
 }
 
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
@@ -53,6 +55,83 @@ int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
     return 0;
 }
 
+/* error/bound, with the conventions of the checks: 0/0 is 0, x/0 and
+ * NaN are infinitely bad. */
+static double point_ratio(double error, double bound)
+{
+    if (isnan(error) || isnan(bound)) {
+        return INFINITY;
+    }
+    if (bound > 0) {
+        return error / bound;
+    }
+    return error == 0 ? 0.0 : INFINITY;
+}
+
+int pecert_check_result_max_point(pecert_check_result *r, int64_t position,
+                                  double error, double bound)
+{
+    for (size_t i = 0; i < r->n_points; i++) {
+        pecert_error_point *p = &r->points[i];
+        if (p->position == position) {
+            if (point_ratio(error, bound) > point_ratio(p->error, p->bound)) {
+                *p = (pecert_error_point){position, error, bound};
+            }
+            return 0;
+        }
+    }
+    return pecert_check_result_add_point(r, position, error, bound);
+}
+
+int pecert_heatmap_alloc(pecert_heatmap *h, int32_t rows, int32_t cols)
+{
+    pecert_heatmap_release(h);
+    if (rows <= 0 || cols <= 0 || (int64_t)rows * cols > PECERT_HEATMAP_MAX_CELLS) {
+        return -1;
+    }
+    h->ratio = calloc((size_t)rows * (size_t)cols, sizeof(double));
+    if (h->ratio == NULL) {
+        return -1;
+    }
+    h->rows = rows;
+    h->cols = cols;
+    return 0;
+}
+
+void pecert_heatmap_release(pecert_heatmap *h)
+{
+    free(h->ratio);
+    h->ratio = NULL;
+    h->rows = 0;
+    h->cols = 0;
+}
+
+double pecert_heatmap_max(const pecert_heatmap *h)
+{
+    double worst = 0.0;
+    for (int64_t i = 0; i < (int64_t)h->rows * h->cols; i++) {
+        double v = isnan(h->ratio[i]) ? INFINITY : h->ratio[i];
+        worst = v > worst ? v : worst;
+    }
+    return worst;
+}
+
+void pecert_check_result_keep_heatmap(pecert_check_result *r, pecert_heatmap *h)
+{
+    if (h->rows == 0) {
+        return;
+    }
+    if (r->heatmap.rows == 0 || pecert_heatmap_max(h) > pecert_heatmap_max(&r->heatmap)) {
+        pecert_heatmap_release(&r->heatmap);
+        r->heatmap = *h;
+        h->ratio = NULL;
+        h->rows = 0;
+        h->cols = 0;
+        return;
+    }
+    pecert_heatmap_release(h);
+}
+
 int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r)
 {
     if (run->n_checks == run->cap_checks) {
@@ -67,6 +146,9 @@ int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r)
     run->checks[run->n_checks++] = *r;
     r->points = NULL;
     r->n_points = 0;
+    r->heatmap.ratio = NULL;
+    r->heatmap.rows = 0;
+    r->heatmap.cols = 0;
     return 0;
 }
 
@@ -79,6 +161,9 @@ void pecert_run_results_free(pecert_run_results *run)
     run->checks = NULL;
     run->n_checks = 0;
     run->cap_checks = 0;
+    free(run->sources);
+    run->sources = NULL;
+    run->n_sources = 0;
 }
 
 void pecert_run_results_count(const pecert_run_results *run,

@@ -38,6 +38,36 @@ typedef struct pecert_error_point {
     double bound;     /* the tolerance at the same element          */
 } pecert_error_point;
 
+/*
+ * A [rows x cols] grid of worst error/bound ratios over one case, e.g.
+ * heads x channel pairs of rope.apply.golden's worst vector: shows which
+ * heads and which frequencies carry the error. rows == 0: no grid.
+ */
+typedef struct pecert_heatmap {
+    char label[PECERT_RESULT_LINE_MAX];   /* the case, "FILE:tcId=N"      */
+    char row_axis[24];                    /* e.g. "head"                  */
+    char col_axis[24];                    /* e.g. "channel pair"          */
+    int32_t rows;
+    int32_t cols;
+    double *ratio;                        /* rows*cols, row-major, owned  */
+} pecert_heatmap;
+
+/* Largest grid a check may keep (cells). */
+#define PECERT_HEATMAP_MAX_CELLS 8192
+
+/* A golden vector a failure names ("FILE:tcId=N" in a detail line), with
+ * what the vector file says about it; filled by the runner, which has the
+ * files loaded, so reports can show provenance without reading vectors. */
+typedef struct pecert_vector_ref {
+    char file[256];                       /* relative to the vectors dir  */
+    int64_t tc_id;
+    char comment[256];                    /* the test's one-line comment  */
+    char flags[256];                      /* its flags, comma-separated   */
+    char source[256];                     /* "upstream/file.py:function"  */
+} pecert_vector_ref;
+
+#define PECERT_RESULT_MAX_VREFS PECERT_RESULT_MAX_DETAILS
+
 /* The result of one check on one plugin. */
 typedef struct pecert_check_result {
     char check_id[64];                    /* e.g. "rope.apply.golden"     */
@@ -58,20 +88,51 @@ typedef struct pecert_check_result {
      * (diagnose.h) reads them to name the bug. */
     char symptoms[PECERT_RESULT_MAX_SYMPTOMS][PECERT_SYMPTOM_LEN];
     int n_symptoms;
+    int32_t index;                        /* position among the run's
+                                           * selected checks (before
+                                           * sharding): merge order      */
+    pecert_heatmap heatmap;               /* optional error grid          */
+    pecert_vector_ref vrefs[PECERT_RESULT_MAX_VREFS]; /* cited vectors   */
+    int n_vrefs;
 } pecert_check_result;
 
-/* What was run: plugin identity and the run's environment. */
+/* What was run: plugin identity and the run's environment. Everything
+ * here is deterministic on one machine (no clock, no pid), so the shards
+ * of a run carry equal info and merge into an unsharded run's. */
 typedef struct pecert_run_info {
     char plugin_path[1024];
     char plugin_id[128];
     char plugin_name[64];
     char plugin_version[64];
+    char plugin_describe[256];   /* the plugin's describe() ("isa=avx2
+                                  * threads=2"), "" if it has none      */
     char pecert_version[32];
     char vectors_dir[1024];
     int n_vector_files;
     int n_vectors;
+    char vectors_hash[40];       /* "fnv1a64:<16 hex>" over the files   */
     double timeout_s;
+    /* The host. */
+    char cpu_model[128];         /* /proc/cpuinfo "model name"          */
+    int cpus_online;
+    char os[128];                /* uname: sysname release machine      */
+    char compiler[128];          /* the compiler that built pecert      */
+    /* The selection: --filter, and --shard I/N (1/1 when not sharded). */
+    char filter[256];
+    int shard_index;
+    int shard_count;
+    int n_selected;              /* checks selected before sharding     */
 } pecert_run_info;
+
+/* A vector file the run loaded, and where its golden values come from. */
+typedef struct pecert_vector_source {
+    char path[256];              /* relative to the vectors dir         */
+    char family[32];
+    char repo[128];              /* provenance.repo                     */
+    char commit[48];             /* provenance.commit                   */
+    char tag[64];                /* provenance.tag                      */
+    int64_t n_vectors;
+} pecert_vector_source;
 
 #define PECERT_MAX_FINDINGS 16
 
@@ -90,6 +151,8 @@ typedef struct pecert_run_results {
     size_t cap_checks;
     pecert_finding findings[PECERT_MAX_FINDINGS]; /* from pecert_diagnose */
     int n_findings;
+    pecert_vector_source *sources; /* n_sources vector files, owned     */
+    size_t n_sources;
 } pecert_run_results;
 
 /* pecert_check_result_init zeroes r and names it. */
@@ -100,14 +163,32 @@ void pecert_check_result_release(pecert_check_result *r);
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
                                   double error, double bound);
 
+/* pecert_check_result_max_point keeps one sample per position: appends
+ * (position, error, bound), or replaces the sample already there when the
+ * new one has the larger error/bound ratio. Returns 0 or -1 (nomem). */
+int pecert_check_result_max_point(pecert_check_result *r, int64_t position,
+                                  double error, double bound);
+
+/* pecert_heatmap_alloc sizes h as rows x cols of zeros (labels untouched);
+ * returns 0, or -1 if too big or no memory (h is then empty). */
+int pecert_heatmap_alloc(pecert_heatmap *h, int32_t rows, int32_t cols);
+void pecert_heatmap_release(pecert_heatmap *h);
+/* pecert_heatmap_max: the largest ratio in h (NaN counts as +inf). */
+double pecert_heatmap_max(const pecert_heatmap *h);
+/* pecert_check_result_keep_heatmap moves *h into r if r has none or h's
+ * worst ratio is larger; frees whichever grid is not kept. */
+void pecert_check_result_keep_heatmap(pecert_check_result *r, pecert_heatmap *h);
+
 /* pecert_check_symptom attaches a symptom tag once (duplicates ignored). */
 void pecert_check_symptom(pecert_check_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* pecert_check_has_symptom: 1 if r carries tag (exact match). */
 int pecert_check_has_symptom(const pecert_check_result *r, const char *tag);
 
-/* pecert_run_results_append moves *r into run (r is left empty). 0 / -1. */
+/* pecert_run_results_append moves *r (points and heatmap included) into
+ * run; r is left empty. 0 / -1. */
 int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r);
+/* pecert_run_results_free frees the checks and the sources. */
 void pecert_run_results_free(pecert_run_results *run);
 
 /* Counts of checks per verdict. */

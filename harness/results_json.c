@@ -44,6 +44,33 @@ static void read_string(char *dst, size_t dst_len, const cJSON *obj, const char 
     }
 }
 
+/* An integer field, or fallback when absent or not a finite number in
+ * range (files from older pecert versions lack the newer fields). */
+static int64_t read_int(const cJSON *obj, const char *key, int64_t fallback)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsNumber(item) || !(fabs(item->valuedouble) < 9.0e15)) {
+        return fallback;
+    }
+    return (int64_t)item->valuedouble;
+}
+
+/* A number of a point or grid: numbers as they are, "inf"/"-inf"/"nan"
+ * (how non-finite values travel) back to themselves. */
+static double item_number(const cJSON *item)
+{
+    if (cJSON_IsNumber(item)) {
+        return item->valuedouble;
+    }
+    if (cJSON_IsString(item) && strcmp(item->valuestring, "inf") == 0) {
+        return INFINITY;
+    }
+    if (cJSON_IsString(item) && strcmp(item->valuestring, "-inf") == 0) {
+        return -INFINITY;
+    }
+    return NAN;
+}
+
 static cJSON *points_to_json(const pecert_check_result *r)
 {
     cJSON *arr = cJSON_CreateArray();
@@ -53,6 +80,37 @@ static cJSON *points_to_json(const pecert_check_result *r)
         cJSON_AddItemToArray(p, number_or_string(r->points[i].error));
         cJSON_AddItemToArray(p, number_or_string(r->points[i].bound));
         cJSON_AddItemToArray(arr, p);
+    }
+    return arr;
+}
+
+static cJSON *heatmap_to_json(const pecert_heatmap *h)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "case", h->label);
+    cJSON_AddStringToObject(obj, "row_axis", h->row_axis);
+    cJSON_AddStringToObject(obj, "col_axis", h->col_axis);
+    cJSON_AddNumberToObject(obj, "rows", h->rows);
+    cJSON_AddNumberToObject(obj, "cols", h->cols);
+    cJSON *ratio = cJSON_AddArrayToObject(obj, "ratio");
+    for (int64_t i = 0; ratio != NULL && i < (int64_t)h->rows * h->cols; i++) {
+        cJSON_AddItemToArray(ratio, number_or_string(h->ratio[i]));
+    }
+    return obj;
+}
+
+static cJSON *vrefs_to_json(const pecert_check_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr != NULL && i < r->n_vrefs; i++) {
+        const pecert_vector_ref *v = &r->vrefs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", v->file);
+        cJSON_AddNumberToObject(o, "tcId", (double)v->tc_id);
+        cJSON_AddStringToObject(o, "comment", v->comment);
+        cJSON_AddStringToObject(o, "flags", v->flags);
+        cJSON_AddStringToObject(o, "source", v->source);
+        cJSON_AddItemToArray(arr, o);
     }
     return arr;
 }
@@ -81,6 +139,13 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     }
     cJSON_AddItemToObject(obj, "points", points_to_json(r));
     cJSON_AddNumberToObject(obj, "elapsed_s", r->elapsed_s);
+    cJSON_AddNumberToObject(obj, "index", r->index);
+    if (r->heatmap.rows > 0) {
+        cJSON_AddItemToObject(obj, "heatmap", heatmap_to_json(&r->heatmap));
+    }
+    if (r->n_vrefs > 0) {
+        cJSON_AddItemToObject(obj, "vectors_cited", vrefs_to_json(r));
+    }
     return obj;
 }
 
@@ -102,16 +167,56 @@ static int points_from_json(pecert_check_result *r, const cJSON *arr)
         if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 3) {
             return -1;
         }
-        double pos = cJSON_GetArrayItem(p, 0)->valuedouble;
-        const cJSON *e = cJSON_GetArrayItem(p, 1);
-        const cJSON *b = cJSON_GetArrayItem(p, 2);
-        double err = cJSON_IsNumber(e) ? e->valuedouble : INFINITY;
-        double bound = cJSON_IsNumber(b) ? b->valuedouble : NAN;
-        if (pecert_check_result_add_point(r, (int64_t)pos, err, bound) != 0) {
+        const cJSON *pos = cJSON_GetArrayItem(p, 0);
+        if (!cJSON_IsNumber(pos) || !(fabs(pos->valuedouble) < 9.0e18)) {
+            return -1;
+        }
+        double err = item_number(cJSON_GetArrayItem(p, 1));
+        double bound = item_number(cJSON_GetArrayItem(p, 2));
+        if (pecert_check_result_add_point(r, (int64_t)pos->valuedouble, err, bound) != 0) {
             return -1;
         }
     }
     return 0;
+}
+
+static int heatmap_from_json(pecert_heatmap *h, const cJSON *obj)
+{
+    const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(obj, "ratio");
+    int64_t rows = read_int(obj, "rows", 0);
+    int64_t cols = read_int(obj, "cols", 0);
+    if (!cJSON_IsArray(ratio) || rows <= 0 || cols <= 0 || rows * cols > PECERT_HEATMAP_MAX_CELLS ||
+        cJSON_GetArraySize(ratio) != rows * cols ||
+        pecert_heatmap_alloc(h, (int32_t)rows, (int32_t)cols) != 0) {
+        return -1;
+    }
+    read_string(h->label, sizeof(h->label), obj, "case");
+    read_string(h->row_axis, sizeof(h->row_axis), obj, "row_axis");
+    read_string(h->col_axis, sizeof(h->col_axis), obj, "col_axis");
+    int64_t i = 0;
+    const cJSON *v = NULL;
+    cJSON_ArrayForEach(v, ratio)
+    {
+        h->ratio[i++] = item_number(v);
+    }
+    return 0;
+}
+
+static void vrefs_from_json(pecert_check_result *r, const cJSON *arr)
+{
+    const cJSON *o = NULL;
+    cJSON_ArrayForEach(o, arr)
+    {
+        if (!cJSON_IsObject(o) || r->n_vrefs >= PECERT_RESULT_MAX_VREFS) {
+            continue;
+        }
+        pecert_vector_ref *v = &r->vrefs[r->n_vrefs++];
+        read_string(v->file, sizeof(v->file), o, "file");
+        v->tc_id = read_int(o, "tcId", -1);
+        read_string(v->comment, sizeof(v->comment), o, "comment");
+        read_string(v->flags, sizeof(v->flags), o, "flags");
+        read_string(v->source, sizeof(v->source), o, "source");
+    }
 }
 
 int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
@@ -152,6 +257,14 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
         snprintf(err, err_len, "result: malformed 'points'");
         return -1;
     }
+    r->index = (int32_t)read_int(obj, "index", 0);
+    const cJSON *heatmap = cJSON_GetObjectItemCaseSensitive(obj, "heatmap");
+    if (heatmap != NULL && heatmap_from_json(&r->heatmap, heatmap) != 0) {
+        pecert_check_result_release(r);
+        snprintf(err, err_len, "result: malformed 'heatmap'");
+        return -1;
+    }
+    vrefs_from_json(r, cJSON_GetObjectItemCaseSensitive(obj, "vectors_cited"));
     return 0;
 }
 
@@ -162,6 +275,46 @@ static cJSON *info_to_json(const pecert_run_info *info)
     cJSON_AddStringToObject(obj, "id", info->plugin_id);
     cJSON_AddStringToObject(obj, "name", info->plugin_name);
     cJSON_AddStringToObject(obj, "version", info->plugin_version);
+    cJSON_AddStringToObject(obj, "describe", info->plugin_describe);
+    return obj;
+}
+
+static cJSON *environment_to_json(const pecert_run_info *info)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "cpu", info->cpu_model);
+    cJSON_AddNumberToObject(obj, "cpus_online", info->cpus_online);
+    cJSON_AddStringToObject(obj, "os", info->os);
+    cJSON_AddStringToObject(obj, "compiler", info->compiler);
+    return obj;
+}
+
+static cJSON *selection_to_json(const pecert_run_info *info)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "filter", info->filter);
+    cJSON_AddNumberToObject(obj, "shard_index", info->shard_index);
+    cJSON_AddNumberToObject(obj, "shard_count", info->shard_count);
+    cJSON_AddNumberToObject(obj, "selected", info->n_selected);
+    return obj;
+}
+
+static cJSON *vector_set_to_json(const pecert_run_results *run)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "hash", run->info.vectors_hash);
+    cJSON *files = cJSON_AddArrayToObject(obj, "files");
+    for (size_t i = 0; files != NULL && i < run->n_sources; i++) {
+        const pecert_vector_source *v = &run->sources[i];
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddStringToObject(f, "path", v->path);
+        cJSON_AddStringToObject(f, "family", v->family);
+        cJSON_AddStringToObject(f, "repo", v->repo);
+        cJSON_AddStringToObject(f, "commit", v->commit);
+        cJSON_AddStringToObject(f, "tag", v->tag);
+        cJSON_AddNumberToObject(f, "vectors", (double)v->n_vectors);
+        cJSON_AddItemToArray(files, f);
+    }
     return obj;
 }
 
@@ -176,9 +329,12 @@ cJSON *pecert_run_results_to_json(const pecert_run_results *run)
     cJSON_AddStringToObject(root, "schema", PECERT_RESULTS_SCHEMA);
     cJSON_AddStringToObject(root, "pecert_version", run->info.pecert_version);
     cJSON_AddItemToObject(root, "plugin", info_to_json(&run->info));
+    cJSON_AddItemToObject(root, "environment", environment_to_json(&run->info));
     cJSON_AddStringToObject(root, "vectors_dir", run->info.vectors_dir);
     cJSON_AddNumberToObject(root, "vector_files", run->info.n_vector_files);
     cJSON_AddNumberToObject(root, "vectors", run->info.n_vectors);
+    cJSON_AddItemToObject(root, "vector_set", vector_set_to_json(run));
+    cJSON_AddItemToObject(root, "selection", selection_to_json(&run->info));
     cJSON_AddNumberToObject(root, "timeout_s", run->info.timeout_s);
     cJSON *summary = cJSON_AddObjectToObject(root, "summary");
     for (int v = 0; v < PECERT_VERDICT_COUNT; v++) {
@@ -198,6 +354,137 @@ cJSON *pecert_run_results_to_json(const pecert_run_results *run)
         cJSON_AddItemToArray(checks, pecert_check_result_to_json(&run->checks[i]));
     }
     return root;
+}
+
+static void info_from_json(pecert_run_info *info, const cJSON *root)
+{
+    const cJSON *plugin = cJSON_GetObjectItemCaseSensitive(root, "plugin");
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "environment");
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "selection");
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, "vector_set");
+    read_string(info->plugin_path, sizeof(info->plugin_path), plugin, "path");
+    read_string(info->plugin_id, sizeof(info->plugin_id), plugin, "id");
+    read_string(info->plugin_name, sizeof(info->plugin_name), plugin, "name");
+    read_string(info->plugin_version, sizeof(info->plugin_version), plugin, "version");
+    read_string(info->plugin_describe, sizeof(info->plugin_describe), plugin, "describe");
+    read_string(info->pecert_version, sizeof(info->pecert_version), root, "pecert_version");
+    read_string(info->vectors_dir, sizeof(info->vectors_dir), root, "vectors_dir");
+    info->n_vector_files = (int)read_int(root, "vector_files", 0);
+    info->n_vectors = (int)read_int(root, "vectors", 0);
+    read_string(info->vectors_hash, sizeof(info->vectors_hash), set, "hash");
+    info->timeout_s = read_number(root, "timeout_s");
+    read_string(info->cpu_model, sizeof(info->cpu_model), env, "cpu");
+    info->cpus_online = (int)read_int(env, "cpus_online", 0);
+    read_string(info->os, sizeof(info->os), env, "os");
+    read_string(info->compiler, sizeof(info->compiler), env, "compiler");
+    read_string(info->filter, sizeof(info->filter), sel, "filter");
+    info->shard_index = (int)read_int(sel, "shard_index", 1);
+    info->shard_count = (int)read_int(sel, "shard_count", 1);
+    info->n_selected = (int)read_int(sel, "selected", -1);
+}
+
+static int sources_from_json(pecert_run_results *run, const cJSON *files)
+{
+    int n = cJSON_GetArraySize(files);
+    if (n <= 0) {
+        return 0;
+    }
+    run->sources = calloc((size_t)n, sizeof(*run->sources));
+    if (run->sources == NULL) {
+        return -1;
+    }
+    const cJSON *f = NULL;
+    cJSON_ArrayForEach(f, files)
+    {
+        pecert_vector_source *v = &run->sources[run->n_sources++];
+        read_string(v->path, sizeof(v->path), f, "path");
+        read_string(v->family, sizeof(v->family), f, "family");
+        read_string(v->repo, sizeof(v->repo), f, "repo");
+        read_string(v->commit, sizeof(v->commit), f, "commit");
+        read_string(v->tag, sizeof(v->tag), f, "tag");
+        v->n_vectors = read_int(f, "vectors", 0);
+    }
+    return 0;
+}
+
+static void findings_from_json(pecert_run_results *run, const cJSON *arr)
+{
+    const cJSON *f = NULL;
+    cJSON_ArrayForEach(f, arr)
+    {
+        if (run->n_findings < PECERT_MAX_FINDINGS) {
+            pecert_finding *out = &run->findings[run->n_findings++];
+            read_string(out->id, sizeof(out->id), f, "id");
+            read_string(out->bug, sizeof(out->bug), f, "bug");
+            read_string(out->evidence, sizeof(out->evidence), f, "evidence");
+        }
+    }
+}
+
+/* Every check of the run; err names the first bad one. */
+static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *err, size_t err_len)
+{
+    int i = 0;
+    const cJSON *c = NULL;
+    cJSON_ArrayForEach(c, checks)
+    {
+        pecert_check_result r;
+        char why[256];
+        if (!cJSON_IsObject(c) || pecert_check_result_from_json(&r, c, why, sizeof(why)) != 0) {
+            snprintf(err, err_len, "checks[%d]: %s", i, cJSON_IsObject(c) ? why : "not an object");
+            return -1;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(c, "index") == NULL) {
+            r.index = i; /* written before checks carried their index */
+        }
+        if (pecert_run_results_append(run, &r) != 0) {
+            pecert_check_result_release(&r);
+            snprintf(err, err_len, "checks[%d]: out of memory", i);
+            return -1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, char *err,
+                                 size_t err_len)
+{
+    memset(run, 0, sizeof(*run));
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    const cJSON *plugin = cJSON_GetObjectItemCaseSensitive(root, "plugin");
+    const cJSON *checks = cJSON_GetObjectItemCaseSensitive(root, "checks");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, PECERT_RESULTS_SCHEMA) != 0) {
+        snprintf(err, err_len, "schema: expected \"%s\", got %s%s%s", PECERT_RESULTS_SCHEMA,
+                 cJSON_IsString(schema) ? "\"" : "", cJSON_IsString(schema) ? schema->valuestring : "none",
+                 cJSON_IsString(schema) ? "\"" : "");
+        return -1;
+    }
+    if (!cJSON_IsObject(plugin) || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(plugin, "name"))) {
+        snprintf(err, err_len, "plugin: missing, or without a name");
+        return -1;
+    }
+    if (!cJSON_IsArray(checks)) {
+        snprintf(err, err_len, "checks: missing or not an array");
+        return -1;
+    }
+    info_from_json(&run->info, root);
+    findings_from_json(run, cJSON_GetObjectItemCaseSensitive(root, "diagnosis"));
+    const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, "vector_set");
+    if (sources_from_json(run, cJSON_GetObjectItemCaseSensitive(set, "files")) != 0) {
+        snprintf(err, err_len, "vector_set: out of memory");
+        goto out_bad;
+    }
+    if (checks_from_json(run, checks, err, err_len) != 0) {
+        goto out_bad;
+    }
+    if (run->info.n_selected < 0) {
+        run->info.n_selected = (int)run->n_checks;
+    }
+    return 0;
+out_bad:
+    pecert_run_results_free(run);
+    return -1;
 }
 
 static int write_all(FILE *f, const char *text)

@@ -24,6 +24,13 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
 /* pecert_run_results_to_json: the whole run, schema pecert-results/1. */
 cJSON *pecert_run_results_to_json(const pecert_run_results *run);
 
+/* pecert_run_results_from_json fills *run from a pecert-results/1 document
+ * (as pecert_run_results_to_json writes it; fields added after the first
+ * version default sensibly when absent). Returns 0, or -1 with "FIELD:
+ * problem" in err and *run empty. */
+int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, char *err,
+                                 size_t err_len);
+
 /* pecert_write_file_atomic writes text to path through a temporary file in
  * the same directory and rename(2), so readers never see half a file.
  * Returns 0, or -1 with "path: reason" in err. */

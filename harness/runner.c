@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "isolate.h"
 #include "plugin_load.h"
 #include "results_json.h"
+#include "run_info.h"
 #include "vectors.h"
 
 #ifndef PECERT_VERSION
@@ -164,9 +166,43 @@ static void free_state(run_state *s)
     pecert_plugin_close(&s->plugin);
 }
 
+/* In a child (plugin code may crash): create, describe(), destroy. */
+static int child_describe(void *arg, int out_fd, char *case_slot)
+{
+    const pecert_plugin *desc = arg;
+    pecert_subject s;
+    pecert_case_slot_set(case_slot, "describe()");
+    if (make_subject(&s, desc) != PECERT_OK) {
+        return 1;
+    }
+    const char *text = desc->describe(s.instance);
+    int rc = pecert_write_fully(out_fd, text != NULL ? text : "", text != NULL ? strlen(text) : 0);
+    drop_subject(&s);
+    return rc;
+}
+
+/* The plugin's describe() line (ABI 1.1), or "" if it has none. */
+static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, double timeout_s)
+{
+    if (!PECERT_HAS_FIELD(desc, pecert_plugin, describe) || desc->describe == NULL) {
+        return;
+    }
+    pecert_child_outcome o;
+    pecert_run_isolated(&o, child_describe, (void *)(uintptr_t)desc, timeout_s);
+    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && o.output != NULL) {
+        snprintf(info->plugin_describe, sizeof(info->plugin_describe), "%s", o.output);
+    } else {
+        snprintf(info->plugin_describe, sizeof(info->plugin_describe), "(describe() failed)");
+    }
+    pecert_child_outcome_free(&o);
+}
+
 static void fill_info(pecert_run_info *info, const run_state *s, const pecert_run_options *opt)
 {
     memset(info, 0, sizeof(*info));
+    pecert_capture_host(info);
+    capture_describe(info, s->plugin.desc, opt->timeout_s);
+    snprintf(info->filter, sizeof(info->filter), "%s", opt->filter != NULL ? opt->filter : "");
     snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
     snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);
     snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", s->plugin.desc->name);
@@ -189,44 +225,88 @@ static size_t count_selected(const char *filter)
     return n;
 }
 
-static int run_checks(pecert_run_results *out, const run_state *s, const pecert_run_options *opt)
+/* The checks of shard `index` of `count`: the k-th selected check (k from
+ * 0, registry order) belongs to shard k mod count + 1. Fills k of each. */
+static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char *filter,
+                           int index, int count)
 {
-    size_t total = count_selected(opt->filter);
-    int status = PECERT_EXIT_PASS;
+    size_t n = 0;
+    int32_t k = 0;
     for (size_t i = 0; i < pecert_num_checks; i++) {
-        const pecert_check *check = pecert_checks[i];
-        if (opt->filter != NULL && fnmatch(opt->filter, check->id, 0) != 0) {
+        if (filter != NULL && fnmatch(filter, pecert_checks[i]->id, 0) != 0) {
             continue;
         }
+        if (k % count == index - 1) {
+            out[n] = pecert_checks[i];
+            out_k[n++] = k;
+        }
+        k++;
+    }
+    return n;
+}
+
+static int run_checks(pecert_run_results *out, const run_state *s, const pecert_run_options *opt,
+                      const pecert_run_extras *ex)
+{
+    const pecert_check **todo = calloc(pecert_num_checks + 1, sizeof(*todo));
+    int32_t *index = calloc(pecert_num_checks + 1, sizeof(*index));
+    int status = todo != NULL && index != NULL ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    size_t total = status == PECERT_EXIT_PASS
+                       ? shard_checks(todo, index, opt->filter, out->info.shard_index, out->info.shard_count)
+                       : 0;
+    for (size_t i = 0; i < total; i++) {
+        const pecert_check *check = todo[i];
         pecert_check_result r;
+        if (ex->on_start != NULL) {
+            ex->on_start(check->id, i, total, opt->user);
+        }
         if (!pecert_plugin_meets(s->plugin.desc, check->needs)) {
             unsupported_result(&r, check);
         } else {
             run_one(&r, s, check, opt->timeout_s);
         }
+        r.index = index[i];
+        pecert_cite_vectors(&r, s->files, s->n_files, opt->vectors_dir);
         if (r.verdict >= PECERT_VERDICT_FAIL) {
             status = PECERT_EXIT_FAIL;
         }
         if (pecert_run_results_append(out, &r) != 0) {
             pecert_check_result_release(&r);
-            return PECERT_EXIT_FAIL;
+            status = PECERT_EXIT_FAIL;
+            break;
         }
         if (opt->on_check != NULL) {
             opt->on_check(&out->checks[out->n_checks - 1], out->n_checks, total, opt->user);
         }
     }
+    free(todo);
+    free(index);
     return status;
 }
 
 int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err,
                size_t err_len)
 {
+    return pecert_run_ex(out, opt, NULL, err, err_len);
+}
+
+int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
+                  const pecert_run_extras *extras, char *err, size_t err_len)
+{
+    static const pecert_run_extras no_extras = {1, 1, NULL};
+    const pecert_run_extras *ex = extras != NULL ? extras : &no_extras;
+    int shard_count = ex->shard_count > 0 ? ex->shard_count : 1;
+    int shard_index = ex->shard_count > 0 ? ex->shard_index : 1;
     run_state s;
     memset(&s, 0, sizeof(s));
     memset(out, 0, sizeof(*out));
     int status = PECERT_EXIT_LOAD;
     if (opt->filter != NULL && count_selected(opt->filter) == 0) {
         snprintf(err, err_len, "--filter '%s' matches no check (see `pecert list`)", opt->filter);
+        return PECERT_EXIT_USAGE;
+    }
+    if (shard_index < 1 || shard_index > shard_count) {
+        snprintf(err, err_len, "--shard %d/%d: I must be in 1..N", shard_index, shard_count);
         return PECERT_EXIT_USAGE;
     }
     if (pecert_plugin_open(&s.plugin, opt->plugin_path, err, err_len) != 0 ||
@@ -238,7 +318,15 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
         goto out_free;
     }
     fill_info(&out->info, &s, opt);
-    status = run_checks(out, &s, opt);
+    out->info.shard_index = shard_index;
+    out->info.shard_count = shard_count;
+    out->info.n_selected = (int)count_selected(opt->filter);
+    if (pecert_capture_vector_set(out, s.files, s.n_files, opt->vectors_dir) != 0) {
+        snprintf(err, err_len, "out of memory");
+        status = PECERT_EXIT_USAGE;
+        goto out_free;
+    }
+    status = run_checks(out, &s, opt, ex);
     pecert_diagnose(out);
 out_free:
     free_state(&s);

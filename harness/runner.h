@@ -28,6 +28,20 @@ typedef struct pecert_run_options {
     void *user;
 } pecert_run_options;
 
+/* Options added after pecert_run_options was in wide use; kept apart so
+ * existing positional initialisers of that struct stay complete. */
+typedef struct pecert_run_extras {
+    /* --shard I/N: run only the k-th selected checks (k counted from 0 in
+     * registry order, after --filter) with k mod N == I - 1. Deterministic,
+     * so N shards cover the selection exactly once and merge back into an
+     * unsharded run (each result keeps k as its index). 0/0 = 1/1. */
+    int shard_index;
+    int shard_count;
+    /* Called before each check of this shard (progress); may be NULL.
+     * done counts the checks finished, total those of this shard. */
+    void (*on_start)(const char *check_id, size_t done, size_t total, void *user);
+} pecert_run_extras;
+
 /*
  * pecert_run loads the vectors and the plugins, runs every selected check
  * in a forked child and fills *out. Returns a PECERT_EXIT_* status; on
@@ -35,5 +49,9 @@ typedef struct pecert_run_options {
  */
 int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err,
                size_t err_len);
+
+/* pecert_run_ex: pecert_run with extras (NULL = none). */
+int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
+                  const pecert_run_extras *extras, char *err, size_t err_len);
 
 #endif /* PECERT_HARNESS_RUNNER_H */

@@ -446,7 +446,7 @@ START_TEST(angles_match_ref_near_and_far)
 {
     static const int64_t starts[] = {0, 1 << 24, ((int64_t)1 << 36) - 3, (int64_t)1 << 44,
                                      ((int64_t)1 << 50) + 12345};
-    static const double bounds[] = {1e-15, 1e-15, 1e-15, 1e-12, 1e-12};
+    static const double bounds[] = {2e-14, 2e-14, 2e-14, 1e-12, 1e-12};
     char path[1024];
     char err[1024] = "";
     pecert_loaded_plugin ref;

@@ -6,9 +6,9 @@
  * row: frequencies (cached per instance), the kernel (SIMD for
  * contiguous channels, the generic scalar kernel otherwise), streaming
  * stores, the thread count. Each thread then takes a static share of the
- * tokens * heads rows; per token it builds one cos/sin table row in its
- * scratch (once, however many heads follow; again only when the position
- * changes) and streams the token's heads of its share through the kernel.
+ * tokens * heads rows; per token it brings its table row up to date
+ * (table.c: usually one recurrence step from the previous token's) and
+ * streams the token's heads of its share through the kernel.
  *
  * Semantics: models/llama/modeling_llama.py apply_rotary_pos_emb
  * (split-half) and models/gptj/modeling_gptj.py (interleaved) of
@@ -39,8 +39,8 @@ typedef struct apply_plan {
     int copy_pass;                  /* copy channels >= rotary_dim       */
     int canonical;                  /* generic kernel, one thread        */
     size_t size;                    /* bytes per element                 */
-    float *scratch;                 /* per-thread table rows             */
-    size_t row_floats;              /* floats of scratch per thread      */
+    unsigned char *scratch;         /* per-thread rows (row_bytes each)  */
+    size_t row_bytes;               /* double state + float32 table row  */
 } apply_plan;
 
 /* ---- validation --------------------------------------------------------- */
@@ -227,21 +227,6 @@ static size_t tensor_bytes(const pecert_tensor *x)
 
 /* ---- the work ------------------------------------------------------------- */
 
-/* One table row for position p: the SIMD kernel up to the vector range,
- * far_angle.c past it (a per-row choice, so every ISA and thread makes
- * the same one). */
-static void build_row(const apply_plan *plan, int64_t position, float *cos, float *sin)
-{
-    double p = (double)position;
-    const pecert__fast_freqs *f = &plan->freqs;
-
-    if (fabs(p) * f->max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
-        plan->kernels->trig_f32(f->inv_freq, f->half, p, f->scaling, plan->layout, cos, sin);
-    } else {
-        pecert__fast_far_row_f32(f->inv_freq, f->half, p, f->scaling, plan->layout, cos, sin);
-    }
-}
-
 static pecert__fast_span make_span(const apply_plan *plan, int64_t token, int64_t head,
                                    int64_t n_heads, const float *cos, const float *sin)
 {
@@ -277,18 +262,34 @@ static void rotate_heads(const apply_plan *plan, const pecert__fast_span *span)
     }
 }
 
-/* Share ith of nth of the tokens * heads rows. */
+/* Thread ith's scratch: the double row state, then the float32 table
+ * row in the pairing's layout (cos and sin, 2 * half floats each). */
+static void thread_rows(const apply_plan *plan, int ith, pecert__fast_rows *rows, float **cos,
+                        float **sin)
+{
+    unsigned char *base = plan->scratch + (size_t)ith * plan->row_bytes;
+    size_t half = (size_t)plan->freqs.half;
+    double *state = (double *)(void *)base;
+
+    pecert__fast_rows_init(rows, plan->kernels, &plan->freqs, plan->positions, state,
+                           state + half);
+    *cos = (float *)(void *)(state + 2 * half);
+    *sin = *cos + 2 * half;
+}
+
+/* Share ith of nth of the tokens * heads rows: per token, its table row
+ * (re-emitted only when it changed), then its heads of the share. */
 static void apply_share(void *context, int ith, int nth)
 {
     const apply_plan *plan = context;
     int64_t heads = plan->x->shape[1];
-    float *cos = plan->scratch + (size_t)ith * plan->row_floats;
-    float *sin = cos + plan->row_floats / 2;
-    int64_t built = 0;
-    int have_row = 0;
+    pecert__fast_rows rows;
+    float *cos;
+    float *sin;
     int64_t row;
     int64_t end;
 
+    thread_rows(plan, ith, &rows, &cos, &sin);
     pecert__fast_share(plan->x->shape[0] * heads, ith, nth, &row, &end);
     while (row < end) {
         int64_t token = row / heads;
@@ -296,10 +297,11 @@ static void apply_share(void *context, int ith, int nth)
         int64_t n = end - row < heads - head ? end - row : heads - head;
         pecert__fast_span span;
 
-        if (!have_row || plan->positions[token] != built) {
-            build_row(plan, plan->positions[token], cos, sin);
-            built = plan->positions[token];
-            have_row = 1;
+        pecert__fast_rows_seek(&rows, token);
+        if (rows.changed) {
+            plan->kernels->emit_f32(rows.cos, rows.sin, plan->freqs.half, plan->freqs.scaling,
+                                    plan->layout, cos, sin);
+            rows.changed = 0;
         }
         span = make_span(plan, token, head, n, cos, sin);
         rotate_heads(plan, &span);
@@ -335,10 +337,10 @@ static pecert_status make_plan(const pecert__fast_call *call, const pecert_rope_
     *out_threads = plan->canonical ? 1
                                    : pecert__fast_threads(call, bytes,
                                                           args->x->shape[0] * args->x->shape[1]);
-    /* cos and sin of 2 * half floats each, whole 64-byte lines apart. */
-    plan->row_floats = ((size_t)4 * (size_t)plan->freqs.half + 15) & ~(size_t)15;
-    plan->scratch = pecert__fast_scratch(call, (size_t)*out_threads * plan->row_floats *
-                                                   sizeof(float));
+    /* 2 * half doubles and 4 * half floats, whole 64-byte lines apart. */
+    plan->row_bytes = ((size_t)plan->freqs.half * (2 * sizeof(double) + 4 * sizeof(float)) + 63) &
+                      ~(size_t)63;
+    plan->scratch = pecert__fast_scratch(call, (size_t)*out_threads * plan->row_bytes);
     return plan->scratch != NULL ? PECERT_OK : PECERT_E_NOMEM;
 }
 

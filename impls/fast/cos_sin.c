@@ -4,12 +4,12 @@
  *
  * The frequency half of LlamaRotaryEmbedding.forward's table
  * (models/llama/modeling_llama.py concatenates it with itself; GPT-J
- * repeats each entry). Rows are independent: threads take static shares
- * of the positions; a contiguous row is written by the trig kernel
- * directly, any other layout through a per-thread double row.
+ * repeats each entry). Threads take static shares of the positions; each
+ * row comes from table.c's recurrence (the same rows rope_apply rotates
+ * by) and is written by the emit kernel when the table is contiguous
+ * f32, element by element otherwise.
  */
 #include <inttypes.h>
-#include <math.h>
 
 #include "fast.h"
 
@@ -22,7 +22,7 @@ typedef struct table_plan {
     int64_t n_positions;
     pecert__fast_freqs freqs;
     const pecert__fast_kernels *kernels;
-    double *scratch;        /* per-thread rows, 2 * half doubles each     */
+    double *scratch;        /* per-thread row states, 2 * half doubles     */
     size_t row_doubles;     /* doubles of scratch per thread              */
 } table_plan;
 
@@ -86,39 +86,15 @@ static void store(pecert_tensor *t, int64_t row, int32_t i, double value)
     }
 }
 
-/* One row through the per-thread double scratch, stored element by
- * element (strided or f64 tables). */
-static void row_through_scratch(const table_plan *plan, int64_t n, double *cos, double *sin)
+/* Row n of the state, scaled, stored element by element (strided or
+ * f64 tables); float(c * scaling) is what emit_f32 computes too. */
+static void store_row(const table_plan *plan, const pecert__fast_rows *rows, int64_t n)
 {
-    const pecert__fast_freqs *f = &plan->freqs;
-    double p = (double)plan->positions[n];
     int32_t i;
 
-    if (fabs(p) * f->max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
-        plan->kernels->trig_f64(f->inv_freq, f->half, p, f->scaling, cos, sin);
-    } else {
-        pecert__fast_far_row_f64(f->inv_freq, f->half, p, f->scaling, cos, sin);
-    }
-    for (i = 0; i < f->half; i++) {
-        store(plan->cos, n, i, cos[i]);
-        store(plan->sin, n, i, sin[i]);
-    }
-}
-
-/* One row written in place by the f32 kernel (both tables f32 and
- * contiguous); float(cos * scaling) is what storing the double row gives. */
-static void row_direct(const table_plan *plan, int64_t n)
-{
-    const pecert__fast_freqs *f = &plan->freqs;
-    double p = (double)plan->positions[n];
-    float *cos = (float *)plan->cos->data + n * plan->cos->strides[0];
-    float *sin = (float *)plan->sin->data + n * plan->sin->strides[0];
-
-    if (fabs(p) * f->max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
-        plan->kernels->trig_f32(f->inv_freq, f->half, p, f->scaling, PECERT__FAST_SPLIT, cos, sin);
-    } else {
-        pecert__fast_far_row_f32(f->inv_freq, f->half, p, f->scaling, PECERT__FAST_SPLIT, cos,
-                                 sin);
+    for (i = 0; i < plan->freqs.half; i++) {
+        store(plan->cos, n, i, rows->cos[i] * plan->freqs.scaling);
+        store(plan->sin, n, i, rows->sin[i] * plan->freqs.scaling);
     }
 }
 
@@ -127,17 +103,23 @@ static void table_share(void *context, int ith, int nth)
     const table_plan *plan = context;
     int direct = plan->cos->dtype == PECERT_DTYPE_F32 && plan->sin->dtype == PECERT_DTYPE_F32 &&
                  contiguous_row(plan->cos) && contiguous_row(plan->sin);
-    double *cos = plan->scratch + (size_t)ith * plan->row_doubles;
-    double *sin = cos + plan->row_doubles / 2;
+    double *state = plan->scratch + (size_t)ith * plan->row_doubles;
+    pecert__fast_rows rows;
     int64_t n;
     int64_t end;
 
+    pecert__fast_rows_init(&rows, plan->kernels, &plan->freqs, plan->positions, state,
+                           state + plan->freqs.half);
     pecert__fast_share(plan->n_positions, ith, nth, &n, &end);
     for (; n < end; n++) {
+        pecert__fast_rows_seek(&rows, n);
         if (direct) {
-            row_direct(plan, n);
+            plan->kernels->emit_f32(rows.cos, rows.sin, plan->freqs.half, plan->freqs.scaling,
+                                    PECERT__FAST_SPLIT,
+                                    (float *)plan->cos->data + n * plan->cos->strides[0],
+                                    (float *)plan->sin->data + n * plan->sin->strides[0]);
         } else {
-            row_through_scratch(plan, n, cos, sin);
+            store_row(plan, &rows, n);
         }
     }
 }

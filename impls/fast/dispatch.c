@@ -2,8 +2,8 @@
  * dispatch.c - the kernel tables and the choice among them.
  *
  * One table per ISA. The scalar table is complete and portable; the SIMD
- * tables replace the hot kernels (trig rows, contiguous rotations) and keep
- * nothing ISA-specific elsewhere. Every table computes bit-identical
+ * tables replace the hot kernels (table rows, contiguous rotations); the
+ * rest (strided views, far angles) is portable code every table shares. Every table computes bit-identical
  * results (fast.h), so the choice changes speed, never numbers.
  *
  * The choice is made per instance at create(): PECERT_ISA=scalar|avx2|
@@ -19,8 +19,9 @@
 static const pecert__fast_kernels scalar_kernels = {
     .isa = PECERT__FAST_ISA_SCALAR,
     .name = "scalar",
-    .trig_f32 = pecert__fast_trig_f32_scalar,
-    .trig_f64 = pecert__fast_trig_f64_scalar,
+    .sincos_row = pecert__fast_sincos_row_scalar,
+    .step_row = pecert__fast_step_row_scalar,
+    .emit_f32 = pecert__fast_emit_f32_scalar,
     .rotate = {{pecert__fast_rotate_f32_split_scalar, pecert__fast_rotate_f32_pairs_scalar},
                {pecert__fast_rotate_f16_split_scalar, pecert__fast_rotate_f16_pairs_scalar},
                {pecert__fast_rotate_bf16_split_scalar, pecert__fast_rotate_bf16_pairs_scalar}},
@@ -31,8 +32,9 @@ static const pecert__fast_kernels scalar_kernels = {
 static const pecert__fast_kernels avx2_kernels = {
     .isa = PECERT__FAST_ISA_AVX2,
     .name = "avx2",
-    .trig_f32 = pecert__fast_trig_f32_avx2,
-    .trig_f64 = pecert__fast_trig_f64_avx2,
+    .sincos_row = pecert__fast_sincos_row_avx2,
+    .step_row = pecert__fast_step_row_avx2,
+    .emit_f32 = pecert__fast_emit_f32_avx2,
     .rotate = {{pecert__fast_rotate_f32_split_avx2, pecert__fast_rotate_f32_pairs_avx2},
                {pecert__fast_rotate_f16_split_avx2, pecert__fast_rotate_f16_pairs_avx2},
                {pecert__fast_rotate_bf16_split_avx2, pecert__fast_rotate_bf16_pairs_avx2}},
@@ -43,8 +45,9 @@ static const pecert__fast_kernels avx2_kernels = {
 static const pecert__fast_kernels avx512_kernels = {
     .isa = PECERT__FAST_ISA_AVX512,
     .name = "avx512",
-    .trig_f32 = pecert__fast_trig_f32_avx512,
-    .trig_f64 = pecert__fast_trig_f64_avx512,
+    .sincos_row = pecert__fast_sincos_row_avx512,
+    .step_row = pecert__fast_step_row_avx512,
+    .emit_f32 = pecert__fast_emit_f32_avx512,
     .rotate = {{pecert__fast_rotate_f32_split_avx512, pecert__fast_rotate_f32_pairs_avx512},
                {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
                {pecert__fast_rotate_bf16_split_avx512, pecert__fast_rotate_bf16_pairs_avx512}},

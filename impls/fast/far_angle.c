@@ -100,43 +100,12 @@ void pecert__fast_far_sincos(double position, double inv_freq, double *out_sin,
     pecert__fast_sincos_quadrant(quadrant, s_fixed, c_fixed, out_sin, out_cos);
 }
 
-void pecert__fast_far_row_f32(const double *inv_freq, int32_t half, double position,
-                              double scaling, int layout, float *out_cos, float *out_sin)
+void pecert__fast_far_row(const double *inv_freq, int32_t half, double position,
+                          double *out_cos, double *out_sin)
 {
     int32_t i;
 
     for (i = 0; i < half; i++) {
-        double s;
-        double c;
-        float cf;
-        float sf;
-
-        pecert__fast_far_sincos(position, inv_freq[i], &s, &c);
-        cf = (float)(c * scaling);
-        sf = (float)(s * scaling);
-        if (layout == PECERT__FAST_PAIRS) {
-            out_cos[2 * i] = cf;
-            out_cos[2 * i + 1] = cf;
-            out_sin[2 * i] = -sf;
-            out_sin[2 * i + 1] = sf;
-        } else {
-            out_cos[i] = cf;
-            out_sin[i] = sf;
-        }
-    }
-}
-
-void pecert__fast_far_row_f64(const double *inv_freq, int32_t half, double position,
-                              double scaling, double *out_cos, double *out_sin)
-{
-    int32_t i;
-
-    for (i = 0; i < half; i++) {
-        double s;
-        double c;
-
-        pecert__fast_far_sincos(position, inv_freq[i], &s, &c);
-        out_cos[i] = c * scaling;
-        out_sin[i] = s * scaling;
+        pecert__fast_far_sincos(position, inv_freq[i], &out_sin[i], &out_cos[i]);
     }
 }

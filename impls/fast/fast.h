@@ -116,24 +116,30 @@ typedef struct pecert__fast_span {
  * channels rotated, the rest copied when copy_pass (one pass per row). */
 typedef void (*pecert__fast_rotate_fn)(const pecert__fast_span *span);
 
-/* trig_f32: one table row for one position, in layout PECERT__FAST_SPLIT
- * or PECERT__FAST_PAIRS: c_i = float(cos(p * inv_freq[i]) * scaling),
- * likewise s_i. Needs |p| * max(inv_freq) < PECERT__FAST_NEAR_LIMIT. */
-typedef void (*pecert__fast_trig_f32_fn)(const double *inv_freq, int32_t half,
-                                         double position, double scaling,
-                                         int layout, float *out_cos, float *out_sin);
-
-/* trig_f64: the same row in double, SPLIT layout. */
-typedef void (*pecert__fast_trig_f64_fn)(const double *inv_freq, int32_t half,
-                                         double position, double scaling,
-                                         double *out_cos, double *out_sin);
+/* Table rows are built in double, unscaled, in a per-thread state
+ * (table.c), then emitted in float32 for the kernels:
+ * sincos_row: cos/sin(p * inv_freq[i]) for one position, SPLIT layout;
+ *   needs |p| * max(inv_freq) < PECERT__FAST_NEAR_LIMIT.
+ * step_row: advances a row by one position: c' = c*C - s*S,
+ *   s' = s*C + c*S with C, S = cos, sin(inv_freq[i]) (no fma).
+ * emit_f32: float(c * scaling) and float(s * scaling) in layout
+ *   PECERT__FAST_SPLIT or PECERT__FAST_PAIRS. */
+typedef void (*pecert__fast_sincos_row_fn)(const double *inv_freq, int32_t half,
+                                           double position, double *out_cos,
+                                           double *out_sin);
+typedef void (*pecert__fast_step_row_fn)(const double *step_cos, const double *step_sin,
+                                         int32_t half, double *cos, double *sin);
+typedef void (*pecert__fast_emit_f32_fn)(const double *cos, const double *sin, int32_t half,
+                                         double scaling, int layout, float *out_cos,
+                                         float *out_sin);
 
 /* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
 typedef struct pecert__fast_kernels {
     pecert__fast_isa isa;
     const char *name;                   /* "scalar", "avx2", "avx512"      */
-    pecert__fast_trig_f32_fn trig_f32;
-    pecert__fast_trig_f64_fn trig_f64;
+    pecert__fast_sincos_row_fn sincos_row;
+    pecert__fast_step_row_fn step_row;
+    pecert__fast_emit_f32_fn emit_f32;
     /* Contiguous channels, [dtype][pairing]. */
     pecert__fast_rotate_fn rotate[PECERT__FAST_DTYPE_COUNT][2];
     /* The same with streaming stores for large out-of-place calls; the
@@ -167,6 +173,8 @@ typedef struct pecert__fast_freqs {
     double scaling;              /* attention scaling                      */
     double max_inv_freq;         /* largest inv_freq                       */
     const double *inv_freq;      /* [half]                                 */
+    const double *step_cos;      /* [half] cos(inv_freq): one position on  */
+    const double *step_sin;      /* [half] sin(inv_freq)                   */
 } pecert__fast_freqs;
 
 /* The last frequency table computed, reused while the config and the
@@ -178,7 +186,7 @@ typedef struct pecert__fast_freq_cache {
     int64_t length_key;          /* seq_len, where the type depends on it  */
     double *factors;             /* short then long factors, copied        */
     size_t factors_cap;          /* doubles allocated in factors           */
-    double *inv_freq;            /* [half]                                 */
+    double *inv_freq;            /* [half], then step_cos, step_sin [half]  */
     size_t inv_freq_cap;
     pecert__fast_freqs freqs;    /* the cached result                      */
 } pecert__fast_freq_cache;
@@ -293,11 +301,42 @@ void pecert__fast_freq_cache_free(pecert__fast_freq_cache *cache);
 /* sin and cos of position * inv_freq for any |angle| < 2^64. */
 void pecert__fast_far_sincos(double position, double inv_freq, double *out_sin,
                              double *out_cos);
-/* A table row by the far path (rows past PECERT__FAST_NEAR_LIMIT). */
-void pecert__fast_far_row_f32(const double *inv_freq, int32_t half, double position,
-                              double scaling, int layout, float *out_cos, float *out_sin);
-void pecert__fast_far_row_f64(const double *inv_freq, int32_t half, double position,
-                              double scaling, double *out_cos, double *out_sin);
+/* A row by the far path (rows past PECERT__FAST_NEAR_LIMIT), unscaled
+ * double SPLIT layout like sincos_row. */
+void pecert__fast_far_row(const double *inv_freq, int32_t half, double position,
+                          double *out_cos, double *out_sin);
+
+/* ---- table.c ----------------------------------------------------------- */
+
+/* Rows of a table are built by a recurrence on a grid fixed by the row
+ * index, so any thread computing row t gets the same bits:
+ *   row t is computed directly (sincos_row / far path) when
+ *   t % PECERT__FAST_ANCHOR == 0 or positions[t] is neither
+ *   positions[t-1] nor positions[t-1] + 1; it equals row t-1 when the
+ *   position repeats, and is row t-1 advanced by step_row when it is one
+ *   more. Steps add ~3 double roundings each: < 2e-14 after 31 of them,
+ *   far below the float32 output's half ulp (3e-8). */
+#define PECERT__FAST_ANCHOR 32
+
+typedef struct pecert__fast_rows {
+    const pecert__fast_kernels *kernels;
+    const pecert__fast_freqs *freqs;
+    const int64_t *positions;
+    double *cos;            /* [half] the row held, unscaled              */
+    double *sin;            /* [half]                                      */
+    int64_t current;        /* its index, -1 for none                      */
+    int changed;            /* set when the values changed since cleared   */
+} pecert__fast_rows;
+
+/* pecert__fast_rows_init: a row state over positions, holding none.
+ * cos and sin are [half] doubles of the caller's (per-thread) scratch. */
+void pecert__fast_rows_init(pecert__fast_rows *rows, const pecert__fast_kernels *kernels,
+                            const pecert__fast_freqs *freqs, const int64_t *positions,
+                            double *cos, double *sin);
+
+/* pecert__fast_rows_seek brings the state to row t (cheapest when t is
+ * the row after the one held). */
+void pecert__fast_rows_seek(pecert__fast_rows *rows, int64_t t);
 
 /* ---- parallel.c -------------------------------------------------------- */
 
@@ -336,20 +375,24 @@ void pecert__fast_sincos_quadrant(int quadrant, double sin_r, double cos_r, doub
 void pecert__fast_sincos_scalar(double position, double inv_freq, double *out_sin,
                                 double *out_cos);
 
-void pecert__fast_trig_f32_scalar(const double *inv_freq, int32_t half, double position,
-                                  double scaling, int layout, float *out_cos,
-                                  float *out_sin);
-void pecert__fast_trig_f64_scalar(const double *inv_freq, int32_t half, double position,
-                                  double scaling, double *out_cos, double *out_sin);
-void pecert__fast_trig_f32_avx2(const double *inv_freq, int32_t half, double position,
-                                double scaling, int layout, float *out_cos, float *out_sin);
-void pecert__fast_trig_f64_avx2(const double *inv_freq, int32_t half, double position,
-                                double scaling, double *out_cos, double *out_sin);
-void pecert__fast_trig_f32_avx512(const double *inv_freq, int32_t half, double position,
-                                  double scaling, int layout, float *out_cos,
-                                  float *out_sin);
-void pecert__fast_trig_f64_avx512(const double *inv_freq, int32_t half, double position,
-                                  double scaling, double *out_cos, double *out_sin);
+void pecert__fast_sincos_row_scalar(const double *inv_freq, int32_t half, double position,
+                                   double *out_cos, double *out_sin);
+void pecert__fast_step_row_scalar(const double *step_cos, const double *step_sin, int32_t half,
+                                 double *cos, double *sin);
+void pecert__fast_emit_f32_scalar(const double *cos, const double *sin, int32_t half, double scaling,
+                                 int layout, float *out_cos, float *out_sin);
+void pecert__fast_sincos_row_avx2(const double *inv_freq, int32_t half, double position,
+                                   double *out_cos, double *out_sin);
+void pecert__fast_step_row_avx2(const double *step_cos, const double *step_sin, int32_t half,
+                                 double *cos, double *sin);
+void pecert__fast_emit_f32_avx2(const double *cos, const double *sin, int32_t half, double scaling,
+                                 int layout, float *out_cos, float *out_sin);
+void pecert__fast_sincos_row_avx512(const double *inv_freq, int32_t half, double position,
+                                   double *out_cos, double *out_sin);
+void pecert__fast_step_row_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                 double *cos, double *sin);
+void pecert__fast_emit_f32_avx512(const double *cos, const double *sin, int32_t half, double scaling,
+                                 int layout, float *out_cos, float *out_sin);
 
 /* Scalar conversions, bit-identical to F16C and to the SIMD bf16 code. */
 float pecert__fast_f16_to_f32(uint16_t h);

@@ -281,7 +281,7 @@ static pecert_status cache_fill(const pecert__fast_call *call, pecert__fast_freq
     if (status != PECERT_OK) {
         return status;
     }
-    if (reserve(&cache->inv_freq, &cache->inv_freq_cap, (size_t)half) != 0 ||
+    if (reserve(&cache->inv_freq, &cache->inv_freq_cap, 3 * (size_t)half) != 0 ||
         reserve(&cache->factors, &cache->factors_cap, 2 * n) != 0) {
         return pecert__fast_fail(call, PECERT_E_NOMEM, "cannot allocate %" PRId32 " frequencies",
                                  half);
@@ -291,12 +291,24 @@ static pecert_status cache_fill(const pecert__fast_call *call, pecert__fast_freq
     if (status != PECERT_OK) {
         return status;
     }
-    cache->freqs = (pecert__fast_freqs){half, params.attention_factor, 0.0, cache->inv_freq};
+    cache->freqs = (pecert__fast_freqs){half, params.attention_factor, 0.0, cache->inv_freq,
+                                        cache->inv_freq + half, cache->inv_freq + 2 * half};
     for (i = 0; i < half; i++) {
         cache->freqs.max_inv_freq = fmax(cache->freqs.max_inv_freq, fabs(cache->inv_freq[i]));
     }
-    memcpy(cache->factors, config->short_factor, n * sizeof(double));
-    memcpy(cache->factors + n, config->long_factor, n * sizeof(double));
+    /* The recurrence's step, one position: the scalar kernel's exact
+     * bits, whatever the instance's ISA (all ISAs agree on them). */
+    if (cache->freqs.max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
+        pecert__fast_sincos_row_scalar(cache->inv_freq, half, 1.0, cache->inv_freq + half,
+                                       cache->inv_freq + 2 * half);
+    } else {
+        pecert__fast_far_row(cache->inv_freq, half, 1.0, cache->inv_freq + half,
+                             cache->inv_freq + 2 * half);
+    }
+    if (n > 0) { /* longrope only: the other types may pass NULL factors */
+        memcpy(cache->factors, config->short_factor, n * sizeof(double));
+        memcpy(cache->factors + n, config->long_factor, n * sizeof(double));
+    }
     cache->config = *config;
     cache->config.short_factor = NULL;
     cache->config.long_factor = NULL;

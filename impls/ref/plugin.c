@@ -9,7 +9,7 @@
 
 static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1", "pecert.t5/1",
                                                 "pecert.sinusoidal/1", "pecert.learned/1",
-                                                "pecert.sincos2d/1", NULL};
+                                                "pecert.sincos2d/1", "pecert.relpos/1", NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
  * two instances used from two threads never share mutable state. */
@@ -68,6 +68,10 @@ static const pecert_plugin ref_plugin = {
     .sinusoidal = pecert__ref_sinusoidal,
     .learned_lookup = pecert__ref_learned_lookup,
     .sincos_2d = pecert__ref_sincos_2d,
+    .swin_index = pecert__ref_swin_index,
+    .shaw_index = pecert__ref_shaw_index,
+    .txl_pos_emb = pecert__ref_txl_pos_emb,
+    .txl_rel_shift = pecert__ref_txl_rel_shift,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

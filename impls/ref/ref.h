@@ -269,6 +269,16 @@ pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_ar
 /* sincos2d.c */
 pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args);
 
+/* swin.c */
+pecert_status pecert__ref_swin_index(void *instance, const pecert_swin_index_args *args);
+
+/* shaw.c */
+pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_args *args);
+
+/* txl.c */
+pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args);
+pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args);
+
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,
                             const char *op);

@@ -30,11 +30,12 @@
  * 2^-58 of the function; evaluated by Horner in fma, 1 ulp in double
  * (measured against 200-bit mpmath on 2e5 points: 1.1e-16 for both).
  *
- * Result. sin/cos within ~3e-16 of the exact values, times the attention
- * scaling, rounded once to float32 (half an ulp, <= 3e-8) or kept in
- * double. Max abs error of the f32 table against `ref` is therefore half
- * a float32 ulp of the value; `pecert bench` prints the measured maximum
- * at positions 2^11, 2^16, 2^20, 2^24.
+ * Result. sin/cos within ~3e-16 of the exact values. table.c advances
+ * most rows from the previous one by the angle-addition step (31 steps at
+ * most, < 2e-14 more) and emit_f32 multiplies by the attention scaling and
+ * rounds once to float32 (half an ulp, <= 3e-8). Max abs error of the f32
+ * table against `ref` is therefore half a float32 ulp of the value;
+ * `pecert bench` prints the measured maximum at positions 2^11 .. 2^24.
  */
 #include <math.h>
 #include <string.h>
@@ -110,43 +111,49 @@ void pecert__fast_sincos_scalar(double position, double inv_freq, double *out_si
     pecert__fast_sincos_quadrant((int)(bits & 3), s, c, out_sin, out_cos);
 }
 
-void pecert__fast_trig_f32_scalar(const double *inv_freq, int32_t half, double position,
+void pecert__fast_sincos_row_scalar(const double *inv_freq, int32_t half, double position,
+                                   double *out_cos, double *out_sin)
+{
+    int32_t i;
+
+    for (i = 0; i < half; i++) {
+        pecert__fast_sincos_scalar(position, inv_freq[i], &out_sin[i], &out_cos[i]);
+    }
+}
+
+/* One position further: the angle-addition formulas in double, no fma
+ * (the SIMD kernels use the same multiplies and add/subtract). */
+void pecert__fast_step_row_scalar(const double *step_cos, const double *step_sin, int32_t half,
+                                  double *cos, double *sin)
+{
+    int32_t i;
+
+    for (i = 0; i < half; i++) {
+        double c = cos[i] * step_cos[i] - sin[i] * step_sin[i];
+        double s = sin[i] * step_cos[i] + cos[i] * step_sin[i];
+
+        cos[i] = c;
+        sin[i] = s;
+    }
+}
+
+void pecert__fast_emit_f32_scalar(const double *cos, const double *sin, int32_t half,
                                   double scaling, int layout, float *out_cos, float *out_sin)
 {
     int32_t i;
 
     for (i = 0; i < half; i++) {
-        double s;
-        double c;
-        float cf;
-        float sf;
+        float c = (float)(cos[i] * scaling);
+        float s = (float)(sin[i] * scaling);
 
-        pecert__fast_sincos_scalar(position, inv_freq[i], &s, &c);
-        cf = (float)(c * scaling);
-        sf = (float)(s * scaling);
         if (layout == PECERT__FAST_PAIRS) {
-            out_cos[2 * i] = cf;
-            out_cos[2 * i + 1] = cf;
-            out_sin[2 * i] = -sf;
-            out_sin[2 * i + 1] = sf;
+            out_cos[2 * i] = c;
+            out_cos[2 * i + 1] = c;
+            out_sin[2 * i] = -s;
+            out_sin[2 * i + 1] = s;
         } else {
-            out_cos[i] = cf;
-            out_sin[i] = sf;
+            out_cos[i] = c;
+            out_sin[i] = s;
         }
-    }
-}
-
-void pecert__fast_trig_f64_scalar(const double *inv_freq, int32_t half, double position,
-                                  double scaling, double *out_cos, double *out_sin)
-{
-    int32_t i;
-
-    for (i = 0; i < half; i++) {
-        double s;
-        double c;
-
-        pecert__fast_sincos_scalar(position, inv_freq[i], &s, &c);
-        out_cos[i] = c * scaling;
-        out_sin[i] = s * scaling;
     }
 }

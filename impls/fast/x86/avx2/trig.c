@@ -93,17 +93,53 @@ static inline void store_pairs(float *out_cos, float *out_sin, __m128 c, __m128 
     _mm256_storeu_ps(out_sin, _mm256_xor_ps(s2, even_sign));
 }
 
-void pecert__fast_trig_f32_avx2(const double *inv_freq, int32_t half, double position,
-                                double scaling, int layout, float *out_cos, float *out_sin)
+void pecert__fast_sincos_row_avx2(const double *inv_freq, int32_t half, double position,
+                                  double *out_cos, double *out_sin)
 {
     __m256d p = _mm256_set1_pd(position);
-    __m256d scale = _mm256_set1_pd(scaling);
     int32_t i;
 
     for (i = 0; i + DOUBLE_LANES <= half; i += DOUBLE_LANES) {
         sincos_lanes v = sincos4(p, _mm256_loadu_pd(inv_freq + i));
-        __m128 c = _mm256_cvtpd_ps(_mm256_mul_pd(v.cos, scale));
-        __m128 s = _mm256_cvtpd_ps(_mm256_mul_pd(v.sin, scale));
+
+        _mm256_storeu_pd(out_cos + i, v.cos);
+        _mm256_storeu_pd(out_sin + i, v.sin);
+    }
+    if (i < half) {
+        pecert__fast_sincos_row_scalar(inv_freq + i, half - i, position, out_cos + i,
+                                       out_sin + i);
+    }
+}
+
+/* pecert__fast_step_row_scalar on 4 lanes. */
+void pecert__fast_step_row_avx2(const double *step_cos, const double *step_sin, int32_t half,
+                                double *cos, double *sin)
+{
+    int32_t i;
+
+    for (i = 0; i + DOUBLE_LANES <= half; i += DOUBLE_LANES) {
+        __m256d c = _mm256_loadu_pd(cos + i);
+        __m256d s = _mm256_loadu_pd(sin + i);
+        __m256d step_c = _mm256_loadu_pd(step_cos + i);
+        __m256d step_s = _mm256_loadu_pd(step_sin + i);
+
+        _mm256_storeu_pd(cos + i, _mm256_sub_pd(_mm256_mul_pd(c, step_c), _mm256_mul_pd(s, step_s)));
+        _mm256_storeu_pd(sin + i, _mm256_add_pd(_mm256_mul_pd(s, step_c), _mm256_mul_pd(c, step_s)));
+    }
+    if (i < half) {
+        pecert__fast_step_row_scalar(step_cos + i, step_sin + i, half - i, cos + i, sin + i);
+    }
+}
+
+void pecert__fast_emit_f32_avx2(const double *cos, const double *sin, int32_t half,
+                                double scaling, int layout, float *out_cos, float *out_sin)
+{
+    __m256d scale = _mm256_set1_pd(scaling);
+    int32_t i;
+
+    for (i = 0; i + DOUBLE_LANES <= half; i += DOUBLE_LANES) {
+        __m128 c = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_loadu_pd(cos + i), scale));
+        __m128 s = _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_loadu_pd(sin + i), scale));
 
         if (layout == PECERT__FAST_PAIRS) {
             store_pairs(out_cos + 2 * i, out_sin + 2 * i, c, s);
@@ -115,26 +151,7 @@ void pecert__fast_trig_f32_avx2(const double *inv_freq, int32_t half, double pos
     if (i < half) {
         int32_t skip = layout == PECERT__FAST_PAIRS ? 2 * i : i;
 
-        pecert__fast_trig_f32_scalar(inv_freq + i, half - i, position, scaling, layout,
+        pecert__fast_emit_f32_scalar(cos + i, sin + i, half - i, scaling, layout,
                                      out_cos + skip, out_sin + skip);
-    }
-}
-
-void pecert__fast_trig_f64_avx2(const double *inv_freq, int32_t half, double position,
-                                double scaling, double *out_cos, double *out_sin)
-{
-    __m256d p = _mm256_set1_pd(position);
-    __m256d scale = _mm256_set1_pd(scaling);
-    int32_t i;
-
-    for (i = 0; i + DOUBLE_LANES <= half; i += DOUBLE_LANES) {
-        sincos_lanes v = sincos4(p, _mm256_loadu_pd(inv_freq + i));
-
-        _mm256_storeu_pd(out_cos + i, _mm256_mul_pd(v.cos, scale));
-        _mm256_storeu_pd(out_sin + i, _mm256_mul_pd(v.sin, scale));
-    }
-    if (i < half) {
-        pecert__fast_trig_f64_scalar(inv_freq + i, half - i, position, scaling, out_cos + i,
-                                     out_sin + i);
     }
 }

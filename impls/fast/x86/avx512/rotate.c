@@ -157,11 +157,15 @@ ALWAYS_INLINE void copy_tail(const pecert__fast_span *span, const void *x, void 
 }
 
 /* Split-half with half = 16 * nv (nv <= 4, a constant after inlining):
- * the table row stays in registers for every head of the span. */
+ * the table row stays in registers for every head of the span, and a
+ * row is loaded whole before any of it is stored (an output that sits at
+ * the input's offset modulo 4 KiB would otherwise stall loads behind
+ * stores that only seem to alias). */
 ALWAYS_INLINE void split_fixed(const pecert__fast_span *span, pecert__fast_dtype dtype,
                                int stream, int nv)
 {
     size_t size = dtype == PECERT__FAST_F32 ? sizeof(float) : sizeof(uint16_t);
+    int64_t half = LANES * nv;
     __m512 c[4];
     __m512 s[4];
     int64_t h;
@@ -175,10 +179,22 @@ ALWAYS_INLINE void split_fixed(const pecert__fast_span *span, pecert__fast_dtype
     for (h = 0; h < span->n_heads; h++) {
         const void *x = x_row(span, h, size);
         void *out = out_row(span, h, size);
+        __m512 a[4];
+        __m512 b[4];
 
 #pragma GCC unroll 4
         for (k = 0; k < nv; k++) {
-            split_step(x, out, LANES * nv, LANES * k, c[k], s[k], dtype, 0xffff, stream);
+            a[k] = load16(x, LANES * k, dtype, 0xffff);
+            b[k] = load16(x, half + LANES * k, dtype, 0xffff);
+        }
+#pragma GCC unroll 4
+        for (k = 0; k < nv; k++) {
+            store16(out, LANES * k,
+                    _mm512_sub_ps(_mm512_mul_ps(a[k], c[k]), _mm512_mul_ps(b[k], s[k])), dtype,
+                    0xffff, stream);
+            store16(out, half + LANES * k,
+                    _mm512_add_ps(_mm512_mul_ps(b[k], c[k]), _mm512_mul_ps(a[k], s[k])), dtype,
+                    0xffff, stream);
         }
         if (span->copy_pass) {
             copy_tail(span, x, out, size, stream);
@@ -186,7 +202,8 @@ ALWAYS_INLINE void split_fixed(const pecert__fast_span *span, pecert__fast_dtype
     }
 }
 
-/* Interleaved with rotary_dim = 16 * nv (nv <= 8), table in registers. */
+/* Interleaved with rotary_dim = 16 * nv (nv <= 8), table in registers,
+ * rows loaded whole before they are stored. */
 ALWAYS_INLINE void pairs_fixed(const pecert__fast_span *span, pecert__fast_dtype dtype,
                                int stream, int nv)
 {
@@ -204,10 +221,19 @@ ALWAYS_INLINE void pairs_fixed(const pecert__fast_span *span, pecert__fast_dtype
     for (h = 0; h < span->n_heads; h++) {
         const void *x = x_row(span, h, size);
         void *out = out_row(span, h, size);
+        __m512 v[8];
 
 #pragma GCC unroll 8
         for (k = 0; k < nv; k++) {
-            pairs_step(x, out, LANES * k, c[k], s[k], dtype, 0xffff, stream);
+            v[k] = load16(x, LANES * k, dtype, 0xffff);
+        }
+#pragma GCC unroll 8
+        for (k = 0; k < nv; k++) {
+            __m512 swapped = _mm512_permute_ps(v[k], 0xb1);
+
+            store16(out, LANES * k,
+                    _mm512_add_ps(_mm512_mul_ps(v[k], c[k]), _mm512_mul_ps(swapped, s[k])), dtype,
+                    0xffff, stream);
         }
         if (span->copy_pass) {
             copy_tail(span, x, out, size, stream);

@@ -101,18 +101,51 @@ static inline void store_pairs(float *out_cos, float *out_sin, __m256 c, __m256 
     _mm512_mask_storeu_ps(out_sin, mask, s2);
 }
 
-void pecert__fast_trig_f32_avx512(const double *inv_freq, int32_t half, double position,
-                                  double scaling, int layout, float *out_cos, float *out_sin)
+void pecert__fast_sincos_row_avx512(const double *inv_freq, int32_t half, double position,
+                                    double *out_cos, double *out_sin)
 {
     __m512d p = _mm512_set1_pd(position);
-    __m512d scale = _mm512_set1_pd(scaling);
     int32_t i;
 
     for (i = 0; i < half; i += DOUBLE_LANES) {
         __mmask8 mask = lanes_mask(half - i);
         sincos_lanes v = sincos8(p, _mm512_maskz_loadu_pd(mask, inv_freq + i));
-        __m256 c = _mm512_cvtpd_ps(_mm512_mul_pd(v.cos, scale));
-        __m256 s = _mm512_cvtpd_ps(_mm512_mul_pd(v.sin, scale));
+
+        _mm512_mask_storeu_pd(out_cos + i, mask, v.cos);
+        _mm512_mask_storeu_pd(out_sin + i, mask, v.sin);
+    }
+}
+
+/* pecert__fast_step_row_scalar on 8 lanes. */
+void pecert__fast_step_row_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                  double *cos, double *sin)
+{
+    int32_t i;
+
+    for (i = 0; i < half; i += DOUBLE_LANES) {
+        __mmask8 mask = lanes_mask(half - i);
+        __m512d c = _mm512_maskz_loadu_pd(mask, cos + i);
+        __m512d s = _mm512_maskz_loadu_pd(mask, sin + i);
+        __m512d step_c = _mm512_maskz_loadu_pd(mask, step_cos + i);
+        __m512d step_s = _mm512_maskz_loadu_pd(mask, step_sin + i);
+
+        _mm512_mask_storeu_pd(cos + i, mask,
+                              _mm512_sub_pd(_mm512_mul_pd(c, step_c), _mm512_mul_pd(s, step_s)));
+        _mm512_mask_storeu_pd(sin + i, mask,
+                              _mm512_add_pd(_mm512_mul_pd(s, step_c), _mm512_mul_pd(c, step_s)));
+    }
+}
+
+void pecert__fast_emit_f32_avx512(const double *cos, const double *sin, int32_t half,
+                                  double scaling, int layout, float *out_cos, float *out_sin)
+{
+    __m512d scale = _mm512_set1_pd(scaling);
+    int32_t i;
+
+    for (i = 0; i < half; i += DOUBLE_LANES) {
+        __mmask8 mask = lanes_mask(half - i);
+        __m256 c = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_maskz_loadu_pd(mask, cos + i), scale));
+        __m256 s = _mm512_cvtpd_ps(_mm512_mul_pd(_mm512_maskz_loadu_pd(mask, sin + i), scale));
 
         if (layout == PECERT__FAST_PAIRS) {
             store_pairs(out_cos + 2 * i, out_sin + 2 * i, c, s, pairs_mask(half - i));
@@ -120,21 +153,5 @@ void pecert__fast_trig_f32_avx512(const double *inv_freq, int32_t half, double p
             _mm256_mask_storeu_ps(out_cos + i, mask, c);
             _mm256_mask_storeu_ps(out_sin + i, mask, s);
         }
-    }
-}
-
-void pecert__fast_trig_f64_avx512(const double *inv_freq, int32_t half, double position,
-                                  double scaling, double *out_cos, double *out_sin)
-{
-    __m512d p = _mm512_set1_pd(position);
-    __m512d scale = _mm512_set1_pd(scaling);
-    int32_t i;
-
-    for (i = 0; i < half; i += DOUBLE_LANES) {
-        __mmask8 mask = lanes_mask(half - i);
-        sincos_lanes v = sincos8(p, _mm512_maskz_loadu_pd(mask, inv_freq + i));
-
-        _mm512_mask_storeu_pd(out_cos + i, mask, _mm512_mul_pd(v.cos, scale));
-        _mm512_mask_storeu_pd(out_sin + i, mask, _mm512_mul_pd(v.sin, scale));
     }
 }

@@ -1,0 +1,123 @@
+/*
+ * rope_hypotheses.c - when an apply result is wrong, say how: replay the
+ * call on the oracle under each hypothesis of a known bug and keep the
+ * first that reproduces the plugin's output within the error bound. The
+ * evidence is then "outputs match positions + 1", not a guess.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rope_checks.h"
+
+/* A hypothesis rewrites the call (copies provided) or the oracle output. */
+typedef struct hypothesis {
+    const char *tag;   /* symptom: "hypothesis:<tag>"        */
+    const char *text;  /* what matching it means             */
+    int64_t shift;     /* added to every position            */
+    int physical;      /* token index used as position       */
+    int swap_pairing;  /* the other pairing convention       */
+    int whole_head;    /* rotary_dim = head_dim              */
+    int unscaled;      /* rope_type default (scaling ignored) */
+    int scale_power;   /* output rotated channels * s^power  */
+} hypothesis;
+
+static const hypothesis hypotheses[] = {
+    {"positions+1", "every position one too far (decode off-by-one)", 1, 0, 0, 0, 0, 0},
+    {"positions-1", "every position one short", -1, 0, 0, 0, 0, 0},
+    {"positions+2", "every position two too far", 2, 0, 0, 0, 0, 0},
+    {"positions-2", "every position two short", -2, 0, 0, 0, 0, 0},
+    {"physical_index", "the token's index used as its position (physical, not logical, positions)", 0, 1, 0, 0, 0, 0},
+    {"pairing_swapped", "the other pairing convention (interleaved vs split-half)", 0, 0, 1, 0, 0, 0},
+    {"rotary_dim_head_dim", "rotary_dim taken as head_dim", 0, 0, 0, 1, 0, 0},
+    {"rope_scaling_ignored", "the rope scaling ignored (plain default RoPE)", 0, 0, 0, 0, 1, 0},
+    {"scaling_missing", "the attention scaling not applied", 0, 0, 0, 0, 0, -1},
+    {"scaling_twice", "the attention scaling applied twice", 0, 0, 0, 0, 0, 1},
+};
+
+/* The oracle's output under hypothesis h, or NULL if it cannot be made
+ * (the oracle refuses the rewritten call, e.g. factor lists of another
+ * length). */
+static float *oracle_under(const pecert_check_env *env, const pecert_rope_call *call, const float *x,
+                           const hypothesis *h, pecert_rope_config *cfg, int64_t *pos)
+{
+    pecert_rope_call c = *call;
+    *cfg = *call->config;
+    c.config = cfg;
+    c.positions = pos;
+    for (int64_t t = 0; t < call->tokens; t++) {
+        pos[t] = h->physical ? t : call->positions[t] + h->shift;
+    }
+    if (h->swap_pairing) {
+        c.pairing = call->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT_PAIRING_SPLIT_HALF
+                                                                : PECERT_PAIRING_INTERLEAVED;
+    }
+    if (h->whole_head) {
+        cfg->rotary_dim = cfg->head_dim;
+    }
+    if (h->unscaled) {
+        cfg->rope_type = PECERT_ROPE_DEFAULT;
+    }
+    pecert_check_result scratch; /* the oracle's refusals are not the plugin's failures */
+    pecert_check_result_init(&scratch, "hypothesis");
+    float *want = pecert_rope_run_with(&env->oracle, &scratch, &c, x, "hypothesis");
+    pecert_check_result_release(&scratch);
+    return want;
+}
+
+/* Multiplies the rotated channels of want by scaling^power. */
+static void rescale(float *want, const pecert_rope_call *call, double scaling, int power)
+{
+    double k = pow(scaling, power);
+    for (size_t i = 0; i < pecert_rope_call_size(call); i++) {
+        if ((int64_t)(i % (size_t)call->head_dim) < call->config->rotary_dim) {
+            want[i] = (float)(want[i] * k);
+        }
+    }
+}
+
+static int explains(const pecert_check_env *env, const pecert_rope_call *call, const float *x,
+                    const float *got, const hypothesis *h, double scaling)
+{
+    pecert_rope_config cfg;
+    int64_t *pos = malloc((size_t)(call->tokens > 0 ? call->tokens : 1) * sizeof(int64_t));
+    float *want = pos != NULL ? oracle_under(env, call, x, h, &cfg, pos) : NULL;
+    int match = 0;
+    if (want != NULL && !(h->whole_head && call->config->rotary_dim == call->config->head_dim) &&
+        !(h->unscaled && call->config->rope_type == PECERT_ROPE_DEFAULT) &&
+        !(h->scale_power != 0 && fabs(scaling - 1.0) < 1e-6)) {
+        if (h->scale_power != 0) {
+            rescale(want, call, scaling, h->scale_power);
+        }
+        pecert_case_worst w;
+        match = pecert_rope_worst(&w, env, call, x, got, want) == 0 && w.index >= 0 && w.ratio <= 1.0;
+    }
+    free(want);
+    free(pos);
+    return match;
+}
+
+void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                         const float *x, const float *got, const char *where)
+{
+    int64_t half = call->config->rotary_dim / 2;
+    double *inv = malloc((size_t)(half + 1) * sizeof(double));
+    double scaling = 1.0;
+    int64_t seq_len = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
+    if (inv == NULL || pecert_oracle_inv_freq(env, inv, &scaling, call->config, seq_len) != PECERT_OK) {
+        free(inv);
+        return;
+    }
+    free(inv);
+    for (size_t i = 0; i < sizeof(hypotheses) / sizeof(hypotheses[0]); i++) {
+        if (explains(env, call, x, got, &hypotheses[i], scaling)) {
+            pecert_check_symptom(r, "hypothesis:%s", hypotheses[i].tag);
+            if (r->n_details < PECERT_RESULT_MAX_DETAILS) {
+                snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX,
+                         "%s: outputs match the reference with %s", where, hypotheses[i].text);
+            }
+            return;
+        }
+    }
+}

@@ -1,0 +1,131 @@
+/*
+ * report.h - the report: the results of one or more runs (several plugins,
+ * and/or the shards of a run merged back), each with the role it plays,
+ * rendered as a self-contained HTML page, JUnit XML or merged JSON.
+ *
+ * Renderers only format what the results model holds (results.h); the
+ * one thing computed here is what the roles imply: whether a mutant was
+ * caught, and the report's overall verdict.
+ */
+#ifndef PECERT_REPORTS_REPORT_H
+#define PECERT_REPORTS_REPORT_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+/* Schema of a report-level JSON document (several runs with roles). A
+ * report of one certified run is written as that run's own
+ * pecert-results/1 document, so a merge of shards equals an unsharded run. */
+#define PECERT_REPORT_SCHEMA "pecert-report/1"
+
+/* What a run is in the report, and so what its failures mean. */
+typedef enum pecert_report_role {
+    PECERT_ROLE_CERTIFY = 0, /* must pass: a failure fails the report     */
+    PECERT_ROLE_ALLOWED,     /* --allow-fail: shown, never fails it       */
+    PECERT_ROLE_MUTANT,      /* a planted bug: must be caught (catalogue) */
+    PECERT_ROLE_COUNT
+} pecert_report_role;
+
+#define PECERT_MUTANT_MAX_MUST_FAIL 16
+
+/* A mutant's catalogue entry (impls/mutants/catalogue.json). */
+typedef struct pecert_mutant_expect {
+    char bug_class[64];                      /* e.g. "pairing convention"  */
+    char diagnosis[PECERT_RESULT_LINE_MAX];  /* the bug, in words          */
+    char finding[32];                        /* finding id the run's
+                                              * diagnosis must name, or "" */
+    char must_fail[PECERT_MUTANT_MAX_MUST_FAIL][64]; /* check ids          */
+    int n_must_fail;
+} pecert_mutant_expect;
+
+/* One run of the report. */
+typedef struct pecert_report_run {
+    pecert_run_results res;          /* merged: shard 1/1                    */
+    char label[192];                 /* unique display name ("fast [isa=..]") */
+    char origin[256];                /* the file it came from (first shard)  */
+    pecert_report_role role;
+    pecert_mutant_expect expect;     /* role MUTANT                          */
+    int not_run;                     /* a catalogued mutant without results  */
+    int caught;                      /* MUTANT: every must_fail check failed */
+    int diagnosed;                   /* MUTANT: the finding is named (or none
+                                      * is expected)                        */
+} pecert_report_run;
+
+typedef struct pecert_report {
+    pecert_report_run *runs;         /* n_runs, owned, in display order     */
+    size_t n_runs;
+    size_t cap_runs;
+    int no_timings;                  /* elapsed times zeroed everywhere     */
+} pecert_report;
+
+/* pecert_report_role_name: "certify", "allowed_to_fail" or "mutant". */
+const char *pecert_report_role_name(pecert_report_role role);
+
+/* ---- building a report (report_model.c, report_load.c) ------------------ */
+
+/* pecert_report_add_run moves *res into the report as a run of role role
+ * (res is left empty). origin names where it came from. 0, or -1 nomem. */
+int pecert_report_add_run(pecert_report *rep, pecert_run_results *res, pecert_report_role role,
+                          const char *origin);
+
+/* pecert_report_load_file reads a pecert-results/1 or pecert-report/1
+ * file and adds its runs. Returns 0, or -1 with "FILE: problem" in err. */
+int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len);
+
+/*
+ * pecert_report_merge joins the shards of each run (same plugin name, id,
+ * version and describe line) into one run ordered as an unsharded run,
+ * with its diagnosis recomputed from all its checks. Shards must agree on
+ * selection and vector set and be complete. Returns 0, or -1 with one line
+ * in err naming the plugin and the file(s) at fault.
+ */
+int pecert_report_merge(pecert_report *rep, char *err, size_t err_len);
+
+/* pecert_report_apply_catalogue marks runs whose plugin name is a mutant
+ * of the catalogue at path as mutants with their expectations, and adds a
+ * not-run entry for each mutant without results. 0, or -1 with err. */
+int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *err, size_t err_len);
+
+/* pecert_report_allow_fail: runs of plugin `name` may fail. Returns how
+ * many runs it matched. */
+size_t pecert_report_allow_fail(pecert_report *rep, const char *name);
+
+/* pecert_report_finish orders runs (certified, allowed, mutants; stable),
+ * gives each a unique label, judges the mutants and applies no_timings.
+ * Call it once, after everything above and before rendering. */
+void pecert_report_finish(pecert_report *rep);
+
+/* pecert_report_passed: 1 if every certified run passed (no check failed,
+ * crashed or timed out) and every mutant was caught and diagnosed. */
+int pecert_report_passed(const pecert_report *rep);
+
+/* pecert_report_run_failed: 1 if a check of run failed/crashed/timed out. */
+int pecert_report_run_failed(const pecert_report_run *run);
+
+void pecert_report_free(pecert_report *rep);
+
+/* ---- rendering: each returns malloc'ed text (caller frees) or NULL ------- */
+
+/* pecert_report_html: the self-contained HTML page (html.c). */
+char *pecert_report_html(const pecert_report *rep);
+/* pecert_report_junit: JUnit XML (junit.c). */
+char *pecert_report_junit(const pecert_report *rep);
+/* pecert_report_json: the merged results (report_json.c): one certified
+ * run as its pecert-results/1 document, anything else as pecert-report/1. */
+char *pecert_report_json(const pecert_report *rep);
+
+/* Output files of a report; NULL = not wanted. */
+typedef struct pecert_report_outputs {
+    const char *html;
+    const char *junit;
+    const char *json;
+} pecert_report_outputs;
+
+/* pecert_report_write renders every wanted output first and only then
+ * writes them (atomically, each through a temporary file), so bad input
+ * or a rendering failure leaves no output file behind. 0, or -1 with err. */
+int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *out, char *err,
+                        size_t err_len);
+
+#endif /* PECERT_REPORTS_REPORT_H */

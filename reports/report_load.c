@@ -1,0 +1,251 @@
+/* report_load.c - results files and the mutant catalogue into a report. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "report.h"
+#include "results_json.h"
+
+/* Results of a big run are a few MiB; anything past this is not ours. */
+#define MAX_INPUT_BYTES ((long)256 << 20)
+
+static const char *const role_names[PECERT_ROLE_COUNT] = {
+    [PECERT_ROLE_CERTIFY] = "certify",
+    [PECERT_ROLE_ALLOWED] = "allowed_to_fail",
+    [PECERT_ROLE_MUTANT] = "mutant",
+};
+
+const char *pecert_report_role_name(pecert_report_role role)
+{
+    return (unsigned)role < PECERT_ROLE_COUNT ? role_names[role] : "certify";
+}
+
+static pecert_report_role role_from_name(const char *name)
+{
+    for (int r = 0; r < PECERT_ROLE_COUNT; r++) {
+        if (name != NULL && strcmp(name, role_names[r]) == 0) {
+            return (pecert_report_role)r;
+        }
+    }
+    return PECERT_ROLE_CERTIFY;
+}
+
+/* The whole file as text, or NULL with "FILE: why" in err. */
+static char *read_text(const char *path, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && len <= MAX_INPUT_BYTES &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
+        size_t got = fread(text, 1, (size_t)len, f);
+        text[got] = '\0';
+    }
+    if (text == NULL) {
+        snprintf(err, err_len, "%s: cannot read: %s", path,
+                 len > MAX_INPUT_BYTES ? "larger than 256 MiB" : "not a regular file, or out of memory");
+    }
+    fclose(f);
+    return text;
+}
+
+static void read_str(char *dst, size_t len, const cJSON *obj, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    snprintf(dst, len, "%s", cJSON_IsString(item) ? item->valuestring : "");
+}
+
+/* A catalogue entry or a report's "mutant" object into *e. */
+static void expect_from_json(pecert_mutant_expect *e, const cJSON *m)
+{
+    memset(e, 0, sizeof(*e));
+    read_str(e->bug_class, sizeof(e->bug_class), m, "bug_class");
+    read_str(e->diagnosis, sizeof(e->diagnosis), m, "diagnosis");
+    read_str(e->finding, sizeof(e->finding), m, "finding");
+    const cJSON *id = NULL;
+    cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
+    {
+        if (cJSON_IsString(id) && e->n_must_fail < PECERT_MUTANT_MAX_MUST_FAIL) {
+            snprintf(e->must_fail[e->n_must_fail++], sizeof(e->must_fail[0]), "%s", id->valuestring);
+        }
+    }
+}
+
+/* A catalogued mutant with no results (so the report can say so). */
+static int add_not_run(pecert_report *rep, const char *name, const pecert_mutant_expect *e,
+                       const char *origin)
+{
+    pecert_run_results empty;
+    memset(&empty, 0, sizeof(empty));
+    snprintf(empty.info.plugin_name, sizeof(empty.info.plugin_name), "%s", name);
+    if (pecert_report_add_run(rep, &empty, PECERT_ROLE_MUTANT, origin) != 0) {
+        return -1;
+    }
+    pecert_report_run *run = &rep->runs[rep->n_runs - 1];
+    run->expect = *e;
+    run->not_run = 1;
+    return 0;
+}
+
+/* One entry of a pecert-report/1 "runs" array. */
+static int load_report_run(pecert_report *rep, const cJSON *entry, const char *path, char *err,
+                           size_t err_len)
+{
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(entry, "results");
+    const cJSON *role = cJSON_GetObjectItemCaseSensitive(entry, "role");
+    pecert_report_role r = role_from_name(cJSON_IsString(role) ? role->valuestring : NULL);
+    pecert_mutant_expect e;
+    expect_from_json(&e, cJSON_GetObjectItemCaseSensitive(entry, "mutant"));
+    if (cJSON_IsNull(results) && r == PECERT_ROLE_MUTANT) {
+        char name[64];
+        read_str(name, sizeof(name), entry, "plugin");
+        return add_not_run(rep, name, &e, path);
+    }
+    pecert_run_results res;
+    if (pecert_run_results_from_json(&res, results, err, err_len) != 0) {
+        return -1;
+    }
+    if (pecert_report_add_run(rep, &res, r, path) != 0) {
+        pecert_run_results_free(&res);
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    rep->runs[rep->n_runs - 1].expect = e;
+    return 0;
+}
+
+static int load_report_doc(pecert_report *rep, const cJSON *root, const char *path, char *err,
+                           size_t err_len)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    if (!cJSON_IsArray(runs)) {
+        snprintf(err, err_len, "%s: runs: missing or not an array", path);
+        return -1;
+    }
+    int i = 0;
+    const cJSON *entry = NULL;
+    cJSON_ArrayForEach(entry, runs)
+    {
+        char why[1024];
+        if (!cJSON_IsObject(entry) || load_report_run(rep, entry, path, why, sizeof(why)) != 0) {
+            snprintf(err, err_len, "%s: runs[%d]: %s", path, i, cJSON_IsObject(entry) ? why : "not an object");
+            return -1;
+        }
+        i++;
+    }
+    return 0;
+}
+
+static int load_doc(pecert_report *rep, const cJSON *root, const char *path, char *err, size_t err_len)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (cJSON_IsString(schema) && strcmp(schema->valuestring, PECERT_REPORT_SCHEMA) == 0) {
+        return load_report_doc(rep, root, path, err, err_len);
+    }
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, PECERT_RESULTS_SCHEMA) != 0) {
+        snprintf(err, err_len, "%s: schema: expected \"%s\" or \"%s\", got %s%.64s%s", path,
+                 PECERT_RESULTS_SCHEMA, PECERT_REPORT_SCHEMA, cJSON_IsString(schema) ? "\"" : "",
+                 cJSON_IsString(schema) ? schema->valuestring : "none", cJSON_IsString(schema) ? "\"" : "");
+        return -1;
+    }
+    pecert_run_results res;
+    char why[1024];
+    if (pecert_run_results_from_json(&res, root, why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "%s: %s", path, why);
+        return -1;
+    }
+    if (pecert_report_add_run(rep, &res, PECERT_ROLE_CERTIFY, path) != 0) {
+        pecert_run_results_free(&res);
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses path as JSON; NULL with "FILE: problem" in err. */
+static cJSON *parse_file(const char *path, char *err, size_t err_len)
+{
+    char *text = read_text(path, err, err_len);
+    if (text == NULL) {
+        return NULL;
+    }
+    cJSON *root = cJSON_Parse(text);
+    if (root == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        long offset = at != NULL && at >= text ? (long)(at - text) : -1;
+        snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", path, offset);
+    } else if (!cJSON_IsObject(root)) {
+        snprintf(err, err_len, "%s: not a JSON object", path);
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    free(text);
+    return root;
+}
+
+int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len)
+{
+    cJSON *root = parse_file(path, err, err_len);
+    if (root == NULL) {
+        return -1;
+    }
+    int rc = load_doc(rep, root, path, err, err_len);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* Marks every run of plugin name as the mutant e; 0 if none. */
+static int mark_mutant(pecert_report *rep, const char *name, const pecert_mutant_expect *e)
+{
+    int found = 0;
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        if (strcmp(rep->runs[i].res.info.plugin_name, name) == 0) {
+            rep->runs[i].role = PECERT_ROLE_MUTANT;
+            rep->runs[i].expect = *e;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *err, size_t err_len)
+{
+    cJSON *root = parse_file(path, err, err_len);
+    if (root == NULL) {
+        return -1;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
+    int rc = 0;
+    int i = 0;
+    const cJSON *m = NULL;
+    if (!cJSON_IsArray(list)) {
+        snprintf(err, err_len, "%s: mutants: missing or not an array", path);
+        rc = -1;
+    }
+    cJSON_ArrayForEach(m, rc == 0 ? list : NULL)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+        pecert_mutant_expect e;
+        if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+            snprintf(err, err_len, "%s: mutants[%d].name: missing or not a string", path, i);
+            rc = -1;
+            break;
+        }
+        expect_from_json(&e, m);
+        if (!mark_mutant(rep, name->valuestring, &e) && add_not_run(rep, name->valuestring, &e, path) != 0) {
+            snprintf(err, err_len, "%s: out of memory", path);
+            rc = -1;
+            break;
+        }
+        i++;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
