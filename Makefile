@@ -30,7 +30,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-protot
              -Wwrite-strings -Wformat=2 -Wundef -Wcast-qual -Wpointer-arith \
              -Wno-format-truncation
 BASEFLAGS := -std=c17 -O2 -g -fPIC -ffp-contract=off -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-             -Iinclude -Iharness -Iconformance -MMD -MP -DPECERT_SOURCE_DIR=\"$(CURDIR)\"
+             -Iinclude -Iharness -Iconformance -Ireports -MMD -MP -DPECERT_SOURCE_DIR=\"$(CURDIR)\"
 SANFLAGS  ?=
 PC_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PC_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -39,7 +39,7 @@ CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
 ALL_CFLAGS = $(BASEFLAGS) $(WARN) $(SANFLAGS) $(PC_CFLAGS) $(CFLAGS)
 LDLIBS_ALL = $(PC_LIBS) -ldl -lm $(LDLIBS)
 
-HARNESS_SRC := $(sort $(wildcard harness/*.c) $(wildcard conformance/*.c))
+HARNESS_SRC := $(sort $(wildcard harness/*.c) $(wildcard conformance/*.c) $(wildcard reports/*.c))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC     := $(sort $(wildcard harness/cli/*.c) $(wildcard bench/*.c))
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -208,6 +208,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_swin.py --swin "$(REFSRC)/Swin-Transformer" --out vectors/swin
 	$(Q)/usr/bin/python3 vectors/gen/gen_shaw.py --tensor2tensor "$(REFSRC)/tensor2tensor" --out vectors/shaw
 	$(Q)/usr/bin/python3 vectors/gen/gen_txl.py --txl "$(REFSRC)/transformer-xl" --out vectors/txl
+	$(Q)/usr/bin/python3 vectors/gen/gen_mrope.py --transformers "$(REF)" --out vectors/mrope
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

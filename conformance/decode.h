@@ -13,7 +13,9 @@
 
 /* The sequences: token i of sequence s has q, k, v and a position. */
 typedef struct pecert_logical_batch {
-    const pecert_rope_config *rope;
+    const pecert_rope_config *rope;       /* NULL: an ALiBi-only model  */
+    int32_t alibi;                        /* 1: linear ALiBi bias        */
+    double alibi_max_bias;
     pecert_rope_pairing pairing;
     int32_t n_seqs;
     int32_t n_heads;
@@ -46,6 +48,11 @@ typedef struct pecert_feed {
 int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config *rope,
                               pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
                               const int64_t *start, uint64_t seed);
+/* The same for an ALiBi-only model (no RoPE): n_heads query heads over
+ * n_heads / 2 kv heads of head_dim channels, slopes for max_bias. */
+int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t head_dim,
+                                    double max_bias, int32_t n_seqs, const int64_t *len,
+                                    const int64_t *start, uint64_t seed);
 void pecert_logical_batch_free(pecert_logical_batch *b);
 
 /* Outputs in logical order: out[s] is [len[s], n_heads, head_dim]. */

@@ -158,9 +158,32 @@ static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
     }
 }
 
+/* ALiBi-only models (Bloom, MPT): 6 heads (not a power of two, so the
+ * interleaved slopes are used), from position 0 and from 4000. */
+static void sweep_alibi_single(const pecert_check_env *env, pecert_check_result *r)
+{
+    const int64_t starts[2] = {0, 4000};
+    for (int s = 0; s < 2; s++) {
+        pecert_logical_batch b;
+        int64_t len = PREFILL_LEN;
+        char label[PECERT_RESULT_LINE_MAX];
+        snprintf(label, sizeof(label), "alibi heads=6 max_bias=8 from position %lld", (long long)starts[s]);
+        if (pecert_logical_batch_init_alibi(&b, 6, 64, 8.0, 1, &len, &starts[s], 3000 + (uint64_t)s) == 0) {
+            equivalence_case(env, r, &b, label);
+        } else {
+            pecert_case_fail(r, label, "out of memory");
+        }
+        pecert_logical_batch_free(&b);
+    }
+}
+
 static void run_prefill_equivalence(const pecert_check_env *env, pecert_check_result *r)
 {
     sweep_single(env, r);
+    if (env->oracle.desc != NULL && PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) &&
+        env->oracle.desc->alibi_slopes != NULL) {
+        sweep_alibi_single(env, r);
+    }
     pecert_check_conclude(r, "session comparisons");
 }
 
@@ -234,6 +257,18 @@ static void run_padding_independence(const pecert_check_env *env, pecert_check_r
             }
             pecert_logical_batch_free(&b);
         }
+    }
+    pecert_logical_batch b;
+    char label[PECERT_RESULT_LINE_MAX];
+    snprintf(label, sizeof(label), "alibi heads=6 max_bias=8 rows 6/10/13");
+    if (env->oracle.desc != NULL && PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) &&
+        env->oracle.desc->alibi_slopes != NULL) {
+        if (pecert_logical_batch_init_alibi(&b, 6, 64, 8.0, N_ROWS, row_len, starts, 4000) == 0) {
+            padding_case(env, r, &b, label);
+        } else {
+            pecert_case_fail(r, label, "out of memory");
+        }
+        pecert_logical_batch_free(&b);
     }
     pecert_check_conclude(r, "session comparisons");
 }

@@ -10,14 +10,10 @@
 #include "rope_checks.h"
 #include "tolerance.h"
 
-int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config *rope,
-                              pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
-                              const int64_t *start, uint64_t seed)
+/* Allocates and fills the sequences of a batch whose shape is set. */
+static int fill_sequences(pecert_logical_batch *b, const int64_t *len, const int64_t *start, uint64_t seed)
 {
-    memset(b, 0, sizeof(*b));
-    *b = (pecert_logical_batch){.rope = rope, .pairing = pairing, .n_seqs = n_seqs, .n_heads = 4,
-                                .n_kv_heads = 2, .head_dim = rope->head_dim};
-    for (int32_t s = 0; s < n_seqs; s++) {
+    for (int32_t s = 0; s < b->n_seqs; s++) {
         size_t qn = (size_t)(len[s] * b->n_heads * b->head_dim);
         size_t kn = (size_t)(len[s] * b->n_kv_heads * b->head_dim);
         b->len[s] = len[s];
@@ -36,6 +32,26 @@ int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config 
         pecert_fill_random(b->v[s], kn, seed + 3 * (uint64_t)s + 2);
     }
     return 0;
+}
+
+int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config *rope,
+                              pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
+                              const int64_t *start, uint64_t seed)
+{
+    memset(b, 0, sizeof(*b));
+    *b = (pecert_logical_batch){.rope = rope, .pairing = pairing, .n_seqs = n_seqs, .n_heads = 4,
+                                .n_kv_heads = 2, .head_dim = rope->head_dim};
+    return fill_sequences(b, len, start, seed);
+}
+
+int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t head_dim,
+                                    double max_bias, int32_t n_seqs, const int64_t *len,
+                                    const int64_t *start, uint64_t seed)
+{
+    memset(b, 0, sizeof(*b));
+    *b = (pecert_logical_batch){.alibi = 1, .alibi_max_bias = max_bias, .n_seqs = n_seqs,
+                                .n_heads = n_heads, .n_kv_heads = n_heads / 2, .head_dim = head_dim};
+    return fill_sequences(b, len, start, seed);
 }
 
 void pecert_logical_batch_free(pecert_logical_batch *b)
@@ -195,7 +211,9 @@ int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_che
     memset(&cfg, 0, sizeof(cfg));
     cfg = (pecert_session_config){.struct_size = sizeof(cfg), .pairing = b->pairing, .rope = b->rope,
                                   .n_seqs = b->n_seqs, .max_tokens = (int32_t)max_tokens,
-                                  .n_heads = b->n_heads, .n_kv_heads = b->n_kv_heads};
+                                  .n_heads = b->n_heads, .n_kv_heads = b->n_kv_heads,
+                                  .alibi = b->alibi, .head_dim = b->rope == NULL ? b->head_dim : 0,
+                                  .alibi_max_bias = b->alibi_max_bias};
     for (int32_t q = 0; q < b->n_seqs; q++) {
         out->out[q] = calloc((size_t)(b->len[q] * b->n_heads * b->head_dim) + 1, sizeof(float));
         if (out->out[q] == NULL) {
@@ -217,10 +235,10 @@ int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_che
 
 /* Score error bound of query (s,i,h) against key j (TOLERANCES.md). */
 static double score_bound(const pecert_logical_batch *b, const double *inv, double scaling,
-                          int32_t s, int64_t i, int64_t h, int64_t j)
+                          const double *slopes, int32_t s, int64_t i, int64_t h, int64_t j)
 {
     int64_t hd = b->head_dim;
-    int64_t rot = b->rope->rotary_dim;
+    int64_t rot = b->rope != NULL ? b->rope->rotary_dim : 0;
     int64_t kvh = h / (b->n_heads / b->n_kv_heads);
     const float *q = b->q[s] + (i * b->n_heads + h) * hd;
     const float *k = b->k[s] + (j * b->n_kv_heads + kvh) * hd;
@@ -242,21 +260,23 @@ static double score_bound(const pecert_logical_batch *b, const double *inv, doub
     }
     double s2 = scaling * scaling;
     double value = s2 * norms * ((double)hd + PECERT_TOL_VALUE_U) * PECERT_U32;
-    return (s2 * angle_part + value) / sqrt((double)hd); /* softmax_scale = 1/sqrt(d) */
+    /* ALiBi: m_h (p_q - p_k) rounded in float32 on each side. */
+    double alibi = slopes != NULL ? 4.0 * PECERT_U32 * slopes[h] * fabs((double)(b->pos[s][i] - b->pos[s][j])) : 0.0;
+    return (s2 * angle_part + value) / sqrt((double)hd) + alibi; /* softmax_scale = 1/sqrt(d) */
 }
 
 /* Bound on every output channel of query (s,i,h): a score error d moves
  * the softmax weights by at most 2d in total, each weight multiplying a
  * value of magnitude <= V; the sum itself rounds by (i + 8) u V. */
 static double output_bound(const pecert_logical_batch *b, const double *inv, double scaling,
-                           int32_t s, int64_t i, int64_t h)
+                           const double *slopes, int32_t s, int64_t i, int64_t h)
 {
     int64_t hd = b->head_dim;
     int64_t kvh = h / (b->n_heads / b->n_kv_heads);
     double worst_score = 0.0;
     double vmax = 0.0;
     for (int64_t j = 0; j <= i; j++) {
-        double e = score_bound(b, inv, scaling, s, i, h, j);
+        double e = score_bound(b, inv, scaling, slopes, s, i, h, j);
         worst_score = e > worst_score ? e : worst_score;
         const float *v = b->v[s] + (j * b->n_kv_heads + kvh) * hd;
         for (int64_t d = 0; d < hd; d++) {
@@ -266,16 +286,44 @@ static double output_bound(const pecert_logical_batch *b, const double *inv, dou
     return 2.0 * worst_score * vmax + 2.0 * ((double)i + 8.0) * PECERT_U32 * vmax;
 }
 
+/* The oracle's ALiBi slopes for the batch's heads (malloc'ed), or NULL. */
+static double *oracle_slopes(const pecert_check_env *env, const pecert_logical_batch *b)
+{
+    const pecert_plugin *o = env->oracle.desc;
+    double *slopes = malloc((size_t)b->n_heads * sizeof(double));
+    if (slopes == NULL || !PECERT_HAS_FIELD(o, pecert_plugin, alibi_slopes) || o->alibi_slopes == NULL) {
+        free(slopes);
+        return NULL;
+    }
+    pecert_tensor t;
+    memset(&t, 0, sizeof(t));
+    t = (pecert_tensor){.struct_size = sizeof(t), .dtype = PECERT_DTYPE_F64, .ndim = 1, .data = slopes};
+    t.shape[0] = b->n_heads;
+    t.strides[0] = 1;
+    pecert_alibi_slopes_args a;
+    memset(&a, 0, sizeof(a));
+    a = (pecert_alibi_slopes_args){.struct_size = sizeof(a), .num_heads = b->n_heads,
+                                   .max_bias = b->alibi_max_bias, .out = &t};
+    if (o->alibi_slopes(env->oracle.instance, &a) != PECERT_OK) {
+        free(slopes);
+        return NULL;
+    }
+    return slopes;
+}
+
 void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                            const pecert_logical_batch *b, const pecert_logical_out *got,
                            const pecert_logical_out *want, double bound_factor, const char *where)
 {
-    int64_t half = b->rope->rotary_dim / 2;
+    int64_t half = b->rope != NULL ? b->rope->rotary_dim / 2 : 0;
     double *inv = malloc((size_t)(half + 1) * sizeof(double));
     double scaling = 1.0;
-    if (inv == NULL || pecert_oracle_inv_freq(env, inv, &scaling, b->rope, 0) != PECERT_OK) {
+    double *slopes = b->alibi ? oracle_slopes(env, b) : NULL;
+    if (inv == NULL || (b->rope != NULL && pecert_oracle_inv_freq(env, inv, &scaling, b->rope, 0) != PECERT_OK) ||
+        (b->alibi && slopes == NULL)) {
         free(inv);
-        pecert_case_fail(r, where, "oracle frequencies unavailable for the bound");
+        free(slopes);
+        pecert_case_fail(r, where, "oracle frequencies or slopes unavailable for the bound");
         return;
     }
     pecert_case_worst w;
@@ -287,7 +335,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
             pecert_case_worst token_w; /* per token: the report's error-vs-step plot */
             pecert_case_worst_init(&token_w);
             for (int64_t h = 0; h < b->n_heads; h++) {
-                double bound = bound_factor * output_bound(b, inv, scaling, s, i, h);
+                double bound = bound_factor * output_bound(b, inv, scaling, slopes, s, i, h);
                 const float *g = got->out[s] + (i * b->n_heads + h) * hd;
                 const float *e = want->out[s] + (i * b->n_heads + h) * hd;
                 double before = w.ratio;
@@ -310,4 +358,5 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
              (long long)b->pos[worst_at[0]][worst_at[1]]);
     pecert_case_finish(r, &w, where, elem);
     free(inv);
+    free(slopes);
 }

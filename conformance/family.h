@@ -87,5 +87,8 @@ extern const pecert_check pecert_check_shaw_index_golden;
 extern const pecert_check pecert_check_shaw_shift_invariance;
 extern const pecert_check pecert_check_txl_pos_emb_golden;
 extern const pecert_check pecert_check_txl_rel_shift_golden;
+extern const pecert_check pecert_check_mrope_index_golden;
+extern const pecert_check pecert_check_mrope_apply_golden;
+extern const pecert_check pecert_check_mrope_text_only_is_rope;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

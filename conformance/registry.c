@@ -43,6 +43,9 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_shaw_shift_invariance,
     &pecert_check_txl_pos_emb_golden,
     &pecert_check_txl_rel_shift_golden,
+    &pecert_check_mrope_index_golden,
+    &pecert_check_mrope_apply_golden,
+    &pecert_check_mrope_text_only_is_rope,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -215,6 +215,29 @@ static int mark_mutant(pecert_report *rep, const char *name, const pecert_mutant
     return found;
 }
 
+/* Marks or adds every mutant of the catalogue's list; 0 or -1 with err. */
+static int apply_entries(pecert_report *rep, const cJSON *list, const char *path, char *err, size_t err_len)
+{
+    int i = 0;
+    const cJSON *m = NULL;
+    cJSON_ArrayForEach(m, list)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
+        pecert_mutant_expect e;
+        if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
+            snprintf(err, err_len, "%s: mutants[%d].name: missing or not a string", path, i);
+            return -1;
+        }
+        expect_from_json(&e, m);
+        if (!mark_mutant(rep, name->valuestring, &e) && add_not_run(rep, name->valuestring, &e, path) != 0) {
+            snprintf(err, err_len, "%s: out of memory", path);
+            return -1;
+        }
+        i++;
+    }
+    return 0;
+}
+
 int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *err, size_t err_len)
 {
     cJSON *root = parse_file(path, err, err_len);
@@ -222,29 +245,11 @@ int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *er
         return -1;
     }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
-    int rc = 0;
-    int i = 0;
-    const cJSON *m = NULL;
+    int rc = -1;
     if (!cJSON_IsArray(list)) {
         snprintf(err, err_len, "%s: mutants: missing or not an array", path);
-        rc = -1;
-    }
-    cJSON_ArrayForEach(m, rc == 0 ? list : NULL)
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(m, "name");
-        pecert_mutant_expect e;
-        if (!cJSON_IsString(name) || name->valuestring[0] == '\0') {
-            snprintf(err, err_len, "%s: mutants[%d].name: missing or not a string", path, i);
-            rc = -1;
-            break;
-        }
-        expect_from_json(&e, m);
-        if (!mark_mutant(rep, name->valuestring, &e) && add_not_run(rep, name->valuestring, &e, path) != 0) {
-            snprintf(err, err_len, "%s: out of memory", path);
-            rc = -1;
-            break;
-        }
-        i++;
+    } else {
+        rc = apply_entries(rep, list, path, err, err_len);
     }
     cJSON_Delete(root);
     return rc;

@@ -65,7 +65,10 @@ _Static_assert(offsetof(pecert_session_config, max_tokens) == 28, "ABI 1.2 layou
 _Static_assert(offsetof(pecert_session_config, n_heads) == 32, "ABI 1.2 layout: pecert_session_config.n_heads");
 _Static_assert(offsetof(pecert_session_config, n_kv_heads) == 36, "ABI 1.2 layout: pecert_session_config.n_kv_heads");
 _Static_assert(offsetof(pecert_session_config, softmax_scale) == 40, "ABI 1.2 layout: pecert_session_config.softmax_scale");
-_Static_assert(offsetof(pecert_session_config, reserved) == 48, "ABI 1.2 layout: pecert_session_config.reserved");
+_Static_assert(offsetof(pecert_session_config, alibi) == 48, "ABI 1.2 layout: pecert_session_config.alibi");
+_Static_assert(offsetof(pecert_session_config, head_dim) == 52, "ABI 1.2 layout: pecert_session_config.head_dim");
+_Static_assert(offsetof(pecert_session_config, alibi_max_bias) == 56, "ABI 1.2 layout: pecert_session_config.alibi_max_bias");
+_Static_assert(offsetof(pecert_session_config, reserved) == 64, "ABI 1.2 layout: pecert_session_config.reserved");
 _Static_assert(sizeof(pecert_session_append_args) == 136, "ABI 1.2 layout: sizeof pecert_session_append_args");
 _Static_assert(offsetof(pecert_session_append_args, n_tokens) == 8, "ABI 1.2 layout: pecert_session_append_args.n_tokens");
 _Static_assert(offsetof(pecert_session_append_args, positions) == 16, "ABI 1.2 layout: pecert_session_append_args.positions");

@@ -1039,6 +1039,35 @@ START_TEST(core_committed_vectors)
 }
 END_TEST
 
+/* `pecert list` groups the committed vectors by family: every family with
+ * its vector count, every file with its provenance. */
+START_TEST(core_list_families)
+{
+    static const char *const families[] = {"alibi", "learned", "mrope", "rope", "shaw",
+                                           "sinusoidal", "sincos2d", "swin", "t5", "txl"};
+    char cmd[1024];
+    static char out[1 << 16];
+    size_t n;
+    FILE *p;
+
+    (void)snprintf(cmd, sizeof cmd, "%s/pecert list 2>/dev/null", test_build_dir());
+    p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    ck_assert_int_eq(pclose(p), 0);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        char want[64];
+
+        (void)snprintf(want, sizeof want, "\n  %s ", families[i]);
+        ck_assert_msg(strstr(out, want) != NULL, "pecert list lacks family %s", families[i]);
+    }
+    ck_assert_ptr_nonnull(strstr(out, "vectors in "));
+    ck_assert_ptr_nonnull(strstr(out, "tensorflow/tensor2tensor@"));
+    ck_assert_ptr_nonnull(strstr(out, "facebookresearch/fairseq@"));
+}
+END_TEST
+
 /* ---- limits ------------------------------------------------------------ */
 
 static void tv_set_literal(tv *v, const char *path, const char *literal);
@@ -2133,6 +2162,7 @@ Suite *make_vectors_suite(void)
     tcase_add_test(core, core_list);
     tcase_add_test(core, core_list_errors);
     tcase_add_test(core, core_committed_vectors);
+    tcase_add_test(core, core_list_families);
     suite_add_tcase(s, core);
 
     /* A 16 MiB manifest and a 64 MiB inflate are slow under sanitizers. */

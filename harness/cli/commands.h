@@ -16,6 +16,7 @@
 /* Subcommands: each takes argv from the subcommand name on and returns an
  * exit status (runner.h PECERT_EXIT_*). */
 int pecert_cmd_mutation(int argc, char **argv);
+int pecert_cmd_report(int argc, char **argv);
 
 /* pecert_usage_error prints "pecert: <message>", a blank line and usage
  * to stderr, and returns PECERT_EXIT_USAGE. */

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checks.h"
 #include "commands.h"
 #include "plugin_load.h"
+#include "report.h"
 #include "results_json.h"
 #include "runner.h"
 #include "vectors.h"
@@ -33,6 +35,7 @@ static const char usage_main[] =
     "  run     run the conformance checks on a plugin\n"
     "  bench   time a plugin against the machine's bandwidth and ref\n"
     "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
+    "  report  render or merge saved results: HTML, JUnit XML, JSON\n"
     "  help    this text (also: pecert <command> --help)\n"
     "\n"
     "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
@@ -49,10 +52,19 @@ static const char usage_run[] =
     "  --filter GLOB      only checks whose id matches GLOB (e.g. 'rope.*.golden')\n"
     "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's)\n"
     "  --json FILE        write the results as JSON (atomically)\n"
+    "  --html FILE        write a self-contained HTML report (atomically)\n"
+    "  --junit FILE       write JUnit XML for CI (atomically)\n"
+    "  --shard I/N        run only shard I of N (checks k with k mod N = I-1);\n"
+    "                     `pecert report` merges the shards' --json files\n"
+    "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --timeout S        seconds per check before it is killed (default 120)\n"
     "  --oracle PATH      the reference plugin used for bounds (default: built-in ref)\n"
-    "  --verbose          print every check's details, not only failures'\n"
-    "  --help             this text\n";
+    "  --quiet            print only failures and the summary\n"
+    "  --verbose          print every check's details and time, and the environment\n"
+    "  --help             this text\n"
+    "\n"
+    "On a terminal a progress line shows checks done/total, the running check\n"
+    "and the elapsed time; it is never written when stdout is not a terminal.\n";
 
 static const char usage_list[] =
     "usage: pecert list [--vectors DIR]\n"
@@ -67,28 +79,82 @@ typedef struct run_cli {
     const char *filter;
     const char *vectors;
     const char *json;
+    const char *html;
+    const char *junit;
     const char *oracle;
     double timeout_s;
     int verbose;
+    int quiet;
+    int no_timings;
+    int shard_index;     /* 0/0: not sharded */
+    int shard_count;
+    int progress;        /* stdout is a terminal and not --quiet */
+    double started_s;    /* monotonic clock at the start of the run */
 } run_cli;
 
-static void print_result(const pecert_check_result *r, int verbose)
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void print_result(const pecert_check_result *r, const run_cli *cli)
 {
     static const char *const tags[PECERT_VERDICT_COUNT] = {"PASS", "N/A ", "FAIL", "CRASH", "TIMEOUT"};
+    int failed = r->verdict >= PECERT_VERDICT_FAIL;
+    if (cli->quiet && !failed) {
+        return;
+    }
     printf("  %-7s %-26s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
-    if (r->verdict >= PECERT_VERDICT_FAIL || verbose) {
+    if ((failed && !cli->quiet) || cli->verbose) {
         for (int i = 0; i < r->n_details; i++) {
             printf("          %s\n", r->details[i]);
         }
     }
-    fflush(stdout);
+    if (cli->verbose) {
+        printf("          (%.2f s)\n", r->elapsed_s);
+    }
+}
+
+/* The progress line: redrawn in place ("\r", erase to end of line). */
+static void on_start(const char *check_id, size_t done, size_t total, void *user)
+{
+    const run_cli *cli = user;
+    if (cli->progress) {
+        printf("\r\033[K[%zu/%zu] %s  %.1f s", done, total, check_id, now_s() - cli->started_s);
+        fflush(stdout);
+    }
 }
 
 static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
 {
+    const run_cli *cli = user;
     (void)done;
     (void)total;
-    print_result(r, *(const int *)user);
+    if (cli->progress) {
+        fputs("\r\033[K", stdout); /* the result line replaces the progress line */
+    }
+    print_result(r, cli);
+    fflush(stdout);
+}
+
+/* "I/N" with 1 <= I <= N <= 4096; 0 or -1. */
+static int parse_shard(run_cli *cli, const char *arg)
+{
+    char *end = NULL;
+    long i = strtol(arg, &end, 10);
+    if (end == arg || *end != '/') {
+        return -1;
+    }
+    const char *rest = end + 1;
+    long n = strtol(rest, &end, 10);
+    if (end == rest || *end != '\0' || n < 1 || n > 4096 || i < 1 || i > n) {
+        return -1;
+    }
+    cli->shard_index = (int)i;
+    cli->shard_count = (int)n;
+    return 0;
 }
 
 static int parse_run_args(run_cli *cli, int argc, char **argv)
@@ -98,7 +164,9 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         {"vectors", required_argument, NULL, 'v'}, {"json", required_argument, NULL, 'j'},
         {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"html", required_argument, NULL, 'H'},    {"junit", required_argument, NULL, 'J'},
+        {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
+        {"no-timings", no_argument, NULL, 'T'},    {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -109,6 +177,15 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'j': cli->json = optarg; break;
         case 'o': cli->oracle = optarg; break;
         case 'V': cli->verbose = 1; break;
+        case 'H': cli->html = optarg; break;
+        case 'J': cli->junit = optarg; break;
+        case 'q': cli->quiet = 1; break;
+        case 'T': cli->no_timings = 1; break;
+        case 'S':
+            if (parse_shard(cli, optarg) != 0) {
+                return pecert_usage_error(usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= 4096", optarg);
+            }
+            break;
         case 't':
             if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
                 return pecert_usage_error(usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
@@ -124,6 +201,9 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
     }
     if (cli->impl == NULL) {
         return pecert_usage_error(usage_run, "run: --impl NAME|PATH is required");
+    }
+    if (cli->quiet && cli->verbose) {
+        return pecert_usage_error(usage_run, "run: --quiet and --verbose exclude each other");
     }
     return 0;
 }
@@ -141,17 +221,34 @@ static void print_summary(const pecert_run_results *res)
            counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
 }
 
-static int write_json(const pecert_run_results *res, const char *path)
+static void print_environment(const pecert_run_results *res)
 {
-    cJSON *json = pecert_run_results_to_json(res);
-    char *text = json != NULL ? cJSON_Print(json) : NULL;
-    char err[1200] = "out of memory";
-    int rc = text != NULL ? pecert_write_file_atomic(path, text, err, sizeof(err)) : -1;
+    const pecert_run_info *i = &res->info;
+    printf("environment: %s, %d CPUs, %s, built with %s\n", i->cpu_model, i->cpus_online, i->os, i->compiler);
+    printf("plugin: %s %s (%s)%s%s\n", i->plugin_id, i->plugin_version, i->plugin_name,
+           i->plugin_describe[0] != '\0' ? ", " : "", i->plugin_describe);
+    printf("vectors: %d files, %d vectors, %s\n", i->n_vector_files, i->n_vectors, i->vectors_hash);
+}
+
+/* Writes the outputs asked for (JSON, HTML, JUnit) from one results model;
+ * *res is moved into the report. Returns 0, or -1 after saying why. */
+static int write_outputs(pecert_run_results *res, const run_cli *cli)
+{
+    if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
+        return 0;
+    }
+    pecert_report rep = {.no_timings = cli->no_timings};
+    pecert_report_outputs out = {cli->html, cli->junit, cli->json};
+    char err[2048] = "out of memory";
+    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, "pecert run");
+    if (rc == 0) {
+        pecert_report_finish(&rep);
+        rc = pecert_report_write(&rep, &out, err, sizeof(err));
+    }
     if (rc != 0) {
         fprintf(stderr, "pecert: %s\n", err);
     }
-    free(text);
-    cJSON_Delete(json);
+    pecert_report_free(&rep);
     return rc;
 }
 
@@ -171,18 +268,27 @@ static int cmd_run(int argc, char **argv)
         return pecert_usage_error(usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
-                              on_check, &cli.verbose};
+                              on_check, &cli};
+    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start};
     pecert_run_results res;
     char err[2048] = "";
-    printf("pecert %s: certifying %s\n", PECERT_VERSION, plugin_path);
-    int status = pecert_run(&res, &opt, err, sizeof(err));
+    cli.progress = !cli.quiet && isatty(STDOUT_FILENO);
+    cli.started_s = now_s();
+    if (!cli.quiet) {
+        printf("pecert %s: certifying %s", PECERT_VERSION, plugin_path);
+        printf(cli.shard_count > 0 ? " (shard %d/%d)\n" : "\n", cli.shard_index, cli.shard_count);
+    }
+    int status = pecert_run_ex(&res, &opt, &extras, err, sizeof(err));
     if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
         fprintf(stderr, "pecert: %s\n", err);
         pecert_run_results_free(&res);
         return status;
     }
+    if (cli.verbose) {
+        print_environment(&res);
+    }
     print_summary(&res);
-    if (cli.json != NULL && write_json(&res, cli.json) != 0) {
+    if (write_outputs(&res, &cli) != 0) {
         status = PECERT_EXIT_USAGE;
     }
     pecert_run_results_free(&res);
@@ -395,6 +501,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "bench") == 0) {
         return pecert_cmd_bench(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "report") == 0) {
+        return pecert_cmd_report(argc - 1, argv + 1);
     }
     return pecert_usage_error(usage_main, "unknown command '%s'", cmd);
 }

@@ -31,8 +31,9 @@ static int64_t floor_pow2(int64_t n)
     return c;
 }
 
-/* Slope of head index h (0-based) of n heads. */
-static double slope(int64_t n, double max_bias, int64_t h)
+/* Slope of head index h (0-based) of n heads (also used by the decode
+ * session's ALiBi). */
+double pecert__ref_alibi_slope(int64_t n, double max_bias, int64_t h)
 {
     int64_t c = floor_pow2(n);
 
@@ -81,7 +82,7 @@ pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes
         return status;
     }
     for (h = 0; h < args->num_heads; h++) {
-        pecert__ref_store_float(args->out, &h, slope(args->num_heads, args->max_bias, h));
+        pecert__ref_store_float(args->out, &h, pecert__ref_alibi_slope(args->num_heads, args->max_bias, h));
     }
     return PECERT_OK;
 }
@@ -133,7 +134,7 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
         return status;
     }
     for (idx[0] = 0; idx[0] < args->num_heads; idx[0]++) {
-        double m = slope(args->num_heads, args->max_bias, idx[0]);
+        double m = pecert__ref_alibi_slope(args->num_heads, args->max_bias, idx[0]);
 
         for (idx[1] = 0; idx[1] < args->n_q; idx[1]++) {
             for (idx[2] = 0; idx[2] < args->n_k; idx[2]++) {

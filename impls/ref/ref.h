@@ -12,6 +12,10 @@
  * params.c (config -> resolved parameters, HF defaulting rules),
  * freqs.c (inverse frequencies per rope type), angle.c (accurate sin/cos),
  * rotation.c (per-call frequency table), cos_sin.c and apply.c (the ops).
+ * The other families (ABI 1.2), one file each: alibi.c, t5.c,
+ * sinusoidal.c, learned.c, sincos2d.c, swin.c, shaw.c, txl.c,
+ * mrope_index.c, mrope_apply.c; their argument and view checks are in
+ * validate.c (pecert__ref_check_view and friends).
  *
  * Only pecert_plugin_entry is exported; everything declared between the
  * visibility pragmas below stays inside the shared object.
@@ -255,6 +259,7 @@ pecert_status pecert__ref_rope_apply(void *instance,
 
 /* alibi.c */
 pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes_args *args);
+double pecert__ref_alibi_slope(int64_t n, double max_bias, int64_t h);
 pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args);
 
 /* t5.c */
@@ -278,6 +283,10 @@ pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_arg
 /* txl.c */
 pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args);
 pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args);
+
+/* mrope_index.c, mrope_apply.c */
+pecert_status pecert__ref_mrope_index(void *instance, const pecert_mrope_index_args *args);
+pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,

@@ -19,6 +19,7 @@ typedef struct ref_sequence {
     double *keys;    /* [max_tokens, n_kv_heads, head_dim], rotated     */
     double *values;  /* [max_tokens, n_kv_heads, head_dim]              */
     uint8_t *valid;  /* [max_tokens]                                    */
+    int64_t *positions; /* [max_tokens], for ALiBi's distances          */
 } ref_sequence;
 
 typedef struct ref_session {
@@ -31,6 +32,8 @@ typedef struct ref_session {
     int32_t rotary_dim;
     double softmax_scale;
     double scaling;      /* attention scaling of the rope config          */
+    int has_rope;        /* 0: an ALiBi-only model, no rotation           */
+    double *slopes;      /* [n_heads] ALiBi slopes, NULL without ALiBi    */
     double *inv_freq;    /* [rotary_dim / 2] at the session's seq_len     */
     double *scratch;     /* [head_dim + max_tokens] query row + scores    */
     ref_sequence *seqs;  /* [n_seqs]                                      */
@@ -45,8 +48,10 @@ static void session_free(ref_session *s)
         free(s->seqs[i].keys);
         free(s->seqs[i].values);
         free(s->seqs[i].valid);
+        free(s->seqs[i].positions);
     }
     free(s->seqs);
+    free(s->slopes);
     free(s->inv_freq);
     free(s->scratch);
     free(s);
@@ -80,6 +85,18 @@ static pecert_status check_session_config(const pecert__ref_call *call,
     if (!(c->softmax_scale >= 0) || !isfinite(c->softmax_scale)) {
         return pecert__ref_fail(call, PECERT_E_INVAL, "config.softmax_scale must be finite and >= 0");
     }
+    if (c->alibi != 0 && (c->alibi != 1 || !(c->alibi_max_bias > 0) || !isfinite(c->alibi_max_bias))) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "config.alibi=%d needs 0, or 1 with alibi_max_bias > 0",
+                                c->alibi);
+    }
+    if (c->rope == NULL && (c->alibi == 0 || c->head_dim < 1 || c->head_dim > 65536)) {
+        return pecert__ref_fail(call, PECERT_E_INVAL,
+                                "config.rope is NULL: needs alibi=1 and head_dim in 1..65536 (got %d)", c->head_dim);
+    }
+    if (c->rope != NULL && c->head_dim != 0 && c->head_dim != c->rope->head_dim) {
+        return pecert__ref_fail(call, PECERT_E_INVAL, "config.head_dim=%d differs from rope->head_dim=%d",
+                                c->head_dim, c->rope->head_dim);
+    }
     return pecert__ref_check_seq_len(call, c->seq_len);
 }
 
@@ -96,9 +113,27 @@ static pecert_status alloc_sequences(ref_session *s)
         s->seqs[i].keys = malloc((size_t)s->max_tokens * row * sizeof(double));
         s->seqs[i].values = malloc((size_t)s->max_tokens * row * sizeof(double));
         s->seqs[i].valid = malloc((size_t)s->max_tokens);
-        if (s->seqs[i].keys == NULL || s->seqs[i].values == NULL || s->seqs[i].valid == NULL) {
+        s->seqs[i].positions = malloc((size_t)s->max_tokens * sizeof(int64_t));
+        if (s->seqs[i].keys == NULL || s->seqs[i].values == NULL || s->seqs[i].valid == NULL ||
+            s->seqs[i].positions == NULL) {
             return PECERT_E_NOMEM;
         }
+    }
+    return PECERT_OK;
+}
+
+/* The ALiBi slopes of the session's heads (NULL without ALiBi). */
+static pecert_status init_alibi(ref_session *s, const pecert_session_config *config)
+{
+    if (config->alibi == 0) {
+        return PECERT_OK;
+    }
+    s->slopes = malloc((size_t)s->n_heads * sizeof(double));
+    if (s->slopes == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    for (int32_t h = 0; h < s->n_heads; h++) {
+        s->slopes[h] = pecert__ref_alibi_slope(s->n_heads, config->alibi_max_bias, h);
     }
     return PECERT_OK;
 }
@@ -114,10 +149,10 @@ pecert_status pecert__ref_session_create(void *instance, void **out_session,
     }
     *out_session = NULL;
     pecert_status st = check_session_config(&call, config);
-    if (st == PECERT_OK) {
+    if (st == PECERT_OK && config->rope != NULL) {
         st = pecert__ref_check_config(&call, config->rope);
     }
-    if (st == PECERT_OK) {
+    if (st == PECERT_OK && config->rope != NULL) {
         st = pecert__ref_resolve_params(&call, config->rope, &params);
     }
     if (st != PECERT_OK) {
@@ -127,17 +162,20 @@ pecert_status pecert__ref_session_create(void *instance, void **out_session,
     if (s == NULL) {
         return pecert__ref_fail(&call, PECERT_E_NOMEM, "no memory for the session");
     }
+    int32_t head_dim = config->rope != NULL ? config->rope->head_dim : config->head_dim;
     *s = (ref_session){config->pairing, config->n_seqs, config->max_tokens, config->n_heads,
-                       config->n_kv_heads, config->rope->head_dim, config->rope->rotary_dim,
-                       config->softmax_scale > 0 ? config->softmax_scale
-                                                 : 1.0 / sqrt((double)config->rope->head_dim),
-                       params.attention_factor, NULL, NULL, NULL};
-    if (alloc_sequences(s) != PECERT_OK) {
+                       config->n_kv_heads, head_dim, config->rope != NULL ? config->rope->rotary_dim : 0,
+                       config->softmax_scale > 0 ? config->softmax_scale : 1.0 / sqrt((double)head_dim),
+                       config->rope != NULL ? params.attention_factor : 1.0, config->rope != NULL, NULL,
+                       NULL, NULL, NULL};
+    if (alloc_sequences(s) != PECERT_OK || init_alibi(s, config) != PECERT_OK) {
         session_free(s);
         return pecert__ref_fail(&call, PECERT_E_NOMEM, "no memory for a cache of %d x %d tokens",
                                 config->n_seqs, config->max_tokens);
     }
-    pecert__ref_inv_freq(&params, config->seq_len, s->inv_freq);
+    if (s->has_rope) {
+        pecert__ref_inv_freq(&params, config->seq_len, s->inv_freq);
+    }
     *out_session = s;
     return PECERT_OK;
 }
@@ -185,6 +223,7 @@ static void cache_token(ref_session *s, ref_sequence *seq, const pecert_session_
         rotate_row(s, k, a->positions[t]);
     }
     seq->valid[slot] = a->valid == NULL || a->valid[t] != 0;
+    seq->positions[slot] = a->positions[t];
 }
 
 /* Attention of token t (query head h) over its sequence: softmax in
@@ -206,7 +245,8 @@ static void attend(ref_session *s, const ref_sequence *seq, const pecert_session
         for (int64_t d = 0; d < s->head_dim; d++) {
             dot += q[d] * k[d];
         }
-        score[j] = seq->valid[j] ? dot * s->softmax_scale : -INFINITY;
+        double bias = s->slopes != NULL ? -s->slopes[h] * (double)(a->positions[t] - seq->positions[j]) : 0.0;
+        score[j] = seq->valid[j] ? dot * s->softmax_scale + bias : -INFINITY;
         max = score[j] > max ? score[j] : max;
     }
     double total = 0.0;

@@ -2,9 +2,11 @@
  * pecert/plugin.h - the pecert plugin ABI, version 1.
  *
  * A pecert plugin is a shared object that implements positional encodings
- * (RoPE today; ALiBi, T5 buckets, sinusoidal tables and a decode session in
- * later minor versions) so that the pecert harness can certify it against
- * golden vectors produced by the official reference code.
+ * (RoPE since 1.0; from 1.2 also a decode session, M-RoPE, ALiBi, T5
+ * buckets, sinusoidal, learned and 2-D sin-cos absolute embeddings, and the
+ * Swin, Shaw and Transformer-XL relative positions) so that the pecert
+ * harness can certify it against golden vectors produced by the official
+ * reference code.
  *
  * This header is self-contained (only <stdint.h> and <stddef.h>) and usable
  * from C and C++. A plugin exports exactly one symbol:
@@ -239,15 +241,22 @@ typedef struct pecert_rope_apply_args {
 typedef struct pecert_session_config {
     uint32_t struct_size;              /* sizeof(pecert_session_config)   */
     pecert_rope_pairing pairing;       /* PECERT_PAIRING_*                */
-    const pecert_rope_config *rope;    /* copied at create                */
+    const pecert_rope_config *rope;    /* copied at create; NULL = no RoPE (ALiBi only) */
     int64_t seq_len;                   /* as rope_freqs: 0 = none given   */
     int32_t n_seqs;                    /* independent sequences (batch)   */
     int32_t max_tokens;                /* cache capacity per sequence     */
     int32_t n_heads;                   /* query heads                     */
     int32_t n_kv_heads;                /* kv heads; n_heads % n_kv_heads == 0 */
     double softmax_scale;              /* 0 = 1/sqrt(head_dim)            */
-    /* Reserved (ALiBi slopes, sliding windows...); must be zero. */
-    uint64_t reserved[8];
+    /* ALiBi (Bloom, MPT): 1 adds -m_h * (p_q - p_k) to every score, m_h the
+     * slopes of pecert_alibi_slopes_args for n_heads and alibi_max_bias. */
+    int32_t alibi;                     /* 0 = none, 1 = linear ALiBi      */
+    /* Channels per head when rope is NULL (an ALiBi-only model); with a
+     * rope config it must be 0 or equal rope->head_dim. */
+    int32_t head_dim;
+    double alibi_max_bias;             /* 8 = the paper, Bloom; MPT's     */
+    /* Reserved (sliding windows...); must be zero. */
+    uint64_t reserved[6];
 } pecert_session_config;
 
 /* Arguments of session_append: T tokens, any mix of sequences. Tensors are
@@ -272,8 +281,11 @@ typedef struct pecert_session_append_args {
  * its own sized argument struct (struct_size first, reserved words last:
  * a non-zero reserved word asks for something this minor cannot express,
  * and a plugin returns PECERT_E_UNSUPPORTED for it). Outputs are
- * caller-allocated pecert_tensor views; integer outputs may be I64 or I32
- * (the host asks for I64), float outputs F32 or F64 as stated per op.
+ * caller-allocated pecert_tensor views (strided, like every tensor here):
+ * float outputs are F32, which every plugin accepts, or F64 where stated
+ * ("f32 or f64"), which a plugin may decline with PECERT_E_UNSUPPORTED;
+ * integer outputs are I64, or I32 likewise optional. pecert's checks ask
+ * for F32 and I64. Inputs are read-only and never written.
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1". vectors/FORMAT.md gives the official

@@ -3,6 +3,10 @@
 
     /usr/bin/python3 vectors/gen/check_vectors.py vectors/rope [more dirs or .json files]
 
+It knows the rope.* ops and the other families' ops (FAMILY_OPS, mrope.apply): typed
+config/params keys, shapes, cross-key rules, and for learned.lookup that the outputs
+are exactly the table rows the positions select.
+
 An independent reader: it shares no code with the writer (vecfile.py), so a bug in one is
 not silently mirrored by the other.  It checks every key (unknown keys are errors, as in
 the C loader), the types and ranges of config and params, every tensor reference (dtype,

@@ -241,13 +241,15 @@ typedef struct mutant_session {
 static pecert_status w_session_create(void *instance, void **out, const pecert_session_config *config)
 {
     mutant_session *ms = calloc(1, sizeof(*ms));
-    if (ms == NULL || out == NULL || config == NULL || config->rope == NULL) {
+    if (ms == NULL || out == NULL || config == NULL) {
         free(ms);
         return out == NULL || config == NULL ? PECERT_E_INVAL : PECERT_E_NOMEM;
     }
-    ms->config = edited_config(config->rope);
     pecert_session_config c = *config;
-    c.rope = &ms->config;
+    if (config->rope != NULL) { /* ALiBi-only sessions have no rope to edit */
+        ms->config = edited_config(config->rope);
+        c.rope = &ms->config;
+    }
     c.pairing = mutant.edit_pairing != NULL ? mutant.edit_pairing(config->pairing) : config->pairing;
     pecert_status st = ref->session_create(instance, &ms->ref_session, &c);
     if (st != PECERT_OK) {

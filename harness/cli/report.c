@@ -1,0 +1,169 @@
+/*
+ * report.c - `pecert report`: render or merge saved results.
+ *
+ * Reads any number of --json files of `pecert run` (several plugins, the
+ * shards of a run, earlier merged reports), merges the shards of each run
+ * back into one, and writes the self-contained HTML report, JUnit XML and
+ * the merged JSON. Bad input is one line naming the file, exit status 2,
+ * and no output file touched: everything is read, checked and rendered
+ * before the first byte is written.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "report.h"
+#include "runner.h"
+
+static const char usage_report[] =
+    "usage: pecert report RESULTS.json... [-o FILE.html] [--junit FILE] [--json FILE] [options]\n"
+    "\n"
+    "Renders or merges results saved by `pecert run --json`: several plugins,\n"
+    "and the shards of a run (--shard I/N), which are joined into the run an\n"
+    "unsharded `pecert run` would have written.\n"
+    "\n"
+    "options:\n"
+    "  -o, --html FILE     the self-contained HTML report\n"
+    "  --junit FILE        JUnit XML (one testcase per check per plugin)\n"
+    "  --json FILE         the merged results (one run: that run's own JSON)\n"
+    "  --mutants FILE      mutant catalogue: plugins it names are mutants, which\n"
+    "                      pass when caught (e.g. impls/mutants/catalogue.json)\n"
+    "  --allow-fail NAME   show plugin NAME's failures without failing (repeatable)\n"
+    "  --no-timings        write 0 for every elapsed time (byte-stable outputs)\n"
+    "  --quiet             print nothing but errors\n"
+    "  --help              this text\n"
+    "\n"
+    "exit status: 0 every certified plugin passed and every mutant was caught,\n"
+    "             1 otherwise, 2 bad usage or input (no file written)\n";
+
+#define MAX_ALLOW_FAIL 64
+
+typedef struct report_cli {
+    pecert_report_outputs out;
+    const char *catalogue;
+    const char *allow_fail[MAX_ALLOW_FAIL];
+    int n_allow_fail;
+    int no_timings;
+    int quiet;
+} report_cli;
+
+static int parse_report_args(report_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"html", required_argument, NULL, 'o'},       {"junit", required_argument, NULL, 'J'},
+        {"json", required_argument, NULL, 'j'},       {"mutants", required_argument, NULL, 'm'},
+        {"allow-fail", required_argument, NULL, 'a'}, {"no-timings", no_argument, NULL, 'T'},
+        {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': cli->out.html = optarg; break;
+        case 'J': cli->out.junit = optarg; break;
+        case 'j': cli->out.json = optarg; break;
+        case 'm': cli->catalogue = optarg; break;
+        case 'T': cli->no_timings = 1; break;
+        case 'q': cli->quiet = 1; break;
+        case 'a':
+            if (cli->n_allow_fail == MAX_ALLOW_FAIL) {
+                return pecert_usage_error(usage_report, "report: more than %d --allow-fail", MAX_ALLOW_FAIL);
+            }
+            cli->allow_fail[cli->n_allow_fail++] = optarg;
+            break;
+        case 'h': fputs(usage_report, stdout); return -1;
+        default:
+            return pecert_usage_error(usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind == argc) {
+        return pecert_usage_error(usage_report, "report: no results file given");
+    }
+    return 0;
+}
+
+/* Loads, merges and annotates; 0, or -1 with one line in err. */
+static int build_report(pecert_report *rep, const report_cli *cli, char **files, int n_files, char *err,
+                        size_t err_len)
+{
+    for (int i = 0; i < n_files; i++) {
+        if (pecert_report_load_file(rep, files[i], err, err_len) != 0) {
+            return -1;
+        }
+    }
+    if (pecert_report_merge(rep, err, err_len) != 0) {
+        return -1;
+    }
+    if (cli->catalogue != NULL && pecert_report_apply_catalogue(rep, cli->catalogue, err, err_len) != 0) {
+        return -1;
+    }
+    for (int i = 0; i < cli->n_allow_fail; i++) {
+        if (pecert_report_allow_fail(rep, cli->allow_fail[i]) == 0) {
+            snprintf(err, err_len, "--allow-fail '%s': no plugin of that name in the results", cli->allow_fail[i]);
+            return -1;
+        }
+    }
+    rep->no_timings = cli->no_timings;
+    pecert_report_finish(rep);
+    return 0;
+}
+
+/* One line per run: what a CI log should show. */
+static void print_run(const pecert_report_run *run)
+{
+    if (run->role == PECERT_ROLE_MUTANT) {
+        const char *outcome = run->not_run ? "ESCAPED (no results)"
+                              : !run->caught ? "ESCAPED" : !run->diagnosed ? "NOT DIAGNOSED" : "caught";
+        printf("  mutant  %-28s %s\n", run->label, outcome);
+        return;
+    }
+    size_t counts[PECERT_VERDICT_COUNT];
+    pecert_run_results_count(&run->res, counts);
+    int failed = pecert_report_run_failed(run);
+    printf("  %-7s %-28s %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported%s\n",
+           failed ? "FAIL" : "PASS", run->label, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
+           counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED],
+           failed && run->role == PECERT_ROLE_ALLOWED ? " (allowed to fail)" : "");
+}
+
+static void print_written(const char *what, const char *path)
+{
+    struct stat st;
+    if (path != NULL && stat(path, &st) == 0) {
+        printf("%s: %s (%lld bytes)\n", what, path, (long long)st.st_size);
+    }
+}
+
+int pecert_cmd_report(int argc, char **argv)
+{
+    report_cli cli;
+    memset(&cli, 0, sizeof(cli));
+    int rc = parse_report_args(&cli, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    pecert_report rep;
+    memset(&rep, 0, sizeof(rep));
+    char err[4096] = "";
+    if (build_report(&rep, &cli, argv + optind, argc - optind, err, sizeof(err)) != 0 ||
+        pecert_report_write(&rep, &cli.out, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        pecert_report_free(&rep);
+        return PECERT_EXIT_USAGE;
+    }
+    int passed = pecert_report_passed(&rep);
+    if (!cli.quiet) {
+        for (size_t i = 0; i < rep.n_runs; i++) {
+            print_run(&rep.runs[i]);
+        }
+        printf("report: %s\n", passed ? "PASS" : "FAIL");
+        print_written("html", cli.out.html);
+        print_written("junit", cli.out.junit);
+        print_written("json", cli.out.json);
+    }
+    pecert_report_free(&rep);
+    return passed ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+}

@@ -1,0 +1,310 @@
+/*
+ * html_runs.c - the report's sections per run: every failure with its
+ * diagnosis, evidence, cited vectors and plots; the error plots of the
+ * passing checks; the mutants; the environment.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_internal.h"
+
+void pecert__html_anchor(pecert_sbuf *b, size_t run_index, const pecert_check_result *r)
+{
+    pecert_sbuf_printf(b, "f-%zu-", run_index);
+    pecert_sbuf_escaped(b, r->check_id, 0);
+}
+
+/* "3.2e+05" or "inf": an error/bound ratio for people. */
+static void put_ratio(pecert_sbuf *b, double ratio)
+{
+    if (isnan(ratio) || isinf(ratio)) {
+        pecert_sbuf_puts(b, isnan(ratio) ? "NaN" : "&#8734;");
+    } else {
+        pecert_sbuf_printf(b, "%.3g", ratio);
+    }
+}
+
+/* Reads "err X > tol Y" (the form pecert_case_finish writes) from a
+ * detail line; 1 if found. */
+static int parse_err_tol(const char *line, double *err, double *tol)
+{
+    const char *e = strstr(line, " err ");
+    const char *t = e != NULL ? strstr(e, " > tol ") : NULL;
+    if (t == NULL) {
+        return 0;
+    }
+    char *end = NULL;
+    *err = strtod(e + 5, &end);
+    if (end == e + 5) {
+        return 0;
+    }
+    *tol = strtod(t + 7, &end);
+    return end != t + 7;
+}
+
+static void evidence(pecert_sbuf *b, const pecert_check_result *r)
+{
+    if (r->n_details == 0) {
+        return;
+    }
+    pecert_sbuf_puts(b, "<h5>Evidence (first failing cases)</h5>\n<table class=\"evidence\"><thead><tr><th>#</th>"
+                        "<th>case: want / got</th><th class=\"num\">error</th><th class=\"num\">bound</th></tr></thead><tbody>\n");
+    for (int i = 0; i < r->n_details; i++) {
+        double err;
+        double tol;
+        pecert_sbuf_printf(b, "<tr><td class=\"num\">%d</td><td><code>", i + 1);
+        pecert_sbuf_escaped(b, r->details[i], 0);
+        if (parse_err_tol(r->details[i], &err, &tol)) {
+            pecert_sbuf_printf(b, "</code></td><td class=\"num %s\">%.3g</td><td class=\"num\">%.3g</td></tr>\n",
+                               err > tol ? "err-bad" : "err-ok", err, tol);
+        } else {
+            pecert_sbuf_puts(b, "</code></td><td class=\"num\">&#8212;</td><td class=\"num\">&#8212;</td></tr>\n");
+        }
+    }
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+}
+
+static const pecert_vector_source *find_source(const pecert_run_results *res, const char *path)
+{
+    for (size_t i = 0; i < res->n_sources; i++) {
+        if (strcmp(res->sources[i].path, path) == 0) {
+            return &res->sources[i];
+        }
+    }
+    return NULL;
+}
+
+static void provenance(pecert_sbuf *b, const pecert_vector_source *s)
+{
+    if (s == NULL) {
+        pecert_sbuf_puts(b, "&#8212;");
+        return;
+    }
+    pecert_sbuf_escaped(b, s->repo, 0);
+    pecert_sbuf_puts(b, " @ <code>");
+    pecert_sbuf_escaped(b, s->commit, 12);
+    pecert_sbuf_puts(b, "</code> (");
+    pecert_sbuf_escaped(b, s->tag, 0);
+    pecert_sbuf_puts(b, ")");
+}
+
+static void cited_vectors(pecert_sbuf *b, const pecert_run_results *res, const pecert_check_result *r)
+{
+    if (r->n_vrefs == 0) {
+        return;
+    }
+    pecert_sbuf_puts(b, "<h5>Vectors cited</h5>\n<table class=\"vectors\"><thead><tr><th>vector</th><th>flags</th>"
+                        "<th>what it checks</th><th>recorded from</th><th>provenance</th></tr></thead><tbody>\n");
+    for (int i = 0; i < r->n_vrefs; i++) {
+        const pecert_vector_ref *v = &r->vrefs[i];
+        pecert_sbuf_puts(b, "<tr><td><code>");
+        pecert_sbuf_escaped(b, v->file, 0);
+        pecert_sbuf_printf(b, ":tcId=%lld</code></td><td>", (long long)v->tc_id);
+        pecert_sbuf_escaped(b, v->flags, 0);
+        pecert_sbuf_puts(b, "</td><td>");
+        pecert_sbuf_escaped(b, v->comment, 0);
+        pecert_sbuf_puts(b, "</td><td><code>");
+        pecert_sbuf_escaped(b, v->source, 0);
+        pecert_sbuf_puts(b, "</code></td><td>");
+        provenance(b, find_source(res, v->file));
+        pecert_sbuf_puts(b, "</td></tr>\n");
+    }
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+}
+
+/* The largest error among the samples, with its bound and position. */
+static const pecert_error_point *largest_error(const pecert_check_result *r)
+{
+    const pecert_error_point *best = NULL;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const pecert_error_point *p = &r->points[i];
+        if (best == NULL || p->error > best->error || (isnan(p->error) && !isnan(best->error))) {
+            best = p;
+        }
+    }
+    return best;
+}
+
+/* Decode and batch checks key their samples by token index. */
+static int token_axis(const pecert_check_result *r)
+{
+    return strncmp(r->check_id, "decode.", 7) == 0 || strncmp(r->check_id, "batch.", 6) == 0;
+}
+
+static void error_figure(pecert_sbuf *b, const pecert_check_result *r)
+{
+    const pecert_error_point *p = largest_error(r);
+    const char *key = token_axis(r) ? "token" : "position";
+    pecert_sbuf_puts(b, "<figure>");
+    pecert__svg_error_plot(b, r);
+    pecert_sbuf_printf(b, "<figcaption>%s, worst per %s (%zu samples); largest |error| %.3g at %s %lld, bound there %.3g"
+                          "</figcaption></figure>",
+                       token_axis(r) ? "Attention-output error against token (prefill, then decode steps)"
+                                     : "Error against position",
+                       key, r->n_points, p->error, key, (long long)p->position, p->bound);
+}
+
+static void heatmap_figure(pecert_sbuf *b, const pecert_heatmap *h)
+{
+    pecert_sbuf_puts(b, "<figure>");
+    pecert__svg_heatmap(b, h);
+    pecert_sbuf_puts(b, "<figcaption>Worst error/bound per ");
+    pecert_sbuf_escaped(b, h->row_axis, 0);
+    pecert_sbuf_puts(b, " &#215; ");
+    pecert_sbuf_escaped(b, h->col_axis, 0);
+    pecert_sbuf_puts(b, " over the tokens of the worst vector, ");
+    pecert_sbuf_escaped(b, h->label, 0);
+    pecert_sbuf_puts(b, " (max ");
+    put_ratio(b, pecert_heatmap_max(h));
+    pecert_sbuf_puts(b, ")</figcaption></figure>");
+}
+
+/* The plots of a check: its error samples and its heatmap, if any. */
+static void check_plots(pecert_sbuf *b, const pecert_check_result *r)
+{
+    if (r->n_points == 0 && r->heatmap.rows == 0) {
+        return;
+    }
+    pecert_sbuf_puts(b, "<div class=\"plots\">");
+    if (r->n_points > 0) {
+        error_figure(b, r);
+    }
+    if (r->heatmap.rows > 0) {
+        heatmap_figure(b, &r->heatmap);
+    }
+    pecert_sbuf_puts(b, "</div>\n");
+}
+
+static void check_header(pecert_sbuf *b, const pecert_check_result *r, int timings)
+{
+    const char *v = pecert_verdict_name(r->verdict);
+    pecert_sbuf_printf(b, "<h4><span class=\"badge b-%s\">%s</span> <code>", v, v);
+    pecert_sbuf_escaped(b, r->check_id, 0);
+    pecert_sbuf_printf(b, "</code> <span class=\"muted\">%lld of %lld cases outside the bound", (long long)r->n_failed,
+                       (long long)r->n_cases);
+    if (r->n_unsupported > 0) {
+        pecert_sbuf_printf(b, ", %lld not supported", (long long)r->n_unsupported);
+    }
+    if (timings) {
+        pecert_sbuf_printf(b, " &#183; %.2f s", r->elapsed_s);
+    }
+    pecert_sbuf_puts(b, "</span></h4>\n<p class=\"diag\">");
+    pecert_sbuf_escaped(b, r->diagnosis, 0);
+    pecert_sbuf_puts(b, "</p>\n");
+}
+
+/* The measured error next to its bound: the worst ratio and its case. */
+static void measured(pecert_sbuf *b, const pecert_check_result *r)
+{
+    pecert_sbuf_puts(b, "<table class=\"measure\"><tr><th>worst error / bound</th><td class=\"num err-bad\">");
+    put_ratio(b, r->worst_ratio);
+    pecert_sbuf_puts(b, "</td><th>at</th><td><code>");
+    pecert_sbuf_escaped(b, r->worst_case[0] != '\0' ? r->worst_case : "-", 0);
+    pecert_sbuf_puts(b, "</code></td></tr></table>\n");
+}
+
+void pecert__html_check_block(pecert_sbuf *b, const pecert_report_run *run, size_t run_index,
+                              const pecert_check_result *r, int timings)
+{
+    pecert_sbuf_printf(b, "<article class=\"check v-%s\" id=\"", pecert_verdict_name(r->verdict));
+    pecert__html_anchor(b, run_index, r);
+    pecert_sbuf_puts(b, "\">\n");
+    check_header(b, r, timings);
+    measured(b, r);
+    evidence(b, r);
+    cited_vectors(b, &run->res, r);
+    check_plots(b, r);
+    pecert_sbuf_puts(b, "</article>\n");
+}
+
+/* ---- failures ----------------------------------------------------------- */
+
+void pecert__html_findings(pecert_sbuf *b, const pecert_run_results *res)
+{
+    if (res->n_findings == 0) {
+        return;
+    }
+    pecert_sbuf_puts(b, "<div class=\"findings\"><b>Diagnosis</b><ul>");
+    for (int i = 0; i < res->n_findings; i++) {
+        pecert_sbuf_puts(b, "<li>");
+        pecert_sbuf_escaped(b, res->findings[i].bug, 0);
+        pecert_sbuf_puts(b, "<br><span class=\"ev\">evidence: ");
+        pecert_sbuf_escaped(b, res->findings[i].evidence, 0);
+        pecert_sbuf_puts(b, "</span></li>");
+    }
+    pecert_sbuf_puts(b, "</ul></div>\n");
+}
+
+/* Every failing check of run i, after its findings. */
+static void run_failures(pecert_sbuf *b, const pecert_report *rep, size_t i)
+{
+    const pecert_report_run *run = &rep->runs[i];
+    pecert__html_findings(b, &run->res);
+    for (size_t c = 0; c < run->res.n_checks; c++) {
+        if (run->res.checks[c].verdict >= PECERT_VERDICT_FAIL) {
+            pecert__html_check_block(b, run, i, &run->res.checks[c], !rep->no_timings);
+        }
+    }
+}
+
+void pecert__html_failures(pecert_sbuf *b, const pecert_report *rep)
+{
+    int any = 0;
+    pecert_sbuf_puts(b, "<section id=\"failures\"><h2>Failures</h2>\n");
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        const pecert_report_run *run = &rep->runs[i];
+        if (run->role == PECERT_ROLE_MUTANT || !pecert_report_run_failed(run)) {
+            continue;
+        }
+        pecert_sbuf_printf(b, "<h3 id=\"run-%zu\">", i);
+        pecert_sbuf_escaped(b, run->label, 0);
+        pecert_sbuf_puts(b, run->role == PECERT_ROLE_ALLOWED ? " <span class=\"badge b-allowed\">allowed to fail</span>"
+                                                              : " <span class=\"badge b-fail\">FAIL</span>");
+        pecert_sbuf_puts(b, "</h3>\n");
+        run_failures(b, rep, i);
+        any = 1;
+    }
+    if (!any) {
+        pecert_sbuf_puts(b, "<p>No check of a certified plugin failed.</p>\n");
+    }
+    pecert_sbuf_puts(b, "</section>\n");
+}
+
+/* ---- error plots of passing checks -------------------------------------- */
+
+static int has_plot(const pecert_check_result *r)
+{
+    return r->verdict < PECERT_VERDICT_FAIL && (r->n_points > 0 || r->heatmap.rows > 0);
+}
+
+void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
+{
+    pecert_sbuf_puts(b, "<section id=\"precision\"><h2>Error against bound</h2>\n<p>Passing checks that record "
+                        "their error by position (golden and precision checks), by token (decode and batch "
+                        "checks) or by head and channel pair (the worst RoPE vector). Failing checks show "
+                        "theirs under <a href=\"#failures\">Failures</a>.</p>\n");
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        const pecert_report_run *run = &rep->runs[i];
+        if (run->role == PECERT_ROLE_MUTANT) {
+            continue;
+        }
+        pecert_sbuf_puts(b, "<details open><summary>");
+        pecert_sbuf_escaped(b, run->label, 0);
+        pecert_sbuf_puts(b, "</summary>\n");
+        for (size_t c = 0; c < run->res.n_checks; c++) {
+            const pecert_check_result *r = &run->res.checks[c];
+            if (has_plot(r)) {
+                pecert_sbuf_puts(b, "<h4><code>");
+                pecert_sbuf_escaped(b, r->check_id, 0);
+                pecert_sbuf_puts(b, "</code> <span class=\"muted\">worst error/bound ");
+                put_ratio(b, r->worst_ratio);
+                pecert_sbuf_puts(b, "</span></h4>\n");
+                check_plots(b, r);
+            }
+        }
+        pecert_sbuf_puts(b, "</details>\n");
+    }
+    pecert_sbuf_puts(b, "</section>\n");
+}

@@ -1,0 +1,90 @@
+/* report_json.c - the merged results as JSON, and writing every output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "report.h"
+#include "results_json.h"
+
+static cJSON *expect_to_json(const pecert_mutant_expect *e)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "bug_class", e->bug_class);
+    cJSON_AddStringToObject(obj, "diagnosis", e->diagnosis);
+    cJSON_AddStringToObject(obj, "finding", e->finding);
+    cJSON *must = cJSON_AddArrayToObject(obj, "must_fail");
+    for (int i = 0; must != NULL && i < e->n_must_fail; i++) {
+        cJSON_AddItemToArray(must, cJSON_CreateString(e->must_fail[i]));
+    }
+    return obj;
+}
+
+static cJSON *entry_to_json(const pecert_report_run *run)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddStringToObject(obj, "plugin", run->res.info.plugin_name);
+    cJSON_AddStringToObject(obj, "role", pecert_report_role_name(run->role));
+    if (run->role == PECERT_ROLE_MUTANT) {
+        cJSON_AddItemToObject(obj, "mutant", expect_to_json(&run->expect));
+        cJSON_AddBoolToObject(obj, "caught", run->caught);
+        cJSON_AddBoolToObject(obj, "diagnosed", run->diagnosed);
+    }
+    cJSON_AddItemToObject(obj, "results",
+                          run->not_run ? cJSON_CreateNull() : pecert_run_results_to_json(&run->res));
+    return obj;
+}
+
+/* One certified run is written as itself, so merged shards compare
+ * equal to an unsharded run's --json file. */
+static int is_single_run(const pecert_report *rep)
+{
+    return rep->n_runs == 1 && rep->runs[0].role == PECERT_ROLE_CERTIFY && !rep->runs[0].not_run;
+}
+
+char *pecert_report_json(const pecert_report *rep)
+{
+    cJSON *root;
+    if (is_single_run(rep)) {
+        root = pecert_run_results_to_json(&rep->runs[0].res);
+    } else {
+        root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "schema", PECERT_REPORT_SCHEMA);
+        cJSON_AddStringToObject(root, "verdict", pecert_report_passed(rep) ? "pass" : "fail");
+        cJSON *runs = cJSON_AddArrayToObject(root, "runs");
+        for (size_t i = 0; runs != NULL && i < rep->n_runs; i++) {
+            cJSON_AddItemToArray(runs, entry_to_json(&rep->runs[i]));
+        }
+    }
+    char *text = root != NULL ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *out, char *err,
+                        size_t err_len)
+{
+    struct {
+        const char *path;
+        char *text;
+    } files[3] = {{out->html, NULL}, {out->junit, NULL}, {out->json, NULL}};
+    char *(*const render[3])(const pecert_report *) = {pecert_report_html, pecert_report_junit,
+                                                      pecert_report_json};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < 3; i++) {
+        if (files[i].path != NULL && (files[i].text = render[i](rep)) == NULL) {
+            snprintf(err, err_len, "%s: out of memory while rendering", files[i].path);
+            rc = -1;
+        }
+    }
+    for (int i = 0; rc == 0 && i < 3; i++) {
+        if (files[i].path != NULL) {
+            rc = pecert_write_file_atomic(files[i].path, files[i].text, err, err_len);
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        free(files[i].text);
+    }
+    return rc;
+}
