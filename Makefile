@@ -7,6 +7,7 @@
 # Other targets:
 #     make            build build/pecert and every plugin (build/impls/*.so)
 #     make deps       apt-get install the Debian packages pecert needs (only missing ones)
+#     make browser    the HTML report in headless Chromium (part of `make check`)
 #     make vectors REF=/path/to/transformers   regenerate the golden vectors
 #     make asan       build and test with AddressSanitizer + UBSan (into build/asan/)
 #     make clean
@@ -16,6 +17,8 @@ BUILD     ?= build
 CC        ?= gcc
 PKGS      := libcjson zlib
 DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check
+# The browser test of the HTML report (Debian's, not PyPI's selenium).
+BROWSER_DEB_PKGS := chromium chromium-driver python3-selenium
 GEN_DEB_PKGS := python3 python3-torch python3-numpy python3-packaging python3-regex \
                 python3-filelock python3-tqdm python3-yaml
 
@@ -60,7 +63,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx mutation run vectors asan clean bench bench-peers
+.PHONY: all deps gen-deps check unit conformance abi-cxx mutation browser run vectors asan clean bench bench-peers
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 .SECONDARY:
@@ -69,7 +72,7 @@ all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
-	$(Q)sh tools/ensure-debs.sh $(DEB_PKGS)
+	$(Q)sh tools/ensure-debs.sh $(DEB_PKGS) $(BROWSER_DEB_PKGS)
 
 gen-deps:
 	$(Q)sh tools/ensure-debs.sh $(GEN_DEB_PKGS)
@@ -137,7 +140,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance mutation
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance mutation browser
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -165,20 +168,43 @@ conformance: all
 mutation: all
 	$(Q)$(BUILD)/pecert mutation
 
+# The HTML report in a real browser: headless Chromium opens a report (ref
+# and a mutant) from disk; verdict, matrix and plots must be there, with no
+# network request and no script error. Screenshots: build/browser/*.png.
+browser: all
+	$(Q)sh tests/browser/run.sh $(BUILD)
+
 # ---- main job -------------------------------------------------------------
-# Certifies every bundled plugin, writes one JSON result per plugin under
-# reports/out/, then shows every mutant caught. Fails if `ref` (the oracle)
-# does not pass or a mutant escapes.
-RUN_PLUGINS := ref example
+# Certifies every bundled plugin: ref (the oracle), fast once per ISA
+# variant this CPU runs, example, and every mutant (ref with one real bug;
+# its failures are expected). One JSON per run lands in reports/out/runs/,
+# then `pecert report` merges them into reports/out/index.html (one
+# self-contained page), results.json and junit.xml. The report's status is
+# the job's: it fails if ref or fast fails or a mutant escapes; example's
+# failures are shown but never fatal (--allow-fail). Every results file is
+# named, so a run that wrote none (a plugin that failed to load) fails it too.
+NPROC     ?= $(shell nproc 2>/dev/null || echo 2)
+RUN_DIR   := reports/out/runs
+# PECERT_ISA variants of fast this CPU has the instruction sets for.
+fast_isa_ok = $(if $(strip $(foreach f,$(FAST_NEEDS_$(1)),$(if $(shell grep -qw $(f) /proc/cpuinfo 2>/dev/null && echo y),,$(f)))),,$(1))
+FAST_ISAS  = scalar $(call fast_isa_ok,avx2) $(call fast_isa_ok,avx512)
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)mkdir -p reports/out
-	$(Q)status=0; for p in $(RUN_PLUGINS); do \
-	    $(BUILD)/pecert run --impl $$p --json reports/out/$$p.json; rc=$$?; \
-	    echo "results: reports/out/$$p.json (exit $$rc)"; echo; \
-	    if [ $$p = ref ] && [ $$rc -ne 0 ]; then status=1; fi; \
+	$(Q)rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)/mutants
+	$(Q)$(BUILD)/pecert run --impl ref --quiet --json $(RUN_DIR)/ref.json; \
+	for isa in $(FAST_ISAS); do \
+	    echo "fast PECERT_ISA=$$isa:"; \
+	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl fast --quiet --json $(RUN_DIR)/fast-$$isa.json; \
 	done; \
-	$(BUILD)/pecert mutation || status=1; exit $$status
+	$(BUILD)/pecert run --impl example --quiet --json $(RUN_DIR)/example.json; \
+	echo "$(words $(MUTANTS)) mutants, $(NPROC) at a time (their failures are expected)..."; \
+	for m in $(MUTANTS); do echo $$m; done | xargs -P $(NPROC) -I{} sh -c \
+	    '$(BUILD)/pecert run --impl {} --quiet --json $(RUN_DIR)/mutants/$$(basename {} .so).json >/dev/null'; \
+	true
+	$(Q)$(BUILD)/pecert report $(RUN_DIR)/ref.json $(FAST_ISAS:%=$(RUN_DIR)/fast-%.json) $(RUN_DIR)/example.json \
+	    $(RUN_DIR)/mutants/*.json --mutants impls/mutants/catalogue.json --allow-fail example \
+	    -o reports/out/index.html --json reports/out/results.json --junit reports/out/junit.xml
+	@echo "open file://$(CURDIR)/reports/out/index.html"
 
 # ---- benchmarks (never part of `make check`) -------------------------------
 # make bench: fast against the machine's measured bandwidth and ref, one run

@@ -71,8 +71,8 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_slopes(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "alibi.slopes", slopes_case);
-    pecert_check_conclude(r, "alibi.slopes vectors");
+    pecert_for_each_golden(env, r, "alibi.slopes", slopes_case);
+    pecert_check_conclude(r, "alibi.slopes cases (packed and strided)");
 }
 
 /* ---- alibi.bias.golden -------------------------------------------------- */
@@ -144,8 +144,8 @@ static void bias_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_bias_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "alibi.bias", bias_case);
-    pecert_check_conclude(r, "alibi.bias vectors");
+    pecert_for_each_golden(env, r, "alibi.bias", bias_case);
+    pecert_check_conclude(r, "alibi.bias cases (packed and strided)");
 }
 
 /* ---- alibi.shift_invariance --------------------------------------------- */

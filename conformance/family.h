@@ -17,6 +17,13 @@ typedef void (*pecert_test_fn)(const pecert_check_env *env, pecert_check_result 
 size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
                             const char *op, pecert_test_fn fn);
 
+/* pecert_for_each_golden runs fn on every test of op twice: with packed
+ * output views, then with strided ones (every stride wider than packed,
+ * the gaps checked like the guards), "(strided output)" in the case name.
+ * Golden checks use it; the ABI's views are strided. */
+size_t pecert_for_each_golden(const pecert_check_env *env, pecert_check_result *r,
+                              const char *op, pecert_test_fn fn);
+
 /* Elements of guard zone on each side of an output buffer. */
 #define PECERT_GUARD_ELEMS 16
 
@@ -27,9 +34,11 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
  * pattern, so a write outside the view shows up.
  */
 typedef struct pecert_out_buf {
-    unsigned char *base;     /* allocation: guard, data, guard          */
+    unsigned char *base;     /* allocation: guard, storage, guard       */
     size_t elem_size;
     int64_t n;               /* elements in the view                    */
+    int64_t storage;         /* elements between the guards             */
+    int padded;              /* strides wider than packed (gaps checked) */
     pecert_tensor view;      /* what the plugin gets                    */
 } pecert_out_buf;
 
@@ -39,7 +48,7 @@ int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim,
 void pecert_out_free(pecert_out_buf *b);
 /* pecert_out_guards_ok: 1 if no byte outside the view changed. */
 int pecert_out_guards_ok(const pecert_out_buf *b);
-/* pecert_out_get: element i (packed order) as double. */
+/* pecert_out_get: element i (in packed order, whatever the strides). */
 double pecert_out_get(const pecert_out_buf *b, int64_t i);
 
 /* The sentinel integer outputs are filled with (no op produces it). */

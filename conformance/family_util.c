@@ -11,6 +11,10 @@
 
 #define GUARD_BYTE 0xA5
 
+/* Set while pecert_for_each_golden runs its second, strided pass. */
+static int padded_layout;
+
+
 size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
                             const char *op, pecert_test_fn fn)
 {
@@ -23,7 +27,8 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
                 continue;
             }
             char where[PECERT_RESULT_LINE_MAX];
-            snprintf(where, sizeof(where), "%s:tcId=%lld", f->path, (long long)t->tc_id);
+            snprintf(where, sizeof(where), "%s:tcId=%lld%s", f->path, (long long)t->tc_id,
+                     padded_layout ? " (strided output)" : "");
             pecert_case_slot_set(env->case_slot, "%s %s", where, op);
             fn(env, r, t, where);
             n++;
@@ -32,28 +37,73 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
     return n;
 }
 
+size_t pecert_for_each_golden(const pecert_check_env *env, pecert_check_result *r,
+                              const char *op, pecert_test_fn fn)
+{
+    size_t n = pecert_for_each_test(env, r, op, fn);
+    padded_layout = 1;
+    (void)pecert_for_each_test(env, r, op, fn);
+    padded_layout = 0;
+    return n;
+}
+
 static size_t elem_size(pecert_dtype dtype)
 {
     return (dtype == PECERT_DTYPE_F64 || dtype == PECERT_DTYPE_I64) ? 8 : 4;
 }
 
+/* Storage extents: the shape, or with padding (3 more on the last axis,
+ * 1 more on the others) so that every stride differs from the packed one. */
+static void storage_extents(const pecert_out_buf *b, int64_t *ext)
+{
+    for (uint32_t k = 0; k < b->view.ndim; k++) {
+        ext[k] = b->view.shape[k] + (b->padded ? (k + 1 == b->view.ndim ? 3 : 1) : 0);
+    }
+}
+
+/* Storage offset (elements) of packed index i of the view. */
+static int64_t storage_offset(const pecert_out_buf *b, int64_t i)
+{
+    int64_t off = 0;
+    for (uint32_t k = b->view.ndim; k-- > 0;) {
+        int64_t n = b->view.shape[k] > 0 ? b->view.shape[k] : 1;
+        off += (i % n) * b->view.strides[k];
+        i /= n;
+    }
+    return off;
+}
+
 int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim, const int64_t *shape)
 {
+    int64_t ext[PECERT_MAX_DIMS];
     memset(b, 0, sizeof(*b));
     b->elem_size = elem_size(dtype);
+    b->padded = padded_layout;
+    b->view.ndim = ndim;
     b->n = 1;
+    b->storage = 1;
     for (uint32_t k = 0; k < ndim; k++) {
+        b->view.shape[k] = shape[k];
         b->n *= shape[k];
     }
-    size_t bytes = ((size_t)b->n + 2 * PECERT_GUARD_ELEMS) * b->elem_size;
+    storage_extents(b, ext);
+    for (uint32_t k = 0; k < ndim; k++) {
+        b->storage *= ext[k];
+    }
+    size_t bytes = ((size_t)b->storage + 2 * PECERT_GUARD_ELEMS) * b->elem_size;
     b->base = malloc(bytes);
     if (b->base == NULL) {
         return -1;
     }
     memset(b->base, GUARD_BYTE, bytes);
     unsigned char *data = b->base + PECERT_GUARD_ELEMS * b->elem_size;
+    int64_t stride = 1;
+    for (uint32_t k = ndim; k-- > 0;) {
+        b->view.strides[k] = stride;
+        stride *= ext[k];
+    }
     for (int64_t i = 0; i < b->n; i++) {
-        unsigned char *p = data + (size_t)i * b->elem_size;
+        unsigned char *p = data + (size_t)storage_offset(b, i) * b->elem_size;
         if (dtype == PECERT_DTYPE_F32) {
             float v = NAN;
             memcpy(p, &v, sizeof(v));
@@ -70,14 +120,7 @@ int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim, const 
     }
     b->view.struct_size = sizeof(b->view);
     b->view.dtype = dtype;
-    b->view.ndim = ndim;
     b->view.data = data;
-    int64_t stride = 1;
-    for (uint32_t k = ndim; k-- > 0;) {
-        b->view.shape[k] = shape[k];
-        b->view.strides[k] = stride;
-        stride *= shape[k];
-    }
     return 0;
 }
 
@@ -87,13 +130,35 @@ void pecert_out_free(pecert_out_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
+/* Whether storage element s (offset from the view's start) is in the view. */
+static int in_view(const pecert_out_buf *b, int64_t s)
+{
+    int64_t ext[PECERT_MAX_DIMS];
+    storage_extents(b, ext);
+    for (uint32_t k = b->view.ndim; k-- > 0;) {
+        if (s % ext[k] >= b->view.shape[k]) {
+            return 0;
+        }
+        s /= ext[k];
+    }
+    return 1;
+}
+
 int pecert_out_guards_ok(const pecert_out_buf *b)
 {
     size_t guard = PECERT_GUARD_ELEMS * b->elem_size;
-    size_t tail = guard + (size_t)b->n * b->elem_size;
+    size_t tail = guard + (size_t)b->storage * b->elem_size;
     for (size_t i = 0; i < guard; i++) {
         if (b->base[i] != GUARD_BYTE || b->base[tail + i] != GUARD_BYTE) {
             return 0;
+        }
+    }
+    for (int64_t s = 0; b->padded && s < b->storage; s++) {
+        const unsigned char *p = b->base + guard + (size_t)s * b->elem_size;
+        for (size_t j = 0; j < b->elem_size && !in_view(b, s); j++) {
+            if (p[j] != GUARD_BYTE) {
+                return 0; /* a write into the gaps between strided rows */
+            }
         }
     }
     return 1;
@@ -101,7 +166,7 @@ int pecert_out_guards_ok(const pecert_out_buf *b)
 
 double pecert_out_get(const pecert_out_buf *b, int64_t i)
 {
-    const unsigned char *p = (const unsigned char *)b->view.data + (size_t)i * b->elem_size;
+    const unsigned char *p = (const unsigned char *)b->view.data + (size_t)storage_offset(b, i) * b->elem_size;
     switch (b->view.dtype) {
     case PECERT_DTYPE_F32: {
         float v;

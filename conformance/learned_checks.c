@@ -56,8 +56,8 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "learned.lookup", golden_case);
-    pecert_check_conclude(r, "learned.lookup vectors");
+    pecert_for_each_golden(env, r, "learned.lookup", golden_case);
+    pecert_check_conclude(r, "learned.lookup cases (packed and strided)");
 }
 
 /* ---- learned.out_of_range ----------------------------------------------- */

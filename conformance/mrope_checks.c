@@ -104,8 +104,8 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_index_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "mrope.index", index_case);
-    pecert_check_conclude(r, "mrope.index vectors");
+    pecert_for_each_golden(env, r, "mrope.index", index_case);
+    pecert_check_conclude(r, "mrope.index cases (packed and strided)");
 }
 
 /* ---- mrope.apply.golden ------------------------------------------------- */

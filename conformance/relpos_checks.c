@@ -58,8 +58,8 @@ static void shaw_golden_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_shaw_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "shaw.index", shaw_golden_case);
-    pecert_check_conclude(r, "shaw.index vectors");
+    pecert_for_each_golden(env, r, "shaw.index", shaw_golden_case);
+    pecert_check_conclude(r, "shaw.index cases (packed and strided)");
 }
 
 /* index(q + s, k + s) = index(q, k), exactly, for s up to 2^40. */
@@ -161,8 +161,8 @@ static void txl_pos_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_txl_pos(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "txl.pos_emb", txl_pos_case);
-    pecert_check_conclude(r, "txl.pos_emb vectors");
+    pecert_for_each_golden(env, r, "txl.pos_emb", txl_pos_case);
+    pecert_check_conclude(r, "txl.pos_emb cases (packed and strided)");
 }
 
 /* ---- txl.rel_shift.golden ----------------------------------------------- */
@@ -210,8 +210,8 @@ static void txl_shift_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_txl_shift(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "txl.rel_shift", txl_shift_case);
-    pecert_check_conclude(r, "txl.rel_shift vectors");
+    pecert_for_each_golden(env, r, "txl.rel_shift", txl_shift_case);
+    pecert_check_conclude(r, "txl.rel_shift cases (packed and strided)");
 }
 
 const pecert_check pecert_check_shaw_index_golden = {

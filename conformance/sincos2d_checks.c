@@ -63,8 +63,8 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "sincos2d.embed", golden_case);
-    pecert_check_conclude(r, "sincos2d.embed vectors");
+    pecert_for_each_golden(env, r, "sincos2d.embed", golden_case);
+    pecert_check_conclude(r, "sincos2d.embed cases (packed and strided)");
 }
 
 const pecert_check pecert_check_sincos2d_golden = {

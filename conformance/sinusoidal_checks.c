@@ -65,8 +65,8 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "sinusoidal.embed", golden_case);
-    pecert_check_conclude(r, "sinusoidal.embed vectors");
+    pecert_for_each_golden(env, r, "sinusoidal.embed", golden_case);
+    pecert_check_conclude(r, "sinusoidal.embed cases (packed and strided)");
 }
 
 const pecert_check pecert_check_sinusoidal_golden = {

@@ -49,8 +49,8 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "swin.index", golden_case);
-    pecert_check_conclude(r, "swin.index vectors");
+    pecert_for_each_golden(env, r, "swin.index", golden_case);
+    pecert_check_conclude(r, "swin.index cases (packed and strided)");
 }
 
 /* First broken rule of the bijection, or NULL. table[k] holds the offset

@@ -74,7 +74,8 @@ static void banner(pecert_sbuf *b, const pecert_report *rep)
                        pass ? "pass" : "fail", pass ? "pass" : "fail");
     pecert_sbuf_printf(b, "<p class=\"big\">%s</p>\n<p>", pass ? "PASS" : "FAIL");
     if (t.certified_failing == 0) {
-        pecert_sbuf_printf(b, "%zu certified plugin%s pass every check", t.certified, t.certified == 1 ? "" : "s");
+        pecert_sbuf_printf(b, "%zu certified plugin%s every check", t.certified,
+                           t.certified == 1 ? " passes" : "s pass");
     } else {
         pecert_sbuf_printf(b, "%zu of %zu certified plugins fail", t.certified_failing, t.certified);
         failing_names(b, rep, PECERT_ROLE_CERTIFY);
@@ -303,8 +304,11 @@ static void matrix_cell(pecert_sbuf *b, const pecert_report_run *run, size_t run
     }
     pecert_sbuf_printf(b, "<td class=\"c %s\" title=\"", cell_class(run, r, &symbol));
     pecert_sbuf_escaped(b, r->check_id, 0);
-    pecert_sbuf_printf(b, ": %s &#8212; ", pecert_verdict_name(r->verdict));
-    pecert_sbuf_escaped(b, r->diagnosis, 200);
+    pecert_sbuf_printf(b, ": %s", pecert_verdict_name(r->verdict));
+    if (r->verdict != PECERT_VERDICT_PASS) { /* a pass says no more than its colour */
+        pecert_sbuf_puts(b, " &#8212; ");
+        pecert_sbuf_escaped(b, r->diagnosis, 120);
+    }
     pecert_sbuf_puts(b, "\">");
     if (r->verdict >= PECERT_VERDICT_FAIL) {
         pecert_sbuf_puts(b, "<a href=\"#");

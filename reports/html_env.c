@@ -71,7 +71,40 @@ static void mutant_row(pecert_sbuf *b, const pecert_report_run *run, size_t i)
                        ok ? "caught" : run->caught ? "not diagnosed" : "ESCAPED");
 }
 
-/* A mutant's failing checks, folded away: the evidence it was caught. */
+static int named_check(const pecert_report_run *run, const char *id)
+{
+    for (int i = 0; i < run->expect.n_must_fail; i++) {
+        if (strcmp(run->expect.must_fail[i], id) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The failing checks the catalogue does not name: one line each (the
+ * named ones are the evidence; these show how far the bug reaches). */
+static void also_fails(pecert_sbuf *b, const pecert_report_run *run, size_t i)
+{
+    int any = 0;
+    for (size_t c = 0; c < run->res.n_checks; c++) {
+        const pecert_check_result *r = &run->res.checks[c];
+        if (r->verdict < PECERT_VERDICT_FAIL || named_check(run, r->check_id)) {
+            continue;
+        }
+        pecert_sbuf_puts(b, any ? "" : "<h5>Also fails</h5>\n<ul class=\"also\">");
+        pecert_sbuf_puts(b, "<li id=\"");
+        pecert__html_anchor(b, i, r);
+        pecert_sbuf_puts(b, "\"><code>");
+        pecert_sbuf_escaped(b, r->check_id, 0);
+        pecert_sbuf_puts(b, "</code>: ");
+        pecert_sbuf_escaped(b, r->diagnosis, 0);
+        pecert_sbuf_puts(b, "</li>");
+        any = 1;
+    }
+    pecert_sbuf_puts(b, any ? "</ul>\n" : "");
+}
+
+/* A mutant's named checks in full, folded away: the evidence it was caught. */
 static void mutant_details(pecert_sbuf *b, const pecert_report *rep, size_t i)
 {
     const pecert_report_run *run = &rep->runs[i];
@@ -85,10 +118,12 @@ static void mutant_details(pecert_sbuf *b, const pecert_report *rep, size_t i)
                        run->res.n_checks);
     pecert__html_findings(b, &run->res);
     for (size_t c = 0; c < run->res.n_checks; c++) {
-        if (run->res.checks[c].verdict >= PECERT_VERDICT_FAIL) {
-            pecert__html_check_block(b, run, i, &run->res.checks[c], !rep->no_timings);
+        const pecert_check_result *r = &run->res.checks[c];
+        if (r->verdict >= PECERT_VERDICT_FAIL && named_check(run, r->check_id)) {
+            pecert__html_check_block(b, run, i, r, !rep->no_timings, 1);
         }
     }
+    also_fails(b, run, i);
     pecert_sbuf_puts(b, "</details>\n");
 }
 

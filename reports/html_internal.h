@@ -24,11 +24,12 @@ void pecert__svg_error_plot(pecert_sbuf *b, const pecert_check_result *r);
  * SVG grid with a colour legend. Nothing if h is empty. */
 void pecert__svg_heatmap(pecert_sbuf *b, const pecert_heatmap *h);
 
-/* pecert__html_check_block: one check of run run_index in full: verdict,
+/* pecert__html_check_block: one check of run run_index: verdict,
  * diagnosis, measured error next to its bound, evidence, cited vectors
- * with provenance, plots (and its time if timings). */
+ * with provenance, plots (and its time if timings). compact keeps the
+ * first few evidence lines only (mutants: the evidence they were caught). */
 void pecert__html_check_block(pecert_sbuf *b, const pecert_report_run *run, size_t run_index,
-                              const pecert_check_result *r, int timings);
+                              const pecert_check_result *r, int timings, int compact);
 
 /* pecert__html_findings: the run's diagnosis (named bugs with evidence). */
 void pecert__html_findings(pecert_sbuf *b, const pecert_run_results *res);

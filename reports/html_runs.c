@@ -44,14 +44,27 @@ static int parse_err_tol(const char *line, double *err, double *tol)
     return end != t + 7;
 }
 
-static void evidence(pecert_sbuf *b, const pecert_check_result *r)
+/* Lines of evidence a compact block keeps (the JSON keeps them all). */
+#define COMPACT_LINES 3
+
+/* "... and N more (in the JSON results)" after a cut list. */
+static void more_lines(pecert_sbuf *b, int shown, int total)
 {
+    if (shown < total) {
+        pecert_sbuf_printf(b, "<p class=\"muted\">&#8230; and %d more in the JSON results.</p>\n", total - shown);
+    }
+}
+
+static void evidence(pecert_sbuf *b, const pecert_check_result *r, int max_lines)
+{
+    int n = max_lines > 0 && r->n_details > max_lines ? max_lines : r->n_details;
     if (r->n_details == 0) {
         return;
     }
-    pecert_sbuf_puts(b, "<h5>Evidence (first failing cases)</h5>\n<table class=\"evidence\"><thead><tr><th>#</th>"
+    pecert_sbuf_puts(b, "<h5>Evidence (first failing cases)</h5>\n<table class=\"evidence\"><colgroup><col class=\"n\">"
+                        "<col><col class=\"v\"><col class=\"v\"></colgroup><thead><tr><th>#</th>"
                         "<th>case: want / got</th><th class=\"num\">error</th><th class=\"num\">bound</th></tr></thead><tbody>\n");
-    for (int i = 0; i < r->n_details; i++) {
+    for (int i = 0; i < n; i++) {
         double err;
         double tol;
         pecert_sbuf_printf(b, "<tr><td class=\"num\">%d</td><td><code>", i + 1);
@@ -64,6 +77,7 @@ static void evidence(pecert_sbuf *b, const pecert_check_result *r)
         }
     }
     pecert_sbuf_puts(b, "</tbody></table>\n");
+    more_lines(b, n, r->n_details);
 }
 
 static const pecert_vector_source *find_source(const pecert_run_results *res, const char *path)
@@ -90,14 +104,18 @@ static void provenance(pecert_sbuf *b, const pecert_vector_source *s)
     pecert_sbuf_puts(b, ")");
 }
 
-static void cited_vectors(pecert_sbuf *b, const pecert_run_results *res, const pecert_check_result *r)
+static void cited_vectors(pecert_sbuf *b, const pecert_run_results *res, const pecert_check_result *r,
+                          int max_lines)
 {
+    int n = max_lines > 0 && r->n_vrefs > max_lines ? max_lines : r->n_vrefs;
     if (r->n_vrefs == 0) {
         return;
     }
-    pecert_sbuf_puts(b, "<h5>Vectors cited</h5>\n<table class=\"vectors\"><thead><tr><th>vector</th><th>flags</th>"
+    pecert_sbuf_puts(b, "<h5>Vectors cited</h5>\n<table class=\"vectors\"><colgroup><col style=\"width:21%\">"
+                        "<col style=\"width:15%\"><col style=\"width:22%\"><col style=\"width:24%\">"
+                        "<col style=\"width:18%\"></colgroup><thead><tr><th>vector</th><th>flags</th>"
                         "<th>what it checks</th><th>recorded from</th><th>provenance</th></tr></thead><tbody>\n");
-    for (int i = 0; i < r->n_vrefs; i++) {
+    for (int i = 0; i < n; i++) {
         const pecert_vector_ref *v = &r->vrefs[i];
         pecert_sbuf_puts(b, "<tr><td><code>");
         pecert_sbuf_escaped(b, v->file, 0);
@@ -112,6 +130,7 @@ static void cited_vectors(pecert_sbuf *b, const pecert_run_results *res, const p
         pecert_sbuf_puts(b, "</td></tr>\n");
     }
     pecert_sbuf_puts(b, "</tbody></table>\n");
+    more_lines(b, n, r->n_vrefs);
 }
 
 /* The largest error among the samples, with its bound and position. */
@@ -133,22 +152,40 @@ static int token_axis(const pecert_check_result *r)
     return strncmp(r->check_id, "decode.", 7) == 0 || strncmp(r->check_id, "batch.", 6) == 0;
 }
 
+/* A figure's title line: which check, and how close to its bound. */
+static void figure_title(pecert_sbuf *b, const pecert_check_result *r)
+{
+    pecert_sbuf_puts(b, "<div class=\"ft\"><code>");
+    pecert_sbuf_escaped(b, r->check_id, 0);
+    pecert_sbuf_puts(b, "</code> &#183; worst error/bound ");
+    put_ratio(b, r->worst_ratio);
+    pecert_sbuf_puts(b, "</div>");
+}
+
 static void error_figure(pecert_sbuf *b, const pecert_check_result *r)
 {
     const pecert_error_point *p = largest_error(r);
     const char *key = token_axis(r) ? "token" : "position";
     pecert_sbuf_puts(b, "<figure>");
+    figure_title(b, r);
     pecert__svg_error_plot(b, r);
-    pecert_sbuf_printf(b, "<figcaption>%s, worst per %s (%zu samples); largest |error| %.3g at %s %lld, bound there %.3g"
-                          "</figcaption></figure>",
+    pecert_sbuf_printf(b, "<figcaption>%s, worst per %s (%zu samples): ",
                        token_axis(r) ? "Attention-output error against token (prefill, then decode steps)"
                                      : "Error against position",
-                       key, r->n_points, p->error, key, (long long)p->position, p->bound);
+                       key, r->n_points);
+    if (p->error == 0) {
+        pecert_sbuf_puts(b, "every sample exact.</figcaption></figure>");
+    } else {
+        pecert_sbuf_printf(b, "largest |error| %.3g at %s %lld, bound there %.3g.</figcaption></figure>", p->error,
+                           key, (long long)p->position, p->bound);
+    }
 }
 
-static void heatmap_figure(pecert_sbuf *b, const pecert_heatmap *h)
+static void heatmap_figure(pecert_sbuf *b, const pecert_check_result *r)
 {
+    const pecert_heatmap *h = &r->heatmap;
     pecert_sbuf_puts(b, "<figure>");
+    figure_title(b, r);
     pecert__svg_heatmap(b, h);
     pecert_sbuf_puts(b, "<figcaption>Worst error/bound per ");
     pecert_sbuf_escaped(b, h->row_axis, 0);
@@ -161,20 +198,24 @@ static void heatmap_figure(pecert_sbuf *b, const pecert_heatmap *h)
     pecert_sbuf_puts(b, ")</figcaption></figure>");
 }
 
-/* The plots of a check: its error samples and its heatmap, if any. */
-static void check_plots(pecert_sbuf *b, const pecert_check_result *r)
+/* The figures of a check: its error samples and its heatmap, if any. */
+static void check_figures(pecert_sbuf *b, const pecert_check_result *r)
 {
-    if (r->n_points == 0 && r->heatmap.rows == 0) {
-        return;
-    }
-    pecert_sbuf_puts(b, "<div class=\"plots\">");
     if (r->n_points > 0) {
         error_figure(b, r);
     }
     if (r->heatmap.rows > 0) {
-        heatmap_figure(b, &r->heatmap);
+        heatmap_figure(b, r);
     }
-    pecert_sbuf_puts(b, "</div>\n");
+}
+
+static void check_plots(pecert_sbuf *b, const pecert_check_result *r)
+{
+    if (r->n_points > 0 || r->heatmap.rows > 0) {
+        pecert_sbuf_puts(b, "<div class=\"plots\">");
+        check_figures(b, r);
+        pecert_sbuf_puts(b, "</div>\n");
+    }
 }
 
 static void check_header(pecert_sbuf *b, const pecert_check_result *r, int timings)
@@ -206,15 +247,16 @@ static void measured(pecert_sbuf *b, const pecert_check_result *r)
 }
 
 void pecert__html_check_block(pecert_sbuf *b, const pecert_report_run *run, size_t run_index,
-                              const pecert_check_result *r, int timings)
+                              const pecert_check_result *r, int timings, int compact)
 {
-    pecert_sbuf_printf(b, "<article class=\"check v-%s\" id=\"", pecert_verdict_name(r->verdict));
+    int max_lines = compact ? COMPACT_LINES : 0;
+    pecert_sbuf_printf(b, "<article class=\"check k-%s\" id=\"", pecert_verdict_name(r->verdict));
     pecert__html_anchor(b, run_index, r);
     pecert_sbuf_puts(b, "\">\n");
     check_header(b, r, timings);
     measured(b, r);
-    evidence(b, r);
-    cited_vectors(b, &run->res, r);
+    evidence(b, r, max_lines);
+    cited_vectors(b, &run->res, r, max_lines);
     check_plots(b, r);
     pecert_sbuf_puts(b, "</article>\n");
 }
@@ -244,7 +286,7 @@ static void run_failures(pecert_sbuf *b, const pecert_report *rep, size_t i)
     pecert__html_findings(b, &run->res);
     for (size_t c = 0; c < run->res.n_checks; c++) {
         if (run->res.checks[c].verdict >= PECERT_VERDICT_FAIL) {
-            pecert__html_check_block(b, run, i, &run->res.checks[c], !rep->no_timings);
+            pecert__html_check_block(b, run, i, &run->res.checks[c], !rep->no_timings, 0);
         }
     }
 }
@@ -292,19 +334,13 @@ void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
         }
         pecert_sbuf_puts(b, "<details open><summary>");
         pecert_sbuf_escaped(b, run->label, 0);
-        pecert_sbuf_puts(b, "</summary>\n");
+        pecert_sbuf_puts(b, "</summary>\n<div class=\"plots\">");
         for (size_t c = 0; c < run->res.n_checks; c++) {
-            const pecert_check_result *r = &run->res.checks[c];
-            if (has_plot(r)) {
-                pecert_sbuf_puts(b, "<h4><code>");
-                pecert_sbuf_escaped(b, r->check_id, 0);
-                pecert_sbuf_puts(b, "</code> <span class=\"muted\">worst error/bound ");
-                put_ratio(b, r->worst_ratio);
-                pecert_sbuf_puts(b, "</span></h4>\n");
-                check_plots(b, r);
+            if (has_plot(&run->res.checks[c])) {
+                check_figures(b, &run->res.checks[c]);
             }
         }
-        pecert_sbuf_puts(b, "</details>\n");
+        pecert_sbuf_puts(b, "</div>\n</details>\n");
     }
     pecert_sbuf_puts(b, "</section>\n");
 }

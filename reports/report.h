@@ -50,6 +50,8 @@ typedef struct pecert_report_run {
     int caught;                      /* MUTANT: every must_fail check failed */
     int diagnosed;                   /* MUTANT: the finding is named (or none
                                       * is expected)                        */
+    int catalogue_order;             /* MUTANT: 1 + its catalogue position,
+                                      * 0 if unknown: the display order     */
 } pecert_report_run;
 
 typedef struct pecert_report {

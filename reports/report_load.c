@@ -201,14 +201,16 @@ int pecert_report_load_file(pecert_report *rep, const char *path, char *err, siz
     return rc;
 }
 
-/* Marks every run of plugin name as the mutant e; 0 if none. */
-static int mark_mutant(pecert_report *rep, const char *name, const pecert_mutant_expect *e)
+/* Marks every run of plugin name as the mutant e, catalogue entry i;
+ * 0 if there is none. */
+static int mark_mutant(pecert_report *rep, const char *name, const pecert_mutant_expect *e, int i)
 {
     int found = 0;
-    for (size_t i = 0; i < rep->n_runs; i++) {
-        if (strcmp(rep->runs[i].res.info.plugin_name, name) == 0) {
-            rep->runs[i].role = PECERT_ROLE_MUTANT;
-            rep->runs[i].expect = *e;
+    for (size_t k = 0; k < rep->n_runs; k++) {
+        if (strcmp(rep->runs[k].res.info.plugin_name, name) == 0) {
+            rep->runs[k].role = PECERT_ROLE_MUTANT;
+            rep->runs[k].expect = *e;
+            rep->runs[k].catalogue_order = i + 1;
             found = 1;
         }
     }
@@ -229,7 +231,8 @@ static int apply_entries(pecert_report *rep, const cJSON *list, const char *path
             return -1;
         }
         expect_from_json(&e, m);
-        if (!mark_mutant(rep, name->valuestring, &e) && add_not_run(rep, name->valuestring, &e, path) != 0) {
+        if (!mark_mutant(rep, name->valuestring, &e, i) &&
+            (add_not_run(rep, name->valuestring, &e, path) != 0 || !mark_mutant(rep, name->valuestring, &e, i))) {
             snprintf(err, err_len, "%s: out of memory", path);
             return -1;
         }

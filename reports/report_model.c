@@ -265,6 +265,27 @@ static void make_label(pecert_report *rep, size_t i)
     }
 }
 
+/* Mutants (the tail) in catalogue order, which groups them by bug class;
+ * those without a catalogue position keep their place after them. An
+ * insertion sort: stable, and a report has tens of mutants, not millions. */
+static void order_mutants(pecert_report *rep)
+{
+    size_t first = 0;
+    while (first < rep->n_runs && rep->runs[first].role != PECERT_ROLE_MUTANT) {
+        first++;
+    }
+    for (size_t i = first + 1; i < rep->n_runs; i++) {
+        pecert_report_run moving = rep->runs[i];
+        unsigned key = (unsigned)moving.catalogue_order - 1u; /* 0 (unknown) sorts last */
+        size_t j = i;
+        while (j > first && (unsigned)rep->runs[j - 1].catalogue_order - 1u > key) {
+            rep->runs[j] = rep->runs[j - 1];
+            j--;
+        }
+        rep->runs[j] = moving;
+    }
+}
+
 /* Stable reorder: certified runs, then allowed-to-fail, then mutants. */
 static void order_by_role(pecert_report *rep)
 {
@@ -282,6 +303,7 @@ static void order_by_role(pecert_report *rep)
     }
     memcpy(rep->runs, sorted, n * sizeof(*sorted));
     free(sorted);
+    order_mutants(rep);
 }
 
 void pecert_report_finish(pecert_report *rep)

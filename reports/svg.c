@@ -18,7 +18,7 @@
 #define PLOT_H 250
 #define PLOT_LEFT 62
 #define PLOT_RIGHT 14
-#define PLOT_TOP 16
+#define PLOT_TOP 24
 #define PLOT_BOTTOM 40
 #define PLOT_BINS 200
 /* Positions up to this are token indices: a linear axis reads better. */
@@ -206,7 +206,7 @@ static void plot_frame(pecert_sbuf *b, const plot_axes *a, const char *x_label)
                           "<path class=\"ok\" d=\"M0 0h0.1\"/><text x=\"8\" y=\"4\">within bound</text>"
                           "<path class=\"bad\" d=\"M92 0h0.1\"/><text x=\"100\" y=\"4\">over bound</text>"
                           "<path class=\"bound\" d=\"M172 0h10\"/><text x=\"188\" y=\"4\">bound</text></g>",
-                       PLOT_W - PLOT_RIGHT - 228, PLOT_TOP + 12);
+                       PLOT_W - PLOT_RIGHT - 228, PLOT_TOP - 12);
 }
 
 void pecert__svg_error_plot(pecert_sbuf *b, const pecert_check_result *r)

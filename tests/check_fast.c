@@ -375,68 +375,77 @@ START_TEST(isa_variants_agree_on_tables)
 }
 END_TEST
 
-/* A call past the streaming threshold (24 MiB) with 1, 2 and 5 threads
- * equals the same rows computed by small calls (plain stores, one
- * thread). */
-START_TEST(streaming_and_threads_do_not_change_bits)
+/* One dtype and pairing: the whole tensor in one call (past the 24 MiB
+ * streaming threshold) with 1, 2 and 5 threads, against the same rows
+ * rotated by 1 MiB calls (plain stores, one thread). */
+static void stream_case(handle *h, pecert_dtype dtype, pecert_rope_pairing pairing)
 {
-    apply_shape s = {PECERT_PAIRING_SPLIT_HALF, PECERT_DTYPE_F32, 128, 64, 32, 1600, 1, 0};
-    pecert_rope_config config = make_config(128, 64);
+    size_t size = elem_size(dtype);
+    int64_t tokens = dtype == PECERT_DTYPE_F32 ? 1600 : 3200; /* ~25 MiB */
+    int64_t chunk = (int64_t)((1u << 20) / (32 * 128 * size));
     size_t row = 32 * 128;
-    size_t n = (size_t)s.tokens * row;
+    size_t bytes = (size_t)tokens * row * size;
+    pecert_rope_config config = make_config(128, 64);
     /* 64-byte aligned rows: the condition for streaming stores. */
-    float *x = aligned_alloc(64, n * sizeof(float));
-    float *want = aligned_alloc(64, n * sizeof(float));
-    float *got = aligned_alloc(64, n * sizeof(float));
-    int64_t *pos = malloc((size_t)s.tokens * sizeof(int64_t));
+    unsigned char *x = aligned_alloc(64, bytes);
+    unsigned char *want = aligned_alloc(64, bytes);
+    unsigned char *got = aligned_alloc(64, bytes);
+    int64_t *pos = malloc((size_t)tokens * sizeof(int64_t));
     const int32_t counts[] = {1, 2, 5};
-    handle h;
+    pecert_tensor tx = {sizeof(tx), dtype, 3, 0, NULL, {chunk, 32, 128}, {32 * 128, 128, 1}};
+    pecert_tensor tout = tx;
+    pecert_rope_apply_args args;
+    uint64_t seed = 99;
 
     ck_assert(x != NULL && want != NULL && got != NULL && pos != NULL);
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (float)((double)(i % 1013) / 1013.0 - 0.5);
+    for (size_t i = 0; i < bytes; i += 2) { /* finite halves; f32 from pairs of them */
+        uint16_t bits = (uint16_t)(next_random(&seed) >> 48) & 0xbbff;
+        memcpy(x + i, &bits, 2);
     }
-    fill_positions(pos, s.tokens);
-    ck_assert_int_eq(open_fast(&h, NULL), PECERT_OK);
-    for (int pairing = 0; pairing < 2; pairing++) {
-        pecert_rope_apply_args args;
-        pecert_tensor tx;
-        pecert_tensor tout;
-
-        memset(&args, 0, sizeof(args));
-        args.struct_size = sizeof(args);
-        args.pairing = (pecert_rope_pairing)pairing;
-        args.config = &config;
-        args.x = &tx;
-        args.out = &tout;
-        ck_assert_int_eq(h.plugin.desc->set_num_threads(h.instance, 1), PECERT_OK);
-        for (int64_t t = 0; t < s.tokens; t += 8) { /* 8 tokens: 1 MiB, plain stores */
-            tx = (pecert_tensor){sizeof(tx), PECERT_DTYPE_F32, 3, 0, x + (size_t)t * row,
-                                 {8, 32, 128}, {32 * 128, 128, 1}};
-            tout = tx;
-            tout.data = want + (size_t)t * row;
-            args.positions = pos + t;
-            ck_assert_int_eq(h.plugin.desc->rope_apply(h.instance, &args), PECERT_OK);
-        }
-        for (size_t k = 0; k < ARRAY_LEN(counts); k++) {
-            tx = (pecert_tensor){sizeof(tx), PECERT_DTYPE_F32, 3, 0, x, {s.tokens, 32, 128},
-                                 {32 * 128, 128, 1}};
-            tout = tx;
-            tout.data = got;
-            args.positions = pos;
-            memset(got, 0, n * sizeof(float));
-            ck_assert_int_eq(h.plugin.desc->set_num_threads(h.instance, counts[k]), PECERT_OK);
-            ck_assert_int_eq(h.plugin.desc->rope_apply(h.instance, &args), PECERT_OK);
-            ck_assert_msg(memcmp(want, got, n * sizeof(float)) == 0,
-                          "pairing %d, %d threads: differs from the small calls", pairing,
-                          counts[k]);
-        }
+    fill_positions(pos, tokens);
+    memset(&args, 0, sizeof(args));
+    args.struct_size = sizeof(args);
+    args.pairing = pairing;
+    args.config = &config;
+    args.x = &tx;
+    args.out = &tout;
+    ck_assert_int_eq(h->plugin.desc->set_num_threads(h->instance, 1), PECERT_OK);
+    for (int64_t t = 0; t < tokens; t += chunk) {
+        tx.data = x + (size_t)t * row * size;
+        tout.data = want + (size_t)t * row * size;
+        args.positions = pos + t;
+        ck_assert_int_eq(h->plugin.desc->rope_apply(h->instance, &args), PECERT_OK);
     }
-    close_fast(&h);
+    tx.data = x;
+    tx.shape[0] = tokens;
+    tout = tx;
+    tout.data = got;
+    args.positions = pos;
+    for (size_t k = 0; k < ARRAY_LEN(counts); k++) {
+        memset(got, 0, bytes);
+        ck_assert_int_eq(h->plugin.desc->set_num_threads(h->instance, counts[k]), PECERT_OK);
+        ck_assert_int_eq(h->plugin.desc->rope_apply(h->instance, &args), PECERT_OK);
+        ck_assert_msg(first_difference(want, got, bytes, dtype) == bytes,
+                      "dtype %d pairing %d, %d threads: differs from the small calls", dtype,
+                      pairing, counts[k]);
+    }
     free(x);
     free(want);
     free(got);
     free(pos);
+}
+
+START_TEST(streaming_and_threads_do_not_change_bits)
+{
+    static const pecert_dtype dtypes[] = {PECERT_DTYPE_F32, PECERT_DTYPE_F16, PECERT_DTYPE_BF16};
+    handle h;
+
+    ck_assert_int_eq(open_fast(&h, NULL), PECERT_OK);
+    for (size_t d = 0; d < ARRAY_LEN(dtypes); d++) {
+        stream_case(&h, dtypes[d], PECERT_PAIRING_SPLIT_HALF);
+        stream_case(&h, dtypes[d], PECERT_PAIRING_INTERLEAVED);
+    }
+    close_fast(&h);
 }
 END_TEST
 

@@ -8,6 +8,9 @@
  * fail (exit 1), on most of B's vectors, and loudly: the worst error at
  * least 1000 times its bound. That is what makes the tolerance tight: a
  * plugin that swaps layout, denominator or offset cannot slip through.
+ *
+ * Also: an ABI 1.1 plugin gets "not supported" for every check of the 1.2
+ * families (the host never reads its descriptor past struct_size).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +97,38 @@ START_TEST(variant_fails_other_variants)
 }
 END_TEST
 
+/* An ABI 1.1 plugin: the family checks must not read its descriptor past
+ * struct_size (PECERT_HAS_FIELD), so they are not supported, never run. */
+START_TEST(abi_v11_plugin_is_not_supported)
+{
+    char cmd[2048];
+    char out[] = "/tmp/pecert-v11-XXXXXX";
+    int fd = mkstemp(out);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "%s/pecert run --impl %s/impls/testing/abi_v11.so "
+             "--filter '[ahlmst][a-z0-9]*.*' >%s 2>&1", test_build_dir(), test_build_dir(), out);
+    int status = system(cmd);
+    FILE *f = fopen(out, "r");
+    static char text[1 << 16];
+    size_t n = f != NULL ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[n] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    unlink(out);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d: %s", WEXITSTATUS(status), text);
+    ck_assert_msg(strstr(text, "CRASH") == NULL, "%s", text);
+    static const char *const checks[] = {"alibi.slopes.golden", "t5.bucket.golden", "mrope.index.golden",
+                                         "sinusoidal.golden", "learned.out_of_range", "swin.index.golden"};
+    for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+        char want[128];
+        snprintf(want, sizeof(want), "N/A     %s", checks[i]);
+        ck_assert_msg(strstr(text, want) != NULL, "%s not reported N/A: %s", checks[i], text);
+    }
+}
+END_TEST
+
 Suite *make_sinusoidal_suite(void)
 {
     Suite *s = suite_create("sinusoidal");
@@ -101,5 +136,9 @@ Suite *make_sinusoidal_suite(void)
     tcase_set_timeout(cross, 120);
     tcase_add_loop_test(cross, variant_fails_other_variants, 0, N_VARIANTS * N_VARIANTS);
     suite_add_tcase(s, cross);
+    TCase *abi = tcase_create("abi");
+    tcase_set_timeout(abi, 120);
+    tcase_add_test(abi, abi_v11_plugin_is_not_supported);
+    suite_add_tcase(s, abi);
     return s;
 }

@@ -77,7 +77,9 @@ typedef struct bench_state {
     bench_buffers buffers;
     bench_probe probes[64];   /* of the current T                          */
     int n_probes;
-    bench_row last_inter[2][2][2][3][MAX_LIST]; /* for split/inter ratios  */
+    /* This T's rows by [pairing][placement][rotary 64?][dtype][threads],
+     * for the split-half / interleaved ratio. */
+    bench_row medians[2][2][2][3][MAX_LIST];
     target_tally tally;
     cJSON *root;
 } bench_state;
@@ -192,11 +194,12 @@ static int open_subject(bench_subject *s, const char *name)
     char err[2048];
 
     impl_dir(dir, sizeof(dir));
-    if (pecert_plugin_resolve(path, sizeof(path), name, dir) != 0 ||
-        bench_subject_open(s, path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: bench: %s\n", pecert_plugin_resolve(path, sizeof(path), name, dir) != 0
-                                                   ? "plugin path too long"
-                                                   : err);
+    if (pecert_plugin_resolve(path, sizeof(path), name, dir) != 0) {
+        fprintf(stderr, "pecert: bench: plugin path '%s' is too long\n", name);
+        return PECERT_EXIT_USAGE;
+    }
+    if (bench_subject_open(s, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: bench: %s\n", err);
         return PECERT_EXIT_LOAD;
     }
     return 0;
@@ -390,7 +393,7 @@ static void subject_cases(bench_state *st, const bench_case *shape, double ref_m
     for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); d++) {
         for (int t = 0; t < st->cli.n_threads; t++) {
             bench_case c = *shape;
-            bench_row *slot = &st->last_inter[c.pairing][c.placement][c.rotary_dim == 64][d][t];
+            bench_row *slot = &st->medians[c.pairing][c.placement][c.rotary_dim == 64][d][t];
 
             c.dtype = dtypes[d];
             c.threads = st->cli.threads[t];
@@ -406,12 +409,14 @@ static void subject_cases(bench_state *st, const bench_case *shape, double ref_m
 /* split-half's median over interleaved's, per matching case of this T. */
 static void tally_pairings(bench_state *st)
 {
-    for (int p = 0; p < 2; p++) {
+    for (int place = 0; place < 2; place++) {
         for (int r = 0; r < 2; r++) {
             for (int d = 0; d < 3; d++) {
                 for (int t = 0; t < st->cli.n_threads; t++) {
-                    double inter = st->last_inter[PECERT_PAIRING_INTERLEAVED][p][r][d][t].stats.median;
-                    double split = st->last_inter[PECERT_PAIRING_SPLIT_HALF][p][r][d][t].stats.median;
+                    double inter =
+                        st->medians[PECERT_PAIRING_INTERLEAVED][place][r][d][t].stats.median;
+                    double split =
+                        st->medians[PECERT_PAIRING_SPLIT_HALF][place][r][d][t].stats.median;
                     double ratio = inter > 0.0 ? split / inter : 0.0;
 
                     st->tally.worst_split_ratio = ratio > st->tally.worst_split_ratio

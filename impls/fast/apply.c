@@ -182,14 +182,14 @@ static int nested_layout(const pecert_tensor *t)
     return 1;
 }
 
-/* Streaming stores: large out-of-place f32 calls whose every output row
- * (and, split-half, its second half) starts on a 64-byte line. */
+/* Streaming stores: large out-of-place calls whose every output row (and,
+ * split-half, its second half) starts on a 64-byte line. */
 static int use_stream(const apply_plan *plan, size_t bytes)
 {
     const pecert_tensor *out = plan->out;
-    int64_t line = 64 / (int64_t)sizeof(float);
+    int64_t line = 64 / (int64_t)plan->size;
 
-    return plan->dtype == PECERT__FAST_F32 && !pecert__fast_same_view(plan->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+    return !pecert__fast_same_view(plan->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
            plan->kernels->rotate_stream[plan->dtype][plan->layout] != NULL &&
            (uintptr_t)out->data % 64 == 0 && out->strides[0] % line == 0 &&
            out->strides[1] % line == 0 &&

@@ -39,7 +39,11 @@ static const pecert__fast_kernels avx2_kernels = {
                {pecert__fast_rotate_f16_split_avx2, pecert__fast_rotate_f16_pairs_avx2},
                {pecert__fast_rotate_bf16_split_avx2, pecert__fast_rotate_bf16_pairs_avx2}},
     .rotate_stream = {{pecert__fast_rotate_f32_split_avx2_stream,
-                       pecert__fast_rotate_f32_pairs_avx2_stream}},
+                       pecert__fast_rotate_f32_pairs_avx2_stream},
+                      {pecert__fast_rotate_f16_split_avx2_stream,
+                       pecert__fast_rotate_f16_pairs_avx2_stream},
+                      {pecert__fast_rotate_bf16_split_avx2_stream,
+                       pecert__fast_rotate_bf16_pairs_avx2_stream}},
 };
 
 static const pecert__fast_kernels avx512_kernels = {
@@ -52,7 +56,11 @@ static const pecert__fast_kernels avx512_kernels = {
                {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
                {pecert__fast_rotate_bf16_split_avx512, pecert__fast_rotate_bf16_pairs_avx512}},
     .rotate_stream = {{pecert__fast_rotate_f32_split_avx512_stream,
-                       pecert__fast_rotate_f32_pairs_avx512_stream}},
+                       pecert__fast_rotate_f32_pairs_avx512_stream},
+                      {pecert__fast_rotate_f16_split_avx512_stream,
+                       pecert__fast_rotate_f16_pairs_avx512_stream},
+                      {pecert__fast_rotate_bf16_split_avx512_stream,
+                       pecert__fast_rotate_bf16_pairs_avx512_stream}},
 };
 
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {

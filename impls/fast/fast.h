@@ -401,20 +401,18 @@ float pecert__fast_bf16_to_f32(uint16_t h);
 uint16_t pecert__fast_f32_to_bf16(float f);
 
 /* Rotate kernels: pecert__fast_rotate_<dtype>_<split|pairs>_<isa>. */
-#define PECERT__FAST_DECLARE_ROTATE(isa)                                          \
-    void pecert__fast_rotate_f32_split_##isa(const pecert__fast_span *span);       \
-    void pecert__fast_rotate_f32_pairs_##isa(const pecert__fast_span *span);       \
-    void pecert__fast_rotate_f16_split_##isa(const pecert__fast_span *span);       \
-    void pecert__fast_rotate_f16_pairs_##isa(const pecert__fast_span *span);       \
-    void pecert__fast_rotate_bf16_split_##isa(const pecert__fast_span *span);      \
-    void pecert__fast_rotate_bf16_pairs_##isa(const pecert__fast_span *span)
+#define PECERT__FAST_DECLARE_ROTATE(suffix)                                       \
+    void pecert__fast_rotate_f32_split_##suffix(const pecert__fast_span *span);    \
+    void pecert__fast_rotate_f32_pairs_##suffix(const pecert__fast_span *span);    \
+    void pecert__fast_rotate_f16_split_##suffix(const pecert__fast_span *span);    \
+    void pecert__fast_rotate_f16_pairs_##suffix(const pecert__fast_span *span);    \
+    void pecert__fast_rotate_bf16_split_##suffix(const pecert__fast_span *span);   \
+    void pecert__fast_rotate_bf16_pairs_##suffix(const pecert__fast_span *span)
 PECERT__FAST_DECLARE_ROTATE(scalar);
 PECERT__FAST_DECLARE_ROTATE(avx2);
 PECERT__FAST_DECLARE_ROTATE(avx512);
-void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span);
-void pecert__fast_rotate_f32_pairs_avx512_stream(const pecert__fast_span *span);
-void pecert__fast_rotate_f32_split_avx2_stream(const pecert__fast_span *span);
-void pecert__fast_rotate_f32_pairs_avx2_stream(const pecert__fast_span *span);
+PECERT__FAST_DECLARE_ROTATE(avx2_stream);
+PECERT__FAST_DECLARE_ROTATE(avx512_stream);
 
 /* The generic kernel: any channel strides, any dtype (scalar; used by
  * every ISA for views whose channels are not contiguous). */

@@ -20,6 +20,7 @@ import pathlib
 import shutil
 import sys
 import tempfile
+import xml.etree.ElementTree as ElementTree
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -88,6 +89,25 @@ def check_page(driver, expect_verdict):
     return failures, facts
 
 
+def check_junit(path):
+    """The JUnit file parses as XML and its counts add up; failures."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError) as e:
+        return ["%s: not well-formed XML: %s" % (path, e)]
+    failures = []
+    cases = root.findall("./testsuite/testcase")
+    if root.tag != "testsuites" or not cases:
+        failures.append("%s: no <testsuites> with testcases" % path)
+    if int(root.get("tests", "-1")) != len(cases):
+        failures.append("%s: tests=%s but %d testcases" % (path, root.get("tests"), len(cases)))
+    for case in cases:
+        if not case.get("classname") or not case.get("name"):
+            failures.append("%s: a testcase without classname or name" % path)
+            break
+    return failures
+
+
 def screenshots(driver, out):
     out.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(out))
@@ -103,6 +123,7 @@ def main():
     ap.add_argument("report", help="the HTML report to open (from disk)")
     ap.add_argument("--screenshot", required=True, help="PNG to write (plus NAME-full.png)")
     ap.add_argument("--expect-verdict", choices=("pass", "fail"))
+    ap.add_argument("--junit", help="also check this JUnit XML file parses and adds up")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = ap.parse_args()
@@ -133,6 +154,8 @@ def main():
         if driver is not None:
             driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+    if args.junit:
+        failures += check_junit(args.junit)
     for f in failures:
         print("browser: %s: %s" % (args.report, f), file=sys.stderr)
     print("browser: %s: %s; verdict %s, matrix %d rows / %d cells, %d SVG plots, no other request, "

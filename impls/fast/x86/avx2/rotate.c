@@ -53,11 +53,12 @@ ALWAYS_INLINE __m256 load8(const void *row, int64_t i, pecert__fast_dtype dtype)
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(half_row)), 16));
 }
 
-/* Store 8 channels at element i of row; streaming stores for f32 when
- * asked (the caller guarantees 32-byte alignment then). */
+/* Store 8 channels at element i of row; streaming stores when asked (the
+ * caller guarantees 64-byte aligned rows then). */
 ALWAYS_INLINE void store8(void *row, int64_t i, __m256 v, pecert__fast_dtype dtype, int stream)
 {
     __m128i *half_row = (__m128i *)((uint16_t *)row + i);
+    __m128i packed;
 
     if (dtype == PECERT__FAST_F32) {
         if (stream) {
@@ -65,10 +66,15 @@ ALWAYS_INLINE void store8(void *row, int64_t i, __m256 v, pecert__fast_dtype dty
         } else {
             _mm256_storeu_ps((float *)row + i, v);
         }
-    } else if (dtype == PECERT__FAST_F16) {
-        _mm_storeu_si128(half_row, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        return;
+    }
+    packed = dtype == PECERT__FAST_F16
+                 ? _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                 : bf16_round(v);
+    if (stream) {
+        _mm_stream_si128(half_row, packed);
     } else {
-        _mm_storeu_si128(half_row, bf16_round(v));
+        _mm_storeu_si128(half_row, packed);
     }
 }
 
@@ -199,4 +205,24 @@ void pecert__fast_rotate_f32_split_avx2_stream(const pecert__fast_span *span)
 void pecert__fast_rotate_f32_pairs_avx2_stream(const pecert__fast_span *span)
 {
     rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 1);
+}
+
+void pecert__fast_rotate_f16_split_avx2_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 1);
+}
+
+void pecert__fast_rotate_f16_pairs_avx2_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 1);
+}
+
+void pecert__fast_rotate_bf16_split_avx2_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 1);
+}
+
+void pecert__fast_rotate_bf16_pairs_avx2_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 1);
 }

@@ -58,8 +58,8 @@ ALWAYS_INLINE __m512 load16(const void *row, int64_t i, pecert__fast_dtype dtype
     return dtype == PECERT__FAST_F16 ? _mm512_cvtph_ps(raw) : bf16_widen(raw);
 }
 
-/* Store 16 channels at element i of row; streaming for full f32 vectors
- * when asked (the caller guarantees 64-byte alignment then). */
+/* Store 16 channels at element i of row; streaming for full vectors when
+ * asked (the caller guarantees 64-byte aligned rows then). */
 ALWAYS_INLINE void store16(void *row, int64_t i, __m512 v, pecert__fast_dtype dtype,
                            __mmask16 m, int stream)
 {
@@ -77,7 +77,9 @@ ALWAYS_INLINE void store16(void *row, int64_t i, __m512 v, pecert__fast_dtype dt
         return;
     }
     packed = dtype == PECERT__FAST_F16 ? _mm512_cvtps_ph(v, ROUND_NEAREST) : bf16_round(v);
-    if (m == 0xffff) {
+    if (m == 0xffff && stream) {
+        _mm256_stream_si256((__m256i *)half_row, packed);
+    } else if (m == 0xffff) {
         _mm256_storeu_si256((__m256i *)half_row, packed);
     } else {
         _mm256_mask_storeu_epi16(half_row, m, packed);
@@ -320,6 +322,7 @@ void pecert__fast_rotate_bf16_pairs_avx512(const pecert__fast_span *span)
     rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 0);
 }
 
+/* The same with streaming stores (large out-of-place calls). */
 void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span)
 {
     rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 1);
@@ -328,4 +331,24 @@ void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span)
 void pecert__fast_rotate_f32_pairs_avx512_stream(const pecert__fast_span *span)
 {
     rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 1);
+}
+
+void pecert__fast_rotate_f16_split_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 1);
+}
+
+void pecert__fast_rotate_f16_pairs_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 1);
+}
+
+void pecert__fast_rotate_bf16_split_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 1);
+}
+
+void pecert__fast_rotate_bf16_pairs_avx512_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 1);
 }
