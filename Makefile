@@ -66,7 +66,9 @@ TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 .PHONY: all deps gen-deps check unit conformance abi-cxx mutation browser run vectors asan clean bench bench-peers
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
-.SECONDARY:
+# .PRECIOUS, not a bare .SECONDARY: the latter would also stop make from
+# building a newly added source's object for an existing archive.
+.PRECIOUS: $(BUILD)/obj/%.o
 
 all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS)
 
@@ -187,7 +189,7 @@ NPROC     ?= $(shell nproc 2>/dev/null || echo 2)
 RUN_DIR   := reports/out/runs
 # PECERT_ISA variants of fast this CPU has the instruction sets for.
 fast_isa_ok = $(if $(strip $(foreach f,$(FAST_NEEDS_$(1)),$(if $(shell grep -qw $(f) /proc/cpuinfo 2>/dev/null && echo y),,$(f)))),,$(1))
-FAST_ISAS  = scalar $(call fast_isa_ok,avx2) $(call fast_isa_ok,avx512)
+FAST_ISAS  = $(if $(filter fast,$(PLUGIN_NAMES)),scalar $(call fast_isa_ok,avx2) $(call fast_isa_ok,avx512))
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)/mutants
@@ -235,6 +237,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_shaw.py --tensor2tensor "$(REFSRC)/tensor2tensor" --out vectors/shaw
 	$(Q)/usr/bin/python3 vectors/gen/gen_txl.py --txl "$(REFSRC)/transformer-xl" --out vectors/txl
 	$(Q)/usr/bin/python3 vectors/gen/gen_mrope.py --transformers "$(REF)" --out vectors/mrope
+	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --profiles conformance/profiles --out vectors/profiles
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

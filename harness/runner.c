@@ -181,6 +181,10 @@ static int child_describe(void *arg, int out_fd, char *case_slot)
     return rc;
 }
 
+/* describe() is one line of text: a plugin that takes longer has hung,
+ * and the checks will time out on it anyway. */
+#define DESCRIBE_TIMEOUT_S 10.0
+
 /* The plugin's describe() line (ABI 1.1), or "" if it has none. */
 static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, double timeout_s)
 {
@@ -188,7 +192,8 @@ static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, d
         return;
     }
     pecert_child_outcome o;
-    pecert_run_isolated(&o, child_describe, (void *)(uintptr_t)desc, timeout_s);
+    double limit = timeout_s > 0 && timeout_s < DESCRIBE_TIMEOUT_S ? timeout_s : DESCRIBE_TIMEOUT_S;
+    pecert_run_isolated(&o, child_describe, (void *)(uintptr_t)desc, limit);
     if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && o.output != NULL) {
         snprintf(info->plugin_describe, sizeof(info->plugin_describe), "%s", o.output);
     } else {

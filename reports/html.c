@@ -117,6 +117,11 @@ static const char *run_badge(const pecert_report_run *r, const char **text)
     return r->role == PECERT_ROLE_ALLOWED ? "b-allowed" : "b-fail";
 }
 
+static const char *role_text(pecert_report_role role)
+{
+    return role == PECERT_ROLE_ALLOWED ? "allowed to fail" : role == PECERT_ROLE_MUTANT ? "mutant" : "certified";
+}
+
 static void summary_row(pecert_sbuf *b, const pecert_report *rep, size_t i)
 {
     const pecert_report_run *r = &rep->runs[i];
@@ -131,7 +136,7 @@ static void summary_row(pecert_sbuf *b, const pecert_report *rep, size_t i)
     pecert_sbuf_printf(b, "<tr id=\"sum-%zu\"><th class=\"row\">", i);
     pecert_sbuf_escaped(b, r->label, 0);
     pecert_sbuf_printf(b, "</th><td>%s</td><td><span class=\"badge %s\">%s</span></td>",
-                       pecert_report_role_name(r->role), cls, text);
+                       role_text(r->role), cls, text);
     for (int v = 0; v < PECERT_VERDICT_COUNT; v++) {
         pecert_sbuf_printf(b, "<td class=\"num\">%zu</td>", counts[v]);
     }

@@ -29,6 +29,7 @@ const char pecert__report_css[] =
     ".b-pass{background:var(--pass)}.b-fail,.b-escaped{background:var(--fail)}.b-crash,.b-timeout{background:var(--crash)}"
     ".b-unsupported{background:var(--na)}.b-allowed{background:#bf8700}.b-caught{background:var(--mut)}\n"
     ".muted{color:var(--muted);font-weight:400}\n"
+    ".summary th.row,.summary td:nth-child(2),.plugins th.row,.badge{white-space:nowrap}\n"
     ".matrix{font-size:12px}.matrix td.c{width:22px;height:22px;padding:0;text-align:center;font-weight:700}\n"
     ".matrix th.rot{height:150px;padding:4px 2px;vertical-align:bottom;font-weight:400}\n"
     ".matrix th.rot div{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;margin:0 auto}\n"

@@ -15,6 +15,8 @@ Suite *make_runner_suite(void);
 Suite *make_cli_suite(void);
 Suite *make_sinusoidal_suite(void);
 Suite *make_fast_suite(void);
+Suite *make_reports_suite(void);
+Suite *make_certify_suite(void);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);

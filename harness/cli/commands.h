@@ -17,6 +17,7 @@
  * exit status (runner.h PECERT_EXIT_*). */
 int pecert_cmd_mutation(int argc, char **argv);
 int pecert_cmd_report(int argc, char **argv);
+int pecert_cmd_certify(int argc, char **argv);
 
 /* pecert_usage_error prints "pecert: <message>", a blank line and usage
  * to stderr, and returns PECERT_EXIT_USAGE. */

@@ -36,6 +36,7 @@ static const char usage_main[] =
     "  bench   time a plugin against the machine's bandwidth and ref\n"
     "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
     "  report  render or merge saved results: HTML, JUnit XML, JSON\n"
+    "  certify certify a plugin for one checkpoint (config.json or profile)\n"
     "  help    this text (also: pecert <command> --help)\n"
     "\n"
     "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
@@ -122,7 +123,7 @@ static void on_start(const char *check_id, size_t done, size_t total, void *user
 {
     const run_cli *cli = user;
     if (cli->progress) {
-        printf("\r\033[K[%zu/%zu] %s  %.1f s", done, total, check_id, now_s() - cli->started_s);
+        printf("\r\033[K[%zu/%zu done] running %s, %.1f s elapsed", done, total, check_id, now_s() - cli->started_s);
         fflush(stdout);
     }
 }
@@ -504,6 +505,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "report") == 0) {
         return pecert_cmd_report(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "certify") == 0) {
+        return pecert_cmd_certify(argc - 1, argv + 1);
     }
     return pecert_usage_error(usage_main, "unknown command '%s'", cmd);
 }

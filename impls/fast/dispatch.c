@@ -9,6 +9,8 @@
  * The choice is made per instance at create(): PECERT_ISA=scalar|avx2|
  * avx512 forces one (refused if the CPU lacks it), unset, empty or "auto"
  * takes the best the CPU runs (x86/cpu.c, detected once per process).
+ * The AVX-512 table rounds bf16 with AVX512-BF16 where the CPU has it;
+ * PECERT_ISA=avx512-nobf16 (for tests) forces its integer rounding.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,24 @@ static const pecert__fast_kernels avx512_kernels = {
                        pecert__fast_rotate_bf16_pairs_avx512_stream}},
 };
 
+/* avx512_kernels with bf16 rounded by VCVTNE2PS2BF16 (same bits). */
+static const pecert__fast_kernels avx512_bf16_kernels = {
+    .isa = PECERT__FAST_ISA_AVX512,
+    .name = "avx512",
+    .sincos_row = pecert__fast_sincos_row_avx512,
+    .step_row = pecert__fast_step_row_avx512,
+    .emit_f32 = pecert__fast_emit_f32_avx512,
+    .rotate = {{pecert__fast_rotate_f32_split_avx512, pecert__fast_rotate_f32_pairs_avx512},
+               {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
+               {pecert__fast_rotate_bf16_split_avx512bf16, pecert__fast_rotate_bf16_pairs_avx512bf16}},
+    .rotate_stream = {{pecert__fast_rotate_f32_split_avx512_stream,
+                       pecert__fast_rotate_f32_pairs_avx512_stream},
+                      {pecert__fast_rotate_f16_split_avx512_stream,
+                       pecert__fast_rotate_f16_pairs_avx512_stream},
+                      {pecert__fast_rotate_bf16_split_avx512bf16_stream,
+                       pecert__fast_rotate_bf16_pairs_avx512bf16_stream}},
+};
+
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
     &scalar_kernels, &avx2_kernels, &avx512_kernels};
 
@@ -75,6 +95,9 @@ static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
 
 static const char *const isa_names[PECERT__FAST_ISA_COUNT] = {"scalar", "avx2", "avx512"};
 
+/* Testing name: the AVX-512 kernels a CPU without AVX512-BF16 runs. */
+static const char no_bf16_name[] = "avx512-nobf16";
+
 /* The ISA PECERT_ISA names, the best one for "" / "auto" / unset, or -1. */
 static int requested_isa(const char *value)
 {
@@ -82,6 +105,9 @@ static int requested_isa(const char *value)
 
     if (value == NULL || value[0] == '\0' || strcmp(value, "auto") == 0) {
         return (int)pecert__fast_cpu_best_isa();
+    }
+    if (strcmp(value, no_bf16_name) == 0) {
+        return PECERT__FAST_ISA_AVX512;
     }
     for (i = 0; i < PECERT__FAST_ISA_COUNT; i++) {
         if (strcmp(value, isa_names[i]) == 0) {
@@ -99,7 +125,9 @@ pecert_status pecert__fast_select_kernels(const pecert__fast_kernels **out, char
     int best = (int)pecert__fast_cpu_best_isa();
 
     if (isa < 0) {
-        snprintf(error, len, "create: PECERT_ISA='%.32s' is not one of scalar, avx2, avx512, auto",
+        snprintf(error, len,
+                 "create: PECERT_ISA='%.32s' is not one of scalar, avx2, avx512, auto "
+                 "(or avx512-nobf16)",
                  value);
         return PECERT_E_INVAL;
     }
@@ -110,5 +138,9 @@ pecert_status pecert__fast_select_kernels(const pecert__fast_kernels **out, char
         return PECERT_E_UNSUPPORTED;
     }
     *out = tables[isa];
+    if (isa == PECERT__FAST_ISA_AVX512 && pecert__fast_cpu_has_avx512_bf16() &&
+        !(value != NULL && strcmp(value, no_bf16_name) == 0)) {
+        *out = &avx512_bf16_kernels;
+    }
     return PECERT_OK;
 }

@@ -247,6 +247,10 @@ pecert_status pecert__fast_select_kernels(const pecert__fast_kernels **out,
 /* pecert__fast_cpu_best_isa: the best ISA this CPU and OS run (cached). */
 pecert__fast_isa pecert__fast_cpu_best_isa(void);
 
+/* pecert__fast_cpu_has_avx512_bf16: 1 if the AVX-512 variant may use
+ * AVX512-BF16 instructions (cached). */
+int pecert__fast_cpu_has_avx512_bf16(void);
+
 /* ---- validate.c -------------------------------------------------------- */
 
 pecert_status pecert__fast_check_config(const pecert__fast_call *call,
@@ -413,6 +417,10 @@ PECERT__FAST_DECLARE_ROTATE(avx2);
 PECERT__FAST_DECLARE_ROTATE(avx512);
 PECERT__FAST_DECLARE_ROTATE(avx2_stream);
 PECERT__FAST_DECLARE_ROTATE(avx512_stream);
+void pecert__fast_rotate_bf16_split_avx512bf16(const pecert__fast_span *span);
+void pecert__fast_rotate_bf16_pairs_avx512bf16(const pecert__fast_span *span);
+void pecert__fast_rotate_bf16_split_avx512bf16_stream(const pecert__fast_span *span);
+void pecert__fast_rotate_bf16_pairs_avx512bf16_stream(const pecert__fast_span *span);
 
 /* The generic kernel: any channel strides, any dtype (scalar; used by
  * every ISA for views whose channels are not contiguous). */

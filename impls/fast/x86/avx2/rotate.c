@@ -140,7 +140,7 @@ ALWAYS_INLINE void copy_tail(const pecert__fast_span *span, const void *x, void 
             _mm256_storeu_si256((__m256i *)(to + i), v);
         }
     }
-    memcpy(to + i, from + i, bytes - i);
+    memmove(to + i, from + i, bytes - i); /* to == from when rewriting in place */
 }
 
 ALWAYS_INLINE void rotate_span(const pecert__fast_span *span, pecert__fast_dtype dtype,

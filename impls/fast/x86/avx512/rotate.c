@@ -5,17 +5,17 @@
  * The arithmetic is scalar/rotate.c's, lane for lane (float32 multiplies
  * and one add or subtract, no fma), so every result is bit-identical to
  * the scalar kernels; tails use masked loads and stores. bf16 is rounded
- * to nearest even in integer code rather than with AVX512-BF16's
- * vcvtneps2bf16, which flushes subnormals to zero and would make this ISA
- * differ from the others.
+ * to nearest even in integer code, or with AVX512-BF16's VCVTNE2PS2BF16
+ * where the CPU has it - except for subnormals, which that instruction
+ * flushes to zero and which therefore take the integer path.
  */
 #include <immintrin.h>
 
 #include "../../fast.h"
 
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || \
-    !defined(__AVX512DQ__)
-#error "x86/avx512/*.c needs -mavx512f -mavx512dq -mavx512bw -mavx512vl -mfma -mf16c"
+    !defined(__AVX512DQ__) || !defined(__AVX512BF16__)
+#error "x86/avx512/rotate.c needs -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx512bf16"
 #endif
 
 /* Floats per register. */
@@ -243,6 +243,177 @@ ALWAYS_INLINE void pairs_fixed(const pecert__fast_span *span, pecert__fast_dtype
     }
 }
 
+/* ---- bf16 by even/odd lanes -------------------------------------------------
+ * A 64-byte load of 32 bf16 values is 16 dwords: shifting each left by 16
+ * gives the even elements as f32, masking the low half gives the odd
+ * ones; after rotating, the two rounded results recombine with one word
+ * blend. No widening or narrowing shuffles; the arithmetic per element is
+ * the one every kernel does, so the bits do not change. */
+
+ALWAYS_INLINE __m512 bf16_even(__m512i w)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(w, 16));
+}
+
+ALWAYS_INLINE __m512 bf16_odd(__m512i w)
+{
+    return _mm512_castsi512_ps(_mm512_and_si512(w, _mm512_set1_epi32((int)0xffff0000u)));
+}
+
+/* pecert__fast_f32_to_bf16 in the high half of each dword. */
+ALWAYS_INLINE __m512i bf16_round_high(__m512 v)
+{
+    __m512i bits = _mm512_castps_si512(v);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+    __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(bits, _mm512_set1_epi32(0x7fff)), lsb);
+    __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+
+    return _mm512_mask_or_epi32(rounded, nan, bits, _mm512_set1_epi32(0x400000));
+}
+
+/* 32 bf16 values from the rounded even and odd elements. */
+ALWAYS_INLINE __m512i bf16_join_integer(__m512 even, __m512 odd)
+{
+    return _mm512_mask_blend_epi16((__mmask32)0xaaaaaaaau,
+                                   _mm512_srli_epi32(bf16_round_high(even), 16),
+                                   bf16_round_high(odd));
+}
+
+/* The same with AVX512-BF16's VCVTNE2PS2BF16, whose rounding is ours
+ * (nearest even; a NaN keeps its top bits and gets bit 6 set) except that
+ * it flushes f32 subnormals to zero: a chunk holding one (class bits 0x20)
+ * takes the integer path, so the bits never differ. */
+ALWAYS_INLINE __m512i bf16_join_native(__m512 even, __m512 odd)
+{
+    const __m512i interleave =
+        _mm512_set_epi16(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8, 23, 7, 22,
+                         6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+
+    if (__builtin_expect((_mm512_fpclass_ps_mask(even, 0x20) | _mm512_fpclass_ps_mask(odd, 0x20)) != 0,
+                         0)) {
+        return bf16_join_integer(even, odd);
+    }
+    return _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(odd, even));
+}
+
+ALWAYS_INLINE __m512i bf16_join(__m512 even, __m512 odd, int native)
+{
+    return native ? bf16_join_native(even, odd) : bf16_join_integer(even, odd);
+}
+
+ALWAYS_INLINE void store64(void *to, __m512i v, int stream)
+{
+    if (stream) {
+        _mm512_stream_si512(to, v);
+    } else {
+        _mm512_storeu_si512(to, v);
+    }
+}
+
+/* The even (or odd) entries of 32 consecutive table floats. */
+ALWAYS_INLINE __m512 table_lanes(const float *table, int odd)
+{
+    const __m512i even_index =
+        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    __m512i index = _mm512_add_epi32(even_index, _mm512_set1_epi32(odd));
+
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(table), index, _mm512_loadu_ps(table + 16));
+}
+
+/* Interleaved bf16, rotary_dim = 32 * nc (nc <= 4): pair i of a chunk is
+ * (even, odd) element, its table entry cos[2i] = c, sin[2i + 1] = s of
+ * the PAIRS row, so the even entries of cos and odd entries of sin. */
+ALWAYS_INLINE void bf16_pairs_fixed(const pecert__fast_span *span, int stream, int nc,
+                                    int native)
+{
+    __m512 c[4];
+    __m512 s[4];
+    int64_t h;
+    int k;
+
+#pragma GCC unroll 4
+    for (k = 0; k < nc; k++) {
+        c[k] = table_lanes(span->cos + 32 * k, 0);
+        s[k] = table_lanes(span->sin + 32 * k, 1);
+    }
+    for (h = 0; h < span->n_heads; h++) {
+        const uint16_t *x = x_row(span, h, sizeof(uint16_t));
+        uint16_t *out = out_row(span, h, sizeof(uint16_t));
+        __m512i w[4];
+
+#pragma GCC unroll 4
+        for (k = 0; k < nc; k++) {
+            w[k] = _mm512_loadu_si512((const void *)(x + 32 * k));
+        }
+#pragma GCC unroll 4
+        for (k = 0; k < nc; k++) {
+            __m512 a = bf16_even(w[k]);
+            __m512 b = bf16_odd(w[k]);
+
+            store64(out + 32 * k,
+                    bf16_join(_mm512_sub_ps(_mm512_mul_ps(a, c[k]), _mm512_mul_ps(b, s[k])),
+                              _mm512_add_ps(_mm512_mul_ps(b, c[k]), _mm512_mul_ps(a, s[k])), native),
+                    stream);
+        }
+        if (span->copy_pass) {
+            copy_tail(span, x, out, sizeof(uint16_t), stream);
+        }
+    }
+}
+
+/* Split-half bf16, half = 32 * nc (nc <= 2): chunk k of each half splits
+ * into even and odd channels, each pairing with its partner's. */
+ALWAYS_INLINE void bf16_split_fixed(const pecert__fast_span *span, int stream, int nc,
+                                    int native)
+{
+    int64_t half = 32 * nc;
+    __m512 c[2][2];
+    __m512 s[2][2];
+    int64_t h;
+    int k;
+
+#pragma GCC unroll 2
+    for (k = 0; k < nc; k++) {
+        for (int odd = 0; odd < 2; odd++) {
+            c[k][odd] = table_lanes(span->cos + 32 * k, odd);
+            s[k][odd] = table_lanes(span->sin + 32 * k, odd);
+        }
+    }
+    for (h = 0; h < span->n_heads; h++) {
+        const uint16_t *x = x_row(span, h, sizeof(uint16_t));
+        uint16_t *out = out_row(span, h, sizeof(uint16_t));
+        __m512i wa[2];
+        __m512i wb[2];
+
+#pragma GCC unroll 2
+        for (k = 0; k < nc; k++) {
+            wa[k] = _mm512_loadu_si512((const void *)(x + 32 * k));
+            wb[k] = _mm512_loadu_si512((const void *)(x + half + 32 * k));
+        }
+#pragma GCC unroll 2
+        for (k = 0; k < nc; k++) {
+            __m512 ae = bf16_even(wa[k]);
+            __m512 ao = bf16_odd(wa[k]);
+            __m512 be = bf16_even(wb[k]);
+            __m512 bo = bf16_odd(wb[k]);
+
+            store64(out + 32 * k,
+                    bf16_join(_mm512_sub_ps(_mm512_mul_ps(ae, c[k][0]), _mm512_mul_ps(be, s[k][0])),
+                              _mm512_sub_ps(_mm512_mul_ps(ao, c[k][1]), _mm512_mul_ps(bo, s[k][1])),
+                              native),
+                    stream);
+            store64(out + half + 32 * k,
+                    bf16_join(_mm512_add_ps(_mm512_mul_ps(be, c[k][0]), _mm512_mul_ps(ae, s[k][0])),
+                              _mm512_add_ps(_mm512_mul_ps(bo, c[k][1]), _mm512_mul_ps(ao, s[k][1])),
+                              native),
+                    stream);
+        }
+        if (span->copy_pass) {
+            copy_tail(span, x, out, sizeof(uint16_t), stream);
+        }
+    }
+}
+
 /* Any rotary_dim: the table is read from L1 per step, tails masked. */
 ALWAYS_INLINE void any_width(const pecert__fast_span *span, pecert__fast_dtype dtype, int layout,
                              int stream)
@@ -273,10 +444,17 @@ ALWAYS_INLINE void any_width(const pecert__fast_span *span, pecert__fast_dtype d
     }
 }
 
+/* native: bf16 with VCVTNE2PS2BF16 (the CPU has AVX512-BF16). */
 ALWAYS_INLINE void rotate_span(const pecert__fast_span *span, pecert__fast_dtype dtype,
-                               int layout, int stream)
+                               int layout, int stream, int native)
 {
-    if (layout == PECERT__FAST_SPLIT && span->half == 64) {
+    int bf16 = dtype == PECERT__FAST_BF16;
+
+    if (bf16 && layout == PECERT__FAST_SPLIT && (span->half == 64 || span->half == 32)) {
+        bf16_split_fixed(span, stream, span->half == 64 ? 2 : 1, native);
+    } else if (bf16 && layout == PECERT__FAST_PAIRS && (span->half == 64 || span->half == 32)) {
+        bf16_pairs_fixed(span, stream, span->half == 64 ? 4 : 2, native);
+    } else if (layout == PECERT__FAST_SPLIT && span->half == 64) {
         split_fixed(span, dtype, stream, 4);
     } else if (layout == PECERT__FAST_SPLIT && span->half == 32) {
         split_fixed(span, dtype, stream, 2);
@@ -294,61 +472,82 @@ ALWAYS_INLINE void rotate_span(const pecert__fast_span *span, pecert__fast_dtype
 
 void pecert__fast_rotate_f32_split_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 0);
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 0, 0);
 }
 
 void pecert__fast_rotate_f32_pairs_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 0);
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 0, 0);
 }
 
 void pecert__fast_rotate_f16_split_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 0);
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 0, 0);
 }
 
 void pecert__fast_rotate_f16_pairs_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 0);
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 0, 0);
 }
 
 void pecert__fast_rotate_bf16_split_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 0);
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 0, 0);
 }
 
 void pecert__fast_rotate_bf16_pairs_avx512(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 0);
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 0, 0);
 }
 
 /* The same with streaming stores (large out-of-place calls). */
 void pecert__fast_rotate_f32_split_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 1);
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_SPLIT, 1, 0);
 }
 
 void pecert__fast_rotate_f32_pairs_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 1);
+    rotate_span(span, PECERT__FAST_F32, PECERT__FAST_PAIRS, 1, 0);
 }
 
 void pecert__fast_rotate_f16_split_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 1);
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_SPLIT, 1, 0);
 }
 
 void pecert__fast_rotate_f16_pairs_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 1);
+    rotate_span(span, PECERT__FAST_F16, PECERT__FAST_PAIRS, 1, 0);
 }
 
 void pecert__fast_rotate_bf16_split_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 1);
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 1, 0);
 }
 
 void pecert__fast_rotate_bf16_pairs_avx512_stream(const pecert__fast_span *span)
 {
-    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 1);
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 1, 0);
+}
+
+/* bf16 with AVX512-BF16 (dispatch.c picks these when CPUID has it). */
+void pecert__fast_rotate_bf16_split_avx512bf16(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 0, 1);
+}
+
+void pecert__fast_rotate_bf16_pairs_avx512bf16(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 0, 1);
+}
+
+void pecert__fast_rotate_bf16_split_avx512bf16_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_SPLIT, 1, 1);
+}
+
+void pecert__fast_rotate_bf16_pairs_avx512bf16_stream(const pecert__fast_span *span)
+{
+    rotate_span(span, PECERT__FAST_BF16, PECERT__FAST_PAIRS, 1, 1);
 }

@@ -1,0 +1,589 @@
+/*
+ * certify_checks.c - one checkpoint's parameters, checked against `ref`
+ * (the oracle) and, through the profile vectors, against the official code.
+ *
+ * The registry's property checks run at a checkpoint's parameters through
+ * certify_run.c (they sweep the configs of the files they are given); the
+ * checks here add what only a checkpoint fixes: its pairing, its head
+ * count, its lengths (L0-1, L0, L0+1, max_position_embeddings-1, far), and
+ * the agreement of pecert's config.json mapping with the configuration the
+ * official model class built from the same file.
+ */
+#include "certify_checks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+#include "family_tol.h"
+#include "isolate.h"
+#include "rope_checks.h"
+#include "tolerance.h"
+
+static const pecert_certify_model *certify_model;
+
+void pecert_certify_set_model(const pecert_certify_model *m)
+{
+    certify_model = m;
+}
+
+/* A far position: past every trained length, where float32 angles lose
+ * digits (2^20, as the property checks use). */
+#define FAR_POSITION ((int64_t)1 << 20)
+/* Heads per rope apply case: two are enough to catch a head-stride bug. */
+#define APPLY_HEADS 2
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a;
+    int64_t y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t pecert_certify_lengths(const pecert_certify_model *m, int64_t out[6])
+{
+    int64_t l0 = pecert_certify_l0(m);
+    int64_t mp = m->max_position_embeddings;
+    int64_t cand[6] = {l0 - 1, l0, l0 + 1, mp - 1, mp > FAR_POSITION / 4 ? 4 * mp : FAR_POSITION, 0};
+    size_t n = 0;
+    qsort(cand, 5, sizeof(cand[0]), cmp_i64);
+    for (size_t i = 0; i < 5; i++) {
+        if (cand[i] >= 1 && (n == 0 || out[n - 1] != cand[i])) {
+            out[n++] = cand[i];
+        }
+    }
+    return n;
+}
+
+/* ---- certify.mapping ---------------------------------------------------- */
+
+/* One field of the derived config against the official code's. */
+static void compare_field(pecert_check_result *r, const char *where, const char *field, double mine,
+                          double official)
+{
+    if (mine != official && !(isnan(mine) && isnan(official))) {
+        pecert_case_fail(r, where, "%s: pecert derived %.17g, the official config class %.17g", field,
+                         mine, official);
+    } else {
+        r->n_cases++;
+    }
+}
+
+static void compare_factors(pecert_check_result *r, const char *where, const char *field,
+                            const double *mine, const double *official, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        if (mine[i] != official[i]) {
+            char name[64];
+            snprintf(name, sizeof(name), "%s[%d]", field, i);
+            compare_field(r, where, name, mine[i], official[i]);
+            return;
+        }
+    }
+}
+
+/* Every field pecert_rope_config carries, by name. */
+static void compare_rope(pecert_check_result *r, const char *where, const pecert_rope_config *a,
+                         const pecert_rope_config *b)
+{
+    compare_field(r, where, "rope_type", a->rope_type, b->rope_type);
+    compare_field(r, where, "present", a->present, b->present);
+    compare_field(r, where, "head_dim", a->head_dim, b->head_dim);
+    compare_field(r, where, "rotary_dim", a->rotary_dim, b->rotary_dim);
+    compare_field(r, where, "truncate", a->truncate, b->truncate);
+    compare_field(r, where, "rope_theta", a->rope_theta, b->rope_theta);
+    compare_field(r, where, "factor", a->factor, b->factor);
+    compare_field(r, where, "max_position_embeddings", (double)a->max_position_embeddings,
+                  (double)b->max_position_embeddings);
+    compare_field(r, where, "original_max_position_embeddings", (double)a->original_max_position_embeddings,
+                  (double)b->original_max_position_embeddings);
+    compare_field(r, where, "attention_factor", a->attention_factor, b->attention_factor);
+    compare_field(r, where, "beta_fast", a->beta_fast, b->beta_fast);
+    compare_field(r, where, "beta_slow", a->beta_slow, b->beta_slow);
+    compare_field(r, where, "mscale", a->mscale, b->mscale);
+    compare_field(r, where, "mscale_all_dim", a->mscale_all_dim, b->mscale_all_dim);
+    compare_field(r, where, "low_freq_factor", a->low_freq_factor, b->low_freq_factor);
+    compare_field(r, where, "high_freq_factor", a->high_freq_factor, b->high_freq_factor);
+    compare_field(r, where, "num_factors", a->num_factors, b->num_factors);
+    if (a->num_factors == b->num_factors && a->num_factors > 0 && b->short_factor != NULL &&
+        b->long_factor != NULL) {
+        compare_factors(r, where, "short_factor", a->short_factor, b->short_factor, a->num_factors);
+        compare_factors(r, where, "long_factor", a->long_factor, b->long_factor, a->num_factors);
+    }
+}
+
+/* The family keys of a test ("values") that the model fixes. */
+static void compare_values(pecert_check_result *r, const char *where, const pecert_vtest *t,
+                           const pecert_certify_model *m)
+{
+    if (pecert_vtest_value(t, "num_heads") != NULL) {
+        compare_field(r, where, "num_heads", m->num_heads, (double)pecert_vtest_int(t, "num_heads", 0));
+    }
+    if (pecert_vtest_value(t, "max_bias") != NULL) {
+        compare_field(r, where, "alibi max_bias", m->alibi_max_bias, pecert_vtest_number(t, "max_bias", 0));
+    }
+    if (pecert_vtest_value(t, "num_buckets") != NULL) {
+        compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
+                      (double)pecert_vtest_int(t, "num_buckets", 0));
+        compare_field(r, where, "relative_attention_max_distance", (double)m->t5_max_distance,
+                      (double)pecert_vtest_int(t, "max_distance", 0));
+    }
+    const pecert_vvalue *sec = pecert_vtest_value(t, "mrope_section");
+    if (sec != NULL) {
+        compare_field(r, where, "mrope_section length", m->n_sections, (double)sec->n_list);
+        for (size_t i = 0; i < sec->n_list && (int)i < m->n_sections; i++) {
+            compare_field(r, where, "mrope_section[i]", m->mrope_section[i], (double)sec->list[i]);
+        }
+    }
+}
+
+/* A learned table's shape is the mapping's claim: rows x width. */
+static void compare_table(pecert_check_result *r, const char *where, const pecert_vtest *t,
+                          const pecert_certify_model *m)
+{
+    const pecert_vtensor *tab = pecert_vtest_input(t, "table");
+    if (tab != NULL && tab->ndim == 2) {
+        compare_field(r, where, "learned table rows", (double)m->learned_rows, (double)tab->shape[0]);
+        compare_field(r, where, "learned table width", m->learned_dim, (double)tab->shape[1]);
+    }
+}
+
+static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pecert_vtest *t,
+                         const pecert_certify_model *m)
+{
+    char where[PECERT_RESULT_LINE_MAX];
+    int64_t before = r->n_failed;
+    snprintf(where, sizeof(where), "%s:tcId=%lld", f->path, (long long)t->tc_id);
+    if (strncmp(t->op, "rope.", 5) == 0 || strcmp(t->op, "mrope.apply") == 0) {
+        compare_rope(r, where, &m->rope, &t->rope);
+    }
+    compare_values(r, where, t, m);
+    compare_table(r, where, t, m);
+    if (strcmp(t->op, "rope.apply") == 0 || strcmp(t->op, "mrope.apply") == 0) {
+        compare_field(r, where, "pairing", m->pairing, t->pairing);
+    }
+    if (r->n_failed > before) {
+        pecert_check_symptom(r, "mapping:%s", m->model_type);
+    }
+}
+
+/* The profile vectors hold the configuration the official model class
+ * built from the same config.json; every field must agree. env->files
+ * are the profile's vector files (certify_run.c). */
+static void run_mapping(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_certify_model *m = certify_model;
+    for (size_t i = 0; i < env->n_files; i++) {
+        for (size_t j = 0; j < env->files[i].n_tests; j++) {
+            mapping_test(r, &env->files[i], &env->files[i].tests[j], m);
+        }
+    }
+    pecert_check_conclude(r, "config fields");
+}
+
+/* ---- certify.rope.reference --------------------------------------------- */
+
+/* Frequencies and scaling at seq_len against the oracle. */
+static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, int64_t seq_len)
+{
+    const pecert_rope_config *c = &certify_model->rope;
+    int32_t half = c->rotary_dim / 2;
+    double *buf = malloc(2 * (size_t)half * sizeof(double));
+    double got_s = NAN;
+    double want_s = NAN;
+    char where[96];
+    snprintf(where, sizeof(where), "rope_freqs seq_len=%lld", (long long)seq_len);
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
+    if (buf == NULL || pecert_oracle_inv_freq(env, buf + half, &want_s, c, seq_len) != PECERT_OK) {
+        pecert_case_fail(r, where, "oracle or memory unavailable");
+        free(buf);
+        return;
+    }
+    for (int32_t i = 0; i < half; i++) {
+        buf[i] = NAN;
+    }
+    pecert_status st = env->plugin.desc->rope_freqs(env->plugin.instance, buf, &got_s, c, seq_len);
+    if (pecert_case_status(r, &env->plugin, st, where, "rope_freqs")) {
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        for (int32_t i = 0; i < half; i++) {
+            pecert_case_worst_add(&w, i, buf[i], buf[half + i], pecert_tol_freq(buf[half + i]));
+        }
+        pecert_case_worst_add(&w, half, got_s, want_s, pecert_tol_scaling(want_s));
+        pecert_case_finish(r, &w, where, w.index == half ? "attention_scaling" : "inv_freq");
+    }
+    free(buf);
+}
+
+/* Apply at positions {0, 1, len/2, len-1} (so seq_len = len), with the
+ * checkpoint's pairing and head_dim, against the oracle. */
+static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r, int64_t len)
+{
+    const pecert_certify_model *m = certify_model;
+    const int64_t pos[4] = {0, len > 2 ? 1 : 0, len / 2, len - 1};
+    pecert_rope_call call = {&m->rope, m->pairing, 0, pos, 4, APPLY_HEADS, m->rope.head_dim};
+    size_t n = pecert_rope_call_size(&call);
+    float *x = malloc(n * sizeof(float));
+    char where[128];
+    snprintf(where, sizeof(where), "rope_apply %s positions 0,1,%lld,%lld",
+             m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half",
+             (long long)(len / 2), (long long)(len - 1));
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
+    if (x == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    pecert_fill_random(x, n, 0x5eedu + (uint64_t)len);
+    float *want = pecert_rope_run_with(&env->oracle, r, &call, x, where);
+    float *got = want != NULL ? pecert_rope_run_packed(env, r, &call, x, where) : NULL;
+    if (got != NULL) {
+        pecert_rope_compare(env, r, &call, x, got, want, where, 64, 1.0);
+    }
+    free(got);
+    free(want);
+    free(x);
+}
+
+static void run_rope_reference(const pecert_check_env *env, pecert_check_result *r)
+{
+    int64_t lens[6];
+    size_t n = pecert_certify_lengths(certify_model, lens);
+    rope_freq_case(env, r, 0);
+    for (size_t i = 0; i < n; i++) {
+        rope_freq_case(env, r, lens[i]);
+        rope_apply_case(env, r, lens[i]);
+    }
+    pecert_check_conclude(r, "frequency and apply cases");
+}
+
+/* ---- oracle-vs-plugin helpers for the other families -------------------- */
+
+/* The oracle's output of a finished call, as a packed f64 "golden" tensor
+ * the family comparisons take. values must hold b->n doubles. */
+static pecert_vtensor as_want(const pecert_out_buf *b, double *values, uint32_t ndim, const int64_t *shape)
+{
+    pecert_vtensor t;
+    memset(&t, 0, sizeof(t));
+    t.name = "oracle";
+    t.dtype = PECERT_DTYPE_F64;
+    t.ndim = ndim;
+    t.num_elements = b->n;
+    for (uint32_t i = 0; i < ndim; i++) {
+        t.shape[i] = shape[i];
+    }
+    for (int64_t i = 0; i < b->n; i++) {
+        values[i] = pecert_out_get(b, i);
+    }
+    t.data = values;
+    return t;
+}
+
+/* ---- certify.alibi.reference -------------------------------------------- */
+
+typedef struct alibi_bound_ctx {
+    const double *slopes;  /* oracle slopes, per head                  */
+    int64_t per_head;      /* n_q * n_k                                */
+    int64_t num_heads;
+} alibi_bound_ctx;
+
+static double slope_bound(const void *ctx, int64_t i, double want)
+{
+    (void)i;
+    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx);
+}
+
+static double bias_bound(const void *ctx, int64_t i, double want)
+{
+    const alibi_bound_ctx *c = ctx;
+    double m = c->slopes[i / c->per_head];
+    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m);
+}
+
+static pecert_status call_slopes(const pecert_subject *s, pecert_out_buf *out)
+{
+    pecert_alibi_slopes_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.num_heads = certify_model->num_heads;
+    a.max_bias = certify_model->alibi_max_bias;
+    a.out = &out->view;
+    return s->desc->alibi_slopes(s->instance, &a);
+}
+
+static pecert_status call_bias(const pecert_subject *s, pecert_out_buf *out, const int64_t *q, int64_t n_q,
+                               const int64_t *k, int64_t n_k)
+{
+    pecert_alibi_bias_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.num_heads = certify_model->num_heads;
+    a.max_bias = certify_model->alibi_max_bias;
+    a.q_positions = q;
+    a.n_q = n_q;
+    a.k_positions = k;
+    a.n_k = n_k;
+    a.out = &out->view;
+    return s->desc->alibi_bias(s->instance, &a);
+}
+
+/* Slopes for the checkpoint's head count (a non-power of two takes the
+ * interleaved second series), into want_slopes. 0 if the oracle ran. */
+static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r, double *want_slopes)
+{
+    int64_t h = certify_model->num_heads;
+    pecert_out_buf want;
+    pecert_out_buf got;
+    int rc = -1;
+    if (pecert_out_init(&want, PECERT_DTYPE_F64, 1, &h) != 0) {
+        pecert_case_fail(r, "alibi_slopes", "out of memory");
+        return -1;
+    }
+    if (pecert_out_init(&got, PECERT_DTYPE_F32, 1, &h) == 0) {
+        if (pecert_out_status(r, &env->oracle, call_slopes(&env->oracle, &want), &want, "alibi_slopes (oracle)",
+                              "alibi_slopes")) {
+            pecert_vtensor w = as_want(&want, want_slopes, 1, &h);
+            rc = 0;
+            if (pecert_out_status(r, &env->plugin, call_slopes(&env->plugin, &got), &got, "alibi_slopes",
+                                  "alibi_slopes")) {
+                pecert_compare_bounded(r, &got, &w, slope_bound, &h, "alibi_slopes");
+            }
+        }
+        pecert_out_free(&got);
+    }
+    pecert_out_free(&want);
+    return rc;
+}
+
+/* Causal bias for queries at 0, len-1 and far, keys up to them. */
+static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r, const double *slopes,
+                            int64_t len)
+{
+    const int64_t q[3] = {0, len - 1, len};
+    const int64_t k[4] = {0, 1, len - 1, len};
+    int64_t shape[3] = {certify_model->num_heads, 3, 4};
+    alibi_bound_ctx ctx = {slopes, 12, certify_model->num_heads};
+    char where[96];
+    pecert_out_buf want;
+    pecert_out_buf got;
+    double *vals = malloc((size_t)(shape[0] * 12) * sizeof(double));
+    snprintf(where, sizeof(where), "alibi_bias positions 0,%lld,%lld", (long long)(len - 1), (long long)len);
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
+    if (vals == NULL || pecert_out_init(&want, PECERT_DTYPE_F64, 3, shape) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        free(vals);
+        return;
+    }
+    if (pecert_out_init(&got, PECERT_DTYPE_F32, 3, shape) == 0) {
+        if (pecert_out_status(r, &env->oracle, call_bias(&env->oracle, &want, q, 3, k, 4), &want, where,
+                              "alibi_bias")) {
+            pecert_vtensor w = as_want(&want, vals, 3, shape);
+            if (pecert_out_status(r, &env->plugin, call_bias(&env->plugin, &got, q, 3, k, 4), &got, where,
+                                  "alibi_bias")) {
+                pecert_compare_bounded(r, &got, &w, bias_bound, &ctx, where);
+            }
+        }
+        pecert_out_free(&got);
+    }
+    pecert_out_free(&want);
+    free(vals);
+}
+
+static void run_alibi_reference(const pecert_check_env *env, pecert_check_result *r)
+{
+    double *slopes = malloc((size_t)certify_model->num_heads * sizeof(double));
+    int64_t lens[6];
+    size_t n = pecert_certify_lengths(certify_model, lens);
+    if (slopes != NULL && alibi_slopes_case(env, r, slopes) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            alibi_bias_case(env, r, slopes, lens[i]);
+        }
+    } else if (slopes == NULL) {
+        pecert_case_fail(r, "alibi", "out of memory");
+    }
+    free(slopes);
+    pecert_check_conclude(r, "slope and bias cases");
+}
+
+/* ---- certify.t5.reference ------------------------------------------------ */
+
+/* Relative positions around every bucket edge the config creates:
+ * -span..span densely (span = 2 max_distance), plus +-far. */
+static int64_t *t5_positions(int64_t *n_out)
+{
+    int64_t span = 2 * certify_model->t5_max_distance;
+    int64_t n = 2 * span + 1 + 2;
+    int64_t *rel = malloc((size_t)n * sizeof(*rel));
+    if (rel != NULL) {
+        for (int64_t i = 0; i <= 2 * span; i++) {
+            rel[i] = i - span;
+        }
+        rel[n - 2] = -FAR_POSITION;
+        rel[n - 1] = FAR_POSITION;
+    }
+    *n_out = n;
+    return rel;
+}
+
+static pecert_status call_buckets(const pecert_subject *s, pecert_out_buf *out, int bidirectional,
+                                  const int64_t *rel, int64_t n)
+{
+    pecert_t5_bucket_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.bidirectional = bidirectional;
+    a.num_buckets = certify_model->t5_num_buckets;
+    a.max_distance = certify_model->t5_max_distance;
+    a.relative_positions = rel;
+    a.n = n;
+    a.out = &out->view;
+    return s->desc->t5_bucket(s->instance, &a);
+}
+
+/* Buckets must equal the oracle's, except where the official float32
+ * log itself may land on either neighbour (family_tol.h). */
+static void t5_compare(pecert_check_result *r, const pecert_out_buf *got, const pecert_out_buf *want,
+                       const int64_t *rel, int bidirectional, const char *where)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t i = 0; i < got->n; i++) {
+        int edge = pecert_t5_log_boundary(rel[i], bidirectional, certify_model->t5_num_buckets,
+                                          certify_model->t5_max_distance);
+        pecert_case_worst_add(&w, i, pecert_out_get(got, i), pecert_out_get(want, i), edge ? 1.0 : 0.0);
+    }
+    char elem[64];
+    snprintf(elem, sizeof(elem), "bucket[relative=%lld]", (long long)(w.index >= 0 ? rel[w.index] : 0));
+    pecert_case_finish(r, &w, where, elem);
+}
+
+static void t5_case(const pecert_check_env *env, pecert_check_result *r, int bidirectional,
+                    const int64_t *rel, int64_t n)
+{
+    const char *where = bidirectional ? "t5_bucket encoder (bidirectional)" : "t5_bucket decoder (causal)";
+    pecert_out_buf want;
+    pecert_out_buf got;
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
+    if (pecert_out_init(&want, PECERT_DTYPE_I64, 1, &n) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    if (pecert_out_init(&got, PECERT_DTYPE_I64, 1, &n) == 0) {
+        if (pecert_out_status(r, &env->oracle, call_buckets(&env->oracle, &want, bidirectional, rel, n), &want,
+                              where, "t5_bucket")) {
+            if (pecert_out_status(r, &env->plugin, call_buckets(&env->plugin, &got, bidirectional, rel, n), &got,
+                                  where, "t5_bucket")) {
+                t5_compare(r, &got, &want, rel, bidirectional, where);
+            }
+        }
+        pecert_out_free(&got);
+    }
+    pecert_out_free(&want);
+}
+
+static void run_t5_reference(const pecert_check_env *env, pecert_check_result *r)
+{
+    int64_t n = 0;
+    int64_t *rel = t5_positions(&n);
+    if (rel == NULL) {
+        pecert_case_fail(r, "t5", "out of memory");
+    } else {
+        t5_case(env, r, 1, rel, n);
+        t5_case(env, r, 0, rel, n);
+    }
+    free(rel);
+    pecert_check_conclude(r, "bucket cases");
+}
+
+/* ---- certify.learned.reference ------------------------------------------ */
+
+static pecert_status call_lookup(const pecert_subject *s, pecert_out_buf *out, const pecert_tensor *table,
+                                 const int64_t *pos, int64_t n)
+{
+    pecert_learned_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.convention = PECERT_LEARNED_PLAIN;
+    a.padding_idx = -1;
+    a.table = table;
+    a.positions = pos;
+    a.n = n;
+    a.out = &out->view;
+    return s->desc->learned_lookup(s->instance, &a);
+}
+
+static double exact_bound(const void *ctx, int64_t i, double want)
+{
+    (void)ctx;
+    (void)i;
+    (void)want;
+    return 0.0;
+}
+
+/* Every row of a random table of the checkpoint's shape, in reverse
+ * order (row rows-1 first: the last trained position). */
+static void learned_case(const pecert_check_env *env, pecert_check_result *r, float *tab, int64_t *pos,
+                         double *vals)
+{
+    int64_t rows = certify_model->learned_rows;
+    int64_t shape[2] = {rows, certify_model->learned_dim};
+    pecert_tensor table = pecert_tensor_2d(tab, PECERT_DTYPE_F32, shape[0], shape[1]);
+    const char *where = "learned_lookup all rows";
+    pecert_out_buf want;
+    pecert_out_buf got;
+    pecert_fill_random(tab, (size_t)(rows * shape[1]), 0x7ab1eu);
+    for (int64_t i = 0; i < rows; i++) {
+        pos[i] = rows - 1 - i;
+    }
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
+    if (pecert_out_init(&want, PECERT_DTYPE_F32, 2, shape) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        return;
+    }
+    if (pecert_out_init(&got, PECERT_DTYPE_F32, 2, shape) == 0) {
+        if (pecert_out_status(r, &env->oracle, call_lookup(&env->oracle, &want, &table, pos, rows), &want, where,
+                              "learned_lookup")) {
+            pecert_vtensor w = as_want(&want, vals, 2, shape);
+            if (pecert_out_status(r, &env->plugin, call_lookup(&env->plugin, &got, &table, pos, rows), &got,
+                                  where, "learned_lookup")) {
+                pecert_compare_bounded(r, &got, &w, exact_bound, NULL, where);
+            }
+        }
+        pecert_out_free(&got);
+    }
+    pecert_out_free(&want);
+}
+
+static void run_learned_reference(const pecert_check_env *env, pecert_check_result *r)
+{
+    size_t n = (size_t)(certify_model->learned_rows * certify_model->learned_dim);
+    float *tab = malloc(n * sizeof(float));
+    int64_t *pos = malloc((size_t)certify_model->learned_rows * sizeof(int64_t));
+    double *vals = malloc(n * sizeof(double));
+    if (tab == NULL || pos == NULL || vals == NULL) {
+        pecert_case_fail(r, "learned", "out of memory");
+    } else {
+        learned_case(env, r, tab, pos, vals);
+    }
+    free(tab);
+    free(pos);
+    free(vals);
+    pecert_check_conclude(r, "lookup cases");
+}
+
+const pecert_check pecert_check_certify_mapping = {
+    "certify.mapping", "pecert's config.json mapping equals the official config class's, field for field",
+    0, run_mapping};
+const pecert_check pecert_check_certify_rope_reference = {
+    "certify.rope.reference", "rope at the checkpoint's parameters, pairing and lengths equals ref",
+    PECERT_NEED_ROPE_FREQS | PECERT_NEED_ROPE_APPLY, run_rope_reference};
+const pecert_check pecert_check_certify_alibi_reference = {
+    "certify.alibi.reference", "ALiBi slopes and biases for the checkpoint's heads and lengths equal ref",
+    PECERT_NEED_ALIBI_SLOPES | PECERT_NEED_ALIBI_BIAS, run_alibi_reference};
+const pecert_check pecert_check_certify_t5_reference = {
+    "certify.t5.reference", "T5 buckets of the checkpoint's config, both directions, equal ref",
+    PECERT_NEED_T5_BUCKET, run_t5_reference};
+const pecert_check pecert_check_certify_learned_reference = {
+    "certify.learned.reference", "every row of a learned table of the checkpoint's shape is looked up as ref",
+    PECERT_NEED_LEARNED, run_learned_reference};

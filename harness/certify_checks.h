@@ -1,0 +1,35 @@
+/*
+ * certify_checks.h - the checks `pecert certify` adds to the registry's:
+ * the plugin against `ref` at exactly one checkpoint's parameters, and the
+ * config.json mapping against the official code's profile vectors.
+ */
+#ifndef PECERT_HARNESS_CERTIFY_CHECKS_H
+#define PECERT_HARNESS_CERTIFY_CHECKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "certify_config.h"
+#include "checks.h"
+
+/*
+ * pecert_certify_set_model names the checkpoint the certify checks run at.
+ * A check's run() has no user pointer, and every check runs in a forked
+ * child, which inherits this pointer; set it before running them. The
+ * model must outlive the run.
+ */
+void pecert_certify_set_model(const pecert_certify_model *m);
+
+/* pecert_certify_lengths: the sequence lengths that matter for m, sorted
+ * and distinct: L0-1, L0, L0+1, max_position_embeddings-1 and a far one
+ * (2^20 or 4 * max_position_embeddings, whichever is larger). Returns the
+ * count (<= 6). */
+size_t pecert_certify_lengths(const pecert_certify_model *m, int64_t out[6]);
+
+extern const pecert_check pecert_check_certify_mapping;
+extern const pecert_check pecert_check_certify_rope_reference;
+extern const pecert_check pecert_check_certify_alibi_reference;
+extern const pecert_check pecert_check_certify_t5_reference;
+extern const pecert_check pecert_check_certify_learned_reference;
+
+#endif /* PECERT_HARNESS_CERTIFY_CHECKS_H */

@@ -1,0 +1,982 @@
+/*
+ * certify_config.c - config.json -> pecert_certify_model.
+ *
+ * Source of every rule: transformers v4.57.6 (753d6110), the model's
+ * configuration_*.py (which keys it reads, defaults, legacy spellings) and
+ * modeling_rope_utils.py (_validate_* key sets per rope_type, the
+ * _compute_* functions that consume them).
+ */
+#include "certify_config.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parsing state: the document, the model being filled, the error sink. */
+typedef struct map_ctx {
+    const cJSON *root;
+    pecert_certify_model *m;
+    char *err;
+    size_t err_len;
+} map_ctx;
+
+static int fail(map_ctx *c, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(map_ctx *c, const char *key, const char *fmt, ...)
+{
+    char what[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->err_len, "%s: %s: %s", c->m->name, key, what);
+    return -1;
+}
+
+/* ---- typed reads: absent keys keep *out (the default) ------------------ */
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return v != NULL && !cJSON_IsNull(v) ? v : NULL;
+}
+
+/* A finite number in [lo, hi]. */
+static int read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo,
+                    double hi, double *out)
+{
+    const cJSON *v = get(obj, key);
+    if (v == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+        return fail(c, shown, "expected a number");
+    }
+    if (v->valuedouble < lo || v->valuedouble > hi) {
+        return fail(c, shown, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
+    }
+    *out = v->valuedouble;
+    return 1;
+}
+
+/* An integer in [lo, hi] (JSON numbers like 4096.0 are accepted). */
+static int read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo,
+                    int64_t hi, int64_t *out)
+{
+    double d = 0;
+    int rc = read_num(c, obj, key, shown, (double)lo, (double)hi, &d);
+    if (rc == 1 && d != floor(d)) {
+        return fail(c, shown, "%g is not an integer", d);
+    }
+    if (rc == 1) {
+        *out = (int64_t)d;
+    }
+    return rc;
+}
+
+static int read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
+                      int32_t *out)
+{
+    int64_t v = *out;
+    int rc = read_int(c, obj, key, key, lo, hi, &v);
+    *out = (int32_t)v;
+    return rc;
+}
+
+static int read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out)
+{
+    const cJSON *v = get(obj, key);
+    if (v == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsBool(v)) {
+        return fail(c, shown, "expected true or false");
+    }
+    *out = cJSON_IsTrue(v);
+    return 1;
+}
+
+/* ---- which keys are positional ----------------------------------------- */
+
+/* A key whose name says it configures positions must be understood. */
+static int is_positional_name(const char *key)
+{
+    static const char *const words[] = {"rope", "rotary", "position", "alibi",
+                                        "relative_attention", "pos_emb", "mrope"};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (strstr(key, words[i]) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int in_list(const char *key, const char *const *list)
+{
+    for (; *list != NULL; list++) {
+        if (strcmp(key, *list) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every positional key of obj must be in known; prefix names obj. */
+static int reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known,
+                                     const char *prefix)
+{
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, obj) {
+        if (is_positional_name(item->string) && !in_list(item->string, known)) {
+            char shown[160];
+            snprintf(shown, sizeof(shown), "%s%s", prefix, item->string);
+            return fail(c, shown, "pecert does not know this positional key for model_type '%s'",
+                        c->m->model_type);
+        }
+    }
+    return 0;
+}
+
+/* ---- rope_scaling ------------------------------------------------------ */
+
+typedef struct rope_type_rule {
+    const char *name;          /* rope_scaling's rope_type / type          */
+    pecert_rope_type type;
+    const char *const *keys;   /* keys allowed besides rope_type / type    */
+} rope_type_rule;
+
+static const char *const keys_default[] = {NULL};
+static const char *const keys_factor[] = {"factor", NULL};
+static const char *const keys_dynamic[] = {"factor", "original_max_position_embeddings", NULL};
+static const char *const keys_yarn[] = {"factor", "attention_factor", "beta_fast", "beta_slow",
+                                        "original_max_position_embeddings", "mscale",
+                                        "mscale_all_dim", "truncate", NULL};
+static const char *const keys_longrope[] = {"short_factor", "long_factor", "attention_factor",
+                                            "factor", "original_max_position_embeddings", NULL};
+static const char *const keys_llama3[] = {"factor", "original_max_position_embeddings",
+                                          "low_freq_factor", "high_freq_factor", NULL};
+
+/* _validate_*_parameters of modeling_rope_utils.py, plus the two legacy
+ * spellings config classes rewrite: Phi3Config "su" -> longrope,
+ * Qwen2VLConfig "mrope" -> default (with mrope_section). */
+static const rope_type_rule rope_rules[] = {
+    {"default", PECERT_ROPE_DEFAULT, keys_default},  {"linear", PECERT_ROPE_LINEAR, keys_factor},
+    {"dynamic", PECERT_ROPE_DYNAMIC, keys_dynamic},  {"yarn", PECERT_ROPE_YARN, keys_yarn},
+    {"longrope", PECERT_ROPE_LONGROPE, keys_longrope}, {"su", PECERT_ROPE_LONGROPE, keys_longrope},
+    {"llama3", PECERT_ROPE_LLAMA3, keys_llama3},     {"mrope", PECERT_ROPE_DEFAULT, keys_default},
+};
+
+/* rope_type wins over the legacy type, as rope_config_validation reads it
+ * (rope_scaling.get("rope_type", rope_scaling.get("type"))). */
+static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
+{
+    const char *key = get(rs, "rope_type") != NULL ? "rope_type" : get(rs, "type") != NULL ? "type" : NULL;
+    if (key == NULL) {
+        return fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
+    }
+    const cJSON *v = get(rs, key);
+    char shown[64];
+    snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
+    if (!cJSON_IsString(v)) {
+        return fail(c, shown, "expected a string");
+    }
+    for (size_t i = 0; i < sizeof(rope_rules) / sizeof(rope_rules[0]); i++) {
+        if (strcmp(v->valuestring, rope_rules[i].name) == 0) {
+            *out = &rope_rules[i];
+            snprintf(c->m->rope_type_key, sizeof(c->m->rope_type_key), "%s", key);
+            return 0;
+        }
+    }
+    return fail(c, shown, "unknown rope type '%s'", v->valuestring);
+}
+
+/* Every rope_scaling key must belong to the type (HF only warns). */
+static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule *rule)
+{
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, rs) {
+        const char *k = item->string;
+        int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || in_list(k, rule->keys) ||
+                 (strcmp(k, "mrope_section") == 0 && strcmp(c->m->model_type, "qwen2_vl") == 0);
+        if (!ok) {
+            char shown[160];
+            snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
+            return fail(c, shown, "not a key of rope type '%s' (pecert refuses what it cannot certify)",
+                        rule->name);
+        }
+    }
+    return 0;
+}
+
+static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double *out)
+{
+    const cJSON *v = get(rs, key);
+    char shown[64];
+    snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (n != c->m->rope.rotary_dim / 2) {
+        return fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(v, i);
+        if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble)) {
+            return fail(c, shown, "element %d is not a positive number", i);
+        }
+        out[i] = e->valuedouble;
+    }
+    return 0;
+}
+
+/* The scalar rope_scaling keys: value ranges from _validate_*. */
+static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
+{
+    pecert_rope_config *r = &c->m->rope;
+    int64_t omp = 0;
+    int truncate = 1;
+    int rc = 0;
+    r->present |= read_num(c, rs, "factor", "rope_scaling.factor", 1.0, 1e6, &r->factor) == 1
+                      ? PECERT_ROPE_HAS_FACTOR : 0u;
+    rc = read_int(c, rs, "original_max_position_embeddings",
+                  "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
+    r->present |= rc == 1 ? PECERT_ROPE_HAS_ORIGINAL_MAX_POS : 0u;
+    r->original_max_position_embeddings = rc == 1 ? omp : r->original_max_position_embeddings;
+    r->present |= read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", 0, 1e6,
+                           &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
+    r->present |= read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 1e-6, 1e6, &r->beta_fast) == 1
+                      ? PECERT_ROPE_HAS_BETA_FAST : 0u;
+    r->present |= read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 1e-6, 1e6, &r->beta_slow) == 1
+                      ? PECERT_ROPE_HAS_BETA_SLOW : 0u;
+    r->present |= read_num(c, rs, "mscale", "rope_scaling.mscale", 0, 1e3, &r->mscale) == 1
+                      ? PECERT_ROPE_HAS_MSCALE : 0u;
+    r->present |= read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", 0, 1e3,
+                           &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
+    r->present |= read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", 1e-6, 1e6,
+                           &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
+    r->present |= read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", 1e-6, 1e6,
+                           &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
+    rc = read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
+    r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
+    r->truncate = truncate;
+    return c->err[0] != '\0' ? -1 : 0;
+}
+
+/* Cross-key rules: required keys per type, and orderings the formulas
+ * need (beta_fast > beta_slow, low < high). */
+static int check_scaling_rules(map_ctx *c)
+{
+    const pecert_rope_config *r = &c->m->rope;
+    pecert_rope_type t = r->rope_type;
+    int needs_factor = t == PECERT_ROPE_LINEAR || t == PECERT_ROPE_DYNAMIC || t == PECERT_ROPE_YARN ||
+                       t == PECERT_ROPE_LLAMA3;
+    if (needs_factor && !(r->present & PECERT_ROPE_HAS_FACTOR)) {
+        return fail(c, "rope_scaling.factor", "required for rope type '%s'",
+                    pecert_certify_rope_type_name(t));
+    }
+    if (t == PECERT_ROPE_LLAMA3) {
+        const uint32_t need = PECERT_ROPE_HAS_ORIGINAL_MAX_POS | PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
+                              PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
+        if ((r->present & need) != need) {
+            return fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
+                                           "low_freq_factor and high_freq_factor");
+        }
+        if (!(r->high_freq_factor > r->low_freq_factor)) {
+            return fail(c, "rope_scaling.high_freq_factor", "must exceed low_freq_factor");
+        }
+    }
+    if ((r->present & PECERT_ROPE_HAS_BETA_FAST) && (r->present & PECERT_ROPE_HAS_BETA_SLOW) &&
+        !(r->beta_fast > r->beta_slow)) {
+        return fail(c, "rope_scaling.beta_fast", "must exceed beta_slow");
+    }
+    return 0;
+}
+
+static int read_mrope_section(map_ctx *c, const cJSON *rs)
+{
+    const cJSON *v = get(rs, "mrope_section");
+    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    int sum = 0;
+    if (n < 1 || n > PECERT_MROPE_MAX_AXES) {
+        return fail(c, "rope_scaling.mrope_section", "expected a list of 1..%d integers", PECERT_MROPE_MAX_AXES);
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(v, i);
+        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble)) {
+            return fail(c, "rope_scaling.mrope_section", "element %d is not an integer >= 0", i);
+        }
+        c->m->mrope_section[i] = (int32_t)e->valuedouble;
+        sum += c->m->mrope_section[i];
+    }
+    if (sum != c->m->rope.rotary_dim / 2) {
+        return fail(c, "rope_scaling.mrope_section", "sums to %d, expected rotary_dim/2 = %d", sum,
+                    c->m->rope.rotary_dim / 2);
+    }
+    c->m->n_sections = n;
+    c->m->kind = PECERT_PE_MROPE;
+    return 0;
+}
+
+/* rope_scaling (null or absent = default rope). */
+static int map_rope_scaling(map_ctx *c)
+{
+    const cJSON *rs = get(c->root, "rope_scaling");
+    const rope_type_rule *rule = NULL;
+    if (rs == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsObject(rs)) {
+        return fail(c, "rope_scaling", "expected an object or null");
+    }
+    if (scaling_type(c, rs, &rule) != 0 || check_scaling_keys(c, rs, rule) != 0) {
+        return -1;
+    }
+    c->m->rope.rope_type = rule->type;
+    if (read_scaling_numbers(c, rs) != 0) {
+        return -1;
+    }
+    if (rule->type == PECERT_ROPE_LONGROPE) {
+        if (read_factor_list(c, rs, "short_factor", c->m->short_factor) != 0 ||
+            read_factor_list(c, rs, "long_factor", c->m->long_factor) != 0) {
+            return -1;
+        }
+        c->m->rope.num_factors = c->m->rope.rotary_dim / 2;
+        c->m->rope.short_factor = c->m->short_factor;
+        c->m->rope.long_factor = c->m->long_factor;
+    }
+    if (get(rs, "mrope_section") != NULL && read_mrope_section(c, rs) != 0) {
+        return -1;
+    }
+    return check_scaling_rules(c);
+}
+
+/* ---- per-model_type readers ------------------------------------------- */
+
+/* Head geometry: head_dim, else hidden_size / num_attention_heads (key
+ * names differ per model family). */
+static int read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key)
+{
+    pecert_certify_model *m = c->m;
+    int32_t hidden = 0;
+    if (read_int32(c, c->root, hidden_key, 1, 1 << 20, &hidden) < 0 ||
+        read_int32(c, c->root, heads_key, 1, 1 << 16, &m->num_heads) < 0) {
+        return -1;
+    }
+    m->num_kv_heads = m->num_heads;
+    if (kv_key != NULL && read_int32(c, c->root, kv_key, 1, m->num_heads, &m->num_kv_heads) < 0) {
+        return -1;
+    }
+    if (m->num_heads < 1) {
+        return fail(c, heads_key, "required");
+    }
+    if (m->num_heads % m->num_kv_heads != 0) {
+        return fail(c, kv_key, "%d does not divide %s = %d", m->num_kv_heads, heads_key, m->num_heads);
+    }
+    m->head_dim = hidden / m->num_heads;
+    if (read_int32(c, c->root, "head_dim", 1, 1 << 16, &m->head_dim) < 0) {
+        return -1;
+    }
+    return m->head_dim >= 1 ? 0 : fail(c, hidden_key, "required (or head_dim)");
+}
+
+/* rotary_dim = int(head_dim * partial_rotary_factor) (HF
+ * _compute_default_rope_parameters), even. */
+static int set_rotary_dim(map_ctx *c, double partial, const char *key)
+{
+    pecert_rope_config *r = &c->m->rope;
+    r->head_dim = c->m->head_dim;
+    r->rotary_dim = (int32_t)(c->m->head_dim * partial);
+    if (r->rotary_dim < 2 || r->rotary_dim % 2 != 0) {
+        return fail(c, key, "gives rotary_dim %d (head_dim %d): must be even and >= 2", r->rotary_dim,
+                    r->head_dim);
+    }
+    return 0;
+}
+
+/* max_position_embeddings, rope_theta, top-level original_max (Phi-3). */
+static int read_rope_common(map_ctx *c, const char *theta_key, double theta_default)
+{
+    pecert_rope_config *r = &c->m->rope;
+    int64_t top_omp = 0;
+    r->struct_size = sizeof(*r);
+    r->rope_theta = theta_default;
+    if (read_num(c, c->root, theta_key, theta_key, 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
+        read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+                 &c->m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (c->m->max_position_embeddings < 1) {
+        return fail(c, "max_position_embeddings", "required");
+    }
+    r->max_position_embeddings = c->m->max_position_embeddings;
+    int rc = read_int(c, c->root, "original_max_position_embeddings", "original_max_position_embeddings", 1,
+                      (int64_t)1 << 40, &top_omp);
+    if (rc < 0) {
+        return -1;
+    }
+    if (rc == 1) {
+        r->present |= PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS;
+        r->original_max_position_embeddings = top_omp;
+    }
+    return 0;
+}
+
+/* The Llama-shaped models: head_dim or hidden/heads, partial_rotary_factor,
+ * rope_theta, rope_scaling. */
+static int map_llama_like(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                        "partial_rotary_factor", "original_max_position_embeddings",
+                                        "qk_rope_head_dim", "rope_interleave", NULL};
+    double partial = 1.0;
+    pecert_certify_model *m = c->m;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
+        read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
+        return -1;
+    }
+    /* DeepSeek MLA: the rotary part of q/k is qk_rope_head_dim wide
+     * (DeepseekV2Config sets head_dim = qk_rope_head_dim). */
+    if (strncmp(m->model_type, "deepseek", 8) == 0 &&
+        read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
+        return -1;
+    }
+    if (read_rope_common(c, "rope_theta", 10000.0) != 0 ||
+        set_rotary_dim(c, partial, "partial_rotary_factor") != 0) {
+        return -1;
+    }
+    /* Phi-3 reads the top-level original length only for longrope; every
+     * other class never looks at it. */
+    return map_rope_scaling(c);
+}
+
+/* GPT-NeoX: rotary_pct (default 0.25) and rotary_emb_base (default 10000)
+ * become partial_rotary_factor and rope_theta (GPTNeoXConfig.__init__). */
+static int map_gpt_neox(map_ctx *c)
+{
+    static const char *const known[] = {"rotary_pct", "rotary_emb_base", "rope_scaling",
+                                        "max_position_embeddings", "use_parallel_residual", NULL};
+    double partial = 0.25;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        read_num(c, c->root, "rotary_pct", "rotary_pct", 1e-6, 1.0, &partial) < 0 ||
+        read_rope_common(c, "rotary_emb_base", 10000.0) != 0 ||
+        set_rotary_dim(c, partial, "rotary_pct") != 0) {
+        return -1;
+    }
+    return map_rope_scaling(c);
+}
+
+/* GPT-J: rotary_dim channels (null = the whole head), base 10000 literal
+ * in create_sinusoidal_positions, table of n_positions rows. */
+static int map_gptj(map_ctx *c)
+{
+    static const char *const known[] = {"rotary_dim", "n_positions", NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "n_embd", "n_head", NULL) != 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    r->head_dim = m->head_dim;
+    r->rotary_dim = m->head_dim;
+    if (read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
+        read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (r->rotary_dim % 2 != 0) {
+        return fail(c, "rotary_dim", "%d is odd", r->rotary_dim);
+    }
+    if (m->max_position_embeddings < 1) {
+        return fail(c, "n_positions", "required");
+    }
+    r->max_position_embeddings = m->max_position_embeddings;
+    return 0;
+}
+
+/* Bloom: ALiBi with max_bias 8 (build_alibi_tensor's literal), n_head. */
+static int map_bloom(map_ctx *c)
+{
+    static const char *const known[] = {NULL};
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "n_head", NULL) != 0) {
+        return -1;
+    }
+    c->m->kind = PECERT_PE_ALIBI;
+    c->m->alibi_max_bias = 8.0;
+    return 0;
+}
+
+/* MPT: attn_config.alibi / alibi_bias_max (MptAttentionConfig defaults
+ * true / 8); alibi false means learned positions of max_seq_len rows. */
+static int map_mpt(map_ctx *c)
+{
+    static const char *const known_top[] = {"max_seq_len", "learned_pos_emb", NULL};
+    static const char *const known_attn[] = {"alibi", "alibi_bias_max", NULL};
+    const cJSON *attn = get(c->root, "attn_config");
+    int alibi = 1;
+    int32_t bias_max = 8;
+    pecert_certify_model *m = c->m;
+    if (reject_unknown_positional(c, c->root, known_top, "") != 0 ||
+        (attn != NULL && reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
+        read_heads(c, "d_model", "n_heads", NULL) != 0 ||
+        read_int(c, c->root, "max_seq_len", "max_seq_len", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (attn != NULL && (read_bool(c, attn, "alibi", "attn_config.alibi", &alibi) < 0 ||
+                         read_int32(c, attn, "alibi_bias_max", 1, 64, &bias_max) < 0)) {
+        return -1;
+    }
+    m->kind = alibi ? PECERT_PE_ALIBI : PECERT_PE_LEARNED;
+    m->alibi_max_bias = bias_max;
+    m->learned_rows = m->max_position_embeddings;
+    m->learned_dim = m->head_dim * m->num_heads;
+    return 0;
+}
+
+/* T5: relative_attention_num_buckets (32), _max_distance (128). */
+static int map_t5(map_ctx *c)
+{
+    static const char *const known[] = {"relative_attention_num_buckets", "relative_attention_max_distance", NULL};
+    pecert_certify_model *m = c->m;
+    int32_t d_kv = 64;
+    m->t5_num_buckets = 32;
+    m->t5_max_distance = 128;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_int32(c, c->root, "num_heads", 1, 1 << 16, &m->num_heads) < 0 ||
+        read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
+        read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
+        read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
+                 (int64_t)1 << 40, &m->t5_max_distance) < 0) {
+        return -1;
+    }
+    /* _relative_position_bucket: max_exact = num_buckets/2 (bidirectional
+     * halves it again) must stay below max_distance for the log branch. */
+    if (m->t5_max_distance <= m->t5_num_buckets / 2) {
+        return fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
+                    (long long)m->t5_max_distance, m->t5_num_buckets / 2);
+    }
+    m->kind = PECERT_PE_T5;
+    m->head_dim = d_kv;
+    m->num_kv_heads = m->num_heads;
+    return 0;
+}
+
+/* BERT / RoBERTa / GPT-2: a learned table of max_position_embeddings (GPT-2:
+ * n_positions) rows; only position_embedding_type "absolute" is learned. */
+static int map_learned_text(map_ctx *c)
+{
+    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
+    pecert_certify_model *m = c->m;
+    const int gpt2 = strcmp(m->model_type, "gpt2") == 0;
+    const cJSON *pet = get(c->root, "position_embedding_type");
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, gpt2 ? "n_embd" : "hidden_size", gpt2 ? "n_head" : "num_attention_heads", NULL) != 0 ||
+        read_int(c, c->root, gpt2 ? "n_positions" : "max_position_embeddings",
+                 gpt2 ? "n_positions" : "max_position_embeddings", 1, (int64_t)1 << 32,
+                 &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
+        return fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
+    }
+    if (m->max_position_embeddings < 1) {
+        return fail(c, gpt2 ? "n_positions" : "max_position_embeddings", "required");
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = m->max_position_embeddings;
+    m->learned_dim = m->head_dim * m->num_heads;
+    return 0;
+}
+
+/* ViT: a learned table of (image_size / patch_size)^2 + 1 (CLS) rows
+ * (ViTEmbeddings.position_embeddings). */
+static int map_vit(map_ctx *c)
+{
+    static const char *const known[] = {NULL};
+    pecert_certify_model *m = c->m;
+    int32_t image = 224;
+    int32_t patch = 16;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
+        read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
+        return -1;
+    }
+    if (image % patch != 0) {
+        return fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = (int64_t)(image / patch) * (image / patch) + 1;
+    m->learned_dim = m->head_dim * m->num_heads;
+    m->max_position_embeddings = m->learned_rows;
+    return 0;
+}
+
+/* ---- the model_type table --------------------------------------------- */
+
+typedef struct model_rule {
+    const char *model_type;
+    int (*map)(map_ctx *c);
+    pecert_rope_pairing pairing;  /* of the model's apply code           */
+} model_rule;
+
+/* Pairing per model's reference code in transformers v4.57.6: rotate_half
+ * (split half) in modeling_llama & co; GPT-J rotate_every_two and
+ * DeepSeek-V2's complex multiply (view_as_complex of adjacent pairs),
+ * DeepSeek-V3's apply_rotary_pos_emb_interleave (rope_interleave) are
+ * interleaved. */
+static const model_rule model_rules[] = {
+    {"llama", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"mistral", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"mixtral", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"qwen2", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"qwen2_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"phi3", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"phi", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"gemma", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"gpt_oss", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
+    {"deepseek_v2", map_llama_like, PECERT_PAIRING_INTERLEAVED},
+    {"deepseek_v3", map_llama_like, PECERT_PAIRING_INTERLEAVED},
+    {"gpt_neox", map_gpt_neox, PECERT_PAIRING_SPLIT_HALF},
+    {"gptj", map_gptj, PECERT_PAIRING_INTERLEAVED},
+    {"bloom", map_bloom, PECERT_PAIRING_SPLIT_HALF},
+    {"mpt", map_mpt, PECERT_PAIRING_SPLIT_HALF},
+    {"t5", map_t5, PECERT_PAIRING_SPLIT_HALF},
+    {"bert", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
+    {"roberta", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
+    {"gpt2", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
+    {"vit", map_vit, PECERT_PAIRING_SPLIT_HALF},
+};
+
+static const model_rule *find_model(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {
+        if (strcmp(model_rules[i].model_type, model_type) == 0) {
+            return &model_rules[i];
+        }
+    }
+    return NULL;
+}
+
+/* Qwen2-VL's text config may sit under text_config in newer exports; the
+ * checkpoints pecert profiles keep it at the top level. */
+static int map_document(map_ctx *c)
+{
+    const cJSON *mt = get(c->root, "model_type");
+    if (!cJSON_IsObject(c->root)) {
+        return fail(c, "(document)", "expected a JSON object");
+    }
+    if (!cJSON_IsString(mt)) {
+        return fail(c, "model_type", "required (a string)");
+    }
+    snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
+    const model_rule *rule = find_model(mt->valuestring);
+    if (rule == NULL) {
+        return fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
+                    mt->valuestring);
+    }
+    c->m->pairing = rule->pairing;
+    c->m->rope.struct_size = sizeof(c->m->rope);
+    if (rule->map(c) != 0) {
+        return -1;
+    }
+    if (strcmp(c->m->model_type, "deepseek_v3") == 0) {
+        int interleave = 1;
+        if (read_bool(c, c->root, "rope_interleave", "rope_interleave", &interleave) < 0) {
+            return -1;
+        }
+        c->m->pairing = interleave ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
+    }
+    return 0;
+}
+
+int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
+                         char *err, size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    snprintf(out->name, sizeof(out->name), "%s", name);
+    err[0] = '\0';
+    cJSON *root = cJSON_Parse(json_text);
+    map_ctx c = {root, out, err, err_len};
+    int rc = root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
+    cJSON_Delete(root);
+    return rc;
+}
+
+static char *read_text(const char *path);
+
+int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)
+{
+    char *text = read_text(path);
+    if (text == NULL) {
+        memset(out, 0, sizeof(*out));
+        snprintf(err, err_len, "%s: cannot read (missing, unreadable or over 16 MiB)", path);
+        return -1;
+    }
+    int rc = pecert_certify_parse(out, text, path, err, err_len);
+    free(text);
+    return rc;
+}
+
+const char *pecert_pe_kind_name(pecert_pe_kind kind)
+{
+    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_LEARNED ? names[kind] : "?";
+}
+
+const char *pecert_certify_rope_type_name(pecert_rope_type t)
+{
+    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
+    return t >= 0 && t <= PECERT_ROPE_LLAMA3 ? names[t] : "?";
+}
+
+/* ---- the derived parameters, as `pecert certify` prints them ---------- */
+
+typedef struct text_buf {
+    char *out;
+    size_t len;
+    size_t used;
+} text_buf;
+
+static void put(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(text_buf *b, const char *fmt, ...)
+{
+    if (b->used + 1 >= b->len) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->out + b->used, b->len - b->used, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        b->used += (size_t)n < b->len - b->used ? (size_t)n : b->len - b->used - 1;
+    }
+}
+
+/* The rope_scaling values that are present, "-" otherwise. */
+static void describe_scaling(text_buf *b, const pecert_rope_config *r)
+{
+    static const struct { uint32_t bit; const char *name; size_t off; } fields[] = {
+        {PECERT_ROPE_HAS_FACTOR, "factor", offsetof(pecert_rope_config, factor)},
+        {PECERT_ROPE_HAS_ATTENTION_FACTOR, "attention_factor", offsetof(pecert_rope_config, attention_factor)},
+        {PECERT_ROPE_HAS_BETA_FAST, "beta_fast", offsetof(pecert_rope_config, beta_fast)},
+        {PECERT_ROPE_HAS_BETA_SLOW, "beta_slow", offsetof(pecert_rope_config, beta_slow)},
+        {PECERT_ROPE_HAS_MSCALE, "mscale", offsetof(pecert_rope_config, mscale)},
+        {PECERT_ROPE_HAS_MSCALE_ALL_DIM, "mscale_all_dim", offsetof(pecert_rope_config, mscale_all_dim)},
+        {PECERT_ROPE_HAS_LOW_FREQ_FACTOR, "low_freq_factor", offsetof(pecert_rope_config, low_freq_factor)},
+        {PECERT_ROPE_HAS_HIGH_FREQ_FACTOR, "high_freq_factor", offsetof(pecert_rope_config, high_freq_factor)},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        if (r->present & fields[i].bit) {
+            double v;
+            memcpy(&v, (const char *)r + fields[i].off, sizeof(v));
+            put(b, "  %-34s %.17g\n", fields[i].name, v);
+        }
+    }
+    if (r->present & PECERT_ROPE_HAS_TRUNCATE) {
+        put(b, "  %-34s %s\n", "truncate", r->truncate ? "true" : "false");
+    }
+    if (r->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) {
+        put(b, "  %-34s %lld (rope_scaling)\n", "original_max_position_embeddings",
+            (long long)r->original_max_position_embeddings);
+    }
+    if (r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS) {
+        put(b, "  %-34s %lld (top level)\n", "original_max_position_embeddings",
+            (long long)r->original_max_position_embeddings);
+    }
+    if (r->num_factors > 0) {
+        put(b, "  %-34s %d each (short %.6g .. %.6g, long %.6g .. %.6g)\n", "short_factor/long_factor",
+            r->num_factors, r->short_factor[0], r->short_factor[r->num_factors - 1], r->long_factor[0],
+            r->long_factor[r->num_factors - 1]);
+    }
+}
+
+static void describe_rope(text_buf *b, const pecert_certify_model *m)
+{
+    const pecert_rope_config *r = &m->rope;
+    put(b, "  %-34s %s%s%s%s\n", "rope_type", pecert_certify_rope_type_name(r->rope_type),
+        m->rope_type_key[0] != '\0' ? " (from rope_scaling." : "", m->rope_type_key,
+        m->rope_type_key[0] != '\0' ? ")" : "");
+    put(b, "  %-34s %.17g\n", "rope_theta", r->rope_theta);
+    put(b, "  %-34s %d of head_dim %d\n", "rotary_dim", r->rotary_dim, r->head_dim);
+    put(b, "  %-34s %s\n", "pairing",
+        m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved (2i, 2i+1)" : "split_half (i, i + rotary_dim/2)");
+    put(b, "  %-34s %lld\n", "max_position_embeddings", (long long)m->max_position_embeddings);
+    describe_scaling(b, r);
+    for (int i = 0; i < m->n_sections; i++) {
+        put(b, "%s%d%s", i == 0 ? "  mrope_section                      [" : ", ", m->mrope_section[i],
+            i + 1 == m->n_sections ? "]\n" : "");
+    }
+}
+
+size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
+{
+    text_buf b = {out, len, 0};
+    if (len > 0) {
+        out[0] = '\0';
+    }
+    put(&b, "  %-34s %s\n", "model_type", m->model_type);
+    put(&b, "  %-34s %s\n", "positional encoding", pecert_pe_kind_name(m->kind));
+    put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
+        m->head_dim);
+    switch (m->kind) {
+    case PECERT_PE_ROPE:
+    case PECERT_PE_MROPE:
+        describe_rope(&b, m);
+        break;
+    case PECERT_PE_ALIBI:
+        put(&b, "  %-34s %g\n", "alibi max_bias", m->alibi_max_bias);
+        break;
+    case PECERT_PE_T5:
+        put(&b, "  %-34s %d buckets, max_distance %lld\n", "relative_attention", m->t5_num_buckets,
+            (long long)m->t5_max_distance);
+        break;
+    case PECERT_PE_LEARNED:
+        put(&b, "  %-34s %lld rows x %d\n", "learned table", (long long)m->learned_rows, m->learned_dim);
+        break;
+    }
+    return b.used;
+}
+
+int64_t pecert_certify_l0(const pecert_certify_model *m)
+{
+    const pecert_rope_config *r = &m->rope;
+    if (m->kind > PECERT_PE_MROPE) {
+        return m->max_position_embeddings;
+    }
+    if (r->rope_type == PECERT_ROPE_LONGROPE && (r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
+        return r->original_max_position_embeddings;
+    }
+    if ((r->rope_type == PECERT_ROPE_LLAMA3 || r->rope_type == PECERT_ROPE_YARN) &&
+        (r->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS)) {
+        return r->original_max_position_embeddings;
+    }
+    return m->max_position_embeddings;
+}
+
+/* ---- profiles ----------------------------------------------------------- */
+
+static int profile_keys_ok(const cJSON *root, const char *path, char *err, size_t err_len)
+{
+    static const char *const keys[] = {"name", "model", "source", "config", NULL};
+    const cJSON *item = NULL;
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, err_len, "%s: expected a JSON object", path);
+        return -1;
+    }
+    cJSON_ArrayForEach(item, root) {
+        if (!in_list(item->string, keys)) {
+            snprintf(err, err_len, "%s: %s: unknown profile key (name, model, source, config)", path, item->string);
+            return -1;
+        }
+    }
+    for (size_t i = 0; keys[i] != NULL; i++) {
+        const cJSON *v = get(root, keys[i]);
+        if (v == NULL || (i < 3 ? !cJSON_IsString(v) : !cJSON_IsObject(v))) {
+            snprintf(err, err_len, "%s: %s: required (%s)", path, keys[i], i < 3 ? "a string" : "an object");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A profile name is a file name: letters, digits, '.', '-', '_'. */
+static int valid_profile_name(const char *name)
+{
+    if (name[0] == '\0' || name[0] == '.' || strlen(name) >= PECERT_CERTIFY_NAME_LEN) {
+        return 0;
+    }
+    for (const char *p = name; *p != '\0'; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+              *p == '-' || *p == '_')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long n = -1;
+    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (16L << 20) &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL &&
+        fread(text, 1, (size_t)n, f) == (size_t)n) {
+        text[n] = '\0';
+    } else {
+        free(text);
+        text = NULL;
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    return text;
+}
+
+int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, const char *name, char *err,
+                                size_t err_len)
+{
+    char path[4096];
+    memset(out, 0, sizeof(*out));
+    if (!valid_profile_name(name)) {
+        snprintf(err, err_len, "--profile '%s': not a profile name (see `pecert certify --list-profiles`)", name);
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+    char *text = read_text(path);
+    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    char *config = NULL;
+    int rc = -1;
+    if (text == NULL) {
+        snprintf(err, err_len, "%s: no such profile (see `pecert certify --list-profiles`)", path);
+    } else if (root == NULL) {
+        snprintf(err, err_len, "%s: not valid JSON", path);
+    } else if (profile_keys_ok(root, path, err, err_len) == 0) {
+        if (strcmp(get(root, "name")->valuestring, name) != 0) {
+            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path, get(root, "name")->valuestring);
+        } else if ((config = cJSON_PrintUnformatted(get(root, "config"))) != NULL) {
+            rc = pecert_certify_parse(out, config, name, err, err_len);
+        }
+    }
+    free(config);
+    cJSON_Delete(root);
+    free(text);
+    return rc;
+}
+
+void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
+{
+    const pecert_rope_config *r = &m->rope;
+    switch (m->kind) {
+    case PECERT_PE_ROPE:
+    case PECERT_PE_MROPE: {
+        char factor[48] = "";
+        if (r->present & PECERT_ROPE_HAS_FACTOR) {
+            snprintf(factor, sizeof(factor), " factor=%g", r->factor);
+        }
+        snprintf(out, len, "%s%s theta=%g rot=%d/%d %s%s L0=%lld max_pos=%lld",
+                 m->kind == PECERT_PE_MROPE ? "mrope " : "", pecert_certify_rope_type_name(r->rope_type),
+                 r->rope_theta, r->rotary_dim, r->head_dim,
+                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", factor,
+                 (long long)pecert_certify_l0(m), (long long)m->max_position_embeddings);
+        break;
+    }
+    case PECERT_PE_ALIBI:
+        snprintf(out, len, "alibi heads=%d max_bias=%g", m->num_heads, m->alibi_max_bias);
+        break;
+    case PECERT_PE_T5:
+        snprintf(out, len, "t5 buckets=%d max_distance=%lld", m->t5_num_buckets, (long long)m->t5_max_distance);
+        break;
+    case PECERT_PE_LEARNED:
+        snprintf(out, len, "learned %lldx%d", (long long)m->learned_rows, m->learned_dim);
+        break;
+    }
+}

@@ -1,0 +1,109 @@
+/*
+ * certify_config.h - a checkpoint's positional encoding, as its Hugging
+ * Face config.json states it, mapped to pecert's parameters.
+ *
+ * The mapping follows transformers v4.57.6 field for field (the config
+ * classes and modeling_rope_utils.py): which keys each model_type reads,
+ * their defaults, and which pairing the model's reference code rotates
+ * with. Real bugs live in this mapping (anchors.md: `type` read but
+ * `rope_type` ignored, mscale_all_dim dropped, partial_rotary_factor applied
+ * to the wrong dimension), so it refuses what it does not understand: an
+ * unknown rope_scaling key, a positional key it has no rule for, or a value
+ * out of range is an error naming the key, never silently ignored.
+ */
+#ifndef PECERT_HARNESS_CERTIFY_CONFIG_H
+#define PECERT_HARNESS_CERTIFY_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pecert/plugin.h"
+
+/* Which positional-encoding family the checkpoint uses. */
+typedef enum pecert_pe_kind {
+    PECERT_PE_ROPE = 0,   /* rotary (every rope_type), one position axis   */
+    PECERT_PE_MROPE,      /* rotary with mrope_section (Qwen2-VL)          */
+    PECERT_PE_ALIBI,      /* linear biases (Bloom, MPT)                    */
+    PECERT_PE_T5,         /* relative-position buckets (T5)                */
+    PECERT_PE_LEARNED     /* learned absolute table (BERT, GPT-2, ViT)     */
+} pecert_pe_kind;
+
+/* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
+#define PECERT_CERTIFY_MAX_FACTORS 512
+#define PECERT_CERTIFY_NAME_LEN 128
+
+/*
+ * pecert_certify_model: what pecert believes a checkpoint requires.
+ * rope.short_factor / long_factor point into this struct: do not copy it
+ * by value (pass pointers).
+ */
+typedef struct pecert_certify_model {
+    char name[PECERT_CERTIFY_NAME_LEN];       /* checkpoint or profile name   */
+    char model_type[64];                      /* config.json model_type       */
+    pecert_pe_kind kind;                      /* family                       */
+    char rope_type_key[16];                   /* "rope_type", "type" or ""    */
+    pecert_rope_config rope;                  /* ROPE, MROPE                  */
+    pecert_rope_pairing pairing;              /* the reference code's pairing */
+    int32_t mrope_section[PECERT_MROPE_MAX_AXES]; /* MROPE, 0 past n_sections */
+    int32_t n_sections;                       /* MROPE: 3 for Qwen2-VL        */
+    int32_t num_heads;                        /* query heads                  */
+    int32_t num_kv_heads;                     /* key/value heads              */
+    int32_t head_dim;                         /* channels per head            */
+    int64_t max_position_embeddings;          /* 0 = the model has no limit   */
+    double alibi_max_bias;                    /* ALIBI: 8 = paper, Bloom      */
+    int32_t t5_num_buckets;                   /* T5                           */
+    int64_t t5_max_distance;                  /* T5                           */
+    int64_t learned_rows;                     /* LEARNED: table rows          */
+    int32_t learned_dim;                      /* LEARNED: embedding width     */
+    double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
+    double long_factor[PECERT_CERTIFY_MAX_FACTORS];
+} pecert_certify_model;
+
+/*
+ * pecert_certify_parse maps the text of a config.json to *out. name labels
+ * the checkpoint. Returns 0, or -1 with one line in err naming the key and
+ * the problem ("rope_scaling.mscale_all_dim: ..."). Keys that name no
+ * positional-encoding concept (vocab_size, ...) are ignored; keys that do
+ * (anything with "rope", "rotary", "position", "alibi", "relative_attention"
+ * in its name) must be understood.
+ */
+int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
+                         char *err, size_t err_len);
+
+/* pecert_certify_load: pecert_certify_parse of the file at path. */
+int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len);
+
+/*
+ * pecert_certify_load_profile maps conformance/profiles/NAME.json: an
+ * object with exactly the keys "name" (= NAME), "model" (the checkpoint's
+ * hub id), "source" (where the values were read, and what could not be
+ * confirmed) and "config" (config.json's positional-encoding fields,
+ * verbatim). m->name becomes NAME. 0, or -1 with one line in err.
+ */
+int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, const char *name, char *err,
+                                size_t err_len);
+
+/* pecert_certify_label: a one-line summary of the derived parameters,
+ * "llama3 theta=500000 rot=128/128 split_half factor=8", for reports. */
+void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m);
+
+/* pecert_certify_l0: the pretraining length L0 the checkpoint's rope
+ * switches on (rope_scaling's original_max_position_embeddings for yarn
+ * and llama3, the top-level one for longrope, else max_position_embeddings),
+ * as the official code reads it; max_position_embeddings for the others. */
+int64_t pecert_certify_l0(const pecert_certify_model *m);
+
+/* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned". */
+const char *pecert_pe_kind_name(pecert_pe_kind kind);
+
+/* pecert_rope_type_name: "default" ... "llama3", "?" out of range. */
+const char *pecert_certify_rope_type_name(pecert_rope_type t);
+
+/*
+ * pecert_certify_describe writes the derived parameters, one "key: value"
+ * line each (what `pecert certify` prints first), into out. Returns the
+ * length written (truncated to len - 1).
+ */
+size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m);
+
+#endif /* PECERT_HARNESS_CERTIFY_CONFIG_H */

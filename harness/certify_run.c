@@ -1,0 +1,377 @@
+/*
+ * certify_run.c - the plan of checks for one checkpoint and its execution.
+ *
+ * Three sets of vector files feed the checks (all built before any child
+ * is forked, so every child sees them):
+ *   - the checkpoint file: one rope.freq test holding the derived config
+ *     and no tensors. The registry's property checks sweep the rope
+ *     configs of the files they get (pecert_rope_configs), so given only
+ *     this file they run at exactly the checkpoint's parameters.
+ *   - the profile vectors as recorded from the official model class, for
+ *     certify.mapping (the official config against pecert's mapping).
+ *   - the same vectors with pecert's derived config and pairing put in
+ *     place of the recorded ones, for the golden checks: the plugin at
+ *     pecert's parameters must reproduce the official outputs, so a wrong
+ *     mapping fails numerically too.
+ */
+#include "certify_run.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "certify_checks.h"
+#include "checks.h"
+#include "decode.h"
+#include "diagnose.h"
+#include "family.h"
+#include "isolate.h"
+#include "plugin_load.h"
+#include "results_json.h"
+#include "rope_checks.h"
+#include "run_info.h"
+#include "runner.h"
+#include "vectors.h"
+
+#ifndef PECERT_VERSION
+#define PECERT_VERSION "0.1.0"
+#endif
+
+/* Which files a planned check is given. */
+typedef enum plan_files {
+    FILES_CHECKPOINT = 0,  /* the one derived-config test             */
+    FILES_RECORDED,        /* profile vectors as recorded             */
+    FILES_SUBSTITUTED      /* profile vectors at pecert's config      */
+} plan_files;
+
+typedef struct plan_entry {
+    const pecert_check *check;
+    plan_files files;
+    uint32_t kinds;        /* 1u << pecert_pe_kind it applies to      */
+    const char *op;        /* golden: runs only if the vectors hold it */
+} plan_entry;
+
+#define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
+#define ALL_KINDS 0x1fu
+
+static const plan_entry plan[] = {
+    {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, ""},
+    {&pecert_check_certify_rope_reference, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_freq_golden, FILES_SUBSTITUTED, ROPES, "rope.freq"},
+    {&pecert_check_rope_cos_sin_golden, FILES_SUBSTITUTED, ROPES, "rope.cos_sin"},
+    {&pecert_check_rope_apply_golden, FILES_SUBSTITUTED, ROPES, "rope.apply"},
+    {&pecert_check_mrope_apply_golden, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply"},
+    {&pecert_check_rope_norm_preservation, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_shift_invariance, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_identity_at_zero, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_inverse, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_partial_passthrough, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL},
+    {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL},
+    {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes"},
+    {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias"},
+    {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL},
+    {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket"},
+    {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL},
+    {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup"},
+};
+#define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
+
+typedef struct certify_state {
+    const pecert_certify_model *model;
+    pecert_loaded_plugin plugin;
+    pecert_loaded_plugin oracle;
+    pecert_vfile recorded;      /* loaded profile vectors (may be empty) */
+    pecert_vfile substituted;   /* recorded, tests at pecert's config    */
+    pecert_vtest *sub_tests;    /* owned: substituted.tests              */
+    pecert_vfile checkpoint;    /* one test: the derived config          */
+    pecert_vtest checkpoint_test;
+    int have_vectors;
+} certify_state;
+
+typedef struct child_job {
+    const certify_state *state;
+    const plan_entry *entry;
+} child_job;
+
+/* 1 if the file holds a test of op ("" = any test). */
+static int file_has_op(const pecert_vfile *f, const char *op)
+{
+    for (size_t i = 0; i < f->n_tests; i++) {
+        if (op[0] == '\0' || strcmp(f->tests[i].op, op) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int planned(const certify_state *s, const plan_entry *e)
+{
+    if (!(e->kinds & (1u << s->model->kind))) {
+        return 0;
+    }
+    return e->op == NULL || (s->have_vectors && file_has_op(&s->recorded, e->op));
+}
+
+size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kind, int with_vectors)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < PLAN_LEN && n < max; i++) {
+        if ((plan[i].kinds & (1u << kind)) && (plan[i].op == NULL || with_vectors)) {
+            ids[n++] = plan[i].check->id;
+        }
+    }
+    return n;
+}
+
+static const pecert_vfile *files_of(const certify_state *s, plan_files which)
+{
+    return which == FILES_CHECKPOINT ? &s->checkpoint : which == FILES_RECORDED ? &s->recorded : &s->substituted;
+}
+
+/* ---- the three file sets ----------------------------------------------- */
+
+static void build_checkpoint(certify_state *s)
+{
+    memset(&s->checkpoint_test, 0, sizeof(s->checkpoint_test));
+    s->checkpoint_test.tc_id = 1;
+    s->checkpoint_test.op = "rope.freq";
+    s->checkpoint_test.comment = "the checkpoint's derived parameters";
+    s->checkpoint_test.source_file = "";
+    s->checkpoint_test.source_function = "";
+    s->checkpoint_test.rope = s->model->rope;
+    s->checkpoint_test.pairing = s->model->pairing;
+    memset(&s->checkpoint, 0, sizeof(s->checkpoint));
+    s->checkpoint.path = s->model->name;
+    s->checkpoint.family = "rope";
+    s->checkpoint.description = "pecert certify: the checkpoint's parameters";
+    s->checkpoint.generator = "pecert certify";
+    s->checkpoint.prov_repo = "";
+    s->checkpoint.prov_commit = "";
+    s->checkpoint.prov_tag = "";
+    s->checkpoint.tests = &s->checkpoint_test;
+    s->checkpoint.n_tests = s->model->kind <= PECERT_PE_MROPE ? 1 : 0;
+}
+
+/* The recorded tests with pecert's config and pairing in their place. */
+static int build_substituted(certify_state *s)
+{
+    size_t n = s->recorded.n_tests;
+    s->sub_tests = calloc(n + 1, sizeof(*s->sub_tests));
+    if (s->sub_tests == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        s->sub_tests[i] = s->recorded.tests[i];
+        if (strncmp(s->sub_tests[i].op, "rope.", 5) == 0 || strcmp(s->sub_tests[i].op, "mrope.apply") == 0) {
+            s->sub_tests[i].rope = s->model->rope;
+            s->sub_tests[i].pairing = s->model->pairing;
+        }
+    }
+    s->substituted = s->recorded;
+    s->substituted.tests = s->sub_tests;
+    return 0;
+}
+
+static int load_state(certify_state *s, const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    if (pecert_plugin_open(&s->plugin, opt->plugin_path, err, err_len) != 0 ||
+        pecert_plugin_open(&s->oracle, opt->oracle_path, err, err_len) != 0) {
+        return PECERT_EXIT_LOAD;
+    }
+    build_checkpoint(s);
+    if (opt->vectors_path == NULL) {
+        return PECERT_EXIT_PASS;
+    }
+    if (pecert_vfile_load(&s->recorded, opt->vectors_path, err, err_len) != 0) {
+        return PECERT_EXIT_USAGE;
+    }
+    s->have_vectors = 1;
+    if (build_substituted(s) != 0) {
+        snprintf(err, err_len, "out of memory");
+        return PECERT_EXIT_USAGE;
+    }
+    return PECERT_EXIT_PASS;
+}
+
+static void free_state(certify_state *s)
+{
+    free(s->sub_tests);
+    pecert_vfile_free(&s->recorded);
+    pecert_plugin_close(&s->oracle);
+    pecert_plugin_close(&s->plugin);
+}
+
+/* ---- one check in a child ---------------------------------------------- */
+
+static pecert_status make_subject(pecert_subject *s, const pecert_plugin *desc)
+{
+    s->desc = desc;
+    s->instance = NULL;
+    return desc->create != NULL ? desc->create(&s->instance) : PECERT_OK;
+}
+
+static void drop_subject(pecert_subject *s)
+{
+    if (s->desc != NULL && s->desc->destroy != NULL) {
+        s->desc->destroy(s->instance);
+    }
+}
+
+static int child_run(void *arg, int out_fd, char *case_slot)
+{
+    const child_job *job = arg;
+    const pecert_vfile *files = files_of(job->state, job->entry->files);
+    pecert_check_env env = {.files = files, .n_files = 1, .case_slot = case_slot};
+    pecert_check_result r;
+    pecert_check_result_init(&r, job->entry->check->id);
+    pecert_case_slot_set(case_slot, "create instance");
+    pecert_status st = make_subject(&env.plugin, job->state->plugin.desc);
+    if (st == PECERT_OK) {
+        st = make_subject(&env.oracle, job->state->oracle.desc);
+    }
+    if (st != PECERT_OK) {
+        pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);
+        pecert_check_conclude(&r, "cases");
+    } else {
+        job->entry->check->run(&env, &r);
+    }
+    drop_subject(&env.oracle);
+    drop_subject(&env.plugin);
+    cJSON *json = pecert_check_result_to_json(&r);
+    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
+    int rc = text != NULL ? pecert_write_fully(out_fd, text, strlen(text)) : -1;
+    free(text);
+    cJSON_Delete(json);
+    pecert_check_result_release(&r);
+    return rc;
+}
+
+static void abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
+{
+    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
+    r->verdict = o->status == PECERT_CHILD_TIMED_OUT ? PECERT_VERDICT_TIMEOUT : PECERT_VERDICT_CRASH;
+    if (o->status == PECERT_CHILD_TIMED_OUT) {
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "no result within %.3g s during %s", timeout_s, during);
+    } else if (o->status == PECERT_CHILD_SIGNALED) {
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "killed by signal %d during %s", o->signal, during);
+    } else {
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "ended without a result (status %d) during %s",
+                 o->exit_code, during);
+    }
+    r->worst_ratio = INFINITY;
+    snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
+}
+
+static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
+{
+    child_job job = {s, e};
+    pecert_child_outcome o;
+    cJSON *json = NULL;
+    char err[256];
+    if (!pecert_plugin_meets(s->plugin.desc, e->check->needs)) {
+        pecert_check_result_init(r, e->check->id);
+        r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        snprintf(r->diagnosis, sizeof(r->diagnosis),
+                 "plugin does not implement an operation this check needs (NULL in its descriptor)");
+        return;
+    }
+    pecert_run_isolated(&o, child_run, &job, timeout_s);
+    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_truncated &&
+        (json = cJSON_Parse(o.output != NULL ? o.output : "")) != NULL &&
+        pecert_check_result_from_json(r, json, err, sizeof(err)) == 0) {
+        r->elapsed_s = o.elapsed_s;
+    } else {
+        pecert_check_result_init(r, e->check->id);
+        abnormal(r, &o, timeout_s);
+        r->elapsed_s = o.elapsed_s;
+    }
+    cJSON_Delete(json);
+    pecert_child_outcome_free(&o);
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static void fill_info(pecert_run_info *info, const certify_state *s, const pecert_certify_options *opt,
+                      int n_selected)
+{
+    memset(info, 0, sizeof(*info));
+    pecert_capture_host(info);
+    snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
+    snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);
+    snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", s->plugin.desc->name);
+    snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", s->plugin.desc->version);
+    snprintf(info->pecert_version, sizeof(info->pecert_version), "%s", PECERT_VERSION);
+    snprintf(info->vectors_dir, sizeof(info->vectors_dir), "%s", opt->vectors_path != NULL ? opt->vectors_path : "");
+    snprintf(info->filter, sizeof(info->filter), "certify %s", s->model->name);
+    info->n_vector_files = s->have_vectors;
+    info->n_vectors = (int)s->recorded.n_tests;
+    info->timeout_s = opt->timeout_s;
+    info->shard_index = 1;
+    info->shard_count = 1;
+    info->n_selected = n_selected;
+}
+
+static int run_plan(pecert_run_results *out, const certify_state *s, const pecert_certify_options *opt)
+{
+    size_t total = 0;
+    int status = PECERT_EXIT_PASS;
+    for (size_t i = 0; i < PLAN_LEN; i++) {
+        total += (size_t)planned(s, &plan[i]);
+    }
+    fill_info(&out->info, s, opt, (int)total);
+    for (size_t i = 0; i < PLAN_LEN; i++) {
+        if (!planned(s, &plan[i])) {
+            continue;
+        }
+        pecert_check_result r;
+        run_entry(&r, s, &plan[i], opt->timeout_s);
+        r.index = (int32_t)out->n_checks;
+        if (s->have_vectors) {
+            pecert_cite_vectors(&r, &s->recorded, 1, "");
+        }
+        status = r.verdict >= PECERT_VERDICT_FAIL ? PECERT_EXIT_FAIL : status;
+        /* A plugin that lacks the checkpoint's encoding itself is not
+         * certified for it, however little else failed. */
+        if (plan[i].files == FILES_CHECKPOINT && strstr(r.check_id, ".reference") != NULL &&
+            r.verdict == PECERT_VERDICT_UNSUPPORTED) {
+            status = PECERT_EXIT_FAIL;
+        }
+        if (pecert_run_results_append(out, &r) != 0) {
+            pecert_check_result_release(&r);
+            return PECERT_EXIT_FAIL;
+        }
+        if (opt->on_check != NULL) {
+            opt->on_check(&out->checks[out->n_checks - 1], out->n_checks, total, opt->user);
+        }
+    }
+    return status;
+}
+
+int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
+                       const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    certify_state s;
+    memset(&s, 0, sizeof(s));
+    memset(out, 0, sizeof(*out));
+    s.model = m;
+    pecert_certify_set_model(m);
+    int status = load_state(&s, opt, err, err_len);
+    if (status == PECERT_EXIT_PASS) {
+        if (s.have_vectors && pecert_capture_vector_set(out, &s.recorded, 1, "") != 0) {
+            snprintf(err, err_len, "out of memory");
+            status = PECERT_EXIT_USAGE;
+        } else {
+            status = run_plan(out, &s, opt);
+            pecert_diagnose(out);
+        }
+    }
+    free_state(&s);
+    return status;
+}

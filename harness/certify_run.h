@@ -1,0 +1,41 @@
+/*
+ * certify_run.h - certify one plugin for one checkpoint: every check that
+ * applies to the checkpoint's positional encoding, at exactly its derived
+ * parameters, each in its own child process, `ref` as the oracle.
+ */
+#ifndef PECERT_HARNESS_CERTIFY_RUN_H
+#define PECERT_HARNESS_CERTIFY_RUN_H
+
+#include <stddef.h>
+
+#include "certify_config.h"
+#include "results.h"
+
+typedef struct pecert_certify_options {
+    const char *plugin_path;   /* resolved .so path                        */
+    const char *oracle_path;   /* `ref` .so                                */
+    /* The checkpoint's profile vectors (a manifest recorded from the
+     * official model class), or NULL when there are none. */
+    const char *vectors_path;
+    double timeout_s;          /* per check; <= 0 = none                   */
+    /* Called after each check; may be NULL. */
+    void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
+    void *user;
+} pecert_certify_options;
+
+/*
+ * pecert_certify_run runs the applicable checks on the plugin at m's
+ * parameters and fills *out (free with pecert_run_results_free; its
+ * info.filter reads "certify <name>"). Returns a PECERT_EXIT_* status
+ * (runner.h): FAIL also when the plugin lacks an operation of the
+ * checkpoint's encoding (its certify.*.reference check is not supported);
+ * on USAGE or LOAD, err holds one line.
+ */
+int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
+                       const pecert_certify_options *opt, char *err, size_t err_len);
+
+/* pecert_certify_check_ids: the ids of the checks run for kind (and
+ * whether profile vectors exist), into ids (up to max); returns the count. */
+size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kind, int with_vectors);
+
+#endif /* PECERT_HARNESS_CERTIFY_RUN_H */

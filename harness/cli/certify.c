@@ -1,0 +1,291 @@
+/*
+ * certify.c - `pecert certify`: one checkpoint's positional encoding, from
+ * its config.json (or a bundled profile), certified on a plugin.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "certify_config.h"
+#include "certify_run.h"
+#include "commands.h"
+#include "plugin_load.h"
+#include "report.h"
+#include "runner.h"
+
+static const char usage_certify[] =
+    "usage: pecert certify (--config PATH | --profile NAME) --impl NAME|PATH [options]\n"
+    "       pecert certify (--config PATH | --profile NAME) --print\n"
+    "       pecert certify --list-profiles\n"
+    "\n"
+    "Reads a checkpoint's Hugging Face config.json (or a bundled profile of a real\n"
+    "model), prints the positional-encoding parameters pecert derives from it, then\n"
+    "runs every applicable check on the plugin at exactly those parameters, with\n"
+    "`ref` as the oracle, at L0-1, L0, L0+1, max_position_embeddings-1 and far\n"
+    "positions, and ends with a verdict for that checkpoint.\n"
+    "\n"
+    "options:\n"
+    "  --config PATH      the checkpoint's config.json\n"
+    "  --profile NAME     a profile of conformance/profiles/ (see --list-profiles)\n"
+    "  --impl NAME|PATH   the plugin to certify (built-in name or .so path)\n"
+    "  --print            print the derived parameters and exit (no plugin needed)\n"
+    "  --vectors FILE     profile vectors recorded from the official model class\n"
+    "                     (default for --profile NAME: vectors/profiles/NAME.json)\n"
+    "  --profiles DIR     where profiles live (default: the source tree's)\n"
+    "  --json FILE        write the results as JSON (atomically)\n"
+    "  --html FILE        write a self-contained HTML report (atomically)\n"
+    "  --junit FILE       write JUnit XML for CI (atomically)\n"
+    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    "  --oracle PATH      the reference plugin (default: built-in ref)\n"
+    "  --quiet            print only failures and the verdict\n"
+    "  --help             this text\n"
+    "\n"
+    "A config.json key pecert does not understand (in rope_scaling, or any key\n"
+    "naming positions), or a value out of range, is an error naming the key: exit 2.\n"
+    "exit status: 0 certified, 1 a check failed, 2 bad usage or config, 3 plugin\n"
+    "failed to load.\n";
+
+typedef struct certify_cli {
+    const char *config;
+    const char *profile;
+    const char *impl;
+    const char *oracle;
+    const char *vectors;
+    const char *profiles;
+    const char *json;
+    const char *html;
+    const char *junit;
+    double timeout_s;
+    int print_only;
+    int list;
+    int quiet;
+} certify_cli;
+
+static int parse_args(certify_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},  {"profile", required_argument, NULL, 'p'},
+        {"impl", required_argument, NULL, 'i'},    {"oracle", required_argument, NULL, 'o'},
+        {"vectors", required_argument, NULL, 'v'}, {"profiles", required_argument, NULL, 'P'},
+        {"json", required_argument, NULL, 'j'},    {"html", required_argument, NULL, 'H'},
+        {"junit", required_argument, NULL, 'J'},   {"timeout", required_argument, NULL, 't'},
+        {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
+        {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': cli->config = optarg; break;
+        case 'p': cli->profile = optarg; break;
+        case 'i': cli->impl = optarg; break;
+        case 'o': cli->oracle = optarg; break;
+        case 'v': cli->vectors = optarg; break;
+        case 'P': cli->profiles = optarg; break;
+        case 'j': cli->json = optarg; break;
+        case 'H': cli->html = optarg; break;
+        case 'J': cli->junit = optarg; break;
+        case 'n': cli->print_only = 1; break;
+        case 'l': cli->list = 1; break;
+        case 'q': cli->quiet = 1; break;
+        case 't':
+            if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
+                return pecert_usage_error(usage_certify, "certify: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            }
+            break;
+        case 'h': fputs(usage_certify, stdout); return -1;
+        default:
+            return pecert_usage_error(usage_certify, "certify: unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return pecert_usage_error(usage_certify, "certify: unexpected argument '%s'", argv[optind]);
+    }
+    if (cli->list) {
+        return 0;
+    }
+    if ((cli->config == NULL) == (cli->profile == NULL)) {
+        return pecert_usage_error(usage_certify, "certify: give exactly one of --config PATH and --profile NAME");
+    }
+    if (cli->impl == NULL && !cli->print_only) {
+        return pecert_usage_error(usage_certify, "certify: --impl NAME|PATH is required (or --print)");
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* --list-profiles: each profile with its one-line derived summary. */
+static int list_profiles(const char *dir)
+{
+    DIR *d = opendir(dir);
+    char *names[512];
+    size_t n = 0;
+    struct dirent *e;
+    if (d == NULL) {
+        fprintf(stderr, "pecert: %s: cannot open the profiles directory\n", dir);
+        return PECERT_EXIT_USAGE;
+    }
+    while ((e = readdir(d)) != NULL && n < 512) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && (names[n] = strdup(e->d_name)) != NULL) {
+            names[n++][len - 5] = '\0';
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof(names[0]), cmp_str);
+    int status = PECERT_EXIT_PASS;
+    pecert_certify_model *m = malloc(sizeof(*m));
+    for (size_t i = 0; i < n; i++) {
+        char err[1024];
+        char label[256];
+        if (m != NULL && pecert_certify_load_profile(m, dir, names[i], err, sizeof(err)) == 0) {
+            pecert_certify_label(label, sizeof(label), m);
+            printf("  %-22s %-12s %s\n", names[i], m->model_type, label);
+        } else {
+            fprintf(stderr, "pecert: %s\n", m != NULL ? err : "out of memory");
+            status = PECERT_EXIT_USAGE;
+        }
+        free(names[i]);
+    }
+    free(m);
+    return status;
+}
+
+/* The profile's vectors, if the source tree (or $PECERT_VECTORS) has them. */
+static const char *default_vectors(char *buf, size_t len, const certify_cli *cli)
+{
+    struct stat st;
+    if (cli->vectors != NULL || cli->profile == NULL) {
+        return cli->vectors;
+    }
+    snprintf(buf, len, "%s/profiles/%s.json", pecert_default_vectors(), cli->profile);
+    return stat(buf, &st) == 0 ? buf : NULL;
+}
+
+static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
+{
+    static const char *const tags[PECERT_VERDICT_COUNT] = {"PASS", "N/A ", "FAIL", "CRASH", "TIMEOUT"};
+    const certify_cli *cli = user;
+    int failed = r->verdict >= PECERT_VERDICT_FAIL;
+    (void)done;
+    (void)total;
+    if (cli->quiet && !failed) {
+        return;
+    }
+    printf("  %-7s %-28s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
+    for (int i = 0; failed && i < r->n_details; i++) {
+        printf("          %s\n", r->details[i]);
+    }
+    fflush(stdout);
+}
+
+/* HTML / JUnit / JSON through the one report model; the run's label names
+ * the checkpoint and its derived parameters. */
+static int write_outputs(pecert_run_results *res, const certify_cli *cli, const pecert_certify_model *m)
+{
+    if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
+        return 0;
+    }
+    pecert_report rep = {0};
+    pecert_report_outputs out = {cli->html, cli->junit, cli->json};
+    char err[2048] = "out of memory";
+    char label[512];
+    char params[256];
+    pecert_certify_label(params, sizeof(params), m);
+    snprintf(label, sizeof(label), "certify %s (%s): %s", m->name, m->model_type, params);
+    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, label);
+    if (rc == 0) {
+        pecert_report_finish(&rep);
+        rc = pecert_report_write(&rep, &out, err, sizeof(err));
+    }
+    if (rc != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+    }
+    pecert_report_free(&rep);
+    return rc;
+}
+
+static void print_verdict(const pecert_run_results *res, const pecert_certify_model *m, int status)
+{
+    size_t counts[PECERT_VERDICT_COUNT];
+    pecert_run_results_count(res, counts);
+    for (int i = 0; i < res->n_findings; i++) {
+        printf("diagnosis: %s\n           (%s)\n", res->findings[i].bug, res->findings[i].evidence);
+    }
+    printf("verdict: %s %s for %s (%s): %zu passed, %zu failed, %zu crashed, %zu timed out, "
+           "%zu not supported (of %zu checks)\n",
+           res->info.plugin_name, status == PECERT_EXIT_PASS ? "CERTIFIED" : "NOT CERTIFIED", m->name,
+           m->model_type, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH],
+           counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+}
+
+static int run_certify(const certify_cli *cli, const pecert_certify_model *m, const char *vectors)
+{
+    char dir[PATH_MAX];
+    char plugin_path[PATH_MAX];
+    char oracle_path[PATH_MAX];
+    pecert_impl_dir(dir, sizeof(dir));
+    if (pecert_plugin_resolve(plugin_path, sizeof(plugin_path), cli->impl, dir) != 0 ||
+        pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli->oracle != NULL ? cli->oracle : "ref", dir) != 0) {
+        return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
+    }
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, on_check, (void *)(uintptr_t)cli};
+    pecert_run_results res;
+    char err[2048] = "";
+    printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",
+           vectors != NULL ? vectors : "");
+    int status = pecert_certify_run(&res, m, &opt, err, sizeof(err));
+    if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
+        fprintf(stderr, "pecert: %s\n", err);
+        pecert_run_results_free(&res);
+        return status;
+    }
+    print_verdict(&res, m, status);
+    if (write_outputs(&res, cli, m) != 0) {
+        status = PECERT_EXIT_USAGE;
+    }
+    pecert_run_results_free(&res);
+    return status;
+}
+
+int pecert_cmd_certify(int argc, char **argv)
+{
+    certify_cli cli = {.timeout_s = 120.0, .profiles = PECERT_SOURCE_DIR "/conformance/profiles"};
+    int rc = parse_args(&cli, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    if (cli.list) {
+        return list_profiles(cli.profiles);
+    }
+    pecert_certify_model *m = malloc(sizeof(*m));
+    char err[1024];
+    char vbuf[PATH_MAX];
+    if (m == NULL) {
+        fprintf(stderr, "pecert: out of memory\n");
+        return PECERT_EXIT_USAGE;
+    }
+    rc = cli.config != NULL ? pecert_certify_load(m, cli.config, err, sizeof(err))
+                            : pecert_certify_load_profile(m, cli.profiles, cli.profile, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        free(m);
+        return PECERT_EXIT_USAGE;
+    }
+    char text[4096];
+    pecert_certify_describe(text, sizeof(text), m);
+    printf("pecert %s: certify %s\nderived positional-encoding parameters (what the checkpoint requires):\n%s",
+           PECERT_VERSION, m->name, text);
+    rc = cli.print_only ? PECERT_EXIT_PASS : run_certify(&cli, m, default_vectors(vbuf, sizeof(vbuf), &cli));
+    free(m);
+    return rc;
+}

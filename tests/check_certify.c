@@ -1,0 +1,370 @@
+/*
+ * check_certify.c - the config.json mapping and `pecert certify`.
+ *
+ * core:   each model family's keys land in the right fields (legacy `type`,
+ *         rope_type over type, rotary_pct, rotary_dim, partial factor on
+ *         head_dim, qk_rope_head_dim, mrope_section, MPT attn_config); every
+ *         bundled profile maps; certify passes ref and fails planted bugs.
+ * limits: keys that name no positional concept are ignored, null is absent.
+ * errors: an unknown key or an out-of-range value is one error naming the
+ *         key (and exit 2 from the command), never silently ignored.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "certify_config.h"
+#include "certify_run.h"
+#include "runner.h"
+#include "suites.h"
+
+static pecert_certify_model model;
+static char err[1024];
+
+static int parse(const char *json)
+{
+    return pecert_certify_parse(&model, json, "test", err, sizeof(err));
+}
+
+static void parse_ok(const char *json)
+{
+    ck_assert_msg(parse(json) == 0, "%s", err);
+}
+
+/* The mapping must refuse json with one line naming key. */
+static void parse_fails_naming(const char *json, const char *key)
+{
+    ck_assert_int_eq(parse(json), -1);
+    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+/* ---- core --------------------------------------------------------------- */
+
+#define DEEPSEEK_YARN(type_key)                                                                        \
+    "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"            \
+    " \"qk_rope_head_dim\": 64, \"max_position_embeddings\": 163840, \"rope_theta\": 10000,"            \
+    " \"vocab_size\": 102400, \"rope_scaling\": {\"" type_key "\": \"yarn\", \"factor\": 40,"           \
+    " \"beta_fast\": 32, \"beta_slow\": 1, \"mscale\": 0.707, \"mscale_all_dim\": 0.707,"              \
+    " \"original_max_position_embeddings\": 4096}}"
+
+START_TEST(legacy_type_is_read_like_rope_type)
+{
+    parse_ok(DEEPSEEK_YARN("type"));
+    pecert_rope_config legacy = model.rope;
+    ck_assert_str_eq(model.rope_type_key, "type");
+    parse_ok(DEEPSEEK_YARN("rope_type"));
+    ck_assert_str_eq(model.rope_type_key, "rope_type");
+    ck_assert_int_eq(memcmp(&legacy, &model.rope, sizeof(legacy)), 0);
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_YARN);
+    ck_assert_int_eq(model.rope.rotary_dim, 64); /* qk_rope_head_dim, not 2048/16 */
+    ck_assert_int_eq(model.rope.head_dim, 64);
+    ck_assert_uint_ne(model.rope.present & PECERT_ROPE_HAS_MSCALE_ALL_DIM, 0);
+    ck_assert_double_eq(model.rope.mscale_all_dim, 0.707);
+    ck_assert_double_eq(model.rope.factor, 40);
+    ck_assert_int_eq(model.rope.original_max_position_embeddings, 4096);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+}
+END_TEST
+
+/* rope_config_validation: rope_scaling.get("rope_type", get("type")). */
+START_TEST(rope_type_wins_over_type)
+{
+    parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"dynamic\","
+             " \"rope_type\": \"linear\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
+    ck_assert_str_eq(model.rope_type_key, "rope_type");
+}
+END_TEST
+
+START_TEST(llama3_fields)
+{
+    parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 8, \"max_position_embeddings\": 131072, \"rope_theta\": 500000.0,"
+             " \"rope_scaling\": {\"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0,"
+             " \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LLAMA3);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    ck_assert_double_eq(model.rope.low_freq_factor, 1.0);
+    ck_assert_double_eq(model.rope.high_freq_factor, 4.0);
+    ck_assert_int_eq(pecert_certify_l0(&model), 8192);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+}
+END_TEST
+
+/* The factor applies to head_dim, never to hidden_size. */
+START_TEST(partial_rotary_factor_on_head_dim)
+{
+    parse_ok("{\"model_type\": \"phi\", \"hidden_size\": 2560, \"num_attention_heads\": 32,"
+             " \"partial_rotary_factor\": 0.4, \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.head_dim, 80);
+    ck_assert_int_eq(model.rope.rotary_dim, 32);
+    parse_ok("{\"model_type\": \"gpt_neox\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
+             " \"rotary_pct\": 0.25, \"rotary_emb_base\": 10000, \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 24);
+    ck_assert_int_eq(model.rope.head_dim, 96);
+    /* GPTNeoXConfig's default rotary_pct is 0.25 and rotary_emb_base 10000. */
+    parse_ok("{\"model_type\": \"gpt_neox\", \"hidden_size\": 512, \"num_attention_heads\": 8,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 16);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+}
+END_TEST
+
+START_TEST(gptj_rotary_dim_and_pairing)
+{
+    parse_ok("{\"model_type\": \"gptj\", \"n_embd\": 4096, \"n_head\": 16, \"rotary_dim\": 64,"
+             " \"n_positions\": 2048}");
+    ck_assert_int_eq(model.rope.head_dim, 256);
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(model.max_position_embeddings, 2048);
+}
+END_TEST
+
+START_TEST(qwen2_vl_mrope_section)
+{
+    parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+             " \"max_position_embeddings\": 32768, \"rope_theta\": 1000000.0,"
+             " \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DEFAULT);
+    ck_assert_int_eq(model.n_sections, 3);
+    ck_assert_int_eq(model.mrope_section[1], 24);
+}
+END_TEST
+
+START_TEST(alibi_and_learned_families)
+{
+    parse_ok("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
+             " \"attn_config\": {\"alibi\": true, \"alibi_bias_max\": 16, \"attn_impl\": \"torch\"}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ALIBI);
+    ck_assert_double_eq(model.alibi_max_bias, 16.0);
+    ck_assert_int_eq(model.num_heads, 32);
+    parse_ok("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
+             " \"attn_config\": {\"alibi\": false}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 2048);
+    parse_ok("{\"model_type\": \"vit\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"image_size\": 224, \"patch_size\": 16}");
+    ck_assert_int_eq(model.learned_rows, 197);
+    parse_ok("{\"model_type\": \"t5\", \"num_heads\": 12, \"d_kv\": 64}");
+    ck_assert_int_eq(model.t5_num_buckets, 32); /* T5Config defaults */
+    ck_assert_int_eq(model.t5_max_distance, 128);
+}
+END_TEST
+
+static const char *profiles_dir(void)
+{
+    return PECERT_SOURCE_DIR "/conformance/profiles";
+}
+
+/* Every bundled profile maps, with a source note and a matching name. */
+START_TEST(every_profile_maps)
+{
+    DIR *d = opendir(profiles_dir());
+    struct dirent *e;
+    int n = 0;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        char name[256];
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) {
+            continue;
+        }
+        snprintf(name, sizeof(name), "%.*s", (int)(len - 5), e->d_name);
+        ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), name, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_str_eq(model.name, name);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 15);
+}
+END_TEST
+
+static int certify_with(const char *profile, const char *plugin)
+{
+    char plugin_path[1024];
+    char oracle_path[1024];
+    pecert_run_results res;
+    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
+    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), profile, err, sizeof(err)) == 0, "%s", err);
+    pecert_certify_options opt = {plugin_path, oracle_path, NULL, 60.0, NULL, NULL};
+    int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
+    ck_assert_int_ge((int)res.n_checks, 1);
+    pecert_run_results_free(&res);
+    return status;
+}
+
+START_TEST(certify_passes_ref_and_fails_planted_bugs)
+{
+    ck_assert_int_eq(certify_with("llama-3.1-8b", "ref"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("deepseek-v2-lite", "ref"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("t5-base", "ref"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("mpt-7b", "ref"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("bert-base", "ref"), PECERT_EXIT_PASS);
+    /* The anchors' mapping bugs, as plugins: each must lose certification. */
+    ck_assert_int_eq(certify_with("llama-3.1-8b", "mutants/llama3_ignored"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("deepseek-v2-lite", "mutants/yarn_mscale_all_dim_dropped"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("gpt-neox-20b", "mutants/rotary_dim_from_head_dim"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("gpt-j-6b", "mutants/pairing_swapped"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("phi-3.5-mini", "mutants/longrope_at_l0"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("t5-base", "mutants/t5_no_clamp"), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_with("bloom", "mutants/alibi_geometric"), PECERT_EXIT_FAIL);
+}
+END_TEST
+
+/* ---- limits ------------------------------------------------------------- */
+
+START_TEST(non_positional_keys_ignored_null_is_absent)
+{
+    parse_ok("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 32768, \"vocab_size\": 32000, \"sliding_window\": 4096,"
+             " \"architectures\": [\"MistralForCausalLM\"], \"rope_scaling\": null, \"head_dim\": null}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DEFAULT);
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0); /* the config class default */
+    ck_assert_uint_eq(model.rope.present, 0);
+}
+END_TEST
+
+/* ---- errors ------------------------------------------------------------- */
+
+#define LLAMA_WITH(scaling)                                                                            \
+    "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"                  \
+    " \"max_position_embeddings\": 4096, \"rope_scaling\": " scaling "}"
+
+START_TEST(unknown_keys_are_errors)
+{
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"mscale_all_dims\": 1}"),
+                       "rope_scaling.mscale_all_dims");
+    /* A key of another rope type is not silently dropped either. */
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"low_freq_factor\": 1}"),
+                       "rope_scaling.low_freq_factor");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"ntk\", \"factor\": 4}"), "rope_scaling.rope_type");
+    parse_fails_naming(LLAMA_WITH("{\"factor\": 4}"), "rope_scaling");
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"rope_interleaved\": true}",
+                       "rope_interleaved");
+    parse_fails_naming("{\"model_type\": \"bert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": 512, \"position_embedding_type\": \"relative_key\"}",
+                       "position_embedding_type");
+    parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 64, \"n_heads\": 4,"
+                       " \"attn_config\": {\"alibi\": true, \"rope\": true}}",
+                       "attn_config.rope");
+    parse_fails_naming("{\"model_type\": \"falcon\"}", "model_type");
+}
+END_TEST
+
+START_TEST(out_of_range_values_are_errors)
+{
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 0.5}"), "rope_scaling.factor");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 1, \"beta_slow\": 32}"),
+                       "rope_scaling.beta_fast");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4,"
+                                  " \"high_freq_factor\": 1, \"original_max_position_embeddings\": 8192}"),
+                       "rope_scaling.high_freq_factor");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"truncate\": 0}"),
+                       "rope_scaling.truncate");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"longrope\", \"short_factor\": [1, 2], \"long_factor\": [1, 2]}"),
+                       "rope_scaling.short_factor");
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"partial_rotary_factor\": 1.5}",
+                       "partial_rotary_factor");
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"rope_theta\": -1}",
+                       "rope_theta");
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 0}",
+                       "max_position_embeddings");
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+                       " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"type\": \"mrope\","
+                       " \"mrope_section\": [16, 24, 16]}}",
+                       "rope_scaling.mrope_section");
+    parse_fails_naming("{\"model_type\": \"t5\", \"num_heads\": 12, \"relative_attention_num_buckets\": 32,"
+                       " \"relative_attention_max_distance\": 8}",
+                       "relative_attention_max_distance");
+    parse_fails_naming("[1, 2]", "(document)");
+    parse_fails_naming("{\"model_type\": ", "(document)");
+}
+END_TEST
+
+/* The command: exit 2 and the key on stderr for an unknown rope_scaling
+ * key; the legacy `type` key certifies like rope_type. */
+static int run_certify_cmd(const char *config_json, const char *extra, char *out, size_t out_len)
+{
+    char dir[] = "/tmp/pecert-certify-XXXXXX";
+    char path[512];
+    char cmd[2048];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(config_json, f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "%s/pecert certify --config %s %s 2>%s/err >/dev/null", test_build_dir(), path,
+             extra, dir);
+    int status = system(cmd);
+    snprintf(path, sizeof(path), "%s/err", dir);
+    f = fopen(path, "r");
+    size_t n = f != NULL ? fread(out, 1, out_len - 1, f) : 0;
+    out[n] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    (void)remove(path);
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    (void)remove(path);
+    (void)rmdir(dir);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(command_exit_codes)
+{
+    char out[2048];
+    char impl[512];
+    snprintf(impl, sizeof(impl), "--impl %s/impls/ref.so", test_build_dir());
+    ck_assert_int_eq(run_certify_cmd(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 2, \"scale\": 1}"), impl, out,
+                                     sizeof(out)),
+                     PECERT_EXIT_USAGE);
+    ck_assert_msg(strstr(out, "rope_scaling.scale") != NULL, "stderr: %s", out);
+    ck_assert_int_eq(run_certify_cmd(LLAMA_WITH("{\"type\": \"linear\", \"factor\": 2}"), impl, out, sizeof(out)),
+                     PECERT_EXIT_PASS);
+    ck_assert_int_eq(run_certify_cmd(LLAMA_WITH("{\"type\": \"linear\", \"factor\": 2}"), "", out, sizeof(out)),
+                     PECERT_EXIT_USAGE);
+}
+END_TEST
+
+Suite *make_certify_suite(void)
+{
+    Suite *s = suite_create("certify");
+    TCase *core = tcase_create("core");
+    TCase *limits = tcase_create("limits");
+    TCase *errors = tcase_create("errors");
+    tcase_add_test(core, legacy_type_is_read_like_rope_type);
+    tcase_add_test(core, rope_type_wins_over_type);
+    tcase_add_test(core, llama3_fields);
+    tcase_add_test(core, partial_rotary_factor_on_head_dim);
+    tcase_add_test(core, gptj_rotary_dim_and_pairing);
+    tcase_add_test(core, qwen2_vl_mrope_section);
+    tcase_add_test(core, alibi_and_learned_families);
+    tcase_add_test(core, every_profile_maps);
+    tcase_add_test(core, certify_passes_ref_and_fails_planted_bugs);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(limits, non_positional_keys_ignored_null_is_absent);
+    tcase_add_test(errors, unknown_keys_are_errors);
+    tcase_add_test(errors, out_of_range_values_are_errors);
+    tcase_add_test(errors, command_exit_codes);
+    tcase_set_timeout(errors, 60);
+    suite_add_tcase(s, core);
+    suite_add_tcase(s, limits);
+    suite_add_tcase(s, errors);
+    return s;
+}

@@ -1,0 +1,628 @@
+/*
+ * check_reports.c - the reports: escaping of what plugins and vector files
+ * say, JUnit that CI can parse, shards that cover the checks exactly once
+ * and merge back into an unsharded run byte for byte, and `pecert report`
+ * refusing bad input with one line, exit status 2 and no file written.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "checks.h"
+#include "report.h"
+#include "results_json.h"
+#include "runner.h"
+#include "sbuf.h"
+#include "suites.h"
+
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+
+/* What a hostile plugin or vector file could put in any string. */
+#define HOSTILE "<script>alert(\"x\" & 'y')</script><img src=x onerror=alert(1)>"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+/* Runs build/pecert with printf-style args; returns its exit status, with
+ * stdout and stderr in out. */
+static int pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int pecert(char *out, size_t out_len, const char *fmt, ...)
+{
+    char args[4096];
+    char cmd[8192];
+    char log[] = "/tmp/pecert-reports-XXXXXX";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    int fd = mkstemp(log);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, log);
+    int status = system(cmd);
+    FILE *f = fopen(log, "r");
+    size_t n = f != NULL ? fread(out, 1, out_len - 1, f) : 0;
+    out[n] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    unlink(log);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long len = ftell(f);
+    ck_assert_int_ge(len, 0);
+    rewind(f);
+    char *text = malloc((size_t)len + 1);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    char *x = read_file(a);
+    char *y = read_file(b);
+    size_t i = 0;
+    while (x[i] != '\0' && x[i] == y[i]) {
+        i++;
+    }
+    ck_assert_msg(x[i] == y[i], "%s and %s differ at byte %zu: ...%.60s... vs ...%.60s...", a, b, i,
+                  x + (i > 20 ? i - 20 : 0), y + (i > 20 ? i - 20 : 0));
+    free(x);
+    free(y);
+}
+
+static size_t count(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+/* A check result with the given verdict and text, appended to res. */
+static void add_check(pecert_run_results *res, const char *id, pecert_verdict v, const char *text)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, id);
+    r.verdict = v;
+    r.index = (int32_t)res->n_checks;
+    r.n_cases = 3;
+    r.n_failed = v >= PECERT_VERDICT_FAIL ? 1 : 0;
+    r.worst_ratio = v >= PECERT_VERDICT_FAIL ? 12.5 : 0.25;
+    snprintf(r.diagnosis, sizeof(r.diagnosis), "%s", text);
+    snprintf(r.worst_case, sizeof(r.worst_case), "%s", text);
+    if (v >= PECERT_VERDICT_FAIL) {
+        snprintf(r.details[r.n_details++], PECERT_RESULT_LINE_MAX, "%s err 0.5 > tol 0.04", text);
+        ck_assert_int_eq(pecert_check_result_add_point(&r, 0, 0.0, 1e-7), 0);
+        ck_assert_int_eq(pecert_check_result_add_point(&r, 4096, 0.5, 0.04), 0);
+    }
+    ck_assert_int_eq(pecert_run_results_append(res, &r), 0);
+}
+
+/* A run of plugin name with every verdict once (text in every field). */
+static void make_run(pecert_run_results *res, const char *name, const char *text)
+{
+    memset(res, 0, sizeof(*res));
+    snprintf(res->info.plugin_name, sizeof(res->info.plugin_name), "%s", name);
+    snprintf(res->info.plugin_id, sizeof(res->info.plugin_id), "%s", text);
+    snprintf(res->info.plugin_describe, sizeof(res->info.plugin_describe), "%s", text);
+    snprintf(res->info.plugin_path, sizeof(res->info.plugin_path), "%s", text);
+    res->info.shard_index = 1;
+    res->info.shard_count = 1;
+    add_check(res, "rope.apply.golden", PECERT_VERDICT_FAIL, text);
+    add_check(res, "rope.freq.golden", PECERT_VERDICT_PASS, text);
+    add_check(res, "rope.half_precision", PECERT_VERDICT_UNSUPPORTED, text);
+    add_check(res, "decode.prefill_equivalence", PECERT_VERDICT_CRASH, text);
+    add_check(res, "alibi.slopes.golden", PECERT_VERDICT_TIMEOUT, text);
+    res->info.n_selected = (int)res->n_checks;
+    res->n_findings = 1;
+    snprintf(res->findings[0].id, sizeof(res->findings[0].id), "pairing");
+    snprintf(res->findings[0].bug, sizeof(res->findings[0].bug), "%s", text);
+    snprintf(res->findings[0].evidence, sizeof(res->findings[0].evidence), "%s", text);
+    pecert_check_result *apply = &res->checks[0];
+    apply->n_vrefs = 1;
+    snprintf(apply->vrefs[0].file, sizeof(apply->vrefs[0].file), "%s", text);
+    snprintf(apply->vrefs[0].comment, sizeof(apply->vrefs[0].comment), "%s", text);
+    snprintf(apply->vrefs[0].flags, sizeof(apply->vrefs[0].flags), "%s", text);
+    ck_assert_int_eq(pecert_heatmap_alloc(&apply->heatmap, 2, 3), 0);
+    apply->heatmap.ratio[4] = INFINITY;
+    snprintf(apply->heatmap.label, sizeof(apply->heatmap.label), "%s", text);
+}
+
+/*
+ * A minimal XML well-formedness check: an optional declaration, then one
+ * root element with properly nested children; attribute values quoted;
+ * '<' never in text or values; '&' only as a reference. Returns NULL, or
+ * what is wrong and where.
+ */
+static const char *xml_problem(const char *s, char *why, size_t why_len);
+
+static const char *skip_ref(const char *p)
+{
+    if (*p != '&') {
+        return p + 1;
+    }
+    const char *q = p + 1 + (p[1] == '#');
+    while (isalnum((unsigned char)*q)) {
+        q++;
+    }
+    return *q == ';' && q > p + 1 ? q + 1 : NULL;
+}
+
+/* Text or an attribute value up to stop; NULL if it holds '<' or a bare '&'. */
+static const char *xml_chars(const char *p, char stop)
+{
+    while (*p != '\0' && *p != stop) {
+        if (*p == '<' || (p = skip_ref(p)) == NULL) {
+            return NULL;
+        }
+    }
+    return p;
+}
+
+static const char *xml_name(const char *p, char *name, size_t len)
+{
+    size_t n = 0;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == ':' || *p == '.') {
+        if (n + 1 < len) {
+            name[n++] = *p;
+        }
+        p++;
+    }
+    name[n] = '\0';
+    return n > 0 ? p : NULL;
+}
+
+static const char *xml_problem(const char *s, char *why, size_t why_len)
+{
+    char stack[32][64];
+    int depth = 0;
+    int roots = 0;
+    const char *p = strncmp(s, "<?xml", 5) == 0 ? strstr(s, "?>") + 2 : s;
+    while (*p != '\0') {
+        if (*p != '<') {
+            const char *end = xml_chars(p, '<');
+            if (end == NULL || (depth == 0 && strspn(p, " \n") < (size_t)(end - p))) {
+                snprintf(why, why_len, "bad text at ...%.40s", p);
+                return why;
+            }
+            p = end;
+            continue;
+        }
+        char name[64];
+        if (p[1] == '/') {
+            p = xml_name(p + 2, name, sizeof(name));
+            if (p == NULL || *p != '>' || depth == 0 || strcmp(stack[--depth], name) != 0) {
+                snprintf(why, why_len, "unmatched end tag </%s>", name);
+                return why;
+            }
+            p++;
+            continue;
+        }
+        p = xml_name(p + 1, name, sizeof(name));
+        if (p == NULL || depth == 32) {
+            snprintf(why, why_len, "bad start tag");
+            return why;
+        }
+        for (;;) {
+            p += strspn(p, " \n");
+            if (*p == '>' || (p[0] == '/' && p[1] == '>')) {
+                break;
+            }
+            char attr[64];
+            p = xml_name(p, attr, sizeof(attr));
+            if (p == NULL || p[0] != '=' || (p[1] != '"' && p[1] != '\'') ||
+                (p = xml_chars(p + 2, p[1])) == NULL || *p == '\0') {
+                snprintf(why, why_len, "bad attribute in <%s>", name);
+                return why;
+            }
+            p++;
+        }
+        roots += depth == 0;
+        if (*p == '>') {
+            snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
+            p++;
+        } else {
+            p += 2;
+        }
+    }
+    if (depth != 0 || roots != 1) {
+        snprintf(why, why_len, "%d unclosed elements, %d roots", depth, roots);
+        return why;
+    }
+    return NULL;
+}
+
+/* ---- escaping ----------------------------------------------------------- */
+
+START_TEST(escape_replaces_markup_quotes_and_bad_bytes)
+{
+    pecert_sbuf b = {0};
+    pecert_sbuf_escaped(&b, "a<b>&\"'\x01\t\xff\xc3\xa9\xed\xa0\x80z", 0);
+    char *text = pecert_sbuf_take(&b);
+    ck_assert_ptr_nonnull(text);
+    /* markup and quotes become references; a C0 control, a stray byte and
+     * a UTF-16 surrogate become U+FFFD; tab and real UTF-8 (é) stay. */
+    ck_assert_str_eq(text, "a&lt;b&gt;&amp;&quot;&#39;\xEF\xBF\xBD\t\xEF\xBF\xBD\xc3\xa9"
+                           "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz");
+    free(text);
+    pecert_sbuf_escaped(&b, "0123456789", 4);
+    text = pecert_sbuf_take(&b);
+    ck_assert_str_eq(text, "0123...");
+    free(text);
+}
+END_TEST
+
+START_TEST(html_and_junit_escape_every_plugin_and_vector_string)
+{
+    pecert_report rep = {0};
+    pecert_run_results res;
+    make_run(&res, HOSTILE, HOSTILE);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &res, PECERT_ROLE_CERTIFY, HOSTILE), 0);
+    pecert_report_finish(&rep);
+    char *html = pecert_report_html(&rep);
+    char *junit = pecert_report_junit(&rep);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_ptr_nonnull(junit);
+    const char *texts[2] = {html, junit};
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(strstr(texts[i], "<script") == NULL, "raw <script> in %s", i ? "JUnit" : "HTML");
+        ck_assert_msg(strstr(texts[i], "<img") == NULL, "raw <img> in %s", i ? "JUnit" : "HTML");
+        ck_assert_ptr_nonnull(strstr(texts[i], "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)"));
+    }
+    char why[256];
+    const char *problem = xml_problem(junit, why, sizeof(why));
+    ck_assert_msg(problem == NULL, "JUnit not well-formed: %s", problem);
+    free(html);
+    free(junit);
+    pecert_report_free(&rep);
+}
+END_TEST
+
+/* ---- JUnit -------------------------------------------------------------- */
+
+START_TEST(junit_is_well_formed_with_one_testcase_per_check_per_plugin)
+{
+    pecert_report rep = {0};
+    pecert_run_results a;
+    pecert_run_results b;
+    make_run(&a, "alpha", "diagnosis of alpha");
+    make_run(&b, "beta", "diagnosis of beta");
+    ck_assert_int_eq(pecert_report_add_run(&rep, &a, PECERT_ROLE_CERTIFY, "a.json"), 0);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &b, PECERT_ROLE_CERTIFY, "b.json"), 0);
+    pecert_report_finish(&rep);
+    char *junit = pecert_report_junit(&rep);
+    ck_assert_ptr_nonnull(junit);
+    char why[256];
+    const char *problem = xml_problem(junit, why, sizeof(why));
+    ck_assert_msg(problem == NULL, "not well-formed: %s\n%s", problem, junit);
+    ck_assert(strncmp(junit, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 50) == 0);
+    ck_assert_uint_eq(count(junit, "<testsuite "), 2);
+    ck_assert_uint_eq(count(junit, "<testcase "), 10);
+    ck_assert_ptr_nonnull(strstr(junit, "tests=\"10\" failures=\"2\" errors=\"4\" skipped=\"2\""));
+    ck_assert_ptr_nonnull(strstr(junit, "<testcase classname=\"beta\" name=\"rope.apply.golden\""));
+    /* failure text = the diagnosis; unsupported is skipped, not passed */
+    ck_assert_ptr_nonnull(strstr(junit, "<failure message=\"diagnosis of alpha\" type=\"fail\">"));
+    ck_assert_ptr_nonnull(strstr(junit, "<error message=\"diagnosis of beta\" type=\"timeout\">"));
+    ck_assert_uint_eq(count(junit, "<skipped "), 2);
+    free(junit);
+    pecert_report_free(&rep);
+}
+END_TEST
+
+START_TEST(mutants_pass_when_caught_and_fail_when_escaped)
+{
+    char catalogue[] = "/tmp/pecert-reports-catalogue-XXXXXX";
+    int fd = mkstemp(catalogue);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_text(catalogue, "{\"mutants\": [{\"name\": \"caught_one\", \"must_fail\": [\"rope.apply.golden\"], "
+                          "\"finding\": \"pairing\"}, {\"name\": \"never_run\", \"must_fail\": [\"rope.freq.golden\"]}]}");
+    pecert_report rep = {0};
+    pecert_run_results m;
+    make_run(&m, "caught_one", "planted");
+    ck_assert_int_eq(pecert_report_add_run(&rep, &m, PECERT_ROLE_CERTIFY, "m.json"), 0);
+    char err[512];
+    ck_assert_int_eq(pecert_report_apply_catalogue(&rep, catalogue, err, sizeof(err)), 0);
+    pecert_report_finish(&rep);
+    ck_assert_uint_eq(rep.n_runs, 2);
+    ck_assert(rep.runs[0].caught && rep.runs[0].diagnosed);
+    ck_assert(rep.runs[1].not_run && !rep.runs[1].caught);
+    ck_assert_int_eq(pecert_report_passed(&rep), 0); /* never_run escaped */
+    char *junit = pecert_report_junit(&rep);
+    ck_assert_ptr_nonnull(strstr(junit, "<testsuite name=\"mutants\" tests=\"2\" failures=\"1\""));
+    free(junit);
+    pecert_report_free(&rep);
+    unlink(catalogue);
+}
+END_TEST
+
+/* ---- results model round trip ------------------------------------------- */
+
+START_TEST(json_round_trip_keeps_points_heatmap_and_citations)
+{
+    pecert_run_results res;
+    make_run(&res, "p", "text");
+    pecert_check_result *r = &res.checks[0];
+    ck_assert_int_eq(pecert_check_result_add_point(r, 7, NAN, INFINITY), 0);
+    cJSON *json = pecert_run_results_to_json(&res);
+    char *first = cJSON_Print(json);
+    pecert_run_results back;
+    char err[256];
+    ck_assert_int_eq(pecert_run_results_from_json(&back, json, err, sizeof(err)), 0);
+    cJSON *again = pecert_run_results_to_json(&back);
+    char *second = cJSON_Print(again);
+    ck_assert_str_eq(first, second);
+    ck_assert(isnan(back.checks[0].points[2].error));
+    ck_assert(isinf(back.checks[0].heatmap.ratio[4]));
+    ck_assert_str_eq(back.checks[0].vrefs[0].comment, "text");
+    free(first);
+    free(second);
+    cJSON_Delete(json);
+    cJSON_Delete(again);
+    pecert_run_results_free(&res);
+    pecert_run_results_free(&back);
+}
+END_TEST
+
+/* ---- shards ------------------------------------------------------------- */
+
+/* One shard of a run of a plugin that implements one op: every other check
+ * is "not supported" at once, so the whole registry is cheap to walk. */
+static void run_shard(pecert_run_results *res, int index, int count)
+{
+    char plugin[1024];
+    char oracle[1024];
+    char err[2048] = "";
+    snprintf(plugin, sizeof(plugin), "%s/impls/testing/sin_interleaved.so", test_build_dir());
+    snprintf(oracle, sizeof(oracle), "%s/impls/ref.so", test_build_dir());
+    pecert_run_options opt = {plugin, oracle, PECERT_SOURCE_DIR "/vectors", NULL, 30.0, NULL, NULL};
+    pecert_run_extras extras = {index, count, NULL};
+    int status = pecert_run_ex(res, &opt, &extras, err, sizeof(err));
+    ck_assert_msg(status == PECERT_EXIT_PASS || status == PECERT_EXIT_FAIL, "status %d: %s", status, err);
+    ck_assert_int_eq(res->info.n_selected, (int)pecert_num_checks);
+}
+
+START_TEST(shards_cover_every_check_exactly_once)
+{
+    const int counts[] = {1, 2, 3, 7, (int)pecert_num_checks + 2};
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        int n = counts[c];
+        int *seen = calloc(pecert_num_checks, sizeof(*seen));
+        ck_assert_ptr_nonnull(seen);
+        for (int i = 1; i <= n; i++) {
+            pecert_run_results res;
+            run_shard(&res, i, n);
+            for (size_t k = 0; k < res.n_checks; k++) {
+                int32_t index = res.checks[k].index;
+                ck_assert(index >= 0 && (size_t)index < pecert_num_checks);
+                ck_assert_int_eq(index % n, i - 1); /* the documented split */
+                ck_assert_str_eq(res.checks[k].check_id, pecert_checks[index]->id);
+                seen[index]++;
+            }
+            pecert_run_results_free(&res);
+        }
+        for (size_t k = 0; k < pecert_num_checks; k++) {
+            ck_assert_msg(seen[k] == 1, "%d shards: check %zu run %d times", n, k, seen[k]);
+        }
+        free(seen);
+    }
+}
+END_TEST
+
+/* The promise CI relies on: N shards merged = one unsharded run, to the
+ * byte, in every format (timings zeroed: they differ between any runs). */
+START_TEST(merged_shards_equal_an_unsharded_run_byte_for_byte)
+{
+    char dir[] = "/tmp/pecert-shards-XXXXXX";
+    char out[16384];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *plugin = "impls/mutants/pairing_swapped.so"; /* failures, findings, plots */
+    ck_assert_int_eq(pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --json %s/one.json "
+                            "--html %s/one.html --junit %s/one.xml", test_build_dir(), plugin, dir, dir, dir), 1);
+    for (int i = 1; i <= 3; i++) {
+        int rc = pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --shard %d/3 --json %s/s%d.json",
+                        test_build_dir(), plugin, i, dir, i);
+        ck_assert_msg(rc == 0 || rc == 1, "shard %d: %d %s", i, rc, out);
+    }
+    /* shards in any order */
+    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/s3.json %s/s1.json %s/s2.json --no-timings -o %s/m.html "
+                            "--json %s/m.json --junit %s/m.xml", dir, dir, dir, dir, dir, dir), 1);
+    const char *ext[3] = {"json", "html", "xml"};
+    for (int i = 0; i < 3; i++) {
+        char a[256];
+        char b[256];
+        snprintf(a, sizeof(a), "%s/one.%s", dir, ext[i]);
+        snprintf(b, sizeof(b), "%s/m.%s", dir, ext[i]);
+        assert_same_file(a, b);
+    }
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Several plugins, sharded differently, in one report; and a report's own
+ * JSON renders to the same report again. */
+START_TEST(report_merges_shards_per_plugin_and_round_trips)
+{
+    char dir[] = "/tmp/pecert-plugins-XXXXXX";
+    char out[16384];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (int i = 1; i <= 2; i++) {
+        ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_concat.so --quiet --shard %d/2 "
+                                "--json %s/c%d.json", test_build_dir(), i, dir, i), 1);
+    }
+    ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_t2t.so --quiet --json %s/t.json",
+                            test_build_dir(), dir), 1);
+    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/c2.json %s/t.json %s/c1.json -o %s/a.html --json %s/a.json "
+                            "--junit %s/a.xml", dir, dir, dir, dir, dir, dir), 1);
+    ck_assert_msg(strstr(out, "sin_concat") != NULL && strstr(out, "sin_t2t") != NULL, "%s", out);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/a.json", dir);
+    char *json = read_file(path);
+    ck_assert_ptr_nonnull(strstr(json, "\"pecert-report/1\""));
+    ck_assert_uint_eq(count(json, "\"certify\""), 2); /* two runs, shards merged */
+    free(json);
+    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/a.json -o %s/b.html --json %s/b.json --junit %s/b.xml",
+                            dir, dir, dir, dir), 1);
+    const char *ext[3] = {"json", "html", "xml"};
+    for (int i = 0; i < 3; i++) {
+        char a[256];
+        char b[256];
+        snprintf(a, sizeof(a), "%s/a.%s", dir, ext[i]);
+        snprintf(b, sizeof(b), "%s/b.%s", dir, ext[i]);
+        assert_same_file(a, b);
+    }
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* ---- bad input: one line naming the file, exit 2, nothing written -------- */
+
+/* Runs `pecert report INPUTS` with all three outputs in a fresh directory;
+ * asserts exit 2, a single line naming `names`, and no output file. */
+static void assert_report_refuses(const char *inputs, const char *names, const char *says)
+{
+    char dir[] = "/tmp/pecert-refuse-XXXXXX";
+    char out[16384];
+    char path[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int rc = pecert(out, sizeof(out), "report %s -o %s/r.html --junit %s/r.xml --json %s/r.json", inputs, dir,
+                    dir, dir);
+    ck_assert_msg(rc == 2, "exit %d: %s", rc, out);
+    ck_assert_msg(strncmp(out, "pecert: ", 8) == 0 && strchr(out, '\n') == out + strlen(out) - 1,
+                  "not one line: %s", out);
+    ck_assert_msg(strstr(out, names) != NULL && strstr(out, says) != NULL, "want '%s' and '%s' in: %s", names,
+                  says, out);
+    const char *ext[3] = {"html", "xml", "json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/r.%s", dir, ext[i]);
+        ck_assert_msg(!exists(path), "%s written despite bad input", path);
+    }
+    snprintf(path, sizeof(path), "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+
+/* A results file (one shard of sin_interleaved) for the error tests. */
+static void good_results(char *path, size_t len, const char *name, int index, int count)
+{
+    char out[16384];
+    snprintf(path, len, "/tmp/pecert-good-%d-%s-%d-%d.json", (int)getpid(), name, index, count);
+    ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_interleaved.so --quiet --shard %d/%d "
+                            "--json %s", test_build_dir(), index, count, path), 1);
+}
+
+START_TEST(report_refuses_a_missing_file)
+{
+    char good[256];
+    good_results(good, sizeof(good), "m", 1, 1);
+    char inputs[600];
+    snprintf(inputs, sizeof(inputs), "%s /nonexistent/results.json", good);
+    assert_report_refuses(inputs, "/nonexistent/results.json", "cannot read");
+    unlink(good);
+}
+END_TEST
+
+START_TEST(report_refuses_a_wrong_schema_or_bad_json)
+{
+    char bad[] = "/tmp/pecert-bad-XXXXXX";
+    int fd = mkstemp(bad);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_text(bad, "{\"schema\": \"pecert-vectors/1\", \"checks\": []}");
+    assert_report_refuses(bad, bad, "schema");
+    write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [{\"check\": 3}]}");
+    assert_report_refuses(bad, bad, "checks[0]");
+    write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": ");
+    assert_report_refuses(bad, bad, "not valid JSON");
+    unlink(bad);
+}
+END_TEST
+
+START_TEST(report_refuses_incomplete_or_repeated_shards)
+{
+    char s1[256];
+    char s3[256];
+    good_results(s1, sizeof(s1), "s", 1, 3);
+    good_results(s3, sizeof(s3), "s", 3, 3);
+    char inputs[600];
+    snprintf(inputs, sizeof(inputs), "%s %s", s1, s3);
+    assert_report_refuses(inputs, "sin_interleaved", "shard 2/3 missing");
+    snprintf(inputs, sizeof(inputs), "%s %s", s1, s1);
+    assert_report_refuses(inputs, s1, "shard 1/3 given twice");
+    unlink(s1);
+    unlink(s3);
+}
+END_TEST
+
+START_TEST(run_refuses_a_bad_shard)
+{
+    char out[16384];
+    const char *bad[] = {"0/3", "4/3", "x", "2/", "1/0"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(pecert(out, sizeof(out), "run --impl ref --shard %s", bad[i]), 2);
+        ck_assert_ptr_nonnull(strstr(out, "--shard"));
+    }
+}
+END_TEST
+
+Suite *make_reports_suite(void)
+{
+    Suite *s = suite_create("reports");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, escape_replaces_markup_quotes_and_bad_bytes);
+    tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
+    tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
+    tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);
+    tcase_add_test(core, json_round_trip_keeps_points_heatmap_and_citations);
+    tcase_add_test(core, shards_cover_every_check_exactly_once);
+    tcase_add_test(core, merged_shards_equal_an_unsharded_run_byte_for_byte);
+    tcase_add_test(core, report_merges_shards_per_plugin_and_round_trips);
+    suite_add_tcase(s, core);
+    TCase *errors = tcase_create("errors");
+    tcase_set_timeout(errors, 60);
+    tcase_add_test(errors, report_refuses_a_missing_file);
+    tcase_add_test(errors, report_refuses_a_wrong_schema_or_bad_json);
+    tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
+    tcase_add_test(errors, run_refuses_a_bad_shard);
+    suite_add_tcase(s, errors);
+    return s;
+}

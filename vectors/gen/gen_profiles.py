@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""Generate pecert's profile vectors: each conformance profile's model, built by its own
+transformers v4.57.6 classes from the profile's config.json fields.
+
+    /usr/bin/python3 vectors/gen/gen_profiles.py --ref /path/to/transformers \\
+        --profiles conformance/profiles --out vectors/profiles
+
+For every profile whose model_type exists in transformers, the model's configuration class
+is instantiated from the profile's "config" object exactly as from_pretrained would from
+config.json, and the model's own position code is run on it:
+
+  rope models   <Model>RotaryEmbedding (inv_freq, attention_scaling, cos/sin at the
+                lengths that matter) and the model's apply function on q/k; GPT-J's
+                create_sinusoidal_positions + GPTJAttention's gather; DeepSeek-V2's complex
+                apply_rotary_emb; Qwen2-VL's apply_multimodal_rotary_pos_emb.
+  ALiBi         Bloom build_alibi_tensor, MPT build_mpt_alibi_tensor.
+  T5            T5Attention._relative_position_bucket with the profile's buckets.
+  learned       the model's position_embeddings module (BERT, GPT-2 wpe, ViT) looked up by
+                the position ids the model forms.
+
+The manifest `config` of each test is what the official config class resolved (head_dim,
+rotary_dim, rope_scaling as the class left it), never pecert's own mapping: `pecert
+certify` compares its mapping against it (certify.mapping) and reruns the outputs at its
+own parameters. Output is deterministic (vecfile.py). See vectors/gen/README.md.
+"""
+
+import argparse
+import copy
+import importlib
+import json
+import os
+import sys
+
+import numpy as np
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import famgen  # noqa: E402
+import gen_rope  # noqa: E402
+import hfref  # noqa: E402
+import vecfile  # noqa: E402
+
+GENERATOR = "vectors/gen/gen_profiles.py"
+FAMILY = "profile"
+
+NOTES = {
+    "profile": ("BASIC", "A released checkpoint's positional encoding, built by the model's own "
+                         "transformers classes from the profile's config.json fields."),
+    "init_freqs": ("DEFAULT_VALUE", "The rotary module's inv_freq and attention_scaling as "
+                                    "__init__ leaves them (no sequence length seen yet)."),
+    "boundary": ("EDGE_CASE", "Positions at L0-1, L0, L0+1 and max_position_embeddings-1, where "
+                              "scaled rope types switch behaviour."),
+    "long_position": ("EDGE_CASE", "Positions far past every trained length (2^20)."),
+    "mrope_axes": ("FUNCTIONALITY", "Three position axes (temporal, height, width) that differ, "
+                                    "so every mrope_section is exercised."),
+}
+
+# model_type -> (configuration module, config class, modeling module, rotary class, apply).
+# apply is the name of the model's own q/k rotation function.
+ROPE_MODELS = {
+    "llama": ("LlamaConfig", "LlamaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "mistral": ("MistralConfig", "MistralRotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen2": ("Qwen2Config", "Qwen2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "phi3": ("Phi3Config", "Phi3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "gpt_oss": ("GptOssConfig", "GptOssRotaryEmbedding", "apply_rotary_pos_emb"),
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXRotaryEmbedding", "apply_rotary_pos_emb"),
+    "deepseek_v2": ("DeepseekV2Config", "DeepseekV2RotaryEmbedding", "apply_rotary_emb"),
+    "qwen2_vl": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+}
+FAR = 1 << 20
+HEADS = 2
+
+
+def modules(model_type):
+    cfg_mod = importlib.import_module(f"transformers.models.{model_type}.configuration_{model_type}")
+    mdl_mod = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    return cfg_mod, mdl_mod
+
+
+def source_of(ref, obj, function):
+    rel = os.path.relpath(os.path.abspath(sys.modules[obj.__module__].__file__), ref.src_root)
+    return famgen.source("src/" + rel.replace(os.sep, "/"), function)
+
+
+def make_config(cls, config):
+    """The config class from config.json's fields, as from_pretrained passes them."""
+    kwargs = copy.deepcopy({k: v for k, v in config.items() if k != "model_type"})
+    return cls(num_hidden_layers=1, **kwargs)
+
+
+def manifest_config(gen, cfg):
+    """gen_rope's FORMAT.md config of the resolved class, mrope_section aside."""
+    scaling = getattr(cfg, "rope_scaling", None)
+    section = None
+    if scaling and "mrope_section" in scaling:
+        section = list(scaling["mrope_section"])
+        cfg = copy.copy(cfg)
+        cfg.rope_scaling = {k: v for k, v in scaling.items() if k != "mrope_section"}
+    return gen.manifest_config(cfg), section
+
+
+def lengths(config):
+    """The positions that matter: 0, 1, L0-1, L0, L0+1, max-1, far (as `pecert certify`)."""
+    rs = config
+    l0 = config["max_position_embeddings"]
+    if config["rope_type"] in ("yarn", "llama3") and "original_max_position_embeddings" in rs:
+        l0 = rs["original_max_position_embeddings"]
+    if config["rope_type"] == "longrope" and "top_original_max_position_embeddings" in rs:
+        l0 = rs["top_original_max_position_embeddings"]
+    mp = config["max_position_embeddings"]
+    return l0, sorted({0, 1, l0 - 1, l0, l0 + 1, mp - 1})
+
+
+def add_rope_freq(ref, vf, module, config, cls):
+    vf.add_test("rope.freq", "rotary module inv_freq and attention_scaling at init",
+                ["profile", "init_freqs"], source_of(ref, cls, cls.__name__ + ".__init__"),
+                config, {"seq_len": 0}, {},
+                {"inv_freq": vf.tensor(module.inv_freq.numpy(), "f32"),
+                 "attention_scaling": vf.tensor(np.float64(module.attention_scaling), "f64")})
+
+
+def half_table(t, rot):
+    """One copy of cos/sin: modules return cat((freqs, freqs)) (checked to agree), except
+    gpt-oss's, which returns the rot/2 frequencies once."""
+    return t if t.shape[-1] == rot // 2 else gen_rope.first_half(t, rot)
+
+
+def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
+    """cos/sin of a fresh module (longrope picks its factors from max(pos)+1)."""
+    module = cls(config=cfg)
+    position_ids = torch.tensor([pos], dtype=torch.int64)
+    mrope = cls.__name__ == "Qwen2VLRotaryEmbedding"
+    if mrope:  # three equal axes: text-only ids, as get_rope_index forms them
+        position_ids = position_ids.view(1, 1, -1).expand(3, 1, -1)
+    with torch.no_grad():
+        cos, sin = module(torch.zeros(1, dtype=torch.float32), position_ids)
+    if mrope:
+        cos, sin = cos[0], sin[0]
+    rot = config["rotary_dim"]
+    vf.add_test("rope.cos_sin", comment, flags, source_of(ref, cls, cls.__name__ + ".forward"),
+                config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(half_table(cos, rot)[0].numpy(), "f32"),
+                 "sin": vf.tensor(half_table(sin, rot)[0].numpy(), "f32")})
+
+
+def rotate(torch, mdl, names, cfg, config, pos, x):
+    """q [1, H, S, D] rotated by the model's own code; returns [S, H, D]."""
+    _, cls_name, apply_name = names
+    cls = getattr(mdl, cls_name)
+    apply = getattr(mdl, apply_name)
+    seq, heads, dim = x.shape
+    q = torch.from_numpy(x.copy()).view(1, seq, heads, dim).transpose(1, 2)
+    position_ids = torch.tensor([pos], dtype=torch.int64)
+    with torch.no_grad():
+        if apply_name == "apply_rotary_emb":  # DeepSeek-V2: complex freqs_cis
+            out, _ = apply(q, q.clone(), cls(config=cfg)(q, position_ids))
+        else:
+            cos, sin = cls(config=cfg)(q, position_ids)
+            out, _ = apply(q, q.clone(), cos, sin)
+    return out.transpose(1, 2).reshape(seq, heads, dim).numpy(), apply
+
+
+def add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos, comment, flags):
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (len(pos), HEADS, config["head_dim"]))
+    out, apply = rotate(torch, mdl, names, cfg, config, pos, x)
+    vf.add_test("rope.apply", comment, flags,
+                source_of(ref, apply, names[1] + ".forward + " + apply.__name__),
+                config, {"seq_len": 0, "pairing": pairing},
+                {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out, "f32")})
+
+
+def add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, pos3, comment, flags):
+    """Qwen2VLRotaryEmbedding on 3-axis ids + apply_multimodal_rotary_pos_emb."""
+    seq = len(pos3[0])
+    dim = config["head_dim"]
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (seq, HEADS, dim))
+    q = torch.from_numpy(x.copy()).view(1, seq, HEADS, dim).transpose(1, 2)
+    position_ids = torch.tensor(pos3, dtype=torch.int64).view(3, 1, seq)
+    with torch.no_grad():
+        cos, sin = mdl.Qwen2VLRotaryEmbedding(config=cfg)(q, position_ids)
+        out, _ = mdl.apply_multimodal_rotary_pos_emb(q, q.clone(), cos, sin, list(section))
+    out = out.transpose(1, 2).reshape(seq, HEADS, dim).numpy()
+    mconfig = dict(config, mrope_section=list(section))
+    vf.add_test("mrope.apply", comment, flags,
+                source_of(ref, mdl.apply_multimodal_rotary_pos_emb,
+                          "Qwen2VLRotaryEmbedding.forward + apply_multimodal_rotary_pos_emb"),
+                mconfig, {"seq_len": 0, "pairing": "split_half"},
+                {"positions": vf.tensor(np.asarray(pos3, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out, "f32")})
+
+
+def build_rope(ref, gen, vf, profile):
+    torch = ref.torch
+    mt = profile["config"]["model_type"]
+    names = ROPE_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    cfg = make_config(getattr(cfg_mod, names[0]), profile["config"])
+    config, section = manifest_config(gen, cfg)
+    cls = getattr(mdl, names[1])
+    pairing = "interleaved" if mt == "deepseek_v2" else "split_half"
+    if mt != "deepseek_v2":  # its module holds freqs_cis-producing inv_freq too
+        add_rope_freq(ref, vf, cls(config=cfg), config, cls)
+        l0, pos = lengths(config)
+        short = [p for p in pos if p < l0]
+        add_rope_cos_sin(ref, torch, vf, cls, cfg, config, short, "cos/sin up to L0-1",
+                         ["profile", "boundary"])
+        add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, "cos/sin up to max_position_embeddings-1",
+                         ["profile", "boundary"])
+    else:
+        add_rope_freq(ref, vf, cls(config=cfg), config, cls)
+        l0, pos = lengths(config)
+    if section is None:
+        add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos,
+                       "apply at 0, 1, L0-1, L0, L0+1, max-1", ["profile", "boundary"])
+        add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, [0, 1, FAR - 1, FAR],
+                       "apply at far positions", ["profile", "long_position"])
+    else:
+        same = [pos, pos, pos]
+        add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, same,
+                        "text-only positions (three equal axes) 0 .. max-1", ["profile", "boundary"])
+        axes = [[0, 5, 5, 5, 9], [0, 5, 5, 6, 9], [0, 5, 6, 5, 9]]
+        add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, axes,
+                        "an image's distinct (t, h, w) ids", ["profile", "mrope_axes"])
+
+
+def build_gptj(ref, gen, vf, profile):
+    """GPT-J: gen_rope's builders, on a preset made from the profile's fields."""
+    c = {k: v for k, v in profile["config"].items() if k != "model_type"}
+    preset = ("gptj", c)
+    mp = c["n_positions"]
+    gen_rope.add_gptj_cos_sin(gen, vf, preset, [0, 1, mp - 2, mp - 1],
+                              "create_sinusoidal_positions rows 0, 1, n-2, n-1", ["profile", "boundary"])
+    small = ("gptj", dict(c, n_embd=c["n_embd"] // c["n_head"] * HEADS, n_head=HEADS))
+    gen_rope.add_apply_gptj(gen, vf, small, ref.torch.tensor([[0, 1, mp - 2, mp - 1]]),
+                            "apply at 0, 1, n-2, n-1 (2 heads)", ["profile", "boundary"])
+
+
+def build_alibi(ref, vf, profile):
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    _, mdl = modules(mt)
+    if mt == "bloom":
+        n, bias_max = c["n_head"], 8.0
+        seq = 16
+        mask = torch.ones(1, seq, dtype=torch.int64)
+        alibi = mdl.build_alibi_tensor(mask, n, torch.float32).view(n, seq)  # slope_h * k
+        fn, where = mdl.build_alibi_tensor, "build_alibi_tensor"
+        slopes = alibi[:, 1].numpy().astype(np.float32)
+        bias = alibi.view(n, 1, seq).numpy()
+        q = np.zeros(1, dtype=np.int64)  # Bloom's form is the linear form at q = 0
+    else:
+        n, bias_max = c["n_heads"], float(c["attn_config"]["alibi_bias_max"])
+        seq = 16
+        alibi = mdl.build_mpt_alibi_tensor(n, seq, bias_max)  # [n, 1, seq]: slope * (k - (seq-1))
+        fn, where = mdl.build_mpt_alibi_tensor, "build_mpt_alibi_tensor"
+        slopes = (-alibi[:, 0, seq - 2]).numpy().astype(np.float32)  # key seq-2: -1 * slope
+        bias = alibi.numpy()
+        q = np.full(1, seq - 1, dtype=np.int64)  # MPT's form: the last query q = seq-1
+    src = source_of(ref, fn, where)
+    cfgv = {"num_heads": n, "max_bias": bias_max}
+    vf.add_test("alibi.slopes", f"slopes of {n} heads (read off {where})", ["profile"], src, cfgv, {}, {},
+                {"slopes": vf.tensor(slopes, "f32")})
+    vf.add_test("alibi.bias", f"bias of {n} heads over keys 0..{seq - 1}", ["profile"], src, cfgv,
+                {"symmetric": False},
+                {"q_positions": vf.tensor(q, "i64"), "k_positions": vf.tensor(np.arange(seq, dtype=np.int64), "i64")},
+                {"bias": vf.tensor(bias, "f32")})
+
+
+def build_t5(ref, vf, profile):
+    torch = ref.torch
+    c = profile["config"]
+    _, mdl = modules("t5")
+    fn = mdl.T5Attention._relative_position_bucket
+    nb, md = c["relative_attention_num_buckets"], c["relative_attention_max_distance"]
+    rel = np.concatenate([np.arange(-2 * md, 2 * md + 1), [-FAR, FAR]]).astype(np.int64)
+    for bidirectional in (True, False):
+        out = fn(torch.from_numpy(rel), bidirectional=bidirectional, num_buckets=nb, max_distance=md)
+        vf.add_test("t5.bucket", ("encoder" if bidirectional else "decoder") + " buckets, -2max..2max and far",
+                    ["profile", "long_position"],
+                    source_of(ref, mdl.T5Attention, "T5Attention._relative_position_bucket"),
+                    {"bidirectional": bidirectional, "num_buckets": nb, "max_distance": md}, {},
+                    {"relative_position": vf.tensor(rel, "i64")}, {"bucket": vf.tensor(out.numpy(), "i64")})
+
+
+def build_learned(ref, vf, profile):
+    """The model's position-embedding module, fed the ids the model forms (0..rows-1)."""
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    cfg_mod, mdl = modules(mt)
+    cls_name = {"bert": "BertConfig", "gpt2": "GPT2Config", "vit": "ViTConfig"}[mt]
+    cfg = make_config(getattr(cfg_mod, cls_name), c)
+    with torch.no_grad():
+        if mt == "bert":
+            module = mdl.BertEmbeddings(cfg)
+            weight, where = module.position_embeddings.weight, "BertEmbeddings.position_embeddings"
+            ids = module.position_ids[0]
+        elif mt == "gpt2":
+            weight, where = torch.nn.Embedding(cfg.n_positions, cfg.n_embd).weight, "GPT2Model.wpe"
+            ids = torch.arange(cfg.n_positions)
+        else:
+            module = mdl.ViTEmbeddings(cfg)
+            weight, where = module.position_embeddings[0], "ViTEmbeddings.position_embeddings"
+            ids = torch.arange(weight.shape[0])
+        table = famgen.seeded_normal(f"{vf.name}/table", tuple(weight.shape))
+        weight = torch.from_numpy(table)
+        out = torch.nn.functional.embedding(ids, weight)
+    ctx = mdl.BertEmbeddings if mt == "bert" else mdl.GPT2Model if mt == "gpt2" else mdl.ViTEmbeddings
+    vf.add_test("learned.lookup", f"every row of the {tuple(weight.shape)} table in the model's id order",
+                ["profile", "boundary"], source_of(ref, ctx, where), {"convention": "plain"}, {},
+                {"table": vf.tensor(table, "f32"), "positions": vf.tensor(ids.numpy().astype(np.int64), "i64")},
+                {"embedding": vf.tensor(out.numpy(), "f32")})
+
+
+def build(ref, gen, vf, profile):
+    mt = profile["config"]["model_type"]
+    if mt in ROPE_MODELS:
+        build_rope(ref, gen, vf, profile)
+    elif mt == "gptj":
+        build_gptj(ref, gen, vf, profile)
+    elif mt in ("bloom", "mpt"):
+        build_alibi(ref, vf, profile)
+    elif mt == "t5":
+        build_t5(ref, vf, profile)
+    elif mt in ("bert", "gpt2", "vit"):
+        build_learned(ref, vf, profile)
+    else:
+        return False
+    return True
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ref", default=os.environ.get("PECERT_TRANSFORMERS_REF"))
+    parser.add_argument("--profiles", required=True, help="conformance/profiles")
+    parser.add_argument("--out", required=True, help="vectors/profiles")
+    args = parser.parse_args(argv)
+    if not args.ref:
+        parser.error("--ref (or PECERT_TRANSFORMERS_REF) is required")
+    ref = hfref.Reference(args.ref)
+    gen = gen_rope.Generator(ref)
+    prov = gen_rope.provenance(ref)
+    files = []
+    for name in sorted(f[:-5] for f in os.listdir(args.profiles) if f.endswith(".json")):
+        with open(os.path.join(args.profiles, name + ".json")) as f:
+            profile = json.load(f)
+        vf = vecfile.VectorFile(name, FAMILY, f"profile {name}: {profile['model']} built by its own "
+                                              "transformers classes from the profile's config.json",
+                                GENERATOR, prov, famgen.notes_catalog(NOTES))
+        if not build(ref, gen, vf, profile):
+            print(f"{name}: model_type {profile['config']['model_type']} not in transformers; skipped",
+                  file=sys.stderr)
+            continue
+        files.append(vf)
+    return famgen.finish(args.out, files)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
