@@ -175,6 +175,14 @@ static pecert_status example_rope_apply(void *instance, const pecert_rope_apply_
     if (status != PECERT_OK) {
         return status;
     }
+    /* Duty: a valid request you do not implement is "unsupported", not
+     * "invalid" (f16/bf16 here): the report then says so, not "failed". */
+    if (args->x != NULL && args->out != NULL &&
+        (args->x->dtype != PECERT_DTYPE_F32 || args->out->dtype != PECERT_DTYPE_F32) &&
+        (args->x->dtype == PECERT_DTYPE_F16 || args->x->dtype == PECERT_DTYPE_BF16 ||
+         args->out->dtype == PECERT_DTYPE_F16 || args->out->dtype == PECERT_DTYPE_BF16)) {
+        return fail(instance, PECERT_E_UNSUPPORTED, "rope_apply: only f32 tensors");
+    }
     if (!is_f32_view(args->x, args->config->head_dim) ||
         !is_f32_view(args->out, args->config->head_dim) ||
         args->out->shape[0] != args->x->shape[0] || args->out->shape[1] != args->x->shape[1] ||
