@@ -261,7 +261,7 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
                            &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
     rc = read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
-    r->truncate = truncate;
+    r->truncate = rc == 1 ? truncate : 0; /* absent: present says so, the field stays 0 */
     return c->err[0] != '\0' ? -1 : 0;
 }
 
@@ -513,7 +513,9 @@ static int map_bloom(map_ctx *c)
 }
 
 /* MPT: attn_config.alibi / alibi_bias_max (MptAttentionConfig defaults
- * true / 8); alibi false means learned positions of max_seq_len rows. */
+ * true / 8). transformers' MptModel always applies ALiBi, so alibi false
+ * (llm-foundry's learned or rotary positions) has no reference here; and
+ * learned_pos_emb is llm-foundry's switch, which MptModel never reads. */
 static int map_mpt(map_ctx *c)
 {
     static const char *const known_top[] = {"max_seq_len", "learned_pos_emb", NULL};
@@ -532,10 +534,11 @@ static int map_mpt(map_ctx *c)
                          read_int32(c, attn, "alibi_bias_max", 1, 64, &bias_max) < 0)) {
         return -1;
     }
-    m->kind = alibi ? PECERT_PE_ALIBI : PECERT_PE_LEARNED;
+    if (!alibi) {
+        return fail(c, "attn_config.alibi", "false has no reference in transformers' MptModel (ALiBi only)");
+    }
+    m->kind = PECERT_PE_ALIBI;
     m->alibi_max_bias = bias_max;
-    m->learned_rows = m->max_position_embeddings;
-    m->learned_dim = m->head_dim * m->num_heads;
     return 0;
 }
 
@@ -696,15 +699,23 @@ static int map_document(map_ctx *c)
     return 0;
 }
 
-int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
-                         char *err, size_t err_len)
+/* Maps an already parsed document (a profile's "config" object is mapped
+ * in place: printing and re-parsing it could round LongRoPE factors). */
+static int parse_object(pecert_certify_model *out, const cJSON *root, const char *name, char *err,
+                        size_t err_len)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
     err[0] = '\0';
-    cJSON *root = cJSON_Parse(json_text);
     map_ctx c = {root, out, err, err_len};
-    int rc = root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
+    return root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
+}
+
+int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
+                         char *err, size_t err_len)
+{
+    cJSON *root = cJSON_Parse(json_text);
+    int rc = parse_object(out, root, name, err, err_len);
     cJSON_Delete(root);
     return rc;
 }
@@ -933,7 +944,6 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
     snprintf(path, sizeof(path), "%s/%s.json", dir, name);
     char *text = read_text(path);
     cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
-    char *config = NULL;
     int rc = -1;
     if (text == NULL) {
         snprintf(err, err_len, "%s: no such profile (see `pecert certify --list-profiles`)", path);
@@ -942,11 +952,10 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
     } else if (profile_keys_ok(root, path, err, err_len) == 0) {
         if (strcmp(get(root, "name")->valuestring, name) != 0) {
             snprintf(err, err_len, "%s: name: '%s' differs from the file name", path, get(root, "name")->valuestring);
-        } else if ((config = cJSON_PrintUnformatted(get(root, "config"))) != NULL) {
-            rc = pecert_certify_parse(out, config, name, err, err_len);
+        } else {
+            rc = parse_object(out, get(root, "config"), name, err, err_len);
         }
     }
-    free(config);
     cJSON_Delete(root);
     free(text);
     return rc;

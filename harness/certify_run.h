@@ -26,9 +26,11 @@ typedef struct pecert_certify_options {
 /*
  * pecert_certify_run runs the applicable checks on the plugin at m's
  * parameters and fills *out (free with pecert_run_results_free; its
- * info.filter reads "certify <name>"). Returns a PECERT_EXIT_* status
+ * info.filter reads "certify NAME (model_type): <derived parameters>", the
+ * line reports show as the run's selection). Returns a PECERT_EXIT_* status
  * (runner.h): FAIL also when the plugin lacks an operation of the
- * checkpoint's encoding (its certify.*.reference check is not supported);
+ * checkpoint's encoding (its certify.*.reference check, or M-RoPE's
+ * mrope.apply.golden, is not supported);
  * on USAGE or LOAD, err holds one line.
  */
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,

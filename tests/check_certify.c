@@ -4,7 +4,9 @@
  * core:   each model family's keys land in the right fields (legacy `type`,
  *         rope_type over type, rotary_pct, rotary_dim, partial factor on
  *         head_dim, qk_rope_head_dim, mrope_section, MPT attn_config); every
- *         bundled profile maps; certify passes ref and fails planted bugs.
+ *         bundled profile maps; certify passes ref and fails planted bugs;
+ *         ref through the mapping reproduces every profile's official
+ *         vectors, and a broken mapping fails them.
  * limits: keys that name no positional concept are ignored, null is absent.
  * errors: an unknown key or an out-of-range value is one error naming the
  *         key (and exit 2 from the command), never silently ignored.
@@ -147,10 +149,6 @@ START_TEST(alibi_and_learned_families)
     ck_assert_int_eq(model.kind, PECERT_PE_ALIBI);
     ck_assert_double_eq(model.alibi_max_bias, 16.0);
     ck_assert_int_eq(model.num_heads, 32);
-    parse_ok("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
-             " \"attn_config\": {\"alibi\": false}}");
-    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
-    ck_assert_int_eq(model.learned_rows, 2048);
     parse_ok("{\"model_type\": \"vit\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
              " \"image_size\": 224, \"patch_size\": 16}");
     ck_assert_int_eq(model.learned_rows, 197);
@@ -188,20 +186,81 @@ START_TEST(every_profile_maps)
 }
 END_TEST
 
-static int certify_with(const char *profile, const char *plugin)
+/* Runs certify on the already mapped model; vectors may be NULL. */
+static int certify_model(const char *plugin, const char *vectors)
 {
     char plugin_path[1024];
     char oracle_path[1024];
     pecert_run_results res;
     snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
     snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
-    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), profile, err, sizeof(err)) == 0, "%s", err);
-    pecert_certify_options opt = {plugin_path, oracle_path, NULL, 60.0, NULL, NULL};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL};
     int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res.n_checks, 1);
     pecert_run_results_free(&res);
     return status;
 }
+
+static int certify_with(const char *profile, const char *plugin)
+{
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), profile, err, sizeof(err)) == 0, "%s", err);
+    return certify_model(plugin, NULL);
+}
+
+static const char *vectors_root(void)
+{
+    const char *dir = getenv("PECERT_VECTORS");
+    return dir != NULL && dir[0] != '\0' ? dir : PECERT_SOURCE_DIR "/vectors";
+}
+
+/* The mapping certified against the official classes: for every profile
+ * with vectors, ref at pecert's derived parameters reproduces them and
+ * certify.mapping finds every field equal. */
+START_TEST(profile_vectors_reproduced_through_the_mapping)
+{
+    DIR *d = opendir(profiles_dir());
+    struct dirent *e;
+    int n = 0;
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        char name[256];
+        char vectors[1024];
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) {
+            continue;
+        }
+        snprintf(name, sizeof(name), "%.*s", (int)(len - 5), e->d_name);
+        snprintf(vectors, sizeof(vectors), "%s/profiles/%s", vectors_root(), e->d_name);
+        if (access(vectors, R_OK) != 0) {
+            continue;
+        }
+        ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), name, err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(certify_model("ref", vectors) == PECERT_EXIT_PASS, "%s", name);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 15);
+}
+END_TEST
+
+/* A mapping that drops mscale_all_dim (anchors.md) or reads partial
+ * rotary off the wrong dimension is caught against the official vectors,
+ * even with a correct plugin. */
+START_TEST(mapping_bugs_caught_by_profile_vectors)
+{
+    char vectors[1024];
+    snprintf(vectors, sizeof(vectors), "%s/profiles/deepseek-v2-lite.json", vectors_root());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "deepseek-v2-lite", err, sizeof(err)) == 0, "%s",
+                  err);
+    model.rope.present &= ~(uint32_t)PECERT_ROPE_HAS_MSCALE_ALL_DIM;
+    model.rope.mscale_all_dim = 0;
+    ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_FAIL);
+    snprintf(vectors, sizeof(vectors), "%s/profiles/gpt-neox-20b.json", vectors_root());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "gpt-neox-20b", err, sizeof(err)) == 0, "%s", err);
+    model.rope.rotary_dim = model.rope.head_dim;
+    ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_FAIL);
+}
+END_TEST
 
 START_TEST(certify_passes_ref_and_fails_planted_bugs)
 {
@@ -260,6 +319,10 @@ START_TEST(unknown_keys_are_errors)
                        " \"attn_config\": {\"alibi\": true, \"rope\": true}}",
                        "attn_config.rope");
     parse_fails_naming("{\"model_type\": \"falcon\"}", "model_type");
+    /* transformers' MptModel is ALiBi only: alibi false has no reference. */
+    parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
+                       " \"attn_config\": {\"alibi\": false}}",
+                       "attn_config.alibi");
 }
 END_TEST
 
@@ -357,6 +420,8 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, alibi_and_learned_families);
     tcase_add_test(core, every_profile_maps);
     tcase_add_test(core, certify_passes_ref_and_fails_planted_bugs);
+    tcase_add_test(core, profile_vectors_reproduced_through_the_mapping);
+    tcase_add_test(core, mapping_bugs_caught_by_profile_vectors);
     tcase_set_timeout(core, 120);
     tcase_add_test(limits, non_positional_keys_ignored_null_is_absent);
     tcase_add_test(errors, unknown_keys_are_errors);

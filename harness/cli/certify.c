@@ -188,8 +188,9 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     fflush(stdout);
 }
 
-/* HTML / JUnit / JSON through the one report model; the run's label names
- * the checkpoint and its derived parameters. */
+/* HTML / JUnit / JSON through the one report model; the run's selection
+ * (info.filter) names the checkpoint and its derived parameters, and the
+ * origin says which command produced it. */
 static int write_outputs(pecert_run_results *res, const certify_cli *cli, const pecert_certify_model *m)
 {
     if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
@@ -198,11 +199,9 @@ static int write_outputs(pecert_run_results *res, const certify_cli *cli, const 
     pecert_report rep = {0};
     pecert_report_outputs out = {cli->html, cli->junit, cli->json};
     char err[2048] = "out of memory";
-    char label[512];
-    char params[256];
-    pecert_certify_label(params, sizeof(params), m);
-    snprintf(label, sizeof(label), "certify %s (%s): %s", m->name, m->model_type, params);
-    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, label);
+    char origin[256];
+    snprintf(origin, sizeof(origin), "pecert certify %s", m->name);
+    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, origin);
     if (rc == 0) {
         pecert_report_finish(&rep);
         rc = pecert_report_write(&rep, &out, err, sizeof(err));
