@@ -45,6 +45,21 @@ typedef int (*bench_fn)(void *context);
  * operation failed. */
 int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double min_sample_s);
 
+/* Other processes' share of the machine's CPUs over an interval: a
+ * 2-thread OpenMP call waits for its slower thread, and a thread that
+ * shares its CPU with another process costs it a scheduler time slice
+ * (~8 ms here), so results are flagged when others were busy. */
+typedef struct bench_load {
+    double wall;     /* bench_now() at the start                     */
+    double machine;  /* busy CPU seconds of the machine (/proc/stat)  */
+    double own;      /* this process's CPU seconds                    */
+} bench_load;
+
+void bench_load_start(bench_load *load);
+/* Fraction (0..1) of all CPUs other processes used since start, or -1
+ * if /proc/stat is unreadable. */
+double bench_load_others(const bench_load *load);
+
 /* ---- team.c --------------------------------------------------------------- */
 
 /* Work of thread ith of nth. */
@@ -67,6 +82,7 @@ typedef enum bench_probe_kind {
     BENCH_PROBE_COPY_NT,    /* vector loads + streaming stores             */
     BENCH_PROBE_MEMCPY,     /* the C library's memcpy                      */
     BENCH_PROBE_RMW,        /* in place: load, add, store                  */
+    BENCH_PROBE_FILL,       /* stores only (streaming when large)          */
     BENCH_PROBE_COUNT
 } bench_probe_kind;
 
@@ -150,6 +166,12 @@ int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_b
 int bench_table(bench_stats *out, bench_subject *s, int64_t tokens, bench_buffers *b, int reps,
                 char *err, size_t err_len);
 
+/* Times alibi_bias into f32 out [32 heads, n_q, n_k] (keys at positions
+ * 0..n_k-1, queries the last n_q of them, linear/causal form, max_bias
+ * 8). -1 with the reason in err if the plugin has no alibi_bias. */
+int bench_alibi(bench_stats *out, bench_subject *s, int64_t n_q, int64_t n_k, bench_buffers *b,
+                int reps, char *err, size_t err_len);
+
 /* Max |fast - ref| of the f32 cos/sin table against ref's f64 table for
  * n positions starting at first. Returns 0 or -1. */
 int bench_table_error(double *out_max_error, bench_subject *s, bench_subject *oracle,
@@ -168,6 +190,8 @@ typedef struct bench_row {
 } bench_row;
 
 double bench_gbps(size_t bytes, double seconds);
+/* Bandwidth of an op that only writes `bytes` (ALiBi bias, fill). */
+double bench_write_gbps(size_t bytes, double seconds);
 
 /* Terminal output. */
 void bench_print_probe(const bench_probe *p);

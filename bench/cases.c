@@ -316,3 +316,61 @@ out_free:
     free(want);
     return rc;
 }
+
+/* ---- ALiBi bias ------------------------------------------------------------------ */
+
+#define ALIBI_HEADS 32
+
+typedef struct alibi_call {
+    bench_subject *subject;
+    pecert_alibi_bias_args args;
+    pecert_tensor out;
+    pecert_status status;
+} alibi_call;
+
+static int alibi_once(void *context)
+{
+    alibi_call *call = context;
+
+    call->status = call->subject->plugin.desc->alibi_bias(call->subject->instance, &call->args);
+    return call->status == PECERT_OK ? 0 : -1;
+}
+
+int bench_alibi(bench_stats *out, bench_subject *s, int64_t n_q, int64_t n_k, bench_buffers *b,
+                int reps, char *err, size_t err_len)
+{
+    const pecert_plugin *d = s->plugin.desc;
+    alibi_call call;
+
+    if (!PECERT_HAS_FIELD(d, pecert_plugin, alibi_bias) || d->alibi_bias == NULL) {
+        snprintf(err, err_len, "%s has no alibi_bias", s->name);
+        return -1;
+    }
+    if ((size_t)(ALIBI_HEADS * n_q * n_k) * sizeof(float) > b->bytes || n_k > b->max_tokens) {
+        snprintf(err, err_len, "[%d, %lld, %lld] does not fit the buffers", ALIBI_HEADS,
+                 (long long)n_q, (long long)n_k);
+        return -1;
+    }
+    memset(&call, 0, sizeof(call));
+    call.subject = s;
+    call.out = tensor2(b->out, PECERT_DTYPE_F32, ALIBI_HEADS, n_q * n_k);
+    call.out.ndim = 3;
+    call.out.shape[1] = n_q;
+    call.out.shape[2] = n_k;
+    call.out.strides[0] = n_q * n_k;
+    call.out.strides[1] = n_k;
+    call.out.strides[2] = 1;
+    call.args.struct_size = sizeof(call.args);
+    call.args.num_heads = ALIBI_HEADS;
+    call.args.max_bias = 8.0;
+    call.args.q_positions = b->positions + (n_k - n_q);
+    call.args.n_q = n_q;
+    call.args.k_positions = b->positions;
+    call.args.n_k = n_k;
+    call.args.out = &call.out;
+    if (bench_measure(out, alibi_once, &call, reps, MIN_SAMPLE_S) != 0) {
+        note_failure(s, call.status, "alibi_bias", err, err_len);
+        return -1;
+    }
+    return 0;
+}

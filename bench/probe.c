@@ -7,6 +7,8 @@
  *   memcpy   the C library's (glibc picks its own ISA and switches to
  *            streaming stores above a size threshold)
  *   rmw      in place: x = x + 0, loaded and stored back
+ *   fill     stores only (the limit of ops that only write, ALiBi bias):
+ *            the best of plain and streaming stores
  *
  * The loops use the widest vectors the CPU has (function-level target
  * attributes, chosen at run time), so the yardstick is never slower than
@@ -69,6 +71,24 @@ __attribute__((target("avx512f"))) static void rmw_avx512(char *x, size_t n)
         _mm512_storeu_ps((float *)(x + i), _mm512_add_ps(a, zero));
         _mm512_storeu_ps((float *)(x + i + 64), _mm512_add_ps(b, zero));
     }
+}
+
+__attribute__((target("avx512f"))) static void fill_avx512(char *dst, size_t n, int stream)
+{
+    __m512 v = _mm512_set1_ps(rmw_addend);
+    size_t i;
+
+    for (i = 0; i + 256 <= n; i += 256) {
+        for (size_t k = 0; k < 256; k += 64) {
+            if (stream) {
+                _mm512_stream_ps((float *)(dst + i + k), v);
+            } else {
+                _mm512_storeu_ps((float *)(dst + i + k), v);
+            }
+        }
+    }
+    memset(dst + i, 0, n - i);
+    _mm_sfence();
 }
 
 __attribute__((target("avx2"))) static void copy_avx2(char *dst, const char *src, size_t n,
@@ -157,7 +177,8 @@ const char *bench_probe_isa(void)
 
 const char *bench_probe_name(bench_probe_kind kind)
 {
-    static const char *const names[BENCH_PROBE_COUNT] = {"copy", "copy_nt", "memcpy", "rmw"};
+    static const char *const names[BENCH_PROBE_COUNT] = {"copy", "copy_nt", "memcpy", "rmw",
+                                                         "fill"};
 
     return names[kind];
 }
@@ -176,6 +197,19 @@ static void copy_best(char *dst, const char *src, size_t n, int stream)
 #endif
     (void)stream;
     memcpy(dst, src, n);
+}
+
+/* Fill: plain stores below 8 MiB a thread (they stay in cache), else
+ * streaming stores - the way a write-only kernel would choose. */
+static void fill_best(char *dst, size_t n)
+{
+#if defined(__x86_64__)
+    if (have_avx512()) {
+        fill_avx512(dst, n, n >= ((size_t)8 << 20));
+        return;
+    }
+#endif
+    memset(dst, 0, n);
 }
 
 static void rmw_best(char *x, size_t n)
@@ -210,6 +244,9 @@ static void probe_share(void *context, int ith, int nth)
         break;
     case BENCH_PROBE_MEMCPY:
         memcpy(job->dst + begin, job->src + begin, end - begin);
+        break;
+    case BENCH_PROBE_FILL:
+        fill_best(job->dst + begin, end - begin);
         break;
     default:
         rmw_best(job->src + begin, end - begin);

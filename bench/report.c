@@ -9,6 +9,11 @@ double bench_gbps(size_t bytes, double seconds)
     return seconds > 0.0 ? 2.0 * (double)bytes / seconds * 1e-9 : 0.0;
 }
 
+double bench_write_gbps(size_t bytes, double seconds)
+{
+    return seconds > 0.0 ? (double)bytes / seconds * 1e-9 : 0.0;
+}
+
 /* A time in a fixed 9-character field: microseconds below 1 ms. */
 static void format_time(char *out, size_t len, double seconds)
 {
@@ -39,7 +44,8 @@ void bench_print_probe(const bench_probe *p)
     format_time(t[2], sizeof(t[2]), p->stats.max);
     printf("  probe %-8s %6s thr=%d  min %s  median %s  max %s  %7.1f GB/s\n",
            bench_probe_name(p->kind), size, p->threads, t[0], t[1], t[2],
-           bench_gbps(p->bytes, p->stats.median));
+           p->kind == BENCH_PROBE_FILL ? bench_write_gbps(p->bytes, p->stats.median)
+                                       : bench_gbps(p->bytes, p->stats.median));
 }
 
 void bench_print_header(void)
@@ -97,7 +103,9 @@ cJSON *bench_probe_json(const bench_probe *p)
     cJSON_AddNumberToObject(o, "bytes", (double)p->bytes);
     cJSON_AddNumberToObject(o, "threads", p->threads);
     cJSON_AddItemToObject(o, "time", bench_stats_json(&p->stats));
-    cJSON_AddNumberToObject(o, "gbps", bench_gbps(p->bytes, p->stats.median));
+    cJSON_AddNumberToObject(o, "gbps", p->kind == BENCH_PROBE_FILL
+                                           ? bench_write_gbps(p->bytes, p->stats.median)
+                                           : bench_gbps(p->bytes, p->stats.median));
     return o;
 }
 

@@ -1,6 +1,10 @@
-/* timing.c - the clock and repeated measurement of `pecert bench`. */
+/* timing.c - the clock, repeated measurement, and how busy the rest of
+ * the machine was meanwhile (`pecert bench`). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -69,4 +73,56 @@ int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double
     out->samples = reps;
     free(times);
     return 0;
+}
+
+/* ---- how busy the rest of the machine is ------------------------------------- */
+
+/* Busy CPU time of the whole machine (/proc/stat, all but idle and
+ * iowait) in seconds, or -1 if unreadable. */
+static double machine_busy_s(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[8] = {0};
+    int n = f != NULL ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+                               &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                      : 0;
+
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (n != 8) {
+        return -1.0;
+    }
+    /* user nice system idle iowait irq softirq steal */
+    return (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static double own_cpu_s(void)
+{
+    struct rusage u;
+
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
+           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+void bench_load_start(bench_load *load)
+{
+    load->wall = bench_now();
+    load->machine = machine_busy_s();
+    load->own = own_cpu_s();
+}
+
+double bench_load_others(const bench_load *load)
+{
+    double wall = bench_now() - load->wall;
+    double machine = machine_busy_s();
+    double cpus = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    double others;
+
+    if (load->machine < 0.0 || machine < 0.0 || wall <= 0.0 || cpus < 1.0) {
+        return -1.0;
+    }
+    others = (machine - load->machine) - (own_cpu_s() - load->own);
+    return others > 0.0 ? others / (wall * cpus) : 0.0;
 }

@@ -6,7 +6,8 @@
  * the tensor's size (1 and 2 threads), then every apply case (threads x
  * pairing x placement x rotary_dim x dtype) of the plugin, and `ref`
  * (single-threaded, f32) on the same shapes. Then the cos/sin table at the
- * largest T and its error against `ref` at positions 2^11 .. 2^24.
+ * largest T and its error against `ref` at positions 2^11 .. 2^24, and
+ * ALiBi bias (decode and prefill shapes) against the fill probe.
  * Medians are compared; % of limit divides by the best probe at the same
  * size with at most as many threads (copies out of place, rmw in place).
  * The pieces live in bench/ (bench.h).
@@ -67,6 +68,7 @@ typedef struct target_tally {
     double worst_t1;          /* T=1 1 thread, s                          */
     double table_median;      /* cos/sin table, largest T, 1 thread       */
     double table_error;       /* its max abs error against ref            */
+    double worst_others;      /* other processes' CPU share, worst T      */
 } target_tally;
 
 typedef struct bench_state {
@@ -252,6 +254,8 @@ static void start_report(bench_state *st)
     cJSON_AddItemToObject(st->root, "tables", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "accuracy", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "notes", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "machine_load", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "alibi", cJSON_CreateArray());
     printf("pecert bench: %s (%s) vs %s on %s, %ld CPUs; probes use %s; %d samples per case\n",
            st->subject.name, st->subject.description, st->have_baseline ? st->baseline.name : "-",
            cpu, sysconf(_SC_NPROCESSORS_ONLN), bench_probe_isa(), st->cli.reps);
@@ -273,7 +277,7 @@ static int max_threads(const bench_cli *cli)
 static void probe_size(bench_state *st, size_t bytes, bench_team *team)
 {
     for (int with_team = 0; with_team < 1 + (team != NULL); with_team++) {
-        for (int kind = 0; kind < BENCH_PROBE_COUNT && st->n_probes < 64; kind++) {
+        for (int kind = 0; kind <= BENCH_PROBE_RMW && st->n_probes < 64; kind++) {
             bench_probe *p = &st->probes[st->n_probes];
 
             if (bench_probe_run(p, (bench_probe_kind)kind, bytes, with_team ? team : NULL,
@@ -428,8 +432,28 @@ static void tally_pairings(bench_state *st)
     }
 }
 
+/* How busy other processes kept the machine during this T, for the
+ * reader and the JSON (2-thread results need an otherwise idle machine). */
+static void report_load(bench_state *st, int64_t tokens, const bench_load *load)
+{
+    double others = bench_load_others(load);
+    cJSON *o = cJSON_CreateObject();
+
+    if (others >= 0.0) {
+        printf("  other processes used %.0f%% of the CPUs during these cases%s\n", 100.0 * others,
+               others > 0.05 ? " - results disturbed (2-thread ones most)" : "");
+    }
+    st->tally.worst_others = others > st->tally.worst_others ? others : st->tally.worst_others;
+    cJSON_AddNumberToObject(o, "tokens", (double)tokens);
+    cJSON_AddNumberToObject(o, "other_processes_cpu_share", others);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "machine_load"), o);
+}
+
 static void cases_tokens(bench_state *st, int64_t tokens)
 {
+    bench_load load;
+
+    bench_load_start(&load);
     printf("\nT=%lld: q[%lld, %d, %d]\n", (long long)tokens, (long long)tokens, BENCH_HEADS,
            BENCH_HEAD_DIM);
     bench_print_header();
@@ -446,6 +470,7 @@ static void cases_tokens(bench_state *st, int64_t tokens)
     if (tokens >= 512) {
         tally_pairings(st);
     }
+    report_load(st, tokens, &load);
 }
 
 /* ---- tables and accuracy ------------------------------------------------------------- */
@@ -522,6 +547,103 @@ static void tables(bench_state *st)
     }
 }
 
+/* ---- ALiBi bias --------------------------------------------------------------------------- */
+
+/* [32 heads, n_q, n_k]: decode steps (one query) and prefill blocks. */
+static const int64_t alibi_shapes[][2] = {{1, 4096}, {1, 32768}, {128, 4096}, {512, 4096}};
+
+/* The fill probe (stores only) at bytes, 1 thread and the team's. */
+static double fill_limit(bench_state *st, size_t bytes, int threads, bench_team *team)
+{
+    double best = 0.0;
+    bench_probe p;
+
+    for (int with_team = 0; with_team < 1 + (team != NULL && threads > 1); with_team++) {
+        if (bench_probe_run(&p, BENCH_PROBE_FILL, bytes, with_team ? team : NULL, st->buffers.x,
+                            st->buffers.out, st->cli.reps) == 0) {
+            double gbps = bench_write_gbps(p.bytes, p.stats.median);
+
+            best = gbps > best ? gbps : best;
+            cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "probes"), bench_probe_json(&p));
+        }
+    }
+    return best;
+}
+
+static void alibi_row(bench_state *st, bench_subject *s, const int64_t shape[2], int threads,
+                      double limit, double ref_median, double *out_median)
+{
+    size_t bytes = (size_t)(32 * shape[0] * shape[1]) * sizeof(float);
+    bench_stats stats;
+    char err[1024];
+    double gbps;
+    cJSON *o;
+
+    *out_median = 0.0;
+    if (bench_subject_threads(s, threads) != 0) {
+        return;
+    }
+    if (bench_alibi(&stats, s, shape[0], shape[1], &st->buffers,
+                    s == &st->baseline && bytes > ((size_t)64 << 20) ? REF_LARGE_REPS : st->cli.reps,
+                    err, sizeof(err)) != 0) {
+        printf("  %s\n", err);
+        return;
+    }
+    gbps = bench_write_gbps(bytes, stats.median);
+    printf("  alibi %-5s n_q=%-4lld n_k=%-6lld thr=%d  min %8.3f ms  median %8.3f ms  max %8.3f ms"
+           "  %6.1f GB/s  %4.0f%% of fill",
+           s->name, (long long)shape[0], (long long)shape[1], threads, stats.min * 1e3,
+           stats.median * 1e3, stats.max * 1e3, gbps, limit > 0 ? 100.0 * gbps / limit : 0.0);
+    if (ref_median > 0.0) {
+        printf("  %6.1fx ref", ref_median / stats.median);
+    }
+    printf("\n");
+    o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "impl", s->name);
+    cJSON_AddNumberToObject(o, "heads", 32);
+    cJSON_AddNumberToObject(o, "n_q", (double)shape[0]);
+    cJSON_AddNumberToObject(o, "n_k", (double)shape[1]);
+    cJSON_AddNumberToObject(o, "threads", threads);
+    cJSON_AddNumberToObject(o, "bytes_written", (double)bytes);
+    cJSON_AddItemToObject(o, "time", bench_stats_json(&stats));
+    cJSON_AddNumberToObject(o, "gbps", gbps);
+    cJSON_AddNumberToObject(o, "fill_limit_gbps", limit);
+    if (ref_median > 0.0) {
+        cJSON_AddNumberToObject(o, "speedup_vs_ref", ref_median / stats.median);
+    }
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "alibi"), o);
+    *out_median = stats.median;
+}
+
+static void alibi(bench_state *st)
+{
+    int n = max_threads(&st->cli);
+
+    printf("\nALiBi bias f32 [32, n_q, n_k], linear (causal) form, max_bias 8; GB/s written\n");
+    for (size_t i = 0; i < sizeof(alibi_shapes) / sizeof(alibi_shapes[0]); i++) {
+        size_t bytes = (size_t)(32 * alibi_shapes[i][0] * alibi_shapes[i][1]) * sizeof(float);
+        bench_team *team = n > 1 ? bench_team_start(n) : NULL;
+        double limits[MAX_LIST];
+        double ref_median = 0.0;
+        double median;
+
+        if (bytes > st->buffers.bytes || alibi_shapes[i][1] > st->buffers.max_tokens) {
+            continue;
+        }
+        for (int t = 0; t < st->cli.n_threads; t++) {
+            limits[t] = fill_limit(st, bytes, st->cli.threads[t], team);
+        }
+        bench_team_stop(team);
+        if (st->have_baseline) {
+            alibi_row(st, &st->baseline, alibi_shapes[i], 1, limits[0], 0.0, &ref_median);
+        }
+        for (int t = 0; t < st->cli.n_threads; t++) {
+            alibi_row(st, &st->subject, alibi_shapes[i], st->cli.threads[t], limits[t], ref_median,
+                      &median);
+        }
+    }
+}
+
 /* ---- summary and the command ----------------------------------------------------------- */
 
 static void summary_line(cJSON *targets, const char *key, const char *text, double value,
@@ -559,6 +681,11 @@ static void summary(bench_state *st)
     summary_line(targets, "table_max_abs_error", "cos/sin table max abs error vs ref", t->table_error,
                  "", 1e-6, 1);
     cJSON_AddItemToObject(st->root, "targets", targets);
+    if (t->worst_others > 0.05) {
+        printf("  (other processes used up to %.0f%% of the CPUs during a T's cases: the "
+               "figures above are disturbed; rerun on an idle machine)\n",
+               100.0 * t->worst_others);
+    }
 }
 
 static int write_report(bench_state *st)
@@ -596,7 +723,8 @@ static void notes(bench_state *st)
              st->have_baseline ? st->baseline.name : "baseline", st->cli.reps, REF_FULL_REPS_MAX_T,
              REF_LARGE_REPS);
     json_note(st, text);
-    json_note(st, "ALiBi bias: not timed yet (fast implements RoPE only in this ABI version)");
+    json_note(st, "ALiBi bias: the limit is the fill probe (stores only) at the same size and "
+                  "thread count; GB/s counts bytes written");
 }
 
 static int run_bench(bench_state *st)
@@ -608,6 +736,7 @@ static int run_bench(bench_state *st)
         cases_tokens(st, st->cli.tokens[i]);
     }
     tables(st);
+    alibi(st);
     summary(st);
     return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
 }

@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fast.h"
+#include "family.h"
 
-static const char *const fast_capabilities[] = {"pecert.rope/1", NULL};
+static const char *const fast_capabilities[] = {
+    "pecert.rope/1",   "pecert.alibi/1",    "pecert.t5/1",    "pecert.sinusoidal/1",
+    "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1", "pecert.mrope/1",
+    NULL};
 
 /* Why the last create() on this thread failed (an unknown PECERT_ISA, a
  * CPU without the ISA it names): create has no instance to hold the
@@ -123,6 +126,22 @@ static const pecert_plugin fast_plugin = {
     .rope_apply = pecert__fast_rope_apply,
     .set_num_threads = fast_set_num_threads,
     .describe = fast_describe,
+    .session_create = pecert__fast_session_create,
+    .session_destroy = pecert__fast_session_destroy,
+    .session_append = pecert__fast_session_append,
+    .session_read_keys = pecert__fast_session_read_keys,
+    .alibi_slopes = pecert__fast_alibi_slopes,
+    .alibi_bias = pecert__fast_alibi_bias,
+    .t5_bucket = pecert__fast_t5_bucket,
+    .sinusoidal = pecert__fast_sinusoidal,
+    .learned_lookup = pecert__fast_learned_lookup,
+    .sincos_2d = pecert__fast_sincos_2d,
+    .swin_index = pecert__fast_swin_index,
+    .shaw_index = pecert__fast_shaw_index,
+    .txl_pos_emb = pecert__fast_txl_pos_emb,
+    .txl_rel_shift = pecert__fast_txl_rel_shift,
+    .mrope_index = pecert__fast_mrope_index,
+    .mrope_apply = pecert__fast_mrope_apply,
 };
 
 /* Refuse another ABI major: field layout is only fixed within one. */

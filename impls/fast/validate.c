@@ -143,15 +143,20 @@ pecert_status pecert__fast_check_positions(const pecert__fast_call *call,
     }
     for (i = 0; i < n_positions; i++) {
         int64_t p = positions[i];
+        int64_t magnitude = p < 0 ? -p : p;
 
+        /* Below 2^53 every position is an exact double (and -p exists). */
         if (p <= -PECERT__FAST_POSITION_LIMIT || p >= PECERT__FAST_POSITION_LIMIT) {
             return pecert__fast_fail(call, PECERT_E_INVAL,
                                      "positions[%" PRId64 "]=%" PRId64 " is outside (-2^53, 2^53)",
                                      i, p);
         }
-        seen.max_position = (i == 0 || p > seen.max_position) ? p : seen.max_position;
-        seen.max_magnitude = (p < 0 ? -p : p) > seen.max_magnitude ? (p < 0 ? -p : p)
-                                                                    : seen.max_magnitude;
+        if (i == 0 || p > seen.max_position) {
+            seen.max_position = p;
+        }
+        if (magnitude > seen.max_magnitude) {
+            seen.max_magnitude = magnitude;
+        }
     }
     if (out != NULL) {
         *out = seen;

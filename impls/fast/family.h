@@ -1,0 +1,84 @@
+/*
+ * family.h - the ABI 1.2 operations of `fast` beyond RoPE: the decode
+ * session (session.c) and the other positional-encoding families
+ * (the .c files of family/): ALiBi, T5 buckets, sinusoidal, learned, 2-D sin-cos,
+ * Swin, Shaw, Transformer-XL and M-RoPE.
+ *
+ * Semantics are plugin.h's (the same as `ref`, the double oracle); the
+ * code is fast's own: angles reduced by fast's trig (scalar/trig.c for
+ * |angle| < 2^36, far_angle.c beyond), hot loops over contiguous rows.
+ * Every op validates all of its arguments before writing a byte and
+ * reports one line through last_error (plugin.c's pecert__fast_fail).
+ */
+#ifndef PECERT_FAST_FAMILY_H
+#define PECERT_FAST_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fast.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Dtype sets of pecert__fast_fam_check_view (bits 1 << PECERT_DTYPE_*). */
+#define PECERT__FAM_FLOAT ((1u << PECERT_DTYPE_F32) | (1u << PECERT_DTYPE_F64))
+#define PECERT__FAM_INT ((1u << PECERT_DTYPE_I64) | (1u << PECERT_DTYPE_I32))
+#define PECERT__FAM_F32 (1u << PECERT_DTYPE_F32)
+
+/* ---- family/common.c ---------------------------------------------------- */
+
+/* args non-NULL (E_INVAL) and struct_size >= need (E_ABI). */
+pecert_status pecert__fast_fam_check_args(const pecert__fast_call *call, const void *args,
+                                          uint32_t struct_size, size_t need);
+/* Every word zero, else E_UNSUPPORTED naming the first non-zero one. */
+pecert_status pecert__fast_fam_check_reserved(const pecert__fast_call *call, const char *name,
+                                              const uint64_t *words, size_t n);
+/* n >= 0, values non-NULL and 8-byte aligned when n > 0, each in
+ * (-2^53, 2^53). */
+pecert_status pecert__fast_fam_check_ints(const pecert__fast_call *call, const char *name,
+                                          const int64_t *values, int64_t n);
+/* A view: header, a dtype of the set (f64 / i32 / f16 / bf16 outside it
+ * are E_UNSUPPORTED, the rest E_INVAL), the exact shape (NULL: any),
+ * extents that fit the address space, data and alignment, and for
+ * outputs no zero stride on an axis of extent > 1. */
+pecert_status pecert__fast_fam_check_view(const pecert__fast_call *call, const char *name,
+                                          const pecert_tensor *tensor, uint32_t ndim,
+                                          const int64_t *shape, uint32_t dtypes, int is_output);
+/* Element access of a checked view. */
+void *pecert__fast_fam_elem(const pecert_tensor *t, const int64_t *index);
+void pecert__fast_fam_store_float(const pecert_tensor *t, const int64_t *index, double value);
+void pecert__fast_fam_store_int(const pecert_tensor *t, const int64_t *index, int64_t value);
+/* sin and cos of position * freq (|angle| < 2^64), accurately reduced. */
+void pecert__fast_fam_sincos(double position, double freq, double *out_sin, double *out_cos);
+
+/* ---- family/alibi.c ------------------------------------------------------ */
+
+/* Slope of head h (0-based) of n heads. */
+double pecert__fast_alibi_slope(int64_t n, double max_bias, int64_t h);
+
+/* ---- ops ------------------------------------------------------------------ */
+
+pecert_status pecert__fast_session_create(void *instance, void **out_session,
+                                          const pecert_session_config *config);
+void pecert__fast_session_destroy(void *instance, void *session);
+pecert_status pecert__fast_session_append(void *instance, void *session,
+                                          const pecert_session_append_args *args);
+pecert_status pecert__fast_session_read_keys(void *instance, void *session,
+                                             pecert_tensor *out_keys, int32_t seq);
+
+pecert_status pecert__fast_alibi_slopes(void *instance, const pecert_alibi_slopes_args *args);
+pecert_status pecert__fast_alibi_bias(void *instance, const pecert_alibi_bias_args *args);
+pecert_status pecert__fast_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
+pecert_status pecert__fast_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
+pecert_status pecert__fast_learned_lookup(void *instance, const pecert_learned_args *args);
+pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args *args);
+pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_args *args);
+pecert_status pecert__fast_shaw_index(void *instance, const pecert_shaw_index_args *args);
+pecert_status pecert__fast_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args);
+pecert_status pecert__fast_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args);
+pecert_status pecert__fast_mrope_index(void *instance, const pecert_mrope_index_args *args);
+pecert_status pecert__fast_mrope_apply(void *instance, const pecert_mrope_apply_args *args);
+
+#pragma GCC visibility pop
+
+#endif /* PECERT_FAST_FAMILY_H */

@@ -1,0 +1,197 @@
+/*
+ * common.c - argument checks and element access shared by the ABI 1.2
+ * families of `fast` (family.h).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdalign.h>
+
+#include "../family.h"
+
+pecert_status pecert__fast_fam_check_args(const pecert__fast_call *call, const void *args,
+                                          uint32_t struct_size, size_t need)
+{
+    if (args == NULL) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "args is NULL");
+    }
+    if (struct_size < need) {
+        return pecert__fast_fail(call, PECERT_E_ABI,
+                                 "args.struct_size=%" PRIu32 " is below the %zu bytes of ABI 1.2",
+                                 struct_size, need);
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__fast_fam_check_reserved(const pecert__fast_call *call, const char *name,
+                                              const uint64_t *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (words[i] != 0) {
+            return pecert__fast_fail(call, PECERT_E_UNSUPPORTED,
+                                     "%s.reserved[%zu]=0x%" PRIx64
+                                     " is non-zero; ABI 1.2 gives it no meaning",
+                                     name, i, words[i]);
+        }
+    }
+    return PECERT_OK;
+}
+
+pecert_status pecert__fast_fam_check_ints(const pecert__fast_call *call, const char *name,
+                                          const int64_t *values, int64_t n)
+{
+    if (n < 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s: count %" PRId64 " must be >= 0", name,
+                                 n);
+    }
+    if (n > 0 && values == NULL) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s is NULL for %" PRId64 " values", name,
+                                 n);
+    }
+    if (n > 0 && (uintptr_t)values % alignof(int64_t) != 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s is not aligned to 8 bytes", name);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (values[i] <= -PECERT__FAST_POSITION_LIMIT || values[i] >= PECERT__FAST_POSITION_LIMIT) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "%s[%" PRId64 "]=%" PRId64 " is outside (-2^53, 2^53)", name,
+                                     i, values[i]);
+        }
+    }
+    return PECERT_OK;
+}
+
+static pecert_status check_dtype(const pecert__fast_call *call, const char *name,
+                                 pecert_dtype dtype, uint32_t dtypes)
+{
+    if (dtype > 0 && dtype < 32 && (dtypes & (1u << dtype)) != 0) {
+        return PECERT_OK;
+    }
+    /* A float type an op could take (f64, the half types) or i32 for an
+     * integer output: valid requests this plugin declines. */
+    if (((dtypes & PECERT__FAM_FLOAT) != 0 &&
+         (dtype == PECERT_DTYPE_F64 || dtype == PECERT_DTYPE_F16 || dtype == PECERT_DTYPE_BF16)) ||
+        ((dtypes & PECERT__FAM_INT) != 0 && dtype == PECERT_DTYPE_I32)) {
+        return pecert__fast_fail(call, PECERT_E_UNSUPPORTED,
+                                 "%s.dtype=%" PRId32 " is not supported here", name, dtype);
+    }
+    return pecert__fast_fail(call, PECERT_E_INVAL, "%s.dtype=%" PRId32 " must be %s", name, dtype,
+                             (dtypes & PECERT__FAM_INT) != 0
+                                 ? "i64 or i32"
+                                 : ((dtypes & (1u << PECERT_DTYPE_F64)) != 0 ? "f32 or f64"
+                                                                             : "f32"));
+}
+
+pecert_status pecert__fast_fam_check_view(const pecert__fast_call *call, const char *name,
+                                          const pecert_tensor *tensor, uint32_t ndim,
+                                          const int64_t *shape, uint32_t dtypes, int is_output)
+{
+    pecert_status status;
+    int64_t limit;
+    int64_t reach = 0;
+    size_t size;
+
+    if (tensor == NULL) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s is NULL", name);
+    }
+    if (tensor->struct_size < sizeof(pecert_tensor)) {
+        return pecert__fast_fail(call, PECERT_E_ABI,
+                                 "%s.struct_size=%" PRIu32 " is below sizeof(pecert_tensor)=%zu",
+                                 name, tensor->struct_size, sizeof(pecert_tensor));
+    }
+    if (tensor->ndim != ndim) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.ndim=%" PRIu32 " must be %" PRIu32,
+                                 name, tensor->ndim, ndim);
+    }
+    if (tensor->reserved0 != 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.reserved0=%" PRIu32 " must be 0", name,
+                                 tensor->reserved0);
+    }
+    status = check_dtype(call, name, tensor->dtype, dtypes);
+    if (status != PECERT_OK) {
+        return status;
+    }
+    for (uint32_t k = 0; k < ndim; k++) {
+        if (shape != NULL && tensor->shape[k] != shape[k]) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "%s.shape[%" PRIu32 "]=%" PRId64 " must be %" PRId64, name, k,
+                                     tensor->shape[k], shape[k]);
+        }
+        if (tensor->shape[k] < 0 || tensor->strides[k] < 0) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "%s.shape[%" PRIu32 "]=%" PRId64 ", strides[%" PRIu32
+                                     "]=%" PRId64 ": both must be >= 0",
+                                     name, k, tensor->shape[k], k, tensor->strides[k]);
+        }
+    }
+    if (pecert__fast_is_empty(tensor)) {
+        return PECERT_OK;
+    }
+    size = pecert__fast_dtype_size(tensor->dtype);
+    limit = PTRDIFF_MAX / (int64_t)size;
+    for (uint32_t k = 0; k < ndim; k++) {
+        int64_t extent = tensor->shape[k] - 1;
+
+        if (extent > 0 && tensor->strides[k] > (limit - reach) / extent) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "%s.strides[%" PRIu32 "]=%" PRId64 " with shape[%" PRIu32
+                                     "]=%" PRId64 " reaches past the address space",
+                                     name, k, tensor->strides[k], k, tensor->shape[k]);
+        }
+        reach += extent * tensor->strides[k];
+        if (is_output && tensor->strides[k] == 0 && extent > 0) {
+            return pecert__fast_fail(call, PECERT_E_INVAL,
+                                     "%s.strides[%" PRIu32 "]=0 with shape[%" PRIu32 "]=%" PRId64
+                                     " writes one element several times",
+                                     name, k, k, tensor->shape[k]);
+        }
+    }
+    if (tensor->data == NULL) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.data is NULL", name);
+    }
+    if ((uintptr_t)tensor->data % size != 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.data is not aligned to its %zu-byte dtype",
+                                 name, size);
+    }
+    return PECERT_OK;
+}
+
+void *pecert__fast_fam_elem(const pecert_tensor *t, const int64_t *index)
+{
+    int64_t offset = 0;
+
+    for (uint32_t k = 0; k < t->ndim; k++) {
+        offset += index[k] * t->strides[k];
+    }
+    return (unsigned char *)t->data + offset * (int64_t)pecert__fast_dtype_size(t->dtype);
+}
+
+void pecert__fast_fam_store_float(const pecert_tensor *t, const int64_t *index, double value)
+{
+    void *p = pecert__fast_fam_elem(t, index);
+
+    if (t->dtype == PECERT_DTYPE_F64) {
+        *(double *)p = value;
+    } else {
+        *(float *)p = (float)value;
+    }
+}
+
+void pecert__fast_fam_store_int(const pecert_tensor *t, const int64_t *index, int64_t value)
+{
+    void *p = pecert__fast_fam_elem(t, index);
+
+    if (t->dtype == PECERT_DTYPE_I64) {
+        *(int64_t *)p = value;
+    } else {
+        *(int32_t *)p = (int32_t)value;
+    }
+}
+
+void pecert__fast_fam_sincos(double position, double freq, double *out_sin, double *out_cos)
+{
+    if (fabs(position * freq) < PECERT__FAST_NEAR_LIMIT) {
+        pecert__fast_sincos_scalar(position, freq, out_sin, out_cos);
+    } else {
+        pecert__fast_far_sincos(position, freq, out_sin, out_cos);
+    }
+}
