@@ -122,6 +122,11 @@ static void run_suite(pecert_sbuf *b, const pecert_report_run *run)
     property(b, "plugin.describe", info->plugin_describe);
     property(b, "pecert.version", info->pecert_version);
     property(b, "vectors.hash", info->vectors_hash);
+    if (info->filter[0] != '\0') {
+        /* `pecert certify` records the checkpoint and its derived
+         * parameters here; `pecert run` its --filter. */
+        property(b, "selection", info->filter);
+    }
     pecert_sbuf_puts(b, "    </properties>\n");
     for (size_t i = 0; i < run->res.n_checks; i++) {
         testcase(b, run, &run->res.checks[i]);
