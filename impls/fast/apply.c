@@ -34,6 +34,7 @@ typedef struct apply_plan {
     pecert__fast_freqs freqs;
     const pecert__fast_kernels *kernels;
     pecert__fast_rotate_fn rotate;  /* NULL: the generic kernel          */
+    int streaming;                  /* rotate uses streaming stores      */
     pecert__fast_dtype dtype;
     int layout;                     /* PECERT__FAST_SPLIT / _PAIRS       */
     int copy_pass;                  /* copy channels >= rotary_dim       */
@@ -207,6 +208,7 @@ static void choose_kernel(apply_plan *plan, size_t bytes)
     plan->rotate = plan->kernels->rotate[plan->dtype][plan->layout];
     if (use_stream(plan, bytes)) {
         plan->rotate = plan->kernels->rotate_stream[plan->dtype][plan->layout];
+        plan->streaming = 1;
     }
 }
 
@@ -302,12 +304,14 @@ static void apply_share(void *context, int ith, int nth)
     float *sin;
     int64_t row;
     int64_t end;
+    int64_t token;
+    int64_t head;
 
     thread_rows(plan, ith, &rows, &cos, &sin);
     pecert__fast_share(plan->x->shape[0] * heads, ith, nth, &row, &end);
+    token = heads > 0 ? row / heads : 0;
+    head = heads > 0 ? row % heads : 0;
     while (row < end) {
-        int64_t token = row / heads;
-        int64_t head = row % heads;
         int64_t n = end - row < heads - head ? end - row : heads - head;
         pecert__fast_span span;
 
@@ -320,6 +324,11 @@ static void apply_share(void *context, int ith, int nth)
         span = make_span(plan, token, head, n, cos, sin);
         rotate_heads(plan, &span);
         row += n;
+        token++;
+        head = 0;
+    }
+    if (plan->streaming) {
+        plan->kernels->store_fence(); /* before the region's barrier */
     }
 }
 

@@ -46,6 +46,7 @@ static const pecert__fast_kernels avx2_kernels = {
                        pecert__fast_rotate_f16_pairs_avx2_stream},
                       {pecert__fast_rotate_bf16_split_avx2_stream,
                        pecert__fast_rotate_bf16_pairs_avx2_stream}},
+    .store_fence = pecert__fast_store_fence_avx2,
 };
 
 static const pecert__fast_kernels avx512_kernels = {
@@ -63,6 +64,7 @@ static const pecert__fast_kernels avx512_kernels = {
                        pecert__fast_rotate_f16_pairs_avx512_stream},
                       {pecert__fast_rotate_bf16_split_avx512_stream,
                        pecert__fast_rotate_bf16_pairs_avx512_stream}},
+    .store_fence = pecert__fast_store_fence_avx512,
 };
 
 /* avx512_kernels with bf16 rounded by VCVTNE2PS2BF16 (same bits). */
@@ -81,6 +83,7 @@ static const pecert__fast_kernels avx512_bf16_kernels = {
                        pecert__fast_rotate_f16_pairs_avx512_stream},
                       {pecert__fast_rotate_bf16_split_avx512bf16_stream,
                        pecert__fast_rotate_bf16_pairs_avx512bf16_stream}},
+    .store_fence = pecert__fast_store_fence_avx512,
 };
 
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {

@@ -143,8 +143,10 @@ typedef struct pecert__fast_kernels {
     /* Contiguous channels, [dtype][pairing]. */
     pecert__fast_rotate_fn rotate[PECERT__FAST_DTYPE_COUNT][2];
     /* The same with streaming stores for large out-of-place calls; the
-     * caller guarantees 64-byte aligned output rows. NULL: use rotate. */
+     * caller guarantees 64-byte aligned output rows and calls
+     * store_fence once its share is done. NULL: use rotate. */
     pecert__fast_rotate_fn rotate_stream[PECERT__FAST_DTYPE_COUNT][2];
+    void (*store_fence)(void);
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -417,6 +419,8 @@ PECERT__FAST_DECLARE_ROTATE(avx2);
 PECERT__FAST_DECLARE_ROTATE(avx512);
 PECERT__FAST_DECLARE_ROTATE(avx2_stream);
 PECERT__FAST_DECLARE_ROTATE(avx512_stream);
+void pecert__fast_store_fence_avx2(void);
+void pecert__fast_store_fence_avx512(void);
 void pecert__fast_rotate_bf16_split_avx512bf16(const pecert__fast_span *span);
 void pecert__fast_rotate_bf16_pairs_avx512bf16(const pecert__fast_span *span);
 void pecert__fast_rotate_bf16_split_avx512bf16_stream(const pecert__fast_span *span);

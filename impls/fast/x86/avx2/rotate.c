@@ -162,9 +162,13 @@ ALWAYS_INLINE void rotate_span(const pecert__fast_span *span, pecert__fast_dtype
             copy_tail(span, x, out, size, stream);
         }
     }
-    if (stream) {
-        _mm_sfence(); /* order the weakly-ordered streaming stores */
-    }
+}
+
+/* Streaming stores are weakly ordered: each thread fences once after its
+ * share (apply.c). */
+void pecert__fast_store_fence_avx2(void)
+{
+    _mm_sfence();
 }
 
 void pecert__fast_rotate_f32_split_avx2(const pecert__fast_span *span)
