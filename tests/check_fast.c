@@ -375,8 +375,8 @@ START_TEST(isa_variants_agree_on_tables)
 }
 END_TEST
 
-/* One dtype and pairing: the whole tensor in one call (past the 24 MiB
- * streaming threshold) with 1, 2 and 5 threads, out of place and in
+/* One dtype and pairing: the whole tensor in one call (past the 12 MiB
+ * streaming and 24 MiB in-place rewrite thresholds) with 1, 2 and 5 threads, out of place and in
  * place, against the same rows rotated by 1 MiB calls (plain stores, one
  * thread). */
 static void stream_case(handle *h, pecert_dtype dtype, pecert_rope_pairing pairing)

@@ -238,7 +238,7 @@ static int rewrite_in_place(const apply_plan *plan, const pecert_rope_config *co
 {
     return config->rotary_dim < config->head_dim && pecert__fast_same_view(plan->x, plan->out) &&
            plan->rotate != NULL && plan->kernels->isa != PECERT__FAST_ISA_SCALAR &&
-           bytes >= PECERT__FAST_STREAM_MIN_BYTES;
+           bytes >= PECERT__FAST_REWRITE_MIN_BYTES;
 }
 
 /* ---- the work ------------------------------------------------------------- */
