@@ -45,6 +45,13 @@ typedef struct mutant_def {
 
 /* Stores v at element i of a 1-D tensor of f32/f64/i32/i64. */
 void mutant_store_1d(const pecert_tensor *t, int64_t i, double v);
+/* A per-head ALiBi slope rule (h 0-based of n heads). */
+typedef double (*mutant_slope_fn)(int32_t h, int32_t n, double max_bias);
+/* alibi_slopes / alibi_bias computed from a (buggy) slope rule, so an ALiBi
+ * mutant states only its rule. */
+pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope);
+pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn slope);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,40 @@ void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v)
     } else {
         ((float *)t->data)[off] = (float)v;
     }
+}
+
+pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope)
+{
+    if (a == NULL || a->out == NULL || a->num_heads < 1 || a->out->shape[0] != a->num_heads) {
+        return PECERT_E_INVAL;
+    }
+    for (int32_t h = 0; h < a->num_heads; h++) {
+        mutant_store_1d(a->out, h, slope(h, a->num_heads, a->max_bias));
+    }
+    return PECERT_OK;
+}
+
+pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn slope)
+{
+    if (a == NULL || a->out == NULL || a->num_heads < 1 || a->out->ndim != 3) {
+        return PECERT_E_INVAL;
+    }
+    for (int32_t h = 0; h < a->num_heads; h++) {
+        double m = slope(h, a->num_heads, a->max_bias);
+        for (int64_t i = 0; i < a->n_q; i++) {
+            for (int64_t j = 0; j < a->n_k; j++) {
+                double d = (double)(a->q_positions[i] - a->k_positions[j]);
+                double v = -m * (a->symmetric ? fabs(d) : d);
+                int64_t off = h * a->out->strides[0] + i * a->out->strides[1] + j * a->out->strides[2];
+                if (a->out->dtype == PECERT_DTYPE_F64) {
+                    ((double *)a->out->data)[off] = v;
+                } else {
+                    ((float *)a->out->data)[off] = (float)v;
+                }
+            }
+        }
+    }
+    return PECERT_OK;
 }
 
 /* ref's descriptor with the RoPE and session entries wrapped: every family
