@@ -125,7 +125,9 @@ int bench_subject_threads(bench_subject *s, int n);
 
 typedef enum bench_placement { BENCH_OUT_OF_PLACE = 0, BENCH_IN_PLACE = 1 } bench_placement;
 
-/* One apply case: q[tokens, 32, 128] rotated by positions 0..T-1. */
+/* One apply case: q[tokens, 32, 128] rotated by positions 0..T-1, or
+ * (mrope) by mrope_apply with Qwen2-VL's sections [16, 24, 24] and the
+ * positions of an image 64 patches wide (bench_mrope_positions). */
 typedef struct bench_case {
     int64_t tokens;
     int threads;
@@ -133,6 +135,7 @@ typedef struct bench_case {
     bench_placement placement;
     int32_t rotary_dim;
     pecert_dtype dtype;
+    int mrope;
 } bench_case;
 
 #define BENCH_HEADS 32
@@ -161,6 +164,13 @@ const char *bench_dtype_name(pecert_dtype dtype);
  * -1 with the plugin's message in err (E_UNSUPPORTED: *unsupported = 1). */
 int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_buffers *b,
                 int reps, int *unsupported, char *err, size_t err_len);
+
+/* M-RoPE position ids [3, tokens] of one image 64 merged patches wide
+ * (get_rope_index: t constant, h = row, w = column); malloc'd, NULL on
+ * failure. */
+int64_t *bench_mrope_positions(int64_t tokens);
+/* Frequencies per axis of the M-RoPE case (t, h, w). */
+extern const int32_t bench_mrope_sections[3];
 
 /* Times rope_cos_sin f32 [tokens, 64] (theta 10000). */
 int bench_table(bench_stats *out, bench_subject *s, int64_t tokens, bench_buffers *b, int reps,

@@ -164,6 +164,7 @@ static pecert_tensor tensor2(void *data, pecert_dtype dtype, int64_t rows, int64
 typedef struct apply_call {
     bench_subject *subject;
     pecert_rope_apply_args args;
+    pecert_mrope_apply_args margs;
     pecert_status status;
 } apply_call;
 
@@ -173,6 +174,60 @@ static int apply_once(void *context)
 
     call->status = call->subject->plugin.desc->rope_apply(call->subject->instance, &call->args);
     return call->status == PECERT_OK ? 0 : -1;
+}
+
+static int mrope_once(void *context)
+{
+    apply_call *call = context;
+
+    call->status = call->subject->plugin.desc->mrope_apply(call->subject->instance, &call->margs);
+    return call->status == PECERT_OK ? 0 : -1;
+}
+
+const int32_t bench_mrope_sections[3] = {16, 24, 24};
+
+/* Image grid width of the M-RoPE case, in merged patches. */
+#define MROPE_GRID_WIDTH 64
+
+int64_t *bench_mrope_positions(int64_t tokens)
+{
+    int64_t *pos = malloc((size_t)(3 * tokens) * sizeof(int64_t));
+
+    for (int64_t t = 0; pos != NULL && t < tokens; t++) {
+        pos[t] = 0;
+        pos[tokens + t] = t / MROPE_GRID_WIDTH;
+        pos[2 * tokens + t] = t % MROPE_GRID_WIDTH;
+    }
+    return pos;
+}
+
+/* The M-RoPE form of a case: the same tensors through mrope_apply. */
+static int measure_mrope(bench_stats *out, apply_call *call, const bench_case *c, int reps)
+{
+    const pecert_plugin *d = call->subject->plugin.desc;
+    int64_t *pos;
+    int rc;
+
+    if (!PECERT_HAS_FIELD(d, pecert_plugin, mrope_apply) || d->mrope_apply == NULL) {
+        call->status = PECERT_E_UNSUPPORTED;
+        return -1;
+    }
+    pos = bench_mrope_positions(c->tokens);
+    if (pos == NULL) {
+        call->status = PECERT_E_NOMEM;
+        return -1;
+    }
+    call->margs.struct_size = sizeof(call->margs);
+    call->margs.pairing = call->args.pairing;
+    call->margs.config = call->args.config;
+    call->margs.num_axes = 3;
+    memcpy(call->margs.section, bench_mrope_sections, sizeof(bench_mrope_sections));
+    call->margs.positions = pos;
+    call->margs.x = call->args.x;
+    call->margs.out = call->args.out;
+    rc = bench_measure(out, mrope_once, call, reps, MIN_SAMPLE_S);
+    free(pos);
+    return rc;
 }
 
 static void note_failure(bench_subject *s, pecert_status status, const char *op, char *err,
@@ -202,9 +257,10 @@ int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_b
     call.args.positions = b->positions;
     call.args.x = &x;
     call.args.out = c->placement == BENCH_IN_PLACE ? &x : &y;
-    if (bench_measure(out, apply_once, &call, reps, MIN_SAMPLE_S) != 0) {
+    if ((c->mrope ? measure_mrope(out, &call, c, reps)
+                  : bench_measure(out, apply_once, &call, reps, MIN_SAMPLE_S)) != 0) {
         *unsupported = call.status == PECERT_E_UNSUPPORTED;
-        note_failure(s, call.status, "rope_apply", err, err_len);
+        note_failure(s, call.status, c->mrope ? "mrope_apply" : "rope_apply", err, err_len);
         return -1;
     }
     return 0;

@@ -117,6 +117,13 @@ cJSON *bench_row_json(const bench_row *row)
     cJSON *o = cJSON_CreateObject();
 
     cJSON_AddStringToObject(o, "impl", row->impl);
+    if (c->mrope) {
+        cJSON *section = cJSON_AddArrayToObject(o, "section");
+
+        for (int k = 0; k < 3; k++) {
+            cJSON_AddItemToArray(section, cJSON_CreateNumber(bench_mrope_sections[k]));
+        }
+    }
     cJSON_AddNumberToObject(o, "tokens", (double)c->tokens);
     cJSON_AddNumberToObject(o, "heads", BENCH_HEADS);
     cJSON_AddNumberToObject(o, "head_dim", BENCH_HEAD_DIM);

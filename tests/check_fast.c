@@ -11,43 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin_load.h"
+#include "fast_handle.h"
 #include "suites.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *const isas[] = {"scalar", "avx2", "avx512", "avx512-nobf16"};
-
-typedef struct handle {
-    pecert_loaded_plugin plugin;
-    void *instance;
-} handle;
-
-/* Opens fast with PECERT_ISA=isa (NULL: unset); the create status. */
-static pecert_status open_fast(handle *h, const char *isa)
-{
-    char path[1024];
-    char err[1024] = "";
-
-    snprintf(path, sizeof(path), "%s/impls/fast.so", test_build_dir());
-    if (isa != NULL) {
-        setenv("PECERT_ISA", isa, 1);
-    } else {
-        unsetenv("PECERT_ISA");
-    }
-    ck_assert_msg(pecert_plugin_open(&h->plugin, path, err, sizeof(err)) == 0, "%s", err);
-    h->instance = NULL;
-    return h->plugin.desc->create(&h->instance);
-}
-
-static void close_fast(handle *h)
-{
-    if (h->instance != NULL) {
-        h->plugin.desc->destroy(h->instance);
-    }
-    pecert_plugin_close(&h->plugin);
-    unsetenv("PECERT_ISA");
-}
 
 static pecert_rope_config make_config(int32_t head_dim, int32_t rotary_dim)
 {
@@ -128,7 +95,7 @@ static void fill_positions(int64_t *pos, int64_t n)
 }
 
 /* Runs one shape on an instance; returns the whole output buffer. */
-static unsigned char *run_shape(handle *h, const apply_shape *s, const unsigned char *x_bits,
+static unsigned char *run_shape(fast_handle *h, const apply_shape *s, const unsigned char *x_bits,
                                 const int64_t *pos)
 {
     pecert_rope_config config = make_config(s->head_dim, s->rotary_dim);
@@ -198,18 +165,18 @@ static size_t first_difference(const unsigned char *a, const unsigned char *b, s
 static void assert_isas_agree(const apply_shape *s, const unsigned char *x_bits)
 {
     int64_t *pos = malloc((size_t)s->tokens * sizeof(int64_t));
-    handle scalar;
+    fast_handle scalar;
     unsigned char *want;
 
     fill_positions(pos, s->tokens);
-    ck_assert_int_eq(open_fast(&scalar, "scalar"), PECERT_OK);
+    ck_assert_int_eq(fast_open(&scalar, "scalar"), PECERT_OK);
     want = run_shape(&scalar, s, x_bits, pos);
-    for (size_t i = 1; i < ARRAY_LEN(isas); i++) {
-        handle h;
+    for (size_t i = 1; i < ARRAY_LEN(fast_isas); i++) {
+        fast_handle h;
         unsigned char *got;
 
-        if (open_fast(&h, isas[i]) != PECERT_OK) {
-            close_fast(&h); /* the CPU lacks it */
+        if (fast_open(&h, fast_isas[i]) != PECERT_OK) {
+            fast_close(&h); /* the CPU lacks it */
             continue;
         }
         got = run_shape(&h, s, x_bits, pos);
@@ -217,13 +184,13 @@ static void assert_isas_agree(const apply_shape *s, const unsigned char *x_bits)
         ck_assert_msg(at == shape_bytes(s),
                       "%s differs from scalar at byte %zu: pairing %d dtype %d rot %d/%d "
                       "in_place %d stride %lld",
-                      isas[i], at, s->pairing, s->dtype, s->rotary_dim, s->head_dim, s->in_place,
+                      fast_isas[i], at, s->pairing, s->dtype, s->rotary_dim, s->head_dim, s->in_place,
                       (long long)s->chan_stride);
         free(got);
-        close_fast(&h);
+        fast_close(&h);
     }
     free(want);
-    close_fast(&scalar);
+    fast_close(&scalar);
     free(pos);
 }
 
@@ -304,7 +271,7 @@ START_TEST(isa_variants_agree_on_every_half_pattern)
 END_TEST
 
 /* cos/sin tables, f32 and f64, contiguous and strided, near and far. */
-static double *run_table(handle *h, pecert_dtype dtype, int64_t stride, const int64_t *pos,
+static double *run_table(fast_handle *h, pecert_dtype dtype, int64_t stride, const int64_t *pos,
                          int64_t n, int32_t half)
 {
     pecert_rope_config config = make_config(2 * half, 2 * half);
@@ -350,26 +317,26 @@ START_TEST(isa_variants_agree_on_tables)
     for (int dtype = 0; dtype < 2; dtype++) {
         for (int64_t stride = 1; stride <= 2; stride++) {
             pecert_dtype dt = dtype ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32;
-            handle scalar;
+            fast_handle scalar;
             double *want;
 
-            ck_assert_int_eq(open_fast(&scalar, "scalar"), PECERT_OK);
+            ck_assert_int_eq(fast_open(&scalar, "scalar"), PECERT_OK);
             want = run_table(&scalar, dt, stride, pos, 64, half);
-            for (size_t i = 1; i < ARRAY_LEN(isas); i++) {
-                handle h;
+            for (size_t i = 1; i < ARRAY_LEN(fast_isas); i++) {
+                fast_handle h;
 
-                if (open_fast(&h, isas[i]) == PECERT_OK) {
+                if (fast_open(&h, fast_isas[i]) == PECERT_OK) {
                     double *got = run_table(&h, dt, stride, pos, 64, half);
 
                     ck_assert_msg(memcmp(want, got, 2 * 64 * half * sizeof(double)) == 0,
-                                  "%s table differs (dtype %d stride %lld)", isas[i], dt,
+                                  "%s table differs (dtype %d stride %lld)", fast_isas[i], dt,
                                   (long long)stride);
                     free(got);
                 }
-                close_fast(&h);
+                fast_close(&h);
             }
             free(want);
-            close_fast(&scalar);
+            fast_close(&scalar);
         }
     }
 }
@@ -379,7 +346,7 @@ END_TEST
  * streaming and 24 MiB in-place rewrite thresholds) with 1, 2 and 5 threads, out of place and in
  * place, against the same rows rotated by 1 MiB calls (plain stores, one
  * thread). */
-static void stream_case(handle *h, pecert_dtype dtype, pecert_rope_pairing pairing)
+static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing pairing)
 {
     size_t size = elem_size(dtype);
     int64_t tokens = dtype == PECERT_DTYPE_F32 ? 1600 : 3200; /* ~25 MiB */
@@ -447,16 +414,16 @@ START_TEST(streaming_and_threads_do_not_change_bits)
 {
     static const pecert_dtype dtypes[] = {PECERT_DTYPE_F32, PECERT_DTYPE_F16, PECERT_DTYPE_BF16};
 
-    for (size_t i = 1; i < ARRAY_LEN(isas); i++) { /* the SIMD variants stream */
-        handle h;
+    for (size_t i = 1; i < ARRAY_LEN(fast_isas); i++) { /* the SIMD variants stream */
+        fast_handle h;
 
-        if (open_fast(&h, isas[i]) == PECERT_OK) {
+        if (fast_open(&h, fast_isas[i]) == PECERT_OK) {
             for (size_t d = 0; d < ARRAY_LEN(dtypes); d++) {
                 stream_case(&h, dtypes[d], PECERT_PAIRING_SPLIT_HALF);
                 stream_case(&h, dtypes[d], PECERT_PAIRING_INTERLEAVED);
             }
         }
-        close_fast(&h);
+        fast_close(&h);
     }
 }
 END_TEST
@@ -472,15 +439,15 @@ START_TEST(angles_match_ref_near_and_far)
     char err[1024] = "";
     pecert_loaded_plugin ref;
     void *ref_instance = NULL;
-    handle fast;
+    fast_handle fast;
 
     snprintf(path, sizeof(path), "%s/impls/ref.so", test_build_dir());
     ck_assert_msg(pecert_plugin_open(&ref, path, err, sizeof(err)) == 0, "%s", err);
     ck_assert_int_eq(ref.desc->create(&ref_instance), PECERT_OK);
-    ck_assert_int_eq(open_fast(&fast, NULL), PECERT_OK);
+    ck_assert_int_eq(fast_open(&fast, NULL), PECERT_OK);
     for (size_t i = 0; i < ARRAY_LEN(starts); i++) {
         int64_t pos[16];
-        handle r = {ref, ref_instance};
+        fast_handle r = {ref, ref_instance};
         double worst = 0.0;
 
         for (int k = 0; k < 16; k++) {
@@ -496,7 +463,7 @@ START_TEST(angles_match_ref_near_and_far)
         free(want);
         free(got);
     }
-    close_fast(&fast);
+    fast_close(&fast);
     ref.desc->destroy(ref_instance);
     pecert_plugin_close(&ref);
 }
@@ -504,7 +471,7 @@ END_TEST
 
 /* ---- errors ------------------------------------------------------------------ */
 
-static void assert_refused(handle *h, const pecert_rope_apply_args *args, pecert_status want,
+static void assert_refused(fast_handle *h, const pecert_rope_apply_args *args, pecert_status want,
                            const char *mention)
 {
     pecert_status got = h->plugin.desc->rope_apply(h->instance, args);
@@ -524,7 +491,7 @@ START_TEST(bad_arguments_are_refused_with_a_message)
     pecert_tensor tx = {sizeof(tx), PECERT_DTYPE_F32, 3, 0, x, {2, 2, 8}, {16, 8, 1}};
     pecert_tensor ty = tx;
     pecert_rope_apply_args args;
-    handle h;
+    fast_handle h;
 
     memset(x, 0, sizeof(x));
     ty.data = y;
@@ -534,7 +501,7 @@ START_TEST(bad_arguments_are_refused_with_a_message)
     args.positions = pos;
     args.x = &tx;
     args.out = &ty;
-    ck_assert_int_eq(open_fast(&h, NULL), PECERT_OK);
+    ck_assert_int_eq(fast_open(&h, NULL), PECERT_OK);
     ck_assert_int_eq(h.plugin.desc->rope_apply(h.instance, &args), PECERT_OK);
     ck_assert_str_eq(h.plugin.desc->last_error(h.instance), "");
 
@@ -568,21 +535,21 @@ START_TEST(bad_arguments_are_refused_with_a_message)
     assert_refused(&h, &args, PECERT_E_INVAL, "x.dtype");
     ck_assert_int_eq(h.plugin.desc->rope_apply(h.instance, NULL), PECERT_E_INVAL);
     ck_assert_int_eq(h.plugin.desc->rope_apply(NULL, &args), PECERT_E_INVAL);
-    close_fast(&h);
+    fast_close(&h);
 }
 END_TEST
 
 START_TEST(isa_choice_and_threads_are_described)
 {
-    handle h;
+    fast_handle h;
     const char *text;
 
-    ck_assert_int_eq(open_fast(&h, "sse9"), PECERT_E_INVAL);
+    ck_assert_int_eq(fast_open(&h, "sse9"), PECERT_E_INVAL);
     text = h.plugin.desc->last_error(NULL);
     ck_assert_msg(strstr(text, "PECERT_ISA='sse9'") != NULL, "create error: '%s'", text);
-    close_fast(&h);
+    fast_close(&h);
 
-    ck_assert_int_eq(open_fast(&h, "scalar"), PECERT_OK);
+    ck_assert_int_eq(fast_open(&h, "scalar"), PECERT_OK);
     ck_assert_str_eq(h.plugin.desc->last_error(NULL), "");
     ck_assert_int_eq(h.plugin.desc->set_num_threads(h.instance, 3), PECERT_OK);
     ck_assert_str_eq(h.plugin.desc->describe(h.instance), "isa=scalar threads=3");
@@ -591,12 +558,12 @@ START_TEST(isa_choice_and_threads_are_described)
                   h.plugin.desc->last_error(h.instance));
     ck_assert_int_eq(h.plugin.desc->set_num_threads(h.instance, 100000), PECERT_E_INVAL);
     ck_assert_str_eq(h.plugin.desc->describe(h.instance), "isa=scalar threads=3");
-    close_fast(&h);
+    fast_close(&h);
 
-    ck_assert_int_eq(open_fast(&h, NULL), PECERT_OK);
+    ck_assert_int_eq(fast_open(&h, NULL), PECERT_OK);
     text = h.plugin.desc->describe(h.instance);
     ck_assert_msg(strncmp(text, "isa=", 4) == 0 && strstr(text, " threads=") != NULL, "%s", text);
-    close_fast(&h);
+    fast_close(&h);
 }
 END_TEST
 
@@ -624,11 +591,11 @@ START_TEST(self_overlapping_output_runs_canonically)
     args.positions = pos;
     args.x = &tx;
     args.out = &ty;
-    for (size_t i = 0; i < ARRAY_LEN(isas); i++) {
-        handle h;
+    for (size_t i = 0; i < ARRAY_LEN(fast_isas); i++) {
+        fast_handle h;
 
-        if (open_fast(&h, isas[i]) != PECERT_OK) {
-            close_fast(&h);
+        if (fast_open(&h, fast_isas[i]) != PECERT_OK) {
+            fast_close(&h);
             continue;
         }
         memset(got, 0, sizeof(got));
@@ -638,8 +605,8 @@ START_TEST(self_overlapping_output_runs_canonically)
         if (i == 0) {
             memcpy(want, got, sizeof(want));
         }
-        ck_assert_msg(memcmp(want, got, sizeof(want)) == 0, "%s differs", isas[i]);
-        close_fast(&h);
+        ck_assert_msg(memcmp(want, got, sizeof(want)) == 0, "%s differs", fast_isas[i]);
+        fast_close(&h);
     }
 }
 END_TEST

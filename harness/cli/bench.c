@@ -259,6 +259,7 @@ static void start_report(bench_state *st)
     cJSON_AddItemToObject(st->root, "notes", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "machine_load", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "alibi", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "mrope", cJSON_CreateArray());
     printf("pecert bench: %s (%s) vs %s on %s, %ld CPUs; probes use %s; %d samples per case\n",
            st->subject.name, st->subject.description, st->have_baseline ? st->baseline.name : "-",
            cpu, sysconf(_SC_NPROCESSORS_ONLN), bench_probe_isa(), st->cli.reps);
@@ -381,7 +382,8 @@ static const bench_row *run_case(bench_state *st, bench_subject *s, const bench_
                                 &row->limit_kind);
     bench_print_row(row);
     fflush(stdout);
-    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "cases"), bench_row_json(row));
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, c->mrope ? "mrope" : "cases"),
+                         bench_row_json(row));
     return row;
 }
 
@@ -461,6 +463,28 @@ static void report_load(bench_state *st, int64_t tokens, const bench_load *load)
     cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, "machine_load"), o);
 }
 
+/* M-RoPE (Qwen2-VL's split-half sections over an image's positions):
+ * the same tensors and limits as rope_apply's f32 rotary-128 cases. Not
+ * in the targets: a view of how much the per-axis rows cost. */
+static void mrope_cases(bench_state *st, int64_t tokens)
+{
+    printf("  M-RoPE: mrope_apply, sections 16/24/24, an image 64 patches wide:\n");
+    for (int place = 0; place < 2; place++) {
+        bench_case c = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place, 128,
+                        PECERT_DTYPE_F32, 1};
+        double ref_median = 0.0;
+        bench_row row;
+
+        if (st->have_baseline && run_case(st, &st->baseline, &c, 0.0, &row) != NULL) {
+            ref_median = row.stats.median;
+        }
+        for (int t = 0; t < st->cli.n_threads; t++) {
+            c.threads = st->cli.threads[t];
+            run_case(st, &st->subject, &c, ref_median, &row);
+        }
+    }
+}
+
 static void cases_tokens(bench_state *st, int64_t tokens)
 {
     bench_load load;
@@ -473,7 +497,7 @@ static void cases_tokens(bench_state *st, int64_t tokens)
         for (int place = 0; place < 2; place++) {
             for (size_t r = 0; r < sizeof(rotary_dims) / sizeof(rotary_dims[0]); r++) {
                 bench_case shape = {tokens, 1, (pecert_rope_pairing)p, (bench_placement)place,
-                                    rotary_dims[r], PECERT_DTYPE_F32};
+                                    rotary_dims[r], PECERT_DTYPE_F32, 0};
 
                 subject_cases(st, &shape, run_baseline(st, &shape));
             }
@@ -481,6 +505,7 @@ static void cases_tokens(bench_state *st, int64_t tokens)
     }
     if (tokens >= 512) {
         tally_pairings(st);
+        mrope_cases(st, tokens);
     }
     report_load(st, tokens, &load);
 }

@@ -30,8 +30,13 @@
 typedef struct apply_plan {
     const pecert_tensor *x;
     const pecert_tensor *out;
-    const int64_t *positions;
     pecert__fast_freqs freqs;
+    /* Axis k turns frequencies [first[k], first[k] + axis_freqs[k].half)
+     * by positions[k] (rope_apply: one axis holding all of them). */
+    int32_t num_axes;
+    const int64_t *positions[PECERT__FAST_MAX_AXES];
+    int32_t first[PECERT__FAST_MAX_AXES];
+    pecert__fast_freqs axis_freqs[PECERT__FAST_MAX_AXES];
     const pecert__fast_kernels *kernels;
     pecert__fast_rotate_fn rotate;  /* NULL: the generic kernel          */
     int streaming;                  /* rotate uses streaming stores      */
@@ -278,19 +283,35 @@ static void rotate_heads(const apply_plan *plan, const pecert__fast_span *span)
     }
 }
 
-/* Thread ith's scratch: the double row state, then the float32 table
- * row in the pairing's layout (cos and sin, 2 * half floats each). */
-static void thread_rows(const apply_plan *plan, int ith, pecert__fast_rows *rows, float **cos,
-                        float **sin)
+/* Thread ith's scratch: the double row state (one walker per axis, each
+ * over its slice of the frequencies), then the float32 table row in the
+ * pairing's layout (cos and sin, 2 * half floats each). */
+static void thread_rows(const apply_plan *plan, int ith, pecert__fast_rows *rows,
+                        double **state, float **cos, float **sin)
 {
     unsigned char *base = plan->scratch + (size_t)ith * plan->row_bytes;
     size_t half = (size_t)plan->freqs.half;
-    double *state = (double *)(void *)base;
 
-    pecert__fast_rows_init(rows, plan->kernels, &plan->freqs, plan->positions, state,
-                           state + half);
-    *cos = (float *)(void *)(state + 2 * half);
+    *state = (double *)(void *)base;
+    for (int32_t k = 0; k < plan->num_axes; k++) {
+        pecert__fast_rows_init(&rows[k], plan->kernels, &plan->axis_freqs[k], plan->positions[k],
+                               *state + plan->first[k], *state + half + plan->first[k]);
+    }
+    *cos = (float *)(void *)(*state + 2 * half);
     *sin = *cos + 2 * half;
+}
+
+/* Brings every axis to token t; 1 if the double row changed. */
+static int seek_token(const apply_plan *plan, pecert__fast_rows *rows, int64_t token)
+{
+    int changed = 0;
+
+    for (int32_t k = 0; k < plan->num_axes; k++) {
+        pecert__fast_rows_seek(&rows[k], token);
+        changed |= rows[k].changed;
+        rows[k].changed = 0;
+    }
+    return changed;
 }
 
 /* Share ith of nth of the tokens * heads rows: per token, its table row
@@ -299,7 +320,8 @@ static void apply_share(void *context, int ith, int nth)
 {
     const apply_plan *plan = context;
     int64_t heads = plan->x->shape[1];
-    pecert__fast_rows rows;
+    pecert__fast_rows rows[PECERT__FAST_MAX_AXES];
+    double *state;
     float *cos;
     float *sin;
     int64_t row;
@@ -307,7 +329,7 @@ static void apply_share(void *context, int ith, int nth)
     int64_t token;
     int64_t head;
 
-    thread_rows(plan, ith, &rows, &cos, &sin);
+    thread_rows(plan, ith, rows, &state, &cos, &sin);
     pecert__fast_share(plan->x->shape[0] * heads, ith, nth, &row, &end);
     token = heads > 0 ? row / heads : 0;
     head = heads > 0 ? row % heads : 0;
@@ -315,11 +337,9 @@ static void apply_share(void *context, int ith, int nth)
         int64_t n = end - row < heads - head ? end - row : heads - head;
         pecert__fast_span span;
 
-        pecert__fast_rows_seek(&rows, token);
-        if (rows.changed) {
-            plan->kernels->emit_f32(rows.cos, rows.sin, plan->freqs.half, plan->freqs.scaling,
-                                    plan->layout, cos, sin);
-            rows.changed = 0;
+        if (seek_token(plan, rows, token)) {
+            plan->kernels->emit_f32(state, state + plan->freqs.half, plan->freqs.half,
+                                    plan->freqs.scaling, plan->layout, cos, sin);
         }
         span = make_span(plan, token, head, n, cos, sin);
         rotate_heads(plan, &span);
@@ -332,35 +352,63 @@ static void apply_share(void *context, int ith, int nth)
     }
 }
 
-static pecert_status make_plan(const pecert__fast_call *call, const pecert_rope_apply_args *args,
-                               const pecert__fast_positions *positions, apply_plan *plan,
-                               int *out_threads)
+/* The axes: each with a non-empty section walks its slice of the
+ * frequencies. A slice keeps the whole table's max_inv_freq, so a row
+ * takes the near or the far path exactly as rope_apply's would: with
+ * identical axes mrope_apply gives rope_apply's bits. */
+static void plan_axes(apply_plan *plan, const pecert__fast_rotation *job)
 {
-    int64_t length = pecert__fast_effective_seq_len(args->seq_len, args->x->shape[0], positions);
-    size_t bytes = tensor_bytes(args->x);
+    int64_t tokens = job->x->shape[0];
+    int32_t first = 0;
+
+    plan->num_axes = 0;
+    for (int32_t k = 0; k < job->num_axes; k++) {
+        int32_t count = job->section != NULL ? job->section[k] : plan->freqs.half;
+        pecert__fast_freqs *slice = &plan->axis_freqs[plan->num_axes];
+
+        if (count > 0) {
+            *slice = plan->freqs;
+            slice->half = count;
+            slice->inv_freq += first;
+            slice->step_cos += first;
+            slice->step_sin += first;
+            plan->positions[plan->num_axes] = job->positions + k * tokens;
+            plan->first[plan->num_axes] = first;
+            plan->num_axes++;
+        }
+        first += count;
+    }
+}
+
+static pecert_status make_plan(const pecert__fast_call *call, const pecert__fast_rotation *job,
+                               apply_plan *plan, int *out_threads)
+{
+    const pecert_rope_config *config = job->config;
+    int64_t tokens = job->x->shape[0];
+    int64_t length = pecert__fast_effective_seq_len(job->seq_len, job->num_axes * tokens,
+                                                    job->seen);
+    size_t bytes = tensor_bytes(job->x);
     pecert_status status;
 
     memset(plan, 0, sizeof(*plan));
-    plan->x = args->x;
-    plan->out = args->out;
-    plan->positions = args->positions;
+    plan->x = job->x;
+    plan->out = job->out;
     plan->kernels = call->instance->kernels;
-    plan->dtype = fast_dtype(args->x->dtype);
-    plan->size = pecert__fast_dtype_size(args->x->dtype);
-    plan->layout = args->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT__FAST_PAIRS
-                                                                : PECERT__FAST_SPLIT;
-    plan->copy_pass = args->config->rotary_dim < args->config->head_dim &&
-                      !pecert__fast_same_view(args->x, args->out);
-    plan->canonical = !nested_layout(args->out);
-    status = pecert__fast_call_freqs(call, args->config, length, positions, &plan->freqs);
+    plan->dtype = fast_dtype(job->x->dtype);
+    plan->size = pecert__fast_dtype_size(job->x->dtype);
+    plan->layout = job->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT__FAST_PAIRS
+                                                               : PECERT__FAST_SPLIT;
+    plan->copy_pass = config->rotary_dim < config->head_dim &&
+                      !pecert__fast_same_view(job->x, job->out);
+    plan->canonical = !nested_layout(job->out);
+    status = pecert__fast_call_freqs(call, config, length, job->seen, &plan->freqs);
     if (status != PECERT_OK) {
         return status;
     }
+    plan_axes(plan, job);
     choose_kernel(plan, bytes);
-    plan->copy_pass = plan->copy_pass || rewrite_in_place(plan, args->config, bytes);
-    *out_threads = plan->canonical ? 1
-                                   : pecert__fast_threads(call, bytes,
-                                                          args->x->shape[0] * args->x->shape[1]);
+    plan->copy_pass = plan->copy_pass || rewrite_in_place(plan, config, bytes);
+    *out_threads = plan->canonical ? 1 : pecert__fast_threads(call, bytes, tokens * job->x->shape[1]);
     /* 2 * half doubles and 4 * half floats, whole 64-byte lines apart. */
     plan->row_bytes = ((size_t)plan->freqs.half * (2 * sizeof(double) + 4 * sizeof(float)) + 63) &
                       ~(size_t)63;
@@ -368,27 +416,44 @@ static pecert_status make_plan(const pecert__fast_call *call, const pecert_rope_
     return plan->scratch != NULL ? PECERT_OK : PECERT_E_NOMEM;
 }
 
+pecert_status pecert__fast_rotate_tensor(const pecert__fast_call *call,
+                                         const pecert__fast_rotation *job)
+{
+    apply_plan plan;
+    int threads = 1;
+    pecert_status status = make_plan(call, job, &plan, &threads);
+
+    if (status != PECERT_OK || pecert__fast_is_empty(job->x)) {
+        return status;
+    }
+    pecert__fast_run(threads, apply_share, &plan);
+    return PECERT_OK;
+}
+
 pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_args *args)
 {
     pecert__fast_call call;
     pecert__fast_positions positions;
-    apply_plan plan;
+    pecert__fast_rotation job;
     pecert_status status;
-    int threads = 1;
 
     if (pecert__fast_begin_call(&call, instance, "rope_apply") != PECERT_OK) {
         return PECERT_E_INVAL;
     }
     status = check_arguments(&call, args, &positions);
-    if (status == PECERT_OK) {
-        status = make_plan(&call, args, &positions, &plan, &threads);
-    }
     if (status != PECERT_OK) {
         return status;
     }
-    if (pecert__fast_is_empty(args->x)) {
-        return PECERT_OK;
-    }
-    pecert__fast_run(threads, apply_share, &plan);
-    return PECERT_OK;
+    job = (pecert__fast_rotation){
+        .config = args->config,
+        .pairing = args->pairing,
+        .seq_len = args->seq_len,
+        .num_axes = 1,
+        .section = NULL,
+        .positions = args->positions,
+        .seen = &positions,
+        .x = args->x,
+        .out = args->out,
+    };
+    return pecert__fast_rotate_tensor(&call, &job);
 }

@@ -374,6 +374,26 @@ pecert_status pecert__fast_rope_cos_sin(void *instance, pecert_tensor *out_cos,
                                         const int64_t *positions, int64_t n_positions);
 pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_args *args);
 
+/* The rotation behind rope_apply and mrope_apply (apply.c), on checked
+ * arguments: axis k turns the next section[k] frequencies by positions
+ * [k * tokens, (k + 1) * tokens) (section NULL: one axis, every
+ * frequency). x and out are f32/f16/bf16 [tokens, heads, head_dim]. */
+#define PECERT__FAST_MAX_AXES PECERT_MROPE_MAX_AXES
+typedef struct pecert__fast_rotation {
+    const pecert_rope_config *config;
+    int32_t pairing;                     /* PECERT_PAIRING_*                */
+    int64_t seq_len;                     /* as given: 0 = max position + 1  */
+    int32_t num_axes;                    /* 1 .. PECERT__FAST_MAX_AXES      */
+    const int32_t *section;              /* [num_axes], or NULL             */
+    const int64_t *positions;            /* [num_axes, tokens]              */
+    const pecert__fast_positions *seen;  /* over every axis                 */
+    const pecert_tensor *x;
+    const pecert_tensor *out;            /* x itself, or no shared byte     */
+} pecert__fast_rotation;
+
+pecert_status pecert__fast_rotate_tensor(const pecert__fast_call *call,
+                                         const pecert__fast_rotation *job);
+
 /* ---- kernels (scalar/, x86/avx2/, x86/avx512/) ------------------------- */
 
 /* sin and cos of |r| <= pi/4 (+ a little) by the minimax polynomials every

@@ -14,10 +14,11 @@
  * padding 1, deltas = max + 1 - S (0 without a mask). Inputs on which
  * get_rope_index would raise are PECERT_E_INVAL.
  *
- * mrope_apply: frequencies and attention scaling from fast's frequency
- * cache (as rope_apply); per token one cos/sin row per axis, frequency i
- * taken from the axis whose section holds it; the pair rotated in double
- * and rounded once; channels past rotary_dim copied.
+ * mrope_apply: rope_apply's engine (apply.c: SIMD kernels, threads,
+ * streaming stores) with one table walker per axis, each over its
+ * section of the frequencies: frequency i turns by the position of the
+ * axis whose section holds it. With identical axes it gives rope_apply's
+ * bits.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -386,17 +387,8 @@ pecert_status pecert__fast_mrope_apply(void *instance, const pecert_mrope_apply_
 {
     pecert__fast_call call;
     pecert__fast_positions seen = {0, 0};
-    pecert__fast_freqs freqs;
+    pecert__fast_rotation job;
     pecert_status status;
-    const pecert_tensor *x;
-    const pecert_tensor *o;
-    int64_t tokens;
-    int64_t length;
-    int32_t half;
-    double *row_cos;
-    double *row_sin;
-    double *c;
-    double *s;
 
     if (pecert__fast_begin_call(&call, instance, "mrope_apply") != PECERT_OK) {
         return PECERT_E_INVAL;
@@ -409,64 +401,18 @@ pecert_status pecert__fast_mrope_apply(void *instance, const pecert_mrope_apply_
     if (status != PECERT_OK) {
         return status;
     }
-    x = args->x;
-    o = args->out;
-    tokens = x->shape[0];
-    /* seq_len 0 = max over every axis' positions + 1. */
-    length = pecert__fast_effective_seq_len(args->seq_len, args->num_axes * tokens, &seen);
-    status = pecert__fast_call_freqs(&call, args->config, length, &seen, &freqs);
-    if (status != PECERT_OK || pecert__fast_is_empty(x)) {
-        return status;
-    }
-    half = freqs.half;
-    row_cos = pecert__fast_scratch(&call, (size_t)half * 4 * sizeof(double));
-    if (row_cos == NULL) {
-        return PECERT_E_NOMEM;
-    }
-    row_sin = row_cos + half;
-    c = row_sin + half;
-    s = c + half;
-    for (int64_t t = 0; t < tokens; t++) {
-        int32_t first = 0;
-
-        for (int32_t k = 0; k < args->num_axes; k++) {
-            double p = (double)args->positions[k * tokens + t];
-
-            if (args->section[k] == 0) {
-                continue;
-            }
-            if (fabs(p) * freqs.max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
-                call.instance->kernels->sincos_row(freqs.inv_freq, half, p, row_cos, row_sin);
-            } else {
-                pecert__fast_far_row(freqs.inv_freq, half, p, row_cos, row_sin);
-            }
-            for (int32_t i = first; i < first + args->section[k]; i++) {
-                c[i] = row_cos[i] * freqs.scaling;
-                s[i] = row_sin[i] * freqs.scaling;
-            }
-            first += args->section[k];
-        }
-        for (int64_t h = 0; h < x->shape[1]; h++) {
-            const float *in = (const float *)x->data + t * x->strides[0] + h * x->strides[1];
-            float *out = (float *)o->data + t * o->strides[0] + h * o->strides[1];
-            int64_t xs = x->strides[2];
-            int64_t os = o->strides[2];
-
-            for (int32_t i = 0; i < half; i++) {
-                int32_t ia = args->pairing == PECERT_PAIRING_SPLIT_HALF ? i : 2 * i;
-                int32_t ib = args->pairing == PECERT_PAIRING_SPLIT_HALF ? i + half : 2 * i + 1;
-                double xa = in[ia * xs];
-                double xb = in[ib * xs];
-
-                out[ia * os] = (float)(xa * c[i] - xb * s[i]);
-                out[ib * os] = (float)(xb * c[i] + xa * s[i]);
-            }
-            if (in != out || xs != os) {
-                for (int64_t d = 2 * (int64_t)half; d < x->shape[2]; d++) {
-                    out[d * os] = in[d * xs];
-                }
-            }
-        }
-    }
-    return PECERT_OK;
+    /* rope_apply's engine with one table walker per axis: seq_len 0 is
+     * the max over every axis' positions + 1. */
+    job = (pecert__fast_rotation){
+        .config = args->config,
+        .pairing = args->pairing,
+        .seq_len = args->seq_len,
+        .num_axes = args->num_axes,
+        .section = args->section,
+        .positions = args->positions,
+        .seen = &seen,
+        .x = args->x,
+        .out = args->out,
+    };
+    return pecert__fast_rotate_tensor(&call, &job);
 }

@@ -1,0 +1,36 @@
+/*
+ * fast_handle.c - see fast_handle.h.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fast_handle.h"
+#include "suites.h"
+
+const char *const fast_isas[4] = {"scalar", "avx2", "avx512", "avx512-nobf16"};
+
+pecert_status fast_open(fast_handle *h, const char *isa)
+{
+    char path[1024];
+    char err[1024] = "";
+
+    snprintf(path, sizeof(path), "%s/impls/fast.so", test_build_dir());
+    if (isa != NULL) {
+        setenv("PECERT_ISA", isa, 1);
+    } else {
+        unsetenv("PECERT_ISA");
+    }
+    ck_assert_msg(pecert_plugin_open(&h->plugin, path, err, sizeof(err)) == 0, "%s", err);
+    h->instance = NULL;
+    return h->plugin.desc->create(&h->instance);
+}
+
+void fast_close(fast_handle *h)
+{
+    if (h->instance != NULL) {
+        h->plugin.desc->destroy(h->instance);
+    }
+    pecert_plugin_close(&h->plugin);
+    unsetenv("PECERT_ISA");
+}

@@ -1,0 +1,23 @@
+/*
+ * fast_handle.h - `fast` (build/impls/fast.so) opened under a chosen
+ * PECERT_ISA, for the unit tests of its engine (check_fast*.c).
+ */
+#ifndef PECERT_TESTS_FAST_HANDLE_H
+#define PECERT_TESTS_FAST_HANDLE_H
+
+#include "plugin_load.h"
+
+/* Every variant name PECERT_ISA accepts; [0] is the scalar reference. */
+extern const char *const fast_isas[4];
+
+typedef struct fast_handle {
+    pecert_loaded_plugin plugin;
+    void *instance;
+} fast_handle;
+
+/* Opens fast with PECERT_ISA=isa (NULL: unset); returns create()'s
+ * status (E_UNSUPPORTED: the CPU lacks the ISA). Close it either way. */
+pecert_status fast_open(fast_handle *h, const char *isa);
+void fast_close(fast_handle *h);
+
+#endif /* PECERT_TESTS_FAST_HANDLE_H */
