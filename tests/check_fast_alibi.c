@@ -445,14 +445,16 @@ typedef struct large_case {
     int64_t row;             /* elements between rows                      */
     int64_t key_stride;
     size_t offset;
+    int transposed;          /* [n_q][heads][n_k] in memory                */
 } large_case;
 
 static const large_case large_cases[] = {
-    {PECERT_DTYPE_F32, 0, 7.0, 8, 104, 4096, 4096, 1, 0},  /* 13 MiB, streams       */
-    {PECERT_DTYPE_F64, 1, 5.0, 4, 104, 4096, 4096, 1, 0},  /* 13 MiB f64, streams   */
-    {PECERT_DTYPE_F32, 1, 3.0, 8, 100, 4109, 4112, 1, 0},  /* aligned rows, tails   */
-    {PECERT_DTYPE_F32, 0, 7.5, 8, 100, 4099, 4099, 1, 1},  /* unaligned: plain      */
-    {PECERT_DTYPE_F32, 1, 6.0, 3, 64, 2051, 4102, 2, 0},   /* strided keys, 1.5 MiB */
+    {PECERT_DTYPE_F32, 0, 7.0, 8, 104, 4096, 4096, 1, 0, 0}, /* 13 MiB, streams       */
+    {PECERT_DTYPE_F64, 1, 5.0, 4, 104, 4096, 4096, 1, 0, 0}, /* 13 MiB f64, streams   */
+    {PECERT_DTYPE_F32, 1, 3.0, 8, 100, 4109, 4112, 1, 0, 0}, /* aligned rows, tails   */
+    {PECERT_DTYPE_F32, 0, 7.5, 8, 100, 4099, 4099, 1, 1, 0}, /* unaligned: plain      */
+    {PECERT_DTYPE_F32, 1, 6.0, 3, 64, 2051, 4102, 2, 0, 0},  /* strided keys, 1.5 MiB */
+    {PECERT_DTYPE_F32, 0, 4.0, 8, 104, 4096, 4096, 1, 0, 1}, /* transposed, streams   */
 };
 
 static void check_large(fast_instance *f, const char *isa, const large_case *l)
@@ -462,6 +464,11 @@ static void check_large(fast_instance *f, const char *isa, const large_case *l)
     int64_t *q = malloc((size_t)l->n_q * sizeof(int64_t));
     bias_case c = {(int32_t)l->heads, l->max_bias, l->n_q, l->n_k, l->symmetric, l->dtype,
                    {l->n_q * l->row, l->row, l->key_stride}, l->offset, q, k};
+
+    if (l->transposed) {
+        c.strides[0] = l->row;
+        c.strides[1] = l->heads * l->row;
+    }
     bias_buffer want;
 
     ck_assert(k != NULL && q != NULL);
