@@ -2,9 +2,11 @@
  * dispatch.c - the kernel tables and the choice among them.
  *
  * One table per ISA. The scalar table is complete and portable; the SIMD
- * tables replace the hot kernels (table rows, contiguous rotations); the
- * rest (strided views, far angles) is portable code every table shares. Every table computes bit-identical
- * results (fast.h), so the choice changes speed, never numbers.
+ * tables replace the hot kernels (table rows, contiguous rotations, ALiBi
+ * bias rows) and add streaming-store versions; the rest (strided views,
+ * far angles) is portable code every table shares. Every table computes
+ * bit-identical results (fast.h), so the choice changes speed, never
+ * numbers.
  *
  * The choice is made per instance at create(): PECERT_ISA=scalar|avx2|
  * avx512 forces one (refused if the CPU lacks it), unset, empty or "auto"
@@ -27,6 +29,9 @@ static const pecert__fast_kernels scalar_kernels = {
     .rotate = {{pecert__fast_rotate_f32_split_scalar, pecert__fast_rotate_f32_pairs_scalar},
                {pecert__fast_rotate_f16_split_scalar, pecert__fast_rotate_f16_pairs_scalar},
                {pecert__fast_rotate_bf16_split_scalar, pecert__fast_rotate_bf16_pairs_scalar}},
+    .alibi_keys = pecert__fast_alibi_keys_scalar,
+    .alibi_row_f32 = pecert__fast_alibi_row_f32_scalar,
+    .alibi_row_f64 = pecert__fast_alibi_row_f64_scalar,
 };
 
 #if defined(__x86_64__)
@@ -47,6 +52,11 @@ static const pecert__fast_kernels avx2_kernels = {
                       {pecert__fast_rotate_bf16_split_avx2_stream,
                        pecert__fast_rotate_bf16_pairs_avx2_stream}},
     .store_fence = pecert__fast_store_fence_avx2,
+    .alibi_keys = pecert__fast_alibi_keys_avx2,
+    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx2,
+    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx2,
+    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx2_stream,
+    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx2_stream,
 };
 
 static const pecert__fast_kernels avx512_kernels = {
@@ -65,6 +75,11 @@ static const pecert__fast_kernels avx512_kernels = {
                       {pecert__fast_rotate_bf16_split_avx512_stream,
                        pecert__fast_rotate_bf16_pairs_avx512_stream}},
     .store_fence = pecert__fast_store_fence_avx512,
+    .alibi_keys = pecert__fast_alibi_keys_avx512,
+    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx512,
+    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx512,
+    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx512_stream,
+    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx512_stream,
 };
 
 /* avx512_kernels with bf16 rounded by VCVTNE2PS2BF16 (same bits). */
@@ -84,6 +99,11 @@ static const pecert__fast_kernels avx512_bf16_kernels = {
                       {pecert__fast_rotate_bf16_split_avx512bf16_stream,
                        pecert__fast_rotate_bf16_pairs_avx512bf16_stream}},
     .store_fence = pecert__fast_store_fence_avx512,
+    .alibi_keys = pecert__fast_alibi_keys_avx512,
+    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx512,
+    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx512,
+    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx512_stream,
+    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx512_stream,
 };
 
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {

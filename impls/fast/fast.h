@@ -153,6 +153,21 @@ typedef struct pecert__fast_kernels {
      * store_fence once its share is done. NULL: use rotate. */
     pecert__fast_rotate_fn rotate_stream[PECERT__FAST_DTYPE_COUNT][2];
     void (*store_fence)(void);
+    /* ALiBi bias rows (family/alibi.c, scalar/alibi.c has the formula):
+     * alibi_keys converts positions (|k| < 2^53) to doubles, exactly;
+     * alibi_row_*: out[j] = m (k[j] - q), or -m |k[j] - q| when
+     * symmetric, in double, rounded once to the output dtype. The
+     * _stream variants need a 64-byte aligned out and store_fence once
+     * the share is done; NULL: use the plain ones. */
+    void (*alibi_keys)(double *out, const int64_t *k, int64_t n);
+    void (*alibi_row_f32)(float *out, const double *k, int64_t n, double m, double q,
+                          int symmetric);
+    void (*alibi_row_f64)(double *out, const double *k, int64_t n, double m, double q,
+                          int symmetric);
+    void (*alibi_row_f32_stream)(float *out, const double *k, int64_t n, double m, double q,
+                                 int symmetric);
+    void (*alibi_row_f64_stream)(double *out, const double *k, int64_t n, double m, double q,
+                                 int symmetric);
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -451,6 +466,21 @@ void pecert__fast_rotate_bf16_split_avx512bf16(const pecert__fast_span *span);
 void pecert__fast_rotate_bf16_pairs_avx512bf16(const pecert__fast_span *span);
 void pecert__fast_rotate_bf16_split_avx512bf16_stream(const pecert__fast_span *span);
 void pecert__fast_rotate_bf16_pairs_avx512bf16_stream(const pecert__fast_span *span);
+
+/* ALiBi rows: pecert__fast_alibi_row_<dtype>_<isa>[_stream]. */
+#define PECERT__FAST_DECLARE_ALIBI(suffix)                                                \
+    void pecert__fast_alibi_row_f32_##suffix(float *out, const double *k, int64_t n,       \
+                                             double m, double q, int symmetric);          \
+    void pecert__fast_alibi_row_f64_##suffix(double *out, const double *k, int64_t n,      \
+                                             double m, double q, int symmetric)
+void pecert__fast_alibi_keys_scalar(double *out, const int64_t *k, int64_t n);
+void pecert__fast_alibi_keys_avx2(double *out, const int64_t *k, int64_t n);
+void pecert__fast_alibi_keys_avx512(double *out, const int64_t *k, int64_t n);
+PECERT__FAST_DECLARE_ALIBI(scalar);
+PECERT__FAST_DECLARE_ALIBI(avx2);
+PECERT__FAST_DECLARE_ALIBI(avx512);
+PECERT__FAST_DECLARE_ALIBI(avx2_stream);
+PECERT__FAST_DECLARE_ALIBI(avx512_stream);
 
 /* The generic kernel: any channel strides, any dtype (scalar; used by
  * every ISA for views whose channels are not contiguous). */

@@ -5,11 +5,20 @@
  * 2^(-max_bias (2(h-c) + 1) / (2c)) (plugin.h), each an exp2 of an exponent
  * formed in double. The bias -m (q - k) is m * (k - q): k - q of two exact
  * integers below 2^53 taken in double rounds exactly as the int64
- * difference converted would, so the hot loop runs on doubles (k positions
- * converted once per call) and vectorizes.
+ * difference converted would, so rows run on doubles (k positions
+ * converted once per call).
+ *
+ * alibi_bias plans, then runs (as apply.c does for rope_apply): the plan
+ * picks the instance's row kernels (scalar/alibi.c and its SIMD copies,
+ * bit-identical), streaming stores for large contiguous outputs and the
+ * thread count; each thread then writes a static share of the
+ * num_heads * n_q rows. Strided rows are computed by the f64 kernel into
+ * per-thread scratch and scattered.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "../family.h"
 
@@ -104,44 +113,197 @@ static pecert_status check_bias_args(const pecert__fast_call *call,
     return status;
 }
 
-/* One output row: m * (k_j - q) (linear) or -m |k_j - q| (symmetric). */
-static void bias_row_f32(float *restrict out, const double *restrict k, int64_t n, double m,
-                         double q, int symmetric)
+/* ---- the bias: plan, then run ------------------------------------------- */
+
+/* The row kernels' types (fast.h pecert__fast_kernels.alibi_row_*). */
+typedef void (*row_f32_fn)(float *out, const double *k, int64_t n, double m, double q,
+                           int symmetric);
+typedef void (*row_f64_fn)(double *out, const double *k, int64_t n, double m, double q,
+                           int symmetric);
+
+typedef struct bias_plan {
+    const pecert_alibi_bias_args *args;
+    const pecert_tensor *out;
+    const pecert__fast_kernels *kernels;
+    const double *k;            /* [n_k] key positions as doubles           */
+    double *rows;               /* strided: one f64 row per thread, or NULL */
+    size_t row_doubles;         /* doubles between two threads' rows        */
+    int64_t n_rows;             /* num_heads * n_q (saturated)              */
+    int contiguous;             /* keys of a row are adjacent elements      */
+    int disjoint;               /* no element in two rows (rows_disjoint)   */
+    int streaming;              /* the row kernels are the _stream ones     */
+    row_f32_fn row_f32;         /* contiguous f32 rows                      */
+    row_f64_fn row_f64;         /* contiguous f64 rows                      */
+} bias_plan;
+
+/* Bytes the call writes, saturated (only compared with thresholds). */
+static size_t output_bytes(const pecert_tensor *out)
 {
-    if (symmetric) {
-        for (int64_t j = 0; j < n; j++) {
-            out[j] = (float)(-m * fabs(k[j] - q));
+    size_t bytes = pecert__fast_dtype_size(out->dtype);
+
+    for (uint32_t a = 0; a < 3; a++) {
+        if (__builtin_mul_overflow(bytes, (size_t)out->shape[a], &bytes)) {
+            return SIZE_MAX;
         }
-    } else {
-        for (int64_t j = 0; j < n; j++) {
-            out[j] = (float)(m * (k[j] - q));
+    }
+    return bytes;
+}
+
+/* 1 if no two rows (h, i) share an element, shown by nesting: of the two
+ * row axes, the one with the smaller stride steps past a whole row, the
+ * other past everything the first reaches. Only then may rows go to
+ * different threads; other views are written on one thread in the
+ * canonical order (head, query, key), so the last write is defined. */
+static int rows_disjoint(const pecert_tensor *out)
+{
+    int small = out->strides[0] <= out->strides[1] ? 0 : 1;
+    int axes[2] = {small, 1 - small};
+    int64_t reach = (out->shape[2] - 1) * out->strides[2] + 1;
+
+    for (int a = 0; a < 2; a++) {
+        int64_t extent = out->shape[axes[a]];
+
+        if (extent > 1 && out->strides[axes[a]] < reach) {
+            return 0;
+        }
+        reach += (extent - 1) * out->strides[axes[a]];
+    }
+    return 1;
+}
+
+/* Streaming stores: large outputs of contiguous, disjoint rows that each
+ * start on a 64-byte line (the _stream kernels store aligned vectors from
+ * a row's start; rows sharing elements keep ordinary, ordered stores). */
+static int use_stream(const bias_plan *plan, size_t bytes)
+{
+    const pecert_tensor *out = plan->out;
+    int64_t line = 64 / (int64_t)pecert__fast_dtype_size(out->dtype);
+    int aligned = (uintptr_t)out->data % 64 == 0;
+
+    for (uint32_t a = 0; a < 2; a++) {
+        aligned = aligned && (out->shape[a] <= 1 || out->strides[a] % line == 0);
+    }
+    return plan->contiguous && plan->disjoint && aligned &&
+           bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+           plan->kernels->alibi_row_f32_stream != NULL &&
+           plan->kernels->alibi_row_f64_stream != NULL;
+}
+
+/* One row through the f64 kernel into the thread's scratch, then to its
+ * strided elements: (float) of the f64 bias is the f32 kernel's value. */
+static void strided_row(const bias_plan *plan, int64_t base, double *row, double m, double q)
+{
+    const pecert_tensor *out = plan->out;
+    int64_t n_k = out->shape[2];
+    int64_t stride = out->strides[2];
+
+    plan->kernels->alibi_row_f64(row, plan->k, n_k, m, q, plan->args->symmetric);
+    for (int64_t j = 0; j < n_k; j++) {
+        if (out->dtype == PECERT_DTYPE_F32) {
+            ((float *)out->data)[base + j * stride] = (float)row[j];
+        } else {
+            ((double *)out->data)[base + j * stride] = row[j];
         }
     }
 }
 
-static void bias_row_f64(double *restrict out, const double *restrict k, int64_t n, double m,
-                         double q, int symmetric)
+static void bias_row(const bias_plan *plan, int64_t h, int64_t i, double m, double *row)
 {
-    if (symmetric) {
-        for (int64_t j = 0; j < n; j++) {
-            out[j] = -m * fabs(k[j] - q);
-        }
+    const pecert_tensor *out = plan->out;
+    double q = (double)plan->args->q_positions[i];
+    int64_t base = h * out->strides[0] + i * out->strides[1];
+
+    if (!plan->contiguous) {
+        strided_row(plan, base, row, m, q);
+    } else if (out->dtype == PECERT_DTYPE_F32) {
+        plan->row_f32((float *)out->data + base, plan->k, out->shape[2], m, q,
+                      plan->args->symmetric);
     } else {
-        for (int64_t j = 0; j < n; j++) {
-            out[j] = m * (k[j] - q);
+        plan->row_f64((double *)out->data + base, plan->k, out->shape[2], m, q,
+                      plan->args->symmetric);
+    }
+}
+
+/* Share ith of nth of the rows in (head, query) order. Each row's value
+ * depends only on (h, i), never on the share, so the thread count
+ * changes no bit; a head's slope is computed once per share. */
+static void bias_share(void *context, int ith, int nth)
+{
+    const bias_plan *plan = context;
+    const pecert_alibi_bias_args *args = plan->args;
+    double *row = plan->rows != NULL ? plan->rows + (size_t)ith * plan->row_doubles : NULL;
+    int64_t first;
+    int64_t end;
+
+    pecert__fast_share(plan->n_rows, ith, nth, &first, &end);
+    if (first < end) {
+        int64_t h = first / args->n_q;
+        int64_t i = first % args->n_q;
+        double m = pecert__fast_alibi_slope(args->num_heads, args->max_bias, h);
+
+        for (int64_t r = first; r < end; r++) {
+            bias_row(plan, h, i, m, row);
+            if (++i == args->n_q && r + 1 < end) {
+                i = 0;
+                h++;
+                m = pecert__fast_alibi_slope(args->num_heads, args->max_bias, h);
+            }
         }
     }
+    if (plan->streaming) {
+        plan->kernels->store_fence(); /* before the region's barrier */
+    }
+}
+
+static void choose_kernels(bias_plan *plan, size_t bytes)
+{
+    const pecert__fast_kernels *kernels = plan->kernels;
+
+    plan->streaming = use_stream(plan, bytes);
+    plan->row_f32 = plan->streaming ? kernels->alibi_row_f32_stream : kernels->alibi_row_f32;
+    plan->row_f64 = plan->streaming ? kernels->alibi_row_f64_stream : kernels->alibi_row_f64;
+}
+
+/* Scratch: the keys as doubles, then (strided outputs) one row per
+ * thread, each on its own 64-byte lines. */
+static pecert_status make_plan(const pecert__fast_call *call, const pecert_alibi_bias_args *args,
+                               bias_plan *plan, int *out_threads)
+{
+    const pecert_tensor *out = args->out;
+    size_t bytes = output_bytes(out);
+    size_t n_k = (size_t)args->n_k;
+    size_t line_doubles = 64 / sizeof(double);
+    double *k;
+
+    memset(plan, 0, sizeof(*plan));
+    plan->args = args;
+    plan->out = out;
+    plan->kernels = call->instance->kernels;
+    /* More rows could not be written in any lifetime: saturating is safe. */
+    plan->n_rows = args->num_heads > INT64_MAX / args->n_q ? INT64_MAX
+                                                           : args->num_heads * args->n_q;
+    plan->contiguous = out->strides[2] == 1 || out->shape[2] == 1;
+    plan->disjoint = rows_disjoint(out);
+    choose_kernels(plan, bytes);
+    *out_threads = plan->disjoint ? pecert__fast_threads(call, bytes, plan->n_rows) : 1;
+    plan->row_doubles = (n_k + line_doubles - 1) / line_doubles * line_doubles;
+    k = pecert__fast_scratch(call, (plan->contiguous ? 1 : 1 + (size_t)*out_threads) *
+                                       plan->row_doubles * sizeof(double));
+    if (k == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    plan->kernels->alibi_keys(k, args->k_positions, args->n_k);
+    plan->k = k;
+    plan->rows = plan->contiguous ? NULL : k + plan->row_doubles;
+    return PECERT_OK;
 }
 
 pecert_status pecert__fast_alibi_bias(void *instance, const pecert_alibi_bias_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    const pecert_tensor *out;
-    double *k;
-    double *row;
-    int64_t n_k;
-    int contiguous;
+    bias_plan plan;
+    int threads = 1;
 
     if (pecert__fast_begin_call(&call, instance, "alibi_bias") != PECERT_OK) {
         return PECERT_E_INVAL;
@@ -151,46 +313,12 @@ pecert_status pecert__fast_alibi_bias(void *instance, const pecert_alibi_bias_ar
     if (status == PECERT_OK) {
         status = check_bias_args(&call, args);
     }
-    if (status != PECERT_OK) {
+    if (status != PECERT_OK || pecert__fast_is_empty(args->out)) {
         return status;
     }
-    out = args->out;
-    n_k = args->n_k;
-    if (pecert__fast_is_empty(out)) {
-        return PECERT_OK;
+    status = make_plan(&call, args, &plan, &threads);
+    if (status == PECERT_OK) {
+        pecert__fast_run(threads, bias_share, &plan);
     }
-    contiguous = out->strides[2] == 1;
-    /* k positions as doubles, then (strided outputs) one row of biases. */
-    k = pecert__fast_scratch(&call, (size_t)n_k * 2 * sizeof(double));
-    if (k == NULL) {
-        return PECERT_E_NOMEM;
-    }
-    row = k + n_k;
-    for (int64_t j = 0; j < n_k; j++) {
-        k[j] = (double)args->k_positions[j];
-    }
-    for (int64_t h = 0; h < args->num_heads; h++) {
-        double m = pecert__fast_alibi_slope(args->num_heads, args->max_bias, h);
-
-        for (int64_t i = 0; i < args->n_q; i++) {
-            double q = (double)args->q_positions[i];
-            int64_t base = h * out->strides[0] + i * out->strides[1];
-
-            if (contiguous && out->dtype == PECERT_DTYPE_F32) {
-                bias_row_f32((float *)out->data + base, k, n_k, m, q, args->symmetric);
-            } else if (contiguous) {
-                bias_row_f64((double *)out->data + base, k, n_k, m, q, args->symmetric);
-            } else {
-                bias_row_f64(row, k, n_k, m, q, args->symmetric);
-                for (int64_t j = 0; j < n_k; j++) {
-                    if (out->dtype == PECERT_DTYPE_F32) {
-                        ((float *)out->data)[base + j * out->strides[2]] = (float)row[j];
-                    } else {
-                        ((double *)out->data)[base + j * out->strides[2]] = row[j];
-                    }
-                }
-            }
-        }
-    }
-    return PECERT_OK;
+    return status;
 }
