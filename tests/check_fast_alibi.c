@@ -14,6 +14,7 @@
  * symmetric zero fails here.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +556,10 @@ START_TEST(bad_arguments_write_nothing)
     }
     ck_assert(open_variant(&f, "scalar"));
     k[39] = (int64_t)1 << 53;
+    assert_refused(&f, &c, PECERT_E_INVAL, "k_positions[39]");
+    k[39] = INT64_MIN; /* the extremes wrap in the range test's unsigned sum */
+    assert_refused(&f, &c, PECERT_E_INVAL, "k_positions[39]");
+    k[39] = INT64_MAX;
     assert_refused(&f, &c, PECERT_E_INVAL, "k_positions[39]");
     k[39] = 39;
     q[2] = -((int64_t)1 << 53);

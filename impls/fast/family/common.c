@@ -36,6 +36,27 @@ pecert_status pecert__fast_fam_check_reserved(const pecert__fast_call *call, con
     return PECERT_OK;
 }
 
+/* 1 if every value lies in (-2^53, 2^53), i.e. u = v + 2^53 - 1 taken
+ * unsigned is at most 2^54 - 2: then neither u nor u + 1 reaches bit 54
+ * (u + 1 catches v = 2^53; u wraps to >= 2^63 below -2^53 + 1 and fails
+ * the first test). Shifts, adds and ors only, so even SSE2 vectorizes
+ * the pass (`omp simd`: fast builds with -fopenmp); the loop with an
+ * early exit it replaces was 10% of a one-query alibi_bias call. The
+ * caller looks for the culprit only when this fails. */
+static int ints_in_range(const int64_t *values, int64_t n)
+{
+    const uint64_t shift = (uint64_t)PECERT__FAST_POSITION_LIMIT - 1;
+    uint64_t outside = 0;
+
+#pragma omp simd reduction(| : outside)
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t u = (uint64_t)values[i] + shift;
+
+        outside |= (u >> 54) | ((u + 1) >> 54);
+    }
+    return outside == 0;
+}
+
 pecert_status pecert__fast_fam_check_ints(const pecert__fast_call *call, const char *name,
                                           const int64_t *values, int64_t n)
 {
@@ -50,11 +71,14 @@ pecert_status pecert__fast_fam_check_ints(const pecert__fast_call *call, const c
     if (n > 0 && (uintptr_t)values % alignof(int64_t) != 0) {
         return pecert__fast_fail(call, PECERT_E_INVAL, "%s is not aligned to 8 bytes", name);
     }
-    for (int64_t i = 0; i < n; i++) {
-        if (values[i] <= -PECERT__FAST_POSITION_LIMIT || values[i] >= PECERT__FAST_POSITION_LIMIT) {
-            return pecert__fast_fail(call, PECERT_E_INVAL,
-                                     "%s[%" PRId64 "]=%" PRId64 " is outside (-2^53, 2^53)", name,
-                                     i, values[i]);
+    if (!ints_in_range(values, n)) {
+        for (int64_t i = 0; i < n; i++) {
+            if (values[i] <= -PECERT__FAST_POSITION_LIMIT ||
+                values[i] >= PECERT__FAST_POSITION_LIMIT) {
+                return pecert__fast_fail(call, PECERT_E_INVAL,
+                                         "%s[%" PRId64 "]=%" PRId64 " is outside (-2^53, 2^53)",
+                                         name, i, values[i]);
+            }
         }
     }
     return PECERT_OK;
