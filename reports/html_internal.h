@@ -1,6 +1,7 @@
 /*
  * html_internal.h - the parts of the HTML report shared between its
- * files: the stylesheet, the inline SVG plots and the per-run sections.
+ * files: the stylesheet, the inline SVG plots, the per-run sections and
+ * the Speed section.
  */
 #ifndef PECERT_REPORTS_HTML_INTERNAL_H
 #define PECERT_REPORTS_HTML_INTERNAL_H
@@ -24,6 +25,44 @@ void pecert__svg_error_plot(pecert_sbuf *b, const pecert_check_result *r);
  * SVG grid with a colour legend. Nothing if h is empty. */
 void pecert__svg_heatmap(pecert_sbuf *b, const pecert_heatmap *h);
 
+/* A line of pecert__svg_lines: n points (x > 0) in colour class
+ * "s<colour>" (0-5), solid or dashed; label NULL keeps it out of the
+ * legend (say what its dashes mean in the caption). */
+typedef struct pecert_svg_line {
+    const char *label;
+    int colour;
+    int dashed;
+    const double *x;
+    const double *y;
+    size_t n;
+} pecert_svg_line;
+
+/* A horizontal reference line (a target) at y, dotted, in the legend. */
+typedef struct pecert_svg_level {
+    double y;
+    int colour;
+    const char *label;
+} pecert_svg_level;
+
+typedef struct pecert_svg_line_plot {
+    const char *title;              /* the SVG's accessible name          */
+    const char *x_label;
+    const char *y_label;
+    const pecert_svg_line *lines;
+    size_t n_lines;
+    const pecert_svg_level *levels;
+    size_t n_levels;
+} pecert_svg_line_plot;
+
+/*
+ * pecert__svg_lines draws p as an inline SVG: y in % on a linear axis
+ * from 0 (to at least 100) against x on a log axis, a tick at every x a
+ * line has, and below, a legend entry per labelled line and per level.
+ * Points with a non-finite y are skipped (the line breaks there). Nothing
+ * if no line has a point. Labels are escaped.
+ */
+void pecert__svg_lines(pecert_sbuf *b, const pecert_svg_line_plot *p);
+
 /* pecert__html_check_block: one check of run run_index: verdict,
  * diagnosis, measured error next to its bound, evidence, cited vectors
  * with provenance, plots (and its time if timings). compact keeps the
@@ -43,5 +82,9 @@ void pecert__html_failures(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_mutants(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_environment(pecert_sbuf *b, const pecert_report *rep);
+
+/* The Speed section (html_bench.c): the figures of rep->bench, which
+ * must be set. */
+void pecert__html_speed(pecert_sbuf *b, const pecert_report *rep);
 
 #endif /* PECERT_REPORTS_HTML_INTERNAL_H */

@@ -54,11 +54,16 @@ typedef struct pecert_report_run {
                                       * 0 if unknown: the display order     */
 } pecert_report_run;
 
+struct pecert_bench;
+
 typedef struct pecert_report {
     pecert_report_run *runs;         /* n_runs, owned, in display order     */
     size_t n_runs;
     size_t cap_runs;
     int no_timings;                  /* elapsed times zeroed everywhere     */
+    const struct pecert_bench *bench; /* speed figures for the HTML only
+                                      * (report_bench.h), borrowed; NULL:
+                                      * no Speed section                   */
 } pecert_report;
 
 /* pecert_report_role_name: "certify", "allowed_to_fail" or "mutant". */
@@ -109,7 +114,8 @@ void pecert_report_free(pecert_report *rep);
 
 /* ---- rendering: each returns malloc'ed text (caller frees) or NULL ------- */
 
-/* pecert_report_html: the self-contained HTML page (html.c). */
+/* pecert_report_html: the self-contained HTML page (html.c), with a
+ * Speed section when rep->bench is set. */
 char *pecert_report_html(const pecert_report *rep);
 /* pecert_report_junit: JUnit XML (junit.c). */
 char *pecert_report_junit(const pecert_report *rep);

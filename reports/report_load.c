@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "report.h"
+#include "report_bench.h"
 #include "results_json.h"
 
 /* Results of a big run are a few MiB; anything past this is not ours. */
@@ -169,8 +170,8 @@ static int load_doc(pecert_report *rep, const cJSON *root, const char *path, cha
     return 0;
 }
 
-/* Parses path as JSON; NULL with "FILE: problem" in err. */
-static cJSON *parse_file(const char *path, char *err, size_t err_len)
+/* Parses path as JSON (report_bench.h); NULL with "FILE: problem" in err. */
+cJSON *pecert__report_parse_file(const char *path, char *err, size_t err_len)
 {
     char *text = read_text(path, err, err_len);
     if (text == NULL) {
@@ -192,7 +193,7 @@ static cJSON *parse_file(const char *path, char *err, size_t err_len)
 
 int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len)
 {
-    cJSON *root = parse_file(path, err, err_len);
+    cJSON *root = pecert__report_parse_file(path, err, err_len);
     if (root == NULL) {
         return -1;
     }
@@ -243,7 +244,7 @@ static int apply_entries(pecert_report *rep, const cJSON *list, const char *path
 
 int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *err, size_t err_len)
 {
-    cJSON *root = parse_file(path, err, err_len);
+    cJSON *root = pecert__report_parse_file(path, err, err_len);
     if (root == NULL) {
         return -1;
     }

@@ -1,6 +1,7 @@
 /*
  * svg.c - the report's plots as inline SVG (no script, no external file):
- * error against position on log axes, and a head x channel-pair heatmap.
+ * error against position on log axes, a head x channel-pair heatmap, and
+ * lines of a share (% of a limit) against a size on a log axis.
  *
  * Why log axes: many real bugs are exact at position 0 and grow with
  * distance (float16 positions, clamped cos/sin caches, angle precision),
@@ -160,9 +161,25 @@ static void position_label(char *out, size_t len, double v)
     snprintf(out, len, "%g%s", v, suffix[s]);
 }
 
-static void x_ticks(pecert_sbuf *b, const plot_axes *a)
+/* A tick under the x axis at pixel x, labelled. */
+static void x_tick(pecert_sbuf *b, double x, const char *label)
 {
     double base = PLOT_H - PLOT_BOTTOM;
+    pecert_sbuf_printf(b, "<path class=\"tick\" d=\"M%.1f %.1fv4\"/><text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
+                       x, base, x, base + 15, label);
+}
+
+/* A grid line across the plot at pixel y, labelled on the left (or not). */
+static void y_grid(pecert_sbuf *b, double y, const char *label)
+{
+    pecert_sbuf_printf(b, "<path class=\"grid\" d=\"M%d %.1fH%d\"/>", PLOT_LEFT, y, PLOT_W - PLOT_RIGHT);
+    if (label != NULL) {
+        pecert_sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>", PLOT_LEFT - 4, y + 4, label);
+    }
+}
+
+static void x_ticks(pecert_sbuf *b, const plot_axes *a)
+{
     double step = a->linear ? (a->u1 <= 10 ? 1 : a->u1 <= 25 ? 2 : a->u1 <= 50 ? 5 : 10) : 1.0;
     for (double t = 0; t <= a->u1 + 1e-9; t += step) {
         char label[32];
@@ -173,8 +190,7 @@ static void x_ticks(pecert_sbuf *b, const plot_axes *a)
             position_label(label, sizeof(label), t == 0 ? 0.0 : pow(10.0, t));
         }
         u = u > a->u1 ? a->u1 : u;
-        pecert_sbuf_printf(b, "<path class=\"tick\" d=\"M%.1f %.1fv4\"/><text x=\"%.1f\" y=\"%.1f\" class=\"xt\">%s</text>",
-                           px_x(a, u), base, px_x(a, u), base + 15, label);
+        x_tick(b, px_x(a, u), label);
     }
 }
 
@@ -182,26 +198,37 @@ static void y_ticks(pecert_sbuf *b, const plot_axes *a)
 {
     int every = (a->d1 - a->d0 + 7) / 8;
     for (int d = a->d0; d <= a->d1; d++) {
-        double y = px_y(a, pow(10.0, d));
-        pecert_sbuf_printf(b, "<path class=\"grid\" d=\"M%d %.1fH%d\"/>", PLOT_LEFT, y, PLOT_W - PLOT_RIGHT);
-        if (d == a->d0) {
-            pecert_sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">0</text>", PLOT_LEFT - 4, y + 4);
-        } else if ((a->d1 - d) % every == 0) {
-            pecert_sbuf_printf(b, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">1e%d</text>", PLOT_LEFT - 4, y + 4, d);
+        char label[16] = "0";
+        if (d != a->d0) {
+            snprintf(label, sizeof(label), "1e%d", d);
         }
+        y_grid(b, px_y(a, pow(10.0, d)), d == a->d0 || (a->d1 - d) % every == 0 ? label : NULL);
     }
+}
+
+static void frame_rect(pecert_sbuf *b)
+{
+    pecert_sbuf_printf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>", PLOT_LEFT, PLOT_TOP,
+                       PLOT_W - PLOT_LEFT - PLOT_RIGHT, PLOT_H - PLOT_TOP - PLOT_BOTTOM);
+}
+
+/* The axis names, under the x axis and up the left edge. */
+static void axis_names(pecert_sbuf *b, const char *x_label, const char *y_label)
+{
+    pecert_sbuf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"xl\">", (PLOT_W + PLOT_LEFT) / 2, PLOT_H - 4);
+    pecert_sbuf_escaped(b, x_label, 0);
+    pecert_sbuf_printf(b, "</text><text transform=\"translate(14 %d) rotate(-90)\" class=\"xl\">",
+                       (PLOT_H - PLOT_BOTTOM + PLOT_TOP) / 2);
+    pecert_sbuf_escaped(b, y_label, 0);
+    pecert_sbuf_puts(b, "</text>");
 }
 
 static void plot_frame(pecert_sbuf *b, const plot_axes *a, const char *x_label)
 {
-    pecert_sbuf_printf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>", PLOT_LEFT, PLOT_TOP,
-                       PLOT_W - PLOT_LEFT - PLOT_RIGHT, PLOT_H - PLOT_TOP - PLOT_BOTTOM);
+    frame_rect(b);
     y_ticks(b, a);
     x_ticks(b, a);
-    pecert_sbuf_printf(b, "<text x=\"%d\" y=\"%d\" class=\"xl\">%s</text>", (PLOT_W + PLOT_LEFT) / 2, PLOT_H - 4,
-                       x_label);
-    pecert_sbuf_printf(b, "<text transform=\"translate(14 %d) rotate(-90)\" class=\"xl\">|error| (log)</text>",
-                       (PLOT_H - PLOT_BOTTOM + PLOT_TOP) / 2);
+    axis_names(b, x_label, "|error| (log)");
     pecert_sbuf_printf(b, "<g class=\"legend\" transform=\"translate(%d %d)\">"
                           "<path class=\"ok\" d=\"M0 0h0.1\"/><text x=\"8\" y=\"4\">within bound</text>"
                           "<path class=\"bad\" d=\"M92 0h0.1\"/><text x=\"100\" y=\"4\">over bound</text>"
@@ -231,6 +258,184 @@ void pecert__svg_error_plot(pecert_sbuf *b, const pecert_check_result *r)
     }
     pecert_sbuf_puts(b, "</svg>");
     free(bins);
+}
+
+/* ---- line plot: a share (%) against a size on a log axis ----------------- */
+
+#define LINES_MAX_TICKS 32
+#define LEGEND_COLS 2
+#define LEGEND_COL_W 290
+#define LEGEND_ROW_H 18
+
+/* x as log10(x) in [u0, u1]; y linear in [0, ymax], a grid line every ystep. */
+typedef struct line_axes {
+    double u0;
+    double u1;
+    double ymax;
+    double ystep;
+} line_axes;
+
+static double line_x(const line_axes *a, double x)
+{
+    return PLOT_LEFT + (log10(x) - a->u0) / (a->u1 - a->u0) * (PLOT_W - PLOT_LEFT - PLOT_RIGHT);
+}
+
+static double line_y(const line_axes *a, double y)
+{
+    return PLOT_H - PLOT_BOTTOM - y / a->ymax * (PLOT_H - PLOT_TOP - PLOT_BOTTOM);
+}
+
+static int plottable(const pecert_svg_line *l, size_t i)
+{
+    return l->x[i] > 0 && isfinite(l->x[i]) && isfinite(l->y[i]);
+}
+
+/* Axes that hold every point and level; 0, or -1 if there is no point. */
+static int choose_line_axes(line_axes *a, const pecert_svg_line_plot *p)
+{
+    double xmin = INFINITY;
+    double xmax = 0.0;
+    double ymax = 100.0;
+    for (size_t k = 0; k < p->n_lines; k++) {
+        for (size_t i = 0; i < p->lines[k].n; i++) {
+            if (plottable(&p->lines[k], i)) {
+                xmin = fmin(xmin, p->lines[k].x[i]);
+                xmax = fmax(xmax, p->lines[k].x[i]);
+                ymax = fmax(ymax, p->lines[k].y[i]);
+            }
+        }
+    }
+    for (size_t k = 0; k < p->n_levels; k++) {
+        ymax = fmax(ymax, p->levels[k].y);
+    }
+    if (!(xmax > 0)) {
+        return -1;
+    }
+    double pad = xmax > xmin ? 0.04 * log10(xmax / xmin) : 0.5; /* points off the frame */
+    a->u0 = log10(xmin) - pad;
+    a->u1 = log10(xmax) + pad;
+    a->ystep = 20.0 * ceil(ymax / 120.0);
+    a->ymax = a->ystep * ceil(ymax / a->ystep);
+    return 0;
+}
+
+/* A tick at every distinct x of the lines, labelled as a count. */
+static void line_x_ticks(pecert_sbuf *b, const line_axes *a, const pecert_svg_line_plot *p)
+{
+    double seen[LINES_MAX_TICKS];
+    size_t n = 0;
+    for (size_t k = 0; k < p->n_lines; k++) {
+        for (size_t i = 0; i < p->lines[k].n && n < LINES_MAX_TICKS; i++) {
+            size_t j = 0;
+            while (j < n && seen[j] != p->lines[k].x[i]) {
+                j++;
+            }
+            if (j == n && plottable(&p->lines[k], i)) {
+                char label[32];
+                seen[n++] = p->lines[k].x[i];
+                if (seen[j] < 1e5) {
+                    snprintf(label, sizeof(label), "%.0f", seen[j]);
+                } else {
+                    position_label(label, sizeof(label), seen[j]);
+                }
+                x_tick(b, line_x(a, seen[j]), label);
+            }
+        }
+    }
+}
+
+/* The line through a line's points, then a dot on each. */
+static void line_path(pecert_sbuf *b, const line_axes *a, const pecert_svg_line *l)
+{
+    for (int dots = 0; dots < 2; dots++) {
+        int started = 0;
+        pecert_sbuf_printf(b, "<path class=\"%s s%d%s\" d=\"", dots ? "dot" : "line", l->colour % 6,
+                           l->dashed && !dots ? " dash" : "");
+        for (size_t i = 0; i < l->n; i++) {
+            if (!plottable(l, i)) {
+                started = 0;
+                continue;
+            }
+            pecert_sbuf_printf(b, "%s%.1f %.1f%s", dots || !started ? "M" : "L", line_x(a, l->x[i]),
+                               line_y(a, l->y[i]), dots ? "h0.1" : "");
+            started = 1;
+        }
+        pecert_sbuf_puts(b, "\"/>");
+    }
+}
+
+static void line_levels(pecert_sbuf *b, const line_axes *a, const pecert_svg_line_plot *p)
+{
+    for (size_t k = 0; k < p->n_levels; k++) {
+        pecert_sbuf_printf(b, "<path class=\"level s%d\" d=\"M%d %.1fH%d\"/>", p->levels[k].colour % 6, PLOT_LEFT,
+                           line_y(a, p->levels[k].y), PLOT_W - PLOT_RIGHT);
+    }
+}
+
+/* Legend entry n: a sample of the stroke (class cls), then the label. */
+static void legend_entry(pecert_sbuf *b, size_t n, const char *cls, const char *label)
+{
+    int x = (int)(n % LEGEND_COLS) * LEGEND_COL_W;
+    int y = (int)(n / LEGEND_COLS) * LEGEND_ROW_H;
+    pecert_sbuf_printf(b, "<path class=\"%s\" d=\"M%d %dh24\"/><text x=\"%d\" y=\"%d\">", cls, x, y, x + 30, y + 4);
+    pecert_sbuf_escaped(b, label, 0);
+    pecert_sbuf_puts(b, "</text>");
+}
+
+static size_t legend_entries(const pecert_svg_line_plot *p)
+{
+    size_t n = p->n_levels;
+    for (size_t k = 0; k < p->n_lines; k++) {
+        n += p->lines[k].label != NULL;
+    }
+    return n;
+}
+
+/* Every labelled line, then every level, LEGEND_COLS to a row. */
+static void line_legend(pecert_sbuf *b, const pecert_svg_line_plot *p)
+{
+    size_t n = 0;
+    char cls[32];
+    pecert_sbuf_printf(b, "<g class=\"legend\" transform=\"translate(%d %d)\">", PLOT_LEFT, PLOT_H + 8);
+    for (size_t k = 0; k < p->n_lines; k++) {
+        const pecert_svg_line *l = &p->lines[k];
+        if (l->label != NULL) {
+            snprintf(cls, sizeof(cls), "line s%d%s", l->colour % 6, l->dashed ? " dash" : "");
+            legend_entry(b, n++, cls, l->label);
+        }
+    }
+    for (size_t k = 0; k < p->n_levels; k++) {
+        snprintf(cls, sizeof(cls), "level s%d", p->levels[k].colour % 6);
+        legend_entry(b, n++, cls, p->levels[k].label);
+    }
+    pecert_sbuf_puts(b, "</g>");
+}
+
+void pecert__svg_lines(pecert_sbuf *b, const pecert_svg_line_plot *p)
+{
+    line_axes a;
+    if (choose_line_axes(&a, p) != 0) {
+        return;
+    }
+    int height = PLOT_H + 6 + (int)((legend_entries(p) + LEGEND_COLS - 1) / LEGEND_COLS) * LEGEND_ROW_H;
+    pecert_sbuf_printf(b, "<svg class=\"plot\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"",
+                       PLOT_W, height, PLOT_W, height);
+    pecert_sbuf_escaped(b, p->title, 0);
+    pecert_sbuf_puts(b, "\">");
+    frame_rect(b);
+    for (double y = 0; y <= a.ymax + 1e-9; y += a.ystep) {
+        char label[16];
+        snprintf(label, sizeof(label), "%g%%", y);
+        y_grid(b, line_y(&a, y), label);
+    }
+    line_x_ticks(b, &a, p);
+    axis_names(b, p->x_label, p->y_label);
+    line_levels(b, &a, p);
+    for (size_t k = 0; k < p->n_lines; k++) {
+        line_path(b, &a, &p->lines[k]);
+    }
+    line_legend(b, p);
+    pecert_sbuf_puts(b, "</svg>");
 }
 
 /* ---- heatmap ------------------------------------------------------------ */

@@ -1,8 +1,9 @@
 /*
  * check_reports.c - the reports: escaping of what plugins and vector files
  * say, JUnit that CI can parse, shards that cover the checks exactly once
- * and merge back into an unsharded run byte for byte, and `pecert report`
- * refusing bad input with one line, exit status 2 and no file written.
+ * and merge back into an unsharded run byte for byte, `pecert report`
+ * refusing bad input with one line, exit status 2 and no file written,
+ * and the Speed section of bench files (--bench).
  */
 #include <ctype.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 
 #include "checks.h"
 #include "report.h"
+#include "report_bench.h"
 #include "results_json.h"
 #include "runner.h"
 #include "sbuf.h"
@@ -603,6 +605,282 @@ START_TEST(run_refuses_a_bad_shard)
 }
 END_TEST
 
+/* ---- the Speed section (--bench) ------------------------------------------ */
+
+#define BENCH_FIXTURE PECERT_SOURCE_DIR "/tests/data/bench-small.json"
+#define PEERS_FIXTURE PECERT_SOURCE_DIR "/tests/data/bench-peers-small.json"
+
+#define NUM(text) "<td class=\"num\">" text "</td>"
+#define DASH NUM("&#8211;")
+#define US "&#160;&#181;s"
+#define MS "&#160;ms"
+#define TIMES "&#215;"
+
+/*
+ * What the Speed section must show for the two hand-written fixtures,
+ * every figure worked out on paper from the numbers in the files. q[T, 32,
+ * 128] in f32 is T * 16384 bytes (T=4096: 67108864); the files' GB/s count
+ * bytes read and written (2 * bytes / median / 1e9); % of the limit is
+ * 100 * GB/s / limit GB/s; x ref is the file's speedup_vs_ref (ref's
+ * median / this median).
+ */
+static const char *const speed_figures[] = {
+    /* T=1, 1 thread, out of place, split-half: 0.4 us; 2 * 16384 / 0.4e-6
+     * = 81.92 GB/s over the copy limit 163.84 = 50.0%; ref 8 us / 0.4 us =
+     * 20.0x. The other placements and pairings have no T=1 case. */
+    "<tr>" NUM("1") NUM("1") NUM("0.40" US) NUM("50.0%") NUM("20.0" TIMES) DASH DASH DASH DASH DASH DASH DASH DASH
+        DASH "</tr>",
+    /* T=4096, 1 thread, ref's medians all 50 ms:
+     * out of place split-half 2 ms: 67.108864 / 83.88608 = 80.0%, 25.0x;
+     * out of place interleaved 2.5 ms: 53.6870912 / 83.88608 = 64.0%, 20.0x;
+     * in place split-half 2.5 ms: 53.6870912 / 67.108864 (rmw) = 80.0%, 20.0x;
+     * in place interleaved 4 ms: 33.554432 / 67.108864 = 50.0%, 12.5x. */
+    "<tr>" NUM("4096") NUM("1") NUM("2.000" MS) NUM("80.0%") NUM("25.0" TIMES) NUM("2.500" MS) NUM("64.0%")
+        NUM("20.0" TIMES) NUM("2.500" MS) NUM("80.0%") NUM("20.0" TIMES) NUM("4.000" MS) NUM("50.0%")
+            NUM("12.5" TIMES) "</tr>",
+    /* T=4096, 2 threads: out of place split-half 1 ms: 134.217728 /
+     * 214.7483648 = 62.5%, 50.0x; interleaved 1.25 ms: 107.3741824 /
+     * 214.7483648 = 50.0%, 40.0x; in place split-half 2 ms: 67.108864 /
+     * 83.88608 = 80.0%, 25.0x; in place interleaved: no case. */
+    "<tr>" NUM("4096") NUM("2") NUM("1.000" MS) NUM("62.5%") NUM("50.0" TIMES) NUM("1.250" MS) NUM("50.0%")
+        NUM("40.0" TIMES) NUM("2.000" MS) NUM("80.0%") NUM("25.0" TIMES) DASH DASH DASH "</tr>",
+    /* The other table: f32 rotary 64, in place, interleaved, 2 threads,
+     * 3.2 ms: 134.217728 / 3.2e6 = 41.94304 GB/s over 52.4288 = 80.0%; f16
+     * (T * 8192 bytes: 33554432) in 1.6 ms: 41.94304 / 83.88608 = 50.0%. */
+    "<th class=\"row\">f32, rotary 64, in place, interleaved</th>" NUM("2")
+        "<td class=\"num\">3.200" MS " <span class=\"muted\">80.0%</span></td></tr>",
+    "<th class=\"row\">f16, rotary 128, out of place, split-half</th>" NUM("1")
+        "<td class=\"num\">1.600" MS " <span class=\"muted\">50.0%</span></td></tr>",
+    /* M-RoPE, 4 ms: 33.554432 / 83.88608 = 40.0%, 12.5x. */
+    "<td>16/24/24</td>" NUM("1") "<td>out of place, split-half</td><td>f32</td>" NUM("4.000" MS) NUM("40.0%")
+        "<td>copy</td>" NUM("12.5" TIMES),
+    /* cos/sin table: 0.2 ms against ref's 20 ms = 100.0x; ref's own: a dash. */
+    "<td>fast</td>" NUM("4096") NUM("64") NUM("1") NUM("200.00" US) NUM("100.0" TIMES),
+    "<td>ref</td>" NUM("4096") NUM("64") NUM("1") NUM("20.000" MS) DASH,
+    /* accuracy: positions 0 .. 0 + 4096 - 1 */
+    NUM("0") NUM("4095") NUM("2.98e-08"),
+    /* ALiBi, 524288 bytes written: ref 0.5 ms = 1.048576 GB/s over the
+     * fill limit 65.536 = 1.6%; fast 0.1 ms = 5.24288 GB/s = 8.0%, 5.0x. */
+    "<td>ref</td><td>[32, 1, 4096]</td>" NUM("1") NUM("500.00" US) NUM("1.05") NUM("1.6%") DASH,
+    "<td>fast</td><td>[32, 1, 4096]</td>" NUM("1") NUM("100.00" US) NUM("5.24") NUM("8.0%") NUM("5.0" TIMES),
+    /* machine_load: 25% > 5% at T=4096 is a disturbed run; 1% at T=1 is not */
+    "<li>T=4096: other processes used 25% of the CPUs</li></ul>",
+    /* targets: worst out-of-place case 50% (of 80, 64, 62.5, 50) */
+    "% of the copy limit</th>" NUM("50%") NUM("&#8805; 90%") NUM("0 of 4")
+        "<td><span class=\"badge b-fail\">missed</span></td>",
+    "split-half / interleaved time, T &#8805; 512</th>" NUM("0.8&#160;x") NUM("&#8804; 1.05&#160;x") NUM("3 of 3")
+        "<td><span class=\"badge b-pass\">met</span></td>",
+    /* peers: 2 ms / 4 ms = 0.50 (fast faster), 1.25 ms / 1 ms = 1.25 */
+    "<td>meta</td>" NUM("4.000" MS) NUM("2.000" MS) "<td class=\"num err-ok\">0.50</td>",
+    "<td>hf</td>" NUM("1.000" MS) NUM("1.250" MS) "<td class=\"num err-bad\">1.25</td>",
+    /* the machine, escaped */
+    "<td>Test CPU &lt;model&gt; &amp; co</td>",
+    /*
+     * The plot, out of place, split-half, 1 thread: (T=1, 50%) to (T=4096,
+     * 80%). The frame spans x 62..626 (564 px) and y 24..210 (186 px for
+     * 0..100%); x is log10 T padded by 4% of the range on each side, so
+     * T=1 sits 0.04 / 1.08 = 1/27 of the way across: 62 + 564 / 27 = 82.9,
+     * and T=4096 at 26/27: 62 + 543.1 = 605.1; y(50%) = 210 - 93 = 117.0,
+     * y(80%) = 210 - 148.8 = 61.2.
+     */
+    "<path class=\"line s0\" d=\"M82.9 117.0L605.1 61.2\"/>",
+    /* targets dotted: 90% at 210 - 0.9 * 186 = 42.6 (out of place, blue);
+     * 85% at 210 - 0.85 * 186 = 51.9 (in place, colour 2 after 2 thread counts) */
+    "<path class=\"level s0\" d=\"M62 42.6H626\"/>",
+    "<path class=\"level s2\" d=\"M62 51.9H626\"/>",
+    "90% target, out of place</text>",
+    "85% target, in place</text>",
+};
+
+/* A report of one run (make_run) rendered with bench; the HTML. */
+static char *render_with_bench(const pecert_bench *bench)
+{
+    pecert_report rep = {0};
+    pecert_run_results res;
+    make_run(&res, "alpha", "diagnosis of alpha");
+    ck_assert_int_eq(pecert_report_add_run(&rep, &res, PECERT_ROLE_CERTIFY, "a.json"), 0);
+    pecert_report_finish(&rep);
+    rep.bench = bench;
+    char *html = pecert_report_html(&rep);
+    ck_assert_ptr_nonnull(html);
+    pecert_report_free(&rep);
+    return html;
+}
+
+START_TEST(speed_section_shows_the_figures_of_the_bench_files)
+{
+    pecert_bench bench;
+    char err[1024];
+    memset(&bench, 0, sizeof(bench));
+    ck_assert_msg(pecert_bench_load_file(&bench, PEERS_FIXTURE, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(pecert_bench_load_file(&bench, BENCH_FIXTURE, err, sizeof(err)) == 0, "%s", err);
+    char *html = render_with_bench(&bench);
+    const char *speed = strstr(html, "<section id=\"speed\">");
+    ck_assert_ptr_nonnull(speed);
+    ck_assert_ptr_nonnull(strstr(html, "<a href=\"#speed\">Speed</a>"));
+    for (size_t i = 0; i < sizeof(speed_figures) / sizeof(speed_figures[0]); i++) {
+        ck_assert_msg(strstr(speed, speed_figures[i]) != NULL, "figure %zu missing: %s", i, speed_figures[i]);
+    }
+    ck_assert_ptr_null(strstr(speed, "<tr>" NUM("1") NUM("2"))); /* no T=1 case with 2 threads */
+    ck_assert_ptr_null(strstr(speed, "T=1: other processes"));
+    ck_assert_ptr_nonnull(strstr(speed, "<svg class=\"plot\""));
+    ck_assert_ptr_null(strstr(speed, "<script"));
+    /* f32 rows first, then f16 */
+    ck_assert(strstr(speed, "f32, rotary 64") < strstr(speed, "f16, rotary 128"));
+    ck_assert_uint_eq(count(speed, "b-pass\">met"), 5);
+    ck_assert_uint_eq(count(speed, "b-fail\">missed"), 2);
+    free(html);
+    pecert_bench_free(&bench);
+}
+END_TEST
+
+/* The fixture with its JSON path `path` set to json (NULL: removed). */
+static void write_bench_variant(const char *out, const char *fixture, const char *path, const char *json)
+{
+    char *text = read_file(fixture);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    cJSON *node = root;
+    char key[64];
+    const char *p = path;
+    for (;;) { /* down to the parent of the last key; "a.b[2].c" */
+        size_t n = strcspn(p, ".[");
+        snprintf(key, sizeof(key), "%.*s", (int)n, p);
+        p += n;
+        if (*p == '\0') {
+            break;
+        }
+        node = cJSON_GetObjectItemCaseSensitive(node, key);
+        if (*p == '[') {
+            node = cJSON_GetArrayItem(node, atoi(p + 1));
+            p = strchr(p, ']') + 1;
+        }
+        ck_assert_msg(node != NULL, "%s: no %s", fixture, path);
+        p += *p == '.';
+    }
+    if (json == NULL) {
+        cJSON_DeleteItemFromObjectCaseSensitive(node, key);
+    } else {
+        ck_assert(cJSON_ReplaceItemInObjectCaseSensitive(node, key, cJSON_Parse(json)));
+    }
+    char *printed = cJSON_Print(root);
+    write_text(out, printed);
+    free(printed);
+    cJSON_Delete(root);
+    free(text);
+}
+
+START_TEST(speed_section_without_mrope_or_peers)
+{
+    char path[] = "/tmp/pecert-bench-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_bench_variant(path, BENCH_FIXTURE, "mrope", NULL);
+    pecert_bench bench;
+    char err[1024];
+    memset(&bench, 0, sizeof(bench));
+    ck_assert_msg(pecert_bench_load_file(&bench, path, err, sizeof(err)) == 0, "%s", err);
+    char *html = render_with_bench(&bench);
+    ck_assert_ptr_nonnull(strstr(html, "id=\"speed-rope-f32\""));
+    ck_assert_ptr_null(strstr(html, "M-RoPE"));
+    ck_assert_ptr_null(strstr(html, "Next to PyTorch"));
+    free(html);
+    pecert_bench_free(&bench);
+    unlink(path);
+}
+END_TEST
+
+/* --bench changes the HTML only: the JSON and JUnit stay byte for byte. */
+START_TEST(bench_files_change_the_html_only)
+{
+    char dir[] = "/tmp/pecert-speed-XXXXXX";
+    char out[16384];
+    char good[256];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    good_results(good, sizeof(good), "speed", 1, 1);
+    ck_assert_int_le(pecert(out, sizeof(out), "report %s --quiet -o %s/a.html --json %s/a.json --junit %s/a.xml", good,
+                            dir, dir, dir), 1);
+    ck_assert_int_le(pecert(out, sizeof(out), "report %s --bench %s --bench %s --quiet -o %s/b.html --json %s/b.json "
+                            "--junit %s/b.xml", good, PEERS_FIXTURE, BENCH_FIXTURE, dir, dir, dir), 1);
+    char a[256];
+    char b[256];
+    snprintf(a, sizeof(a), "%s/a.json", dir);
+    snprintf(b, sizeof(b), "%s/b.json", dir);
+    assert_same_file(a, b);
+    snprintf(a, sizeof(a), "%s/a.xml", dir);
+    snprintf(b, sizeof(b), "%s/b.xml", dir);
+    assert_same_file(a, b);
+    snprintf(a, sizeof(a), "%s/a.html", dir);
+    snprintf(b, sizeof(b), "%s/b.html", dir);
+    char *without = read_file(a);
+    char *with = read_file(b);
+    ck_assert_ptr_null(strstr(without, "id=\"speed\""));
+    ck_assert_ptr_nonnull(strstr(with, "<section id=\"speed\">"));
+    ck_assert_ptr_nonnull(strstr(with, "Next to PyTorch"));
+    free(without);
+    free(with);
+    unlink(good);
+    snprintf(out, sizeof(out), "rm -rf %s", dir);
+    ck_assert_int_eq(system(out), 0);
+}
+END_TEST
+
+/* A fixture with one field changed, and what the one line must say. */
+static const struct bad_bench {
+    const char *fixture;
+    const char *path;
+    const char *json;       /* the new value; NULL: the field removed */
+    const char *says;
+} bad_bench[] = {
+    {BENCH_FIXTURE, "schema", "\"pecert-bench/2\"",
+     "schema: expected \"pecert-bench/1\" or \"pecert-bench-peers/1\", found \"pecert-bench/2\""},
+    {BENCH_FIXTURE, "cases", NULL, ": cases: missing"},
+    {BENCH_FIXTURE, "cases[2].time.median_s", "\"fast\"",
+     ": cases[2].time.median_s: expected a finite number, found a string"},
+    {BENCH_FIXTURE, "cases[1].tokens", "2.5", ": cases[1].tokens: expected a whole number, found a number (2.5)"},
+    {BENCH_FIXTURE, "machine", NULL, ": machine: missing"},
+    {BENCH_FIXTURE, "targets.table_ms.met", "1", ": targets.table_ms.met: expected true or false, found a number"},
+    {BENCH_FIXTURE, "mrope[0].section", "[16, 24]", ": mrope[0].section: expected an array of three whole numbers"},
+    {BENCH_FIXTURE, "alibi", "{}", ": alibi: expected an array, found an object"},
+    {PEERS_FIXTURE, "summary[1].fast_over_torch", "\"1.25\"",
+     ": summary[1].fast_over_torch: expected a finite number, found a string"},
+    {PEERS_FIXTURE, "torch", NULL, ": torch: missing"},
+};
+
+#define N_BAD_BENCH ((int)(sizeof(bad_bench) / sizeof(bad_bench[0])))
+
+START_TEST(report_refuses_a_malformed_bench_file)
+{
+    const struct bad_bench *t = &bad_bench[_i];
+    char bad[] = "/tmp/pecert-bad-bench-XXXXXX";
+    char good[256];
+    char inputs[600];
+    int fd = mkstemp(bad);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_bench_variant(bad, t->fixture, t->path, t->json);
+    good_results(good, sizeof(good), "bench", 1, 1);
+    snprintf(inputs, sizeof(inputs), "%s --bench %s", good, bad);
+    assert_report_refuses(inputs, bad, t->says);
+    unlink(bad);
+    unlink(good);
+}
+END_TEST
+
+START_TEST(report_refuses_two_bench_files_of_one_schema)
+{
+    char good[256];
+    char inputs[1024];
+    good_results(good, sizeof(good), "twice", 1, 1);
+    snprintf(inputs, sizeof(inputs), "%s --bench %s --bench %s", good, BENCH_FIXTURE, BENCH_FIXTURE);
+    assert_report_refuses(inputs, BENCH_FIXTURE ": schema: a second pecert-bench/1 file", "(the first: ");
+    snprintf(inputs, sizeof(inputs), "%s --bench %s", good, good); /* a results file is no bench file */
+    assert_report_refuses(inputs, good, "schema: expected \"pecert-bench/1\"");
+    unlink(good);
+}
+END_TEST
+
 Suite *make_reports_suite(void)
 {
     Suite *s = suite_create("reports");
@@ -624,5 +902,13 @@ Suite *make_reports_suite(void)
     tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
     tcase_add_test(errors, run_refuses_a_bad_shard);
     suite_add_tcase(s, errors);
+    TCase *bench = tcase_create("bench");
+    tcase_set_timeout(bench, 60);
+    tcase_add_test(bench, speed_section_shows_the_figures_of_the_bench_files);
+    tcase_add_test(bench, speed_section_without_mrope_or_peers);
+    tcase_add_test(bench, bench_files_change_the_html_only);
+    tcase_add_loop_test(bench, report_refuses_a_malformed_bench_file, 0, N_BAD_BENCH);
+    tcase_add_test(bench, report_refuses_two_bench_files_of_one_schema);
+    suite_add_tcase(s, bench);
     return s;
 }

@@ -4,9 +4,11 @@
  * Reads any number of --json files of `pecert run` (several plugins, the
  * shards of a run, earlier merged reports), merges the shards of each run
  * back into one, and writes the self-contained HTML report, JUnit XML and
- * the merged JSON. Bad input is one line naming the file, exit status 2,
- * and no output file touched: everything is read, checked and rendered
- * before the first byte is written.
+ * the merged JSON; --bench adds a Speed section to the HTML from the files
+ * of `pecert bench` and `make bench-peers` (reports/report_bench.h). Bad
+ * input is one line naming the file, exit status 2, and no output file
+ * touched: everything is read, checked and rendered before the first byte
+ * is written.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "commands.h"
 #include "report.h"
+#include "report_bench.h"
 #include "runner.h"
 
 static const char usage_report[] =
@@ -32,6 +35,10 @@ static const char usage_report[] =
     "  --mutants FILE      mutant catalogue: plugins it names are mutants, which\n"
     "                      pass when caught (e.g. impls/mutants/catalogue.json)\n"
     "  --allow-fail NAME   show plugin NAME's failures without failing (repeatable)\n"
+    "  --bench FILE        a Speed section in the HTML from the JSON of `pecert\n"
+    "                      bench` or of `make bench-peers` (told apart by their\n"
+    "                      schema; one flag per file, at most one of each); the\n"
+    "                      JSON and JUnit outputs do not change\n"
     "  --no-timings        write 0 for every elapsed time (byte-stable outputs)\n"
     "  --quiet             print nothing but errors\n"
     "  --help              this text\n"
@@ -40,12 +47,16 @@ static const char usage_report[] =
     "             1 otherwise, 2 bad usage or input (no file written)\n";
 
 #define MAX_ALLOW_FAIL 64
+/* One pecert-bench/1 and one pecert-bench-peers/1 file. */
+#define MAX_BENCH 2
 
 typedef struct report_cli {
     pecert_report_outputs out;
     const char *catalogue;
     const char *allow_fail[MAX_ALLOW_FAIL];
     int n_allow_fail;
+    const char *bench[MAX_BENCH];
+    int n_bench;
     int no_timings;
     int quiet;
 } report_cli;
@@ -57,7 +68,7 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
         {"json", required_argument, NULL, 'j'},       {"mutants", required_argument, NULL, 'm'},
         {"allow-fail", required_argument, NULL, 'a'}, {"no-timings", no_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"bench", required_argument, NULL, 'B'},      {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -74,6 +85,12 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
             }
             cli->allow_fail[cli->n_allow_fail++] = optarg;
             break;
+        case 'B':
+            if (cli->n_bench == MAX_BENCH) {
+                return pecert_usage_error(usage_report, "report: more than %d --bench", MAX_BENCH);
+            }
+            cli->bench[cli->n_bench++] = optarg;
+            break;
         case 'h': fputs(usage_report, stdout); return -1;
         default:
             return pecert_usage_error(usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -85,10 +102,17 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
     return 0;
 }
 
-/* Loads, merges and annotates; 0, or -1 with one line in err. */
-static int build_report(pecert_report *rep, const report_cli *cli, char **files, int n_files, char *err,
-                        size_t err_len)
+/* Loads, merges and annotates (the bench files into bench, which rep
+ * then borrows); 0, or -1 with one line in err. */
+static int build_report(pecert_report *rep, pecert_bench *bench, const report_cli *cli, char **files, int n_files,
+                        char *err, size_t err_len)
 {
+    for (int i = 0; i < cli->n_bench; i++) {
+        if (pecert_bench_load_file(bench, cli->bench[i], err, err_len) != 0) {
+            return -1;
+        }
+    }
+    rep->bench = cli->n_bench > 0 ? bench : NULL;
     for (int i = 0; i < n_files; i++) {
         if (pecert_report_load_file(rep, files[i], err, err_len) != 0) {
             return -1;
@@ -146,12 +170,15 @@ int pecert_cmd_report(int argc, char **argv)
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
     pecert_report rep;
+    pecert_bench bench;
     memset(&rep, 0, sizeof(rep));
+    memset(&bench, 0, sizeof(bench));
     char err[4096] = "";
-    if (build_report(&rep, &cli, argv + optind, argc - optind, err, sizeof(err)) != 0 ||
+    if (build_report(&rep, &bench, &cli, argv + optind, argc - optind, err, sizeof(err)) != 0 ||
         pecert_report_write(&rep, &cli.out, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", err);
         pecert_report_free(&rep);
+        pecert_bench_free(&bench);
         return PECERT_EXIT_USAGE;
     }
     int passed = pecert_report_passed(&rep);
@@ -165,5 +192,6 @@ int pecert_cmd_report(int argc, char **argv)
         print_written("json", cli.out.json);
     }
     pecert_report_free(&rep);
+    pecert_bench_free(&bench);
     return passed ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
 }

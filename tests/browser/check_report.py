@@ -5,6 +5,8 @@ Chromium and check what a reader (and CI) relies on:
   * the verdict is there (#verdict, PASS or FAIL, and the expected one);
   * the plugins x checks matrix is there, with cells;
   * at least one inline SVG plot is there and was laid out;
+  * with --expect-speed: the Speed section (`pecert report --bench`) is
+    there, with its tables and its plot laid out;
   * the page made no network request but the one for its own file
     (chromedriver's performance log: every Network.requestWillBeSent);
   * the page raised no script error (the browser log holds no SEVERE entry).
@@ -89,6 +91,19 @@ def check_page(driver, expect_verdict):
     return failures, facts
 
 
+def check_speed(driver):
+    """The Speed section: tables with rows and a drawn plot; (failures, rows)."""
+    rows = driver.find_elements(By.CSS_SELECTOR, "section#speed table.speed tbody tr")
+    plots = driver.find_elements(By.CSS_SELECTOR, "section#speed svg.plot")
+    drawn = [p for p in plots if p.size["width"] > 0 and p.find_elements(By.CSS_SELECTOR, "path.line")]
+    failures = []
+    if not rows:
+        failures.append("no Speed section with tables (section#speed table.speed rows)")
+    if not drawn:
+        failures.append("no plot laid out in the Speed section")
+    return failures, len(rows)
+
+
 def check_junit(path):
     """The JUnit file parses as XML and its counts add up; failures."""
     try:
@@ -124,6 +139,7 @@ def main():
     ap.add_argument("--screenshot", required=True, help="PNG to write (plus NAME-full.png)")
     ap.add_argument("--expect-verdict", choices=("pass", "fail"))
     ap.add_argument("--junit", help="also check this JUnit XML file parses and adds up")
+    ap.add_argument("--expect-speed", action="store_true", help="the report was rendered with --bench")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = ap.parse_args()
@@ -140,6 +156,10 @@ def main():
         driver.get_log("performance")  # drop what happened before the report
         driver.get(url)
         failures, facts = check_page(driver, args.expect_verdict)
+        speed_rows = 0
+        if args.expect_speed:
+            more, speed_rows = check_speed(driver)
+            failures += more
         full = screenshots(driver, pathlib.Path(args.screenshot))
         urls = requested_urls(driver)
         others = [u for u in urls if u != url]
@@ -158,10 +178,11 @@ def main():
         failures += check_junit(args.junit)
     for f in failures:
         print("browser: %s: %s" % (args.report, f), file=sys.stderr)
-    print("browser: %s: %s; verdict %s, matrix %d rows / %d cells, %d SVG plots, no other request, "
+    speed = ", speed tables %d rows" % speed_rows if args.expect_speed else ""
+    print("browser: %s: %s; verdict %s, matrix %d rows / %d cells, %d SVG plots%s, no other request, "
           "no script error; screenshots %s, %s" % (
               args.report, "FAILED" if failures else "OK", facts["verdict"], facts["matrix_rows"],
-              facts["matrix_cells"], facts["plots"], args.screenshot, full))
+              facts["matrix_cells"], facts["plots"], speed, args.screenshot, full))
     return 1 if failures else 0
 
 

@@ -3,7 +3,8 @@
 #
 # Certifies ref and one mutant, renders their report (the mutant against a
 # catalogue of itself only, so the report's verdict is PASS: ref passes and
-# the mutant is caught), then opens it from disk in headless Chromium
+# the mutant is caught) with the Speed section of the bench fixtures of
+# tests/data, then opens it from disk in headless Chromium
 # (check_report.py). Everything lands in BUILD/browser/, the screenshots
 # included.
 set -eu
@@ -24,6 +25,7 @@ catalogue["mutants"] = [m for m in catalogue["mutants"] if m["name"] == name]
 json.dump(catalogue, open(path, "w"), indent=1)
 PY
 "$build/pecert" report "$out/ref.json" "$out/$mutant.json" --mutants "$out/catalogue.json" --quiet \
+    --bench tests/data/bench-small.json --bench tests/data/bench-peers-small.json \
     -o "$out/report.html" --junit "$out/junit.xml" --json "$out/results.json"
 exec /usr/bin/python3 tests/browser/check_report.py "$out/report.html" --expect-verdict pass \
-    --junit "$out/junit.xml" --screenshot "$out/report.png"
+    --junit "$out/junit.xml" --expect-speed --screenshot "$out/report.png"
