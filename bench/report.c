@@ -92,6 +92,7 @@ cJSON *bench_stats_json(const bench_stats *s)
     cJSON_AddNumberToObject(o, "max_s", s->max);
     cJSON_AddNumberToObject(o, "samples", s->samples);
     cJSON_AddNumberToObject(o, "calls_per_sample", s->inner);
+    cJSON_AddNumberToObject(o, "rounds", s->rounds);
     return o;
 }
 

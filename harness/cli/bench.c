@@ -770,6 +770,12 @@ static void notes(bench_state *st)
              st->have_baseline ? st->baseline.name : "baseline", st->cli.reps, REF_FULL_REPS_MAX_T,
              REF_LARGE_REPS);
     json_note(st, text);
+    snprintf(text, sizeof(text),
+             "each figure (probes too) takes rounds of samples until a round's median is within "
+             "%.2fx of its minimum (at most %d rounds; time.rounds), keeping the round with the "
+             "lowest median: other tenants of this host take memory bandwidth for seconds",
+             BENCH_SETTLED_SPREAD, BENCH_MAX_ROUNDS);
+    json_note(st, text);
     json_note(st, "ALiBi bias: the limit is the fill probe (stores only) at the same size and "
                   "thread count; GB/s counts bytes written");
 }
