@@ -36,75 +36,36 @@ static const pecert__fast_kernels scalar_kernels = {
 
 #if defined(__x86_64__)
 
-static const pecert__fast_kernels avx2_kernels = {
-    .isa = PECERT__FAST_ISA_AVX2,
-    .name = "avx2",
-    .sincos_row = pecert__fast_sincos_row_avx2,
-    .step_row = pecert__fast_step_row_avx2,
-    .emit_f32 = pecert__fast_emit_f32_avx2,
-    .rotate = {{pecert__fast_rotate_f32_split_avx2, pecert__fast_rotate_f32_pairs_avx2},
-               {pecert__fast_rotate_f16_split_avx2, pecert__fast_rotate_f16_pairs_avx2},
-               {pecert__fast_rotate_bf16_split_avx2, pecert__fast_rotate_bf16_pairs_avx2}},
-    .rotate_stream = {{pecert__fast_rotate_f32_split_avx2_stream,
-                       pecert__fast_rotate_f32_pairs_avx2_stream},
-                      {pecert__fast_rotate_f16_split_avx2_stream,
-                       pecert__fast_rotate_f16_pairs_avx2_stream},
-                      {pecert__fast_rotate_bf16_split_avx2_stream,
-                       pecert__fast_rotate_bf16_pairs_avx2_stream}},
-    .store_fence = pecert__fast_store_fence_avx2,
-    .alibi_keys = pecert__fast_alibi_keys_avx2,
-    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx2,
-    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx2,
-    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx2_stream,
-    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx2_stream,
-};
+/* A SIMD table: every kernel of suffix S (avx2, avx512) but the bf16
+ * rotations, which take suffix B (the same, or avx512bf16). */
+#define SIMD_KERNELS(ISA, S, B)                                                               \
+    {                                                                                         \
+        .isa = ISA, .name = #S, .sincos_row = pecert__fast_sincos_row_##S,                    \
+        .step_row = pecert__fast_step_row_##S, .emit_f32 = pecert__fast_emit_f32_##S,         \
+        .rotate = {{pecert__fast_rotate_f32_split_##S, pecert__fast_rotate_f32_pairs_##S},    \
+                   {pecert__fast_rotate_f16_split_##S, pecert__fast_rotate_f16_pairs_##S},    \
+                   {pecert__fast_rotate_bf16_split_##B, pecert__fast_rotate_bf16_pairs_##B}}, \
+        .rotate_stream = {{pecert__fast_rotate_f32_split_##S##_stream,                        \
+                           pecert__fast_rotate_f32_pairs_##S##_stream},                       \
+                          {pecert__fast_rotate_f16_split_##S##_stream,                        \
+                           pecert__fast_rotate_f16_pairs_##S##_stream},                       \
+                          {pecert__fast_rotate_bf16_split_##B##_stream,                       \
+                           pecert__fast_rotate_bf16_pairs_##B##_stream}},                     \
+        .store_fence = pecert__fast_store_fence_##S, .alibi_keys = pecert__fast_alibi_keys_##S, \
+        .alibi_row_f32 = pecert__fast_alibi_row_f32_##S,                                      \
+        .alibi_row_f64 = pecert__fast_alibi_row_f64_##S,                                      \
+        .alibi_row_f32_stream = pecert__fast_alibi_row_f32_##S##_stream,                      \
+        .alibi_row_f64_stream = pecert__fast_alibi_row_f64_##S##_stream,                      \
+    }
 
-static const pecert__fast_kernels avx512_kernels = {
-    .isa = PECERT__FAST_ISA_AVX512,
-    .name = "avx512",
-    .sincos_row = pecert__fast_sincos_row_avx512,
-    .step_row = pecert__fast_step_row_avx512,
-    .emit_f32 = pecert__fast_emit_f32_avx512,
-    .rotate = {{pecert__fast_rotate_f32_split_avx512, pecert__fast_rotate_f32_pairs_avx512},
-               {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
-               {pecert__fast_rotate_bf16_split_avx512, pecert__fast_rotate_bf16_pairs_avx512}},
-    .rotate_stream = {{pecert__fast_rotate_f32_split_avx512_stream,
-                       pecert__fast_rotate_f32_pairs_avx512_stream},
-                      {pecert__fast_rotate_f16_split_avx512_stream,
-                       pecert__fast_rotate_f16_pairs_avx512_stream},
-                      {pecert__fast_rotate_bf16_split_avx512_stream,
-                       pecert__fast_rotate_bf16_pairs_avx512_stream}},
-    .store_fence = pecert__fast_store_fence_avx512,
-    .alibi_keys = pecert__fast_alibi_keys_avx512,
-    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx512,
-    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx512,
-    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx512_stream,
-    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx512_stream,
-};
+static const pecert__fast_kernels avx2_kernels = SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2);
+
+static const pecert__fast_kernels avx512_kernels =
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512);
 
 /* avx512_kernels with bf16 rounded by VCVTNE2PS2BF16 (same bits). */
-static const pecert__fast_kernels avx512_bf16_kernels = {
-    .isa = PECERT__FAST_ISA_AVX512,
-    .name = "avx512",
-    .sincos_row = pecert__fast_sincos_row_avx512,
-    .step_row = pecert__fast_step_row_avx512,
-    .emit_f32 = pecert__fast_emit_f32_avx512,
-    .rotate = {{pecert__fast_rotate_f32_split_avx512, pecert__fast_rotate_f32_pairs_avx512},
-               {pecert__fast_rotate_f16_split_avx512, pecert__fast_rotate_f16_pairs_avx512},
-               {pecert__fast_rotate_bf16_split_avx512bf16, pecert__fast_rotate_bf16_pairs_avx512bf16}},
-    .rotate_stream = {{pecert__fast_rotate_f32_split_avx512_stream,
-                       pecert__fast_rotate_f32_pairs_avx512_stream},
-                      {pecert__fast_rotate_f16_split_avx512_stream,
-                       pecert__fast_rotate_f16_pairs_avx512_stream},
-                      {pecert__fast_rotate_bf16_split_avx512bf16_stream,
-                       pecert__fast_rotate_bf16_pairs_avx512bf16_stream}},
-    .store_fence = pecert__fast_store_fence_avx512,
-    .alibi_keys = pecert__fast_alibi_keys_avx512,
-    .alibi_row_f32 = pecert__fast_alibi_row_f32_avx512,
-    .alibi_row_f64 = pecert__fast_alibi_row_f64_avx512,
-    .alibi_row_f32_stream = pecert__fast_alibi_row_f32_avx512_stream,
-    .alibi_row_f64_stream = pecert__fast_alibi_row_f64_avx512_stream,
-};
+static const pecert__fast_kernels avx512_bf16_kernels =
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512bf16);
 
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
     &scalar_kernels, &avx2_kernels, &avx512_kernels};
