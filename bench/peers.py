@@ -320,6 +320,10 @@ def make_buffers(max_tokens):
 def write_json(path, document):
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".bench-peers.")
+    # mkstemp creates the file 0600; give it the mode a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
     with os.fdopen(fd, "w") as f:
         json.dump(document, f, indent=1)
     os.replace(tmp, path)
