@@ -57,6 +57,25 @@ typedef int (*bench_fn)(void *context);
  * the operation failed. */
 int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double min_sample_s);
 
+/* One operation of a group measured together. before/after (NULL: none)
+ * run around each of its samples, untimed (e.g. starting and stopping a
+ * probe's spinning thread team, which must not run beside the others). */
+typedef struct bench_member {
+    bench_fn fn;
+    void *context;
+    void (*before)(void *context);
+    void (*after)(void *context);
+    bench_stats stats;  /* out */
+} bench_member;
+
+/* bench_measure_group: bench_measure for n members whose samples are
+ * taken in turn (A B C A B C ...): a slow phase of the shared host then
+ * falls on all of them alike, so their ratios (split-half / interleaved,
+ * kernel / copy limit) hold even when the absolute figures move. A round
+ * is settled when every member's is; the round with the lowest sum of
+ * medians is kept, for all members together. 0, or -1 if one failed. */
+int bench_measure_group(bench_member *members, int n, int reps, double min_sample_s);
+
 /* Other processes' share of the machine's CPUs over an interval: a
  * 2-thread OpenMP call waits for its slower thread, and a thread that
  * shares its CPU with another process costs it a scheduler time slice
@@ -85,6 +104,7 @@ bench_team *bench_team_start(int n);
 /* Runs fn on every thread of the team and waits for all of them. */
 void bench_team_run(bench_team *team, bench_work_fn fn, void *context);
 void bench_team_stop(bench_team *team);
+
 int bench_team_size(const bench_team *team);
 
 /* ---- probe.c --------------------------------------------------------------- */
@@ -112,6 +132,26 @@ typedef struct bench_probe {
  * Returns 0 or -1. */
 int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
                     void *src, void *dst, int reps);
+
+/* A one-thread probe as a member of a group (bench_measure_group). (A
+ * team's probe cannot be: started per sample, its fresh worker shares
+ * the caller's core until the scheduler moves it; parked between samples,
+ * it and the plugin's OpenMP workers slowed each other by 2-5x here.)
+ * call must outlive the measurement. */
+typedef struct bench_probe_job {
+    bench_probe_kind kind;
+    char *src;
+    char *dst;
+    size_t bytes;
+} bench_probe_job;
+
+typedef struct bench_probe_call {
+    bench_probe_job job;
+    bench_team *team;       /* NULL: the calling thread alone              */
+} bench_probe_call;
+
+void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
+                        size_t bytes, void *src, void *dst);
 
 /* The vector ISA the probe loops use ("avx512", "avx2", "scalar"). */
 const char *bench_probe_isa(void);
@@ -171,6 +211,33 @@ void bench_buffers_fill(bench_buffers *b, pecert_dtype dtype);
 
 size_t bench_case_bytes(const bench_case *c);
 const char *bench_dtype_name(pecert_dtype dtype);
+
+/* Samples shorter than this are batched (see bench_measure). */
+#define BENCH_MIN_SAMPLE_S 2e-4
+
+/* One apply case ready to time: its tensors, arguments and (M-RoPE)
+ * positions. It points into itself: prepare it where it stays. */
+typedef struct bench_apply_call {
+    bench_subject *subject;
+    bench_case c;
+    pecert_rope_config config;
+    pecert_tensor x;
+    pecert_tensor y;
+    pecert_rope_apply_args args;
+    pecert_mrope_apply_args margs;
+    int64_t *mrope_positions;
+    pecert_status status;    /* of the last call                            */
+} bench_apply_call;
+
+/* Fills x with the case's dtype and sets the call up; 0, or -1 (status
+ * says why: E_UNSUPPORTED, E_NOMEM). Release it either way. */
+int bench_apply_prepare(bench_apply_call *call, bench_subject *s, const bench_case *c,
+                        bench_buffers *b);
+/* The call as a member of a group (bench_measure_group). */
+void bench_apply_member(bench_member *m, bench_apply_call *call);
+void bench_apply_release(bench_apply_call *call);
+/* "<impl> rope_apply returned ...: <last_error>" after a failure. */
+void bench_apply_error(const bench_apply_call *call, char *err, size_t err_len);
 
 /* Times one apply case on a subject (threads already set). Returns 0, or
  * -1 with the plugin's message in err (E_UNSUPPORTED: *unsupported = 1). */

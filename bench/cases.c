@@ -11,8 +11,7 @@
 
 #include "bench.h"
 
-/* Samples shorter than this are batched (see bench_measure). */
-#define MIN_SAMPLE_S 2e-4
+#define MIN_SAMPLE_S BENCH_MIN_SAMPLE_S
 
 const char *bench_dtype_name(pecert_dtype dtype)
 {
@@ -164,16 +163,9 @@ static pecert_tensor tensor2(void *data, pecert_dtype dtype, int64_t rows, int64
     return t;
 }
 
-typedef struct apply_call {
-    bench_subject *subject;
-    pecert_rope_apply_args args;
-    pecert_mrope_apply_args margs;
-    pecert_status status;
-} apply_call;
-
 static int apply_once(void *context)
 {
-    apply_call *call = context;
+    bench_apply_call *call = context;
 
     call->status = call->subject->plugin.desc->rope_apply(call->subject->instance, &call->args);
     return call->status == PECERT_OK ? 0 : -1;
@@ -181,7 +173,7 @@ static int apply_once(void *context)
 
 static int mrope_once(void *context)
 {
-    apply_call *call = context;
+    bench_apply_call *call = context;
 
     call->status = call->subject->plugin.desc->mrope_apply(call->subject->instance, &call->margs);
     return call->status == PECERT_OK ? 0 : -1;
@@ -205,18 +197,16 @@ int64_t *bench_mrope_positions(int64_t tokens)
 }
 
 /* The M-RoPE form of a case: the same tensors through mrope_apply. */
-static int measure_mrope(bench_stats *out, apply_call *call, const bench_case *c, int reps)
+static int prepare_mrope(bench_apply_call *call)
 {
     const pecert_plugin *d = call->subject->plugin.desc;
-    int64_t *pos;
-    int rc;
 
     if (!PECERT_HAS_FIELD(d, pecert_plugin, mrope_apply) || d->mrope_apply == NULL) {
         call->status = PECERT_E_UNSUPPORTED;
         return -1;
     }
-    pos = bench_mrope_positions(c->tokens);
-    if (pos == NULL) {
+    call->mrope_positions = bench_mrope_positions(call->c.tokens);
+    if (call->mrope_positions == NULL) {
         call->status = PECERT_E_NOMEM;
         return -1;
     }
@@ -225,12 +215,40 @@ static int measure_mrope(bench_stats *out, apply_call *call, const bench_case *c
     call->margs.config = call->args.config;
     call->margs.num_axes = 3;
     memcpy(call->margs.section, bench_mrope_sections, sizeof(bench_mrope_sections));
-    call->margs.positions = pos;
+    call->margs.positions = call->mrope_positions;
     call->margs.x = call->args.x;
     call->margs.out = call->args.out;
-    rc = bench_measure(out, mrope_once, call, reps, MIN_SAMPLE_S);
-    free(pos);
-    return rc;
+    return 0;
+}
+
+int bench_apply_prepare(bench_apply_call *call, bench_subject *s, const bench_case *c,
+                        bench_buffers *b)
+{
+    memset(call, 0, sizeof(*call));
+    call->subject = s;
+    call->c = *c;
+    call->config = bench_config(c->rotary_dim);
+    call->x = tensor3(b->x, c->dtype, c->tokens);
+    call->y = tensor3(b->out, c->dtype, c->tokens);
+    bench_buffers_fill(b, c->dtype);
+    call->args.struct_size = sizeof(call->args);
+    call->args.pairing = c->pairing;
+    call->args.config = &call->config;
+    call->args.positions = b->positions;
+    call->args.x = &call->x;
+    call->args.out = c->placement == BENCH_IN_PLACE ? &call->x : &call->y;
+    return c->mrope ? prepare_mrope(call) : 0;
+}
+
+void bench_apply_member(bench_member *m, bench_apply_call *call)
+{
+    *m = (bench_member){.fn = call->c.mrope ? mrope_once : apply_once, .context = call};
+}
+
+void bench_apply_release(bench_apply_call *call)
+{
+    free(call->mrope_positions);
+    call->mrope_positions = NULL;
 }
 
 static void note_failure(bench_subject *s, pecert_status status, const char *op, char *err,
@@ -242,31 +260,30 @@ static void note_failure(bench_subject *s, pecert_status status, const char *op,
              pecert_status_name(status), msg != NULL ? msg : "");
 }
 
+void bench_apply_error(const bench_apply_call *call, char *err, size_t err_len)
+{
+    note_failure(call->subject, call->status, call->c.mrope ? "mrope_apply" : "rope_apply", err,
+                 err_len);
+}
+
 int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_buffers *b,
                 int reps, int *unsupported, char *err, size_t err_len)
 {
-    pecert_rope_config config = bench_config(c->rotary_dim);
-    pecert_tensor x = tensor3(b->x, c->dtype, c->tokens);
-    pecert_tensor y = tensor3(b->out, c->dtype, c->tokens);
-    apply_call call;
+    bench_apply_call call;
+    bench_member m;
+    int rc = bench_apply_prepare(&call, s, c, b);
 
-    *unsupported = 0;
-    bench_buffers_fill(b, c->dtype);
-    memset(&call, 0, sizeof(call));
-    call.subject = s;
-    call.args.struct_size = sizeof(call.args);
-    call.args.pairing = c->pairing;
-    call.args.config = &config;
-    call.args.positions = b->positions;
-    call.args.x = &x;
-    call.args.out = c->placement == BENCH_IN_PLACE ? &x : &y;
-    if ((c->mrope ? measure_mrope(out, &call, c, reps)
-                  : bench_measure(out, apply_once, &call, reps, MIN_SAMPLE_S)) != 0) {
-        *unsupported = call.status == PECERT_E_UNSUPPORTED;
-        note_failure(s, call.status, c->mrope ? "mrope_apply" : "rope_apply", err, err_len);
-        return -1;
+    if (rc == 0) {
+        bench_apply_member(&m, &call);
+        rc = bench_measure_group(&m, 1, reps, BENCH_MIN_SAMPLE_S);
+        *out = m.stats;
     }
-    return 0;
+    *unsupported = rc != 0 && call.status == PECERT_E_UNSUPPORTED;
+    if (rc != 0) {
+        bench_apply_error(&call, err, err_len);
+    }
+    bench_apply_release(&call);
+    return rc;
 }
 
 /* ---- cos/sin tables -------------------------------------------------------- */

@@ -28,13 +28,6 @@
 /* Added in rmw: a value the compiler cannot know is zero. */
 static volatile float rmw_addend = 0.0f;
 
-typedef struct probe_job {
-    bench_probe_kind kind;
-    char *src;
-    char *dst;
-    size_t bytes;
-} probe_job;
-
 #if defined(__x86_64__)
 
 __attribute__((target("avx512f"))) static void copy_avx512(char *dst, const char *src, size_t n,
@@ -237,7 +230,7 @@ static void rmw_best(char *x, size_t n)
 /* Thread ith's 64-byte aligned share of the buffers. */
 static void probe_share(void *context, int ith, int nth)
 {
-    const probe_job *job = context;
+    const bench_probe_job *job = context;
     size_t lines = job->bytes / 64;
     size_t begin = lines * (size_t)ith / (size_t)nth * 64;
     size_t end = ith == nth - 1 ? job->bytes : lines * (size_t)(ith + 1) / (size_t)nth * 64;
@@ -261,14 +254,9 @@ static void probe_share(void *context, int ith, int nth)
     }
 }
 
-typedef struct probe_call {
-    probe_job job;
-    bench_team *team;
-} probe_call;
-
 static int probe_once(void *context)
 {
-    probe_call *call = context;
+    bench_probe_call *call = context;
 
     if (call->team == NULL) {
         probe_share(&call->job, 0, 1);
@@ -281,10 +269,17 @@ static int probe_once(void *context)
 int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
                     void *src, void *dst, int reps)
 {
-    probe_call call = {{kind, src, dst, bytes}, team};
+    bench_probe_call call = {{kind, src, dst, bytes}, team};
 
     out->kind = kind;
     out->bytes = bytes;
     out->threads = team == NULL ? 1 : bench_team_size(team);
     return bench_measure(&out->stats, probe_once, &call, reps, 2e-4);
+}
+
+void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
+                        size_t bytes, void *src, void *dst)
+{
+    *call = (bench_probe_call){{kind, src, dst, bytes}, NULL};
+    *m = (bench_member){.fn = probe_once, .context = call};
 }

@@ -41,55 +41,125 @@ static double sample(bench_fn fn, void *context, int inner)
     return (bench_now() - start) / inner;
 }
 
-/* One round of reps samples of inner calls each into *out; 0 or -1. */
-static int measure_round(bench_stats *out, bench_fn fn, void *context, int reps, double *times)
+/* One sample of a member: before, inner timed calls, after. */
+static double member_sample(const bench_member *m, int inner)
 {
-    for (int i = 0; i < reps; i++) {
-        times[i] = sample(fn, context, out->inner);
-        if (times[i] < 0.0) {
-            return -1;
-        }
+    double t;
+
+    if (m->before != NULL) {
+        m->before(m->context);
     }
+    t = sample(m->fn, m->context, inner);
+    if (m->after != NULL) {
+        m->after(m->context);
+    }
+    return t;
+}
+
+/* Short calls are batched so the clock's resolution and overhead
+ * (~20 ns) stay below 1% of a sample; -1 if the warm-up call failed. */
+static int batch_size(const bench_member *m, double min_sample_s)
+{
+    double warm = member_sample(m, 1);
+    double want;
+
+    if (warm < 0.0) {
+        return -1;
+    }
+    if (warm >= min_sample_s) {
+        return 1;
+    }
+    want = min_sample_s / (warm > 1e-9 ? warm : 1e-9);
+    return want > MAX_INNER ? MAX_INNER : (int)want + 1;
+}
+
+static void summarize(bench_stats *out, double *times, int reps)
+{
     qsort(times, (size_t)reps, sizeof(double), compare_double);
     out->min = times[0];
     out->max = times[reps - 1];
     out->median = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
     out->samples = reps;
+}
+
+/* One round: reps samples of every member in turn into round[]; 0 or -1.
+ * times holds n * reps doubles. */
+static int measure_round(bench_member *members, int n, int reps, bench_stats *round,
+                         double *times)
+{
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < n; i++) {
+            times[i * reps + r] = member_sample(&members[i], round[i].inner);
+            if (times[i * reps + r] < 0.0) {
+                return -1;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        summarize(&round[i], times + i * reps, reps);
+    }
     return 0;
+}
+
+static int round_settled(const bench_stats *round, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (round[i].median > BENCH_SETTLED_SPREAD * round[i].min) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static double sum_of_medians(const bench_stats *round, int n)
+{
+    double sum = 0.0;
+
+    for (int i = 0; i < n; i++) {
+        sum += round[i].median;
+    }
+    return sum;
+}
+
+int bench_measure_group(bench_member *members, int n, int reps, double min_sample_s)
+{
+    double *times = malloc((size_t)(n * reps) * sizeof(double));
+    bench_stats *round = calloc((size_t)n, sizeof(bench_stats));
+    double best = 0.0;
+    int rounds = 0;
+    int rc = times != NULL && round != NULL ? 0 : -1;
+
+    for (int i = 0; rc == 0 && i < n; i++) {
+        round[i].inner = batch_size(&members[i], min_sample_s);
+        rc = round[i].inner > 0 ? 0 : -1;
+    }
+    while (rc == 0 && rounds < BENCH_MAX_ROUNDS) {
+        rc = measure_round(members, n, reps, round, times);
+        if (rc == 0 && (rounds == 0 || sum_of_medians(round, n) < best)) {
+            best = sum_of_medians(round, n);
+            for (int i = 0; i < n; i++) {
+                members[i].stats = round[i];
+            }
+        }
+        rounds++;
+        if (rc == 0 && round_settled(round, n)) {
+            break;
+        }
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        members[i].stats.rounds = rounds;
+    }
+    free(times);
+    free(round);
+    return rc;
 }
 
 int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double min_sample_s)
 {
-    double *times = malloc((size_t)reps * sizeof(double));
-    double warm;
-    bench_stats round;
-    int rc = 0;
+    bench_member one = {.fn = fn, .context = context};
+    int rc = bench_measure_group(&one, 1, reps, min_sample_s);
 
-    if (times == NULL) {
-        return -1;
-    }
-    warm = sample(fn, context, 1);
-    round.inner = 1;
-    /* Short calls are batched so the clock's resolution and overhead
-     * (~20 ns) stay below 1% of a sample. */
-    if (warm >= 0.0 && warm < min_sample_s) {
-        double want = min_sample_s / (warm > 1e-9 ? warm : 1e-9);
-        round.inner = want > MAX_INNER ? MAX_INNER : (int)want + 1;
-    }
-    rc = warm < 0.0 ? -1 : 0;
-    out->rounds = 0;
-    while (rc == 0 && out->rounds < BENCH_MAX_ROUNDS) {
-        rc = measure_round(&round, fn, context, reps, times);
-        if (rc == 0 && (out->rounds == 0 || round.median < out->median)) {
-            round.rounds = out->rounds;
-            *out = round;
-        }
-        out->rounds++;
-        if (rc == 0 && round.median <= BENCH_SETTLED_SPREAD * round.min) {
-            break;
-        }
-    }
-    free(times);
+    *out = one.stats;
     return rc;
 }
 

@@ -8,8 +8,14 @@
  * (single-threaded, f32) on the same shapes. Then the cos/sin table at the
  * largest T and its error against `ref` at positions 2^11 .. 2^24, and
  * ALiBi bias (decode and prefill shapes) against the fill probe.
- * Medians are compared; % of limit divides by the best probe at the same
- * size with at most as many threads (copies out of place, rmw in place).
+ * Medians are compared. The probes first find, per size and thread count,
+ * the best yardstick (copies out of place, rmw in place, at most as many
+ * threads); then the plugin's split-half and interleaved cases of each
+ * shape are timed as one group, their samples taken in turn, with that
+ * probe when it is a one-thread one (bench_probe_member says why not a
+ * team's): split / interleaved, and the one-thread % of limit, compare
+ * samples taken side by side even when the shared host's bandwidth
+ * drifts. Two-thread cases and `ref` divide by the first probes.
  * The pieces live in bench/ (bench.h).
  */
 #include <getopt.h>
@@ -308,25 +314,33 @@ static void probe_tokens(bench_state *st, int64_t tokens)
     bench_team_stop(team);
 }
 
-/* The best probe at this size and at most `threads` threads: copies for
- * out of place, rmw in place. */
-static double limit_for(const bench_state *st, size_t bytes, int threads, int in_place,
-                        const char **kind)
+/* The best of this T's probes at this size and at most `threads`
+ * threads: copies for out of place, rmw in place; NULL if none ran. */
+static const bench_probe *best_probe(const bench_state *st, size_t bytes, int threads,
+                                     int in_place)
 {
-    double best = 0.0;
+    const bench_probe *best = NULL;
 
-    *kind = "-";
     for (int i = 0; i < st->n_probes; i++) {
         const bench_probe *p = &st->probes[i];
-        double gbps = bench_gbps(p->bytes, p->stats.median);
 
-        if (p->bytes == bytes && p->threads <= threads && (p->kind == BENCH_PROBE_RMW) == in_place &&
-            gbps > best) {
-            best = gbps;
-            *kind = bench_probe_name(p->kind);
+        if (p->bytes == bytes && p->threads <= threads &&
+            (p->kind == BENCH_PROBE_RMW) == in_place &&
+            (best == NULL || p->stats.median < best->stats.median)) {
+            best = p;
         }
     }
     return best;
+}
+
+/* That probe's GB/s and kind ("-" and 0 if none): ref's yardstick. */
+static double limit_for(const bench_state *st, size_t bytes, int threads, int in_place,
+                        const char **kind)
+{
+    const bench_probe *p = best_probe(st, bytes, threads, in_place);
+
+    *kind = p != NULL ? bench_probe_name(p->kind) : "-";
+    return p != NULL ? bench_gbps(p->bytes, p->stats.median) : 0.0;
 }
 
 /* ---- apply cases ------------------------------------------------------------------ */
@@ -356,6 +370,15 @@ static void tally_row(target_tally *t, const bench_row *row)
     }
 }
 
+/* Prints a measured row and adds it to the JSON. */
+static void emit_row(bench_state *st, const bench_row *row)
+{
+    bench_print_row(row);
+    fflush(stdout);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, row->c.mrope ? "mrope" : "cases"),
+                         bench_row_json(row));
+}
+
 /* Times one case on a subject and prints it; the row, or NULL. */
 static const bench_row *run_case(bench_state *st, bench_subject *s, const bench_case *c,
                                  double ref_median, bench_row *row)
@@ -380,10 +403,7 @@ static const bench_row *run_case(bench_state *st, bench_subject *s, const bench_
     row->ref_median = ref_median;
     row->limit_gbps = limit_for(st, bench_case_bytes(c), c->threads, c->placement == BENCH_IN_PLACE,
                                 &row->limit_kind);
-    bench_print_row(row);
-    fflush(stdout);
-    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, c->mrope ? "mrope" : "cases"),
-                         bench_row_json(row));
+    emit_row(st, row);
     return row;
 }
 
@@ -401,19 +421,106 @@ static double run_baseline(bench_state *st, const bench_case *c)
     return run_case(st, &st->baseline, &one, 0.0, &row) != NULL ? row.stats.median : 0.0;
 }
 
-static void subject_cases(bench_state *st, const bench_case *shape, double ref_median)
+/* One call of a prepared case, so that a case the plugin refuses (a
+ * dtype it lacks) leaves the group instead of failing it. */
+static int case_runs(bench_apply_call *call)
 {
+    bench_member m;
+
+    bench_apply_member(&m, call);
+    return m.fn(m.context);
+}
+
+/* The subject's cases (same size, threads and placement) measured as one
+ * group, sampled in turn (bench_measure_group), with the probe that set
+ * the limit at their size when that is a one-thread probe: % of limit
+ * and split / interleaved compare samples taken side by side. rows[i]
+ * gets case i (stats.median 0 if it did not run). */
+static void measure_cases(bench_state *st, const bench_case *cases, int n, const double *ref,
+                          bench_row *rows)
+{
+    const bench_case *c0 = &cases[0];
+    const bench_probe *limit = best_probe(st, bench_case_bytes(c0), c0->threads,
+                                          c0->placement == BENCH_IN_PLACE);
+    bench_apply_call calls[2];
+    bench_member members[3];
+    int slot[2];
+    int m = 0;
+    bench_probe_call probe;
+    char err[1024];
+
+    for (int i = 0; i < n; i++) {
+        rows[i].stats.median = 0.0;
+    }
+    if (bench_subject_threads(&st->subject, c0->threads) != 0) {
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        slot[i] = -1;
+        if (bench_apply_prepare(&calls[i], &st->subject, &cases[i], &st->buffers) == 0 &&
+            case_runs(&calls[i]) == 0) {
+            slot[i] = m;
+            bench_apply_member(&members[m++], &calls[i]);
+        } else if (calls[i].status != PECERT_E_UNSUPPORTED) {
+            bench_apply_error(&calls[i], err, sizeof(err));
+            printf("  %-5s T=%lld: %s\n", st->subject.name, (long long)c0->tokens, err);
+        }
+    }
+    if (m > 0 && limit != NULL && limit->threads == 1) {
+        bench_probe_member(&members[m++], &probe, limit->kind, limit->bytes, st->buffers.x,
+                           st->buffers.out);
+    }
+    if (m > 0 && bench_measure_group(members, m, st->cli.reps, BENCH_MIN_SAMPLE_S) == 0) {
+        for (int i = 0; i < n; i++) {
+            if (slot[i] < 0) {
+                continue;
+            }
+            rows[i] = (bench_row){.impl = st->subject.name,
+                                  .c = cases[i],
+                                  .stats = members[slot[i]].stats,
+                                  .limit_gbps = limit == NULL ? 0.0
+                                                : limit->threads == 1
+                                                    ? bench_gbps(limit->bytes,
+                                                                 members[m - 1].stats.median)
+                                                    : bench_gbps(limit->bytes,
+                                                                 limit->stats.median),
+                                  .limit_kind = limit != NULL ? bench_probe_name(limit->kind) : "-",
+                                  .ref_median = cases[i].dtype == PECERT_DTYPE_F32 ? ref[i] : 0.0};
+            emit_row(st, &rows[i]);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        bench_apply_release(&calls[i]);
+    }
+}
+
+/* For one placement and rotary_dim: ref on both pairings, then per dtype
+ * and thread count the subject's split-half and interleaved cases as one
+ * group. */
+static void subject_cases(bench_state *st, const bench_case *shape)
+{
+    bench_case pair[2] = {*shape, *shape};
+    double ref[2];
+
+    pair[1].pairing = PECERT_PAIRING_INTERLEAVED;
+    for (int p = 0; p < 2; p++) {
+        pair[p].pairing = (pecert_rope_pairing)p;
+        ref[p] = run_baseline(st, &pair[p]);
+    }
     for (size_t d = 0; d < sizeof(dtypes) / sizeof(dtypes[0]); d++) {
         for (int t = 0; t < st->cli.n_threads; t++) {
-            bench_case c = *shape;
-            bench_row *slot = &st->medians[c.pairing][c.placement][c.rotary_dim == 64][d][t];
+            bench_row rows[2];
 
-            c.dtype = dtypes[d];
-            c.threads = st->cli.threads[t];
-            slot->stats.median = 0.0;
-            if (run_case(st, &st->subject, &c, c.dtype == PECERT_DTYPE_F32 ? ref_median : 0.0,
-                         slot) != NULL) {
-                tally_row(&st->tally, slot);
+            for (int p = 0; p < 2; p++) {
+                pair[p].dtype = dtypes[d];
+                pair[p].threads = st->cli.threads[t];
+            }
+            measure_cases(st, pair, 2, ref, rows);
+            for (int p = 0; p < 2; p++) {
+                st->medians[p][shape->placement][shape->rotary_dim == 64][d][t] = rows[p];
+                if (rows[p].stats.median > 0.0) {
+                    tally_row(&st->tally, &rows[p]);
+                }
             }
         }
     }
@@ -472,15 +579,12 @@ static void mrope_cases(bench_state *st, int64_t tokens)
     for (int place = 0; place < 2; place++) {
         bench_case c = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place, 128,
                         PECERT_DTYPE_F32, 1};
-        double ref_median = 0.0;
+        double ref = run_baseline(st, &c);
         bench_row row;
 
-        if (st->have_baseline && run_case(st, &st->baseline, &c, 0.0, &row) != NULL) {
-            ref_median = row.stats.median;
-        }
         for (int t = 0; t < st->cli.n_threads; t++) {
             c.threads = st->cli.threads[t];
-            run_case(st, &st->subject, &c, ref_median, &row);
+            measure_cases(st, &c, 1, &ref, &row);
         }
     }
 }
@@ -493,14 +597,12 @@ static void cases_tokens(bench_state *st, int64_t tokens)
     printf("\nT=%lld: q[%lld, %d, %d]\n", (long long)tokens, (long long)tokens, BENCH_HEADS,
            BENCH_HEAD_DIM);
     bench_print_header();
-    for (int p = 0; p < 2; p++) {
-        for (int place = 0; place < 2; place++) {
-            for (size_t r = 0; r < sizeof(rotary_dims) / sizeof(rotary_dims[0]); r++) {
-                bench_case shape = {tokens, 1, (pecert_rope_pairing)p, (bench_placement)place,
-                                    rotary_dims[r], PECERT_DTYPE_F32, 0};
+    for (int place = 0; place < 2; place++) {
+        for (size_t r = 0; r < sizeof(rotary_dims) / sizeof(rotary_dims[0]); r++) {
+            bench_case shape = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place,
+                                rotary_dims[r], PECERT_DTYPE_F32, 0};
 
-                subject_cases(st, &shape, run_baseline(st, &shape));
-            }
+            subject_cases(st, &shape);
         }
     }
     if (tokens >= 512) {
@@ -770,6 +872,10 @@ static void notes(bench_state *st)
              st->have_baseline ? st->baseline.name : "baseline", st->cli.reps, REF_FULL_REPS_MAX_T,
              REF_LARGE_REPS);
     json_note(st, text);
+    json_note(st, "the plugin's split-half and interleaved cases of a shape are timed as one "
+                  "group, samples in turn (A B P A B P ...), with their limit probe P when it is "
+                  "a one-thread probe (limit_gbps then is P's, measured beside them); two-thread "
+                  "cases divide by the probes measured before the T's cases");
     snprintf(text, sizeof(text),
              "each figure (probes too) takes rounds of samples until a round's median is within "
              "%.2fx of its minimum (at most %d rounds; time.rounds), keeping the round with the "
@@ -793,6 +899,7 @@ static int run_bench(bench_state *st)
     summary(st);
     return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
 }
+
 
 int pecert_cmd_bench(int argc, char **argv)
 {
