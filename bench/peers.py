@@ -2,7 +2,7 @@
 """bench/peers.py - `make bench-peers`: fast next to PyTorch on q[T, 32, 128].
 
 Both sides run in this one process, on the same pre-faulted tensors, with
-the same thread counts, interleaved case by case, so their ratio is fair:
+the same thread counts, their samples taken in turn, so their ratio is fair:
 
   torch HF     transformers' rotate_half formula (split-half pairing):
                q * cos + rotate_half(q) * sin, the final add into a
@@ -194,21 +194,33 @@ def meta_call(q, out, freqs_cis, in_place):
 
 # ---- measurement -----------------------------------------------------------------
 
-def measure(fn, reps):
-    """min/median/max of reps samples, each the mean of a batch of calls."""
+def batch_size(fn):
+    """Calls per sample so that a sample lasts MIN_SAMPLE_S (one warm-up call)."""
     start = time.perf_counter()
     fn()
     warm = time.perf_counter() - start
-    inner = 1 if warm >= MIN_SAMPLE_S else min(100000, int(MIN_SAMPLE_S / max(warm, 1e-9)) + 1)
-    times = []
+    return 1 if warm >= MIN_SAMPLE_S else min(100000, int(MIN_SAMPLE_S / max(warm, 1e-9)) + 1)
+
+
+def measure_group(fns, reps):
+    """min/median/max of reps samples per function, each the mean of a
+    batch of calls; the functions' samples are taken in turn (A B A B ...),
+    as `pecert bench` does, so a slow phase of the shared host falls on
+    both sides alike."""
+    inner = [batch_size(fn) for fn in fns]
+    times = [[] for _ in fns]
     for _ in range(reps):
-        start = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        times.append((time.perf_counter() - start) / inner)
-    times.sort()
-    return {"min_s": times[0], "median_s": times[len(times) // 2], "max_s": times[-1],
-            "samples": reps, "calls_per_sample": inner}
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            for _ in range(inner[i]):
+                fn()
+            times[i].append((time.perf_counter() - start) / inner[i])
+    stats = []
+    for i, t in enumerate(times):
+        t.sort()
+        stats.append({"min_s": t[0], "median_s": t[len(t) // 2], "max_s": t[-1],
+                      "samples": reps, "calls_per_sample": inner[i]})
+    return stats
 
 
 def gbps(nbytes, seconds):
@@ -248,12 +260,9 @@ def run_case(fast, buffers, case, reps):
               "placement": placement, "rotary_dim": rot, "dtype": dtype,
               "bytes": q.numel() * q.element_size()}
     # Each side once to settle caches, allocator and thread pools after
-    # the previous case, then both again: the second pair is reported, so
-    # neither side is measured right after a case of its own.
-    measure(torch_fn, 1)
-    measure(fast_fn, 1)
-    result["torch"] = measure(torch_fn, reps)
-    result["fast"] = measure(fast_fn, reps)
+    # the previous case, then their samples in turn.
+    measure_group([torch_fn, fast_fn], 1)
+    result["torch"], result["fast"] = measure_group([torch_fn, fast_fn], reps)
     result["fast_over_torch"] = result["fast"]["median_s"] / result["torch"]["median_s"]
     return result
 
