@@ -761,7 +761,7 @@ static void alibi(bench_state *st)
     printf("\nALiBi bias f32 [32, n_q, n_k], linear (causal) form, max_bias 8; GB/s written\n");
     for (size_t i = 0; i < sizeof(alibi_shapes) / sizeof(alibi_shapes[0]); i++) {
         size_t bytes = (size_t)(32 * alibi_shapes[i][0] * alibi_shapes[i][1]) * sizeof(float);
-        bench_team *team = n > 1 ? bench_team_start(n) : NULL;
+        bench_team *team;
         double limits[MAX_LIST];
         double ref_median = 0.0;
         double median;
@@ -769,6 +769,7 @@ static void alibi(bench_state *st)
         if (bytes > st->buffers.bytes || alibi_shapes[i][1] > st->buffers.max_tokens) {
             continue;
         }
+        team = n > 1 ? bench_team_start(n) : NULL;
         for (int t = 0; t < st->cli.n_threads; t++) {
             limits[t] = fill_limit(st, bytes, st->cli.threads[t], team);
         }
