@@ -103,6 +103,28 @@ START_TEST(unwritable_json_exits_2_and_writes_nothing)
 }
 END_TEST
 
+/* Output paths are checked before any work: a bench would otherwise
+ * measure for minutes and then fail to save (this test would time out),
+ * a run would print its checks first. */
+START_TEST(unwritable_outputs_are_refused_before_any_work)
+{
+    char err[8192];
+
+    ck_assert_int_eq(pecert(err, sizeof(err), "bench --json /nonexistent-dir/b.json"), 2);
+    ck_assert_msg(strstr(err, "pecert: bench: --json /nonexistent-dir/b.json: cannot write in "
+                              "/nonexistent-dir") != NULL,
+                  "%s", err);
+    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --html /tmp"), 2);
+    ck_assert_msg(strstr(err, "pecert: run: --html /tmp: is a directory") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "PASS") == NULL, "checks ran before the refusal: %s", err);
+    ck_assert_int_eq(pecert(err, sizeof(err), "certify --profile gpt2 --impl ref --junit "
+                                              "/nonexistent-dir/j.xml"),
+                     2);
+    ck_assert_msg(strstr(err, "certify: --junit /nonexistent-dir/j.xml") != NULL, "%s", err);
+    ck_assert_msg(strstr(err, "derived") == NULL, "certify worked before the refusal: %s", err);
+}
+END_TEST
+
 /* The foundation's promise: ref with every position shifted by one must
  * fail the whole run with exit status 1. */
 START_TEST(shifted_ref_fails_the_run_with_status_1)
@@ -194,6 +216,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(errors, missing_plugin_exits_3);
     tcase_add_test(errors, missing_vectors_dir_exits_2);
     tcase_add_test(errors, unwritable_json_exits_2_and_writes_nothing);
+    tcase_add_test(errors, unwritable_outputs_are_refused_before_any_work);
     tcase_add_test(errors, mutation_rejects_unknown_check_ids);
     suite_add_tcase(s, errors);
     return s;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../../bench/bench.h"
+#include "commands.h"
 #include "results_json.h"
 #include "runner.h"
 
@@ -914,6 +915,10 @@ int pecert_cmd_bench(int argc, char **argv)
     rc = parse_args(&st.cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    if (pecert_check_outputs("bench", (const char *const[]){"--json"},
+                             (const char *const[]){st.cli.json}, 1) != 0) {
+        return PECERT_EXIT_USAGE;
     }
     if ((rc = open_subject(&st.subject, st.cli.impl)) != 0) {
         return rc;

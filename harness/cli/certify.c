@@ -263,6 +263,11 @@ int pecert_cmd_certify(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
+    const char *const names[] = {"--json", "--html", "--junit"};
+    const char *const paths[] = {cli.json, cli.html, cli.junit};
+    if (pecert_check_outputs("certify", names, paths, 3) != 0) {
+        return PECERT_EXIT_USAGE;
+    }
     if (cli.list) {
         return list_profiles(cli.profiles);
     }

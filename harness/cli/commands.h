@@ -27,6 +27,14 @@ int pecert_usage_error(const char *usage, const char *fmt, ...)
 /* pecert_parse_seconds: a positive number of seconds up to a day; 0 or -1. */
 int pecert_parse_seconds(double *out, const char *arg);
 
+/* pecert_check_outputs: each non-NULL path of names[i] (an option such as
+ * "--json") must be writable where it will be written: its directory
+ * exists and is writable, and it is not a directory itself. Checked
+ * before a command works for minutes and then fails to save. 0, or -1
+ * after printing "pecert: <cmd>: <option> <path>: <why>" to stderr. */
+int pecert_check_outputs(const char *cmd, const char *const *names, const char *const *paths,
+                         int n);
+
 /* pecert_impl_dir: build/impls next to the running executable. */
 void pecert_impl_dir(char *out, size_t len);
 

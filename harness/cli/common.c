@@ -1,9 +1,12 @@
 /* common.c - helpers every pecert subcommand uses. */
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -28,6 +31,41 @@ int pecert_parse_seconds(double *out, const char *arg)
         return -1;
     }
     *out = v;
+    return 0;
+}
+
+static int check_output(const char *cmd, const char *name, const char *path)
+{
+    char copy[PATH_MAX];
+    struct stat info;
+    const char *dir;
+
+    if (snprintf(copy, sizeof(copy), "%s", path) >= (int)sizeof(copy)) {
+        fprintf(stderr, "pecert: %s: %s %s: path longer than %d bytes\n", cmd, name, path,
+                PATH_MAX - 1);
+        return -1;
+    }
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+        fprintf(stderr, "pecert: %s: %s %s: is a directory\n", cmd, name, path);
+        return -1;
+    }
+    dir = dirname(copy);
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "pecert: %s: %s %s: cannot write in %s: %s\n", cmd, name, path, dir,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int pecert_check_outputs(const char *cmd, const char *const *names, const char *const *paths,
+                         int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (paths[i] != NULL && check_output(cmd, names[i], paths[i]) != 0) {
+            return -1;
+        }
+    }
     return 0;
 }
 

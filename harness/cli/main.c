@@ -260,6 +260,11 @@ static int cmd_run(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
+    const char *const names[] = {"--json", "--html", "--junit"};
+    const char *const paths[] = {cli.json, cli.html, cli.junit};
+    if (pecert_check_outputs("run", names, paths, 3) != 0) {
+        return PECERT_EXIT_USAGE;
+    }
     char dir[PATH_MAX];
     char plugin_path[PATH_MAX];
     char oracle_path[PATH_MAX];
