@@ -104,6 +104,14 @@ bench_team *bench_team_start(int n);
 /* Runs fn on every thread of the team and waits for all of them. */
 void bench_team_run(bench_team *team, bench_work_fn fn, void *context);
 void bench_team_stop(bench_team *team);
+/* A team whose workers are pinned to the process's 2nd.. nth CPUs (when it
+ * has n), for parking: bench_team_park puts the workers to sleep until
+ * bench_team_unpark, which also pins the caller to the first CPU until
+ * the next park (wake-ups otherwise tend to land a worker on the waker's
+ * CPU). */
+bench_team *bench_team_start_pinned(int n);
+void bench_team_park(bench_team *team);
+void bench_team_unpark(bench_team *team);
 
 int bench_team_size(const bench_team *team);
 
@@ -133,10 +141,12 @@ typedef struct bench_probe {
 int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
                     void *src, void *dst, int reps);
 
-/* A one-thread probe as a member of a group (bench_measure_group). (A
- * team's probe cannot be: started per sample, its fresh worker shares
- * the caller's core until the scheduler moves it; parked between samples,
- * it and the plugin's OpenMP workers slowed each other by 2-5x here.)
+/* A probe as a member of a group (bench_measure_group): on the calling
+ * thread (team NULL), or on a team from bench_team_start_pinned, unparked
+ * before each of its samples and parked after it (untimed), so its
+ * spinning workers never run beside the other members. (A team started
+ * per sample shared the caller's core until the scheduler moved it, and
+ * an unpinned parked one woke on the waker's CPU: 2-5x too slow here.)
  * call must outlive the measurement. */
 typedef struct bench_probe_job {
     bench_probe_kind kind;
@@ -150,8 +160,9 @@ typedef struct bench_probe_call {
     bench_team *team;       /* NULL: the calling thread alone              */
 } bench_probe_call;
 
+
 void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
-                        size_t bytes, void *src, void *dst);
+                        size_t bytes, bench_team *team, void *src, void *dst);
 
 /* The vector ISA the probe loops use ("avx512", "avx2", "scalar"). */
 const char *bench_probe_isa(void);

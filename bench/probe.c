@@ -277,9 +277,27 @@ int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench
     return bench_measure(&out->stats, probe_once, &call, reps, 2e-4);
 }
 
-void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
-                        size_t bytes, void *src, void *dst)
+static void team_up(void *context)
 {
-    *call = (bench_probe_call){{kind, src, dst, bytes}, NULL};
-    *m = (bench_member){.fn = probe_once, .context = call};
+    bench_probe_call *call = context;
+
+    if (call->team != NULL) {
+        bench_team_unpark(call->team);
+    }
+}
+
+static void team_down(void *context)
+{
+    bench_probe_call *call = context;
+
+    if (call->team != NULL) {
+        bench_team_park(call->team);
+    }
+}
+
+void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
+                        size_t bytes, bench_team *team, void *src, void *dst)
+{
+    *call = (bench_probe_call){{kind, src, dst, bytes}, team};
+    *m = (bench_member){.fn = probe_once, .context = call, .before = team_up, .after = team_down};
 }

@@ -6,7 +6,9 @@
  * spin on a generation counter instead of sleeping. That burns the other
  * core while idle, so a team lives only while probes run.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -20,6 +22,13 @@ struct bench_team {
     atomic_uint generation;   /* bumped once per dispatch                 */
     atomic_int done;          /* workers finished with this dispatch      */
     atomic_int stop;
+    atomic_int parked;        /* workers sleep on wake instead of spinning */
+    atomic_int awake;         /* workers not sleeping                     */
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int pinned;               /* worker i runs on cpus[i] only            */
+    int cpus[MAX_TEAM];       /* the first n CPUs this process may use    */
+    cpu_set_t caller_mask;    /* the caller's own, while it is pinned     */
     bench_work_fn fn;
     void *context;
 };
@@ -38,6 +47,17 @@ static inline void relax(void)
 #endif
 }
 
+static void sleep_while_parked(bench_team *team)
+{
+    pthread_mutex_lock(&team->lock);
+    atomic_fetch_sub(&team->awake, 1);
+    while (atomic_load(&team->parked) && !atomic_load(&team->stop)) {
+        pthread_cond_wait(&team->wake, &team->lock);
+    }
+    atomic_fetch_add(&team->awake, 1);
+    pthread_mutex_unlock(&team->lock);
+}
+
 static void *worker(void *opaque)
 {
     worker_arg *arg = opaque;
@@ -50,6 +70,9 @@ static void *worker(void *opaque)
         unsigned now;
 
         while ((now = atomic_load_explicit(&team->generation, memory_order_acquire)) == seen) {
+            if (atomic_load_explicit(&team->parked, memory_order_relaxed)) {
+                sleep_while_parked(team);
+            }
             relax();
         }
         seen = now;
@@ -71,6 +94,9 @@ bench_team *bench_team_start(int n)
         return NULL;
     }
     team->n = n;
+    pthread_mutex_init(&team->lock, NULL);
+    pthread_cond_init(&team->wake, NULL);
+    atomic_store(&team->awake, n - 1);
     for (i = 1; i < n; i++) {
         worker_args[i] = (worker_arg){team, i};
         if (pthread_create(&team->threads[i], NULL, worker, &worker_args[i]) != 0) {
@@ -101,12 +127,82 @@ void bench_team_stop(bench_team *team)
     if (team == NULL) {
         return;
     }
+    pthread_mutex_lock(&team->lock);
     atomic_store(&team->stop, 1);
+    pthread_cond_broadcast(&team->wake);
+    pthread_mutex_unlock(&team->lock);
     atomic_fetch_add(&team->generation, 1);
     for (i = 1; i < team->n; i++) {
         pthread_join(team->threads[i], NULL);
     }
+    pthread_cond_destroy(&team->wake);
+    pthread_mutex_destroy(&team->lock);
     free(team);
+}
+
+/* The first n CPUs of the process's mask into cpus; 0 if it has fewer. */
+static int first_cpus(int n, int *cpus)
+{
+    cpu_set_t mask;
+    int found = 0;
+
+    if (sched_getaffinity(0, sizeof(mask), &mask) != 0) {
+        return 0;
+    }
+    for (int c = 0; c < CPU_SETSIZE && found < n; c++) {
+        if (CPU_ISSET(c, &mask)) {
+            cpus[found++] = c;
+        }
+    }
+    return found == n;
+}
+
+static void pin(pthread_t thread, int cpu)
+{
+    cpu_set_t one;
+
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(thread, sizeof(one), &one);
+}
+
+bench_team *bench_team_start_pinned(int n)
+{
+    bench_team *team = bench_team_start(n);
+
+    if (team != NULL && first_cpus(n, team->cpus)) {
+        team->pinned = 1;
+        for (int i = 1; i < n; i++) {
+            pin(team->threads[i], team->cpus[i]);
+        }
+    }
+    return team;
+}
+
+void bench_team_park(bench_team *team)
+{
+    atomic_store(&team->parked, 1);
+    while (atomic_load(&team->awake) > 0) {
+        relax();
+    }
+    if (team->pinned) {
+        pthread_setaffinity_np(pthread_self(), sizeof(team->caller_mask), &team->caller_mask);
+    }
+}
+
+void bench_team_unpark(bench_team *team)
+{
+    if (team->pinned) {
+        pthread_getaffinity_np(pthread_self(), sizeof(team->caller_mask), &team->caller_mask);
+        pin(pthread_self(), team->cpus[0]);
+    }
+    pthread_mutex_lock(&team->lock);
+    atomic_store(&team->parked, 0);
+    pthread_cond_broadcast(&team->wake);
+    pthread_mutex_unlock(&team->lock);
+    while (atomic_load(&team->awake) < team->n - 1) {
+        relax();
+    }
 }
 
 int bench_team_size(const bench_team *team)

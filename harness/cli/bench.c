@@ -11,11 +11,11 @@
  * Medians are compared. The probes first find, per size and thread count,
  * the best yardstick (copies out of place, rmw in place, at most as many
  * threads); then the plugin's split-half and interleaved cases of each
- * shape are timed as one group, their samples taken in turn, with that
- * probe when it is a one-thread one (bench_probe_member says why not a
- * team's): split / interleaved, and the one-thread % of limit, compare
- * samples taken side by side even when the shared host's bandwidth
- * drifts. Two-thread cases and `ref` divide by the first probes.
+ * shape are timed as one group with that probe, their samples taken in
+ * turn (a multi-thread probe runs on a pinned team, parked between its
+ * samples), so split / interleaved and % of limit compare samples taken
+ * side by side even when the shared host's bandwidth drifts. `ref` is
+ * timed alone against the first probes.
  * The pieces live in bench/ (bench.h).
  */
 #include <getopt.h>
@@ -87,6 +87,7 @@ typedef struct bench_state {
     bench_subject baseline;
     int have_baseline;
     bench_buffers buffers;
+    bench_team *group_team;   /* pinned, parked: measure_cases' 2-thread probes */
     bench_probe probes[64];   /* of the current T                          */
     int n_probes;
     /* This T's rows by [pairing][placement][rotary 64?][dtype][threads],
@@ -433,10 +434,10 @@ static int case_runs(bench_apply_call *call)
 }
 
 /* The subject's cases (same size, threads and placement) measured as one
- * group, sampled in turn (bench_measure_group), with the probe that set
- * the limit at their size when that is a one-thread probe: % of limit
- * and split / interleaved compare samples taken side by side. rows[i]
- * gets case i (stats.median 0 if it did not run). */
+ * group with the probe that set the limit at their size, sampled in turn
+ * (bench_measure_group): % of limit and split / interleaved compare
+ * samples taken side by side. rows[i] gets case i (stats.median 0 if it
+ * did not run). */
 static void measure_cases(bench_state *st, const bench_case *cases, int n, const double *ref,
                           bench_row *rows)
 {
@@ -467,8 +468,9 @@ static void measure_cases(bench_state *st, const bench_case *cases, int n, const
             printf("  %-5s T=%lld: %s\n", st->subject.name, (long long)c0->tokens, err);
         }
     }
-    if (m > 0 && limit != NULL && limit->threads == 1) {
-        bench_probe_member(&members[m++], &probe, limit->kind, limit->bytes, st->buffers.x,
+    if (m > 0 && limit != NULL && (limit->threads == 1 || st->group_team != NULL)) {
+        bench_probe_member(&members[m++], &probe, limit->kind, limit->bytes,
+                           limit->threads == 1 ? NULL : st->group_team, st->buffers.x,
                            st->buffers.out);
     }
     if (m > 0 && bench_measure_group(members, m, st->cli.reps, BENCH_MIN_SAMPLE_S) == 0) {
@@ -480,7 +482,7 @@ static void measure_cases(bench_state *st, const bench_case *cases, int n, const
                                   .c = cases[i],
                                   .stats = members[slot[i]].stats,
                                   .limit_gbps = limit == NULL ? 0.0
-                                                : limit->threads == 1
+                                                : limit->threads == 1 || st->group_team != NULL
                                                     ? bench_gbps(limit->bytes,
                                                                  members[m - 1].stats.median)
                                                     : bench_gbps(limit->bytes,
@@ -875,9 +877,10 @@ static void notes(bench_state *st)
              REF_LARGE_REPS);
     json_note(st, text);
     json_note(st, "the plugin's split-half and interleaved cases of a shape are timed as one "
-                  "group, samples in turn (A B P A B P ...), with their limit probe P when it is "
-                  "a one-thread probe (limit_gbps then is P's, measured beside them); two-thread "
-                  "cases divide by the probes measured before the T's cases");
+                  "group with their limit probe P, samples in turn (A B P A B P ...): limit_gbps "
+                  "is P's, measured beside them (a multi-thread P runs on a pinned team, parked "
+                  "between its samples); ref divides by the probes measured before the T's "
+                  "cases");
     snprintf(text, sizeof(text),
              "each figure (probes too) takes rounds of samples until a round's median is within "
              "%.2fx of its minimum (at most %d rounds; time.rounds), keeping the round with the "
@@ -888,7 +891,7 @@ static void notes(bench_state *st)
                   "thread count; GB/s counts bytes written");
 }
 
-static int run_bench(bench_state *st)
+static int run_bench_cases(bench_state *st)
 {
     start_report(st);
     notes(st);
@@ -900,6 +903,22 @@ static int run_bench(bench_state *st)
     alibi(st);
     summary(st);
     return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
+}
+
+/* The team of the groups' multi-thread probes lives through the run,
+ * pinned and parked between samples (bench_team_start_pinned). */
+static int run_bench(bench_state *st)
+{
+    int n = max_threads(&st->cli);
+    int rc;
+
+    st->group_team = n > 1 ? bench_team_start_pinned(n) : NULL;
+    if (st->group_team != NULL) {
+        bench_team_park(st->group_team);
+    }
+    rc = run_bench_cases(st);
+    bench_team_stop(st->group_team);
+    return rc;
 }
 
 
