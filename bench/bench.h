@@ -42,7 +42,7 @@ typedef struct bench_stats {
  * disturbed (on these shared machines other tenants take the memory
  * bandwidth for seconds at a time, invisibly to /proc/stat): the case is
  * measured again, up to BENCH_MAX_ROUNDS rounds, and the round with the
- * lowest median is kept. Every figure (probes included) is measured the
+ * lowest median (a group's: lowest sum of medians) is kept. Every figure (probes included) is measured the
  * same way, so the ratios between them stay fair. */
 #define BENCH_SETTLED_SPREAD 1.15
 #define BENCH_MAX_ROUNDS 3
@@ -58,7 +58,7 @@ typedef int (*bench_fn)(void *context);
 int bench_measure(bench_stats *out, bench_fn fn, void *context, int reps, double min_sample_s);
 
 /* One operation of a group measured together. before/after (NULL: none)
- * run around each of its samples, untimed (e.g. starting and stopping a
+ * run around each of its samples, untimed (e.g. waking and parking a
  * probe's spinning thread team, which must not run beside the others). */
 typedef struct bench_member {
     bench_fn fn;
@@ -159,7 +159,6 @@ typedef struct bench_probe_call {
     bench_probe_job job;
     bench_team *team;       /* NULL: the calling thread alone              */
 } bench_probe_call;
-
 
 void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
                         size_t bytes, bench_team *team, void *src, void *dst);

@@ -11,8 +11,6 @@
 
 #include "bench.h"
 
-#define MIN_SAMPLE_S BENCH_MIN_SAMPLE_S
-
 const char *bench_dtype_name(pecert_dtype dtype)
 {
     return dtype == PECERT_DTYPE_F16 ? "f16" : dtype == PECERT_DTYPE_BF16 ? "bf16" : "f32";
@@ -335,7 +333,7 @@ int bench_table(bench_stats *out, bench_subject *s, int64_t tokens, bench_buffer
         return -1;
     }
     table_setup(&call, s, b->out, PECERT_DTYPE_F32, b->positions, tokens);
-    if (bench_measure(out, table_once, &call, reps, MIN_SAMPLE_S) != 0) {
+    if (bench_measure(out, table_once, &call, reps, BENCH_MIN_SAMPLE_S) != 0) {
         note_failure(s, call.status, "rope_cos_sin", err, err_len);
         return -1;
     }
@@ -444,7 +442,7 @@ int bench_alibi(bench_stats *out, bench_subject *s, int64_t n_q, int64_t n_k, be
     call.args.k_positions = b->positions;
     call.args.n_k = n_k;
     call.args.out = &call.out;
-    if (bench_measure(out, alibi_once, &call, reps, MIN_SAMPLE_S) != 0) {
+    if (bench_measure(out, alibi_once, &call, reps, BENCH_MIN_SAMPLE_S) != 0) {
         note_failure(s, call.status, "alibi_bias", err, err_len);
         return -1;
     }

@@ -274,7 +274,7 @@ int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench
     out->kind = kind;
     out->bytes = bytes;
     out->threads = team == NULL ? 1 : bench_team_size(team);
-    return bench_measure(&out->stats, probe_once, &call, reps, 2e-4);
+    return bench_measure(&out->stats, probe_once, &call, reps, BENCH_MIN_SAMPLE_S);
 }
 
 static void team_up(void *context)

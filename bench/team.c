@@ -4,7 +4,9 @@
  * The probes must not pay more per dispatch than the engine they are the
  * yardstick for (an OpenMP region costs 1.25-3.4 us here), so workers
  * spin on a generation counter instead of sleeping. That burns the other
- * core while idle, so a team lives only while probes run.
+ * core while idle, so a team lives only while probes run, or (pinned,
+ * bench_team_start_pinned) is parked between the samples it takes beside
+ * a plugin's in a group: its workers then sleep on a condition variable.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -448,6 +448,7 @@ static void measure_cases(bench_state *st, const bench_case *cases, int n, const
     bench_member members[3];
     int slot[2];
     int m = 0;
+    int probed = 0;             /* the probe is members[m - 1]              */
     bench_probe_call probe;
     char err[1024];
 
@@ -468,7 +469,8 @@ static void measure_cases(bench_state *st, const bench_case *cases, int n, const
             printf("  %-5s T=%lld: %s\n", st->subject.name, (long long)c0->tokens, err);
         }
     }
-    if (m > 0 && limit != NULL && (limit->threads == 1 || st->group_team != NULL)) {
+    probed = m > 0 && limit != NULL && (limit->threads == 1 || st->group_team != NULL);
+    if (probed) {
         bench_probe_member(&members[m++], &probe, limit->kind, limit->bytes,
                            limit->threads == 1 ? NULL : st->group_team, st->buffers.x,
                            st->buffers.out);
@@ -482,11 +484,9 @@ static void measure_cases(bench_state *st, const bench_case *cases, int n, const
                                   .c = cases[i],
                                   .stats = members[slot[i]].stats,
                                   .limit_gbps = limit == NULL ? 0.0
-                                                : limit->threads == 1 || st->group_team != NULL
-                                                    ? bench_gbps(limit->bytes,
-                                                                 members[m - 1].stats.median)
-                                                    : bench_gbps(limit->bytes,
-                                                                 limit->stats.median),
+                                                : bench_gbps(limit->bytes,
+                                                             probed ? members[m - 1].stats.median
+                                                                    : limit->stats.median),
                                   .limit_kind = limit != NULL ? bench_probe_name(limit->kind) : "-",
                                   .ref_median = cases[i].dtype == PECERT_DTYPE_F32 ? ref[i] : 0.0};
             emit_row(st, &rows[i]);
@@ -505,7 +505,6 @@ static void subject_cases(bench_state *st, const bench_case *shape)
     bench_case pair[2] = {*shape, *shape};
     double ref[2];
 
-    pair[1].pairing = PECERT_PAIRING_INTERLEAVED;
     for (int p = 0; p < 2; p++) {
         pair[p].pairing = (pecert_rope_pairing)p;
         ref[p] = run_baseline(st, &pair[p]);
@@ -884,7 +883,7 @@ static void notes(bench_state *st)
     snprintf(text, sizeof(text),
              "each figure (probes too) takes rounds of samples until a round's median is within "
              "%.2fx of its minimum (at most %d rounds; time.rounds), keeping the round with the "
-             "lowest median: other tenants of this host take memory bandwidth for seconds",
+             "lowest medians: other tenants of this host take memory bandwidth for seconds",
              BENCH_SETTLED_SPREAD, BENCH_MAX_ROUNDS);
     json_note(st, text);
     json_note(st, "ALiBi bias: the limit is the fill probe (stores only) at the same size and "
@@ -920,7 +919,6 @@ static int run_bench(bench_state *st)
     bench_team_stop(st->group_team);
     return rc;
 }
-
 
 int pecert_cmd_bench(int argc, char **argv)
 {

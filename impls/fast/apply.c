@@ -217,21 +217,6 @@ static void choose_kernel(apply_plan *plan, size_t bytes)
     }
 }
 
-/* Bytes of one tensor of the call (saturating: only compared with the
- * thresholds). */
-static size_t tensor_bytes(const pecert_tensor *x)
-{
-    size_t bytes = pecert__fast_dtype_size(x->dtype);
-    uint32_t k;
-
-    for (k = 0; k < 3; k++) {
-        size_t extent = (size_t)x->shape[k];
-
-        bytes = extent != 0 && bytes > SIZE_MAX / extent ? SIZE_MAX : bytes * extent;
-    }
-    return bytes;
-}
-
 /* In place with partial rotary, the passthrough channels need no write.
  * But past the caches, skipping them leaves gaps in the read and
  * write-back streams, and measured here a rotation of half of every row
@@ -387,7 +372,7 @@ static pecert_status make_plan(const pecert__fast_call *call, const pecert__fast
     int64_t tokens = job->x->shape[0];
     int64_t length = pecert__fast_effective_seq_len(job->seq_len, job->num_axes * tokens,
                                                     job->seen);
-    size_t bytes = tensor_bytes(job->x);
+    size_t bytes = pecert__fast_view_bytes(job->x);
     pecert_status status;
 
     memset(plan, 0, sizeof(*plan));

@@ -139,6 +139,13 @@ typedef void (*pecert__fast_emit_f32_fn)(const double *cos, const double *sin, i
                                          double scaling, int layout, float *out_cos,
                                          float *out_sin);
 
+/* One row of ALiBi biases (family/alibi.c; scalar/alibi.c has the
+ * formula). */
+typedef void (*pecert__fast_alibi_row_f32_fn)(float *out, const double *k, int64_t n, double m,
+                                              double q, int symmetric);
+typedef void (*pecert__fast_alibi_row_f64_fn)(double *out, const double *k, int64_t n, double m,
+                                              double q, int symmetric);
+
 /* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
 typedef struct pecert__fast_kernels {
     pecert__fast_isa isa;
@@ -160,14 +167,10 @@ typedef struct pecert__fast_kernels {
      * _stream variants need a 64-byte aligned out and store_fence once
      * the share is done; NULL: use the plain ones. */
     void (*alibi_keys)(double *out, const int64_t *k, int64_t n);
-    void (*alibi_row_f32)(float *out, const double *k, int64_t n, double m, double q,
-                          int symmetric);
-    void (*alibi_row_f64)(double *out, const double *k, int64_t n, double m, double q,
-                          int symmetric);
-    void (*alibi_row_f32_stream)(float *out, const double *k, int64_t n, double m, double q,
-                                 int symmetric);
-    void (*alibi_row_f64_stream)(double *out, const double *k, int64_t n, double m, double q,
-                                 int symmetric);
+    pecert__fast_alibi_row_f32_fn alibi_row_f32;
+    pecert__fast_alibi_row_f64_fn alibi_row_f64;
+    pecert__fast_alibi_row_f32_fn alibi_row_f32_stream;
+    pecert__fast_alibi_row_f64_fn alibi_row_f64_stream;
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -295,6 +298,9 @@ pecert_status pecert__fast_check_aliasing(const pecert__fast_call *call, const c
                                           const pecert_tensor *b, int allow_same);
 size_t pecert__fast_dtype_size(pecert_dtype dtype);
 int pecert__fast_is_empty(const pecert_tensor *tensor);
+/* Bytes of the elements a checked view holds (SIZE_MAX past size_t; only
+ * ever compared with thresholds). */
+size_t pecert__fast_view_bytes(const pecert_tensor *tensor);
 int64_t pecert__fast_max_offset(const pecert_tensor *tensor);
 int pecert__fast_same_view(const pecert_tensor *a, const pecert_tensor *b);
 

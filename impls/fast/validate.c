@@ -214,6 +214,18 @@ int pecert__fast_is_empty(const pecert_tensor *tensor)
     return 0;
 }
 
+size_t pecert__fast_view_bytes(const pecert_tensor *tensor)
+{
+    size_t bytes = pecert__fast_dtype_size(tensor->dtype);
+
+    for (uint32_t k = 0; k < tensor->ndim; k++) {
+        if (__builtin_mul_overflow(bytes, (size_t)tensor->shape[k], &bytes)) {
+            return SIZE_MAX;
+        }
+    }
+    return bytes;
+}
+
 int64_t pecert__fast_max_offset(const pecert_tensor *tensor)
 {
     int64_t offset = 0;

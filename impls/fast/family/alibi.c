@@ -115,12 +115,6 @@ static pecert_status check_bias_args(const pecert__fast_call *call,
 
 /* ---- the bias: plan, then run ------------------------------------------- */
 
-/* The row kernels' types (fast.h pecert__fast_kernels.alibi_row_*). */
-typedef void (*row_f32_fn)(float *out, const double *k, int64_t n, double m, double q,
-                           int symmetric);
-typedef void (*row_f64_fn)(double *out, const double *k, int64_t n, double m, double q,
-                           int symmetric);
-
 typedef struct bias_plan {
     const pecert_alibi_bias_args *args;
     const pecert_tensor *out;
@@ -132,22 +126,9 @@ typedef struct bias_plan {
     int contiguous;             /* keys of a row are adjacent elements      */
     int disjoint;               /* no element in two rows (rows_disjoint)   */
     int streaming;              /* the row kernels are the _stream ones     */
-    row_f32_fn row_f32;         /* contiguous f32 rows                      */
-    row_f64_fn row_f64;         /* contiguous f64 rows                      */
+    pecert__fast_alibi_row_f32_fn row_f32; /* contiguous f32 rows           */
+    pecert__fast_alibi_row_f64_fn row_f64; /* contiguous f64 rows           */
 } bias_plan;
-
-/* Bytes the call writes, saturated (only compared with thresholds). */
-static size_t output_bytes(const pecert_tensor *out)
-{
-    size_t bytes = pecert__fast_dtype_size(out->dtype);
-
-    for (uint32_t a = 0; a < 3; a++) {
-        if (__builtin_mul_overflow(bytes, (size_t)out->shape[a], &bytes)) {
-            return SIZE_MAX;
-        }
-    }
-    return bytes;
-}
 
 /* 1 if no two rows (h, i) share an element, shown by nesting: of the two
  * row axes, the one with the smaller stride steps past a whole row, the
@@ -270,7 +251,7 @@ static pecert_status make_plan(const pecert__fast_call *call, const pecert_alibi
                                bias_plan *plan, int *out_threads)
 {
     const pecert_tensor *out = args->out;
-    size_t bytes = output_bytes(out);
+    size_t bytes = pecert__fast_view_bytes(out);
     size_t n_k = (size_t)args->n_k;
     size_t line_doubles = 64 / sizeof(double);
     double *k;
