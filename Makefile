@@ -215,21 +215,22 @@ run: deps
 
 # ---- benchmarks (never part of `make check`) -------------------------------
 # make bench: fast against the machine's measured bandwidth and ref, one run
-# (build/pecert bench; ~5 minutes here). make bench-peers: the same shapes
+# (build/pecert bench; ~1-2 minutes here). make bench-peers: the same shapes
 # through PyTorch (HF rotate_half, Meta complex multiply) next to fast.
 # Either then re-renders reports/out/index.html with its Speed section if
 # an earlier `make run` left its runs (their verdict does not fail these).
+# Re-render the report with the Speed section after a make run (shell).
+RERENDER_SPEED = if [ -f $(RUN_DIR)/ref.json ]; then $(REPORT_CMD) --quiet || [ $$? -eq 1 ] && \
+	    echo "open file://$(CURDIR)/reports/out/index.html\#speed"; fi
 bench: all
 	$(Q)mkdir -p reports/out
 	$(Q)$(BUILD)/pecert bench --json reports/out/bench.json
-	$(Q)if [ -f $(RUN_DIR)/ref.json ]; then $(REPORT_CMD) --quiet || [ $$? -eq 1 ] && \
-	    echo "open file://$(CURDIR)/reports/out/index.html#speed"; fi
+	$(Q)$(RERENDER_SPEED)
 
 bench-peers: all
 	$(Q)mkdir -p reports/out
 	$(Q)/usr/bin/python3 bench/peers.py --plugin $(BUILD)/impls/fast.so --json reports/out/bench-peers.json
-	$(Q)if [ -f $(RUN_DIR)/ref.json ]; then $(REPORT_CMD) --quiet || [ $$? -eq 1 ] && \
-	    echo "open file://$(CURDIR)/reports/out/index.html#speed"; fi
+	$(Q)$(RERENDER_SPEED)
 
 # ---- vectors --------------------------------------------------------------
 vectors: gen-deps

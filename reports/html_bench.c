@@ -148,7 +148,9 @@ static void axis_add(axis *a, int64_t v)
     a->n++;
 }
 
-/* Which case: rotary_dim -1 is the full head_dim. */
+/* Which case: NULL strings and ANY numbers match every case; rotary_dim
+ * -1 is the full head_dim. */
+#define ANY INT64_MIN
 typedef struct case_key {
     const char *impl;
     const char *dtype;
@@ -165,18 +167,31 @@ static int is_main(const pecert_bench_run *run, const pecert_bench_case *c)
     return strcmp(c->impl, run->impl) == 0 && strcmp(c->dtype, "f32") == 0 && c->rotary_dim == c->head_dim;
 }
 
-static int same_shape(const pecert_bench_case *c, const case_key *k)
+static int text_matches(const char *value, const char *want)
 {
-    int64_t rotary_dim = k->rotary_dim < 0 ? c->head_dim : k->rotary_dim;
-    return strcmp(c->impl, k->impl) == 0 && strcmp(c->dtype, k->dtype) == 0 && c->rotary_dim == rotary_dim &&
-           strcmp(c->placement, k->placement) == 0 && strcmp(c->pairing, k->pairing) == 0;
+    return want == NULL || strcmp(value, want) == 0;
 }
 
+static int number_matches(int64_t value, int64_t want)
+{
+    return want == ANY || value == want;
+}
+
+static int same_shape(const pecert_bench_case *c, const case_key *k)
+{
+    int64_t rotary_dim = k->rotary_dim == -1 ? c->head_dim : k->rotary_dim;
+    return text_matches(c->impl, k->impl) && text_matches(c->dtype, k->dtype) &&
+           number_matches(c->rotary_dim, rotary_dim) && text_matches(c->placement, k->placement) &&
+           text_matches(c->pairing, k->pairing);
+}
+
+/* The first case the key matches, or NULL. */
 static const pecert_bench_case *find_case(const pecert_bench_run *run, const case_key *k)
 {
     for (size_t i = 0; i < run->n_cases; i++) {
         const pecert_bench_case *c = &run->cases[i];
-        if (same_shape(c, k) && c->tokens == k->tokens && c->threads == k->threads) {
+        if (same_shape(c, k) && number_matches(c->tokens, k->tokens) &&
+            number_matches(c->threads, k->threads)) {
             return c;
         }
     }
@@ -196,12 +211,10 @@ static const pecert_bench_target *find_target(const pecert_bench_run *run, const
 /* The probe whose limit the main cases of placement are measured against. */
 static const char *limit_probe(const pecert_bench_run *run, const char *placement)
 {
-    for (size_t i = 0; i < run->n_cases; i++) {
-        if (is_main(run, &run->cases[i]) && strcmp(run->cases[i].placement, placement) == 0) {
-            return run->cases[i].limit_probe;
-        }
-    }
-    return "limit";
+    case_key k = {run->impl, "f32", -1, placement, NULL, ANY, ANY};
+    const pecert_bench_case *c = find_case(run, &k);
+
+    return c != NULL ? c->limit_probe : "limit";
 }
 
 static void main_head(pecert_sbuf *b, const pecert_bench_run *run)
@@ -226,13 +239,9 @@ static void main_head(pecert_sbuf *b, const pecert_bench_run *run)
 
 static int has_main_case(const pecert_bench_run *run, int64_t tokens, int64_t threads)
 {
-    for (size_t i = 0; i < run->n_cases; i++) {
-        const pecert_bench_case *c = &run->cases[i];
-        if (is_main(run, c) && c->tokens == tokens && c->threads == threads) {
-            return 1;
-        }
-    }
-    return 0;
+    case_key k = {run->impl, "f32", -1, NULL, NULL, tokens, threads};
+
+    return find_case(run, &k) != NULL;
 }
 
 static void main_row(pecert_sbuf *b, const pecert_bench_run *run, int64_t tokens, int64_t threads)
@@ -418,13 +427,9 @@ static void other_row(pecert_sbuf *b, const pecert_bench_run *run, const pecert_
 /* 1 if the file has a case of variant v at this thread count. */
 static int has_threads(const pecert_bench_run *run, const pecert_bench_case *v, int64_t threads)
 {
-    case_key k = {v->impl, v->dtype, v->rotary_dim, v->placement, v->pairing, 0, threads};
-    for (size_t i = 0; i < run->n_cases; i++) {
-        if (same_shape(&run->cases[i], &k) && run->cases[i].threads == threads) {
-            return 1;
-        }
-    }
-    return 0;
+    case_key k = {v->impl, v->dtype, v->rotary_dim, v->placement, v->pairing, ANY, threads};
+
+    return find_case(run, &k) != NULL;
 }
 
 static void rope_other(pecert_sbuf *b, const pecert_bench_run *run)

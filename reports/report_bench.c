@@ -309,24 +309,44 @@ static void free_items(void *doc, const array_spec *a)
     set_items(doc, a, NULL, 0);
 }
 
+/* The member `key` of root, which must be an array (is_array) or an
+ * object, and a zeroed buffer of as many elem_size items (at least one);
+ * NULL after writing the error. A missing member is an error too. */
+static const cJSON *collection(const cJSON *root, const char *key, int is_array, size_t elem_size,
+                               void **items, char *err, size_t err_len)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, key);
+    size_t n;
+
+    if (is_array ? !cJSON_IsArray(list) : !cJSON_IsObject(list)) {
+        snprintf(err, err_len, "%s: %s%s%s", key, list == NULL ? "missing" : "expected an ",
+                 list == NULL ? "" : is_array ? "array, found " : "object, found ",
+                 list == NULL ? "" : json_kind(list));
+        return NULL;
+    }
+    n = (size_t)cJSON_GetArraySize(list);
+    *items = calloc(n > 0 ? n : 1, elem_size);
+    if (*items == NULL) {
+        snprintf(err, err_len, "%s: out of memory", key);
+        return NULL;
+    }
+    return list;
+}
+
 static int load_array(void *doc, const cJSON *root, const array_spec *a, char *err, size_t err_len)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, a->key);
-    if (list == NULL && a->optional) {
+    void *buffer = NULL;
+    const cJSON *list;
+
+    if (a->optional && cJSON_GetObjectItemCaseSensitive(root, a->key) == NULL) {
         return 0;
     }
-    if (!cJSON_IsArray(list)) {
-        snprintf(err, err_len, "%s: %s%s", a->key, list == NULL ? "missing" : "expected an array, found ",
-                 list == NULL ? "" : json_kind(list));
+    list = collection(root, a->key, 1, a->elem_size, &buffer, err, err_len);
+    if (list == NULL) {
         return -1;
     }
-    size_t n = (size_t)cJSON_GetArraySize(list);
-    char *items = calloc(n > 0 ? n : 1, a->elem_size);
-    if (items == NULL) {
-        snprintf(err, err_len, "%s: out of memory", a->key);
-        return -1;
-    }
-    set_items(doc, a, items, n);
+    char *items = buffer;
+    set_items(doc, a, items, (size_t)cJSON_GetArraySize(list));
     size_t i = 0;
     const cJSON *elem = NULL;
     cJSON_ArrayForEach(elem, list)
@@ -358,18 +378,12 @@ static int load_arrays(void *doc, const cJSON *root, const array_spec *specs, si
 /* "targets": an object of target objects, kept in document order. */
 static int load_targets(pecert_bench_run *run, const cJSON *root, char *err, size_t err_len)
 {
-    const cJSON *targets = cJSON_GetObjectItemCaseSensitive(root, "targets");
-    if (!cJSON_IsObject(targets)) {
-        snprintf(err, err_len, "targets: %s%s", targets == NULL ? "missing" : "expected an object, found ",
-                 targets == NULL ? "" : json_kind(targets));
+    void *buffer = NULL;
+    const cJSON *targets = collection(root, "targets", 0, sizeof(*run->targets), &buffer, err, err_len);
+    if (targets == NULL) {
         return -1;
     }
-    size_t n = (size_t)cJSON_GetArraySize(targets);
-    run->targets = calloc(n > 0 ? n : 1, sizeof(*run->targets));
-    if (run->targets == NULL) {
-        snprintf(err, err_len, "targets: out of memory");
-        return -1;
-    }
+    run->targets = buffer;
     const cJSON *t = NULL;
     cJSON_ArrayForEach(t, targets)
     {
@@ -393,18 +407,12 @@ static int load_targets(pecert_bench_run *run, const cJSON *root, char *err, siz
 /* "notes": an array of strings. */
 static int load_notes(pecert_bench_run *run, const cJSON *root, char *err, size_t err_len)
 {
-    const cJSON *notes = cJSON_GetObjectItemCaseSensitive(root, "notes");
-    if (!cJSON_IsArray(notes)) {
-        snprintf(err, err_len, "notes: %s%s", notes == NULL ? "missing" : "expected an array, found ",
-                 notes == NULL ? "" : json_kind(notes));
+    void *buffer = NULL;
+    const cJSON *notes = collection(root, "notes", 1, sizeof(*run->notes.text), &buffer, err, err_len);
+    if (notes == NULL) {
         return -1;
     }
-    size_t n = (size_t)cJSON_GetArraySize(notes);
-    run->notes.text = calloc(n > 0 ? n : 1, sizeof(*run->notes.text));
-    if (run->notes.text == NULL) {
-        snprintf(err, err_len, "notes: out of memory");
-        return -1;
-    }
+    run->notes.text = buffer;
     const field text = {"", FIELD_STRING, 0, 0, sizeof(*run->notes.text), NULL};
     const cJSON *note = NULL;
     cJSON_ArrayForEach(note, notes)
