@@ -8,6 +8,7 @@
 #     make            build build/pecert and every plugin (build/impls/*.so)
 #     make deps       apt-get install the Debian packages pecert needs (only missing ones)
 #     make browser    the HTML report in headless Chromium (part of `make check`)
+#     make honest     the honest float32 variants: no false alarm (part of `make check`)
 #     make vectors REF=/path/to/transformers   regenerate the golden vectors
 #     make asan       build and test with AddressSanitizer + UBSan (into build/asan/)
 #     make clean
@@ -50,27 +51,33 @@ CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
 # impls/testing/*.c are single-file plugins used only by the tests.
 PLUGIN_DIRS := $(sort $(dir $(wildcard impls/*/*.c)))
-PLUGIN_DIRS := $(filter-out impls/testing/ impls/mutants/,$(PLUGIN_DIRS))
+PLUGIN_DIRS := $(filter-out impls/testing/ impls/mutants/ impls/honest/,$(PLUGIN_DIRS))
 PLUGIN_NAMES := $(patsubst impls/%/,%,$(PLUGIN_DIRS))
 PLUGINS     := $(PLUGIN_NAMES:%=$(BUILD)/impls/%.so)
 # impls/mutants/NAME.c + impls/mutants/core/*.c -> build/impls/mutants/NAME.so
 MUTANT_SRC  := $(wildcard impls/mutants/*.c)
 MUTANTS     := $(MUTANT_SRC:impls/mutants/%.c=$(BUILD)/impls/mutants/%.so)
 MUTANT_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/mutants/core/*.c))
+# impls/honest/NAME.c + impls/honest/core/*.c -> build/impls/honest/NAME.so,
+# with ref's argument checks and defaulting rules linked in (core/honest.h).
+HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
+HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
+HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
+               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx mutation browser run vectors asan clean bench bench-peers
+.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser run vectors asan clean bench bench-peers
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 # .PRECIOUS, not a bare .SECONDARY: the latter would also stop make from
 # building a newly added source's object for an existing archive.
 .PRECIOUS: $(BUILD)/obj/%.o
 
-all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS)
+all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
@@ -118,6 +125,11 @@ $(BUILD)/impls/mutants/%.so: $(BUILD)/obj/impls/mutants/%.o $(MUTANT_CORE)
 	$(if $(Q),@echo "  SO    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
 
+$(BUILD)/impls/honest/%.so: $(BUILD)/obj/impls/honest/%.o $(HONEST_CORE)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  SO    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
+
 # The misbehaving test plugins are never sanitized: their crash must be a
 # real SIGSEGV, not a sanitizer report.
 TESTING_CFLAGS = $(BASEFLAGS) $(WARN) $(CFLAGS)
@@ -142,7 +154,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance mutation browser
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -165,6 +177,12 @@ conformance: all
 	    echo "fast PECERT_ISA=$$isa:"; \
 	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl $(BUILD)/impls/fast.so --vectors vectors || exit 1; \
 	done
+
+# Every honest variant (a correct float32 engine of impls/honest/) must pass
+# every check it implements and be CERTIFIED for every profile it supports:
+# the bounds raise no false alarm on engines pecert did not write.
+honest: all
+	$(Q)sh tests/honest/run.sh $(BUILD)
 
 # Every mutant (ref with one real bug) must be caught by its named checks.
 mutation: all

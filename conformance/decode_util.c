@@ -252,7 +252,7 @@ static double score_bound(const pecert_logical_batch *b, const double *inv, doub
         double rk = hypot(k[a], k[c]);
         double ti = fabs((double)b->pos[s][i]) * inv[p];
         double tj = fabs((double)b->pos[s][j]) * inv[p];
-        angle_part += rq * rk * 0.5 * (pecert_tol_angle(ti, inv[p]) + pecert_tol_angle(tj, inv[p]));
+        angle_part += rq * rk * 0.5 * (pecert_tol_angle(ti, inv[p], p) + pecert_tol_angle(tj, inv[p], p));
         norms += rq * rk;
     }
     for (int64_t d = rot; d < hd; d++) {

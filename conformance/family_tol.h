@@ -94,11 +94,17 @@ static inline double pecert_sinusoidal_angle(int32_t variant, int64_t dim, doubl
     return fabs((double)row) * f;
 }
 
+/* The pair index the sinusoidal families pass to tolerance.h: their
+ * tables are formed per channel (exp or pow of the channel's exponent) by
+ * every implementation we know, never by a recurrence over channels, so
+ * the pair-index growth term of RoPE engines does not apply. */
+#define PECERT_TOL_PER_CHANNEL 0
+
 /* pecert_tol_sinusoidal: one channel of a sinusoidal table: the RoPE
  * angle and value bound (tolerance.h) at attention scaling 1. */
 static inline double pecert_tol_sinusoidal(double angle, double freq)
 {
-    return freq > 0 ? pecert_tol_trig(angle, freq, 1.0) : 0.0;
+    return freq > 0 ? pecert_tol_trig(angle, freq, PECERT_TOL_PER_CHANNEL, 1.0) : 0.0;
 }
 
 #endif /* PECERT_CONFORMANCE_FAMILY_TOL_H */

@@ -193,7 +193,7 @@ static void compare_apply(const pecert_check_env *env, pecert_check_result *r, c
                 int64_t b;
                 pecert_rope_pair(c->pairing, rot, i, &a, &b);
                 double p = fabs((double)c->positions[axis_of(c, i) * c->tokens + t]);
-                double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), p * inv[i], inv[i], scaling);
+                double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), p * inv[i], inv[i], i, scaling);
                 pecert_case_worst_add(&w, base + a, got[base + a], want[base + a], bound);
                 pecert_case_worst_add(&w, base + b, got[base + b], want[base + b], bound);
             }

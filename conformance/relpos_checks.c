@@ -132,7 +132,7 @@ static double txl_bound(const void *ctx, int64_t i, double want)
         p = c->clamp;
     }
     double f = exp(-log(10000.0) * (double)(2 * (ch % (c->d / 2))) / (double)c->d);
-    return pecert_tol_trig((double)p * f, f, 1.0);
+    return pecert_tol_trig((double)p * f, f, PECERT_TOL_PER_CHANNEL, 1.0);
 }
 
 static void txl_pos_case(const pecert_check_env *env, pecert_check_result *r,

@@ -72,7 +72,7 @@ static void compare_token(pecert_case_worst *w, const pecert_rope_call *call,
             int64_t b;
             pecert_rope_pair(call->pairing, rot, i, &a, &b);
             double norm = hypot(x[base + a], x[base + b]);
-            double bound = pecert_tol_rotated(norm, p * inv_freq[i], inv_freq[i], scaling);
+            double bound = pecert_tol_rotated(norm, p * inv_freq[i], inv_freq[i], i, scaling);
             pecert_case_worst_add(w, base + a, got[base + a], want[base + a], bound);
             pecert_case_worst_add(w, base + b, got[base + b], want[base + b], bound);
             pecert_case_worst_add(token_w, base + a, got[base + a], want[base + a], bound);
@@ -149,7 +149,7 @@ static double pair_ratio(const pecert_rope_call *call, const double *inv_freq, d
     for (int64_t t = 0; t < call->tokens; t++) {
         int64_t base = (t * call->heads + h) * call->head_dim;
         double angle = fabs((double)call->positions[t]) * inv_freq[i];
-        double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), angle, inv_freq[i], scaling);
+        double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), angle, inv_freq[i], i, scaling);
         pecert_case_worst w;
         pecert_case_worst_init(&w);
         pecert_case_worst_add(&w, base + a, got[base + a], want[base + a], bound);

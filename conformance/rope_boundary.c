@@ -42,7 +42,7 @@ static void compare_freqs(pecert_check_result *r, const double *got, double got_
     pecert_case_worst w;
     pecert_case_worst_init(&w);
     for (int64_t i = 0; i < half; i++) {
-        pecert_case_worst_add(&w, i, got[i], want[i], pecert_tol_freq(want[i]));
+        pecert_case_worst_add(&w, i, got[i], want[i], pecert_tol_freq(want[i], i));
     }
     pecert_case_worst_add(&w, half, got_s, want_s, pecert_tol_scaling(want_s));
     char elem[64];
@@ -57,7 +57,7 @@ static void compare_step(pecert_check_result *r, const double *p0, const double 
     pecert_case_worst w;
     pecert_case_worst_init(&w);
     for (int64_t i = 0; i < half; i++) {
-        double bound = 2.0 * pecert_tol_freq(o0[i]);
+        double bound = 2.0 * pecert_tol_freq(o0[i], i);
         pecert_case_worst_add(&w, i, p1[i] - p0[i], o1[i] - o0[i], bound);
     }
     char elem[64];

@@ -95,7 +95,7 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
         pecert_case_worst_init(&w);
         for (int64_t i = 0; i < n; i++) {
             double v = pecert_vtensor_get(want, i);
-            pecert_case_worst_add(&w, i, got[i], v, pecert_tol_freq(v));
+            pecert_case_worst_add(&w, i, got[i], v, pecert_tol_freq(v, i));
         }
         if (w.n_bad > 0) {
             freq_symptoms(r, t);
@@ -133,7 +133,7 @@ static void compare_table(pecert_case_worst *w, const float *got, const pecert_v
             double angle = fabs((double)pos[p] * inv_freq[i]);
             double v = pecert_vtensor_get(want, p * half + i);
             pecert_case_worst_add(w, base_index + p * half + i, got[p * half + i], v,
-                                  pecert_tol_trig(angle, inv_freq[i], scaling));
+                                  pecert_tol_trig(angle, inv_freq[i], i, scaling));
         }
     }
 }

@@ -237,7 +237,7 @@ static double shift_bound(const pecert_rope_call *c, const float *x, const doubl
          * from one, hence the half. */
         double rq = hypot(q[a], q[b]);
         double rk = hypot(k[a], k[b]);
-        bound += s * s * rq * rk * (0.5 * pecert_tol_angle(angles, inv[i]) + 4 * PECERT_TOL_VALUE_U * PECERT_U32);
+        bound += s * s * rq * rk * (0.5 * pecert_tol_angle(angles, inv[i], i) + 4 * PECERT_TOL_VALUE_U * PECERT_U32);
     }
     return bound;
 }

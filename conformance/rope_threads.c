@@ -371,11 +371,16 @@ static void half_compare(pecert_check_result *r, const half_case *hc, const char
             int64_t b;
             pecert_rope_pair(c->pairing, rot, i, &a, &b);
             double norm = hypot(hc->x_wide[base + a], hc->x_wide[base + b]);
-            double f32_bound = pecert_tol_rotated(norm, p * hc->inv_freq[i], hc->inv_freq[i], hc->scaling);
+            double f32_bound = pecert_tol_rotated(norm, p * hc->inv_freq[i], hc->inv_freq[i], i, hc->scaling);
+            /* Rotating in the half type itself, as transformers does on a
+             * half-precision model (cos.to(x.dtype), products in the
+             * dtype), rounds cos/sin and both products: 2 u_h of
+             * |a c| + |b s| <= |s| r, at most two ulps of |s| r. */
+            double in_dtype = 2.0 * half_ulp(fabs(hc->scaling) * norm, hc->type);
             for (int k = 0; k < 2; k++) {
                 int64_t e = base + (k == 0 ? a : b);
                 double want = hc->want[e];
-                double bound = f32_bound + half_ulp(fabs(want) + f32_bound, hc->type);
+                double bound = f32_bound + in_dtype + half_ulp(fabs(want) + f32_bound, hc->type);
                 pecert_case_worst_add(&w, e, widen_half(hc->got_bits[e], hc->type), want, bound);
             }
         }

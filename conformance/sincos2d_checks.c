@@ -32,7 +32,7 @@ static double grid_bound(const void *ctx, int64_t i, double want)
     int64_t patch = row - c->cls;
     double coord = (double)(j < 2 * q ? patch % c->grid_w : patch / c->grid_w);
     double f = exp(-log(c->base) * (double)(j % q) / (double)q);
-    return pecert_tol_trig(coord * f, f, 1.0);
+    return pecert_tol_trig(coord * f, f, PECERT_TOL_PER_CHANNEL, 1.0);
 }
 
 static void golden_case(const pecert_check_env *env, pecert_check_result *r,

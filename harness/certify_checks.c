@@ -209,7 +209,7 @@ static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, 
         pecert_case_worst w;
         pecert_case_worst_init(&w);
         for (int32_t i = 0; i < half; i++) {
-            pecert_case_worst_add(&w, i, buf[i], buf[half + i], pecert_tol_freq(buf[half + i]));
+            pecert_case_worst_add(&w, i, buf[i], buf[half + i], pecert_tol_freq(buf[half + i], i));
         }
         pecert_case_worst_add(&w, half, got_s, want_s, pecert_tol_scaling(want_s));
         pecert_case_finish(r, &w, where, w.index == half ? "attention_scaling" : "inv_freq");

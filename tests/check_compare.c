@@ -50,15 +50,33 @@ END_TEST
  * rounding is allowed; the growth is linear in |theta|. */
 START_TEST(rotated_bound_grows_with_angle)
 {
-    double at_zero = pecert_tol_rotated(1.0, 0.0, 1.0, 1.0);
-    double at_far = pecert_tol_rotated(1.0, 1048576.0, 1.0, 1.0);
+    double at_zero = pecert_tol_rotated(1.0, 0.0, 1.0, 0, 1.0);
+    double at_far = pecert_tol_rotated(1.0, 1048576.0, 1.0, 0, 1.0);
     ck_assert_double_eq_tol(at_zero, PECERT_TOL_VALUE_U * PECERT_U32, 1e-20);
     ck_assert(at_far > 1000 * at_zero);
-    ck_assert_double_eq_tol(pecert_tol_rotated(2.0, 3.0, 1.0, 1.5),
-                            3.0 * pecert_tol_rotated(1.0, 3.0, 1.0, 1.0), 1e-18);
+    ck_assert_double_eq_tol(pecert_tol_rotated(2.0, 3.0, 1.0, 0, 1.5),
+                            3.0 * pecert_tol_rotated(1.0, 3.0, 1.0, 0, 1.0), 1e-18);
     /* Low frequencies carry the float32 exponent's rounding: a larger
      * relative bound, as derived in TOLERANCES.md. */
-    ck_assert(pecert_tol_freq(1e-4) / 1e-4 > pecert_tol_freq(1.0) / 1.0);
+    ck_assert(pecert_tol_freq(1e-4, 0) / 1e-4 > pecert_tol_freq(1.0, 0) / 1.0);
+}
+END_TEST
+
+/* The frequency bound of pair i admits an engine that forms theta_scale^i
+ * (ggml): derived on paper, theta_scale = powf(1e4, -1/64) carries at most
+ * 1u (correctly rounded, in [0.5, 1)), the recurrence rounds one product
+ * per pair (1u), so pair i may sit (2i)u beyond the official code's
+ * (|ln f| + 8)u. Each side of the bound must hold its own part. */
+START_TEST(frequency_bound_grows_with_the_pair_index)
+{
+    double f63 = pow(1e4, -126.0 / 128.0);
+    double official = pecert_freq_error_u(f63);
+    double recurrence = official + 2.0 * 63;
+    ck_assert_double_eq_tol(pecert_tol_freq(f63, 63), (official + recurrence) * PECERT_U32 * f63, 1e-22);
+    ck_assert(pecert_tol_freq(f63, 63) > pecert_tol_freq(f63, 0));
+    /* Pair 0 (frequency 1) gains nothing: the off-by-one margin below is
+     * the one the highest frequency gives. */
+    ck_assert_double_eq_tol(pecert_tol_freq(1.0, 0), 2.0 * pecert_freq_error_u(1.0) * PECERT_U32, 1e-22);
 }
 END_TEST
 
@@ -69,8 +87,14 @@ END_TEST
 START_TEST(off_by_one_is_far_outside_the_bound_at_small_positions)
 {
     double move = 2.0 * sin(0.5);
-    ck_assert(move > 100.0 * pecert_tol_rotated(1.0, 4096.0, 1.0, 1.0));
-    ck_assert(pecert_tol_freq(1.0) < 1e-5);
+    ck_assert(move > 100.0 * pecert_tol_rotated(1.0, 4096.0, 1.0, 0, 1.0));
+    ck_assert(pecert_tol_freq(1.0, 0) < 1e-5);
+    /* At the lowest frequency of theta 1e4, d 128 (pair 63) the shift moves
+     * the angle by f63 = 1.15e-4; with the pair-index term the angle bound
+     * at position 4096 is (2 (9.07 + 8) + 126 + 2) u * 4096 f63 = 4.5e-6:
+     * the lowest pair alone still sees the shift 25 times over. */
+    double f63 = pow(1e4, -126.0 / 128.0);
+    ck_assert(f63 > 20.0 * pecert_tol_angle(4096.0 * f63, f63, 63));
 }
 END_TEST
 
@@ -172,6 +196,7 @@ Suite *make_compare_suite(void)
     tcase_add_test(core, equal_values_have_ratio_zero);
     tcase_add_test(core, worst_element_is_kept);
     tcase_add_test(core, rotated_bound_grows_with_angle);
+    tcase_add_test(core, frequency_bound_grows_with_the_pair_index);
     tcase_add_test(core, pairing_maps_channels);
     tcase_add_test(core, failed_case_records_a_detail_line);
     tcase_add_test(core, result_json_round_trip_keeps_infinity);
