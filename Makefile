@@ -58,12 +58,18 @@ PLUGINS     := $(PLUGIN_NAMES:%=$(BUILD)/impls/%.so)
 MUTANT_SRC  := $(wildcard impls/mutants/*.c)
 MUTANTS     := $(MUTANT_SRC:impls/mutants/%.c=$(BUILD)/impls/mutants/%.so)
 MUTANT_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/mutants/core/*.c))
+# The same mutants on a float32 base (an honest variant, impls/honest/):
+# impls/mutants/NAME.c -> build/impls/mutants-f32/NAME.so, objects under
+# build/obj/f32/ compiled with MUTANT_F32=1 (core/mutant.h).
+MUTANT_F32_BASE := ggml_recurrence
+MUTANTS_F32     := $(MUTANT_SRC:impls/mutants/%.c=$(BUILD)/impls/mutants-f32/%.so)
+MUTANT_CORE_F32 := $(patsubst %.c,$(BUILD)/obj/f32/%.o,$(wildcard impls/mutants/core/*.c))
 # impls/honest/NAME.c + impls/honest/core/*.c -> build/impls/honest/NAME.so,
 # with ref's argument checks and defaulting rules linked in (core/honest.h).
 HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
 HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
 HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
-               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap)
+               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 learned)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
@@ -75,9 +81,9 @@ TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 # .PRECIOUS, not a bare .SECONDARY: the latter would also stop make from
 # building a newly added source's object for an existing archive.
-.PRECIOUS: $(BUILD)/obj/%.o
+.PRECIOUS: $(BUILD)/obj/%.o $(BUILD)/obj/f32/impls/mutants/%.o $(BUILD)/obj/impls/testing/%.o
 
-all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST)
+all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F32)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
@@ -124,6 +130,16 @@ $(BUILD)/impls/mutants/%.so: $(BUILD)/obj/impls/mutants/%.o $(MUTANT_CORE)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  SO    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -shared $^ -o $@ -lm
+
+$(BUILD)/obj/f32/impls/mutants/%.o: impls/mutants/%.c
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC    $< (float32 base)")
+	$(Q)$(CC) $(ALL_CFLAGS) -DMUTANT_F32=1 -DMUTANT_BASE=\"honest/$(MUTANT_F32_BASE).so\" -c $< -o $@
+
+$(BUILD)/impls/mutants-f32/%.so: $(BUILD)/obj/f32/impls/mutants/%.o $(MUTANT_CORE_F32) $(BUILD)/impls/honest/$(MUTANT_F32_BASE).so
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  SO    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -shared $(filter %.o,$^) -o $@ -lm
 
 $(BUILD)/impls/honest/%.so: $(BUILD)/obj/impls/honest/%.o $(HONEST_CORE)
 	@mkdir -p $(dir $@)

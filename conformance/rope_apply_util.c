@@ -117,7 +117,7 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
 }
 
 int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const pecert_rope_call *call,
-                      const float *x, const float *got, const float *want)
+                      const float *x, const float *got, const float *want, double bound_factor)
 {
     int64_t half = call->config->rotary_dim / 2;
     double *inv_freq = malloc((size_t)(half + 1) * sizeof(double));
@@ -132,7 +132,7 @@ int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const p
     for (int64_t t = 0; t < call->tokens; t++) {
         pecert_case_worst tw;
         pecert_case_worst_init(&tw);
-        compare_token(w, call, inv_freq, scaling, t, x, got, want, &tw);
+        compare_token(w, call, inv_freq, scaling * bound_factor, t, x, got, want, &tw);
     }
     free(inv_freq);
     return 0;

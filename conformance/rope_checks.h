@@ -62,17 +62,18 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
                          const float *want, const char *where, size_t max_points,
                          double bound_factor);
 
-/* pecert_rope_worst: the same comparison as pecert_rope_compare, into *w,
- * recording nothing (for testing hypotheses). 0, or -1 if the oracle's
- * frequencies are unavailable. */
+/* pecert_rope_worst: the same comparison as pecert_rope_compare (bounds
+ * widened by bound_factor), into *w, recording nothing (for testing
+ * hypotheses). 0, or -1 if the oracle's frequencies are unavailable. */
 int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const pecert_rope_call *call,
-                      const float *x, const float *got, const float *want);
+                      const float *x, const float *got, const float *want, double bound_factor);
 
 /* pecert_rope_explain: when a plugin's apply output got disagrees with the
  * reference, tests hypotheses against it with the oracle (positions shifted
  * by +-1/+-2, token index as position, pairing swapped, rotary_dim = head_dim,
  * attention scaling missing or doubled, rope scaling ignored) and records
- * the first one that explains got within the bound: a symptom
+ * the first one that explains got within the error model of the
+ * hypothesis's own call (its pairing, rotary_dim, frequencies): a symptom
  * "hypothesis:<name>" and a detail line naming it. */
 void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
                          const float *x, const float *got, const char *where);

@@ -36,22 +36,22 @@ static const hypothesis hypotheses[] = {
     {"scaling_twice", "the attention scaling applied twice", 0, 0, 0, 0, 0, 1},
 };
 
-/* The oracle's output under hypothesis h, or NULL if it cannot be made
- * (the oracle refuses the rewritten call, e.g. factor lists of another
- * length). */
-static float *oracle_under(const pecert_check_env *env, const pecert_rope_call *call, const float *x,
-                           const hypothesis *h, pecert_rope_config *cfg, int64_t *pos)
+/* The call hypothesis h describes, written into *hc with the rewritten
+ * config and positions in *cfg and pos: the same model as the plugin's
+ * error is judged under, never the requested call's. */
+static void hypothesis_call(pecert_rope_call *hc, const pecert_rope_call *call, const hypothesis *h,
+                            pecert_rope_config *cfg, int64_t *pos)
 {
-    pecert_rope_call c = *call;
+    *hc = *call;
     *cfg = *call->config;
-    c.config = cfg;
-    c.positions = pos;
+    hc->config = cfg;
+    hc->positions = pos;
     for (int64_t t = 0; t < call->tokens; t++) {
         pos[t] = h->physical ? t : call->positions[t] + h->shift;
     }
     if (h->swap_pairing) {
-        c.pairing = call->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT_PAIRING_SPLIT_HALF
-                                                                : PECERT_PAIRING_INTERLEAVED;
+        hc->pairing = call->pairing == PECERT_PAIRING_INTERLEAVED ? PECERT_PAIRING_SPLIT_HALF
+                                                                  : PECERT_PAIRING_INTERLEAVED;
     }
     if (h->whole_head) {
         cfg->rotary_dim = cfg->head_dim;
@@ -59,9 +59,15 @@ static float *oracle_under(const pecert_check_env *env, const pecert_rope_call *
     if (h->unscaled) {
         cfg->rope_type = PECERT_ROPE_DEFAULT;
     }
+}
+
+/* The oracle's output for the hypothesis's call, or NULL if it cannot be
+ * made (the oracle refuses it, e.g. factor lists of another length). */
+static float *oracle_under(const pecert_check_env *env, const pecert_rope_call *hc, const float *x)
+{
     pecert_check_result scratch; /* the oracle's refusals are not the plugin's failures */
     pecert_check_result_init(&scratch, "hypothesis");
-    float *want = pecert_rope_run_with(&env->oracle, &scratch, &c, x, "hypothesis");
+    float *want = pecert_rope_run_with(&env->oracle, &scratch, hc, x, "hypothesis");
     pecert_check_result_release(&scratch);
     return want;
 }
@@ -77,21 +83,44 @@ static void rescale(float *want, const pecert_rope_call *call, double scaling, i
     }
 }
 
+/* A hypothesis that changes nothing for this call cannot explain it. */
+static int applies(const hypothesis *h, const pecert_rope_call *call, double scaling)
+{
+    return !(h->whole_head && call->config->rotary_dim == call->config->head_dim) &&
+           !(h->unscaled && call->config->rope_type == PECERT_ROPE_DEFAULT) &&
+           !(h->scale_power != 0 && fabs(scaling - 1.0) < 1e-6);
+}
+
+/*
+ * The plugin matches hypothesis H when its output is within the error
+ * model of H's own call: the bounds an honest float32 engine that had
+ * made exactly that mistake would meet (pairs of H's pairing, H's
+ * rotary_dim, H's frequencies and positions, H's attention scaling).
+ * Judging H with the requested call's bounds instead failed float32
+ * engines: pairs of the wrong partners, a passthrough bound of 0 where H
+ * rotates.
+ */
 static int explains(const pecert_check_env *env, const pecert_rope_call *call, const float *x,
                     const float *got, const hypothesis *h, double scaling)
 {
     pecert_rope_config cfg;
+    pecert_rope_call hc;
     int64_t *pos = malloc((size_t)(call->tokens > 0 ? call->tokens : 1) * sizeof(int64_t));
-    float *want = pos != NULL ? oracle_under(env, call, x, h, &cfg, pos) : NULL;
+    if (pos == NULL || !applies(h, call, scaling)) {
+        free(pos);
+        return 0;
+    }
+    hypothesis_call(&hc, call, h, &cfg, pos);
+    float *want = oracle_under(env, &hc, x);
     int match = 0;
-    if (want != NULL && !(h->whole_head && call->config->rotary_dim == call->config->head_dim) &&
-        !(h->unscaled && call->config->rope_type == PECERT_ROPE_DEFAULT) &&
-        !(h->scale_power != 0 && fabs(scaling - 1.0) < 1e-6)) {
+    if (want != NULL) {
         if (h->scale_power != 0) {
-            rescale(want, call, scaling, h->scale_power);
+            rescale(want, &hc, scaling, h->scale_power);
         }
         pecert_case_worst w;
-        match = pecert_rope_worst(&w, env, call, x, got, want) == 0 && w.index >= 0 && w.ratio <= 1.0;
+        double bound_factor = pow(fabs(scaling), h->scale_power);
+        match = pecert_rope_worst(&w, env, &hc, x, got, want, bound_factor) == 0 && w.index >= 0 &&
+                w.ratio <= 1.0;
     }
     free(want);
     free(pos);

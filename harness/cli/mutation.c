@@ -1,10 +1,15 @@
 /*
  * mutation.c - `pecert mutation`: proves the checks catch real bugs.
  *
- * Every mutant plugin (ref with one real-world bug put back in) is run
- * through every check; it is caught only if each check its catalogue entry
- * names fails. A mutant without an entry, or an entry without a mutant, is
- * an error too: the catalogue and the plugins must stay in step.
+ * Every mutant plugin (a correct engine with one real-world bug put back
+ * in) is run through every check; it is caught only if each check its
+ * catalogue entry names fails and the diagnosis names its bug. Every
+ * mutant is built on two bases (impls/mutants/core/mutant.h): `ref`
+ * (double) and a float32 honest variant, and both sets are run: a
+ * diagnosis that only works on an otherwise exact engine would fail the
+ * float32 ports it exists for. A mutant without an entry, or an entry
+ * without a mutant, is an error too: the catalogue and the plugins must
+ * stay in step.
  */
 #include <dirent.h>
 #include <getopt.h>
@@ -22,20 +27,25 @@
 static const char usage_mutation[] =
     "usage: pecert mutation [options]\n"
     "\n"
-    "Runs every mutant (ref with one real-world bug) through every check and\n"
-    "fails unless each is caught by the checks its catalogue entry names and\n"
-    "the diagnosis names the bug its entry expects.\n"
+    "Runs every mutant (a correct engine with one real-world bug, built on ref\n"
+    "and on a float32 honest variant) through every check and fails unless\n"
+    "each is caught by the checks its catalogue entry names and the diagnosis\n"
+    "names the bug its entry expects.\n"
     "\n"
     "options:\n"
     "  --catalogue FILE   mutant catalogue (default: impls/mutants/catalogue.json)\n"
-    "  --dir DIR          built mutants (default: <build>/impls/mutants)\n"
+    "  --dir DIR          built mutants of one base; repeatable (default:\n"
+    "                     <build>/impls/mutants and <build>/impls/mutants-f32)\n"
     "  --vectors DIR      golden vectors (default as for `pecert run`)\n"
     "  --timeout S        seconds per check (default 120)\n"
     "  --help             this text\n";
 
+#define MAX_BASES 8
+
 typedef struct mutation_opts {
     const char *catalogue;
-    const char *dir;
+    const char *dirs[MAX_BASES];
+    int n_dirs;
     const char *vectors;
     double timeout_s;
 } mutation_opts;
@@ -108,12 +118,12 @@ static const pecert_finding *expected_finding(const pecert_run_results *res, con
 
 /* Runs one mutant; returns 1 if caught (and, when the catalogue says how,
  * diagnosed), 0 if missed, -1 on load error. */
-static int run_mutant(const cJSON *m, const mutation_opts *o, const char *oracle)
+static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, const char *oracle)
 {
     const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
     char path[PATH_MAX];
     char err[2048] = "";
-    snprintf(path, sizeof(path), "%s/%s.so", o->dir, name);
+    snprintf(path, sizeof(path), "%s/%s.so", dir, name);
     pecert_run_options opt = {path, oracle, o->vectors, NULL, o->timeout_s, NULL, NULL};
     pecert_run_results res;
     int status = pecert_run(&res, &opt, err, sizeof(err));
@@ -224,7 +234,12 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'c': o->catalogue = optarg; break;
-        case 'd': o->dir = optarg; break;
+        case 'd':
+            if (o->n_dirs == MAX_BASES) {
+                return pecert_usage_error(usage_mutation, "mutation: --dir: at most %d", MAX_BASES);
+            }
+            o->dirs[o->n_dirs++] = optarg;
+            break;
         case 'v': o->vectors = optarg; break;
         case 't':
             if (pecert_parse_seconds(&o->timeout_s, optarg) != 0) {
@@ -242,18 +257,41 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
     return 0;
 }
 
+/* Runs every mutant of one base; returns the number caught and adds
+ * load errors and unlisted mutants to *errors. */
+static int run_base(const cJSON *list, const mutation_opts *o, const char *dir, const char *oracle, int *errors)
+{
+    printf("mutants in %s:\n", dir);
+    int caught = 0;
+    *errors += unlisted_mutants(list, dir);
+    const cJSON *m = NULL;
+    cJSON_ArrayForEach(m, list)
+    {
+        int r = run_mutant(m, o, dir, oracle);
+        caught += r == 1;
+        *errors += r < 0;
+    }
+    return caught;
+}
+
 int pecert_cmd_mutation(int argc, char **argv)
 {
     char impls[PATH_MAX];
-    char dir[PATH_MAX + 16];
+    char dir_ref[PATH_MAX + 16];
+    char dir_f32[PATH_MAX + 16];
     char oracle[PATH_MAX + 16];
     pecert_impl_dir(impls, sizeof(impls));
-    snprintf(dir, sizeof(dir), "%s/mutants", impls);
+    snprintf(dir_ref, sizeof(dir_ref), "%s/mutants", impls);
+    snprintf(dir_f32, sizeof(dir_f32), "%s/mutants-f32", impls);
     snprintf(oracle, sizeof(oracle), "%s/ref.so", impls);
-    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", dir, pecert_default_vectors(), 120.0};
+    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", {NULL}, 0, pecert_default_vectors(), 120.0};
     int rc = parse_mutation_args(&o, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    if (o.n_dirs == 0) {
+        o.dirs[o.n_dirs++] = dir_ref;
+        o.dirs[o.n_dirs++] = dir_f32;
     }
     char err[2048] = "";
     cJSON *root = load_catalogue(o.catalogue, err, sizeof(err));
@@ -262,17 +300,14 @@ int pecert_cmd_mutation(int argc, char **argv)
         return PECERT_EXIT_USAGE;
     }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
-    printf("pecert mutation: %d mutants from %s\n", cJSON_GetArraySize(list), o.catalogue);
+    int per_base = cJSON_GetArraySize(list);
+    printf("pecert mutation: %d mutants from %s, on %d bases\n", per_base, o.catalogue, o.n_dirs);
     int caught = 0;
-    int errors = unlisted_mutants(list, o.dir);
-    const cJSON *m = NULL;
-    cJSON_ArrayForEach(m, list)
-    {
-        int r = run_mutant(m, &o, oracle);
-        caught += r == 1;
-        errors += r < 0;
+    int errors = 0;
+    for (int b = 0; b < o.n_dirs; b++) {
+        caught += run_base(list, &o, o.dirs[b], oracle, &errors);
     }
-    int total = cJSON_GetArraySize(list);
+    int total = per_base * o.n_dirs;
     printf("mutation: %d/%d mutants caught by their named checks and diagnosed%s\n", caught, total,
            errors > 0 ? " (with errors)" : "");
     cJSON_Delete(root);

@@ -12,13 +12,16 @@ static void rotate_row(const pecert_rope_apply_args *a, int64_t t, int64_t h, co
     int64_t rot = a->config->rotary_dim;
     for (int64_t i = 0; i < rot / 2; i++) {
         _Float16 angle = (_Float16)((_Float16)a->positions[t] * (_Float16)inv[i]);
-        double c = cos((double)angle) * scaling;
-        double s = sin((double)angle) * scaling;
+        mutant_real c;
+        mutant_real s;
+        mutant_sincos((mutant_real)angle, &s, &c);
+        c *= (mutant_real)scaling;
+        s *= (mutant_real)scaling;
         int64_t ia;
         int64_t ib;
         mutant_pair(a->pairing, rot, i, &ia, &ib);
-        double xa = *mutant_elem(a->x, t, h, ia);
-        double xb = *mutant_elem(a->x, t, h, ib);
+        mutant_real xa = *mutant_elem(a->x, t, h, ia);
+        mutant_real xb = *mutant_elem(a->x, t, h, ib);
         *mutant_elem(a->out, t, h, ia) = (float)(xa * c - xb * s);
         *mutant_elem(a->out, t, h, ib) = (float)(xb * c + xa * s);
     }

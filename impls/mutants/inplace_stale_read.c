@@ -12,16 +12,19 @@ static void rotate_row(const pecert_rope_apply_args *a, int64_t t, int64_t h, co
                        double scaling)
 {
     int64_t rot = a->config->rotary_dim;
-    double p = (double)a->positions[t];
+    mutant_real p = (mutant_real)a->positions[t];
     for (int64_t i = 0; i < rot / 2; i++) {
-        double c = cos(p * inv[i]) * scaling;
-        double s = sin(p * inv[i]) * scaling;
+        mutant_real c;
+        mutant_real s;
+        mutant_sincos(p * (mutant_real)inv[i], &s, &c);
+        c *= (mutant_real)scaling;
+        s *= (mutant_real)scaling;
         int64_t ia;
         int64_t ib;
         mutant_pair(a->pairing, rot, i, &ia, &ib);
         float *xa = mutant_elem(a->x, t, h, ia);
         float *xb = mutant_elem(a->x, t, h, ib);
-        double b = *xb;
+        mutant_real b = *xb;
         *mutant_elem(a->out, t, h, ia) = (float)(*xa * c - b * s);
         *mutant_elem(a->out, t, h, ib) = (float)(b * c + *xa * s); /* *xa may be stale */
     }

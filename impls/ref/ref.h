@@ -231,6 +231,15 @@ void pecert__ref_rotation_free(pecert__ref_rotation *rotation);
 
 /* ---- ops (freqs.c, cos_sin.c, apply.c) --------------------------------- */
 
+/* Decode session arguments (session_args.c): the config at create, and an
+ * append's header, views and their shapes [n_tokens, heads, head_dim]. */
+pecert_status pecert__ref_check_session_config(const pecert__ref_call *call,
+                                               const pecert_session_config *config);
+pecert_status pecert__ref_check_session_append(const pecert__ref_call *call,
+                                               const pecert_session_append_args *args,
+                                               int64_t n_heads, int64_t n_kv_heads,
+                                               int64_t head_dim);
+
 /* Decode session (session.c): attention over a KV cache in double. */
 pecert_status pecert__ref_session_create(void *instance, void **out_session,
                                          const pecert_session_config *config);
@@ -264,6 +273,9 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
 
 /* t5.c */
 pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
+/* pecert__ref_check_t5_args: the fields and views of t5_bucket's args
+ * (struct_size checked before). */
+pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const pecert_t5_bucket_args *a);
 
 /* sinusoidal.c */
 pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args);

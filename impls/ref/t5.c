@@ -51,7 +51,7 @@ static int64_t bucket(int64_t r, int bidirectional, int64_t num_buckets, int64_t
     return base + (large < n - 1 ? large : n - 1);
 }
 
-static pecert_status check_t5_args(const pecert__ref_call *call, const pecert_t5_bucket_args *a)
+pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const pecert_t5_bucket_args *a)
 {
     int64_t n = a->bidirectional ? a->num_buckets / 2 : a->num_buckets;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
@@ -94,7 +94,7 @@ pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args 
     status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
                                     sizeof(*args));
     if (status == PECERT_OK) {
-        status = check_t5_args(&call, args);
+        status = pecert__ref_check_t5_args(&call, args);
     }
     if (status != PECERT_OK) {
         return status;

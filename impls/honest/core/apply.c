@@ -147,7 +147,7 @@ static void put(const pecert_tensor *v, int64_t t, int64_t h, int64_t d, float v
 }
 
 /* The rotated pair (a', b') of (a, b) by the variant's arithmetic. */
-static void rotate(pecert_dtype dtype, float a, float b, float c, float s, float *ra, float *rb)
+void honest_rotate_pair(pecert_dtype dtype, float a, float b, float c, float s, float *ra, float *rb)
 {
     if (honest.rotation == HONEST_ROTATE_IN_DTYPE && dtype != PECERT_DTYPE_F32) {
         float ch = round_to(dtype, c);
@@ -174,7 +174,7 @@ static void rotate_token(const pecert_rope_apply_args *a, int64_t t, int32_t hal
             int64_t ib = a->pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i + 1 : i + half;
             float ra;
             float rb;
-            rotate(x->dtype, load(x, t, h, ia), load(x, t, h, ib), cs[i], sn[i], &ra, &rb);
+            honest_rotate_pair(x->dtype, load(x, t, h, ia), load(x, t, h, ib), cs[i], sn[i], &ra, &rb);
             put(a->out, t, h, ia, ra);
             put(a->out, t, h, ib, rb);
         }

@@ -128,6 +128,21 @@ pecert_status honest_rope_cos_sin(void *instance, pecert_tensor *out_cos, pecert
                                   const int64_t *positions, int64_t n_positions);
 pecert_status honest_rope_apply(void *instance, const pecert_rope_apply_args *args);
 
+/* honest_rotate_pair: the rotated pair (a', b') of (a, b) by cos c and sin
+ * s (the attention scaling folded in), in the variant's arithmetic for data
+ * of dtype (apply.c). */
+void honest_rotate_pair(pecert_dtype dtype, float a, float b, float c, float s, float *ra, float *rb);
+
+/* The decode session in float32 (session.c). */
+pecert_status honest_session_create(void *instance, void **out_session, const pecert_session_config *config);
+void honest_session_destroy(void *instance, void *session);
+pecert_status honest_session_append(void *instance, void *session, const pecert_session_append_args *args);
+pecert_status honest_session_read_keys(void *instance, void *session, pecert_tensor *out_keys, int32_t seq);
+
+/* T5 buckets in the official float32 arithmetic (t5.c); learned rows are
+ * ref's own lookup (an exact copy is the same bits in any engine). */
+pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
+
 #pragma GCC visibility pop
 
 #endif /* PECERT_HONEST_H */

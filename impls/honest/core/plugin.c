@@ -8,7 +8,7 @@
 
 #include "honest.h"
 
-static const char *const capabilities[] = {"pecert.rope/1", NULL};
+static const char *const capabilities[] = {"pecert.rope/1", "pecert.t5/1", "pecert.learned/1", NULL};
 
 static pecert_status honest_create(void **out_instance)
 {
@@ -62,6 +62,12 @@ static pecert_plugin descriptor = {
     .rope_apply = honest_rope_apply,
     .set_num_threads = honest_set_num_threads,
     .describe = honest_describe,
+    .session_create = honest_session_create,
+    .session_destroy = honest_session_destroy,
+    .session_append = honest_session_append,
+    .session_read_keys = honest_session_read_keys,
+    .t5_bucket = honest_t5_bucket,
+    .learned_lookup = pecert__ref_learned_lookup,
 };
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

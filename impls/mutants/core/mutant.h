@@ -1,18 +1,48 @@
 /*
  * mutant.h - the frame every mutant plugin is built on.
  *
- * A mutant is `ref` with exactly one real-world bug put back in. The core
- * (wrap.c) loads build/impls/ref.so, exports a complete plugin, and routes
- * each call through the hooks of the one mutant_def the mutant's file
- * defines; a NULL hook means "as ref does". Keeping the bug a small edit of
- * ref's inputs or outputs makes it exactly the bug and nothing else.
+ * A mutant is a correct engine with exactly one real-world bug put back
+ * in. Every mutant is built twice (Makefile): on `ref` (double precision;
+ * build/impls/mutants/) and on a float32 honest variant (impls/honest/;
+ * build/impls/mutants-f32/, MUTANT_F32 = 1), because a diagnosis that only
+ * works when the buggy engine is otherwise exact would fail the porters of
+ * float32 engines it exists for. The core (wrap.c) loads the base, exports
+ * a complete plugin, and routes each call through the hooks of the one
+ * mutant_def the mutant's file defines; a NULL hook means "as the base
+ * does". Keeping the bug a small edit of the base's inputs or outputs makes
+ * it exactly the bug and nothing else. ("ref" below names the base.)
  */
 #ifndef PECERT_MUTANT_H
 #define PECERT_MUTANT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "pecert/plugin.h"
+
+#ifndef MUTANT_F32
+#define MUTANT_F32 0
+#endif
+
+/* The arithmetic of hand-written buggy kernels: the base's own precision,
+ * so that a float32 mutant differs from its base by the bug alone. */
+#if MUTANT_F32
+typedef float mutant_real;
+#else
+typedef double mutant_real;
+#endif
+
+/* sin and cos in the mutant's precision. */
+static inline void mutant_sincos(mutant_real angle, mutant_real *out_sin, mutant_real *out_cos)
+{
+#if MUTANT_F32
+    *out_sin = sinf(angle);
+    *out_cos = cosf(angle);
+#else
+    *out_sin = sin(angle);
+    *out_cos = cos(angle);
+#endif
+}
 
 typedef struct mutant_def {
     const char *name; /* file name without .c, e.g. "pairing_swapped" */

@@ -1,6 +1,6 @@
 /*
- * wrap.c - the plugin every mutant exports: ref, routed through the
- * mutant's hooks. See mutant.h.
+ * wrap.c - the plugin every mutant exports: its base (ref, or a float32
+ * honest variant), routed through the mutant's hooks. See mutant.h.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -20,7 +20,13 @@ const pecert_plugin *mutant_ref(void)
     return ref;
 }
 
-/* build/impls/mutants/NAME.so -> build/impls/ref.so */
+/* The base, relative to the mutants' directory:
+ * build/impls/mutants/NAME.so -> build/impls/ref.so, and
+ * build/impls/mutants-f32/NAME.so -> build/impls/honest/<variant>.so. */
+#ifndef MUTANT_BASE
+#define MUTANT_BASE "ref.so"
+#endif
+
 static const pecert_plugin *load_ref(void)
 {
     Dl_info info;
@@ -30,7 +36,7 @@ static const pecert_plugin *load_ref(void)
         return NULL;
     }
     snprintf(self, sizeof(self), "%s", info.dli_fname);
-    snprintf(path, sizeof(path), "%s/../ref.so", dirname(self));
+    snprintf(path, sizeof(path), "%s/../%s", dirname(self), MUTANT_BASE);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         return NULL;
@@ -194,15 +200,23 @@ static void scale_rotated(const pecert_rope_apply_args *a, int64_t rotary_dim, d
     }
 }
 
+/* 1 when apply's arguments are f32 tensors a hand-written hook can index. */
+static int plain_f32(const pecert_rope_apply_args *args)
+{
+    return args != NULL && args->x != NULL && args->out != NULL && args->config != NULL &&
+           args->positions != NULL && args->x->dtype == PECERT_DTYPE_F32 &&
+           args->out->dtype == PECERT_DTYPE_F32 && args->x->ndim == 3 && args->out->ndim == 3;
+}
+
 static pecert_status w_apply(void *instance, const pecert_rope_apply_args *args)
 {
+    /* The hand-written hooks (kernels, output scaling) know f32 only; a
+     * float32 base also takes f16/bf16, which they would overrun. */
+    int hooked = mutant.apply != NULL || mutant.scaling_factor != NULL || mutant.post_apply != NULL;
+    if (hooked && !plain_f32(args)) {
+        return PECERT_E_UNSUPPORTED;
+    }
     if (mutant.apply != NULL) {
-        /* The hand-written buggy kernels know f32 only, like ref. */
-        if (args == NULL || args->x == NULL || args->out == NULL || args->config == NULL ||
-            args->positions == NULL || args->x->dtype != PECERT_DTYPE_F32 ||
-            args->out->dtype != PECERT_DTYPE_F32 || args->x->ndim != 3 || args->out->ndim != 3) {
-            return PECERT_E_UNSUPPORTED;
-        }
         return mutant.apply(instance, args);
     }
     int64_t n = args->x->shape[0];
@@ -351,7 +365,7 @@ pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slop
         return PECERT_E_INVAL;
     }
     for (int32_t h = 0; h < a->num_heads; h++) {
-        mutant_store_1d(a->out, h, slope(h, a->num_heads, a->max_bias));
+        mutant_store_1d(a->out, h, (mutant_real)slope(h, a->num_heads, a->max_bias));
     }
     return PECERT_OK;
 }
@@ -362,11 +376,11 @@ pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn
         return PECERT_E_INVAL;
     }
     for (int32_t h = 0; h < a->num_heads; h++) {
-        double m = slope(h, a->num_heads, a->max_bias);
+        mutant_real m = (mutant_real)slope(h, a->num_heads, a->max_bias);
         for (int64_t i = 0; i < a->n_q; i++) {
             for (int64_t j = 0; j < a->n_k; j++) {
-                double d = (double)(a->q_positions[i] - a->k_positions[j]);
-                double v = -m * (a->symmetric ? fabs(d) : d);
+                mutant_real d = (mutant_real)(a->q_positions[i] - a->k_positions[j]);
+                mutant_real v = -m * (a->symmetric ? (d < 0 ? -d : d) : d);
                 int64_t off = h * a->out->strides[0] + i * a->out->strides[1] + j * a->out->strides[2];
                 if (a->out->dtype == PECERT_DTYPE_F64) {
                     ((double *)a->out->data)[off] = v;
@@ -379,6 +393,10 @@ pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn
     return PECERT_OK;
 }
 
+/* A float32-base mutant's name: "NAME.f32", so that reports never mistake
+ * it for the ref-base mutant of the same bug. */
+static char mutant_f32_name[96];
+
 /* ref's descriptor with the RoPE and session entries wrapped: every family
  * ref implements is exported, unchanged unless the mutant patches it. */
 static void build_descriptor(void)
@@ -386,7 +404,7 @@ static void build_descriptor(void)
     pecert_plugin wrapped = desc;
     desc = *ref;
     desc.id = wrapped.id;
-    desc.name = mutant.name;
+    desc.name = MUTANT_F32 ? mutant_f32_name : mutant.name;
     desc.version = wrapped.version;
     desc.vendor = wrapped.vendor;
     desc.create = wrapped.create;
@@ -417,6 +435,7 @@ const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
         return NULL;
     }
     if (!built) {
+        snprintf(mutant_f32_name, sizeof(mutant_f32_name), "%s.f32", mutant.name);
         build_descriptor();
         built = 1;
     }
