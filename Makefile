@@ -200,9 +200,13 @@ conformance: all
 honest: all
 	$(Q)sh tests/honest/run.sh $(BUILD)
 
-# Every mutant (ref with one real bug) must be caught by its named checks.
-mutation: all
-	$(Q)$(BUILD)/pecert mutation
+# Every mutant (a correct engine with one real bug, on ref and on a float32
+# honest base) must be caught by its named checks and diagnosed; then the
+# separation table (honest worst vs mutant least error/bound per check) is
+# written into TOLERANCES.md from the honest gate's runs.
+mutation: all honest
+	$(Q)$(BUILD)/pecert mutation $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
+	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md
 
 # The HTML report in a real browser: headless Chromium opens a report (ref
 # and a mutant) from disk; verdict, matrix and plots must be there, with no
@@ -212,8 +216,8 @@ browser: all
 
 # ---- main job -------------------------------------------------------------
 # Certifies every bundled plugin: ref (the oracle), fast once per ISA
-# variant this CPU runs, example, and every mutant (ref with one real bug;
-# its failures are expected). One JSON per run lands in reports/out/runs/,
+# variant this CPU runs, example, the honest float32 variants, and every
+# mutant on both bases (one real bug each; its failures are expected). One JSON per run lands in reports/out/runs/,
 # then `pecert report` merges them into reports/out/index.html (one
 # self-contained page), results.json and junit.xml. The report's status is
 # the job's: it fails if ref or fast fails or a mutant escapes; example's
@@ -228,21 +232,25 @@ FAST_ISAS  = $(if $(filter fast,$(PLUGIN_NAMES)),scalar $(call fast_isa_ok,avx2)
 # Speed section from the JSON of an earlier `make bench` / `make
 # bench-peers` when there is one (the shell picks the files that exist).
 REPORT_CMD = $(BUILD)/pecert report $(RUN_DIR)/ref.json $(FAST_ISAS:%=$(RUN_DIR)/fast-%.json) $(RUN_DIR)/example.json \
-    $(RUN_DIR)/mutants/*.json --mutants impls/mutants/catalogue.json --allow-fail example \
+    $(RUN_DIR)/honest/*.json $(RUN_DIR)/mutants/*.json --mutants impls/mutants/catalogue.json --allow-fail example \
     $$(for f in reports/out/bench.json reports/out/bench-peers.json; do [ -f $$f ] && printf ' --bench %s' $$f; done) \
     -o reports/out/index.html --json reports/out/results.json --junit reports/out/junit.xml
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)/mutants
+	$(Q)rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)/mutants $(RUN_DIR)/honest
 	$(Q)$(BUILD)/pecert run --impl ref --quiet --json $(RUN_DIR)/ref.json; \
 	for isa in $(FAST_ISAS); do \
 	    echo "fast PECERT_ISA=$$isa:"; \
 	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl fast --quiet --json $(RUN_DIR)/fast-$$isa.json; \
 	done; \
 	$(BUILD)/pecert run --impl example --quiet --json $(RUN_DIR)/example.json; \
-	echo "$(words $(MUTANTS)) mutants, $(NPROC) at a time (their failures are expected)..."; \
-	for m in $(MUTANTS); do echo $$m; done | xargs -P $(NPROC) -I{} sh -c \
-	    '$(BUILD)/pecert run --impl {} --quiet --json $(RUN_DIR)/mutants/$$(basename {} .so).json >/dev/null'; \
+	echo "$(words $(HONEST)) honest float32 variants (must pass)..."; \
+	for h in $(HONEST); do echo $$h; done | xargs -P $(NPROC) -I{} sh -c \
+	    '$(BUILD)/pecert run --impl {} --quiet --json $(RUN_DIR)/honest/$$(basename {} .so).json >/dev/null'; \
+	echo "$(words $(MUTANTS) $(MUTANTS_F32)) mutants on ref and on a float32 base, $(NPROC) at a time (their failures are expected)..."; \
+	for m in $(MUTANTS) $(MUTANTS_F32); do echo $$m; done | xargs -P $(NPROC) -I{} sh -c \
+	    'case {} in */mutants-f32/*) s=.f32;; *) s=;; esac; \
+	     $(BUILD)/pecert run --impl {} --quiet --json $(RUN_DIR)/mutants/$$(basename {} .so)$$s.json >/dev/null'; \
 	true
 	$(Q)$(REPORT_CMD)
 	@echo "open file://$(CURDIR)/reports/out/index.html"

@@ -47,7 +47,7 @@ float *pecert_rope_run_packed(const pecert_check_env *env, pecert_check_result *
     return pecert_rope_run_with(&env->plugin, r, call, x, where);
 }
 
-static void describe_elem(char *out, size_t len, const pecert_rope_call *call, int64_t index)
+void pecert_rope_describe_elem(char *out, size_t len, const pecert_rope_call *call, int64_t index)
 {
     int64_t hd = call->head_dim;
     int64_t t = index / (call->heads * hd);
@@ -111,7 +111,7 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
         }
     }
     char elem[128];
-    describe_elem(elem, sizeof(elem), call, w.index < 0 ? 0 : w.index);
+    pecert_rope_describe_elem(elem, sizeof(elem), call, w.index < 0 ? 0 : w.index);
     pecert_case_finish(r, &w, where, elem);
     free(inv_freq);
 }

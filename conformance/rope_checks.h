@@ -98,6 +98,37 @@ int64_t pecert_rope_l0(const pecert_rope_config *c);
 /* Fill n floats deterministically from seed. */
 void pecert_fill_random(float *x, size_t n, uint64_t seed);
 
+/* pecert_rope_describe_elem: "[t=..,h=..,d=..] pos=.." of flat element
+ * index of a packed [tokens, heads, head_dim] call. */
+void pecert_rope_describe_elem(char *out, size_t len, const pecert_rope_call *call, int64_t index);
+
+/* ---- precision grade (precision_grade.c) ---------------------------------
+ * The plugin's error against the exact oracle next to the official
+ * float32 code's (the golden output) at the same element, in u of the
+ * element's scale; the element where the plugin's is the largest multiple
+ * of the official's is the grade (results.h, pecert_precision). */
+typedef struct pecert_grade {
+    double ratio;      /* error_u / official_u at index                  */
+    double error_u;
+    double official_u; /* floored at floor_u                             */
+    int64_t index;     /* -1 until an element is graded                  */
+} pecert_grade;
+
+void pecert_grade_init(pecert_grade *g);
+void pecert_grade_add(pecert_grade *g, int64_t index, double got, double official, double exact, double scale,
+                      double floor_u);
+/* pecert_grade_note keeps g as r's grade if it is the worst so far. */
+void pecert_grade_note(pecert_check_result *r, const pecert_grade *g, const char *measure, const char *where,
+                       const char *elem);
+/* The grade of one rope.freq vector: got against the oracle's exact
+ * frequencies, official = the golden inv_freq. */
+void pecert_grade_freqs(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *config,
+                        int64_t seq_len, const double *got, const pecert_vtensor *official, const char *where);
+/* The grade of one apply call: got against the oracle's output, official
+ * = the golden output (packed [tokens, heads, head_dim], as x). */
+void pecert_grade_apply(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                        const float *x, const float *got, const float *official, const char *where);
+
 /* The checks this file family defines (registry.c lists them). */
 extern const pecert_check pecert_check_rope_freq_golden;
 extern const pecert_check pecert_check_rope_cos_sin_golden;

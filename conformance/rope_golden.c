@@ -110,6 +110,7 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
             snprintf(elem, sizeof(elem), "inv_freq[%lld]", (long long)w.index);
         }
         pecert_case_finish(r, &w, where, elem);
+        pecert_grade_freqs(env, r, &t->rope, t->seq_len, got, want, where);
     }
     free(got);
 }
@@ -210,6 +211,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     int64_t failed_before = r->n_failed;
     pecert_rope_compare(env, r, &call, x->data, got, want->data, where, MAX_POINTS, 1.0);
     pecert_rope_heatmap(env, r, &call, x->data, got, want->data, where);
+    pecert_grade_apply(env, r, &call, x->data, got, want->data, where);
     if (r->n_failed > failed_before) {
         pecert_check_symptom(r, "apply_off:%s", rope_type_tag(t->rope.rope_type));
         pecert_rope_explain(env, r, &call, x->data, got, where);

@@ -6,38 +6,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const pecert_check_result *find(const pecert_run_results *run, const char *id)
-{
-    for (size_t i = 0; i < run->n_checks; i++) {
-        if (strcmp(run->checks[i].check_id, id) == 0) {
-            return &run->checks[i];
-        }
-    }
-    return NULL;
-}
-
 static int failed(const pecert_run_results *run, const char *id)
 {
-    const pecert_check_result *r = find(run, id);
+    const pecert_check_result *r = pecert_run_results_find(run, id);
     return r != NULL && r->verdict >= PECERT_VERDICT_FAIL;
 }
 
 static int passed(const pecert_run_results *run, const char *id)
 {
-    const pecert_check_result *r = find(run, id);
+    const pecert_check_result *r = pecert_run_results_find(run, id);
     return r != NULL && r->verdict == PECERT_VERDICT_PASS;
 }
 
 static int has(const pecert_run_results *run, const char *id, const char *tag)
 {
-    const pecert_check_result *r = find(run, id);
+    const pecert_check_result *r = pecert_run_results_find(run, id);
     return r != NULL && pecert_check_has_symptom(r, tag);
 }
 
 /* The value of the first symptom of check id starting with prefix. */
 static const char *symptom_value(const pecert_run_results *run, const char *id, const char *prefix)
 {
-    const pecert_check_result *r = find(run, id);
+    const pecert_check_result *r = pecert_run_results_find(run, id);
     size_t len = strlen(prefix);
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
         if (strncmp(r->symptoms[i], prefix, len) == 0) {
@@ -49,7 +39,7 @@ static const char *symptom_value(const pecert_run_results *run, const char *id, 
 
 static int count_prefix(const pecert_run_results *run, const char *id, const char *prefix)
 {
-    const pecert_check_result *r = find(run, id);
+    const pecert_check_result *r = pecert_run_results_find(run, id);
     int n = 0;
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
         n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0;

@@ -29,6 +29,26 @@ void pecert_check_result_init(pecert_check_result *r, const char *check_id)
     strncpy(r->check_id, check_id, sizeof(r->check_id) - 1);
 }
 
+const pecert_check_result *pecert_run_results_find(const pecert_run_results *run, const char *id)
+{
+    for (size_t i = 0; i < run->n_checks; i++) {
+        if (strcmp(run->checks[i].check_id, id) == 0) {
+            return &run->checks[i];
+        }
+    }
+    return NULL;
+}
+
+void pecert_precision_line(char *out, size_t len, const pecert_precision *p)
+{
+    if (!(p->ratio > 0)) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    snprintf(out, len, "%s %.3g u at %s, %.3gx the official float32 code's %.3g u", p->measure, p->error_u,
+             p->where, p->ratio, p->official_u);
+}
+
 void pecert_check_result_release(pecert_check_result *r)
 {
     free(r->points);

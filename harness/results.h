@@ -68,6 +68,27 @@ typedef struct pecert_vector_ref {
 
 #define PECERT_RESULT_MAX_VREFS PECERT_RESULT_MAX_DETAILS
 
+/*
+ * A precision grade: how far a passing (or failing) plugin sits from the
+ * exact answer, next to how far the official float32 code sits at the
+ * same element (TOLERANCES.md, "Precision grade"). Errors are in u =
+ * 2^-24 of the element's scale (the value for frequencies, the pair norm
+ * for rotated channels), the official one floored at the rounding of a
+ * correctly rounded float32 result. It never changes a verdict: it tells
+ * "less precise" from "wrong", and lets two engines be compared.
+ */
+typedef struct pecert_precision {
+    double ratio;        /* error_u / official_u at the graded element;
+                          * 0: not graded                              */
+    double error_u;      /* the plugin's error there, in u             */
+    double official_u;   /* the official float32 code's, in u (floored) */
+    char measure[48];    /* "relative error", "error / pair norm"       */
+    char where[PECERT_RESULT_LINE_MAX]; /* vector and element         */
+} pecert_precision;
+
+/* Above this ratio the grade is shown beside the verdict. */
+#define PECERT_PRECISION_NOTE_RATIO 8.0
+
 /* The result of one check on one plugin. */
 typedef struct pecert_check_result {
     char check_id[64];                    /* e.g. "rope.apply.golden"     */
@@ -94,6 +115,7 @@ typedef struct pecert_check_result {
     pecert_heatmap heatmap;               /* optional error grid          */
     pecert_vector_ref vrefs[PECERT_RESULT_MAX_VREFS]; /* cited vectors   */
     int n_vrefs;
+    pecert_precision precision;           /* graded checks only           */
 } pecert_check_result;
 
 /* What was run: plugin identity and the run's environment. Everything
@@ -162,6 +184,13 @@ void pecert_check_result_release(pecert_check_result *r);
 /* pecert_check_result_add_point appends a sample; returns 0 or -1 (nomem). */
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
                                   double error, double bound);
+
+/* pecert_run_results_find: the result of check id in run, or NULL. */
+const pecert_check_result *pecert_run_results_find(const pecert_run_results *run, const char *id);
+
+/* pecert_precision_line: the grade in words ("relative error 36 u at X,
+ * 30x the official float32 code's 1.2 u"), or "" when not graded. */
+void pecert_precision_line(char *out, size_t len, const pecert_precision *p);
 
 /* pecert_check_result_max_point keeps one sample per position: appends
  * (position, error, bound), or replaces the sample already there when the

@@ -115,6 +115,33 @@ static cJSON *vrefs_to_json(const pecert_check_result *r)
     return arr;
 }
 
+/* The precision grade: present only for a graded check. */
+static cJSON *precision_to_json(const pecert_precision *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "ratio", number_or_string(p->ratio));
+    cJSON_AddItemToObject(o, "error_u", number_or_string(p->error_u));
+    cJSON_AddItemToObject(o, "official_u", number_or_string(p->official_u));
+    cJSON_AddStringToObject(o, "measure", p->measure);
+    cJSON_AddStringToObject(o, "where", p->where);
+    return o;
+}
+
+static void precision_from_json(pecert_precision *p, const cJSON *o)
+{
+    if (!cJSON_IsObject(o)) {
+        return;
+    }
+    p->ratio = read_number(o, "ratio");
+    p->error_u = read_number(o, "error_u");
+    p->official_u = read_number(o, "official_u");
+    read_string(p->measure, sizeof(p->measure), o, "measure");
+    read_string(p->where, sizeof(p->where), o, "where");
+    if (!(p->ratio > 0)) {
+        memset(p, 0, sizeof(*p));
+    }
+}
+
 cJSON *pecert_check_result_to_json(const pecert_check_result *r)
 {
     cJSON *obj = cJSON_CreateObject();
@@ -138,6 +165,9 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
         cJSON_AddItemToArray(symptoms, cJSON_CreateString(r->symptoms[i]));
     }
     cJSON_AddItemToObject(obj, "points", points_to_json(r));
+    if (r->precision.ratio > 0) {
+        cJSON_AddItemToObject(obj, "precision", precision_to_json(&r->precision));
+    }
     cJSON_AddNumberToObject(obj, "elapsed_s", r->elapsed_s);
     cJSON_AddNumberToObject(obj, "index", r->index);
     if (r->heatmap.rows > 0) {
@@ -238,6 +268,7 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     r->elapsed_s = read_number(obj, "elapsed_s");
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");
     read_string(r->diagnosis, sizeof(r->diagnosis), obj, "diagnosis");
+    precision_from_json(&r->precision, cJSON_GetObjectItemCaseSensitive(obj, "precision"));
     const cJSON *d = NULL;
     cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "details"))
     {

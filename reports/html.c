@@ -98,8 +98,9 @@ static void banner(pecert_sbuf *b, const pecert_report *rep)
         pecert_sbuf_puts(b, "</p>\n");
     }
     pecert_sbuf_puts(b, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#matrix\">Matrix</a>"
-                        "<a href=\"#failures\">Failures</a><a href=\"#precision\">Error plots</a>"
-                        "<a href=\"#mutants\">Mutants</a>");
+                        "<a href=\"#failures\">Failures</a>");
+    pecert_sbuf_puts(b, pecert__html_has_grades(rep) ? "<a href=\"#grades\">Precision grades</a>" : "");
+    pecert_sbuf_puts(b, "<a href=\"#precision\">Error plots</a><a href=\"#mutants\">Mutants</a>");
     pecert_sbuf_puts(b, rep->bench != NULL ? "<a href=\"#speed\">Speed</a>" : "");
     pecert_sbuf_puts(b, "<a href=\"#environment\">Environment</a></nav>\n</header>\n");
 }
@@ -266,16 +267,6 @@ static void matrix_head(pecert_sbuf *b, const column *cols, size_t n)
     pecert_sbuf_puts(b, "</tr></thead>\n");
 }
 
-static const pecert_check_result *find_check(const pecert_run_results *res, const char *id)
-{
-    for (size_t i = 0; i < res->n_checks; i++) {
-        if (strcmp(res->checks[i].check_id, id) == 0) {
-            return &res->checks[i];
-        }
-    }
-    return NULL;
-}
-
 static int must_fail(const pecert_report_run *run, const char *id)
 {
     for (int i = 0; i < run->expect.n_must_fail; i++) {
@@ -304,7 +295,7 @@ static const char *cell_class(const pecert_report_run *run, const pecert_check_r
 
 static void matrix_cell(pecert_sbuf *b, const pecert_report_run *run, size_t run_index, const char *id)
 {
-    const pecert_check_result *r = find_check(&run->res, id);
+    const pecert_check_result *r = pecert_run_results_find(&run->res, id);
     const char *symbol;
     if (r == NULL) {
         pecert_sbuf_puts(b, "<td class=\"c v-none\"></td>");
@@ -389,6 +380,7 @@ char *pecert_report_html(const pecert_report *rep)
     summary(&b, rep);
     matrix(&b, rep);
     pecert__html_failures(&b, rep);
+    pecert__html_grades(&b, rep);
     pecert__html_precision(&b, rep);
     pecert__html_mutants(&b, rep);
     if (rep->bench != NULL) {

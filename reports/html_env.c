@@ -9,21 +9,11 @@
 
 /* ---- mutants ------------------------------------------------------------ */
 
-static const pecert_check_result *find_check(const pecert_run_results *res, const char *id)
-{
-    for (size_t i = 0; i < res->n_checks; i++) {
-        if (strcmp(res->checks[i].check_id, id) == 0) {
-            return &res->checks[i];
-        }
-    }
-    return NULL;
-}
-
 /* The checks the catalogue names, each marked caught or passed. */
 static void must_fail_list(pecert_sbuf *b, const pecert_report_run *run)
 {
     for (int i = 0; i < run->expect.n_must_fail; i++) {
-        const pecert_check_result *r = find_check(&run->res, run->expect.must_fail[i]);
+        const pecert_check_result *r = pecert_run_results_find(&run->res, run->expect.must_fail[i]);
         int failed = r != NULL && r->verdict >= PECERT_VERDICT_FAIL;
         pecert_sbuf_printf(b, "%s<span class=\"%s\">%s&#160;<code>", i > 0 ? "<br>" : "",
                            failed ? "v-caught" : "v-escaped", failed ? "&#10007;" : "passes");
@@ -129,8 +119,9 @@ static void mutant_details(pecert_sbuf *b, const pecert_report *rep, size_t i)
 
 void pecert__html_mutants(pecert_sbuf *b, const pecert_report *rep)
 {
-    pecert_sbuf_puts(b, "<section id=\"mutants\"><h2>Mutants: planted bugs, caught</h2>\n<p>Each mutant is the "
-                        "reference plugin with one bug a real engine shipped. It is <b>caught</b> when every check "
+    pecert_sbuf_puts(b, "<section id=\"mutants\"><h2>Mutants: planted bugs, caught</h2>\n<p>Each mutant is a "
+                        "correct engine (the reference plugin, or the float32 honest variant for the mutants named "
+                        "<code>NAME.f32</code>) with one bug a real engine shipped. It is <b>caught</b> when every check "
                         "its catalogue entry names fails and the run&#39;s diagnosis names its bug. Its failures "
                         "are the suite working, not the suite failing.</p>\n");
     int any = 0;
@@ -150,7 +141,9 @@ void pecert__html_mutants(pecert_sbuf *b, const pecert_report *rep)
         pecert_sbuf_puts(b, "<p>No mutant in this report.</p></section>\n");
         return;
     }
-    pecert_sbuf_puts(b, "</tbody></table>\n<h3>Evidence per mutant</h3>\n");
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+    pecert__html_separation(b, rep);
+    pecert_sbuf_puts(b, "<h3>Evidence per mutant</h3>\n");
     for (size_t i = 0; i < rep->n_runs; i++) {
         if (rep->runs[i].role == PECERT_ROLE_MUTANT && !rep->runs[i].not_run) {
             mutant_details(b, rep, i);

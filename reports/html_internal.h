@@ -81,6 +81,12 @@ void pecert__html_anchor(pecert_sbuf *b, size_t run_index, const pecert_check_re
 void pecert__html_failures(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_mutants(pecert_sbuf *b, const pecert_report *rep);
+/* The Precision grades section (html_grade.c): nothing when no check of
+ * a non-mutant run is graded. */
+void pecert__html_grades(pecert_sbuf *b, const pecert_report *rep);
+int pecert__html_has_grades(const pecert_report *rep);
+/* The separation table (html_separation.c): nothing without honest runs. */
+void pecert__html_separation(pecert_sbuf *b, const pecert_report *rep);
 void pecert__html_environment(pecert_sbuf *b, const pecert_report *rep);
 
 /* The Speed section (html_bench.c): the figures of rep->bench, which

@@ -27,7 +27,7 @@ const char pecert__report_css[] =
     ".badge{display:inline-block;padding:0 7px;border-radius:10px;font-size:12px;font-weight:700;color:#fff;"
     "vertical-align:1px}\n"
     ".b-pass{background:var(--pass)}.b-fail,.b-escaped{background:var(--fail)}.b-crash,.b-timeout{background:var(--crash)}"
-    ".b-unsupported{background:var(--na)}.b-allowed{background:#bf8700}.b-caught{background:var(--mut)}\n"
+    ".b-unsupported{background:var(--na)}.b-allowed{background:#bf8700}.b-caught{background:var(--mut)}.b-warn{background:#9a6700}\n"
     ".muted{color:var(--muted);font-weight:400}\n"
     ".summary th.row,.summary td:nth-child(2),.plugins th.row,.badge{white-space:nowrap}\n"
     ".matrix{font-size:12px}.matrix td.c{width:22px;height:22px;padding:0;text-align:center;font-weight:700}\n"

@@ -112,6 +112,53 @@ int pecert_report_run_failed(const pecert_report_run *run);
 
 void pecert_report_free(pecert_report *rep);
 
+/* ---- separation (separation.c) ------------------------------------------ */
+
+/* The goals of TOLERANCES.md, "Separation": a correct engine uses at most
+ * half its bound, a real bug misses it tenfold. */
+#define PECERT_SEPARATION_HONEST_GOAL 0.5
+#define PECERT_SEPARATION_MUTANT_GOAL 10.0
+
+/* One check: the worst error/bound of the honest variants that ran it and
+ * the smallest worst error/bound of the mutants that must fail it. */
+typedef struct pecert_separation_row {
+    char check_id[64];
+    int n_honest;          /* honest runs that measured the check       */
+    double honest_worst;   /* their largest worst_ratio                 */
+    char honest_who[128];  /* the plugin name with it                   */
+    int n_mutants;         /* mutant runs whose entry names the check   */
+    double mutant_least;   /* their smallest worst_ratio (+inf: a status
+                            * or structural failure, not a value)       */
+    char mutant_who[128];
+} pecert_separation_row;
+
+typedef struct pecert_separation {
+    pecert_separation_row *rows;  /* in the order the runs list checks */
+    size_t n_rows;
+    size_t cap_rows;
+    int n_honest_runs;
+    int n_mutant_runs;
+} pecert_separation;
+
+/* pecert_report_run_is_honest: a run of an honest variant (impls/honest/,
+ * plugin id org.pecert.honest.*) that is not a mutant. */
+int pecert_report_run_is_honest(const pecert_report_run *run);
+
+/* pecert_report_separation measures every check the report's honest and
+ * mutant runs exercise (call after pecert_report_finish). 0, or -1 nomem. */
+int pecert_report_separation(const pecert_report *rep, pecert_separation *out);
+void pecert_separation_free(pecert_separation *s);
+
+/* 1 if the row meets both goals (a side nothing measured meets it). */
+int pecert_separation_row_meets_goal(const pecert_separation_row *r);
+
+/* A ratio as the tables print it: "0", "inf", 3 significant digits. */
+void pecert_separation_format_ratio(char *out, size_t len, double ratio);
+
+/* pecert_separation_markdown: the table of TOLERANCES.md (caller frees),
+ * or NULL on nomem. */
+char *pecert_separation_markdown(const pecert_separation *s);
+
 /* ---- rendering: each returns malloc'ed text (caller frees) or NULL ------- */
 
 /* pecert_report_html: the self-contained HTML page (html.c), with a

@@ -202,13 +202,21 @@ int pecert_report_load_file(pecert_report *rep, const char *path, char *err, siz
     return rc;
 }
 
-/* Marks every run of plugin name as the mutant e, catalogue entry i;
- * 0 if there is none. */
+/* plugin is the mutant name: on ref ("NAME") or on the float32 base
+ * ("NAME.f32", impls/mutants/core/wrap.c). */
+static int is_mutant_named(const char *plugin, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(plugin, name, n) == 0 && (plugin[n] == '\0' || strcmp(plugin + n, ".f32") == 0);
+}
+
+/* Marks every run of mutant name (either base) as the mutant e, catalogue
+ * entry i; 0 if there is none. */
 static int mark_mutant(pecert_report *rep, const char *name, const pecert_mutant_expect *e, int i)
 {
     int found = 0;
     for (size_t k = 0; k < rep->n_runs; k++) {
-        if (strcmp(rep->runs[k].res.info.plugin_name, name) == 0) {
+        if (is_mutant_named(rep->runs[k].res.info.plugin_name, name)) {
             rep->runs[k].role = PECERT_ROLE_MUTANT;
             rep->runs[k].expect = *e;
             rep->runs[k].catalogue_order = i + 1;

@@ -221,23 +221,13 @@ int pecert_report_run_failed(const pecert_report_run *run)
     return 0;
 }
 
-static const pecert_check_result *find_check(const pecert_run_results *res, const char *id)
-{
-    for (size_t i = 0; i < res->n_checks; i++) {
-        if (strcmp(res->checks[i].check_id, id) == 0) {
-            return &res->checks[i];
-        }
-    }
-    return NULL;
-}
-
 /* As `pecert mutation` judges: caught if every must_fail check failed,
  * diagnosed if the expected finding (when the entry names one) is there. */
 static void judge_mutant(pecert_report_run *run)
 {
     run->caught = !run->not_run;
     for (int i = 0; i < run->expect.n_must_fail; i++) {
-        const pecert_check_result *r = find_check(&run->res, run->expect.must_fail[i]);
+        const pecert_check_result *r = pecert_run_results_find(&run->res, run->expect.must_fail[i]);
         run->caught &= r != NULL && r->verdict >= PECERT_VERDICT_FAIL;
     }
     run->diagnosed = !run->not_run && run->expect.finding[0] == '\0';

@@ -373,6 +373,75 @@ START_TEST(mutants_pass_when_caught_and_fail_when_escaped)
 }
 END_TEST
 
+/* ---- separation ----------------------------------------------------------- */
+
+/* A run of plugin name (id) whose only check, id check, has the given
+ * verdict and worst ratio. */
+static void one_check_run(pecert_run_results *res, const char *name, const char *id, const char *check,
+                          pecert_verdict v, double ratio)
+{
+    memset(res, 0, sizeof(*res));
+    snprintf(res->info.plugin_name, sizeof(res->info.plugin_name), "%s", name);
+    snprintf(res->info.plugin_id, sizeof(res->info.plugin_id), "%s", id);
+    res->info.shard_index = 1;
+    res->info.shard_count = 1;
+    add_check(res, check, v, "x");
+    res->checks[0].worst_ratio = ratio;
+    res->info.n_selected = 1;
+}
+
+/* Honest worst = the largest ratio of the honest runs (not of other
+ * certified plugins), mutant least = the smallest of the mutants on either
+ * base (NAME and NAME.f32), a crash counts as inf; goals 0.5 and 10. */
+START_TEST(separation_takes_honest_worst_and_mutant_least_per_check)
+{
+    char catalogue[] = "/tmp/pecert-reports-catalogue-XXXXXX";
+    int fd = mkstemp(catalogue);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_text(catalogue, "{\"mutants\": [{\"name\": \"bug\", \"must_fail\": [\"rope.apply.golden\"]}]}");
+    pecert_report rep = {0};
+    pecert_run_results r;
+    one_check_run(&r, "honest-a", "org.pecert.honest.a", "rope.apply.golden", PECERT_VERDICT_PASS, 0.3);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &r, PECERT_ROLE_CERTIFY, "a.json"), 0);
+    one_check_run(&r, "honest-b", "org.pecert.honest.b", "rope.apply.golden", PECERT_VERDICT_PASS, 0.45);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &r, PECERT_ROLE_CERTIFY, "b.json"), 0);
+    one_check_run(&r, "fast", "org.pecert.fast", "rope.apply.golden", PECERT_VERDICT_PASS, 0.9);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &r, PECERT_ROLE_CERTIFY, "f.json"), 0);
+    one_check_run(&r, "bug", "org.pecert.mutant.bug", "rope.apply.golden", PECERT_VERDICT_FAIL, 40.0);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &r, PECERT_ROLE_CERTIFY, "m.json"), 0);
+    one_check_run(&r, "bug.f32", "org.pecert.mutant.bug", "rope.apply.golden", PECERT_VERDICT_FAIL, 12.0);
+    ck_assert_int_eq(pecert_report_add_run(&rep, &r, PECERT_ROLE_CERTIFY, "m32.json"), 0);
+    char err[512];
+    ck_assert_int_eq(pecert_report_apply_catalogue(&rep, catalogue, err, sizeof(err)), 0);
+    pecert_report_finish(&rep);
+    pecert_separation sep;
+    ck_assert_int_eq(pecert_report_separation(&rep, &sep), 0);
+    ck_assert_int_eq(sep.n_honest_runs, 2);
+    ck_assert_int_eq(sep.n_mutant_runs, 2);
+    ck_assert_uint_eq(sep.n_rows, 1);
+    ck_assert_double_eq(sep.rows[0].honest_worst, 0.45);
+    ck_assert_str_eq(sep.rows[0].honest_who, "honest-b");
+    ck_assert_double_eq(sep.rows[0].mutant_least, 12.0);
+    ck_assert_str_eq(sep.rows[0].mutant_who, "bug.f32");
+    ck_assert(pecert_separation_row_meets_goal(&sep.rows[0]));
+    sep.rows[0].honest_worst = 0.51;
+    ck_assert(!pecert_separation_row_meets_goal(&sep.rows[0]));
+    sep.rows[0].honest_worst = 0.45;
+    sep.rows[0].mutant_least = 9.9;
+    ck_assert(!pecert_separation_row_meets_goal(&sep.rows[0]));
+    char *md = pecert_separation_markdown(&sep);
+    ck_assert_ptr_nonnull(strstr(md, "| `rope.apply.golden` | 0.45 (`honest-b`) | 9.9 (`bug.f32`) | **missed** |"));
+    free(md);
+    pecert_separation_free(&sep);
+    char *html = pecert_report_html(&rep);
+    ck_assert_ptr_nonnull(strstr(html, "id=\"separation\""));
+    free(html);
+    pecert_report_free(&rep);
+    unlink(catalogue);
+}
+END_TEST
+
 /* ---- results model round trip ------------------------------------------- */
 
 START_TEST(json_round_trip_keeps_points_heatmap_and_citations)
@@ -887,6 +956,7 @@ Suite *make_reports_suite(void)
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 120);
     tcase_add_test(core, escape_replaces_markup_quotes_and_bad_bytes);
+    tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
     tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
     tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
     tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);

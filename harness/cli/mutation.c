@@ -22,6 +22,8 @@
 
 #include "checks.h"
 #include "commands.h"
+#include "report.h"
+#include "results_json.h"
 #include "runner.h"
 
 static const char usage_mutation[] =
@@ -38,6 +40,11 @@ static const char usage_mutation[] =
     "                     <build>/impls/mutants and <build>/impls/mutants-f32)\n"
     "  --vectors DIR      golden vectors (default as for `pecert run`)\n"
     "  --timeout S        seconds per check (default 120)\n"
+    "  --honest FILE      results of an honest variant (pecert run --json);\n"
+    "                     repeatable: the honest side of the separation table\n"
+    "  --separation FILE  write the separation table (markdown) to FILE\n"
+    "  --doc FILE         splice the table into FILE between its separation\n"
+    "                     markers (TOLERANCES.md)\n"
     "  --help             this text\n";
 
 #define MAX_BASES 8
@@ -48,6 +55,10 @@ typedef struct mutation_opts {
     int n_dirs;
     const char *vectors;
     double timeout_s;
+    const char *honest[64];
+    int n_honest;
+    const char *separation;
+    const char *doc;
 } mutation_opts;
 
 static char *read_text(const char *path, char *err, size_t err_len)
@@ -94,16 +105,6 @@ static int validate_entry(const cJSON *m, int index, const char *path, char *err
     return 0;
 }
 
-static const pecert_check_result *find_result(const pecert_run_results *res, const char *id)
-{
-    for (size_t i = 0; i < res->n_checks; i++) {
-        if (strcmp(res->checks[i].check_id, id) == 0) {
-            return &res->checks[i];
-        }
-    }
-    return NULL;
-}
-
 /* The finding the catalogue expects the diagnosis to name, or NULL. */
 static const pecert_finding *expected_finding(const pecert_run_results *res, const cJSON *m)
 {
@@ -118,7 +119,8 @@ static const pecert_finding *expected_finding(const pecert_run_results *res, con
 
 /* Runs one mutant; returns 1 if caught (and, when the catalogue says how,
  * diagnosed), 0 if missed, -1 on load error. */
-static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, const char *oracle)
+static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, const char *oracle,
+                      pecert_report *rep)
 {
     const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
     char path[PATH_MAX];
@@ -137,7 +139,7 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
     const cJSON *id = NULL;
     cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
     {
-        const pecert_check_result *r = find_result(&res, id->valuestring);
+        const pecert_check_result *r = pecert_run_results_find(&res, id->valuestring);
         if (r == NULL || r->verdict < PECERT_VERDICT_FAIL) {
             caught = 0;
             strncat(missed, id->valuestring, sizeof(missed) - strlen(missed) - 2);
@@ -159,7 +161,9 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
         printf("  caught  %-28s %zu of %zu checks fail; diagnosis: %s\n", name, failing, res.n_checks,
                named != NULL ? named->bug : "(none expected)");
     }
-    pecert_run_results_free(&res);
+    if (pecert_report_add_run(rep, &res, PECERT_ROLE_MUTANT, path) != 0) {
+        pecert_run_results_free(&res);
+    }
     return caught;
 }
 
@@ -228,7 +232,9 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
     static const struct option opts[] = {
         {"catalogue", required_argument, NULL, 'c'}, {"dir", required_argument, NULL, 'd'},
         {"vectors", required_argument, NULL, 'v'},   {"timeout", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+        {"honest", required_argument, NULL, 'H'},    {"separation", required_argument, NULL, 's'},
+        {"doc", required_argument, NULL, 'D'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -246,6 +252,14 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
                 return pecert_usage_error(usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
+        case 'H':
+            if (o->n_honest == (int)(sizeof(o->honest) / sizeof(o->honest[0]))) {
+                return pecert_usage_error(usage_mutation, "mutation: --honest: at most %d files", o->n_honest);
+            }
+            o->honest[o->n_honest++] = optarg;
+            break;
+        case 's': o->separation = optarg; break;
+        case 'D': o->doc = optarg; break;
         case 'h': fputs(usage_mutation, stdout); return -1;
         default:
             return pecert_usage_error(usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -257,9 +271,98 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
     return 0;
 }
 
+/* The honest variants' results (--honest), as certified runs. */
+static int load_honest(pecert_report *rep, const mutation_opts *o, char *err, size_t err_len)
+{
+    for (int i = 0; i < o->n_honest; i++) {
+        if (pecert_report_load_file(rep, o->honest[i], err, err_len) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+#define DOC_BEGIN "<!-- separation: begin"
+#define DOC_END "<!-- separation: end -->"
+
+/* doc's text with the lines between its separation markers replaced by
+ * table (malloc'ed), or NULL with err naming the file. */
+static char *spliced(const char *path, const char *table, char *err, size_t err_len)
+{
+    char *text = read_text(path, err, err_len);
+    char *begin = text != NULL ? strstr(text, DOC_BEGIN) : NULL;
+    char *body = begin != NULL ? strchr(begin, '\n') : NULL;
+    char *end = body != NULL ? strstr(body, DOC_END) : NULL;
+    if (end == NULL) {
+        if (text != NULL) {
+            snprintf(err, err_len, "%s: no '%s ...' line followed by '%s'", path, DOC_BEGIN, DOC_END);
+        }
+        free(text);
+        return NULL;
+    }
+    size_t head = (size_t)(body + 1 - text);
+    size_t n = head + strlen(table) + strlen(end) + 2;
+    char *out = malloc(n);
+    if (out != NULL) {
+        snprintf(out, n, "%.*s%s%s", (int)head, text, table, end);
+    }
+    free(text);
+    return out;
+}
+
+/* pecert_write_file_atomic ends the file with a newline of its own. */
+static void drop_final_newline(char *text)
+{
+    size_t n = text != NULL ? strlen(text) : 0;
+    if (n > 0 && text[n - 1] == '\n') {
+        text[n - 1] = '\0';
+    }
+}
+
+/* The separation table of the run: printed, and written where asked. */
+static int write_separation(pecert_report *rep, const mutation_opts *o, char *err, size_t err_len)
+{
+    pecert_separation sep;
+    if (pecert_report_apply_catalogue(rep, o->catalogue, err, err_len) != 0) {
+        return -1;
+    }
+    pecert_report_finish(rep);
+    if (pecert_report_separation(rep, &sep) != 0) {
+        snprintf(err, err_len, "out of memory for the separation table");
+        return -1;
+    }
+    int missed = 0;
+    for (size_t i = 0; i < sep.n_rows; i++) {
+        missed += !pecert_separation_row_meets_goal(&sep.rows[i]);
+    }
+    printf("separation: %zu checks measured (%d honest runs, %d mutant runs); %d miss the goal "
+           "(honest <= %.2g, mutant >= %.3g): TOLERANCES.md says why\n",
+           sep.n_rows, sep.n_honest_runs, sep.n_mutant_runs, missed, PECERT_SEPARATION_HONEST_GOAL,
+           PECERT_SEPARATION_MUTANT_GOAL);
+    char *table = pecert_separation_markdown(&sep);
+    pecert_separation_free(&sep);
+    int rc = table != NULL ? 0 : -1;
+    if (table == NULL) {
+        snprintf(err, err_len, "out of memory for the separation table");
+    }
+    char *doc = rc == 0 && o->doc != NULL ? spliced(o->doc, table, err, err_len) : NULL;
+    drop_final_newline(table);
+    drop_final_newline(doc);
+    if (rc == 0 && o->separation != NULL) {
+        rc = pecert_write_file_atomic(o->separation, table, err, err_len);
+    }
+    if (rc == 0 && o->doc != NULL) {
+        rc = doc != NULL ? pecert_write_file_atomic(o->doc, doc, err, err_len) : -1;
+    }
+    free(doc);
+    free(table);
+    return rc;
+}
+
 /* Runs every mutant of one base; returns the number caught and adds
  * load errors and unlisted mutants to *errors. */
-static int run_base(const cJSON *list, const mutation_opts *o, const char *dir, const char *oracle, int *errors)
+static int run_base(const cJSON *list, const mutation_opts *o, const char *dir, const char *oracle, int *errors,
+                    pecert_report *rep)
 {
     printf("mutants in %s:\n", dir);
     int caught = 0;
@@ -267,7 +370,7 @@ static int run_base(const cJSON *list, const mutation_opts *o, const char *dir, 
     const cJSON *m = NULL;
     cJSON_ArrayForEach(m, list)
     {
-        int r = run_mutant(m, o, dir, oracle);
+        int r = run_mutant(m, o, dir, oracle, rep);
         caught += r == 1;
         *errors += r < 0;
     }
@@ -284,7 +387,8 @@ int pecert_cmd_mutation(int argc, char **argv)
     snprintf(dir_ref, sizeof(dir_ref), "%s/mutants", impls);
     snprintf(dir_f32, sizeof(dir_f32), "%s/mutants-f32", impls);
     snprintf(oracle, sizeof(oracle), "%s/ref.so", impls);
-    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", {NULL}, 0, pecert_default_vectors(), 120.0};
+    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", {NULL}, 0, pecert_default_vectors(), 120.0,
+                       {NULL}, 0, NULL, NULL};
     int rc = parse_mutation_args(&o, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
@@ -302,14 +406,31 @@ int pecert_cmd_mutation(int argc, char **argv)
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
     int per_base = cJSON_GetArraySize(list);
     printf("pecert mutation: %d mutants from %s, on %d bases\n", per_base, o.catalogue, o.n_dirs);
+    pecert_report rep = {0};
+    if (load_honest(&rep, &o, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        pecert_report_free(&rep);
+        cJSON_Delete(root);
+        return PECERT_EXIT_USAGE;
+    }
     int caught = 0;
     int errors = 0;
     for (int b = 0; b < o.n_dirs; b++) {
-        caught += run_base(list, &o, o.dirs[b], oracle, &errors);
+        caught += run_base(list, &o, o.dirs[b], oracle, &errors, &rep);
     }
     int total = per_base * o.n_dirs;
     printf("mutation: %d/%d mutants caught by their named checks and diagnosed%s\n", caught, total,
            errors > 0 ? " (with errors)" : "");
     cJSON_Delete(root);
-    return caught == total && errors == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    /* A table from a gate that failed would publish a mutant that escaped
+     * (or never ran) as if it had been measured. */
+    int passed = caught == total && errors == 0;
+    int written = passed ? write_separation(&rep, &o, err, sizeof(err)) : 0;
+    if (written != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+    } else if (!passed && (o.doc != NULL || o.separation != NULL)) {
+        printf("separation: table not written (the mutation gate failed)\n");
+    }
+    pecert_report_free(&rep);
+    return passed && written == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
 }

@@ -10,7 +10,10 @@ set -u
 BUILD=${1:-build}
 PECERT="$BUILD/pecert"
 OUT="$BUILD/honest"
-mkdir -p "$OUT"
+# Each variant's run results land in $OUT/runs/ (the honest side of the
+# separation table `make mutation` writes); certify results beside them.
+rm -rf "$OUT/runs"
+mkdir -p "$OUT/runs"
 status=0
 variants=0
 certified=0
@@ -24,7 +27,7 @@ bad_count() {
 for so in "$BUILD"/impls/honest/*.so; do
     name=$(basename "$so" .so)
     variants=$((variants + 1))
-    if ! "$PECERT" run --impl "$so" --vectors vectors --quiet --json "$OUT/$name.json" >"$OUT/$name.txt" 2>&1; then
+    if ! "$PECERT" run --impl "$so" --vectors vectors --quiet --json "$OUT/runs/$name.json" >"$OUT/$name.txt" 2>&1; then
         echo "honest: FALSE ALARM: $name fails pecert run (details: $PECERT run --impl $so)"
         sed -n 's/^  \(FAIL\|CRASH\|TIMEOUT\) /    &/p' "$OUT/$name.txt"
         status=1
