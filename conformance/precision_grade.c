@@ -45,10 +45,11 @@ void pecert_grade_add(pecert_grade *g, int64_t index, double got, double officia
 void pecert_grade_note(pecert_check_result *r, const pecert_grade *g, const char *measure, const char *where,
                        const char *elem)
 {
-    if (g->index < 0 || !(g->ratio > r->precision.ratio)) {
+    if (g->index < 0 || (r->precision.graded && !(g->ratio > r->precision.ratio))) {
         return;
     }
     pecert_precision *p = &r->precision;
+    p->graded = 1;
     p->ratio = g->ratio;
     p->error_u = g->error_u;
     p->official_u = g->official_u;

@@ -41,7 +41,7 @@ const pecert_check_result *pecert_run_results_find(const pecert_run_results *run
 
 void pecert_precision_line(char *out, size_t len, const pecert_precision *p)
 {
-    if (!(p->ratio > 0)) {
+    if (!p->graded) {
         snprintf(out, len, "%s", "");
         return;
     }

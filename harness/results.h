@@ -78,8 +78,8 @@ typedef struct pecert_vector_ref {
  * "less precise" from "wrong", and lets two engines be compared.
  */
 typedef struct pecert_precision {
-    double ratio;        /* error_u / official_u at the graded element;
-                          * 0: not graded                              */
+    int graded;          /* 0: the check has no grade                  */
+    double ratio;        /* error_u / official_u at the graded element */
     double error_u;      /* the plugin's error there, in u             */
     double official_u;   /* the official float32 code's, in u (floored) */
     char measure[48];    /* "relative error", "error / pair norm"       */

@@ -132,12 +132,13 @@ static void precision_from_json(pecert_precision *p, const cJSON *o)
     if (!cJSON_IsObject(o)) {
         return;
     }
+    p->graded = 1;
     p->ratio = read_number(o, "ratio");
     p->error_u = read_number(o, "error_u");
     p->official_u = read_number(o, "official_u");
     read_string(p->measure, sizeof(p->measure), o, "measure");
     read_string(p->where, sizeof(p->where), o, "where");
-    if (!(p->ratio > 0)) {
+    if (!(p->ratio >= 0)) { /* absent or not a number: no grade */
         memset(p, 0, sizeof(*p));
     }
 }
@@ -165,7 +166,7 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
         cJSON_AddItemToArray(symptoms, cJSON_CreateString(r->symptoms[i]));
     }
     cJSON_AddItemToObject(obj, "points", points_to_json(r));
-    if (r->precision.ratio > 0) {
+    if (r->precision.graded) {
         cJSON_AddItemToObject(obj, "precision", precision_to_json(&r->precision));
     }
     cJSON_AddNumberToObject(obj, "elapsed_s", r->elapsed_s);

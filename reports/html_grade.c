@@ -14,7 +14,7 @@ int pecert__html_has_grades(const pecert_report *rep)
 {
     for (size_t i = 0; i < rep->n_runs; i++) {
         for (size_t c = 0; rep->runs[i].role != PECERT_ROLE_MUTANT && c < rep->runs[i].res.n_checks; c++) {
-            if (rep->runs[i].res.checks[c].precision.ratio > 0) {
+            if (rep->runs[i].res.checks[c].precision.graded) {
                 return 1;
             }
         }
@@ -57,7 +57,7 @@ void pecert__html_grades(pecert_sbuf *b, const pecert_report *rep)
     for (size_t i = 0; i < rep->n_runs; i++) {
         const pecert_report_run *run = &rep->runs[i];
         for (size_t c = 0; run->role != PECERT_ROLE_MUTANT && c < run->res.n_checks; c++) {
-            if (run->res.checks[c].precision.ratio > 0) {
+            if (run->res.checks[c].precision.graded) {
                 grade_row(b, run, &run->res.checks[c]);
             }
         }

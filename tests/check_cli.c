@@ -11,22 +11,7 @@
  * printed (stdout and stderr) in err. */
 static int pecert(char *err, size_t err_len, const char *args)
 {
-    char cmd[4096];
-    char errfile[] = "/tmp/pecert-cli-XXXXXX";
-    int fd = mkstemp(errfile);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, errfile);
-    int status = system(cmd);
-    FILE *f = fopen(errfile, "r");
-    size_t n = f != NULL ? fread(err, 1, err_len - 1, f) : 0;
-    err[n] = '\0';
-    if (f != NULL) {
-        fclose(f);
-    }
-    unlink(errfile);
-    ck_assert(WIFEXITED(status));
-    return WEXITSTATUS(status);
+    return test_pecert(err, err_len, "%s", args);
 }
 
 START_TEST(no_command_is_usage_error)

@@ -1,5 +1,9 @@
 /* check_main.c - runs every unit-test suite; exit 0 only if all pass. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "suites.h"
 
@@ -7,6 +11,31 @@ const char *test_build_dir(void)
 {
     const char *dir = getenv("PECERT_BUILD");
     return (dir != NULL && dir[0] != '\0') ? dir : "build";
+}
+
+int test_pecert(char *out, size_t out_len, const char *fmt, ...)
+{
+    char args[4096];
+    char cmd[8192];
+    char log[] = "/tmp/pecert-test-XXXXXX";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    int fd = mkstemp(log);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, log);
+    int status = system(cmd);
+    FILE *f = fopen(log, "r");
+    size_t n = f != NULL ? fread(out, 1, out_len - 1, f) : 0;
+    out[n] = '\0';
+    if (f != NULL) {
+        fclose(f);
+    }
+    unlink(log);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
 }
 
 int main(void)

@@ -65,6 +65,7 @@ START_TEST(recurrence_passes_and_is_graded_less_precise)
     pecert_check_result back;
     char err[256];
     ck_assert_int_eq(pecert_check_result_from_json(&back, j, err, sizeof(err)), 0);
+    ck_assert(back.precision.graded);
     ck_assert_double_eq(back.precision.ratio, r->precision.ratio);
     ck_assert_str_eq(back.precision.where, r->precision.where);
     pecert_check_result_release(&back);
@@ -86,6 +87,20 @@ START_TEST(official_arithmetic_is_graded_as_precise)
 }
 END_TEST
 
+/* The porter's complaint that started it: certify said NOT CERTIFIED for
+ * llama-2-7b to ggml's recurrence. It is CERTIFIED, with the grade said. */
+START_TEST(certify_says_less_precise_and_certifies)
+{
+    static char out[1 << 16];
+    int status = test_pecert(out, sizeof(out), "certify --profile llama-2-7b --impl %s/impls/honest/ggml_recurrence.so --quiet",
+                             test_build_dir());
+    ck_assert_msg(status == 0, "exit %d: %s", status, out);
+    ck_assert_ptr_nonnull(strstr(out, "CERTIFIED for llama-2-7b"));
+    ck_assert_ptr_null(strstr(out, "NOT CERTIFIED"));
+    ck_assert_ptr_nonnull(strstr(out, "precision: less precise than the official float32 code (not a failure): rope.freq.golden"));
+}
+END_TEST
+
 Suite *make_precision_suite(void)
 {
     Suite *s = suite_create("precision");
@@ -94,6 +109,7 @@ Suite *make_precision_suite(void)
     tcase_add_test(core, grade_is_the_largest_multiple_of_the_official_error);
     tcase_add_test(core, recurrence_passes_and_is_graded_less_precise);
     tcase_add_test(core, official_arithmetic_is_graded_as_precise);
+    tcase_add_test(core, certify_says_less_precise_and_certifies);
     suite_add_tcase(s, core);
     return s;
 }

@@ -36,31 +36,6 @@
 
 /* Runs build/pecert with printf-style args; returns its exit status, with
  * stdout and stderr in out. */
-static int pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int pecert(char *out, size_t out_len, const char *fmt, ...)
-{
-    char args[4096];
-    char cmd[8192];
-    char log[] = "/tmp/pecert-reports-XXXXXX";
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(args, sizeof(args), fmt, ap);
-    va_end(ap);
-    int fd = mkstemp(log);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, log);
-    int status = system(cmd);
-    FILE *f = fopen(log, "r");
-    size_t n = f != NULL ? fread(out, 1, out_len - 1, f) : 0;
-    out[n] = '\0';
-    if (f != NULL) {
-        fclose(f);
-    }
-    unlink(log);
-    ck_assert(WIFEXITED(status));
-    return WEXITSTATUS(status);
-}
 
 static char *read_file(const char *path)
 {
@@ -523,15 +498,15 @@ START_TEST(merged_shards_equal_an_unsharded_run_byte_for_byte)
     char out[16384];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     const char *plugin = "impls/mutants/pairing_swapped.so"; /* failures, findings, plots */
-    ck_assert_int_eq(pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --json %s/one.json "
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --json %s/one.json "
                             "--html %s/one.html --junit %s/one.xml", test_build_dir(), plugin, dir, dir, dir), 1);
     for (int i = 1; i <= 3; i++) {
-        int rc = pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --shard %d/3 --json %s/s%d.json",
+        int rc = test_pecert(out, sizeof(out), "run --impl %s/%s --no-timings --quiet --shard %d/3 --json %s/s%d.json",
                         test_build_dir(), plugin, i, dir, i);
         ck_assert_msg(rc == 0 || rc == 1, "shard %d: %d %s", i, rc, out);
     }
     /* shards in any order */
-    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/s3.json %s/s1.json %s/s2.json --no-timings -o %s/m.html "
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/s3.json %s/s1.json %s/s2.json --no-timings -o %s/m.html "
                             "--json %s/m.json --junit %s/m.xml", dir, dir, dir, dir, dir, dir), 1);
     const char *ext[3] = {"json", "html", "xml"};
     for (int i = 0; i < 3; i++) {
@@ -555,12 +530,12 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     char out[16384];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     for (int i = 1; i <= 2; i++) {
-        ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_concat.so --quiet --shard %d/2 "
+        ck_assert_int_le(test_pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_concat.so --quiet --shard %d/2 "
                                 "--json %s/c%d.json", test_build_dir(), i, dir, i), 1);
     }
-    ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_t2t.so --quiet --json %s/t.json",
+    ck_assert_int_le(test_pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_t2t.so --quiet --json %s/t.json",
                             test_build_dir(), dir), 1);
-    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/c2.json %s/t.json %s/c1.json -o %s/a.html --json %s/a.json "
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/c2.json %s/t.json %s/c1.json -o %s/a.html --json %s/a.json "
                             "--junit %s/a.xml", dir, dir, dir, dir, dir, dir), 1);
     ck_assert_msg(strstr(out, "sin_concat") != NULL && strstr(out, "sin_t2t") != NULL, "%s", out);
     char path[256];
@@ -569,7 +544,7 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     ck_assert_ptr_nonnull(strstr(json, "\"pecert-report/1\""));
     ck_assert_uint_eq(count(json, "\"certify\""), 2); /* two runs, shards merged */
     free(json);
-    ck_assert_int_eq(pecert(out, sizeof(out), "report %s/a.json -o %s/b.html --json %s/b.json --junit %s/b.xml",
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/a.json -o %s/b.html --json %s/b.json --junit %s/b.xml",
                             dir, dir, dir, dir), 1);
     const char *ext[3] = {"json", "html", "xml"};
     for (int i = 0; i < 3; i++) {
@@ -595,7 +570,7 @@ static void assert_report_refuses(const char *inputs, const char *names, const c
     char out[16384];
     char path[512];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    int rc = pecert(out, sizeof(out), "report %s -o %s/r.html --junit %s/r.xml --json %s/r.json", inputs, dir,
+    int rc = test_pecert(out, sizeof(out), "report %s -o %s/r.html --junit %s/r.xml --json %s/r.json", inputs, dir,
                     dir, dir);
     ck_assert_msg(rc == 2, "exit %d: %s", rc, out);
     ck_assert_msg(strncmp(out, "pecert: ", 8) == 0 && strchr(out, '\n') == out + strlen(out) - 1,
@@ -616,7 +591,7 @@ static void good_results(char *path, size_t len, const char *name, int index, in
 {
     char out[16384];
     snprintf(path, len, "/tmp/pecert-good-%d-%s-%d-%d.json", (int)getpid(), name, index, count);
-    ck_assert_int_le(pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_interleaved.so --quiet --shard %d/%d "
+    ck_assert_int_le(test_pecert(out, sizeof(out), "run --impl %s/impls/testing/sin_interleaved.so --quiet --shard %d/%d "
                             "--json %s", test_build_dir(), index, count, path), 1);
 }
 
@@ -668,7 +643,7 @@ START_TEST(run_refuses_a_bad_shard)
     char out[16384];
     const char *bad[] = {"0/3", "4/3", "x", "2/", "1/0"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        ck_assert_int_eq(pecert(out, sizeof(out), "run --impl ref --shard %s", bad[i]), 2);
+        ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --shard %s", bad[i]), 2);
         ck_assert_ptr_nonnull(strstr(out, "--shard"));
     }
 }
@@ -868,9 +843,9 @@ START_TEST(bench_files_change_the_html_only)
     char good[256];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     good_results(good, sizeof(good), "speed", 1, 1);
-    ck_assert_int_le(pecert(out, sizeof(out), "report %s --quiet -o %s/a.html --json %s/a.json --junit %s/a.xml", good,
+    ck_assert_int_le(test_pecert(out, sizeof(out), "report %s --quiet -o %s/a.html --json %s/a.json --junit %s/a.xml", good,
                             dir, dir, dir), 1);
-    ck_assert_int_le(pecert(out, sizeof(out), "report %s --bench %s --bench %s --quiet -o %s/b.html --json %s/b.json "
+    ck_assert_int_le(test_pecert(out, sizeof(out), "report %s --bench %s --bench %s --quiet -o %s/b.html --json %s/b.json "
                             "--junit %s/b.xml", good, PEERS_FIXTURE, BENCH_FIXTURE, dir, dir, dir), 1);
     char a[256];
     char b[256];

@@ -25,4 +25,8 @@ Suite *make_precision_suite(void);
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);
 
+/* test_pecert runs BUILD/pecert with the formatted arguments (through the
+ * shell), its stdout and stderr into out; returns its exit status. */
+int test_pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif /* PECERT_TESTS_SUITES_H */

@@ -182,6 +182,7 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
         return;
     }
     printf("  %-7s %-28s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
+    pecert_print_precision(r, 28);
     for (int i = 0; failed && i < r->n_details; i++) {
         printf("          %s\n", r->details[i]);
     }
@@ -213,6 +214,22 @@ static int write_outputs(pecert_run_results *res, const certify_cli *cli, const 
     return rc;
 }
 
+/* Less precise than the official float32 code is not wrong: said after the
+ * verdict (even with --quiet), one line per graded check, and it never
+ * changes the verdict. */
+static void print_grades(const pecert_run_results *res)
+{
+    for (size_t i = 0; i < res->n_checks; i++) {
+        const pecert_check_result *r = &res->checks[i];
+        if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
+            char grade[2 * PECERT_RESULT_LINE_MAX];
+            pecert_precision_line(grade, sizeof(grade), &r->precision);
+            printf("precision: less precise than the official float32 code (not a failure): %s: %s\n", r->check_id,
+                   grade);
+        }
+    }
+}
+
 static void print_verdict(const pecert_run_results *res, const pecert_certify_model *m, int status)
 {
     size_t counts[PECERT_VERDICT_COUNT];
@@ -225,6 +242,7 @@ static void print_verdict(const pecert_run_results *res, const pecert_certify_mo
            res->info.plugin_name, status == PECERT_EXIT_PASS ? "CERTIFIED" : "NOT CERTIFIED", m->name,
            m->model_type, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH],
            counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+    print_grades(res);
 }
 
 static int run_certify(const certify_cli *cli, const pecert_certify_model *m, const char *vectors)

@@ -35,6 +35,12 @@ int pecert_parse_seconds(double *out, const char *arg);
 int pecert_check_outputs(const char *cmd, const char *const *names, const char *const *paths,
                          int n);
 
+/* pecert_print_precision: r's precision grade on a line of its own under
+ * the check's line (id_width = the id column's), when it is above
+ * PECERT_PRECISION_NOTE_RATIO: "less precise" is shown, never failed. */
+struct pecert_check_result;
+void pecert_print_precision(const struct pecert_check_result *r, int id_width);
+
 /* pecert_impl_dir: build/impls next to the running executable. */
 void pecert_impl_dir(char *out, size_t len);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "results.h"
 #include "runner.h"
 
 int pecert_usage_error(const char *usage, const char *fmt, ...)
@@ -85,4 +86,13 @@ const char *pecert_default_vectors(void)
 {
     const char *env = getenv("PECERT_VECTORS");
     return env != NULL && env[0] != '\0' ? env : PECERT_SOURCE_DIR "/vectors";
+}
+
+void pecert_print_precision(const pecert_check_result *r, int id_width)
+{
+    if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
+        char grade[2 * PECERT_RESULT_LINE_MAX];
+        pecert_precision_line(grade, sizeof(grade), &r->precision);
+        printf("  %-7s %-*s precision: %s\n", "", id_width, "", grade);
+    }
 }

@@ -108,11 +108,7 @@ static void print_result(const pecert_check_result *r, const run_cli *cli)
         return;
     }
     printf("  %-7s %-26s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
-    if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
-        char grade[2 * PECERT_RESULT_LINE_MAX];
-        pecert_precision_line(grade, sizeof(grade), &r->precision);
-        printf("  %-7s %-26s precision: %s\n", "", "", grade);
-    }
+    pecert_print_precision(r, 26);
     if ((failed && !cli->quiet) || cli->verbose) {
         for (int i = 0; i < r->n_details; i++) {
             printf("          %s\n", r->details[i]);
