@@ -128,8 +128,12 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         snprintf(r->diagnosis, sizeof(r->diagnosis), "plugin declined all %lld %s",
                  (long long)r->n_cases, what);
     } else if (r->n_cases == 0) {
-        r->verdict = PECERT_VERDICT_FAIL;
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "no %s to run: a check that runs nothing proves nothing", what);
+        /* Nothing to run is not a pass (it proves nothing) and not the
+         * plugin's failure (a vector directory of other families): "not
+         * applicable". The bundled directory gives every check cases, and
+         * `make conformance` requires ref to pass them all. */
+        r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "not applicable: no %s in the vector directory", what);
     } else {
         r->verdict = PECERT_VERDICT_PASS;
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",

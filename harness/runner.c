@@ -149,10 +149,19 @@ static int load_vectors(run_state *s, const char *dir, char *err, size_t err_len
     s->files = calloc((size_t)n, sizeof(*s->files));
     int rc = s->files != NULL ? 0 : -1;
     for (int i = 0; rc == 0 && i < n; i++) {
-        rc = pecert_vfile_load(&s->files[i], paths[i], err, err_len);
+        rc = pecert_vfile_load(&s->files[s->n_files], paths[i], err, err_len);
+        if (rc == PECERT_VFILE_NOT_MANIFEST) { /* a results file saved there, say */
+            fprintf(stderr, "pecert: warning: %s, skipped\n", err);
+            rc = 0;
+            continue;
+        }
         s->n_files += rc == 0;
     }
     pecert_vectors_list_free(paths, n);
+    if (rc == 0 && s->n_files == 0) {
+        snprintf(err, err_len, "%s: no vector manifests (pecert-vectors/1) among its %d *.json files", dir, n);
+        rc = -1;
+    }
     return rc;
 }
 

@@ -730,6 +730,26 @@ static int check_tensors(load_state *st)
 
 /* ---- public ------------------------------------------------------------ */
 
+/* PECERT_VFILE_NOT_MANIFEST when root does not claim to be a manifest. */
+static int claims_manifest(const vec_ctx *ctx, const cJSON *root)
+{
+    const cJSON *schema = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "schema") : NULL;
+    if (cJSON_IsString(schema) && strncmp(schema->valuestring, "pecert-vectors/", 15) == 0) {
+        return 0;
+    }
+    /* Anything with a manifest's parts is judged as one, so that a
+     * corrupted schema line cannot make a real vector file vanish. */
+    if (!cJSON_IsObject(root) || (schema != NULL && !cJSON_IsString(schema)) ||
+        cJSON_GetObjectItemCaseSensitive(root, "tests") != NULL ||
+        cJSON_GetObjectItemCaseSensitive(root, "payload") != NULL ||
+        cJSON_GetObjectItemCaseSensitive(root, "family") != NULL) {
+        return 0;
+    }
+    (void)pecert__vec_fail(ctx, NULL, "schema", "not a vector manifest (schema %s%s%s)", schema != NULL ? "\"" : "",
+                           schema != NULL ? schema->valuestring : "absent", schema != NULL ? "\"" : "");
+    return PECERT_VFILE_NOT_MANIFEST;
+}
+
 static int load(load_state *st, const char *json_path)
 {
     const vec_ctx *ctx = &st->ld.ctx;
@@ -739,8 +759,14 @@ static int load(load_state *st, const char *json_path)
     if (st->file->path == NULL) {
         return pecert__vec_fail(ctx, "manifest", NULL, "out of memory");
     }
-    if (parse_manifest(ctx, json_path, &st->in->root) != 0 ||
-        pecert__vec_fields(ctx, NULL, st->in->root, top_keys, TOP_COUNT,
+    if (parse_manifest(ctx, json_path, &st->in->root) != 0) {
+        return -1;
+    }
+    int claim = claims_manifest(ctx, st->in->root);
+    if (claim != 0) {
+        return claim;
+    }
+    if (pecert__vec_fields(ctx, NULL, st->in->root, top_keys, TOP_COUNT,
                            top) != 0 ||
         parse_header(ctx, top, st->file) != 0 ||
         parse_payload_decl(ctx, json_path, top[TOP_PAYLOAD],
@@ -789,7 +815,7 @@ int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
     free(st.flags); /* the array only: the names live in the tree */
     if (rc != 0) {
         pecert_vfile_free(&file);
-        return -1;
+        return rc == PECERT_VFILE_NOT_MANIFEST ? rc : -1;
     }
     *out = file;
     return 0;

@@ -105,7 +105,13 @@ typedef struct pecert_vfile {
  * same directory), validates them and fills *out. Returns 0 on success;
  * on failure returns -1, leaves *out empty (safe to free) and writes one
  * line "json_path: field: problem" to err (err_len bytes, NUL-terminated).
+ * A JSON object that does not claim to be a vector manifest (no "schema",
+ * or one not of the pecert-vectors family: a results file saved in the
+ * directory) returns PECERT_VFILE_NOT_MANIFEST instead, with the reason in
+ * err, so that directory loaders can skip it with a warning; a file that
+ * claims the schema and breaks it stays an error.
  */
+#define PECERT_VFILE_NOT_MANIFEST (-2)
 int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
                       size_t err_len);
 

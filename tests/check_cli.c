@@ -161,6 +161,39 @@ START_TEST(mutation_reports_a_missed_mutant)
 }
 END_TEST
 
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+
+/* A user's own vector directory: only RoPE vectors and a results file
+ * saved beside them. The results file is skipped with a warning naming
+ * it; the checks of other families are "not applicable", never failed;
+ * a perfect plugin exits 0. A directory of nothing but such files is bad
+ * input (2), with one line naming it. */
+START_TEST(partial_vector_directory_is_judged_honestly)
+{
+    char dir[] = "/tmp/pecert-vdir-XXXXXX";
+    char cmd[4096];
+    static char out[1 << 16];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd), "cp -r %s/vectors/rope %s/ && echo '{\"schema\": \"pecert-results/1\"}' >%s/results.json",
+             PECERT_SOURCE_DIR, dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd), "run --impl ref --vectors %s --filter '*.golden'", dir);
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 0);
+    ck_assert_msg(strstr(out, "warning: ") != NULL && strstr(out, "results.json") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "learned.golden             not applicable: no learned.lookup") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "FAIL") == NULL, "%s", out);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/rope", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd), "run --impl ref --vectors %s", dir);
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 2);
+    ck_assert_msg(strstr(out, "no vector manifests (pecert-vectors/1)") != NULL, "%s", out);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(mutation_rejects_unknown_check_ids)
 {
     char path[] = "/tmp/pecert-catalogue-XXXXXX";
@@ -203,6 +236,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(errors, unwritable_json_exits_2_and_writes_nothing);
     tcase_add_test(errors, unwritable_outputs_are_refused_before_any_work);
     tcase_add_test(errors, mutation_rejects_unknown_check_ids);
+    tcase_add_test(errors, partial_vector_directory_is_judged_honestly);
     suite_add_tcase(s, errors);
     return s;
 }

@@ -51,7 +51,10 @@ static const char usage_run[] =
     "options:\n"
     "  --impl NAME|PATH   the plugin to certify (required)\n"
     "  --filter GLOB      only checks whose id matches GLOB (e.g. 'rope.*.golden')\n"
-    "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's)\n"
+    "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's);\n"
+    "                     the property checks take their configs from them too, so a\n"
+    "                     check whose family has no vectors in DIR is not applicable;\n"
+    "                     *.json files that are not vector manifests are skipped\n"
     "  --json FILE        write the results as JSON (atomically)\n"
     "  --html FILE        write a self-contained HTML report (atomically)\n"
     "  --junit FILE       write JUnit XML for CI (atomically)\n"
@@ -357,7 +360,12 @@ static size_t load_listed(listed_file *out, char **paths, int n, int *status)
     char err[2048];
     for (int i = 0; i < n; i++) {
         pecert_vfile f;
-        if (pecert_vfile_load(&f, paths[i], err, sizeof(err)) != 0) {
+        int rc = pecert_vfile_load(&f, paths[i], err, sizeof(err));
+        if (rc == PECERT_VFILE_NOT_MANIFEST) {
+            fprintf(stderr, "pecert: warning: %s, skipped\n", err);
+            continue;
+        }
+        if (rc != 0) {
             fprintf(stderr, "pecert: %s\n", err);
             *status = PECERT_EXIT_USAGE;
             continue;
