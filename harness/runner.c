@@ -1,7 +1,6 @@
 /* runner.c - vectors + plugins in, one isolated child per check, results out. */
 #include "runner.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -234,7 +233,7 @@ static size_t count_selected(const char *filter)
 {
     size_t n = 0;
     for (size_t i = 0; i < pecert_num_checks; i++) {
-        n += filter == NULL || fnmatch(filter, pecert_checks[i]->id, 0) == 0;
+        n += pecert_filter_selects(filter, pecert_checks[i]->id);
     }
     return n;
 }
@@ -247,7 +246,7 @@ static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char 
     size_t n = 0;
     int32_t k = 0;
     for (size_t i = 0; i < pecert_num_checks; i++) {
-        if (filter != NULL && fnmatch(filter, pecert_checks[i]->id, 0) != 0) {
+        if (!pecert_filter_selects(filter, pecert_checks[i]->id)) {
             continue;
         }
         if (k % count == index - 1) {

@@ -21,7 +21,7 @@ typedef struct pecert_run_options {
     const char *plugin_path;  /* resolved .so path                      */
     const char *oracle_path;  /* `ref` .so: angle bounds, expectations  */
     const char *vectors_dir;  /* root of the vector files               */
-    const char *filter;       /* fnmatch glob on check ids, NULL = all  */
+    const char *filter;       /* globs on check ids (filter.c), NULL = all */
     double timeout_s;         /* per check; <= 0 = none                 */
     /* Called after each check (progress, verbose output); may be NULL. */
     void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
@@ -53,5 +53,11 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 /* pecert_run_ex: pecert_run with extras (NULL = none). */
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len);
+
+/* pecert_filter_selects: 1 if --filter selects check id: comma-separated
+ * fnmatch globs, '!GLOB' excluding ("rope.*,!rope.half_precision"); a
+ * check must match an including glob (when there is one) and no excluding
+ * one. NULL or "" selects all. */
+int pecert_filter_selects(const char *filter, const char *id);
 
 #endif /* PECERT_HARNESS_RUNNER_H */

@@ -115,12 +115,30 @@ START_TEST(unknown_filter_is_a_usage_error)
 }
 END_TEST
 
+/* --filter: globs, commas, '!' exclusions (filter.c). */
+START_TEST(filter_takes_several_globs_and_exclusions)
+{
+    ck_assert(pecert_filter_selects(NULL, "rope.apply.golden"));
+    ck_assert(pecert_filter_selects("", "rope.apply.golden"));
+    ck_assert(pecert_filter_selects("rope.*.golden", "rope.apply.golden"));
+    ck_assert(!pecert_filter_selects("rope.*.golden", "rope.inverse"));
+    ck_assert(pecert_filter_selects("t5.*,rope.inverse", "rope.inverse"));
+    ck_assert(pecert_filter_selects("t5.*,rope.inverse", "t5.bucket.golden"));
+    ck_assert(!pecert_filter_selects("rope.*,!rope.half_*", "rope.half_precision"));
+    ck_assert(pecert_filter_selects("rope.*,!rope.half_*", "rope.inverse"));
+    ck_assert(pecert_filter_selects("!rope.*", "t5.bucket.golden")); /* exclusions alone: the rest */
+    ck_assert(!pecert_filter_selects("!rope.*", "rope.inverse"));
+    ck_assert(!pecert_filter_selects("rope.inverse,!rope.inverse", "rope.inverse")); /* exclusion wins */
+}
+END_TEST
+
 Suite *make_runner_suite(void)
 {
     Suite *s = suite_create("runner");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 120);
     tcase_add_test(core, ref_passes_golden_frequencies);
+    tcase_add_test(core, filter_takes_several_globs_and_exclusions);
     tcase_add_test(core, shifted_positions_fail_golden_apply);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
