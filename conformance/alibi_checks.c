@@ -14,30 +14,6 @@
 #include "isolate.h"
 
 /* Slopes of a config from the oracle (for the per-head bound). */
-static int oracle_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out)
-{
-    if (env->oracle.desc == NULL || !PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) ||
-        env->oracle.desc->alibi_slopes == NULL) {
-        return -1;
-    }
-    int64_t shape[1] = {n};
-    pecert_tensor t;
-    memset(&t, 0, sizeof(t));
-    t.struct_size = sizeof(t);
-    t.dtype = PECERT_DTYPE_F64;
-    t.ndim = 1;
-    t.data = out;
-    t.shape[0] = shape[0];
-    t.strides[0] = 1;
-    pecert_alibi_slopes_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.num_heads = n;
-    a.max_bias = max_bias;
-    a.out = &t;
-    return env->oracle.desc->alibi_slopes(env->oracle.instance, &a) == PECERT_OK ? 0 : -1;
-}
-
 /* ---- alibi.slopes.golden ------------------------------------------------ */
 
 static double slope_bound(const void *ctx, int64_t i, double want)
@@ -120,6 +96,24 @@ static int run_bias(const pecert_subject *s, pecert_check_result *r, const pecer
     return 1;
 }
 
+/* The oracle's slopes of vector t's n heads (malloc'ed), or NULL after
+ * recording why (out of memory; the oracle's refusal, its own outcome). */
+static double *vector_slopes(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t, int64_t n,
+                             const char *where)
+{
+    double *slopes = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    if (slopes == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return NULL;
+    }
+    pecert_status st = pecert_oracle_alibi_slopes(env, (int32_t)n, pecert_vtest_number(t, "max_bias", 8), slopes);
+    if (!pecert_case_status(r, &env->oracle, st, where, "alibi_slopes")) {
+        free(slopes);
+        return NULL;
+    }
+    return slopes;
+}
+
 static void bias_case(const pecert_check_env *env, pecert_check_result *r,
                       const pecert_vtest *t, const char *where)
 {
@@ -127,10 +121,8 @@ static void bias_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *k = pecert_vtest_input(t, "k_positions");
     const pecert_vtensor *want = pecert_vtest_output(t, "bias");
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
-    double *slopes = malloc((size_t)n * sizeof(double));
-    if (slopes == NULL || oracle_slopes(env, (int32_t)n, pecert_vtest_number(t, "max_bias", 8), slopes) != 0) {
-        pecert_case_fail(r, where, "oracle slopes unavailable for the bound");
-        free(slopes);
+    double *slopes = vector_slopes(env, r, t, n, where);
+    if (slopes == NULL) {
         return;
     }
     pecert_out_buf out;
@@ -162,11 +154,9 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
     static const int64_t k0[N_K] = {0, 1, 2, 3, 4, 5, 6, 7, 99, 100};
     static const int64_t shifts[] = {1, 17, 1000, 1 << 16, 1 << 20, 1 << 24, (int64_t)1 << 30};
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
-    double *slopes = malloc((size_t)n * sizeof(double));
+    double *slopes = vector_slopes(env, r, t, n, where);
     pecert_out_buf base;
-    if (slopes == NULL || oracle_slopes(env, (int32_t)n, pecert_vtest_number(t, "max_bias", 8), slopes) != 0) {
-        pecert_case_fail(r, where, "oracle slopes unavailable for the bound");
-        free(slopes);
+    if (slopes == NULL) {
         return;
     }
     if (!run_bias(&env->plugin, r, t, q0, N_Q, k0, N_K, &base, where)) {

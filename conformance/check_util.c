@@ -90,11 +90,22 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
         return 1;
     }
     r->n_cases++;
+    const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
+    if (s->is_oracle) {
+        /* The oracle cannot answer this case (a config it refuses): the
+         * plugin is neither right nor wrong here, and the user sees why. */
+        r->n_oracle_refused++;
+        char line[PECERT_RESULT_LINE_MAX];
+        snprintf(line, sizeof(line), "%s: the oracle (%s) refused %s (status %d): %s", where,
+                 s->desc->name != NULL ? s->desc->name : "ref", op, (int)status,
+                 msg != NULL && msg[0] != '\0' ? msg : "(no message)");
+        add_detail(r, line);
+        return 0;
+    }
     if (status == PECERT_E_UNSUPPORTED) {
         r->n_unsupported++;
         return 0;
     }
-    const char *msg = s->desc->last_error(s->instance);
     pecert_case_fail(r, where, "%s returned %d: %s", op, (int)status,
                      msg != NULL ? msg : "(no message)");
     r->n_cases--; /* pecert_case_fail counted it again */
@@ -116,8 +127,26 @@ void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt
     add_detail(r, line);
 }
 
+/* The first detail naming an oracle refusal, or "?". */
+static const char *first_refusal(const pecert_check_result *r)
+{
+    for (int i = 0; i < r->n_details; i++) {
+        if (strstr(r->details[i], ": the oracle (") != NULL) {
+            return r->details[i];
+        }
+    }
+    return "?";
+}
+
 void pecert_check_conclude(pecert_check_result *r, const char *what)
 {
+    int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;
+    if (r->n_failed == 0 && r->n_oracle_refused > 0 && answered == 0) {
+        r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "the oracle refused all %lld %s it was asked; first: %s",
+                 (long long)r->n_oracle_refused, what, first_refusal(r));
+        return;
+    }
     if (r->n_failed > 0) {
         r->verdict = PECERT_VERDICT_FAIL;
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld of %lld %s outside the bound; first: %s",
@@ -136,8 +165,12 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         snprintf(r->diagnosis, sizeof(r->diagnosis), "not applicable: no %s in the vector directory", what);
     } else {
         r->verdict = PECERT_VERDICT_PASS;
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
-                 (long long)(r->n_cases - r->n_unsupported), what, r->worst_ratio);
+        int used = snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
+                            (long long)answered, what, r->worst_ratio);
+        if (r->n_oracle_refused > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
+            snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
+                     "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, first_refusal(r));
+        }
     }
 }
 
@@ -220,6 +253,34 @@ pecert_status pecert_oracle_inv_freq(const pecert_check_env *env, double *out,
         return PECERT_E_UNSUPPORTED;
     }
     return env->oracle.desc->rope_freqs(env->oracle.instance, out, scaling, cfg, seq_len);
+}
+
+int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, const char *where, double *out,
+                        double *scaling, const pecert_rope_config *cfg, int64_t seq_len)
+{
+    if (out == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return 0;
+    }
+    return pecert_case_status(r, &env->oracle, pecert_oracle_inv_freq(env, out, scaling, cfg, seq_len), where,
+                              "rope_freqs");
+}
+
+pecert_status pecert_oracle_alibi_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out)
+{
+    const pecert_plugin *o = env->oracle.desc;
+    if (o == NULL || !PECERT_HAS_FIELD(o, pecert_plugin, alibi_slopes) || o->alibi_slopes == NULL) {
+        return PECERT_E_UNSUPPORTED;
+    }
+    pecert_tensor t;
+    memset(&t, 0, sizeof(t));
+    t = (pecert_tensor){.struct_size = sizeof(t), .dtype = PECERT_DTYPE_F64, .ndim = 1, .data = out};
+    t.shape[0] = n;
+    t.strides[0] = 1;
+    pecert_alibi_slopes_args a;
+    memset(&a, 0, sizeof(a));
+    a = (pecert_alibi_slopes_args){.struct_size = sizeof(a), .num_heads = n, .max_bias = max_bias, .out = &t};
+    return o->alibi_slopes(env->oracle.instance, &a);
 }
 
 int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int64_t n)

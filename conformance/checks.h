@@ -40,6 +40,8 @@ enum {
 typedef struct pecert_subject {
     const pecert_plugin *desc;
     void *instance;
+    int is_oracle;   /* its refusals are the oracle's outcome, never the
+                      * plugin's failure (pecert_case_status)          */
 } pecert_subject;
 
 /* Everything a check may use. */
@@ -131,6 +133,18 @@ double pecert_vtensor_get(const pecert_vtensor *t, int64_t i);
 pecert_status pecert_oracle_inv_freq(const pecert_check_env *env, double *out,
                                      double *scaling, const pecert_rope_config *cfg,
                                      int64_t seq_len);
+
+/* pecert_oracle_freqs: the oracle's frequencies for one case into out
+ * (NULL: its buffer could not be allocated). 1 when they are there; else
+ * 0 after recording why in r: out of memory as the case's failure, the
+ * oracle's refusal (a config ref rejects) as its own outcome with ref's
+ * message, never the plugin's failure (pecert_case_status). */
+int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, const char *where, double *out,
+                        double *scaling, const pecert_rope_config *cfg, int64_t seq_len);
+
+/* pecert_oracle_alibi_slopes: the oracle's n ALiBi slopes (doubles) into
+ * out. Returns the oracle's status (E_UNSUPPORTED if it has no such op). */
+pecert_status pecert_oracle_alibi_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out);
 
 /* Effective seq_len of an apply: explicit, else max(positions)+1. */
 int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int64_t n);

@@ -286,31 +286,6 @@ static double output_bound(const pecert_logical_batch *b, const double *inv, dou
     return 2.0 * worst_score * vmax + 2.0 * ((double)i + 8.0) * PECERT_U32 * vmax;
 }
 
-/* The oracle's ALiBi slopes for the batch's heads (malloc'ed), or NULL. */
-static double *oracle_slopes(const pecert_check_env *env, const pecert_logical_batch *b)
-{
-    const pecert_plugin *o = env->oracle.desc;
-    double *slopes = malloc((size_t)b->n_heads * sizeof(double));
-    if (slopes == NULL || !PECERT_HAS_FIELD(o, pecert_plugin, alibi_slopes) || o->alibi_slopes == NULL) {
-        free(slopes);
-        return NULL;
-    }
-    pecert_tensor t;
-    memset(&t, 0, sizeof(t));
-    t = (pecert_tensor){.struct_size = sizeof(t), .dtype = PECERT_DTYPE_F64, .ndim = 1, .data = slopes};
-    t.shape[0] = b->n_heads;
-    t.strides[0] = 1;
-    pecert_alibi_slopes_args a;
-    memset(&a, 0, sizeof(a));
-    a = (pecert_alibi_slopes_args){.struct_size = sizeof(a), .num_heads = b->n_heads,
-                                   .max_bias = b->alibi_max_bias, .out = &t};
-    if (o->alibi_slopes(env->oracle.instance, &a) != PECERT_OK) {
-        free(slopes);
-        return NULL;
-    }
-    return slopes;
-}
-
 void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                            const pecert_logical_batch *b, const pecert_logical_out *got,
                            const pecert_logical_out *want, double bound_factor, const char *where)
@@ -318,12 +293,22 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
     int64_t half = b->rope != NULL ? b->rope->rotary_dim / 2 : 0;
     double *inv = malloc((size_t)(half + 1) * sizeof(double));
     double scaling = 1.0;
-    double *slopes = b->alibi ? oracle_slopes(env, b) : NULL;
-    if (inv == NULL || (b->rope != NULL && pecert_oracle_inv_freq(env, inv, &scaling, b->rope, 0) != PECERT_OK) ||
-        (b->alibi && slopes == NULL)) {
+    double *slopes = b->alibi ? malloc((size_t)b->n_heads * sizeof(double)) : NULL;
+    int ready = inv != NULL && (!b->alibi || slopes != NULL);
+    if (!ready) {
+        pecert_case_fail(r, where, "out of memory");
+    }
+    if (ready && b->rope != NULL) {
+        ready = pecert_oracle_freqs(env, r, where, inv, &scaling, b->rope, 0);
+    }
+    if (ready && b->alibi) {
+        ready = pecert_case_status(r, &env->oracle,
+                                   pecert_oracle_alibi_slopes(env, b->n_heads, b->alibi_max_bias, slopes), where,
+                                   "alibi_slopes");
+    }
+    if (!ready) {
         free(inv);
         free(slopes);
-        pecert_case_fail(r, where, "oracle frequencies or slopes unavailable for the bound");
         return;
     }
     pecert_case_worst w;

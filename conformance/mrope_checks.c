@@ -178,8 +178,7 @@ static void compare_apply(const pecert_check_env *env, pecert_check_result *r, c
     double *inv = malloc((size_t)(rot / 2 > 0 ? rot / 2 : 1) * sizeof(double));
     double scaling = 1.0;
     int64_t seq = pecert_effective_seq_len(c->seq_len, c->positions, c->num_axes * c->tokens);
-    if (inv == NULL || pecert_oracle_inv_freq(env, inv, &scaling, c->config, seq) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle frequencies unavailable for the bound");
+    if (!pecert_oracle_freqs(env, r, where, inv, &scaling, c->config, seq)) {
         free(inv);
         return;
     }

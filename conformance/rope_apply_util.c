@@ -94,9 +94,7 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
     double *inv_freq = malloc((size_t)half * sizeof(double));
     double scaling = 1.0;
     int64_t seq_len = pecert_effective_seq_len(call->seq_len, call->positions, call->tokens);
-    if (inv_freq == NULL ||
-        pecert_oracle_inv_freq(env, inv_freq, &scaling, call->config, seq_len) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle frequencies unavailable for the bound");
+    if (!pecert_oracle_freqs(env, r, where, inv_freq, &scaling, call->config, seq_len)) {
         free(inv_freq);
         return;
     }

@@ -153,9 +153,7 @@ static void cos_sin_case(const pecert_check_env *env, pecert_check_result *r,
     double *inv_freq = malloc((size_t)half * sizeof(double));
     double scaling = 1.0;
     int64_t seq_len = pecert_effective_seq_len(t->seq_len, pos, n);
-    if (buf == NULL || inv_freq == NULL ||
-        pecert_oracle_inv_freq(env, inv_freq, &scaling, &t->rope, seq_len) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle or memory unavailable for the bound");
+    if (!pecert_oracle_freqs(env, r, where, buf != NULL ? inv_freq : NULL, &scaling, &t->rope, seq_len)) {
         goto out_free;
     }
     for (size_t i = 0; i < 2 * count; i++) {

@@ -257,8 +257,7 @@ static void shift_one(const pecert_check_env *env, pecert_check_result *r,
     float *in = malloc(size * sizeof(float));
     double *inv = malloc((size_t)c.config->rotary_dim * sizeof(double));
     double s = 1.0;
-    if (in == NULL || inv == NULL || pecert_oracle_inv_freq(env, inv, &s, c.config, c.seq_len) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle or memory unavailable");
+    if (!pecert_oracle_freqs(env, r, where, in != NULL ? inv : NULL, &s, c.config, c.seq_len)) {
         goto out_free;
     }
     size_t row = (size_t)(c.heads * c.head_dim);

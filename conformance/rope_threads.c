@@ -438,9 +438,8 @@ static void half_type_case(const pecert_check_env *env, pecert_check_result *r,
     float *want = NULL;
     double scaling = 1.0;
     int64_t seq = pecert_effective_seq_len(c->seq_len, c->positions, c->tokens);
-    if (x_bits == NULL || got == NULL || wide == NULL || inv == NULL ||
-        pecert_oracle_inv_freq(env, inv, &scaling, c->config, seq) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle or memory unavailable");
+    if (!pecert_oracle_freqs(env, r, where, x_bits != NULL && got != NULL && wide != NULL ? inv : NULL, &scaling,
+                             c->config, seq)) {
         goto out_free;
     }
     for (size_t i = 0; i < n; i++) {

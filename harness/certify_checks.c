@@ -196,8 +196,7 @@ static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, 
     char where[96];
     snprintf(where, sizeof(where), "rope_freqs seq_len=%lld", (long long)seq_len);
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (buf == NULL || pecert_oracle_inv_freq(env, buf + half, &want_s, c, seq_len) != PECERT_OK) {
-        pecert_case_fail(r, where, "oracle or memory unavailable");
+    if (!pecert_oracle_freqs(env, r, where, buf != NULL ? buf + half : NULL, &want_s, c, seq_len)) {
         free(buf);
         return;
     }

@@ -96,6 +96,9 @@ typedef struct pecert_check_result {
     int64_t n_cases;                      /* cases (vectors, grid points) */
     int64_t n_failed;                     /* cases outside their bound    */
     int64_t n_unsupported;                /* cases the plugin declined    */
+    int64_t n_oracle_refused;             /* cases the oracle (ref) could
+                                           * not answer: neither passed
+                                           * nor the plugin's failure    */
     double worst_ratio;                   /* max error/bound over cases   */
     char worst_case[PECERT_RESULT_LINE_MAX]; /* where worst_ratio occurred */
     char diagnosis[PECERT_RESULT_LINE_MAX];  /* one line: what is wrong    */

@@ -154,6 +154,7 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     cJSON_AddNumberToObject(obj, "cases", (double)r->n_cases);
     cJSON_AddNumberToObject(obj, "failed", (double)r->n_failed);
     cJSON_AddNumberToObject(obj, "unsupported", (double)r->n_unsupported);
+    cJSON_AddNumberToObject(obj, "oracle_refused", (double)r->n_oracle_refused);
     cJSON_AddItemToObject(obj, "worst_ratio", number_or_string(r->worst_ratio));
     cJSON_AddStringToObject(obj, "worst_case", r->worst_case);
     cJSON_AddStringToObject(obj, "diagnosis", r->diagnosis);
@@ -265,6 +266,9 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     r->n_cases = (int64_t)read_number(obj, "cases");
     r->n_failed = (int64_t)read_number(obj, "failed");
     r->n_unsupported = (int64_t)read_number(obj, "unsupported");
+    r->n_oracle_refused = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "oracle_refused"))
+                              ? (int64_t)read_number(obj, "oracle_refused")
+                              : 0; /* files from before the field */
     r->worst_ratio = read_number(obj, "worst_ratio");
     r->elapsed_s = read_number(obj, "elapsed_s");
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");

@@ -59,6 +59,7 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
     pecert_status st = make_subject(&env.plugin, job->state->plugin.desc);
     if (st == PECERT_OK) {
         st = make_subject(&env.oracle, job->state->oracle.desc);
+        env.oracle.is_oracle = 1;
     }
     if (st != PECERT_OK) {
         pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);

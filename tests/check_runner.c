@@ -115,6 +115,29 @@ START_TEST(unknown_filter_is_a_usage_error)
 }
 END_TEST
 
+/* The oracle refusing a config is its own outcome: the checks that need
+ * it say "the oracle refused" with the oracle's message, and none of it
+ * is counted against the plugin (ref here, which is right). */
+START_TEST(oracle_refusal_is_not_the_plugins_failure)
+{
+    run_fixture f;
+    snprintf(f.plugin, sizeof(f.plugin), "%s/impls/ref.so", test_build_dir());
+    snprintf(f.oracle, sizeof(f.oracle), "%s/impls/testing/oracle_refuses.so", test_build_dir());
+    pecert_run_options opt = {f.plugin, f.oracle, PECERT_SOURCE_DIR "/vectors", "rope.apply.golden,rope.cos_sin.golden",
+                              60.0, NULL, NULL};
+    f.status = pecert_run(&f.results, &opt, f.err, sizeof(f.err));
+    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    const pecert_check_result *r = find(&f, "rope.apply.golden");
+    ck_assert_int_eq(r->verdict, PECERT_VERDICT_UNSUPPORTED);
+    ck_assert_int_eq(r->n_failed, 0);
+    ck_assert_int_gt(r->n_oracle_refused, 0);
+    ck_assert_msg(strstr(r->diagnosis, "the oracle refused all") != NULL, "%s", r->diagnosis);
+    ck_assert_msg(strstr(r->diagnosis, "config refused by the test oracle") != NULL, "%s", r->diagnosis);
+    ck_assert_int_eq(find(&f, "rope.cos_sin.golden")->verdict, PECERT_VERDICT_UNSUPPORTED);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
 /* --filter: globs, commas, '!' exclusions (filter.c). */
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
@@ -139,6 +162,7 @@ Suite *make_runner_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, ref_passes_golden_frequencies);
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
+    tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, shifted_positions_fail_golden_apply);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
