@@ -267,6 +267,24 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
 
 /* Cross-key rules: required keys per type, and orderings the formulas
  * need (beta_fast > beta_slow, low < high). */
+/* A rule transformers only warns about: kept in the model and printed by
+ * certify; the frequencies are computed as the official code does. */
+static void warn(map_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void warn(map_ctx *c, const char *key, const char *fmt, ...)
+{
+    pecert_certify_model *m = c->m;
+    if (m->n_warnings == PECERT_CERTIFY_MAX_WARNINGS) {
+        return;
+    }
+    char what[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s: %s", key, what);
+}
+
 static int check_scaling_rules(map_ctx *c)
 {
     const pecert_rope_config *r = &c->m->rope;
@@ -284,13 +302,21 @@ static int check_scaling_rules(map_ctx *c)
             return fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
                                            "low_freq_factor and high_freq_factor");
         }
+        /* _validate_llama3_parameters warns on high <= low; the compute
+         * function then has no smoothing band (torch.where discards the
+         * division by high - low): Llama 4 Scout ships low == high == 1. */
         if (!(r->high_freq_factor > r->low_freq_factor)) {
-            return fail(c, "rope_scaling.high_freq_factor", "must exceed low_freq_factor");
+            warn(c, "rope_scaling.high_freq_factor",
+                 "%.17g <= low_freq_factor %.17g: transformers warns and computes (no smoothed band)",
+                 r->high_freq_factor, r->low_freq_factor);
         }
     }
-    if ((r->present & PECERT_ROPE_HAS_BETA_FAST) && (r->present & PECERT_ROPE_HAS_BETA_SLOW) &&
-        !(r->beta_fast > r->beta_slow)) {
-        return fail(c, "rope_scaling.beta_fast", "must exceed beta_slow");
+    /* _validate_yarn_parameters warns when (beta_fast or 32) < (beta_slow
+     * or 1); linear_ramp_factor handles low == high (+0.001). */
+    if (t == PECERT_ROPE_YARN && (r->present & PECERT_ROPE_HAS_BETA_FAST) && (r->present & PECERT_ROPE_HAS_BETA_SLOW) &&
+        r->beta_fast < r->beta_slow) {
+        warn(c, "rope_scaling.beta_fast", "%.17g < beta_slow %.17g: transformers warns and computes", r->beta_fast,
+             r->beta_slow);
     }
     return 0;
 }

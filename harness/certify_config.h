@@ -37,6 +37,8 @@ typedef enum pecert_pe_kind {
  * rope.short_factor / long_factor point into this struct: do not copy it
  * by value (pass pointers).
  */
+#define PECERT_CERTIFY_MAX_WARNINGS 4
+
 typedef struct pecert_certify_model {
     char name[PECERT_CERTIFY_NAME_LEN];       /* checkpoint or profile name   */
     char model_type[64];                      /* config.json model_type       */
@@ -57,6 +59,10 @@ typedef struct pecert_certify_model {
     int32_t learned_dim;                      /* LEARNED: embedding width     */
     double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
     double long_factor[PECERT_CERTIFY_MAX_FACTORS];
+    /* What transformers v4.57.6 warns about and still computes (its
+     * rope_config_validation logs, never raises, there): "key: why". */
+    char warnings[PECERT_CERTIFY_MAX_WARNINGS][256];
+    int n_warnings;
 } pecert_certify_model;
 
 /*

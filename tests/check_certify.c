@@ -18,7 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "certify_config.h"
+#include "plugin_load.h"
 #include "certify_run.h"
 #include "runner.h"
 #include "suites.h"
@@ -97,6 +100,80 @@ START_TEST(llama3_fields)
     ck_assert_double_eq(model.rope.high_freq_factor, 4.0);
     ck_assert_int_eq(pecert_certify_l0(&model), 8192);
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+}
+END_TEST
+
+/* Llama 4 Scout's released text rope parameters (its config.json
+ * text_config), in a llama config: llama3 with low_freq_factor ==
+ * high_freq_factor == 1, which transformers v4.57.6 only warns about. */
+#define SCOUT_ROPE_JSON                                                                                   \
+    "{\"model_type\": \"llama\", \"hidden_size\": 5120, \"num_attention_heads\": 40,"                     \
+    " \"num_key_value_heads\": 8, \"head_dim\": 128, \"max_position_embeddings\": 10485760,"                \
+    " \"rope_theta\": 500000.0, \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 16.0,"             \
+    " \"low_freq_factor\": 1.0, \"high_freq_factor\": 1.0, \"original_max_position_embeddings\": 8192}}"
+
+/* Accepted with a warning (the official rule), and computed as the
+ * official code does. Derived on paper: with low == high the smoothing
+ * band !(w < L/high) && !(w > L/low) is only w == L exactly, so
+ * inv_freq_i = f_i / 16 where w_i = 2 pi / f_i > 8192, else f_i, with
+ * f_i = 500000^(-2i/128). ref and fast must give exactly that (to double
+ * rounding). */
+START_TEST(llama3_low_equal_high_is_a_warning_and_computes)
+{
+    parse_ok(SCOUT_ROPE_JSON);
+    ck_assert_int_eq(model.n_warnings, 1);
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "rope_scaling.high_freq_factor"));
+    const char *const plugins[] = {"ref", "fast"};
+    for (int k = 0; k < 2; k++) {
+        char path[1024];
+        char perr[1024];
+        pecert_loaded_plugin pl;
+        snprintf(path, sizeof(path), "%s/impls/%s.so", test_build_dir(), plugins[k]);
+        ck_assert_msg(pecert_plugin_open(&pl, path, perr, sizeof(perr)) == 0, "%s", perr);
+        void *inst = NULL;
+        ck_assert_int_eq(pl.desc->create(&inst), PECERT_OK);
+        double inv[64];
+        double scaling = 0.0;
+        pecert_status st = pl.desc->rope_freqs(inst, inv, &scaling, &model.rope, 0);
+        ck_assert_msg(st == PECERT_OK, "%s: %d %s", plugins[k], (int)st, pl.desc->last_error(inst));
+        int divided = 0;
+        for (int i = 0; i < 64; i++) {
+            double f = pow(500000.0, -(2.0 * i) / 128.0);
+            double want = 2.0 * M_PI / f > 8192.0 ? f / 16.0 : f;
+            divided += 2.0 * M_PI / f > 8192.0;
+            ck_assert_msg(fabs(inv[i] - want) <= 4e-16 * want, "%s inv_freq[%d] = %.17g, want %.17g", plugins[k], i,
+                          inv[i], want);
+        }
+        ck_assert_int_gt(divided, 0); /* both sides of the boundary are exercised */
+        ck_assert_int_lt(divided, 64);
+        ck_assert_double_eq(scaling, 1.0);
+        pl.desc->destroy(inst);
+        pecert_plugin_close(&pl);
+    }
+}
+END_TEST
+
+/* certify --config with it: the warning printed, CERTIFIED for ref and fast. */
+START_TEST(llama3_low_equal_high_certifies)
+{
+    char dir[] = "/tmp/pecert-scout-XXXXXX";
+    char path[256];
+    static char out[1 << 16];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(SCOUT_ROPE_JSON, f);
+    fclose(f);
+    const char *const plugins[] = {"ref", "fast"};
+    for (int k = 0; k < 2; k++) {
+        int status = test_pecert(out, sizeof(out), "certify --config %s --impl %s --quiet", path, plugins[k]);
+        ck_assert_msg(status == 0, "%s: exit %d: %s", plugins[k], status, out);
+        ck_assert_msg(strstr(out, "warning: ") != NULL && strstr(out, "high_freq_factor") != NULL, "%s", out);
+        ck_assert_msg(strstr(out, " CERTIFIED for") != NULL && strstr(out, "NOT CERTIFIED") == NULL, "%s", out);
+    }
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -326,14 +403,27 @@ START_TEST(unknown_keys_are_errors)
 }
 END_TEST
 
+/* What transformers v4.57.6 only warns about (modeling_rope_utils.py,
+ * _validate_yarn_parameters: (beta_fast or 32) < (beta_slow or 1);
+ * _validate_llama3_parameters: high_freq_factor <= low_freq_factor) is
+ * parsed, with the warning naming the key. */
+START_TEST(official_warnings_are_warnings)
+{
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 1, \"beta_slow\": 32}"));
+    ck_assert_int_eq(model.n_warnings, 1);
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "rope_scaling.beta_fast"));
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4,"
+                        " \"high_freq_factor\": 1, \"original_max_position_embeddings\": 8192}"));
+    ck_assert_int_eq(model.n_warnings, 1);
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "rope_scaling.high_freq_factor"));
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 32, \"beta_slow\": 1}"));
+    ck_assert_int_eq(model.n_warnings, 0);
+}
+END_TEST
+
 START_TEST(out_of_range_values_are_errors)
 {
     parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 0.5}"), "rope_scaling.factor");
-    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 1, \"beta_slow\": 32}"),
-                       "rope_scaling.beta_fast");
-    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4,"
-                                  " \"high_freq_factor\": 1, \"original_max_position_embeddings\": 8192}"),
-                       "rope_scaling.high_freq_factor");
     parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"truncate\": 0}"),
                        "rope_scaling.truncate");
     parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"longrope\", \"short_factor\": [1, 2], \"long_factor\": [1, 2]}"),
@@ -414,6 +504,9 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, legacy_type_is_read_like_rope_type);
     tcase_add_test(core, rope_type_wins_over_type);
     tcase_add_test(core, llama3_fields);
+    tcase_add_test(core, llama3_low_equal_high_is_a_warning_and_computes);
+    tcase_add_test(core, llama3_low_equal_high_certifies);
+    tcase_add_test(core, official_warnings_are_warnings);
     tcase_add_test(core, partial_rotary_factor_on_head_dim);
     tcase_add_test(core, gptj_rotary_dim_and_pairing);
     tcase_add_test(core, qwen2_vl_mrope_section);

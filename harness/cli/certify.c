@@ -303,6 +303,9 @@ int pecert_cmd_certify(int argc, char **argv)
         free(m);
         return PECERT_EXIT_USAGE;
     }
+    for (int i = 0; i < m->n_warnings; i++) {
+        fprintf(stderr, "pecert: warning: %s: %s\n", m->name, m->warnings[i]);
+    }
     char text[4096];
     pecert_certify_describe(text, sizeof(text), m);
     printf("pecert %s: certify %s\nderived positional-encoding parameters (what the checkpoint requires):\n%s",

@@ -239,8 +239,8 @@ static pecert_status resolve_longrope(const pecert__fast_call *call,
 }
 
 /* _compute_llama3_parameters: factor, low_freq_factor, high_freq_factor
- * and original_max_position_embeddings are required keys; the smoothing
- * divides by the two freq factors and by their difference. */
+ * and original_max_position_embeddings are required keys; the wavelength
+ * bounds divide by the two freq factors (Python raises on a zero). */
 static pecert_status resolve_llama3(const pecert__fast_call *call,
                                     const pecert_rope_config *config, pecert__fast_params *out)
 {
@@ -263,12 +263,8 @@ static pecert_status resolve_llama3(const pecert__fast_call *call,
     if (status == PECERT_OK) {
         status = need_positive(call, "high_freq_factor", out->high_freq_factor);
     }
-    if (status == PECERT_OK && out->low_freq_factor == out->high_freq_factor) {
-        status = pecert__fast_fail(call, PECERT_E_INVAL,
-                                   "config.low_freq_factor = high_freq_factor = %.17g "
-                                   "(the smoothing divides by their difference)",
-                                   out->low_freq_factor);
-    }
+    /* high <= low: only a warning upstream (Llama 4 Scout: low == high);
+     * the smoothing band is empty then (freqs.c). */
     if (status == PECERT_OK) {
         status = need_length(call, "original_max_position_embeddings", out->original_max_pos);
     }

@@ -274,8 +274,10 @@ static pecert_status resolve_longrope(const pecert__ref_call *call,
 
 /* _compute_llama3_parameters: factor, low_freq_factor, high_freq_factor
  * and original_max_position_embeddings are all required keys; the
- * wavelength bounds divide by the two freq factors and the smoothing
- * divides by their difference. */
+ * wavelength bounds divide by the two freq factors (Python raises on a
+ * zero). high <= low is only a warning upstream (Llama 4 Scout ships
+ * low == high == 1): the smoothing band is then empty, and the division by
+ * high - low that torch.where discards is never used (freqs.c). */
 static pecert_status resolve_llama3(const pecert__ref_call *call,
                                     const pecert_rope_config *config,
                                     pecert__ref_params *params)
@@ -296,11 +298,10 @@ static pecert_status resolve_llama3(const pecert__ref_call *call,
     }
     if (status == PECERT_OK &&
         (!isfinite(params->low_freq_factor) || params->low_freq_factor <= 0.0 ||
-         !isfinite(params->high_freq_factor) || params->high_freq_factor <= 0.0 ||
-         params->high_freq_factor == params->low_freq_factor)) {
+         !isfinite(params->high_freq_factor) || params->high_freq_factor <= 0.0)) {
         status = pecert__ref_fail(call, PECERT_E_INVAL,
                                   "config.low_freq_factor=%.17g, high_freq_factor=%.17g "
-                                  "must be finite, > 0 and different",
+                                  "must be finite and > 0",
                                   params->low_freq_factor, params->high_freq_factor);
     }
     if (status == PECERT_OK) {
