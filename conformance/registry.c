@@ -6,10 +6,6 @@
 #include "family.h"
 #include "rope_checks.h"
 
-/* conformance/rope_threads.c */
-extern const pecert_check pecert_check_rope_thread_determinism;
-extern const pecert_check pecert_check_rope_half_precision;
-
 const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_freq_golden,
     &pecert_check_rope_cos_sin_golden,

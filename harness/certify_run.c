@@ -74,15 +74,24 @@ static const plan_entry plan[] = {
     {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL, 0},
     {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL, 0},
     {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL, 0},
+    {&pecert_check_rope_pairing_convention, FILES_CHECKPOINT, ROPES, NULL, 0},
+    {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0},
+    {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0},
+    {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0},
     {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0},
     {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0},
     {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1},
     {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0},
     {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0},
+    {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0},
     {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL, 1},
     {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
+    {&pecert_check_t5_bucket_monotone, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
+    {&pecert_check_t5_bucket_saturation, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
     {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL, 1},
     {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0},
+    /* The table's bounds: a plugin that reads past them is not certified. */
+    {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1},
 };
 #define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
 

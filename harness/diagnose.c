@@ -249,6 +249,10 @@ static void diagnose_families(pecert_run_results *run)
         add(run, "learned_offset", "learned.golden: rows read at other indices",
             "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
     }
+    if (failed(run, "learned.out_of_range")) {
+        add(run, "learned_bounds", "learned.out_of_range: a position past the table was read, or not refused",
+            "learned lookup does not check the table's bounds: a row outside [0, rows) must be refused, never read");
+    }
     if (failed(run, "sinusoidal.golden")) {
         add(run, "sinusoidal_variant", "sinusoidal.golden fails",
             "sinusoidal table of another variant: sin/cos interleaved vs concatenated, the d/2-1 denominator, or fairseq's offset");

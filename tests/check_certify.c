@@ -354,6 +354,13 @@ START_TEST(certify_passes_ref_and_fails_planted_bugs)
     ck_assert_int_eq(certify_with("phi-3.5-mini", "mutants/longrope_at_l0"), PECERT_EXIT_FAIL);
     ck_assert_int_eq(certify_with("t5-base", "mutants/t5_no_clamp"), PECERT_EXIT_FAIL);
     ck_assert_int_eq(certify_with("bloom", "mutants/alibi_geometric"), PECERT_EXIT_FAIL);
+    /* Right inside the table, no bounds check: learned.out_of_range, now
+     * in certify's plan, takes certification away. */
+    char bert[1024];
+    snprintf(bert, sizeof(bert), "%s/profiles/bert-base.json", vectors_root());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "bert-base", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(certify_model("testing/learned_unchecked", bert), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_model("ref", bert), PECERT_EXIT_PASS);
 }
 END_TEST
 
