@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stddef.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -747,6 +748,30 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 }
 
 static char *read_text(const char *path);
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int pecert_certify_profile_names(const char *dir, char **names, int max)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        return -1;
+    }
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && (names[n] = strdup(e->d_name)) != NULL) {
+            names[n++][len - 5] = '\0';
+        }
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
+    return n;
+}
 
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)
 {

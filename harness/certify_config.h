@@ -76,6 +76,11 @@ typedef struct pecert_certify_model {
 int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
                          char *err, size_t err_len);
 
+/* pecert_certify_profile_names: the NAMEs of dir's NAME.json profiles,
+ * sorted, malloc'ed into names (at most max; free each). Returns the
+ * count, or -1 if dir cannot be read. */
+int pecert_certify_profile_names(const char *dir, char **names, int max);
+
 /* pecert_certify_load: pecert_certify_parse of the file at path. */
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len);
 

@@ -177,6 +177,35 @@ START_TEST(llama3_low_equal_high_certifies)
 }
 END_TEST
 
+/* --all-profiles: a line per profile, one report for all of them, exit 0
+ * only when every applicable profile certifies. */
+START_TEST(all_profiles_matrix)
+{
+    static char out[1 << 16];
+    char json[] = "/tmp/pecert-all-XXXXXX";
+    int fd = mkstemp(json);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    int status = test_pecert(out, sizeof(out), "certify --all-profiles --impl fast --json %s", json);
+    ck_assert_msg(status == 0, "exit %d: %s", status, out);
+    ck_assert_msg(strstr(out, "  llama-3.1-8b           CERTIFIED\n") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, " 0 not certified, 0 not applicable") != NULL, "%s", out);
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(out, 1, sizeof(out) - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(out, "pecert-report/1"));
+    unlink(json);
+    status = test_pecert(out, sizeof(out), "certify --all-profiles --impl %s/impls/testing/learned_unchecked.so",
+                         test_build_dir());
+    ck_assert_msg(status == 1, "exit %d: %s", status, out);
+    ck_assert_msg(strstr(out, "  bert-base              NOT CERTIFIED: learned lookup does not check") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "  bloom                  NOT APPLICABLE") != NULL, "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --all-profiles --profile bloom --impl fast"), 2);
+}
+END_TEST
+
 /* The factor applies to head_dim, never to hidden_size. */
 START_TEST(partial_rotary_factor_on_head_dim)
 {
@@ -514,6 +543,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, llama3_low_equal_high_is_a_warning_and_computes);
     tcase_add_test(core, llama3_low_equal_high_certifies);
     tcase_add_test(core, official_warnings_are_warnings);
+    tcase_add_test(core, all_profiles_matrix);
     tcase_add_test(core, partial_rotary_factor_on_head_dim);
     tcase_add_test(core, gptj_rotary_dim_and_pairing);
     tcase_add_test(core, qwen2_vl_mrope_section);

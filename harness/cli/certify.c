@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "certify_all.h"
 #include "certify_config.h"
 #include "certify_run.h"
 #include "commands.h"
@@ -21,6 +22,7 @@
 static const char usage_certify[] =
     "usage: pecert certify (--config PATH | --profile NAME) --impl NAME|PATH [options]\n"
     "       pecert certify (--config PATH | --profile NAME) --print\n"
+    "       pecert certify --all-profiles --impl NAME|PATH [options]\n"
     "       pecert certify --list-profiles\n"
     "\n"
     "Reads a checkpoint's Hugging Face config.json (or a bundled profile of a real\n"
@@ -33,6 +35,11 @@ static const char usage_certify[] =
     "  --config PATH      the checkpoint's config.json\n"
     "  --profile NAME     a profile of conformance/profiles/ (see --list-profiles)\n"
     "  --impl NAME|PATH   the plugin to certify (built-in name or .so path)\n"
+    "  --all-profiles     certify every bundled profile: one line each (CERTIFIED,\n"
+    "                     NOT CERTIFIED with the first diagnosis, NOT APPLICABLE\n"
+    "                     when the plugin has none of its encoding's operations),\n"
+    "                     one --json/--html/--junit for all; exit 0 only if every\n"
+    "                     applicable profile is certified\n"
     "  --print            print the derived parameters and exit (no plugin needed)\n"
     "  --vectors FILE     profile vectors recorded from the official model class\n"
     "                     (default for --profile NAME: vectors/profiles/NAME.json)\n"
@@ -63,6 +70,7 @@ typedef struct certify_cli {
     double timeout_s;
     int print_only;
     int list;
+    int all;
     int quiet;
 } certify_cli;
 
@@ -76,7 +84,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"junit", required_argument, NULL, 'J'},   {"timeout", required_argument, NULL, 't'},
         {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"all-profiles", no_argument, NULL, 'A'},  {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -92,6 +100,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'J': cli->junit = optarg; break;
         case 'n': cli->print_only = 1; break;
         case 'l': cli->list = 1; break;
+        case 'A': cli->all = 1; break;
         case 'q': cli->quiet = 1; break;
         case 't':
             if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
@@ -109,6 +118,13 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
     if (cli->list) {
         return 0;
     }
+    if (cli->all) {
+        if (cli->config != NULL || cli->profile != NULL || cli->print_only || cli->vectors != NULL) {
+            return pecert_usage_error(usage_certify,
+                                      "certify: --all-profiles takes no --config, --profile, --print or --vectors");
+        }
+        return cli->impl != NULL ? 0 : pecert_usage_error(usage_certify, "certify: --all-profiles needs --impl NAME|PATH");
+    }
     if ((cli->config == NULL) == (cli->profile == NULL)) {
         return pecert_usage_error(usage_certify, "certify: give exactly one of --config PATH and --profile NAME");
     }
@@ -118,33 +134,18 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* --list-profiles: each profile with its one-line derived summary. */
 static int list_profiles(const char *dir)
 {
-    DIR *d = opendir(dir);
     char *names[512];
-    size_t n = 0;
-    struct dirent *e;
-    if (d == NULL) {
+    int n = pecert_certify_profile_names(dir, names, 512);
+    if (n < 0) {
         fprintf(stderr, "pecert: %s: cannot open the profiles directory\n", dir);
         return PECERT_EXIT_USAGE;
     }
-    while ((e = readdir(d)) != NULL && n < 512) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && (names[n] = strdup(e->d_name)) != NULL) {
-            names[n++][len - 5] = '\0';
-        }
-    }
-    closedir(d);
-    qsort(names, n, sizeof(names[0]), cmp_str);
     int status = PECERT_EXIT_PASS;
     pecert_certify_model *m = malloc(sizeof(*m));
-    for (size_t i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         char err[1024];
         char label[256];
         if (m != NULL && pecert_certify_load_profile(m, dir, names[i], err, sizeof(err)) == 0) {
@@ -245,14 +246,34 @@ static void print_verdict(const pecert_run_results *res, const pecert_certify_mo
     print_grades(res);
 }
 
-static int run_certify(const certify_cli *cli, const pecert_certify_model *m, const char *vectors)
+/* --impl and --oracle (default ref) as .so paths (PATH_MAX each). */
+static int resolve_plugins(const certify_cli *cli, char *plugin_path, char *oracle_path)
 {
     char dir[PATH_MAX];
+    pecert_impl_dir(dir, sizeof(dir));
+    return pecert_plugin_resolve(plugin_path, PATH_MAX, cli->impl, dir) != 0 ||
+                   pecert_plugin_resolve(oracle_path, PATH_MAX, cli->oracle != NULL ? cli->oracle : "ref", dir) != 0
+               ? -1
+               : 0;
+}
+
+static int certify_all_profiles(const certify_cli *cli)
+{
     char plugin_path[PATH_MAX];
     char oracle_path[PATH_MAX];
-    pecert_impl_dir(dir, sizeof(dir));
-    if (pecert_plugin_resolve(plugin_path, sizeof(plugin_path), cli->impl, dir) != 0 ||
-        pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli->oracle != NULL ? cli->oracle : "ref", dir) != 0) {
+    if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
+        return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
+    }
+    pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
+                                 cli->json, cli->html, cli->junit};
+    return pecert_certify_all(&o);
+}
+
+static int run_certify(const certify_cli *cli, const pecert_certify_model *m, const char *vectors)
+{
+    char plugin_path[PATH_MAX];
+    char oracle_path[PATH_MAX];
+    if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, on_check, (void *)(uintptr_t)cli};
@@ -288,6 +309,9 @@ int pecert_cmd_certify(int argc, char **argv)
     }
     if (cli.list) {
         return list_profiles(cli.profiles);
+    }
+    if (cli.all) {
+        return certify_all_profiles(&cli);
     }
     pecert_certify_model *m = malloc(sizeof(*m));
     char err[1024];
