@@ -138,6 +138,20 @@ START_TEST(oracle_refusal_is_not_the_plugins_failure)
 }
 END_TEST
 
+/* An engine with mrope_apply but no mrope_index still gets a verdict on
+ * its text-only rotation (it was "not supported" as a whole). */
+START_TEST(text_only_rotation_judged_without_mrope_index)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/mrope_apply_only.so", "mrope.text_only_is_rope", 60.0);
+    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    const pecert_check_result *r = find(&f, "mrope.text_only_is_rope");
+    ck_assert_int_eq(r->verdict, PECERT_VERDICT_PASS);
+    ck_assert_int_gt(r->n_cases - r->n_unsupported, 0);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
 /* --filter: globs, commas, '!' exclusions (filter.c). */
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
@@ -163,6 +177,7 @@ Suite *make_runner_suite(void)
     tcase_add_test(core, ref_passes_golden_frequencies);
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
+    tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
     tcase_add_test(core, shifted_positions_fail_golden_apply);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");

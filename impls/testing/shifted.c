@@ -6,35 +6,20 @@
  * It forwards to build/impls/ref.so, found next to its own directory, so
  * the bug is exactly "+1" and nothing else.
  */
-#define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
-#include <libgen.h>
-#include <limits.h>
+#define _GNU_SOURCE /* dladdr, in ref_beside.h */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pecert/plugin.h"
+#include "ref_beside.h"
 
 static const pecert_plugin *ref_desc;
 
+/* build/impls/ref.so (ref_beside.h). */
 static const pecert_plugin *load_ref(void)
 {
-    Dl_info info;
-    char self[PATH_MAX];
-    char path[PATH_MAX + 16];
-    if (dladdr((void *)&ref_desc, &info) == 0 || info.dli_fname == NULL) {
-        return NULL;
-    }
-    snprintf(self, sizeof(self), "%s", info.dli_fname);
-    snprintf(path, sizeof(path), "%s/../ref.so", dirname(self));
-    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) {
-        return NULL;
-    }
-    pecert_plugin_entry_fn entry;
-    *(void **)&entry = dlsym(handle, PECERT_PLUGIN_ENTRY_SYMBOL);
-    return entry != NULL ? entry(PECERT_ABI_VERSION) : NULL;
+    return testing_load_ref(&ref_desc);
 }
 
 static int64_t *shift_positions(const int64_t *positions, int64_t n)
