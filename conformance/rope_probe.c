@@ -63,11 +63,12 @@ static void describe_partner(char *out, size_t len, int64_t partner, const float
     }
 }
 
-static void probe_case(const pecert_check_env *env, pecert_check_result *r,
-                       const pecert_rope_config *base, pecert_rope_pairing pairing, const char *where)
+/* One probe on a head of head_dim channels (>= rotary_dim). */
+static void probe_case(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *base,
+                       pecert_rope_pairing pairing, int32_t head_dim, const char *where)
 {
     pecert_rope_config wide = *base;
-    wide.head_dim = 2 * base->rotary_dim;
+    wide.head_dim = head_dim;
     /* Two tokens, positions 0 and 1: the probe is the second, so a plugin
      * that uses the token index as position still sees position 1. */
     const int64_t positions[2] = {0, 1};
@@ -117,7 +118,18 @@ static void run_probe(const pecert_check_env *env, pecert_check_result *r)
             pecert_rope_config_label(label, sizeof(label), configs[c]);
             snprintf(where, sizeof(where), "%s %s probe", label, p ? "interleaved" : "split_half");
             pecert_case_slot_set(env->case_slot, "%s", where);
-            probe_case(env, r, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF, where);
+            pecert_rope_pairing pairing = p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
+            /* A partial head (rotary_dim of 2 rotary_dim) also tells "split
+             * half over head_dim" from "over rotary_dim"; an engine that
+             * rotates whole heads only declines it and is probed on a whole
+             * head, so that its pairing still gets a verdict. */
+            int64_t declined = r->n_unsupported;
+            probe_case(env, r, configs[c], pairing, 2 * configs[c]->rotary_dim, where);
+            if (r->n_unsupported > declined) {
+                char whole[PECERT_RESULT_LINE_MAX];
+                snprintf(whole, sizeof(whole), "%s (whole head: the partial one declined)", where);
+                probe_case(env, r, configs[c], pairing, configs[c]->rotary_dim, whole);
+            }
         }
     }
     pecert_check_conclude(r, "pairing probes");

@@ -152,6 +152,26 @@ START_TEST(text_only_rotation_judged_without_mrope_index)
 }
 END_TEST
 
+/* An engine with int32 positions that rotates whole heads only (it
+ * declines the rest): thread determinism is judged within int32 and the
+ * pairing on a whole-head probe, instead of both vanishing as "not
+ * supported". */
+START_TEST(int32_whole_head_engine_gets_verdicts)
+{
+    run_fixture f;
+    run_plugin(&f, "testing/int32_whole_head.so", "rope.thread_determinism,rope.pairing_convention", 120.0);
+    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    const char *const ids[] = {"rope.thread_determinism", "rope.pairing_convention"};
+    for (int i = 0; i < 2; i++) {
+        const pecert_check_result *r = find(&f, ids[i]);
+        ck_assert_msg(r->verdict == PECERT_VERDICT_PASS, "%s: %s", ids[i], r->diagnosis);
+        ck_assert_int_gt(r->n_unsupported, 0);               /* the out-of-scope cases, declined */
+        ck_assert_int_gt(r->n_cases - r->n_unsupported, 0); /* and the in-scope ones, judged */
+    }
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
 /* --filter: globs, commas, '!' exclusions (filter.c). */
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
@@ -178,6 +198,7 @@ Suite *make_runner_suite(void)
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
+    tcase_add_test(core, int32_whole_head_engine_gets_verdicts);
     tcase_add_test(core, shifted_positions_fail_golden_apply);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");

@@ -16,9 +16,9 @@
 
 #include "pecert/plugin.h"
 
-/* ref's descriptor, or NULL; anchor is any object of the calling plugin
- * (dladdr finds its file from it). */
-static const pecert_plugin *testing_load_ref(const void *anchor)
+/* The descriptor of build/impls/NAME (e.g. "fast.so"), or NULL; anchor is
+ * any object of the calling plugin (dladdr finds its file from it). */
+static inline const pecert_plugin *testing_load_beside(const void *anchor, const char *name)
 {
     Dl_info info;
     char self[PATH_MAX];
@@ -27,7 +27,7 @@ static const pecert_plugin *testing_load_ref(const void *anchor)
         return NULL;
     }
     snprintf(self, sizeof(self), "%s", info.dli_fname);
-    snprintf(path, sizeof(path), "%s/../ref.so", dirname(self));
+    snprintf(path, sizeof(path), "%s/../%s", dirname(self), name);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         return NULL;
@@ -35,6 +35,12 @@ static const pecert_plugin *testing_load_ref(const void *anchor)
     pecert_plugin_entry_fn entry;
     *(void **)&entry = dlsym(handle, PECERT_PLUGIN_ENTRY_SYMBOL);
     return entry != NULL ? entry(PECERT_ABI_VERSION) : NULL;
+}
+
+/* ref's descriptor, or NULL. */
+static inline const pecert_plugin *testing_load_ref(const void *anchor)
+{
+    return testing_load_beside(anchor, "ref.so");
 }
 
 #endif /* PECERT_TESTING_REF_BESIDE_H */
