@@ -1,5 +1,6 @@
 /* check_util.c - bookkeeping and data helpers shared by every check. */
 #include "checks.h"
+#include "plugin_load.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -102,6 +103,12 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
         add_detail(r, line);
         return 0;
     }
+    const char *beyond = status == PECERT_E_UNSUPPORTED ? pecert_scope_guard_take() : NULL;
+    if (beyond != NULL) {
+        r->n_cases--; /* pecert_case_beyond_scope counts it */
+        pecert_case_beyond_scope(r, beyond);
+        return 0;
+    }
     if (status == PECERT_E_UNSUPPORTED) {
         r->n_unsupported++;
         return 0;
@@ -154,8 +161,13 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
                  r->n_details > 0 ? r->details[0] : "?");
     } else if (r->n_cases > 0 && r->n_unsupported == r->n_cases) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "plugin declined all %lld %s",
-                 (long long)r->n_cases, what);
+        if (r->n_beyond_scope > 0) {
+            snprintf(r->diagnosis, sizeof(r->diagnosis),
+                     "plugin declined all %lld %s (%lld beyond its declared scope: %s)", (long long)r->n_cases,
+                     what, (long long)r->n_beyond_scope, r->beyond_scope);
+        } else {
+            snprintf(r->diagnosis, sizeof(r->diagnosis), "plugin declined all %lld %s", (long long)r->n_cases, what);
+        }
     } else if (r->n_cases == 0) {
         /* Nothing to run is not a pass (it proves nothing) and not the
          * plugin's failure (a vector directory of other families): "not
@@ -167,6 +179,11 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         r->verdict = PECERT_VERDICT_PASS;
         int used = snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
                             (long long)answered, what, r->worst_ratio);
+        if (r->n_beyond_scope > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
+            used += snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
+                             "; %lld more beyond the plugin's declared scope (first: %s)",
+                             (long long)r->n_beyond_scope, r->beyond_scope);
+        }
         if (r->n_oracle_refused > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
             snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
                      "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, first_refusal(r));
@@ -253,6 +270,41 @@ pecert_status pecert_oracle_inv_freq(const pecert_check_env *env, double *out,
         return PECERT_E_UNSUPPORTED;
     }
     return env->oracle.desc->rope_freqs(env->oracle.instance, out, scaling, cfg, seq_len);
+}
+
+int pecert_scope_excludes(const pecert_subject *s, const pecert_rope_config *cfg, const int64_t *positions,
+                          int64_t n, pecert_dtype dtype, char *why, size_t why_len)
+{
+    const pecert_scope *scope = s->is_oracle ? NULL : pecert_plugin_scope(s->desc);
+    if (scope == NULL) {
+        return 0;
+    }
+    for (int64_t i = 0; scope->max_position > 0 && positions != NULL && i < n; i++) {
+        if (positions[i] > scope->max_position || positions[i] < -scope->max_position) {
+            snprintf(why, why_len, "position %lld past the declared max_position %lld", (long long)positions[i],
+                     (long long)scope->max_position);
+            return 1;
+        }
+    }
+    if ((scope->flags & PECERT_SCOPE_WHOLE_HEAD_ONLY) && cfg != NULL && cfg->rotary_dim < cfg->head_dim) {
+        snprintf(why, why_len, "rotary_dim %d of head_dim %d: the plugin declares whole heads only",
+                 (int)cfg->rotary_dim, (int)cfg->head_dim);
+        return 1;
+    }
+    if (dtype != 0 && scope->rope_apply_dtypes != 0 && !(scope->rope_apply_dtypes & (1u << dtype))) {
+        snprintf(why, why_len, "data type %d not among the declared rope_apply dtypes", (int)dtype);
+        return 1;
+    }
+    return 0;
+}
+
+void pecert_case_beyond_scope(pecert_check_result *r, const char *why)
+{
+    r->n_cases++;
+    r->n_unsupported++;
+    if (r->n_beyond_scope++ == 0) {
+        snprintf(r->beyond_scope, sizeof(r->beyond_scope), "%s", why);
+    }
 }
 
 int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, const char *where, double *out,

@@ -146,6 +146,27 @@ int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, con
  * out. Returns the oracle's status (E_UNSUPPORTED if it has no such op). */
 pecert_status pecert_oracle_alibi_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out);
 
+/* pecert_scope_excludes: 1, with the reason in why, when a case lies
+ * outside the declared scope (plugin.h, pecert_scope) of subject s: a
+ * position past max_position, a partial head (cfg's rotary_dim <
+ * head_dim) for a whole-heads-only plugin, or a data dtype (0: none) it
+ * does not list. 0 for the oracle and for plugins that declare nothing. */
+int pecert_scope_excludes(const pecert_subject *s, const pecert_rope_config *cfg, const int64_t *positions,
+                          int64_t n, pecert_dtype dtype, char *why, size_t why_len);
+
+/* pecert_case_beyond_scope: a case the plugin's declared scope excludes,
+ * not run: counted as not supported, the first reason kept for the
+ * diagnosis ("beyond the plugin's declared scope: ..."). */
+void pecert_case_beyond_scope(pecert_check_result *r, const char *why);
+
+/* pecert_scope_guard_install: in a check's child, route s's RoPE calls
+ * through guards that refuse (E_UNSUPPORTED) what lies outside the
+ * plugin's declared scope (scope_guard.c); no-op for the oracle and for
+ * plugins that declare nothing. pecert_scope_guard_take: why the last
+ * call was refused by a guard (and forget it), or NULL. */
+void pecert_scope_guard_install(pecert_subject *s);
+const char *pecert_scope_guard_take(void);
+
 /* Effective seq_len of an apply: explicit, else max(positions)+1. */
 int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int64_t n);
 

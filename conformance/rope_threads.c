@@ -169,6 +169,16 @@ out_free:
     free(got);
 }
 
+/* det_apply_case; 0 when the case was not run (declined by the plugin,
+ * or beyond its declared scope: scope_guard.c). */
+static int det_apply_scoped(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *c,
+                            const float *x, int in_place, const char *where)
+{
+    int64_t declined = r->n_unsupported;
+    det_apply_case(env, r, c, x, in_place, where);
+    return r->n_unsupported == declined;
+}
+
 static void det_apply(const pecert_check_env *env, pecert_check_result *r)
 {
     const pecert_rope_config *configs[8];
@@ -203,13 +213,11 @@ static void det_apply(const pecert_check_env *env, pecert_check_result *r)
                          in_place ? "in place" : "out of place", DET_TOKENS, DET_HEADS,
                          (int)call.head_dim);
                 pecert_case_slot_set(env->case_slot, "%s", where);
-                int64_t declined = r->n_unsupported;
-                det_apply_case(env, r, &call, x, in_place, where);
-                if (r->n_unsupported > declined) {
+                if (!det_apply_scoped(env, r, &call, x, in_place, where)) {
                     strncat(where, " (positions within int32: 2^31+7 and 2^40 declined)",
                             sizeof(where) - strlen(where) - 1);
                     pecert_case_slot_set(env->case_slot, "%s", where);
-                    det_apply_case(env, r, &call32, x, in_place, where);
+                    (void)det_apply_scoped(env, r, &call32, x, in_place, where);
                 }
             }
         }

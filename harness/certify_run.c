@@ -259,6 +259,7 @@ static int child_run(void *arg, int out_fd, char *case_slot)
     if (st == PECERT_OK) {
         st = make_subject(&env.oracle, job->state->oracle.desc);
         env.oracle.is_oracle = 1;
+        pecert_scope_guard_install(&env.plugin);
     }
     if (st != PECERT_OK) {
         pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);

@@ -122,3 +122,37 @@ const char *pecert_status_name(pecert_status status)
         return "unknown status";
     }
 }
+
+const pecert_scope *pecert_plugin_scope(const pecert_plugin *desc)
+{
+    if (desc == NULL || !PECERT_HAS_FIELD(desc, pecert_plugin, scope) || desc->scope == NULL ||
+        desc->scope->struct_size < sizeof(pecert_scope)) {
+        return NULL;
+    }
+    return desc->scope;
+}
+
+void pecert_scope_describe(char *out, size_t len, const pecert_scope *scope)
+{
+    static const char *const names[] = {"?", "f32", "f64", "f16", "bf16", "i32", "i64"};
+    if (scope == NULL || (scope->flags == 0 && scope->max_position == 0 && scope->rope_apply_dtypes == 0)) {
+        snprintf(out, len, "none declared");
+        return;
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    if (scope->max_position > 0) {
+        used += (size_t)snprintf(out + used, len - used, "positions <= %lld", (long long)scope->max_position);
+    }
+    if ((scope->flags & PECERT_SCOPE_WHOLE_HEAD_ONLY) && used < len) {
+        used += (size_t)snprintf(out + used, len - used, "%swhole heads only", used > 0 ? ", " : "");
+    }
+    if (scope->rope_apply_dtypes != 0 && used < len) {
+        used += (size_t)snprintf(out + used, len - used, "%srope_apply on", used > 0 ? ", " : "");
+        for (int d = 1; d < (int)(sizeof(names) / sizeof(names[0])) && used < len; d++) {
+            if (scope->rope_apply_dtypes & (1u << d)) {
+                used += (size_t)snprintf(out + used, len - used, " %s", names[d]);
+            }
+        }
+    }
+}

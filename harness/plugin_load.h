@@ -34,6 +34,15 @@ int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
 /* pecert_plugin_close dlcloses; a zeroed plugin is a no-op. */
 void pecert_plugin_close(pecert_loaded_plugin *plugin);
 
+/* pecert_plugin_scope: the plugin's declared scope (ABI 1.3), or NULL when
+ * it declares none (an older descriptor, a NULL scope, or one whose
+ * struct_size is too small to read). */
+const pecert_scope *pecert_plugin_scope(const pecert_plugin *desc);
+
+/* pecert_scope_describe: the scope in words ("positions <= 2147483647,
+ * whole heads only, rope_apply on f32 f16"), or "none declared". */
+void pecert_scope_describe(char *out, size_t len, const pecert_scope *scope);
+
 /* pecert_plugin_has_capability: 1 if the descriptor lists cap, else 0. */
 int pecert_plugin_has_capability(const pecert_plugin *desc, const char *cap);
 

@@ -96,6 +96,10 @@ typedef struct pecert_check_result {
     int64_t n_cases;                      /* cases (vectors, grid points) */
     int64_t n_failed;                     /* cases outside their bound    */
     int64_t n_unsupported;                /* cases the plugin declined    */
+    int64_t n_beyond_scope;               /* cases outside the plugin's
+                                           * declared scope (ABI 1.3), not
+                                           * run; counted in n_unsupported */
+    char beyond_scope[160];               /* why, for the first of them   */
     int64_t n_oracle_refused;             /* cases the oracle (ref) could
                                            * not answer: neither passed
                                            * nor the plugin's failure    */
@@ -129,6 +133,8 @@ typedef struct pecert_run_info {
     char plugin_id[128];
     char plugin_name[64];
     char plugin_version[64];
+    char plugin_scope[192];      /* its declared scope in words (ABI 1.3,
+                                  * pecert_scope_describe)             */
     char plugin_describe[256];   /* the plugin's describe() ("isa=avx2
                                   * threads=2"), "" if it has none      */
     char pecert_version[32];

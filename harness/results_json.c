@@ -155,6 +155,11 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     cJSON_AddNumberToObject(obj, "failed", (double)r->n_failed);
     cJSON_AddNumberToObject(obj, "unsupported", (double)r->n_unsupported);
     cJSON_AddNumberToObject(obj, "oracle_refused", (double)r->n_oracle_refused);
+    if (r->n_beyond_scope > 0) {
+        cJSON *scope = cJSON_AddObjectToObject(obj, "beyond_scope");
+        cJSON_AddNumberToObject(scope, "cases", (double)r->n_beyond_scope);
+        cJSON_AddStringToObject(scope, "first", r->beyond_scope);
+    }
     cJSON_AddItemToObject(obj, "worst_ratio", number_or_string(r->worst_ratio));
     cJSON_AddStringToObject(obj, "worst_case", r->worst_case);
     cJSON_AddStringToObject(obj, "diagnosis", r->diagnosis);
@@ -266,6 +271,11 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     r->n_cases = (int64_t)read_number(obj, "cases");
     r->n_failed = (int64_t)read_number(obj, "failed");
     r->n_unsupported = (int64_t)read_number(obj, "unsupported");
+    const cJSON *scope = cJSON_GetObjectItemCaseSensitive(obj, "beyond_scope");
+    if (cJSON_IsObject(scope)) {
+        r->n_beyond_scope = (int64_t)read_number(scope, "cases");
+        read_string(r->beyond_scope, sizeof(r->beyond_scope), scope, "first");
+    }
     r->n_oracle_refused = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "oracle_refused"))
                               ? (int64_t)read_number(obj, "oracle_refused")
                               : 0; /* files from before the field */
@@ -312,6 +322,7 @@ static cJSON *info_to_json(const pecert_run_info *info)
     cJSON_AddStringToObject(obj, "name", info->plugin_name);
     cJSON_AddStringToObject(obj, "version", info->plugin_version);
     cJSON_AddStringToObject(obj, "describe", info->plugin_describe);
+    cJSON_AddStringToObject(obj, "scope", info->plugin_scope);
     return obj;
 }
 
@@ -403,6 +414,7 @@ static void info_from_json(pecert_run_info *info, const cJSON *root)
     read_string(info->plugin_name, sizeof(info->plugin_name), plugin, "name");
     read_string(info->plugin_version, sizeof(info->plugin_version), plugin, "version");
     read_string(info->plugin_describe, sizeof(info->plugin_describe), plugin, "describe");
+    read_string(info->plugin_scope, sizeof(info->plugin_scope), plugin, "scope");
     read_string(info->pecert_version, sizeof(info->pecert_version), root, "pecert_version");
     read_string(info->vectors_dir, sizeof(info->vectors_dir), root, "vectors_dir");
     info->n_vector_files = (int)read_int(root, "vector_files", 0);

@@ -60,6 +60,7 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
     if (st == PECERT_OK) {
         st = make_subject(&env.oracle, job->state->oracle.desc);
         env.oracle.is_oracle = 1;
+        pecert_scope_guard_install(&env.plugin);
     }
     if (st != PECERT_OK) {
         pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);
@@ -190,6 +191,16 @@ static int child_describe(void *arg, int out_fd, char *case_slot)
     return rc;
 }
 
+/* In a child too: the scope is plugin memory, and a bad pointer there
+ * must crash a child, not pecert. */
+static int child_scope(void *arg, int out_fd, char *case_slot)
+{
+    char text[192];
+    pecert_case_slot_set(case_slot, "scope");
+    pecert_scope_describe(text, sizeof(text), pecert_plugin_scope(arg));
+    return pecert_write_fully(out_fd, text, strlen(text));
+}
+
 /* describe() is one line of text: a plugin that takes longer has hung,
  * and the checks will time out on it anyway. */
 #define DESCRIBE_TIMEOUT_S 10.0
@@ -211,11 +222,23 @@ static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, d
     pecert_child_outcome_free(&o);
 }
 
+/* The plugin's declared scope in words, "none declared", or why not. */
+static void capture_scope(pecert_run_info *info, const pecert_plugin *desc)
+{
+    pecert_child_outcome o;
+    pecert_run_isolated(&o, child_scope, (void *)(uintptr_t)desc, DESCRIBE_TIMEOUT_S);
+    snprintf(info->plugin_scope, sizeof(info->plugin_scope), "%s",
+             o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && o.output != NULL ? o.output
+                                                                                    : "(unreadable: the check children will crash on it)");
+    pecert_child_outcome_free(&o);
+}
+
 static void fill_info(pecert_run_info *info, const run_state *s, const pecert_run_options *opt)
 {
     memset(info, 0, sizeof(*info));
     pecert_capture_host(info);
     capture_describe(info, s->plugin.desc, opt->timeout_s);
+    capture_scope(info, s->plugin.desc);
     snprintf(info->filter, sizeof(info->filter), "%s", opt->filter != NULL ? opt->filter : "");
     snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
     snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);

@@ -177,8 +177,9 @@ static void host_table(pecert_sbuf *b, const pecert_run_info *info)
 static void plugin_row(pecert_sbuf *b, const pecert_report_run *run)
 {
     const pecert_run_info *info = &run->res.info;
-    const char *cells[] = {run->label, pecert_report_role_name(run->role), info->plugin_id, info->plugin_version,
-                           info->plugin_describe, info->plugin_path, info->filter};
+    const char *cells[] = {run->label,           pecert_report_role_name(run->role), info->plugin_id,
+                           info->plugin_version, info->plugin_describe,            info->plugin_scope,
+                           info->plugin_path,    info->filter};
     pecert_sbuf_puts(b, "<tr>");
     for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
         pecert_sbuf_puts(b, i == 0 ? "<th class=\"row\">" : "<td>");
@@ -193,7 +194,7 @@ static void plugin_row(pecert_sbuf *b, const pecert_report_run *run)
 static void plugins_table(pecert_sbuf *b, const pecert_report *rep)
 {
     pecert_sbuf_puts(b, "<h3>Plugins</h3>\n<table class=\"plugins\"><thead><tr><th>Plugin</th><th>Role</th><th>id</th>"
-                        "<th>Version</th><th>ISA and threads (describe())</th><th>Path</th><th>--filter</th>"
+                        "<th>Version</th><th>ISA and threads (describe())</th><th>Declared scope</th><th>Path</th><th>--filter</th>"
                         "<th>Vector set</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < rep->n_runs; i++) {
         if (!rep->runs[i].not_run) {

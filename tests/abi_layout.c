@@ -80,7 +80,13 @@ _Static_assert(offsetof(pecert_session_append_args, v) == 56, "ABI 1.2 layout: p
 _Static_assert(offsetof(pecert_session_append_args, out) == 64, "ABI 1.2 layout: pecert_session_append_args.out");
 _Static_assert(offsetof(pecert_session_append_args, reserved) == 72, "ABI 1.2 layout: pecert_session_append_args.reserved");
 /* ABI 1.2: the other encoding families (appended after the session). */
-_Static_assert(sizeof(pecert_plugin) == 240, "ABI 1.2 layout: sizeof pecert_plugin");
+_Static_assert(sizeof(pecert_plugin) == 248, "ABI 1.3 layout: sizeof pecert_plugin");
+_Static_assert(offsetof(pecert_plugin, scope) == 240, "ABI 1.3 layout: pecert_plugin.scope");
+_Static_assert(sizeof(pecert_scope) == 56, "ABI 1.3 layout: sizeof pecert_scope");
+_Static_assert(offsetof(pecert_scope, flags) == 4, "ABI 1.3 layout: pecert_scope.flags");
+_Static_assert(offsetof(pecert_scope, max_position) == 8, "ABI 1.3 layout: pecert_scope.max_position");
+_Static_assert(offsetof(pecert_scope, rope_apply_dtypes) == 16, "ABI 1.3 layout: pecert_scope.rope_apply_dtypes");
+_Static_assert(offsetof(pecert_scope, reserved) == 24, "ABI 1.3 layout: pecert_scope.reserved");
 _Static_assert(offsetof(pecert_plugin, alibi_slopes) == 144, "ABI 1.2 layout: pecert_plugin.alibi_slopes");
 _Static_assert(offsetof(pecert_plugin, alibi_bias) == 152, "ABI 1.2 layout: pecert_plugin.alibi_bias");
 _Static_assert(offsetof(pecert_plugin, t5_bucket) == 160, "ABI 1.2 layout: pecert_plugin.t5_bucket");

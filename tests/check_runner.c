@@ -152,23 +152,36 @@ START_TEST(text_only_rotation_judged_without_mrope_index)
 }
 END_TEST
 
-/* An engine with int32 positions that rotates whole heads only (it
- * declines the rest): thread determinism is judged within int32 and the
- * pairing on a whole-head probe, instead of both vanishing as "not
- * supported". */
-START_TEST(int32_whole_head_engine_gets_verdicts)
+/* Engines with int32 positions that rotate whole heads only: one declines
+ * the rest itself, one declares that scope (ABI 1.3) and writes garbage
+ * outside it. Both get thread-determinism verdicts within int32 and
+ * pairing verdicts on a whole-head probe, instead of "not supported"; the
+ * declared one is never called outside its scope, and its scope is in the
+ * run's info. */
+START_TEST(narrow_engines_get_verdicts_inside_their_scope)
 {
-    run_fixture f;
-    run_plugin(&f, "testing/int32_whole_head.so", "rope.thread_determinism,rope.pairing_convention", 120.0);
-    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
-    const char *const ids[] = {"rope.thread_determinism", "rope.pairing_convention"};
-    for (int i = 0; i < 2; i++) {
-        const pecert_check_result *r = find(&f, ids[i]);
-        ck_assert_msg(r->verdict == PECERT_VERDICT_PASS, "%s: %s", ids[i], r->diagnosis);
-        ck_assert_int_gt(r->n_unsupported, 0);               /* the out-of-scope cases, declined */
-        ck_assert_int_gt(r->n_cases - r->n_unsupported, 0); /* and the in-scope ones, judged */
+    const char *const plugins[] = {"testing/int32_whole_head.so", "testing/scoped_int32.so"};
+    const char *const ids[] = {"rope.thread_determinism", "rope.pairing_convention", "rope.apply.golden"};
+    for (int p = 0; p < 2; p++) {
+        run_fixture f;
+        run_plugin(&f, plugins[p], "rope.thread_determinism,rope.pairing_convention,rope.apply.golden", 120.0);
+        ck_assert_msg(f.status == PECERT_EXIT_PASS, "%s: status %d: %s", plugins[p], f.status, f.err);
+        for (int i = 0; i < 3; i++) {
+            const pecert_check_result *r = find(&f, ids[i]);
+            ck_assert_msg(r->verdict == PECERT_VERDICT_PASS, "%s %s: %s", plugins[p], ids[i], r->diagnosis);
+            ck_assert_int_gt(r->n_cases - r->n_unsupported, 0); /* the in-scope cases, judged */
+            if (i < 2) {
+                ck_assert_int_gt(r->n_unsupported, 0); /* the out-of-scope ones, not */
+            }
+        }
+        const char *scope = f.results.info.plugin_scope;
+        ck_assert_msg(p == 0 ? strcmp(scope, "none declared") == 0 : strstr(scope, "positions <= 2147483647") != NULL,
+                      "%s: scope '%s'", plugins[p], scope);
+        if (p == 1) {
+            ck_assert_int_gt(find(&f, "rope.thread_determinism")->n_beyond_scope, 0);
+        }
+        pecert_run_results_free(&f.results);
     }
-    pecert_run_results_free(&f.results);
 }
 END_TEST
 
@@ -198,7 +211,7 @@ Suite *make_runner_suite(void)
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
-    tcase_add_test(core, int32_whole_head_engine_gets_verdicts);
+    tcase_add_test(core, narrow_engines_get_verdicts_inside_their_scope);
     tcase_add_test(core, shifted_positions_fail_golden_apply);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");

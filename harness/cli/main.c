@@ -231,8 +231,9 @@ static void print_environment(const pecert_run_results *res)
 {
     const pecert_run_info *i = &res->info;
     printf("environment: %s, %d CPUs, %s, built with %s\n", i->cpu_model, i->cpus_online, i->os, i->compiler);
-    printf("plugin: %s %s (%s)%s%s\n", i->plugin_id, i->plugin_version, i->plugin_name,
-           i->plugin_describe[0] != '\0' ? ", " : "", i->plugin_describe);
+    printf("plugin: %s %s (%s)%s%s; declared scope: %s\n", i->plugin_id, i->plugin_version, i->plugin_name,
+           i->plugin_describe[0] != '\0' ? ", " : "", i->plugin_describe,
+           i->plugin_scope[0] != '\0' ? i->plugin_scope : "none declared");
     printf("vectors: %d files, %d vectors, %s\n", i->n_vector_files, i->n_vectors, i->vectors_hash);
 }
 

@@ -4,7 +4,8 @@
  * A pecert plugin is a shared object that implements positional encodings
  * (RoPE since 1.0; from 1.2 also a decode session, M-RoPE, ALiBi, T5
  * buckets, sinusoidal, learned and 2-D sin-cos absolute embeddings, and the
- * Swin, Shaw and Transformer-XL relative positions) so that the pecert
+ * Swin, Shaw and Transformer-XL relative positions; from 1.3 a declared
+ * scope: the largest position, whole heads only, the data types) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -52,7 +53,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 2
+#define PECERT_ABI_MINOR 3
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -530,6 +531,34 @@ typedef struct pecert_mrope_apply_args {
 } pecert_mrope_apply_args;
 
 /* ------------------------------------------------------------------------
+ * Declared scope (ABI 1.3): what the plugin supports, so that every check
+ * runs each case inside it and reports the rest as "not supported (beyond
+ * the plugin's declared scope: ...)" without calling the plugin, and a
+ * check with no case inside it is "not supported", never passed. An engine
+ * that keeps positions in int32 or rotates whole heads only declares it
+ * here and is still judged on everything within. NULL (or a descriptor
+ * older than 1.3): nothing declared; the plugin declines out-of-range
+ * calls itself with PECERT_E_UNSUPPORTED.
+ * ---------------------------------------------------------------------- */
+enum {
+    /* RoPE ops take rotary_dim == head_dim only (no partial rotary). */
+    PECERT_SCOPE_WHOLE_HEAD_ONLY = 1u << 0
+};
+
+typedef struct pecert_scope {
+    uint32_t struct_size;              /* sizeof(pecert_scope)            */
+    uint32_t flags;                    /* PECERT_SCOPE_*                  */
+    /* The largest |position| the RoPE ops accept (2147483647 for int32
+     * positions); 0 = no limit declared. */
+    int64_t max_position;
+    /* Bit (1u << PECERT_DTYPE_*) per data type rope_apply takes for x and
+     * out; 0 = not declared (f32 always, f16/bf16 as the plugin answers). */
+    uint32_t rope_apply_dtypes;
+    uint32_t reserved0;                /* must be 0                       */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_scope;
+
+/* ------------------------------------------------------------------------
  * The plugin descriptor.
  * ---------------------------------------------------------------------- */
 typedef struct pecert_plugin {
@@ -641,6 +670,12 @@ typedef struct pecert_plugin {
     pecert_status (*mrope_index)(void *instance, const pecert_mrope_index_args *args);
     /* mrope_apply: multimodal (sectioned) rotary apply. [after create] */
     pecert_status (*mrope_apply)(void *instance, const pecert_mrope_apply_args *args);
+
+    /* ---- ABI 1.3 ------------------------------------------------------ */
+
+    /* scope: what the plugin supports (see pecert_scope), static and
+     * immutable; NULL = nothing declared. */
+    const pecert_scope *scope;
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with
