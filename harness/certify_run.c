@@ -278,22 +278,6 @@ static int child_run(void *arg, int out_fd, char *case_slot)
     return rc;
 }
 
-static void abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
-{
-    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
-    r->verdict = o->status == PECERT_CHILD_TIMED_OUT ? PECERT_VERDICT_TIMEOUT : PECERT_VERDICT_CRASH;
-    if (o->status == PECERT_CHILD_TIMED_OUT) {
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "no result within %.3g s during %s", timeout_s, during);
-    } else if (o->status == PECERT_CHILD_SIGNALED) {
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "killed by signal %d during %s", o->signal, during);
-    } else {
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "ended without a result (status %d) during %s",
-                 o->exit_code, during);
-    }
-    r->worst_ratio = INFINITY;
-    snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
-}
-
 static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
 {
     child_job job = {s, e};
@@ -314,7 +298,7 @@ static void run_entry(pecert_check_result *r, const certify_state *s, const plan
         r->elapsed_s = o.elapsed_s;
     } else {
         pecert_check_result_init(r, e->check->id);
-        abnormal(r, &o, timeout_s);
+        pecert_diagnose_abnormal(r, &o, timeout_s);
         r->elapsed_s = o.elapsed_s;
     }
     cJSON_Delete(json);

@@ -80,8 +80,7 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
     return rc;
 }
 
-static void diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o,
-                              double timeout_s)
+void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
 {
     const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
     if (o->status == PECERT_CHILD_TIMED_OUT) {
@@ -120,7 +119,7 @@ static void run_one(pecert_check_result *r, const run_state *state, const pecert
         r->elapsed_s = o.elapsed_s;
     } else {
         pecert_check_result_init(r, check->id);
-        diagnose_abnormal(r, &o, timeout_s);
+        pecert_diagnose_abnormal(r, &o, timeout_s);
         r->elapsed_s = o.elapsed_s;
     }
     cJSON_Delete(json);

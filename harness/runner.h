@@ -54,6 +54,13 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len);
 
+/* pecert_diagnose_abnormal: the result of a check whose child gave none:
+ * TIMEOUT, or CRASH naming the signal (with its strsignal name), the exit
+ * status, or why the child could not start, and the case it was in. Both
+ * runners (run and certify) use it, so that their crash lines agree. */
+struct pecert_child_outcome;
+void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_outcome *o, double timeout_s);
+
 /* pecert_filter_selects: 1 if --filter selects check id: comma-separated
  * fnmatch globs, '!GLOB' excluding ("rope.*,!rope.half_precision"); a
  * check must match an including glob (when there is one) and no excluding

@@ -203,6 +203,11 @@ START_TEST(all_profiles_matrix)
     ck_assert_msg(strstr(out, "  bert-base              NOT CERTIFIED: learned lookup does not check") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "  bloom                  NOT APPLICABLE") != NULL, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --all-profiles --profile bloom --impl fast"), 2);
+    /* certify's crash line is run's: the signal with its name, and the case. */
+    status = test_pecert(out, sizeof(out), "certify --profile bert-base --impl %s/impls/testing/learned_unchecked.so",
+                         test_build_dir());
+    ck_assert_msg(status == 1 && strstr(out, "CRASH   learned.out_of_range         killed by signal 11 (") != NULL,
+                  "exit %d: %s", status, out);
 }
 END_TEST
 
