@@ -90,29 +90,31 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
     if (status == PECERT_OK) {
         return 1;
     }
+    const char *beyond = status == PECERT_E_UNSUPPORTED ? pecert_scope_guard_take() : NULL;
+    if (beyond != NULL) {
+        pecert_case_beyond_scope(r, beyond);
+        return 0;
+    }
     r->n_cases++;
-    const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
     if (s->is_oracle) {
+        const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
         /* The oracle cannot answer this case (a config it refuses): the
          * plugin is neither right nor wrong here, and the user sees why. */
-        r->n_oracle_refused++;
         char line[PECERT_RESULT_LINE_MAX];
         snprintf(line, sizeof(line), "%s: the oracle (%s) refused %s (status %d): %s", where,
                  s->desc->name != NULL ? s->desc->name : "ref", op, (int)status,
                  msg != NULL && msg[0] != '\0' ? msg : "(no message)");
+        if (r->n_oracle_refused++ == 0) {
+            snprintf(r->oracle_refusal, sizeof(r->oracle_refusal), "%s", line);
+        }
         add_detail(r, line);
-        return 0;
-    }
-    const char *beyond = status == PECERT_E_UNSUPPORTED ? pecert_scope_guard_take() : NULL;
-    if (beyond != NULL) {
-        r->n_cases--; /* pecert_case_beyond_scope counts it */
-        pecert_case_beyond_scope(r, beyond);
         return 0;
     }
     if (status == PECERT_E_UNSUPPORTED) {
         r->n_unsupported++;
         return 0;
     }
+    const char *msg = s->desc->last_error(s->instance);
     pecert_case_fail(r, where, "%s returned %d: %s", op, (int)status,
                      msg != NULL ? msg : "(no message)");
     r->n_cases--; /* pecert_case_fail counted it again */
@@ -134,24 +136,13 @@ void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt
     add_detail(r, line);
 }
 
-/* The first detail naming an oracle refusal, or "?". */
-static const char *first_refusal(const pecert_check_result *r)
-{
-    for (int i = 0; i < r->n_details; i++) {
-        if (strstr(r->details[i], ": the oracle (") != NULL) {
-            return r->details[i];
-        }
-    }
-    return "?";
-}
-
 void pecert_check_conclude(pecert_check_result *r, const char *what)
 {
     int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;
     if (r->n_failed == 0 && r->n_oracle_refused > 0 && answered == 0) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
         snprintf(r->diagnosis, sizeof(r->diagnosis), "the oracle refused all %lld %s it was asked; first: %s",
-                 (long long)r->n_oracle_refused, what, first_refusal(r));
+                 (long long)r->n_oracle_refused, what, r->oracle_refusal);
         return;
     }
     if (r->n_failed > 0) {
@@ -186,7 +177,7 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         }
         if (r->n_oracle_refused > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
             snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
-                     "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, first_refusal(r));
+                     "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, r->oracle_refusal);
         }
     }
 }

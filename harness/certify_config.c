@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Parsing state: the document, the model being filled, the error sink. */
 typedef struct map_ctx {
@@ -771,6 +772,13 @@ int pecert_certify_profile_names(const char *dir, char **names, int max)
     closedir(d);
     qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
     return n;
+}
+
+const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *vectors_dir, const char *name)
+{
+    struct stat st;
+    snprintf(buf, len, "%s/profiles/%s.json", vectors_dir, name);
+    return stat(buf, &st) == 0 ? buf : NULL;
 }
 
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)

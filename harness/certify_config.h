@@ -81,6 +81,11 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
  * count, or -1 if dir cannot be read. */
 int pecert_certify_profile_names(const char *dir, char **names, int max);
 
+/* pecert_certify_profile_vectors: vectors_dir/profiles/NAME.json in buf
+ * when that file exists (the profile's vectors recorded from the official
+ * model class), else NULL. */
+const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *vectors_dir, const char *name);
+
 /* pecert_certify_load: pecert_certify_parse of the file at path. */
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len);
 

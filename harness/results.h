@@ -103,6 +103,7 @@ typedef struct pecert_check_result {
     int64_t n_oracle_refused;             /* cases the oracle (ref) could
                                            * not answer: neither passed
                                            * nor the plugin's failure    */
+    char oracle_refusal[PECERT_RESULT_LINE_MAX]; /* the first of them    */
     double worst_ratio;                   /* max error/bound over cases   */
     char worst_case[PECERT_RESULT_LINE_MAX]; /* where worst_ratio occurred */
     char diagnosis[PECERT_RESULT_LINE_MAX];  /* one line: what is wrong    */

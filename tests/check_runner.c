@@ -18,14 +18,21 @@ typedef struct run_fixture {
     char err[2048];
 } run_fixture;
 
-static void run_plugin(run_fixture *f, const char *rel, const char *filter, double timeout_s)
+/* Runs BUILD/impls/rel with BUILD/impls/oracle_rel as the oracle. */
+static void run_plugin_with(run_fixture *f, const char *rel, const char *oracle_rel, const char *filter,
+                            double timeout_s)
 {
     snprintf(f->plugin, sizeof(f->plugin), "%s/impls/%s", test_build_dir(), rel);
-    snprintf(f->oracle, sizeof(f->oracle), "%s/impls/ref.so", test_build_dir());
+    snprintf(f->oracle, sizeof(f->oracle), "%s/impls/%s", test_build_dir(), oracle_rel);
     pecert_run_options opt = {f->plugin, f->oracle, PECERT_SOURCE_DIR "/vectors", filter,
                               timeout_s, NULL, NULL};
     f->err[0] = '\0';
     f->status = pecert_run(&f->results, &opt, f->err, sizeof(f->err));
+}
+
+static void run_plugin(run_fixture *f, const char *rel, const char *filter, double timeout_s)
+{
+    run_plugin_with(f, rel, "ref.so", filter, timeout_s);
 }
 
 static const pecert_check_result *find(const run_fixture *f, const char *id)
@@ -121,11 +128,7 @@ END_TEST
 START_TEST(oracle_refusal_is_not_the_plugins_failure)
 {
     run_fixture f;
-    snprintf(f.plugin, sizeof(f.plugin), "%s/impls/ref.so", test_build_dir());
-    snprintf(f.oracle, sizeof(f.oracle), "%s/impls/testing/oracle_refuses.so", test_build_dir());
-    pecert_run_options opt = {f.plugin, f.oracle, PECERT_SOURCE_DIR "/vectors", "rope.apply.golden,rope.cos_sin.golden",
-                              60.0, NULL, NULL};
-    f.status = pecert_run(&f.results, &opt, f.err, sizeof(f.err));
+    run_plugin_with(&f, "ref.so", "testing/oracle_refuses.so", "rope.apply.golden,rope.cos_sin.golden", 60.0);
     ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
     const pecert_check_result *r = find(&f, "rope.apply.golden");
     ck_assert_int_eq(r->verdict, PECERT_VERDICT_UNSUPPORTED);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "certify_all.h"
@@ -164,12 +163,10 @@ static int list_profiles(const char *dir)
 /* The profile's vectors, if the source tree (or $PECERT_VECTORS) has them. */
 static const char *default_vectors(char *buf, size_t len, const certify_cli *cli)
 {
-    struct stat st;
     if (cli->vectors != NULL || cli->profile == NULL) {
         return cli->vectors;
     }
-    snprintf(buf, len, "%s/profiles/%s.json", pecert_default_vectors(), cli->profile);
-    return stat(buf, &st) == 0 ? buf : NULL;
+    return pecert_certify_profile_vectors(buf, len, pecert_default_vectors(), cli->profile);
 }
 
 static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)

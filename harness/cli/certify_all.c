@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "certify_all.h"
 #include "certify_config.h"
@@ -55,13 +54,6 @@ static void first_reason(char *out, size_t len, const pecert_run_results *res)
     }
 }
 
-static const char *vectors_of(char *buf, size_t len, const pecert_certify_all_opts *o, const char *name)
-{
-    struct stat st;
-    snprintf(buf, len, "%s/profiles/%s.json", o->vectors_dir, name);
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
 /* Certifies one profile, prints its line, and moves its run into rep. */
 static profile_outcome certify_profile(const pecert_certify_all_opts *o, const char *name, pecert_report *rep,
                                        int *load_failed)
@@ -74,7 +66,7 @@ static profile_outcome certify_profile(const pecert_certify_all_opts *o, const c
         free(m);
         return BROKEN;
     }
-    pecert_certify_options opt = {o->plugin_path, o->oracle_path, vectors_of(vbuf, sizeof(vbuf), o, name),
+    pecert_certify_options opt = {o->plugin_path, o->oracle_path, pecert_certify_profile_vectors(vbuf, sizeof(vbuf), o->vectors_dir, name),
                                   o->timeout_s, NULL, NULL};
     pecert_run_results res;
     int status = pecert_certify_run(&res, m, &opt, err, sizeof(err));
