@@ -9,6 +9,7 @@
 #include "certify_config.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <dirent.h>
@@ -24,6 +25,14 @@ typedef struct map_ctx {
     pecert_certify_model *m;
     char *err;
     size_t err_len;
+    const char *key_prefix; /* "text_config." when root is a nested text config */
+    /* The model's config class (transformers v4.57.6): whether its __init__
+     * copies a legacy rope_scaling "type" over "rope_type" (LlamaConfig and
+     * most others: `if "type" in rope_scaling: rope_scaling["rope_type"] =
+     * rope_scaling["type"]`), and whether it runs rope_config_validation,
+     * the only place transformers warns about rope values. */
+    int type_overrides_rope_type;
+    int runs_validation;
 } map_ctx;
 
 static int fail(map_ctx *c, const char *key, const char *fmt, ...)
@@ -36,7 +45,8 @@ static int fail(map_ctx *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->err_len, "%s: %s: %s", c->m->name, key, what);
+    snprintf(c->err, c->err_len, "%s: %s%s: %s", c->m->name, c->key_prefix != NULL ? c->key_prefix : "",
+             key, what);
     return -1;
 }
 
@@ -58,6 +68,12 @@ static int read_num(map_ctx *c, const cJSON *obj, const char *key, const char *s
     }
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
         return fail(c, shown, "expected a number");
+    }
+    if (v->valuedouble < lo && lo == DBL_TRUE_MIN) {
+        return fail(c, shown, "%.17g must be > 0", v->valuedouble);
+    }
+    if (v->valuedouble < lo && hi == DBL_MAX) {
+        return fail(c, shown, "%.17g must be >= %g", v->valuedouble, lo);
     }
     if (v->valuedouble < lo || v->valuedouble > hi) {
         return fail(c, shown, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
@@ -173,11 +189,14 @@ static const rope_type_rule rope_rules[] = {
     {"llama3", PECERT_ROPE_LLAMA3, keys_llama3},     {"mrope", PECERT_ROPE_DEFAULT, keys_default},
 };
 
-/* rope_type wins over the legacy type, as rope_config_validation reads it
- * (rope_scaling.get("rope_type", rope_scaling.get("type"))). */
+/* The rotary classes read rope_scaling.get("rope_type", rope_scaling.get(
+ * "type")); a config class that copies "type" over "rope_type" first
+ * (type_overrides_rope_type) makes the legacy key win when both exist. */
 static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
 {
-    const char *key = get(rs, "rope_type") != NULL ? "rope_type" : get(rs, "type") != NULL ? "type" : NULL;
+    const char *first = c->type_overrides_rope_type ? "type" : "rope_type";
+    const char *second = c->type_overrides_rope_type ? "rope_type" : "type";
+    const char *key = get(rs, first) != NULL ? first : get(rs, second) != NULL ? second : NULL;
     if (key == NULL) {
         return fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
     }
@@ -187,8 +206,11 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
     if (!cJSON_IsString(v)) {
         return fail(c, shown, "expected a string");
     }
+    /* Phi3Config._rope_scaling_adjustment: type "su" or "yarn" is LongRoPE. */
+    const char *name = strcmp(c->m->model_type, "phi3") == 0 && strcmp(v->valuestring, "yarn") == 0
+                           ? "longrope" : v->valuestring;
     for (size_t i = 0; i < sizeof(rope_rules) / sizeof(rope_rules[0]); i++) {
-        if (strcmp(v->valuestring, rope_rules[i].name) == 0) {
+        if (strcmp(name, rope_rules[i].name) == 0) {
             *out = &rope_rules[i];
             snprintf(c->m->rope_type_key, sizeof(c->m->rope_type_key), "%s", key);
             return 0;
@@ -221,6 +243,10 @@ static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double
     char shown[64];
     snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
+    if (c->m->rope.rotary_dim / 2 > PECERT_CERTIFY_MAX_FACTORS) {
+        return fail(c, shown, "rotary_dim/2 = %d factors: pecert holds at most %d", c->m->rope.rotary_dim / 2,
+                    PECERT_CERTIFY_MAX_FACTORS);
+    }
     if (n != c->m->rope.rotary_dim / 2) {
         return fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
     }
@@ -234,32 +260,42 @@ static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double
     return 0;
 }
 
-/* The scalar rope_scaling keys: value ranges from _validate_*. */
+/* The scalar rope_scaling keys. transformers v4.57.6 (modeling_rope_utils.py)
+ * raises on none of their values: _validate_*_parameters only warns
+ * (factor < 1, attention_factor < 0) and the _compute_* functions compute.
+ * So any finite value is read, with three exceptions where the official
+ * code raises or yields no finite frequency, each refused with the reason:
+ * a beta < 0 (find_correction_dim's math.log raises ValueError; 0 means
+ * "the default", `get(key) or 32`), a freq factor <= 0 (llama3's
+ * old_context_len / low_freq_factor raises ZeroDivisionError at 0; a
+ * negative one inverts the wavelength bands, which pecert refuses rather
+ * than certify), and a factor <= 0 (inv_freq / factor is infinite or
+ * negative). */
 static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
 {
     pecert_rope_config *r = &c->m->rope;
     int64_t omp = 0;
     int truncate = 1;
     int rc = 0;
-    r->present |= read_num(c, rs, "factor", "rope_scaling.factor", 1.0, 1e6, &r->factor) == 1
+    r->present |= read_num(c, rs, "factor", "rope_scaling.factor", DBL_TRUE_MIN, DBL_MAX, &r->factor) == 1
                       ? PECERT_ROPE_HAS_FACTOR : 0u;
     rc = read_int(c, rs, "original_max_position_embeddings",
                   "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_ORIGINAL_MAX_POS : 0u;
     r->original_max_position_embeddings = rc == 1 ? omp : r->original_max_position_embeddings;
-    r->present |= read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", 0, 1e6,
+    r->present |= read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", -DBL_MAX, DBL_MAX,
                            &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
-    r->present |= read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 1e-6, 1e6, &r->beta_fast) == 1
+    r->present |= read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 0, DBL_MAX, &r->beta_fast) == 1
                       ? PECERT_ROPE_HAS_BETA_FAST : 0u;
-    r->present |= read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 1e-6, 1e6, &r->beta_slow) == 1
+    r->present |= read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 0, DBL_MAX, &r->beta_slow) == 1
                       ? PECERT_ROPE_HAS_BETA_SLOW : 0u;
-    r->present |= read_num(c, rs, "mscale", "rope_scaling.mscale", 0, 1e3, &r->mscale) == 1
+    r->present |= read_num(c, rs, "mscale", "rope_scaling.mscale", -DBL_MAX, DBL_MAX, &r->mscale) == 1
                       ? PECERT_ROPE_HAS_MSCALE : 0u;
-    r->present |= read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", 0, 1e3,
+    r->present |= read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", -DBL_MAX, DBL_MAX,
                            &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
-    r->present |= read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", 1e-6, 1e6,
+    r->present |= read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", DBL_TRUE_MIN, DBL_MAX,
                            &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
-    r->present |= read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", 1e-6, 1e6,
+    r->present |= read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", DBL_TRUE_MIN, DBL_MAX,
                            &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
     rc = read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
@@ -269,8 +305,9 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
 
 /* Cross-key rules: required keys per type, and orderings the formulas
  * need (beta_fast > beta_slow, low < high). */
-/* A rule transformers only warns about: kept in the model and printed by
- * certify; the frequencies are computed as the official code does. */
+/* A note kept in the model and printed by certify: what transformers
+ * warns about and still computes (rope_warn), or what certify itself
+ * leaves unchecked (warn). */
 static void warn(map_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void warn(map_ctx *c, const char *key, const char *fmt, ...)
@@ -284,7 +321,100 @@ static void warn(map_ctx *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s: %s", key, what);
+    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s: %s",
+             c->key_prefix != NULL ? c->key_prefix : "", key, what);
+}
+
+/* Only a config class that runs rope_config_validation warns upstream. */
+#define rope_warn(c, ...)                                                                              \
+    do {                                                                                               \
+        if ((c)->runs_validation) {                                                                    \
+            warn((c), __VA_ARGS__);                                                                    \
+        }                                                                                              \
+    } while (0)
+
+static int has_key(const pecert_rope_config *r, uint32_t bit)
+{
+    return (r->present & bit) != 0;
+}
+
+/* _validate_llama3_parameters: the four keys are required (KeyError);
+ * high <= low and original >= max_position_embeddings only warn. With
+ * high <= low the compute function has no smoothing band (torch.where
+ * discards the division by high - low): Llama 4 Scout ships low == high. */
+static int check_llama3_rules(map_ctx *c, const pecert_rope_config *r)
+{
+    const uint32_t need = PECERT_ROPE_HAS_ORIGINAL_MAX_POS | PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
+                          PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
+    if ((r->present & need) != need) {
+        return fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
+                                       "low_freq_factor and high_freq_factor");
+    }
+    if (!(r->high_freq_factor > r->low_freq_factor)) {
+        rope_warn(c, "rope_scaling.high_freq_factor",
+             "%.17g <= low_freq_factor %.17g: transformers warns and computes (no smoothed band)",
+             r->high_freq_factor, r->low_freq_factor);
+    }
+    if (r->original_max_position_embeddings >= r->max_position_embeddings) {
+        rope_warn(c, "rope_scaling.original_max_position_embeddings",
+             "%lld >= max_position_embeddings %lld: transformers warns and computes",
+             (long long)r->original_max_position_embeddings, (long long)r->max_position_embeddings);
+    }
+    return 0;
+}
+
+/* get_mscale(scale, m) = 0.1 * m * log(scale) + 1 for scale > 1. */
+static double yarn_mscale(double scale, double m)
+{
+    return scale <= 1.0 ? 1.0 : 0.1 * m * log(scale) + 1.0;
+}
+
+/* _validate_yarn_parameters warns when (beta_fast or 32) < (beta_slow or
+ * 1), when attention_factor < 0, and when original_max_position_embeddings
+ * is unset or max_position_embeddings / it differs from factor;
+ * _compute_yarn_parameters divides by get_mscale(factor, mscale_all_dim)
+ * when mscale and mscale_all_dim are both truthy (ZeroDivisionError at 0). */
+static int check_yarn_rules(map_ctx *c, const pecert_rope_config *r)
+{
+    double fast = has_key(r, PECERT_ROPE_HAS_BETA_FAST) && r->beta_fast != 0 ? r->beta_fast : 32.0;
+    double slow = has_key(r, PECERT_ROPE_HAS_BETA_SLOW) && r->beta_slow != 0 ? r->beta_slow : 1.0;
+    int ratio = has_key(r, PECERT_ROPE_HAS_MSCALE) && r->mscale != 0 && has_key(r, PECERT_ROPE_HAS_MSCALE_ALL_DIM) &&
+                r->mscale_all_dim != 0 && !has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR);
+    if (ratio && yarn_mscale(r->factor, r->mscale_all_dim) == 0.0) {
+        return fail(c, "rope_scaling.mscale_all_dim",
+                    "%.17g makes get_mscale(factor, mscale_all_dim) zero: the official code raises "
+                    "ZeroDivisionError", r->mscale_all_dim);
+    }
+    if (fast < slow) {
+        rope_warn(c, "rope_scaling.beta_fast", "%.17g < beta_slow %.17g: transformers warns and computes", fast, slow);
+    }
+    if (!has_key(r, PECERT_ROPE_HAS_ORIGINAL_MAX_POS)) {
+        rope_warn(c, "rope_scaling.original_max_position_embeddings",
+             "unset: transformers warns and takes max_position_embeddings as the pre-yarn length");
+    } else if ((double)r->max_position_embeddings / (double)r->original_max_position_embeddings != r->factor) {
+        rope_warn(c, "rope_scaling.factor",
+             "%.17g differs from max_position_embeddings / original_max_position_embeddings = %.17g: "
+             "transformers warns and uses factor", r->factor,
+             (double)r->max_position_embeddings / (double)r->original_max_position_embeddings);
+    }
+    return 0;
+}
+
+/* _validate_longrope_parameters: with a top-level
+ * original_max_position_embeddings (Phi-3) it warns that factor should be
+ * used instead; without one it warns when factor is missing or < 1 and
+ * when attention_factor < 0. */
+static void check_longrope_rules(map_ctx *c, const pecert_rope_config *r)
+{
+    if (has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
+        rope_warn(c, "original_max_position_embeddings",
+             "top-level (Phi-3 style): transformers warns that rope_scaling.factor should carry the ratio "
+             "instead, and computes factor = max_position_embeddings / it");
+        return;
+    }
+    if (!has_key(r, PECERT_ROPE_HAS_FACTOR)) {
+        rope_warn(c, "rope_scaling.factor", "missing: transformers warns and computes");
+    }
 }
 
 static int check_scaling_rules(map_ctx *c)
@@ -293,32 +423,27 @@ static int check_scaling_rules(map_ctx *c)
     pecert_rope_type t = r->rope_type;
     int needs_factor = t == PECERT_ROPE_LINEAR || t == PECERT_ROPE_DYNAMIC || t == PECERT_ROPE_YARN ||
                        t == PECERT_ROPE_LLAMA3;
-    if (needs_factor && !(r->present & PECERT_ROPE_HAS_FACTOR)) {
+    int reads_factor = needs_factor || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS));
+    if (needs_factor && !has_key(r, PECERT_ROPE_HAS_FACTOR)) {
         return fail(c, "rope_scaling.factor", "required for rope type '%s'",
                     pecert_certify_rope_type_name(t));
     }
-    if (t == PECERT_ROPE_LLAMA3) {
-        const uint32_t need = PECERT_ROPE_HAS_ORIGINAL_MAX_POS | PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
-                              PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
-        if ((r->present & need) != need) {
-            return fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
-                                           "low_freq_factor and high_freq_factor");
-        }
-        /* _validate_llama3_parameters warns on high <= low; the compute
-         * function then has no smoothing band (torch.where discards the
-         * division by high - low): Llama 4 Scout ships low == high == 1. */
-        if (!(r->high_freq_factor > r->low_freq_factor)) {
-            warn(c, "rope_scaling.high_freq_factor",
-                 "%.17g <= low_freq_factor %.17g: transformers warns and computes (no smoothed band)",
-                 r->high_freq_factor, r->low_freq_factor);
-        }
+    /* Every _validate_* that reads factor warns below 1 (and computes). */
+    if (reads_factor && has_key(r, PECERT_ROPE_HAS_FACTOR) && r->factor < 1.0) {
+        rope_warn(c, "rope_scaling.factor", "%.17g < 1: transformers warns and computes", r->factor);
     }
-    /* _validate_yarn_parameters warns when (beta_fast or 32) < (beta_slow
-     * or 1); linear_ramp_factor handles low == high (+0.001). */
-    if (t == PECERT_ROPE_YARN && (r->present & PECERT_ROPE_HAS_BETA_FAST) && (r->present & PECERT_ROPE_HAS_BETA_SLOW) &&
-        r->beta_fast < r->beta_slow) {
-        warn(c, "rope_scaling.beta_fast", "%.17g < beta_slow %.17g: transformers warns and computes", r->beta_fast,
-             r->beta_slow);
+    if ((t == PECERT_ROPE_YARN || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS))) &&
+        has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR) && r->attention_factor < 0) {
+        rope_warn(c, "rope_scaling.attention_factor", "%.17g < 0: transformers warns and computes", r->attention_factor);
+    }
+    if (t == PECERT_ROPE_LLAMA3) {
+        return check_llama3_rules(c, r);
+    }
+    if (t == PECERT_ROPE_YARN) {
+        return check_yarn_rules(c, r);
+    }
+    if (t == PECERT_ROPE_LONGROPE) {
+        check_longrope_rules(c, r);
     }
     return 0;
 }
@@ -452,6 +577,36 @@ static int read_rope_common(map_ctx *c, const char *theta_key, double theta_defa
     return 0;
 }
 
+/* Phi3Config (transformers v4.57.6): original_max_position_embeddings
+ * defaults to 4096, so LongRoPE's switch length and factor come from it
+ * even when config.json omits it; _rope_scaling_validation raises
+ * ValueError unless rope_scaling is exactly {type, short_factor,
+ * long_factor} with type longrope (after "su" / "yarn" are renamed). */
+static int check_phi3_scaling(map_ctx *c)
+{
+    pecert_rope_config *r = &c->m->rope;
+    const cJSON *rs = get(c->root, "rope_scaling");
+    if (!(r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
+        r->present |= PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS;
+        r->original_max_position_embeddings = 4096;
+    }
+    if (rs == NULL) {
+        return 0;
+    }
+    const cJSON *type = get(rs, "type");
+    if (!cJSON_IsObject(rs) || cJSON_GetArraySize(rs) != 3 || !cJSON_IsString(type) ||
+        get(rs, "short_factor") == NULL || get(rs, "long_factor") == NULL) {
+        return fail(c, "rope_scaling", "Phi3Config requires exactly the keys type, short_factor and long_factor "
+                                       "(it raises ValueError otherwise)");
+    }
+    if (strcmp(type->valuestring, "longrope") != 0 && strcmp(type->valuestring, "su") != 0 &&
+        strcmp(type->valuestring, "yarn") != 0) {
+        return fail(c, "rope_scaling.type", "'%s': Phi3Config accepts only longrope (or su / yarn, renamed to it) "
+                    "and raises ValueError otherwise", type->valuestring);
+    }
+    return 0;
+}
+
 /* The Llama-shaped models: head_dim or hidden/heads, partial_rotary_factor,
  * rope_theta, rope_scaling. */
 static int map_llama_like(map_ctx *c)
@@ -473,11 +628,85 @@ static int map_llama_like(map_ctx *c)
         return -1;
     }
     if (read_rope_common(c, "rope_theta", 10000.0) != 0 ||
-        set_rotary_dim(c, partial, "partial_rotary_factor") != 0) {
+        set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
+        (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0)) {
         return -1;
     }
-    /* Phi-3 reads the top-level original length only for longrope; every
-     * other class never looks at it. */
+    /* The top-level original length is read by LongRoPE only (getattr on
+     * the config); every other rope type ignores it. */
+    return map_rope_scaling(c);
+}
+
+/* Llama 4's NoPE layers: Llama4TextConfig's no_rope_layers (1 = RoPE, 0 =
+ * NoPE), or, when absent or empty, a NoPE layer every
+ * no_rope_layer_interval (default 4) of num_hidden_layers (default 48).
+ * Those layers rotate nothing, and only they apply attn_temperature_tuning;
+ * certify checks the rotation of the others and says so in a warning. */
+static int read_llama4_nope_layers(map_ctx *c)
+{
+    int32_t layers = 48;
+    int32_t interval = 4;
+    int nope = 0;
+    if (read_int32(c, c->root, "num_hidden_layers", 1, 1 << 16, &layers) < 0 ||
+        read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
+        return -1;
+    }
+    const cJSON *list = get(c->root, "no_rope_layers");
+    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
+    if (list != NULL && !cJSON_IsArray(list)) {
+        return fail(c, "no_rope_layers", "expected a list of 0/1 flags");
+    }
+    if (n > 0 && n != layers) {
+        return fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, layers);
+    }
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(list, i);
+        if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1)) {
+            return fail(c, "no_rope_layers", "element %d is not 0 or 1", i);
+        }
+        nope += e->valuedouble == 0;
+    }
+    for (int i = 0; n == 0 && i < layers; i++) {
+        nope += (i + 1) % interval == 0;
+    }
+    if (nope > 0) {
+        warn(c, n > 0 ? "no_rope_layers" : "no_rope_layer_interval",
+             "%d of %d layers are NoPE (no rotation; attn_temperature_tuning acts there): certify checks "
+             "the rotation of the other %d, not the NoPE layers", nope, layers, layers - nope);
+    }
+    return 0;
+}
+
+/* Llama 4 (Llama4TextConfig + Llama4TextRotaryEmbedding, transformers
+ * v4.57.6): head_dim defaults to 128 and rope_theta to 500000; the rotary
+ * class computes llama3 whenever rope_scaling is set, whatever its
+ * rope_type says, and default rope otherwise; apply_rotary_emb multiplies
+ * adjacent pairs as complex numbers (interleaved). Llama4TextConfig runs no
+ * rope_config_validation. */
+static int map_llama4_text(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                        "no_rope_layers", "no_rope_layer_interval", NULL};
+    pecert_certify_model *m = c->m;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
+        return -1;
+    }
+    if (get(c->root, "head_dim") == NULL) {
+        m->head_dim = 128;
+    }
+    if (read_rope_common(c, "rope_theta", 500000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0 ||
+        read_llama4_nope_layers(c) != 0) {
+        return -1;
+    }
+    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *type = rs == NULL ? NULL : get(rs, "rope_type") != NULL ? get(rs, "rope_type") : get(rs, "type");
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "llama3") != 0) {
+        return fail(c, "rope_scaling.rope_type",
+                    "'%s': Llama4TextRotaryEmbedding computes llama3 whenever rope_scaling is set (KeyError "
+                    "without llama3's keys); pecert refuses a rope_type the official model ignores",
+                    type->valuestring);
+    }
     return map_rope_scaling(c);
 }
 
@@ -655,34 +884,43 @@ typedef struct model_rule {
     const char *model_type;
     int (*map)(map_ctx *c);
     pecert_rope_pairing pairing;  /* of the model's apply code           */
+    int type_overrides_rope_type; /* map_ctx: the config class's BC copy  */
+    int runs_validation;          /* map_ctx: rope_config_validation      */
 } model_rule;
 
-/* Pairing per model's reference code in transformers v4.57.6: rotate_half
+/* Flags per config class in transformers v4.57.6: LlamaConfig, Qwen2Config,
+ * Qwen2VLTextConfig, PhiConfig, GptOssConfig, DeepseekV2/V3Config and
+ * GPTNeoXConfig copy "type" over "rope_type" and run
+ * rope_config_validation; MistralConfig, MixtralConfig, GemmaConfig and
+ * Llama4TextConfig do neither; Phi3Config runs its own, stricter
+ * _rope_scaling_validation (map_phi3_scaling).
+ * Pairing per model's reference code in transformers v4.57.6: rotate_half
  * (split half) in modeling_llama & co; GPT-J rotate_every_two and
  * DeepSeek-V2's complex multiply (view_as_complex of adjacent pairs),
  * DeepSeek-V3's apply_rotary_pos_emb_interleave (rope_interleave) are
  * interleaved. */
 static const model_rule model_rules[] = {
-    {"llama", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"mistral", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"mixtral", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"qwen2", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"qwen2_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"phi3", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"phi", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"gemma", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"gpt_oss", map_llama_like, PECERT_PAIRING_SPLIT_HALF},
-    {"deepseek_v2", map_llama_like, PECERT_PAIRING_INTERLEAVED},
-    {"deepseek_v3", map_llama_like, PECERT_PAIRING_INTERLEAVED},
-    {"gpt_neox", map_gpt_neox, PECERT_PAIRING_SPLIT_HALF},
-    {"gptj", map_gptj, PECERT_PAIRING_INTERLEAVED},
-    {"bloom", map_bloom, PECERT_PAIRING_SPLIT_HALF},
-    {"mpt", map_mpt, PECERT_PAIRING_SPLIT_HALF},
-    {"t5", map_t5, PECERT_PAIRING_SPLIT_HALF},
-    {"bert", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
-    {"roberta", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
-    {"gpt2", map_learned_text, PECERT_PAIRING_SPLIT_HALF},
-    {"vit", map_vit, PECERT_PAIRING_SPLIT_HALF},
+    {"llama", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"mistral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mixtral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"qwen2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen2_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"phi3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"phi", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"gemma", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"gpt_oss", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"deepseek_v2", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"deepseek_v3", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"llama4_text", map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"gpt_neox", map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"gptj", map_gptj, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"bloom", map_bloom, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mpt", map_mpt, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"t5", map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bert", map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"roberta", map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"gpt2", map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vit", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
 static const model_rule *find_model(const char *model_type)
@@ -693,6 +931,25 @@ static const model_rule *find_model(const char *model_type)
         }
     }
     return NULL;
+}
+
+/* Llama 4's config.json (model_type llama4, Llama4Config) holds the text
+ * model's fields under text_config, which Llama4Config hands to
+ * Llama4TextConfig; the vision tower's fields are not positional for the
+ * language model. Returns 0, or -1 after fail(). */
+static int enter_text_config(map_ctx *c)
+{
+    const cJSON *text = get(c->root, "text_config");
+    if (!cJSON_IsObject(text)) {
+        return fail(c, "text_config", "required for model_type 'llama4' (an object: the text model's fields)");
+    }
+    const cJSON *inner = get(text, "model_type");
+    if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, "llama4_text") != 0)) {
+        return fail(c, "text_config.model_type", "expected 'llama4_text'");
+    }
+    c->root = text;
+    c->key_prefix = "text_config.";
+    return 0;
 }
 
 /* Qwen2-VL's text config may sit under text_config in newer exports; the
@@ -707,12 +964,21 @@ static int map_document(map_ctx *c)
         return fail(c, "model_type", "required (a string)");
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
-    const model_rule *rule = find_model(mt->valuestring);
+    const char *rule_type = mt->valuestring;
+    if (strcmp(rule_type, "llama4") == 0) {
+        if (enter_text_config(c) != 0) {
+            return -1;
+        }
+        rule_type = "llama4_text";
+    }
+    const model_rule *rule = find_model(rule_type);
     if (rule == NULL) {
         return fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
                     mt->valuestring);
     }
     c->m->pairing = rule->pairing;
+    c->type_overrides_rope_type = rule->type_overrides_rope_type;
+    c->runs_validation = rule->runs_validation;
     c->m->rope.struct_size = sizeof(c->m->rope);
     if (rule->map(c) != 0) {
         return -1;
@@ -735,7 +1001,7 @@ static int parse_object(pecert_certify_model *out, const cJSON *root, const char
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
     err[0] = '\0';
-    map_ctx c = {root, out, err, err_len};
+    map_ctx c = {root, out, err, err_len, "", 0, 0};
     return root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
 }
 

@@ -37,7 +37,7 @@ typedef enum pecert_pe_kind {
  * rope.short_factor / long_factor point into this struct: do not copy it
  * by value (pass pointers).
  */
-#define PECERT_CERTIFY_MAX_WARNINGS 4
+#define PECERT_CERTIFY_MAX_WARNINGS 8
 
 typedef struct pecert_certify_model {
     char name[PECERT_CERTIFY_NAME_LEN];       /* checkpoint or profile name   */

@@ -75,10 +75,19 @@ START_TEST(legacy_type_is_read_like_rope_type)
 }
 END_TEST
 
-/* rope_config_validation: rope_scaling.get("rope_type", get("type")). */
-START_TEST(rope_type_wins_over_type)
+/* The rotary classes read rope_scaling.get("rope_type", get("type")), but
+ * LlamaConfig.__init__ first copies "type" over "rope_type"; MistralConfig
+ * does not. Checked against transformers v4.57.6: LlamaConfig(rope_scaling=
+ * {"rope_type": "linear", "type": "dynamic", "factor": 2.0}) resolves to
+ * dynamic, MistralConfig with the same dict to linear. */
+START_TEST(rope_type_precedence_is_the_config_class_s)
 {
     parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"dynamic\","
+             " \"rope_type\": \"linear\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DYNAMIC);
+    ck_assert_str_eq(model.rope_type_key, "type");
+    parse_ok("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
              " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"dynamic\","
              " \"rope_type\": \"linear\", \"factor\": 2.0}}");
     ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
@@ -444,27 +453,147 @@ START_TEST(unknown_keys_are_errors)
 }
 END_TEST
 
+static int warned_about(const char *key)
+{
+    for (int i = 0; i < model.n_warnings; i++) {
+        if (strncmp(model.warnings[i], key, strlen(key)) == 0 && model.warnings[i][strlen(key)] == ':') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* What transformers v4.57.6 only warns about (modeling_rope_utils.py,
- * _validate_yarn_parameters: (beta_fast or 32) < (beta_slow or 1);
- * _validate_llama3_parameters: high_freq_factor <= low_freq_factor) is
- * parsed, with the warning naming the key. */
+ * _validate_*_parameters) is parsed, with a warning naming the key, where
+ * the config class runs rope_config_validation (LlamaConfig) and nowhere
+ * else (MistralConfig, Phi3Config): exactly the official warnings. */
 START_TEST(official_warnings_are_warnings)
 {
+    /* _validate_yarn_parameters: (beta_fast or 32) < (beta_slow or 1), and
+     * original_max_position_embeddings unset. */
     parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 1, \"beta_slow\": 32}"));
+    ck_assert_int_eq(model.n_warnings, 2);
+    ck_assert(warned_about("rope_scaling.beta_fast"));
+    ck_assert(warned_about("rope_scaling.original_max_position_embeddings"));
+    /* ... and factor != max_position_embeddings / original. */
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"original_max_position_embeddings\": 2048}"));
     ck_assert_int_eq(model.n_warnings, 1);
-    ck_assert_ptr_nonnull(strstr(model.warnings[0], "rope_scaling.beta_fast"));
+    ck_assert(warned_about("rope_scaling.factor"));
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 2, \"original_max_position_embeddings\": 2048}"));
+    ck_assert_int_eq(model.n_warnings, 0);
+    /* _validate_llama3_parameters: high <= low, original >= max. */
     parse_ok(LLAMA_WITH("{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 4,"
                         " \"high_freq_factor\": 1, \"original_max_position_embeddings\": 8192}"));
+    ck_assert_int_eq(model.n_warnings, 2);
+    ck_assert(warned_about("rope_scaling.high_freq_factor"));
+    ck_assert(warned_about("rope_scaling.original_max_position_embeddings"));
+    /* factor < 1 and attention_factor < 0: warned, computed. */
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 0.5}"));
     ck_assert_int_eq(model.n_warnings, 1);
-    ck_assert_ptr_nonnull(strstr(model.warnings[0], "rope_scaling.high_freq_factor"));
-    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": 32, \"beta_slow\": 1}"));
+    ck_assert(warned_about("rope_scaling.factor"));
+    ck_assert_double_eq(model.rope.factor, 0.5);
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 2, \"attention_factor\": -1,"
+                        " \"original_max_position_embeddings\": 2048}"));
+    ck_assert_int_eq(model.n_warnings, 1);
+    ck_assert(warned_about("rope_scaling.attention_factor"));
+    /* beta 0 is `get(key) or 32`: the default, no warning. */
+    parse_ok(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 2, \"beta_fast\": 0, \"beta_slow\": 0,"
+                        " \"original_max_position_embeddings\": 2048}"));
     ck_assert_int_eq(model.n_warnings, 0);
+    /* MistralConfig runs no rope_config_validation: no warning at all. */
+    parse_ok("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 0.5,"
+             " \"beta_fast\": 1, \"beta_slow\": 32}}");
+    ck_assert_int_eq(model.n_warnings, 0);
+}
+END_TEST
+
+/* Phi3Config: its own _rope_scaling_validation raises unless rope_scaling
+ * is exactly {type, short_factor, long_factor}, type longrope ("su" and
+ * "yarn" renamed to it first); original_max_position_embeddings defaults
+ * to 4096. Checked against transformers v4.57.6 (a rope_type key instead
+ * of type raises ValueError; type yarn becomes longrope). */
+#define PHI3_WITH(scaling)                                                                             \
+    "{\"model_type\": \"phi3\", \"hidden_size\": 256, \"num_attention_heads\": 4,"                     \
+    " \"max_position_embeddings\": 131072, \"rope_scaling\": " scaling "}"
+#define FACTORS32 "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"
+
+START_TEST(phi3_validation_is_phi3_s)
+{
+    parse_ok(PHI3_WITH("{\"type\": \"yarn\", \"short_factor\": " FACTORS32 ", \"long_factor\": " FACTORS32 "}"));
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LONGROPE);
+    ck_assert_uint_ne(model.rope.present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS, 0);
+    ck_assert_int_eq(model.rope.original_max_position_embeddings, 4096);
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_fails_naming(PHI3_WITH("{\"rope_type\": \"longrope\", \"short_factor\": " FACTORS32
+                                 ", \"long_factor\": " FACTORS32 "}"),
+                       "rope_scaling");
+    parse_fails_naming(PHI3_WITH("{\"type\": \"linear\", \"factor\": 2}"), "rope_scaling");
+    parse_fails_naming(PHI3_WITH("{\"type\": \"linear\", \"short_factor\": " FACTORS32 ", \"long_factor\": " FACTORS32
+                                 "}"),
+                       "rope_scaling.type");
+}
+END_TEST
+
+/* Llama 4's config.json as released: the text model under text_config,
+ * llama3 whenever rope_scaling is set, complex (interleaved) pairs, head_dim
+ * 128 by default, and the NoPE layers named in a warning. */
+#define LLAMA4_TEXT(fields)                                                                            \
+    "{\"model_type\": \"llama4\", \"vision_config\": {\"rope_theta\": 10000},"                          \
+    " \"text_config\": {\"model_type\": \"llama4_text\", \"hidden_size\": 5120,"                        \
+    " \"num_attention_heads\": 40, \"num_key_value_heads\": 8, \"max_position_embeddings\": 1048576"     \
+    fields "}}"
+
+START_TEST(llama4_text_config_maps)
+{
+    parse_ok(LLAMA4_TEXT(""));
+    ck_assert_str_eq(model.model_type, "llama4");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DEFAULT);
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0); /* Llama4TextConfig's default */
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(model.n_warnings, 1);
+    ck_assert(warned_about("text_config.no_rope_layer_interval"));
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "12 of 48 layers are NoPE"));
+    parse_ok(LLAMA4_TEXT(", \"num_hidden_layers\": 4, \"no_rope_layers\": [1, 1, 1, 1]"));
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok(LLAMA4_TEXT(", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 16.0,"
+                         " \"low_freq_factor\": 1.0, \"high_freq_factor\": 1.0, \"original_max_position_embeddings\": 8192}"));
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LLAMA3);
+    ck_assert(!warned_about("text_config.rope_scaling.high_freq_factor")); /* no validation upstream */
+    parse_fails_naming(LLAMA4_TEXT(", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2.0}"),
+                       "text_config.rope_scaling.rope_type");
+    parse_fails_naming(LLAMA4_TEXT(", \"num_hidden_layers\": 4, \"no_rope_layers\": [1, 0]"),
+                       "text_config.no_rope_layers");
+    parse_fails_naming(LLAMA4_TEXT(", \"rotary_pct\": 0.5"), "text_config.rotary_pct");
+    parse_fails_naming("{\"model_type\": \"llama4\"}", "text_config");
+}
+END_TEST
+
+/* The Llama 4 profiles, against their official vectors: the planted
+ * pairing and llama3 bugs lose certification, named by the diagnosis. */
+START_TEST(llama4_profiles_catch_planted_bugs)
+{
+    static char out[1 << 16];
+    ck_assert_int_eq(certify_with("llama-4-scout", "ref"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("llama-4-maverick", "fast"), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_with("llama-4-scout", "mutants/llama3_ignored"), PECERT_EXIT_FAIL);
+    int status = test_pecert(out, sizeof(out), "certify --profile llama-4-maverick --impl %s/impls/mutants/pairing_swapped.so",
+                             test_build_dir());
+    ck_assert_msg(status == 1 && strstr(out, "diagnosis: pairing convention swapped") != NULL, "exit %d: %s", status,
+                  out);
 }
 END_TEST
 
 START_TEST(out_of_range_values_are_errors)
 {
-    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 0.5}"), "rope_scaling.factor");
+    /* Where the official code raises or computes no finite frequency. */
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 0}"), "rope_scaling.factor");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"beta_fast\": -1}"),
+                       "rope_scaling.beta_fast"); /* math.log raises ValueError */
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"llama3\", \"factor\": 8, \"low_freq_factor\": 0,"
+                                  " \"high_freq_factor\": 4, \"original_max_position_embeddings\": 2048}"),
+                       "rope_scaling.low_freq_factor"); /* ZeroDivisionError */
     parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"yarn\", \"factor\": 4, \"truncate\": 0}"),
                        "rope_scaling.truncate");
     parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"longrope\", \"short_factor\": [1, 2], \"long_factor\": [1, 2]}"),
@@ -487,6 +616,28 @@ START_TEST(out_of_range_values_are_errors)
                        "relative_attention_max_distance");
     parse_fails_naming("[1, 2]", "(document)");
     parse_fails_naming("{\"model_type\": ", "(document)");
+}
+END_TEST
+
+/* A LongRoPE factor list longer than pecert's storage (rotary_dim/2 >
+ * PECERT_CERTIFY_MAX_FACTORS) is refused by name, never written past the
+ * arrays (it was a heap overflow: 513 entries aborted, 1024 segfaulted). */
+START_TEST(longrope_lists_beyond_storage_are_errors)
+{
+    static char json[1 << 15];
+    static char list[1 << 13];
+    size_t n = 0;
+    for (int i = 0; i < 1024; i++) {
+        n += (size_t)snprintf(list + n, sizeof(list) - n, "%s1", i == 0 ? "[" : ",");
+    }
+    snprintf(list + n, sizeof(list) - n, "]");
+    snprintf(json, sizeof(json),
+             "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 2,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"longrope\","
+             " \"factor\": 2.0, \"short_factor\": %s, \"long_factor\": %s}}",
+             list, list);
+    parse_fails_naming(json, "rope_scaling.short_factor");
+    ck_assert_ptr_nonnull(strstr(err, "at most 512"));
 }
 END_TEST
 
@@ -543,11 +694,14 @@ Suite *make_certify_suite(void)
     TCase *limits = tcase_create("limits");
     TCase *errors = tcase_create("errors");
     tcase_add_test(core, legacy_type_is_read_like_rope_type);
-    tcase_add_test(core, rope_type_wins_over_type);
+    tcase_add_test(core, rope_type_precedence_is_the_config_class_s);
     tcase_add_test(core, llama3_fields);
     tcase_add_test(core, llama3_low_equal_high_is_a_warning_and_computes);
     tcase_add_test(core, llama3_low_equal_high_certifies);
     tcase_add_test(core, official_warnings_are_warnings);
+    tcase_add_test(core, phi3_validation_is_phi3_s);
+    tcase_add_test(core, llama4_text_config_maps);
+    tcase_add_test(core, llama4_profiles_catch_planted_bugs);
     tcase_add_test(core, all_profiles_matrix);
     tcase_add_test(core, partial_rotary_factor_on_head_dim);
     tcase_add_test(core, gptj_rotary_dim_and_pairing);
@@ -561,6 +715,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(limits, non_positional_keys_ignored_null_is_absent);
     tcase_add_test(errors, unknown_keys_are_errors);
     tcase_add_test(errors, out_of_range_values_are_errors);
+    tcase_add_test(errors, longrope_lists_beyond_storage_are_errors);
     tcase_add_test(errors, command_exit_codes);
     tcase_set_timeout(errors, 60);
     suite_add_tcase(s, core);

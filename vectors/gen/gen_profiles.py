@@ -12,7 +12,9 @@ config.json, and the model's own position code is run on it:
   rope models   <Model>RotaryEmbedding (inv_freq, attention_scaling, cos/sin at the
                 lengths that matter) and the model's apply function on q/k; GPT-J's
                 create_sinusoidal_positions + GPTJAttention's gather; DeepSeek-V2's complex
-                apply_rotary_emb; Qwen2-VL's apply_multimodal_rotary_pos_emb.
+                apply_rotary_emb; Llama 4's Llama4TextRotaryEmbedding (complex freqs_cis,
+                built from config.json's text_config) and its complex apply_rotary_emb;
+                Qwen2-VL's apply_multimodal_rotary_pos_emb.
   ALiBi         Bloom build_alibi_tensor, MPT build_mpt_alibi_tensor.
   T5            T5Attention._relative_position_bucket with the profile's buckets.
   learned       the model's position_embeddings module (BERT, GPT-2 wpe, ViT) looked up by
@@ -67,7 +69,11 @@ ROPE_MODELS = {
     "gpt_neox": ("GPTNeoXConfig", "GPTNeoXRotaryEmbedding", "apply_rotary_pos_emb"),
     "deepseek_v2": ("DeepseekV2Config", "DeepseekV2RotaryEmbedding", "apply_rotary_emb"),
     "qwen2_vl": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "llama4": ("Llama4TextConfig", "Llama4TextRotaryEmbedding", "apply_rotary_emb"),
 }
+# Rotary classes whose forward returns complex freqs_cis (cos + i sin, times the attention
+# scaling) for a complex multiply of adjacent pairs, instead of a (cos, sin) pair.
+COMPLEX_ROPE = ("deepseek_v2", "llama4")
 FAR = 1 << 20
 HEADS = 2
 
@@ -83,10 +89,19 @@ def source_of(ref, obj, function):
     return famgen.source("src/" + rel.replace(os.sep, "/"), function)
 
 
+def text_fields(config):
+    """The fields the text model's config class reads: Llama 4's config.json nests them
+    under text_config (Llama4Config hands them to Llama4TextConfig)."""
+    if config["model_type"] == "llama4":
+        return config["text_config"]
+    return config
+
+
 def make_config(cls, config):
     """The config class from config.json's fields, as from_pretrained passes them."""
-    kwargs = copy.deepcopy({k: v for k, v in config.items() if k != "model_type"})
-    return cls(num_hidden_layers=1, **kwargs)
+    kwargs = copy.deepcopy({k: v for k, v in text_fields(config).items() if k != "model_type"})
+    kwargs["num_hidden_layers"] = 1
+    return cls(**kwargs)
 
 
 def manifest_config(gen, cfg):
@@ -134,7 +149,11 @@ def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
     if mrope:  # three equal axes: text-only ids, as get_rope_index forms them
         position_ids = position_ids.view(1, 1, -1).expand(3, 1, -1)
     with torch.no_grad():
-        cos, sin = module(torch.zeros(1, dtype=torch.float32), position_ids)
+        if cls.__name__ == "Llama4TextRotaryEmbedding":  # freqs_cis: rot/2 complex values
+            freqs_cis = module(torch.zeros(1, dtype=torch.float32), position_ids)
+            cos, sin = freqs_cis.real, freqs_cis.imag
+        else:
+            cos, sin = module(torch.zeros(1, dtype=torch.float32), position_ids)
     if mrope:
         cos, sin = cos[0], sin[0]
     rot = config["rotary_dim"]
@@ -153,6 +172,10 @@ def rotate(torch, mdl, names, cfg, config, pos, x):
     q = torch.from_numpy(x.copy()).view(1, seq, heads, dim).transpose(1, 2)
     position_ids = torch.tensor([pos], dtype=torch.int64)
     with torch.no_grad():
+        if cls_name == "Llama4TextRotaryEmbedding":  # q as Llama4TextAttention holds it: [1, S, H, D]
+            q = q.transpose(1, 2)
+            out, _ = apply(q, q.clone(), cls(config=cfg)(q, position_ids))
+            return out.reshape(seq, heads, dim).numpy(), apply
         if apply_name == "apply_rotary_emb":  # DeepSeek-V2: complex freqs_cis
             out, _ = apply(q, q.clone(), cls(config=cfg)(q, position_ids))
         else:
@@ -199,7 +222,7 @@ def build_rope(ref, gen, vf, profile):
     cfg = make_config(getattr(cfg_mod, names[0]), profile["config"])
     config, section = manifest_config(gen, cfg)
     cls = getattr(mdl, names[1])
-    pairing = "interleaved" if mt == "deepseek_v2" else "split_half"
+    pairing = "interleaved" if mt in COMPLEX_ROPE else "split_half"
     if mt != "deepseek_v2":  # its module holds freqs_cis-producing inv_freq too
         add_rope_freq(ref, vf, cls(config=cfg), config, cls)
         l0, pos = lengths(config)
