@@ -34,11 +34,12 @@ void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
     }
 }
 
-static void add_detail(pecert_check_result *r, const char *line)
+/* A failure record of kind for the case where, its line already made. */
+static void add_failure(pecert_check_result *r, pecert_failure *f, const char *where, const char *line)
 {
-    if (r->n_details < PECERT_RESULT_MAX_DETAILS) {
-        snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX, "%s", line);
-    }
+    snprintf(f->where, sizeof(f->where), "%s", where);
+    snprintf(f->line, sizeof(f->line), "%s", line);
+    (void)pecert_check_result_add_failure(r, f); /* out of memory: the counts still say it */
 }
 
 void pecert_format_f32(char *out, size_t out_len, double v)
@@ -81,7 +82,15 @@ void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
     pecert_format_f32(got, sizeof(got), w->got);
     snprintf(line, sizeof(line), "%s: want %s got %s err %.3g > tol %.3g (%lld of %lld elements off)",
              at, want, got, w->err, w->bound, (long long)w->n_bad, (long long)w->n_checked);
-    add_detail(r, line);
+    pecert_failure f = pecert_failure_blank(PECERT_FAILURE_VALUE);
+    snprintf(f.element, sizeof(f.element), "%s", elem_desc);
+    f.want = w->want;
+    f.got = w->got;
+    f.error = w->err;
+    f.bound = w->bound;
+    f.n_bad = w->n_bad;
+    f.n_checked = w->n_checked;
+    add_failure(r, &f, where, line);
 }
 
 int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
@@ -107,7 +116,8 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
         if (r->n_oracle_refused++ == 0) {
             snprintf(r->oracle_refusal, sizeof(r->oracle_refusal), "%s", line);
         }
-        add_detail(r, line);
+        pecert_failure f = pecert_failure_blank(PECERT_FAILURE_ORACLE);
+        add_failure(r, &f, where, line);
         return 0;
     }
     if (status == PECERT_E_UNSUPPORTED) {
@@ -133,7 +143,8 @@ void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt
     r->n_cases++;
     r->n_failed++;
     note_worst(r, INFINITY, where);
-    add_detail(r, line);
+    pecert_failure f = pecert_failure_blank(PECERT_FAILURE_STATUS);
+    add_failure(r, &f, where, line);
 }
 
 void pecert_check_conclude(pecert_check_result *r, const char *what)
@@ -149,7 +160,7 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         r->verdict = PECERT_VERDICT_FAIL;
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld of %lld %s outside the bound; first: %s",
                  (long long)r->n_failed, (long long)r->n_cases, what,
-                 r->n_details > 0 ? r->details[0] : "?");
+                 pecert_check_result_first_line(r));
     } else if (r->n_cases > 0 && r->n_unsupported == r->n_cases) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
         if (r->n_beyond_scope > 0) {

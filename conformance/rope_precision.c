@@ -72,8 +72,8 @@ static void summarize(pecert_check_result *r)
     }
     if (r->verdict == PECERT_VERDICT_PASS) {
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
-    } else if (r->n_details < PECERT_RESULT_MAX_DETAILS) {
-        snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX, "%s", line);
+    } else {
+        (void)pecert_check_result_add_line(r, PECERT_FAILURE_NOTE, line);
     }
 }
 

@@ -49,11 +49,94 @@ void pecert_precision_line(char *out, size_t len, const pecert_precision *p)
              p->where, p->ratio, p->official_u);
 }
 
+static const char *const failure_kind_names[PECERT_FAILURE_KIND_COUNT] = {
+    [PECERT_FAILURE_VALUE] = "value",
+    [PECERT_FAILURE_STATUS] = "status",
+    [PECERT_FAILURE_ORACLE] = "oracle_refused",
+    [PECERT_FAILURE_NOTE] = "note",
+};
+
+const char *pecert_failure_kind_name(pecert_failure_kind kind)
+{
+    if ((unsigned)kind >= PECERT_FAILURE_KIND_COUNT) {
+        return "invalid";
+    }
+    return failure_kind_names[kind];
+}
+
+pecert_failure pecert_failure_blank(pecert_failure_kind kind)
+{
+    pecert_failure f;
+    memset(&f, 0, sizeof(f));
+    f.kind = kind;
+    f.tc_id = -1;
+    f.want = f.got = f.error = f.bound = NAN;
+    return f;
+}
+
+/* A golden case is named "FILE:tcId=N" (and maybe more after N): the
+ * checks' one spelling of it (rope_golden.c, family_util.c). */
+static void split_vector_name(pecert_failure *f)
+{
+    const char *at = NULL;
+    for (const char *p = strstr(f->where, ":tcId="); p != NULL; p = strstr(p + 1, ":tcId=")) {
+        at = p;
+    }
+    if (at == NULL || at == f->where) {
+        return;
+    }
+    char *end = NULL;
+    long long id = strtoll(at + 6, &end, 10);
+    if (end == at + 6) {
+        return;
+    }
+    snprintf(f->file, sizeof(f->file), "%.*s", (int)(at - f->where), f->where);
+    f->tc_id = id;
+}
+
+int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure *f)
+{
+    size_t n = r->n_failures;
+    if (n >= PECERT_RESULT_MAX_FAILURES) {
+        r->n_failures_dropped++;
+        return 0;
+    }
+    if ((n & (n - 1)) == 0) { /* capacity: n rounded up to 2^k, as points */
+        size_t cap = n == 0 ? 1 : n * 2;
+        pecert_failure *grown = realloc(r->failures, cap * sizeof(*grown));
+        if (grown == NULL) {
+            return -1;
+        }
+        r->failures = grown;
+    }
+    r->failures[n] = *f;
+    if (r->failures[n].file[0] == '\0' && r->failures[n].tc_id < 0) {
+        split_vector_name(&r->failures[n]);
+    }
+    r->n_failures = n + 1;
+    return 0;
+}
+
+int pecert_check_result_add_line(pecert_check_result *r, pecert_failure_kind kind, const char *line)
+{
+    pecert_failure f = pecert_failure_blank(kind);
+    snprintf(f.line, sizeof(f.line), "%s", line);
+    return pecert_check_result_add_failure(r, &f);
+}
+
+const char *pecert_check_result_first_line(const pecert_check_result *r)
+{
+    return r->n_failures > 0 ? r->failures[0].line : "?";
+}
+
 void pecert_check_result_release(pecert_check_result *r)
 {
     free(r->points);
     r->points = NULL;
     r->n_points = 0;
+    free(r->failures);
+    r->failures = NULL;
+    r->n_failures = 0;
     pecert_heatmap_release(&r->heatmap);
 }
 
@@ -166,6 +249,8 @@ int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r)
     run->checks[run->n_checks++] = *r;
     r->points = NULL;
     r->n_points = 0;
+    r->failures = NULL;
+    r->n_failures = 0;
     r->heatmap.ratio = NULL;
     r->heatmap.rows = 0;
     r->heatmap.cols = 0;

@@ -25,8 +25,50 @@ const char *pecert_verdict_name(pecert_verdict verdict);
 
 /* Longest line a detail or diagnosis may hold (longer text is cut). */
 #define PECERT_RESULT_LINE_MAX 512
-/* Failure lines kept per check: the first ones are the useful ones. */
-#define PECERT_RESULT_MAX_DETAILS 8
+/* Failure lines a terminal prints per check unless --max-details says. */
+#define PECERT_DEFAULT_MAX_DETAILS 8
+/* Failure records kept per check: every failing case of any run pecert's
+ * checks make (the largest, a vector directory of ~10^3 vectors, fails far
+ * fewer), and a bound on the memory and the child's result message when a
+ * plugin fails everything. Past it, records are counted, not kept. */
+#define PECERT_RESULT_MAX_FAILURES 4096
+
+/* What made a case fail. */
+typedef enum pecert_failure_kind {
+    PECERT_FAILURE_VALUE = 0, /* an element outside its bound              */
+    PECERT_FAILURE_STATUS,    /* the plugin returned an error, or a
+                               * property the check states did not hold   */
+    PECERT_FAILURE_ORACLE,    /* the oracle refused the case (not counted
+                               * against the plugin)                       */
+    PECERT_FAILURE_NOTE,      /* not a case: what the check makes of its
+                               * failures (a matching hypothesis, the error
+                               * by position)                              */
+    PECERT_FAILURE_KIND_COUNT
+} pecert_failure_kind;
+
+const char *pecert_failure_kind_name(pecert_failure_kind kind);
+
+/*
+ * One failing case as data: the line the terminal prints, and the fields
+ * a script reads without parsing it. file/tc_id name a golden vector
+ * (where was "FILE:tcId=N..."); a property case has file "" and tc_id -1.
+ * The numbers are those of the case's worst element (VALUE only; NaN
+ * otherwise).
+ */
+typedef struct pecert_failure {
+    pecert_failure_kind kind;
+    char line[PECERT_RESULT_LINE_MAX];    /* the detail line, as printed  */
+    char where[PECERT_RESULT_LINE_MAX];   /* the case                     */
+    char file[256];                       /* golden vector file, or ""    */
+    int64_t tc_id;                        /* its tcId, or -1              */
+    char element[160];                    /* worst element "[t=..] pos=.." */
+    double want;
+    double got;
+    double error;                         /* |got - want|                 */
+    double bound;                         /* the tolerance there          */
+    int64_t n_bad;                        /* elements of the case off     */
+    int64_t n_checked;                    /* elements of the case compared */
+} pecert_failure;
 
 #define PECERT_RESULT_MAX_SYMPTOMS 16
 #define PECERT_SYMPTOM_LEN 48
@@ -66,7 +108,7 @@ typedef struct pecert_vector_ref {
     char source[256];                     /* "upstream/file.py:function"  */
 } pecert_vector_ref;
 
-#define PECERT_RESULT_MAX_VREFS PECERT_RESULT_MAX_DETAILS
+#define PECERT_RESULT_MAX_VREFS 8
 
 /*
  * A precision grade: how far a passing (or failing) plugin sits from the
@@ -107,8 +149,11 @@ typedef struct pecert_check_result {
     double worst_ratio;                   /* max error/bound over cases   */
     char worst_case[PECERT_RESULT_LINE_MAX]; /* where worst_ratio occurred */
     char diagnosis[PECERT_RESULT_LINE_MAX];  /* one line: what is wrong    */
-    char details[PECERT_RESULT_MAX_DETAILS][PECERT_RESULT_LINE_MAX];
-    int n_details;                        /* filled entries of details    */
+    pecert_failure *failures;             /* every failing case, in the
+                                           * order found (owned; at most
+                                           * PECERT_RESULT_MAX_FAILURES)  */
+    size_t n_failures;
+    int64_t n_failures_dropped;           /* failing cases past the cap   */
     pecert_error_point *points;           /* n_points samples, owned      */
     size_t n_points;
     double elapsed_s;                     /* wall time of the check       */
@@ -191,6 +236,16 @@ typedef struct pecert_run_results {
 void pecert_check_result_init(pecert_check_result *r, const char *check_id);
 /* pecert_check_result_release frees what r owns (its points). */
 void pecert_check_result_release(pecert_check_result *r);
+/* pecert_check_result_add_failure appends a record (copied, its where
+ * split into file and tc_id when it names a golden vector); past
+ * PECERT_RESULT_MAX_FAILURES it only counts it. Returns 0 or -1 (nomem). */
+int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure *f);
+/* pecert_check_result_add_line: a record of one line (no numbers). */
+int pecert_check_result_add_line(pecert_check_result *r, pecert_failure_kind kind, const char *line);
+/* pecert_failure_blank: a record with no numbers (NaN), tc_id -1. */
+pecert_failure pecert_failure_blank(pecert_failure_kind kind);
+/* pecert_check_result_first_line: the first failure's line, or "?". */
+const char *pecert_check_result_first_line(const pecert_check_result *r);
 /* pecert_check_result_add_point appends a sample; returns 0 or -1 (nomem). */
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
                                   double error, double bound);

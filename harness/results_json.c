@@ -116,6 +116,114 @@ static cJSON *vrefs_to_json(const pecert_check_result *r)
 }
 
 /* The precision grade: present only for a graded check. */
+/* One record per failing case (and per note), as data: FORMAT in
+ * harness/results_json.h. The numbers are written for value failures only. */
+static cJSON *failure_to_json(const pecert_failure *f)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL) {
+        return NULL;
+    }
+    cJSON_AddStringToObject(o, "kind", pecert_failure_kind_name(f->kind));
+    cJSON_AddStringToObject(o, "case", f->where);
+    if (f->file[0] != '\0') {
+        cJSON_AddStringToObject(o, "file", f->file);
+        cJSON_AddNumberToObject(o, "tcId", (double)f->tc_id);
+    }
+    if (f->kind == PECERT_FAILURE_VALUE) {
+        cJSON_AddStringToObject(o, "element", f->element);
+        cJSON_AddItemToObject(o, "want", number_or_string(f->want));
+        cJSON_AddItemToObject(o, "got", number_or_string(f->got));
+        cJSON_AddItemToObject(o, "error", number_or_string(f->error));
+        cJSON_AddItemToObject(o, "bound", number_or_string(f->bound));
+        cJSON_AddNumberToObject(o, "elements_off", (double)f->n_bad);
+        cJSON_AddNumberToObject(o, "elements_checked", (double)f->n_checked);
+    }
+    cJSON_AddStringToObject(o, "line", f->line);
+    return o;
+}
+
+static cJSON *failures_to_json(const pecert_check_result *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr != NULL && i < r->n_failures; i++) {
+        cJSON_AddItemToArray(arr, failure_to_json(&r->failures[i]));
+    }
+    return arr;
+}
+
+/* The i in [0, n) whose name_of(i) is name, or -1: enums read back. */
+static int index_of_name(const char *name, const char *(*name_of)(int), int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (strcmp(name, name_of(i)) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static const char *failure_kind_name_at(int k)
+{
+    return pecert_failure_kind_name((pecert_failure_kind)k);
+}
+
+static int failure_kind_from_name(const char *name)
+{
+    return index_of_name(name, failure_kind_name_at, PECERT_FAILURE_KIND_COUNT);
+}
+
+static int failure_from_json(pecert_check_result *r, const cJSON *o)
+{
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    int k = cJSON_IsString(kind) ? failure_kind_from_name(kind->valuestring) : -1;
+    if (!cJSON_IsObject(o) || k < 0) {
+        return -1;
+    }
+    pecert_failure f = pecert_failure_blank((pecert_failure_kind)k);
+    read_string(f.where, sizeof(f.where), o, "case");
+    read_string(f.file, sizeof(f.file), o, "file");
+    f.tc_id = f.file[0] != '\0' ? read_int(o, "tcId", -1) : -1;
+    read_string(f.line, sizeof(f.line), o, "line");
+    if (f.kind == PECERT_FAILURE_VALUE) {
+        read_string(f.element, sizeof(f.element), o, "element");
+        f.want = item_number(cJSON_GetObjectItemCaseSensitive(o, "want"));
+        f.got = item_number(cJSON_GetObjectItemCaseSensitive(o, "got"));
+        f.error = item_number(cJSON_GetObjectItemCaseSensitive(o, "error"));
+        f.bound = item_number(cJSON_GetObjectItemCaseSensitive(o, "bound"));
+        f.n_bad = read_int(o, "elements_off", 0);
+        f.n_checked = read_int(o, "elements_checked", 0);
+    }
+    return pecert_check_result_add_failure(r, &f);
+}
+
+/* "failures" (records), or a file from before them: "details" (lines). */
+static int failures_from_json(pecert_check_result *r, const cJSON *obj)
+{
+    const cJSON *d = NULL;
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(obj, "failures");
+    if (records == NULL) {
+        cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "details"))
+        {
+            if (cJSON_IsString(d) && pecert_check_result_add_line(r, PECERT_FAILURE_STATUS, d->valuestring) != 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (!cJSON_IsArray(records)) {
+        return -1;
+    }
+    cJSON_ArrayForEach(d, records)
+    {
+        if (failure_from_json(r, d) != 0) {
+            return -1;
+        }
+    }
+    r->n_failures_dropped = read_int(obj, "failures_dropped", 0);
+    return 0;
+}
+
 static cJSON *precision_to_json(const pecert_precision *p)
 {
     cJSON *o = cJSON_CreateObject();
@@ -163,9 +271,9 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     cJSON_AddItemToObject(obj, "worst_ratio", number_or_string(r->worst_ratio));
     cJSON_AddStringToObject(obj, "worst_case", r->worst_case);
     cJSON_AddStringToObject(obj, "diagnosis", r->diagnosis);
-    cJSON *details = cJSON_AddArrayToObject(obj, "details");
-    for (int i = 0; details != NULL && i < r->n_details; i++) {
-        cJSON_AddItemToArray(details, cJSON_CreateString(r->details[i]));
+    cJSON_AddItemToObject(obj, "failures", failures_to_json(r));
+    if (r->n_failures_dropped > 0) {
+        cJSON_AddNumberToObject(obj, "failures_dropped", (double)r->n_failures_dropped);
     }
     cJSON *symptoms = cJSON_AddArrayToObject(obj, "symptoms");
     for (int i = 0; symptoms != NULL && i < r->n_symptoms; i++) {
@@ -186,14 +294,14 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     return obj;
 }
 
+static const char *verdict_name_at(int v)
+{
+    return pecert_verdict_name((pecert_verdict)v);
+}
+
 static int verdict_from_name(const char *name)
 {
-    for (int v = 0; v < PECERT_VERDICT_COUNT; v++) {
-        if (strcmp(name, pecert_verdict_name((pecert_verdict)v)) == 0) {
-            return v;
-        }
-    }
-    return -1;
+    return index_of_name(name, verdict_name_at, PECERT_VERDICT_COUNT);
 }
 
 static int points_from_json(pecert_check_result *r, const cJSON *arr)
@@ -284,14 +392,12 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");
     read_string(r->diagnosis, sizeof(r->diagnosis), obj, "diagnosis");
     precision_from_json(&r->precision, cJSON_GetObjectItemCaseSensitive(obj, "precision"));
-    const cJSON *d = NULL;
-    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "details"))
-    {
-        if (cJSON_IsString(d) && r->n_details < PECERT_RESULT_MAX_DETAILS) {
-            snprintf(r->details[r->n_details++], PECERT_RESULT_LINE_MAX, "%s",
-                     d->valuestring);
-        }
+    if (failures_from_json(r, obj) != 0) {
+        pecert_check_result_release(r);
+        snprintf(err, err_len, "result: malformed 'failures'");
+        return -1;
     }
+    const cJSON *d = NULL;
     cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(obj, "symptoms"))
     {
         if (cJSON_IsString(d)) {

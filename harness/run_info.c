@@ -173,8 +173,8 @@ static void cite_line(pecert_check_result *r, const char *line, const pecert_vfi
 void pecert_cite_vectors(pecert_check_result *r, const pecert_vfile *files, size_t n_files,
                          const char *dir)
 {
-    for (int i = 0; i < r->n_details; i++) {
-        cite_line(r, r->details[i], files, n_files, dir);
+    for (size_t i = 0; i < r->n_failures && r->n_vrefs < PECERT_RESULT_MAX_VREFS; i++) {
+        cite_line(r, r->failures[i].line, files, n_files, dir);
     }
     if (r->verdict >= PECERT_VERDICT_FAIL) {
         cite_line(r, r->worst_case, files, n_files, dir);

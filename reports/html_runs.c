@@ -26,24 +26,6 @@ static void put_ratio(pecert_sbuf *b, double ratio)
     }
 }
 
-/* Reads "err X > tol Y" (the form pecert_case_finish writes) from a
- * detail line; 1 if found. */
-static int parse_err_tol(const char *line, double *err, double *tol)
-{
-    const char *e = strstr(line, " err ");
-    const char *t = e != NULL ? strstr(e, " > tol ") : NULL;
-    if (t == NULL) {
-        return 0;
-    }
-    char *end = NULL;
-    *err = strtod(e + 5, &end);
-    if (end == e + 5) {
-        return 0;
-    }
-    *tol = strtod(t + 7, &end);
-    return end != t + 7;
-}
-
 /* Lines of evidence a compact block keeps (the JSON keeps them all). */
 #define COMPACT_LINES 3
 
@@ -55,29 +37,56 @@ static void more_lines(pecert_sbuf *b, int shown, int total)
     }
 }
 
-static void evidence(pecert_sbuf *b, const pecert_check_result *r, int max_lines)
+static void evidence_head(pecert_sbuf *b)
 {
-    int n = max_lines > 0 && r->n_details > max_lines ? max_lines : r->n_details;
-    if (r->n_details == 0) {
-        return;
-    }
-    pecert_sbuf_puts(b, "<h5>Evidence (first failing cases)</h5>\n<table class=\"evidence\"><colgroup><col class=\"n\">"
+    pecert_sbuf_puts(b, "<table class=\"evidence\"><colgroup><col class=\"n\">"
                         "<col><col class=\"v\"><col class=\"v\"></colgroup><thead><tr><th>#</th>"
                         "<th>case: want / got</th><th class=\"num\">error</th><th class=\"num\">bound</th></tr></thead><tbody>\n");
-    for (int i = 0; i < n; i++) {
-        double err;
-        double tol;
-        pecert_sbuf_printf(b, "<tr><td class=\"num\">%d</td><td><code>", i + 1);
-        pecert_sbuf_escaped(b, r->details[i], 0);
-        if (parse_err_tol(r->details[i], &err, &tol)) {
-            pecert_sbuf_printf(b, "</code></td><td class=\"num %s\">%.3g</td><td class=\"num\">%.3g</td></tr>\n",
-                               err > tol ? "err-bad" : "err-ok", err, tol);
-        } else {
-            pecert_sbuf_puts(b, "</code></td><td class=\"num\">&#8212;</td><td class=\"num\">&#8212;</td></tr>\n");
-        }
+}
+
+/* One failure record: its line, and its error and bound as numbers (a
+ * value failure) or dashes (a status, a refusal, a note). */
+static void evidence_row(pecert_sbuf *b, size_t i, const pecert_failure *f)
+{
+    pecert_sbuf_printf(b, "<tr><td class=\"num\">%zu</td><td><code>", i + 1);
+    pecert_sbuf_escaped(b, f->line, 0);
+    if (f->kind == PECERT_FAILURE_VALUE) {
+        pecert_sbuf_printf(b, "</code></td><td class=\"num %s\">%.3g</td><td class=\"num\">%.3g</td></tr>\n",
+                           f->error > f->bound || isnan(f->error) ? "err-bad" : "err-ok", f->error, f->bound);
+    } else {
+        pecert_sbuf_puts(b, "</code></td><td class=\"num\">&#8212;</td><td class=\"num\">&#8212;</td></tr>\n");
+    }
+}
+
+/* The first max_lines records in view; every record the run kept in a
+ * collapsible list under them, so a large run's failing vectors can all
+ * be read off the page. */
+static void evidence(pecert_sbuf *b, const pecert_check_result *r, int max_lines)
+{
+    size_t n = max_lines > 0 && r->n_failures > (size_t)max_lines ? (size_t)max_lines : r->n_failures;
+    if (r->n_failures == 0) {
+        return;
+    }
+    pecert_sbuf_puts(b, "<h5>Evidence (first failing cases)</h5>\n");
+    evidence_head(b);
+    for (size_t i = 0; i < n; i++) {
+        evidence_row(b, i, &r->failures[i]);
     }
     pecert_sbuf_puts(b, "</tbody></table>\n");
-    more_lines(b, n, r->n_details);
+    if (n < r->n_failures) {
+        pecert_sbuf_printf(b, "<details class=\"all-failures\"><summary>All %zu failing cases and notes</summary>\n",
+                           r->n_failures);
+        evidence_head(b);
+        for (size_t i = 0; i < r->n_failures; i++) {
+            evidence_row(b, i, &r->failures[i]);
+        }
+        pecert_sbuf_puts(b, "</tbody></table></details>\n");
+    }
+    if (r->n_failures_dropped > 0) {
+        pecert_sbuf_printf(b, "<p class=\"muted\">&#8230; and %lld more failing cases, counted but not kept "
+                              "(a run keeps %d per check).</p>\n",
+                           (long long)r->n_failures_dropped, PECERT_RESULT_MAX_FAILURES);
+    }
 }
 
 static const pecert_vector_source *find_source(const pecert_run_results *res, const char *path)
@@ -255,7 +264,7 @@ void pecert__html_check_block(pecert_sbuf *b, const pecert_report_run *run, size
     pecert_sbuf_puts(b, "\">\n");
     check_header(b, r, timings);
     measured(b, r);
-    evidence(b, r, max_lines);
+    evidence(b, r, compact ? COMPACT_LINES : PECERT_DEFAULT_MAX_DETAILS);
     cited_vectors(b, &run->res, r, max_lines);
     check_plots(b, r);
     pecert_sbuf_puts(b, "</article>\n");

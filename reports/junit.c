@@ -63,9 +63,13 @@ static void failure_text(pecert_sbuf *b, const pecert_check_result *r)
     char line[PECERT_RESULT_LINE_MAX + 64];
     snprintf(line, sizeof(line), "worst error/bound %.4g at %s\n", r->worst_ratio, r->worst_case);
     pecert_sbuf_escaped(b, line, 0);
-    for (int i = 0; i < r->n_details; i++) {
-        pecert_sbuf_escaped(b, r->details[i], 0);
+    for (size_t i = 0; i < r->n_failures; i++) { /* every failing case */
+        pecert_sbuf_escaped(b, r->failures[i].line, 0);
         pecert_sbuf_puts(b, "\n");
+    }
+    if (r->n_failures_dropped > 0) {
+        snprintf(line, sizeof(line), "... and %lld more failing cases not kept\n", (long long)r->n_failures_dropped);
+        pecert_sbuf_escaped(b, line, 0);
     }
     for (int i = 0; i < r->n_vrefs; i++) {
         snprintf(line, sizeof(line), "vector %s:tcId=%lld [%s] %s (%s)\n", r->vrefs[i].file,

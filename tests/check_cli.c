@@ -194,6 +194,61 @@ START_TEST(partial_vector_directory_is_judged_honestly)
 }
 END_TEST
 
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
+/* Every failing vector reaches the outputs: the terminal prints
+ * --max-details of them and says how many more; the JSON holds each as a
+ * record (file, tcId, element, error, bound); the HTML lists them all in a
+ * collapsible section; JUnit's body has every line. pairing_swapped fails
+ * every rope.apply vector, one value record and one hypothesis note each. */
+START_TEST(all_evidence_reaches_every_output)
+{
+    char dir[] = "/tmp/pecert-evidence-XXXXXX";
+    char cmd[4096];
+    char path[512];
+    static char out[1 << 18];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd),
+             "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details 2 --json %s/r.json"
+             " --html %s/r.html --junit %s/r.xml",
+             test_build_dir(), dir, dir, dir);
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_msg(count_of(out, "\n          /") == 2, "%s", out);
+    snprintf(path, sizeof(path), "%s/r.json", dir);
+    char *json = test_read_file(path);
+    int values = count_of(json, "\"kind\":\t\"value\"");
+    ck_assert_int_ge(values, 20);
+    ck_assert_int_eq(count_of(json, "\"element\":"), values);
+    ck_assert_int_eq(count_of(json, "\"elements_off\":"), values);
+    char more[64];
+    snprintf(more, sizeof(more), "... and %d more", 2 * values - 2);
+    ck_assert_msg(strstr(out, more) != NULL, "want '%s' in: %s", more, out);
+    snprintf(path, sizeof(path), "%s/r.html", dir);
+    char *html = test_read_file(path);
+    ck_assert_ptr_nonnull(strstr(html, "<details class=\"all-failures\"><summary>All "));
+    snprintf(path, sizeof(path), "%s/r.xml", dir);
+    char *xml = test_read_file(path);
+    ck_assert_int_ge(count_of(xml, "elements off)"), values); /* + the message's first line */
+    /* --max-details all: no "more" line; 0: none but the count. */
+    snprintf(cmd, sizeof(cmd), "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details all",
+             test_build_dir());
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_msg(strstr(out, "... and ") == NULL && count_of(out, "\n          /") == 2 * values, "%s", out);
+    free(json);
+    free(html);
+    free(xml);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(mutation_rejects_unknown_check_ids)
 {
     char path[] = "/tmp/pecert-catalogue-XXXXXX";
@@ -223,6 +278,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(core, list_shows_checks_and_vectors);
     tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
     tcase_add_test(core, mutation_reports_a_missed_mutant);
+    tcase_add_test(core, all_evidence_reaches_every_output);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);

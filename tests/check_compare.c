@@ -122,8 +122,21 @@ START_TEST(failed_case_records_a_detail_line)
     pecert_check_conclude(&r, "vectors");
     ck_assert_int_eq(r.verdict, PECERT_VERDICT_FAIL);
     ck_assert_int_eq(r.n_failed, 1);
-    ck_assert_ptr_nonnull(strstr(r.details[0], "file.json:tcId=3 [t=0]: want 0x3f800000 (1) got 0x40000000 (2)"));
+    ck_assert_ptr_nonnull(strstr(r.failures[0].line, "file.json:tcId=3 [t=0]: want 0x3f800000 (1) got 0x40000000 (2)"));
     ck_assert_ptr_nonnull(strstr(r.diagnosis, "1 of 1 vectors outside the bound"));
+    /* ... and the same case as data: the vector, the element, the numbers. */
+    const pecert_failure *f = &r.failures[0];
+    ck_assert_int_eq(f->kind, PECERT_FAILURE_VALUE);
+    ck_assert_str_eq(f->file, "file.json");
+    ck_assert_int_eq(f->tc_id, 3);
+    ck_assert_str_eq(f->element, "[t=0]");
+    ck_assert_double_eq(f->want, 1.0);
+    ck_assert_double_eq(f->got, 2.0);
+    ck_assert_double_eq(f->error, 1.0);
+    ck_assert_double_eq(f->bound, 0.5);
+    ck_assert_int_eq(f->n_bad, 1);
+    ck_assert_int_eq(f->n_checked, 1);
+    pecert_check_result_release(&r);
 }
 END_TEST
 
@@ -146,7 +159,17 @@ START_TEST(result_json_round_trip_keeps_infinity)
     r.verdict = PECERT_VERDICT_FAIL;
     r.worst_ratio = INFINITY;
     r.n_cases = 5;
-    snprintf(r.details[r.n_details++], PECERT_RESULT_LINE_MAX, "detail <b>");
+    ck_assert_int_eq(pecert_check_result_add_line(&r, PECERT_FAILURE_STATUS, "detail <b>"), 0);
+    pecert_failure v = pecert_failure_blank(PECERT_FAILURE_VALUE);
+    snprintf(v.where, sizeof(v.where), "dir/a.json:tcId=12");
+    snprintf(v.element, sizeof(v.element), "[t=1,h=0,d=3] pos=7");
+    v.want = 1.0;
+    v.got = NAN;
+    v.error = INFINITY;
+    v.bound = 1e-7;
+    v.n_bad = 2;
+    v.n_checked = 64;
+    ck_assert_int_eq(pecert_check_result_add_failure(&r, &v), 0);
     ck_assert_int_eq(pecert_check_result_add_point(&r, 65536, 1e-3, 2e-3), 0);
     cJSON *json = pecert_check_result_to_json(&r);
     pecert_check_result back;
@@ -156,12 +179,67 @@ START_TEST(result_json_round_trip_keeps_infinity)
     ck_assert_int_eq(back.verdict, PECERT_VERDICT_FAIL);
     ck_assert(isinf(back.worst_ratio));
     ck_assert_int_eq(back.n_cases, 5);
-    ck_assert_str_eq(back.details[0], "detail <b>");
+    ck_assert_int_eq((int)back.n_failures, 2);
+    ck_assert_str_eq(back.failures[0].line, "detail <b>");
+    ck_assert_int_eq(back.failures[0].kind, PECERT_FAILURE_STATUS);
+    ck_assert_int_eq(back.failures[0].tc_id, -1);
+    const pecert_failure *b = &back.failures[1];
+    ck_assert_int_eq(b->kind, PECERT_FAILURE_VALUE);
+    ck_assert_str_eq(b->file, "dir/a.json");
+    ck_assert_int_eq(b->tc_id, 12);
+    ck_assert_str_eq(b->element, "[t=1,h=0,d=3] pos=7");
+    ck_assert(isnan(b->got) && isinf(b->error));
+    ck_assert_double_eq(b->bound, 1e-7);
+    ck_assert_int_eq(b->n_bad, 2);
+    ck_assert_int_eq(b->n_checked, 64);
     ck_assert_int_eq((int)back.n_points, 1);
     ck_assert_int_eq(back.points[0].position, 65536);
     cJSON_Delete(json);
     pecert_check_result_release(&back);
     pecert_check_result_release(&r);
+}
+END_TEST
+
+/* Every failing case is kept, up to PECERT_RESULT_MAX_FAILURES; past it
+ * they are counted (and the count survives the JSON). */
+START_TEST(failures_kept_up_to_the_cap_then_counted)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, "x.y");
+    for (int i = 0; i < PECERT_RESULT_MAX_FAILURES + 5; i++) {
+        pecert_case_fail(&r, "case", "n=%d", i);
+    }
+    ck_assert_int_eq((int)r.n_failures, PECERT_RESULT_MAX_FAILURES);
+    ck_assert_int_eq(r.n_failures_dropped, 5);
+    ck_assert_int_eq(r.n_failed, PECERT_RESULT_MAX_FAILURES + 5);
+    ck_assert_str_eq(r.failures[PECERT_RESULT_MAX_FAILURES - 1].line, "case: n=4095");
+    cJSON *json = pecert_check_result_to_json(&r);
+    pecert_check_result back;
+    char err[128];
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), 0);
+    ck_assert_int_eq((int)back.n_failures, PECERT_RESULT_MAX_FAILURES);
+    ck_assert_int_eq(back.n_failures_dropped, 5);
+    cJSON_Delete(json);
+    pecert_check_result_release(&back);
+    pecert_check_result_release(&r);
+}
+END_TEST
+
+/* A results file from before the records ("details": lines) still loads. */
+START_TEST(old_details_lines_load_as_records)
+{
+    cJSON *json = cJSON_Parse("{\"check\": \"x.y\", \"verdict\": \"fail\", \"details\": [\"a\", \"b\"]}");
+    pecert_check_result back;
+    char err[128];
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), 0);
+    ck_assert_int_eq((int)back.n_failures, 2);
+    ck_assert_str_eq(back.failures[1].line, "b");
+    cJSON_Delete(json);
+    pecert_check_result_release(&back);
+    json = cJSON_Parse("{\"check\": \"x.y\", \"verdict\": \"fail\", \"failures\": [{\"kind\": \"bogus\"}]}");
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "failures"));
+    cJSON_Delete(json);
 }
 END_TEST
 
@@ -203,6 +281,8 @@ Suite *make_compare_suite(void)
     tcase_add_test(core, pairing_maps_channels);
     tcase_add_test(core, failed_case_records_a_detail_line);
     tcase_add_test(core, result_json_round_trip_keeps_infinity);
+    tcase_add_test(core, failures_kept_up_to_the_cap_then_counted);
+    tcase_add_test(core, old_details_lines_load_as_records);
     suite_add_tcase(s, core);
     TCase *limits = tcase_create("limits");
     tcase_add_test(limits, off_by_one_is_far_outside_the_bound_at_small_positions);

@@ -37,22 +37,6 @@
 /* Runs build/pecert with printf-style args; returns its exit status, with
  * stdout and stderr in out. */
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    ck_assert_int_ge(len, 0);
-    rewind(f);
-    char *text = malloc((size_t)len + 1);
-    ck_assert_ptr_nonnull(text);
-    ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
-    return text;
-}
-
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -69,8 +53,8 @@ static int exists(const char *path)
 
 static void assert_same_file(const char *a, const char *b)
 {
-    char *x = read_file(a);
-    char *y = read_file(b);
+    char *x = test_read_file(a);
+    char *y = test_read_file(b);
     size_t i = 0;
     while (x[i] != '\0' && x[i] == y[i]) {
         i++;
@@ -103,7 +87,12 @@ static void add_check(pecert_run_results *res, const char *id, pecert_verdict v,
     snprintf(r.diagnosis, sizeof(r.diagnosis), "%s", text);
     snprintf(r.worst_case, sizeof(r.worst_case), "%s", text);
     if (v >= PECERT_VERDICT_FAIL) {
-        snprintf(r.details[r.n_details++], PECERT_RESULT_LINE_MAX, "%s err 0.5 > tol 0.04", text);
+        pecert_failure f = pecert_failure_blank(PECERT_FAILURE_VALUE);
+        snprintf(f.where, sizeof(f.where), "%s", text);
+        snprintf(f.line, sizeof(f.line), "%s err 0.5 > tol 0.04", text);
+        f.error = 0.5;
+        f.bound = 0.04;
+        ck_assert_int_eq(pecert_check_result_add_failure(&r, &f), 0);
         ck_assert_int_eq(pecert_check_result_add_point(&r, 0, 0.0, 1e-7), 0);
         ck_assert_int_eq(pecert_check_result_add_point(&r, 4096, 0.5, 0.04), 0);
     }
@@ -540,7 +529,7 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     ck_assert_msg(strstr(out, "sin_concat") != NULL && strstr(out, "sin_t2t") != NULL, "%s", out);
     char path[256];
     snprintf(path, sizeof(path), "%s/a.json", dir);
-    char *json = read_file(path);
+    char *json = test_read_file(path);
     ck_assert_ptr_nonnull(strstr(json, "\"pecert-report/1\""));
     ck_assert_uint_eq(count(json, "\"certify\""), 2); /* two runs, shards merged */
     free(json);
@@ -781,7 +770,7 @@ END_TEST
 /* The fixture with its JSON path `path` set to json (NULL: removed). */
 static void write_bench_variant(const char *out, const char *fixture, const char *path, const char *json)
 {
-    char *text = read_file(fixture);
+    char *text = test_read_file(fixture);
     cJSON *root = cJSON_Parse(text);
     ck_assert_ptr_nonnull(root);
     cJSON *node = root;
@@ -857,8 +846,8 @@ START_TEST(bench_files_change_the_html_only)
     assert_same_file(a, b);
     snprintf(a, sizeof(a), "%s/a.html", dir);
     snprintf(b, sizeof(b), "%s/b.html", dir);
-    char *without = read_file(a);
-    char *with = read_file(b);
+    char *without = test_read_file(a);
+    char *with = test_read_file(b);
     ck_assert_ptr_null(strstr(without, "id=\"speed\""));
     ck_assert_ptr_nonnull(strstr(with, "<section id=\"speed\">"));
     ck_assert_ptr_nonnull(strstr(with, "Next to PyTorch"));

@@ -29,4 +29,8 @@ const char *test_build_dir(void);
  * shell), its stdout and stderr into out; returns its exit status. */
 int test_pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* test_read_file: the whole file at path, malloc'ed and NUL-terminated
+ * (the test fails if it cannot be read). */
+char *test_read_file(const char *path);
+
 #endif /* PECERT_TESTS_SUITES_H */

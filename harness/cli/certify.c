@@ -48,6 +48,8 @@ static const char usage_certify[] =
     "  --junit FILE       write JUnit XML for CI (atomically)\n"
     "  --timeout S        seconds per check before it is killed (default 120)\n"
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
+    "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
+    "                     one); --json, --html and --junit always hold every one\n"
     "  --quiet            print only failures and the verdict\n"
     "  --help             this text\n"
     "\n"
@@ -71,6 +73,7 @@ typedef struct certify_cli {
     int list;
     int all;
     int quiet;
+    int max_details;   /* failure lines per check (--max-details) */
 } certify_cli;
 
 static int parse_args(certify_cli *cli, int argc, char **argv)
@@ -83,7 +86,8 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"junit", required_argument, NULL, 'J'},   {"timeout", required_argument, NULL, 't'},
         {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-        {"all-profiles", no_argument, NULL, 'A'},  {NULL, 0, NULL, 0}};
+        {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -101,6 +105,12 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'l': cli->list = 1; break;
         case 'A': cli->all = 1; break;
         case 'q': cli->quiet = 1; break;
+        case 'D':
+            if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
+                return pecert_usage_error(usage_certify, "certify: --max-details '%s': expected a count >= 0 or 'all'",
+                                          optarg);
+            }
+            break;
         case 't':
             if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
                 return pecert_usage_error(usage_certify, "certify: --timeout '%s': expected seconds in (0, 86400]", optarg);
@@ -181,8 +191,8 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     }
     printf("  %-7s %-28s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
     pecert_print_precision(r, 28);
-    for (int i = 0; failed && i < r->n_details; i++) {
-        printf("          %s\n", r->details[i]);
+    if (failed) {
+        pecert_print_failures(r, cli->max_details);
     }
     fflush(stdout);
 }
@@ -294,7 +304,8 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
 
 int pecert_cmd_certify(int argc, char **argv)
 {
-    certify_cli cli = {.timeout_s = 120.0, .profiles = PECERT_SOURCE_DIR "/conformance/profiles"};
+    certify_cli cli = {.timeout_s = 120.0, .profiles = PECERT_SOURCE_DIR "/conformance/profiles",
+                       .max_details = PECERT_DEFAULT_MAX_DETAILS};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;

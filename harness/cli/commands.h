@@ -41,6 +41,16 @@ int pecert_check_outputs(const char *cmd, const char *const *names, const char *
 struct pecert_check_result;
 void pecert_print_precision(const struct pecert_check_result *r, int id_width);
 
+/* --max-details: failure lines printed per check (PECERT_DEFAULT_MAX_DETAILS
+ * unless given); "all" is PECERT_MAX_DETAILS_ALL. 0, or -1 for a bad arg. */
+#define PECERT_MAX_DETAILS_ALL (-1)
+int pecert_parse_max_details(int *out, const char *arg);
+
+/* pecert_print_failures: r's failure records in order (failing cases and
+ * the notes explaining them), the first max of them (all for
+ * PECERT_MAX_DETAILS_ALL), and how many more there are. */
+void pecert_print_failures(const struct pecert_check_result *r, int max);
+
 /* pecert_impl_dir: build/impls next to the running executable. */
 void pecert_impl_dir(char *out, size_t len);
 

@@ -96,3 +96,34 @@ void pecert_print_precision(const pecert_check_result *r, int id_width)
         printf("  %-7s %-*s precision: %s\n", "", id_width, "", grade);
     }
 }
+
+int pecert_parse_max_details(int *out, const char *arg)
+{
+    char *end = NULL;
+    if (strcmp(arg, "all") == 0) {
+        *out = PECERT_MAX_DETAILS_ALL;
+        return 0;
+    }
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || n < 0 || n > 1000000) {
+        return -1;
+    }
+    *out = (int)n;
+    return 0;
+}
+
+void pecert_print_failures(const pecert_check_result *r, int max)
+{
+    size_t shown = max == PECERT_MAX_DETAILS_ALL || (size_t)max > r->n_failures ? r->n_failures : (size_t)max;
+    for (size_t i = 0; i < shown; i++) {
+        printf("          %s\n", r->failures[i].line);
+    }
+    int64_t hidden = (int64_t)(r->n_failures - shown) + r->n_failures_dropped;
+    if (hidden > 0 && r->n_failures_dropped > 0) {
+        printf("          ... and %lld more (--max-details N|all prints them; --json holds the first %d)\n",
+               (long long)hidden, PECERT_RESULT_MAX_FAILURES);
+    } else if (hidden > 0) {
+        printf("          ... and %lld more (--max-details N|all prints them; --json holds every one)\n",
+               (long long)hidden);
+    }
+}

@@ -64,6 +64,8 @@ static const char usage_run[] =
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --timeout S        seconds per check before it is killed (default 120)\n"
     "  --oracle PATH      the reference plugin used for bounds (default: built-in ref)\n"
+    "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
+    "                     one); --json, --html and --junit always hold every one\n"
     "  --quiet            print only failures and the summary\n"
     "  --verbose          print every check's details and time, and the environment\n"
     "  --help             this text\n"
@@ -91,6 +93,7 @@ typedef struct run_cli {
     int verbose;
     int quiet;
     int no_timings;
+    int max_details;     /* failure lines per check (--max-details)    */
     int shard_index;     /* 0/0: not sharded */
     int shard_count;
     int progress;        /* stdout is a terminal and not --quiet */
@@ -114,9 +117,7 @@ static void print_result(const pecert_check_result *r, const run_cli *cli)
     printf("  %-7s %-26s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
     pecert_print_precision(r, 26);
     if ((failed && !cli->quiet) || cli->verbose) {
-        for (int i = 0; i < r->n_details; i++) {
-            printf("          %s\n", r->details[i]);
-        }
+        pecert_print_failures(r, cli->verbose ? PECERT_MAX_DETAILS_ALL : cli->max_details);
     }
     if (cli->verbose) {
         printf("          (%.2f s)\n", r->elapsed_s);
@@ -172,7 +173,8 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {"html", required_argument, NULL, 'H'},    {"junit", required_argument, NULL, 'J'},
         {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
-        {"no-timings", no_argument, NULL, 'T'},    {NULL, 0, NULL, 0}};
+        {"no-timings", no_argument, NULL, 'T'},    {"max-details", required_argument, NULL, 'D'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -187,6 +189,11 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'J': cli->junit = optarg; break;
         case 'q': cli->quiet = 1; break;
         case 'T': cli->no_timings = 1; break;
+        case 'D':
+            if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
+                return pecert_usage_error(usage_run, "run: --max-details '%s': expected a count >= 0 or 'all'", optarg);
+            }
+            break;
         case 'S':
             if (parse_shard(cli, optarg) != 0) {
                 return pecert_usage_error(usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= 4096", optarg);
@@ -261,7 +268,7 @@ static int write_outputs(pecert_run_results *res, const run_cli *cli)
 
 static int cmd_run(int argc, char **argv)
 {
-    run_cli cli = {.timeout_s = 120.0, .vectors = pecert_default_vectors()};
+    run_cli cli = {.timeout_s = 120.0, .vectors = pecert_default_vectors(), .max_details = PECERT_DEFAULT_MAX_DETAILS};
     int rc = parse_run_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
