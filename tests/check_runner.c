@@ -158,24 +158,32 @@ END_TEST
 /* Engines with int32 positions that rotate whole heads only: one declines
  * the rest itself, one declares that scope (ABI 1.3) and writes garbage
  * outside it. Both get thread-determinism verdicts within int32 and
- * pairing verdicts on a whole-head probe, instead of "not supported"; the
- * declared one is never called outside its scope, and its scope is in the
- * run's info. */
+ * pairing verdicts on a whole-head probe, instead of "not supported", and
+ * decode verdicts on their whole-head configs; the declared one is never
+ * called outside its scope (rope, M-RoPE and decode session alike), and its
+ * scope is in the run's info. */
 START_TEST(narrow_engines_get_verdicts_inside_their_scope)
 {
     const char *const plugins[] = {"testing/int32_whole_head.so", "testing/scoped_int32.so"};
-    const char *const ids[] = {"rope.thread_determinism", "rope.pairing_convention", "rope.apply.golden"};
+    const char *const ids[] = {"rope.thread_determinism", "rope.pairing_convention", "decode.prefill_equivalence",
+                               "rope.apply.golden", "mrope.apply.golden"};
     for (int p = 0; p < 2; p++) {
         run_fixture f;
-        run_plugin(&f, plugins[p], "rope.thread_determinism,rope.pairing_convention,rope.apply.golden", 120.0);
+        run_plugin(&f, plugins[p],
+                   "rope.thread_determinism,rope.pairing_convention,decode.prefill_equivalence,rope.apply.golden,"
+                   "mrope.apply.golden",
+                   120.0);
         ck_assert_msg(f.status == PECERT_EXIT_PASS, "%s: status %d: %s", plugins[p], f.status, f.err);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 5; i++) {
             const pecert_check_result *r = find(&f, ids[i]);
             ck_assert_msg(r->verdict == PECERT_VERDICT_PASS, "%s %s: %s", plugins[p], ids[i], r->diagnosis);
             ck_assert_int_gt(r->n_cases - r->n_unsupported, 0); /* the in-scope cases, judged */
-            if (i < 2) {
+            if (i < 3) {
                 ck_assert_int_gt(r->n_unsupported, 0); /* the out-of-scope ones, not */
             }
+        }
+        if (p == 1) { /* the decode session's partial configs never reached the plugin */
+            ck_assert_int_gt(find(&f, "decode.prefill_equivalence")->n_beyond_scope, 0);
         }
         const char *scope = f.results.info.plugin_scope;
         ck_assert_msg(p == 0 ? strcmp(scope, "none declared") == 0 : strstr(scope, "positions <= 2147483647") != NULL,

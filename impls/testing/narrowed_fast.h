@@ -7,8 +7,9 @@
  *                       lies outside: the checks must fall back to cases
  *                       inside (int32 positions, a whole-head probe);
  *   scoped_int32.c      declares the scope (ABI 1.3, pecert_scope) and,
- *                       trusting it, writes zeros for what lies outside:
- *                       pecert must never call it there.
+ *                       trusting it, writes zeros for what lies outside (a
+ *                       decode session of a partial-rotary config rotates
+ *                       the whole head): pecert must never call it there.
  * Both must still get verdicts from rope.thread_determinism and
  * rope.pairing_convention, and pass every check they take.
  */
@@ -81,6 +82,41 @@ static pecert_status cos_sin(void *instance, pecert_tensor *out_cos, pecert_tens
     return fast->rope_cos_sin(instance, out_cos, out_sin, config, seq_len, positions, n_positions);
 }
 
+static pecert_status mrope(void *instance, const pecert_mrope_apply_args *a)
+{
+    if (a != NULL && a->x != NULL && a->out != NULL && a->num_axes > 0 &&
+        !in_scope(a->config, a->positions, a->num_axes * a->x->shape[0])) {
+        return outside(a->out);
+    }
+    return fast->mrope_apply(instance, a);
+}
+
+/* A decode session of a partial-rotary config: declined, or (declared
+ * scope) a session that rotates the whole head, wrong for that config. */
+static pecert_status session_create(void *instance, void **out_session, const pecert_session_config *config)
+{
+    if (config != NULL && config->rope != NULL && !in_scope(config->rope, NULL, 0)) {
+#if NARROWED_DECLARES_SCOPE
+        pecert_rope_config whole = *config->rope;
+        pecert_session_config c = *config;
+        whole.rotary_dim = whole.head_dim;
+        c.rope = &whole;
+        return fast->session_create(instance, out_session, &c);
+#else
+        return PECERT_E_UNSUPPORTED;
+#endif
+    }
+    return fast->session_create(instance, out_session, config);
+}
+
+static pecert_status session_append(void *instance, void *session, const pecert_session_append_args *a)
+{
+    if (a != NULL && a->out != NULL && !in_scope(NULL, a->positions, a->n_tokens)) {
+        return outside(a->out);
+    }
+    return fast->session_append(instance, session, a);
+}
+
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;
@@ -93,6 +129,9 @@ const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
     desc.name = NARROWED_NAME;
     desc.rope_apply = apply;
     desc.rope_cos_sin = cos_sin;
+    desc.mrope_apply = mrope;
+    desc.session_create = session_create;
+    desc.session_append = session_append;
 #if NARROWED_DECLARES_SCOPE
     desc.scope = &narrowed_scope;
 #else
