@@ -7,6 +7,7 @@
  * _compute_* functions that consume them).
  */
 #include "certify_config.h"
+#include "json_text.h"
 
 #include <cjson/cJSON.h>
 #include <float.h>
@@ -1005,16 +1006,43 @@ static int parse_object(pecert_certify_model *out, const cJSON *root, const char
     return root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
 }
 
+/* What Python's json and cJSON would read differently is refused before
+ * the mapping sees it (json_text.h): duplicate keys (Python keeps the
+ * last, cJSON's lookups the first), NUL bytes and \u0000, bad UTF-8. */
+static int text_is_unambiguous(const char *json_text, const cJSON *root, const char *name, char *err,
+                               size_t err_len)
+{
+    char why[512];
+    if (pecert_json_text_check(json_text, strlen(json_text), why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "%s: %s", name, why);
+        return 0;
+    }
+    int dup = root != NULL ? pecert_json_duplicate_key(root, why, sizeof(why)) : 0;
+    if (dup != 0) {
+        snprintf(err, err_len, "%s: %s: %s", name, dup > 0 ? why : "(document)",
+                 dup > 0 ? "duplicate key (Python's json, which transformers reads config.json with, would keep the "
+                           "last value; pecert refuses the ambiguity)"
+                         : "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
 int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
                          char *err, size_t err_len)
 {
     cJSON *root = cJSON_Parse(json_text);
-    int rc = parse_object(out, root, name, err, err_len);
+    int rc = -1;
+    if (text_is_unambiguous(json_text, root, name, err, err_len)) {
+        rc = parse_object(out, root, name, err, err_len);
+    } else {
+        memset(out, 0, sizeof(*out));
+    }
     cJSON_Delete(root);
     return rc;
 }
 
-static char *read_text(const char *path);
+static char *read_text(const char *path, size_t *out_len);
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -1049,10 +1077,17 @@ const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *ve
 
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)
 {
-    char *text = read_text(path);
+    size_t len = 0;
+    char *text = read_text(path, &len);
     if (text == NULL) {
         memset(out, 0, sizeof(*out));
         snprintf(err, err_len, "%s: cannot read (missing, unreadable or over 16 MiB)", path);
+        return -1;
+    }
+    if (strlen(text) != len) { /* the parse would stop there, unseen */
+        memset(out, 0, sizeof(*out));
+        snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
+        free(text);
         return -1;
     }
     int rc = pecert_certify_parse(out, text, path, err, err_len);
@@ -1238,7 +1273,7 @@ static int valid_profile_name(const char *name)
     return 1;
 }
 
-static char *read_text(const char *path)
+static char *read_text(const char *path, size_t *out_len)
 {
     FILE *f = fopen(path, "rb");
     char *text = NULL;
@@ -1247,6 +1282,7 @@ static char *read_text(const char *path)
         fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL &&
         fread(text, 1, (size_t)n, f) == (size_t)n) {
         text[n] = '\0';
+        *out_len = (size_t)n;
     } else {
         free(text);
         text = NULL;
@@ -1267,11 +1303,16 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
         return -1;
     }
     snprintf(path, sizeof(path), "%s/%s.json", dir, name);
-    char *text = read_text(path);
-    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    size_t len = 0;
+    char *text = read_text(path, &len);
+    cJSON *root = text != NULL && strlen(text) == len ? cJSON_Parse(text) : NULL;
     int rc = -1;
     if (text == NULL) {
         snprintf(err, err_len, "%s: no such profile (see `pecert certify --list-profiles`)", path);
+    } else if (strlen(text) != len) {
+        snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
+    } else if (!text_is_unambiguous(text, root, path, err, err_len)) {
+        /* err says why */
     } else if (root == NULL) {
         snprintf(err, err_len, "%s: not valid JSON", path);
     } else if (profile_keys_ok(root, path, err, err_len) == 0) {

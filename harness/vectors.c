@@ -14,6 +14,7 @@
 
 #include <zlib.h>
 
+#include "json_text.h"
 #include "vec_internal.h"
 
 /* Tensors are read in place from the payload, so it must be 8-aligned;
@@ -95,71 +96,16 @@ static int check_unique_keys(const vec_ctx *ctx, const char *loc,
 
 /* ---- manifest text ----------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0: no
- * overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    uint32_t cp;
-
-    if (s[0] < 0x80) {
-        return 1;
-    }
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        len = 2;
-        cp = s[0] & 0x1Fu;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        len = 3;
-        cp = s[0] & 0x0Fu;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        len = 4;
-        cp = s[0] & 0x07u;
-    } else {
-        return 0;
-    }
-    if (n < len) {
-        return 0;
-    }
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) {
-        return 0;
-    }
-    return len;
-}
-
-/* The manifest is UTF-8 text (FORMAT.md), and its strings end up in
- * messages and reports. A raw NUL would end cJSON's parse early, and
- * cJSON turns "\u0000" into a NUL inside a string, which would cut it
- * short unseen ("pecert-vectors/1\u0000x" would pass as the schema). */
+/* The manifest is UTF-8 text (FORMAT.md) whose strings end up in
+ * messages and reports: json_text.h's rules ("pecert-vectors/1\u0000x"
+ * would otherwise pass as the schema). */
 static int check_manifest_bytes(const vec_ctx *ctx, const char *text,
                                 size_t len)
 {
-    const unsigned char *u = (const unsigned char *)text;
+    char why[96];
 
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_seq_len(u + i, len - i);
-
-        if (n == 0) {
-            return pecert__vec_fail(ctx, "manifest", NULL,
-                                    "invalid UTF-8 at byte %zu", i);
-        }
-        if (u[i] == '\0') {
-            return pecert__vec_fail(ctx, "manifest", NULL,
-                                    "NUL byte at offset %zu", i);
-        }
-        if (u[i] == '\\' && i + 1 < len && text[i + 1] == 'u' &&
-            len - i >= 6 && memcmp(text + i + 2, "0000", 4) == 0) {
-            return pecert__vec_fail(ctx, "manifest", NULL,
-                                    "\\u0000 in a string at offset %zu", i);
-        }
-        /* An escaped character is never the start of an escape. */
-        i += u[i] == '\\' && i + 1 < len ? 2 : n;
+    if (pecert_json_text_check(text, len, why, sizeof(why)) != 0) {
+        return pecert__vec_fail(ctx, "manifest", NULL, "%s", why);
     }
     return 0;
 }

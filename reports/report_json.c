@@ -6,6 +6,7 @@
 #include <cJSON.h>
 
 #include "report.h"
+#include "json_text.h"
 #include "results_json.h"
 
 static cJSON *expect_to_json(const pecert_mutant_expect *e)
@@ -62,6 +63,15 @@ char *pecert_report_json(const pecert_report *rep)
     return text;
 }
 
+/* An output rendered, then made valid UTF-8 whatever a plugin said. */
+static char *render_utf8(char *(*render)(const pecert_report *), const pecert_report *rep)
+{
+    char *text = render(rep);
+    char *repaired = text != NULL ? pecert_utf8_repaired(text) : NULL;
+    free(text);
+    return repaired;
+}
+
 int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *out, char *err,
                         size_t err_len)
 {
@@ -73,7 +83,7 @@ int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *o
                                                       pecert_report_json};
     int rc = 0;
     for (int i = 0; rc == 0 && i < 3; i++) {
-        if (files[i].path != NULL && (files[i].text = render[i](rep)) == NULL) {
+        if (files[i].path != NULL && (files[i].text = render_utf8(render[i], rep)) == NULL) {
             snprintf(err, err_len, "%s: out of memory while rendering", files[i].path);
             rc = -1;
         }

@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 
+#include "json_text.h"
 #include "report.h"
 #include "report_bench.h"
 #include "results_json.h"
@@ -48,6 +49,12 @@ static char *read_text(const char *path, char *err, size_t err_len)
         fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
         size_t got = fread(text, 1, (size_t)len, f);
         text[got] = '\0';
+        if (strlen(text) != got) { /* the parse would stop there, unseen */
+            snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
+            free(text);
+            fclose(f);
+            return NULL;
+        }
     }
     if (text == NULL) {
         snprintf(err, err_len, "%s: cannot read: %s", path,
@@ -178,10 +185,18 @@ cJSON *pecert__report_parse_file(const char *path, char *err, size_t err_len)
         return NULL;
     }
     cJSON *root = cJSON_Parse(text);
+    char why[512];
+    int dup = 0;
     if (root == NULL) {
         const char *at = cJSON_GetErrorPtr();
         long offset = at != NULL && at >= text ? (long)(at - text) : -1;
         snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", path, offset);
+    } else if ((dup = pecert_json_duplicate_key(root, why, sizeof(why))) != 0) {
+        /* pecert writes each key once: a second one was added by hand. */
+        snprintf(err, err_len, "%s: %s: %s", path, dup > 0 ? why : "(document)",
+                 dup > 0 ? "duplicate key" : "out of memory");
+        cJSON_Delete(root);
+        root = NULL;
     } else if (!cJSON_IsObject(root)) {
         snprintf(err, err_len, "%s: not a JSON object", path);
         cJSON_Delete(root);

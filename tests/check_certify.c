@@ -641,6 +641,41 @@ START_TEST(longrope_lists_beyond_storage_are_errors)
 }
 END_TEST
 
+/* config.json as Python reads it, or refused: Python's json keeps the last
+ * of two equal keys where cJSON's lookups see the first, so a duplicate is
+ * an error naming it (the exploit: "rope_scaling": null, then a llama3
+ * block, certified as default rope); a \u0000 or a NUL byte would cut a
+ * string short unseen ("llama\u0000evil" read as "llama"). */
+START_TEST(ambiguous_json_is_refused)
+{
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 131072, \"rope_scaling\": null, \"rope_scaling\": {\"rope_type\":"
+                       " \"llama3\", \"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0,"
+                       " \"original_max_position_embeddings\": 8192}}",
+                       "rope_scaling: duplicate key");
+    parse_fails_naming(LLAMA_WITH("{\"rope_type\": \"linear\", \"factor\": 2, \"factor\": 4}"),
+                       "rope_scaling.factor: duplicate key");
+    parse_fails_naming("{\"model_type\": \"llama\\u0000evil\", \"hidden_size\": 4096}", "\\u0000");
+    parse_fails_naming("{\"model_type\": \"ll\xff\"}", "invalid UTF-8");
+    char out[2048];
+    char dir[] = "/tmp/pecert-nul-XXXXXX";
+    char path[256];
+    char cmd[1024];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/config.json", dir);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    static const char text[] = "{\"model_type\": \"llama\"}\0{\"rope_scaling\": 1}";
+    fwrite(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "certify --config %s --print", path);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), PECERT_EXIT_USAGE);
+    ck_assert_msg(strstr(out, "NUL byte at offset 23") != NULL, "%s", out);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 /* The command: exit 2 and the key on stderr for an unknown rope_scaling
  * key; the legacy `type` key certifies like rope_type. */
 static int run_certify_cmd(const char *config_json, const char *extra, char *out, size_t out_len)
@@ -716,6 +751,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(errors, unknown_keys_are_errors);
     tcase_add_test(errors, out_of_range_values_are_errors);
     tcase_add_test(errors, longrope_lists_beyond_storage_are_errors);
+    tcase_add_test(errors, ambiguous_json_is_refused);
     tcase_add_test(errors, command_exit_codes);
     tcase_set_timeout(errors, 60);
     suite_add_tcase(s, core);

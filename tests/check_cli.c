@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json_text.h"
 #include "suites.h"
 
 /* Runs build/pecert with args; returns its exit status, with what it
@@ -249,6 +250,59 @@ START_TEST(all_evidence_reaches_every_output)
 }
 END_TEST
 
+/* A plugin's hostile text (impls/testing/bad_text.c) never drives the
+ * terminal and never breaks an output: every control character and
+ * invalid byte is shown as an escape, and the JSON, HTML and JUnit files
+ * are valid UTF-8. */
+START_TEST(hostile_plugin_text_is_shown_not_obeyed)
+{
+    char dir[] = "/tmp/pecert-badtext-XXXXXX";
+    char cmd[4096];
+    char path[512];
+    char why[128];
+    static char out[1 << 16];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd),
+             "run --impl %s/impls/testing/bad_text.so --filter rope.freq.golden --verbose --json %s/r.json --html %s/r.html"
+             " --junit %s/r.xml",
+             test_build_dir(), dir, dir, dir);
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_msg(strpbrk(out, "\r\033\a") == NULL && strstr(out, "\xc2\x9b") == NULL &&
+                      strstr(out, "\xff") == NULL,
+                  "raw control bytes reached the terminal");
+    ck_assert_msg(strstr(out, "\\r  PASS    rope.freq.golden forged \\x1b[32m\\u009b31m\\x07") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "\\x1b]0;pwned\\x07") != NULL, "%s", out); /* describe(), under --verbose */
+    const char *const files[] = {"r.json", "r.html", "r.xml"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+        char *text = test_read_file(path);
+        ck_assert_msg(pecert_json_text_check(text, strlen(text), why, sizeof(why)) == 0, "%s: %s", files[i], why);
+        free(text);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* `pecert run ... --json x.json | head -1`: the reader goes away after one
+ * line, and pecert still writes x.json (SIGPIPE ignored). */
+START_TEST(a_closed_pipe_does_not_lose_the_results)
+{
+    char dir[] = "/tmp/pecert-pipe-XXXXXX";
+    char cmd[4096];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd), "%s/pecert run --impl ref --filter 'rope.*' --json %s/x.json | head -c 1 >/dev/null",
+             test_build_dir(), dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof(cmd), "%s/x.json", dir);
+    char *text = test_read_file(cmd);
+    ck_assert_ptr_nonnull(strstr(text, "pecert-results/1"));
+    free(text);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(mutation_rejects_unknown_check_ids)
 {
     char path[] = "/tmp/pecert-catalogue-XXXXXX";
@@ -279,6 +333,8 @@ Suite *make_cli_suite(void)
     tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
     tcase_add_test(core, mutation_reports_a_missed_mutant);
     tcase_add_test(core, all_evidence_reaches_every_output);
+    tcase_add_test(core, hostile_plugin_text_is_shown_not_obeyed);
+    tcase_add_test(core, a_closed_pipe_does_not_lose_the_results);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);

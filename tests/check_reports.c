@@ -607,6 +607,10 @@ START_TEST(report_refuses_a_wrong_schema_or_bad_json)
     assert_report_refuses(bad, bad, "checks[0]");
     write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": ");
     assert_report_refuses(bad, bad, "not valid JSON");
+    /* A second key was added by hand: which one a reader sees is a guess. */
+    write_text(bad, "{\"schema\": \"pecert-results/1\", \"checks\": [{\"check\": \"a\", \"verdict\": \"fail\","
+                    " \"verdict\": \"pass\"}]}");
+    assert_report_refuses(bad, bad, "checks[0].verdict: duplicate key");
     unlink(bad);
 }
 END_TEST

@@ -51,6 +51,15 @@ int pecert_parse_max_details(int *out, const char *arg);
  * PECERT_MAX_DETAILS_ALL), and how many more there are. */
 void pecert_print_failures(const struct pecert_check_result *r, int max);
 
+/* pecert_term_filter_install: stdout and stderr from here on write control
+ * characters and invalid UTF-8 as visible escapes (term_filter.c), so
+ * that nothing a plugin, config or vector file says drives the terminal. */
+void pecert_term_filter_install(void);
+
+/* pecert_term_raw: text straight to the terminal (after flushing stdout),
+ * past the filter: pecert's own progress line and nothing else. */
+void pecert_term_raw(const char *text);
+
 /* pecert_impl_dir: build/impls next to the running executable. */
 void pecert_impl_dir(char *out, size_t len);
 

@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,10 @@ static void on_start(const char *check_id, size_t done, size_t total, void *user
 {
     const run_cli *cli = user;
     if (cli->progress) {
-        printf("\r\033[K[%zu/%zu done] running %s, %.1f s elapsed", done, total, check_id, now_s() - cli->started_s);
+        char line[256];
+        snprintf(line, sizeof(line), "\r\033[K[%zu/%zu done] running %s, %.1f s elapsed", done, total, check_id,
+                 now_s() - cli->started_s);
+        pecert_term_raw(line);
         fflush(stdout);
     }
 }
@@ -140,7 +144,7 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     (void)done;
     (void)total;
     if (cli->progress) {
-        fputs("\r\033[K", stdout); /* the result line replaces the progress line */
+        pecert_term_raw("\r\033[K"); /* the result line replaces the progress line */
     }
     print_result(r, cli);
     fflush(stdout);
@@ -501,6 +505,10 @@ int pecert_cmd_bench(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    /* A reader that goes away (`pecert run ... | head -1`) must not kill
+     * pecert before it writes its --json/--html/--junit files. */
+    signal(SIGPIPE, SIG_IGN);
+    pecert_term_filter_install();
     if (argc < 2) {
         fputs(usage_main, stderr);
         return PECERT_EXIT_USAGE;
