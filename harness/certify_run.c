@@ -282,8 +282,6 @@ static void run_entry(pecert_check_result *r, const certify_state *s, const plan
 {
     child_job job = {s, e};
     pecert_child_outcome o;
-    cJSON *json = NULL;
-    char err[256];
     if (!pecert_plugin_meets(s->plugin.desc, e->check->needs)) {
         pecert_check_result_init(r, e->check->id);
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
@@ -292,16 +290,7 @@ static void run_entry(pecert_check_result *r, const certify_state *s, const plan
         return;
     }
     pecert_run_isolated(&o, child_run, &job, timeout_s);
-    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_truncated &&
-        (json = cJSON_Parse(o.output != NULL ? o.output : "")) != NULL &&
-        pecert_check_result_from_json(r, json, err, sizeof(err)) == 0) {
-        r->elapsed_s = o.elapsed_s;
-    } else {
-        pecert_check_result_init(r, e->check->id);
-        pecert_diagnose_abnormal(r, &o, timeout_s);
-        r->elapsed_s = o.elapsed_s;
-    }
-    cJSON_Delete(json);
+    pecert_accept_child_result(r, &o, e->check->id, timeout_s);
     pecert_child_outcome_free(&o);
 }
 

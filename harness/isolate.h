@@ -5,6 +5,17 @@
  * runner must survive all of it and report which case was running. The
  * child writes its result to a pipe; a shared-memory slot holds the name of
  * the case in progress so a crash can be attributed.
+ *
+ * The child runs in a process group of its own (killed as a group when it
+ * ends, so a grandchild the plugin forked cannot outlive the check or hold
+ * the pipe open), with no core files and a CPU-time limit. Its result is
+ * authenticated: the parent makes a random nonce for each child, and the
+ * child's harness code reads it from a pipe only after the work returned,
+ * then ends the result with it. A result the plugin wrote and _exit()ed
+ * after has no nonce; one it wrote before the real one leaves the text
+ * unparsable. Either is "forged" (output_forged), never a verdict. This
+ * detects a buggy or careless plugin; code that sets out to read the nonce
+ * pipe can still forge (README, "Threat model").
  */
 #ifndef PECERT_HARNESS_ISOLATE_H
 #define PECERT_HARNESS_ISOLATE_H
@@ -29,6 +40,9 @@ typedef struct pecert_child_outcome {
     char *output;                       /* malloc'ed, NUL-terminated text  */
     size_t output_len;
     int output_truncated;               /* hit PECERT_CHILD_MAX_OUTPUT     */
+    int output_forged;                  /* EXITED 0 without the nonce at
+                                         * the end: not the harness's result
+                                         * (output then holds it unstripped) */
     char last_case[PECERT_CASE_SLOT_LEN]; /* case running when it ended    */
     double elapsed_s;
 } pecert_child_outcome;

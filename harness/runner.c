@@ -104,6 +104,46 @@ void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome
     snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
 }
 
+/* A clean exit that is not the harness's one result for check_id: why. */
+static const char *forgery(const pecert_child_outcome *o, const cJSON *json, const char *check_id)
+{
+    const cJSON *id = json != NULL ? cJSON_GetObjectItemCaseSensitive(json, "check") : NULL;
+    if (o->output_forged) {
+        return "the check's output does not end with the harness's nonce (written by the plugin, or the "
+               "plugin exited the check early)";
+    }
+    if (json == NULL) {
+        return "the check's output is not one JSON result (more text was written into the result pipe)";
+    }
+    if (!cJSON_IsString(id) || strcmp(id->valuestring, check_id) != 0) {
+        return "the result names another check";
+    }
+    return NULL;
+}
+
+void pecert_accept_child_result(pecert_check_result *r, const pecert_child_outcome *o, const char *check_id,
+                                double timeout_s)
+{
+    char err[256];
+    int clean = o->status == PECERT_CHILD_EXITED && o->exit_code == 0 && !o->output_truncated;
+    const char *end = NULL;
+    cJSON *json = clean && o->output != NULL && !o->output_forged
+                      ? cJSON_ParseWithOpts(o->output, &end, 1) /* one value, nothing after it */
+                      : NULL;
+    const char *forged = clean ? forgery(o, json, check_id) : NULL;
+    if (clean && forged == NULL && pecert_check_result_from_json(r, json, err, sizeof(err)) == 0) {
+        r->elapsed_s = o->elapsed_s;
+    } else {
+        pecert_check_result_init(r, check_id);
+        pecert_diagnose_abnormal(r, o, timeout_s);
+        if (forged != NULL) {
+            snprintf(r->diagnosis, sizeof(r->diagnosis), "forged result: %s", forged);
+        }
+        r->elapsed_s = o->elapsed_s;
+    }
+    cJSON_Delete(json);
+}
+
 /* Runs one check in a child and turns whatever happened into a result. */
 static void run_one(pecert_check_result *r, const run_state *state, const pecert_check *check,
                     double timeout_s)
@@ -111,18 +151,7 @@ static void run_one(pecert_check_result *r, const run_state *state, const pecert
     child_job job = {state, check};
     pecert_child_outcome o;
     pecert_run_isolated(&o, child_run_check, &job, timeout_s);
-    cJSON *json = NULL;
-    char err[256];
-    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_truncated &&
-        (json = cJSON_Parse(o.output != NULL ? o.output : "")) != NULL &&
-        pecert_check_result_from_json(r, json, err, sizeof(err)) == 0) {
-        r->elapsed_s = o.elapsed_s;
-    } else {
-        pecert_check_result_init(r, check->id);
-        pecert_diagnose_abnormal(r, &o, timeout_s);
-        r->elapsed_s = o.elapsed_s;
-    }
-    cJSON_Delete(json);
+    pecert_accept_child_result(r, &o, check->id, timeout_s);
     pecert_child_outcome_free(&o);
 }
 
@@ -213,7 +242,7 @@ static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, d
     pecert_child_outcome o;
     double limit = timeout_s > 0 && timeout_s < DESCRIBE_TIMEOUT_S ? timeout_s : DESCRIBE_TIMEOUT_S;
     pecert_run_isolated(&o, child_describe, (void *)(uintptr_t)desc, limit);
-    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && o.output != NULL) {
+    if (o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_forged && o.output != NULL) {
         snprintf(info->plugin_describe, sizeof(info->plugin_describe), "%s", o.output);
     } else {
         snprintf(info->plugin_describe, sizeof(info->plugin_describe), "(describe() failed)");
@@ -227,7 +256,7 @@ static void capture_scope(pecert_run_info *info, const pecert_plugin *desc)
     pecert_child_outcome o;
     pecert_run_isolated(&o, child_scope, (void *)(uintptr_t)desc, DESCRIBE_TIMEOUT_S);
     snprintf(info->plugin_scope, sizeof(info->plugin_scope), "%s",
-             o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && o.output != NULL ? o.output
+             o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_forged && o.output != NULL ? o.output
                                                                                     : "(unreadable: the check children will crash on it)");
     pecert_child_outcome_free(&o);
 }

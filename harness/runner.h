@@ -61,6 +61,15 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
 struct pecert_child_outcome;
 void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_outcome *o, double timeout_s);
 
+/* pecert_accept_child_result: the result of check check_id from its child's
+ * outcome. A clean exit whose text is the harness's own (the nonce ended
+ * it, isolate.h), is one JSON result and names check_id is taken; any
+ * other clean exit is a CRASH "forged result" saying which test failed;
+ * a crash, hang or missing result goes through pecert_diagnose_abnormal.
+ * Both runners (run, certify) take their results here. */
+void pecert_accept_child_result(pecert_check_result *r, const struct pecert_child_outcome *o, const char *check_id,
+                                double timeout_s);
+
 /* pecert_filter_selects: 1 if --filter selects check id: comma-separated
  * fnmatch globs, '!GLOB' excluding ("rope.*,!rope.half_precision"); a
  * check must match an including glob (when there is one) and no excluding

@@ -1,7 +1,9 @@
 /* check_runner.c - isolation: crashing, hanging and wrong plugins are
  * reported and the run finishes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "suites.h"
@@ -196,6 +198,72 @@ START_TEST(narrow_engines_get_verdicts_inside_their_scope)
 }
 END_TEST
 
+/* A plugin that writes a PASS into the result pipe (impls/testing/forger.c)
+ * and _exit()s, or lets the genuine FAIL follow, or names another check:
+ * each is a CRASH "forged result", never a pass. */
+START_TEST(forged_results_are_crashes)
+{
+    const char *const modes[] = {"exit", "continue", "other"};
+    const char *const why[] = {"does not end with the harness's nonce", "not one JSON result",
+                               "does not end with the harness's nonce"};
+    for (int m = 0; m < 3; m++) {
+        run_fixture f;
+        ck_assert_int_eq(setenv("FORGER_MODE", modes[m], 1), 0);
+        run_plugin(&f, "testing/forger.so", "rope.freq.golden", 30.0);
+        ck_assert_msg(f.status == PECERT_EXIT_FAIL, "%s: status %d: %s", modes[m], f.status, f.err);
+        const pecert_check_result *r = find(&f, "rope.freq.golden");
+        ck_assert_int_eq(r->verdict, PECERT_VERDICT_CRASH);
+        ck_assert_msg(strstr(r->diagnosis, "forged result: ") != NULL && strstr(r->diagnosis, why[m]) != NULL, "%s: %s",
+                      modes[m], r->diagnosis);
+        pecert_run_results_free(&f.results);
+    }
+    unsetenv("FORGER_MODE");
+}
+END_TEST
+
+/* A grandchild the plugin forked holds the result pipe open: the check
+ * still ends with its own verdict when its process does (not a TIMEOUT),
+ * and the grandchild dies with the check's process group. */
+START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
+{
+    char pidfile[] = "/tmp/pecert-grandchild-XXXXXX";
+    int fd = mkstemp(pidfile);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(setenv("GRANDCHILD_PIDFILE", pidfile, 1), 0);
+    run_fixture f;
+    run_plugin(&f, "testing/grandchild.so", "rope.freq.golden", 20.0);
+    unsetenv("GRANDCHILD_PIDFILE");
+    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    const pecert_check_result *r = find(&f, "rope.freq.golden");
+    ck_assert_msg(r->verdict == PECERT_VERDICT_PASS && r->elapsed_s < 10.0, "%s (%.1f s)", r->diagnosis, r->elapsed_s);
+    FILE *p = fopen(pidfile, "r");
+    int pid = 0;
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(fscanf(p, "%d", &pid), 1);
+    fclose(p);
+    unlink(pidfile);
+    /* Gone, or a zombie waiting for a reaper: not sleeping any more. */
+    char stat_path[64];
+    char state = 'X';
+    snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", pid);
+    for (int tries = 0; tries < 100; tries++) {
+        FILE *st = fopen(stat_path, "r");
+        state = 'X';
+        if (st != NULL) {
+            ck_assert_int_eq(fscanf(st, "%*d %*s %c", &state), 1);
+            fclose(st);
+        }
+        if (state == 'X' || state == 'Z') {
+            break;
+        }
+        usleep(20000);
+    }
+    ck_assert_msg(state == 'X' || state == 'Z', "grandchild %d still in state %c", pid, state);
+    pecert_run_results_free(&f.results);
+}
+END_TEST
+
 /* --filter: globs, commas, '!' exclusions (filter.c). */
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
@@ -220,6 +288,8 @@ Suite *make_runner_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, ref_passes_golden_frequencies);
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
+    tcase_add_test(core, forged_results_are_crashes);
+    tcase_add_test(core, a_grandchild_neither_holds_the_check_nor_outlives_it);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
     tcase_add_test(core, narrow_engines_get_verdicts_inside_their_scope);

@@ -39,12 +39,10 @@ static pecert_status refusing_freqs(void *instance, double *out_inv_freq, double
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
     (void)host_abi_version;
-    ref = testing_load_ref(&desc);
+    ref = testing_ref_copy(&desc, "bad\xff\xfe" "name");
     if (ref == NULL) {
         return NULL;
     }
-    desc = *ref;
-    desc.name = "bad\xff\xfe" "name";
     desc.describe = hostile_describe;
     desc.last_error = hostile_last_error;
     desc.rope_freqs = refusing_freqs;

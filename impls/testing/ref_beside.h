@@ -43,4 +43,16 @@ static inline const pecert_plugin *testing_load_ref(const void *anchor)
     return testing_load_beside(anchor, "ref.so");
 }
 
+/* *desc becomes a copy of ref's descriptor named name (the caller then
+ * swaps the entry points it changes); returns ref's own, or NULL. */
+static inline const pecert_plugin *testing_ref_copy(pecert_plugin *desc, const char *name)
+{
+    const pecert_plugin *ref = testing_load_ref(desc);
+    if (ref != NULL) {
+        *desc = *ref;
+        desc->name = name;
+    }
+    return ref;
+}
+
 #endif /* PECERT_TESTING_REF_BESIDE_H */
