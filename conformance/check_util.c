@@ -186,6 +186,13 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
                              "; %lld more beyond the plugin's declared scope (first: %s)",
                              (long long)r->n_beyond_scope, r->beyond_scope);
         }
+        /* A pass must not hide what the plugin would not do. */
+        int64_t declined = r->n_unsupported - r->n_beyond_scope;
+        if (declined > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
+            used += snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
+                             "; the plugin declined %lld more%s", (long long)declined,
+                             declined > answered ? ", more than it ran" : "");
+        }
         if (r->n_oracle_refused > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
             snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
                      "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, r->oracle_refusal);

@@ -320,6 +320,21 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
     info->n_selected = n_selected;
 }
 
+/* An essential check is the checkpoint's own configuration at the lengths
+ * it uses: a plugin that declined part of it (a scaled config, the far
+ * positions) has not shown it can run the checkpoint. */
+static void require_every_case(pecert_check_result *r)
+{
+    if (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0) {
+        return;
+    }
+    r->verdict = PECERT_VERDICT_FAIL;
+    snprintf(r->diagnosis, sizeof(r->diagnosis),
+             "the plugin declined %lld of the %lld cases the checkpoint needs%s%s (a certified engine runs all of them)",
+             (long long)r->n_unsupported, (long long)r->n_cases, r->n_beyond_scope > 0 ? ": " : "",
+             r->n_beyond_scope > 0 ? r->beyond_scope : "");
+}
+
 static int run_plan(pecert_run_results *out, const certify_state *s, const pecert_certify_options *opt)
 {
     size_t total = 0;
@@ -337,6 +352,9 @@ static int run_plan(pecert_run_results *out, const certify_state *s, const pecer
         r.index = (int32_t)out->n_checks;
         if (s->have_vectors) {
             pecert_cite_vectors(&r, &s->recorded, 1, "");
+        }
+        if (plan[i].essential) {
+            require_every_case(&r);
         }
         status = r.verdict >= PECERT_VERDICT_FAIL ? PECERT_EXIT_FAIL : status;
         if (plan[i].essential && r.verdict == PECERT_VERDICT_UNSUPPORTED) {

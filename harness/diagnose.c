@@ -276,4 +276,9 @@ void pecert_diagnose(pecert_run_results *run)
                 "a failure the diagnosis cannot name yet: read the details of %s", run->checks[i].check_id);
         }
     }
+    if (run->n_findings == 0 && pecert_run_certified_nothing(run)) { /* nothing failed, nothing passed */
+        add(run, "nothing_certified", "0 of the selected checks passed, none failed",
+            "nothing certified: the plugin implements none of the selected checks, or declined all of their cases "
+            "(or the oracle refused them)");
+    }
 }

@@ -29,6 +29,19 @@ void pecert_check_result_init(pecert_check_result *r, const char *check_id)
     strncpy(r->check_id, check_id, sizeof(r->check_id) - 1);
 }
 
+int pecert_run_certified_nothing(const pecert_run_results *run)
+{
+    if (run->n_checks == 0 || run->info.shard_count > 1) {
+        return 0;
+    }
+    for (size_t i = 0; i < run->n_checks; i++) {
+        if (run->checks[i].verdict == PECERT_VERDICT_PASS) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 const pecert_check_result *pecert_run_results_find(const pecert_run_results *run, const char *id)
 {
     for (size_t i = 0; i < run->n_checks; i++) {

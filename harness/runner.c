@@ -393,6 +393,9 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
     }
     status = run_checks(out, &s, opt, ex);
     pecert_diagnose(out);
+    if (status == PECERT_EXIT_PASS && pecert_run_certified_nothing(out)) {
+        status = PECERT_EXIT_FAIL; /* zero evidence is not a pass */
+    }
 out_free:
     free_state(&s);
     return status;

@@ -213,6 +213,9 @@ size_t pecert_report_allow_fail(pecert_report *rep, const char *name)
 
 int pecert_report_run_failed(const pecert_report_run *run)
 {
+    if (pecert_run_certified_nothing(&run->res)) {
+        return 1; /* zero evidence is not a pass */
+    }
     for (size_t i = 0; i < run->res.n_checks; i++) {
         if (run->res.checks[i].verdict >= PECERT_VERDICT_FAIL) {
             return 1;

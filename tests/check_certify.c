@@ -404,6 +404,15 @@ START_TEST(certify_passes_ref_and_fails_planted_bugs)
     ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "bert-base", err, sizeof(err)) == 0, "%s", err);
     ck_assert_int_eq(certify_model("testing/learned_unchecked", bert), PECERT_EXIT_FAIL);
     ck_assert_int_eq(certify_model("ref", bert), PECERT_EXIT_PASS);
+    /* An engine whose context (2^16) is shorter than the checkpoint's
+     * (2^17, and 2^20 probed): the reference cases past it are declined,
+     * and the checkpoint is not certified for it. */
+    static char out[1 << 16];
+    int status = test_pecert(out, sizeof(out), "certify --profile llama-3.1-8b --impl %s/impls/testing/scoped_64k.so",
+                             test_build_dir());
+    ck_assert_msg(status == PECERT_EXIT_FAIL && strstr(out, "FAIL    certify.rope.reference       the plugin declined ") != NULL &&
+                      strstr(out, "past the declared max_position 65536") != NULL,
+                  "exit %d: %s", status, out);
 }
 END_TEST
 

@@ -126,12 +126,15 @@ END_TEST
 
 /* The oracle refusing a config is its own outcome: the checks that need
  * it say "the oracle refused" with the oracle's message, and none of it
- * is counted against the plugin (ref here, which is right). */
+ * is counted against the plugin (ref here, which is right). With nothing
+ * else selected, nothing was certified either: exit 1, saying so. */
 START_TEST(oracle_refusal_is_not_the_plugins_failure)
 {
     run_fixture f;
     run_plugin_with(&f, "ref.so", "testing/oracle_refuses.so", "rope.apply.golden,rope.cos_sin.golden", 60.0);
-    ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
+    ck_assert_msg(f.status == PECERT_EXIT_FAIL, "status %d: %s", f.status, f.err);
+    ck_assert_int_eq(f.results.n_findings, 1);
+    ck_assert_str_eq(f.results.findings[0].id, "nothing_certified");
     const pecert_check_result *r = find(&f, "rope.apply.golden");
     ck_assert_int_eq(r->verdict, PECERT_VERDICT_UNSUPPORTED);
     ck_assert_int_eq(r->n_failed, 0);
@@ -182,6 +185,9 @@ START_TEST(narrow_engines_get_verdicts_inside_their_scope)
             ck_assert_int_gt(r->n_cases - r->n_unsupported, 0); /* the in-scope cases, judged */
             if (i < 3) {
                 ck_assert_int_gt(r->n_unsupported, 0); /* the out-of-scope ones, not */
+            }
+            if (i < 3 && p == 0) { /* and a pass says what was declined */
+                ck_assert_msg(strstr(r->diagnosis, "; the plugin declined ") != NULL, "%s", r->diagnosis);
             }
         }
         if (p == 1) { /* the decode session's partial configs never reached the plugin */

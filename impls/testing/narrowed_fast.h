@@ -6,6 +6,9 @@
  *   int32_whole_head.c  declares nothing and declines (E_UNSUPPORTED) what
  *                       lies outside: the checks must fall back to cases
  *                       inside (int32 positions, a whole-head probe);
+ *   scoped_64k.c        the same with positions up to 2^16 only: a context
+ *                       shorter than a checkpoint's, which certify must
+ *                       not certify;
  *   scoped_int32.c      declares the scope (ABI 1.3, pecert_scope) and,
  *                       trusting it, writes zeros for what lies outside (a
  *                       decode session of a partial-rotary config rotates
@@ -22,19 +25,24 @@
 #include "pecert/plugin.h"
 #include "ref_beside.h"
 
+/* The largest position taken (a plugin may narrow further). */
+#ifndef NARROWED_MAX_POSITION
+#define NARROWED_MAX_POSITION INT32_MAX
+#endif
+
 static pecert_plugin desc;
 static const pecert_plugin *fast;
 
 static const pecert_scope narrowed_scope = {
     .struct_size = sizeof(pecert_scope),
     .flags = PECERT_SCOPE_WHOLE_HEAD_ONLY,
-    .max_position = INT32_MAX,
+    .max_position = NARROWED_MAX_POSITION,
 };
 
 static int in_scope(const pecert_rope_config *config, const int64_t *positions, int64_t n)
 {
     for (int64_t i = 0; positions != NULL && i < n; i++) {
-        if (positions[i] > INT32_MAX || positions[i] < -(int64_t)INT32_MAX) {
+        if (positions[i] > NARROWED_MAX_POSITION || positions[i] < -(int64_t)NARROWED_MAX_POSITION) {
             return 0;
         }
     }
