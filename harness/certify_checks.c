@@ -586,3 +586,25 @@ const pecert_check pecert_check_certify_t5_reference = {
 const pecert_check pecert_check_certify_learned_reference = {
     "certify.learned.reference", "every row of a learned table of the checkpoint's shape is looked up as ref",
     PECERT_NEED_LEARNED, run_learned_reference};
+
+static const pecert_check *const certify_checks[] = {
+    &pecert_check_certify_mapping,       &pecert_check_certify_rope_reference,
+    &pecert_check_certify_alibi_reference, &pecert_check_certify_t5_reference,
+    &pecert_check_certify_learned_reference,
+};
+#define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))
+
+const pecert_check *pecert_known_check(const char *id)
+{
+    for (size_t i = 0; i < N_CERTIFY_CHECKS; i++) {
+        if (strcmp(certify_checks[i]->id, id) == 0) {
+            return certify_checks[i];
+        }
+    }
+    return pecert_check_find(id);
+}
+
+size_t pecert_known_check_count(void)
+{
+    return pecert_num_checks + N_CERTIFY_CHECKS;
+}

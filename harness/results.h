@@ -250,8 +250,8 @@ const char *pecert_check_result_first_line(const pecert_check_result *r);
 int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
                                   double error, double bound);
 
-/* pecert_run_certified_nothing: 1 when a whole (unsharded or merged) run
- * has checks and none of them passed: the plugin implements none of what
+/* pecert_run_certified_nothing: 1 when no check of a whole (unsharded or
+ * merged) run passed, or it has none: the plugin implements none of what
  * was selected, or declined all of it. Zero evidence is not a pass: the
  * run fails and the diagnosis says so. A shard may hold only checks of
  * another family, so a shard is judged when merged. */

@@ -1,6 +1,8 @@
 /* results_json.c - results model <-> JSON, atomic file output. */
 #include "results_json.h"
 
+#include "certify_checks.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +55,24 @@ static int64_t read_int(const cJSON *obj, const char *key, int64_t fallback)
         return fallback;
     }
     return (int64_t)item->valuedouble;
+}
+
+/* A count (cases, failed, ...): absent is 0 (files from before the
+ * field); present, an integer in [0, 2^53], else -1: a cast of 1e300 or
+ * NaN to int64_t is undefined, and no run has that many cases. */
+static int read_count(const cJSON *obj, const char *key, int64_t *out)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = 0;
+    if (item == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(item) || !(item->valuedouble >= 0 && item->valuedouble <= 9007199254740992.0) ||
+        item->valuedouble != floor(item->valuedouble)) {
+        return -1;
+    }
+    *out = (int64_t)item->valuedouble;
+    return 0;
 }
 
 /* A number of a point or grid: numbers as they are, "inf"/"-inf"/"nan"
@@ -330,7 +350,8 @@ static int heatmap_from_json(pecert_heatmap *h, const cJSON *obj)
     const cJSON *ratio = cJSON_GetObjectItemCaseSensitive(obj, "ratio");
     int64_t rows = read_int(obj, "rows", 0);
     int64_t cols = read_int(obj, "cols", 0);
-    if (!cJSON_IsArray(ratio) || rows <= 0 || cols <= 0 || rows * cols > PECERT_HEATMAP_MAX_CELLS ||
+    if (!cJSON_IsArray(ratio) || rows <= 0 || cols <= 0 || rows > PECERT_HEATMAP_MAX_CELLS ||
+        cols > PECERT_HEATMAP_MAX_CELLS || rows * cols > PECERT_HEATMAP_MAX_CELLS ||
         cJSON_GetArraySize(ratio) != rows * cols ||
         pecert_heatmap_alloc(h, (int32_t)rows, (int32_t)cols) != 0) {
         return -1;
@@ -376,17 +397,23 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     }
     pecert_check_result_init(r, check->valuestring);
     r->verdict = (pecert_verdict)verdict_from_name(verdict->valuestring);
-    r->n_cases = (int64_t)read_number(obj, "cases");
-    r->n_failed = (int64_t)read_number(obj, "failed");
-    r->n_unsupported = (int64_t)read_number(obj, "unsupported");
     const cJSON *scope = cJSON_GetObjectItemCaseSensitive(obj, "beyond_scope");
+    if (read_count(obj, "cases", &r->n_cases) != 0 || read_count(obj, "failed", &r->n_failed) != 0 ||
+        read_count(obj, "unsupported", &r->n_unsupported) != 0 ||
+        read_count(obj, "oracle_refused", &r->n_oracle_refused) != 0 ||
+        read_count(scope, "cases", &r->n_beyond_scope) != 0) {
+        snprintf(err, err_len, "result: a count (cases, failed, unsupported, oracle_refused) is not an integer in "
+                               "[0, 2^53]");
+        return -1;
+    }
+    if (r->n_failed > r->n_cases || r->n_unsupported > r->n_cases || r->n_beyond_scope > r->n_unsupported) {
+        snprintf(err, err_len, "result: counts do not add up (failed %lld, unsupported %lld of %lld cases)",
+                 (long long)r->n_failed, (long long)r->n_unsupported, (long long)r->n_cases);
+        return -1;
+    }
     if (cJSON_IsObject(scope)) {
-        r->n_beyond_scope = (int64_t)read_number(scope, "cases");
         read_string(r->beyond_scope, sizeof(r->beyond_scope), scope, "first");
     }
-    r->n_oracle_refused = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "oracle_refused"))
-                              ? (int64_t)read_number(obj, "oracle_refused")
-                              : 0; /* files from before the field */
     r->worst_ratio = read_number(obj, "worst_ratio");
     r->elapsed_s = read_number(obj, "elapsed_s");
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");
@@ -576,14 +603,39 @@ static void findings_from_json(pecert_run_results *run, const cJSON *arr)
 }
 
 /* Every check of the run; err names the first bad one. */
+/* A check of a results file: one pecert has, and not one already read. */
+static const char *check_id_problem(const pecert_run_results *run, const char *id)
+{
+    if (pecert_known_check(id) == NULL) {
+        return "is not a pecert check";
+    }
+    for (size_t k = 0; k < run->n_checks; k++) {
+        if (strcmp(run->checks[k].check_id, id) == 0) {
+            return "appears twice";
+        }
+    }
+    return NULL;
+}
+
 static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *err, size_t err_len)
 {
     int i = 0;
     const cJSON *c = NULL;
+    if ((size_t)cJSON_GetArraySize(checks) > pecert_known_check_count()) {
+        snprintf(err, err_len, "checks: %d entries, but pecert has %zu checks", cJSON_GetArraySize(checks),
+                 pecert_known_check_count());
+        return -1;
+    }
     cJSON_ArrayForEach(c, checks)
     {
         pecert_check_result r;
         char why[256];
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "check");
+        const char *problem = cJSON_IsString(id) ? check_id_problem(run, id->valuestring) : NULL;
+        if (problem != NULL) {
+            snprintf(err, err_len, "checks[%d].check: '%.64s' %s", i, id->valuestring, problem);
+            return -1;
+        }
         if (!cJSON_IsObject(c) || pecert_check_result_from_json(&r, c, why, sizeof(why)) != 0) {
             snprintf(err, err_len, "checks[%d]: %s", i, cJSON_IsObject(c) ? why : "not an object");
             return -1;

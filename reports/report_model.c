@@ -36,12 +36,14 @@ void pecert_report_free(pecert_report *rep)
     memset(rep, 0, sizeof(*rep));
 }
 
-/* Shards of one run certify the same plugin build in the same way. */
-static int same_plugin(const pecert_run_info *a, const pecert_run_info *b)
+/* Shards of one run certify the same plugin build in the same way: the
+ * same selection too (certify --all-profiles writes one run per profile,
+ * its filter naming the checkpoint; those are runs, not shards). */
+static int same_run(const pecert_run_info *a, const pecert_run_info *b)
 {
     return strcmp(a->plugin_name, b->plugin_name) == 0 && strcmp(a->plugin_id, b->plugin_id) == 0 &&
            strcmp(a->plugin_version, b->plugin_version) == 0 &&
-           strcmp(a->plugin_describe, b->plugin_describe) == 0;
+           strcmp(a->plugin_describe, b->plugin_describe) == 0 && strcmp(a->filter, b->filter) == 0;
 }
 
 /* The field in which two shards of a run disagree, or NULL. */
@@ -122,14 +124,17 @@ static int join_checks(pecert_report *rep, const size_t *group, size_t n, size_t
     qsort(into->checks, into->n_checks, sizeof(*into->checks), by_index);
     for (size_t k = 0; k < into->n_checks; k++) {
         if (into->checks[k].index != (int32_t)k) {
-            snprintf(err, err_len, "plugin '%s': the shards do not hold check %zu of the selection exactly once",
-                     into->info.plugin_name, k);
+            snprintf(err, err_len, "%s%splugin '%s': the %s not hold check %zu of the selection exactly once",
+                     n > 1 ? "" : rep->runs[group[base]].origin, n > 1 ? "" : ": ", into->info.plugin_name,
+                     n > 1 ? "shards do" : "file does", k);
             return -1;
         }
     }
     if ((int)into->n_checks != into->info.n_selected) {
-        snprintf(err, err_len, "plugin '%s': the shards hold %zu checks, the selection has %d",
-                 into->info.plugin_name, into->n_checks, into->info.n_selected);
+        snprintf(err, err_len, "%s%splugin '%s': %s %zu checks, the selection has %d%s",
+                 n > 1 ? "" : rep->runs[group[base]].origin, n > 1 ? "" : ": ", into->info.plugin_name,
+                 n > 1 ? "the shards hold" : "the file holds", into->n_checks, into->info.n_selected,
+                 n > 1 ? "" : " (a check was removed from it)");
         return -1;
     }
     return 0;
@@ -183,13 +188,14 @@ int pecert_report_merge(pecert_report *rep, char *err, size_t err_len)
         }
         size_t n = 0;
         for (size_t j = i; j < rep->n_runs; j++) {
-            if (rep->runs[j].not_run == 0 && same_plugin(&r->res.info, &rep->runs[j].res.info)) {
+            if (rep->runs[j].not_run == 0 && same_run(&r->res.info, &rep->runs[j].res.info)) {
                 group[n++] = j;
             }
         }
-        if (n > 1 || r->res.info.shard_count != 1) {
-            rc = merge_group(rep, group, n, err, err_len);
-        }
+        /* One unsharded file is held to what a merge demands of shards:
+         * every check of its selection exactly once, so that a failing
+         * check deleted from the file (or "checks": []) is refused. */
+        rc = merge_group(rep, group, n, err, err_len);
     }
     if (group == NULL) {
         snprintf(err, err_len, "out of memory");

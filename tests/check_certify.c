@@ -205,6 +205,9 @@ START_TEST(all_profiles_matrix)
     out[n] = '\0';
     fclose(f);
     ck_assert_ptr_nonnull(strstr(out, "pecert-report/1"));
+    /* The matrix reads back: one run per profile, not shards of one run. */
+    status = test_pecert(out, sizeof(out), "report %s -o /dev/null", json);
+    ck_assert_msg(status == 0 && strstr(out, "report: PASS") != NULL, "exit %d: %s", status, out);
     unlink(json);
     status = test_pecert(out, sizeof(out), "certify --all-profiles --impl %s/impls/testing/learned_unchecked.so",
                          test_build_dir());

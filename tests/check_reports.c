@@ -615,6 +615,55 @@ START_TEST(report_refuses_a_wrong_schema_or_bad_json)
 }
 END_TEST
 
+/* A results file edited by hand is held to what pecert writes: every check
+ * of its selection exactly once (a deleted failing check, "checks": []),
+ * pecert's own check ids once each, counts that are integers and add up, a
+ * heatmap within its cell bound, no more checks than pecert has (the
+ * memory a file can cost). */
+#define RESULTS_WITH(selected, checks)                                                                  \
+    "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"selection\": {\"filter\": \"\","          \
+    " \"shard_index\": 1, \"shard_count\": 1, \"selected\": " selected "}, \"checks\": [" checks "]}"
+#define PASSING(id, index) "{\"check\": \"" id "\", \"verdict\": \"pass\", \"cases\": 3, \"index\": " index "}"
+
+START_TEST(report_refuses_an_edited_results_file)
+{
+    char bad[] = "/tmp/pecert-edited-XXXXXX";
+    int fd = mkstemp(bad);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0")));
+    assert_report_refuses(bad, bad, "the file holds 1 checks, the selection has 2 (a check was removed from it)");
+    write_text(bad, RESULTS_WITH("35", ""));
+    assert_report_refuses(bad, bad, "the file holds 0 checks, the selection has 35");
+    write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0") "," PASSING("rope.inverse", "1")));
+    assert_report_refuses(bad, bad, "checks[1].check: 'rope.inverse' appears twice");
+    write_text(bad, RESULTS_WITH("1", PASSING("rope.forged", "0")));
+    assert_report_refuses(bad, bad, "checks[0].check: 'rope.forged' is not a pecert check");
+    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": 1e300}"));
+    assert_report_refuses(bad, bad, "is not an integer in [0, 2^53]");
+    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": \"nan\"}"));
+    assert_report_refuses(bad, bad, "is not an integer in [0, 2^53]");
+    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"fail\", \"cases\": 1, \"failed\": 2}"));
+    assert_report_refuses(bad, bad, "counts do not add up");
+    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.apply.golden\", \"verdict\": \"pass\", \"heatmap\": "
+                                      "{\"rows\": 4294967296, \"cols\": 4294967296, \"ratio\": []}}"));
+    assert_report_refuses(bad, bad, "malformed 'heatmap'");
+    /* 50,000 checks in 1.5 MB took 747 MB: now refused before any is read. */
+    size_t cap = 50000 * 64 + 4096;
+    char *big = malloc(cap);
+    ck_assert_ptr_nonnull(big);
+    size_t n = (size_t)snprintf(big, cap, "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [");
+    for (int i = 0; i < 50000; i++) {
+        n += (size_t)snprintf(big + n, cap - n, "%s{\"check\": \"rope.inverse\", \"verdict\": \"pass\"}", i ? "," : "");
+    }
+    snprintf(big + n, cap - n, "]}");
+    write_text(bad, big);
+    free(big);
+    assert_report_refuses(bad, bad, "checks: 50000 entries, but pecert has");
+    unlink(bad);
+}
+END_TEST
+
 START_TEST(report_refuses_incomplete_or_repeated_shards)
 {
     char s1[256];
@@ -938,6 +987,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(errors, report_refuses_a_missing_file);
     tcase_add_test(errors, report_refuses_a_wrong_schema_or_bad_json);
     tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
+    tcase_add_test(errors, report_refuses_an_edited_results_file);
     tcase_add_test(errors, run_refuses_a_bad_shard);
     suite_add_tcase(s, errors);
     TCase *bench = tcase_create("bench");

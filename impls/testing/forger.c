@@ -1,8 +1,7 @@
 /*
  * forger.c - `ref` that tries to forge its verdict, as issue 13 found a
  * plugin could: on its first rope_freqs call it writes a PASS result for
- * the running check into every pipe it can write to (the result pipe among
- * them), then, by FORGER_MODE,
+ * the running check into the result pipe, then, by FORGER_MODE,
  *   exit      _exit(0)s, so that no genuine result follows;
  *   continue  returns a wrong frequency and lets the check go on, so that
  *             the genuine FAIL result follows the forged PASS;
@@ -11,6 +10,8 @@
  * (tests/check_runner.c).
  */
 #define _GNU_SOURCE /* dladdr, in ref_beside.h */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,26 @@
 static pecert_plugin desc;
 static const pecert_plugin *ref;
 
-static void write_everywhere(const char *text)
+/* The result pipe, as a forger would find it: of the descriptors open for
+ * writing on a pipe, the newest pipe (pipefs numbers its inodes in
+ * creation order); older ones are inherited (make's jobserver, a CI's log)
+ * and a test must not write into them. */
+static void write_to_result_pipe(const char *text)
 {
-    for (int fd = 3; fd < 256; fd++) {
+    int target = -1;
+    ino_t newest = 0;
+    for (int fd = 3; fd < 1024; fd++) {
         struct stat st;
-        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
-            (void)!write(fd, text, strlen(text));
+        int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0 && (flags & O_ACCMODE) == O_WRONLY && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+            (target < 0 || st.st_ino > newest)) {
+            target = fd;
+            newest = st.st_ino;
         }
+    }
+    if (target >= 0) {
+        signal(SIGPIPE, SIG_IGN);
+        (void)!write(target, text, strlen(text));
     }
 }
 
@@ -47,7 +61,7 @@ static pecert_status forging_freqs(void *instance, double *out_inv_freq, double 
     static int done;
     if (!done) {
         done = 1;
-        write_everywhere(forged);
+        write_to_result_pipe(forged);
         if (mode == NULL || strcmp(mode, "continue") != 0) {
             _exit(0);
         }
