@@ -1,6 +1,7 @@
 /* results_json.c - results model <-> JSON, atomic file output. */
 #include "results_json.h"
 
+#include "atomic_write.h"
 #include "certify_checks.h"
 
 #include <errno.h>
@@ -693,32 +694,8 @@ out_bad:
     return -1;
 }
 
-static int write_all(FILE *f, const char *text)
-{
-    size_t len = strlen(text);
-    return fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF ? 0 : -1;
-}
-
 int pecert_write_file_atomic(const char *path, const char *text, char *err,
                              size_t err_len)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
-        snprintf(err, err_len, "%s: path too long", path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        snprintf(err, err_len, "%s: cannot create: %s", path, strerror(errno));
-        return -1;
-    }
-    int failed = write_all(f, text);
-    failed |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-    failed |= fclose(f) != 0;
-    if (failed || rename(tmp, path) != 0) {
-        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-        (void)unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return pecert_write_files_atomic(&path, &text, 1, err, err_len);
 }

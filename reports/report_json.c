@@ -6,6 +6,7 @@
 #include <cJSON.h>
 
 #include "report.h"
+#include "atomic_write.h"
 #include "json_text.h"
 #include "results_json.h"
 
@@ -88,10 +89,10 @@ int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *o
             rc = -1;
         }
     }
-    for (int i = 0; rc == 0 && i < 3; i++) {
-        if (files[i].path != NULL) {
-            rc = pecert_write_file_atomic(files[i].path, files[i].text, err, err_len);
-        }
+    if (rc == 0) { /* all three or none: a.html is never replaced when x.json cannot be */
+        const char *paths[3] = {files[0].path, files[1].path, files[2].path};
+        const char *texts[3] = {files[0].text, files[1].text, files[2].text};
+        rc = pecert_write_files_atomic(paths, texts, 3, err, err_len);
     }
     for (int i = 0; i < 3; i++) {
         free(files[i].text);

@@ -664,6 +664,37 @@ START_TEST(report_refuses_an_edited_results_file)
 }
 END_TEST
 
+/* The outputs are written all or none: when the JSON cannot be created
+ * (its directory is /proc), the HTML written before it is not put in place
+ * and no temporary file is left; a good write leaves only the targets,
+ * with the mode fopen would give them. */
+START_TEST(report_outputs_are_all_or_none)
+{
+    char dir[] = "/tmp/pecert-allnone-XXXXXX";
+    char path[512];
+    char cmd[2048];
+    static char out[1 << 16];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/a.html", dir);
+    write_text(path, "old");
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --filter rope.inverse --json %s/good.json", dir), 0);
+    int rc = test_pecert(out, sizeof(out), "report %s/good.json -o %s/a.html --json /proc/pecert-x.json", dir, dir);
+    ck_assert_msg(rc == 2 && strstr(out, "/proc/pecert-x.json: cannot create") != NULL, "exit %d: %s", rc, out);
+    char *html = test_read_file(path);
+    ck_assert_str_eq(html, "old");
+    free(html);
+    snprintf(cmd, sizeof(cmd), "ls -A %s | grep -c pecert-tmp", dir);
+    ck_assert_int_ne(system(cmd), 0); /* grep found none */
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/good.json -o %s/a.html --junit %s/j.xml", dir, dir, dir), 0);
+    snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s | tr '\\n' ' ')\" = 'a.html good.json j.xml ' && "
+                               "test \"$(stat -c %%a %s/a.html)\" = \"$(umask -S >/dev/null; printf '%%o' $((0666 & ~$(umask))))\"",
+             dir, dir);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(report_refuses_incomplete_or_repeated_shards)
 {
     char s1[256];
@@ -988,6 +1019,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(errors, report_refuses_a_wrong_schema_or_bad_json);
     tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
     tcase_add_test(errors, report_refuses_an_edited_results_file);
+    tcase_add_test(errors, report_outputs_are_all_or_none);
     tcase_add_test(errors, run_refuses_a_bad_shard);
     suite_add_tcase(s, errors);
     TCase *bench = tcase_create("bench");

@@ -963,6 +963,16 @@ START_TEST(core_list)
     mkdir_in(g_tv.dir, "dir.json"); /* a directory is not a manifest */
     (void)snprintf(link, sizeof link, "%s/b/loop", g_tv.dir);
     ck_assert_int_eq(symlink("..", link), 0); /* not followed */
+    /* A dangling link that names no manifest is nothing pecert reads. */
+    (void)snprintf(link, sizeof link, "%s/b/notes.txt", g_tv.dir);
+    ck_assert_int_eq(symlink("/nonexistent/notes.txt", link), 0);
+    /* A tree 40 deep (deeper than any real layout) is still walked. */
+    char deep[1024] = "";
+    for (int i = 0; i < 40; i++) {
+        size_t used = strlen(deep);
+        (void)snprintf(deep + used, sizeof deep - used, "%sd", i > 0 ? "/" : "");
+        mkdir_in(g_tv.dir, deep);
+    }
     n = pecert_vectors_list(&paths, g_tv.dir, err, sizeof err);
     ck_assert_msg(n == 4, "n = %d: %s", n, err);
     for (int i = 0; i < n; i++) {
@@ -995,6 +1005,13 @@ START_TEST(core_list_errors)
     ck_assert_int_eq(pecert_vectors_list(&paths, file, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "plain: opendir: "));
     ck_assert_int_eq(pecert_vectors_list(NULL, g_tv.dir, err, sizeof err), -1);
+    /* A dangling link named as a manifest: the set is broken, by name. */
+    char dangling[512];
+    (void)snprintf(dangling, sizeof dangling, "%s/gone.json", g_tv.dir);
+    ck_assert_int_eq(symlink("/nonexistent/gone.json", dangling), 0);
+    ck_assert_int_eq(pecert_vectors_list(&paths, g_tv.dir, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "gone.json: stat: ") != NULL, "%s", err);
+    ck_assert_int_eq(unlink(dangling), 0);
     /* An empty tree is not an error: zero manifests. */
     (void)snprintf(empty, sizeof empty, "%s/empty", g_tv.dir);
     ck_assert_int_eq(mkdir(empty, 0755), 0);
