@@ -11,6 +11,8 @@
 #     make honest     the honest float32 variants: no false alarm (part of `make check`)
 #     make vectors REF=/path/to/transformers   regenerate the golden vectors
 #     make asan       build and test with AddressSanitizer + UBSan (into build/asan/)
+#     make fuzz       the three libFuzzer targets, 10^6 runs each (build/fuzz/; make
+#                     fuzz-smoke, part of `make check`, runs each for FUZZ_SMOKE_S)
 #     make clean
 # V=1 shows the commands.
 
@@ -20,6 +22,8 @@ PKGS      := libcjson zlib
 DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check
 # The browser test of the HTML report (Debian's, not PyPI's selenium).
 BROWSER_DEB_PKGS := chromium chromium-driver python3-selenium
+# The fuzz targets (tests/fuzz/): clang with libFuzzer and its sanitizers.
+FUZZ_DEB_PKGS := clang libclang-rt-14-dev
 GEN_DEB_PKGS := python3 python3-torch python3-numpy python3-packaging python3-regex \
                 python3-filelock python3-tqdm python3-yaml
 
@@ -76,7 +80,8 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser run vectors asan clean bench bench-peers
+.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser run vectors asan clean bench bench-peers \
+        fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
 # .PRECIOUS, not a bare .SECONDARY: the latter would also stop make from
@@ -87,7 +92,7 @@ all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
-	$(Q)sh tools/ensure-debs.sh $(DEB_PKGS) $(BROWSER_DEB_PKGS)
+	$(Q)sh tools/ensure-debs.sh $(DEB_PKGS) $(BROWSER_DEB_PKGS) $(FUZZ_DEB_PKGS)
 
 gen-deps:
 	$(Q)sh tools/ensure-debs.sh $(GEN_DEB_PKGS)
@@ -170,7 +175,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser fuzz-smoke
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -304,6 +309,53 @@ asan: deps
 	    SANFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    unit conformance
 	@echo "*** pecert asan OK ***"
+
+# ---- fuzzing --------------------------------------------------------------
+# libFuzzer targets over the inputs a user hands pecert: a vector manifest,
+# a config.json, a results file. The library is rebuilt with clang,
+# ASan+UBSan and coverage (warnings as errors stay gcc's job). A crash
+# leaves its input in build/fuzz/crash-*; the run fails.
+FUZZ_DIR     := build/fuzz
+FUZZ_TARGETS := vectors config results
+FUZZ_CFLAGS  := -std=c17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -D_POSIX_C_SOURCE=200809L \
+                -D_DEFAULT_SOURCE -Iinclude -Iharness -Iconformance -Ireports -DPECERT_SOURCE_DIR=\"$(CURDIR)\" \
+                -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_OBJ     := $(HARNESS_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_RUNS    ?= 1000000
+FUZZ_SMOKE_S ?= 60
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)clang $(FUZZ_CFLAGS) $(PC_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(Q)clang $(FUZZ_CFLAGS) $(PC_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_ALL)
+
+# Seeds: the small bundled manifests, the config.json seeds, and the
+# results of a short ref run (generated: they name this machine).
+$(FUZZ_DIR)/seeds: all
+	$(Q)rm -rf $@ && mkdir -p $@/vectors $@/config $@/results
+	$(Q)cp vectors/profiles/t5-base.json vectors/profiles/bloom.json vectors/profiles/gpt2.json \
+	    vectors/profiles/llama-2-7b.json vectors/t5/buckets.json vectors/alibi/slopes_paper.json $@/vectors/
+	$(Q)cp tests/fuzz/seeds/config/*.json $@/config/
+	$(Q)$(BUILD)/pecert run --impl ref --filter 'rope.freq.golden,rope.inverse,t5.*' --no-timings \
+	    --json $@/results/ref.json >/dev/null
+	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/mutants/pairing_swapped.so --filter 'rope.apply.golden,rope.norm_*' \
+	    --no-timings --json $@/results/mutant.json >/dev/null || true
+
+# One target: $(1) its name, $(2) the libFuzzer limit (-runs=N or -max_total_time=S).
+fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && cp -n $(FUZZ_DIR)/seeds/$(1)/* $(FUZZ_DIR)/corpus/$(1)/ && \
+    $(FUZZ_DIR)/fuzz_$(1) $(2) -max_len=65536 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix=$(FUZZ_DIR)/crash-$(1)- $(FUZZ_DIR)/corpus/$(1) 2>$(FUZZ_DIR)/$(1).log || \
+    { tail -40 $(FUZZ_DIR)/$(1).log; echo "fuzz $(1): FAILED (input in $(FUZZ_DIR)/crash-$(1)-*)"; exit 1; }; \
+    echo "fuzz $(1): $$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$') \
+    executions, 0 crashes ($$(grep -o 'stat::average_exec_per_sec: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$')/s)"
+
+fuzz: deps $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
+	$(Q)$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t),-runs=$(FUZZ_RUNS)) &&) true
+
+fuzz-smoke: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
+	$(Q)$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t),-max_total_time=$(FUZZ_SMOKE_S)) &&) true
 
 clean:
 	rm -rf $(BUILD)
