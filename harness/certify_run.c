@@ -233,49 +233,11 @@ static void free_state(certify_state *s)
 
 /* ---- one check in a child ---------------------------------------------- */
 
-static pecert_status make_subject(pecert_subject *s, const pecert_plugin *desc)
-{
-    s->desc = desc;
-    s->instance = NULL;
-    return desc->create != NULL ? desc->create(&s->instance) : PECERT_OK;
-}
-
-static void drop_subject(pecert_subject *s)
-{
-    if (s->desc != NULL && s->desc->destroy != NULL) {
-        s->desc->destroy(s->instance);
-    }
-}
-
 static int child_run(void *arg, int out_fd, char *case_slot)
 {
     const child_job *job = arg;
-    const pecert_vfile *files = files_of(job->state, job->entry->files);
-    pecert_check_env env = {.files = files, .n_files = 1, .case_slot = case_slot};
-    pecert_check_result r;
-    pecert_check_result_init(&r, job->entry->check->id);
-    pecert_case_slot_set(case_slot, "create instance");
-    pecert_status st = make_subject(&env.plugin, job->state->plugin.desc);
-    if (st == PECERT_OK) {
-        st = make_subject(&env.oracle, job->state->oracle.desc);
-        env.oracle.is_oracle = 1;
-        pecert_scope_guard_install(&env.plugin);
-    }
-    if (st != PECERT_OK) {
-        pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);
-        pecert_check_conclude(&r, "cases");
-    } else {
-        job->entry->check->run(&env, &r);
-    }
-    drop_subject(&env.oracle);
-    drop_subject(&env.plugin);
-    cJSON *json = pecert_check_result_to_json(&r);
-    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
-    int rc = text != NULL ? pecert_write_fully(out_fd, text, strlen(text)) : -1;
-    free(text);
-    cJSON_Delete(json);
-    pecert_check_result_release(&r);
-    return rc;
+    return pecert_check_in_child(job->entry->check, files_of(job->state, job->entry->files), 1,
+                                 job->state->plugin.desc, job->state->oracle.desc, out_fd, case_slot);
 }
 
 static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)

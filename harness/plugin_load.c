@@ -1,8 +1,12 @@
 /* plugin_load.c - dlopen a plugin, check its ABI version and struct size. */
 #include "plugin_load.h"
 
+#include "isolate.h"
+
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The last descriptor field this host reads: a plugin built against an
@@ -49,8 +53,9 @@ static int validate_descriptor(const pecert_plugin *desc, const char *path,
     return 0;
 }
 
-int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
-                       size_t err_len)
+/* The load itself: dlopen (the plugin's constructors run), the entry call,
+ * the descriptor's checks. */
+static int open_here(pecert_loaded_plugin *out, const char *path, char *err, size_t err_len)
 {
     memset(out, 0, sizeof(*out));
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -155,4 +160,68 @@ void pecert_scope_describe(char *out, size_t len, const pecert_scope *scope)
             }
         }
     }
+}
+
+/* A plugin's load-time code gets this long before it counts as hung
+ * ($PECERT_LOAD_TIMEOUT seconds, if set, for an engine that loads slower). */
+#define LOAD_TIMEOUT_S 30.0
+
+static double load_timeout_s(void)
+{
+    const char *env = getenv("PECERT_LOAD_TIMEOUT");
+    char *end = NULL;
+    double s = env != NULL ? strtod(env, &end) : 0.0;
+    return env != NULL && end != env && *end == '\0' && s > 0 && s <= 86400 ? s : LOAD_TIMEOUT_S;
+}
+
+/* In the probe's child: the whole load, and one line saying how it went. */
+static int probe_child(void *arg, int out_fd, char *case_slot)
+{
+    const char *path = arg;
+    pecert_loaded_plugin p;
+    char err[1024];
+    pecert_case_slot_set(case_slot, "loading (the plugin's constructors and pecert_plugin_entry)");
+    const char *line = open_here(&p, path, err, sizeof(err)) == 0 ? "ok" : err;
+    return pecert_write_fully(out_fd, line, strlen(line));
+}
+
+/* Loads path first in a child (isolate.h), where its constructors, its
+ * entry function and the descriptor's checks may crash, hang, exit or
+ * scribble without taking pecert along: only a plugin that loaded cleanly
+ * there is loaded here. 0, or -1 with "path: why" in err. */
+static int probe(const char *path, char *err, size_t err_len)
+{
+    pecert_child_outcome o;
+    double timeout_s = load_timeout_s();
+    pecert_run_isolated(&o, probe_child, (void *)(uintptr_t)path, timeout_s);
+    int rc = -1;
+    if (o.status == PECERT_CHILD_TIMED_OUT) {
+        snprintf(err, err_len, "%s: cannot load: its load-time code (constructors, pecert_plugin_entry) did not "
+                               "return within %.3g s", path, timeout_s);
+    } else if (o.status == PECERT_CHILD_SIGNALED) {
+        snprintf(err, err_len, "%s: cannot load: its load-time code (constructors, pecert_plugin_entry) was killed "
+                               "by signal %d (%s)", path, o.signal, strsignal(o.signal));
+    } else if (o.status == PECERT_CHILD_NOT_RUN) {
+        snprintf(err, err_len, "%s: cannot load: could not start the loading child: %s", path,
+                 o.output != NULL ? o.output : "?");
+    } else if (o.exit_code != 0 || o.output_forged || o.output == NULL) {
+        snprintf(err, err_len, "%s: cannot load: its load-time code exited (status %d) before pecert could use it",
+                 path, o.exit_code);
+    } else if (strcmp(o.output, "ok") != 0) {
+        snprintf(err, err_len, "%s", o.output); /* the loader's own reason */
+    } else {
+        rc = 0;
+    }
+    pecert_child_outcome_free(&o);
+    return rc;
+}
+
+int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
+                       size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    if (probe(path, err, err_len) != 0) {
+        return -1;
+    }
+    return open_here(out, path, err, err_len);
 }

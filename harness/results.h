@@ -169,6 +169,10 @@ typedef struct pecert_check_result {
     pecert_vector_ref vrefs[PECERT_RESULT_MAX_VREFS]; /* cited vectors   */
     int n_vrefs;
     pecert_precision precision;           /* graded checks only           */
+    char plugin_output[1025];             /* the first bytes the plugin
+                                           * printed to stdout/stderr in
+                                           * the check (capture.h)       */
+    int64_t plugin_output_bytes;          /* how many it printed in all   */
 } pecert_check_result;
 
 /* What was run: plugin identity and the run's environment. Everything

@@ -312,6 +312,11 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     if (r->n_vrefs > 0) {
         cJSON_AddItemToObject(obj, "vectors_cited", vrefs_to_json(r));
     }
+    if (r->plugin_output_bytes > 0) {
+        cJSON *printed = cJSON_AddObjectToObject(obj, "plugin_output");
+        cJSON_AddNumberToObject(printed, "bytes", (double)r->plugin_output_bytes);
+        cJSON_AddStringToObject(printed, "first", r->plugin_output);
+    }
     return obj;
 }
 
@@ -445,6 +450,10 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
         return -1;
     }
     vrefs_from_json(r, cJSON_GetObjectItemCaseSensitive(obj, "vectors_cited"));
+    const cJSON *printed = cJSON_GetObjectItemCaseSensitive(obj, "plugin_output");
+    if (cJSON_IsObject(printed) && read_count(printed, "bytes", &r->plugin_output_bytes) == 0) {
+        read_string(r->plugin_output, sizeof(r->plugin_output), printed, "first");
+    }
     return 0;
 }
 

@@ -1,6 +1,8 @@
 /* runner.c - vectors + plugins in, one isolated child per check, results out. */
 #include "runner.h"
 
+#include "capture.h"
+
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -47,18 +49,17 @@ static void drop_subject(pecert_subject *s)
     }
 }
 
-/* In the child: instances, the check, the result as JSON on out_fd. */
-static int child_run_check(void *arg, int out_fd, char *case_slot)
+int pecert_check_in_child(const pecert_check *check, const pecert_vfile *files, size_t n_files,
+                          const pecert_plugin *plugin, const pecert_plugin *oracle, int out_fd, char *case_slot)
 {
-    const child_job *job = arg;
-    pecert_check_env env = {.files = job->state->files, .n_files = job->state->n_files,
-                            .case_slot = case_slot};
+    pecert_check_env env = {.files = files, .n_files = n_files, .case_slot = case_slot};
     pecert_check_result r;
-    pecert_check_result_init(&r, job->check->id);
+    pecert_check_result_init(&r, check->id);
+    pecert_capture *printed = pecert_capture_begin();
     pecert_case_slot_set(case_slot, "create instance");
-    pecert_status st = make_subject(&env.plugin, job->state->plugin.desc);
+    pecert_status st = make_subject(&env.plugin, plugin);
     if (st == PECERT_OK) {
-        st = make_subject(&env.oracle, job->state->oracle.desc);
+        st = make_subject(&env.oracle, oracle);
         env.oracle.is_oracle = 1;
         pecert_scope_guard_install(&env.plugin);
     }
@@ -66,11 +67,12 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
         pecert_case_fail(&r, "create", "plugin create() returned %d", (int)st);
         pecert_check_conclude(&r, "cases");
     } else {
-        job->check->run(&env, &r);
+        check->run(&env, &r);
     }
     pecert_case_slot_set(case_slot, "destroy instance");
     drop_subject(&env.oracle);
     drop_subject(&env.plugin);
+    r.plugin_output_bytes = pecert_capture_end(printed, r.plugin_output, sizeof(r.plugin_output));
     cJSON *json = pecert_check_result_to_json(&r);
     char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
     int rc = text != NULL ? pecert_write_fully(out_fd, text, strlen(text)) : -1;
@@ -78,6 +80,14 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
     cJSON_Delete(json);
     pecert_check_result_release(&r);
     return rc;
+}
+
+/* In the child: instances, the check, the result as JSON on out_fd. */
+static int child_run_check(void *arg, int out_fd, char *case_slot)
+{
+    const child_job *job = arg;
+    return pecert_check_in_child(job->check, job->state->files, job->state->n_files, job->state->plugin.desc,
+                                 job->state->oracle.desc, out_fd, case_slot);
 }
 
 void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)

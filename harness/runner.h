@@ -61,6 +61,17 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
 struct pecert_child_outcome;
 void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_outcome *o, double timeout_s);
 
+/* pecert_check_in_child: in a check's child process (isolate.h), create
+ * the plugin and oracle instances, run check on files with the plugin's
+ * declared scope guarded and its stdout/stderr captured, and write the
+ * result as JSON on out_fd. Both runners' children do exactly this. */
+struct pecert_check;
+struct pecert_vfile;
+struct pecert_plugin;
+int pecert_check_in_child(const struct pecert_check *check, const struct pecert_vfile *files, size_t n_files,
+                          const struct pecert_plugin *plugin, const struct pecert_plugin *oracle, int out_fd,
+                          char *case_slot);
+
 /* pecert_accept_child_result: the result of check check_id from its child's
  * outcome. A clean exit whose text is the harness's own (the nonce ended
  * it, isolate.h), is one JSON result and names check_id is taken; any

@@ -272,6 +272,14 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
                   "raw control bytes reached the terminal");
     ck_assert_msg(strstr(out, "\\r  PASS    rope.freq.golden forged \\x1b[32m\\u009b31m\\x07") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "\\x1b]0;pwned\\x07") != NULL, "%s", out); /* describe(), under --verbose */
+    /* What it printed is in the result, bounded, shown under --verbose only. */
+    ck_assert_msg(strstr(out, "the plugin printed ") != NULL && strstr(out, "| chatty engine line 0 \\x1b[31mred") != NULL,
+                  "%s", out);
+    ck_assert_msg(count_of(out, "chatty engine line") < 60, "%d lines of plugin output shown",
+                  count_of(out, "chatty engine line"));
+    snprintf(cmd, sizeof(cmd), "run --impl %s/impls/testing/bad_text.so --filter rope.freq.golden", test_build_dir());
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_msg(strstr(out, "chatty") == NULL, "plugin output reached the terminal: %s", out);
     const char *const files[] = {"r.json", "r.html", "r.xml"};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
@@ -300,6 +308,39 @@ START_TEST(a_closed_pipe_does_not_lose_the_results)
     free(text);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Load-time code runs in a child first (impls/testing/loadtime.c): a
+ * constructor's exit(0) or segfault, an entry that hangs or returns a
+ * garbage pointer is "cannot load" with the reason and exit 3, and pecert
+ * itself is never killed, hung or made to exit 0 without outputs. */
+START_TEST(load_time_misbehaviour_is_a_load_error)
+{
+    static const struct {
+        const char *mode;
+        const char *says;
+    } cases[] = {
+        {"exit", "its load-time code exited (status 0) before pecert could use it"},
+        {"segv", "was killed by signal 11 (Segmentation fault)"},
+        {"hang", "did not return within 2 s"},
+        {"garbage", "was killed by signal 11 (Segmentation fault)"},
+    };
+    static char out[8192];
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "run --impl %s/impls/testing/loadtime.so --filter rope.inverse --json /tmp/pecert-lt.json",
+             test_build_dir());
+    ck_assert_int_eq(setenv("PECERT_LOAD_TIMEOUT", "2", 1), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ck_assert_int_eq(setenv("LOADTIME_MODE", cases[i].mode, 1), 0);
+        int status = pecert(out, sizeof(out), cmd);
+        ck_assert_msg(status == 3 && strstr(out, "cannot load: ") != NULL && strstr(out, cases[i].says) != NULL,
+                      "%s: exit %d: %s", cases[i].mode, status, out);
+    }
+    unsetenv("LOADTIME_MODE");
+    unsetenv("PECERT_LOAD_TIMEOUT");
+    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1); /* loads; implements nothing: nothing certified */
+    unlink("/tmp/pecert-lt.json");
 }
 END_TEST
 
@@ -335,6 +376,7 @@ Suite *make_cli_suite(void)
     tcase_add_test(core, all_evidence_reaches_every_output);
     tcase_add_test(core, hostile_plugin_text_is_shown_not_obeyed);
     tcase_add_test(core, a_closed_pipe_does_not_lose_the_results);
+    tcase_add_test(core, load_time_misbehaviour_is_a_load_error);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);

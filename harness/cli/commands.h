@@ -51,6 +51,10 @@ int pecert_parse_max_details(int *out, const char *arg);
  * PECERT_MAX_DETAILS_ALL), and how many more there are. */
 void pecert_print_failures(const struct pecert_check_result *r, int max);
 
+/* pecert_print_plugin_output: what the plugin printed during check r
+ * (capture.h), under its line, each line marked "| " (--verbose). */
+void pecert_print_plugin_output(const struct pecert_check_result *r);
+
 /* pecert_term_filter_install: stdout and stderr from here on write control
  * characters and invalid UTF-8 as visible escapes (term_filter.c), so
  * that nothing a plugin, config or vector file says drives the terminal. */

@@ -127,3 +127,19 @@ void pecert_print_failures(const pecert_check_result *r, int max)
                (long long)hidden);
     }
 }
+
+void pecert_print_plugin_output(const pecert_check_result *r)
+{
+    if (r->plugin_output_bytes <= 0) {
+        return;
+    }
+    printf("          the plugin printed %lld bytes%s:\n", (long long)r->plugin_output_bytes,
+           (size_t)r->plugin_output_bytes > strlen(r->plugin_output) ? " (the first shown)" : "");
+    const char *line = r->plugin_output;
+    while (*line != '\0') {
+        const char *nl = strchr(line, '\n');
+        int len = nl != NULL ? (int)(nl - line) : (int)strlen(line);
+        printf("          | %.*s\n", len, line);
+        line += len + (nl != NULL);
+    }
+}

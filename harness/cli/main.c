@@ -121,6 +121,7 @@ static void print_result(const pecert_check_result *r, const run_cli *cli)
         pecert_print_failures(r, cli->verbose ? PECERT_MAX_DETAILS_ALL : cli->max_details);
     }
     if (cli->verbose) {
+        pecert_print_plugin_output(r);
         printf("          (%.2f s)\n", r->elapsed_s);
     }
 }

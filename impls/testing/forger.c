@@ -10,6 +10,7 @@
  * (tests/check_runner.c).
  */
 #define _GNU_SOURCE /* dladdr, in ref_beside.h */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,26 +25,59 @@
 static pecert_plugin desc;
 static const pecert_plugin *ref;
 
-/* The result pipe, as a forger would find it: of the descriptors open for
- * writing on a pipe, the newest pipe (pipefs numbers its inodes in
- * creation order); older ones are inherited (make's jobserver, a CI's log)
- * and a test must not write into them. */
+/* Does the parent (pecert) hold the read end of pipe inode ino? */
+static int parent_reads(ino_t ino)
+{
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)getppid());
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+    char want[64];
+    snprintf(want, sizeof(want), "pipe:[%lu]", (unsigned long)ino);
+    while (d != NULL && !found && (e = readdir(d)) != NULL) {
+        char link[512];
+        char target[64] = "";
+        snprintf(link, sizeof(link), "%s/%s", dir, e->d_name);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        if (n <= 0 || strncmp(target, want, (size_t)n) != 0 || (size_t)n != strlen(want)) {
+            continue;
+        }
+        char info[512];
+        snprintf(info, sizeof(info), "/proc/%d/fdinfo/%s", (int)getppid(), e->d_name);
+        FILE *f = fopen(info, "r");
+        unsigned long flags = 1;
+        char line[128];
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+            if (sscanf(line, "flags: %lo", &flags) == 1) {
+                break;
+            }
+        }
+        if (f != NULL) {
+            fclose(f);
+        }
+        found = (flags & O_ACCMODE) == O_RDONLY;
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    return found;
+}
+
+/* The result pipe, as a forger would find it: a pipe this process may
+ * write whose read end its parent holds. Inherited pipes (make's
+ * jobserver, a CI's log) are not it, and a test must not write into them. */
 static void write_to_result_pipe(const char *text)
 {
-    int target = -1;
-    ino_t newest = 0;
     for (int fd = 3; fd < 1024; fd++) {
         struct stat st;
         int flags = fcntl(fd, F_GETFL);
         if (flags >= 0 && (flags & O_ACCMODE) == O_WRONLY && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
-            (target < 0 || st.st_ino > newest)) {
-            target = fd;
-            newest = st.st_ino;
+            parent_reads(st.st_ino)) {
+            signal(SIGPIPE, SIG_IGN);
+            (void)!write(fd, text, strlen(text));
+            return;
         }
-    }
-    if (target >= 0) {
-        signal(SIGPIPE, SIG_IGN);
-        (void)!write(target, text, strlen(text));
     }
 }
 
