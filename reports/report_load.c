@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cJSON.h>
 
@@ -206,10 +207,49 @@ cJSON *pecert__report_parse_file(const char *path, char *err, size_t err_len)
     return root;
 }
 
+/* The checks a document holds: a results file's, or every run's of a
+ * report file. */
+static size_t count_checks(const cJSON *root, size_t *n_runs)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(root, "runs");
+    size_t n = 0;
+    *n_runs = 1;
+    if (!cJSON_IsArray(runs)) {
+        return (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "checks"));
+    }
+    *n_runs = (size_t)cJSON_GetArraySize(runs);
+    const cJSON *entry = NULL;
+    cJSON_ArrayForEach(entry, runs)
+    {
+        const cJSON *results = cJSON_GetObjectItemCaseSensitive(entry, "results");
+        n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(results, "checks"));
+    }
+    return n;
+}
+
+/* What a file may cost in memory: a small multiple of its size. A check
+ * pecert writes takes a kilobyte or more of JSON (diagnosis, records,
+ * points); the model's fixed-size result is about 13 KiB. A file of bare
+ * entries (50,000 checks in 1.5 MB once took 747 MB) is refused before
+ * any is read. */
+#define MEMORY_PER_BYTE 64
+#define MEMORY_FLOOR ((size_t)64 << 20)
+
 int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len)
 {
+    struct stat st;
     cJSON *root = pecert__report_parse_file(path, err, err_len);
     if (root == NULL) {
+        return -1;
+    }
+    size_t n_runs = 0;
+    size_t n_checks = count_checks(root, &n_runs);
+    size_t bytes = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+    size_t cost = n_checks * sizeof(pecert_check_result) + n_runs * sizeof(pecert_report_run);
+    if (cost > MEMORY_PER_BYTE * bytes + MEMORY_FLOOR) {
+        snprintf(err, err_len, "%s: %zu checks in %zu runs would take %zu MiB for a %zu-byte file: not a file pecert "
+                               "wrote", path, n_checks, n_runs, cost >> 20, bytes);
+        cJSON_Delete(root);
         return -1;
     }
     int rc = load_doc(rep, root, path, err, err_len);

@@ -659,7 +659,32 @@ START_TEST(report_refuses_an_edited_results_file)
     snprintf(big + n, cap - n, "]}");
     write_text(bad, big);
     free(big);
-    assert_report_refuses(bad, bad, "checks: 50000 entries, but pecert has");
+    assert_report_refuses(bad, bad, "50000 checks in 1 runs would take");
+    /* More checks than pecert has: refused before any is read. */
+    char more[8192];
+    size_t m = (size_t)snprintf(more, sizeof(more), "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [");
+    for (int i = 0; i < 100; i++) {
+        m += (size_t)snprintf(more + m, sizeof(more) - m, "%s{\"check\": \"rope.inverse\"}", i ? "," : "");
+    }
+    snprintf(more + m, sizeof(more) - m, "]}");
+    write_text(bad, more);
+    assert_report_refuses(bad, bad, "checks: 100 entries, but pecert has");
+    /* ... and a report file of 20,000 one-check runs (3 MB, 680 MiB once
+     * loaded): memory is bounded by a small multiple of the file. */
+    cap = 20000 * 200 + 4096;
+    big = malloc(cap);
+    ck_assert_ptr_nonnull(big);
+    n = (size_t)snprintf(big, cap, "{\"schema\": \"pecert-report/1\", \"runs\": [");
+    for (int i = 0; i < 20000; i++) {
+        n += (size_t)snprintf(big + n, cap - n,
+                              "%s{\"role\": \"certify\", \"results\": {\"schema\": \"pecert-results/1\", \"plugin\": "
+                              "{\"name\": \"x%d\"}, \"checks\": [{\"check\": \"rope.inverse\", \"verdict\": \"pass\"}]}}",
+                              i ? "," : "", i);
+    }
+    snprintf(big + n, cap - n, "]}");
+    write_text(bad, big);
+    free(big);
+    assert_report_refuses(bad, bad, "not a file pecert wrote");
     unlink(bad);
 }
 END_TEST
