@@ -374,9 +374,6 @@ Suite *make_cli_suite(void)
     tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
     tcase_add_test(core, mutation_reports_a_missed_mutant);
     tcase_add_test(core, all_evidence_reaches_every_output);
-    tcase_add_test(core, hostile_plugin_text_is_shown_not_obeyed);
-    tcase_add_test(core, a_closed_pipe_does_not_lose_the_results);
-    tcase_add_test(core, load_time_misbehaviour_is_a_load_error);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);
@@ -392,5 +389,11 @@ Suite *make_cli_suite(void)
     tcase_add_test(errors, mutation_rejects_unknown_check_ids);
     tcase_add_test(errors, partial_vector_directory_is_judged_honestly);
     suite_add_tcase(s, errors);
+    TCase *hostile = tcase_create("hostile"); /* see check_runner.c */
+    tcase_set_timeout(hostile, 120);
+    tcase_add_test(hostile, hostile_plugin_text_is_shown_not_obeyed);
+    tcase_add_test(hostile, a_closed_pipe_does_not_lose_the_results);
+    tcase_add_test(hostile, load_time_misbehaviour_is_a_load_error);
+    suite_add_tcase(s, hostile);
     return s;
 }

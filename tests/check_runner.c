@@ -294,8 +294,6 @@ Suite *make_runner_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, ref_passes_golden_frequencies);
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
-    tcase_add_test(core, forged_results_are_crashes);
-    tcase_add_test(core, a_grandchild_neither_holds_the_check_nor_outlives_it);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
     tcase_add_test(core, narrow_engines_get_verdicts_inside_their_scope);
@@ -308,5 +306,12 @@ Suite *make_runner_suite(void)
     tcase_add_test(errors, nan_output_fails_golden_apply);
     tcase_add_test(errors, unknown_filter_is_a_usage_error);
     suite_add_tcase(s, errors);
+    /* The hostile-plugin suite (README, "Reliability and threat model"):
+     * CK_RUN_CASE=hostile runs it across the suites. */
+    TCase *hostile = tcase_create("hostile");
+    tcase_set_timeout(hostile, 120);
+    tcase_add_test(hostile, forged_results_are_crashes);
+    tcase_add_test(hostile, a_grandchild_neither_holds_the_check_nor_outlives_it);
+    suite_add_tcase(s, hostile);
     return s;
 }
