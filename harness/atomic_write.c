@@ -1,6 +1,7 @@
 /* atomic_write.c - temp files beside their targets, renamed all at once. */
 #include "atomic_write.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -49,15 +50,17 @@ static void disarm(const struct sigaction *saved)
     }
 }
 
-/* ".NAME.pecert-tmp-XXXXXX" in NAME's directory: rename(2) stays on one
- * file system, and mkstemp opens it O_CREAT|O_EXCL. Returns the fd or -1. */
+/* ".NAME.pecert-tmp-PID-XXXXXX" in NAME's directory: rename(2) stays on
+ * one file system, and mkstemp opens it O_CREAT|O_EXCL. Returns the fd or
+ * -1. */
 static int make_temp(const char *path, char *tmp, size_t tmp_len)
 {
     char dir_buf[PATH_MAX];
     char base_buf[PATH_MAX];
     snprintf(dir_buf, sizeof(dir_buf), "%s", path);
     snprintf(base_buf, sizeof(base_buf), "%s", path);
-    if (snprintf(tmp, tmp_len, "%s/.%s.pecert-tmp-XXXXXX", dirname(dir_buf), basename(base_buf)) >= (int)tmp_len) {
+    if (snprintf(tmp, tmp_len, "%s/.%s.pecert-tmp-%ld-XXXXXX", dirname(dir_buf), basename(base_buf),
+                 (long)getpid()) >= (int)tmp_len) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -68,6 +71,38 @@ static int make_temp(const char *path, char *tmp, size_t tmp_len)
         (void)fchmod(fd, 0666 & ~mask); /* as fopen(path, "w") would create it */
     }
     return fd;
+}
+
+/* A temporary of NAME's that a pecert killed with SIGKILL (the one signal
+ * it cannot clean up after) left: ".NAME.pecert-tmp-PID-XXXXXX" whose PID
+ * no longer runs. Removed when NAME is next written. */
+static void remove_stale_temps(const char *path)
+{
+    char dir_buf[PATH_MAX];
+    char base_buf[PATH_MAX];
+    char prefix[PATH_MAX + 16];
+    snprintf(dir_buf, sizeof(dir_buf), "%s", path);
+    snprintf(base_buf, sizeof(base_buf), "%s", path);
+    const char *dir = dirname(dir_buf);
+    int n = snprintf(prefix, sizeof(prefix), ".%s.pecert-tmp-", basename(base_buf));
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d != NULL && n > 0 && (e = readdir(d)) != NULL) {
+        char *end = NULL;
+        if (strncmp(e->d_name, prefix, (size_t)n) != 0) {
+            continue;
+        }
+        long pid = strtol(e->d_name + n, &end, 10);
+        int named_by_pid = end != e->d_name + n && *end == '-' && pid > 0;
+        if (named_by_pid && kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+            char stale[PATH_MAX * 2];
+            snprintf(stale, sizeof(stale), "%s/%s", dir, e->d_name);
+            (void)unlink(stale);
+        }
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
 }
 
 static int write_text(int fd, const char *text)
@@ -103,6 +138,7 @@ int pecert_write_files_atomic(const char *const *paths, const char *const *texts
             continue;
         }
         char tmp[sizeof(pending[0])];
+        remove_stale_temps(paths[i]);
         int fd = make_temp(paths[i], tmp, sizeof(tmp));
         if (fd < 0) {
             snprintf(err, err_len, "%s: cannot create: %s", paths[i], strerror(errno));

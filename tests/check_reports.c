@@ -710,7 +710,14 @@ START_TEST(report_outputs_are_all_or_none)
     free(html);
     snprintf(cmd, sizeof(cmd), "ls -A %s | grep -c pecert-tmp", dir);
     ck_assert_int_ne(system(cmd), 0); /* grep found none */
+    /* What a SIGKILLed pecert left (pid 2^22 + 1 runs nowhere: above
+     * pid_max's ceiling) goes at the next write; a live one's stays. */
+    snprintf(path, sizeof(path), "%s/.a.html.pecert-tmp-4194305-AbCdEf", dir);
+    write_text(path, "stale");
+    snprintf(path, sizeof(path), "%s/.a.html.pecert-tmp-1-AbCdEf", dir); /* init: alive */
+    write_text(path, "live");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/good.json -o %s/a.html --junit %s/j.xml", dir, dir, dir), 0);
+    unlink(path);
     snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s | tr '\\n' ' ')\" = 'a.html good.json j.xml ' && "
                                "test \"$(stat -c %%a %s/a.html)\" = \"$(umask -S >/dev/null; printf '%%o' $((0666 & ~$(umask))))\"",
              dir, dir);
