@@ -324,6 +324,9 @@ FUZZ_OBJ     := $(HARNESS_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_RUNS    ?= 1000000
 FUZZ_SMOKE_S ?= 60
 
+# Kept between runs (make would delete them as intermediates of fuzz_%).
+.SECONDARY: $(FUZZ_OBJ)
+
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)clang $(FUZZ_CFLAGS) $(PC_CFLAGS) -c $< -o $@

@@ -459,8 +459,12 @@ static int read_mrope_section(map_ctx *c, const cJSON *rs)
     }
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(v, i);
-        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble)) {
-            return fail(c, "rope_scaling.mrope_section", "element %d is not an integer >= 0", i);
+        /* Bounded before the cast (found by tests/fuzz/fuzz_config.c: a
+         * 4e33 element was an undefined conversion to int32_t). */
+        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble) ||
+            e->valuedouble > c->m->rope.rotary_dim / 2) {
+            return fail(c, "rope_scaling.mrope_section", "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
+                        c->m->rope.rotary_dim / 2);
         }
         c->m->mrope_section[i] = (int32_t)e->valuedouble;
         sum += c->m->mrope_section[i];

@@ -121,7 +121,9 @@ static int join_checks(pecert_report *rep, const size_t *group, size_t n, size_t
             }
         }
     }
-    qsort(into->checks, into->n_checks, sizeof(*into->checks), by_index);
+    if (into->n_checks > 1) { /* qsort of a NULL array (no check) is undefined */
+        qsort(into->checks, into->n_checks, sizeof(*into->checks), by_index);
+    }
     for (size_t k = 0; k < into->n_checks; k++) {
         if (into->checks[k].index != (int32_t)k) {
             snprintf(err, err_len, "%s%splugin '%s': the %s not hold check %zu of the selection exactly once",

@@ -623,6 +623,11 @@ START_TEST(out_of_range_values_are_errors)
                        " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"type\": \"mrope\","
                        " \"mrope_section\": [16, 24, 16]}}",
                        "rope_scaling.mrope_section");
+    /* Found by the fuzzer: an element past int32_t was cast unchecked. */
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+                       " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"type\": \"mrope\","
+                       " \"mrope_section\": [8, 4444444444444444444444444444444244]}}",
+                       "rope_scaling.mrope_section");
     parse_fails_naming("{\"model_type\": \"t5\", \"num_heads\": 12, \"relative_attention_num_buckets\": 32,"
                        " \"relative_attention_max_distance\": 8}",
                        "relative_attention_max_distance");
