@@ -339,6 +339,13 @@ START_TEST(load_time_misbehaviour_is_a_load_error)
     }
     unsetenv("LOADTIME_MODE");
     unsetenv("PECERT_LOAD_TIMEOUT");
+    /* An entry exported as data: calling it executes a non-executable page. */
+    char data_cmd[1024];
+    snprintf(data_cmd, sizeof(data_cmd), "run --impl %s/impls/testing/entry_is_data.so --filter rope.inverse",
+             test_build_dir());
+    int data_status = pecert(out, sizeof(out), data_cmd);
+    ck_assert_msg(data_status == 3 && strstr(out, "cannot load: ") != NULL && strstr(out, "killed by signal") != NULL,
+                  "exit %d: %s", data_status, out);
     ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1); /* loads; implements nothing: nothing certified */
     unlink("/tmp/pecert-lt.json");
 }
