@@ -7,8 +7,9 @@
  * a symlink planted at a guessable name is never followed), is flushed to
  * disk, and only when all are written are they renamed over their targets.
  * SIGINT, SIGTERM and SIGHUP during the write remove the temporary files
- * before pecert dies of the signal. (SIGKILL cannot be caught: a file
- * named .NAME.pecert-tmp-XXXXXX may then remain beside NAME.)
+ * before pecert dies of the signal. SIGKILL cannot be caught: the file
+ * .NAME.pecert-tmp-PID-XXXXXX it leaves beside NAME is removed the next
+ * time NAME is written, once PID no longer runs.
  */
 #ifndef PECERT_HARNESS_ATOMIC_WRITE_H
 #define PECERT_HARNESS_ATOMIC_WRITE_H
