@@ -50,17 +50,26 @@ static void disarm(const struct sigaction *saved)
     }
 }
 
-/* ".NAME.pecert-tmp-PID-XXXXXX" in NAME's directory: rename(2) stays on
- * one file system, and mkstemp opens it O_CREAT|O_EXCL. Returns the fd or
- * -1. */
-static int make_temp(const char *path, char *tmp, size_t tmp_len)
+/* path's directory and last component (dirname/basename on copies). */
+static void split_path(const char *path, char dir[PATH_MAX], char base[PATH_MAX])
 {
     char dir_buf[PATH_MAX];
     char base_buf[PATH_MAX];
     snprintf(dir_buf, sizeof(dir_buf), "%s", path);
     snprintf(base_buf, sizeof(base_buf), "%s", path);
-    if (snprintf(tmp, tmp_len, "%s/.%s.pecert-tmp-%ld-XXXXXX", dirname(dir_buf), basename(base_buf),
-                 (long)getpid()) >= (int)tmp_len) {
+    snprintf(dir, PATH_MAX, "%s", dirname(dir_buf));
+    snprintf(base, PATH_MAX, "%s", basename(base_buf));
+}
+
+/* ".NAME.pecert-tmp-PID-XXXXXX" in NAME's directory: rename(2) stays on
+ * one file system, and mkstemp opens it O_CREAT|O_EXCL. Returns the fd or
+ * -1. */
+static int make_temp(const char *path, char *tmp, size_t tmp_len)
+{
+    char dir[PATH_MAX];
+    char base[PATH_MAX];
+    split_path(path, dir, base);
+    if (snprintf(tmp, tmp_len, "%s/.%s.pecert-tmp-%ld-XXXXXX", dir, base, (long)getpid()) >= (int)tmp_len) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -78,13 +87,11 @@ static int make_temp(const char *path, char *tmp, size_t tmp_len)
  * no longer runs. Removed when NAME is next written. */
 static void remove_stale_temps(const char *path)
 {
-    char dir_buf[PATH_MAX];
-    char base_buf[PATH_MAX];
+    char dir[PATH_MAX];
+    char base[PATH_MAX];
     char prefix[PATH_MAX + 16];
-    snprintf(dir_buf, sizeof(dir_buf), "%s", path);
-    snprintf(base_buf, sizeof(base_buf), "%s", path);
-    const char *dir = dirname(dir_buf);
-    int n = snprintf(prefix, sizeof(prefix), ".%s.pecert-tmp-", basename(base_buf));
+    split_path(path, dir, base);
+    int n = snprintf(prefix, sizeof(prefix), ".%s.pecert-tmp-", base);
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d != NULL && n > 0 && (e = readdir(d)) != NULL) {

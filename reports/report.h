@@ -80,6 +80,11 @@ int pecert_report_add_run(pecert_report *rep, pecert_run_results *res, pecert_re
  * file and adds its runs. Returns 0, or -1 with "FILE: problem" in err. */
 int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len);
 
+/* pecert_report_load_text: the same for text[0..len) read elsewhere (the
+ * fuzz target), name standing for the file in messages. */
+int pecert_report_load_text(pecert_report *rep, const char *text, size_t len, const char *name, char *err,
+                            size_t err_len);
+
 /*
  * pecert_report_merge joins the shards of each run (same plugin name, id,
  * version and describe line) into one run ordered as an unsharded run,

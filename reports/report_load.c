@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cJSON.h>
 
@@ -36,8 +35,9 @@ static pecert_report_role role_from_name(const char *name)
     return PECERT_ROLE_CERTIFY;
 }
 
-/* The whole file as text, or NULL with "FILE: why" in err. */
-static char *read_text(const char *path, char *err, size_t err_len)
+/* The whole file as text (its length in *len), or NULL with "FILE: why"
+ * in err. */
+static char *read_text(const char *path, size_t *len, char *err, size_t err_len)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
@@ -45,21 +45,15 @@ static char *read_text(const char *path, char *err, size_t err_len)
         return NULL;
     }
     char *text = NULL;
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && len <= MAX_INPUT_BYTES &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
-        size_t got = fread(text, 1, (size_t)len, f);
-        text[got] = '\0';
-        if (strlen(text) != got) { /* the parse would stop there, unseen */
-            snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
-            free(text);
-            fclose(f);
-            return NULL;
-        }
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && size <= MAX_INPUT_BYTES &&
+        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) != NULL) {
+        *len = fread(text, 1, (size_t)size, f);
+        text[*len] = '\0';
     }
     if (text == NULL) {
         snprintf(err, err_len, "%s: cannot read: %s", path,
-                 len > MAX_INPUT_BYTES ? "larger than 256 MiB" : "not a regular file, or out of memory");
+                 size > MAX_INPUT_BYTES ? "larger than 256 MiB" : "not a regular file, or out of memory");
     }
     fclose(f);
     return text;
@@ -178,31 +172,41 @@ static int load_doc(pecert_report *rep, const cJSON *root, const char *path, cha
     return 0;
 }
 
-/* Parses path as JSON (report_bench.h); NULL with "FILE: problem" in err. */
-cJSON *pecert__report_parse_file(const char *path, char *err, size_t err_len)
+/* text[0..len) as a JSON object, refused as pecert refuses any input it
+ * did not write (a NUL byte, a duplicate key); NULL with "NAME: problem". */
+static cJSON *parse_text(const char *text, size_t len, const char *name, char *err, size_t err_len)
 {
-    char *text = read_text(path, err, err_len);
-    if (text == NULL) {
+    char why[512];
+    int dup = 0;
+    if (strlen(text) != len) { /* the parse would stop there, unseen */
+        snprintf(err, err_len, "%s: NUL byte at offset %zu", name, strlen(text));
         return NULL;
     }
     cJSON *root = cJSON_Parse(text);
-    char why[512];
-    int dup = 0;
     if (root == NULL) {
         const char *at = cJSON_GetErrorPtr();
         long offset = at != NULL && at >= text ? (long)(at - text) : -1;
-        snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", path, offset);
+        snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", name, offset);
     } else if ((dup = pecert_json_duplicate_key(root, why, sizeof(why))) != 0) {
         /* pecert writes each key once: a second one was added by hand. */
-        snprintf(err, err_len, "%s: %s: %s", path, dup > 0 ? why : "(document)",
+        snprintf(err, err_len, "%s: %s: %s", name, dup > 0 ? why : "(document)",
                  dup > 0 ? "duplicate key" : "out of memory");
         cJSON_Delete(root);
         root = NULL;
     } else if (!cJSON_IsObject(root)) {
-        snprintf(err, err_len, "%s: not a JSON object", path);
+        snprintf(err, err_len, "%s: not a JSON object", name);
         cJSON_Delete(root);
         root = NULL;
     }
+    return root;
+}
+
+/* Parses path as JSON (report_bench.h); NULL with "FILE: problem" in err. */
+cJSON *pecert__report_parse_file(const char *path, char *err, size_t err_len)
+{
+    size_t len = 0;
+    char *text = read_text(path, &len, err, err_len);
+    cJSON *root = text != NULL ? parse_text(text, len, path, err, err_len) : NULL;
     free(text);
     return root;
 }
@@ -235,25 +239,33 @@ static size_t count_checks(const cJSON *root, size_t *n_runs)
 #define MEMORY_PER_BYTE 64
 #define MEMORY_FLOOR ((size_t)64 << 20)
 
-int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len)
+int pecert_report_load_text(pecert_report *rep, const char *text, size_t len, const char *name, char *err,
+                            size_t err_len)
 {
-    struct stat st;
-    cJSON *root = pecert__report_parse_file(path, err, err_len);
+    cJSON *root = parse_text(text, len, name, err, err_len);
     if (root == NULL) {
         return -1;
     }
     size_t n_runs = 0;
     size_t n_checks = count_checks(root, &n_runs);
-    size_t bytes = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
     size_t cost = n_checks * sizeof(pecert_check_result) + n_runs * sizeof(pecert_report_run);
-    if (cost > MEMORY_PER_BYTE * bytes + MEMORY_FLOOR) {
+    if (cost > MEMORY_PER_BYTE * len + MEMORY_FLOOR) {
         snprintf(err, err_len, "%s: %zu checks in %zu runs would take %zu MiB for a %zu-byte file: not a file pecert "
-                               "wrote", path, n_checks, n_runs, cost >> 20, bytes);
+                               "wrote", name, n_checks, n_runs, cost >> 20, len);
         cJSON_Delete(root);
         return -1;
     }
-    int rc = load_doc(rep, root, path, err, err_len);
+    int rc = load_doc(rep, root, name, err, err_len);
     cJSON_Delete(root);
+    return rc;
+}
+
+int pecert_report_load_file(pecert_report *rep, const char *path, char *err, size_t err_len)
+{
+    size_t len = 0;
+    char *text = read_text(path, &len, err, err_len);
+    int rc = text != NULL ? pecert_report_load_text(rep, text, len, path, err, err_len) : -1;
+    free(text);
     return rc;
 }
 
