@@ -80,7 +80,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -175,7 +175,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser fuzz-smoke
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme fuzz-smoke
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -214,6 +214,13 @@ honest: all
 mutation: all honest
 	$(Q)$(BUILD)/pecert mutation $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
 	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md
+
+# The README is true: every command of its sh blocks that runs offline
+# runs (the plugin and the adapter it shows are built from its own text),
+# with the exit status it promises, and its sample outputs and counts are
+# what the commands print (tests/readme/check_readme.py).
+readme: all
+	$(Q)/usr/bin/python3 tests/readme/check_readme.py $(BUILD)
 
 # The HTML report in a real browser: headless Chromium opens a report (ref
 # and a mutant) from disk; verdict, matrix and plots must be there, with no

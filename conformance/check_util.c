@@ -121,7 +121,8 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
         return 0;
     }
     if (status == PECERT_E_UNSUPPORTED) {
-        r->n_unsupported++;
+        r->n_cases--; /* pecert_case_declined counts it */
+        pecert_case_declined(r, s, where, op);
         return 0;
     }
     const char *msg = s->desc->last_error(s->instance);
@@ -147,6 +148,28 @@ void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt
     add_failure(r, &f, where, line);
 }
 
+/* Appends "; N declined by the plugin (first: ...)", "; N beyond its
+ * declared scope (first: ...)" and "; the oracle refused N more: ..." to
+ * r->diagnosis from offset used: a verdict must not hide what the plugin
+ * would not do, nor what could not be judged. */
+static void append_not_run(pecert_check_result *r, int used)
+{
+    size_t cap = sizeof(r->diagnosis);
+    int64_t declined = r->n_unsupported - r->n_beyond_scope;
+    if (declined > 0 && used >= 0 && (size_t)used < cap) {
+        used += snprintf(r->diagnosis + used, cap - (size_t)used, "; %lld declined by the plugin (first: %s)",
+                         (long long)declined, r->declined[0] != '\0' ? r->declined : "no message");
+    }
+    if (r->n_beyond_scope > 0 && used >= 0 && (size_t)used < cap) {
+        used += snprintf(r->diagnosis + used, cap - (size_t)used, "; %lld beyond the plugin's declared scope (first: %s)",
+                         (long long)r->n_beyond_scope, r->beyond_scope);
+    }
+    if (r->n_oracle_refused > 0 && used >= 0 && (size_t)used < cap) {
+        snprintf(r->diagnosis + used, cap - (size_t)used, "; the oracle refused %lld: %s",
+                 (long long)r->n_oracle_refused, r->oracle_refusal);
+    }
+}
+
 void pecert_check_conclude(pecert_check_result *r, const char *what)
 {
     int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;
@@ -163,13 +186,9 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
                  pecert_check_result_first_line(r));
     } else if (r->n_cases > 0 && r->n_unsupported == r->n_cases) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
-        if (r->n_beyond_scope > 0) {
-            snprintf(r->diagnosis, sizeof(r->diagnosis),
-                     "plugin declined all %lld %s (%lld beyond its declared scope: %s)", (long long)r->n_cases,
-                     what, (long long)r->n_beyond_scope, r->beyond_scope);
-        } else {
-            snprintf(r->diagnosis, sizeof(r->diagnosis), "plugin declined all %lld %s", (long long)r->n_cases, what);
-        }
+        int used = snprintf(r->diagnosis, sizeof(r->diagnosis), "the plugin declined all %lld %s", (long long)r->n_cases,
+                            what);
+        append_not_run(r, used);
     } else if (r->n_cases == 0) {
         /* Nothing to run is not a pass (it proves nothing) and not the
          * plugin's failure (a vector directory of other families): "not
@@ -179,24 +198,12 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
         snprintf(r->diagnosis, sizeof(r->diagnosis), "not applicable: no %s in the vector directory", what);
     } else {
         r->verdict = PECERT_VERDICT_PASS;
-        int used = snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
-                            (long long)answered, what, r->worst_ratio);
-        if (r->n_beyond_scope > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
-            used += snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
-                             "; %lld more beyond the plugin's declared scope (first: %s)",
-                             (long long)r->n_beyond_scope, r->beyond_scope);
-        }
-        /* A pass must not hide what the plugin would not do. */
-        int64_t declined = r->n_unsupported - r->n_beyond_scope;
-        if (declined > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
-            used += snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
-                             "; the plugin declined %lld more%s", (long long)declined,
-                             declined > answered ? ", more than it ran" : "");
-        }
-        if (r->n_oracle_refused > 0 && used > 0 && (size_t)used < sizeof(r->diagnosis)) {
-            snprintf(r->diagnosis + used, sizeof(r->diagnosis) - (size_t)used,
-                     "; the oracle refused %lld more: %s", (long long)r->n_oracle_refused, r->oracle_refusal);
-        }
+        int used = answered == r->n_cases
+                       ? snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld %s within bound (worst %.3g of tol)",
+                                  (long long)answered, what, r->worst_ratio)
+                       : snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld of %lld %s within bound (worst %.3g of tol)",
+                                  (long long)answered, (long long)r->n_cases, what, r->worst_ratio);
+        append_not_run(r, used);
     }
 }
 
@@ -313,6 +320,16 @@ void pecert_case_beyond_scope(pecert_check_result *r, const char *why)
     r->n_unsupported++;
     if (r->n_beyond_scope++ == 0) {
         snprintf(r->beyond_scope, sizeof(r->beyond_scope), "%s", why);
+    }
+}
+
+void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const char *where, const char *op)
+{
+    r->n_cases++;
+    if (r->n_unsupported++ - r->n_beyond_scope == 0) {
+        const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
+        snprintf(r->declined, sizeof(r->declined), "%s: %s declined: %s", where, op,
+                 msg != NULL && msg[0] != '\0' ? msg : "(no message from last_error)");
     }
 }
 

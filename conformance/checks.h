@@ -159,6 +159,11 @@ int pecert_scope_excludes(const pecert_subject *s, const pecert_rope_config *cfg
  * diagnosis ("beyond the plugin's declared scope: ..."). */
 void pecert_case_beyond_scope(pecert_check_result *r, const char *why);
 
+/* pecert_case_declined: a case the subject declined (PECERT_E_UNSUPPORTED,
+ * counted in n_unsupported, never failed); the first one's where, op and
+ * last_error are kept in r->declined. */
+void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const char *where, const char *op);
+
 /* pecert_scope_guard_install: in a check's child, route s's RoPE calls
  * through guards that refuse (E_UNSUPPORTED) what lies outside the
  * plugin's declared scope (scope_guard.c); no-op for the oracle and for

@@ -42,7 +42,7 @@ static void for_each_test(const pecert_check_env *env, pecert_check_result *r, c
 
 /* ---- rope.freq.golden -------------------------------------------------- */
 
-static const char *rope_type_tag(pecert_rope_type t)
+const char *pecert_rope_type_tag(pecert_rope_type t)
 {
     static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
     return t >= 0 && t <= PECERT_ROPE_LLAMA3 ? names[t] : "unknown";
@@ -51,14 +51,13 @@ static const char *rope_type_tag(pecert_rope_type t)
 /* Wrong frequencies: which rope type, and the flags of the vector. */
 static void freq_symptoms(pecert_check_result *r, const pecert_vtest *t)
 {
-    pecert_check_symptom(r, "freq_off:%s", rope_type_tag(t->rope.rope_type));
+    pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_tag(t->rope.rope_type));
     for (size_t i = 0; i < t->n_flags; i++) {
         pecert_check_symptom(r, "freq_flag:%s", t->flags[i]);
     }
 }
 
-/* Wrong attention scaling: absent (1), squared, or otherwise. */
-static void scaling_symptom(pecert_check_result *r, double got, double want)
+void pecert_rope_scaling_symptom(pecert_check_result *r, double got, double want)
 {
     double tol = pecert_tol_scaling(want);
     if (!pecert_exceeds(fabs(got - want), tol)) {
@@ -102,7 +101,7 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
         }
         double s = pecert_vtensor_get(want_scaling, 0);
         pecert_case_worst_add(&w, n, got_scaling, s, pecert_tol_scaling(s));
-        scaling_symptom(r, got_scaling, s);
+        pecert_rope_scaling_symptom(r, got_scaling, s);
         char elem[64];
         if (w.index == n) {
             snprintf(elem, sizeof(elem), "attention_scaling");
@@ -211,7 +210,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     pecert_rope_heatmap(env, r, &call, x->data, got, want->data, where);
     pecert_grade_apply(env, r, &call, x->data, got, want->data, where);
     if (r->n_failed > failed_before) {
-        pecert_check_symptom(r, "apply_off:%s", rope_type_tag(t->rope.rope_type));
+        pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_tag(t->rope.rope_type));
         pecert_rope_explain(env, r, &call, x->data, got, where);
     }
     free(got);

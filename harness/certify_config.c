@@ -928,6 +928,29 @@ static const model_rule model_rules[] = {
     {"vit", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
+/* What a model_type's mapping reads, in words, by its mapper. */
+static const char *mapping_words(int (*map)(map_ctx *c))
+{
+    return map == map_llama_like    ? "RoPE (M-RoPE with mrope_section): rope_theta, rope_scaling, head_dim, partial_rotary_factor"
+           : map == map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set)"
+           : map == map_gpt_neox    ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
+           : map == map_gptj        ? "RoPE: rotary_dim"
+           : map == map_bloom       ? "ALiBi: n_head"
+           : map == map_mpt         ? "ALiBi: attn_config.alibi, alibi_bias_max"
+           : map == map_t5          ? "T5 buckets: relative_attention_num_buckets, max_distance"
+           : map == map_vit         ? "learned: the patch grid's table"
+                                    : "learned: max_position_embeddings / n_positions";
+}
+
+void pecert_certify_print_model_types(void)
+{
+    for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {
+        const model_rule *r = &model_rules[i];
+        printf("  %-12s %-11s %s\n", r->model_type,
+               r->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", mapping_words(r->map));
+    }
+}
+
 static const model_rule *find_model(const char *model_type)
 {
     for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {

@@ -105,6 +105,7 @@ typedef struct certify_state {
     pecert_vfile checkpoint;    /* one test: the derived config          */
     pecert_vtest checkpoint_test;
     int have_vectors;
+    const char *filter;         /* --filter, NULL = the whole plan       */
 } certify_state;
 
 typedef struct child_job {
@@ -125,7 +126,7 @@ static int file_has_op(const pecert_vfile *f, const char *op)
 
 static int planned(const certify_state *s, const plan_entry *e)
 {
-    if (!(e->kinds & (1u << s->model->kind))) {
+    if (!(e->kinds & (1u << s->model->kind)) || !pecert_filter_selects(s->filter, e->check->id)) {
         return 0;
     }
     return e->op == NULL || (s->have_vectors && file_has_op(&s->recorded, e->op));
@@ -273,7 +274,8 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
      * parameters: reports show it where they show a run's filter. */
     char params[192];
     pecert_certify_label(params, sizeof(params), s->model);
-    snprintf(info->filter, sizeof(info->filter), "certify %s (%s): %s", s->model->name, s->model->model_type, params);
+    snprintf(info->filter, sizeof(info->filter), "certify %s (%s): %s%s%s", s->model->name, s->model->model_type,
+             params, opt->filter != NULL ? "; --filter " : "", opt->filter != NULL ? opt->filter : "");
     info->n_vector_files = s->have_vectors;
     info->n_vectors = (int)s->recorded.n_tests;
     info->timeout_s = opt->timeout_s;
@@ -282,28 +284,65 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
     info->n_selected = n_selected;
 }
 
-/* An essential check is the checkpoint's own configuration at the lengths
- * it uses: a plugin that declined part of it (a scaled config, the far
- * positions) has not shown it can run the checkpoint. */
-static void require_every_case(pecert_check_result *r)
+/* What the checkpoint's encoding is, for a reason a porter reads:
+ * "rope_type yarn (rotary_dim 128 of 128, split_half pairing)". */
+static void encoding_label(char *out, size_t len, const pecert_certify_model *m)
 {
-    if (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0) {
+    if (m->kind <= PECERT_PE_MROPE) {
+        snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
+                 pecert_rope_type_tag(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
+                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
+    } else {
+        snprintf(out, len, "%s", pecert_pe_kind_name(m->kind));
+    }
+}
+
+/*
+ * An essential check is the checkpoint's own configuration at the lengths
+ * it uses: a plugin that declined part of it (a scaled config, the far
+ * positions) has not shown it can run the checkpoint. Its diagnosis then
+ * says so with the plugin's own words (its last_error), and the symptom
+ * "declined:essential" lets the run's diagnosis name it as the reason.
+ */
+static void require_every_case(pecert_check_result *r, const pecert_certify_model *m)
+{
+    int declined_all = r->verdict == PECERT_VERDICT_UNSUPPORTED;
+    if (!declined_all && (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0)) {
         return;
     }
-    r->verdict = PECERT_VERDICT_FAIL;
-    snprintf(r->diagnosis, sizeof(r->diagnosis),
-             "the plugin declined %lld of the %lld cases the checkpoint needs%s%s (a certified engine runs all of them)",
-             (long long)r->n_unsupported, (long long)r->n_cases, r->n_beyond_scope > 0 ? ": " : "",
-             r->n_beyond_scope > 0 ? r->beyond_scope : "");
+    char encoding[160];
+    encoding_label(encoding, sizeof(encoding), m);
+    const char *why = r->n_unsupported > r->n_beyond_scope && r->declined[0] != '\0' ? r->declined
+                      : r->n_beyond_scope > 0                                      ? r->beyond_scope
+                                                                                   : r->diagnosis;
+    char line[PECERT_RESULT_LINE_MAX];
+    if (declined_all) {
+        snprintf(line, sizeof(line), "the plugin declines the checkpoint's encoding, %s: %s", encoding, why);
+    } else {
+        snprintf(line, sizeof(line), "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
+                 (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
+    }
+    snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
+    /* Declined in part: a failure. Declined in whole: still "not
+     * supported" (--all-profiles reads a plugin without the encoding as
+     * not applicable), and the checkpoint is not certified either way. */
+    r->verdict = declined_all ? PECERT_VERDICT_UNSUPPORTED : PECERT_VERDICT_FAIL;
+    pecert_check_symptom(r, "declined:essential");
+}
+
+static size_t planned_count(const certify_state *s)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < PLAN_LEN; i++) {
+        total += (size_t)planned(s, &plan[i]);
+    }
+    return total;
 }
 
 static int run_plan(pecert_run_results *out, const certify_state *s, const pecert_certify_options *opt)
 {
-    size_t total = 0;
+    size_t total = planned_count(s);
     int status = PECERT_EXIT_PASS;
-    for (size_t i = 0; i < PLAN_LEN; i++) {
-        total += (size_t)planned(s, &plan[i]);
-    }
     fill_info(&out->info, s, opt, (int)total);
     for (size_t i = 0; i < PLAN_LEN; i++) {
         if (!planned(s, &plan[i])) {
@@ -316,7 +355,7 @@ static int run_plan(pecert_run_results *out, const certify_state *s, const pecer
             pecert_cite_vectors(&r, &s->recorded, 1, "");
         }
         if (plan[i].essential) {
-            require_every_case(&r);
+            require_every_case(&r, s->model);
         }
         status = r.verdict >= PECERT_VERDICT_FAIL ? PECERT_EXIT_FAIL : status;
         if (plan[i].essential && r.verdict == PECERT_VERDICT_UNSUPPORTED) {
@@ -340,11 +379,22 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
     memset(&s, 0, sizeof(s));
     memset(out, 0, sizeof(*out));
     s.model = m;
+    s.filter = opt->filter;
     pecert_certify_set_model(m);
     int status = load_state(&s, opt, err, err_len);
     if (status == PECERT_EXIT_PASS) {
         if (s.have_vectors && pecert_capture_vector_set(out, &s.recorded, 1, "") != 0) {
             snprintf(err, err_len, "out of memory");
+            status = PECERT_EXIT_USAGE;
+        } else if (planned_count(&s) == 0) {
+            int used = snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s:",
+                                opt->filter != NULL ? opt->filter : "", m->name);
+            s.filter = NULL;
+            for (size_t i = 0; i < PLAN_LEN && used >= 0 && (size_t)used < err_len; i++) {
+                if (planned(&s, &plan[i])) {
+                    used += snprintf(err + used, err_len - (size_t)used, " %s", plan[i].check->id);
+                }
+            }
             status = PECERT_EXIT_USAGE;
         } else {
             status = run_plan(out, &s, opt);

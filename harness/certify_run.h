@@ -18,6 +18,9 @@ typedef struct pecert_certify_options {
      * official model class), or NULL when there are none. */
     const char *vectors_path;
     double timeout_s;          /* per check; <= 0 = none                   */
+    /* Globs over the planned checks' ids (filter.c), NULL = all. A
+     * filtered run certifies nothing: it is for looking at a check. */
+    const char *filter;
     /* Called after each check; may be NULL. */
     void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
     void *user;

@@ -47,6 +47,76 @@ static int count_prefix(const pecert_run_results *run, const char *id, const cha
     return n;
 }
 
+/*
+ * Where the rope evidence comes from: run's golden checks, or certify's
+ * comparison with the oracle at the checkpoint's own parameters
+ * (certify_checks.c), which leaves the same symptoms and replays the same
+ * hypotheses. One set of rules reads both, so certify names a bug exactly
+ * as run does.
+ */
+static const char *const apply_sources[] = {"rope.apply.golden", "certify.rope.reference"};
+static const char *const freq_sources[] = {"rope.freq.golden", "certify.rope.reference"};
+#define N_SOURCES 2
+
+/* The first source holding symptom tag, or NULL. */
+static const char *source_with(const pecert_run_results *run, const char *const *sources, const char *tag)
+{
+    for (int i = 0; i < N_SOURCES; i++) {
+        if (has(run, sources[i], tag)) {
+            return sources[i];
+        }
+    }
+    return NULL;
+}
+
+/* The first source holding a symptom starting with prefix, or NULL. */
+static const char *source_with_prefix(const pecert_run_results *run, const char *const *sources,
+                                      const char *prefix)
+{
+    for (int i = 0; i < N_SOURCES; i++) {
+        if (count_prefix(run, sources[i], prefix) > 0) {
+            return sources[i];
+        }
+    }
+    return NULL;
+}
+
+/* What the cases of a source are called in evidence lines. */
+static const char *cases_of(const char *source)
+{
+    return strncmp(source, "certify.", 8) == 0 ? "cases" : "vectors";
+}
+
+/* 1 if the run shows the frequencies (and attention scaling) right: the
+ * golden check passed, or certify's oracle comparison ran with none off. */
+static int freqs_right(const pecert_run_results *run)
+{
+    const pecert_check_result *golden = pecert_run_results_find(run, "rope.freq.golden");
+    const pecert_check_result *certify = pecert_run_results_find(run, "certify.rope.reference");
+    if (source_with_prefix(run, freq_sources, "freq_off:") != NULL ||
+        source_with_prefix(run, freq_sources, "scaling:") != NULL) {
+        return 0;
+    }
+    return golden != NULL ? golden->verdict == PECERT_VERDICT_PASS
+                          : certify != NULL && certify->verdict <= PECERT_VERDICT_FAIL;
+}
+
+/* 1 if rotations are shown right; 0 if shown wrong or not shown. */
+static int rotations_right(const pecert_run_results *run)
+{
+    if (pecert_run_results_find(run, "rope.apply.golden") != NULL) {
+        return passed(run, "rope.apply.golden");
+    }
+    const pecert_check_result *certify = pecert_run_results_find(run, "certify.rope.reference");
+    return certify != NULL && certify->verdict <= PECERT_VERDICT_FAIL &&
+           count_prefix(run, "certify.rope.reference", "apply_off:") == 0;
+}
+
+static int rotations_wrong(const pecert_run_results *run)
+{
+    return failed(run, "rope.apply.golden") || count_prefix(run, "certify.rope.reference", "apply_off:") > 0;
+}
+
 static void add(pecert_run_results *run, const char *id, const char *evidence, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -90,9 +160,28 @@ static void diagnose_hypotheses(pecert_run_results *run)
         {"hypothesis:scaling_twice", "scaling_twice", "attention scaling applied twice: outputs match the reference times it"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (has(run, "rope.apply.golden", map[i].tag)) {
-            add(run, map[i].id, "rope.apply.golden: the failing vectors replayed on the oracle under this hypothesis match",
-                "%s", map[i].bug);
+        const char *source = source_with(run, apply_sources, map[i].tag);
+        if (source == NULL) {
+            continue;
+        }
+        char evidence[PECERT_RESULT_LINE_MAX];
+        snprintf(evidence, sizeof(evidence), "%s: the failing %s replayed on the oracle under this hypothesis match",
+                 source, cases_of(source));
+        const char *type = symptom_value(run, source, "apply_off:");
+        int one_type = count_prefix(run, source, "apply_off:") == 1;
+        if (strcmp(map[i].id, "scaling_ignored") == 0 && one_type && freqs_right(run) &&
+            (strcmp(type, "dynamic") == 0 || strcmp(type, "longrope") == 0)) {
+            /* Plain RoPE is what dynamic NTK and LongRoPE compute below L0:
+             * with the frequencies right at the lengths asked, apply picks
+             * its length wrongly (the chunk's, not max(position)+1). */
+            add(run, "seq_len_selection", evidence,
+                "%s frequencies selected by the wrong length in apply (not max(position)+1): outputs match plain "
+                "RoPE, the frequencies are right at the lengths asked", type);
+        } else if (strcmp(map[i].id, "scaling_ignored") == 0 && one_type) {
+            /* Name the scaling the plugin ignores: the one bug, not two leads. */
+            add(run, map[i].id, evidence, "rope scaling (%s) ignored: outputs match plain (default) RoPE", type);
+        } else {
+            add(run, map[i].id, evidence, "%s", map[i].bug);
         }
     }
 }
@@ -120,48 +209,70 @@ static void diagnose_pairing(pecert_run_results *run)
 
 static void diagnose_scaling(pecert_run_results *run)
 {
-    const char *freq = "rope.freq.golden";
-    if (has(run, freq, "scaling:missing")) {
-        add(run, "scaling_missing", "rope.freq.golden: attention_scaling is 1 where the reference's is not",
-            "attention scaling (YaRN mscale / LongRoPE attention factor) not applied");
-    } else if (has(run, freq, "scaling:squared")) {
-        add(run, "scaling_twice", "rope.freq.golden: attention_scaling is the reference's squared",
-            "attention scaling applied twice");
-    } else if (has(run, freq, "scaling:wrong")) {
-        add(run, "scaling_wrong", "rope.freq.golden: attention_scaling differs",
-            "attention scaling wrong: check mscale, mscale_all_dim and attention_factor defaults");
+    static const struct {
+        const char *tag;
+        const char *id;
+        const char *evidence;
+        const char *bug;
+    } map[] = {
+        {"scaling:missing", "scaling_missing", "attention_scaling is 1 where the reference's is not",
+         "attention scaling (YaRN mscale / LongRoPE attention factor) not applied"},
+        {"scaling:squared", "scaling_twice", "attention_scaling is the reference's squared",
+         "attention scaling applied twice"},
+        {"scaling:wrong", "scaling_wrong", "attention_scaling differs",
+         "attention scaling wrong: check mscale, mscale_all_dim and attention_factor defaults"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        const char *source = source_with(run, freq_sources, map[i].tag);
+        if (source != NULL) {
+            char evidence[PECERT_RESULT_LINE_MAX];
+            snprintf(evidence, sizeof(evidence), "%s: %s", source, map[i].evidence);
+            add(run, map[i].id, evidence, "%s", map[i].bug);
+            return;
+        }
     }
 }
 
 /* Wrong frequencies, named by the only rope type (and flags) they hit. */
 static void diagnose_frequencies(pecert_run_results *run)
 {
-    const char *freq = "rope.freq.golden";
-    int types = count_prefix(run, freq, "freq_off:");
-    const char *type = symptom_value(run, freq, "freq_off:");
-    if (types == 0) {
+    const char *freq = source_with_prefix(run, freq_sources, "freq_off:");
+    if (freq == NULL) {
         return;
     }
+    int types = count_prefix(run, freq, "freq_off:");
+    const char *type = symptom_value(run, freq, "freq_off:");
     if (run->n_findings > 0 && strcmp(run->findings[0].id, "rotary_dim") == 0) {
         return; /* rotary_dim already explains the wrong frequencies */
     }
+    /* The golden vectors span every rope type, so "only this type fails"
+     * localises the bug; certify's one config says only which type it is. */
+    char evidence[PECERT_RESULT_LINE_MAX];
+    if (strcmp(freq, "rope.freq.golden") == 0) {
+        if (types > 1) {
+            snprintf(evidence, sizeof(evidence), "rope.freq.golden: inverse frequencies off for several rope types");
+        } else {
+            snprintf(evidence, sizeof(evidence), "rope.freq.golden: only the %s vectors fail", type);
+        }
+    } else {
+        snprintf(evidence, sizeof(evidence), "%s: inverse frequencies differ from the oracle's at the checkpoint's "
+                 "rope_type %s", freq, type);
+    }
     if (types > 1 || strcmp(type, "default") == 0) {
-        add(run, "base_frequencies", "rope.freq.golden: inverse frequencies off for several rope types",
+        add(run, "base_frequencies", evidence,
             "base frequencies wrong: rope_theta, the exponent 2i/rotary_dim, or rotary_dim itself");
     } else if (strcmp(type, "longrope") == 0) {
-        add(run, "longrope_switch", "rope.freq.golden: only LongRoPE vectors fail",
+        add(run, "longrope_switch", evidence,
             "LongRoPE short/long factors chosen wrongly (keyed on the wrong length or the wrong side of L0)");
     } else if (strcmp(type, "dynamic") == 0) {
-        add(run, "dynamic_ntk", "rope.freq.golden: only dynamic-NTK vectors fail",
-            "dynamic NTK base wrong (applied statically, or computed from the wrong length)");
+        add(run, "dynamic_ntk", evidence, "dynamic NTK base wrong (applied statically, or computed from the wrong length)");
     } else if (strcmp(type, "llama3") == 0) {
-        add(run, "llama3", "rope.freq.golden: only llama3 vectors fail",
+        add(run, "llama3", evidence,
             "llama3 frequency scaling ignored or wrong (factor, low/high_freq_factor, original length)");
     } else if (strcmp(type, "yarn") == 0) {
-        add(run, "yarn_ramp", "rope.freq.golden: only YaRN frequencies fail",
-            "YaRN ramp wrong: beta_fast/beta_slow, truncate or the correction range");
+        add(run, "yarn_ramp", evidence, "YaRN ramp wrong: beta_fast/beta_slow, truncate or the correction range");
     } else {
-        add(run, type, "rope.freq.golden: only this rope type fails", "%s scaling wrong", type);
+        add(run, type, evidence, "%s scaling wrong", type);
     }
 }
 
@@ -169,7 +280,7 @@ static void diagnose_frequencies(pecert_run_results *run)
  * where do the positions go wrong? */
 static void diagnose_positions(pecert_run_results *run)
 {
-    if (!passed(run, "rope.freq.golden") || !failed(run, "rope.apply.golden") ||
+    if (!freqs_right(run) || !rotations_wrong(run) ||
         count_prefix(run, "rope.pairing_convention", "pairing:") > 0 ||
         has(run, "rope.partial_passthrough", "passthrough_changed")) {
         return;
@@ -199,7 +310,7 @@ static void diagnose_calls(pecert_run_results *run)
             "decode steps or chunks do not continue one prefill: position or cache bookkeeping across calls");
     }
     int calls_drift = count_prefix(run, dec, "differs:") > 0;
-    if (!calls_drift && failed(run, dec) && passed(run, "rope.apply.golden") &&
+    if (!calls_drift && failed(run, dec) && rotations_right(run) &&
         passed(run, "rope.pairing_convention")) {
         add(run, "cache_rotation", "decode.prefill_equivalence: consistent across calls but not the oracle; rotations right",
             "attention over the cache is wrong while rotations are right: cached keys used at positions they were not rotated for");
@@ -216,7 +327,7 @@ static void diagnose_layout(pecert_run_results *run)
         add(run, "passthrough", "rope.partial_passthrough: channels past rotary_dim changed",
             "channels past rotary_dim are modified (scaled, rotated or not copied)");
     }
-    if (!passed(run, "rope.apply.golden")) {
+    if (!rotations_right(run)) {
         return; /* the packed path is wrong too: not a layout bug */
     }
     if (has(run, "rope.inplace_and_strides", "layout:in_place_differs")) {
@@ -259,6 +370,119 @@ static void diagnose_families(pecert_run_results *run)
     }
 }
 
+/*
+ * One bug, one lead. A wrong rotation fails many checks (norm, shift,
+ * long positions, decode...), and rules that read those checks would name
+ * it a second time, wrongly ("precision lost at positions >= 2047" beside
+ * "pairing swapped"). Each RoPE finding covers the failures its bug
+ * causes: the rotations (every RoPE-family check), the inverse
+ * frequencies, the attention scaling. A later finding is kept only if it
+ * covers a failure the ones before it do not; findings about the plugin's
+ * own consistency (in place, strides, decode across calls, padding) and
+ * about other families are kept always: no RoPE bug makes them.
+ */
+enum {
+    COVERS_ROTATIONS = 1,
+    COVERS_INV_FREQ = 2,
+    COVERS_SCALING = 4,
+};
+
+static unsigned covers(const char *finding_id)
+{
+    static const struct {
+        const char *id;
+        unsigned covers;
+    } map[] = {
+        {"position_shift", COVERS_ROTATIONS},
+        {"physical_index", COVERS_ROTATIONS},
+        {"pairing", COVERS_ROTATIONS},
+        {"rotary_slice", COVERS_ROTATIONS},
+        {"rotation_sign", COVERS_ROTATIONS},
+        {"seq_len_selection", COVERS_ROTATIONS},
+        {"precision", COVERS_ROTATIONS},
+        {"rotary_dim", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"scaling_ignored", COVERS_ROTATIONS | COVERS_INV_FREQ | COVERS_SCALING},
+        {"scaling_missing", COVERS_ROTATIONS | COVERS_SCALING},
+        {"scaling_twice", COVERS_ROTATIONS | COVERS_SCALING},
+        {"scaling_wrong", COVERS_ROTATIONS | COVERS_SCALING},
+        {"base_frequencies", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"longrope_switch", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"dynamic_ntk", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"llama3", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"yarn_ramp", COVERS_ROTATIONS | COVERS_INV_FREQ},
+        {"linear", COVERS_ROTATIONS | COVERS_INV_FREQ},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+        if (strcmp(map[i].id, finding_id) == 0) {
+            return map[i].covers;
+        }
+    }
+    return 0;
+}
+
+static int rope_family(const char *check_id)
+{
+    return strncmp(check_id, "rope.", 5) == 0 || strncmp(check_id, "mrope.", 6) == 0 ||
+           strncmp(check_id, "decode.", 7) == 0 || strncmp(check_id, "batch.", 6) == 0 ||
+           strcmp(check_id, "certify.rope.reference") == 0;
+}
+
+/* The kinds of RoPE failure the run shows. */
+static unsigned rope_failures(const pecert_run_results *run)
+{
+    unsigned shown = 0;
+    for (size_t i = 0; i < run->n_checks; i++) {
+        const pecert_check_result *r = &run->checks[i];
+        if (r->verdict < PECERT_VERDICT_FAIL || !rope_family(r->check_id)) {
+            continue;
+        }
+        if (strcmp(r->check_id, "rope.freq.golden") != 0) {
+            shown |= count_prefix(run, r->check_id, "apply_off:") > 0 ||
+                             strcmp(r->check_id, "certify.rope.reference") != 0
+                         ? COVERS_ROTATIONS
+                         : 0u;
+        }
+        shown |= count_prefix(run, r->check_id, "freq_off:") > 0 ? COVERS_INV_FREQ : 0u;
+        shown |= count_prefix(run, r->check_id, "scaling:") > 0 ? COVERS_SCALING : 0u;
+    }
+    if (failed(run, "rope.freq.golden") && !(shown & (COVERS_INV_FREQ | COVERS_SCALING))) {
+        shown |= COVERS_INV_FREQ; /* off without a named part (NaN, an error status) */
+    }
+    return shown;
+}
+
+static void drop_explained_leads(pecert_run_results *run)
+{
+    unsigned shown = rope_failures(run);
+    unsigned covered = 0;
+    int kept = 0;
+    for (int i = 0; i < run->n_findings; i++) {
+        unsigned c = covers(run->findings[i].id);
+        if (c != 0 && kept > 0 && (c & shown & ~covered) == 0) {
+            continue; /* every failure it would explain is explained already */
+        }
+        covered |= c;
+        run->findings[kept++] = run->findings[i];
+    }
+    run->n_findings = kept;
+}
+
+/* certify: the plugin declined (part of) the checkpoint's own encoding
+ * (certify_run.c marks the check). The reason, in the plugin's words, is
+ * the diagnosis: nothing else can be judged about what never ran. */
+static void diagnose_declines(pecert_run_results *run)
+{
+    for (size_t i = 0; i < run->n_checks; i++) {
+        const pecert_check_result *r = &run->checks[i];
+        if (pecert_check_has_symptom(r, "declined:essential")) {
+            char evidence[PECERT_RESULT_LINE_MAX];
+            snprintf(evidence, sizeof(evidence), "%s: %lld of %lld cases declined by the plugin", r->check_id,
+                     (long long)r->n_unsupported, (long long)r->n_cases);
+            add(run, "declined", evidence, "%s", r->diagnosis);
+        }
+    }
+}
+
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
@@ -270,6 +494,8 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_calls(run);
     diagnose_layout(run);
     diagnose_families(run);
+    diagnose_declines(run);
+    drop_explained_leads(run);
     for (size_t i = 0; run->n_findings == 0 && i < run->n_checks; i++) {
         if (run->checks[i].verdict >= PECERT_VERDICT_FAIL) {
             add(run, "unclassified", run->checks[i].check_id,

@@ -142,6 +142,10 @@ typedef struct pecert_check_result {
                                            * declared scope (ABI 1.3), not
                                            * run; counted in n_unsupported */
     char beyond_scope[160];               /* why, for the first of them   */
+    /* The first case the plugin declined (PECERT_E_UNSUPPORTED, within its
+     * scope) and its last_error: "WHERE: OP declined: MESSAGE". A decline
+     * is a reason a porter must see, in every output. */
+    char declined[PECERT_RESULT_LINE_MAX];
     int64_t n_oracle_refused;             /* cases the oracle (ref) could
                                            * not answer: neither passed
                                            * nor the plugin's failure    */

@@ -289,6 +289,9 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
         cJSON_AddNumberToObject(scope, "cases", (double)r->n_beyond_scope);
         cJSON_AddStringToObject(scope, "first", r->beyond_scope);
     }
+    if (r->declined[0] != '\0') {
+        cJSON_AddStringToObject(obj, "declined", r->declined);
+    }
     cJSON_AddItemToObject(obj, "worst_ratio", number_or_string(r->worst_ratio));
     cJSON_AddStringToObject(obj, "worst_case", r->worst_case);
     cJSON_AddStringToObject(obj, "diagnosis", r->diagnosis);
@@ -424,6 +427,7 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     r->elapsed_s = read_number(obj, "elapsed_s");
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");
     read_string(r->diagnosis, sizeof(r->diagnosis), obj, "diagnosis");
+    read_string(r->declined, sizeof(r->declined), obj, "declined");
     precision_from_json(&r->precision, cJSON_GetObjectItemCaseSensitive(obj, "precision"));
     if (failures_from_json(r, obj) != 0) {
         pecert_check_result_release(r);

@@ -402,7 +402,11 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
         goto out_free;
     }
     status = run_checks(out, &s, opt, ex);
-    pecert_diagnose(out);
+    if (shard_count == 1) {
+        /* A shard sees some of the checks: it carries their evidence, and
+         * the diagnosis is made once, over the merged run (report_model.c). */
+        pecert_diagnose(out);
+    }
     if (status == PECERT_EXIT_PASS && pecert_run_certified_nothing(out)) {
         status = PECERT_EXIT_FAIL; /* zero evidence is not a pass */
     }

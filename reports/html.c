@@ -67,10 +67,89 @@ static void failing_names(pecert_sbuf *b, const pecert_report *rep, pecert_repor
     }
 }
 
+/* A run of `pecert certify`: its selection names the checkpoint. */
+static int is_certify_run(const pecert_report_run *r)
+{
+    return r->role != PECERT_ROLE_MUTANT && strncmp(r->res.info.filter, "certify ", 8) == 0;
+}
+
+/* 1 if every run is a certify run (one checkpoint, or --all-profiles). */
+static int certify_report(const pecert_report *rep)
+{
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        if (!is_certify_run(&rep->runs[i])) {
+            return 0;
+        }
+    }
+    return rep->n_runs > 0;
+}
+
+/* One checkpoint's line: verdict, plugin, checkpoint and its derived
+ * parameters, and the lead of the diagnosis. */
+static void certify_line(pecert_sbuf *b, const pecert_report_run *r)
+{
+    int failed = pecert_report_run_failed(r);
+    pecert_sbuf_printf(b, "<p class=\"cert\"><b>%s</b> ", failed ? "NOT CERTIFIED" : "CERTIFIED");
+    pecert_sbuf_escaped(b, r->res.info.plugin_name, 0);
+    pecert_sbuf_puts(b, " for ");
+    pecert_sbuf_escaped(b, r->res.info.filter + 8, 0);
+    if (failed && r->res.n_findings > 0) {
+        pecert_sbuf_puts(b, "<br>diagnosis: ");
+        pecert_sbuf_escaped(b, r->res.findings[0].bug, 0);
+    }
+    pecert_sbuf_puts(b, "</p>\n");
+}
+
+static void certify_banner(pecert_sbuf *b, const pecert_report *rep, int pass)
+{
+    size_t certified = 0;
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        certified += !pecert_report_run_failed(&rep->runs[i]);
+    }
+    pecert_sbuf_printf(b, "<header class=\"banner %s\" id=\"verdict\" data-verdict=\"%s\">\n<h1>pecert certify</h1>\n",
+                       pass ? "pass" : "fail", pass ? "pass" : "fail");
+    if (rep->n_runs == 1) {
+        pecert_sbuf_printf(b, "<p class=\"big\">%s</p>\n", pass ? "PASS: CERTIFIED" : "FAIL: NOT CERTIFIED");
+    } else {
+        pecert_sbuf_printf(b, "<p class=\"big\">%s: %zu of %zu CERTIFIED</p>\n", pass ? "PASS" : "FAIL", certified,
+                           rep->n_runs);
+    }
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        certify_line(b, &rep->runs[i]);
+    }
+    const pecert_run_info *info = &rep->runs[0].res.info;
+    pecert_sbuf_printf(b, "<p class=\"meta\">pecert %s &#183; oracle ref &#183; ", PECERT_VERSION);
+    if (rep->n_runs == 1 && info->n_vector_files == 0) {
+        pecert_sbuf_puts(b, "the checkpoint&#39;s parameters (no profile vectors)");
+    } else if (rep->n_runs == 1) {
+        pecert_sbuf_printf(b, "profile vectors: %d recorded from the official model class, set ", info->n_vectors);
+        pecert_sbuf_escaped(b, info->vectors_hash, 0);
+    } else {
+        pecert_sbuf_puts(b, "each profile with its vectors");
+    }
+    pecert_sbuf_puts(b, "</p>\n");
+}
+
+static void toc(pecert_sbuf *b, const pecert_report *rep)
+{
+    pecert_sbuf_puts(b, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#matrix\">Matrix</a>"
+                        "<a href=\"#failures\">Failures</a>");
+    pecert_sbuf_puts(b, pecert__html_has_grades(rep) ? "<a href=\"#grades\">Precision grades</a>" : "");
+    pecert_sbuf_puts(b, pecert__html_has_plots(rep) ? "<a href=\"#precision\">Error plots</a>" : "");
+    pecert_sbuf_puts(b, pecert__html_has_mutants(rep) ? "<a href=\"#mutants\">Mutants</a>" : "");
+    pecert_sbuf_puts(b, rep->bench != NULL ? "<a href=\"#speed\">Speed</a>" : "");
+    pecert_sbuf_puts(b, "<a href=\"#environment\">Environment</a></nav>\n</header>\n");
+}
+
 static void banner(pecert_sbuf *b, const pecert_report *rep)
 {
     int pass = pecert_report_passed(rep);
     tally t = count_runs(rep);
+    if (certify_report(rep)) {
+        certify_banner(b, rep, pass);
+        toc(b, rep);
+        return;
+    }
     pecert_sbuf_printf(b, "<header class=\"banner %s\" id=\"verdict\" data-verdict=\"%s\">\n<h1>pecert conformance report</h1>\n",
                        pass ? "pass" : "fail", pass ? "pass" : "fail");
     pecert_sbuf_printf(b, "<p class=\"big\">%s</p>\n<p>", pass ? "PASS" : "FAIL");
@@ -97,12 +176,7 @@ static void banner(pecert_sbuf *b, const pecert_report *rep)
         pecert_sbuf_escaped(b, info->vectors_hash, 0);
         pecert_sbuf_puts(b, "</p>\n");
     }
-    pecert_sbuf_puts(b, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#matrix\">Matrix</a>"
-                        "<a href=\"#failures\">Failures</a>");
-    pecert_sbuf_puts(b, pecert__html_has_grades(rep) ? "<a href=\"#grades\">Precision grades</a>" : "");
-    pecert_sbuf_puts(b, "<a href=\"#precision\">Error plots</a><a href=\"#mutants\">Mutants</a>");
-    pecert_sbuf_puts(b, rep->bench != NULL ? "<a href=\"#speed\">Speed</a>" : "");
-    pecert_sbuf_puts(b, "<a href=\"#environment\">Environment</a></nav>\n</header>\n");
+    toc(b, rep);
 }
 
 /* ---- summary ------------------------------------------------------------ */
@@ -137,10 +211,11 @@ static void summary_row(pecert_sbuf *b, const pecert_report *rep, size_t i)
     for (size_t c = 0; c < r->res.n_checks; c++) {
         time_s += r->res.checks[c].elapsed_s;
     }
-    pecert_sbuf_printf(b, "<tr id=\"sum-%zu\"><th class=\"row\">", i);
+    /* The verdict first: on a narrow screen it is what stays in view. */
+    pecert_sbuf_printf(b, "<tr id=\"sum-%zu\"><td><span class=\"badge %s\">%s</span></td><th class=\"row\">", i, cls,
+                       text);
     pecert_sbuf_escaped(b, r->label, 0);
-    pecert_sbuf_printf(b, "</th><td>%s</td><td><span class=\"badge %s\">%s</span></td>",
-                       role_text(r->role), cls, text);
+    pecert_sbuf_printf(b, "</th><td>%s</td>", role_text(r->role));
     for (int v = 0; v < PECERT_VERDICT_COUNT; v++) {
         pecert_sbuf_printf(b, "<td class=\"num\">%zu</td>", counts[v]);
     }
@@ -158,8 +233,8 @@ static void summary_row(pecert_sbuf *b, const pecert_report *rep, size_t i)
 static void summary(pecert_sbuf *b, const pecert_report *rep)
 {
     tally t = count_runs(rep);
-    pecert_sbuf_puts(b, "<section id=\"summary\"><h2>Summary</h2>\n<table class=\"summary\"><thead><tr><th>Plugin</th>"
-                        "<th>Role</th><th>Verdict</th><th class=\"num\">Pass</th><th class=\"num\">N/A</th>"
+    pecert_sbuf_puts(b, "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"scroll\"><table class=\"summary\"><thead><tr><th>Verdict</th><th>Plugin</th>"
+                        "<th>Role</th><th class=\"num\">Pass</th><th class=\"num\">N/A</th>"
                         "<th class=\"num\">Fail</th><th class=\"num\">Crash</th><th class=\"num\">Timeout</th>");
     pecert_sbuf_puts(b, rep->no_timings ? "" : "<th class=\"num\">Time (s)</th>");
     pecert_sbuf_puts(b, "<th>Diagnosis</th></tr></thead>\n<tbody>\n");
@@ -168,7 +243,7 @@ static void summary(pecert_sbuf *b, const pecert_report *rep)
             summary_row(b, rep, i);
         }
     }
-    pecert_sbuf_puts(b, "</tbody></table>\n");
+    pecert_sbuf_puts(b, "</tbody></table></div>\n");
     if (t.mutants > 0) {
         pecert_sbuf_printf(b, "<p>Mutants: <b>%zu of %zu</b> caught by their named checks and diagnosed "
                               "(<a href=\"#mutants\">details</a>).</p>\n",
@@ -346,7 +421,7 @@ static void matrix(pecert_sbuf *b, const pecert_report *rep)
     size_t n = matrix_columns(rep, &cols);
     pecert_sbuf_puts(b, "<section id=\"matrix\"><h2>Plugins &#215; families &#215; checks</h2>\n");
     matrix_legend(b);
-    pecert_sbuf_puts(b, "<table class=\"matrix\">\n");
+    pecert_sbuf_puts(b, "<div class=\"scroll\"><table class=\"matrix\">\n");
     matrix_head(b, cols, n);
     pecert_sbuf_puts(b, "<tbody>\n");
     int mutants_started = 0;
@@ -358,7 +433,7 @@ static void matrix(pecert_sbuf *b, const pecert_report *rep)
         }
         matrix_row(b, rep, i, cols, n);
     }
-    pecert_sbuf_puts(b, "</tbody></table>\n</section>\n");
+    pecert_sbuf_puts(b, "</tbody></table></div>\n</section>\n");
     if (cols == NULL) {
         b->failed = 1;
     }

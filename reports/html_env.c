@@ -117,8 +117,21 @@ static void mutant_details(pecert_sbuf *b, const pecert_report *rep, size_t i)
     pecert_sbuf_puts(b, "</details>\n");
 }
 
+int pecert__html_has_mutants(const pecert_report *rep)
+{
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        if (rep->runs[i].role == PECERT_ROLE_MUTANT) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void pecert__html_mutants(pecert_sbuf *b, const pecert_report *rep)
 {
+    if (!pecert__html_has_mutants(rep)) {
+        return; /* no heading over nothing */
+    }
     pecert_sbuf_puts(b, "<section id=\"mutants\"><h2>Mutants: planted bugs, caught</h2>\n<p>Each mutant is a "
                         "correct engine (the reference plugin, or the float32 honest variant for the mutants named "
                         "<code>NAME.f32</code>) with one bug a real engine shipped. It is <b>caught</b> when every check "

@@ -93,4 +93,9 @@ void pecert__html_environment(pecert_sbuf *b, const pecert_report *rep);
  * must be set. */
 void pecert__html_speed(pecert_sbuf *b, const pecert_report *rep);
 
+/* Whether the report has a passing check with a plot / a mutant: a
+ * section (and its link) appears only when it has something to show. */
+int pecert__html_has_plots(const pecert_report *rep);
+int pecert__html_has_mutants(const pecert_report *rep);
+
 #endif /* PECERT_REPORTS_HTML_INTERNAL_H */

@@ -330,15 +330,34 @@ static int has_plot(const pecert_check_result *r)
     return r->verdict < PECERT_VERDICT_FAIL && (r->n_points > 0 || r->heatmap.rows > 0);
 }
 
+int pecert__html_has_plots(const pecert_report *rep)
+{
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        for (size_t c = 0; rep->runs[i].role != PECERT_ROLE_MUTANT && c < rep->runs[i].res.n_checks; c++) {
+            if (has_plot(&rep->runs[i].res.checks[c])) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
 {
+    if (!pecert__html_has_plots(rep)) {
+        return; /* no empty section */
+    }
     pecert_sbuf_puts(b, "<section id=\"precision\"><h2>Error against bound</h2>\n<p>Passing checks that record "
                         "their error by position (golden and precision checks), by token (decode and batch "
                         "checks) or by head and channel pair (the worst RoPE vector). Failing checks show "
                         "theirs under <a href=\"#failures\">Failures</a>.</p>\n");
     for (size_t i = 0; i < rep->n_runs; i++) {
         const pecert_report_run *run = &rep->runs[i];
-        if (run->role == PECERT_ROLE_MUTANT) {
+        int plots = 0;
+        for (size_t c = 0; c < run->res.n_checks; c++) {
+            plots += has_plot(&run->res.checks[c]);
+        }
+        if (run->role == PECERT_ROLE_MUTANT || plots == 0) {
             continue;
         }
         pecert_sbuf_puts(b, "<details open><summary>");

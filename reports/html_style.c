@@ -72,9 +72,22 @@ const char pecert__report_css[] =
     "svg.plot .s0{stroke:#0969da}svg.plot .s1{stroke:#8250df}svg.plot .s2{stroke:#bc4c00}svg.plot .s3{stroke:#1a7f37}"
     "svg.plot .s4{stroke:#cf222e}svg.plot .s5{stroke:#6e7781}\n"
     "table.speed{font-size:13px}table.speed th.grp{text-align:center}table.speed td.num{white-space:nowrap}\n"
-    ".h0{fill:#f6f8fa}.h1{fill:#d8f3dc}.h2{fill:#b7e4c7}.h3{fill:#74c69d}.h4{fill:#e9c46a}.h5{fill:#f4a261}"
+    /* Within the bound is green however close to it (a pass must not read
+     * as a warning); red only past it. */
+    ".h0{fill:#f6f8fa}.h1{fill:#e3f5e8}.h2{fill:#c3e8cd}.h3{fill:#95d5a8}.h4{fill:#5fb97c}.h5{fill:#2d8a4e}"
     ".h6{fill:#f28482}.h7{fill:#d62828}.h8{fill:#6a040f}\n"
     "details{border:1px solid var(--line);border-radius:6px;margin:8px 0;padding:6px 12px}\n"
     "details>summary{cursor:pointer;font-weight:600}\n"
     ".kv th{width:220px}\n"
+    /* Narrow screens: a wide table scrolls in its own box, long strings
+     * (paths, hashes, evidence) wrap, plots and figures shrink to fit. */
+    ".scroll{overflow-x:auto;max-width:100%}\n"
+    "table.plugins,table.sources,table.mutants,table.separation,table.grades,table.speed,table.kv,table.measure"
+    "{display:block;overflow-x:auto;max-width:100%}\n"
+    ".summary th,.summary td.num{white-space:nowrap}.summary td:last-child{min-width:18em}\n"
+    "table.kv td,table.plugins td,table.sources td{overflow-wrap:anywhere;min-width:8em}\n"
+    "figure{max-width:100%;min-width:0}details{overflow-wrap:anywhere}\n"
+    ".banner .cert{font-size:15px;margin:6px 0}\n"
+    "@media (max-width:640px){main{padding:0 8px 24px}.banner{margin:0 -8px;padding:12px}"
+    ".banner .big{font-size:24px}.kv th{width:auto}figcaption{max-width:100%}}\n"
     "footer{margin-top:40px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}\n";

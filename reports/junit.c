@@ -2,7 +2,8 @@
  * junit.c - the report as JUnit XML, the dialect Jenkins, GitLab, GitHub
  * test reporters and Azure read: one <testsuite> per run, one <testcase>
  * per check (classname = the run's label, name = the check id). A failed
- * check is a <failure> whose message is its diagnosis; a crash or timeout
+ * check is a <failure> whose message is the run's diagnosis (the bugs it
+ * names) and then the check's own line; a crash or timeout
  * is an <error>; "not supported" is <skipped>. Mutants form one suite of
  * their own, one testcase per mutant that fails only if it escaped: their
  * failing checks are the expected outcome, not the suite failing.
@@ -57,10 +58,33 @@ static suite_counts count_run(const pecert_report_run *run)
     return c;
 }
 
-/* The body of a <failure>/<error>: measured against bound, then evidence. */
-static void failure_text(pecert_sbuf *b, const pecert_check_result *r)
+/* A failure's message: what the run's diagnosis names (the bug a CI
+ * reader must see first, as the terminal and HTML show it), then what
+ * the check measured. A run without a finding gives the check's line. */
+static void failure_message(char *out, size_t len, const pecert_report_run *run, const pecert_check_result *r)
 {
-    char line[PECERT_RESULT_LINE_MAX + 64];
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < run->res.n_findings && used < len; i++) {
+        used += (size_t)snprintf(out + used, len - used, "%s%s", i == 0 ? "diagnosis: " : "; ",
+                                 run->res.findings[i].bug);
+    }
+    if (used < len) {
+        snprintf(out + used, len - used, "%s%s", used > 0 ? " | " : "", r->diagnosis);
+    }
+}
+
+/* The body of a <failure>/<error>: the diagnosis with its evidence,
+ * measured against bound, then every failing case and vector. */
+static void failure_text(pecert_sbuf *b, const pecert_report_run *run, const pecert_check_result *r)
+{
+    char line[2 * PECERT_RESULT_LINE_MAX + 64];
+    for (int i = 0; i < run->res.n_findings; i++) {
+        snprintf(line, sizeof(line), "diagnosis: %s (%s)\n", run->res.findings[i].bug, run->res.findings[i].evidence);
+        pecert_sbuf_escaped(b, line, 0);
+    }
+    snprintf(line, sizeof(line), "%s\n", r->diagnosis);
+    pecert_sbuf_escaped(b, line, 0);
     snprintf(line, sizeof(line), "worst error/bound %.4g at %s\n", r->worst_ratio, r->worst_case);
     pecert_sbuf_escaped(b, line, 0);
     for (size_t i = 0; i < r->n_failures; i++) { /* every failing case */
@@ -102,11 +126,13 @@ static void testcase(pecert_sbuf *b, const pecert_report_run *run, const pecert_
         pecert_sbuf_puts(b, "/>\n    </testcase>\n");
         return;
     }
+    char message[2 * PECERT_RESULT_LINE_MAX];
+    failure_message(message, sizeof(message), run, r);
     pecert_sbuf_printf(b, "<%s", el);
-    attr(b, "message", r->diagnosis);
+    attr(b, "message", message);
     attr(b, "type", pecert_verdict_name(r->verdict));
     pecert_sbuf_puts(b, ">");
-    failure_text(b, r);
+    failure_text(b, run, r);
     pecert_sbuf_printf(b, "</%s>\n    </testcase>\n", el);
 }
 

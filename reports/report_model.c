@@ -225,7 +225,10 @@ int pecert_report_run_failed(const pecert_report_run *run)
         return 1; /* zero evidence is not a pass */
     }
     for (size_t i = 0; i < run->res.n_checks; i++) {
-        if (run->res.checks[i].verdict >= PECERT_VERDICT_FAIL) {
+        /* certify: the checkpoint's own encoding declined (not supported,
+         * yet not certified: certify_run.c) fails the run in every output */
+        if (run->res.checks[i].verdict >= PECERT_VERDICT_FAIL ||
+            pecert_check_has_symptom(&run->res.checks[i], "declined:essential")) {
             return 1;
         }
     }

@@ -317,12 +317,112 @@ static int certify_model(const char *plugin, const char *vectors)
     pecert_run_results res;
     snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
     snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL};
     int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res.n_checks, 1);
     pecert_run_results_free(&res);
     return status;
 }
+
+/* The lead finding of certify on the mapped model, and of pecert run on
+ * the bundled vectors, for one plugin. */
+static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t len)
+{
+    char plugin_path[1024];
+    char oracle_path[1024];
+    pecert_run_results res;
+    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
+    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
+    pecert_certify_options opt = {plugin_path, oracle_path, NULL, 60.0, NULL, NULL, NULL};
+    ck_assert_int_eq(pecert_certify_run(&res, &model, &opt, err, sizeof(err)), PECERT_EXIT_FAIL);
+    snprintf(certify_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
+    pecert_run_results_free(&res);
+    pecert_run_options ropt = {plugin_path, oracle_path, PECERT_SOURCE_DIR "/vectors", NULL, 60.0, NULL, NULL};
+    ck_assert_int_eq(pecert_run(&res, &ropt, err, sizeof(err)), PECERT_EXIT_FAIL);
+    snprintf(run_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
+    pecert_run_results_free(&res);
+}
+
+/* A Qwen2.5 checkpoint with YaRN (factor 4 over 32768, its model card's
+ * long-context config) and Llama 3.1 8B's config.json as released. */
+#define QWEN25_YARN                                                                                    \
+    "{\"model_type\": \"qwen2\", \"hidden_size\": 5120, \"num_attention_heads\": 40,"               \
+    " \"num_key_value_heads\": 8, \"max_position_embeddings\": 131072, \"rope_theta\": 1000000.0,"   \
+    " \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}"
+#define LLAMA31                                                                                        \
+    "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"               \
+    " \"num_key_value_heads\": 8, \"max_position_embeddings\": 131072, \"rope_theta\": 500000.0,"    \
+    " \"rope_scaling\": {\"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0,"      \
+    " \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}}"
+
+/* The README walkthrough's planted bugs: `certify --config` (the
+ * checkpoint's parameters only, no profile vectors) names each exactly as
+ * `pecert run` does on the golden vectors, as its first and only lead. */
+START_TEST(certify_names_planted_bugs_as_run_does)
+{
+    static const struct {
+        const char *config;
+        const char *mutant;
+        const char *finding; /* impls/mutants/catalogue.json */
+    } planted[] = {
+        {QWEN25_YARN, "mutants/yarn_mscale_missing", "scaling_missing"},
+        {QWEN25_YARN, "mutants/pairing_swapped", "pairing"},
+        {QWEN25_YARN, "mutants/decode_off_by_one", "position_shift"},
+        {LLAMA31, "mutants/llama3_ignored", "scaling_ignored"},
+    };
+    for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+        char certify_lead[32];
+        char run_lead[32];
+        parse_ok(planted[i].config);
+        leads(planted[i].mutant, certify_lead, run_lead, sizeof(certify_lead));
+        ck_assert_msg(strcmp(certify_lead, planted[i].finding) == 0 && strcmp(run_lead, planted[i].finding) == 0,
+                      "%s: certify names '%s', run '%s', the catalogue '%s'", planted[i].mutant, certify_lead,
+                      run_lead, planted[i].finding);
+    }
+}
+END_TEST
+
+/* One bug, one lead: the pairing bug on llama-2-7b's profile (its golden
+ * vectors and the property checks all fail) is named once; no second lead
+ * ("precision lost at positions >= 2047") for failures it explains. */
+START_TEST(one_bug_one_lead)
+{
+    char vectors[1024];
+    pecert_run_results res;
+    char plugin_path[1024];
+    char oracle_path[1024];
+    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/mutants/pairing_swapped.so", test_build_dir());
+    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "llama-2-7b", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
+                                                         "llama-2-7b"));
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL};
+    ck_assert_int_eq(pecert_certify_run(&res, &model, &opt, err, sizeof(err)), PECERT_EXIT_FAIL);
+    ck_assert_msg(res.n_findings == 1 && strcmp(res.findings[0].id, "pairing") == 0, "%d findings, first '%s', last '%s'",
+                  res.n_findings, res.n_findings > 0 ? res.findings[0].id : "",
+                  res.n_findings > 0 ? res.findings[res.n_findings - 1].bug : "");
+    pecert_run_results_free(&res);
+}
+END_TEST
+
+/* A plugin that declines the checkpoint's encoding is NOT CERTIFIED with
+ * the reason in its own words (impls/example: default RoPE only). */
+START_TEST(declined_encoding_is_the_reason)
+{
+    static char out[1 << 16];
+    char path[] = "/tmp/pecert-declined-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, LLAMA31, strlen(LLAMA31)), (ssize_t)strlen(LLAMA31));
+    close(fd);
+    int status = test_pecert(out, sizeof(out), "certify --config %s --impl %s/impls/example.so --quiet", path,
+                             test_build_dir());
+    unlink(path);
+    ck_assert_msg(status == PECERT_EXIT_FAIL && strstr(out, "diagnosis: the plugin") != NULL &&
+                      strstr(out, "rope_type llama3") != NULL && strstr(out, "config.rope_type:") != NULL,
+                  "exit %d: %s", status, out);
+}
+END_TEST
 
 static int certify_with(const char *profile, const char *plugin)
 {
@@ -754,6 +854,9 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, phi3_validation_is_phi3_s);
     tcase_add_test(core, llama4_text_config_maps);
     tcase_add_test(core, llama4_profiles_catch_planted_bugs);
+    tcase_add_test(core, certify_names_planted_bugs_as_run_does);
+    tcase_add_test(core, one_bug_one_lead);
+    tcase_add_test(core, declined_encoding_is_the_reason);
     tcase_add_test(core, all_profiles_matrix);
     tcase_add_test(core, partial_rotary_factor_on_head_dim);
     tcase_add_test(core, gptj_rotary_dim_and_pairing);

@@ -270,7 +270,8 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
     ck_assert_msg(strpbrk(out, "\r\033\a") == NULL && strstr(out, "\xc2\x9b") == NULL &&
                       strstr(out, "\xff") == NULL,
                   "raw control bytes reached the terminal");
-    ck_assert_msg(strstr(out, "\\r  PASS    rope.freq.golden forged \\x1b[32m\\u009b31m\\x07") != NULL, "%s", out);
+    /* (the terminal wraps long lines at spaces: the escapes are whole) */
+    ck_assert_msg(strstr(out, "\\r  PASS") != NULL && strstr(out, "forged \\x1b[32m\\u009b31m\\x07") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "\\x1b]0;pwned\\x07") != NULL, "%s", out); /* describe(), under --verbose */
     /* What it printed is in the result, bounded, shown under --verbose only. */
     ck_assert_msg(strstr(out, "the plugin printed ") != NULL && strstr(out, "| chatty engine line 0 \\x1b[31mred") != NULL,

@@ -301,9 +301,12 @@ START_TEST(junit_is_well_formed_with_one_testcase_per_check_per_plugin)
     ck_assert_uint_eq(count(junit, "<testcase "), 10);
     ck_assert_ptr_nonnull(strstr(junit, "tests=\"10\" failures=\"2\" errors=\"4\" skipped=\"2\""));
     ck_assert_ptr_nonnull(strstr(junit, "<testcase classname=\"beta\" name=\"rope.apply.golden\""));
-    /* failure text = the diagnosis; unsupported is skipped, not passed */
-    ck_assert_ptr_nonnull(strstr(junit, "<failure message=\"diagnosis of alpha\" type=\"fail\">"));
-    ck_assert_ptr_nonnull(strstr(junit, "<error message=\"diagnosis of beta\" type=\"timeout\">"));
+    /* failure message = the run's diagnosis, then the check's line;
+     * unsupported is skipped, not passed */
+    ck_assert_ptr_nonnull(
+        strstr(junit, "<failure message=\"diagnosis: diagnosis of alpha | diagnosis of alpha\" type=\"fail\">"));
+    ck_assert_ptr_nonnull(
+        strstr(junit, "<error message=\"diagnosis: diagnosis of beta | diagnosis of beta\" type=\"timeout\">"));
     ck_assert_uint_eq(count(junit, "<skipped "), 2);
     free(junit);
     pecert_report_free(&rep);

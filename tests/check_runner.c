@@ -187,7 +187,7 @@ START_TEST(narrow_engines_get_verdicts_inside_their_scope)
                 ck_assert_int_gt(r->n_unsupported, 0); /* the out-of-scope ones, not */
             }
             if (i < 3 && p == 0) { /* and a pass says what was declined */
-                ck_assert_msg(strstr(r->diagnosis, "; the plugin declined ") != NULL, "%s", r->diagnosis);
+                ck_assert_msg(strstr(r->diagnosis, " declined by the plugin (first: ") != NULL, "%s", r->diagnosis);
             }
         }
         if (p == 1) { /* the decode session's partial configs never reached the plugin */

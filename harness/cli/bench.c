@@ -43,9 +43,10 @@ static const char usage_bench[] =
     "usage: pecert bench [options]\n"
     "\n"
     "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
-    "64/128, f32/f16/bf16, 1 and 2 threads) and the cos/sin table, next to the\n"
-    "machine's measured copy and read-modify-write bandwidth and to `ref`.\n"
-    "Buffers are allocated and pre-faulted once; medians of >= 7 samples.\n"
+    "64/128, f32/f16/bf16, 1 and 2 threads), the cos/sin table, mrope_apply\n"
+    "(M-RoPE sections 16/24/24) and the ALiBi bias, next to the machine's\n"
+    "measured copy and read-modify-write bandwidth and to `ref`. Buffers are\n"
+    "allocated and pre-faulted once; medians of >= 7 samples.\n"
     "\n"
     "options:\n"
     "  --impl NAME|PATH      plugin to time (default fast)\n"
@@ -54,7 +55,10 @@ static const char usage_bench[] =
     "  --threads LIST        thread counts (default 1,2)\n"
     "  --reps N              samples per case (default 7)\n"
     "  --json FILE           write the results as JSON (atomically)\n"
-    "  --help                this text\n";
+    "  --help                this text\n"
+    "\n"
+    "exit status: 0 measured, 2 bad usage or an output that cannot be written,\n"
+    "             3 plugin failed to load\n";
 
 typedef struct bench_cli {
     const char *impl;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "certify_all.h"
@@ -22,7 +23,7 @@ static const char usage_certify[] =
     "usage: pecert certify (--config PATH | --profile NAME) --impl NAME|PATH [options]\n"
     "       pecert certify (--config PATH | --profile NAME) --print\n"
     "       pecert certify --all-profiles --impl NAME|PATH [options]\n"
-    "       pecert certify --list-profiles\n"
+    "       pecert certify --list-profiles | --list-model-types\n"
     "\n"
     "Reads a checkpoint's Hugging Face config.json (or a bundled profile of a real\n"
     "model), prints the positional-encoding parameters pecert derives from it, then\n"
@@ -40,8 +41,11 @@ static const char usage_certify[] =
     "                     one --json/--html/--junit for all; exit 0 only if every\n"
     "                     applicable profile is certified\n"
     "  --print            print the derived parameters and exit (no plugin needed)\n"
-    "  --vectors FILE     profile vectors recorded from the official model class\n"
-    "                     (default for --profile NAME: vectors/profiles/NAME.json)\n"
+    "  --list-model-types every config.json model_type certify reads, its pairing\n"
+    "                     and what it reads\n"
+    "  --vectors FILE|DIR profile vectors recorded from the official model class:\n"
+    "                     a file, or a vector directory holding profiles/NAME.json\n"
+    "                     (default for --profile NAME: the default vector directory's)\n"
     "  --profiles DIR     where profiles live (default: the source tree's)\n"
     "  --json FILE        write the results as JSON (atomically)\n"
     "  --html FILE        write a self-contained HTML report (atomically)\n"
@@ -50,7 +54,12 @@ static const char usage_certify[] =
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
+    "  --filter GLOBS     only the planned checks whose id matches (as for run);\n"
+    "                     a filtered run is for looking at checks, never a\n"
+    "                     certification\n"
+    "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --quiet            print only failures and the verdict\n"
+    "  --verbose          print every check's details, the plugin's output and times\n"
     "  --help             this text\n"
     "\n"
     "A config.json key pecert does not understand (in rope_scaling, or any key\n"
@@ -71,8 +80,12 @@ typedef struct certify_cli {
     double timeout_s;
     int print_only;
     int list;
+    int list_types;
     int all;
     int quiet;
+    int verbose;
+    int no_timings;
+    const char *filter; /* globs over the planned checks' ids (--filter) */
     int max_details;   /* failure lines per check (--max-details) */
 } certify_cli;
 
@@ -87,6 +100,8 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
         {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
+        {"verbose", no_argument, NULL, 'V'},       {"no-timings", no_argument, NULL, 'T'},
+        {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
         {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
@@ -103,8 +118,12 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'J': cli->junit = optarg; break;
         case 'n': cli->print_only = 1; break;
         case 'l': cli->list = 1; break;
+        case 'M': cli->list_types = 1; break;
         case 'A': cli->all = 1; break;
         case 'q': cli->quiet = 1; break;
+        case 'V': cli->verbose = 1; break;
+        case 'T': cli->no_timings = 1; break;
+        case 'f': cli->filter = optarg; break;
         case 'D':
             if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
                 return pecert_usage_error(usage_certify, "certify: --max-details '%s': expected a count >= 0 or 'all'",
@@ -124,7 +143,10 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
     if (optind < argc) {
         return pecert_usage_error(usage_certify, "certify: unexpected argument '%s'", argv[optind]);
     }
-    if (cli->list) {
+    if (cli->quiet && cli->verbose) {
+        return pecert_usage_error(usage_certify, "certify: --quiet and --verbose exclude each other");
+    }
+    if (cli->list || cli->list_types) {
         return 0;
     }
     if (cli->all) {
@@ -170,30 +192,26 @@ static int list_profiles(const char *dir)
     return status;
 }
 
-/* The profile's vectors, if the source tree (or $PECERT_VECTORS) has them. */
+/* The profile's vectors: --vectors FILE as given; --vectors DIR (a vector
+ * directory, as for run, list and mutation) or the default one
+ * ($PECERT_VECTORS or the source tree's) holds them as profiles/NAME.json. */
 static const char *default_vectors(char *buf, size_t len, const certify_cli *cli)
 {
-    if (cli->vectors != NULL || cli->profile == NULL) {
+    struct stat st;
+    int dir = cli->vectors != NULL && stat(cli->vectors, &st) == 0 && S_ISDIR(st.st_mode);
+    if ((cli->vectors != NULL && !dir) || cli->profile == NULL) {
         return cli->vectors;
     }
-    return pecert_certify_profile_vectors(buf, len, pecert_default_vectors(), cli->profile);
+    return pecert_certify_profile_vectors(buf, len, dir ? cli->vectors : pecert_default_vectors(), cli->profile);
 }
 
 static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
 {
-    static const char *const tags[PECERT_VERDICT_COUNT] = {"PASS", "N/A ", "FAIL", "CRASH", "TIMEOUT"};
     const certify_cli *cli = user;
-    int failed = r->verdict >= PECERT_VERDICT_FAIL;
     (void)done;
     (void)total;
-    if (cli->quiet && !failed) {
-        return;
-    }
-    printf("  %-7s %-28s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
-    pecert_print_precision(r, 28);
-    if (failed) {
-        pecert_print_failures(r, cli->max_details);
-    }
+    pecert_print_opts o = {28, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_check(r, &o);
     fflush(stdout);
 }
 
@@ -205,7 +223,7 @@ static int write_outputs(pecert_run_results *res, const certify_cli *cli, const 
     if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
         return 0;
     }
-    pecert_report rep = {0};
+    pecert_report rep = {.no_timings = cli->no_timings};
     pecert_report_outputs out = {cli->html, cli->junit, cli->json};
     char err[2048] = "out of memory";
     char origin[256];
@@ -238,18 +256,30 @@ static void print_grades(const pecert_run_results *res)
     }
 }
 
-static void print_verdict(const pecert_run_results *res, const pecert_certify_model *m, int status)
+/* A filtered run looks at some checks; it certifies nothing. */
+static const char *verdict_word(int status, const char *filter)
+{
+    if (filter != NULL) {
+        return status == PECERT_EXIT_PASS ? "PASSED the filtered checks (not a certification)"
+                                          : "FAILED the filtered checks";
+    }
+    return status == PECERT_EXIT_PASS ? "CERTIFIED" : "NOT CERTIFIED";
+}
+
+static void print_verdict(const pecert_run_results *res, const pecert_certify_model *m, int status,
+                          const char *filter)
 {
     size_t counts[PECERT_VERDICT_COUNT];
     pecert_run_results_count(res, counts);
-    for (int i = 0; i < res->n_findings; i++) {
-        printf("diagnosis: %s\n           (%s)\n", res->findings[i].bug, res->findings[i].evidence);
-    }
-    printf("verdict: %s %s for %s (%s): %zu passed, %zu failed, %zu crashed, %zu timed out, "
-           "%zu not supported (of %zu checks)\n",
-           res->info.plugin_name, status == PECERT_EXIT_PASS ? "CERTIFIED" : "NOT CERTIFIED", m->name,
-           m->model_type, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH],
-           counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+    pecert_print_findings(res);
+    char line[1024];
+    snprintf(line, sizeof(line),
+             "verdict: %s %s for %s (%s): %zu passed, %zu failed, %zu crashed, %zu timed out, "
+             "%zu not supported (of %zu checks)",
+             res->info.plugin_name, verdict_word(status, filter), m->name, m->model_type, counts[PECERT_VERDICT_PASS],
+             counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT],
+             counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+    puts(line); /* one line, never wrapped: what a CI log greps for */
     print_grades(res);
 }
 
@@ -283,7 +313,8 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
     }
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, on_check, (void *)(uintptr_t)cli};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, cli->filter, on_check,
+                                  (void *)(uintptr_t)cli};
     pecert_run_results res;
     char err[2048] = "";
     printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",
@@ -294,7 +325,7 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
         pecert_run_results_free(&res);
         return status;
     }
-    print_verdict(&res, m, status);
+    print_verdict(&res, m, status, cli->filter);
     if (write_outputs(&res, cli, m) != 0) {
         status = PECERT_EXIT_USAGE;
     }
@@ -317,6 +348,10 @@ int pecert_cmd_certify(int argc, char **argv)
     }
     if (cli.list) {
         return list_profiles(cli.profiles);
+    }
+    if (cli.list_types) {
+        pecert_certify_print_model_types();
+        return PECERT_EXIT_PASS;
     }
     if (cli.all) {
         return certify_all_profiles(&cli);

@@ -55,6 +55,29 @@ void pecert_print_failures(const struct pecert_check_result *r, int max);
  * (capture.h), under its line, each line marked "| " (--verbose). */
 void pecert_print_plugin_output(const struct pecert_check_result *r);
 
+/* pecert_print_wrapped: text from column indent, wrapped at spaces before
+ * column 100 (check_print.c), continuation lines at indent + hang. */
+void pecert_print_wrapped(int indent, int hang, const char *text);
+
+/* How run, certify and report print one check. */
+typedef struct pecert_print_opts {
+    int id_width;     /* the check-id column                              */
+    int quiet;        /* failures only                                    */
+    int verbose;      /* every failure record, the plugin's output, times */
+    int no_timings;   /* no elapsed times (byte-stable output)            */
+    int max_details;  /* failure lines per failed check                   */
+} pecert_print_opts;
+
+/* pecert_print_check: "  VERDICT id summary", the grade, and under a
+ * failed check its failure lines (the summary's "; first: ..." tail is not
+ * repeated above them). */
+void pecert_print_check(const struct pecert_check_result *r, const pecert_print_opts *o);
+
+/* pecert_print_findings: the run's diagnosis, one "diagnosis:" line and
+ * its evidence per finding. */
+struct pecert_run_results;
+void pecert_print_findings(const struct pecert_run_results *res);
+
 /* pecert_term_filter_install: stdout and stderr from here on write control
  * characters and invalid UTF-8 as visible escapes (term_filter.c), so
  * that nothing a plugin, config or vector file says drives the terminal. */

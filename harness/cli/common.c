@@ -13,14 +13,22 @@
 #include "results.h"
 #include "runner.h"
 
+/* Bad usage: the one line saying what is wrong, the command's synopsis
+ * (its usage lines, up to the first blank line) and where the rest is;
+ * not the whole help, which buries the error. */
 int pecert_usage_error(const char *usage, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "pecert: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n\n%s", usage);
     va_end(ap);
+    const char *end = strstr(usage, "\n\n");
+    int len = end != NULL ? (int)(end - usage) : (int)strlen(usage);
+    const char *cmd = strncmp(usage, "usage: pecert ", 14) == 0 ? usage + 14 : "";
+    int cmd_len = (int)strcspn(cmd, " \n");
+    fprintf(stderr, "\n%.*s\n(pecert %.*s%s--help: every option and the exit statuses)\n", len, usage, cmd_len, cmd,
+            cmd_len > 0 ? " " : "");
     return PECERT_EXIT_USAGE;
 }
 
@@ -88,15 +96,6 @@ const char *pecert_default_vectors(void)
     return env != NULL && env[0] != '\0' ? env : PECERT_SOURCE_DIR "/vectors";
 }
 
-void pecert_print_precision(const pecert_check_result *r, int id_width)
-{
-    if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
-        char grade[2 * PECERT_RESULT_LINE_MAX];
-        pecert_precision_line(grade, sizeof(grade), &r->precision);
-        printf("  %-7s %-*s precision: %s\n", "", id_width, "", grade);
-    }
-}
-
 int pecert_parse_max_details(int *out, const char *arg)
 {
     char *end = NULL;
@@ -110,36 +109,4 @@ int pecert_parse_max_details(int *out, const char *arg)
     }
     *out = (int)n;
     return 0;
-}
-
-void pecert_print_failures(const pecert_check_result *r, int max)
-{
-    size_t shown = max == PECERT_MAX_DETAILS_ALL || (size_t)max > r->n_failures ? r->n_failures : (size_t)max;
-    for (size_t i = 0; i < shown; i++) {
-        printf("          %s\n", r->failures[i].line);
-    }
-    int64_t hidden = (int64_t)(r->n_failures - shown) + r->n_failures_dropped;
-    if (hidden > 0 && r->n_failures_dropped > 0) {
-        printf("          ... and %lld more (--max-details N|all prints them; --json holds the first %d)\n",
-               (long long)hidden, PECERT_RESULT_MAX_FAILURES);
-    } else if (hidden > 0) {
-        printf("          ... and %lld more (--max-details N|all prints them; --json holds every one)\n",
-               (long long)hidden);
-    }
-}
-
-void pecert_print_plugin_output(const pecert_check_result *r)
-{
-    if (r->plugin_output_bytes <= 0) {
-        return;
-    }
-    printf("          the plugin printed %lld bytes%s:\n", (long long)r->plugin_output_bytes,
-           (size_t)r->plugin_output_bytes > strlen(r->plugin_output) ? " (the first shown)" : "");
-    const char *line = r->plugin_output;
-    while (*line != '\0') {
-        const char *nl = strchr(line, '\n');
-        int len = nl != NULL ? (int)(nl - line) : (int)strlen(line);
-        printf("          | %.*s\n", len, line);
-        line += len + (nl != NULL);
-    }
 }

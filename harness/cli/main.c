@@ -72,13 +72,24 @@ static const char usage_run[] =
     "  --help             this text\n"
     "\n"
     "On a terminal a progress line shows checks done/total, the running check\n"
-    "and the elapsed time; it is never written when stdout is not a terminal.\n";
+    "and the elapsed time; it is never written when stdout is not a terminal.\n"
+    "\n"
+    "exit status: 0 every selected check passed, 1 a check failed, crashed or\n"
+    "             timed out (or none passed: nothing certified), 2 bad usage or\n"
+    "             input, 3 the plugin failed to load\n";
 
 static const char usage_list[] =
     "usage: pecert list [--vectors DIR]\n"
     "\n"
     "Lists the checks (id and purpose), the vector files with their counts and\n"
-    "provenance, and the built-in plugins.\n";
+    "provenance, and the built-in plugins.\n"
+    "\n"
+    "options:\n"
+    "  --vectors DIR      the vector directory (default: $PECERT_VECTORS or the\n"
+    "                     source tree's)\n"
+    "  --help             this text\n"
+    "\n"
+    "exit status: 0 listed, 2 bad usage or a vector file that breaks its schema\n";
 
 /* ---- run --------------------------------------------------------------- */
 
@@ -110,20 +121,8 @@ static double now_s(void)
 
 static void print_result(const pecert_check_result *r, const run_cli *cli)
 {
-    static const char *const tags[PECERT_VERDICT_COUNT] = {"PASS", "N/A ", "FAIL", "CRASH", "TIMEOUT"};
-    int failed = r->verdict >= PECERT_VERDICT_FAIL;
-    if (cli->quiet && !failed) {
-        return;
-    }
-    printf("  %-7s %-26s %s\n", tags[r->verdict], r->check_id, r->diagnosis);
-    pecert_print_precision(r, 26);
-    if ((failed && !cli->quiet) || cli->verbose) {
-        pecert_print_failures(r, cli->verbose ? PECERT_MAX_DETAILS_ALL : cli->max_details);
-    }
-    if (cli->verbose) {
-        pecert_print_plugin_output(r);
-        printf("          (%.2f s)\n", r->elapsed_s);
-    }
+    pecert_print_opts o = {26, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_check(r, &o);
 }
 
 /* The progress line: redrawn in place ("\r", erase to end of line). */
@@ -228,9 +227,11 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
 
 static void print_summary(const pecert_run_results *res)
 {
-    for (int i = 0; i < res->n_findings; i++) {
-        printf("diagnosis: %s\n           (%s)\n", res->findings[i].bug, res->findings[i].evidence);
+    if (res->info.shard_count > 1) {
+        printf("diagnosis: made over the whole run, when `pecert report` merges the %d shards' --json files\n",
+               res->info.shard_count);
     }
+    pecert_print_findings(res);
     size_t counts[PECERT_VERDICT_COUNT];
     pecert_run_results_count(res, counts);
     printf("%s: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported (of %zu checks)\n",
@@ -541,5 +542,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "certify") == 0) {
         return pecert_cmd_certify(argc - 1, argv + 1);
     }
-    return pecert_usage_error(usage_main, "unknown command '%s'", cmd);
+    fprintf(stderr, "pecert: unknown command '%s' (pecert help lists the commands)\n", cmd);
+    return PECERT_EXIT_USAGE;
 }

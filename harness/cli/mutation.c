@@ -45,7 +45,11 @@ static const char usage_mutation[] =
     "  --separation FILE  write the separation table (markdown) to FILE\n"
     "  --doc FILE         splice the table into FILE between its separation\n"
     "                     markers (TOLERANCES.md)\n"
-    "  --help             this text\n";
+    "  --help             this text\n"
+    "\n"
+    "Each mutant's line names the checks that caught it and the diagnosis it got.\n"
+    "exit status: 0 every mutant caught and diagnosed, 1 one escaped (or was not\n"
+    "             diagnosed, or failed to load), 2 bad usage or catalogue\n";
 
 #define MAX_BASES 8
 
@@ -158,8 +162,16 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
         caught = 0;
         printf("  UNNAMED %-28s caught, but the diagnosis does not name '%s'\n", name, finding->valuestring);
     } else {
-        printf("  caught  %-28s %zu of %zu checks fail; diagnosis: %s\n", name, failing, res.n_checks,
-               named != NULL ? named->bug : "(none expected)");
+        char line[2048];
+        char by[512] = "";
+        cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
+        {
+            size_t used = strlen(by);
+            snprintf(by + used, sizeof(by) - used, "%s%s", used > 0 ? ", " : "", id->valuestring);
+        }
+        snprintf(line, sizeof(line), "caught  %-28s by %s (%zu of %zu checks fail); diagnosis: %s", name, by, failing,
+                 res.n_checks, named != NULL ? named->bug : "(none expected)");
+        pecert_print_wrapped(2, 8, line);
     }
     if (pecert_report_add_run(rep, &res, PECERT_ROLE_MUTANT, path) != 0) {
         pecert_run_results_free(&res);

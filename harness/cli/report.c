@@ -151,6 +151,9 @@ static void print_run(const pecert_report_run *run)
            failed ? "FAIL" : "PASS", run->label, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
            counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED],
            failed && run->role == PECERT_ROLE_ALLOWED ? " (allowed to fail)" : "");
+    if (failed) {
+        pecert_print_findings(&run->res);
+    }
 }
 
 static void print_written(const char *what, const char *path)

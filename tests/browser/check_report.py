@@ -9,7 +9,11 @@ Chromium and check what a reader (and CI) relies on:
     there, with its tables and its plot laid out;
   * the page made no network request but the one for its own file
     (chromedriver's performance log: every Network.requestWillBeSent);
-  * the page raised no script error (the browser log holds no SEVERE entry).
+  * the page raised no script error (the browser log holds no SEVERE entry);
+  * with --phone: at a 400 px wide viewport (a phone) no element is wider
+    than the viewport (a wide table may scroll inside its own box, never
+    the page), and the verdict is in view without scrolling;
+  * with --expect-text: the banner says it (e.g. "NOT CERTIFIED for").
 
 It saves a screenshot of the top of the page and one of the whole page.
 Exit status 0 when every check holds, 1 otherwise, 2 on bad usage.
@@ -91,6 +95,54 @@ def check_page(driver, expect_verdict):
     return failures, facts
 
 
+# Every element laid out past the viewport's right edge, unless it sits in
+# a box that scrolls (or clips) sideways: that box is checked instead.
+OVERFLOW_JS = """
+const width = document.documentElement.clientWidth;
+const wide = [];
+if (document.documentElement.scrollWidth > width) {
+  wide.push('the page is ' + document.documentElement.scrollWidth + ' px wide');
+}
+function boxed(el) {
+  for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowX;
+    if (o === 'auto' || o === 'scroll' || o === 'hidden') return true;
+  }
+  return false;
+}
+for (const el of document.body.querySelectorAll('*')) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || boxed(el)) continue;
+  if (r.right > width + 1 || r.left < -1) {
+    wide.push(el.tagName.toLowerCase() + (el.className && el.className.baseVal === undefined ? '.' + el.className : '') +
+              ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+  }
+}
+const big = document.querySelector('#verdict .big');
+const v = big ? big.getBoundingClientRect() : null;
+return {width: width, wide: wide.slice(0, 8), n_wide: wide.length,
+        verdict_in_view: !!v && v.top >= 0 && v.bottom <= window.innerHeight && v.right <= width + 1 && v.width > 0};
+"""
+
+PHONE = {"width": 400, "height": 800, "deviceScaleFactor": 1, "mobile": True}
+
+
+def check_phone(driver, url, screenshot):
+    """The page at a phone's width; (failures, facts)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    driver.get(url)
+    got = driver.execute_script(OVERFLOW_JS)
+    driver.save_screenshot(str(screenshot))
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    failures = []
+    if got["n_wide"] > 0:
+        failures.append("at %d px, %d elements are wider than the viewport: %s" % (
+            got["width"], got["n_wide"], "; ".join(got["wide"])))
+    if not got["verdict_in_view"]:
+        failures.append("at %d px, the verdict (#verdict .big) is not in view without scrolling" % got["width"])
+    return failures, got
+
+
 def check_speed(driver):
     """The Speed section: tables with rows and a drawn plot; (failures, rows)."""
     rows = driver.find_elements(By.CSS_SELECTOR, "section#speed table.speed tbody tr")
@@ -140,6 +192,8 @@ def main():
     ap.add_argument("--expect-verdict", choices=("pass", "fail"))
     ap.add_argument("--junit", help="also check this JUnit XML file parses and adds up")
     ap.add_argument("--expect-speed", action="store_true", help="the report was rendered with --bench")
+    ap.add_argument("--phone", action="store_true", help="also check the page at a 400 px viewport")
+    ap.add_argument("--expect-text", help="text the verdict banner must show")
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--chromedriver", default="/usr/bin/chromedriver")
     args = ap.parse_args()
@@ -160,6 +214,10 @@ def main():
         if args.expect_speed:
             more, speed_rows = check_speed(driver)
             failures += more
+        if args.expect_text:
+            banner = driver.find_elements(By.ID, "verdict")
+            if not banner or args.expect_text not in banner[0].text:
+                failures.append("the verdict banner does not say %r" % args.expect_text)
         full = screenshots(driver, pathlib.Path(args.screenshot))
         urls = requested_urls(driver)
         others = [u for u in urls if u != url]
@@ -170,6 +228,12 @@ def main():
         errors = script_errors(driver)
         if errors:
             failures.append("script errors: %s" % "; ".join(errors[:5]))
+        phone = ""
+        if args.phone:
+            shot = pathlib.Path(args.screenshot)
+            more, got = check_phone(driver, url, shot.with_name(shot.stem + "-phone" + shot.suffix))
+            failures += more
+            phone = ", at %d px nothing wider and the verdict in view" % got["width"] if not more else ""
     finally:
         if driver is not None:
             driver.quit()
@@ -180,9 +244,9 @@ def main():
         print("browser: %s: %s" % (args.report, f), file=sys.stderr)
     speed = ", speed tables %d rows" % speed_rows if args.expect_speed else ""
     print("browser: %s: %s; verdict %s, matrix %d rows / %d cells, %d SVG plots%s, no other request, "
-          "no script error; screenshots %s, %s" % (
+          "no script error%s; screenshots %s, %s" % (
               args.report, "FAILED" if failures else "OK", facts["verdict"], facts["matrix_rows"],
-              facts["matrix_cells"], facts["plots"], speed, args.screenshot, full))
+              facts["matrix_cells"], facts["plots"], speed, phone, args.screenshot, full))
     return 1 if failures else 0
 
 
