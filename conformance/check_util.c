@@ -181,6 +181,8 @@ void pecert_check_conclude(pecert_check_result *r, const char *what)
     }
     if (r->n_failed > 0) {
         r->verdict = PECERT_VERDICT_FAIL;
+        /* "; first: <the first failure's line>": the terminal drops this
+         * tail when it prints the failure lines under it (check_print.c). */
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%lld of %lld %s outside the bound; first: %s",
                  (long long)r->n_failed, (long long)r->n_cases, what,
                  pecert_check_result_first_line(r));
@@ -325,8 +327,10 @@ void pecert_case_beyond_scope(pecert_check_result *r, const char *why)
 
 void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const char *where, const char *op)
 {
+    int64_t declined_before = r->n_unsupported - r->n_beyond_scope;
     r->n_cases++;
-    if (r->n_unsupported++ - r->n_beyond_scope == 0) {
+    r->n_unsupported++;
+    if (declined_before == 0) {
         const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
         snprintf(r->declined, sizeof(r->declined), "%s: %s declined: %s", where, op,
                  msg != NULL && msg[0] != '\0' ? msg : "(no message from last_error)");

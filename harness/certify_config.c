@@ -942,13 +942,14 @@ static const char *mapping_words(int (*map)(map_ctx *c))
                                     : "learned: max_position_embeddings / n_positions";
 }
 
-void pecert_certify_print_model_types(void)
+const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads)
 {
-    for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {
-        const model_rule *r = &model_rules[i];
-        printf("  %-12s %-11s %s\n", r->model_type,
-               r->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", mapping_words(r->map));
+    if (i >= sizeof(model_rules) / sizeof(model_rules[0])) {
+        return NULL;
     }
+    *pairing = model_rules[i].pairing;
+    *reads = mapping_words(model_rules[i].map);
+    return model_rules[i].model_type;
 }
 
 static const model_rule *find_model(const char *model_type)

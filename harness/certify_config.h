@@ -99,9 +99,10 @@ int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, 
 int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, const char *name, char *err,
                                 size_t err_len);
 
-/* pecert_certify_print_model_types: every model_type certify reads, one
- * line each (name, pairing of its reference code, what is read). */
-void pecert_certify_print_model_types(void);
+/* pecert_certify_model_type: the i-th model_type certify reads (NULL past
+ * the last), the pairing of its reference code and what of its config is
+ * read, in words. */
+const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads);
 
 /* pecert_certify_label: a one-line summary of the derived parameters,
  * "llama3 theta=500000 rot=128/128 split_half factor=8", for reports. */

@@ -302,7 +302,7 @@ static void encoding_label(char *out, size_t len, const pecert_certify_model *m)
  * it uses: a plugin that declined part of it (a scaled config, the far
  * positions) has not shown it can run the checkpoint. Its diagnosis then
  * says so with the plugin's own words (its last_error), and the symptom
- * "declined:essential" lets the run's diagnosis name it as the reason.
+ * PECERT_SYMPTOM_ESSENTIAL_DECLINED lets the run's diagnosis name it as the reason.
  */
 static void require_every_case(pecert_check_result *r, const pecert_certify_model *m)
 {
@@ -327,7 +327,7 @@ static void require_every_case(pecert_check_result *r, const pecert_certify_mode
      * supported" (--all-profiles reads a plugin without the encoding as
      * not applicable), and the checkpoint is not certified either way. */
     r->verdict = declined_all ? PECERT_VERDICT_UNSUPPORTED : PECERT_VERDICT_FAIL;
-    pecert_check_symptom(r, "declined:essential");
+    pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ESSENTIAL_DECLINED);
 }
 
 static size_t planned_count(const certify_state *s)

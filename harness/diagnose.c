@@ -37,14 +37,19 @@ static const char *symptom_value(const pecert_run_results *run, const char *id, 
     return NULL;
 }
 
-static int count_prefix(const pecert_run_results *run, const char *id, const char *prefix)
+/* Symptoms of r (may be NULL) starting with prefix. */
+static int result_count_prefix(const pecert_check_result *r, const char *prefix)
 {
-    const pecert_check_result *r = pecert_run_results_find(run, id);
     int n = 0;
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
         n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0;
     }
     return n;
+}
+
+static int count_prefix(const pecert_run_results *run, const char *id, const char *prefix)
+{
+    return result_count_prefix(pecert_run_results_find(run, id), prefix);
 }
 
 /*
@@ -427,23 +432,30 @@ static int rope_family(const char *check_id)
            strcmp(check_id, "certify.rope.reference") == 0;
 }
 
+/* The kinds of RoPE failure one failing check shows: rope.freq.golden
+ * only frequencies; certify.rope.reference rotations only where an apply
+ * case failed; every other RoPE-family check rotations. */
+static unsigned failure_kinds(const pecert_check_result *r)
+{
+    unsigned kinds = 0;
+    kinds |= result_count_prefix(r, "freq_off:") > 0 ? COVERS_INV_FREQ : 0u;
+    kinds |= result_count_prefix(r, "scaling:") > 0 ? COVERS_SCALING : 0u;
+    if (strcmp(r->check_id, "rope.freq.golden") != 0 &&
+        (strcmp(r->check_id, "certify.rope.reference") != 0 || result_count_prefix(r, "apply_off:") > 0)) {
+        kinds |= COVERS_ROTATIONS;
+    }
+    return kinds;
+}
+
 /* The kinds of RoPE failure the run shows. */
 static unsigned rope_failures(const pecert_run_results *run)
 {
     unsigned shown = 0;
     for (size_t i = 0; i < run->n_checks; i++) {
         const pecert_check_result *r = &run->checks[i];
-        if (r->verdict < PECERT_VERDICT_FAIL || !rope_family(r->check_id)) {
-            continue;
+        if (r->verdict >= PECERT_VERDICT_FAIL && rope_family(r->check_id)) {
+            shown |= failure_kinds(r);
         }
-        if (strcmp(r->check_id, "rope.freq.golden") != 0) {
-            shown |= count_prefix(run, r->check_id, "apply_off:") > 0 ||
-                             strcmp(r->check_id, "certify.rope.reference") != 0
-                         ? COVERS_ROTATIONS
-                         : 0u;
-        }
-        shown |= count_prefix(run, r->check_id, "freq_off:") > 0 ? COVERS_INV_FREQ : 0u;
-        shown |= count_prefix(run, r->check_id, "scaling:") > 0 ? COVERS_SCALING : 0u;
     }
     if (failed(run, "rope.freq.golden") && !(shown & (COVERS_INV_FREQ | COVERS_SCALING))) {
         shown |= COVERS_INV_FREQ; /* off without a named part (NaN, an error status) */
@@ -474,7 +486,7 @@ static void diagnose_declines(pecert_run_results *run)
 {
     for (size_t i = 0; i < run->n_checks; i++) {
         const pecert_check_result *r = &run->checks[i];
-        if (pecert_check_has_symptom(r, "declined:essential")) {
+        if (pecert_check_has_symptom(r, PECERT_SYMPTOM_ESSENTIAL_DECLINED)) {
             char evidence[PECERT_RESULT_LINE_MAX];
             snprintf(evidence, sizeof(evidence), "%s: %lld of %lld cases declined by the plugin", r->check_id,
                      (long long)r->n_unsupported, (long long)r->n_cases);

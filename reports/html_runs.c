@@ -330,13 +330,22 @@ static int has_plot(const pecert_check_result *r)
     return r->verdict < PECERT_VERDICT_FAIL && (r->n_points > 0 || r->heatmap.rows > 0);
 }
 
+/* 1 if run is shown in this section: a plugin (not a mutant) with a plot. */
+static int run_has_plots(const pecert_report_run *run)
+{
+    for (size_t c = 0; run->role != PECERT_ROLE_MUTANT && c < run->res.n_checks; c++) {
+        if (has_plot(&run->res.checks[c])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int pecert__html_has_plots(const pecert_report *rep)
 {
     for (size_t i = 0; i < rep->n_runs; i++) {
-        for (size_t c = 0; rep->runs[i].role != PECERT_ROLE_MUTANT && c < rep->runs[i].res.n_checks; c++) {
-            if (has_plot(&rep->runs[i].res.checks[c])) {
-                return 1;
-            }
+        if (run_has_plots(&rep->runs[i])) {
+            return 1;
         }
     }
     return 0;
@@ -353,11 +362,7 @@ void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
                         "theirs under <a href=\"#failures\">Failures</a>.</p>\n");
     for (size_t i = 0; i < rep->n_runs; i++) {
         const pecert_report_run *run = &rep->runs[i];
-        int plots = 0;
-        for (size_t c = 0; c < run->res.n_checks; c++) {
-            plots += has_plot(&run->res.checks[c]);
-        }
-        if (run->role == PECERT_ROLE_MUTANT || plots == 0) {
+        if (!run_has_plots(run)) {
             continue;
         }
         pecert_sbuf_puts(b, "<details open><summary>");

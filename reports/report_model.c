@@ -228,7 +228,7 @@ int pecert_report_run_failed(const pecert_report_run *run)
         /* certify: the checkpoint's own encoding declined (not supported,
          * yet not certified: certify_run.c) fails the run in every output */
         if (run->res.checks[i].verdict >= PECERT_VERDICT_FAIL ||
-            pecert_check_has_symptom(&run->res.checks[i], "declined:essential")) {
+            pecert_check_has_symptom(&run->res.checks[i], PECERT_SYMPTOM_ESSENTIAL_DECLINED)) {
             return 1;
         }
     }

@@ -309,17 +309,30 @@ START_TEST(every_profile_maps)
 }
 END_TEST
 
-/* Runs certify on the already mapped model; vectors may be NULL. */
-static int certify_model(const char *plugin, const char *vectors)
+/* build/impls/NAME.so into path (PATH_MAX-sized buffers at the callers). */
+static void impl_path(char *path, size_t len, const char *name)
+{
+    snprintf(path, len, "%s/impls/%s.so", test_build_dir(), name);
+}
+
+/* Runs certify on the already mapped model into *res (free it); vectors
+ * may be NULL. Returns the exit status. */
+static int certify_results(pecert_run_results *res, const char *plugin, const char *vectors)
 {
     char plugin_path[1024];
     char oracle_path[1024];
-    pecert_run_results res;
-    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
-    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
+    impl_path(plugin_path, sizeof(plugin_path), plugin);
+    impl_path(oracle_path, sizeof(oracle_path), "ref");
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL};
-    int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
-    ck_assert_int_ge((int)res.n_checks, 1);
+    int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
+    ck_assert_int_ge((int)res->n_checks, 1);
+    return status;
+}
+
+static int certify_model(const char *plugin, const char *vectors)
+{
+    pecert_run_results res;
+    int status = certify_results(&res, plugin, vectors);
     pecert_run_results_free(&res);
     return status;
 }
@@ -331,12 +344,11 @@ static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t
     char plugin_path[1024];
     char oracle_path[1024];
     pecert_run_results res;
-    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/%s.so", test_build_dir(), plugin);
-    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
-    pecert_certify_options opt = {plugin_path, oracle_path, NULL, 60.0, NULL, NULL, NULL};
-    ck_assert_int_eq(pecert_certify_run(&res, &model, &opt, err, sizeof(err)), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_results(&res, plugin, NULL), PECERT_EXIT_FAIL);
     snprintf(certify_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
     pecert_run_results_free(&res);
+    impl_path(plugin_path, sizeof(plugin_path), plugin);
+    impl_path(oracle_path, sizeof(oracle_path), "ref");
     pecert_run_options ropt = {plugin_path, oracle_path, PECERT_SOURCE_DIR "/vectors", NULL, 60.0, NULL, NULL};
     ck_assert_int_eq(pecert_run(&res, &ropt, err, sizeof(err)), PECERT_EXIT_FAIL);
     snprintf(run_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
@@ -389,15 +401,10 @@ START_TEST(one_bug_one_lead)
 {
     char vectors[1024];
     pecert_run_results res;
-    char plugin_path[1024];
-    char oracle_path[1024];
-    snprintf(plugin_path, sizeof(plugin_path), "%s/impls/mutants/pairing_swapped.so", test_build_dir());
-    snprintf(oracle_path, sizeof(oracle_path), "%s/impls/ref.so", test_build_dir());
     ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "llama-2-7b", err, sizeof(err)) == 0, "%s", err);
     ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
                                                          "llama-2-7b"));
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL};
-    ck_assert_int_eq(pecert_certify_run(&res, &model, &opt, err, sizeof(err)), PECERT_EXIT_FAIL);
+    ck_assert_int_eq(certify_results(&res, "mutants/pairing_swapped", vectors), PECERT_EXIT_FAIL);
     ck_assert_msg(res.n_findings == 1 && strcmp(res.findings[0].id, "pairing") == 0, "%d findings, first '%s', last '%s'",
                   res.n_findings, res.n_findings > 0 ? res.findings[0].id : "",
                   res.n_findings > 0 ? res.findings[res.n_findings - 1].bug : "");

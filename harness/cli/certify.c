@@ -192,6 +192,18 @@ static int list_profiles(const char *dir)
     return status;
 }
 
+/* --list-model-types: one line per model_type (name, pairing, what is read). */
+static int list_model_types(void)
+{
+    pecert_rope_pairing pairing;
+    const char *reads;
+    const char *name;
+    for (size_t i = 0; (name = pecert_certify_model_type(i, &pairing, &reads)) != NULL; i++) {
+        printf("  %-12s %-11s %s\n", name, pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", reads);
+    }
+    return PECERT_EXIT_PASS;
+}
+
 /* The profile's vectors: --vectors FILE as given; --vectors DIR (a vector
  * directory, as for run, list and mutation) or the default one
  * ($PECERT_VECTORS or the source tree's) holds them as profiles/NAME.json. */
@@ -350,8 +362,7 @@ int pecert_cmd_certify(int argc, char **argv)
         return list_profiles(cli.profiles);
     }
     if (cli.list_types) {
-        pecert_certify_print_model_types();
-        return PECERT_EXIT_PASS;
+        return list_model_types();
     }
     if (cli.all) {
         return certify_all_profiles(&cli);

@@ -140,6 +140,7 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
     }
     int caught = 1;
     char missed[512] = "";
+    char by[512] = ""; /* the named checks, for the caught line */
     const cJSON *id = NULL;
     cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
     {
@@ -149,6 +150,8 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
             strncat(missed, id->valuestring, sizeof(missed) - strlen(missed) - 2);
             strncat(missed, " ", sizeof(missed) - strlen(missed) - 1);
         }
+        size_t used = strlen(by);
+        snprintf(by + used, sizeof(by) - used, "%s%s", used > 0 ? ", " : "", id->valuestring);
     }
     size_t failing = 0;
     for (size_t i = 0; i < res.n_checks; i++) {
@@ -163,12 +166,6 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
         printf("  UNNAMED %-28s caught, but the diagnosis does not name '%s'\n", name, finding->valuestring);
     } else {
         char line[2048];
-        char by[512] = "";
-        cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
-        {
-            size_t used = strlen(by);
-            snprintf(by + used, sizeof(by) - used, "%s%s", used > 0 ? ", " : "", id->valuestring);
-        }
         snprintf(line, sizeof(line), "caught  %-28s by %s (%zu of %zu checks fail); diagnosis: %s", name, by, failing,
                  res.n_checks, named != NULL ? named->bug : "(none expected)");
         pecert_print_wrapped(2, 8, line);
