@@ -210,10 +210,11 @@ honest: all
 # Every mutant (a correct engine with one real bug, on ref and on a float32
 # honest base) must be caught by its named checks and diagnosed; then the
 # separation table (honest worst vs mutant least error/bound per check) is
-# written into TOLERANCES.md from the honest gate's runs.
+# written into TOLERANCES.md from the honest gate's runs. One mutant per
+# core at a time (--jobs); JUnit for CI in build/mutation.xml.
 mutation: all honest
-	$(Q)$(BUILD)/pecert mutation $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
-	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md
+	$(Q)$(BUILD)/pecert mutation --jobs $(NPROC) $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
+	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md --junit $(BUILD)/mutation.xml
 
 # The README is true: every command of its sh blocks that runs offline
 # runs (the plugin and the adapter it shows are built from its own text),

@@ -72,6 +72,9 @@ void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
     snprintf(at, sizeof(at), "%s %s", where, elem_desc);
     note_worst(r, w->ratio, at);
     if (w->n_bad == 0) {
+        char line[PECERT_RESULT_LINE_MAX];
+        snprintf(line, sizeof(line), "%s: worst %.3g of tol (%lld elements)", at, w->ratio, (long long)w->n_checked);
+        (void)pecert_check_result_add_case(r, PECERT_CASE_WITHIN, w->ratio, line);
         return;
     }
     r->n_failed++;
@@ -130,6 +133,14 @@ int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
                      msg != NULL ? msg : "(no message)");
     r->n_cases--; /* pecert_case_fail counted it again */
     return 0;
+}
+
+void pecert_case_passed(pecert_check_result *r, const char *where, const char *what)
+{
+    char line[PECERT_RESULT_LINE_MAX];
+    snprintf(line, sizeof(line), "%s: %s", where, what);
+    r->n_cases++;
+    (void)pecert_check_result_add_case(r, PECERT_CASE_WITHIN, NAN, line);
 }
 
 void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt, ...)
@@ -323,6 +334,7 @@ void pecert_case_beyond_scope(pecert_check_result *r, const char *why)
     if (r->n_beyond_scope++ == 0) {
         snprintf(r->beyond_scope, sizeof(r->beyond_scope), "%s", why);
     }
+    (void)pecert_check_result_add_case(r, PECERT_CASE_BEYOND_SCOPE, NAN, why);
 }
 
 void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const char *where, const char *op)
@@ -330,10 +342,15 @@ void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const
     int64_t declined_before = r->n_unsupported - r->n_beyond_scope;
     r->n_cases++;
     r->n_unsupported++;
-    if (declined_before == 0) {
+    if (declined_before == 0 || r->keep_cases) {
         const char *msg = s->desc->last_error != NULL ? s->desc->last_error(s->instance) : NULL;
-        snprintf(r->declined, sizeof(r->declined), "%s: %s declined: %s", where, op,
+        char line[PECERT_RESULT_LINE_MAX];
+        snprintf(line, sizeof(line), "%s: %s declined: %s", where, op,
                  msg != NULL && msg[0] != '\0' ? msg : "(no message from last_error)");
+        if (declined_before == 0) {
+            snprintf(r->declined, sizeof(r->declined), "%s", line);
+        }
+        (void)pecert_check_result_add_case(r, PECERT_CASE_DECLINED, NAN, line);
     }
 }
 

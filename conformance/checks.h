@@ -104,6 +104,11 @@ void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
 int pecert_case_status(pecert_check_result *r, const pecert_subject *s,
                        pecert_status status, const char *where, const char *op);
 
+/* pecert_case_passed records a case that held (a property, an exact
+ * answer): counted, and kept with what it held when the run keeps every
+ * case (--verbose). */
+void pecert_case_passed(pecert_check_result *r, const char *where, const char *what);
+
 /* pecert_case_fail records a failed case with a free-form detail line. */
 void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

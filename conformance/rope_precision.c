@@ -45,19 +45,29 @@ static void precision_case(const pecert_check_env *env, pecert_check_result *r,
     free(x);
 }
 
-/* The worst error seen at each far position, for the diagnosis line. */
+/* The worst error seen at each far position, for the diagnosis line:
+ * "max error by position: 2^11 0, 2^16 1.2e-07, 2^20 not run, ...". A
+ * position with no sample (declined, or beyond the plugin's declared
+ * max_position) says "not run", never a 0 that would read as exact. */
 static void summarize(pecert_check_result *r)
 {
+    static const int exponents[] = {11, 16, 20, 24};
     char line[PECERT_RESULT_LINE_MAX] = "max error by position:";
     for (int k = 0; k < N_FAR; k += 3) {
         double worst = 0.0;
+        int sampled = 0;
         for (size_t i = 0; i < r->n_points; i++) {
-            if (r->points[i].position == far_positions[k + 1] && r->points[i].error > worst) {
-                worst = r->points[i].error;
+            if (r->points[i].position == far_positions[k + 1]) {
+                sampled = 1;
+                worst = r->points[i].error > worst ? r->points[i].error : worst;
             }
         }
         char part[64];
-        snprintf(part, sizeof(part), " 2^%d: %.2g;", k == 0 ? 11 : k == 3 ? 16 : k == 6 ? 20 : 24, worst);
+        if (sampled) {
+            snprintf(part, sizeof(part), "%s 2^%d %.2g", k > 0 ? "," : "", exponents[k / 3], worst);
+        } else {
+            snprintf(part, sizeof(part), "%s 2^%d not run", k > 0 ? "," : "", exponents[k / 3]);
+        }
         strncat(line, part, sizeof(line) - strlen(line) - 1);
     }
     int64_t first_bad = -1;

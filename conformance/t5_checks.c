@@ -151,7 +151,6 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r,
         rel[i] = i - span;
     }
     if (run_buckets(&env->plugin, r, c, rel, n, &out, where)) {
-        r->n_cases++;
         const char *bad = NULL;
         int64_t at = 0;
         for (int64_t i = 0; i < n && bad == NULL; i++) {
@@ -169,8 +168,9 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r,
             }
         }
         if (bad != NULL) {
-            r->n_cases--;
             pecert_case_fail(r, where, "%s at relative_position %lld", bad, (long long)at);
+        } else {
+            pecert_case_passed(r, where, "buckets in range and monotone in |distance|");
         }
         pecert_out_free(&out);
     }

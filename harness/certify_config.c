@@ -1159,6 +1159,31 @@ static void put(text_buf *b, const char *fmt, ...)
     }
 }
 
+/* What _compute_yarn_parameters (transformers v4.57.6) reads for the
+ * keys a YaRN config leaves out, or sets to a falsy value: beta_fast and
+ * beta_slow are read as `get(...) or 32` and `or 1` (so 0 is the default
+ * too), truncate as `get("truncate", True)`. A porter must see the values
+ * the checkpoint runs with, not only those its config spells out. */
+static void describe_yarn_defaults(text_buf *b, const pecert_rope_config *r)
+{
+    if (r->rope_type != PECERT_ROPE_YARN) {
+        return;
+    }
+    if (!(r->present & PECERT_ROPE_HAS_BETA_FAST)) {
+        put(b, "  %-34s 32 (default)\n", "beta_fast");
+    } else if (r->beta_fast == 0.0) {
+        put(b, "  %-34s 32 (0 in the config reads as the default: `or 32`)\n", "beta_fast");
+    }
+    if (!(r->present & PECERT_ROPE_HAS_BETA_SLOW)) {
+        put(b, "  %-34s 1 (default)\n", "beta_slow");
+    } else if (r->beta_slow == 0.0) {
+        put(b, "  %-34s 1 (0 in the config reads as the default: `or 1`)\n", "beta_slow");
+    }
+    if (!(r->present & PECERT_ROPE_HAS_TRUNCATE)) {
+        put(b, "  %-34s true (default)\n", "truncate");
+    }
+}
+
 /* The rope_scaling values that are present, "-" otherwise. */
 static void describe_scaling(text_buf *b, const pecert_rope_config *r)
 {
@@ -1182,6 +1207,7 @@ static void describe_scaling(text_buf *b, const pecert_rope_config *r)
     if (r->present & PECERT_ROPE_HAS_TRUNCATE) {
         put(b, "  %-34s %s\n", "truncate", r->truncate ? "true" : "false");
     }
+    describe_yarn_defaults(b, r);
     if (r->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) {
         put(b, "  %-34s %lld (rope_scaling)\n", "original_max_position_embeddings",
             (long long)r->original_max_position_embeddings);

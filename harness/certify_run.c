@@ -106,6 +106,7 @@ typedef struct certify_state {
     pecert_vtest checkpoint_test;
     int have_vectors;
     const char *filter;         /* --filter, NULL = the whole plan       */
+    int keep_cases;             /* --verbose: every case                 */
 } certify_state;
 
 typedef struct child_job {
@@ -238,7 +239,8 @@ static int child_run(void *arg, int out_fd, char *case_slot)
 {
     const child_job *job = arg;
     return pecert_check_in_child(job->entry->check, files_of(job->state, job->entry->files), 1,
-                                 job->state->plugin.desc, job->state->oracle.desc, out_fd, case_slot);
+                                 job->state->plugin.desc, job->state->oracle.desc, job->state->keep_cases, out_fd,
+                                 case_slot);
 }
 
 static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
@@ -380,6 +382,7 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
     memset(out, 0, sizeof(*out));
     s.model = m;
     s.filter = opt->filter;
+    s.keep_cases = opt->keep_cases;
     pecert_certify_set_model(m);
     int status = load_state(&s, opt, err, err_len);
     if (status == PECERT_EXIT_PASS) {

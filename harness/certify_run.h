@@ -24,6 +24,7 @@ typedef struct pecert_certify_options {
     /* Called after each check; may be NULL. */
     void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
     void *user;
+    int keep_cases;            /* --verbose: every case that did not fail */
 } pecert_certify_options;
 
 /*

@@ -107,6 +107,23 @@ static void split_vector_name(pecert_failure *f)
     f->tc_id = id;
 }
 
+/* Room for element n of an array of n elements of size bytes at *items,
+ * whose capacity is n rounded up to 2^k (as points): doubles it when n
+ * reaches it. 0, or -1 (nomem, *items unchanged). */
+static int grow_for(void **items, size_t n, size_t size)
+{
+    if ((n & (n - 1)) != 0) {
+        return 0;
+    }
+    size_t cap = n == 0 ? 1 : n * 2;
+    void *grown = realloc(*items, cap * size);
+    if (grown == NULL) {
+        return -1;
+    }
+    *items = grown;
+    return 0;
+}
+
 int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure *f)
 {
     size_t n = r->n_failures;
@@ -114,19 +131,45 @@ int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure
         r->n_failures_dropped++;
         return 0;
     }
-    if ((n & (n - 1)) == 0) { /* capacity: n rounded up to 2^k, as points */
-        size_t cap = n == 0 ? 1 : n * 2;
-        pecert_failure *grown = realloc(r->failures, cap * sizeof(*grown));
-        if (grown == NULL) {
-            return -1;
-        }
-        r->failures = grown;
+    void *items = r->failures;
+    if (grow_for(&items, n, sizeof(*r->failures)) != 0) {
+        return -1;
     }
+    r->failures = items;
     r->failures[n] = *f;
     if (r->failures[n].file[0] == '\0' && r->failures[n].tc_id < 0) {
         split_vector_name(&r->failures[n]);
     }
     r->n_failures = n + 1;
+    return 0;
+}
+
+const char *pecert_case_outcome_name(pecert_case_outcome outcome)
+{
+    static const char *const names[PECERT_CASE_OUTCOME_COUNT] = {"within", "declined", "beyond_scope"};
+    return outcome >= 0 && outcome < PECERT_CASE_OUTCOME_COUNT ? names[outcome] : "?";
+}
+
+int pecert_check_result_add_case(pecert_check_result *r, pecert_case_outcome outcome, double ratio,
+                                 const char *line)
+{
+    size_t n = r->n_case_records;
+    if (!r->keep_cases) {
+        return 0;
+    }
+    if (n >= PECERT_RESULT_MAX_FAILURES) {
+        r->n_case_records_dropped++;
+        return 0;
+    }
+    void *items = r->cases;
+    if (grow_for(&items, n, sizeof(*r->cases)) != 0) {
+        return -1;
+    }
+    r->cases = items;
+    r->cases[n].outcome = outcome;
+    r->cases[n].ratio = ratio;
+    snprintf(r->cases[n].line, sizeof(r->cases[n].line), "%s", line);
+    r->n_case_records = n + 1;
     return 0;
 }
 
@@ -150,6 +193,9 @@ void pecert_check_result_release(pecert_check_result *r)
     free(r->failures);
     r->failures = NULL;
     r->n_failures = 0;
+    free(r->cases);
+    r->cases = NULL;
+    r->n_case_records = 0;
     pecert_heatmap_release(&r->heatmap);
 }
 
@@ -264,6 +310,8 @@ int pecert_run_results_append(pecert_run_results *run, pecert_check_result *r)
     r->n_points = 0;
     r->failures = NULL;
     r->n_failures = 0;
+    r->cases = NULL;
+    r->n_case_records = 0;
     r->heatmap.ratio = NULL;
     r->heatmap.rows = 0;
     r->heatmap.cols = 0;

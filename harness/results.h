@@ -136,6 +136,25 @@ typedef struct pecert_precision {
 /* Above this ratio the grade is shown beside the verdict. */
 #define PECERT_PRECISION_NOTE_RATIO 8.0
 
+/* A case that is not a failure, kept only when asked (--verbose: "every
+ * case"): within its bound, declined by the plugin, or beyond its
+ * declared scope. Failing cases are the failure records. */
+typedef enum pecert_case_outcome {
+    PECERT_CASE_WITHIN = 0,
+    PECERT_CASE_DECLINED,
+    PECERT_CASE_BEYOND_SCOPE,
+    PECERT_CASE_OUTCOME_COUNT
+} pecert_case_outcome;
+
+const char *pecert_case_outcome_name(pecert_case_outcome outcome);
+
+typedef struct pecert_case_record {
+    pecert_case_outcome outcome;
+    double ratio;                         /* worst error/bound; NaN when
+                                           * nothing was compared        */
+    char line[PECERT_RESULT_LINE_MAX];    /* the case and what it gave    */
+} pecert_case_record;
+
 /* The result of one check on one plugin. */
 typedef struct pecert_check_result {
     char check_id[64];                    /* e.g. "rope.apply.golden"     */
@@ -178,6 +197,13 @@ typedef struct pecert_check_result {
     pecert_vector_ref vrefs[PECERT_RESULT_MAX_VREFS]; /* cited vectors   */
     int n_vrefs;
     pecert_precision precision;           /* graded checks only           */
+    /* Every case that did not fail (PECERT_CASE_*), in the order run,
+     * kept only when keep_cases is set before the check runs (--verbose);
+     * at most PECERT_RESULT_MAX_FAILURES, the rest counted. */
+    int keep_cases;
+    pecert_case_record *cases;            /* owned                        */
+    size_t n_case_records;
+    int64_t n_case_records_dropped;
     char plugin_output[1025];             /* the first bytes the plugin
                                            * printed to stdout/stderr in
                                            * the check (capture.h)       */
@@ -253,6 +279,11 @@ void pecert_check_result_release(pecert_check_result *r);
  * split into file and tc_id when it names a golden vector); past
  * PECERT_RESULT_MAX_FAILURES it only counts it. Returns 0 or -1 (nomem). */
 int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure *f);
+/* pecert_check_result_add_case: a case that did not fail, when r keeps
+ * them (keep_cases; otherwise a no-op); past PECERT_RESULT_MAX_FAILURES
+ * only counted. Returns 0 or -1 (nomem). */
+int pecert_check_result_add_case(pecert_check_result *r, pecert_case_outcome outcome, double ratio,
+                                 const char *line);
 /* pecert_check_result_add_line: a record of one line (no numbers). */
 int pecert_check_result_add_line(pecert_check_result *r, pecert_failure_kind kind, const char *line);
 /* pecert_failure_blank: a record with no numbers (NaN), tc_id -1. */

@@ -218,6 +218,61 @@ static int failure_from_json(pecert_check_result *r, const cJSON *o)
     return pecert_check_result_add_failure(r, &f);
 }
 
+/* The cases that did not fail, when the run kept them (--verbose):
+ * "case_log": [{"outcome", "ratio", "line"}], absent otherwise. */
+static void case_log_to_json(cJSON *obj, const pecert_check_result *r)
+{
+    if (r->n_case_records == 0 && r->n_case_records_dropped == 0) {
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(obj, "case_log");
+    for (size_t i = 0; arr != NULL && i < r->n_case_records; i++) {
+        const pecert_case_record *c = &r->cases[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "outcome", pecert_case_outcome_name(c->outcome));
+        cJSON_AddItemToObject(o, "ratio", number_or_string(c->ratio));
+        cJSON_AddStringToObject(o, "line", c->line);
+        cJSON_AddItemToArray(arr, o);
+    }
+    if (r->n_case_records_dropped > 0) {
+        cJSON_AddNumberToObject(obj, "case_log_dropped", (double)r->n_case_records_dropped);
+    }
+}
+
+static const char *case_outcome_name_at(int k)
+{
+    return pecert_case_outcome_name((pecert_case_outcome)k);
+}
+
+/* 0, or -1 for a case_log that is not an array of known records. */
+static int case_log_from_json(pecert_check_result *r, const cJSON *obj)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "case_log");
+    const cJSON *o = NULL;
+    if (arr == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsArray(arr)) {
+        return -1;
+    }
+    r->keep_cases = 1;
+    cJSON_ArrayForEach(o, arr)
+    {
+        const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(o, "outcome");
+        const cJSON *line = cJSON_GetObjectItemCaseSensitive(o, "line");
+        int k = cJSON_IsString(outcome) ? index_of_name(outcome->valuestring, case_outcome_name_at,
+                                                        PECERT_CASE_OUTCOME_COUNT)
+                                        : -1;
+        if (k < 0 || !cJSON_IsString(line) ||
+            pecert_check_result_add_case(r, (pecert_case_outcome)k,
+                                         item_number(cJSON_GetObjectItemCaseSensitive(o, "ratio")),
+                                         line->valuestring) != 0) {
+            return -1;
+        }
+    }
+    return read_count(obj, "case_log_dropped", &r->n_case_records_dropped);
+}
+
 /* "failures" (records), or a file from before them: "details" (lines). */
 static int failures_from_json(pecert_check_result *r, const cJSON *obj)
 {
@@ -299,6 +354,7 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     if (r->n_failures_dropped > 0) {
         cJSON_AddNumberToObject(obj, "failures_dropped", (double)r->n_failures_dropped);
     }
+    case_log_to_json(obj, r);
     cJSON *symptoms = cJSON_AddArrayToObject(obj, "symptoms");
     for (int i = 0; symptoms != NULL && i < r->n_symptoms; i++) {
         cJSON_AddItemToArray(symptoms, cJSON_CreateString(r->symptoms[i]));
@@ -432,6 +488,11 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     if (failures_from_json(r, obj) != 0) {
         pecert_check_result_release(r);
         snprintf(err, err_len, "result: malformed 'failures'");
+        return -1;
+    }
+    if (case_log_from_json(r, obj) != 0) {
+        pecert_check_result_release(r);
+        snprintf(err, err_len, "result: malformed 'case_log'");
         return -1;
     }
     const cJSON *d = NULL;

@@ -28,6 +28,7 @@ typedef struct run_state {
     pecert_loaded_plugin oracle;
     pecert_vfile *files;
     size_t n_files;
+    int keep_cases;       /* --verbose: every case, not only failures */
 } run_state;
 
 typedef struct child_job {
@@ -50,11 +51,13 @@ static void drop_subject(pecert_subject *s)
 }
 
 int pecert_check_in_child(const pecert_check *check, const pecert_vfile *files, size_t n_files,
-                          const pecert_plugin *plugin, const pecert_plugin *oracle, int out_fd, char *case_slot)
+                          const pecert_plugin *plugin, const pecert_plugin *oracle, int keep_cases, int out_fd,
+                          char *case_slot)
 {
     pecert_check_env env = {.files = files, .n_files = n_files, .case_slot = case_slot};
     pecert_check_result r;
     pecert_check_result_init(&r, check->id);
+    r.keep_cases = keep_cases;
     pecert_capture *printed = pecert_capture_begin();
     pecert_case_slot_set(case_slot, "create instance");
     pecert_status st = make_subject(&env.plugin, plugin);
@@ -87,7 +90,7 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
 {
     const child_job *job = arg;
     return pecert_check_in_child(job->check, job->state->files, job->state->n_files, job->state->plugin.desc,
-                                 job->state->oracle.desc, out_fd, case_slot);
+                                 job->state->oracle.desc, job->state->keep_cases, out_fd, case_slot);
 }
 
 void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
@@ -368,13 +371,14 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len)
 {
-    static const pecert_run_extras no_extras = {1, 1, NULL};
+    static const pecert_run_extras no_extras = {1, 1, NULL, 0};
     const pecert_run_extras *ex = extras != NULL ? extras : &no_extras;
     int shard_count = ex->shard_count > 0 ? ex->shard_count : 1;
     int shard_index = ex->shard_count > 0 ? ex->shard_index : 1;
     run_state s;
     memset(&s, 0, sizeof(s));
     memset(out, 0, sizeof(*out));
+    s.keep_cases = ex->keep_cases;
     int status = PECERT_EXIT_LOAD;
     if (opt->filter != NULL && count_selected(opt->filter) == 0) {
         snprintf(err, err_len, "--filter '%s' matches no check (see `pecert list`)", opt->filter);

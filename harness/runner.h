@@ -40,6 +40,9 @@ typedef struct pecert_run_extras {
     /* Called before each check of this shard (progress); may be NULL.
      * done counts the checks finished, total those of this shard. */
     void (*on_start)(const char *check_id, size_t done, size_t total, void *user);
+    /* --verbose: keep every case that did not fail (results.h
+     * pecert_case_record), not only the failing ones. */
+    int keep_cases;
 } pecert_run_extras;
 
 /*
@@ -63,14 +66,15 @@ void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_
 
 /* pecert_check_in_child: in a check's child process (isolate.h), create
  * the plugin and oracle instances, run check on files with the plugin's
- * declared scope guarded and its stdout/stderr captured, and write the
- * result as JSON on out_fd. Both runners' children do exactly this. */
+ * declared scope guarded and its stdout/stderr captured (and every case
+ * kept when keep_cases), and write the result as JSON on out_fd. Both
+ * runners' children do exactly this. */
 struct pecert_check;
 struct pecert_vfile;
 struct pecert_plugin;
 int pecert_check_in_child(const struct pecert_check *check, const struct pecert_vfile *files, size_t n_files,
-                          const struct pecert_plugin *plugin, const struct pecert_plugin *oracle, int out_fd,
-                          char *case_slot);
+                          const struct pecert_plugin *plugin, const struct pecert_plugin *oracle, int keep_cases,
+                          int out_fd, char *case_slot);
 
 /* pecert_accept_child_result: the result of check check_id from its child's
  * outcome. A clean exit whose text is the harness's own (the nonce ended

@@ -161,22 +161,40 @@ static int token_axis(const pecert_check_result *r)
     return strncmp(r->check_id, "decode.", 7) == 0 || strncmp(r->check_id, "batch.", 6) == 0;
 }
 
-/* A figure's title line: which check, and how close to its bound. */
-static void figure_title(pecert_sbuf *b, const pecert_check_result *r)
+/* A figure's title line: which check (or, in the section of one check,
+ * which plugins: who, already HTML), and how close to its bound. */
+static void figure_title(pecert_sbuf *b, const pecert_check_result *r, const char *who)
 {
-    pecert_sbuf_puts(b, "<div class=\"ft\"><code>");
-    pecert_sbuf_escaped(b, r->check_id, 0);
-    pecert_sbuf_puts(b, "</code> &#183; worst error/bound ");
+    pecert_sbuf_puts(b, "<div class=\"ft\">");
+    if (who != NULL) {
+        pecert_sbuf_puts(b, who);
+    } else {
+        pecert_sbuf_puts(b, "<code>");
+        pecert_sbuf_escaped(b, r->check_id, 0);
+        pecert_sbuf_puts(b, "</code>");
+    }
+    pecert_sbuf_puts(b, " &#183; worst error/bound ");
     put_ratio(b, r->worst_ratio);
     pecert_sbuf_puts(b, "</div>");
 }
 
-static void error_figure(pecert_sbuf *b, const pecert_check_result *r)
+/* A case label as a reader wants it: "rope/apply_scaled.json:tcId=11",
+ * not the absolute path of the vectors directory the run read. */
+static const char *case_label(const char *label, const char *vectors_dir)
+{
+    size_t n = strlen(vectors_dir);
+    if (n > 0 && strncmp(label, vectors_dir, n) == 0 && label[n] == '/') {
+        return label + n + 1;
+    }
+    return label;
+}
+
+static void error_figure(pecert_sbuf *b, const pecert_check_result *r, const char *who)
 {
     const pecert_error_point *p = largest_error(r);
     const char *key = token_axis(r) ? "token" : "position";
     pecert_sbuf_puts(b, "<figure>");
-    figure_title(b, r);
+    figure_title(b, r, who);
     pecert__svg_error_plot(b, r);
     pecert_sbuf_printf(b, "<figcaption>%s, worst per %s (%zu samples): ",
                        token_axis(r) ? "Attention-output error against token (prefill, then decode steps)"
@@ -190,39 +208,39 @@ static void error_figure(pecert_sbuf *b, const pecert_check_result *r)
     }
 }
 
-static void heatmap_figure(pecert_sbuf *b, const pecert_check_result *r)
+static void heatmap_figure(pecert_sbuf *b, const pecert_check_result *r, const char *who, const char *vectors_dir)
 {
     const pecert_heatmap *h = &r->heatmap;
     pecert_sbuf_puts(b, "<figure>");
-    figure_title(b, r);
+    figure_title(b, r, who);
     pecert__svg_heatmap(b, h);
     pecert_sbuf_puts(b, "<figcaption>Worst error/bound per ");
     pecert_sbuf_escaped(b, h->row_axis, 0);
     pecert_sbuf_puts(b, " &#215; ");
     pecert_sbuf_escaped(b, h->col_axis, 0);
     pecert_sbuf_puts(b, " over the tokens of the worst vector, ");
-    pecert_sbuf_escaped(b, h->label, 0);
+    pecert_sbuf_escaped(b, case_label(h->label, vectors_dir), 0);
     pecert_sbuf_puts(b, " (max ");
     put_ratio(b, pecert_heatmap_max(h));
     pecert_sbuf_puts(b, ")</figcaption></figure>");
 }
 
 /* The figures of a check: its error samples and its heatmap, if any. */
-static void check_figures(pecert_sbuf *b, const pecert_check_result *r)
+static void check_figures(pecert_sbuf *b, const pecert_check_result *r, const char *who, const char *vectors_dir)
 {
     if (r->n_points > 0) {
-        error_figure(b, r);
+        error_figure(b, r, who);
     }
     if (r->heatmap.rows > 0) {
-        heatmap_figure(b, r);
+        heatmap_figure(b, r, who, vectors_dir);
     }
 }
 
-static void check_plots(pecert_sbuf *b, const pecert_check_result *r)
+static void check_plots(pecert_sbuf *b, const pecert_check_result *r, const char *vectors_dir)
 {
     if (r->n_points > 0 || r->heatmap.rows > 0) {
         pecert_sbuf_puts(b, "<div class=\"plots\">");
-        check_figures(b, r);
+        check_figures(b, r, NULL, vectors_dir);
         pecert_sbuf_puts(b, "</div>\n");
     }
 }
@@ -266,7 +284,7 @@ void pecert__html_check_block(pecert_sbuf *b, const pecert_report_run *run, size
     measured(b, r);
     evidence(b, r, compact ? COMPACT_LINES : PECERT_DEFAULT_MAX_DETAILS);
     cited_vectors(b, &run->res, r, max_lines);
-    check_plots(b, r);
+    check_plots(b, r, run->res.info.vectors_dir);
     pecert_sbuf_puts(b, "</article>\n");
 }
 
@@ -351,29 +369,150 @@ int pecert__html_has_plots(const pecert_report *rep)
     return 0;
 }
 
+/* 1 if every sample of r is exact: nothing a plot would show. */
+static int all_exact(const pecert_check_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++) {
+        if (r->points[i].error != 0.0) {
+            return 0;
+        }
+    }
+    return r->heatmap.rows == 0 || pecert_heatmap_max(&r->heatmap) == 0.0;
+}
+
+/* 1 if a and b draw the same figures: the same samples, bounds, grid and
+ * worst ratio, bit for bit (ref and the fast ISAs often do). */
+static int same_figures(const pecert_check_result *a, const pecert_check_result *b)
+{
+    const pecert_heatmap *ha = &a->heatmap;
+    const pecert_heatmap *hb = &b->heatmap;
+    if (a->n_points != b->n_points || memcmp(&a->worst_ratio, &b->worst_ratio, sizeof(double)) != 0 ||
+        ha->rows != hb->rows || ha->cols != hb->cols || strcmp(ha->label, hb->label) != 0) {
+        return 0;
+    }
+    if (a->n_points > 0 && memcmp(a->points, b->points, a->n_points * sizeof(*a->points)) != 0) {
+        return 0;
+    }
+    return ha->rows == 0 || memcmp(ha->ratio, hb->ratio, (size_t)ha->rows * (size_t)ha->cols * sizeof(double)) == 0;
+}
+
+/* The passing, plotted result of check id in a plugin's run, or NULL. */
+static const pecert_check_result *plotted(const pecert_report_run *run, const char *id)
+{
+    if (run->role == PECERT_ROLE_MUTANT) {
+        return NULL;
+    }
+    const pecert_check_result *r = pecert_run_results_find(&run->res, id);
+    return r != NULL && has_plot(r) ? r : NULL;
+}
+
+/* 1 if check id was already shown: it has a plot in a run before run i. */
+static int shown_before(const pecert_report *rep, size_t i, const char *id)
+{
+    for (size_t k = 0; k < i; k++) {
+        if (plotted(&rep->runs[k], id) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The labels of the runs from first on whose figures of check id are
+ * exact (want_exact) or equal first's, ", "-separated; marks them used. */
+static void group_labels(pecert_sbuf *b, const pecert_report *rep, size_t first, const char *id, int want_exact,
+                         char *used)
+{
+    const pecert_check_result *lead = plotted(&rep->runs[first], id);
+    int n = 0;
+    for (size_t k = first; k < rep->n_runs; k++) {
+        const pecert_check_result *r = plotted(&rep->runs[k], id);
+        if (r == NULL || used[k] || all_exact(r) != want_exact || (!want_exact && !same_figures(lead, r))) {
+            continue;
+        }
+        used[k] = 1;
+        pecert_sbuf_puts(b, n++ > 0 ? ", " : "");
+        pecert_sbuf_escaped(b, rep->runs[k].label, 0);
+    }
+}
+
+/* The exact plugins of check id, as one line: "<id>: ref, fast [...]". */
+static void exact_line(pecert_sbuf *b, const pecert_report *rep, const char *id, char *used)
+{
+    for (size_t k = 0; k < rep->n_runs; k++) {
+        const pecert_check_result *r = plotted(&rep->runs[k], id);
+        if (r != NULL && all_exact(r)) {
+            pecert_sbuf_puts(b, "<li><code>");
+            pecert_sbuf_escaped(b, id, 0);
+            pecert_sbuf_puts(b, "</code>: ");
+            group_labels(b, rep, k, id, 1, used);
+            pecert_sbuf_puts(b, "</li>\n");
+            return;
+        }
+    }
+}
+
+/* The figures of check id: one per group of plugins that draw the same. */
+static void check_groups(pecert_sbuf *b, const pecert_report *rep, const char *id, char *used)
+{
+    int opened = 0;
+    for (size_t k = 0; k < rep->n_runs; k++) {
+        const pecert_check_result *r = plotted(&rep->runs[k], id);
+        if (r == NULL || used[k] || all_exact(r)) {
+            continue;
+        }
+        if (!opened++) {
+            pecert_sbuf_puts(b, "<details open><summary><code>");
+            pecert_sbuf_escaped(b, id, 0);
+            pecert_sbuf_puts(b, "</code></summary>\n<div class=\"plots\">");
+        }
+        pecert_sbuf labels = {0};
+        group_labels(&labels, rep, k, id, 0, used);
+        char *who = pecert_sbuf_take(&labels);
+        check_figures(b, r, who != NULL ? who : "?", rep->runs[k].res.info.vectors_dir);
+        free(who);
+    }
+    if (opened) {
+        pecert_sbuf_puts(b, "</div>\n</details>\n");
+    }
+}
+
+/* Calls fn(b, rep, id, used) once per check with a plot, in the order the
+ * checks first appear; used (one flag per run) is cleared for each. */
+static void for_each_plotted_check(pecert_sbuf *b, const pecert_report *rep, char *used,
+                                   void (*fn)(pecert_sbuf *, const pecert_report *, const char *, char *))
+{
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        const pecert_run_results *res = &rep->runs[i].res;
+        for (size_t c = 0; rep->runs[i].role != PECERT_ROLE_MUTANT && c < res->n_checks; c++) {
+            const char *id = res->checks[c].check_id;
+            if (has_plot(&res->checks[c]) && !shown_before(rep, i, id)) {
+                memset(used, 0, rep->n_runs);
+                fn(b, rep, id, used);
+            }
+        }
+    }
+}
+
 void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
 {
     if (!pecert__html_has_plots(rep)) {
         return; /* no empty section */
     }
+    char *used = calloc(rep->n_runs, 1);
+    if (used == NULL) {
+        pecert_sbuf_puts(b, "<section id=\"precision\"><h2>Error against bound</h2><p>Out of memory for the "
+                            "plots.</p></section>\n");
+        return;
+    }
     pecert_sbuf_puts(b, "<section id=\"precision\"><h2>Error against bound</h2>\n<p>Passing checks that record "
                         "their error by position (golden and precision checks), by token (decode and batch "
-                        "checks) or by head and channel pair (the worst RoPE vector). Failing checks show "
-                        "theirs under <a href=\"#failures\">Failures</a>.</p>\n");
-    for (size_t i = 0; i < rep->n_runs; i++) {
-        const pecert_report_run *run = &rep->runs[i];
-        if (!run_has_plots(run)) {
-            continue;
-        }
-        pecert_sbuf_puts(b, "<details open><summary>");
-        pecert_sbuf_escaped(b, run->label, 0);
-        pecert_sbuf_puts(b, "</summary>\n<div class=\"plots\">");
-        for (size_t c = 0; c < run->res.n_checks; c++) {
-            if (has_plot(&run->res.checks[c])) {
-                check_figures(b, &run->res.checks[c]);
-            }
-        }
-        pecert_sbuf_puts(b, "</div>\n</details>\n");
-    }
+                        "checks) or by head and channel pair (the worst RoPE vector), one figure per group of "
+                        "plugins whose figures are identical. Failing checks show theirs under <a "
+                        "href=\"#failures\">Failures</a>.</p>\n<p>Exact at every sample (nothing to plot):</p>\n"
+                        "<ul class=\"exact\">\n");
+    for_each_plotted_check(b, rep, used, exact_line);
+    pecert_sbuf_puts(b, "</ul>\n");
+    for_each_plotted_check(b, rep, used, check_groups);
     pecert_sbuf_puts(b, "</section>\n");
+    free(used);
 }

@@ -89,5 +89,7 @@ const char pecert__report_css[] =
     "figure{max-width:100%;min-width:0}details{overflow-wrap:anywhere}\n"
     ".banner .cert{font-size:15px;margin:6px 0}\n"
     "@media (max-width:640px){main{padding:0 8px 24px}.banner{margin:0 -8px;padding:12px}"
-    ".banner .big{font-size:24px}.kv th{width:auto}figcaption{max-width:100%}}\n"
+    ".banner .big{font-size:24px}.kv th{width:auto}figcaption{max-width:100%}"
+    /* a 640-unit plot drawn ~380 px wide: its 11-unit labels would be 6.5 px */
+    "svg.plot text{font-size:17px}svg.plot .xl{font-size:18px}}\n"
     "footer{margin-top:40px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:8px}\n";

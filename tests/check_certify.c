@@ -323,7 +323,7 @@ static int certify_results(pecert_run_results *res, const char *plugin, const ch
     char oracle_path[1024];
     impl_path(plugin_path, sizeof(plugin_path), plugin);
     impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL, 0};
     int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res->n_checks, 1);
     return status;
@@ -800,6 +800,35 @@ START_TEST(ambiguous_json_is_refused)
 }
 END_TEST
 
+/* --print states what the checkpoint runs with though its config does
+ * not spell it out: YaRN's defaults as _compute_yarn_parameters reads
+ * them (beta_fast 32, beta_slow 1, truncate true) and the attention
+ * factor ref derives. Expected on paper: the Qwen2.5 config has factor 4
+ * and no attention_factor, so 0.1 ln 4 + 1 = 1.1386294361119891 (the
+ * double nearest, printed with %.17g); the gpt-oss-20b profile sets
+ * beta_fast 32, beta_slow 1, truncate false and factor 32, so no default
+ * line and 0.1 ln 32 + 1 = 1.3465735902799727. */
+START_TEST(print_states_yarn_defaults_and_attention_factor)
+{
+    char out[8192];
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s/tests/data/qwen2.5-yarn-config.json --print",
+                                 PECERT_SOURCE_DIR),
+                     0);
+    ck_assert_msg(strstr(out, "beta_fast                          32 (default)\n") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "beta_slow                          1 (default)\n") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "truncate                           true (default)\n") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "attention factor (cos, sin x)      1.1386294361119891 (ref: 0.1 ln(factor) + 1") !=
+                      NULL,
+                  "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile gpt-oss-20b --print"), 0);
+    ck_assert_msg(strstr(out, "(default)") == NULL, "%s", out);
+    ck_assert_msg(strstr(out, "truncate                           false\n") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "attention factor (cos, sin x)      1.3465735902799727") != NULL, "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile llama-2-7b --print"), 0);
+    ck_assert_msg(strstr(out, "attention factor") == NULL, "%s", out);
+}
+END_TEST
+
 /* The command: exit 2 and the key on stderr for an unknown rope_scaling
  * key; the legacy `type` key certifies like rope_type. */
 static int run_certify_cmd(const char *config_json, const char *extra, char *out, size_t out_len)
@@ -880,6 +909,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(errors, longrope_lists_beyond_storage_are_errors);
     tcase_add_test(errors, ambiguous_json_is_refused);
     tcase_add_test(errors, command_exit_codes);
+    tcase_add_test(core, print_states_yarn_defaults_and_attention_factor);
     tcase_set_timeout(errors, 60);
     suite_add_tcase(s, core);
     suite_add_tcase(s, limits);

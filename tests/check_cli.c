@@ -5,6 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
+#include "certify_checks.h"
+#include "checks.h"
+#include "cli/commands.h"
 #include "json_text.h"
 #include "suites.h"
 
@@ -166,6 +171,169 @@ END_TEST
 #define PECERT_SOURCE_DIR "."
 #endif
 
+/* The number of "case_log" records of the first check in a results file,
+ * -1 when it has none, with the check's case count in *cases. */
+static int case_log_size(const char *path, int *cases)
+{
+    char *text = test_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *check = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "checks"), 0);
+    const cJSON *log = cJSON_GetObjectItemCaseSensitive(check, "case_log");
+    *cases = (int)cJSON_GetObjectItemCaseSensitive(check, "cases")->valuedouble;
+    int n = log != NULL ? cJSON_GetArraySize(log) : -1;
+    cJSON_Delete(root);
+    return n;
+}
+
+/* --verbose shows every case, passing and declined too, and the JSON of a
+ * verbose run keeps them (one record per case the check counted); a run
+ * without it keeps failures only. example declines every scaled rope
+ * type, so rope.freq.golden has both kinds. */
+START_TEST(verbose_shows_every_case)
+{
+    static char out[1 << 18];
+    char path[] = "/tmp/pecert-verbose-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl example --filter rope.freq.golden --verbose --json %s",
+                                 path),
+                     0);
+    ck_assert_msg(strstr(out, "\n          ok       ") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "\n          declined ") != NULL && strstr(out, "rope_freqs declined: ") != NULL, "%s",
+                  out);
+    int cases = 0;
+    ck_assert_int_eq(case_log_size(path, &cases), cases);
+    ck_assert_int_gt(cases, 20);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl example --filter rope.freq.golden --json %s", path), 0);
+    ck_assert_msg(strstr(out, "          ok ") == NULL, "%s", out);
+    ck_assert_int_eq(case_log_size(path, &cases), -1);
+    unlink(path);
+}
+END_TEST
+
+/* report --quiet means what run --quiet means: only what fails, and the
+ * verdict; without it, every run has its line. */
+START_TEST(report_quiet_prints_only_failures_and_the_verdict)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-rq-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --filter rope.freq.golden --quiet --json %s/ref.json",
+                                 dir),
+                     0);
+    ck_assert_int_eq(test_pecert(out, sizeof(out),
+                                 "run --impl %s/impls/testing/shifted.so --filter rope.apply.golden --quiet --json "
+                                 "%s/shifted.json",
+                                 test_build_dir(), dir),
+                     1);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/ref.json %s/shifted.json --quiet", dir, dir), 1);
+    ck_assert_msg(strstr(out, "PASS    ref") == NULL && strstr(out, "FAIL    shifted") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "report: FAIL") != NULL, "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/ref.json --quiet", dir), 0);
+    ck_assert_msg(strcmp(out, "report: PASS\n") == 0, "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/ref.json %s/shifted.json", dir, dir), 1);
+    ck_assert_msg(strstr(out, "PASS    ref") != NULL, "%s", out);
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The catalogue's entries of the named mutants (and no other), at path. */
+static void write_catalogue_subset(const char *path, const char *const *names, int n)
+{
+    char *text = test_read_file(PECERT_SOURCE_DIR "/impls/mutants/catalogue.json");
+    ck_assert_ptr_nonnull(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(root);
+    cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
+    for (int i = cJSON_GetArraySize(list) - 1; i >= 0; i--) {
+        const char *name = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, i), "name")->valuestring;
+        int keep = 0;
+        for (int k = 0; k < n; k++) {
+            keep |= strcmp(name, names[k]) == 0;
+        }
+        if (!keep) {
+            cJSON_DeleteItemFromArray(list, i);
+        }
+    }
+    ck_assert_int_eq(cJSON_GetArraySize(list), n);
+    char *out = cJSON_Print(root);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(out, f);
+    fclose(f);
+    free(out);
+    cJSON_Delete(root);
+}
+
+/* `pecert mutation --jobs 2` runs mutants in parallel workers yet prints
+ * them in catalogue order (the second worker ends before the first, whose
+ * mutant fails ten checks, each with hypotheses to replay), writes
+ * JUnit and JSON with every mutant, and --quiet prints only the summary
+ * when every mutant is caught. */
+START_TEST(mutation_in_parallel_reads_as_in_sequence)
+{
+    /* in catalogue order */
+    static const char *const names[] = {"pairing_swapped", "decode_off_by_one", "inplace_stale_read"};
+    char dir[] = "/tmp/pecert-mutants-XXXXXX";
+    char cmd[2048];
+    static char out[1 << 16];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd), "mkdir -p %s/mutants && cp %s/impls/ref.so %s/", dir, test_build_dir(), dir);
+    ck_assert_int_eq(system(cmd), 0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof(cmd), "cp %s/impls/mutants/%s.so %s/mutants/", test_build_dir(), names[i], dir);
+        ck_assert_int_eq(system(cmd), 0);
+    }
+    char catalogue[600];
+    snprintf(catalogue, sizeof(catalogue), "%s/catalogue.json", dir);
+    write_catalogue_subset(catalogue, names, 3);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --jobs 2 --junit %s/m.xml "
+                                                   "--json %s/m.json",
+                                 catalogue, dir, dir, dir),
+                     0);
+    const char *a = strstr(out, "caught  pairing_swapped");
+    const char *b = strstr(out, "caught  decode_off_by_one");
+    const char *c = strstr(out, "caught  inplace_stale_read");
+    ck_assert_msg(a != NULL && b != NULL && c != NULL && a < b && b < c, "%s", out);
+    ck_assert_msg(strstr(out, "2 at a time") != NULL && strstr(out, "3/3 mutants caught") != NULL, "%s", out);
+    ck_assert_msg(strchr(out, '\r') == NULL, "a progress line on a pipe: %s", out);
+    char path[700];
+    snprintf(path, sizeof(path), "%s/m.xml", dir);
+    char *text = test_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    for (int i = 0; i < 3; i++) {
+        char testcase[128];
+        snprintf(testcase, sizeof(testcase), "name=\"%s\"", names[i]);
+        ck_assert_msg(strstr(text, testcase) != NULL, "%s", text);
+    }
+    ck_assert_msg(strstr(text, "failures=\"0\"") != NULL, "%s", text);
+    free(text);
+    snprintf(path, sizeof(path), "%s/m.json", dir);
+    text = test_read_file(path);
+    ck_assert_ptr_nonnull(text);
+    cJSON *json = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "runs")), 3);
+    cJSON_Delete(json);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --quiet", catalogue, dir),
+                     0);
+    ck_assert_msg(strstr(out, "caught  ") == NULL && strstr(out, "mutants in") == NULL, "%s", out);
+    ck_assert_msg(strstr(out, "mutation: 3/3 mutants caught") != NULL, "%s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --jobs 0"), 2);
+    ck_assert_msg(strstr(out, "--jobs '0': expected a count in [1, 256]") != NULL, "%s", out);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* A user's own vector directory: only RoPE vectors and a results file
  * saved beside them. The results file is skipped with a warning naming
  * it; the checks of other families are "not applicable", never failed;
@@ -183,7 +351,7 @@ START_TEST(partial_vector_directory_is_judged_honestly)
     snprintf(cmd, sizeof(cmd), "run --impl ref --vectors %s --filter '*.golden'", dir);
     ck_assert_int_eq(pecert(out, sizeof(out), cmd), 0);
     ck_assert_msg(strstr(out, "warning: ") != NULL && strstr(out, "results.json") != NULL, "%s", out);
-    ck_assert_msg(strstr(out, "learned.golden             not applicable: no learned.lookup") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "learned.golden               not applicable: no learned.lookup") != NULL, "%s", out);
     ck_assert_msg(strstr(out, "FAIL") == NULL, "%s", out);
     snprintf(cmd, sizeof(cmd), "rm -rf %s/rope", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -372,6 +540,23 @@ START_TEST(list_shows_checks_and_vectors)
 }
 END_TEST
 
+/* Every check id, the registry's and certify's, fits the id column run,
+ * certify and list print: a longer one pushes its summary out of line
+ * (rope.long_position_precision did, at 28 in a column of 26). */
+START_TEST(every_check_id_fits_the_id_column)
+{
+    const pecert_check *certify[] = {&pecert_check_certify_mapping, &pecert_check_certify_rope_reference,
+                                     &pecert_check_certify_alibi_reference, &pecert_check_certify_t5_reference,
+                                     &pecert_check_certify_learned_reference};
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        ck_assert_msg(strlen(pecert_checks[i]->id) <= PECERT_CHECK_ID_COLUMN, "%s", pecert_checks[i]->id);
+    }
+    for (size_t i = 0; i < sizeof(certify) / sizeof(certify[0]); i++) {
+        ck_assert_msg(strlen(certify[i]->id) <= PECERT_CHECK_ID_COLUMN, "%s", certify[i]->id);
+    }
+}
+END_TEST
+
 Suite *make_cli_suite(void)
 {
     Suite *s = suite_create("cli");
@@ -379,8 +564,12 @@ Suite *make_cli_suite(void)
     tcase_set_timeout(core, 300);
     tcase_add_test(core, help_everywhere_exits_zero);
     tcase_add_test(core, list_shows_checks_and_vectors);
+    tcase_add_test(core, every_check_id_fits_the_id_column);
     tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
     tcase_add_test(core, mutation_reports_a_missed_mutant);
+    tcase_add_test(core, mutation_in_parallel_reads_as_in_sequence);
+    tcase_add_test(core, verbose_shows_every_case);
+    tcase_add_test(core, report_quiet_prints_only_failures_and_the_verdict);
     tcase_add_test(core, all_evidence_reaches_every_output);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");

@@ -279,6 +279,59 @@ START_TEST(html_and_junit_escape_every_plugin_and_vector_string)
 }
 END_TEST
 
+/* A run of one passing rope.boundary_lengths whose samples have the
+ * given largest error, with the vector labels under vectors_dir. */
+static void plotted_run(pecert_run_results *res, const char *name, double error)
+{
+    memset(res, 0, sizeof(*res));
+    snprintf(res->info.plugin_name, sizeof(res->info.plugin_name), "%s", name);
+    snprintf(res->info.vectors_dir, sizeof(res->info.vectors_dir), "/abs/vectors");
+    res->info.shard_index = 1;
+    res->info.shard_count = 1;
+    pecert_check_result r;
+    pecert_check_result_init(&r, "rope.boundary_lengths");
+    r.n_cases = 2;
+    ck_assert_int_eq(pecert_check_result_add_point(&r, 4095, 0.0, 1e-6), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(&r, 4096, error, 1e-6), 0);
+    ck_assert_int_eq(pecert_heatmap_alloc(&r.heatmap, 1, 2), 0);
+    r.heatmap.ratio[1] = error / 1e-6;
+    snprintf(r.heatmap.label, sizeof(r.heatmap.label), "/abs/vectors/rope/apply_llama.json:tcId=3");
+    r.worst_ratio = error / 1e-6;
+    ck_assert_int_eq(pecert_run_results_append(res, &r), 0);
+    res->info.n_selected = 1;
+}
+
+/* The error plots do not repeat themselves: plugins whose figures are
+ * identical share one (its title names them all), plugins exact at every
+ * sample are one line, not a figure, and captions name vectors relative
+ * to the vectors directory. */
+START_TEST(identical_plots_are_drawn_once_and_exact_ones_are_a_line)
+{
+    static const struct { const char *name; double error; } runs[] = {
+        {"ref", 0.0}, {"fast-a", 1e-7}, {"fast-b", 1e-7}, {"fast-c", 2e-7}, {"fast-d", 0.0}};
+    pecert_report rep = {0};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        pecert_run_results res;
+        plotted_run(&res, runs[i].name, runs[i].error);
+        ck_assert_int_eq(pecert_report_add_run(&rep, &res, PECERT_ROLE_CERTIFY, runs[i].name), 0);
+    }
+    pecert_report_finish(&rep);
+    char *html = pecert_report_html(&rep);
+    ck_assert_ptr_nonnull(html);
+    const char *section = strstr(html, "<section id=\"precision\">");
+    ck_assert_ptr_nonnull(section);
+    ck_assert_msg(strstr(section, "<li><code>rope.boundary_lengths</code>: ref, fast-d</li>") != NULL, "%s", section);
+    ck_assert_msg(strstr(section, "<div class=\"ft\">fast-a, fast-b &#183;") != NULL, "%s", section);
+    ck_assert_msg(strstr(section, "<div class=\"ft\">fast-c &#183;") != NULL, "%s", section);
+    /* two groups, each an error plot and a heatmap */
+    ck_assert_uint_eq(count(section, "<figure>"), 4);
+    ck_assert_ptr_nonnull(strstr(section, "worst vector, rope/apply_llama.json:tcId=3 (max"));
+    ck_assert_ptr_null(strstr(section, "/abs/vectors/rope"));
+    free(html);
+    pecert_report_free(&rep);
+}
+END_TEST
+
 /* ---- JUnit -------------------------------------------------------------- */
 
 START_TEST(junit_is_well_formed_with_one_testcase_per_check_per_plugin)
@@ -449,7 +502,7 @@ static void run_shard(pecert_run_results *res, int index, int count)
     snprintf(plugin, sizeof(plugin), "%s/impls/testing/sin_interleaved.so", test_build_dir());
     snprintf(oracle, sizeof(oracle), "%s/impls/ref.so", test_build_dir());
     pecert_run_options opt = {plugin, oracle, PECERT_SOURCE_DIR "/vectors", NULL, 30.0, NULL, NULL};
-    pecert_run_extras extras = {index, count, NULL};
+    pecert_run_extras extras = {index, count, NULL, 0};
     int status = pecert_run_ex(res, &opt, &extras, err, sizeof(err));
     ck_assert_msg(status == PECERT_EXIT_PASS || status == PECERT_EXIT_FAIL, "status %d: %s", status, err);
     ck_assert_int_eq(res->info.n_selected, (int)pecert_num_checks);
@@ -1041,6 +1094,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(core, escape_replaces_markup_quotes_and_bad_bytes);
     tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
     tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
+    tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
     tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
     tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);
     tcase_add_test(core, json_round_trip_keeps_points_heatmap_and_citations);

@@ -1,10 +1,12 @@
 /* check_runner.c - isolation: crashing, hanging and wrong plugins are
  * reported and the run finishes. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "job_pool.h"
 #include "runner.h"
 #include "suites.h"
 
@@ -271,6 +273,76 @@ START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
 END_TEST
 
 /* --filter: globs, commas, '!' exclusions (filter.c). */
+/* ---- the job pool (pecert mutation --jobs) ----------------------------- */
+
+typedef struct pool_probe {
+    size_t order[8];  /* indexes in the order delivered */
+    char text[8][32];
+    char why[8][128];
+    size_t n;
+    int max_running;
+} pool_probe;
+
+/* Job 0 is the slowest, so it ends last; job 3 dies on a signal; job 5
+ * returns no result. */
+static char *probe_work(size_t index, void *user)
+{
+    (void)user;
+    usleep((useconds_t)(index == 0 ? 300000 : 20000));
+    if (index == 3) {
+        raise(SIGKILL);
+    }
+    if (index == 5) {
+        return NULL;
+    }
+    char *text = malloc(32);
+    snprintf(text, 32, "job %zu", index);
+    return text;
+}
+
+static void probe_deliver(size_t index, const char *text, size_t len, const char *why, void *user)
+{
+    pool_probe *p = user;
+    p->order[p->n] = index;
+    snprintf(p->text[p->n], sizeof(p->text[p->n]), "%s", text != NULL ? text : "-");
+    snprintf(p->why[p->n], sizeof(p->why[p->n]), "%s", why);
+    ck_assert(text == NULL || strlen(text) == len);
+    p->n++;
+}
+
+static void probe_progress(size_t done, size_t total, int running, void *user)
+{
+    pool_probe *p = user;
+    ck_assert_uint_le(done, total);
+    p->max_running = running > p->max_running ? running : p->max_running;
+}
+
+/* Results come back in job order whatever order the workers end in, each
+ * exactly once; a worker that dies or returns nothing is delivered with
+ * why; never more workers than asked. */
+START_TEST(job_pool_delivers_in_order_and_reports_dead_workers)
+{
+    for (int jobs = 1; jobs <= 3; jobs++) {
+        pool_probe p = {0};
+        pecert_pool pool = {6, jobs, probe_work, probe_deliver, probe_progress, &p};
+        char err[256] = "";
+        ck_assert_int_eq(pecert_pool_run(&pool, err, sizeof(err)), 0);
+        ck_assert_uint_eq(p.n, 6);
+        ck_assert_int_eq(p.max_running, jobs);
+        for (size_t i = 0; i < 6; i++) {
+            ck_assert_uint_eq(p.order[i], i);
+        }
+        ck_assert_str_eq(p.text[0], "job 0");
+        ck_assert_str_eq(p.text[4], "job 4");
+        ck_assert_str_eq(p.text[3], "-");
+        ck_assert_msg(strstr(p.why[3], "killed by signal 9") != NULL, "%s", p.why[3]);
+        ck_assert_str_eq(p.text[5], "-");
+        ck_assert_msg(strstr(p.why[5], "wrote no result (exit status 1)") != NULL, "%s", p.why[5]);
+        ck_assert_str_eq(p.why[1], "");
+    }
+}
+END_TEST
+
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
     ck_assert(pecert_filter_selects(NULL, "rope.apply.golden"));
@@ -294,6 +366,7 @@ Suite *make_runner_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, ref_passes_golden_frequencies);
     tcase_add_test(core, filter_takes_several_globs_and_exclusions);
+    tcase_add_test(core, job_pool_delivers_in_order_and_reports_dead_workers);
     tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
     tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
     tcase_add_test(core, narrow_engines_get_verdicts_inside_their_scope);

@@ -59,7 +59,8 @@ static const char usage_certify[] =
     "                     certification\n"
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --quiet            print only failures and the verdict\n"
-    "  --verbose          print every check's details, the plugin's output and times\n"
+    "  --verbose          print every case of every check (within bound, declined,\n"
+    "                     beyond scope: also in --json), the plugin's output and times\n"
     "  --help             this text\n"
     "\n"
     "A config.json key pecert does not understand (in rope_scaling, or any key\n"
@@ -222,7 +223,7 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     const certify_cli *cli = user;
     (void)done;
     (void)total;
-    pecert_print_opts o = {28, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
     pecert_print_check(r, &o);
     fflush(stdout);
 }
@@ -326,7 +327,7 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
         return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, cli->filter, on_check,
-                                  (void *)(uintptr_t)cli};
+                                  (void *)(uintptr_t)cli, cli->verbose};
     pecert_run_results res;
     char err[2048] = "";
     printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",
@@ -343,6 +344,61 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
     }
     pecert_run_results_free(&res);
     return status;
+}
+
+/* How the attention factor of m's rope_type comes about, in words. */
+static const char *attention_factor_origin(const pecert_rope_config *r)
+{
+    if (r->present & PECERT_ROPE_HAS_ATTENTION_FACTOR) {
+        return "attention_factor, as given";
+    }
+    if (r->rope_type == PECERT_ROPE_LONGROPE) {
+        return "sqrt(1 + ln(s) / ln(original)), s = max_position_embeddings / original; 1 when s <= 1";
+    }
+    if ((r->present & PECERT_ROPE_HAS_MSCALE) && r->mscale != 0.0 && (r->present & PECERT_ROPE_HAS_MSCALE_ALL_DIM) &&
+        r->mscale_all_dim != 0.0) {
+        return "get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)";
+    }
+    return "0.1 ln(factor) + 1; 1 when factor <= 1";
+}
+
+/* The factor YaRN and LongRoPE multiply cos and sin by, as the oracle
+ * (ref, which follows transformers' defaulting) derives it from the
+ * config: the value a port most often leaves out (TOLERANCES.md), worth
+ * a line of --print although no config spells it out. */
+static void print_attention_factor(const pecert_certify_model *m)
+{
+    const pecert_rope_config *r = &m->rope;
+    if ((m->kind != PECERT_PE_ROPE && m->kind != PECERT_PE_MROPE) ||
+        (r->rope_type != PECERT_ROPE_YARN && r->rope_type != PECERT_ROPE_LONGROPE)) {
+        return;
+    }
+    char dir[PATH_MAX];
+    char path[PATH_MAX + 16];
+    char err[1024] = "ref: create failed";
+    pecert_impl_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/ref.so", dir);
+    pecert_loaded_plugin ref;
+    void *instance = NULL;
+    double *inv_freq = malloc(((size_t)r->rotary_dim / 2 + 1) * sizeof(double));
+    double scaling = 0.0;
+    pecert_status st = PECERT_E_INTERNAL;
+    if (inv_freq != NULL && pecert_plugin_open(&ref, path, err, sizeof(err)) == 0) {
+        if (ref.desc->create(&instance) == PECERT_OK) {
+            st = ref.desc->rope_freqs(instance, inv_freq, &scaling, r, 0);
+            if (st != PECERT_OK) {
+                snprintf(err, sizeof(err), "ref refused the config: %s", ref.desc->last_error(instance));
+            }
+            ref.desc->destroy(instance);
+        }
+        pecert_plugin_close(&ref);
+    }
+    if (st == PECERT_OK) {
+        printf("  %-34s %.17g (ref: %s)\n", "attention factor (cos, sin x)", scaling, attention_factor_origin(r));
+    } else {
+        printf("  %-34s not derived (%s)\n", "attention factor (cos, sin x)", inv_freq == NULL ? "out of memory" : err);
+    }
+    free(inv_freq);
 }
 
 int pecert_cmd_certify(int argc, char **argv)
@@ -388,6 +444,7 @@ int pecert_cmd_certify(int argc, char **argv)
     pecert_certify_describe(text, sizeof(text), m);
     printf("pecert %s: certify %s\nderived positional-encoding parameters (what the checkpoint requires):\n%s",
            PECERT_VERSION, m->name, text);
+    print_attention_factor(m);
     rc = cli.print_only ? PECERT_EXIT_PASS : run_certify(&cli, m, default_vectors(vbuf, sizeof(vbuf), &cli));
     free(m);
     return rc;

@@ -67,7 +67,7 @@ static profile_outcome certify_profile(const pecert_certify_all_opts *o, const c
         return BROKEN;
     }
     pecert_certify_options opt = {o->plugin_path, o->oracle_path, pecert_certify_profile_vectors(vbuf, sizeof(vbuf), o->vectors_dir, name),
-                                  o->timeout_s, NULL, NULL, NULL};
+                                  o->timeout_s, NULL, NULL, NULL, 0};
     pecert_run_results res;
     int status = pecert_certify_run(&res, m, &opt, err, sizeof(err));
     profile_outcome outcome = BROKEN;

@@ -81,6 +81,22 @@ void pecert_print_failures(const pecert_check_result *r, int max)
     }
 }
 
+/* --verbose: the cases that did not fail, after the failures, one line
+ * each, tagged by outcome ("ok", "declined", "scope"). */
+static void print_case_log(const pecert_check_result *r)
+{
+    static const char *const tags[PECERT_CASE_OUTCOME_COUNT] = {"ok", "declined", "scope"};
+    for (size_t i = 0; i < r->n_case_records; i++) {
+        char line[PECERT_RESULT_LINE_MAX + 16];
+        snprintf(line, sizeof(line), "%-8s %s", tags[r->cases[i].outcome], r->cases[i].line);
+        pecert_print_wrapped(10, 9, line);
+    }
+    if (r->n_case_records_dropped > 0) {
+        printf("          ... and %lld more cases (the first %d are kept)\n", (long long)r->n_case_records_dropped,
+               PECERT_RESULT_MAX_FAILURES);
+    }
+}
+
 void pecert_print_plugin_output(const pecert_check_result *r)
 {
     if (r->plugin_output_bytes <= 0) {
@@ -116,6 +132,7 @@ void pecert_print_check(const pecert_check_result *r, const pecert_print_opts *o
         pecert_print_failures(r, max);
     }
     if (o->verbose) {
+        print_case_log(r);
         pecert_print_plugin_output(r);
         if (!o->no_timings) {
             printf("          (%.2f s)\n", r->elapsed_s);

@@ -59,11 +59,16 @@ void pecert_print_plugin_output(const struct pecert_check_result *r);
  * column 100 (check_print.c), continuation lines at indent + hang. */
 void pecert_print_wrapped(int indent, int hang, const char *text);
 
+/* The check-id column of run, certify and report: the longest id
+ * (rope.long_position_precision, certify.rope.reference) fits it, so
+ * every summary starts in one column (a unit test holds the ids to it). */
+#define PECERT_CHECK_ID_COLUMN 28
+
 /* How run, certify and report print one check. */
 typedef struct pecert_print_opts {
     int id_width;     /* the check-id column                              */
     int quiet;        /* failures only                                    */
-    int verbose;      /* every failure record, the plugin's output, times */
+    int verbose;      /* every case (failing or not), the plugin's output, times */
     int no_timings;   /* no elapsed times (byte-stable output)            */
     int max_details;  /* failure lines per failed check                   */
 } pecert_print_opts;
@@ -86,6 +91,9 @@ void pecert_term_filter_install(void);
 /* pecert_term_raw: text straight to the terminal (after flushing stdout),
  * past the filter: pecert's own progress line and nothing else. */
 void pecert_term_raw(const char *text);
+
+/* pecert_now_s: the monotonic clock in seconds (progress lines). */
+double pecert_now_s(void);
 
 /* pecert_impl_dir: build/impls next to the running executable. */
 void pecert_impl_dir(char *out, size_t len);

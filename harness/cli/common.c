@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,6 +77,13 @@ int pecert_check_outputs(const char *cmd, const char *const *names, const char *
         }
     }
     return 0;
+}
+
+double pecert_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void pecert_impl_dir(char *out, size_t len)

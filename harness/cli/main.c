@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "checks.h"
@@ -68,7 +67,8 @@ static const char usage_run[] =
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
     "  --quiet            print only failures and the summary\n"
-    "  --verbose          print every check's details and time, and the environment\n"
+    "  --verbose          print every case of every check (within bound, declined,\n"
+    "                     beyond scope: also in --json), its time, and the environment\n"
     "  --help             this text\n"
     "\n"
     "On a terminal a progress line shows checks done/total, the running check\n"
@@ -112,16 +112,9 @@ typedef struct run_cli {
     double started_s;    /* monotonic clock at the start of the run */
 } run_cli;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void print_result(const pecert_check_result *r, const run_cli *cli)
 {
-    pecert_print_opts o = {26, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
     pecert_print_check(r, &o);
 }
 
@@ -132,7 +125,7 @@ static void on_start(const char *check_id, size_t done, size_t total, void *user
     if (cli->progress) {
         char line[256];
         snprintf(line, sizeof(line), "\r\033[K[%zu/%zu done] running %s, %.1f s elapsed", done, total, check_id,
-                 now_s() - cli->started_s);
+                 pecert_now_s() - cli->started_s);
         pecert_term_raw(line);
         fflush(stdout);
     }
@@ -294,11 +287,11 @@ static int cmd_run(int argc, char **argv)
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
                               on_check, &cli};
-    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start};
+    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start, cli.verbose};
     pecert_run_results res;
     char err[2048] = "";
     cli.progress = !cli.quiet && isatty(STDOUT_FILENO);
-    cli.started_s = now_s();
+    cli.started_s = pecert_now_s();
     if (!cli.quiet) {
         printf("pecert %s: certifying %s", PECERT_VERSION, plugin_path);
         printf(cli.shard_count > 0 ? " (shard %d/%d)\n" : "\n", cli.shard_index, cli.shard_count);
@@ -326,7 +319,7 @@ static void list_checks(void)
 {
     printf("checks (%zu):\n", pecert_num_checks);
     for (size_t i = 0; i < pecert_num_checks; i++) {
-        printf("  %-26s %s\n", pecert_checks[i]->id, pecert_checks[i]->purpose);
+        printf("  %-*s %s\n", PECERT_CHECK_ID_COLUMN, pecert_checks[i]->id, pecert_checks[i]->purpose);
     }
 }
 

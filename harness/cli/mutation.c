@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
 #include "checks.h"
 #include "commands.h"
+#include "job_pool.h"
 #include "report.h"
 #include "results_json.h"
 #include "runner.h"
@@ -39,17 +41,29 @@ static const char usage_mutation[] =
     "  --dir DIR          built mutants of one base; repeatable (default:\n"
     "                     <build>/impls/mutants and <build>/impls/mutants-f32)\n"
     "  --vectors DIR      golden vectors (default as for `pecert run`)\n"
+    "  --jobs N           mutants run at once, each in a worker process of its\n"
+    "                     own (default 1); the lines still print in catalogue order\n"
     "  --timeout S        seconds per check (default 120)\n"
+    "  --json FILE        every mutant's results (pecert-report/1, as `pecert\n"
+    "                     report --json` writes them), atomically\n"
+    "  --html FILE        the HTML report of the mutants, atomically\n"
+    "  --junit FILE       JUnit XML: one testcase per mutant, passing when it is\n"
+    "                     caught and diagnosed, atomically\n"
     "  --honest FILE      results of an honest variant (pecert run --json);\n"
     "                     repeatable: the honest side of the separation table\n"
     "  --separation FILE  write the separation table (markdown) to FILE\n"
     "  --doc FILE         splice the table into FILE between its separation\n"
     "                     markers (TOLERANCES.md)\n"
+    "  --quiet            print only the mutants not caught and the summary\n"
     "  --help             this text\n"
     "\n"
     "Each mutant's line names the checks that caught it and the diagnosis it got.\n"
+    "On a terminal a progress line shows mutants done/total and the elapsed time;\n"
+    "it is never written when stdout is not a terminal.\n"
+    "\n"
     "exit status: 0 every mutant caught and diagnosed, 1 one escaped (or was not\n"
-    "             diagnosed, or failed to load), 2 bad usage or catalogue\n";
+    "             diagnosed, or failed to load), 2 bad usage, catalogue or output\n"
+    "             path\n";
 
 #define MAX_BASES 8
 
@@ -63,6 +77,9 @@ typedef struct mutation_opts {
     int n_honest;
     const char *separation;
     const char *doc;
+    int jobs;
+    int quiet;
+    pecert_report_outputs out; /* --html, --junit, --json */
 } mutation_opts;
 
 static char *read_text(const char *path, char *err, size_t err_len)
@@ -121,30 +138,81 @@ static const pecert_finding *expected_finding(const pecert_run_results *res, con
     return NULL;
 }
 
-/* Runs one mutant; returns 1 if caught (and, when the catalogue says how,
- * diagnosed), 0 if missed, -1 on load error. */
-static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, const char *oracle,
-                      pecert_report *rep)
+/* One `pecert mutation`: what the jobs share, and what they add up to. */
+typedef struct mutation_run {
+    const mutation_opts *o;
+    const cJSON *list;          /* the catalogue's mutants                */
+    int per_base;               /* entries in list                        */
+    const char *oracle;
+    pecert_report sep;          /* honest runs and mutants: separation    */
+    pecert_report out;          /* the mutants alone: --json/--html/--junit */
+    int want_out;
+    int caught;
+    int errors;
+    int header_done[MAX_BASES]; /* "mutants in DIR:" printed              */
+    int progress;               /* stdout is a terminal and not --quiet   */
+    double started_s;
+    size_t last_done;           /* the progress line last drawn, redrawn  */
+    size_t last_total;          /* under the lines a result prints        */
+    int last_running;
+} mutation_run;
+
+/* Clears the progress line before a line of output takes its place. */
+static void clear_progress(const mutation_run *st)
+{
+    if (st->progress) {
+        pecert_term_raw("\r\033[K");
+    }
+}
+
+static void on_progress(size_t done, size_t total, int running, void *user)
+{
+    mutation_run *st = user;
+    st->last_done = done;
+    st->last_total = total;
+    st->last_running = running;
+    if (st->progress) {
+        char line[160];
+        snprintf(line, sizeof(line), "\r\033[K[%zu/%zu mutants done] %d running, %.1f s elapsed", done, total, running,
+                 pecert_now_s() - st->started_s);
+        pecert_term_raw(line);
+    }
+}
+
+/* "mutants in DIR:" once per base, before its first line. */
+static void base_header(mutation_run *st, int base)
+{
+    if (!st->header_done[base]) {
+        st->header_done[base] = 1;
+        clear_progress(st);
+        printf("mutants in %s:\n", st->o->dirs[base]);
+    }
+}
+
+/* A line of base's: always printed when it reports a problem, and under
+ * --quiet only then. */
+static void mutant_line(mutation_run *st, int base, int problem, const char *text)
+{
+    if (st->o->quiet && !problem) {
+        return;
+    }
+    base_header(st, base);
+    clear_progress(st);
+    pecert_print_wrapped(2, 8, text);
+}
+
+/* Judges one mutant's results against its entry; returns 1 if caught
+ * (and, when the catalogue says how, diagnosed), else 0. */
+static int judge_mutant(mutation_run *st, int base, const cJSON *m, const pecert_run_results *res)
 {
     const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
-    char path[PATH_MAX];
-    char err[2048] = "";
-    snprintf(path, sizeof(path), "%s/%s.so", dir, name);
-    pecert_run_options opt = {path, oracle, o->vectors, NULL, o->timeout_s, NULL, NULL};
-    pecert_run_results res;
-    int status = pecert_run(&res, &opt, err, sizeof(err));
-    if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
-        printf("  ERROR   %-28s %s\n", name, err);
-        pecert_run_results_free(&res);
-        return -1;
-    }
     int caught = 1;
     char missed[512] = "";
     char by[512] = ""; /* the named checks, for the caught line */
     const cJSON *id = NULL;
     cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(m, "must_fail"))
     {
-        const pecert_check_result *r = pecert_run_results_find(&res, id->valuestring);
+        const pecert_check_result *r = pecert_run_results_find(res, id->valuestring);
         if (r == NULL || r->verdict < PECERT_VERDICT_FAIL) {
             caught = 0;
             strncat(missed, id->valuestring, sizeof(missed) - strlen(missed) - 2);
@@ -154,33 +222,110 @@ static int run_mutant(const cJSON *m, const mutation_opts *o, const char *dir, c
         snprintf(by + used, sizeof(by) - used, "%s%s", used > 0 ? ", " : "", id->valuestring);
     }
     size_t failing = 0;
-    for (size_t i = 0; i < res.n_checks; i++) {
-        failing += res.checks[i].verdict >= PECERT_VERDICT_FAIL;
+    for (size_t i = 0; i < res->n_checks; i++) {
+        failing += res->checks[i].verdict >= PECERT_VERDICT_FAIL;
     }
-    const pecert_finding *named = expected_finding(&res, m);
+    const pecert_finding *named = expected_finding(res, m);
     const cJSON *finding = cJSON_GetObjectItemCaseSensitive(m, "finding");
+    char line[2048];
     if (!caught) {
-        printf("  MISSED  %-28s passes %s\n", name, missed);
+        snprintf(line, sizeof(line), "MISSED  %-28s passes %s", name, missed);
     } else if (cJSON_IsString(finding) && named == NULL) {
         caught = 0;
-        printf("  UNNAMED %-28s caught, but the diagnosis does not name '%s'\n", name, finding->valuestring);
+        snprintf(line, sizeof(line), "UNNAMED %-28s caught, but the diagnosis does not name '%s'", name,
+                 finding->valuestring);
     } else {
-        char line[2048];
         snprintf(line, sizeof(line), "caught  %-28s by %s (%zu of %zu checks fail); diagnosis: %s", name, by, failing,
-                 res.n_checks, named != NULL ? named->bug : "(none expected)");
-        pecert_print_wrapped(2, 8, line);
+                 res->n_checks, named != NULL ? named->bug : "(none expected)");
     }
-    if (pecert_report_add_run(rep, &res, PECERT_ROLE_MUTANT, path) != 0) {
+    mutant_line(st, base, !caught, line);
+    return caught;
+}
+
+/* The worker: one mutant through every check, as JSON {"status",
+ * "error", "results"} (results absent when the plugin did not load). */
+static char *run_mutant(size_t index, void *user)
+{
+    const mutation_run *st = user;
+    int base = (int)(index / (size_t)st->per_base);
+    const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
+    char path[PATH_MAX];
+    char err[2048] = "";
+    snprintf(path, sizeof(path), "%s/%s.so", st->o->dirs[base],
+             cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring);
+    pecert_run_options opt = {path, st->oracle, st->o->vectors, NULL, st->o->timeout_s, NULL, NULL};
+    pecert_run_results res;
+    int status = pecert_run(&res, &opt, err, sizeof(err));
+    cJSON *root = cJSON_CreateObject();
+    if (root != NULL) {
+        cJSON_AddNumberToObject(root, "status", status);
+        cJSON_AddStringToObject(root, "error", err);
+        if (status != PECERT_EXIT_USAGE && status != PECERT_EXIT_LOAD) {
+            cJSON_AddItemToObject(root, "results", pecert_run_results_to_json(&res));
+        }
+    }
+    pecert_run_results_free(&res);
+    char *text = root != NULL ? cJSON_PrintUnformatted(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+/* Moves a copy of the results in results into rep as a mutant run. */
+static void keep_run(pecert_report *rep, const cJSON *results, const char *path)
+{
+    char err[256];
+    pecert_run_results res;
+    if (pecert_run_results_from_json(&res, results, err, sizeof(err)) == 0 &&
+        pecert_report_add_run(rep, &res, PECERT_ROLE_MUTANT, path) != 0) {
         pecert_run_results_free(&res);
     }
-    return caught;
+}
+
+/* The parent, in catalogue order: judge the mutant, keep its results. */
+static void on_result(size_t index, const char *text, size_t len, const char *why, void *user)
+{
+    mutation_run *st = user;
+    int base = (int)(index / (size_t)st->per_base);
+    const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
+    const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
+    char line[2600];
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/%s.so", st->o->dirs[base], name);
+    if (!st->o->quiet) {
+        base_header(st, base);
+    }
+    cJSON *root = text != NULL ? cJSON_ParseWithLength(text, len) : NULL;
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
+    pecert_run_results res;
+    char err[256] = "";
+    if (root == NULL || !cJSON_IsObject(results) || pecert_run_results_from_json(&res, results, err, sizeof(err)) != 0) {
+        snprintf(line, sizeof(line), "ERROR   %-28s %s", name,
+                 text == NULL                   ? why
+                 : cJSON_IsString(error) && error->valuestring[0] != '\0' ? error->valuestring
+                                                                          : "the worker's results do not read");
+        mutant_line(st, base, 1, line);
+        st->errors++;
+        cJSON_Delete(root);
+        return;
+    }
+    st->caught += judge_mutant(st, base, m, &res);
+    if (pecert_report_add_run(&st->sep, &res, PECERT_ROLE_MUTANT, path) != 0) {
+        pecert_run_results_free(&res);
+    }
+    if (st->want_out) {
+        keep_run(&st->out, results, path);
+    }
+    cJSON_Delete(root);
+    fflush(stdout);
+    on_progress(st->last_done, st->last_total, st->last_running, st);
 }
 
 /* Every built mutant must have an entry (and the reverse, checked when
  * running). Returns the number of unlisted mutants. */
-static int unlisted_mutants(const cJSON *list, const char *dir)
+static int unlisted_mutants(mutation_run *st, int base)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(st->o->dirs[base]);
     int unlisted = 0;
     struct dirent *e;
     while (d != NULL && (e = readdir(d)) != NULL) {
@@ -190,13 +335,15 @@ static int unlisted_mutants(const cJSON *list, const char *dir)
         }
         int found = 0;
         const cJSON *m = NULL;
-        cJSON_ArrayForEach(m, list)
+        cJSON_ArrayForEach(m, st->list)
         {
             const char *n = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
             found |= strlen(n) == len - 3 && strncmp(n, e->d_name, len - 3) == 0;
         }
         if (!found) {
-            printf("  ERROR   %-28s built but not in the catalogue\n", e->d_name);
+            char line[600];
+            snprintf(line, sizeof(line), "ERROR   %-28s built but not in the catalogue", e->d_name);
+            mutant_line(st, base, 1, line);
             unlisted++;
         }
     }
@@ -243,8 +390,11 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         {"vectors", required_argument, NULL, 'v'},   {"timeout", required_argument, NULL, 't'},
         {"honest", required_argument, NULL, 'H'},    {"separation", required_argument, NULL, 's'},
         {"doc", required_argument, NULL, 'D'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"jobs", required_argument, NULL, 'j'},      {"quiet", no_argument, NULL, 'q'},
+        {"json", required_argument, NULL, 'J'},      {"html", required_argument, NULL, 'M'},
+        {"junit", required_argument, NULL, 'U'},     {NULL, 0, NULL, 0}};
     int c;
+    char *end = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -261,6 +411,15 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
                 return pecert_usage_error(usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
+        case 'j': {
+            long n = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || n < 1 || n > PECERT_POOL_MAX_JOBS) {
+                return pecert_usage_error(usage_mutation, "mutation: --jobs '%s': expected a count in [1, %d]", optarg,
+                                          PECERT_POOL_MAX_JOBS);
+            }
+            o->jobs = (int)n;
+            break;
+        }
         case 'H':
             if (o->n_honest == (int)(sizeof(o->honest) / sizeof(o->honest[0]))) {
                 return pecert_usage_error(usage_mutation, "mutation: --honest: at most %d files", o->n_honest);
@@ -269,6 +428,10 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
             break;
         case 's': o->separation = optarg; break;
         case 'D': o->doc = optarg; break;
+        case 'q': o->quiet = 1; break;
+        case 'J': o->out.json = optarg; break;
+        case 'M': o->out.html = optarg; break;
+        case 'U': o->out.junit = optarg; break;
         case 'h': fputs(usage_mutation, stdout); return -1;
         default:
             return pecert_usage_error(usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -368,22 +531,45 @@ static int write_separation(pecert_report *rep, const mutation_opts *o, char *er
     return rc;
 }
 
-/* Runs every mutant of one base; returns the number caught and adds
- * load errors and unlisted mutants to *errors. */
-static int run_base(const cJSON *list, const mutation_opts *o, const char *dir, const char *oracle, int *errors,
-                    pecert_report *rep)
+/* --json, --html, --junit of the mutants alone (the honest runs are the
+ * separation table's, not this gate's). 0, or -1 after saying why. */
+static int write_outputs(mutation_run *st)
 {
-    printf("mutants in %s:\n", dir);
-    int caught = 0;
-    *errors += unlisted_mutants(list, dir);
-    const cJSON *m = NULL;
-    cJSON_ArrayForEach(m, list)
-    {
-        int r = run_mutant(m, o, dir, oracle, rep);
-        caught += r == 1;
-        *errors += r < 0;
+    char err[2048] = "";
+    if (!st->want_out) {
+        return 0;
     }
-    return caught;
+    int rc = pecert_report_apply_catalogue(&st->out, st->o->catalogue, err, sizeof(err));
+    if (rc == 0) {
+        pecert_report_finish(&st->out);
+        rc = pecert_report_write(&st->out, &st->o->out, err, sizeof(err));
+    }
+    if (rc != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+    }
+    return rc;
+}
+
+/* Runs every mutant of every base in the pool; the summary line. */
+static int run_all(mutation_run *st)
+{
+    char err[2048] = "";
+    for (int b = 0; b < st->o->n_dirs; b++) {
+        st->errors += unlisted_mutants(st, b);
+    }
+    pecert_pool pool = {(size_t)st->per_base * (size_t)st->o->n_dirs, st->o->jobs, run_mutant, on_result,
+                        on_progress, st};
+    st->progress = !st->o->quiet && isatty(STDOUT_FILENO);
+    st->started_s = pecert_now_s();
+    if (pecert_pool_run(&pool, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        return -1;
+    }
+    clear_progress(st);
+    int total = (int)pool.n;
+    printf("mutation: %d/%d mutants caught by their named checks and diagnosed%s\n", st->caught, total,
+           st->errors > 0 ? " (with errors)" : "");
+    return st->caught == total && st->errors == 0;
 }
 
 int pecert_cmd_mutation(int argc, char **argv)
@@ -396,11 +582,18 @@ int pecert_cmd_mutation(int argc, char **argv)
     snprintf(dir_ref, sizeof(dir_ref), "%s/mutants", impls);
     snprintf(dir_f32, sizeof(dir_f32), "%s/mutants-f32", impls);
     snprintf(oracle, sizeof(oracle), "%s/ref.so", impls);
-    mutation_opts o = {PECERT_SOURCE_DIR "/impls/mutants/catalogue.json", {NULL}, 0, pecert_default_vectors(), 120.0,
-                       {NULL}, 0, NULL, NULL};
+    mutation_opts o = {.catalogue = PECERT_SOURCE_DIR "/impls/mutants/catalogue.json",
+                       .vectors = pecert_default_vectors(),
+                       .timeout_s = 120.0,
+                       .jobs = 1};
     int rc = parse_mutation_args(&o, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    const char *const names[] = {"--json", "--html", "--junit", "--separation", "--doc"};
+    const char *const paths[] = {o.out.json, o.out.html, o.out.junit, o.separation, o.doc};
+    if (pecert_check_outputs("mutation", names, paths, 5) != 0) {
+        return PECERT_EXIT_USAGE;
     }
     if (o.n_dirs == 0) {
         o.dirs[o.n_dirs++] = dir_ref;
@@ -412,34 +605,37 @@ int pecert_cmd_mutation(int argc, char **argv)
         fprintf(stderr, "pecert: %s\n", err);
         return PECERT_EXIT_USAGE;
     }
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
-    int per_base = cJSON_GetArraySize(list);
-    printf("pecert mutation: %d mutants from %s, on %d bases\n", per_base, o.catalogue, o.n_dirs);
-    pecert_report rep = {0};
-    if (load_honest(&rep, &o, err, sizeof(err)) != 0) {
+    mutation_run st = {.o = &o, .oracle = oracle};
+    st.list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
+    st.per_base = cJSON_GetArraySize(st.list);
+    st.want_out = o.out.json != NULL || o.out.html != NULL || o.out.junit != NULL;
+    if (!o.quiet) {
+        printf("pecert mutation: %d mutants from %s, on %d bases, %d at a time\n", st.per_base, o.catalogue, o.n_dirs,
+               o.jobs);
+    }
+    if (load_honest(&st.sep, &o, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", err);
-        pecert_report_free(&rep);
+        pecert_report_free(&st.sep);
         cJSON_Delete(root);
         return PECERT_EXIT_USAGE;
     }
-    int caught = 0;
-    int errors = 0;
-    for (int b = 0; b < o.n_dirs; b++) {
-        caught += run_base(list, &o, o.dirs[b], oracle, &errors, &rep);
-    }
-    int total = per_base * o.n_dirs;
-    printf("mutation: %d/%d mutants caught by their named checks and diagnosed%s\n", caught, total,
-           errors > 0 ? " (with errors)" : "");
-    cJSON_Delete(root);
+    int passed = run_all(&st);
+    int written = passed >= 0 ? write_outputs(&st) : 0;
     /* A table from a gate that failed would publish a mutant that escaped
      * (or never ran) as if it had been measured. */
-    int passed = caught == total && errors == 0;
-    int written = passed ? write_separation(&rep, &o, err, sizeof(err)) : 0;
-    if (written != 0) {
-        fprintf(stderr, "pecert: %s\n", err);
-    } else if (!passed && (o.doc != NULL || o.separation != NULL)) {
+    if (passed == 1 && written == 0) {
+        written = write_separation(&st.sep, &o, err, sizeof(err));
+        if (written != 0) {
+            fprintf(stderr, "pecert: %s\n", err);
+        }
+    } else if (passed == 0 && (o.doc != NULL || o.separation != NULL)) {
         printf("separation: table not written (the mutation gate failed)\n");
     }
-    pecert_report_free(&rep);
-    return passed && written == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    cJSON_Delete(root);
+    pecert_report_free(&st.sep);
+    pecert_report_free(&st.out);
+    if (passed < 0 || written != 0) {
+        return passed < 0 ? PECERT_EXIT_FAIL : PECERT_EXIT_USAGE;
+    }
+    return passed ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
 }

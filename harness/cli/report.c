@@ -40,7 +40,8 @@ static const char usage_report[] =
     "                      schema; one flag per file, at most one of each); the\n"
     "                      JSON and JUnit outputs do not change\n"
     "  --no-timings        write 0 for every elapsed time (byte-stable outputs)\n"
-    "  --quiet             print nothing but errors\n"
+    "  --quiet             print only the runs that fail (and mutants that escape)\n"
+    "                      and the verdict, as `run --quiet` prints only failures\n"
     "  --help              this text\n"
     "\n"
     "exit status: 0 every certified plugin passed and every mutant was caught,\n"
@@ -135,18 +136,25 @@ static int build_report(pecert_report *rep, pecert_bench *bench, const report_cl
     return 0;
 }
 
-/* One line per run: what a CI log should show. */
-static void print_run(const pecert_report_run *run)
+/* One line per run: what a CI log should show (under --quiet, only the
+ * runs that fail the report or are allowed to fail but did). */
+static void print_run(const pecert_report_run *run, int quiet)
 {
     if (run->role == PECERT_ROLE_MUTANT) {
+        int escaped = run->not_run || !run->caught || !run->diagnosed;
         const char *outcome = run->not_run ? "ESCAPED (no results)"
                               : !run->caught ? "ESCAPED" : !run->diagnosed ? "NOT DIAGNOSED" : "caught";
-        printf("  mutant  %-28s %s\n", run->label, outcome);
+        if (!quiet || escaped) {
+            printf("  mutant  %-28s %s\n", run->label, outcome);
+        }
         return;
     }
     size_t counts[PECERT_VERDICT_COUNT];
     pecert_run_results_count(&run->res, counts);
     int failed = pecert_report_run_failed(run);
+    if (quiet && !failed) {
+        return;
+    }
     printf("  %-7s %-28s %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported%s\n",
            failed ? "FAIL" : "PASS", run->label, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
            counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED],
@@ -185,11 +193,11 @@ int pecert_cmd_report(int argc, char **argv)
         return PECERT_EXIT_USAGE;
     }
     int passed = pecert_report_passed(&rep);
+    for (size_t i = 0; i < rep.n_runs; i++) {
+        print_run(&rep.runs[i], cli.quiet);
+    }
+    printf("report: %s\n", passed ? "PASS" : "FAIL");
     if (!cli.quiet) {
-        for (size_t i = 0; i < rep.n_runs; i++) {
-            print_run(&rep.runs[i]);
-        }
-        printf("report: %s\n", passed ? "PASS" : "FAIL");
         print_written("html", cli.out.html);
         print_written("junit", cli.out.junit);
         print_written("json", cli.out.json);

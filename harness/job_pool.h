@@ -1,0 +1,49 @@
+/*
+ * job_pool.h - run n independent jobs in up to `jobs` forked workers and
+ * hand their results back in job order.
+ *
+ * Each job runs in a child process of its own (so a job that crashes or
+ * leaks takes nothing else with it) and returns text (JSON); the pool
+ * stores it in a private temporary file and gives it to the parent's
+ * deliver callback, in index order, whatever order the workers finish
+ * in: the output of a parallel run reads as a sequential one's.
+ */
+#ifndef PECERT_CLI_JOB_POOL_H
+#define PECERT_CLI_JOB_POOL_H
+
+#include <stddef.h>
+
+/* In the child: job index's result as malloc'ed text, or NULL (then the
+ * job is delivered as failed with "no result"). */
+typedef char *(*pecert_pool_work)(size_t index, void *user);
+
+/* In the parent, in index order: text is the job's result (len bytes,
+ * NUL-terminated, the pool frees it after the call), or NULL when the
+ * worker died or wrote nothing; why then says what happened ("killed by
+ * signal 9"). */
+typedef void (*pecert_pool_deliver)(size_t index, const char *text, size_t len, const char *why, void *user);
+
+/* In the parent, whenever a job starts or ends: done jobs of total, and
+ * how many are running. NULL: no progress. */
+typedef void (*pecert_pool_progress)(size_t done, size_t total, int running, void *user);
+
+typedef struct pecert_pool {
+    size_t n;                       /* jobs                                  */
+    int jobs;                       /* workers at once, >= 1                 */
+    pecert_pool_work work;
+    pecert_pool_deliver deliver;
+    pecert_pool_progress progress;  /* or NULL                               */
+    void *user;
+} pecert_pool;
+
+/* pecert_pool_run runs every job and delivers each exactly once. Returns
+ * 0, or -1 with err when it cannot start (no temporary directory, no
+ * memory): then nothing was delivered. A job fork(2) cannot start is
+ * tried again when a running worker ends, and delivered as failed
+ * ("fork: ...") when none is running. */
+int pecert_pool_run(const pecert_pool *pool, char *err, size_t err_len);
+
+/* The largest --jobs a command accepts. */
+#define PECERT_POOL_MAX_JOBS 256
+
+#endif /* PECERT_CLI_JOB_POOL_H */
