@@ -213,7 +213,7 @@ honest: all
 # written into TOLERANCES.md from the honest gate's runs. One mutant per
 # core at a time (--jobs); JUnit for CI in build/mutation.xml.
 mutation: all honest
-	$(Q)$(BUILD)/pecert mutation --jobs $(NPROC) $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
+	$(Q)$(BUILD)/pecert mutation --jobs $(MUTATION_JOBS) $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
 	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md --junit $(BUILD)/mutation.xml
 
 # The README is true: every command of its sh blocks that runs offline
@@ -239,6 +239,8 @@ browser: all
 # failures are shown but never fatal (--allow-fail). Every results file is
 # named, so a run that wrote none (a plugin that failed to load) fails it too.
 NPROC     ?= $(shell nproc 2>/dev/null || echo 2)
+# pecert mutation takes at most 1024 workers (more only wait).
+MUTATION_JOBS = $(shell n=$(NPROC); [ "$$n" -gt 1024 ] 2>/dev/null && n=1024; echo $$n)
 RUN_DIR   := reports/out/runs
 # PECERT_ISA variants of fast this CPU has the instruction sets for.
 fast_isa_ok = $(if $(strip $(foreach f,$(FAST_NEEDS_$(1)),$(if $(shell grep -qw $(f) /proc/cpuinfo 2>/dev/null && echo y),,$(f)))),,$(1))

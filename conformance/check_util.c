@@ -66,6 +66,7 @@ void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
 {
     r->n_cases++;
     if (w->index < 0) {
+        (void)pecert_check_result_add_case(r, PECERT_CASE_WITHIN, NAN, where); /* nothing to compare */
         return;
     }
     char at[PECERT_RESULT_LINE_MAX];

@@ -183,6 +183,14 @@ static void run_mapping(const pecert_check_env *env, pecert_check_result *r)
         }
     }
     pecert_check_conclude(r, "config fields");
+    if (r->verdict == PECERT_VERDICT_PASS) {
+        /* The check judges pecert, not the plugin: a PASS here beside a
+         * plugin that declined everything must not read as the plugin's. */
+        snprintf(r->diagnosis, sizeof(r->diagnosis),
+                 "pecert reads the config as the official config class does: %lld fields equal (the plugin "
+                 "is not asked)",
+                 (long long)r->n_cases);
+    }
 }
 
 /* ---- certify.rope.reference --------------------------------------------- */

@@ -244,11 +244,29 @@ static const char *case_outcome_name_at(int k)
     return pecert_case_outcome_name((pecert_case_outcome)k);
 }
 
-/* 0, or -1 for a case_log that is not an array of known records. */
+/* 1 if the case log agrees with the counts: no more declined records than
+ * declined cases, nor beyond-scope records than such cases, nor records
+ * within bound than twice the cases answered (mrope.index.golden logs
+ * each of a vector's two comparisons, of which one may pass and one fail). */
+static int case_log_consistent(const pecert_check_result *r)
+{
+    int64_t n[PECERT_CASE_OUTCOME_COUNT] = {0};
+    for (size_t i = 0; i < r->n_case_records; i++) {
+        n[r->cases[i].outcome]++;
+    }
+    int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;
+    return n[PECERT_CASE_DECLINED] <= r->n_unsupported - r->n_beyond_scope &&
+           n[PECERT_CASE_BEYOND_SCOPE] <= r->n_beyond_scope &&
+           n[PECERT_CASE_WITHIN] <= 2 * (answered > 0 ? answered : 0);
+}
+
+/* 0, or -1 for a case_log that is not an array of known records or that
+ * claims more cases than the counts (a forged log). */
 static int case_log_from_json(pecert_check_result *r, const cJSON *obj)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(obj, "case_log");
     const cJSON *o = NULL;
+    int64_t dropped = 0;
     if (arr == NULL) {
         return 0;
     }
@@ -270,7 +288,11 @@ static int case_log_from_json(pecert_check_result *r, const cJSON *obj)
             return -1;
         }
     }
-    return read_count(obj, "case_log_dropped", &r->n_case_records_dropped);
+    if (read_count(obj, "case_log_dropped", &dropped) != 0) {
+        return -1;
+    }
+    r->n_case_records_dropped += dropped; /* past the cap, add_case counted too */
+    return case_log_consistent(r) ? 0 : -1;
 }
 
 /* "failures" (records), or a file from before them: "details" (lines). */

@@ -183,6 +183,9 @@ static void figure_title(pecert_sbuf *b, const pecert_check_result *r, const cha
 static const char *case_label(const char *label, const char *vectors_dir)
 {
     size_t n = strlen(vectors_dir);
+    while (n > 1 && vectors_dir[n - 1] == '/') {
+        n--; /* "vectors/" names the same directory as "vectors" */
+    }
     if (n > 0 && strncmp(label, vectors_dir, n) == 0 && label[n] == '/') {
         return label + n + 1;
     }
@@ -508,10 +511,14 @@ void pecert__html_precision(pecert_sbuf *b, const pecert_report *rep)
                         "their error by position (golden and precision checks), by token (decode and batch "
                         "checks) or by head and channel pair (the worst RoPE vector), one figure per group of "
                         "plugins whose figures are identical. Failing checks show theirs under <a "
-                        "href=\"#failures\">Failures</a>.</p>\n<p>Exact at every sample (nothing to plot):</p>\n"
-                        "<ul class=\"exact\">\n");
-    for_each_plotted_check(b, rep, used, exact_line);
-    pecert_sbuf_puts(b, "</ul>\n");
+                        "href=\"#failures\">Failures</a>.</p>\n");
+    pecert_sbuf exact = {0};
+    for_each_plotted_check(&exact, rep, used, exact_line);
+    char *lines = pecert_sbuf_take(&exact);
+    if (lines != NULL && lines[0] != '\0') {
+        pecert_sbuf_printf(b, "<p>Exact at every sample (nothing to plot):</p>\n<ul class=\"exact\">\n%s</ul>\n", lines);
+    }
+    free(lines);
     for_each_plotted_check(b, rep, used, check_groups);
     pecert_sbuf_puts(b, "</section>\n");
     free(used);

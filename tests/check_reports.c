@@ -332,6 +332,47 @@ START_TEST(identical_plots_are_drawn_once_and_exact_ones_are_a_line)
 }
 END_TEST
 
+/* The case log (--verbose) survives the JSON round trip, and a log that
+ * claims more cases than the check counted (a forged results file) is
+ * refused like any other inconsistent count. */
+START_TEST(case_log_round_trips_and_forged_logs_are_refused)
+{
+    pecert_check_result r;
+    pecert_check_result_init(&r, "rope.freq.golden");
+    r.keep_cases = 1;
+    r.n_cases = 2;
+    r.n_unsupported = 1;
+    ck_assert_int_eq(pecert_check_result_add_case(&r, PECERT_CASE_WITHIN, 0.25, "a: worst 0.25 of tol"), 0);
+    ck_assert_int_eq(pecert_check_result_add_case(&r, PECERT_CASE_DECLINED, NAN, "b: rope_freqs declined: x"), 0);
+    cJSON *json = pecert_check_result_to_json(&r);
+    pecert_check_result back;
+    char err[256];
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), 0);
+    ck_assert_uint_eq(back.n_case_records, 2);
+    ck_assert_int_eq(back.cases[0].outcome, PECERT_CASE_WITHIN);
+    ck_assert_double_eq(back.cases[0].ratio, 0.25);
+    ck_assert_str_eq(back.cases[1].line, "b: rope_freqs declined: x");
+    ck_assert(isnan(back.cases[1].ratio));
+    pecert_check_result_release(&back);
+    cJSON_Delete(json);
+    /* a second declined record for one declined case */
+    ck_assert_int_eq(pecert_check_result_add_case(&r, PECERT_CASE_DECLINED, NAN, "c: declined"), 0);
+    json = pecert_check_result_to_json(&r);
+    ck_assert_int_eq(pecert_check_result_from_json(&back, json, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "case_log") != NULL, "%s", err);
+    cJSON_Delete(json);
+    /* without keep_cases nothing is logged, and no case_log is written */
+    pecert_check_result plain;
+    pecert_check_result_init(&plain, "rope.freq.golden");
+    ck_assert_int_eq(pecert_check_result_add_case(&plain, PECERT_CASE_WITHIN, 0.1, "x"), 0);
+    ck_assert_uint_eq(plain.n_case_records, 0);
+    json = pecert_check_result_to_json(&plain);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(json, "case_log"));
+    cJSON_Delete(json);
+    pecert_check_result_release(&r);
+}
+END_TEST
+
 /* ---- JUnit -------------------------------------------------------------- */
 
 START_TEST(junit_is_well_formed_with_one_testcase_per_check_per_plugin)
@@ -1095,6 +1136,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
     tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
     tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
+    tcase_add_test(core, case_log_round_trips_and_forged_logs_are_refused);
     tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
     tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);
     tcase_add_test(core, json_round_trip_keeps_points_heatmap_and_citations);

@@ -272,23 +272,25 @@ START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
 }
 END_TEST
 
-/* --filter: globs, commas, '!' exclusions (filter.c). */
 /* ---- the job pool (pecert mutation --jobs) ----------------------------- */
 
 typedef struct pool_probe {
     size_t order[8];  /* indexes in the order delivered */
     char text[8][32];
     char why[8][128];
+    char printed[8][64];
     size_t n;
     int max_running;
+    size_t last_done;
 } pool_probe;
 
 /* Job 0 is the slowest, so it ends last; job 3 dies on a signal; job 5
- * returns no result. */
+ * returns no result; each prints a line, to stdout or stderr. */
 static char *probe_work(size_t index, void *user)
 {
     (void)user;
     usleep((useconds_t)(index == 0 ? 300000 : 20000));
+    fprintf(index % 2 ? stderr : stdout, "job %zu says hello\n", index);
     if (index == 3) {
         raise(SIGKILL);
     }
@@ -300,9 +302,11 @@ static char *probe_work(size_t index, void *user)
     return text;
 }
 
-static void probe_deliver(size_t index, const char *text, size_t len, const char *why, void *user)
+static void probe_deliver(size_t index, const char *text, size_t len, const char *why, const char *printed,
+                          void *user)
 {
     pool_probe *p = user;
+    snprintf(p->printed[p->n], sizeof(p->printed[p->n]), "%s", printed);
     p->order[p->n] = index;
     snprintf(p->text[p->n], sizeof(p->text[p->n]), "%s", text != NULL ? text : "-");
     snprintf(p->why[p->n], sizeof(p->why[p->n]), "%s", why);
@@ -315,6 +319,7 @@ static void probe_progress(size_t done, size_t total, int running, void *user)
     pool_probe *p = user;
     ck_assert_uint_le(done, total);
     p->max_running = running > p->max_running ? running : p->max_running;
+    p->last_done = done;
 }
 
 /* Results come back in job order whatever order the workers end in, each
@@ -339,10 +344,14 @@ START_TEST(job_pool_delivers_in_order_and_reports_dead_workers)
         ck_assert_str_eq(p.text[5], "-");
         ck_assert_msg(strstr(p.why[5], "wrote no result (exit status 1)") != NULL, "%s", p.why[5]);
         ck_assert_str_eq(p.why[1], "");
+        ck_assert_str_eq(p.printed[0], "job 0 says hello\n");
+        ck_assert_str_eq(p.printed[1], "job 1 says hello\n");
+        ck_assert_uint_eq(p.last_done, 6); /* the last progress call counts every job */
     }
 }
 END_TEST
 
+/* --filter: globs, commas, '!' exclusions (filter.c). */
 START_TEST(filter_takes_several_globs_and_exclusions)
 {
     ck_assert(pecert_filter_selects(NULL, "rope.apply.golden"));

@@ -386,8 +386,9 @@ static void print_attention_factor(const pecert_certify_model *m)
     if (inv_freq != NULL && pecert_plugin_open(&ref, path, err, sizeof(err)) == 0) {
         if (ref.desc->create(&instance) == PECERT_OK) {
             st = ref.desc->rope_freqs(instance, inv_freq, &scaling, r, 0);
+            const char *why = st != PECERT_OK && ref.desc->last_error != NULL ? ref.desc->last_error(instance) : NULL;
             if (st != PECERT_OK) {
-                snprintf(err, sizeof(err), "ref refused the config: %s", ref.desc->last_error(instance));
+                snprintf(err, sizeof(err), "ref refused the config: %s", why != NULL ? why : "(no message)");
             }
             ref.desc->destroy(instance);
         }
@@ -440,11 +441,13 @@ int pecert_cmd_certify(int argc, char **argv)
     for (int i = 0; i < m->n_warnings; i++) {
         fprintf(stderr, "pecert: warning: %s: %s\n", m->name, m->warnings[i]);
     }
-    char text[4096];
-    pecert_certify_describe(text, sizeof(text), m);
-    printf("pecert %s: certify %s\nderived positional-encoding parameters (what the checkpoint requires):\n%s",
-           PECERT_VERSION, m->name, text);
-    print_attention_factor(m);
+    if (!cli.quiet || cli.print_only) { /* --quiet: failures and the verdict */
+        char text[4096];
+        pecert_certify_describe(text, sizeof(text), m);
+        printf("pecert %s: certify %s\nderived positional-encoding parameters (what the checkpoint requires):\n%s",
+               PECERT_VERSION, m->name, text);
+        print_attention_factor(m);
+    }
     rc = cli.print_only ? PECERT_EXIT_PASS : run_certify(&cli, m, default_vectors(vbuf, sizeof(vbuf), &cli));
     free(m);
     return rc;

@@ -54,7 +54,8 @@ static const char usage_mutation[] =
     "  --separation FILE  write the separation table (markdown) to FILE\n"
     "  --doc FILE         splice the table into FILE between its separation\n"
     "                     markers (TOLERANCES.md)\n"
-    "  --quiet            print only the mutants not caught and the summary\n"
+    "  --quiet            print only the mutants not caught (MISSED, UNNAMED,\n"
+    "                     ERROR) and the summary lines; no progress line\n"
     "  --help             this text\n"
     "\n"
     "Each mutant's line names the checks that caught it and the diagnosis it got.\n"
@@ -281,8 +282,23 @@ static void keep_run(pecert_report *rep, const cJSON *results, const char *path)
     }
 }
 
+/* What a worker printed (a plugin's own output, a warning), shown where
+ * its mutant's line goes, not over another's. */
+static void show_printed(mutation_run *st, int base, const char *printed)
+{
+    if (printed[0] != '\0') {
+        base_header(st, base);
+        clear_progress(st);
+        fflush(stdout);
+        fputs(printed, stderr);
+        if (printed[strlen(printed) - 1] != '\n') {
+            fputc('\n', stderr);
+        }
+    }
+}
+
 /* The parent, in catalogue order: judge the mutant, keep its results. */
-static void on_result(size_t index, const char *text, size_t len, const char *why, void *user)
+static void on_result(size_t index, const char *text, size_t len, const char *why, const char *printed, void *user)
 {
     mutation_run *st = user;
     int base = (int)(index / (size_t)st->per_base);
@@ -294,19 +310,24 @@ static void on_result(size_t index, const char *text, size_t len, const char *wh
     if (!st->o->quiet) {
         base_header(st, base);
     }
+    show_printed(st, base, printed);
     cJSON *root = text != NULL ? cJSON_ParseWithLength(text, len) : NULL;
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
     pecert_run_results res;
-    char err[256] = "";
+    char err[256] = "no results";
     if (root == NULL || !cJSON_IsObject(results) || pecert_run_results_from_json(&res, results, err, sizeof(err)) != 0) {
-        snprintf(line, sizeof(line), "ERROR   %-28s %s", name,
-                 text == NULL                   ? why
-                 : cJSON_IsString(error) && error->valuestring[0] != '\0' ? error->valuestring
-                                                                          : "the worker's results do not read");
+        if (text == NULL) {
+            snprintf(line, sizeof(line), "ERROR   %-28s %s", name, why);
+        } else if (cJSON_IsString(error) && error->valuestring[0] != '\0') {
+            snprintf(line, sizeof(line), "ERROR   %-28s %s", name, error->valuestring);
+        } else {
+            snprintf(line, sizeof(line), "ERROR   %-28s the worker's results do not read: %s", name, err);
+        }
         mutant_line(st, base, 1, line);
         st->errors++;
         cJSON_Delete(root);
+        on_progress(st->last_done, st->last_total, st->last_running, st);
         return;
     }
     st->caught += judge_mutant(st, base, m, &res);
