@@ -80,7 +80,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme inventory inventory-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -175,7 +175,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme fuzz-smoke
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme inventory fuzz-smoke
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -222,6 +222,18 @@ mutation: all honest
 # what the commands print (tests/readme/check_readme.py).
 readme: all
 	$(Q)/usr/bin/python3 tests/readme/check_readme.py $(BUILD)
+
+# The model zoo against pecert's claims: every model_type of transformers
+# v4.57.6 (conformance/inventory.json, from vectors/gen/gen_inventory.py)
+# through `certify --config --print`; a mapped config must change pecert's
+# answer whenever an encoding field changes, layers that differ must carry
+# a warning, and conformance/profiles/INVENTORY.md must be what the script
+# writes (`make inventory-table` rewrites it).
+inventory: all
+	$(Q)/usr/bin/python3 tests/inventory/check_inventory.py $(BUILD)
+
+inventory-table: all
+	$(Q)/usr/bin/python3 tests/inventory/check_inventory.py $(BUILD) --write
 
 # The HTML report in a real browser: headless Chromium opens a report (ref
 # and a mutant) from disk; verdict, matrix and plots must be there, with no
@@ -309,6 +321,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_txl.py --txl "$(REFSRC)/transformer-xl" --out vectors/txl
 	$(Q)/usr/bin/python3 vectors/gen/gen_mrope.py --transformers "$(REF)" --out vectors/mrope
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --profiles conformance/profiles --out vectors/profiles
+	$(Q)/usr/bin/python3 vectors/gen/gen_inventory.py --ref "$(REF)" --out conformance/inventory.json
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

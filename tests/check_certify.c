@@ -265,6 +265,43 @@ START_TEST(qwen2_vl_mrope_section)
 }
 END_TEST
 
+/* What the inventory (tests/inventory/) found pecert refusing or
+ * misreading, from configs as transformers v4.57.6 saves them:
+ * - Qwen2VLConfig nests the text model under text_config (to_dict());
+ *   the fields are read there, the top level's ignored as the class does.
+ * - GPTNeoXConfig writes partial_rotary_factor and rope_theta beside
+ *   rotary_pct and rotary_emb_base, and on load sets them from those two
+ *   whatever they say: read from rotary_pct (0.25 of 96 = 24 channels).
+ * - DeepseekV3Config keeps a head_dim given (PretrainedConfig sets leftover
+ *   kwargs after its own head_dim = qk_rope_head_dim): head_dim 128 beside
+ *   qk_rope_head_dim 64 gives cos/sin that do not fit the rotated slice, a
+ *   config transformers cannot run, refused naming head_dim. */
+START_TEST(configs_as_transformers_saves_them)
+{
+    parse_ok("{\"model_type\": \"qwen2_vl\", \"text_config\": {\"model_type\": \"qwen2_vl_text\","
+             " \"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
+             " \"max_position_embeddings\": 32768, \"rope_theta\": 1000000.0,"
+             " \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert_int_eq(model.n_sections, 3);
+    ck_assert_double_eq(model.rope.rope_theta, 1000000.0);
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"text_config\": {\"model_type\": \"llama\"}}",
+                       "text_config.model_type");
+    parse_ok("{\"model_type\": \"gpt_neox\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
+             " \"rotary_pct\": 0.25, \"partial_rotary_factor\": 0.25, \"rotary_emb_base\": 10000,"
+             " \"rope_theta\": 10000, \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 24);
+    ck_assert_int_eq(model.rope.head_dim, 96);
+    parse_ok("{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128,"
+             " \"qk_rope_head_dim\": 64, \"head_dim\": 64, \"max_position_embeddings\": 4096}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    parse_fails_naming("{\"model_type\": \"deepseek_v3\", \"hidden_size\": 7168, \"num_attention_heads\": 128,"
+                       " \"qk_rope_head_dim\": 64, \"head_dim\": 128, \"max_position_embeddings\": 4096}",
+                       "head_dim");
+}
+END_TEST
+
 START_TEST(alibi_and_learned_families)
 {
     parse_ok("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
@@ -897,6 +934,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, partial_rotary_factor_on_head_dim);
     tcase_add_test(core, gptj_rotary_dim_and_pairing);
     tcase_add_test(core, qwen2_vl_mrope_section);
+    tcase_add_test(core, configs_as_transformers_saves_them);
     tcase_add_test(core, alibi_and_learned_families);
     tcase_add_test(core, every_profile_maps);
     tcase_add_test(core, certify_passes_ref_and_fails_planted_bugs);
