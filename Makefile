@@ -80,7 +80,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme inventory inventory-table run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -175,7 +175,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme inventory fuzz-smoke
+	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme inventory profiles fuzz-smoke
 	@echo "*** pecert check OK ***"
 
 # The public header must stay valid C++ (and the same layout from C++).
@@ -234,6 +234,15 @@ inventory: all
 
 inventory-table: all
 	$(Q)/usr/bin/python3 tests/inventory/check_inventory.py $(BUILD) --write
+
+# Every bundled profile certifies ref and fast, and README.md's table of
+# them is what `certify --list-profiles` and `--all-profiles` print
+# (`make profiles-table` rewrites it).
+profiles: all
+	$(Q)/usr/bin/python3 tests/profiles/check_profile_table.py $(BUILD)
+
+profiles-table: all
+	$(Q)/usr/bin/python3 tests/profiles/check_profile_table.py $(BUILD) --write
 
 # The HTML report in a real browser: headless Chromium opens a report (ref
 # and a mutant) from disk; verdict, matrix and plots must be there, with no
@@ -322,6 +331,12 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_mrope.py --transformers "$(REF)" --out vectors/mrope
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --profiles conformance/profiles --out vectors/profiles
 	$(Q)/usr/bin/python3 vectors/gen/gen_inventory.py --ref "$(REF)" --out conformance/inventory.json
+	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --inventory conformance/inventory.json \
+	    --model-types $(MAPPING_TYPES) --out vectors/mappings
+
+# RoPE mappings no bundled profile holds: their default config's outputs
+# (vectors/mappings/), which `make inventory` requires ref to certify.
+MAPPING_TYPES := phi,gemma,seed_oss,apertus,arcee,stablelm,granite,ministral,ernie4_5,cohere,glm4,helium
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

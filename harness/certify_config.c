@@ -220,6 +220,14 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
     return fail(c, shown, "unknown rope type '%s'", v->valuestring);
 }
 
+/* Qwen2-VL and Qwen2.5-VL: M-RoPE text models whose config class takes
+ * mrope_section in rope_scaling (rope_config_validation ignore_keys) and
+ * nests the text model under text_config when saved by v4.57. */
+static int is_qwen_vl(const char *model_type)
+{
+    return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0;
+}
+
 /* Every rope_scaling key must belong to the type (HF only warns). */
 static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule *rule)
 {
@@ -227,7 +235,7 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
     cJSON_ArrayForEach(item, rs) {
         const char *k = item->string;
         int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || in_list(k, rule->keys) ||
-                 (strcmp(k, "mrope_section") == 0 && strcmp(c->m->model_type, "qwen2_vl") == 0);
+                 (strcmp(k, "mrope_section") == 0 && is_qwen_vl(c->m->model_type));
         if (!ok) {
             char shown[160];
             snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
@@ -479,9 +487,8 @@ static int read_mrope_section(map_ctx *c, const cJSON *rs)
 }
 
 /* rope_scaling (null or absent = default rope). */
-static int map_rope_scaling(map_ctx *c)
+static int map_scaling_object(map_ctx *c, const cJSON *rs)
 {
-    const cJSON *rs = get(c->root, "rope_scaling");
     const rope_type_rule *rule = NULL;
     if (rs == NULL) {
         return 0;
@@ -509,6 +516,11 @@ static int map_rope_scaling(map_ctx *c)
         return -1;
     }
     return check_scaling_rules(c);
+}
+
+static int map_rope_scaling(map_ctx *c)
+{
+    return map_scaling_object(c, get(c->root, "rope_scaling"));
 }
 
 /* ---- per-model_type readers ------------------------------------------- */
@@ -635,35 +647,169 @@ static int check_deepseek_v3_head_dim(map_ctx *c)
 
 /* The Llama-shaped models: head_dim or hidden/heads, partial_rotary_factor,
  * rope_theta, rope_scaling. */
+/* What a Llama-shaped config class assumes for a key config.json leaves
+ * out: its __init__ defaults in transformers v4.57.6 (conformance/
+ * inventory.json holds each class's defaults, and tests/inventory/ checks
+ * that a config without the key is certified as with the default). head_dim
+ * 0: hidden_size / num_attention_heads (also what an explicit null gives,
+ * and what Qwen3MoeConfig, which has no head_dim parameter, always gives
+ * unless config.json sets one); scaling NULL: none. Models not listed
+ * default to rope_theta 10000, partial 1.0. */
+typedef struct rope_defaults {
+    const char *model_type;
+    double rope_theta;
+    double partial_rotary_factor;
+    int32_t head_dim;
+    const char *rope_scaling; /* JSON of the class's default rope_scaling */
+} rope_defaults;
+
+static const rope_defaults llama_like_defaults[] = {
+    {"mixtral", 1e6, 1.0, 0, NULL},
+    {"qwen2_vl", 1e6, 1.0, 0, NULL},
+    {"qwen2_5_vl", 1e6, 1.0, 0, NULL},
+    {"phi", 10000.0, 0.5, 0, NULL},
+    {"stablelm", 10000.0, 0.25, 0, NULL},
+    {"glm4", 10000.0, 0.5, 128, NULL},
+    {"gemma", 10000.0, 1.0, 256, NULL},
+    {"gemma2", 10000.0, 1.0, 256, NULL},
+    {"qwen3", 10000.0, 1.0, 128, NULL},
+    {"seed_oss", 10000.0, 1.0, 128, NULL},
+    {"ernie4_5", 500000.0, 1.0, 128, NULL},
+    {"helium", 100000.0, 1.0, 128, NULL},
+    {"apertus", 12000000.0, 1.0, 0,
+     "{\"factor\": 8.0, \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0, "
+     "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"},
+    {"gpt_oss", 150000.0, 1.0, 64,
+     "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
+     "\"rope_type\": \"yarn\", \"truncate\": false}"},
+};
+
+static const rope_defaults *defaults_of(const char *model_type)
+{
+    static const rope_defaults plain = {"", 10000.0, 1.0, 0, NULL};
+    for (size_t i = 0; i < sizeof(llama_like_defaults) / sizeof(llama_like_defaults[0]); i++) {
+        if (strcmp(llama_like_defaults[i].model_type, model_type) == 0) {
+            return &llama_like_defaults[i];
+        }
+    }
+    return &plain;
+}
+
+/* Whether the model's code rotates part of a head: Phi3's and GLM-4's
+ * apply_rotary_pos_emb slice q[..., :rotary_dim] themselves, Phi's and
+ * StableLM's attention does (query_rot / query_pass). Every other
+ * Llama-shaped apply multiplies the whole head by cos/sin of rotary_dim
+ * channels, which does not broadcast: transformers cannot run it. */
+static int splits_partial_rotary(const char *model_type)
+{
+    static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", NULL};
+    return in_list(model_type, splitters);
+}
+
+/* The class's default rope_scaling, mapped as if config.json held it. */
+static int map_default_scaling(map_ctx *c, const char *json)
+{
+    cJSON *rs = cJSON_Parse(json);
+    int rc = rs != NULL ? map_scaling_object(c, rs) : fail(c, "rope_scaling", "internal: bad default");
+    cJSON_Delete(rs);
+    return rc;
+}
+
+/* DeepseekV3Attention.__init__ multiplies its softmax scale by
+ * yarn_get_mscale(factor, mscale_all_dim)^2 when rope_scaling has a truthy
+ * mscale_all_dim (modeling_deepseek_v3.py): a YaRN effect outside the
+ * rotation, which certify does not check; it says so. */
+static void warn_deepseek_v3_softmax_scale(map_ctx *c)
+{
+    const pecert_rope_config *r = &c->m->rope;
+    if (!(r->present & PECERT_ROPE_HAS_MSCALE_ALL_DIM) || r->mscale_all_dim == 0.0 ||
+        !(r->present & PECERT_ROPE_HAS_FACTOR)) {
+        return;
+    }
+    double mscale = r->factor <= 1.0 ? 1.0 : 0.1 * r->mscale_all_dim * log(r->factor) + 1.0;
+    warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
+         "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
+}
+
+/* Olmo2Config._rope_scaling_validation: rope_scaling is null or exactly
+ * {"type": "linear" | "dynamic", "factor": float > 1}, else ValueError.
+ * (An integer factor, which it also refuses, reads here as the number it
+ * is: cJSON keeps no int/float distinction.) */
+static int check_olmo2_scaling(map_ctx *c)
+{
+    const cJSON *rs = get(c->root, "rope_scaling");
+    if (rs == NULL || cJSON_IsNull(rs)) {
+        return 0;
+    }
+    const cJSON *type = cJSON_IsObject(rs) ? get(rs, "type") : NULL;
+    const cJSON *factor = cJSON_IsObject(rs) ? get(rs, "factor") : NULL;
+    if (cJSON_GetArraySize(rs) != 2 || !cJSON_IsString(type) ||
+        (strcmp(type->valuestring, "linear") != 0 && strcmp(type->valuestring, "dynamic") != 0) ||
+        !cJSON_IsNumber(factor) || !(factor->valuedouble > 1.0)) {
+        return fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
+                                       "\"factor\": > 1} (it raises ValueError otherwise)");
+    }
+    return 0;
+}
+
+/* Qwen2VLAttention and Qwen2_5_VLAttention index
+ * rope_scaling["mrope_section"] unconditionally: without it transformers
+ * raises KeyError, so a Qwen-VL config is M-RoPE or nothing. */
+static int require_mrope(map_ctx *c)
+{
+    if (is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
+        return fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
+                    "rope_scaling[\"mrope_section\"])", c->m->model_type);
+    }
+    return 0;
+}
+
 static int map_llama_like(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                         "partial_rotary_factor", "original_max_position_embeddings",
                                         "qk_rope_head_dim", "rope_interleave", NULL};
-    double partial = 1.0;
+    const rope_defaults *d = defaults_of(c->m->model_type);
+    double partial = d->partial_rotary_factor;
     pecert_certify_model *m = c->m;
     if (reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
         read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
         return -1;
     }
+    if (d->head_dim > 0 && get(c->root, "head_dim") == NULL) {
+        m->head_dim = d->head_dim;
+    }
     /* DeepSeek MLA: the rotary part of q/k is qk_rope_head_dim wide
-     * (DeepseekV2Config sets head_dim = qk_rope_head_dim). */
-    if (strncmp(m->model_type, "deepseek", 8) == 0 &&
-        read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
-        return -1;
+     * (DeepseekV2Config sets head_dim = qk_rope_head_dim, 64 by default). */
+    if (strncmp(m->model_type, "deepseek", 8) == 0) {
+        m->head_dim = 64;
+        if (read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
+            return -1;
+        }
+    }
+    if (partial < 1.0 && !splits_partial_rotary(m->model_type)) {
+        return fail(c, "partial_rotary_factor", "%.17g: %s's apply_rotary_pos_emb rotates the whole head with "
+                    "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
+                    "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
     }
     if (strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) {
         return -1;
     }
-    if (read_rope_common(c, "rope_theta", 10000.0) != 0 ||
+    if (read_rope_common(c, "rope_theta", d->rope_theta) != 0 ||
         set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
-        (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0)) {
+        (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0) ||
+        (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c) != 0)) {
         return -1;
     }
     /* The top-level original length is read by LongRoPE only (getattr on
      * the config); every other rope type ignores it. */
-    return map_rope_scaling(c);
+    int rc = d->rope_scaling != NULL && get(c->root, "rope_scaling") == NULL ? map_default_scaling(c, d->rope_scaling)
+                                                                             : map_rope_scaling(c);
+    if (rc == 0 && strcmp(m->model_type, "deepseek_v3") == 0) {
+        warn_deepseek_v3_softmax_scale(c);
+    }
+    return rc != 0 ? rc : require_mrope(c);
 }
 
 /* Llama 4's NoPE layers: Llama4TextConfig's no_rope_layers (1 = RoPE, 0 =
@@ -775,13 +921,16 @@ static int map_gptj(map_ctx *c)
     r->struct_size = sizeof(*r);
     r->rope_theta = 10000.0;
     r->head_dim = m->head_dim;
-    r->rotary_dim = m->head_dim;
+    /* GPTJConfig's rotary_dim defaults to 64; an explicit null rotates the
+     * whole head (GPTJAttention: `if self.rotary_dim is not None`). */
+    r->rotary_dim = get(c->root, "rotary_dim") == NULL ? 64 : m->head_dim;
     if (read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
         read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
         return -1;
     }
-    if (r->rotary_dim % 2 != 0) {
-        return fail(c, "rotary_dim", "%d is odd", r->rotary_dim);
+    if (r->rotary_dim % 2 != 0 || r->rotary_dim > m->head_dim) {
+        return fail(c, "rotary_dim", "%d: must be even and at most head_dim %d (64 when absent)", r->rotary_dim,
+                    m->head_dim);
     }
     if (m->max_position_embeddings < 1) {
         return fail(c, "n_positions", "required");
@@ -927,22 +1076,54 @@ typedef struct model_rule {
  * GPTNeoXConfig copy "type" over "rope_type" and run
  * rope_config_validation; MistralConfig, MixtralConfig, GemmaConfig and
  * Llama4TextConfig do neither; Phi3Config runs its own, stricter
- * _rope_scaling_validation (map_phi3_scaling).
+ * _rope_scaling_validation (check_phi3_scaling), Olmo2Config its own
+ * (check_olmo2_scaling).
  * Pairing per model's reference code in transformers v4.57.6: rotate_half
  * (split half) in modeling_llama & co; GPT-J rotate_every_two and
  * DeepSeek-V2's complex multiply (view_as_complex of adjacent pairs),
  * DeepSeek-V3's apply_rotary_pos_emb_interleave (rope_interleave) are
- * interleaved. */
+ * interleaved.
+ * The model types added from the inventory (conformance/profiles/
+ * INVENTORY.md), each read in transformers v4.57.6: Qwen3Config,
+ * Qwen3MoeConfig, SeedOssConfig, ApertusConfig, ArceeConfig,
+ * StableLmConfig and Ernie4_5Config copy "type" and validate;
+ * GraniteConfig and CohereConfig validate without copying (rope_type wins,
+ * as their rotary modules read it first); Olmo2Config, MinistralConfig,
+ * Gemma2Config, Glm4Config and HeliumConfig do neither. Every one builds
+ * inv_freq through ROPE_INIT_FUNCTIONS (head_dim, partial_rotary_factor).
+ * Pairing: their rotate_half splits the halves (x[..., : d // 2]) except
+ * Cohere's, ERNIE 4.5's, GLM-4's and Helium's, which take x[..., 0::2] and
+ * x[..., 1::2] against cos/sin repeated by repeat_interleave(2): adjacent
+ * pairs, GLM-4's on the first rotary_dim channels only. Qwen2_5_VLTextConfig
+ * copies "type" (mrope read as default) and validates like Qwen2-VL's, and
+ * its apply_multimodal_rotary_pos_emb is Qwen2-VL's. Each is held to
+ * the model's own outputs by a profile's vectors or vectors/mappings/
+ * (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
     {"llama", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"mistral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mixtral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"qwen2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen2_5_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"phi3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gemma", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gpt_oss", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen3_moe", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"seed_oss", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"apertus", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"arcee", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"stablelm", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"granite", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"olmo2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ministral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"gemma2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ernie4_5", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"cohere", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
+    {"glm4", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"helium", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"deepseek_v2", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"deepseek_v3", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"llama4_text", map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
@@ -958,9 +1139,12 @@ static const model_rule model_rules[] = {
 };
 
 /* What a model_type's mapping reads, in words, by its mapper. */
-static const char *mapping_words(int (*map)(map_ctx *c))
+static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
 {
-    return map == map_llama_like    ? "RoPE (M-RoPE with mrope_section): rope_theta, rope_scaling, head_dim, partial_rotary_factor"
+    if (map == map_llama_like && is_qwen_vl(model_type)) {
+        return "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)";
+    }
+    return map == map_llama_like    ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
            : map == map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set)"
            : map == map_gpt_neox    ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
            : map == map_gptj        ? "RoPE: rotary_dim"
@@ -977,7 +1161,7 @@ const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, co
         return NULL;
     }
     *pairing = model_rules[i].pairing;
-    *reads = mapping_words(model_rules[i].map);
+    *reads = mapping_words(model_rules[i].model_type, model_rules[i].map);
     return model_rules[i].model_type;
 }
 
@@ -1031,8 +1215,8 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "llama4_text";
-    } else if (strcmp(rule_type, "qwen2_vl") == 0 && get(c->root, "text_config") != NULL &&
-               enter_text_config(c, "qwen2_vl_text") != 0) {
+    } else if (is_qwen_vl(rule_type) && get(c->root, "text_config") != NULL &&
+               enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
         return -1;
     }
     const model_rule *rule = find_model(rule_type);

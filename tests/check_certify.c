@@ -302,6 +302,46 @@ START_TEST(configs_as_transformers_saves_them)
 }
 END_TEST
 
+/* What the config classes assume for a key config.json leaves out, and
+ * what they refuse (transformers v4.57.6, each class's __init__):
+ * GemmaConfig head_dim 256 (not 3072/16 = 192), PhiConfig
+ * partial_rotary_factor 0.5 (64 * 0.5 = 32 channels), MixtralConfig
+ * rope_theta 1e6, GptOssConfig a yarn rope_scaling (factor 32). Llama's
+ * apply rotates the whole head, so a partial factor is a config
+ * transformers cannot run; Olmo2Config takes only linear/dynamic scaling;
+ * Qwen2-VL's attention needs mrope_section. */
+START_TEST(absent_keys_take_the_config_class_defaults)
+{
+    parse_ok("{\"model_type\": \"gemma\", \"hidden_size\": 3072, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 8192}");
+    ck_assert_int_eq(model.rope.head_dim, 256);
+    parse_ok("{\"model_type\": \"phi\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 32);
+    parse_ok("{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 32768}");
+    ck_assert_double_eq(model.rope.rope_theta, 1e6);
+    parse_ok("{\"model_type\": \"gpt_oss\", \"hidden_size\": 2880, \"num_attention_heads\": 64,"
+             " \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_YARN);
+    ck_assert_double_eq(model.rope.factor, 32.0);
+    ck_assert_int_eq(model.rope.head_dim, 64);
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"partial_rotary_factor\": 0.5}",
+                       "partial_rotary_factor");
+    parse_fails_naming("{\"model_type\": \"olmo2\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"yarn\","
+                       " \"factor\": 4.0}}",
+                       "rope_scaling");
+    parse_ok("{\"model_type\": \"olmo2\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+                       " \"max_position_embeddings\": 32768}",
+                       "mrope_section");
+}
+END_TEST
+
 START_TEST(alibi_and_learned_families)
 {
     parse_ok("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
@@ -935,6 +975,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, gptj_rotary_dim_and_pairing);
     tcase_add_test(core, qwen2_vl_mrope_section);
     tcase_add_test(core, configs_as_transformers_saves_them);
+    tcase_add_test(core, absent_keys_take_the_config_class_defaults);
     tcase_add_test(core, alibi_and_learned_families);
     tcase_add_test(core, every_profile_maps);
     tcase_add_test(core, certify_passes_ref_and_fails_planted_bugs);

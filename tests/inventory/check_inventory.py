@@ -8,7 +8,9 @@ transformers v4.57.6, the position fields of its default config and what its mod
 code does with positions) is read, and for every model_type its config goes through
 `BUILD/pecert certify --config config.json --print`. From the answers:
 
-1. A mapping must not claim more than it covers. For every model_type pecert maps,
+1. A mapping must not claim more than it covers. A mapped config without one of its
+   position fields must get the answer the full default config gets (the config class
+   fills in that very default), or a refusal. For every model_type pecert maps,
    each encoding field the config has is changed in turn (the row's probes that its
    config class keeps, gen_inventory.py ENCODING_FIELDS), and pecert's answer must
    change with it (other derived parameters, a warning, or a
@@ -18,7 +20,9 @@ code does with positions) is read, and for every model_type its config goes thro
    pecert must say so in a warning or not map the model at all.
 2. conformance/profiles/INVENTORY.md is what this script writes from the answers
    (--write writes it); a stale one fails, so the table is generated, never typed.
-3. Every bundled profile's model_type is in the inventory.
+3. Every bundled profile's model_type is in the inventory, and every RoPE mapping is
+   held to the model's own outputs: a bundled profile's vectors, or else
+   vectors/mappings/<model_type>.json, which ref must certify through the mapping.
 4. The check can fail: a planted ignored field and a planted per-layer `if` on the
    llama row must each be reported (self_test). (That a real unknown encoding field is
    refused, not ignored, is what the probes of every mapped row show.)
@@ -36,6 +40,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 INVENTORY = os.path.join(ROOT, "conformance", "inventory.json")
 TABLE = os.path.join(ROOT, "conformance", "profiles", "INVENTORY.md")
 PROFILES = os.path.join(ROOT, "conformance", "profiles")
+MAPPINGS = os.path.join(ROOT, "vectors", "mappings")
+# A profile's model_type -> the mapping rule that reads it (certify_config.c: Llama 4's
+# config.json is read from its text_config by the llama4_text rule).
+RULE_OF = {"llama4": "llama4_text"}
 
 # Words of an `if` around the apply-rotary call that make it a per-layer choice.
 LAYER_WORDS = ("use_rope", "sliding", "is_sliding", "use_mem_rope", "layer_idx")
@@ -67,6 +75,25 @@ def ignored_fields(build, scratch, r, answer):
         changed = with_field(r["config"], r.get("text_config"), probe["field"], probe["other"])
         if pecert(build, scratch, changed) == answer:
             out.append("%s %s -> %s" % (probe["field"], json.dumps(probe["value"]), json.dumps(probe["other"])))
+    return out
+
+
+def without_field(config, text_key, key):
+    out = json.loads(json.dumps(config))
+    (out[text_key] if text_key else out).pop(key, None)
+    return out
+
+
+def wrong_defaults(build, scratch, r, answer):
+    """The position fields of r whose absence makes pecert answer otherwise than with
+    the class's default value there (r's config is the class's defaults, so a config
+    without the field means the same thing to transformers). A refusal is no wrong
+    answer: pecert may require what the class would default."""
+    out = []
+    for key in sorted(r.get("fields", {})):
+        status, stdout, _ = pecert(build, scratch, without_field(r["config"], r.get("text_config"), key))
+        if status == 0 and stdout != answer[1]:  # the derived parameters (a warning may name another key)
+            out.append(key)
     return out
 
 
@@ -152,8 +179,12 @@ def judge(build, scratch, rows, profiles):
             ignored = ignored_fields(build, scratch, r, answer)
             for what in ignored:
                 failures.append("%s: pecert maps it but ignores %s (the same answer either way)" % (mt, what))
-            if layers and not warnings:
-                failures.append("%s: pecert maps it with no warning, but the model %s" % (mt, "; ".join(layers)))
+            for key in wrong_defaults(build, scratch, r, answer):
+                failures.append("%s: without %s pecert certifies other parameters than %s's default %s"
+                                % (mt, key, r["config_class"], json.dumps(r["fields"][key])))
+            if layers and not any("layer" in w for w in warnings):
+                failures.append("%s: pecert maps it with no warning naming its layers, but the model %s"
+                                % (mt, "; ".join(layers)))
             kind = "partial" if warnings else "mapped"
             counts[kind] += 1
             verdict = ("certify: " if kind == "mapped" else "certify, partly: ") + derived(stdout)
@@ -235,6 +266,46 @@ def markdown(doc, table, counts):
     return "\n".join(lines) + "\n"
 
 
+def rope_rules(build):
+    """The model types pecert maps to RoPE (`certify --list-model-types`)."""
+    p = subprocess.run([os.path.join(build, "pecert"), "certify", "--list-model-types"], capture_output=True,
+                       text=True, timeout=60)
+    rules = [line.split()[0] for line in p.stdout.splitlines() if line.startswith("  ") and "RoPE" in line]
+    if p.returncode != 0 or not rules:
+        raise SystemExit("inventory: `pecert certify --list-model-types` failed or listed no RoPE model type")
+    return rules
+
+
+def unproven_mappings(build, scratch, rows, profiles):
+    """Every RoPE mapping must be held to the model's own outputs: by a bundled profile's
+    vectors, or else by vectors/mappings/<model_type>.json (gen_profiles.py --inventory:
+    the default config's outputs), which ref must certify through the mapping. Returns
+    (failures, number held by mapping vectors)."""
+    covered = {RULE_OF.get(mt, mt) for mt in profiles}
+    by_type = {r["model_type"]: r for r in rows}
+    failures, held = [], 0
+    for rule in rope_rules(build):
+        if rule in covered:
+            continue
+        path = os.path.join(MAPPINGS, rule + ".json")
+        if not os.path.exists(path) or rule not in by_type:
+            failures.append("%s: mapped, but neither a profile nor vectors/mappings/%s.json holds the mapping to "
+                            "the official outputs" % (rule, rule))
+            continue
+        config = os.path.join(scratch, "mapping.json")
+        with open(config, "w", encoding="ascii") as f:
+            json.dump(by_type[rule]["config"], f)
+        p = subprocess.run([os.path.join(build, "pecert"), "certify", "--config", config, "--vectors", path,
+                            "--impl", "ref", "--quiet"], capture_output=True, text=True, timeout=600)
+        verdict = [l for l in p.stdout.splitlines() if l.startswith("verdict:")]
+        if p.returncode != 0:
+            failures.append("%s: ref is not certified against vectors/mappings/%s.json: %s"
+                            % (rule, rule, verdict[0] if verdict else "exit %d" % p.returncode))
+        else:
+            held += 1
+    return failures, held
+
+
 def self_test(build, scratch, rows):
     """The check must be able to fail: llama's row with a planted probe of a field the
     mapping rightly ignores (attention_dropout, planted as if it were an encoding field:
@@ -263,8 +334,11 @@ def main(argv):
         print("inventory: %s: %s" % (INVENTORY, e), file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="pecert-inventory-") as scratch:
-        table, failures, counts = judge(build, scratch, doc["model_types"], profile_names())
+        profiles = profile_names()
+        table, failures, counts = judge(build, scratch, doc["model_types"], profiles)
         failures += self_test(build, scratch, doc["model_types"])
+        unproven, held = unproven_mappings(build, scratch, doc["model_types"], profiles)
+        failures += unproven
     text = markdown(doc, table, counts)
     if write:
         with open(TABLE, "w", encoding="utf-8") as f:
@@ -280,9 +354,10 @@ def main(argv):
                                                                  os.path.relpath(argv[0], ROOT), build))
     for line in failures:
         print("inventory: FAIL %s" % line)
-    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers"
+    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers; %d RoPE mappings "
+          "without a profile held to vectors/mappings"
           % ("OK" if not failures else "%d failures" % len(failures), len(table),
-             counts["mapped"] + counts["partial"], counts["partial"], counts["refused"], counts["wrapper"]))
+             counts["mapped"] + counts["partial"], counts["partial"], counts["refused"], counts["wrapper"], held))
     return 0 if not failures else 1
 
 

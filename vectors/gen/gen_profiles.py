@@ -58,7 +58,7 @@ NOTES = {
                                     "so every mrope_section is exercised."),
 }
 
-# model_type -> (configuration module, config class, modeling module, rotary class, apply).
+# model_type -> (config class, rotary class, apply function), in the model's own modules.
 # apply is the name of the model's own q/k rotation function.
 ROPE_MODELS = {
     "llama": ("LlamaConfig", "LlamaRotaryEmbedding", "apply_rotary_pos_emb"),
@@ -69,8 +69,45 @@ ROPE_MODELS = {
     "gpt_neox": ("GPTNeoXConfig", "GPTNeoXRotaryEmbedding", "apply_rotary_pos_emb"),
     "deepseek_v2": ("DeepseekV2Config", "DeepseekV2RotaryEmbedding", "apply_rotary_emb"),
     "qwen2_vl": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "qwen2_5_vl": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "llama4": ("Llama4TextConfig", "Llama4TextRotaryEmbedding", "apply_rotary_emb"),
+    "mixtral": ("MixtralConfig", "MixtralRotaryEmbedding", "apply_rotary_pos_emb"),
+    "deepseek_v3": ("DeepseekV3Config", "DeepseekV3RotaryEmbedding", "apply_rotary_pos_emb_interleave"),
+    "qwen3": ("Qwen3Config", "Qwen3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen3_moe": ("Qwen3MoeConfig", "Qwen3MoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "seed_oss": ("SeedOssConfig", "SeedOssRotaryEmbedding", "apply_rotary_pos_emb"),
+    "apertus": ("ApertusConfig", "ApertusRotaryEmbedding", "apply_rotary_pos_emb"),
+    "arcee": ("ArceeConfig", "ArceeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "granite": ("GraniteConfig", "GraniteRotaryEmbedding", "apply_rotary_pos_emb"),
+    "olmo2": ("Olmo2Config", "Olmo2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "ministral": ("MinistralConfig", "MinistralRotaryEmbedding", "apply_rotary_pos_emb"),
+    "gemma2": ("Gemma2Config", "Gemma2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "ernie4_5": ("Ernie4_5Config", "Ernie4_5RotaryEmbedding", "apply_rotary_pos_emb"),
+    "cohere": ("CohereConfig", "CohereRotaryEmbedding", "apply_rotary_pos_emb"),
+    "glm4": ("Glm4Config", "Glm4RotaryEmbedding", "apply_rotary_pos_emb"),
+    "helium": ("HeliumConfig", "HeliumRotaryEmbedding", "apply_rotary_pos_emb"),
+    "phi": ("PhiConfig", "PhiRotaryEmbedding", "apply_rotary_pos_emb"),
+    "stablelm": ("StableLmConfig", "StableLmRotaryEmbedding", "apply_rotary_pos_emb"),
+    "gemma": ("GemmaConfig", "GemmaRotaryEmbedding", "apply_rotary_pos_emb"),
 }
+# Models whose attention, not their apply function, splits a partial rotary head:
+# PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
+# to apply_rotary_pos_emb and concatenate query_states[..., rotary_ndims:] back after it
+# (modeling_phi.py, modeling_stablelm.py); rotate() makes the same split.
+ATTENTION_SPLITS = ("phi", "stablelm")
+# Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
+# repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
+ADJACENT_PAIRS = ("ernie4_5", "cohere", "glm4", "helium", "deepseek_v3")
+# Models whose apply returns q in another channel order than it was given:
+# DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
+# 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
+# attention's dot product, which the order does not change. rotate() puts its output
+# back in the input's order (the inverse view/transpose, numbers untouched): then it is
+# the in-place rotation of adjacent pairs an engine loading the checkpoint's weights does.
+PERMUTED_APPLY = ("apply_rotary_pos_emb_interleave",)
+# Rotary classes whose forward returns cos/sin already repeat_interleave'd (f0, f0, f1, f1,
+# ...) instead of cat((freqs, freqs)): CohereRotaryEmbedding.
+INTERLEAVED_TABLE = ("CohereRotaryEmbedding",)
 # Rotary classes whose forward returns complex freqs_cis (cos + i sin, times the attention
 # scaling) for a complex multiply of adjacent pairs, instead of a (cos, sin) pair.
 COMPLEX_ROPE = ("deepseek_v2", "llama4")
@@ -101,6 +138,8 @@ def make_config(cls, config):
     """The config class from config.json's fields, as from_pretrained passes them."""
     kwargs = copy.deepcopy({k: v for k, v in text_fields(config).items() if k != "model_type"})
     kwargs["num_hidden_layers"] = 1
+    if "layer_types" in kwargs:  # the classes check one type per layer (layer_type_validation)
+        kwargs["layer_types"] = kwargs["layer_types"][:1]
     return cls(**kwargs)
 
 
@@ -135,9 +174,14 @@ def add_rope_freq(ref, vf, module, config, cls):
                  "attention_scaling": vf.tensor(np.float64(module.attention_scaling), "f64")})
 
 
-def half_table(t, rot):
+def half_table(t, rot, cls_name=""):
     """One copy of cos/sin: modules return cat((freqs, freqs)) (checked to agree), except
-    gpt-oss's, which returns the rot/2 frequencies once."""
+    gpt-oss's, which returns the rot/2 frequencies once, and Cohere's, which returns each
+    frequency twice in a row (checked to agree)."""
+    if cls_name in INTERLEAVED_TABLE:
+        if not bool((t[..., 0::2] == t[..., 1::2]).all()):
+            raise AssertionError("the adjacent copies of the reference cos/sin differ")
+        return t[..., 0::2]
     return t if t.shape[-1] == rot // 2 else gen_rope.first_half(t, rot)
 
 
@@ -145,7 +189,7 @@ def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
     """cos/sin of a fresh module (longrope picks its factors from max(pos)+1)."""
     module = cls(config=cfg)
     position_ids = torch.tensor([pos], dtype=torch.int64)
-    mrope = cls.__name__ == "Qwen2VLRotaryEmbedding"
+    mrope = cls.__name__ in ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
     if mrope:  # three equal axes: text-only ids, as get_rope_index forms them
         position_ids = position_ids.view(1, 1, -1).expand(3, 1, -1)
     with torch.no_grad():
@@ -159,13 +203,17 @@ def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
     rot = config["rotary_dim"]
     vf.add_test("rope.cos_sin", comment, flags, source_of(ref, cls, cls.__name__ + ".forward"),
                 config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
-                {"cos": vf.tensor(half_table(cos, rot)[0].numpy(), "f32"),
-                 "sin": vf.tensor(half_table(sin, rot)[0].numpy(), "f32")})
+                {"cos": vf.tensor(half_table(cos, rot, cls.__name__)[0].numpy(), "f32"),
+                 "sin": vf.tensor(half_table(sin, rot, cls.__name__)[0].numpy(), "f32")})
 
 
 def rotate(torch, mdl, names, cfg, config, pos, x):
     """q [1, H, S, D] rotated by the model's own code; returns [S, H, D]."""
     _, cls_name, apply_name = names
+    if cls_name in {ROPE_MODELS[m][1] for m in ATTENTION_SPLITS} and config["rotary_dim"] < x.shape[-1]:
+        rot = config["rotary_dim"]
+        head, _ = rotate(torch, mdl, names, cfg, config, pos, np.ascontiguousarray(x[..., :rot]))
+        return np.concatenate([head, x[..., rot:]], axis=-1), getattr(mdl, apply_name)
     cls = getattr(mdl, cls_name)
     apply = getattr(mdl, apply_name)
     seq, heads, dim = x.shape
@@ -181,6 +229,9 @@ def rotate(torch, mdl, names, cfg, config, pos, x):
         else:
             cos, sin = cls(config=cfg)(q, position_ids)
             out, _ = apply(q, q.clone(), cos, sin)
+            if apply_name in PERMUTED_APPLY:
+                b, h, s, d = out.shape
+                out = out.view(b, h, s, 2, d // 2).transpose(4, 3).reshape(b, h, s, d)
     return out.transpose(1, 2).reshape(seq, heads, dim).numpy(), apply
 
 
@@ -194,21 +245,22 @@ def add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos, commen
                 {"out": vf.tensor(out, "f32")})
 
 
-def add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, pos3, comment, flags):
-    """Qwen2VLRotaryEmbedding on 3-axis ids + apply_multimodal_rotary_pos_emb."""
+def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comment, flags):
+    """The model's rotary class (Qwen2VLRotaryEmbedding, Qwen2_5_VLRotaryEmbedding) on
+    3-axis ids + its apply_multimodal_rotary_pos_emb."""
     seq = len(pos3[0])
     dim = config["head_dim"]
     x = famgen.seeded_normal(f"{vf.name}/{comment}", (seq, HEADS, dim))
     q = torch.from_numpy(x.copy()).view(1, seq, HEADS, dim).transpose(1, 2)
     position_ids = torch.tensor(pos3, dtype=torch.int64).view(3, 1, seq)
     with torch.no_grad():
-        cos, sin = mdl.Qwen2VLRotaryEmbedding(config=cfg)(q, position_ids)
+        cos, sin = getattr(mdl, names[1])(config=cfg)(q, position_ids)
         out, _ = mdl.apply_multimodal_rotary_pos_emb(q, q.clone(), cos, sin, list(section))
     out = out.transpose(1, 2).reshape(seq, HEADS, dim).numpy()
     mconfig = dict(config, mrope_section=list(section))
     vf.add_test("mrope.apply", comment, flags,
                 source_of(ref, mdl.apply_multimodal_rotary_pos_emb,
-                          "Qwen2VLRotaryEmbedding.forward + apply_multimodal_rotary_pos_emb"),
+                          names[1] + ".forward + apply_multimodal_rotary_pos_emb"),
                 mconfig, {"seq_len": 0, "pairing": "split_half"},
                 {"positions": vf.tensor(np.asarray(pos3, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out, "f32")})
@@ -222,7 +274,7 @@ def build_rope(ref, gen, vf, profile):
     cfg = make_config(getattr(cfg_mod, names[0]), profile["config"])
     config, section = manifest_config(gen, cfg)
     cls = getattr(mdl, names[1])
-    pairing = "interleaved" if mt in COMPLEX_ROPE else "split_half"
+    pairing = "interleaved" if mt in COMPLEX_ROPE or mt in ADJACENT_PAIRS else "split_half"
     if mt != "deepseek_v2":  # its module holds freqs_cis-producing inv_freq too
         add_rope_freq(ref, vf, cls(config=cfg), config, cls)
         l0, pos = lengths(config)
@@ -241,10 +293,10 @@ def build_rope(ref, gen, vf, profile):
                        "apply at far positions", ["profile", "long_position"])
     else:
         same = [pos, pos, pos]
-        add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, same,
+        add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, same,
                         "text-only positions (three equal axes) 0 .. max-1", ["profile", "boundary"])
         axes = [[0, 5, 5, 5, 9], [0, 5, 5, 6, 9], [0, 5, 6, 5, 9]]
-        add_mrope_apply(ref, torch, vf, mdl, cfg, config, section, axes,
+        add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, axes,
                         "an image's distinct (t, h, w) ids", ["profile", "mrope_axes"])
 
 
@@ -371,21 +423,46 @@ def build(ref, gen, vf, profile):
     return True
 
 
+def inventory_profiles(path, model_types):
+    """Pseudo-profiles of model types no bundled profile has: each the default config of
+    its config class as conformance/inventory.json records it (gen_inventory.py), so
+    that every mapping pecert has is held to the model's own outputs."""
+    with open(path, encoding="ascii") as f:
+        rows = {r["model_type"]: r for r in json.load(f)["model_types"]}
+    out = []
+    for mt in model_types:
+        r = rows[mt]
+        out.append((mt, {"name": mt, "model": "the default %s" % r["config_class"],
+                         "source": "%s() of transformers v4.57.6, as conformance/inventory.json records it"
+                                   % r["config_class"],
+                         "config": r["config"]}))
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ref", default=os.environ.get("PECERT_TRANSFORMERS_REF"))
-    parser.add_argument("--profiles", required=True, help="conformance/profiles")
-    parser.add_argument("--out", required=True, help="vectors/profiles")
+    parser.add_argument("--profiles", help="conformance/profiles")
+    parser.add_argument("--inventory", help="conformance/inventory.json: build --model-types' default configs")
+    parser.add_argument("--model-types", default="", help="comma-separated, with --inventory")
+    parser.add_argument("--out", required=True, help="vectors/profiles (vectors/mappings with --inventory)")
     args = parser.parse_args(argv)
     if not args.ref:
         parser.error("--ref (or PECERT_TRANSFORMERS_REF) is required")
+    if (args.profiles is None) == (args.inventory is None):
+        parser.error("give --profiles or --inventory (with --model-types)")
     ref = hfref.Reference(args.ref)
     gen = gen_rope.Generator(ref)
     prov = gen_rope.provenance(ref)
+    if args.inventory:
+        named = inventory_profiles(args.inventory, [m for m in args.model_types.split(",") if m])
+    else:
+        named = []
+        for name in sorted(f[:-5] for f in os.listdir(args.profiles) if f.endswith(".json")):
+            with open(os.path.join(args.profiles, name + ".json")) as f:
+                named.append((name, json.load(f)))
     files = []
-    for name in sorted(f[:-5] for f in os.listdir(args.profiles) if f.endswith(".json")):
-        with open(os.path.join(args.profiles, name + ".json")) as f:
-            profile = json.load(f)
+    for name, profile in named:
         vf = vecfile.VectorFile(name, FAMILY, f"profile {name}: {profile['model']} built by its own "
                                               "transformers classes from the profile's config.json",
                                 GENERATOR, prov, famgen.notes_catalog(NOTES))
