@@ -243,17 +243,25 @@ static int judge_mutant(mutation_run *st, int base, const cJSON *m, const pecert
     return caught;
 }
 
+/* Job index of the pool: mutant (index mod per_base) of base (index div
+ * per_base); its catalogue entry, and its plugin's path in path. */
+static const cJSON *job_mutant(const mutation_run *st, size_t index, int *base, char *path, size_t path_len)
+{
+    *base = (int)(index / (size_t)st->per_base);
+    const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
+    snprintf(path, path_len, "%s/%s.so", st->o->dirs[*base], cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring);
+    return m;
+}
+
 /* The worker: one mutant through every check, as JSON {"status",
  * "error", "results"} (results absent when the plugin did not load). */
 static char *run_mutant(size_t index, void *user)
 {
     const mutation_run *st = user;
-    int base = (int)(index / (size_t)st->per_base);
-    const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
+    int base;
     char path[PATH_MAX];
     char err[2048] = "";
-    snprintf(path, sizeof(path), "%s/%s.so", st->o->dirs[base],
-             cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring);
+    (void)job_mutant(st, index, &base, path, sizeof(path));
     pecert_run_options opt = {path, st->oracle, st->o->vectors, NULL, st->o->timeout_s, NULL, NULL};
     pecert_run_results res;
     int status = pecert_run(&res, &opt, err, sizeof(err));
@@ -301,12 +309,11 @@ static void show_printed(mutation_run *st, int base, const char *printed)
 static void on_result(size_t index, const char *text, size_t len, const char *why, const char *printed, void *user)
 {
     mutation_run *st = user;
-    int base = (int)(index / (size_t)st->per_base);
-    const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
+    int base;
+    char path[PATH_MAX];
+    const cJSON *m = job_mutant(st, index, &base, path, sizeof(path));
     const char *name = cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring;
     char line[2600];
-    char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s.so", st->o->dirs[base], name);
     if (!st->o->quiet) {
         base_header(st, base);
     }

@@ -59,9 +59,18 @@ def pecert(build, scratch, config):
     return p.returncode, p.stdout.replace(path, "config.json"), p.stderr.replace(path, "config.json")
 
 
-def with_field(config, text_key, key, value):
+DELETE = object()
+
+
+def edited(config, text_key, key, value=DELETE):
+    """A copy of config with key (in the text config when nested) set to value, or
+    removed."""
     out = json.loads(json.dumps(config))
-    (out[text_key] if text_key else out)[key] = value
+    inner = out[text_key] if text_key else out
+    if value is DELETE:
+        inner.pop(key, None)
+    else:
+        inner[key] = value
     return out
 
 
@@ -72,15 +81,9 @@ def ignored_fields(build, scratch, r, answer):
     for probe in r.get("probes", []):
         if not probe["kept"]:
             continue
-        changed = with_field(r["config"], r.get("text_config"), probe["field"], probe["other"])
+        changed = edited(r["config"], r.get("text_config"), probe["field"], probe["other"])
         if pecert(build, scratch, changed) == answer:
             out.append("%s %s -> %s" % (probe["field"], json.dumps(probe["value"]), json.dumps(probe["other"])))
-    return out
-
-
-def without_field(config, text_key, key):
-    out = json.loads(json.dumps(config))
-    (out[text_key] if text_key else out).pop(key, None)
     return out
 
 
@@ -91,7 +94,7 @@ def wrong_defaults(build, scratch, r, answer):
     answer: pecert may require what the class would default."""
     out = []
     for key in sorted(r.get("fields", {})):
-        status, stdout, _ = pecert(build, scratch, without_field(r["config"], r.get("text_config"), key))
+        status, stdout, _ = pecert(build, scratch, edited(r["config"], r.get("text_config"), key))
         if status == 0 and stdout != answer[1]:  # the derived parameters (a warning may name another key)
             out.append(key)
     return out
