@@ -233,12 +233,19 @@ int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_che
 
 /* ---- the attention error model ----------------------------------------- */
 
+/* The rotary config whose angles enter the bound; NULL without rotation
+ * (an ALiBi-only model, or a NoPE layer: no frequency to ask for). */
+static const pecert_rope_config *rotary_of(const pecert_logical_batch *b)
+{
+    return b->rope != NULL && b->rope->layer_kind == PECERT_LAYER_ROPE ? b->rope : NULL;
+}
+
 /* Score error bound of query (s,i,h) against key j (TOLERANCES.md). */
 static double score_bound(const pecert_logical_batch *b, const double *inv, double scaling,
                           const double *slopes, int32_t s, int64_t i, int64_t h, int64_t j)
 {
     int64_t hd = b->head_dim;
-    int64_t rot = b->rope != NULL ? b->rope->rotary_dim : 0;
+    int64_t rot = rotary_of(b) != NULL ? b->rope->rotary_dim : 0;
     int64_t kvh = h / (b->n_heads / b->n_kv_heads);
     const float *q = b->q[s] + (i * b->n_heads + h) * hd;
     const float *k = b->k[s] + (j * b->n_kv_heads + kvh) * hd;
@@ -290,7 +297,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                            const pecert_logical_batch *b, const pecert_logical_out *got,
                            const pecert_logical_out *want, double bound_factor, const char *where)
 {
-    int64_t half = b->rope != NULL ? b->rope->rotary_dim / 2 : 0;
+    int64_t half = rotary_of(b) != NULL ? b->rope->rotary_dim / 2 : 0;
     double *inv = malloc((size_t)(half + 1) * sizeof(double));
     double scaling = 1.0;
     double *slopes = b->alibi ? malloc((size_t)b->n_heads * sizeof(double)) : NULL;
@@ -298,7 +305,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
     if (!ready) {
         pecert_case_fail(r, where, "out of memory");
     }
-    if (ready && b->rope != NULL) {
+    if (ready && rotary_of(b) != NULL) {
         ready = pecert_oracle_freqs(env, r, where, inv, &scaling, b->rope, 0);
     }
     if (ready && b->alibi) {

@@ -18,6 +18,7 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_rope_inplace_and_strides,
     &pecert_check_rope_boundary_lengths,
     &pecert_check_rope_pairing_convention,
+    &pecert_check_rope_nope_layer,
     &pecert_check_rope_long_position_precision,
     &pecert_check_rope_thread_determinism,
     &pecert_check_rope_half_precision,

@@ -151,6 +151,7 @@ extern const pecert_check pecert_check_rope_partial_passthrough;
 extern const pecert_check pecert_check_rope_inplace_and_strides;
 extern const pecert_check pecert_check_rope_boundary_lengths;
 extern const pecert_check pecert_check_rope_pairing_convention;
+extern const pecert_check pecert_check_rope_nope_layer;
 extern const pecert_check pecert_check_rope_long_position_precision;
 extern const pecert_check pecert_check_rope_thread_determinism;
 extern const pecert_check pecert_check_rope_half_precision;

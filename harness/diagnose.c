@@ -344,6 +344,25 @@ static void diagnose_layout(pecert_run_results *run)
     }
 }
 
+/* Per-layer encodings: a NoPE layer (rope.nope_layer) that came back
+ * changed. The check itself tells a rotation by the rotary layer's config
+ * (the layer kind ignored) from any other change. */
+static void diagnose_layers(pecert_run_results *run)
+{
+    if (!failed(run, "rope.nope_layer")) {
+        return;
+    }
+    if (has(run, "rope.nope_layer", "nope_rotated") || has(run, "rope.nope_layer", "nope_session_rotated")) {
+        add(run, "nope_rotated", "rope.nope_layer: a NoPE layer's output is the rotary layer's",
+            "a NoPE layer is rotated: the plugin ignores the layer kind (no_rope_layers / layer_types) and applies "
+            "RoPE on every layer");
+    } else if (has(run, "rope.nope_layer", "nope_changed")) {
+        add(run, "nope_changed", "rope.nope_layer: a NoPE layer's output differs from its input",
+            "a NoPE layer's q/k are changed (not rotated as a rotary layer would be): it must pass them through "
+            "bit for bit");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -498,6 +517,7 @@ static void diagnose_declines(pecert_run_results *run)
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
+    diagnose_layers(run);
     diagnose_hypotheses(run);
     diagnose_pairing(run);
     diagnose_scaling(run);

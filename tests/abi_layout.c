@@ -32,7 +32,10 @@ _Static_assert(offsetof(pecert_rope_config, high_freq_factor) == 104, "ABI v1 la
 _Static_assert(offsetof(pecert_rope_config, num_factors) == 112, "ABI v1 layout: pecert_rope_config.num_factors");
 _Static_assert(offsetof(pecert_rope_config, short_factor) == 120, "ABI v1 layout: pecert_rope_config.short_factor");
 _Static_assert(offsetof(pecert_rope_config, long_factor) == 128, "ABI v1 layout: pecert_rope_config.long_factor");
-_Static_assert(offsetof(pecert_rope_config, reserved) == 136, "ABI v1 layout: pecert_rope_config.reserved");
+/* ABI 1.4: layer_kind and reserved1 took the first reserved word (136). */
+_Static_assert(offsetof(pecert_rope_config, layer_kind) == 136, "ABI 1.4 layout: pecert_rope_config.layer_kind");
+_Static_assert(offsetof(pecert_rope_config, reserved1) == 140, "ABI 1.4 layout: pecert_rope_config.reserved1");
+_Static_assert(offsetof(pecert_rope_config, reserved) == 144, "ABI 1.4 layout: pecert_rope_config.reserved");
 _Static_assert(sizeof(pecert_rope_apply_args) == 112, "ABI v1 layout: sizeof pecert_rope_apply_args");
 _Static_assert(offsetof(pecert_rope_apply_args, pairing) == 4, "ABI v1 layout: pecert_rope_apply_args.pairing");
 _Static_assert(offsetof(pecert_rope_apply_args, config) == 8, "ABI v1 layout: pecert_rope_apply_args.config");
@@ -193,7 +196,8 @@ _Static_assert(offsetof(pecert_mrope_apply_args, config) == 8, "ABI 1.2 layout: 
 _Static_assert(offsetof(pecert_mrope_apply_args, seq_len) == 16, "ABI 1.2 layout: pecert_mrope_apply_args.seq_len");
 _Static_assert(offsetof(pecert_mrope_apply_args, num_axes) == 24, "ABI 1.2 layout: pecert_mrope_apply_args.num_axes");
 _Static_assert(offsetof(pecert_mrope_apply_args, section) == 28, "ABI 1.2 layout: pecert_mrope_apply_args.section");
-_Static_assert(offsetof(pecert_mrope_apply_args, reserved0) == 44, "ABI 1.2 layout: pecert_mrope_apply_args.reserved0");
+/* ABI 1.4: interleaved is 1.2's reserved0. */
+_Static_assert(offsetof(pecert_mrope_apply_args, interleaved) == 44, "ABI 1.4 layout: pecert_mrope_apply_args.interleaved");
 _Static_assert(offsetof(pecert_mrope_apply_args, positions) == 48, "ABI 1.2 layout: pecert_mrope_apply_args.positions");
 _Static_assert(offsetof(pecert_mrope_apply_args, x) == 56, "ABI 1.2 layout: pecert_mrope_apply_args.x");
 _Static_assert(offsetof(pecert_mrope_apply_args, out) == 64, "ABI 1.2 layout: pecert_mrope_apply_args.out");

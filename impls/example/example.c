@@ -67,6 +67,11 @@ static pecert_status check_config(void *instance, const pecert_rope_config *conf
     if (config->rope_type != PECERT_ROPE_DEFAULT) {
         return fail(instance, PECERT_E_UNSUPPORTED, "config.rope_type: only default (0)");
     }
+    /* A field this engine does not implement is declined, never ignored:
+     * a NoPE layer (Llama 4, SmolLM3) must not be rotated. */
+    if (config->layer_kind != PECERT_LAYER_ROPE) {
+        return fail(instance, PECERT_E_UNSUPPORTED, "config.layer_kind: only rotary layers (0)");
+    }
     if (config->head_dim <= 0 || config->rotary_dim < 2 || config->rotary_dim % 2 != 0 ||
         config->rotary_dim > config->head_dim || !(config->rope_theta > 1.0)) {
         return fail(instance, PECERT_E_INVAL,

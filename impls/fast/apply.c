@@ -37,6 +37,11 @@ typedef struct apply_plan {
     const int64_t *positions[PECERT__FAST_MAX_AXES];
     int32_t first[PECERT__FAST_MAX_AXES];
     pecert__fast_freqs axis_freqs[PECERT__FAST_MAX_AXES];
+    /* Interleaved M-RoPE (Qwen3-VL): every axis walks the whole table into
+     * its own row and merge_axes() picks each frequency from its axis'
+     * (section[1], section[2]: how far the height and width axes reach). */
+    int interleaved;
+    int32_t section[PECERT__FAST_MAX_AXES];
     const pecert__fast_kernels *kernels;
     pecert__fast_rotate_fn rotate;  /* NULL: the generic kernel          */
     int streaming;                  /* rotate uses streaming stores      */
@@ -123,7 +128,7 @@ static pecert_status check_arguments(const pecert__fast_call *call,
     pecert_status status = check_header(call, args);
 
     if (status == PECERT_OK) {
-        status = pecert__fast_check_config(call, args->config);
+        status = pecert__fast_check_layer_config(call, args->config);
     }
     if (status == PECERT_OK) {
         status = pecert__fast_check_seq_len(call, args->seq_len);
@@ -276,18 +281,37 @@ static void thread_rows(const apply_plan *plan, int ith, pecert__fast_rows *rows
 {
     unsigned char *base = plan->scratch + (size_t)ith * plan->row_bytes;
     size_t half = (size_t)plan->freqs.half;
+    /* Interleaved: axis k's own row after the merged one. */
+    size_t rows_of_axes = plan->interleaved ? (size_t)plan->num_axes : 0;
 
     *state = (double *)(void *)base;
     for (int32_t k = 0; k < plan->num_axes; k++) {
+        double *row = plan->interleaved ? *state + 2 * half * (size_t)(k + 1) : *state;
         pecert__fast_rows_init(&rows[k], plan->kernels, &plan->axis_freqs[k], plan->positions[k],
-                               *state + plan->first[k], *state + half + plan->first[k]);
+                               row + plan->first[k], row + half + plan->first[k]);
     }
-    *cos = (float *)(void *)(*state + 2 * half);
+    *cos = (float *)(void *)(*state + 2 * half * (1 + rows_of_axes));
     *sin = *cos + 2 * half;
 }
 
+/* Interleaved M-RoPE: frequency i of the merged row from its axis' row. */
+static void merge_axes(const apply_plan *plan, double *state)
+{
+    size_t half = (size_t)plan->freqs.half;
+
+    for (size_t i = 0; i < half; i++) {
+        size_t axis = 0;
+        for (size_t k = 1; k <= 2; k++) {
+            axis = i % 3 == k && i < 3 * (size_t)plan->section[k] ? k : axis;
+        }
+        const double *row = state + 2 * half * (axis + 1);
+        state[i] = row[i];
+        state[half + i] = row[half + i];
+    }
+}
+
 /* Brings every axis to token t; 1 if the double row changed. */
-static int seek_token(const apply_plan *plan, pecert__fast_rows *rows, int64_t token)
+static int seek_token(const apply_plan *plan, pecert__fast_rows *rows, int64_t token, double *state)
 {
     int changed = 0;
 
@@ -295,6 +319,9 @@ static int seek_token(const apply_plan *plan, pecert__fast_rows *rows, int64_t t
         pecert__fast_rows_seek(&rows[k], token);
         changed |= rows[k].changed;
         rows[k].changed = 0;
+    }
+    if (changed && plan->interleaved) {
+        merge_axes(plan, state);
     }
     return changed;
 }
@@ -322,7 +349,7 @@ static void apply_share(void *context, int ith, int nth)
         int64_t n = end - row < heads - head ? end - row : heads - head;
         pecert__fast_span span;
 
-        if (seek_token(plan, rows, token)) {
+        if (seek_token(plan, rows, token, state)) {
             plan->kernels->emit_f32(state, state + plan->freqs.half, plan->freqs.half,
                                     plan->freqs.scaling, plan->layout, cos, sin);
         }
@@ -341,11 +368,34 @@ static void apply_share(void *context, int ith, int nth)
  * frequencies. A slice keeps the whole table's max_inv_freq, so a row
  * takes the near or the far path exactly as rope_apply's would: with
  * identical axes mrope_apply gives rope_apply's bits. */
+/* Interleaved M-RoPE: axes 1 and 2 take every third frequency (from 1
+ * and 2) below 3 * section[k], axis 0 the rest; each axis walks the
+ * whole table (apply_interleaved_mrope overwrites the temporal row). */
+static void plan_interleaved_axes(apply_plan *plan, const pecert__fast_rotation *job)
+{
+    int64_t tokens = job->x->shape[0];
+
+    plan->interleaved = 1;
+    plan->num_axes = job->num_axes;
+    for (int32_t k = 0; k < job->num_axes; k++) {
+        plan->axis_freqs[k] = plan->freqs;
+        plan->positions[k] = job->positions + k * tokens;
+        plan->first[k] = 0;
+    }
+    for (int32_t k = 0; k < job->num_axes; k++) {
+        plan->section[k] = job->section[k];
+    }
+}
+
 static void plan_axes(apply_plan *plan, const pecert__fast_rotation *job)
 {
     int64_t tokens = job->x->shape[0];
     int32_t first = 0;
 
+    if (job->interleaved) {
+        plan_interleaved_axes(plan, job);
+        return;
+    }
     plan->num_axes = 0;
     for (int32_t k = 0; k < job->num_axes; k++) {
         int32_t count = job->section != NULL ? job->section[k] : plan->freqs.half;
@@ -394,8 +444,10 @@ static pecert_status make_plan(const pecert__fast_call *call, const pecert__fast
     choose_kernel(plan, bytes);
     plan->copy_pass = plan->copy_pass || rewrite_in_place(plan, config, bytes);
     *out_threads = plan->canonical ? 1 : pecert__fast_threads(call, bytes, tokens * job->x->shape[1]);
-    /* 2 * half doubles and 4 * half floats, whole 64-byte lines apart. */
-    plan->row_bytes = ((size_t)plan->freqs.half * (2 * sizeof(double) + 4 * sizeof(float)) + 63) &
+    /* 2 * half doubles (and as many per axis, interleaved) and 4 * half
+     * floats, whole 64-byte lines apart. */
+    size_t double_rows = 1 + (plan->interleaved ? (size_t)plan->num_axes : 0);
+    plan->row_bytes = ((size_t)plan->freqs.half * (2 * double_rows * sizeof(double) + 4 * sizeof(float)) + 63) &
                       ~(size_t)63;
     plan->scratch = pecert__fast_scratch(call, (size_t)*out_threads * plan->row_bytes);
     return plan->scratch != NULL ? PECERT_OK : PECERT_E_NOMEM;
@@ -415,6 +467,33 @@ pecert_status pecert__fast_rotate_tensor(const pecert__fast_call *call,
     return PECERT_OK;
 }
 
+/* A NoPE layer (plugin.h: layer_kind): out is x, bit for bit. In place
+ * there is nothing to do; otherwise each head row is copied (memcpy when
+ * both rows are contiguous, which is every engine's layout). */
+static void copy_nope_layer(const pecert_rope_apply_args *args)
+{
+    const pecert_tensor *x = args->x;
+    const pecert_tensor *out = args->out;
+    size_t size = pecert__fast_dtype_size(x->dtype);
+
+    if (pecert__fast_same_view(x, out)) {
+        return;
+    }
+    for (int64_t t = 0; t < x->shape[0]; t++) {
+        for (int64_t h = 0; h < x->shape[1]; h++) {
+            const char *in = (const char *)x->data + (size_t)(t * x->strides[0] + h * x->strides[1]) * size;
+            char *o = (char *)out->data + (size_t)(t * out->strides[0] + h * out->strides[1]) * size;
+            if (x->strides[2] == 1 && out->strides[2] == 1) {
+                memcpy(o, in, (size_t)x->shape[2] * size);
+                continue;
+            }
+            for (int64_t d = 0; d < x->shape[2]; d++) {
+                memcpy(o + (size_t)(d * out->strides[2]) * size, in + (size_t)(d * x->strides[2]) * size, size);
+            }
+        }
+    }
+}
+
 pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_args *args)
 {
     pecert__fast_call call;
@@ -428,6 +507,10 @@ pecert_status pecert__fast_rope_apply(void *instance, const pecert_rope_apply_ar
     status = check_arguments(&call, args, &positions);
     if (status != PECERT_OK) {
         return status;
+    }
+    if (args->config->layer_kind == PECERT_LAYER_NOPE) {
+        copy_nope_layer(args);
+        return PECERT_OK;
     }
     job = (pecert__fast_rotation){
         .config = args->config,

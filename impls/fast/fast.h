@@ -281,6 +281,10 @@ int pecert__fast_cpu_has_avx512_bf16(void);
 
 pecert_status pecert__fast_check_config(const pecert__fast_call *call,
                                         const pecert_rope_config *config);
+/* pecert__fast_check_layer_config: the same for rope_apply and sessions,
+ * which take a NoPE layer (layer_kind PECERT_LAYER_NOPE) too. */
+pecert_status pecert__fast_check_layer_config(const pecert__fast_call *call,
+                                              const pecert_rope_config *config);
 pecert_status pecert__fast_check_seq_len(const pecert__fast_call *call, int64_t seq_len);
 /* Checks count, pointer, alignment and range; fills *out (may be NULL). */
 pecert_status pecert__fast_check_positions(const pecert__fast_call *call,
@@ -406,6 +410,9 @@ typedef struct pecert__fast_rotation {
     int64_t seq_len;                     /* as given: 0 = max position + 1  */
     int32_t num_axes;                    /* 1 .. PECERT__FAST_MAX_AXES      */
     const int32_t *section;              /* [num_axes], or NULL             */
+    /* 1: Qwen3-VL's interleaved sections (num_axes 3; plugin.h's
+     * pecert_mrope_apply_args.interleaved) instead of blocks. */
+    int32_t interleaved;
     const int64_t *positions;            /* [num_axes, tokens]              */
     const pecert__fast_positions *seen;  /* over every axis                 */
     const pecert_tensor *x;

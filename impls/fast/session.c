@@ -155,19 +155,23 @@ static pecert_status init_rope(const pecert__fast_call *call, fast_session *s,
                                const pecert_session_config *config)
 {
     pecert__fast_params params;
-    pecert_status status = pecert__fast_check_config(call, config->rope);
+    pecert_status status = pecert__fast_check_layer_config(call, config->rope);
 
-    if (status == PECERT_OK) {
-        status = pecert__fast_resolve_params(call, config->rope, &params);
+    if (status == PECERT_OK && config->rope->head_dim > SESSION_MAX_HEAD_DIM) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL, "rope->head_dim=%" PRId32 " exceeds %d",
+                                   config->rope->head_dim, SESSION_MAX_HEAD_DIM);
     }
     if (status != PECERT_OK) {
         return status;
     }
-    if (config->rope->head_dim > SESSION_MAX_HEAD_DIM) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "rope->head_dim=%" PRId32 " exceeds %d",
-                                 config->rope->head_dim, SESSION_MAX_HEAD_DIM);
-    }
     s->head_dim = config->rope->head_dim;
+    if (config->rope->layer_kind == PECERT_LAYER_NOPE) {
+        return PECERT_OK; /* half 0: keys and queries stay as projected */
+    }
+    status = pecert__fast_resolve_params(call, config->rope, &params);
+    if (status != PECERT_OK) {
+        return status;
+    }
     s->half = config->rope->rotary_dim / 2;
     s->scaling = params.attention_factor;
     s->inv_freq = malloc((size_t)s->half * sizeof(double));

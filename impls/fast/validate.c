@@ -58,9 +58,10 @@ static pecert_status check_config_reserved(const pecert__fast_call *call,
 {
     size_t i;
 
-    if (config->reserved0 != 0) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "config.reserved0=%" PRId32 " must be 0",
-                                 config->reserved0);
+    if (config->reserved0 != 0 || config->reserved1 != 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "config.reserved%d=%" PRId32 " must be 0",
+                                 config->reserved0 != 0 ? 0 : 1,
+                                 config->reserved0 != 0 ? config->reserved0 : config->reserved1);
     }
     for (i = 0; i < ARRAY_LEN(config->reserved); i++) {
         if (config->reserved[i] != 0) {
@@ -99,16 +100,36 @@ static pecert_status check_config_dims(const pecert__fast_call *call,
     return PECERT_OK;
 }
 
-pecert_status pecert__fast_check_config(const pecert__fast_call *call,
-                                        const pecert_rope_config *config)
+pecert_status pecert__fast_check_layer_config(const pecert__fast_call *call,
+                                              const pecert_rope_config *config)
 {
     pecert_status status = check_config_kind(call, config);
 
+    if (status == PECERT_OK && config->layer_kind != PECERT_LAYER_ROPE &&
+        config->layer_kind != PECERT_LAYER_NOPE) {
+        status = pecert__fast_fail(call, PECERT_E_UNSUPPORTED,
+                                   "config.layer_kind=%" PRId32 " is not 0 (rope) or 1 (nope)",
+                                   config->layer_kind);
+    }
     if (status == PECERT_OK) {
         status = check_config_reserved(call, config);
     }
     if (status == PECERT_OK) {
         status = check_config_dims(call, config);
+    }
+    return status;
+}
+
+pecert_status pecert__fast_check_config(const pecert__fast_call *call,
+                                        const pecert_rope_config *config)
+{
+    pecert_status status = pecert__fast_check_layer_config(call, config);
+
+    if (status == PECERT_OK && config->layer_kind != PECERT_LAYER_ROPE) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL,
+                                   "config.layer_kind=%" PRId32 " is not 0 (rope): a layer "
+                                   "without rotation has no frequencies",
+                                   config->layer_kind);
     }
     return status;
 }

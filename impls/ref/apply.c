@@ -13,6 +13,9 @@
  * cos/sin already carrying the attention scaling (LlamaRotaryEmbedding).
  * Channels from rotary_dim on pass through (GPT-J's k_pass / q_pass).
  * Each pair is read before it is written, so out == x is safe.
+ * A NoPE layer (config.layer_kind, ABI 1.4) copies x to out unchanged: the
+ * official models guard their apply call (Llama4TextAttention, SmolLM3's
+ * `if self.use_rope:`), so those layers see q and k as projected.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -117,7 +120,7 @@ static pecert_status check_arguments(const pecert__ref_call *call,
     pecert_status status = check_args_header(call, args);
 
     if (status == PECERT_OK) {
-        status = pecert__ref_check_config(call, args->config);
+        status = pecert__ref_check_layer_config(call, args->config);
     }
     if (status == PECERT_OK) {
         status = pecert__ref_check_seq_len(call, args->seq_len);
@@ -157,6 +160,21 @@ static void rotate_token(const pecert_rope_apply_args *args,
     }
 }
 
+/* A NoPE layer: every channel of every head as it came in. */
+static void copy_token(const pecert_rope_apply_args *args, int64_t token)
+{
+    const pecert_tensor *x = args->x;
+    const pecert_tensor *out = args->out;
+
+    for (int64_t head = 0; head < x->shape[1]; head++) {
+        const float *in = (const float *)x->data + token * x->strides[0] + head * x->strides[1];
+        float *o = (float *)out->data + token * out->strides[0] + head * out->strides[1];
+        for (int64_t d = 0; d < x->shape[2]; d++) {
+            o[d * out->strides[2]] = in[d * x->strides[2]];
+        }
+    }
+}
+
 pecert_status pecert__ref_rope_apply(void *instance,
                                      const pecert_rope_apply_args *args)
 {
@@ -167,6 +185,12 @@ pecert_status pecert__ref_rope_apply(void *instance,
 
     pecert__ref_begin_call(&call, instance, "rope_apply");
     status = check_arguments(&call, args);
+    if (status == PECERT_OK && args->config->layer_kind == PECERT_LAYER_NOPE) {
+        for (token = 0; token < args->x->shape[0]; token++) {
+            copy_token(args, token);
+        }
+        return PECERT_OK;
+    }
     if (status == PECERT_OK) {
         status = pecert__ref_rotation_init(&call, &rotation, args->config, args->seq_len,
                                            args->positions, args->x->shape[0]);

@@ -9,6 +9,12 @@
  * pairing). So frequency i turns by the position of the axis whose section
  * holds i; everything else (frequencies, attention scaling, pairing,
  * pass-through past rotary_dim) is rope_apply's (apply.c, rotation.c).
+ *
+ * Interleaved (ABI 1.4, Qwen3-VL: models/qwen3_vl/modeling_qwen3_vl.py,
+ * Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): the temporal axis'
+ * frequencies are overwritten at i = 1, 4, 7, ... below 3 * section[1] by
+ * the height axis' and at i = 2, 5, 8, ... below 3 * section[2] by the
+ * width axis', so the three axes alternate instead of taking blocks.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,8 +49,14 @@ static pecert_status check_mrope_args(const pecert__ref_call *call, const pecert
 {
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__ref_fail(call, PECERT_E_INVAL, "reserved0 must be 0");
+    if (status == PECERT_OK && a->interleaved != 0 && a->interleaved != 1) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL, "interleaved=%" PRId32 " must be 0 or 1",
+                                  a->interleaved);
+    }
+    if (status == PECERT_OK && a->interleaved == 1 && a->num_axes != 3) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL,
+                                  "interleaved M-RoPE takes num_axes=3 (t, h, w), not %" PRId32,
+                                  a->num_axes);
     }
     if (status == PECERT_OK && a->pairing != PECERT_PAIRING_SPLIT_HALF &&
         a->pairing != PECERT_PAIRING_INTERLEAVED) {
@@ -78,20 +90,41 @@ static pecert_status check_mrope_args(const pecert__ref_call *call, const pecert
     return status;
 }
 
-/* cos/sin of one token: frequency i from the axis whose section holds it. */
+/* The axis whose position turns frequency i. */
+static int32_t axis_of(const pecert_mrope_apply_args *a, int32_t i)
+{
+    if (a->interleaved) {
+        for (int32_t k = 1; k <= 2; k++) {
+            if (i % 3 == k && i < 3 * a->section[k]) {
+                return k;
+            }
+        }
+        return 0;
+    }
+    int32_t end = 0;
+    for (int32_t k = 0; k < a->num_axes; k++) {
+        end += a->section[k];
+        if (i < end) {
+            return k;
+        }
+    }
+    return a->num_axes - 1; /* unreachable: the sections sum to rotary_dim / 2 */
+}
+
+/* cos/sin of one token: frequency i from its axis. */
 static void token_row(pecert__ref_rotation *rot, const pecert_mrope_apply_args *a, int64_t t,
                       double *cos_out, double *sin_out)
 {
     int64_t tokens = a->x->shape[0];
-    int32_t first = 0;
 
     for (int32_t k = 0; k < a->num_axes; k++) {
         pecert__ref_rotation_row(rot, a->positions[k * tokens + t]);
-        for (int32_t i = first; i < first + a->section[k]; i++) {
-            cos_out[i] = rot->row_cos[i];
-            sin_out[i] = rot->row_sin[i];
+        for (int32_t i = 0; i < rot->half; i++) {
+            if (axis_of(a, i) == k) {
+                cos_out[i] = rot->row_cos[i];
+                sin_out[i] = rot->row_sin[i];
+            }
         }
-        first += a->section[k];
     }
 }
 

@@ -99,6 +99,12 @@ pecert_status pecert__ref_fail(const pecert__ref_call *call,
 pecert_status pecert__ref_check_config(const pecert__ref_call *call,
                                        const pecert_rope_config *config);
 
+/* pecert__ref_check_layer_config: pecert__ref_check_config for the calls
+ * that take a NoPE layer too (rope_apply, session_create): layer_kind may
+ * also be PECERT_LAYER_NOPE. */
+pecert_status pecert__ref_check_layer_config(const pecert__ref_call *call,
+                                             const pecert_rope_config *config);
+
 /* pecert__ref_check_seq_len rejects a negative sequence length. */
 pecert_status pecert__ref_check_seq_len(const pecert__ref_call *call,
                                         int64_t seq_len);

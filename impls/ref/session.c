@@ -107,9 +107,11 @@ pecert_status pecert__ref_session_create(void *instance, void **out_session,
     *out_session = NULL;
     pecert_status st = pecert__ref_check_session_config(&call, config);
     if (st == PECERT_OK && config->rope != NULL) {
-        st = pecert__ref_check_config(&call, config->rope);
+        st = pecert__ref_check_layer_config(&call, config->rope);
     }
-    if (st == PECERT_OK && config->rope != NULL) {
+    /* A NoPE layer's session keeps its keys as projected (plugin.h). */
+    int rotates = config->rope != NULL && config->rope->layer_kind == PECERT_LAYER_ROPE;
+    if (st == PECERT_OK && rotates) {
         st = pecert__ref_resolve_params(&call, config->rope, &params);
     }
     if (st != PECERT_OK) {
@@ -121,9 +123,9 @@ pecert_status pecert__ref_session_create(void *instance, void **out_session,
     }
     int32_t head_dim = config->rope != NULL ? config->rope->head_dim : config->head_dim;
     *s = (ref_session){config->pairing, config->n_seqs, config->max_tokens, config->n_heads,
-                       config->n_kv_heads, head_dim, config->rope != NULL ? config->rope->rotary_dim : 0,
+                       config->n_kv_heads, head_dim, rotates ? config->rope->rotary_dim : 0,
                        config->softmax_scale > 0 ? config->softmax_scale : 1.0 / sqrt((double)head_dim),
-                       config->rope != NULL ? params.attention_factor : 1.0, config->rope != NULL, NULL,
+                       rotates ? params.attention_factor : 1.0, rotates, NULL,
                        NULL, NULL, NULL};
     if (alloc_sequences(s) != PECERT_OK || init_alibi(s, config) != PECERT_OK) {
         session_free(s);

@@ -5,7 +5,8 @@
  * (RoPE since 1.0; from 1.2 also a decode session, M-RoPE, ALiBi, T5
  * buckets, sinusoidal, learned and 2-D sin-cos absolute embeddings, and the
  * Swin, Shaw and Transformer-XL relative positions; from 1.3 a declared
- * scope: the largest position, whole heads only, the data types) so that the pecert
+ * scope: the largest position, whole heads only, the data types; from 1.4 the
+ * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -53,7 +54,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 3
+#define PECERT_ABI_MINOR 4
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -191,11 +192,33 @@ typedef struct pecert_rope_config {
     int32_t reserved0;                        /* must be 0                  */
     const double *short_factor;               /* longrope, num_factors      */
     const double *long_factor;                /* longrope, num_factors      */
-    /* Reserved for M-RoPE sections and later fields; must be zero. A
-     * plugin that finds a non-zero reserved word returns
-     * PECERT_E_UNSUPPORTED: a later minor version gave it a meaning. */
-    uint64_t reserved[8];
+    /* ABI 1.4: the kind of layer the call is for (PECERT_LAYER_*). Models
+     * such as Llama 4, SmolLM3, Cohere 2 and Exaone 4 rotate some layers
+     * and leave others without any position encoding; the host asks for a
+     * NoPE layer with the model's config and this field set. It took the
+     * place of the first reserved word, so a plugin built for 1.3 sees a
+     * non-zero reserved word and declines (PECERT_E_UNSUPPORTED); the host
+     * asks plugins of minor 4 and later only. */
+    int32_t layer_kind;
+    int32_t reserved1;                        /* must be 0                  */
+    /* Reserved for later fields; must be zero. A plugin that finds a
+     * non-zero reserved word returns PECERT_E_UNSUPPORTED: a later minor
+     * version gave it a meaning. */
+    uint64_t reserved[7];
 } pecert_rope_config;
+
+/* pecert_rope_config.layer_kind (ABI 1.4). */
+enum {
+    /* A rotary layer: everything above applies. */
+    PECERT_LAYER_ROPE = 0,
+    /* A layer with no position encoding (NoPE): rope_apply writes x to out
+     * unchanged, bit for bit, whatever the positions and the other fields
+     * (it still checks shapes and views), and a decode session with this
+     * config caches and attends with keys and queries unrotated.
+     * rope_freqs, rope_cos_sin and mrope_apply describe rotary layers
+     * only: they return PECERT_E_INVAL for it. */
+    PECERT_LAYER_NOPE = 1
+};
 
 /*
  * Arguments of rope_apply. x and out are [tokens, heads, head_dim] (ndim 3).
@@ -523,7 +546,16 @@ typedef struct pecert_mrope_apply_args {
     int64_t seq_len;                   /* 0 = max over all positions + 1  */
     int32_t num_axes;                  /* 1 .. PECERT_MROPE_MAX_AXES (3)  */
     int32_t section[PECERT_MROPE_MAX_AXES]; /* frequencies per axis; 0 past num_axes */
-    int32_t reserved0;                 /* must be 0                       */
+    /* ABI 1.4 (was reserved0, which 1.3 plugins require to be 0):
+     * 0 = sectioned as above (Qwen2-VL, Qwen2.5-VL); 1 = interleaved
+     * (Qwen3-VL's mrope_interleaved, Qwen3VLTextRotaryEmbedding.
+     * apply_interleaved_mrope): num_axes 3, frequency i turns by axis 1
+     * (height) when i % 3 == 1 and i < 3 * section[1], by axis 2 (width)
+     * when i % 3 == 2 and i < 3 * section[2], and by axis 0 (temporal)
+     * otherwise; sum(section) = rotary_dim / 2 still. A 1.3 plugin
+     * refuses a non-zero value as a bad argument, so the host sets it only
+     * for plugins of minor 4 and later. */
+    int32_t interleaved;
     const int64_t *positions;          /* [num_axes, tokens], axis-major  */
     const pecert_tensor *x;            /* [tokens, heads, head_dim] f32   */
     pecert_tensor *out;                /* same shape; may be x            */

@@ -18,7 +18,8 @@
  * streaming stores) with one table walker per axis, each over its
  * section of the frequencies: frequency i turns by the position of the
  * axis whose section holds it. With identical axes it gives rope_apply's
- * bits.
+ * bits. Interleaved (Qwen3-VL's apply_interleaved_mrope): every axis walks
+ * the whole table and each frequency is taken from its axis' row.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -339,9 +340,11 @@ static pecert_status check_apply_args(const pecert__fast_call *call,
 {
     pecert_status status = pecert__fast_fam_check_reserved(call, "args", a->reserved, 4);
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__fast_fail(call, PECERT_E_INVAL, "reserved0=%" PRId32 " must be 0",
-                                   a->reserved0);
+    if (status == PECERT_OK && (a->interleaved < 0 || a->interleaved > 1 ||
+                                (a->interleaved == 1 && a->num_axes != 3))) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL,
+                                   "interleaved=%" PRId32 " must be 0, or 1 with num_axes=3 (is %" PRId32 ")",
+                                   a->interleaved, a->num_axes);
     }
     if (status == PECERT_OK && a->pairing != PECERT_PAIRING_SPLIT_HALF &&
         a->pairing != PECERT_PAIRING_INTERLEAVED) {
@@ -409,6 +412,7 @@ pecert_status pecert__fast_mrope_apply(void *instance, const pecert_mrope_apply_
         .seq_len = args->seq_len,
         .num_axes = args->num_axes,
         .section = args->section,
+        .interleaved = args->interleaved,
         .positions = args->positions,
         .seen = &seen,
         .x = args->x,

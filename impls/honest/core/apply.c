@@ -57,7 +57,7 @@ static pecert_status check_header(const pecert__ref_call *call, const pecert_rop
             return pecert__ref_fail(call, PECERT_E_UNSUPPORTED, "args.reserved[%zu] is non-zero", i);
         }
     }
-    return pecert__ref_check_config(call, a->config);
+    return pecert__ref_check_layer_config(call, a->config);
 }
 
 static pecert_status check_shapes(const pecert__ref_call *call, const pecert_rope_apply_args *a)
@@ -190,6 +190,12 @@ pecert_status honest_rope_apply(void *instance, const pecert_rope_apply_args *ar
     honest_freqs f;
     pecert__ref_begin_call(&call, instance, "rope_apply");
     pecert_status st = check_arguments(&call, args);
+    if (st == PECERT_OK && args->config->layer_kind == PECERT_LAYER_NOPE) {
+        for (int64_t t = 0; t < args->x->shape[0]; t++) {
+            rotate_token(args, t, 0, NULL, NULL); /* no pair: every channel passes through */
+        }
+        return PECERT_OK;
+    }
     if (st == PECERT_OK) {
         st = honest_freqs_init(&call, &f, args->config, args->seq_len, args->positions, args->x->shape[0]);
     }

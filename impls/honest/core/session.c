@@ -101,7 +101,8 @@ static pecert_status session_init(const pecert__ref_call *call, honest_session *
     if (config->alibi != 0 && (s->slopes = alibi_slopes_f32(s->n_heads, config->alibi_max_bias)) == NULL) {
         return pecert__ref_fail(call, PECERT_E_NOMEM, "no memory for the ALiBi slopes");
     }
-    if (config->rope == NULL) {
+    /* No rope (ALiBi) or a NoPE layer: keys and queries as projected. */
+    if (config->rope == NULL || config->rope->layer_kind == PECERT_LAYER_NOPE) {
         return PECERT_OK;
     }
     s->rope = *config->rope;
@@ -120,7 +121,7 @@ pecert_status honest_session_create(void *instance, void **out_session, const pe
     *out_session = NULL;
     pecert_status st = pecert__ref_check_session_config(&call, config);
     if (st == PECERT_OK && config->rope != NULL) {
-        st = pecert__ref_check_config(&call, config->rope);
+        st = pecert__ref_check_layer_config(&call, config->rope);
     }
     if (st != PECERT_OK) {
         return st;
