@@ -355,6 +355,26 @@ void pecert_case_declined(pecert_check_result *r, const pecert_subject *s, const
     }
 }
 
+int pecert_plugin_speaks(const pecert_plugin *desc, uint32_t minor)
+{
+    return PECERT_ABI_MAJOR_OF(desc->abi_version) == PECERT_ABI_MAJOR && (desc->abi_version & 0xffffu) >= minor;
+}
+
+void pecert_case_needs_abi(pecert_check_result *r, const pecert_subject *s, const char *where, const char *what,
+                           uint32_t minor)
+{
+    char line[PECERT_RESULT_LINE_MAX];
+    snprintf(line, sizeof(line), "%s: %s is ABI %u.%u, the plugin speaks %u.%u", where, what,
+             (unsigned)PECERT_ABI_MAJOR, (unsigned)minor, (unsigned)PECERT_ABI_MAJOR_OF(s->desc->abi_version),
+             (unsigned)(s->desc->abi_version & 0xffffu));
+    r->n_cases++;
+    r->n_unsupported++;
+    if (r->declined[0] == '\0') {
+        snprintf(r->declined, sizeof(r->declined), "%s", line);
+    }
+    (void)pecert_check_result_add_case(r, PECERT_CASE_DECLINED, NAN, line);
+}
+
 int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, const char *where, double *out,
                         double *scaling, const pecert_rope_config *cfg, int64_t seq_len)
 {

@@ -164,6 +164,15 @@ int pecert_scope_excludes(const pecert_subject *s, const pecert_rope_config *cfg
  * diagnosis ("beyond the plugin's declared scope: ..."). */
 void pecert_case_beyond_scope(pecert_check_result *r, const char *why);
 
+/* pecert_plugin_speaks: 1 if desc is of this ABI major and at least this
+ * minor (a field appended in that minor means something to it). */
+int pecert_plugin_speaks(const pecert_plugin *desc, uint32_t minor);
+
+/* pecert_case_needs_abi: a case not asked of subject s because what it
+ * needs (what) came in ABI minor, past the plugin's: not supported. */
+void pecert_case_needs_abi(pecert_check_result *r, const pecert_subject *s, const char *where, const char *what,
+                           uint32_t minor);
+
 /* pecert_case_declined: a case the subject declined (PECERT_E_UNSUPPORTED,
  * counted in n_unsupported, never failed); the first one's where, op and
  * last_error are kept in r->declined. */

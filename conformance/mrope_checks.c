@@ -1,5 +1,6 @@
 /*
- * mrope_checks.c - M-RoPE (Qwen2-VL): position ids exactly against
+ * mrope_checks.c - M-RoPE (Qwen2-VL, Qwen3-VL's interleaved sections):
+ * position ids exactly against
  * transformers' Qwen2VLModel.get_rope_index (text, images, videos, several
  * images, left padding), the sectioned rotation against
  * apply_multimodal_rotary_pos_emb under the RoPE error model, and the
@@ -116,6 +117,7 @@ typedef struct apply_call {
     int64_t seq_len;
     int32_t num_axes;
     int32_t section[PECERT_MROPE_MAX_AXES];
+    int32_t interleaved;      /* Qwen3-VL's assignment (ABI 1.4) */
     const int64_t *positions; /* [num_axes, tokens] */
     int64_t tokens;
     int64_t heads;
@@ -126,6 +128,10 @@ static float *run_apply(const pecert_subject *s, pecert_check_result *r, const a
 {
     int64_t hd = c->config->head_dim;
     size_t n = (size_t)(c->tokens * c->heads * hd);
+    if (c->interleaved && !s->is_oracle && !pecert_plugin_speaks(s->desc, 4)) {
+        pecert_case_needs_abi(r, s, where, "interleaved M-RoPE (mrope_apply_args.interleaved)", 4);
+        return NULL;
+    }
     float *out = malloc((n > 0 ? n : 1) * sizeof(float));
     if (out == NULL) {
         pecert_case_fail(r, where, "out of memory");
@@ -143,6 +149,7 @@ static float *run_apply(const pecert_subject *s, pecert_check_result *r, const a
     a.config = c->config;
     a.seq_len = c->seq_len;
     a.num_axes = c->num_axes;
+    a.interleaved = c->interleaved;
     memcpy(a.section, c->section, sizeof(a.section));
     a.positions = c->positions;
     a.x = &tx;
@@ -155,9 +162,15 @@ static float *run_apply(const pecert_subject *s, pecert_check_result *r, const a
     return out;
 }
 
-/* The axis whose section holds frequency i. */
+/* The axis whose section holds frequency i: in blocks (Qwen2-VL), or
+ * interleaved (Qwen3-VL: t h w t h w ..., axis k > 0 on i = k mod 3 below
+ * 3 * section[k]; vectors/FORMAT.md). */
 static int axis_of(const apply_call *c, int64_t i)
 {
+    if (c->interleaved) {
+        int k = (int)(i % 3);
+        return k > 0 && i < 3 * (int64_t)c->section[k] ? k : 0;
+    }
     int64_t first = 0;
     for (int k = 0; k < c->num_axes; k++) {
         first += c->section[k];
@@ -225,10 +238,36 @@ static apply_call call_of(const pecert_vtest *t)
     for (size_t k = 0; k < sec->n_list; k++) {
         c.section[k] = (int32_t)sec->list[k];
     }
+    c.interleaved = (int32_t)pecert_vtest_int(t, "mrope_interleaved", 0);
     c.positions = pecert_vtest_input(t, "positions")->data;
     c.tokens = x->shape[0];
     c.heads = x->shape[1];
     return c;
+}
+
+/* A failed vector replayed on the oracle with the other frequency-to-axis
+ * assignment: when that reproduces the plugin's output, the sections are
+ * laid out wrongly (blocks where the model interleaves, the classic
+ * Qwen3-VL port bug, or the reverse). */
+static void replay_layout(const pecert_check_env *env, pecert_check_result *r, const apply_call *c, const float *x,
+                          const float *got, const char *where)
+{
+    if (c->num_axes != 3) {
+        return;
+    }
+    apply_call other = *c;
+    other.interleaved = !c->interleaved;
+    pecert_check_result scratch;
+    pecert_check_result_init(&scratch, r->check_id);
+    float *want = run_apply(&env->oracle, &scratch, &other, x, where);
+    if (want != NULL) {
+        compare_apply(env, &scratch, &other, x, got, want, where);
+        if (scratch.n_failed == 0 && scratch.n_cases > 0) {
+            pecert_check_symptom(r, "%s", c->interleaved ? "mrope_layout:blocks" : "mrope_layout:interleaved");
+        }
+    }
+    free(want);
+    pecert_check_result_release(&scratch);
 }
 
 static void apply_case(const pecert_check_env *env, pecert_check_result *r,
@@ -238,7 +277,11 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     const float *x = pecert_vtest_input(t, "x")->data;
     float *got = run_apply(&env->plugin, r, &c, x, where);
     if (got != NULL) {
+        int64_t failed_before = r->n_failed;
         compare_apply(env, r, &c, x, got, pecert_vtest_output(t, "out")->data, where);
+        if (r->n_failed > failed_before) {
+            replay_layout(env, r, &c, x, got, where);
+        }
         free(got);
     }
 }

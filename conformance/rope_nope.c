@@ -33,11 +33,11 @@
 
 static const pecert_rope_pairing pairings[] = {PECERT_PAIRING_SPLIT_HALF, PECERT_PAIRING_INTERLEAVED};
 
-/* 1 if the plugin speaks ABI 1.4 or later, where layer_kind exists: a
- * 1.3 plugin would read the field as a reserved word. */
+/* ABI 1.4 brought layer_kind: a 1.3 plugin would read it as a reserved
+ * word. */
 static int speaks_layer_kind(const pecert_plugin *desc)
 {
-    return PECERT_ABI_MAJOR_OF(desc->abi_version) == PECERT_ABI_MAJOR && (desc->abi_version & 0xffffu) >= 4;
+    return pecert_plugin_speaks(desc, 4);
 }
 
 static int64_t nope_positions(int64_t *pos, const pecert_rope_config *c)

@@ -134,6 +134,8 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
     }
     const pecert_vvalue *sec = pecert_vtest_value(t, "mrope_section");
     if (sec != NULL) {
+        compare_field(r, where, "mrope_interleaved", m->mrope_interleaved,
+                      (double)pecert_vtest_int(t, "mrope_interleaved", 0));
         compare_field(r, where, "mrope_section length", m->n_sections, (double)sec->n_list);
         for (size_t i = 0; i < sec->n_list && (int)i < m->n_sections; i++) {
             compare_field(r, where, "mrope_section[i]", m->mrope_section[i], (double)sec->list[i]);
@@ -622,8 +624,33 @@ static const pecert_check *const certify_checks[] = {
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))
 
+/* A layer type's name as a check id suffix: "sliding", "full", ... */
+static int is_layer_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n >= sizeof(((pecert_certify_layer_type *)0)->name)) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!((name[i] >= 'a' && name[i] <= 'z') || name[i] == '_')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 const pecert_check *pecert_known_check(const char *id)
 {
+    char base[PECERT_CHECK_ID_MAX];
+    const char *at = strchr(id, '@');
+    if (at != NULL) { /* "rope.apply.golden@sliding": a layer type's check */
+        if ((size_t)(at - id) >= sizeof(base) || !is_layer_name(at + 1)) {
+            return NULL;
+        }
+        memcpy(base, id, (size_t)(at - id));
+        base[at - id] = '\0';
+        id = base;
+    }
     for (size_t i = 0; i < N_CERTIFY_CHECKS; i++) {
         if (strcmp(certify_checks[i]->id, id) == 0) {
             return certify_checks[i];
@@ -634,5 +661,5 @@ const pecert_check *pecert_known_check(const char *id)
 
 size_t pecert_known_check_count(void)
 {
-    return pecert_num_checks + N_CERTIFY_CHECKS;
+    return (pecert_num_checks + N_CERTIFY_CHECKS) * PECERT_CERTIFY_MAX_LAYER_TYPES;
 }

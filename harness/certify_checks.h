@@ -33,11 +33,12 @@ extern const pecert_check pecert_check_certify_t5_reference;
 extern const pecert_check pecert_check_certify_learned_reference;
 
 /* pecert_known_check: the check named id, of the registry (checks.h) or
- * of certify's own; NULL for an id no pecert check has. A results file
- * naming another id was not written by this pecert. */
+ * of certify's own, with or without a layer type ("ID@sliding"); NULL for
+ * an id no pecert check has. A results file naming another id was not
+ * written by this pecert. */
 const pecert_check *pecert_known_check(const char *id);
 
-/* How many checks pecert has: no run holds more. */
+/* How many checks a run can hold: every check once per layer type. */
 size_t pecert_known_check_count(void);
 
 #endif /* PECERT_HARNESS_CERTIFY_CHECKS_H */

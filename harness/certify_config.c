@@ -190,6 +190,22 @@ static const rope_type_rule rope_rules[] = {
     {"llama3", PECERT_ROPE_LLAMA3, keys_llama3},     {"mrope", PECERT_ROPE_DEFAULT, keys_default},
 };
 
+/* Qwen2-VL and Qwen2.5-VL: M-RoPE text models whose config class takes
+ * mrope_section in rope_scaling (rope_config_validation ignore_keys) and
+ * nests the text model under text_config when saved by v4.57. */
+static int is_qwen_vl(const char *model_type)
+{
+    return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0 ||
+           strcmp(model_type, "qwen3_vl") == 0;
+}
+
+/* Qwen3-VL (Qwen3VLTextRotaryEmbedding, transformers v4.57.6): M-RoPE
+ * whose sections are interleaved (apply_interleaved_mrope), always. */
+static int is_qwen3_vl(const char *model_type)
+{
+    return strcmp(model_type, "qwen3_vl") == 0;
+}
+
 /* The rotary classes read rope_scaling.get("rope_type", rope_scaling.get(
  * "type")); a config class that copies "type" over "rope_type" first
  * (type_overrides_rope_type) makes the legacy key win when both exist. */
@@ -198,6 +214,10 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
     const char *first = c->type_overrides_rope_type ? "type" : "rope_type";
     const char *second = c->type_overrides_rope_type ? "rope_type" : "type";
     const char *key = get(rs, first) != NULL ? first : get(rs, second) != NULL ? second : NULL;
+    if (key == NULL && is_qwen3_vl(c->m->model_type)) { /* rope_scaling.get("rope_type", "default") */
+        *out = &rope_rules[0];
+        return 0;
+    }
     if (key == NULL) {
         return fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
     }
@@ -220,14 +240,6 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
     return fail(c, shown, "unknown rope type '%s'", v->valuestring);
 }
 
-/* Qwen2-VL and Qwen2.5-VL: M-RoPE text models whose config class takes
- * mrope_section in rope_scaling (rope_config_validation ignore_keys) and
- * nests the text model under text_config when saved by v4.57. */
-static int is_qwen_vl(const char *model_type)
-{
-    return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0;
-}
-
 /* Every rope_scaling key must belong to the type (HF only warns). */
 static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule *rule)
 {
@@ -235,7 +247,8 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
     cJSON_ArrayForEach(item, rs) {
         const char *k = item->string;
         int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || in_list(k, rule->keys) ||
-                 (strcmp(k, "mrope_section") == 0 && is_qwen_vl(c->m->model_type));
+                 (strcmp(k, "mrope_section") == 0 && is_qwen_vl(c->m->model_type)) ||
+                 (strcmp(k, "mrope_interleaved") == 0 && is_qwen3_vl(c->m->model_type));
         if (!ok) {
             char shown[160];
             snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
@@ -667,11 +680,17 @@ static const rope_defaults llama_like_defaults[] = {
     {"mixtral", 1e6, 1.0, 0, NULL},
     {"qwen2_vl", 1e6, 1.0, 0, NULL},
     {"qwen2_5_vl", 1e6, 1.0, 0, NULL},
+    {"qwen3_vl", 5e6, 1.0, 128, NULL},
     {"phi", 10000.0, 0.5, 0, NULL},
     {"stablelm", 10000.0, 0.25, 0, NULL},
     {"glm4", 10000.0, 0.5, 128, NULL},
     {"gemma", 10000.0, 1.0, 256, NULL},
     {"gemma2", 10000.0, 1.0, 256, NULL},
+    {"gemma3_text", 1e6, 1.0, 256, NULL},
+    {"gemma3", 1e6, 1.0, 256, NULL},
+    {"smollm3", 2e6, 1.0, 0, NULL},
+    {"cohere2", 10000.0, 1.0, 0, NULL},
+    {"exaone4", 10000.0, 1.0, 0, NULL},
     {"qwen3", 10000.0, 1.0, 128, NULL},
     {"seed_oss", 10000.0, 1.0, 128, NULL},
     {"ernie4_5", 500000.0, 1.0, 128, NULL},
@@ -755,6 +774,47 @@ static int check_olmo2_scaling(map_ctx *c)
 /* Qwen2VLAttention and Qwen2_5_VLAttention index
  * rope_scaling["mrope_section"] unconditionally: without it transformers
  * raises KeyError, so a Qwen-VL config is M-RoPE or nothing. */
+/* Qwen3VLTextRotaryEmbedding.__init__ reads config.rope_scaling.get(...)
+ * (AttributeError when null), its rope_type only ("default" when absent:
+ * a legacy "type" is read by nothing), mrope_section with the default
+ * [24, 20, 20], and interleaves the sections whatever mrope_interleaved
+ * says (forward calls apply_interleaved_mrope unconditionally). */
+static int map_qwen3_vl_scaling(map_ctx *c)
+{
+    const cJSON *rs = get(c->root, "rope_scaling");
+    if (!cJSON_IsObject(rs)) {
+        return fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
+                    "config.rope_scaling.get(...): null raises AttributeError)");
+    }
+    if (get(rs, "type") != NULL) {
+        return fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
+                    "key the model ignores");
+    }
+    int interleaved = 1;
+    if (read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
+        return -1;
+    }
+    if (!interleaved) {
+        warn(c, "rope_scaling.mrope_interleaved", "false, but Qwen3VLTextRotaryEmbedding interleaves the sections "
+             "whatever it says: certified interleaved");
+    }
+    c->m->mrope_interleaved = 1;
+    if (get(rs, "mrope_section") == NULL) {
+        static const int32_t defaults[3] = {24, 20, 20};
+        if (c->m->rope.rotary_dim / 2 != 64) {
+            return fail(c, "rope_scaling.mrope_section", "absent: the default [24, 20, 20] does not cover "
+                        "rotary_dim/2 = %d", c->m->rope.rotary_dim / 2);
+        }
+        memcpy(c->m->mrope_section, defaults, sizeof(defaults));
+        c->m->n_sections = 3;
+        c->m->kind = PECERT_PE_MROPE;
+    } else if (c->m->n_sections != 3) {
+        return fail(c, "rope_scaling.mrope_section", "has %d sections: interleaved M-RoPE takes 3 (t, h, w)",
+                    (int)c->m->n_sections);
+    }
+    return 0;
+}
+
 static int require_mrope(map_ctx *c)
 {
     if (is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
@@ -764,15 +824,30 @@ static int require_mrope(map_ctx *c)
     return 0;
 }
 
-static int map_llama_like(map_ctx *c)
+/* The positional keys a Llama-shaped model_type reads: the common ones,
+ * and its per-layer ones. */
+static int reject_unknown_llama_like(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                         "partial_rotary_factor", "original_max_position_embeddings",
                                         "qk_rope_head_dim", "rope_interleave", NULL};
+    static const char *const gemma3[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                         "partial_rotary_factor", "rope_local_base_freq", NULL};
+    static const char *const no_rope[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                          "partial_rotary_factor", "no_rope_layers", "no_rope_layer_interval", NULL};
+    const char *mt = c->m->model_type;
+    const char *const *keys = strncmp(mt, "gemma3", 6) == 0 ? gemma3 : strcmp(mt, "smollm3") == 0 ? no_rope : known;
+    return reject_unknown_positional(c, c->root, keys, "");
+}
+
+static int map_layers(map_ctx *c);
+
+static int map_llama_like(map_ctx *c)
+{
     const rope_defaults *d = defaults_of(c->m->model_type);
     double partial = d->partial_rotary_factor;
     pecert_certify_model *m = c->m;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (reject_unknown_llama_like(c) != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
         read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
         return -1;
@@ -806,24 +881,91 @@ static int map_llama_like(map_ctx *c)
      * the config); every other rope type ignores it. */
     int rc = d->rope_scaling != NULL && get(c->root, "rope_scaling") == NULL ? map_default_scaling(c, d->rope_scaling)
                                                                              : map_rope_scaling(c);
+    if (rc == 0 && is_qwen3_vl(m->model_type)) {
+        rc = map_qwen3_vl_scaling(c);
+    }
     if (rc == 0 && strcmp(m->model_type, "deepseek_v3") == 0) {
         warn_deepseek_v3_softmax_scale(c);
     }
-    return rc != 0 ? rc : require_mrope(c);
+    return rc != 0 || require_mrope(c) != 0 ? -1 : map_layers(c);
 }
 
-/* Llama 4's NoPE layers: Llama4TextConfig's no_rope_layers (1 = RoPE, 0 =
- * NoPE), or, when absent or empty, a NoPE layer every
- * no_rope_layer_interval (default 4) of num_hidden_layers (default 48).
- * Those layers rotate nothing, and only they apply attn_temperature_tuning;
- * certify checks the rotation of the others and says so in a warning. */
-static int read_llama4_nope_layers(map_ctx *c)
+/* ---- per-layer encodings ------------------------------------------------ */
+
+/* The number of layers, num_hidden_layers or the class's default. */
+static int read_layer_count(map_ctx *c, int32_t default_layers)
 {
-    int32_t layers = 48;
+    c->m->n_layers = default_layers;
+    if (read_int32(c, c->root, "num_hidden_layers", 1, PECERT_CERTIFY_MAX_LAYERS, &c->m->n_layers) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 if a and b rotate alike. Default rope is theta and width alone; a
+ * scaled one is compared no further (its types stay apart). */
+static int same_encoding(const pecert_rope_config *a, const pecert_rope_config *b)
+{
+    return a->layer_kind == b->layer_kind && a->rope_type == b->rope_type && a->rope_type == PECERT_ROPE_DEFAULT &&
+           a->rope_theta == b->rope_theta && a->rotary_dim == b->rotary_dim && a->head_dim == b->head_dim;
+}
+
+/* The index of the layer type named name with encoding rope, added when
+ * new; a type that rotates like an earlier one is that one (Gemma 3 with
+ * rope_local_base_freq = rope_theta and no scaling has one encoding).
+ * Layer types are few and named by the mapping, never by the file. */
+static int layer_type_index(pecert_certify_model *m, const char *name, const pecert_rope_config *rope)
+{
+    for (int t = 0; t < m->n_layer_types; t++) {
+        if (strcmp(m->layer_types[t].name, name) == 0 || same_encoding(&m->layer_types[t].rope, rope)) {
+            return t;
+        }
+    }
+    pecert_certify_layer_type *lt = &m->layer_types[m->n_layer_types];
+    memset(lt, 0, sizeof(*lt));
+    snprintf(lt->name, sizeof(lt->name), "%s", name);
+    lt->rope = *rope;
+    return m->n_layer_types++;
+}
+
+/* Layer i is of the type named names[kind[i]] with encoding ropes[kind[i]]
+ * (two kinds at most). One type for every layer means no per-layer
+ * encoding at all. */
+static void set_layer_types(pecert_certify_model *m, const uint8_t *kind, const char *const names[2],
+                            const pecert_rope_config *const ropes[2])
+{
+    m->n_layer_types = 0;
+    for (int32_t i = 0; i < m->n_layers; i++) {
+        int t = layer_type_index(m, names[kind[i]], ropes[kind[i]]);
+        m->layer_type_of[i] = (uint8_t)t;
+        m->layer_types[t].n_layers++;
+    }
+    /* One rotary type for every layer: no per-layer encoding. (Every layer
+     * NoPE stays a layer type: certify then checks that nothing rotates.) */
+    if (m->n_layer_types == 1 && m->layer_types[0].rope.layer_kind == PECERT_LAYER_ROPE) {
+        m->rope = m->layer_types[0].rope;
+        m->n_layer_types = 0;
+        memset(m->layer_type_of, 0, sizeof(m->layer_type_of));
+    }
+}
+
+/* The rope config with layer_kind NOPE: the layer rotates nothing. */
+static pecert_rope_config nope_of(const pecert_rope_config *rope)
+{
+    pecert_rope_config nope = *rope;
+    nope.layer_kind = PECERT_LAYER_NOPE;
+    return nope;
+}
+
+/* no_rope_layers (1 = RoPE, 0 = NoPE; Llama4TextConfig and SmolLM3Config),
+ * or, when absent or empty, a NoPE layer every no_rope_layer_interval
+ * (default 4) layers: layer i rotates iff (i + 1) % interval != 0. kind[i]
+ * becomes 0 for a RoPE layer, 1 for a NoPE one. */
+static int read_no_rope_layers(map_ctx *c, uint8_t *kind)
+{
     int32_t interval = 4;
-    int nope = 0;
-    if (read_int32(c, c->root, "num_hidden_layers", 1, 1 << 16, &layers) < 0 ||
-        read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
+    const pecert_certify_model *m = c->m;
+    if (read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
         return -1;
     }
     const cJSON *list = get(c->root, "no_rope_layers");
@@ -831,23 +973,160 @@ static int read_llama4_nope_layers(map_ctx *c)
     if (list != NULL && !cJSON_IsArray(list)) {
         return fail(c, "no_rope_layers", "expected a list of 0/1 flags");
     }
-    if (n > 0 && n != layers) {
-        return fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, layers);
+    if (n > 0 && n != m->n_layers) {
+        return fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, m->n_layers);
     }
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(list, i);
-        if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1)) {
+        if (!(cJSON_IsNumber(e) || cJSON_IsBool(e)) || (cJSON_IsNumber(e) && e->valuedouble != 0 && e->valuedouble != 1)) {
             return fail(c, "no_rope_layers", "element %d is not 0 or 1", i);
         }
-        nope += e->valuedouble == 0;
+        kind[i] = (uint8_t)(cJSON_IsNumber(e) ? e->valuedouble == 0 : cJSON_IsFalse(e));
     }
-    for (int i = 0; n == 0 && i < layers; i++) {
-        nope += (i + 1) % interval == 0;
+    for (int32_t i = 0; n == 0 && i < m->n_layers; i++) {
+        kind[i] = (uint8_t)((i + 1) % interval == 0);
     }
-    if (nope > 0) {
-        warn(c, n > 0 ? "no_rope_layers" : "no_rope_layer_interval",
-             "%d of %d layers are NoPE (no rotation; attn_temperature_tuning acts there): certify checks "
-             "the rotation of the other %d, not the NoPE layers", nope, layers, layers - nope);
+    return 0;
+}
+
+/* layer_types ("sliding_attention" / "full_attention", one per layer), or,
+ * when absent, a full-attention layer every sliding_window_pattern
+ * (default pattern) layers: layer i slides iff (i + 1) % pattern != 0
+ * (Gemma3TextConfig, Cohere2Config, Exaone4Config). kind[i] becomes 0 for
+ * a sliding layer, 1 for a full one. */
+static int read_sliding_layers(map_ctx *c, int32_t pattern, uint8_t *kind)
+{
+    const pecert_certify_model *m = c->m;
+    const cJSON *list = get(c->root, "layer_types");
+    if (list == NULL) {
+        if (read_int32(c, c->root, "sliding_window_pattern", 1, 1 << 16, &pattern) < 0) {
+            return -1;
+        }
+        for (int32_t i = 0; i < m->n_layers; i++) {
+            kind[i] = (uint8_t)((i + 1) % pattern == 0);
+        }
+        return 0;
+    }
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != m->n_layers) {
+        return fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+                    m->n_layers);
+    }
+    for (int32_t i = 0; i < m->n_layers; i++) {
+        const cJSON *e = cJSON_GetArrayItem(list, i);
+        int sliding = cJSON_IsString(e) && strcmp(e->valuestring, "sliding_attention") == 0;
+        if (!sliding && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
+            return fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"", (int)i);
+        }
+        kind[i] = (uint8_t)!sliding;
+    }
+    return 0;
+}
+
+/* 1 if config.json's sliding_window is set (absent: the class default). */
+static int read_has_window(map_ctx *c, int default_set)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(c->root, "sliding_window");
+    if (w == NULL) {
+        return default_set;
+    }
+    return !cJSON_IsNull(w);
+}
+
+/* Llama 4 and SmolLM3: no_rope_layers. Llama 4's NoPE layers also scale
+ * their queries (attn_temperature_tuning), outside the rotation. */
+static int map_no_rope_layers(map_ctx *c, int32_t default_layers)
+{
+    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
+    if (read_layer_count(c, default_layers) != 0 || read_no_rope_layers(c, kind) != 0) {
+        return -1;
+    }
+    const pecert_rope_config nope = nope_of(&c->m->rope);
+    const char *const names[2] = {"rope", "nope"};
+    const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
+    set_layer_types(c->m, kind, names, ropes);
+    if (c->m->n_layer_types > 1 && strcmp(c->m->model_type, "llama4") == 0) {
+        warn(c, "no_rope_layers", "the NoPE layers scale their queries by attn_temperature_tuning (outside the "
+             "rotation): certify checks that those layers rotate nothing, not the scaling");
+    }
+    return 0;
+}
+
+/* Gemma 3 (Gemma3TextModel.__init__): the full-attention layers rotate
+ * with rope_theta and rope_scaling (rotary_emb), the sliding ones with a
+ * deep copy of the config holding rope_theta = rope_local_base_freq
+ * (default 10000) and rope_scaling {"rope_type": "default"}
+ * (rotary_emb_local); Gemma3DecoderLayer picks by self_attn.is_sliding. */
+static int map_gemma3_layers(map_ctx *c)
+{
+    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
+    pecert_rope_config local;
+    memset(&local, 0, sizeof(local));
+    local.struct_size = sizeof(local);
+    local.head_dim = c->m->rope.head_dim;
+    local.rotary_dim = c->m->rope.rotary_dim;
+    local.max_position_embeddings = c->m->rope.max_position_embeddings;
+    local.rope_type = PECERT_ROPE_DEFAULT;
+    local.rope_theta = 10000.0;
+    if (read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12, &local.rope_theta) < 0 ||
+        read_layer_count(c, 26) != 0 || read_sliding_layers(c, 6, kind) != 0) {
+        return -1;
+    }
+    const char *const names[2] = {"sliding", "full"};
+    const pecert_rope_config *const ropes[2] = {&local, &c->m->rope};
+    set_layer_types(c->m, kind, names, ropes);
+    return 0;
+}
+
+/* Cohere 2 (Cohere2Attention): `if self.sliding_window is not None:` rotate,
+ * and sliding_window is config.sliding_window (default 4096) on the
+ * sliding layers only: the full-attention layers are NoPE, and every layer
+ * is when config.json sets sliding_window to null. Exaone 4
+ * (Exaone4Attention): `if self.sliding_window is None or self.is_sliding:`
+ * rotate: with a window only the sliding layers rotate, without one every
+ * layer does; Exaone4Config then derives layer_types from a pattern of 0,
+ * a ZeroDivisionError, so layer_types must be given. */
+static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
+{
+    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
+    int exaone = strcmp(c->m->model_type, "exaone4") == 0;
+    int windowed = read_has_window(c, 1);
+    if (read_layer_count(c, default_layers) != 0) {
+        return -1;
+    }
+    if (exaone && !windowed && get(c->root, "layer_types") == NULL) {
+        return fail(c, "sliding_window", "null without layer_types: Exaone4Config derives layer_types with "
+                    "sliding_window_pattern 0 (ZeroDivisionError)");
+    }
+    if (read_sliding_layers(c, 4, kind) != 0) {
+        return -1;
+    }
+    for (int32_t i = 0; i < c->m->n_layers; i++) {
+        int rotates = exaone ? (!windowed || kind[i] == 0) : (windowed && kind[i] == 0);
+        kind[i] = (uint8_t)!rotates;
+    }
+    const pecert_rope_config nope = nope_of(&c->m->rope);
+    const char *const names[2] = {"sliding", "full"};
+    const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
+    set_layer_types(c->m, kind, names, ropes);
+    return 0;
+}
+
+/* The per-layer rule of a Llama-shaped model_type, after its rope is
+ * mapped: which layers rotate, and with what. */
+static int map_layers(map_ctx *c)
+{
+    const char *mt = c->m->model_type;
+    if (strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0) {
+        return map_gemma3_layers(c);
+    }
+    if (strcmp(mt, "smollm3") == 0) {
+        return map_no_rope_layers(c, 36);
+    }
+    if (strcmp(mt, "cohere2") == 0) {
+        return map_sliding_rope_layers(c, 40);
+    }
+    if (strcmp(mt, "exaone4") == 0) {
+        return map_sliding_rope_layers(c, 32);
     }
     return 0;
 }
@@ -870,8 +1149,7 @@ static int map_llama4_text(map_ctx *c)
     if (get(c->root, "head_dim") == NULL) {
         m->head_dim = 128;
     }
-    if (read_rope_common(c, "rope_theta", 500000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0 ||
-        read_llama4_nope_layers(c) != 0) {
+    if (read_rope_common(c, "rope_theta", 500000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0) {
         return -1;
     }
     const cJSON *rs = get(c->root, "rope_scaling");
@@ -882,7 +1160,7 @@ static int map_llama4_text(map_ctx *c)
                     "without llama3's keys); pecert refuses a rope_type the official model ignores",
                     type->valuestring);
     }
-    return map_rope_scaling(c);
+    return map_rope_scaling(c) != 0 ? -1 : map_no_rope_layers(c, 48);
 }
 
 /* GPT-NeoX: rotary_pct (default 0.25) and rotary_emb_base (default 10000)
@@ -1106,6 +1384,7 @@ static const model_rule model_rules[] = {
     {"qwen2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_5_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen3_vl", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"phi3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gemma", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -1124,6 +1403,10 @@ static const model_rule model_rules[] = {
     {"cohere", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
     {"glm4", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"helium", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"gemma3_text", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"smollm3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"cohere2", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
+    {"exaone4", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deepseek_v2", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"deepseek_v3", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"llama4_text", map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
@@ -1141,11 +1424,26 @@ static const model_rule model_rules[] = {
 /* What a model_type's mapping reads, in words, by its mapper. */
 static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
 {
+    if (map == map_llama_like && strcmp(model_type, "gemma3_text") == 0) {
+        return "RoPE per layer: full layers rope_theta + rope_scaling, sliding layers rope_local_base_freq "
+               "(layer_types or sliding_window_pattern; text_config of gemma3)";
+    }
+    if (map == map_llama_like && strcmp(model_type, "smollm3") == 0) {
+        return "RoPE per layer: rope_theta, rope_scaling; NoPE where no_rope_layers is 0";
+    }
+    if (map == map_llama_like && (strcmp(model_type, "cohere2") == 0 || strcmp(model_type, "exaone4") == 0)) {
+        return "RoPE per layer: rope_theta, rope_scaling on the sliding-window layers; NoPE on the others "
+               "(layer_types or sliding_window_pattern)";
+    }
+    if (map == map_llama_like && is_qwen3_vl(model_type)) {
+        return "interleaved M-RoPE: text_config's rope_theta, rope_scaling (required) with mrope_section "
+               "(default [24, 20, 20]), head_dim";
+    }
     if (map == map_llama_like && is_qwen_vl(model_type)) {
         return "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)";
     }
     return map == map_llama_like    ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
-           : map == map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set)"
+           : map == map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
            : map == map_gpt_neox    ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
            : map == map_gptj        ? "RoPE: rotary_dim"
            : map == map_bloom       ? "ALiBi: n_head"
@@ -1215,6 +1513,16 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "llama4_text";
+    } else if (strcmp(rule_type, "gemma3") == 0) {
+        if (enter_text_config(c, "gemma3_text") != 0) {
+            return -1;
+        }
+        rule_type = "gemma3_text";
+    } else if (is_qwen3_vl(rule_type)) {
+        /* Qwen3VLConfig builds its text model from text_config only. */
+        if (enter_text_config(c, "qwen3_vl_text") != 0) {
+            return -1;
+        }
     } else if (is_qwen_vl(rule_type) && get(c->root, "text_config") != NULL &&
                enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
         return -1;
@@ -1458,6 +1766,63 @@ static void describe_rope(text_buf *b, const pecert_certify_model *m)
         put(b, "%s%d%s", i == 0 ? "  mrope_section                      [" : ", ", m->mrope_section[i],
             i + 1 == m->n_sections ? "]\n" : "");
     }
+    if (m->kind == PECERT_PE_MROPE) {
+        put(b, "  %-34s %s\n", "mrope layout",
+            m->mrope_interleaved ? "interleaved (t h w t h w ..., Qwen3-VL)" : "blocks (t..t h..h w..w, Qwen2-VL)");
+    }
+}
+
+void pecert_certify_layer_ranges(char *out, size_t len, const pecert_certify_model *m, int t)
+{
+    text_buf b = {out, len, 0};
+    if (len > 0) {
+        out[0] = '\0';
+    }
+    for (int32_t i = 0; i < m->n_layers; i++) {
+        if (m->layer_type_of[i] != t || (i > 0 && m->layer_type_of[i - 1] == t)) {
+            continue;
+        }
+        int32_t last = i;
+        while (last + 1 < m->n_layers && m->layer_type_of[last + 1] == t) {
+            last++;
+        }
+        put(&b, last > i ? "%s%d-%d" : "%s%d", b.used > 0 ? ", " : "", (int)i, (int)last);
+    }
+}
+
+/* A layer type's encoding in a few words: "NoPE (no rotation)",
+ * "rope_theta 10000, default", "rope_theta 1e+06, linear factor 8". */
+static void layer_encoding(char *out, size_t len, const pecert_rope_config *r)
+{
+    if (r->layer_kind == PECERT_LAYER_NOPE) {
+        snprintf(out, len, "NoPE (no rotation)");
+        return;
+    }
+    char factor[48] = "";
+    if (r->present & PECERT_ROPE_HAS_FACTOR) {
+        snprintf(factor, sizeof(factor), " factor %g", r->factor);
+    }
+    snprintf(out, len, "rope_theta %.17g, %s%s", r->rope_theta, pecert_certify_rope_type_name(r->rope_type), factor);
+}
+
+/* The layer types, their layers and encodings. */
+static void describe_layers(text_buf *b, const pecert_certify_model *m)
+{
+    if (m->n_layer_types == 0) {
+        return;
+    }
+    put(b, "  %-34s %d:", "layers", (int)m->n_layers);
+    for (int t = 0; t < m->n_layer_types; t++) {
+        put(b, "%s %s %d", t == 0 ? "" : ",", m->layer_types[t].name, (int)m->layer_types[t].n_layers);
+    }
+    put(b, "\n");
+    for (int t = 0; t < m->n_layer_types; t++) {
+        char title[64], ranges[1024], encoding[128];
+        snprintf(title, sizeof(title), "layer type %s", m->layer_types[t].name);
+        pecert_certify_layer_ranges(ranges, sizeof(ranges), m, t);
+        layer_encoding(encoding, sizeof(encoding), &m->layer_types[t].rope);
+        put(b, "  %-34s %s; layers %s\n", title, encoding, ranges);
+    }
 }
 
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
@@ -1474,6 +1839,7 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     case PECERT_PE_ROPE:
     case PECERT_PE_MROPE:
         describe_rope(&b, m);
+        describe_layers(&b, m);
         break;
     case PECERT_PE_ALIBI:
         put(&b, "  %-34s %g\n", "alibi max_bias", m->alibi_max_bias);
@@ -1611,10 +1977,18 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
             snprintf(factor, sizeof(factor), " factor=%g", r->factor);
         }
         snprintf(out, len, "%s%s theta=%g rot=%d/%d %s%s L0=%lld max_pos=%lld",
-                 m->kind == PECERT_PE_MROPE ? "mrope " : "", pecert_certify_rope_type_name(r->rope_type),
+                 m->kind != PECERT_PE_MROPE ? "" : m->mrope_interleaved ? "mrope-interleaved " : "mrope ",
+                 pecert_certify_rope_type_name(r->rope_type),
                  r->rope_theta, r->rotary_dim, r->head_dim,
                  m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", factor,
                  (long long)pecert_certify_l0(m), (long long)m->max_position_embeddings);
+        for (int t = 0; t < m->n_layer_types; t++) {
+            char encoding[128];
+            size_t used = strlen(out);
+            layer_encoding(encoding, sizeof(encoding), &m->layer_types[t].rope);
+            snprintf(out + used, len - used, "%s%s x%d: %s", t == 0 ? "; layers " : "; ", m->layer_types[t].name,
+                     (int)m->layer_types[t].n_layers, encoding);
+        }
         break;
     }
     case PECERT_PE_ALIBI:

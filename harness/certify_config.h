@@ -39,6 +39,24 @@ typedef enum pecert_pe_kind {
  */
 #define PECERT_CERTIFY_MAX_WARNINGS 8
 
+/*
+ * Per-layer encodings. Some checkpoints encode positions differently from
+ * layer to layer: Gemma 3's sliding-window layers rotate with
+ * rope_local_base_freq and no scaling, its full-attention layers with
+ * rope_theta and rope_scaling; Llama 4 and SmolLM3 rotate nothing on every
+ * fourth layer (no_rope_layers); Cohere 2 and Exaone 4 rotate only their
+ * sliding-window layers. Each distinct encoding is a layer type, certified
+ * on its own (certify_run.h).
+ */
+#define PECERT_CERTIFY_MAX_LAYER_TYPES 4
+#define PECERT_CERTIFY_MAX_LAYERS 1024
+
+typedef struct pecert_certify_layer_type {
+    char name[16];                 /* "sliding", "full", "rope", "nope"     */
+    pecert_rope_config rope;       /* its encoding; layer_kind NOPE: none   */
+    int32_t n_layers;              /* how many layers have it               */
+} pecert_certify_layer_type;
+
 typedef struct pecert_certify_model {
     char name[PECERT_CERTIFY_NAME_LEN];       /* checkpoint or profile name   */
     char model_type[64];                      /* config.json model_type       */
@@ -48,6 +66,7 @@ typedef struct pecert_certify_model {
     pecert_rope_pairing pairing;              /* the reference code's pairing */
     int32_t mrope_section[PECERT_MROPE_MAX_AXES]; /* MROPE, 0 past n_sections */
     int32_t n_sections;                       /* MROPE: 3 for Qwen2-VL        */
+    int32_t mrope_interleaved;                /* MROPE: Qwen3-VL's layout     */
     int32_t num_heads;                        /* query heads                  */
     int32_t num_kv_heads;                     /* key/value heads              */
     int32_t head_dim;                         /* channels per head            */
@@ -63,7 +82,18 @@ typedef struct pecert_certify_model {
      * rope_config_validation logs, never raises, there): "key: why". */
     char warnings[PECERT_CERTIFY_MAX_WARNINGS][256];
     int n_warnings;
+    /* Per-layer encodings: n_layer_types 0 when every layer rotates with
+     * rope; else the types (rope is then the first rotary one's config,
+     * the one the config's rope fields describe) and each layer's type. */
+    int32_t n_layer_types;
+    pecert_certify_layer_type layer_types[PECERT_CERTIFY_MAX_LAYER_TYPES];
+    int32_t n_layers;                          /* num_hidden_layers    */
+    uint8_t layer_type_of[PECERT_CERTIFY_MAX_LAYERS]; /* index, per layer */
 } pecert_certify_model;
+
+/* pecert_certify_layer_ranges: the layers of type t as ranges, "0-4, 6-10,
+ * 12", into out. */
+void pecert_certify_layer_ranges(char *out, size_t len, const pecert_certify_model *m, int t);
 
 /*
  * pecert_certify_parse maps the text of a config.json to *out. name labels

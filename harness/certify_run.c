@@ -54,44 +54,52 @@ typedef struct plan_entry {
     /* 1: the checkpoint's encoding itself; a plugin that lacks it is not
      * certified for the checkpoint, however little else failed. */
     int essential;
+    /* Which layers it certifies: rotary ones (ROTARY), NoPE ones (NOPE). A
+     * NoPE layer has no frequencies, angles or pairing to check: that it
+     * leaves q and k as they are, in a call and in a session, is all. */
+    uint8_t layers;
 } plan_entry;
+
+#define ROTARY 1u
+#define NOPE 2u
 
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
 #define ALL_KINDS 0x1fu
 
 static const plan_entry plan[] = {
-    {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, "", 0},
-    {&pecert_check_certify_rope_reference, FILES_CHECKPOINT, ROPES, NULL, 1},
-    {&pecert_check_rope_freq_golden, FILES_SUBSTITUTED, ROPES, "rope.freq", 0},
-    {&pecert_check_rope_cos_sin_golden, FILES_SUBSTITUTED, ROPES, "rope.cos_sin", 0},
-    {&pecert_check_rope_apply_golden, FILES_SUBSTITUTED, ROPES, "rope.apply", 0},
-    {&pecert_check_mrope_apply_golden, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 1},
-    {&pecert_check_rope_norm_preservation, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_shift_invariance, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_identity_at_zero, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_inverse, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_partial_passthrough, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_pairing_convention, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0},
-    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0},
-    {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1},
-    {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0},
-    {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0},
-    {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0},
-    {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL, 1},
-    {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
-    {&pecert_check_t5_bucket_monotone, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
-    {&pecert_check_t5_bucket_saturation, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0},
-    {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL, 1},
-    {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0},
+    {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, "", 0, ROTARY | NOPE},
+    {&pecert_check_certify_rope_reference, FILES_CHECKPOINT, ROPES, NULL, 1, ROTARY},
+    {&pecert_check_rope_freq_golden, FILES_SUBSTITUTED, ROPES, "rope.freq", 0, ROTARY},
+    {&pecert_check_rope_cos_sin_golden, FILES_SUBSTITUTED, ROPES, "rope.cos_sin", 0, ROTARY},
+    {&pecert_check_rope_apply_golden, FILES_SUBSTITUTED, ROPES, "rope.apply", 0, ROTARY},
+    {&pecert_check_mrope_apply_golden, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 1, ROTARY},
+    {&pecert_check_rope_norm_preservation, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_shift_invariance, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_identity_at_zero, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_inverse, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_partial_passthrough, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_pairing_convention, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_nope_layer, FILES_CHECKPOINT, ROPES, NULL, 1, NOPE},
+    {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0, ROTARY},
+    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
+    {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0, ROTARY},
+    {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
+    {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
+    {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL, 1, ROTARY},
+    {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_t5_bucket_monotone, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_t5_bucket_saturation, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL, 1, ROTARY},
+    {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0, ROTARY},
     /* The table's bounds: a plugin that reads past them is not certified. */
-    {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1},
+    {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
 };
 #define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
 
@@ -99,7 +107,14 @@ typedef struct certify_state {
     const pecert_certify_model *model;
     pecert_loaded_plugin plugin;
     pecert_loaded_plugin oracle;
-    pecert_vfile recorded;      /* loaded profile vectors (may be empty) */
+    pecert_vfile loaded;        /* the profile vectors file (owns tests) */
+    pecert_vfile recorded;      /* its tests of this layer type (a view) */
+    pecert_vtest *layer_tests;  /* owned: recorded.tests of a layer type */
+    /* The layer type certified (its name suffixes every check id), NULL
+     * when every layer rotates alike. */
+    const char *layer;
+    size_t done_before;         /* checks run for earlier layer types    */
+    size_t total_all;           /* planned over every layer type         */
     pecert_vfile substituted;   /* recorded, tests at pecert's config    */
     pecert_vtest *sub_tests;    /* owned: substituted.tests              */
     pecert_vfile checkpoint;    /* one test: the derived config          */
@@ -125,9 +140,23 @@ static int file_has_op(const pecert_vfile *f, const char *op)
     return 0;
 }
 
+/* The id a check is reported under: "rope.apply.golden", or with the
+ * layer type, "rope.apply.golden@sliding". */
+static const char *shown_id(char *buf, size_t len, const certify_state *s, const char *id)
+{
+    if (s->layer == NULL) {
+        return id;
+    }
+    snprintf(buf, len, "%s@%s", id, s->layer);
+    return buf;
+}
+
 static int planned(const certify_state *s, const plan_entry *e)
 {
-    if (!(e->kinds & (1u << s->model->kind)) || !pecert_filter_selects(s->filter, e->check->id)) {
+    char id[PECERT_CHECK_ID_MAX];
+    unsigned layer = s->model->rope.layer_kind == PECERT_LAYER_NOPE ? NOPE : ROTARY;
+    if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
+        !pecert_filter_selects(s->filter, shown_id(id, sizeof(id), s, e->check->id))) {
         return 0;
     }
     return e->op == NULL || (s->have_vectors && file_has_op(&s->recorded, e->op));
@@ -137,7 +166,7 @@ size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kin
 {
     size_t n = 0;
     for (size_t i = 0; i < PLAN_LEN && n < max; i++) {
-        if ((plan[i].kinds & (1u << kind)) && (plan[i].op == NULL || with_vectors)) {
+        if ((plan[i].kinds & (1u << kind)) && (plan[i].layers & ROTARY) && (plan[i].op == NULL || with_vectors)) {
             ids[n++] = plan[i].check->id;
         }
     }
@@ -204,6 +233,46 @@ static int build_substituted(certify_state *s)
     return 0;
 }
 
+/* 1 if test t was recorded for layer type layer: flagged "layers_<layer>",
+ * or flagged for no layer type at all and the layer rotates (a profile's
+ * vectors of one rotary encoding serve every rotary layer type it has). */
+static int test_of_layer(const pecert_vtest *t, const char *layer, int rotary)
+{
+    int flagged = 0;
+    for (size_t f = 0; f < t->n_flags; f++) {
+        if (strncmp(t->flags[f], "layers_", 7) == 0) {
+            if (strcmp(t->flags[f] + 7, layer) == 0) {
+                return 1;
+            }
+            flagged = 1;
+        }
+    }
+    return !flagged && rotary;
+}
+
+/* recorded: the loaded tests of the layer type certified. */
+static int select_layer_tests(certify_state *s)
+{
+    s->recorded = s->loaded;
+    if (s->layer == NULL) {
+        return 0;
+    }
+    s->layer_tests = calloc(s->loaded.n_tests + 1, sizeof(*s->layer_tests));
+    if (s->layer_tests == NULL) {
+        return -1;
+    }
+    size_t n = 0;
+    int rotary = s->model->rope.layer_kind == PECERT_LAYER_ROPE;
+    for (size_t i = 0; i < s->loaded.n_tests; i++) {
+        if (test_of_layer(&s->loaded.tests[i], s->layer, rotary)) {
+            s->layer_tests[n++] = s->loaded.tests[i];
+        }
+    }
+    s->recorded.tests = s->layer_tests;
+    s->recorded.n_tests = n;
+    return 0;
+}
+
 static int load_state(certify_state *s, const pecert_certify_options *opt, char *err, size_t err_len)
 {
     if (pecert_plugin_open(&s->plugin, opt->plugin_path, err, err_len) != 0 ||
@@ -214,11 +283,11 @@ static int load_state(certify_state *s, const pecert_certify_options *opt, char 
     if (opt->vectors_path == NULL) {
         return PECERT_EXIT_PASS;
     }
-    if (pecert_vfile_load(&s->recorded, opt->vectors_path, err, err_len) != 0) {
+    if (pecert_vfile_load(&s->loaded, opt->vectors_path, err, err_len) != 0) {
         return PECERT_EXIT_USAGE;
     }
     s->have_vectors = 1;
-    if (build_substituted(s) != 0) {
+    if (select_layer_tests(s) != 0 || build_substituted(s) != 0) {
         snprintf(err, err_len, "out of memory");
         return PECERT_EXIT_USAGE;
     }
@@ -228,7 +297,8 @@ static int load_state(certify_state *s, const pecert_certify_options *opt, char 
 static void free_state(certify_state *s)
 {
     free(s->sub_tests);
-    pecert_vfile_free(&s->recorded);
+    free(s->layer_tests);
+    pecert_vfile_free(&s->loaded);
     pecert_plugin_close(&s->oracle);
     pecert_plugin_close(&s->plugin);
 }
@@ -279,7 +349,7 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
     snprintf(info->filter, sizeof(info->filter), "certify %s (%s): %s%s%s", s->model->name, s->model->model_type,
              params, opt->filter != NULL ? "; --filter " : "", opt->filter != NULL ? opt->filter : "");
     info->n_vector_files = s->have_vectors;
-    info->n_vectors = (int)s->recorded.n_tests;
+    info->n_vectors = (int)s->loaded.n_tests;
     info->timeout_s = opt->timeout_s;
     info->shard_index = 1;
     info->shard_count = 1;
@@ -341,6 +411,23 @@ static size_t planned_count(const certify_state *s)
     return total;
 }
 
+/* The progress callback sees the check under the id it is reported by. */
+static void report_progress(const certify_state *s, const pecert_certify_options *opt,
+                            const pecert_check_result *r, size_t done, size_t total)
+{
+    if (opt->on_check == NULL) {
+        return;
+    }
+    if (s->layer == NULL) {
+        opt->on_check(r, done, total, opt->user);
+        return;
+    }
+    pecert_check_result shown = *r;
+    char id[PECERT_CHECK_ID_MAX];
+    snprintf(shown.check_id, sizeof(shown.check_id), "%s", shown_id(id, sizeof(id), s, r->check_id));
+    opt->on_check(&shown, s->done_before + done, s->total_all, opt->user);
+}
+
 static int run_plan(pecert_run_results *out, const certify_state *s, const pecert_certify_options *opt)
 {
     size_t total = planned_count(s);
@@ -367,38 +454,53 @@ static int run_plan(pecert_run_results *out, const certify_state *s, const pecer
             pecert_check_result_release(&r);
             return PECERT_EXIT_FAIL;
         }
-        if (opt->on_check != NULL) {
-            opt->on_check(&out->checks[out->n_checks - 1], out->n_checks, total, opt->user);
-        }
+        report_progress(s, opt, &out->checks[out->n_checks - 1], out->n_checks, total);
     }
     return status;
 }
 
-int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
-                       const pecert_certify_options *opt, char *err, size_t err_len)
+/* The filter selected nothing: say what it could have selected. */
+static int filter_selects_none(const certify_state *s, const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    certify_state all = *s;
+    all.filter = NULL;
+    int used = snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s:",
+                        opt->filter != NULL ? opt->filter : "", s->model->name);
+    for (size_t i = 0; i < PLAN_LEN && used >= 0 && (size_t)used < err_len; i++) {
+        char id[PECERT_CHECK_ID_MAX];
+        if (planned(&all, &plan[i])) {
+            used += snprintf(err + used, err_len - (size_t)used, " %s", shown_id(id, sizeof(id), &all, plan[i].check->id));
+        }
+    }
+    return PECERT_EXIT_USAGE;
+}
+
+/* One encoding certified: m's, or one layer type's (layer its name).
+ * With count_only, *planned_n gets the number of planned checks and
+ * nothing runs. */
+static int certify_encoding(pecert_run_results *out, const pecert_certify_model *m, const char *layer,
+                            const pecert_certify_options *opt, size_t *planned_n, int count_only, char *err,
+                            size_t err_len)
 {
     certify_state s;
     memset(&s, 0, sizeof(s));
     memset(out, 0, sizeof(*out));
     s.model = m;
+    s.layer = layer;
     s.filter = opt->filter;
     s.keep_cases = opt->keep_cases;
+    s.done_before = planned_n[0];
+    s.total_all = planned_n[1];
     pecert_certify_set_model(m);
     int status = load_state(&s, opt, err, err_len);
-    if (status == PECERT_EXIT_PASS) {
-        if (s.have_vectors && pecert_capture_vector_set(out, &s.recorded, 1, "") != 0) {
+    if (status == PECERT_EXIT_PASS && count_only) {
+        planned_n[0] = planned_count(&s);
+    } else if (status == PECERT_EXIT_PASS) {
+        if (s.have_vectors && pecert_capture_vector_set(out, &s.loaded, 1, "") != 0) {
             snprintf(err, err_len, "out of memory");
             status = PECERT_EXIT_USAGE;
-        } else if (planned_count(&s) == 0) {
-            int used = snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s:",
-                                opt->filter != NULL ? opt->filter : "", m->name);
-            s.filter = NULL;
-            for (size_t i = 0; i < PLAN_LEN && used >= 0 && (size_t)used < err_len; i++) {
-                if (planned(&s, &plan[i])) {
-                    used += snprintf(err + used, err_len - (size_t)used, " %s", plan[i].check->id);
-                }
-            }
-            status = PECERT_EXIT_USAGE;
+        } else if (layer == NULL && planned_count(&s) == 0) {
+            status = filter_selects_none(&s, opt, err, err_len);
         } else {
             status = run_plan(out, &s, opt);
             pecert_diagnose(out);
@@ -406,4 +508,117 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
     }
     free_state(&s);
     return status;
+}
+
+/* Layer type t of m as a model of its own (its rope in m->rope; LongRoPE
+ * factors point into the copy). */
+static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m, int t)
+{
+    *sub = *m;
+    sub->rope = m->layer_types[t].rope;
+    if (sub->rope.num_factors > 0) {
+        sub->rope.short_factor = sub->short_factor;
+        sub->rope.long_factor = sub->long_factor;
+    }
+    sub->n_layer_types = 0;
+}
+
+/* part's checks and findings into out, named by their layer type: the
+ * diagnosis of each layer type is its own ("full layers: ..."). */
+static int merge_layer(pecert_run_results *out, pecert_run_results *part, const char *layer)
+{
+    for (size_t i = 0; i < part->n_checks; i++) {
+        pecert_check_result *r = &part->checks[i];
+        char id[PECERT_CHECK_ID_MAX];
+        snprintf(id, sizeof(id), "%s@%s", r->check_id, layer);
+        snprintf(r->check_id, sizeof(r->check_id), "%s", id);
+        r->index = (int32_t)out->n_checks;
+        if (pecert_run_results_append(out, r) != 0) {
+            return -1;
+        }
+    }
+    for (int f = 0; f < part->n_findings && out->n_findings < PECERT_MAX_FINDINGS; f++) {
+        pecert_finding *to = &out->findings[out->n_findings++];
+        *to = part->findings[f];
+        snprintf(to->bug, sizeof(to->bug), "%s layers: %s", layer, part->findings[f].bug);
+    }
+    return 0;
+}
+
+/* The run's identity from the first layer type's, its selection naming
+ * every type and its counts summed. */
+static void merge_info(pecert_run_results *out, pecert_run_results *part, const pecert_certify_model *m,
+                       const pecert_certify_options *opt, int first)
+{
+    if (first) {
+        out->info = part->info;
+        out->sources = part->sources;
+        out->n_sources = part->n_sources;
+        part->sources = NULL;
+        part->n_sources = 0;
+        char params[192];
+        pecert_certify_label(params, sizeof(params), m);
+        snprintf(out->info.filter, sizeof(out->info.filter), "certify %s (%s): %s%s%s", m->name, m->model_type,
+                 params, opt->filter != NULL ? "; --filter " : "", opt->filter != NULL ? opt->filter : "");
+        return;
+    }
+    out->info.n_selected += part->info.n_selected;
+}
+
+/* Every layer type of m, one after the other, into one run. */
+static int certify_layer_types(pecert_run_results *out, const pecert_certify_model *m,
+                               const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    pecert_certify_model *sub = malloc(sizeof(*sub));
+    size_t counts[PECERT_CERTIFY_MAX_LAYER_TYPES] = {0};
+    size_t total = 0;
+    int status = sub == NULL ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
+    memset(out, 0, sizeof(*out));
+    for (int t = 0; t < m->n_layer_types && status == PECERT_EXIT_PASS; t++) {
+        size_t n[2] = {0, 0};
+        pecert_run_results none;
+        layer_model(sub, m, t);
+        status = certify_encoding(&none, sub, m->layer_types[t].name, opt, n, 1, err, err_len);
+        counts[t] = n[0];
+        total += n[0];
+    }
+    if (status == PECERT_EXIT_PASS && total == 0) {
+        snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s's layer types",
+                 opt->filter != NULL ? opt->filter : "", m->name);
+        status = PECERT_EXIT_USAGE;
+    }
+    size_t done = 0;
+    int first = 1;
+    for (int t = 0; t < m->n_layer_types && status <= PECERT_EXIT_FAIL; t++) {
+        if (counts[t] == 0) {
+            continue;
+        }
+        pecert_run_results part;
+        size_t n[2] = {done, total};
+        layer_model(sub, m, t);
+        int rc = certify_encoding(&part, sub, m->layer_types[t].name, opt, n, 0, err, err_len);
+        if (rc > PECERT_EXIT_FAIL) {
+            status = rc;
+        } else {
+            merge_info(out, &part, m, opt, first);
+            status = merge_layer(out, &part, m->layer_types[t].name) != 0 ? PECERT_EXIT_FAIL
+                     : rc == PECERT_EXIT_FAIL                            ? PECERT_EXIT_FAIL
+                                                                         : status;
+            first = 0;
+        }
+        done += counts[t];
+        pecert_run_results_free(&part);
+    }
+    free(sub);
+    return status;
+}
+
+int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
+                       const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    if (m->n_layer_types > 0) {
+        return certify_layer_types(out, m, opt, err, err_len);
+    }
+    size_t n[2] = {0, 0};
+    return certify_encoding(out, m, NULL, opt, n, 0, err, err_len);
 }

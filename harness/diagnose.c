@@ -363,6 +363,20 @@ static void diagnose_layers(pecert_run_results *run)
     }
 }
 
+/* M-RoPE: a failed vector that the oracle reproduces with the other
+ * frequency-to-axis assignment (mrope_checks.c, replay_layout). */
+static void diagnose_mrope_layout(pecert_run_results *run)
+{
+    if (has(run, "mrope.apply.golden", "mrope_layout:blocks")) {
+        add(run, "mrope_layout", "mrope.apply.golden: the outputs match the sections applied as blocks",
+            "M-RoPE sections applied as blocks (t..t h..h w..w) where the model interleaves them (t h w t h w ..., "
+            "Qwen3-VL's mrope_interleaved)");
+    } else if (has(run, "mrope.apply.golden", "mrope_layout:interleaved")) {
+        add(run, "mrope_layout", "mrope.apply.golden: the outputs match the sections interleaved",
+            "M-RoPE sections interleaved (t h w t h w ...) where the model applies them as blocks (Qwen2-VL)");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -525,6 +539,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_positions(run);
     diagnose_calls(run);
     diagnose_layout(run);
+    diagnose_mrope_layout(run);
     diagnose_families(run);
     diagnose_declines(run);
     drop_explained_leads(run);

@@ -23,6 +23,9 @@ typedef enum pecert_verdict {
 
 const char *pecert_verdict_name(pecert_verdict verdict);
 
+/* A check id, with a layer type: "batch.padding_independence@sliding". */
+#define PECERT_CHECK_ID_MAX 64
+
 /* Longest line a detail or diagnosis may hold (longer text is cut). */
 #define PECERT_RESULT_LINE_MAX 512
 /* Failure lines a terminal prints per check unless --max-details says. */
@@ -157,7 +160,7 @@ typedef struct pecert_case_record {
 
 /* The result of one check on one plugin. */
 typedef struct pecert_check_result {
-    char check_id[64];                    /* e.g. "rope.apply.golden"     */
+    char check_id[PECERT_CHECK_ID_MAX];   /* e.g. "rope.apply.golden"     */
     pecert_verdict verdict;               /* overall outcome              */
     int64_t n_cases;                      /* cases (vectors, grid points) */
     int64_t n_failed;                     /* cases outside their bound    */

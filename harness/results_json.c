@@ -719,7 +719,7 @@ static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *
     int i = 0;
     const cJSON *c = NULL;
     if ((size_t)cJSON_GetArraySize(checks) > pecert_known_check_count()) {
-        snprintf(err, err_len, "checks: %d entries, but pecert has %zu checks", cJSON_GetArraySize(checks),
+        snprintf(err, err_len, "checks: %d entries, but a pecert run holds at most %zu", cJSON_GetArraySize(checks),
                  pecert_known_check_count());
         return -1;
     }

@@ -16,6 +16,7 @@
 #define CFG_INT_OPT(n, lo, hi) {n, 0, 0, VK_INT, lo, hi, 0, NULL, 0}
 #define CFG_NUM(n, bound) {n, 1, 0, VK_NUMBER, 0, 0, bound, NULL, 0}
 #define CFG_BOOL(n) {n, 1, 0, VK_BOOL, 0, 0, 0, NULL, 0}
+#define CFG_BOOL_OPT(n) {n, 0, 0, VK_BOOL, 0, 0, 0, NULL, 0}
 #define CFG_ENUM(n, choices) {n, 1, 0, VK_ENUM, 0, 0, 0, choices, 0}
 #define PAR_INT(n, lo, hi) {n, 1, 1, VK_INT, lo, hi, 0, NULL, 0}
 #define PAR_BOOL(n) {n, 1, 1, VK_BOOL, 0, 0, 0, NULL, 0}
@@ -189,8 +190,11 @@ static const vec_vkey mrope_index_keys[] = {
     CFG_INT("video_token_id", 0, JSON_INT_MAX),
     CFG_INT("vision_start_token_id", 0, JSON_INT_MAX),
 };
+/* mrope_interleaved: Qwen3-VL's frequency-to-axis assignment (plugin.h,
+ * pecert_mrope_apply_args.interleaved); absent = sections in blocks. */
 static const vec_vkey mrope_apply_keys[] = {
     {"mrope_section", 1, 0, VK_INT_LIST, 0, 1 << 16, 0, NULL, PECERT_MROPE_MAX_AXES},
+    CFG_BOOL_OPT("mrope_interleaved"),
 };
 
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]

@@ -20,6 +20,7 @@
 
 #include <math.h>
 
+#include "certify_checks.h"
 #include "certify_config.h"
 #include "plugin_load.h"
 #include "certify_run.h"
@@ -566,6 +567,26 @@ START_TEST(mapping_bugs_caught_by_profile_vectors)
     ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "gpt-neox-20b", err, sizeof(err)) == 0, "%s", err);
     model.rope.rotary_dim = model.rope.head_dim;
     ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_FAIL);
+    /* Gemma 3's sliding layers given the full layers' theta (rope_local_base_freq
+     * dropped): the sliding layers' official vectors fail, the full ones pass. */
+    snprintf(vectors, sizeof(vectors), "%s/profiles/gemma-3-1b.json", vectors_root());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "gemma-3-1b", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_str_eq(model.layer_types[0].name, "sliding");
+    model.layer_types[0].rope.rope_theta = model.rope.rope_theta;
+    pecert_run_results res;
+    ck_assert_int_eq(certify_results(&res, "ref", vectors), PECERT_EXIT_FAIL);
+    const pecert_check_result *sliding = pecert_run_results_find(&res, "certify.mapping@sliding");
+    const pecert_check_result *full = pecert_run_results_find(&res, "certify.mapping@full");
+    ck_assert_msg(sliding != NULL && sliding->verdict == PECERT_VERDICT_FAIL && full != NULL &&
+                      full->verdict == PECERT_VERDICT_PASS, "certify.mapping per layer type");
+    pecert_run_results_free(&res);
+    /* Qwen3-VL mapped as blocks (Qwen2-VL's layout): certify.mapping fails. */
+    snprintf(vectors, sizeof(vectors), "%s/profiles/qwen3-vl-4b.json", vectors_root());
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "qwen3-vl-4b", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(model.mrope_interleaved, 1);
+    ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_PASS);
+    model.mrope_interleaved = 0;
+    ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_FAIL);
 }
 END_TEST
 
@@ -748,11 +769,19 @@ START_TEST(llama4_text_config_maps)
     ck_assert_int_eq(model.rope.rotary_dim, 128);
     ck_assert_double_eq(model.rope.rope_theta, 500000.0); /* Llama4TextConfig's default */
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    /* Llama4TextConfig: a NoPE layer every no_rope_layer_interval = 4 of 48. */
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_str_eq(model.layer_types[1].name, "nope");
+    ck_assert_int_eq(model.layer_types[1].n_layers, 12);
+    ck_assert_int_eq(model.layer_types[1].rope.layer_kind, PECERT_LAYER_NOPE);
+    ck_assert_int_eq(model.layer_type_of[3], 1);
+    ck_assert_int_eq(model.layer_type_of[4], 0);
     ck_assert_int_eq(model.n_warnings, 1);
-    ck_assert(warned_about("text_config.no_rope_layer_interval"));
-    ck_assert_ptr_nonnull(strstr(model.warnings[0], "12 of 48 layers are NoPE"));
+    ck_assert(warned_about("text_config.no_rope_layers"));
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "attn_temperature_tuning"));
     parse_ok(LLAMA4_TEXT(", \"num_hidden_layers\": 4, \"no_rope_layers\": [1, 1, 1, 1]"));
     ck_assert_int_eq(model.n_warnings, 0);
+    ck_assert_int_eq(model.n_layer_types, 0);
     parse_ok(LLAMA4_TEXT(", \"rope_scaling\": {\"rope_type\": \"llama3\", \"factor\": 16.0,"
                          " \"low_freq_factor\": 1.0, \"high_freq_factor\": 1.0, \"original_max_position_embeddings\": 8192}"));
     ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LLAMA3);
@@ -776,8 +805,151 @@ START_TEST(llama4_profiles_catch_planted_bugs)
     ck_assert_int_eq(certify_with("llama-4-scout", "mutants/llama3_ignored"), PECERT_EXIT_FAIL);
     int status = test_pecert(out, sizeof(out), "certify --profile llama-4-maverick --impl %s/impls/mutants/pairing_swapped.so",
                              test_build_dir());
-    ck_assert_msg(status == 1 && strstr(out, "diagnosis: pairing convention swapped") != NULL, "exit %d: %s", status,
+    ck_assert_msg(status == 1 && strstr(out, "diagnosis: rope layers: pairing convention swapped") != NULL, "exit %d: %.400s", status,
                   out);
+}
+END_TEST
+
+/* Per-layer encodings, as each model's own classes choose them
+ * (transformers v4.57.6): which layers rotate, and with what. */
+#define GEMMA3_TEXT(fields)                                                                            \
+    "{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"num_attention_heads\": 4,"             \
+    " \"num_key_value_heads\": 1, \"max_position_embeddings\": 32768" fields "}"
+
+START_TEST(per_layer_encodings_map)
+{
+    /* Gemma3TextConfig: 26 layers, a full one every sliding_window_pattern =
+     * 6; full layers rope_theta 1e6 + rope_scaling, sliding ones
+     * rope_local_base_freq 10000, default (Gemma3TextModel.__init__). */
+    parse_ok(GEMMA3_TEXT(", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 8.0}"));
+    ck_assert_int_eq(model.n_layers, 26);
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_str_eq(model.layer_types[0].name, "sliding");
+    ck_assert_int_eq(model.layer_types[0].n_layers, 22);
+    ck_assert_double_eq(model.layer_types[0].rope.rope_theta, 10000.0);
+    ck_assert_int_eq(model.layer_types[0].rope.rope_type, PECERT_ROPE_DEFAULT);
+    ck_assert_str_eq(model.layer_types[1].name, "full");
+    ck_assert_double_eq(model.layer_types[1].rope.rope_theta, 1e6);
+    ck_assert_int_eq(model.layer_types[1].rope.rope_type, PECERT_ROPE_LINEAR);
+    ck_assert_int_eq(model.layer_types[1].rope.head_dim, 256);
+    ck_assert_int_eq(model.layer_type_of[5], 1);
+    ck_assert_int_eq(model.layer_type_of[6], 0);
+    char ranges[256];
+    pecert_certify_layer_ranges(ranges, sizeof(ranges), &model, 1);
+    ck_assert_str_eq(ranges, "5, 11, 17, 23");
+    /* layer_types wins over the pattern; the nested form reads text_config. */
+    parse_ok("{\"model_type\": \"gemma3\", \"text_config\": {\"model_type\": \"gemma3_text\", \"hidden_size\": 64,"
+             " \"num_attention_heads\": 4, \"max_position_embeddings\": 8192, \"num_hidden_layers\": 3,"
+             " \"rope_local_base_freq\": 20000, \"layer_types\": [\"full_attention\", \"sliding_attention\","
+             " \"full_attention\"]}}");
+    ck_assert_int_eq(model.layer_types[0].n_layers, 2);
+    ck_assert_str_eq(model.layer_types[0].name, "full");
+    ck_assert_double_eq(model.layer_types[1].rope.rope_theta, 20000.0);
+    parse_fails_naming(GEMMA3_TEXT(", \"num_hidden_layers\": 2, \"layer_types\": [\"full_attention\"]"), "layer_types");
+    parse_fails_naming(GEMMA3_TEXT(", \"num_hidden_layers\": 1, \"layer_types\": [\"chunked\"]"), "layer_types");
+    /* rope_local_base_freq equal to rope_theta, no scaling: one encoding. */
+    parse_ok(GEMMA3_TEXT(", \"rope_theta\": 10000"));
+    ck_assert_int_eq(model.n_layer_types, 0);
+
+    /* SmolLM3Config: no_rope_layers from no_rope_layer_interval = 4 of 36. */
+    parse_ok("{\"model_type\": \"smollm3\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 65536}");
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_str_eq(model.layer_types[1].name, "nope");
+    ck_assert_int_eq(model.layer_types[1].n_layers, 9);
+    ck_assert_double_eq(model.rope.rope_theta, 2e6);
+
+    /* Cohere2Attention rotates only when sliding_window is set on the layer:
+     * the full layers (every 4th of 40) are NoPE; with sliding_window null,
+     * every layer is. */
+    parse_ok("{\"model_type\": \"cohere2\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 8192, \"rope_theta\": 50000}");
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(model.n_layers, 40);
+    ck_assert_str_eq(model.layer_types[0].name, "sliding");
+    ck_assert_int_eq(model.layer_types[0].n_layers, 30);
+    ck_assert_int_eq(model.layer_types[1].rope.layer_kind, PECERT_LAYER_NOPE);
+    parse_ok("{\"model_type\": \"cohere2\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 8192, \"sliding_window\": null}");
+    ck_assert_int_eq(model.n_layer_types, 1);
+    ck_assert_int_eq(model.layer_types[0].rope.layer_kind, PECERT_LAYER_NOPE);
+
+    /* Exaone4Attention rotates when sliding_window is None or the layer
+     * slides: with a window, the full layers are NoPE; without one, every
+     * layer rotates, and layer_types must be given. */
+    parse_ok("{\"model_type\": \"exaone4\", \"hidden_size\": 5120, \"num_attention_heads\": 40,"
+             " \"num_key_value_heads\": 8, \"head_dim\": 128, \"max_position_embeddings\": 131072,"
+             " \"num_hidden_layers\": 64, \"sliding_window\": 4096}");
+    ck_assert_int_eq(model.layer_types[0].n_layers, 48);
+    ck_assert_int_eq(model.layer_types[1].n_layers, 16);
+    ck_assert_int_eq(model.layer_types[1].rope.layer_kind, PECERT_LAYER_NOPE);
+    parse_ok("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4,"
+             " \"max_position_embeddings\": 2048, \"num_hidden_layers\": 2, \"sliding_window\": null,"
+             " \"layer_types\": [\"full_attention\", \"full_attention\"]}");
+    ck_assert_int_eq(model.n_layer_types, 0);
+    parse_fails_naming("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4,"
+                       " \"max_position_embeddings\": 2048, \"sliding_window\": null}", "sliding_window");
+}
+END_TEST
+
+/* certify reports every layer type on its own ("ID@type"), and a plugin
+ * that rotates the NoPE layers is not certified, the diagnosis naming the
+ * layer type and the bug. */
+START_TEST(per_layer_certify_reports_each_type)
+{
+    pecert_run_results res;
+    parse_ok(GEMMA3_TEXT(", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 8.0}"));
+    ck_assert_int_eq(certify_results(&res, "fast", NULL), PECERT_EXIT_PASS);
+    ck_assert_ptr_nonnull(pecert_run_results_find(&res, "certify.rope.reference@full"));
+    ck_assert_ptr_nonnull(pecert_run_results_find(&res, "certify.rope.reference@sliding"));
+    ck_assert_ptr_null(pecert_run_results_find(&res, "certify.rope.reference"));
+    pecert_run_results_free(&res);
+
+    parse_ok("{\"model_type\": \"smollm3\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 65536}");
+    ck_assert_int_eq(certify_results(&res, "ref", NULL), PECERT_EXIT_PASS);
+    const pecert_check_result *nope = pecert_run_results_find(&res, "rope.nope_layer@nope");
+    ck_assert_msg(nope != NULL && nope->verdict == PECERT_VERDICT_PASS, "rope.nope_layer@nope missing or not passed");
+    pecert_run_results_free(&res);
+    ck_assert_int_eq(certify_results(&res, "mutants/nope_rotated", NULL), PECERT_EXIT_FAIL);
+    ck_assert_msg(res.n_findings >= 1 && strcmp(res.findings[0].id, "nope_rotated") == 0 &&
+                      strncmp(res.findings[0].bug, "nope layers: ", 13) == 0,
+                  "%d findings, first '%s': %s", res.n_findings, res.n_findings > 0 ? res.findings[0].id : "",
+                  res.n_findings > 0 ? res.findings[0].bug : "");
+    pecert_run_results_free(&res);
+
+    ck_assert_ptr_nonnull(pecert_known_check("rope.apply.golden@sliding"));
+    ck_assert_ptr_null(pecert_known_check("rope.apply.golden@Sliding!"));
+    ck_assert_ptr_null(pecert_known_check("rope.no_such_check@full"));
+}
+END_TEST
+
+/* Qwen3VLTextRotaryEmbedding (transformers v4.57.6): rope_scaling required,
+ * rope_type only, mrope_section default [24, 20, 20], the sections always
+ * interleaved. */
+#define QWEN3_VL(scaling)                                                                              \
+    "{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"qwen3_vl_text\","              \
+    " \"hidden_size\": 2560, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"                 \
+    " \"max_position_embeddings\": 262144, \"rope_scaling\": " scaling "}}"
+
+START_TEST(qwen3_vl_interleaved_mrope_maps)
+{
+    parse_ok(QWEN3_VL("{\"rope_type\": \"default\", \"mrope_section\": [24, 20, 20], \"mrope_interleaved\": true}"));
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.mrope_interleaved, 1);
+    ck_assert_int_eq(model.rope.head_dim, 128);              /* Qwen3VLTextConfig's default */
+    ck_assert_double_eq(model.rope.rope_theta, 5000000.0);  /* its default */
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok(QWEN3_VL("{\"rope_type\": \"default\"}"));
+    ck_assert_int_eq(model.n_sections, 3);
+    ck_assert_int_eq(model.mrope_section[0], 24);
+    parse_ok(QWEN3_VL("{\"rope_type\": \"default\", \"mrope_section\": [24, 20, 20], \"mrope_interleaved\": false}"));
+    ck_assert_int_eq(model.mrope_interleaved, 1);
+    ck_assert(warned_about("text_config.rope_scaling.mrope_interleaved"));
+    parse_fails_naming(QWEN3_VL("null"), "text_config.rope_scaling");
+    parse_fails_naming(QWEN3_VL("{\"type\": \"default\"}"), "text_config.rope_scaling.type");
+    parse_fails_naming(QWEN3_VL("{\"mrope_section\": [32, 32]}"), "text_config.rope_scaling.mrope_section");
+    parse_fails_naming("{\"model_type\": \"qwen3_vl\", \"hidden_size\": 2560}", "text_config");
 }
 END_TEST
 
@@ -967,6 +1139,9 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, phi3_validation_is_phi3_s);
     tcase_add_test(core, llama4_text_config_maps);
     tcase_add_test(core, llama4_profiles_catch_planted_bugs);
+    tcase_add_test(core, per_layer_encodings_map);
+    tcase_add_test(core, qwen3_vl_interleaved_mrope_maps);
+    tcase_add_test(core, per_layer_certify_reports_each_type);
     tcase_add_test(core, certify_names_planted_bugs_as_run_does);
     tcase_add_test(core, one_bug_one_lead);
     tcase_add_test(core, declined_encoding_is_the_reason);

@@ -17,6 +17,7 @@
 
 #include <cJSON.h>
 
+#include "certify_checks.h"
 #include "checks.h"
 #include "report.h"
 #include "report_bench.h"
@@ -757,15 +758,22 @@ START_TEST(report_refuses_an_edited_results_file)
     write_text(bad, big);
     free(big);
     assert_report_refuses(bad, bad, "50000 checks in 1 runs would take");
-    /* More checks than pecert has: refused before any is read. */
-    char more[8192];
-    size_t m = (size_t)snprintf(more, sizeof(more), "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [");
-    for (int i = 0; i < 100; i++) {
-        m += (size_t)snprintf(more + m, sizeof(more) - m, "%s{\"check\": \"rope.inverse\"}", i ? "," : "");
+    /* More checks than a run can hold (each check once per layer type):
+     * refused before any is read. */
+    size_t too_many = pecert_known_check_count() + 1;
+    size_t more_cap = too_many * 32 + 256;
+    char *more = malloc(more_cap);
+    ck_assert_ptr_nonnull(more);
+    size_t m = (size_t)snprintf(more, more_cap, "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [");
+    for (size_t i = 0; i < too_many; i++) {
+        m += (size_t)snprintf(more + m, more_cap - m, "%s{\"check\": \"rope.inverse\"}", i ? "," : "");
     }
-    snprintf(more + m, sizeof(more) - m, "]}");
+    snprintf(more + m, more_cap - m, "]}");
     write_text(bad, more);
-    assert_report_refuses(bad, bad, "checks: 100 entries, but pecert has");
+    free(more);
+    char says[96];
+    snprintf(says, sizeof(says), "checks: %zu entries, but a pecert run holds at most", too_many);
+    assert_report_refuses(bad, bad, says);
     /* ... and a report file of 20,000 one-check runs (3 MB, 680 MiB once
      * loaded): memory is bounded by a small multiple of the file. */
     cap = 20000 * 200 + 4096;

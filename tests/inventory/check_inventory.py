@@ -17,7 +17,8 @@ code does with positions) is read, and for every model_type its config goes thro
    refusal): a field the modeling code reads that the mapping ignores is a silent
    wrong certificate. And where the modeling code rotates only some layers (an `if`
    around its apply-rotary call, a second rotary module, rope_local_base_freq),
-   pecert must say so in a warning or not map the model at all.
+   pecert must map those layers to layer types (`layer type` lines), say so in a
+   warning, or not map the model at all.
 2. conformance/profiles/INVENTORY.md is what this script writes from the answers
    (--write writes it); a stale one fails, so the table is generated, never typed.
 3. Every bundled profile's model_type is in the inventory, and every RoPE mapping is
@@ -147,7 +148,7 @@ def profile_names():
 def derived(stdout):
     """pecert's derived parameters, one line: 'rope default, rotary_dim 128 of ...'."""
     keep = ("positional encoding", "rope_type", "rotary_dim", "pairing", "alibi max_bias",
-            "relative_attention", "learned table", "mrope_section")
+            "relative_attention", "learned table", "mrope_section", "layers", "layer type")
     parts = []
     for line in stdout.splitlines():
         text = line.strip()
@@ -155,7 +156,7 @@ def derived(stdout):
             if text.startswith(key):
                 parts.append(text[len(key):].strip() if key == "positional encoding" else
                              "%s %s" % (key, text[len(key):].strip()))
-    return ", ".join(parts)
+    return ", ".join(" ".join(p.split()) for p in parts)
 
 
 def cell(text):
@@ -185,7 +186,8 @@ def judge(build, scratch, rows, profiles):
             for key in wrong_defaults(build, scratch, r, answer):
                 failures.append("%s: without %s pecert certifies other parameters than %s's default %s"
                                 % (mt, key, r["config_class"], json.dumps(r["fields"][key])))
-            if layers and not any("layer" in w for w in warnings):
+            layer_types = [l for l in stdout.splitlines() if l.strip().startswith("layer type ")]
+            if layers and not layer_types and not any("layer" in w for w in warnings):
                 failures.append("%s: pecert maps it with no warning naming its layers, but the model %s"
                                 % (mt, "; ".join(layers)))
             kind = "partial" if warnings else "mapped"
@@ -252,8 +254,9 @@ def markdown(doc, table, counts):
         "(`profiles` names the bundled checkpoints of a model type). *Encoding* is what the",
         "modeling code and config show; *layers* is what makes layers differ (an `if` around",
         "the apply-rotary call, a second rotary module, a local base); a mapped model type",
-        "with such layers must carry a warning, and every encoding field of a mapped config",
-        "must change pecert's answer when it changes (the script tries each).",
+        "with such layers must map them to layer types (certify checks each type on its own,",
+        "`ID@type`) or carry a warning, and every encoding field of a mapped config must",
+        "change pecert's answer when it changes (the script tries each).",
         "",
     ]
     lines += not_mapped_summary(table)

@@ -438,9 +438,12 @@ def check_family_test(p, field, test, raw, spans):
 def check_mrope_apply(p, field, test, raw, spans):
     config = dict(test["config"])
     section = config.pop("mrope_section", None)
+    interleaved = config.pop("mrope_interleaved", False)
     if not (isinstance(section, list) and 0 < len(section) <= 4 and all(is_int(v) and v >= 0 for v in section)):
         p.add(field + ".config.mrope_section", "missing, or not 1..4 non-negative ints")
         return
+    if not isinstance(interleaved, bool) or (interleaved and len(section) != 3):
+        p.add(field + ".config.mrope_interleaved", "not a bool, or set without exactly three sections")
     config_ok = check_config(p, field + ".config", config)
     if config_ok and sum(section) != config["rotary_dim"] // 2:
         p.add(field + ".config.mrope_section", "does not sum to rotary_dim / 2")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generate pecert's M-RoPE (Qwen2-VL) vectors from transformers v4.57.6.
+"""Generate pecert's M-RoPE (Qwen2-VL, Qwen3-VL) vectors from transformers v4.57.6.
 
     /usr/bin/python3 vectors/gen/gen_mrope.py --transformers PATH --out vectors/mrope
 
@@ -9,6 +9,9 @@ Source: huggingface/transformers v4.57.6, src/transformers/models/qwen2_vl/model
          Qwen2-VL's token ids and spatial_merge_size 2; grids None when a test has none
   apply  Qwen2VLRotaryEmbedding.forward (cos/sin per axis) + apply_multimodal_rotary_pos_emb
          with mrope_section, on position ids that get_rope_index produced
+  apply_interleaved  src/transformers/models/qwen3_vl/modeling_qwen3_vl.py:
+         Qwen3VLTextRotaryEmbedding.forward (apply_interleaved_mrope) + apply_rotary_pos_emb,
+         on the same position ids
 
 Token sequences follow the chat template's layout: <|vision_start|>, then t*h*w /
 merge^2 <|image_pad|> (or <|video_pad|>) tokens, then <|vision_end|>.  Text tokens are
@@ -55,6 +58,9 @@ NOTES = {
                         "Qwen2-VL-7B / 2B text config: head_dim 128, rope_theta 1e6, "
                         "mrope_section [16, 24, 24]; a 448 x 448 image (grid 1 x 32 x 32)."),
     "synthetic": ("MODIFIED_PARAMETER", "A head size and sections no released model uses."),
+    "interleaved": ("FUNCTIONALITY",
+                    "Qwen3-VL's interleaved sections (Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): "
+                    "frequency i on axis i mod 3 within three times each section, not in blocks."),
     "batch": ("FUNCTIONALITY", "Several sequences flattened to tokens."),
 }
 
@@ -159,8 +165,37 @@ SMALL = dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=2, rope_
              max_position_embeddings=4096, section=[2, 3, 3])
 
 
-def build_apply(s, vf):
+def record_apply(s, vf, src, cases, rotate, seed_prefix):
+    """One mrope.apply test per case: the case's position ids (from get_rope_index),
+    seeded x, and rotate(preset, section, q, pos) -> (text config, q rotated) by the
+    model's own classes; tensors moved between [B, H, S, D] and [T, H, D]."""
     torch = s.torch
+    for preset, heads, comment, index_case, flags in cases:
+        preset = dict(preset)
+        section = preset.pop("section")
+        _, rows, images, videos, _ = index_case
+        _, _, _, _, pos, _ = s.rope_index(rows, images, videos)
+        b, seq = pos.shape[1], pos.shape[2]
+        head_dim = preset.get("head_dim", preset["hidden_size"] // preset["num_attention_heads"])
+        x = famgen.seeded_normal(f"{seed_prefix} {comment}", (b * seq, heads, head_dim))
+        q = torch.from_numpy(x).reshape(b, seq, heads, head_dim).transpose(1, 2)  # [B, H, S, D]
+        with torch.no_grad():
+            text_cfg, out = rotate(preset, section, q, torch.from_numpy(pos))
+        out = out.transpose(1, 2).reshape(b * seq, heads, head_dim).contiguous().numpy()
+        config = {"rope_type": "default", "rope_theta": text_cfg.rope_theta, "head_dim": head_dim,
+                  "rotary_dim": head_dim,
+                  "max_position_embeddings": text_cfg.max_position_embeddings,
+                  "mrope_section": list(section)}
+        if getattr(text_cfg, "rope_scaling", {}).get("mrope_interleaved"):
+            config["mrope_interleaved"] = True
+        vf.add_test("mrope.apply", comment, flags, src, config,
+                    {"seq_len": 0, "pairing": "split_half"},
+                    {"positions": vf.tensor(pos.reshape(3, b * seq), "i64"),
+                     "x": vf.tensor(x, "f32")},
+                    {"out": vf.tensor(out, "f32")})
+
+
+def build_apply(s, vf):
     src = famgen.source("src/transformers/models/qwen2_vl/modeling_qwen2_vl.py",
                         "apply_multimodal_rotary_pos_emb")
     cases = (
@@ -172,33 +207,52 @@ def build_apply(s, vf):
         (SMALL, 3, "head 16, sections 2/3/3, image then video", INDEX_CASES[9],
          ["image_and_video", "synthetic"]),
     )
-    for preset, heads, comment, index_case, flags in cases:
-        preset = dict(preset)
-        section = preset.pop("section")
+
+    def rotate(preset, section, q, pos):
         text_cfg = s.cfg_mod.Qwen2VLTextConfig(
             num_hidden_layers=1, intermediate_size=64, vocab_size=32,
             rope_scaling={"type": "mrope", "mrope_section": list(section)}, **preset)
-        head_dim = text_cfg.hidden_size // text_cfg.num_attention_heads
-        _, rows, images, videos, _ = index_case
-        _, _, _, _, pos, _ = s.rope_index(rows, images, videos)
-        b, seq = pos.shape[1], pos.shape[2]
-        x = famgen.seeded_normal(f"mrope apply {comment}", (b * seq, heads, head_dim))
-        q = torch.from_numpy(x).reshape(b, seq, heads, head_dim).transpose(1, 2)  # [B, H, S, D]
-        rot = s.m.Qwen2VLRotaryEmbedding(config=text_cfg)
-        position_ids = torch.from_numpy(pos)
-        with torch.no_grad():
-            cos, sin = rot(q, position_ids)
-            out, _ = s.m.apply_multimodal_rotary_pos_emb(q, q, cos, sin, list(section))
-        out = out.transpose(1, 2).reshape(b * seq, heads, head_dim).contiguous().numpy()
-        config = {"rope_type": "default", "rope_theta": text_cfg.rope_theta, "head_dim": head_dim,
-                  "rotary_dim": head_dim,
-                  "max_position_embeddings": text_cfg.max_position_embeddings,
-                  "mrope_section": list(section)}
-        vf.add_test("mrope.apply", comment, flags, src, config,
-                    {"seq_len": 0, "pairing": "split_half"},
-                    {"positions": vf.tensor(pos.reshape(3, b * seq), "i64"),
-                     "x": vf.tensor(x, "f32")},
-                    {"out": vf.tensor(out, "f32")})
+        cos, sin = s.m.Qwen2VLRotaryEmbedding(config=text_cfg)(q, pos)
+        return text_cfg, s.m.apply_multimodal_rotary_pos_emb(q, q, cos, sin, list(section))[0]
+
+    record_apply(s, vf, src, cases, rotate, "mrope apply")
+
+
+# Qwen3-VL text configs for the interleaved apply vectors: Qwen3-VL-4B-Instruct's
+# text_config (kohya-ss/musubi-tuner@7c1cf7275b83d641c87dbbade14aad8abe6c6546,
+# src/musubi_tuner/krea2/krea2_encoder.py quotes it), and a small head whose sections
+# reach past rotary_dim / 2 when tripled (the slices then stop at the end).
+QWEN3VL_4B = dict(hidden_size=2560, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+                  rope_theta=5000000.0, max_position_embeddings=262144, section=[24, 20, 20])
+QWEN3VL_SMALL = dict(hidden_size=32, num_attention_heads=2, num_key_value_heads=2, head_dim=16,
+                     rope_theta=10000.0, max_position_embeddings=4096, section=[2, 3, 3])
+
+
+def build_apply_interleaved(s, vf):
+    """Qwen3VLTextRotaryEmbedding.forward (cos/sin with the axes interleaved) +
+    apply_rotary_pos_emb, on position ids that Qwen2-VL's get_rope_index produced (any
+    three-axis ids serve: the rotation reads them as given)."""
+    from transformers.models.qwen3_vl import configuration_qwen3_vl, modeling_qwen3_vl
+    src = famgen.source("src/transformers/models/qwen3_vl/modeling_qwen3_vl.py",
+                        "Qwen3VLTextRotaryEmbedding.forward + apply_rotary_pos_emb")
+    cases = (
+        (QWEN3VL_4B, 2, "Qwen3-VL-4B, one image 1 x 4 x 6", INDEX_CASES[2], ["image", "interleaved"]),
+        (QWEN3VL_4B, 1, "Qwen3-VL-4B, text only", INDEX_CASES[0], ["text_only", "interleaved"]),
+        (QWEN3VL_4B, 2, "Qwen3-VL-4B, video 2 x 4 x 4", INDEX_CASES[6], ["video", "interleaved"]),
+        (QWEN3VL_4B, 1, "Qwen3-VL-4B, 448 x 448 image", INDEX_CASES[5], ["image", "interleaved"]),
+        (QWEN3VL_SMALL, 3, "head 16, sections 2/3/3 interleaved, image then video", INDEX_CASES[9],
+         ["image_and_video", "interleaved", "synthetic"]),
+    )
+
+    def rotate(preset, section, q, pos):
+        text_cfg = configuration_qwen3_vl.Qwen3VLTextConfig(
+            num_hidden_layers=1, intermediate_size=64, vocab_size=32,
+            rope_scaling={"rope_type": "default", "mrope_section": list(section), "mrope_interleaved": True},
+            **preset)
+        cos, sin = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding(config=text_cfg)(q, pos)
+        return text_cfg, modeling_qwen3_vl.apply_rotary_pos_emb(q, q, cos, sin)[0]
+
+    record_apply(s, vf, src, cases, rotate, "mrope apply interleaved")
 
 
 def main(argv=None):
@@ -212,6 +266,8 @@ def main(argv=None):
         ("index", "M-RoPE position ids from Qwen2VLModel.get_rope_index", build_index),
         ("apply", "M-RoPE apply: Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb",
          build_apply),
+        ("apply_interleaved", "Interleaved M-RoPE apply (Qwen3-VL): Qwen3VLTextRotaryEmbedding + "
+                              "apply_rotary_pos_emb", build_apply_interleaved),
     ):
         vf = famgen.new_file(name, "mrope", desc, GENERATOR, s.prov, NOTES)
         build(s, vf)

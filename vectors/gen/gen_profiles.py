@@ -56,6 +56,11 @@ NOTES = {
     "long_position": ("EDGE_CASE", "Positions far past every trained length (2^20)."),
     "mrope_axes": ("FUNCTIONALITY", "Three position axes (temporal, height, width) that differ, "
                                     "so every mrope_section is exercised."),
+    "layers_full": ("FUNCTIONALITY", "The encoding of the full-attention layers: the rotary module "
+                                     "the model builds for them (Gemma3TextModel.rotary_emb)."),
+    "layers_sliding": ("FUNCTIONALITY", "The encoding of the sliding-window layers: the rotary module "
+                                        "the model builds for them (Gemma3TextModel.rotary_emb_local, "
+                                        "from a copy of the config with rope_local_base_freq)."),
 }
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
@@ -89,6 +94,26 @@ ROPE_MODELS = {
     "phi": ("PhiConfig", "PhiRotaryEmbedding", "apply_rotary_pos_emb"),
     "stablelm": ("StableLmConfig", "StableLmRotaryEmbedding", "apply_rotary_pos_emb"),
     "gemma": ("GemmaConfig", "GemmaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "gemma3_text": ("Gemma3TextConfig", "Gemma3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "smollm3": ("SmolLM3Config", "SmolLM3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "cohere2": ("Cohere2Config", "Cohere2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "exaone4": ("Exaone4Config", "Exaone4RotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen3_vl": ("Qwen3VLTextConfig", "Qwen3VLTextRotaryEmbedding", "apply_rotary_pos_emb"),
+}
+# M-RoPE rotary classes: forward takes [3, B, S] position ids. Qwen2-VL's returns cos/sin per
+# axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
+# interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
+# apply_rotary_pos_emb.
+MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
+MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
+# The module a model_type's classes live in, where it is not the model_type.
+MODULE_OF = {"gemma3_text": "gemma3"}
+# Models whose layers rotate with one of several rotary modules the model builds:
+# model_type -> (model class, [(layer type, attribute of the model holding its module)]).
+# The model is built once (with a few layers and tiny widths; head_dim and every
+# position field as the profile says) and each module's config is the one recorded.
+LAYERED_MODULES = {
+    "gemma3_text": ("Gemma3TextModel", [("full", "rotary_emb"), ("sliding", "rotary_emb_local")]),
 }
 # Models whose attention, not their apply function, splits a partial rotary head:
 # PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
@@ -97,7 +122,7 @@ ROPE_MODELS = {
 ATTENTION_SPLITS = ("phi", "stablelm")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
-ADJACENT_PAIRS = ("ernie4_5", "cohere", "glm4", "helium", "deepseek_v3")
+ADJACENT_PAIRS = ("ernie4_5", "cohere", "cohere2", "glm4", "helium", "deepseek_v3")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
@@ -107,7 +132,7 @@ ADJACENT_PAIRS = ("ernie4_5", "cohere", "glm4", "helium", "deepseek_v3")
 PERMUTED_APPLY = ("apply_rotary_pos_emb_interleave",)
 # Rotary classes whose forward returns cos/sin already repeat_interleave'd (f0, f0, f1, f1,
 # ...) instead of cat((freqs, freqs)): CohereRotaryEmbedding.
-INTERLEAVED_TABLE = ("CohereRotaryEmbedding",)
+INTERLEAVED_TABLE = ("CohereRotaryEmbedding", "Cohere2RotaryEmbedding")
 # Rotary classes whose forward returns complex freqs_cis (cos + i sin, times the attention
 # scaling) for a complex multiply of adjacent pairs, instead of a (cos, sin) pair.
 COMPLEX_ROPE = ("deepseek_v2", "llama4")
@@ -116,8 +141,9 @@ HEADS = 2
 
 
 def modules(model_type):
-    cfg_mod = importlib.import_module(f"transformers.models.{model_type}.configuration_{model_type}")
-    mdl_mod = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    name = MODULE_OF.get(model_type, model_type)
+    cfg_mod = importlib.import_module(f"transformers.models.{name}.configuration_{name}")
+    mdl_mod = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
     return cfg_mod, mdl_mod
 
 
@@ -129,7 +155,7 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] == "llama4":
+    if config["model_type"] in ("llama4", "gemma3", "qwen3_vl"):
         return config["text_config"]
     return config
 
@@ -150,7 +176,7 @@ def manifest_config(gen, cfg):
     if scaling and "mrope_section" in scaling:
         section = list(scaling["mrope_section"])
         cfg = copy.copy(cfg)
-        cfg.rope_scaling = {k: v for k, v in scaling.items() if k != "mrope_section"}
+        cfg.rope_scaling = {k: v for k, v in scaling.items() if k not in ("mrope_section", "mrope_interleaved")}
     return gen.manifest_config(cfg), section
 
 
@@ -189,8 +215,8 @@ def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
     """cos/sin of a fresh module (longrope picks its factors from max(pos)+1)."""
     module = cls(config=cfg)
     position_ids = torch.tensor([pos], dtype=torch.int64)
-    mrope = cls.__name__ in ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
-    if mrope:  # three equal axes: text-only ids, as get_rope_index forms them
+    mrope = cls.__name__ in MROPE_PER_AXIS
+    if mrope or cls.__name__ in MROPE_INTERLEAVED:  # three equal axes: text-only ids, as get_rope_index forms them
         position_ids = position_ids.view(1, 1, -1).expand(3, 1, -1)
     with torch.no_grad():
         if cls.__name__ == "Llama4TextRotaryEmbedding":  # freqs_cis: rot/2 complex values
@@ -246,32 +272,81 @@ def add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos, commen
 
 
 def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comment, flags):
-    """The model's rotary class (Qwen2VLRotaryEmbedding, Qwen2_5_VLRotaryEmbedding) on
-    3-axis ids + its apply_multimodal_rotary_pos_emb."""
+    """The model's rotary class on 3-axis ids + its apply: Qwen2VLRotaryEmbedding and
+    Qwen2_5_VLRotaryEmbedding with apply_multimodal_rotary_pos_emb (sections in blocks),
+    Qwen3VLTextRotaryEmbedding (sections interleaved) with apply_rotary_pos_emb."""
     seq = len(pos3[0])
     dim = config["head_dim"]
     x = famgen.seeded_normal(f"{vf.name}/{comment}", (seq, HEADS, dim))
     q = torch.from_numpy(x.copy()).view(1, seq, HEADS, dim).transpose(1, 2)
     position_ids = torch.tensor(pos3, dtype=torch.int64).view(3, 1, seq)
+    interleaved = names[1] in MROPE_INTERLEAVED
+    apply = mdl.apply_rotary_pos_emb if interleaved else mdl.apply_multimodal_rotary_pos_emb
     with torch.no_grad():
         cos, sin = getattr(mdl, names[1])(config=cfg)(q, position_ids)
-        out, _ = mdl.apply_multimodal_rotary_pos_emb(q, q.clone(), cos, sin, list(section))
+        if interleaved:
+            out, _ = apply(q, q.clone(), cos, sin)
+        else:
+            out, _ = apply(q, q.clone(), cos, sin, list(section))
     out = out.transpose(1, 2).reshape(seq, HEADS, dim).numpy()
     mconfig = dict(config, mrope_section=list(section))
+    if interleaved:
+        mconfig["mrope_interleaved"] = True
     vf.add_test("mrope.apply", comment, flags,
-                source_of(ref, mdl.apply_multimodal_rotary_pos_emb,
-                          names[1] + ".forward + apply_multimodal_rotary_pos_emb"),
+                source_of(ref, apply, names[1] + ".forward + " + apply.__name__),
                 mconfig, {"seq_len": 0, "pairing": "split_half"},
                 {"positions": vf.tensor(np.asarray(pos3, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out, "f32")})
 
 
-def build_rope(ref, gen, vf, profile):
-    torch = ref.torch
+def text_model_type(profile):
+    """The model_type of the text model's classes (gemma3 nests gemma3_text)."""
     mt = profile["config"]["model_type"]
+    return "gemma3_text" if mt == "gemma3" else mt
+
+
+def layer_configs(mdl, mt, cfg):
+    """[(layer type, the config of its rotary module)] as the model itself builds them:
+    the model class instantiated on cfg made tiny (hidden 8, vocab 16, intermediate 8;
+    head_dim and every position field untouched), each module's .config read back."""
+    if mt not in LAYERED_MODULES:
+        return [(None, cfg)]
+    model_cls, attrs = LAYERED_MODULES[mt]
+    tiny = copy.deepcopy(cfg)
+    tiny.hidden_size, tiny.vocab_size, tiny.intermediate_size = 8, 16, 8
+    model = getattr(mdl, model_cls)(tiny)
+    return [(layer, getattr(model, attr).config) for layer, attr in attrs]
+
+
+def build_rope(ref, gen, vf, profile):
+    mt = text_model_type(profile)
     names = ROPE_MODELS[mt]
     cfg_mod, mdl = modules(mt)
     cfg = make_config(getattr(cfg_mod, names[0]), profile["config"])
+    for layer, layer_cfg in layer_configs(mdl, mt, cfg):
+        build_rope_module(ref, gen, vf, mt, mdl, names, layer_cfg, [] if layer is None else ["layers_" + layer],
+                          "" if layer is None else layer + " layers: ")
+
+
+class LayerTests:
+    """A vector file whose tests are one layer type's: each gets its flag (layers_<type>)
+    and its comment a prefix naming the type; everything else is the file's."""
+
+    def __init__(self, vf, flags, prefix):
+        self.vf, self.flags, self.prefix = vf, flags, prefix
+
+    def add_test(self, op, comment, flags, *rest):
+        self.vf.add_test(op, self.prefix + comment, list(flags) + self.flags, *rest)
+
+    def __getattr__(self, name):
+        return getattr(self.vf, name)
+
+
+def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
+    """The vectors of one rotary module (one layer type's, when the model has several),
+    each test flagged with its layer type and its comment prefixed with it."""
+    torch = ref.torch
+    vf = LayerTests(vf, layer_flags, prefix) if layer_flags else vf
     config, section = manifest_config(gen, cfg)
     cls = getattr(mdl, names[1])
     pairing = "interleaved" if mt in COMPLEX_ROPE or mt in ADJACENT_PAIRS else "split_half"
@@ -407,7 +482,7 @@ def build_learned(ref, vf, profile):
 
 
 def build(ref, gen, vf, profile):
-    mt = profile["config"]["model_type"]
+    mt = text_model_type(profile)
     if mt in ROPE_MODELS:
         build_rope(ref, gen, vf, profile)
     elif mt == "gptj":
