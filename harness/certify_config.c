@@ -681,6 +681,10 @@ static const rope_defaults llama_like_defaults[] = {
     {"qwen2_vl", 1e6, 1.0, 0, NULL},
     {"qwen2_5_vl", 1e6, 1.0, 0, NULL},
     {"qwen3_vl", 5e6, 1.0, 128, NULL},
+    {"ernie4_5_moe", 500000.0, 1.0, 0, NULL},
+    {"glm4_moe", 10000.0, 0.5, 0, NULL},
+    {"nemotron", 10000.0, 0.5, 0, NULL},
+    {"qwen3_next", 10000.0, 0.25, 256, NULL},
     {"phi", 10000.0, 0.5, 0, NULL},
     {"stablelm", 10000.0, 0.25, 0, NULL},
     {"glm4", 10000.0, 0.5, 128, NULL},
@@ -714,14 +718,15 @@ static const rope_defaults *defaults_of(const char *model_type)
     return &plain;
 }
 
-/* Whether the model's code rotates part of a head: Phi3's and GLM-4's
+/* Whether the model's code rotates part of a head: Phi3's, GLM-4's,
+ * GLM-4.5's (glm4_moe), Nemotron's and Qwen3-Next's
  * apply_rotary_pos_emb slice q[..., :rotary_dim] themselves, Phi's and
  * StableLM's attention does (query_rot / query_pass). Every other
  * Llama-shaped apply multiplies the whole head by cos/sin of rotary_dim
  * channels, which does not broadcast: transformers cannot run it. */
 static int splits_partial_rotary(const char *model_type)
 {
-    static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", NULL};
+    static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", "glm4_moe", "nemotron", "qwen3_next", NULL};
     return in_list(model_type, splitters);
 }
 
@@ -842,6 +847,29 @@ static int reject_unknown_llama_like(map_ctx *c)
 
 static int map_layers(map_ctx *c);
 
+/* What one model's code does differently from the Llama shape:
+ * OlmoeAttention sizes its heads hidden_size / num_attention_heads
+ * whatever head_dim says, while its rotary module reads head_dim (a
+ * different head_dim is a model transformers cannot run);
+ * NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says
+ * (its config class has no such field), so a scaled config is refused. */
+static int check_model_quirks(map_ctx *c)
+{
+    const pecert_certify_model *m = c->m;
+    int32_t hidden = 0;
+    if (strcmp(m->model_type, "olmoe") == 0 && get(c->root, "head_dim") != NULL &&
+        read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
+        return fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: OlmoeAttention uses the "
+                    "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
+                    (int)(hidden / m->num_heads));
+    }
+    if (strcmp(m->model_type, "nemotron") == 0 && get(c->root, "rope_scaling") != NULL) {
+        return fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
+                    "(NemotronConfig has no such field); pecert refuses a field the model ignores");
+    }
+    return 0;
+}
+
 static int map_llama_like(map_ctx *c)
 {
     const rope_defaults *d = defaults_of(c->m->model_type);
@@ -854,6 +882,9 @@ static int map_llama_like(map_ctx *c)
     }
     if (d->head_dim > 0 && get(c->root, "head_dim") == NULL) {
         m->head_dim = d->head_dim;
+    }
+    if (check_model_quirks(c) != 0) {
+        return -1;
     }
     /* DeepSeek MLA: the rotary part of q/k is qk_rope_head_dim wide
      * (DeepseekV2Config sets head_dim = qk_rope_head_dim, 64 by default). */
@@ -1111,6 +1142,41 @@ static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
     return 0;
 }
 
+/* Qwen3-Next: layer_types, or a full-attention layer every
+ * full_attention_interval (default 4) layers, the others linear attention
+ * (Qwen3NextGatedDeltaNet), which has no positions to encode. The
+ * full-attention layers rotate with the config's rope; the others are no
+ * attention layer a plugin's rope or session computes, so certify says it
+ * leaves them out. */
+static int map_linear_attention_layers(map_ctx *c)
+{
+    int32_t interval = 4;
+    int linear = 0;
+    if (read_layer_count(c, 48) != 0 ||
+        read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0) {
+        return -1;
+    }
+    const cJSON *list = get(c->root, "layer_types");
+    if (list != NULL && (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != c->m->n_layers)) {
+        return fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+                    (int)c->m->n_layers);
+    }
+    for (int32_t i = 0; i < c->m->n_layers; i++) {
+        const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i) : NULL;
+        int is_linear = e != NULL && cJSON_IsString(e) && strcmp(e->valuestring, "linear_attention") == 0;
+        if (e != NULL && !is_linear && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
+            return fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"", (int)i);
+        }
+        linear += list != NULL ? is_linear : (i + 1) % interval != 0;
+    }
+    if (linear > 0) {
+        warn(c, list != NULL ? "layer_types" : "full_attention_interval",
+             "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
+             "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
+    }
+    return 0;
+}
+
 /* The per-layer rule of a Llama-shaped model_type, after its rope is
  * mapped: which layers rotate, and with what. */
 static int map_layers(map_ctx *c)
@@ -1127,6 +1193,9 @@ static int map_layers(map_ctx *c)
     }
     if (strcmp(mt, "exaone4") == 0) {
         return map_sliding_rope_layers(c, 32);
+    }
+    if (strcmp(mt, "qwen3_next") == 0) {
+        return map_linear_attention_layers(c);
     }
     return 0;
 }
@@ -1374,9 +1443,17 @@ typedef struct model_rule {
  * x[..., 1::2] against cos/sin repeated by repeat_interleave(2): adjacent
  * pairs, GLM-4's on the first rotary_dim channels only. Qwen2_5_VLTextConfig
  * copies "type" (mrope read as default) and validates like Qwen2-VL's, and
- * its apply_multimodal_rotary_pos_emb is Qwen2-VL's. Each is held to
- * the model's own outputs by a profile's vectors or vectors/mappings/
- * (tests/inventory/check_inventory.py). */
+ * its apply_multimodal_rotary_pos_emb is Qwen2-VL's. Second round:
+ * OlmoeConfig, Qwen2MoeConfig, Starcoder2Config, Ernie4_5_MoeConfig,
+ * Glm4MoeConfig and SmolLM3Config copy "type" and validate;
+ * Gemma3TextConfig, Cohere2Config, NemotronConfig, Qwen3VLTextConfig and
+ * Qwen3NextConfig validate without copying; Exaone4Config does neither. Split halves for
+ * all but Cohere 2's and ERNIE 4.5 MoE's adjacent pairs; GLM-4.5
+ * (glm4_moe), Nemotron and Qwen3-Next slice the rotary channels off in
+ * their apply,
+ * like Phi-3 (check_model_quirks and map_layers hold what else differs).
+ * Each is held to the model's own outputs by a profile's vectors or
+ * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
     {"llama", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"mistral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -1403,6 +1480,13 @@ static const model_rule model_rules[] = {
     {"cohere", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
     {"glm4", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"helium", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"olmoe", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen2_moe", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"starcoder2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"ernie4_5_moe", map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"glm4_moe", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"nemotron", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"qwen3_next", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"gemma3_text", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"smollm3", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"cohere2", map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},

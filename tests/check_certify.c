@@ -953,6 +953,46 @@ START_TEST(qwen3_vl_interleaved_mrope_maps)
 }
 END_TEST
 
+/* What one model's code does differently (transformers v4.57.6):
+ * OlmoeAttention's heads are hidden_size / num_attention_heads whatever
+ * head_dim says; NemotronRotaryEmbedding ignores rope_scaling; GLM-4.5 and
+ * Nemotron rotate the first half of each head (their apply slices
+ * q[..., :rotary_dim]); ERNIE 4.5 MoE pairs adjacent channels. */
+START_TEST(model_quirks_are_the_model_s)
+{
+    parse_ok("{\"model_type\": \"olmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 4096}");
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    parse_fails_naming("{\"model_type\": \"olmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+                       " \"head_dim\": 64, \"max_position_embeddings\": 4096}", "head_dim");
+    parse_ok("{\"model_type\": \"nemotron\", \"hidden_size\": 3072, \"num_attention_heads\": 24,"
+             " \"max_position_embeddings\": 4096}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64); /* NemotronConfig: partial_rotary_factor 0.5 */
+    parse_fails_naming("{\"model_type\": \"nemotron\", \"hidden_size\": 3072, \"num_attention_heads\": 24,"
+                       " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"linear\","
+                       " \"factor\": 2}}", "rope_scaling");
+    parse_ok("{\"model_type\": \"glm4_moe\", \"hidden_size\": 4096, \"num_attention_heads\": 96, \"head_dim\": 128,"
+             " \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+    parse_ok("{\"model_type\": \"ernie4_5_moe\", \"hidden_size\": 2560, \"num_attention_heads\": 20,"
+             " \"head_dim\": 128, \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    /* Qwen3-Next: partial 0.25 of head_dim 256; three of every four layers
+     * linear attention (full_attention_interval 4), said in a warning. */
+    parse_ok("{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 262144, \"rope_theta\": 10000000}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.n_layer_types, 0);
+    ck_assert(warned_about("full_attention_interval"));
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "36 of 48 layers are linear attention"));
+    parse_fails_naming("{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+                       " \"max_position_embeddings\": 4096, \"num_hidden_layers\": 2, \"layer_types\": [\"x\", \"y\"]}",
+                       "layer_types");
+}
+END_TEST
+
 START_TEST(out_of_range_values_are_errors)
 {
     /* Where the official code raises or computes no finite frequency. */
@@ -1141,6 +1181,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, llama4_profiles_catch_planted_bugs);
     tcase_add_test(core, per_layer_encodings_map);
     tcase_add_test(core, qwen3_vl_interleaved_mrope_maps);
+    tcase_add_test(core, model_quirks_are_the_model_s);
     tcase_add_test(core, per_layer_certify_reports_each_type);
     tcase_add_test(core, certify_names_planted_bugs_as_run_does);
     tcase_add_test(core, one_bug_one_lead);

@@ -99,6 +99,13 @@ ROPE_MODELS = {
     "cohere2": ("Cohere2Config", "Cohere2RotaryEmbedding", "apply_rotary_pos_emb"),
     "exaone4": ("Exaone4Config", "Exaone4RotaryEmbedding", "apply_rotary_pos_emb"),
     "qwen3_vl": ("Qwen3VLTextConfig", "Qwen3VLTextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "olmoe": ("OlmoeConfig", "OlmoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen2_moe": ("Qwen2MoeConfig", "Qwen2MoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "starcoder2": ("Starcoder2Config", "Starcoder2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "glm4_moe": ("Glm4MoeConfig", "Glm4MoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "nemotron": ("NemotronConfig", "NemotronRotaryEmbedding", "apply_rotary_pos_emb"),
+    "ernie4_5_moe": ("Ernie4_5_MoeConfig", "Ernie4_5_MoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen3_next": ("Qwen3NextConfig", "Qwen3NextRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # M-RoPE rotary classes: forward takes [3, B, S] position ids. Qwen2-VL's returns cos/sin per
 # axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
@@ -122,7 +129,7 @@ LAYERED_MODULES = {
 ATTENTION_SPLITS = ("phi", "stablelm")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
-ADJACENT_PAIRS = ("ernie4_5", "cohere", "cohere2", "glm4", "helium", "deepseek_v3")
+ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
