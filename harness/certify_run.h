@@ -1,7 +1,9 @@
 /*
  * certify_run.h - certify one plugin for one checkpoint: every check that
  * applies to the checkpoint's positional encoding, at exactly its derived
- * parameters, each in its own child process, `ref` as the oracle.
+ * parameters, each in its own child process, `ref` as the oracle. A
+ * checkpoint with layer types (certify_config.h) is certified once per
+ * type, its checks reported as "ID@type" and diagnosed per type.
  */
 #ifndef PECERT_HARNESS_CERTIFY_RUN_H
 #define PECERT_HARNESS_CERTIFY_RUN_H

@@ -6,7 +6,10 @@
  *         head_dim, qk_rope_head_dim, mrope_section, MPT attn_config); every
  *         bundled profile maps; certify passes ref and fails planted bugs;
  *         ref through the mapping reproduces every profile's official
- *         vectors, and a broken mapping fails them.
+ *         vectors, and a broken mapping fails them; per-layer encodings
+ *         (Gemma 3, SmolLM3, Cohere 2, Exaone 4, Llama 4) map to layer
+ *         types certified one by one, Qwen3-VL to interleaved M-RoPE, and
+ *         each model's own quirks are its own.
  * limits: keys that name no positional concept are ignored, null is absent.
  * errors: an unknown key or an out-of-range value is one error naming the
  *         key (and exit 2 from the command), never silently ignored.
