@@ -336,7 +336,7 @@ vectors: gen-deps
 
 # RoPE mappings no bundled profile holds: their default config's outputs
 # (vectors/mappings/), which `make inventory` requires ref to certify.
-MAPPING_TYPES := phi,gemma,seed_oss,apertus,arcee,stablelm,granite,ministral,ernie4_5,cohere,glm4,helium,ernie4_5_moe,qwen3_next
+MAPPING_TYPES := phi,gemma,seed_oss,apertus,arcee,stablelm,granite,ministral,ernie4_5,cohere,glm4,helium,ernie4_5_moe,qwen3_next,granitemoe,falcon
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

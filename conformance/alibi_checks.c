@@ -16,10 +16,20 @@
 /* Slopes of a config from the oracle (for the per-head bound). */
 /* ---- alibi.slopes.golden ------------------------------------------------ */
 
+/* The vectors of a reference that rounds its slopes and biases to
+ * bfloat16 (Falcon) carry the flag bf16_reference. */
+#define BF16_REFERENCE "bf16_reference"
+
+typedef struct slope_ctx {
+    int64_t num_heads;
+    int bf16;               /* the reference rounds to bfloat16       */
+} slope_ctx;
+
 static double slope_bound(const void *ctx, int64_t i, double want)
 {
+    const slope_ctx *c = ctx;
     (void)i;
-    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx);
+    return pecert_tol_alibi_slope(want, c->num_heads) + (c->bf16 ? pecert_tol_bf16_reference(want, 1) : 0.0);
 }
 
 static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
@@ -40,7 +50,8 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
     a.out = &out.view;
     pecert_status st = env->plugin.desc->alibi_slopes(env->plugin.instance, &a);
     if (pecert_out_status(r, &env->plugin, st, &out, where, "alibi_slopes")) {
-        pecert_compare_bounded(r, &out, want, slope_bound, &n, where);
+        slope_ctx c = {n, pecert_vtest_has_flag(t, BF16_REFERENCE)};
+        pecert_compare_bounded(r, &out, want, slope_bound, &c, where);
     }
     pecert_out_free(&out);
 }
@@ -57,13 +68,15 @@ typedef struct bias_ctx {
     const double *slopes;   /* oracle slopes, [num_heads]             */
     int64_t num_heads;
     int64_t per_head;       /* n_q * n_k                              */
+    int bf16;               /* the reference rounds to bfloat16       */
 } bias_ctx;
 
 static double bias_bound(const void *ctx, int64_t i, double want)
 {
     const bias_ctx *c = ctx;
     double m = c->slopes[i / c->per_head];
-    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m);
+    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m) +
+           (c->bf16 ? pecert_tol_bf16_reference(want, 2) : 0.0);
 }
 
 /* One alibi_bias call into a guarded f32 buffer. */
@@ -127,7 +140,7 @@ static void bias_case(const pecert_check_env *env, pecert_check_result *r,
     }
     pecert_out_buf out;
     if (run_bias(&env->plugin, r, t, q->data, q->num_elements, k->data, k->num_elements, &out, where)) {
-        bias_ctx c = {slopes, n, q->num_elements * k->num_elements};
+        bias_ctx c = {slopes, n, q->num_elements * k->num_elements, pecert_vtest_has_flag(t, BF16_REFERENCE)};
         pecert_compare_bounded(r, &out, want, bias_bound, &c, where);
         pecert_out_free(&out);
     }
@@ -163,7 +176,7 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
         free(slopes);
         return;
     }
-    bias_ctx c = {slopes, n, N_Q * N_K};
+    bias_ctx c = {slopes, n, N_Q * N_K, 0}; /* the plugin against itself */
     for (size_t i = 0; i < sizeof(shifts) / sizeof(shifts[0]); i++) {
         int64_t q[N_Q];
         int64_t k[N_K];

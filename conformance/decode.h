@@ -16,6 +16,10 @@ typedef struct pecert_logical_batch {
     const pecert_rope_config *rope;       /* NULL: an ALiBi-only model  */
     int32_t alibi;                        /* 1: linear ALiBi bias        */
     double alibi_max_bias;
+    double alibi_bias_scale;              /* 0 = 1; Falcon 1/sqrt(d), ABI 1.5 */
+    /* 1: the model's reference rounds slopes and biases to bfloat16
+     * (Falcon): the bound admits that rounding as well as exact ones. */
+    int32_t alibi_bf16_reference;
     pecert_rope_pairing pairing;
     int32_t n_seqs;
     int32_t n_heads;
@@ -49,11 +53,20 @@ int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config 
                               pecert_rope_pairing pairing, int32_t n_seqs, const int64_t *len,
                               const int64_t *start, uint64_t seed);
 /* The same for an ALiBi-only model (no RoPE): n_heads query heads over
- * n_heads / 2 kv heads of head_dim channels, slopes for max_bias. */
-int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t head_dim,
-                                    double max_bias, int32_t n_seqs, const int64_t *len,
+ * n_kv_heads kv heads of head_dim channels, slopes for max_bias. */
+int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t n_kv_heads,
+                                    int32_t head_dim, double max_bias, int32_t n_seqs, const int64_t *len,
                                     const int64_t *start, uint64_t seed);
 void pecert_logical_batch_free(pecert_logical_batch *b);
+
+/* pecert_decode_equivalence_case: one sequence of b fed as one prefill,
+ * as a prefill and 5 decode steps, and in uneven chunks (7, 1, 9, 7): each
+ * run must equal the oracle's prefill and the plugin's own prefill
+ * (decode.prefill_equivalence; certify's checkpoint cases). b holds 24
+ * tokens of one sequence. */
+#define PECERT_DECODE_PREFILL_LEN 24
+void pecert_decode_equivalence_case(const pecert_check_env *env, pecert_check_result *r,
+                                    const pecert_logical_batch *b, const char *label);
 
 /* Outputs in logical order: out[s] is [len[s], n_heads, head_dim]. */
 typedef struct pecert_logical_out {

@@ -11,6 +11,7 @@
  * position shared across the batch, padding attended to, chunks that
  * restart positions, keys rotated for one position and read at another.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #include "isolate.h"
 #include "rope_checks.h"
 
-#define PREFILL_LEN 24
+#define PREFILL_LEN PECERT_DECODE_PREFILL_LEN
 #define DECODE_STEPS 5
 #define MAX_CALLS 32
 #define MAX_ENTRIES 64
@@ -57,6 +58,28 @@ static pecert_feed as_feed(const feed_builder *f, const char *name)
     return (pecert_feed){name, f->n_calls, f->calls, f->n_entries};
 }
 
+/* A failed ALiBi run replayed on the oracle with the other bias scale
+ * (Falcon's 1/sqrt(head_dim) where the model adds the bias unscaled, 1
+ * where it scales): when that reproduces the plugin's output, the plugin
+ * puts the ALiBi term on the wrong side of the score scale. */
+static void replay_alibi_scale(const pecert_check_env *env, pecert_check_result *r, const pecert_logical_batch *b,
+                               const pecert_logical_out *got, const pecert_feed *feed, const char *label)
+{
+    pecert_logical_batch other = *b;
+    other.alibi_bias_scale = b->alibi_bias_scale != 0 ? 0.0 : 1.0 / sqrt((double)b->head_dim);
+    pecert_check_result scratch;
+    pecert_check_result_init(&scratch, r->check_id);
+    pecert_logical_out want;
+    if (pecert_feed_run(&want, &env->oracle, &scratch, &other, feed, label) == 0) {
+        pecert_decode_compare(env, &scratch, &other, got, &want, 1.0, label);
+        if (scratch.n_failed == 0 && scratch.n_cases > 0) {
+            pecert_check_symptom(r, "%s", b->alibi_bias_scale != 0 ? "alibi_scale:ignored" : "alibi_scale:applied");
+        }
+    }
+    pecert_logical_out_free(&want, other.n_seqs);
+    pecert_check_result_release(&scratch);
+}
+
 /* Runs feeds[0..2] on the plugin and feeds[0] on the oracle: every plugin
  * run must equal the oracle, and feeds 1 and 2 must equal the plugin's own
  * feeds[0] run (twice the bound: both are the plugin's). */
@@ -75,7 +98,11 @@ static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
             if (pecert_feed_run(&got[k], &env->plugin, r, b, &feeds[k], where) != 0) {
                 continue;
             }
+            int64_t failed_vs_oracle = r->n_failed;
             pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
+            if (k == 0 && b->alibi && r->n_failed > failed_vs_oracle) {
+                replay_alibi_scale(env, r, b, &got[0], &feeds[0], where);
+            }
             if (k > 0 && got[0].out[0] != NULL) {
                 int64_t failed_before = r->n_failed;
                 snprintf(where, sizeof(where), "%s %s vs the plugin's %s", label, feeds[k].name, feeds[0].name);
@@ -119,8 +146,8 @@ static void build_single_feeds(feed_builder *one, feed_builder *steps, feed_buil
 }
 
 /* One prefill, prefill + decode steps, uneven chunks. */
-static void equivalence_case(const pecert_check_env *env, pecert_check_result *r,
-                             const pecert_logical_batch *b, const char *label)
+void pecert_decode_equivalence_case(const pecert_check_env *env, pecert_check_result *r,
+                                    const pecert_logical_batch *b, const char *label)
 {
     static feed_builder fb[3];
     build_single_feeds(&fb[0], &fb[1], &fb[2]);
@@ -148,7 +175,7 @@ static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
                          (long long)starts[s]);
                 if (pecert_logical_batch_init(&b, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF,
                                               1, &len, &starts[s], 1000 + c) == 0) {
-                    equivalence_case(env, r, &b, label);
+                    pecert_decode_equivalence_case(env, r, &b, label);
                 } else {
                     pecert_case_fail(r, label, "out of memory");
                 }
@@ -158,18 +185,24 @@ static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
     }
 }
 
-/* ALiBi-only models (Bloom, MPT): 6 heads (not a power of two, so the
- * interleaved slopes are used), from position 0 and from 4000. */
+/* ALiBi-only models: 6 heads (not a power of two, so the interleaved
+ * slopes are used), from position 0 and from 4000, with the bias added to
+ * the scaled scores (Bloom, MPT) and to q . k before the 1/sqrt(64) scale
+ * (Falcon, alibi_bias_scale 1/8). */
 static void sweep_alibi_single(const pecert_check_env *env, pecert_check_result *r)
 {
     const int64_t starts[2] = {0, 4000};
-    for (int s = 0; s < 2; s++) {
+    const double bias_scales[2] = {0.0, 0.125};
+    for (int c = 0; c < 4; c++) {
+        int s = c % 2;
         pecert_logical_batch b;
         int64_t len = PREFILL_LEN;
         char label[PECERT_RESULT_LINE_MAX];
-        snprintf(label, sizeof(label), "alibi heads=6 max_bias=8 from position %lld", (long long)starts[s]);
-        if (pecert_logical_batch_init_alibi(&b, 6, 64, 8.0, 1, &len, &starts[s], 3000 + (uint64_t)s) == 0) {
-            equivalence_case(env, r, &b, label);
+        snprintf(label, sizeof(label), "alibi heads=6 max_bias=8%s from position %lld",
+                 c / 2 ? " bias_scale=1/sqrt(64) (Falcon)" : "", (long long)starts[s]);
+        if (pecert_logical_batch_init_alibi(&b, 6, 3, 64, 8.0, 1, &len, &starts[s], 3000 + (uint64_t)s) == 0) {
+            b.alibi_bias_scale = bias_scales[c / 2];
+            pecert_decode_equivalence_case(env, r, &b, label);
         } else {
             pecert_case_fail(r, label, "out of memory");
         }
@@ -263,7 +296,7 @@ static void run_padding_independence(const pecert_check_env *env, pecert_check_r
     snprintf(label, sizeof(label), "alibi heads=6 max_bias=8 rows 6/10/13");
     if (env->oracle.desc != NULL && PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) &&
         env->oracle.desc->alibi_slopes != NULL) {
-        if (pecert_logical_batch_init_alibi(&b, 6, 64, 8.0, N_ROWS, row_len, starts, 4000) == 0) {
+        if (pecert_logical_batch_init_alibi(&b, 6, 3, 64, 8.0, N_ROWS, row_len, starts, 4000) == 0) {
             padding_case(env, r, &b, label);
         } else {
             pecert_case_fail(r, label, "out of memory");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "family_tol.h"
 #include "isolate.h"
 #include "rope_checks.h"
 #include "tolerance.h"
@@ -44,13 +45,13 @@ int pecert_logical_batch_init(pecert_logical_batch *b, const pecert_rope_config 
     return fill_sequences(b, len, start, seed);
 }
 
-int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t head_dim,
-                                    double max_bias, int32_t n_seqs, const int64_t *len,
+int pecert_logical_batch_init_alibi(pecert_logical_batch *b, int32_t n_heads, int32_t n_kv_heads,
+                                    int32_t head_dim, double max_bias, int32_t n_seqs, const int64_t *len,
                                     const int64_t *start, uint64_t seed)
 {
     memset(b, 0, sizeof(*b));
     *b = (pecert_logical_batch){.alibi = 1, .alibi_max_bias = max_bias, .n_seqs = n_seqs,
-                                .n_heads = n_heads, .n_kv_heads = n_heads / 2, .head_dim = head_dim};
+                                .n_heads = n_heads, .n_kv_heads = n_kv_heads, .head_dim = head_dim};
     return fill_sequences(b, len, start, seed);
 }
 
@@ -213,7 +214,11 @@ int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_che
                                   .n_seqs = b->n_seqs, .max_tokens = (int32_t)max_tokens,
                                   .n_heads = b->n_heads, .n_kv_heads = b->n_kv_heads,
                                   .alibi = b->alibi, .head_dim = b->rope == NULL ? b->head_dim : 0,
-                                  .alibi_max_bias = b->alibi_max_bias};
+                                  .alibi_max_bias = b->alibi_max_bias, .alibi_bias_scale = b->alibi_bias_scale};
+    if (b->alibi_bias_scale != 0 && !s->is_oracle && !pecert_plugin_speaks(s->desc, 5)) {
+        pecert_case_needs_abi(r, s, where, "a scaled ALiBi term (session_config.alibi_bias_scale, Falcon)", 5);
+        return -1;
+    }
     for (int32_t q = 0; q < b->n_seqs; q++) {
         out->out[q] = calloc((size_t)(b->len[q] * b->n_heads * b->head_dim) + 1, sizeof(float));
         if (out->out[q] == NULL) {
@@ -267,8 +272,14 @@ static double score_bound(const pecert_logical_batch *b, const double *inv, doub
     }
     double s2 = scaling * scaling;
     double value = s2 * norms * ((double)hd + PECERT_TOL_VALUE_U) * PECERT_U32;
-    /* ALiBi: m_h (p_q - p_k) rounded in float32 on each side. */
-    double alibi = slopes != NULL ? 4.0 * PECERT_U32 * slopes[h] * fabs((double)(b->pos[s][i] - b->pos[s][j])) : 0.0;
+    /* ALiBi: m_h (p_q - p_k) rounded in float32 on each side; a bias scale
+     * (Falcon) rounds once more as a float32 factor and once in its
+     * product with the slope. slopes[] are the scaled ones. */
+    double alibi_u = b->alibi_bias_scale != 0 ? 6.0 : 4.0;
+    double alibi = slopes != NULL ? alibi_u * PECERT_U32 * slopes[h] * fabs((double)(b->pos[s][i] - b->pos[s][j])) : 0.0;
+    if (slopes != NULL && b->alibi_bf16_reference) { /* a slope and a product rounded to bfloat16 */
+        alibi += pecert_tol_bf16_reference(slopes[h] * (double)(b->pos[s][i] - b->pos[s][j]), 2);
+    }
     return (s2 * angle_part + value) / sqrt((double)hd) + alibi; /* softmax_scale = 1/sqrt(d) */
 }
 
@@ -312,6 +323,9 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
         ready = pecert_case_status(r, &env->oracle,
                                    pecert_oracle_alibi_slopes(env, b->n_heads, b->alibi_max_bias, slopes), where,
                                    "alibi_slopes");
+        for (int32_t h = 0; ready && b->alibi_bias_scale != 0 && h < b->n_heads; h++) {
+            slopes[h] *= b->alibi_bias_scale;
+        }
     }
     if (!ready) {
         free(inv);

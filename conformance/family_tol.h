@@ -38,6 +38,22 @@ static inline double pecert_tol_alibi_bias(double want, double slope_bound_rel)
 }
 
 /*
+ * pecert_tol_bf16_reference: what a reference that rounds to bfloat16 adds
+ * to a bound (Falcon's build_alibi_tensor casts its slopes to bfloat16 and
+ * forms the bias as a bfloat16 product: 1 rounding for a slope, 2 for a
+ * bias). A bfloat16 rounding (8 significant bits, u = 2^-8) moves a value
+ * by at most 2^-8 of its magnitude, measured on the rounded value want,
+ * (1 + 2^-8) from the exact one. A plugin that computes exactly and one
+ * that rounds as the reference does both pass; every ALiBi bug pecert
+ * knows moves a slope by 2^(1/4) or more (TOLERANCES.md).
+ */
+#define PECERT_BF16_U (1.0 / 256.0)
+static inline double pecert_tol_bf16_reference(double want, int roundings)
+{
+    return (double)roundings * PECERT_BF16_U * (1.0 + PECERT_BF16_U) * fabs(want);
+}
+
+/*
  * pecert_t5_log_boundary: 1 when relative position r falls where the
  * reference's float32 log decides between two buckets: its log coordinate
  * max_exact + ln(a / max_exact) / ln(max_distance / max_exact) * (n -

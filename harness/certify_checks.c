@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode.h"
 #include "family.h"
 #include "family_tol.h"
 #include "isolate.h"
@@ -125,6 +126,7 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
     }
     if (pecert_vtest_value(t, "max_bias") != NULL) {
         compare_field(r, where, "alibi max_bias", m->alibi_max_bias, pecert_vtest_number(t, "max_bias", 0));
+        compare_field(r, where, "alibi bias scale", m->alibi_bias_scale, pecert_vtest_number(t, "bias_scale", 1.0));
     }
     if (pecert_vtest_value(t, "num_buckets") != NULL) {
         compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
@@ -317,17 +319,21 @@ typedef struct alibi_bound_ctx {
     int64_t num_heads;
 } alibi_bound_ctx;
 
+/* A model whose code rounds its slopes and bias to bfloat16 (Falcon) is
+ * matched by a plugin that rounds as it does or computes exactly. */
 static double slope_bound(const void *ctx, int64_t i, double want)
 {
     (void)i;
-    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx);
+    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx) +
+           (certify_model->alibi_bf16_reference ? pecert_tol_bf16_reference(want, 1) : 0.0);
 }
 
 static double bias_bound(const void *ctx, int64_t i, double want)
 {
     const alibi_bound_ctx *c = ctx;
     double m = c->slopes[i / c->per_head];
-    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m);
+    return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m) +
+           (certify_model->alibi_bf16_reference ? pecert_tol_bf16_reference(want, 2) : 0.0);
 }
 
 static pecert_status call_slopes(const pecert_subject *s, pecert_out_buf *out)
@@ -433,6 +439,44 @@ static void run_alibi_reference(const pecert_check_env *env, pecert_check_result
     }
     free(slopes);
     pecert_check_conclude(r, "slope and bias cases");
+}
+
+/* ---- certify.alibi.attention -------------------------------------------- */
+
+/* The checkpoint's attention with its ALiBi term: its heads (slopes depend
+ * on the count), kv heads, head_dim and bias scale, fed as one prefill, as
+ * decode steps and in chunks, from position 0 and from just below
+ * max_position_embeddings, against the oracle's session. Only here does
+ * the bias meet the score scale: Falcon's 1/sqrt(head_dim) on the bias is
+ * invisible to alibi_slopes and alibi_bias. */
+static void run_alibi_attention(const pecert_check_env *env, pecert_check_result *r)
+{
+    const pecert_certify_model *m = certify_model;
+    int64_t mp = m->max_position_embeddings;
+    const int64_t starts[2] = {0, mp > 2 * PECERT_DECODE_PREFILL_LEN ? mp - PECERT_DECODE_PREFILL_LEN : 0};
+    for (int s = 0; s < 2; s++) {
+        pecert_logical_batch b;
+        int64_t len = PECERT_DECODE_PREFILL_LEN;
+        char label[PECERT_RESULT_LINE_MAX];
+        snprintf(label, sizeof(label), "alibi heads=%d/%d head_dim=%d max_bias=%g bias_scale=%g from position %lld",
+                 (int)m->num_heads, (int)m->num_kv_heads, (int)m->head_dim, m->alibi_max_bias,
+                 m->alibi_bias_scale, (long long)starts[s]);
+        if (pecert_logical_batch_init_alibi(&b, m->num_heads, m->num_kv_heads, m->head_dim, m->alibi_max_bias, 1,
+                                            &len, &starts[s], 5000 + (uint64_t)s) != 0) {
+            pecert_case_fail(r, label, "out of memory");
+            pecert_logical_batch_free(&b);
+            continue;
+        }
+        /* 1 is the ABI's default (0): only a real scale asks for ABI 1.5. */
+        b.alibi_bias_scale = m->alibi_bias_scale != 1.0 ? m->alibi_bias_scale : 0.0;
+        b.alibi_bf16_reference = m->alibi_bf16_reference;
+        pecert_decode_equivalence_case(env, r, &b, label);
+        pecert_logical_batch_free(&b);
+        if (starts[1] == 0) {
+            break;
+        }
+    }
+    pecert_check_conclude(r, "session comparisons");
 }
 
 /* ---- certify.t5.reference ------------------------------------------------ */
@@ -610,6 +654,10 @@ const pecert_check pecert_check_certify_rope_reference = {
 const pecert_check pecert_check_certify_alibi_reference = {
     "certify.alibi.reference", "ALiBi slopes and biases for the checkpoint's heads and lengths equal ref",
     PECERT_NEED_ALIBI_SLOPES | PECERT_NEED_ALIBI_BIAS, run_alibi_reference};
+const pecert_check pecert_check_certify_alibi_attention = {
+    "certify.alibi.attention",
+    "attention with the checkpoint's ALiBi term (heads, head_dim, bias scale) in prefill, decode and chunks equals ref",
+    PECERT_NEED_SESSION, run_alibi_attention};
 const pecert_check pecert_check_certify_t5_reference = {
     "certify.t5.reference", "T5 buckets of the checkpoint's config, both directions, equal ref",
     PECERT_NEED_T5_BUCKET, run_t5_reference};
@@ -619,7 +667,7 @@ const pecert_check pecert_check_certify_learned_reference = {
 
 static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_mapping,       &pecert_check_certify_rope_reference,
-    &pecert_check_certify_alibi_reference, &pecert_check_certify_t5_reference,
+    &pecert_check_certify_alibi_reference, &pecert_check_certify_alibi_attention, &pecert_check_certify_t5_reference,
     &pecert_check_certify_learned_reference,
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))

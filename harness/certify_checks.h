@@ -29,6 +29,7 @@ size_t pecert_certify_lengths(const pecert_certify_model *m, int64_t out[6]);
 extern const pecert_check pecert_check_certify_mapping;
 extern const pecert_check pecert_check_certify_rope_reference;
 extern const pecert_check pecert_check_certify_alibi_reference;
+extern const pecert_check pecert_check_certify_alibi_attention;
 extern const pecert_check pecert_check_certify_t5_reference;
 extern const pecert_check pecert_check_certify_learned_reference;
 

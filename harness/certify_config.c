@@ -831,6 +831,24 @@ static int require_mrope(map_ctx *c)
 
 /* The positional keys a Llama-shaped model_type reads: the common ones,
  * and its per-layer ones. */
+/* GraniteMoeConfig sets position_embedding_type "rope" before
+ * PretrainedConfig applies config.json's keys, so config.json's value wins;
+ * GraniteMoeModel builds no rotary module unless it is "rope". */
+static int check_position_embedding_type(map_ctx *c)
+{
+    const cJSON *pe = get(c->root, "position_embedding_type");
+    if (pe == NULL || cJSON_IsNull(pe)) {
+        return 0;
+    }
+    if (!cJSON_IsString(pe)) {
+        return fail(c, "position_embedding_type", "expected a string");
+    }
+    return strcmp(pe->valuestring, "rope") == 0
+               ? 0
+               : fail(c, "position_embedding_type", "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
+                      "is a model without position encoding, which pecert does not certify)", pe->valuestring);
+}
+
 static int reject_unknown_llama_like(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
@@ -840,16 +858,21 @@ static int reject_unknown_llama_like(map_ctx *c)
                                          "partial_rotary_factor", "rope_local_base_freq", NULL};
     static const char *const no_rope[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                           "partial_rotary_factor", "no_rope_layers", "no_rope_layer_interval", NULL};
+    static const char *const granitemoe[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                             "position_embedding_type", NULL};
     const char *mt = c->m->model_type;
-    const char *const *keys = strncmp(mt, "gemma3", 6) == 0 ? gemma3 : strcmp(mt, "smollm3") == 0 ? no_rope : known;
-    return reject_unknown_positional(c, c->root, keys, "");
+    const char *const *keys = strncmp(mt, "gemma3", 6) == 0  ? gemma3
+                              : strcmp(mt, "smollm3") == 0   ? no_rope
+                              : strcmp(mt, "granitemoe") == 0 ? granitemoe
+                                                             : known;
+    return reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
 
 static int map_layers(map_ctx *c);
 
 /* What one model's code does differently from the Llama shape:
- * OlmoeAttention sizes its heads hidden_size / num_attention_heads
- * whatever head_dim says, while its rotary module reads head_dim (a
+ * OlmoeAttention and GraniteMoeAttention size their heads hidden_size /
+ * num_attention_heads whatever head_dim says, while its rotary module reads head_dim (a
  * different head_dim is a model transformers cannot run);
  * NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says
  * (its config class has no such field), so a scaled config is refused. */
@@ -857,11 +880,12 @@ static int check_model_quirks(map_ctx *c)
 {
     const pecert_certify_model *m = c->m;
     int32_t hidden = 0;
-    if (strcmp(m->model_type, "olmoe") == 0 && get(c->root, "head_dim") != NULL &&
+    if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "granitemoe") == 0) &&
+        get(c->root, "head_dim") != NULL &&
         read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
-        return fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: OlmoeAttention uses the "
+        return fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
                     "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
-                    (int)(hidden / m->num_heads));
+                    (int)(hidden / m->num_heads), m->model_type);
     }
     if (strcmp(m->model_type, "nemotron") == 0 && get(c->root, "rope_scaling") != NULL) {
         return fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
@@ -1286,6 +1310,144 @@ static int map_gptj(map_ctx *c)
     return 0;
 }
 
+/* Falcon (FalconConfig, modeling_falcon.py): head_dim is a read-only
+ * property (hidden_size // num_attention_heads), so a head_dim key makes
+ * PretrainedConfig's setattr raise; the key/value heads are num_kv_heads
+ * under new_decoder_architecture or without multi_query, else 1
+ * (FalconAttention.num_kv_heads); FalconRotaryEmbedding is Llama's
+ * (rope_type read first, no validation) and rotates the whole head with
+ * rotate_half. alibi true replaces the rotation by ALiBi. */
+static int read_falcon_heads(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    int new_arch = 0;
+    int multi_query = 1;
+    if (get(c->root, "head_dim") != NULL) {
+        return fail(c, "head_dim", "FalconConfig.head_dim is a read-only property (hidden_size // "
+                    "num_attention_heads): transformers cannot load a config that sets it");
+    }
+    const char *hidden = get(c->root, "hidden_size") == NULL && get(c->root, "n_embed") != NULL ? "n_embed"
+                                                                                                 : "hidden_size";
+    if (read_heads(c, hidden, "num_attention_heads", "num_kv_heads") != 0 ||
+        read_bool(c, c->root, "new_decoder_architecture", "new_decoder_architecture", &new_arch) < 0 ||
+        read_bool(c, c->root, "multi_query", "multi_query", &multi_query) < 0) {
+        return -1;
+    }
+    if (!new_arch && multi_query) {
+        m->num_kv_heads = 1;
+    }
+    return 0;
+}
+
+/* Falcon with alibi true (Falcon-RW): build_alibi_tensor is Bloom's
+ * (max_bias 8), but FalconAttention adds the bias to q . k and scales the
+ * sum by 1/sqrt(head_dim) (eager: attention_logits *= inv_norm_factor;
+ * sdpa: _update_causal_mask puts alibi / sqrt(head_dim) in the mask). The
+ * rotary fields stay in the config (FalconRotaryEmbedding is built and
+ * never applied); a rope_scaling there would be ignored: refused. */
+static int map_falcon_alibi(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    const cJSON *rs = get(c->root, "rope_scaling");
+    if (rs != NULL && !cJSON_IsNull(rs)) {
+        return fail(c, "rope_scaling", "set with alibi true: FalconAttention never rotates then, so the model "
+                    "ignores it; pecert refuses a field the model ignores");
+    }
+    m->kind = PECERT_PE_ALIBI;
+    m->alibi_max_bias = 8.0;
+    m->alibi_bias_scale = 1.0 / sqrt((double)m->head_dim);
+    m->alibi_bf16_reference = 1; /* slopes[..., None].bfloat16() * arange_tensor */
+    m->max_position_embeddings = 2048; /* FalconConfig's default */
+    return read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+                    &m->max_position_embeddings) < 0 ? -1 : 0;
+}
+
+static int map_falcon(map_ctx *c)
+{
+    static const char *const known[] = {"alibi", "rope_theta", "rope_scaling", "max_position_embeddings", NULL};
+    int alibi = 0;
+    if (reject_unknown_positional(c, c->root, known, "") != 0 || read_falcon_heads(c) != 0 ||
+        read_bool(c, c->root, "alibi", "alibi", &alibi) < 0) {
+        return -1;
+    }
+    if (alibi) {
+        return map_falcon_alibi(c);
+    }
+    c->m->max_position_embeddings = 2048; /* FalconConfig's default */
+    return read_rope_common(c, "rope_theta", 10000.0) != 0 || set_rotary_dim(c, 1.0, "num_attention_heads") != 0
+               ? -1
+               : map_rope_scaling(c);
+}
+
+/* Hunyuan (HunYuanDenseV1 / HunYuanMoEV1RotaryEmbedding, transformers
+ * v4.57.6): rope_scaling type "dynamic" with a truthy alpha is a fixed
+ * base, rope_theta * alpha^(d / (d - 2)) with d = config.head_dim, over
+ * the whole head, attention_scaling 1; the other keys of that dict are not
+ * read (factor only by dynamic_rope_update past max_position_embeddings,
+ * where it recomputes dynamic NTK from rope_theta without alpha). Any other
+ * rope_scaling is the library's. Both classes size their heads by
+ * config.head_dim, which the config class leaves None: required. */
+static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
+{
+    static const char *const keys[] = {"type", "rope_type", "alpha", "factor", "beta_fast", "beta_slow",
+                                       "mscale", "mscale_all_dim", NULL};
+    pecert_rope_config *r = &c->m->rope;
+    double alpha = 0.0;
+    const cJSON *item = NULL;
+    int unread = 0;
+    cJSON_ArrayForEach(item, rs) {
+        char shown[160];
+        snprintf(shown, sizeof(shown), "rope_scaling.%s", item->string);
+        if (!in_list(item->string, keys)) {
+            return fail(c, shown, "not a key of Hunyuan's dynamic-alpha rope_scaling (pecert refuses what it "
+                        "cannot certify)");
+        }
+        unread += strcmp(item->string, "type") != 0 && strcmp(item->string, "rope_type") != 0 &&
+                  strcmp(item->string, "alpha") != 0;
+    }
+    if (read_num(c, rs, "alpha", "rope_scaling.alpha", DBL_TRUE_MIN, 1e12, &alpha) < 0) {
+        return -1;
+    }
+    if (r->head_dim <= 2) {
+        return fail(c, "head_dim", "%d: the alpha base divides by head_dim - 2", r->head_dim);
+    }
+    double theta = r->rope_theta;
+    r->rope_theta = theta * pow(alpha, (double)r->head_dim / (double)(r->head_dim - 2));
+    r->rope_type = PECERT_ROPE_DEFAULT;
+    if (unread > 0) {
+        warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)", unread);
+    }
+    warn(c, "rope_scaling.alpha", "certified as default RoPE, base rope_theta * alpha^(d/(d-2)) = %.17g, at every "
+         "position; past max_position_embeddings transformers recomputes dynamic NTK without alpha", r->rope_theta);
+    return 0;
+}
+
+static int map_hunyuan(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings", NULL};
+    const cJSON *hd = get(c->root, "head_dim");
+    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+        read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
+        return -1;
+    }
+    if (hd == NULL || cJSON_IsNull(hd)) {
+        return fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
+                    "class leaves None (transformers cannot run it)");
+    }
+    c->m->max_position_embeddings = 2048; /* HunYuanDenseV1Config's default */
+    if (read_rope_common(c, "rope_theta", 10000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0) {
+        return -1;
+    }
+    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *type = cJSON_IsObject(rs) ? get(rs, "rope_type") : NULL;
+    type = cJSON_IsObject(rs) && type == NULL ? get(rs, "type") : type;
+    const cJSON *alpha = cJSON_IsObject(rs) ? get(rs, "alpha") : NULL;
+    int alpha_path = cJSON_IsString(type) && strcmp(type->valuestring, "dynamic") == 0 && alpha != NULL &&
+                     !cJSON_IsNull(alpha) && !(cJSON_IsNumber(alpha) && alpha->valuedouble == 0.0) &&
+                     !cJSON_IsFalse(alpha);
+    return alpha_path ? map_hunyuan_alpha(c, rs) : map_rope_scaling(c);
+}
+
 /* Bloom: ALiBi with max_bias 8 (build_alibi_tensor's literal), n_head. */
 static int map_bloom(map_ctx *c)
 {
@@ -1296,6 +1458,7 @@ static int map_bloom(map_ctx *c)
     }
     c->m->kind = PECERT_PE_ALIBI;
     c->m->alibi_max_bias = 8.0;
+    c->m->alibi_bias_scale = 1.0;
     return 0;
 }
 
@@ -1326,6 +1489,7 @@ static int map_mpt(map_ctx *c)
     }
     m->kind = PECERT_PE_ALIBI;
     m->alibi_max_bias = bias_max;
+    m->alibi_bias_scale = 1.0;
     return 0;
 }
 
@@ -1452,6 +1616,11 @@ typedef struct model_rule {
  * (glm4_moe), Nemotron and Qwen3-Next slice the rotary channels off in
  * their apply,
  * like Phi-3 (check_model_quirks and map_layers hold what else differs).
+ * Third round: GraniteMoeConfig validates without copying (GraniteMoe's
+ * heads are hidden_size / heads, like OLMoE's); FalconConfig and
+ * HunYuanDenseV1Config do neither, and have their own mappers
+ * (map_falcon: key/value heads, ALiBi with the bias before the score
+ * scale; map_hunyuan: the dynamic-alpha fixed base). All split halves.
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -1473,6 +1642,7 @@ static const model_rule model_rules[] = {
     {"arcee", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"stablelm", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"granite", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"granitemoe", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"olmo2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"ministral", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gemma2", map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -1496,6 +1666,8 @@ static const model_rule model_rules[] = {
     {"llama4_text", map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gptj", map_gptj, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"falcon", map_falcon, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"hunyuan_v1_dense", map_hunyuan, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bloom", map_bloom, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mpt", map_mpt, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"t5", map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -1530,6 +1702,10 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
            : map == map_gpt_neox    ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
            : map == map_gptj        ? "RoPE: rotary_dim"
+           : map == map_hunyuan     ? "RoPE: rope_theta, head_dim (required), rope_scaling; dynamic with alpha is a "
+                                      "fixed base rope_theta * alpha^(d/(d-2))"
+           : map == map_falcon      ? "RoPE: rope_theta, rope_scaling, num_kv_heads / multi_query; ALiBi scaled "
+                                      "by 1/sqrt(head_dim) when alibi is true"
            : map == map_bloom       ? "ALiBi: n_head"
            : map == map_mpt         ? "ALiBi: attn_config.alibi, alibi_bias_max"
            : map == map_t5          ? "T5 buckets: relative_attention_num_buckets, max_distance"
@@ -1927,6 +2103,14 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
         break;
     case PECERT_PE_ALIBI:
         put(&b, "  %-34s %g\n", "alibi max_bias", m->alibi_max_bias);
+        if (m->alibi_bias_scale != 1.0) {
+            put(&b, "  %-34s %.9g (1/sqrt(head_dim): the bias is added to q.k before the score scale)\n",
+                "alibi bias scale", m->alibi_bias_scale);
+        }
+        if (m->alibi_bf16_reference) {
+            put(&b, "  %-34s %s\n", "alibi reference precision",
+                "bfloat16 slopes and bias (the model's code rounds them; exact ones pass too)");
+        }
         break;
     case PECERT_PE_T5:
         put(&b, "  %-34s %d buckets, max_distance %lld\n", "relative_attention", m->t5_num_buckets,
@@ -2076,7 +2260,8 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         break;
     }
     case PECERT_PE_ALIBI:
-        snprintf(out, len, "alibi heads=%d max_bias=%g", m->num_heads, m->alibi_max_bias);
+        snprintf(out, len, "alibi heads=%d max_bias=%g%s", m->num_heads, m->alibi_max_bias,
+                 m->alibi_bias_scale != 1.0 ? " bias/sqrt(head_dim)" : "");
         break;
     case PECERT_PE_T5:
         snprintf(out, len, "t5 buckets=%d max_distance=%lld", m->t5_num_buckets, (long long)m->t5_max_distance);

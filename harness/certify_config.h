@@ -72,6 +72,13 @@ typedef struct pecert_certify_model {
     int32_t head_dim;                         /* channels per head            */
     int64_t max_position_embeddings;          /* 0 = the model has no limit   */
     double alibi_max_bias;                    /* ALIBI: 8 = paper, Bloom      */
+    /* ALIBI: the factor on the bias in the attention scores: 1 when it is
+     * added to the scaled scores (Bloom, MPT), 1/sqrt(head_dim) when to
+     * q . k before the scale (Falcon). */
+    double alibi_bias_scale;
+    /* ALIBI: 1 when the model's code rounds slopes and bias to bfloat16
+     * (Falcon's build_alibi_tensor), which certify's bounds then admit. */
+    int32_t alibi_bf16_reference;
     int32_t t5_num_buckets;                   /* T5                           */
     int64_t t5_max_distance;                  /* T5                           */
     int64_t learned_rows;                     /* LEARNED: table rows          */

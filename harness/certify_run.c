@@ -89,6 +89,7 @@ static const plan_entry plan[] = {
     {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
     {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
     {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
+    {&pecert_check_certify_alibi_attention, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
     {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0, ROTARY},
     {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
     {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},

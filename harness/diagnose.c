@@ -315,7 +315,20 @@ static void diagnose_calls(pecert_run_results *run)
             "decode steps or chunks do not continue one prefill: position or cache bookkeeping across calls");
     }
     int calls_drift = count_prefix(run, dec, "differs:") > 0;
-    if (!calls_drift && failed(run, dec) && rotations_right(run) &&
+    /* The registry's ALiBi sessions, or certify's at the checkpoint's heads. */
+    const char *att = count_prefix(run, dec, "alibi_scale:") > 0 ? dec : "certify.alibi.attention";
+    int alibi_scale = count_prefix(run, att, "alibi_scale:") > 0;
+    if (alibi_scale) {
+        add(run, "alibi_bias_scale", strcmp(att, dec) == 0
+                ? "decode.prefill_equivalence: the outputs match the ALiBi term on the other side of the score scale"
+                : "certify.alibi.attention: the outputs match the ALiBi term on the other side of the score scale",
+            has(run, att, "alibi_scale:ignored")
+                ? "ALiBi added after the score scale where the model adds it to q.k before the 1/sqrt(head_dim) "
+                  "scale (Falcon's alibi: true): the bias is sqrt(head_dim) times too large"
+                : "ALiBi scaled by 1/sqrt(head_dim) (Falcon's order) where the model adds it to the scaled scores "
+                  "(Bloom, MPT)");
+    }
+    if (!calls_drift && !alibi_scale && failed(run, dec) && rotations_right(run) &&
         passed(run, "rope.pairing_convention")) {
         add(run, "cache_rotation", "decode.prefill_equivalence: consistent across calls but not the oracle; rotations right",
             "attention over the cache is wrong while rotations are right: cached keys used at positions they were not rotated for");

@@ -15,6 +15,7 @@
 #define CFG_INT(n, lo, hi) {n, 1, 0, VK_INT, lo, hi, 0, NULL, 0}
 #define CFG_INT_OPT(n, lo, hi) {n, 0, 0, VK_INT, lo, hi, 0, NULL, 0}
 #define CFG_NUM(n, bound) {n, 1, 0, VK_NUMBER, 0, 0, bound, NULL, 0}
+#define CFG_NUM_OPT(n, bound) {n, 0, 0, VK_NUMBER, 0, 0, bound, NULL, 0}
 #define CFG_BOOL(n) {n, 1, 0, VK_BOOL, 0, 0, 0, NULL, 0}
 #define CFG_BOOL_OPT(n) {n, 0, 0, VK_BOOL, 0, 0, 0, NULL, 0}
 #define CFG_ENUM(n, choices) {n, 1, 0, VK_ENUM, 0, 0, 0, choices, 0}
@@ -138,13 +139,17 @@ static int64_t mrope_axes(const pecert_vtest *t, int k)
 
 /* ---- key tables ----------------------------------------------------------- */
 
+/* bias_scale: the model's factor on the bias in its attention scores
+ * (Falcon's 1/sqrt(head_dim)), read off the model; absent = 1. */
 static const vec_vkey alibi_slopes_keys[] = {
     CFG_INT("num_heads", 1, 65536),
     CFG_NUM("max_bias", 1),
+    CFG_NUM_OPT("bias_scale", 1),
 };
 static const vec_vkey alibi_bias_keys[] = {
     CFG_INT("num_heads", 1, 65536),
     CFG_NUM("max_bias", 1),
+    CFG_NUM_OPT("bias_scale", 1),
     PAR_BOOL("symmetric"),
 };
 static const vec_vkey t5_keys[] = {

@@ -805,6 +805,16 @@ const pecert_vtensor *pecert_vtest_input(const pecert_vtest *test,
                         : NULL;
 }
 
+int pecert_vtest_has_flag(const pecert_vtest *test, const char *name)
+{
+    for (size_t i = 0; i < test->n_flags; i++) {
+        if (strcmp(test->flags[i], name) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
                                           const char *name)
 {

@@ -124,6 +124,9 @@ const pecert_vtensor *pecert_vtest_input(const pecert_vtest *test,
                                          const char *name);
 const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
                                           const char *name);
+/* pecert_vtest_has_flag: 1 if the test carries flag name (a key of the
+ * file's notes), else 0. */
+int pecert_vtest_has_flag(const pecert_vtest *test, const char *name);
 
 /* pecert_vtest_value: the config/params value named key, or NULL. */
 const pecert_vvalue *pecert_vtest_value(const pecert_vtest *test,

@@ -71,7 +71,9 @@ _Static_assert(offsetof(pecert_session_config, softmax_scale) == 40, "ABI 1.2 la
 _Static_assert(offsetof(pecert_session_config, alibi) == 48, "ABI 1.2 layout: pecert_session_config.alibi");
 _Static_assert(offsetof(pecert_session_config, head_dim) == 52, "ABI 1.2 layout: pecert_session_config.head_dim");
 _Static_assert(offsetof(pecert_session_config, alibi_max_bias) == 56, "ABI 1.2 layout: pecert_session_config.alibi_max_bias");
-_Static_assert(offsetof(pecert_session_config, reserved) == 64, "ABI 1.2 layout: pecert_session_config.reserved");
+/* ABI 1.5: alibi_bias_scale took the first reserved word (64). */
+_Static_assert(offsetof(pecert_session_config, alibi_bias_scale) == 64, "ABI 1.5 layout: pecert_session_config.alibi_bias_scale");
+_Static_assert(offsetof(pecert_session_config, reserved) == 72, "ABI 1.5 layout: pecert_session_config.reserved");
 _Static_assert(sizeof(pecert_session_append_args) == 136, "ABI 1.2 layout: sizeof pecert_session_append_args");
 _Static_assert(offsetof(pecert_session_append_args, n_tokens) == 8, "ABI 1.2 layout: pecert_session_append_args.n_tokens");
 _Static_assert(offsetof(pecert_session_append_args, positions) == 16, "ABI 1.2 layout: pecert_session_append_args.positions");

@@ -448,9 +448,15 @@ static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t
     " \"rope_scaling\": {\"factor\": 8.0, \"low_freq_factor\": 1.0, \"high_freq_factor\": 4.0,"      \
     " \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}}"
 
-/* The README walkthrough's planted bugs: `certify --config` (the
- * checkpoint's parameters only, no profile vectors) names each exactly as
- * `pecert run` does on the golden vectors, as its first and only lead. */
+/* Falcon-RW's ALiBi (falcon-rw-1b's profile config). */
+#define FALCON_RW                                                                                      \
+    "{\"model_type\": \"falcon\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"               \
+    " \"multi_query\": false, \"alibi\": true}"
+
+/* The README walkthrough's planted bugs, and Falcon's ALiBi order:
+ * `certify --config` (the checkpoint's parameters only, no profile
+ * vectors) names each exactly as `pecert run` does on the golden vectors,
+ * as its first and only lead. */
 START_TEST(certify_names_planted_bugs_as_run_does)
 {
     static const struct {
@@ -462,6 +468,7 @@ START_TEST(certify_names_planted_bugs_as_run_does)
         {QWEN25_YARN, "mutants/pairing_swapped", "pairing"},
         {QWEN25_YARN, "mutants/decode_off_by_one", "position_shift"},
         {LLAMA31, "mutants/llama3_ignored", "scaling_ignored"},
+        {FALCON_RW, "mutants/alibi_bias_unscaled", "alibi_bias_scale"},
     };
     for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
         char certify_lead[32];
@@ -665,7 +672,7 @@ START_TEST(unknown_keys_are_errors)
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 64, \"n_heads\": 4,"
                        " \"attn_config\": {\"alibi\": true, \"rope\": true}}",
                        "attn_config.rope");
-    parse_fails_naming("{\"model_type\": \"falcon\"}", "model_type");
+    parse_fails_naming("{\"model_type\": \"gpt_bigcode\"}", "model_type");
     /* transformers' MptModel is ALiBi only: alibi false has no reference. */
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
                        " \"attn_config\": {\"alibi\": false}}",
@@ -968,6 +975,8 @@ START_TEST(model_quirks_are_the_model_s)
     ck_assert_int_eq(model.rope.head_dim, 128);
     parse_fails_naming("{\"model_type\": \"olmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
                        " \"head_dim\": 64, \"max_position_embeddings\": 4096}", "head_dim");
+    parse_fails_naming("{\"model_type\": \"granitemoe\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+                       " \"head_dim\": 128, \"max_position_embeddings\": 4096}", "head_dim");
     parse_ok("{\"model_type\": \"nemotron\", \"hidden_size\": 3072, \"num_attention_heads\": 24,"
              " \"max_position_embeddings\": 4096}");
     ck_assert_int_eq(model.rope.rotary_dim, 64); /* NemotronConfig: partial_rotary_factor 0.5 */
@@ -993,6 +1002,105 @@ START_TEST(model_quirks_are_the_model_s)
     parse_fails_naming("{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
                        " \"max_position_embeddings\": 4096, \"num_hidden_layers\": 2, \"layer_types\": [\"x\", \"y\"]}",
                        "layer_types");
+}
+END_TEST
+
+/* Falcon (FalconConfig, FalconAttention): one key/value head under
+ * multi_query (whatever num_kv_heads says) unless new_decoder_architecture;
+ * head_dim a read-only property; alibi true is Bloom's slopes, the bias
+ * added before the 1/sqrt(head_dim) scale and rounded to bfloat16. */
+START_TEST(falcon_is_falcon_attention_s)
+{
+    parse_ok("{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71, \"num_kv_heads\": 71,"
+             " \"multi_query\": true, \"new_decoder_architecture\": false, \"alibi\": false}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE);
+    ck_assert_int_eq(model.num_kv_heads, 1);
+    ck_assert_int_eq(model.head_dim, 64);
+    ck_assert_int_eq(model.max_position_embeddings, 2048); /* FalconConfig's default */
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+    parse_ok("{\"model_type\": \"falcon\", \"hidden_size\": 8192, \"num_attention_heads\": 128, \"num_kv_heads\": 8,"
+             " \"multi_query\": true, \"new_decoder_architecture\": true}");
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    parse_ok("{\"model_type\": \"falcon\", \"hidden_size\": 2048, \"num_attention_heads\": 32, \"multi_query\": false,"
+             " \"alibi\": true, \"rope_theta\": 10000.0}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ALIBI);
+    ck_assert_int_eq(model.num_kv_heads, 32);
+    ck_assert_double_eq(model.alibi_max_bias, 8.0);
+    ck_assert_double_eq(model.alibi_bias_scale, 0.125); /* 1/sqrt(64) */
+    ck_assert_int_eq(model.alibi_bf16_reference, 1);
+    parse_ok("{\"model_type\": \"bloom\", \"hidden_size\": 1024, \"n_head\": 16}");
+    ck_assert_double_eq(model.alibi_bias_scale, 1.0);
+    ck_assert_int_eq(model.alibi_bf16_reference, 0);
+    parse_fails_naming("{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"num_attention_heads\": 71,"
+                       " \"head_dim\": 64}", "head_dim");
+    parse_fails_naming("{\"model_type\": \"falcon\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"
+                       " \"alibi\": true, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2}}",
+                       "rope_scaling");
+}
+END_TEST
+
+/* Hunyuan's dynamic rope_scaling with alpha is a fixed base rope_theta *
+ * alpha^(d/(d-2)) (HunYuanDenseV1RotaryEmbedding.__init__): for theta
+ * 10000, alpha 1000, d 128 that is 10^4 * 10^(3 * 128/126) = 10^(7 +
+ * 1/21) = 11158839.92..., the freq_base_train llama.cpp prints for the same
+ * dict (PR #14425: 11158840). Its other keys are not read (a warning);
+ * head_dim is required (the config class leaves it None). */
+START_TEST(hunyuan_alpha_is_a_fixed_base)
+{
+    parse_ok("{\"model_type\": \"hunyuan_v1_dense\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 8, \"head_dim\": 128, \"max_position_embeddings\": 262144,"
+             " \"rope_theta\": 10000.0, \"rope_scaling\": {\"alpha\": 1000.0, \"beta_fast\": 32, \"beta_slow\": 1,"
+             " \"factor\": 1.0, \"mscale\": 1.0, \"mscale_all_dim\": 1.0, \"type\": \"dynamic\"}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DEFAULT);
+    ck_assert_double_eq_tol(model.rope.rope_theta, pow(10.0, 7.0 + 1.0 / 21.0), 1e-6);
+    ck_assert_int_eq((int)lround(model.rope.rope_theta), 11158840);
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert(warned_about("rope_scaling.alpha"));
+    ck_assert(warned_about("rope_scaling"));
+    /* Without alpha it is the library's dynamic NTK. */
+    parse_ok("{\"model_type\": \"hunyuan_v1_dense\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"head_dim\": 128, \"max_position_embeddings\": 32768,"
+             " \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DYNAMIC);
+    parse_fails_naming("{\"model_type\": \"hunyuan_v1_dense\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 262144}", "head_dim");
+    parse_fails_naming("{\"model_type\": \"hunyuan_v1_dense\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"head_dim\": 128, \"rope_scaling\": {\"type\": \"dynamic\", \"alpha\": 1000.0,"
+                       " \"low_freq_factor\": 1}}", "rope_scaling.low_freq_factor");
+    parse_fails_naming("{\"model_type\": \"hunyuan_v1_dense\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"head_dim\": 128, \"rope_scaling\": {\"type\": \"dynamic\", \"alpha\": -2}}",
+                       "rope_scaling.alpha");
+}
+END_TEST
+
+/* Falcon's ALiBi attention: ref and fast certify falcon-rw-1b; the port
+ * that adds the bias after the score scale (Bloom's order) is caught by
+ * certify.alibi.attention and named; a plugin built for ABI 1.4 is never
+ * sent the scale and is not certified for Falcon, but still for Bloom. */
+START_TEST(falcon_alibi_attention_certifies)
+{
+    char vectors[1024];
+    pecert_run_results res;
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "falcon-rw-1b", err, sizeof(err)) == 0, "%s",
+                  err);
+    ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
+                                                         "falcon-rw-1b"));
+    ck_assert_int_eq(certify_model("ref", vectors), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_model("fast", vectors), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_results(&res, "mutants/alibi_bias_unscaled", vectors), PECERT_EXIT_FAIL);
+    ck_assert_msg(res.n_findings >= 1 && strcmp(res.findings[0].id, "alibi_bias_scale") == 0, "first finding '%s'",
+                  res.n_findings > 0 ? res.findings[0].id : "(none)");
+    pecert_run_results_free(&res);
+    ck_assert_int_eq(certify_results(&res, "testing/abi_v14", vectors), PECERT_EXIT_FAIL);
+    const pecert_check_result *att = pecert_run_results_find(&res, "certify.alibi.attention");
+    ck_assert_ptr_nonnull(att);
+    ck_assert_int_eq(att->verdict, PECERT_VERDICT_UNSUPPORTED);
+    ck_assert_msg(strstr(att->diagnosis, "is ABI 1.5, the plugin speaks 1.4") != NULL, "%s", att->diagnosis);
+    pecert_run_results_free(&res);
+    ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), "bloom", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
+                                                         "bloom"));
+    ck_assert_int_eq(certify_model("testing/abi_v14", vectors), PECERT_EXIT_PASS);
 }
 END_TEST
 
@@ -1185,6 +1293,9 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, per_layer_encodings_map);
     tcase_add_test(core, qwen3_vl_interleaved_mrope_maps);
     tcase_add_test(core, model_quirks_are_the_model_s);
+    tcase_add_test(core, falcon_is_falcon_attention_s);
+    tcase_add_test(core, hunyuan_alpha_is_a_fixed_base);
+    tcase_add_test(core, falcon_alibi_attention_certifies);
     tcase_add_test(core, per_layer_certify_reports_each_type);
     tcase_add_test(core, certify_names_planted_bugs_as_run_does);
     tcase_add_test(core, one_bug_one_lead);

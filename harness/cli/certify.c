@@ -199,8 +199,13 @@ static int list_model_types(void)
     pecert_rope_pairing pairing;
     const char *reads;
     const char *name;
+    int width = 0; /* the longest name: the columns align whatever is added */
     for (size_t i = 0; (name = pecert_certify_model_type(i, &pairing, &reads)) != NULL; i++) {
-        printf("  %-12s %-11s %s\n", name, pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", reads);
+        width = (int)strlen(name) > width ? (int)strlen(name) : width;
+    }
+    for (size_t i = 0; (name = pecert_certify_model_type(i, &pairing, &reads)) != NULL; i++) {
+        printf("  %-*s %-11s %s\n", width, name, pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half",
+               reads);
     }
     return PECERT_EXIT_PASS;
 }

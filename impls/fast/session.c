@@ -132,6 +132,11 @@ static pecert_status check_session_config(const pecert__fast_call *call,
                                  "config.alibi_max_bias=%.17g must be finite and > 0 with alibi=1",
                                  c->alibi_max_bias);
     }
+    if (!isfinite(c->alibi_bias_scale) || c->alibi_bias_scale < 0 || (c->alibi == 0 && c->alibi_bias_scale != 0)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "config.alibi_bias_scale=%.17g must be finite and >= 0 (0 = 1), and 0 without ALiBi",
+                                 c->alibi_bias_scale);
+    }
     if (c->rope == NULL && c->alibi == 0) {
         return pecert__fast_fail(call, PECERT_E_INVAL,
                                  "config.rope is NULL: only an ALiBi session (alibi=1) may omit it");
@@ -246,8 +251,10 @@ pecert_status pecert__fast_session_create(void *instance, void **out_session,
         session_free(s);
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "no memory for the session");
     }
+    /* Falcon's bias scale folded into the slopes (0 = 1, Bloom and MPT). */
+    double bias_scale = config->alibi_bias_scale > 0 ? config->alibi_bias_scale : 1.0;
     for (int32_t h = 0; config->alibi && h < s->n_heads; h++) {
-        s->slopes[h] = pecert__fast_alibi_slope(s->n_heads, config->alibi_max_bias, h);
+        s->slopes[h] = bias_scale * pecert__fast_alibi_slope(s->n_heads, config->alibi_max_bias, h);
     }
     *out_session = s;
     return PECERT_OK;

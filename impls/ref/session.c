@@ -79,7 +79,8 @@ static pecert_status alloc_sequences(ref_session *s)
     return PECERT_OK;
 }
 
-/* The ALiBi slopes of the session's heads (NULL without ALiBi). */
+/* The ALiBi slopes of the session's heads times the bias scale (Falcon's
+ * 1/sqrt(head_dim); 0 = 1), NULL without ALiBi. */
 static pecert_status init_alibi(ref_session *s, const pecert_session_config *config)
 {
     if (config->alibi == 0) {
@@ -89,8 +90,9 @@ static pecert_status init_alibi(ref_session *s, const pecert_session_config *con
     if (s->slopes == NULL) {
         return PECERT_E_NOMEM;
     }
+    double scale = config->alibi_bias_scale > 0 ? config->alibi_bias_scale : 1.0;
     for (int32_t h = 0; h < s->n_heads; h++) {
-        s->slopes[h] = pecert__ref_alibi_slope(s->n_heads, config->alibi_max_bias, h);
+        s->slopes[h] = scale * pecert__ref_alibi_slope(s->n_heads, config->alibi_max_bias, h);
     }
     return PECERT_OK;
 }

@@ -40,6 +40,11 @@ pecert_status pecert__ref_check_session_config(const pecert__ref_call *call, con
         return pecert__ref_fail(call, PECERT_E_INVAL, "config.alibi=%d needs 0, or 1 with alibi_max_bias > 0",
                                 c->alibi);
     }
+    if (!(c->alibi_bias_scale >= 0) || !isfinite(c->alibi_bias_scale) || (c->alibi == 0 && c->alibi_bias_scale != 0)) {
+        return pecert__ref_fail(call, PECERT_E_INVAL,
+                                "config.alibi_bias_scale=%.17g needs to be finite and >= 0, and 0 without ALiBi",
+                                c->alibi_bias_scale);
+    }
     if (c->rope == NULL && (c->alibi == 0 || c->head_dim < 1 || c->head_dim > 65536)) {
         return pecert__ref_fail(call, PECERT_E_INVAL,
                                 "config.rope is NULL: needs alibi=1 and head_dim in 1..65536 (got %d)", c->head_dim);

@@ -6,7 +6,8 @@
  * buckets, sinusoidal, learned and 2-D sin-cos absolute embeddings, and the
  * Swin, Shaw and Transformer-XL relative positions; from 1.3 a declared
  * scope: the largest position, whole heads only, the data types; from 1.4 the
- * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE) so that the pecert
+ * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE;
+ * from 1.5 the scale of a session's ALiBi term, Falcon's) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -54,7 +55,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 4
+#define PECERT_ABI_MINOR 5
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -279,8 +280,14 @@ typedef struct pecert_session_config {
      * rope config it must be 0 or equal rope->head_dim. */
     int32_t head_dim;
     double alibi_max_bias;             /* 8 = the paper, Bloom; MPT's     */
+    /* ABI 1.5 (was reserved[0]): the factor on the ALiBi term, which then
+     * reads -alibi_bias_scale * m_h * (p_q - p_k). 0 = 1: Bloom and MPT add
+     * the bias to the scaled scores. Falcon (alibi true) adds it to q . k
+     * before the 1/sqrt(head_dim) scale (FalconAttention), which is
+     * alibi_bias_scale = 1/sqrt(head_dim). Must be 0 without ALiBi. */
+    double alibi_bias_scale;
     /* Reserved (sliding windows...); must be zero. */
-    uint64_t reserved[6];
+    uint64_t reserved[5];
 } pecert_session_config;
 
 /* Arguments of session_append: T tokens, any mix of sequences. Tensors are

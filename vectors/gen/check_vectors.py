@@ -90,11 +90,12 @@ def _mrope_index_shapes(c, p, a):
 
 FAMILY_OPS = {
     "alibi.slopes": (
-        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1)}, {},
+        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1), "bias_scale": ("num", 1, False)}, {},
         set(), {"slopes"},
         lambda c, p, a: {"slopes": (F, [c["num_heads"]])}),
     "alibi.bias": (
-        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1)}, {"symmetric": ("bool",)},
+        {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1), "bias_scale": ("num", 1, False)},
+        {"symmetric": ("bool",)},
         {"q_positions", "k_positions"}, {"bias"}, _alibi_shapes),
     "t5.bucket": (
         {"bidirectional": ("bool",), "num_buckets": ("int", 2, 1 << 20),

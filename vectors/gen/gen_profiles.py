@@ -15,7 +15,8 @@ config.json, and the model's own position code is run on it:
                 apply_rotary_emb; Llama 4's Llama4TextRotaryEmbedding (complex freqs_cis,
                 built from config.json's text_config) and its complex apply_rotary_emb;
                 Qwen2-VL's apply_multimodal_rotary_pos_emb.
-  ALiBi         Bloom build_alibi_tensor, MPT build_mpt_alibi_tensor.
+  ALiBi         Bloom build_alibi_tensor, MPT build_mpt_alibi_tensor, Falcon (alibi true)
+                build_alibi_tensor with the factor FalconModel._update_causal_mask puts on it.
   T5            T5Attention._relative_position_bucket with the profile's buckets.
   learned       the model's position_embeddings module (BERT, GPT-2 wpe, ViT) looked up by
                 the position ids the model forms.
@@ -56,6 +57,9 @@ NOTES = {
     "long_position": ("EDGE_CASE", "Positions far past every trained length (2^20)."),
     "mrope_axes": ("FUNCTIONALITY", "Three position axes (temporal, height, width) that differ, "
                                     "so every mrope_section is exercised."),
+    "bf16_reference": ("EDGE_CASE", "The reference rounds its ALiBi slopes and biases to bfloat16 (Falcon's "
+                                    "build_alibi_tensor: slopes[..., None].bfloat16() * arange_tensor); they are "
+                                    "compared within that rounding."),
     "layers_full": ("FUNCTIONALITY", "The encoding of the full-attention layers: the rotary module "
                                      "the model builds for them (Gemma3TextModel.rotary_emb)."),
     "layers_sliding": ("FUNCTIONALITY", "The encoding of the sliding-window layers: the rotary module "
@@ -106,7 +110,15 @@ ROPE_MODELS = {
     "nemotron": ("NemotronConfig", "NemotronRotaryEmbedding", "apply_rotary_pos_emb"),
     "ernie4_5_moe": ("Ernie4_5_MoeConfig", "Ernie4_5_MoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "qwen3_next": ("Qwen3NextConfig", "Qwen3NextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "falcon": ("FalconConfig", "FalconRotaryEmbedding", "apply_rotary_pos_emb"),
+    "granitemoe": ("GraniteMoeConfig", "GraniteMoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "hunyuan_v1_dense": ("HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding", "apply_rotary_pos_emb"),
 }
+# Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
+# inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
+# only past max_position_embeddings does dynamic_rope_update recompute (dynamic NTK from
+# rope_theta, without alpha), which no test here reaches (positions stop at max - 1).
+ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 # M-RoPE rotary classes: forward takes [3, B, S] position ids. Qwen2-VL's returns cos/sin per
 # axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
 # interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
@@ -174,6 +186,21 @@ def make_config(cls, config):
     if "layer_types" in kwargs:  # the classes check one type per layer (layer_type_validation)
         kwargs["layer_types"] = kwargs["layer_types"][:1]
     return cls(**kwargs)
+
+
+def has_alpha_base(cls_name, cfg):
+    scaling = getattr(cfg, "rope_scaling", None) or {}
+    return (cls_name in ALPHA_BASE and scaling.get("rope_type", scaling.get("type")) == "dynamic"
+            and bool(scaling.get("alpha")))
+
+
+def alpha_base_config(cfg):
+    """The FORMAT.md config of Hunyuan's alpha path: default RoPE over the whole head at the
+    base its __init__ computes (the same expression, on the same config attributes)."""
+    return {"rope_type": "default",
+            "rope_theta": cfg.rope_theta * cfg.rope_scaling.get("alpha") ** (cfg.head_dim / (cfg.head_dim - 2)),
+            "head_dim": cfg.head_dim, "rotary_dim": cfg.head_dim,
+            "max_position_embeddings": cfg.max_position_embeddings}
 
 
 def manifest_config(gen, cfg):
@@ -354,12 +381,15 @@ def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
     each test flagged with its layer type and its comment prefixed with it."""
     torch = ref.torch
     vf = LayerTests(vf, layer_flags, prefix) if layer_flags else vf
-    config, section = manifest_config(gen, cfg)
+    alpha = has_alpha_base(names[1], cfg)
+    config, section = (alpha_base_config(cfg), None) if alpha else manifest_config(gen, cfg)
     cls = getattr(mdl, names[1])
     pairing = "interleaved" if mt in COMPLEX_ROPE or mt in ADJACENT_PAIRS else "split_half"
     if mt != "deepseek_v2":  # its module holds freqs_cis-producing inv_freq too
         add_rope_freq(ref, vf, cls(config=cfg), config, cls)
         l0, pos = lengths(config)
+        if alpha:  # L0 + 1 is past max_position_embeddings: the alpha path ends there
+            pos = [p for p in pos if p < config["max_position_embeddings"]]
         short = [p for p in pos if p < l0]
         add_rope_cos_sin(ref, torch, vf, cls, cfg, config, short, "cos/sin up to L0-1",
                          ["profile", "boundary"])
@@ -371,8 +401,9 @@ def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
     if section is None:
         add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos,
                        "apply at 0, 1, L0-1, L0, L0+1, max-1", ["profile", "boundary"])
-        add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, [0, 1, FAR - 1, FAR],
-                       "apply at far positions", ["profile", "long_position"])
+        if not alpha:
+            add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, [0, 1, FAR - 1, FAR],
+                           "apply at far positions", ["profile", "long_position"])
     else:
         same = [pos, pos, pos]
         add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, same,
@@ -394,12 +425,45 @@ def build_gptj(ref, gen, vf, profile):
                             "apply at 0, 1, n-2, n-1 (2 heads)", ["profile", "boundary"])
 
 
+def falcon_bias_scale(torch, mdl, c, mask, alibi):
+    """The factor Falcon puts on its ALiBi bias in the attention scores, read off the
+    additive mask FalconModel._update_causal_mask builds from build_alibi_tensor's output
+    (alibi / sqrt(head_dim); the eager path multiplies q.k + alibi by the same
+    inv_norm_factor). The model is built on the profile's config with one layer and a
+    16-token vocabulary; heads and hidden_size stay as the profile says."""
+    cfg_mod, _ = modules("falcon")
+    cfg = make_config(cfg_mod.FalconConfig, c)
+    cfg.vocab_size = 16
+    model = mdl.FalconModel(cfg).eval()
+    n, seq = alibi.shape
+    with torch.no_grad():
+        causal = model._update_causal_mask(mask, torch.zeros(1, seq, cfg.hidden_size), torch.arange(seq), None,
+                                           False, None, alibi.view(n, 1, seq))
+    got = causal[0, :, seq - 1, seq - 1].double()  # the last query row: every key attended
+    want = alibi[:, seq - 1].double()
+    ratio = got / want  # float32 quotients: equal across heads up to their rounding
+    if not bool(((ratio - ratio[0]).abs() <= 4 * 2.0 ** -24 * ratio[0]).all()):
+        raise AssertionError("Falcon's mask scales the heads' biases differently")
+    return float(ratio[0])
+
+
 def build_alibi(ref, vf, profile):
     torch = ref.torch
     c = profile["config"]
     mt = c["model_type"]
     _, mdl = modules(mt)
-    if mt == "bloom":
+    extra = {}
+    if mt == "falcon":
+        n, bias_max = c["num_attention_heads"], 8.0
+        seq = 16
+        mask = torch.ones(1, seq, dtype=torch.int64)
+        alibi = mdl.build_alibi_tensor(mask, n, torch.float32).view(n, seq)  # Bloom's: slope_h * k
+        fn, where = mdl.build_alibi_tensor, "build_alibi_tensor"
+        slopes = alibi[:, 1].numpy().astype(np.float32)
+        bias = alibi.view(n, 1, seq).numpy()
+        q = np.zeros(1, dtype=np.int64)
+        extra["bias_scale"] = falcon_bias_scale(torch, mdl, c, mask, alibi)
+    elif mt == "bloom":
         n, bias_max = c["n_head"], 8.0
         seq = 16
         mask = torch.ones(1, seq, dtype=torch.int64)
@@ -417,10 +481,12 @@ def build_alibi(ref, vf, profile):
         bias = alibi.numpy()
         q = np.full(1, seq - 1, dtype=np.int64)  # MPT's form: the last query q = seq-1
     src = source_of(ref, fn, where)
-    cfgv = {"num_heads": n, "max_bias": bias_max}
-    vf.add_test("alibi.slopes", f"slopes of {n} heads (read off {where})", ["profile"], src, cfgv, {}, {},
+    cfgv = dict({"num_heads": n, "max_bias": bias_max}, **extra)
+    scaled = " and bias_scale read off FalconModel._update_causal_mask" if extra else ""
+    flags = ["profile", "bf16_reference"] if mt == "falcon" else ["profile"]
+    vf.add_test("alibi.slopes", f"slopes of {n} heads (read off {where}){scaled}", flags, src, cfgv, {}, {},
                 {"slopes": vf.tensor(slopes, "f32")})
-    vf.add_test("alibi.bias", f"bias of {n} heads over keys 0..{seq - 1}", ["profile"], src, cfgv,
+    vf.add_test("alibi.bias", f"bias of {n} heads over keys 0..{seq - 1}", flags, src, cfgv,
                 {"symmetric": False},
                 {"q_positions": vf.tensor(q, "i64"), "k_positions": vf.tensor(np.arange(seq, dtype=np.int64), "i64")},
                 {"bias": vf.tensor(bias, "f32")})
@@ -490,11 +556,11 @@ def build_learned(ref, vf, profile):
 
 def build(ref, gen, vf, profile):
     mt = text_model_type(profile)
-    if mt in ROPE_MODELS:
+    if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)
     elif mt == "gptj":
         build_gptj(ref, gen, vf, profile)
-    elif mt in ("bloom", "mpt"):
+    elif mt in ("bloom", "mpt") or (mt == "falcon" and profile["config"].get("alibi")):
         build_alibi(ref, vf, profile)
     elif mt == "t5":
         build_t5(ref, vf, profile)

@@ -10,7 +10,8 @@
  * float32 dot products summed in float32, the softmax is float32 (maximum
  * subtracted, expf, a float32 sum), the output a float32 sum of p_j v_j.
  * ALiBi slopes are ggml's float32 powers (m0 = 2^(-max_bias/n'), m1 =
- * 2^(-max_bias/2/n'), n' the largest power of two <= n_heads). The
+ * 2^(-max_bias/2/n'), n' the largest power of two <= n_heads), times
+ * Falcon's bias scale in float32 when one is given. The
  * frequencies are those of config.seq_len, fixed at create, as in ref.
  * Argument checks are ref's (session_args.c); caches grow on demand.
  */
@@ -100,6 +101,11 @@ static pecert_status session_init(const pecert__ref_call *call, honest_session *
     }
     if (config->alibi != 0 && (s->slopes = alibi_slopes_f32(s->n_heads, config->alibi_max_bias)) == NULL) {
         return pecert__ref_fail(call, PECERT_E_NOMEM, "no memory for the ALiBi slopes");
+    }
+    /* Falcon's bias scale (1/sqrt(head_dim)) as a float32 factor on each
+     * slope, as a float32 engine folds it in. */
+    for (int32_t h = 0; s->slopes != NULL && config->alibi_bias_scale > 0 && h < s->n_heads; h++) {
+        s->slopes[h] *= (float)config->alibi_bias_scale;
     }
     /* No rope (ALiBi) or a NoPE layer: keys and queries as projected. */
     if (config->rope == NULL || config->rope->layer_kind == PECERT_LAYER_NOPE) {
