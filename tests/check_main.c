@@ -53,6 +53,7 @@ int main(void)
     srunner_add_suite(runner, make_certify_suite());
     srunner_add_suite(runner, make_hypotheses_suite());
     srunner_add_suite(runner, make_precision_suite());
+    srunner_add_suite(runner, make_dumps_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -37,6 +37,9 @@ static const char usage_main[] =
     "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
     "  report  render or merge saved results: HTML, JUnit XML, JSON\n"
     "  certify certify a plugin for one checkpoint (config.json or profile)\n"
+    "  diagnose  read a q/k dump before and after an engine's RoPE: positions,\n"
+    "          pairing, channels and frequencies it used (no plugin needed)\n"
+    "  dump    write a plugin's q before and after RoPE as .npy (for diagnose)\n"
     "  help    this text (also: pecert <command> --help)\n"
     "\n"
     "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
@@ -534,6 +537,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "certify") == 0) {
         return pecert_cmd_certify(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "diagnose") == 0) {
+        return pecert_cmd_diagnose(argc - 1, argv + 1);
+    }
+    if (strcmp(cmd, "dump") == 0) {
+        return pecert_cmd_dump(argc - 1, argv + 1);
     }
     fprintf(stderr, "pecert: unknown command '%s' (pecert help lists the commands)\n", cmd);
     return PECERT_EXIT_USAGE;

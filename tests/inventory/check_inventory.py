@@ -214,6 +214,9 @@ def not_mapped_summary(table):
             continue
         if enc == "(its config class needs sub-configs)":
             need = "wrappers of other models (mapped through the model they wrap)"
+        elif "has no mapping in pecert" not in verdict and _names:
+            need = ("mapped, but the config class's own defaults are refused (a field the model cannot run "
+                    "without; its released checkpoints certify through their profiles)")
         elif layers not in ("-", "interleaved M-RoPE"):
             need = ("layers that differ: rope on some layers only, or more than one rotary module "
                     "(per-layer encodings)")

@@ -54,6 +54,9 @@ EXPECTED = [
     (r"^build/pecert certify --list-model-types$", 0),
     (r"^build/pecert certify --config config\.json --print$", 0),
     (r"^build/pecert certify --all-profiles --impl \./my_adapter\.so", 1),  # not every profile
+    (r"^mkdir -p dump$", 0),
+    (r"^build/pecert dump --impl build/impls/mutants/decode_off_by_one\.so ", 0),
+    (r"^build/pecert diagnose --profile llama-3\.1-8b --before dump/", 1),  # the off-by-one, named
 ]
 
 # The stand-in for "your engine's kernel" the README's adapter calls:

@@ -1,0 +1,227 @@
+/*
+ * dump_cmd.c - `pecert dump`: a reference dump for `pecert diagnose`.
+ *
+ * q values (deterministic, in [-1, 1): pecert_rng) of a checkpoint's key/value heads
+ * are rotated by a plugin's rope_apply at the positions asked for and
+ * written as the three .npy files an engine's debug hook would write:
+ * q_pre.npy and q_post.npy [tokens, heads, head_dim] float32 and
+ * positions.npy [tokens] int64. With --impl ref that is what the
+ * checkpoint's engine must produce for the same q; with a plugin, what
+ * the plugin does (the worked example of README "Debug a running engine").
+ * The plugin runs in this process: a dump tool, not a certification.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "certify_config.h"
+#include "checks.h"
+#include "commands.h"
+#include "npy.h"
+#include "plugin_load.h"
+#include "runner.h"
+
+static const char usage_dump[] =
+    "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
+    "                   [--tokens N] [--first P] [--layer TYPE]\n"
+    "\n"
+    "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
+    "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
+    "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n";
+
+#define MAX_DUMP_TOKENS 65536
+
+typedef struct dump_cli {
+    const char *impl;
+    const char *config;
+    const char *profile;
+    const char *profiles;
+    const char *layer;
+    const char *out;
+    int64_t tokens;
+    int64_t first;
+} dump_cli;
+
+static int parse_count(int64_t *out, const char *arg, int64_t lo, int64_t hi)
+{
+    char *end = NULL;
+    long long v = strtoll(arg, &end, 10);
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_args(dump_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"impl", required_argument, NULL, 'i'},     {"config", required_argument, NULL, 'c'},
+        {"profile", required_argument, NULL, 'p'},  {"profiles", required_argument, NULL, 'P'},
+        {"layer", required_argument, NULL, 'L'},    {"out", required_argument, NULL, 'O'},
+        {"tokens", required_argument, NULL, 'n'},   {"first", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i': cli->impl = optarg; break;
+        case 'c': cli->config = optarg; break;
+        case 'p': cli->profile = optarg; break;
+        case 'P': cli->profiles = optarg; break;
+        case 'L': cli->layer = optarg; break;
+        case 'O': cli->out = optarg; break;
+        case 'n':
+            if (parse_count(&cli->tokens, optarg, 1, MAX_DUMP_TOKENS) != 0) {
+                return pecert_usage_error(usage_dump, "dump: --tokens %s: expected 1..%d", optarg, MAX_DUMP_TOKENS);
+            }
+            break;
+        case 'f':
+            if (parse_count(&cli->first, optarg, 0, (int64_t)1 << 40) != 0) {
+                return pecert_usage_error(usage_dump, "dump: --first %s: expected 0..2^40", optarg);
+            }
+            break;
+        case 'h': fputs(usage_dump, stdout); return -1;
+        default: return pecert_usage_error(usage_dump, "dump: bad option");
+        }
+    }
+    if (optind < argc) {
+        return pecert_usage_error(usage_dump, "dump: unexpected argument '%s'", argv[optind]);
+    }
+    if (cli->impl == NULL || cli->out == NULL || (cli->config == NULL) == (cli->profile == NULL)) {
+        return pecert_usage_error(usage_dump, "dump: --impl, --out and one of --config / --profile are required");
+    }
+    return 0;
+}
+
+/* The plugin's rotation of x into y; 0, or -1 with its words in err. */
+static int rotate(const pecert_loaded_plugin *p, const pecert_certify_model *m, const int64_t *pos, int64_t tokens,
+                  float *x, float *y, char *err, size_t len)
+{
+    void *inst = NULL;
+    if (p->desc->create(&inst) != PECERT_OK || p->desc->rope_apply == NULL) {
+        snprintf(err, len, "%s: %s", p->path, inst == NULL ? "create failed" : "no rope_apply");
+        if (inst != NULL) {
+            p->desc->destroy(inst);
+        }
+        return -1;
+    }
+    int64_t h = m->num_kv_heads;
+    int64_t d = m->rope.head_dim;
+    pecert_tensor tx = pecert_tensor_3d(x, tokens, h, d, h * d, d, 1);
+    pecert_tensor ty = pecert_tensor_3d(y, tokens, h, d, h * d, d, 1);
+    pecert_rope_apply_args a = {.struct_size = sizeof(a), .pairing = m->pairing, .config = &m->rope,
+                                .positions = pos, .x = &tx, .out = &ty};
+    pecert_status st = p->desc->rope_apply(inst, &a);
+    if (st != PECERT_OK) {
+        snprintf(err, len, "%s: rope_apply: %s: %s", p->path, pecert_status_name(st), p->desc->last_error(inst));
+    }
+    p->desc->destroy(inst);
+    return st == PECERT_OK ? 0 : -1;
+}
+
+static int write_all(const dump_cli *cli, const pecert_certify_model *m, const float *x, const float *y,
+                     const int64_t *pos, char *err, size_t len)
+{
+    size_t n = (size_t)cli->tokens * (size_t)m->num_kv_heads * (size_t)m->rope.head_dim;
+    double *buf = malloc((n > (size_t)cli->tokens ? n : (size_t)cli->tokens) * sizeof(double));
+    char path[PATH_MAX];
+    int64_t shape[3] = {cli->tokens, m->num_kv_heads, m->rope.head_dim};
+    int rc = buf == NULL ? -1 : 0;
+    const float *src[2] = {x, y};
+    const char *names[2] = {"q_pre.npy", "q_post.npy"};
+    for (int f = 0; rc == 0 && f < 2; f++) {
+        for (size_t i = 0; i < n; i++) {
+            buf[i] = src[f][i];
+        }
+        snprintf(path, sizeof(path), "%s/%s", cli->out, names[f]);
+        rc = pecert_npy_write(path, buf, 3, shape, 0, err, len);
+    }
+    for (int64_t t = 0; rc == 0 && t < cli->tokens; t++) {
+        buf[t] = (double)pos[t];
+    }
+    snprintf(path, sizeof(path), "%s/positions.npy", cli->out);
+    rc = rc == 0 ? pecert_npy_write(path, buf, 1, shape, 1, err, len) : rc;
+    if (buf == NULL) {
+        snprintf(err, len, "dump: out of memory");
+    }
+    free(buf);
+    return rc;
+}
+
+static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *p)
+{
+    char err[1024] = "";
+    size_t n = (size_t)cli->tokens * (size_t)m->num_kv_heads * (size_t)m->rope.head_dim;
+    float *x = malloc(n * sizeof(float));
+    float *y = malloc(n * sizeof(float));
+    int64_t *pos = malloc((size_t)cli->tokens * sizeof(int64_t));
+    int status = PECERT_EXIT_USAGE;
+    if (x == NULL || y == NULL || pos == NULL) {
+        fprintf(stderr, "pecert: dump: out of memory\n");
+        goto out;
+    }
+    pecert_rng rng = {12345}; /* the same q on every machine */
+    for (size_t i = 0; i < n; i++) {
+        x[i] = pecert_rng_float(&rng);
+    }
+    for (int64_t t = 0; t < cli->tokens; t++) {
+        pos[t] = cli->first + t;
+    }
+    if (rotate(p, m, pos, cli->tokens, x, y, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: dump: %s\n", err);
+        status = PECERT_EXIT_FAIL;
+        goto out;
+    }
+    if (write_all(cli, m, x, y, pos, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: dump: %s\n", err);
+        goto out;
+    }
+    printf("pecert %s: dump of %s on %s: %s/q_pre.npy, q_post.npy [%lld, %d, %d] float32, positions.npy %lld..%lld\n",
+           PECERT_VERSION, p->desc->name, m->name, cli->out, (long long)cli->tokens, (int)m->num_kv_heads,
+           (int)m->rope.head_dim, (long long)cli->first, (long long)(cli->first + cli->tokens - 1));
+    status = PECERT_EXIT_PASS;
+out:
+    free(x);
+    free(y);
+    free(pos);
+    return status;
+}
+
+int pecert_cmd_dump(int argc, char **argv)
+{
+    dump_cli cli = {.profiles = PECERT_SOURCE_DIR "/conformance/profiles", .tokens = 40};
+    int rc = parse_args(&cli, argc, argv);
+    if (rc != 0) {
+        return rc < 0 ? PECERT_EXIT_PASS : rc;
+    }
+    struct stat st;
+    if (stat(cli.out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "pecert: dump: --out %s: not a directory (create it first)\n", cli.out);
+        return PECERT_EXIT_USAGE;
+    }
+    pecert_certify_model *m = malloc(sizeof(*m));
+    char err[1024];
+    if (m == NULL || pecert_load_rope_model(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", m == NULL ? "out of memory" : err);
+        free(m);
+        return PECERT_EXIT_USAGE;
+    }
+    char dir[PATH_MAX];
+    char path[PATH_MAX];
+    pecert_impl_dir(dir, sizeof(dir));
+    pecert_loaded_plugin p;
+    if (pecert_plugin_resolve(path, sizeof(path), cli.impl, dir) != 0 ||
+        pecert_plugin_open(&p, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: dump: %s\n", err);
+        free(m);
+        return PECERT_EXIT_LOAD;
+    }
+    rc = dump(&cli, m, &p);
+    pecert_plugin_close(&p);
+    free(m);
+    return rc;
+}

@@ -1,0 +1,361 @@
+/*
+ * dump_diagnosis.c - hypotheses, recovery and findings for a RoPE dump
+ * (dump_diagnosis.h).
+ */
+#include "dump_diagnosis.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* rope_theta values a port falls back to or copies from a sibling model:
+ * Llama 2's and most defaults, Llama 3's, Qwen's, Gemma 3 / Qwen3-Next's. */
+static const double common_thetas[] = {10000.0, 100000.0, 500000.0, 1000000.0, 5000000.0, 10000000.0};
+#define N_COMMON_THETAS (sizeof(common_thetas) / sizeof(common_thetas[0]))
+
+static void finding(pecert_dump_report *r, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void finding(pecert_dump_report *r, const char *id, const char *fmt, ...)
+{
+    if (r->n_findings == PECERT_DUMP_MAX_FINDINGS) {
+        return;
+    }
+    pecert_dump_finding *f = &r->findings[r->n_findings++];
+    snprintf(f->id, sizeof(f->id), "%s", id);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof(f->text), fmt, ap);
+    va_end(ap);
+}
+
+static const char *type_name(pecert_rope_type t)
+{
+    return pecert_certify_rope_type_name(t);
+}
+
+static const char *pairing_words(pecert_rope_pairing p)
+{
+    return p == PECERT_PAIRING_INTERLEAVED ? "interleaved (2i, 2i+1)" : "split-half (i, i + rotary_dim/2)";
+}
+
+/* ---- hypotheses ---------------------------------------------------------- */
+
+static void add_hypothesis(pecert_dump_report *r, const pecert_rope_config *rope, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void add_hypothesis(pecert_dump_report *r, const pecert_rope_config *rope, const char *fmt, ...)
+{
+    if (r->n_hypotheses == PECERT_DUMP_MAX_HYPOTHESES) {
+        return;
+    }
+    pecert_dump_hypothesis *h = &r->hypotheses[r->n_hypotheses++];
+    memset(h, 0, sizeof(*h));
+    h->rope = *rope;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(h->label, sizeof(h->label), fmt, ap);
+    va_end(ap);
+}
+
+/* The config's rope with its rotary width set to what was rotated (a
+ * rotary_dim bug rotates other channels with other frequencies). */
+static pecert_rope_config rotated_config(const pecert_certify_model *m, int32_t width)
+{
+    pecert_rope_config c = m->rope;
+    c.layer_kind = PECERT_LAYER_ROPE;
+    if (width >= 2 && width % 2 == 0 && width <= c.head_dim && width != c.rotary_dim) {
+        c.rotary_dim = width;
+    }
+    return c;
+}
+
+static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width)
+{
+    pecert_rope_config cfg = rotated_config(m, width);
+    add_hypothesis(r, &cfg, "%s theta=%g", type_name(cfg.rope_type), cfg.rope_theta);
+    pecert_rope_config plain = cfg;
+    plain.rope_type = PECERT_ROPE_DEFAULT;
+    plain.present = 0;
+    plain.num_factors = 0;
+    plain.short_factor = plain.long_factor = NULL;
+    if (cfg.rope_type != PECERT_ROPE_DEFAULT) {
+        add_hypothesis(r, &plain, "default theta=%g (rope_scaling left out)", cfg.rope_theta);
+    }
+    for (size_t i = 0; i < N_COMMON_THETAS; i++) {
+        if (common_thetas[i] == cfg.rope_theta) {
+            continue;
+        }
+        pecert_rope_config t = cfg;
+        t.rope_theta = common_thetas[i];
+        add_hypothesis(r, &t, "%s theta=%g", type_name(cfg.rope_type), common_thetas[i]);
+        if (cfg.rope_type != PECERT_ROPE_DEFAULT) {
+            plain.rope_theta = common_thetas[i];
+            add_hypothesis(r, &plain, "default theta=%g", common_thetas[i]);
+        }
+    }
+}
+
+/* ---- recovery under one hypothesis --------------------------------------- */
+
+typedef struct angle_table {
+    double *phi;       /* [n_tokens][n_pairs] */
+    double *weight;
+    int32_t n_pairs;
+} angle_table;
+
+static int64_t seq_len_of(const int64_t *positions, int64_t n)
+{
+    int64_t top = -1;
+    for (int64_t i = 0; positions != NULL && i < n; i++) {
+        top = positions[i] > top ? positions[i] : top;
+    }
+    return top + 1 > 0 ? top + 1 : 0;
+}
+
+/* The oracle's frequencies of h (0 on success); the oracle may refuse a
+ * hypothesis (a LongRoPE list that does not fit another width). */
+static int hypothesis_freqs(const pecert_loaded_plugin *oracle, void *inst, const pecert_rope_config *cfg,
+                            int64_t seq_len, double *omega, double *scaling)
+{
+    return oracle->desc->rope_freqs(inst, omega, scaling, cfg, seq_len) == PECERT_OK ? 0 : -1;
+}
+
+static void score_hypothesis(pecert_dump_hypothesis *h, const angle_table *a, const double *omega,
+                             const pecert_dump_view *v, const int64_t *positions, pecert_recovered_position *tokens)
+{
+    h->explained = h->matched = 0;
+    h->worst_residual = 0.0;
+    for (int64_t t = 0; t < v->n_tokens; t++) {
+        double start = positions != NULL ? (double)positions[t] : NAN;
+        pecert_recovered_position *p = &tokens[t];
+        pecert_recover_position(a->phi + t * a->n_pairs, a->weight + t * a->n_pairs, omega, a->n_pairs, start,
+                                v->eps, p);
+        if (p->integer) {
+            h->explained++;
+            h->worst_residual = fmax(h->worst_residual, p->residual);
+            h->matched += positions != NULL && p->nearest == positions[t];
+        }
+    }
+}
+
+static int better(const pecert_dump_hypothesis *a, const pecert_dump_hypothesis *b)
+{
+    if (a->matched != b->matched) {
+        return a->matched > b->matched;
+    }
+    if (a->explained != b->explained) {
+        return a->explained > b->explained;
+    }
+    return a->worst_residual < b->worst_residual;
+}
+
+/* Every hypothesis scored; r->tokens left at the best one's recovery. */
+static int run_hypotheses(pecert_dump_report *r, const pecert_loaded_plugin *oracle, const angle_table *a,
+                          const pecert_dump_view *v, const int64_t *positions, char *err, size_t err_len)
+{
+    void *inst = NULL;
+    double *omega = malloc((size_t)(a->n_pairs + 1) * sizeof(double));
+    pecert_recovered_position *scratch = calloc((size_t)v->n_tokens + 1, sizeof(*scratch));
+    int rc = -1;
+    if (omega == NULL || scratch == NULL || oracle->desc->create(&inst) != PECERT_OK) {
+        snprintf(err, err_len, "diagnose: %s", omega == NULL || scratch == NULL ? "out of memory"
+                                                                                 : "the oracle cannot create an instance");
+        goto out;
+    }
+    int64_t seq_len = seq_len_of(positions, v->n_tokens);
+    r->best = -1;
+    for (int32_t i = 0; i < r->n_hypotheses; i++) {
+        pecert_dump_hypothesis *h = &r->hypotheses[i];
+        double scaling = 1.0;
+        if (hypothesis_freqs(oracle, inst, &h->rope, seq_len, omega, &scaling) != 0) {
+            h->explained = h->matched = -1; /* not a frequency set this width has */
+            continue;
+        }
+        if (i == 0) {
+            r->expected_factor = scaling;
+        }
+        score_hypothesis(h, a, omega, v, positions, scratch);
+        if (r->best < 0 || better(h, &r->hypotheses[r->best])) {
+            r->best = i;
+            memcpy(r->tokens, scratch, (size_t)v->n_tokens * sizeof(*scratch));
+        }
+    }
+    if (r->best < 0) {
+        snprintf(err, err_len, "diagnose: the oracle refuses the config's rope (%s)",
+                 oracle->desc->last_error(inst));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (inst != NULL) {
+        oracle->desc->destroy(inst);
+    }
+    free(omega);
+    free(scratch);
+    return rc;
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+static void find_rotary_dim(pecert_dump_report *r, const pecert_certify_model *m)
+{
+    int32_t rot = m->rope.rotary_dim;
+    if (r->rotated_hi == 0) {
+        finding(r, "no_rotation", "no channel changed: nothing was rotated (a NoPE layer, a dump taken before RoPE, "
+                "or every token at position 0)");
+    } else if (r->rotated_lo != 0 || r->rotated_hi - r->rotated_lo != rot) {
+        finding(r, "rotary_dim", "channels %d..%d were rotated; rotary_dim is %d (the config rotates 0..%d of "
+                "head_dim %d)", (int)r->rotated_lo, (int)r->rotated_hi - 1, (int)rot, (int)rot - 1,
+                (int)m->rope.head_dim);
+    }
+}
+
+static void find_pairing(pecert_dump_report *r, const pecert_certify_model *m)
+{
+    if (r->rotated_hi == 0) {
+        return;
+    }
+    if (!r->pairing_found) {
+        finding(r, "pairing", "no pairing rotates the channels rigidly (norm ratios spread %.3g split-half, %.3g "
+                "interleaved): not a RoPE rotation of the dumped tensor", r->spread[0], r->spread[1]);
+    } else if (r->pairing != m->pairing) {
+        finding(r, "pairing", "pairs %s rotate together: %s; the config's model uses %s",
+                r->pairing == PECERT_PAIRING_INTERLEAVED ? "(2i, 2i+1)" : "(i, i + rotary_dim/2)",
+                r->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split-half", pairing_words(m->pairing));
+    }
+}
+
+static void find_attention_factor(pecert_dump_report *r, const pecert_dump_view *v)
+{
+    double tol = 16.0 * v->eps + 64.0 / 16777216.0;
+    if (r->rotated_hi == 0 || !r->pairing_found || fabs(r->attention_factor / r->expected_factor - 1.0) <= tol) {
+        return;
+    }
+    finding(r, "attention_factor", "the rotated channels are scaled by %.9g; the config's attention factor is %.9g "
+            "(ratio %.6g)", r->attention_factor, r->expected_factor, r->attention_factor / r->expected_factor);
+}
+
+static void find_frequencies(pecert_dump_report *r, int64_t n)
+{
+    const pecert_dump_hypothesis *cfg = &r->hypotheses[0];
+    const pecert_dump_hypothesis *best = &r->hypotheses[r->best];
+    if (best->explained <= 0) {
+        finding(r, "frequencies", "the angles fit none of the %d frequency sets tried (the config's, other "
+                "rope_theta values, rope_scaling left out): no token lands on an integer position",
+                (int)r->n_hypotheses);
+    } else if (r->best != 0) {
+        finding(r, "frequencies", "angles match %s (%lld of %lld tokens at integer positions); the config says %s "
+                "(%lld of %lld)", best->label, (long long)best->explained, (long long)n, cfg->label,
+                (long long)(cfg->explained > 0 ? cfg->explained : 0), (long long)n);
+    }
+}
+
+/* Tokens rotated for other positions than given, in words: one constant
+ * offset from a token on (the decode off-by-one), or a count. */
+static void find_positions(pecert_dump_report *r, const int64_t *positions, int64_t n)
+{
+    int64_t first = -1;
+    int64_t wrong = 0;
+    int64_t offset = 0;
+    int same_offset = 1;
+    for (int64_t t = 0; positions != NULL && t < n; t++) {
+        const pecert_recovered_position *p = &r->tokens[t];
+        if (!p->integer || p->nearest == positions[t]) {
+            continue;
+        }
+        int64_t d = p->nearest - positions[t];
+        if (first < 0) {
+            first = t;
+            offset = d;
+        }
+        same_offset &= d == offset;
+        wrong++;
+    }
+    if (first < 0) {
+        return;
+    }
+    const pecert_recovered_position *p = &r->tokens[first];
+    int suffix = same_offset && wrong == n - first;
+    if (suffix && (offset == 1 || offset == -1)) {
+        finding(r, "position", "token %lld was rotated for position %lld (expected %lld): off by %s from token %lld "
+                "on (%lld tokens)", (long long)first, (long long)p->nearest, (long long)positions[first],
+                offset > 0 ? "one (+1)" : "one (-1)", (long long)first, (long long)wrong);
+    } else if (same_offset) {
+        finding(r, "position", "token %lld was rotated for position %lld (expected %lld): %lld tokens shifted by "
+                "%+lld", (long long)first, (long long)p->nearest, (long long)positions[first], (long long)wrong,
+                (long long)offset);
+    } else {
+        finding(r, "position", "token %lld was rotated for position %lld (expected %lld); %lld of %lld tokens "
+                "at other positions than given", (long long)first, (long long)p->nearest,
+                (long long)positions[first], (long long)wrong, (long long)n);
+    }
+}
+
+/* ---- the whole ----------------------------------------------------------- */
+
+static void detect_pairing(pecert_dump_report *r, const pecert_dump_view *v, const pecert_certify_model *m)
+{
+    double median[2] = {1.0, 1.0};
+    r->spread[0] = pecert_recover_pairing_spread(v, PECERT_PAIRING_SPLIT_HALF, r->rotated_lo, r->rotated_hi,
+                                                 &median[0]);
+    r->spread[1] = pecert_recover_pairing_spread(v, PECERT_PAIRING_INTERLEAVED, r->rotated_lo, r->rotated_hi,
+                                                 &median[1]);
+    double rigid = fmax(1e-3, 16.0 * v->eps);
+    int best = r->spread[1] >= 0 && (r->spread[0] < 0 || r->spread[1] < r->spread[0]) ? 1 : 0;
+    r->pairing_found = r->spread[best] >= 0 && r->spread[best] <= rigid;
+    r->pairing = r->pairing_found ? (best ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF) : m->pairing;
+    r->attention_factor = median[r->pairing == PECERT_PAIRING_INTERLEAVED ? 1 : 0];
+}
+
+int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m, const pecert_loaded_plugin *oracle,
+                         const pecert_dump_view *v, const int64_t *positions, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    out->n_tokens = v->n_tokens;
+    out->expected_factor = 1.0;
+    out->tokens = calloc((size_t)v->n_tokens + 1, sizeof(*out->tokens));
+    pecert_recover_rotated_range(v, &out->rotated_lo, &out->rotated_hi);
+    int32_t width = (out->rotated_hi - out->rotated_lo) & ~1;
+    if (width < 2) { /* nothing rotated: recover against the config's own channels */
+        out->rotated_lo = 0;
+        width = m->rope.rotary_dim;
+    }
+    detect_pairing(out, v, m);
+    angle_table a = {NULL, NULL, width / 2};
+    size_t cells = (size_t)v->n_tokens * (size_t)a.n_pairs + 1;
+    a.phi = malloc(cells * sizeof(double));
+    a.weight = malloc(cells * sizeof(double));
+    if (out->tokens == NULL || a.phi == NULL || a.weight == NULL) {
+        free(a.phi);
+        free(a.weight);
+        snprintf(err, err_len, "diagnose: out of memory");
+        return -1;
+    }
+    pecert_recover_angles(v, out->pairing, out->rotated_lo, out->rotated_lo + width, a.phi, a.weight);
+    build_hypotheses(out, m, width);
+    int rc = run_hypotheses(out, oracle, &a, v, positions, err, err_len);
+    free(a.phi);
+    free(a.weight);
+    if (rc != 0) {
+        return -1;
+    }
+    if (out->rotated_hi == 0) {
+        out->rotated_lo = 0;
+    }
+    find_rotary_dim(out, m);
+    find_pairing(out, m);
+    find_attention_factor(out, v);
+    if (out->rotated_hi > 0) {
+        find_frequencies(out, v->n_tokens);
+        find_positions(out, positions, v->n_tokens);
+    }
+    return 0;
+}
+
+void pecert_dump_report_free(pecert_dump_report *r)
+{
+    free(r->tokens);
+    r->tokens = NULL;
+}

@@ -1,0 +1,386 @@
+/*
+ * check_dumps.c - `pecert diagnose` on dumps the tests write: q before and
+ * after a plugin's rope_apply (ref, fast, an honest float32 engine, and
+ * the mutants that change positions, pairing, rotary_dim, theta or the
+ * attention factor), read back through .npy files. Each planted bug must
+ * be named by its finding; a correct engine's dump must give none and its
+ * exact positions, up to 2^20 with rope_theta 1e6. Bad files must get one
+ * line naming the file and exit 2.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cJSON.h"
+#include "certify_config.h"
+#include "checks.h"
+#include "dump_diagnosis.h"
+#include "npy.h"
+#include "plugin_load.h"
+#include "suites.h"
+
+#define TOKENS 40
+
+static char err[1024];
+
+typedef struct dump {
+    int64_t tokens;
+    int32_t heads;
+    int32_t dim;
+    double *x;
+    double *y;
+    int64_t positions[TOKENS];
+} dump;
+
+static void load_profile(pecert_certify_model *m, const char *name)
+{
+    ck_assert_msg(pecert_certify_load_profile(m, PECERT_SOURCE_DIR "/conformance/profiles", name, err, sizeof(err)) == 0,
+                  "%s", err);
+}
+
+static void open_plugin(pecert_loaded_plugin *p, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/impls/%s.so", test_build_dir(), name);
+    ck_assert_msg(pecert_plugin_open(p, path, err, sizeof(err)) == 0, "%s", err);
+}
+
+/* q of m's kv heads at positions first..first+TOKENS-1, rotated by plugin
+ * `impl` (its own rope_apply, float32 in and out, as an engine's dump). */
+static void make_dump(dump *d, const pecert_certify_model *m, const char *impl, int64_t first)
+{
+    pecert_loaded_plugin p;
+    void *inst = NULL;
+    open_plugin(&p, impl);
+    ck_assert_int_eq(p.desc->create(&inst), PECERT_OK);
+    d->tokens = TOKENS;
+    d->heads = m->num_kv_heads;
+    d->dim = m->rope.head_dim;
+    size_t n = (size_t)d->tokens * (size_t)d->heads * (size_t)d->dim;
+    float *x = malloc(n * sizeof(float));
+    float *y = malloc(n * sizeof(float));
+    d->x = malloc(n * sizeof(double));
+    d->y = malloc(n * sizeof(double));
+    ck_assert(x != NULL && y != NULL && d->x != NULL && d->y != NULL);
+    pecert_rng rng = {12345};
+    for (size_t i = 0; i < n; i++) {
+        x[i] = pecert_rng_float(&rng);
+    }
+    for (int64_t t = 0; t < TOKENS; t++) {
+        d->positions[t] = first + t;
+    }
+    pecert_tensor tx = pecert_tensor_3d(x, d->tokens, d->heads, d->dim, (int64_t)d->heads * d->dim, d->dim, 1);
+    pecert_tensor ty = pecert_tensor_3d(y, d->tokens, d->heads, d->dim, (int64_t)d->heads * d->dim, d->dim, 1);
+    pecert_rope_apply_args a = {.struct_size = sizeof(a), .pairing = m->pairing, .config = &m->rope,
+                                .positions = d->positions, .x = &tx, .out = &ty};
+    ck_assert_msg(p.desc->rope_apply(inst, &a) == PECERT_OK, "%s: %s", impl, p.desc->last_error(inst));
+    for (size_t i = 0; i < n; i++) {
+        d->x[i] = x[i];
+        d->y[i] = y[i];
+    }
+    free(x);
+    free(y);
+    p.desc->destroy(inst);
+    pecert_plugin_close(&p);
+}
+
+static void free_dump(dump *d)
+{
+    free(d->x);
+    free(d->y);
+}
+
+/* The report of dump d against m (positions given or not). */
+static void diagnose(pecert_dump_report *r, const pecert_certify_model *m, const dump *d, int give_positions)
+{
+    pecert_loaded_plugin ref;
+    open_plugin(&ref, "ref");
+    pecert_dump_view v = {d->tokens, d->heads, d->dim, d->x, d->y, ldexp(1.0, -24)};
+    ck_assert_msg(pecert_dump_diagnose(r, m, &ref, &v, give_positions ? d->positions : NULL, err, sizeof(err)) == 0,
+                  "%s", err);
+    pecert_plugin_close(&ref);
+}
+
+static const pecert_dump_finding *find(const pecert_dump_report *r, const char *id)
+{
+    for (int32_t i = 0; i < r->n_findings; i++) {
+        if (strcmp(r->findings[i].id, id) == 0) {
+            return &r->findings[i];
+        }
+    }
+    return NULL;
+}
+
+static void assert_exact(const pecert_dump_report *r, const dump *d, const char *what)
+{
+    ck_assert_msg(r->n_findings == 0, "%s: finding '%s': %s", what, r->n_findings > 0 ? r->findings[0].id : "",
+                  r->n_findings > 0 ? r->findings[0].text : "");
+    ck_assert_int_eq(r->best, 0);
+    for (int64_t t = 0; t < d->tokens; t++) {
+        ck_assert_msg(r->tokens[t].integer && r->tokens[t].nearest == d->positions[t],
+                      "%s: token %lld recovered %lld (residual %g), expected %lld", what, (long long)t,
+                      (long long)r->tokens[t].nearest, r->tokens[t].residual, (long long)d->positions[t]);
+    }
+}
+
+/* ref, fast and an honest float32 engine (ggml's frequency recurrence):
+ * the config's RoPE, positions exact, with and without them given, near
+ * 0 and at 2^20 (Llama 3.1's llama3 scaling; Qwen2's rope_theta 1e6). */
+START_TEST(correct_engines_recover_exact_positions)
+{
+    static const struct {
+        const char *profile;
+        int64_t first;
+    } cases[] = {{"llama-3.1-8b", 0}, {"llama-3.1-8b", (1 << 20) - TOKENS + 1}, {"qwen2-7b", (1 << 20) - TOKENS + 1}};
+    static const char *const engines[] = {"ref", "fast", "honest/ggml_recurrence"};
+    pecert_certify_model m;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        load_profile(&m, cases[c].profile);
+        for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
+            dump d;
+            char what[128];
+            snprintf(what, sizeof(what), "%s on %s from %lld", engines[e], cases[c].profile, (long long)cases[c].first);
+            make_dump(&d, &m, engines[e], cases[c].first);
+            for (int given = 0; given < 2; given++) {
+                pecert_dump_report r;
+                diagnose(&r, &m, &d, given);
+                assert_exact(&r, &d, what);
+                ck_assert_int_eq(r.pairing_found, 1);
+                ck_assert_int_eq(r.pairing, m.pairing);
+                pecert_dump_report_free(&r);
+            }
+            free_dump(&d);
+        }
+    }
+}
+END_TEST
+
+/* Each mutant that changes what rope_apply computes is named by the
+ * finding of what it changed. */
+START_TEST(planted_bugs_are_named)
+{
+    static const struct {
+        const char *mutant;
+        const char *profile;
+        const char *finding;
+        const char *says;
+    } planted[] = {
+        {"decode_off_by_one", "llama-3.1-8b", "position", "token 0 was rotated for position 1 (expected 0)"},
+        {"pairing_swapped", "llama-3.1-8b", "pairing", "interleaved; the config's model uses split-half"},
+        {"theta_default", "llama-3.1-8b", "frequencies", "angles match llama3 theta=10000"},
+        {"rotary_dim_from_head_dim", "stablelm-3b-4e1t", "rotary_dim", "channels 0..79 were rotated; rotary_dim is 20"},
+        {"yarn_mscale_missing", "gpt-oss-20b", "attention_factor", "the config's attention factor is 1.34657"},
+    };
+    for (int base = 0; base < 2; base++) {
+        for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+            pecert_certify_model m;
+            char name[128];
+            snprintf(name, sizeof(name), "%s/%s", base ? "mutants-f32" : "mutants", planted[i].mutant);
+            load_profile(&m, planted[i].profile);
+            dump d;
+            make_dump(&d, &m, name, 0);
+            pecert_dump_report r;
+            diagnose(&r, &m, &d, 1);
+            const pecert_dump_finding *f = find(&r, planted[i].finding);
+            ck_assert_msg(f != NULL, "%s: no '%s' finding (%d findings, first '%s': %s)", name, planted[i].finding,
+                          (int)r.n_findings, r.n_findings > 0 ? r.findings[0].id : "",
+                          r.n_findings > 0 ? r.findings[0].text : "");
+            ck_assert_msg(strstr(f->text, planted[i].says) != NULL, "%s: '%s' does not say '%s'", name, f->text,
+                          planted[i].says);
+            pecert_dump_report_free(&r);
+            free_dump(&d);
+        }
+    }
+}
+END_TEST
+
+/* ---- through the command and .npy files ------------------------------- */
+
+static void write_dump_files(const dump *d, const char *dir)
+{
+    char path[1024];
+    int64_t shape[3] = {d->tokens, d->heads, d->dim};
+    double pos[TOKENS];
+    for (int64_t t = 0; t < d->tokens; t++) {
+        pos[t] = (double)d->positions[t];
+    }
+    snprintf(path, sizeof(path), "%s/pre.npy", dir);
+    ck_assert_msg(pecert_npy_write(path, d->x, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
+    snprintf(path, sizeof(path), "%s/post.npy", dir);
+    ck_assert_msg(pecert_npy_write(path, d->y, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
+    snprintf(path, sizeof(path), "%s/pos.npy", dir);
+    ck_assert_msg(pecert_npy_write(path, pos, 1, &shape[0], 1, err, sizeof(err)) == 0, "%s", err);
+}
+
+START_TEST(command_reads_npy_and_names_the_bug)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-dumps-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    pecert_certify_model m;
+    load_profile(&m, "llama-3.1-8b");
+    dump d;
+    make_dump(&d, &m, "mutants/decode_off_by_one", 0);
+    write_dump_files(&d, dir);
+    int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/pre.npy --after %s/post.npy "
+                         "--positions %s/pos.npy", dir, dir, dir);
+    ck_assert_msg(rc == 1 && strstr(out, "position: token 0 was rotated for position 1 (expected 0)") != NULL,
+                  "rc %d:\n%s", rc, out);
+    free_dump(&d);
+    make_dump(&d, &m, "ref", 0);
+    write_dump_files(&d, dir);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/pre.npy --after %s/post.npy "
+                     "--positions %s/pos.npy", dir, dir, dir);
+    ck_assert_msg(rc == 0 && strstr(out, "verdict: the config's RoPE at the given positions") != NULL, "rc %d:\n%s",
+                  rc, out);
+    free_dump(&d);
+    /* Gemma 3's sliding layers (rope_local_base_freq 10000) dumped: read as
+     * those they are the config's RoPE; as the full layers' (1e6, linear 8)
+     * the frequencies are named. --json holds the same verdict. */
+    load_profile(&m, "gemma-3-27b");
+    int sliding = strcmp(m.layer_types[0].name, "sliding") == 0 ? 0 : 1;
+    ck_assert_str_eq(m.layer_types[sliding].name, "sliding");
+    m.rope = m.layer_types[sliding].rope;
+    make_dump(&d, &m, "ref", 100);
+    write_dump_files(&d, dir);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile gemma-3-27b --layer sliding --before %s/pre.npy --after "
+                     "%s/post.npy --positions %s/pos.npy --json %s/r.json", dir, dir, dir, dir);
+    ck_assert_msg(rc == 0, "rc %d:\n%s", rc, out);
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/r.json", dir);
+    char *json = test_read_file(path);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "schema")->valuestring, "pecert-diagnose/1");
+    ck_assert_str_eq(cJSON_GetObjectItem(doc, "verdict")->valuestring, "pass");
+    const cJSON *tokens = cJSON_GetObjectItem(doc, "tokens");
+    ck_assert_int_eq(cJSON_GetArraySize(tokens), TOKENS);
+    ck_assert_double_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(tokens, 7), "position")->valuedouble, 107.0);
+    cJSON_Delete(doc);
+    free(json);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile gemma-3-27b --layer full --before %s/pre.npy --after "
+                     "%s/post.npy --positions %s/pos.npy", dir, dir, dir);
+    ck_assert_msg(rc == 1 && strstr(out, "frequencies: angles match default theta=10000") != NULL, "rc %d:\n%s", rc,
+                  out);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile gemma-3-27b --layer global --before %s/pre.npy --after "
+                     "%s/post.npy", dir, dir);
+    ck_assert_msg(rc == 2 && strstr(out, "the model's layer types are sliding, full") != NULL, "rc %d:\n%s", rc, out);
+    free_dump(&d);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* Bytes of a small valid float32 .npy [2, 8, 128] (llama-3.1-8b's kv heads
+ * and head_dim), to damage. */
+static size_t valid_npy(unsigned char *buf, size_t cap, const char *dir)
+{
+    char path[1024];
+    int64_t shape[3] = {2, 8, 128};
+    static double zeros[2 * 8 * 128];
+    snprintf(path, sizeof(path), "%s/ok.npy", dir);
+    ck_assert(pecert_npy_write(path, zeros, 3, shape, 0, err, sizeof(err)) == 0);
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    size_t n = fread(buf, 1, cap, fp);
+    fclose(fp);
+    return n;
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(b, 1, n, fp), n);
+    fclose(fp);
+}
+
+START_TEST(bad_files_are_one_line_and_exit_2)
+{
+    static unsigned char good[1 << 16];
+    static unsigned char bad[1 << 16];
+    static char out[1 << 14];
+    char dir[] = "/tmp/pecert-baddumps-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    size_t n = valid_npy(good, sizeof(good), dir);
+    size_t hdr = 10 + (size_t)(good[8] | (good[9] << 8));
+    static const struct {
+        const char *name;
+        const char *says;
+    } cases[] = {
+        {"truncated", "truncated"},      {"dtype", "'<i2' is not a dump pecert reads"},
+        {"shape", "the config has head_dim 128"}, {"nan", "element 5 is NaN"},
+        {"magic", "not a .npy file"},    {"fortran", "fortran_order: True"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        memcpy(bad, good, n);
+        size_t len = n;
+        char *h = (char *)bad + 10;
+        if (strcmp(cases[c].name, "truncated") == 0) {
+            len = n - 100;
+        } else if (strcmp(cases[c].name, "dtype") == 0) {
+            memcpy(strstr(h, "<f4"), "<i2", 3);
+        } else if (strcmp(cases[c].name, "shape") == 0) {
+            memcpy(strstr(h, "(2, 8, 128)"), "(4, 8,  64)", 11);
+        } else if (strcmp(cases[c].name, "nan") == 0) {
+            static const unsigned char nan_bits[4] = {0x00, 0x00, 0xc0, 0x7f};
+            memcpy(bad + hdr + 5 * 4, nan_bits, 4);
+        } else if (strcmp(cases[c].name, "magic") == 0) {
+            bad[1] = 'X';
+        } else {
+            memcpy(strstr(h, "False"), "True ", 5);
+        }
+        char path[1100];
+        snprintf(path, sizeof(path), "%s/%s.npy", dir, cases[c].name);
+        write_bytes(path, bad, len);
+        int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s --after %s/ok.npy", path,
+                             dir);
+        ck_assert_msg(rc == 2, "%s: exit %d\n%s", cases[c].name, rc, out);
+        ck_assert_msg(strstr(out, path) != NULL && strstr(out, cases[c].says) != NULL, "%s: %s", cases[c].name, out);
+        ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "%s: more than one line: %s", cases[c].name, out);
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* The reader itself: versions 2.0, bfloat16 bits only when asked, a
+ * header that lies about its length. */
+START_TEST(npy_reader_limits)
+{
+    pecert_npy a;
+    static const char v2[] = "\x93NUMPY\x02\x00\x3e\x00\x00\x00{'descr': '<u2', 'fortran_order': False, "
+                             "'shape': (2,), }    \n\x80\x3f\x00\xc0";
+    size_t len = sizeof(v2) - 1;
+    ck_assert_int_eq(pecert_npy_parse(&a, (const unsigned char *)v2, len, "v2", 0, 0, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--bf16"));
+    ck_assert_msg(pecert_npy_parse(&a, (const unsigned char *)v2, len, "v2", 1, 0, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(a.dtype, PECERT_NPY_BF16);
+    ck_assert_double_eq(a.data[0], 1.0); /* 0x3f80 */
+    ck_assert_double_eq(a.data[1], -2.0); /* 0xc000 */
+    pecert_npy_free(&a);
+    static const char lying[] = "\x93NUMPY\x01\x00\xff\x7f{'descr': '<f4'}\n";
+    ck_assert_int_eq(pecert_npy_parse(&a, (const unsigned char *)lying, sizeof(lying) - 1, "lying", 0, 0, err,
+                                      sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+}
+END_TEST
+
+Suite *make_dumps_suite(void)
+{
+    Suite *s = suite_create("dumps");
+    TCase *core = tcase_create("core");
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, npy_reader_limits);
+    tcase_add_test(core, correct_engines_recover_exact_positions);
+    tcase_add_test(core, planted_bugs_are_named);
+    tcase_add_test(core, command_reads_npy_and_names_the_bug);
+    tcase_add_test(core, bad_files_are_one_line_and_exit_2);
+    suite_add_tcase(s, core);
+    return s;
+}
