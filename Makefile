@@ -11,7 +11,7 @@
 #     make honest     the honest float32 variants: no false alarm (part of `make check`)
 #     make vectors REF=/path/to/transformers   regenerate the golden vectors
 #     make asan       build and test with AddressSanitizer + UBSan (into build/asan/)
-#     make fuzz       the three libFuzzer targets, 10^6 runs each (build/fuzz/; make
+#     make fuzz       the four libFuzzer targets, 10^6 runs each (build/fuzz/; make
 #                     fuzz-smoke, part of `make check`, runs each for FUZZ_SMOKE_S)
 #     make clean
 # V=1 shows the commands.
@@ -350,11 +350,11 @@ asan: deps
 
 # ---- fuzzing --------------------------------------------------------------
 # libFuzzer targets over the inputs a user hands pecert: a vector manifest,
-# a config.json, a results file. The library is rebuilt with clang,
+# a config.json, a results file, a tensor dump (.npy). The library is rebuilt with clang,
 # ASan+UBSan and coverage (warnings as errors stay gcc's job). A crash
 # leaves its input in build/fuzz/crash-*; the run fails.
 FUZZ_DIR     := build/fuzz
-FUZZ_TARGETS := vectors config results
+FUZZ_TARGETS := vectors config results npy
 FUZZ_CFLAGS  := -std=c17 -O1 -g -fno-omit-frame-pointer -ffp-contract=off -D_POSIX_C_SOURCE=200809L \
                 -D_DEFAULT_SOURCE -Iinclude -Iharness -Iconformance -Ireports -DPECERT_SOURCE_DIR=\"$(CURDIR)\" \
                 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -375,10 +375,11 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 # Seeds: the small bundled manifests, the config.json seeds, and the
 # results of a short ref run (generated: they name this machine).
 $(FUZZ_DIR)/seeds: all
-	$(Q)rm -rf $@ && mkdir -p $@/vectors $@/config $@/results
+	$(Q)rm -rf $@ && mkdir -p $@/vectors $@/config $@/results $@/npy
 	$(Q)cp vectors/profiles/t5-base.json vectors/profiles/bloom.json vectors/profiles/gpt2.json \
 	    vectors/profiles/llama-2-7b.json vectors/t5/buckets.json vectors/alibi/slopes_paper.json $@/vectors/
 	$(Q)cp tests/fuzz/seeds/config/*.json $@/config/
+	$(Q)cp tests/fuzz/seeds/npy/*.npy $@/npy/
 	$(Q)$(BUILD)/pecert run --impl ref --filter 'rope.freq.golden,rope.inverse,t5.*' --no-timings \
 	    --json $@/results/ref.json >/dev/null
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/mutants/pairing_swapped.so --filter 'rope.apply.golden,rope.norm_*' \

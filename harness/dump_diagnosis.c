@@ -4,6 +4,8 @@
  */
 #include "dump_diagnosis.h"
 
+#include "rope_checks.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,10 +73,52 @@ static pecert_rope_config rotated_config(const pecert_certify_model *m, int32_t 
     return c;
 }
 
-static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width)
+/* The bugs of the config's own scaling, each as the frequencies it gives
+ * (impls/mutants/ holds one engine of each). */
+static void add_scaling_bugs(pecert_dump_report *r, const pecert_rope_config *cfg, int64_t tokens)
+{
+    pecert_rope_config c = *cfg;
+    switch (cfg->rope_type) {
+    case PECERT_ROPE_LINEAR:
+        c.factor = 1.0 / cfg->factor;
+        add_hypothesis(r, &c, "linear factor=%g (the config's %g applied inverted)", c.factor, cfg->factor);
+        break;
+    case PECERT_ROPE_DYNAMIC:
+        add_hypothesis(r, &c, "dynamic at length %lld (factor x max_position_embeddings: scaled statically)",
+                       (long long)(cfg->factor * (double)cfg->max_position_embeddings));
+        r->hypotheses[r->n_hypotheses - 1].seq_len = (int64_t)(cfg->factor * (double)cfg->max_position_embeddings);
+        add_hypothesis(r, &c, "dynamic at length %lld (the call's token count, not max(position)+1)",
+                       (long long)tokens);
+        r->hypotheses[r->n_hypotheses - 1].seq_len = tokens;
+        break;
+    case PECERT_ROPE_LONGROPE:
+        add_hypothesis(r, &c, "longrope short factors (at every length)");
+        r->hypotheses[r->n_hypotheses - 1].seq_len = 1;
+        add_hypothesis(r, &c, "longrope long factors (at every length)");
+        r->hypotheses[r->n_hypotheses - 1].seq_len = pecert_rope_l0(cfg) + 1;
+        break;
+    case PECERT_ROPE_YARN:
+        if ((cfg->present & (PECERT_ROPE_HAS_BETA_FAST | PECERT_ROPE_HAS_BETA_SLOW)) &&
+            (cfg->beta_fast != 32.0 || cfg->beta_slow != 1.0)) {
+            c.present &= ~(uint32_t)(PECERT_ROPE_HAS_BETA_FAST | PECERT_ROPE_HAS_BETA_SLOW);
+            add_hypothesis(r, &c, "yarn with beta_fast 32, beta_slow 1 (the config's betas not read)");
+            c = *cfg;
+        }
+        c.present |= PECERT_ROPE_HAS_TRUNCATE;
+        c.truncate = !((cfg->present & PECERT_ROPE_HAS_TRUNCATE) ? cfg->truncate : 1);
+        add_hypothesis(r, &c, "yarn with truncate %s (the config's %s not read)", c.truncate ? "true" : "false",
+                       c.truncate ? "truncate: false" : "default truncate");
+        break;
+    default:
+        break;
+    }
+}
+
+static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width, int64_t tokens)
 {
     pecert_rope_config cfg = rotated_config(m, width);
     add_hypothesis(r, &cfg, "%s theta=%g", type_name(cfg.rope_type), cfg.rope_theta);
+    add_scaling_bugs(r, &cfg, tokens);
     pecert_rope_config plain = cfg;
     plain.rope_type = PECERT_ROPE_DEFAULT;
     plain.present = 0;
@@ -169,7 +213,7 @@ static int run_hypotheses(pecert_dump_report *r, const pecert_loaded_plugin *ora
     for (int32_t i = 0; i < r->n_hypotheses; i++) {
         pecert_dump_hypothesis *h = &r->hypotheses[i];
         double scaling = 1.0;
-        if (hypothesis_freqs(oracle, inst, &h->rope, seq_len, omega, &scaling) != 0) {
+        if (hypothesis_freqs(oracle, inst, &h->rope, h->seq_len > 0 ? h->seq_len : seq_len, omega, &scaling) != 0) {
             h->explained = h->matched = -1; /* not a frequency set this width has */
             continue;
         }
@@ -237,23 +281,87 @@ static void find_attention_factor(pecert_dump_report *r, const pecert_dump_view 
             "(ratio %.6g)", r->attention_factor, r->expected_factor, r->attention_factor / r->expected_factor);
 }
 
-static void find_frequencies(pecert_dump_report *r, int64_t n)
+/* Tokens no frequency set puts on an integer position (position 0 is the
+ * identity under every one, so "explained" alone proves little). */
+static int64_t moved_explained(const pecert_dump_report *r, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t t = 0; t < n; t++) {
+        k += r->tokens[t].integer && r->tokens[t].nearest != 0;
+    }
+    return k;
+}
+
+static void find_frequencies(pecert_dump_report *r, const int64_t *positions, int64_t n)
 {
     const pecert_dump_hypothesis *cfg = &r->hypotheses[0];
     const pecert_dump_hypothesis *best = &r->hypotheses[r->best];
-    if (best->explained <= 0) {
+    int64_t unexplained = n - best->explained;
+    if (r->reversed) {
+        finding(r, "rotation_reversed", "every pair is rotated by minus its angle (sin's sign flipped: the inverse "
+                "rotation): the angles are -p * omega of %s for the given positions", best->label);
+    } else if (best->explained <= 0 || moved_explained(r, n) == 0) {
         finding(r, "frequencies", "the angles fit none of the %d frequency sets tried (the config's, other "
                 "rope_theta values, rope_scaling left out): no token lands on an integer position",
                 (int)r->n_hypotheses);
+    } else if (r->best != 0 && positions != NULL) {
+        finding(r, "frequencies", "angles match %s (%lld of %lld tokens at their given positions); the config says "
+                "%s (%lld of %lld)", best->label, (long long)best->matched, (long long)n, cfg->label,
+                (long long)(cfg->matched > 0 ? cfg->matched : 0), (long long)n);
     } else if (r->best != 0) {
         finding(r, "frequencies", "angles match %s (%lld of %lld tokens at integer positions); the config says %s "
                 "(%lld of %lld)", best->label, (long long)best->explained, (long long)n, cfg->label,
                 (long long)(cfg->explained > 0 ? cfg->explained : 0), (long long)n);
+    } else if (unexplained > 0) {
+        int64_t first = 0;
+        while (first < n && r->tokens[first].integer) {
+            first++;
+        }
+        finding(r, "frequencies", "%lld of %lld tokens land on no integer position under any frequency set tried "
+                "(first: token %lld, residual %.3g of its bound): angles computed with less precision, or by "
+                "another formula", (long long)unexplained, (long long)n, (long long)first, r->tokens[first].residual);
     }
 }
 
+/* p rounded to `bits` significant bits, to nearest even (float16: 11,
+ * bfloat16: 8): the position a half-precision position id holds. */
+static int64_t round_to_bits(int64_t p, int bits)
+{
+    if (p <= 0) {
+        return p;
+    }
+    int e = ilogb((double)p);
+    if (e < bits) {
+        return p;
+    }
+    double unit = ldexp(1.0, e - (bits - 1));
+    return (int64_t)(nearbyint((double)p / unit) * unit);
+}
+
+/* What every wrong token has in common: the given positions rounded to
+ * float16 or bfloat16, or one position they are all clamped to. */
+static const char *wrong_pattern(const pecert_dump_report *r, const int64_t *positions, int64_t n, int64_t *clamp)
+{
+    int fp16 = 1;
+    int bf16 = 1;
+    int clamped = 1;
+    *clamp = -1;
+    for (int64_t t = 0; t < n; t++) {
+        const pecert_recovered_position *p = &r->tokens[t];
+        if (!p->integer || p->nearest == positions[t]) {
+            continue;
+        }
+        fp16 &= p->nearest == round_to_bits(positions[t], 11);
+        bf16 &= p->nearest == round_to_bits(positions[t], 8);
+        clamped &= (*clamp < 0 || p->nearest == *clamp) && positions[t] > p->nearest;
+        *clamp = p->nearest;
+    }
+    return fp16 ? "float16" : bf16 ? "bfloat16" : clamped ? "clamped" : NULL;
+}
+
 /* Tokens rotated for other positions than given, in words: one constant
- * offset from a token on (the decode off-by-one), or a count. */
+ * offset from a token on (the decode off-by-one), positions held in half
+ * precision or clamped, or a count. */
 static void find_positions(pecert_dump_report *r, const int64_t *positions, int64_t n)
 {
     int64_t first = -1;
@@ -278,6 +386,20 @@ static void find_positions(pecert_dump_report *r, const int64_t *positions, int6
     }
     const pecert_recovered_position *p = &r->tokens[first];
     int suffix = same_offset && wrong == n - first;
+    int64_t clamp = -1;
+    const char *pattern = same_offset ? NULL : wrong_pattern(r, positions, n, &clamp);
+    if (pattern != NULL && strcmp(pattern, "clamped") == 0) {
+        finding(r, "position", "positions clamped at %lld: token %lld (expected %lld) and %lld more were rotated for "
+                "%lld", (long long)clamp, (long long)first, (long long)positions[first], (long long)(wrong - 1),
+                (long long)clamp);
+        return;
+    }
+    if (pattern != NULL) {
+        finding(r, "position", "positions held in %s: token %lld was rotated for position %lld (expected %lld), and "
+                "%lld of %lld tokens for their position rounded to %s", pattern, (long long)first,
+                (long long)p->nearest, (long long)positions[first], (long long)wrong, (long long)n, pattern);
+        return;
+    }
     if (suffix && (offset == 1 || offset == -1)) {
         finding(r, "position", "token %lld was rotated for position %lld (expected %lld): off by %s from token %lld "
                 "on (%lld tokens)", (long long)first, (long long)p->nearest, (long long)positions[first],
@@ -291,6 +413,39 @@ static void find_positions(pecert_dump_report *r, const int64_t *positions, int6
                 "at other positions than given", (long long)first, (long long)p->nearest,
                 (long long)positions[first], (long long)wrong, (long long)n);
     }
+}
+
+/* Nothing moved is explained: the same angles negated (the inverse
+ * rotation, sin's sign flipped) are tried; kept when they explain more. */
+static int try_reversed(pecert_dump_report *r, const pecert_loaded_plugin *oracle, angle_table *a,
+                        const pecert_dump_view *v, const int64_t *positions, char *err, size_t err_len)
+{
+    size_t cells = (size_t)v->n_tokens * (size_t)a->n_pairs;
+    pecert_dump_report *kept = malloc(sizeof(*kept));
+    pecert_recovered_position *tokens = malloc(((size_t)v->n_tokens + 1) * sizeof(*tokens));
+    if (kept == NULL || tokens == NULL) {
+        free(kept);
+        free(tokens);
+        snprintf(err, err_len, "diagnose: out of memory");
+        return -1;
+    }
+    *kept = *r;
+    memcpy(tokens, r->tokens, (size_t)v->n_tokens * sizeof(*tokens));
+    for (size_t i = 0; i < cells; i++) {
+        a->phi[i] = -a->phi[i];
+    }
+    int rc = run_hypotheses(r, oracle, a, v, positions, err, err_len);
+    if (rc == 0 && moved_explained(r, v->n_tokens) > 0) {
+        r->reversed = 1;
+    } else if (rc == 0) {
+        pecert_recovered_position *mine = r->tokens;
+        *r = *kept;
+        r->tokens = mine;
+        memcpy(r->tokens, tokens, (size_t)v->n_tokens * sizeof(*tokens));
+    }
+    free(kept);
+    free(tokens);
+    return rc;
 }
 
 /* ---- the whole ----------------------------------------------------------- */
@@ -309,6 +464,75 @@ static void detect_pairing(pecert_dump_report *r, const pecert_dump_view *v, con
     r->attention_factor = median[r->pairing == PECERT_PAIRING_INTERLEAVED ? 1 : 0];
 }
 
+/* The common factor of after / before on channels [lo, hi), or NaN. */
+static double channel_factor(const pecert_dump_view *v, int32_t lo, int32_t hi)
+{
+    double first = NAN;
+    double rigid = fmax(1e-3, 16.0 * v->eps);
+    for (int64_t t = 0; t < v->n_tokens; t++) {
+        for (int32_t h = 0; h < v->n_heads; h++) {
+            size_t at = ((size_t)t * (size_t)v->n_heads + (size_t)h) * (size_t)v->head_dim;
+            for (int32_t d = lo; d < hi; d++) {
+                double x = v->before[at + (size_t)d];
+                if (fabs(x) < 1e-6) {
+                    continue;
+                }
+                double f = v->after[at + (size_t)d] / x;
+                if (isnan(first)) {
+                    first = f;
+                } else if (fabs(f - first) > rigid * fabs(first)) {
+                    return NAN;
+                }
+            }
+        }
+    }
+    return first;
+}
+
+/* The changed range is wider than the config's rotary channels and rotates
+ * rigidly under no pairing: when [0, rotary_dim) alone does, the rest was
+ * modified where it should have been passed through. */
+static void detect_passthrough(pecert_dump_report *r, const pecert_dump_view *v, const pecert_certify_model *m)
+{
+    int32_t rot = m->rope.rotary_dim;
+    if (r->pairing_found || r->rotated_lo != 0 || r->rotated_hi <= rot || rot < 2) {
+        return;
+    }
+    double median = 1.0;
+    double spread = pecert_recover_pairing_spread(v, m->pairing, 0, rot, &median);
+    if (spread < 0 || spread > fmax(1e-3, 16.0 * v->eps)) {
+        return;
+    }
+    r->passthrough_lo = rot;
+    r->passthrough_hi = r->rotated_hi;
+    r->passthrough_scale = channel_factor(v, rot, r->rotated_hi);
+    r->rotated_hi = rot;
+    r->pairing_found = 1;
+    r->pairing = m->pairing;
+    r->spread[m->pairing == PECERT_PAIRING_INTERLEAVED ? 1 : 0] = spread;
+    r->attention_factor = median;
+}
+
+static void find_passthrough(pecert_dump_report *r)
+{
+    if (r->passthrough_hi == 0) {
+        return;
+    }
+    if (r->passthrough_scale == 0.0) {
+        finding(r, "passthrough", "channels %d..%d past rotary_dim %d are zero: not copied from the input (they must "
+                "pass through as they came in)", (int)r->passthrough_lo, (int)r->passthrough_hi - 1,
+                (int)r->passthrough_lo);
+    } else if (isnan(r->passthrough_scale)) {
+        finding(r, "passthrough", "channels %d..%d past rotary_dim %d changed (not one factor of their input: not "
+                "copied, or rotated with another layout): they must pass through as they came in",
+                (int)r->passthrough_lo, (int)r->passthrough_hi - 1, (int)r->passthrough_lo);
+    } else {
+        finding(r, "passthrough", "channels %d..%d past rotary_dim %d are scaled by %.9g (the attention factor "
+                "applied to the pass-through channels too): they must pass through as they came in",
+                (int)r->passthrough_lo, (int)r->passthrough_hi - 1, (int)r->passthrough_lo, r->passthrough_scale);
+    }
+}
+
 int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m, const pecert_loaded_plugin *oracle,
                          const pecert_dump_view *v, const int64_t *positions, char *err, size_t err_len)
 {
@@ -317,12 +541,22 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
     out->expected_factor = 1.0;
     out->tokens = calloc((size_t)v->n_tokens + 1, sizeof(*out->tokens));
     pecert_recover_rotated_range(v, &out->rotated_lo, &out->rotated_hi);
+    if (m->rope.layer_kind == PECERT_LAYER_NOPE) { /* no frequency to recover: nothing may change */
+        if (out->rotated_hi > 0) {
+            finding(out, "nope_rotated", "channels %d..%d of a NoPE layer changed: the layer kind is ignored and "
+                    "RoPE applied on every layer (no_rope_layers / layer_types); a NoPE layer passes q and k "
+                    "through bit for bit", (int)out->rotated_lo, (int)out->rotated_hi - 1);
+        }
+        return out->tokens != NULL ? 0 : -1;
+    }
     int32_t width = (out->rotated_hi - out->rotated_lo) & ~1;
     if (width < 2) { /* nothing rotated: recover against the config's own channels */
         out->rotated_lo = 0;
         width = m->rope.rotary_dim;
     }
     detect_pairing(out, v, m);
+    detect_passthrough(out, v, m);
+    width = out->passthrough_hi > 0 ? out->rotated_hi - out->rotated_lo : width;
     angle_table a = {NULL, NULL, width / 2};
     size_t cells = (size_t)v->n_tokens * (size_t)a.n_pairs + 1;
     a.phi = malloc(cells * sizeof(double));
@@ -334,8 +568,11 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
         return -1;
     }
     pecert_recover_angles(v, out->pairing, out->rotated_lo, out->rotated_lo + width, a.phi, a.weight);
-    build_hypotheses(out, m, width);
+    build_hypotheses(out, m, width, v->n_tokens);
     int rc = run_hypotheses(out, oracle, &a, v, positions, err, err_len);
+    if (rc == 0 && out->rotated_hi > 0 && moved_explained(out, v->n_tokens) == 0) {
+        rc = try_reversed(out, oracle, &a, v, positions, err, err_len);
+    }
     free(a.phi);
     free(a.weight);
     if (rc != 0) {
@@ -344,12 +581,15 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
     if (out->rotated_hi == 0) {
         out->rotated_lo = 0;
     }
+    find_passthrough(out);
     find_rotary_dim(out, m);
     find_pairing(out, m);
     find_attention_factor(out, v);
     if (out->rotated_hi > 0) {
-        find_frequencies(out, v->n_tokens);
-        find_positions(out, positions, v->n_tokens);
+        find_frequencies(out, positions, v->n_tokens);
+        if (!out->reversed) {
+            find_positions(out, positions, v->n_tokens);
+        }
     }
     return 0;
 }

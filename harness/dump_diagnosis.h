@@ -5,9 +5,12 @@
  * porter reads ("token 37 was rotated for position 38 (expected 37)").
  *
  * The frequencies of each hypothesis come from the oracle (ref's
- * rope_freqs): the checkpoint's mapped config, the same rope type at
- * other common rope_theta values, and plain default RoPE at each of them
- * (the scaling left out). The recovery itself is rope_recover.h.
+ * rope_freqs): the checkpoint's mapped config; the bugs of its scaling
+ * (a linear factor inverted, dynamic NTK at another length, LongRoPE's
+ * short or long factors at every length, YaRN's betas or truncate not
+ * read); the same rope type at other common rope_theta values, and plain
+ * default RoPE at each of them (the scaling left out). The recovery
+ * itself is rope_recover.h.
  */
 #ifndef PECERT_HARNESS_DUMP_DIAGNOSIS_H
 #define PECERT_HARNESS_DUMP_DIAGNOSIS_H
@@ -25,6 +28,7 @@
 typedef struct pecert_dump_hypothesis {
     char label[96];             /* "llama3 theta=500000 (the config)"      */
     pecert_rope_config rope;
+    int64_t seq_len;            /* for the oracle; 0: the dump's (max+1)   */
     int64_t explained;          /* tokens at integer positions under it    */
     int64_t matched;            /* ... and at the expected ones (positions) */
     double worst_residual;      /* of the explained tokens, in bounds      */
@@ -38,6 +42,11 @@ typedef struct pecert_dump_finding {
 typedef struct pecert_dump_report {
     int64_t n_tokens;
     int32_t rotated_lo, rotated_hi;       /* channels that changed         */
+    /* Channels past the config's rotary_dim that changed while [0,
+     * rotary_dim) rotates rigidly (0, 0: none); their common factor, or
+     * NaN when they are not one factor of their input. */
+    int32_t passthrough_lo, passthrough_hi;
+    double passthrough_scale;
     int pairing_found;                    /* 0: neither pairing is rigid   */
     pecert_rope_pairing pairing;          /* the rigid one, if found       */
     double spread[2];                     /* norm-ratio spread per pairing */
@@ -46,6 +55,7 @@ typedef struct pecert_dump_report {
     int32_t n_hypotheses;
     pecert_dump_hypothesis hypotheses[PECERT_DUMP_MAX_HYPOTHESES];
     int32_t best;                         /* index of the best hypothesis  */
+    int reversed;                         /* explained only by -angles     */
     /* Per token, under the best hypothesis: */
     pecert_recovered_position *tokens;    /* [n_tokens], malloc'ed         */
     int32_t n_findings;

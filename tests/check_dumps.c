@@ -61,7 +61,7 @@ static void make_dump(dump *d, const pecert_certify_model *m, const char *impl, 
     d->dim = m->rope.head_dim;
     size_t n = (size_t)d->tokens * (size_t)d->heads * (size_t)d->dim;
     float *x = malloc(n * sizeof(float));
-    float *y = malloc(n * sizeof(float));
+    float *y = calloc(n, sizeof(float)); /* an engine that skips channels leaves zeros, not garbage */
     d->x = malloc(n * sizeof(double));
     d->y = malloc(n * sizeof(double));
     ck_assert(x != NULL && y != NULL && d->x != NULL && d->y != NULL);
@@ -158,30 +158,83 @@ START_TEST(correct_engines_recover_exact_positions)
 }
 END_TEST
 
-/* Each mutant that changes what rope_apply computes is named by the
- * finding of what it changed. */
+/* A dynamic NTK Llama (factor 2 over 4096) and a YaRN Qwen2 with its own
+ * betas: the scaling bugs no bundled profile shows. */
+#define DYNAMIC_LLAMA                                                                                   \
+    "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"                  \
+    " \"num_key_value_heads\": 8, \"max_position_embeddings\": 4096, \"rope_theta\": 10000.0,"        \
+    " \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}}"
+#define YARN_BETAS                                                                                      \
+    "{\"model_type\": \"qwen2\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"                  \
+    " \"num_key_value_heads\": 4, \"max_position_embeddings\": 131072, \"rope_theta\": 1000000.0,"    \
+    " \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768," \
+    " \"beta_fast\": 64, \"beta_slow\": 2}}"
+
+/* m from a bundled profile, or from config.json text ('{...'); layer
+ * (NULL: the config's own) picks a layer type. */
+static void load_model(pecert_certify_model *m, const char *what, const char *layer)
+{
+    if (what[0] == '{') {
+        ck_assert_msg(pecert_certify_parse(m, what, "test", err, sizeof(err)) == 0, "%s", err);
+    } else {
+        load_profile(m, what);
+    }
+    for (int32_t t = 0; layer != NULL && t < m->n_layer_types; t++) {
+        if (strcmp(m->layer_types[t].name, layer) == 0) {
+            m->rope = m->layer_types[t].rope;
+        }
+    }
+}
+
+/* Each mutant that changes what rope_apply computes (positions, pairing,
+ * rotated channels, theta, scaling, attention factor, a NoPE layer) is
+ * named by the finding of what it changed, on ref and on the float32
+ * base, at the positions where the bug shows. */
 START_TEST(planted_bugs_are_named)
 {
     static const struct {
         const char *mutant;
-        const char *profile;
+        const char *model;  /* profile, or config.json text */
+        const char *layer;
+        int64_t first;
         const char *finding;
         const char *says;
     } planted[] = {
-        {"decode_off_by_one", "llama-3.1-8b", "position", "token 0 was rotated for position 1 (expected 0)"},
-        {"pairing_swapped", "llama-3.1-8b", "pairing", "interleaved; the config's model uses split-half"},
-        {"theta_default", "llama-3.1-8b", "frequencies", "angles match llama3 theta=10000"},
-        {"rotary_dim_from_head_dim", "stablelm-3b-4e1t", "rotary_dim", "channels 0..79 were rotated; rotary_dim is 20"},
-        {"yarn_mscale_missing", "gpt-oss-20b", "attention_factor", "the config's attention factor is 1.34657"},
+        {"decode_off_by_one", "llama-3.1-8b", NULL, 0, "position", "token 0 was rotated for position 1 (expected 0)"},
+        {"physical_index", "llama-3.1-8b", NULL, 100, "position", "40 tokens shifted by -100"},
+        {"position_clamped", "llama-3.1-8b", NULL, 131060, "position", "positions clamped at 131071"},
+        {"fp16_positions", "llama-3.1-8b", NULL, 5000, "position", "positions held in float16"},
+        {"bf16_positions", "llama-3.1-8b", NULL, 5000, "position", "positions held in bfloat16"},
+        {"sign_flipped", "llama-3.1-8b", NULL, 0, "rotation_reversed", "rotated by minus its angle"},
+        {"pairing_swapped", "llama-3.1-8b", NULL, 0, "pairing", "interleaved; the config's model uses split-half"},
+        {"rotary_dim_from_head_dim", "stablelm-3b-4e1t", NULL, 0, "rotary_dim",
+         "channels 0..79 were rotated; rotary_dim is 20"},
+        {"wrong_slice", "stablelm-3b-4e1t", NULL, 0, "rotary_dim", "channels 60..79 were rotated; rotary_dim is 20"},
+        {"passthrough_not_copied", "stablelm-3b-4e1t", NULL, 0, "passthrough", "channels 20..79 past rotary_dim 20"},
+        {"scaling_on_passthrough", "phi-4-mini", NULL, 0, "passthrough", "channels 96..127 past rotary_dim 96 are scaled by 1.19"},
+        {"theta_default", "llama-3.1-8b", NULL, 0, "frequencies", "angles match llama3 theta=10000"},
+        {"llama3_ignored", "llama-3.1-8b", NULL, 0, "frequencies", "angles match default theta=500000 (rope_scaling left out)"},
+        {"linear_inverted", "gemma-3-27b", "full", 0, "frequencies", "the config's 8 applied inverted"},
+        {"dynamic_static", DYNAMIC_LLAMA, NULL, 5000, "frequencies", "dynamic at length 8192"},
+        {"dynamic_wrong_length", DYNAMIC_LLAMA, NULL, 5000, "frequencies", "dynamic at length 40"},
+        {"longrope_always_short", "phi-3.5-mini", NULL, 5000, "frequencies", "longrope short factors"},
+        {"longrope_allocated", "phi-3.5-mini", NULL, 0, "frequencies", "longrope long factors"},
+        {"longrope_at_l0", "phi-3.5-mini", NULL, 4096 - TOKENS, "frequencies", "longrope long factors"},
+        {"yarn_betas_ignored", YARN_BETAS, NULL, 100000, "frequencies", "the config's betas not read"},
+        {"yarn_truncate_ignored", "gpt-oss-20b", NULL, 100000, "frequencies", "the config's truncate: false not read"},
+        {"yarn_mscale_missing", "gpt-oss-20b", NULL, 0, "attention_factor", "the config's attention factor is 1.34657"},
+        {"yarn_mscale_twice", "gpt-oss-20b", NULL, 0, "attention_factor", "scaled by 1.81326"},
+        {"yarn_mscale_all_dim_dropped", "deepseek-v3", NULL, 0, "attention_factor", "the config's attention factor is 1 "},
+        {"nope_rotated", "smollm3-3b", "nope", 0, "nope_rotated", "of a NoPE layer changed"},
     };
     for (int base = 0; base < 2; base++) {
         for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
             pecert_certify_model m;
             char name[128];
             snprintf(name, sizeof(name), "%s/%s", base ? "mutants-f32" : "mutants", planted[i].mutant);
-            load_profile(&m, planted[i].profile);
+            load_model(&m, planted[i].model, planted[i].layer);
             dump d;
-            make_dump(&d, &m, name, 0);
+            make_dump(&d, &m, name, planted[i].first);
             pecert_dump_report r;
             diagnose(&r, &m, &d, 1);
             const pecert_dump_finding *f = find(&r, planted[i].finding);
@@ -190,6 +243,36 @@ START_TEST(planted_bugs_are_named)
                           r.n_findings > 0 ? r.findings[0].text : "");
             ck_assert_msg(strstr(f->text, planted[i].says) != NULL, "%s: '%s' does not say '%s'", name, f->text,
                           planted[i].says);
+            pecert_dump_report_free(&r);
+            free_dump(&d);
+        }
+    }
+}
+END_TEST
+
+/* The same dumps from ref are the config's RoPE: no mutant's finding is
+ * the suite's own false alarm at those positions and configs. */
+START_TEST(ref_dumps_of_the_planted_cases_are_clean)
+{
+    static const struct {
+        const char *model;
+        const char *layer;
+        int64_t first;
+    } cases[] = {{"llama-3.1-8b", NULL, 131060}, {"llama-3.1-8b", NULL, 5000}, {"stablelm-3b-4e1t", NULL, 0},
+                 {"phi-4-mini", NULL, 0},        {"gemma-3-27b", "full", 0}, {DYNAMIC_LLAMA, NULL, 5000},
+                 {"phi-3.5-mini", NULL, 5000},   {"phi-3.5-mini", NULL, 4096 - TOKENS},
+                 {YARN_BETAS, NULL, 100000},     {"gpt-oss-20b", NULL, 100000},
+                 {"deepseek-v3", NULL, 0},       {"smollm3-3b", "nope", 0}};
+    for (int base = 0; base < 2; base++) {
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            pecert_certify_model m;
+            load_model(&m, cases[i].model, cases[i].layer);
+            dump d;
+            make_dump(&d, &m, base ? "honest/official_f32" : "ref", cases[i].first);
+            pecert_dump_report r;
+            diagnose(&r, &m, &d, 1);
+            ck_assert_msg(r.n_findings == 0, "%s on case %zu: '%s': %s", base ? "honest/official_f32" : "ref", i,
+                          r.n_findings > 0 ? r.findings[0].id : "", r.n_findings > 0 ? r.findings[0].text : "");
             pecert_dump_report_free(&r);
             free_dump(&d);
         }
@@ -379,6 +462,7 @@ Suite *make_dumps_suite(void)
     tcase_add_test(core, npy_reader_limits);
     tcase_add_test(core, correct_engines_recover_exact_positions);
     tcase_add_test(core, planted_bugs_are_named);
+    tcase_add_test(core, ref_dumps_of_the_planted_cases_are_clean);
     tcase_add_test(core, command_reads_npy_and_names_the_bug);
     tcase_add_test(core, bad_files_are_one_line_and_exit_2);
     suite_add_tcase(s, core);

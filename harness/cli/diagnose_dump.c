@@ -229,6 +229,13 @@ static void print_report(const pecert_dump_report *r, const pecert_certify_model
 {
     printf("  %-26s %lld tokens x %d heads x %d channels (%s)\n", "dump", (long long)s->tokens, (int)s->heads,
            (int)s->dim, pecert_npy_dtype_name(dtype));
+    if (m->rope.layer_kind == PECERT_LAYER_NOPE) {
+        printf("  %-26s %s\n", "layer", "NoPE: every channel must come out as it went in");
+        if (r->rotated_hi > 0) {
+            printf("  %-26s %d..%d\n", "changed channels", (int)r->rotated_lo, (int)r->rotated_hi - 1);
+        }
+        return;
+    }
     if (r->rotated_hi > 0) {
         printf("  %-26s %d..%d (the config: 0..%d)\n", "rotated channels", (int)r->rotated_lo, (int)r->rotated_hi - 1,
                (int)m->rope.rotary_dim - 1);
@@ -390,20 +397,21 @@ static void free_pair(dump_pair *d)
 static int select_layer(pecert_certify_model *m, const char *layer, const char *name, char *err, size_t len)
 {
     if (layer == NULL) {
-        if (m->n_layer_types > 1) {
-            fprintf(stderr, "pecert: %s: layers differ (%s...): reading the dump as '%s' layers (--layer to choose)\n",
-                    name, m->layer_types[0].name, m->layer_types[0].name);
+        /* m->rope is the type the config's own rope fields describe. */
+        for (int32_t t = 0; m->n_layer_types > 1 && t < m->n_layer_types; t++) {
+            const pecert_rope_config *r = &m->layer_types[t].rope;
+            if (r->layer_kind == m->rope.layer_kind && r->rope_type == m->rope.rope_type &&
+                r->rope_theta == m->rope.rope_theta && r->rotary_dim == m->rope.rotary_dim) {
+                fprintf(stderr, "pecert: %s: layers differ: reading the dump as '%s' layers (--layer to choose)\n",
+                        name, m->layer_types[t].name);
+                break;
+            }
         }
         return 0;
     }
     for (int32_t t = 0; t < m->n_layer_types; t++) {
         if (strcmp(m->layer_types[t].name, layer) == 0) {
-            if (m->layer_types[t].rope.layer_kind == PECERT_LAYER_NOPE) {
-                snprintf(err, len, "%s: --layer %s: a NoPE layer rotates nothing (its dump must equal its input)",
-                         name, layer);
-                return -1;
-            }
-            m->rope = m->layer_types[t].rope;
+            m->rope = m->layer_types[t].rope; /* a NoPE layer's: its dump must equal its input */
             return 0;
         }
     }

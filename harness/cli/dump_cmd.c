@@ -157,7 +157,7 @@ static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert
     char err[1024] = "";
     size_t n = (size_t)cli->tokens * (size_t)m->num_kv_heads * (size_t)m->rope.head_dim;
     float *x = malloc(n * sizeof(float));
-    float *y = malloc(n * sizeof(float));
+    float *y = calloc(n, sizeof(float)); /* an engine that skips channels leaves zeros, not garbage */
     int64_t *pos = malloc((size_t)cli->tokens * sizeof(int64_t));
     int status = PECERT_EXIT_USAGE;
     if (x == NULL || y == NULL || pos == NULL) {
