@@ -4,13 +4,13 @@
  */
 #include "dump_diagnosis.h"
 
-#include "rope_checks.h"
-
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rope_checks.h"
 
 /* rope_theta values a port falls back to or copies from a sibling model:
  * Llama 2's and most defaults, Llama 3's, Qwen's, Gemma 3 / Qwen3-Next's. */

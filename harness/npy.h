@@ -57,10 +57,10 @@ const char *pecert_npy_dtype_name(pecert_npy_dtype t);
  * float32, 2^-8 for bfloat16, ...); 0 for the integer ones. */
 double pecert_npy_epsilon(pecert_npy_dtype t);
 
-/* pecert_npy_write_f32: a float32 (or, with i64 = 1, an int64) array of
- * ndim dims to path, format 1.0; values are converted from double.
- * Returns 0, or -1 with the reason in err. For tests and for engines'
- * authors who want a reference dump. */
+/* pecert_npy_write: a float32 (or, with i64 = 1, an int64) array of ndim
+ * dims to path, format 1.0 with numpy's header text; values are converted
+ * from double. Returns 0, or -1 with the reason in err. For `pecert dump`
+ * and the tests. */
 int pecert_npy_write(const char *path, const double *values, int ndim, const int64_t *shape, int i64, char *err,
                      size_t err_len);
 
