@@ -379,7 +379,7 @@ $(FUZZ_DIR)/seeds: all
 	$(Q)cp vectors/profiles/t5-base.json vectors/profiles/bloom.json vectors/profiles/gpt2.json \
 	    vectors/profiles/llama-2-7b.json vectors/t5/buckets.json vectors/alibi/slopes_paper.json $@/vectors/
 	$(Q)cp tests/fuzz/seeds/config/*.json $@/config/
-	$(Q)cp tests/fuzz/seeds/npy/*.npy $@/npy/
+	$(Q)cp tests/fuzz/seeds/npy/*.npy tests/fuzz/seeds/npy/*.safetensors $@/npy/
 	$(Q)$(BUILD)/pecert run --impl ref --filter 'rope.freq.golden,rope.inverse,t5.*' --no-timings \
 	    --json $@/results/ref.json >/dev/null
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/mutants/pairing_swapped.so --filter 'rope.apply.golden,rope.norm_*' \

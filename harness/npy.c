@@ -245,7 +245,7 @@ static double half_to_double(uint16_t h)
     return sign * ldexp((double)(mant | 0x400), exp - 25);
 }
 
-static double element(const unsigned char *p, pecert_npy_dtype t)
+double pecert_npy_element(const unsigned char *p, pecert_npy_dtype t)
 {
     switch (t) {
     case PECERT_NPY_F32: {
@@ -321,7 +321,7 @@ static int convert(const npy_ctx *c, pecert_npy *out, const unsigned char *data,
         return npy_fail(c, "data", "out of memory for %lld elements", (long long)out->n);
     }
     for (int64_t i = 0; i < out->n; i++) {
-        double v = element(data + (size_t)i * size, out->dtype);
+        double v = pecert_npy_element(data + (size_t)i * size, out->dtype);
         out->data[i] = v;
         if (!allow_nonfinite && !isfinite(v)) {
             free(out->data);
@@ -368,13 +368,12 @@ int pecert_npy_parse(pecert_npy *out, const unsigned char *bytes, size_t len, co
     return convert(&c, out, bytes + data_at, size, allow_nonfinite || is_integer_type(out->dtype));
 }
 
-int pecert_npy_load(pecert_npy *out, const char *path, int bf16, int allow_nonfinite, char *err, size_t err_len)
+unsigned char *pecert_dump_file_bytes(const char *path, size_t *len, char *err, size_t err_len)
 {
-    memset(out, 0, sizeof(*out));
     FILE *fp = fopen(path, "rb");
     if (fp == NULL) {
         snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
+        return NULL;
     }
     long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
     int64_t limit = PECERT_NPY_MAX_ELEMENTS * 8 + (1 << 20);
@@ -382,7 +381,7 @@ int pecert_npy_load(pecert_npy *out, const char *path, int bf16, int allow_nonfi
         fclose(fp);
         snprintf(err, err_len, "%s: %s", path, size > limit ? "larger than any dump pecert reads (2 GiB)"
                                                            : "cannot read its size (not a regular file?)");
-        return -1;
+        return NULL;
     }
     unsigned char *bytes = malloc((size_t)size + 1);
     size_t got = bytes != NULL ? fread(bytes, 1, (size_t)size, fp) : 0;
@@ -390,9 +389,21 @@ int pecert_npy_load(pecert_npy *out, const char *path, int bf16, int allow_nonfi
     if (bytes == NULL || got != (size_t)size) {
         free(bytes);
         snprintf(err, err_len, "%s: %s", path, bytes == NULL ? "out of memory" : "read error");
+        return NULL;
+    }
+    *len = (size_t)size;
+    return bytes;
+}
+
+int pecert_npy_load(pecert_npy *out, const char *path, int bf16, int allow_nonfinite, char *err, size_t err_len)
+{
+    size_t len = 0;
+    memset(out, 0, sizeof(*out));
+    unsigned char *bytes = pecert_dump_file_bytes(path, &len, err, err_len);
+    if (bytes == NULL) {
         return -1;
     }
-    int rc = pecert_npy_parse(out, bytes, (size_t)size, path, bf16, allow_nonfinite, err, err_len);
+    int rc = pecert_npy_parse(out, bytes, len, path, bf16, allow_nonfinite, err, err_len);
     free(bytes);
     return rc;
 }

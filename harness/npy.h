@@ -50,6 +50,14 @@ int pecert_npy_parse(pecert_npy *out, const unsigned char *bytes, size_t len, co
 
 void pecert_npy_free(pecert_npy *a);
 
+/* pecert_dump_file_bytes: a dump file's bytes (malloc'ed, *len of them),
+ * refused past 2 GiB; NULL with "path: why" in err. */
+unsigned char *pecert_dump_file_bytes(const char *path, size_t *len, char *err, size_t err_len);
+
+/* pecert_npy_element: one little-endian element of type t at p, as a
+ * double (bfloat16 as the high half of a float32). */
+double pecert_npy_element(const unsigned char *p, pecert_npy_dtype t);
+
 /* pecert_npy_dtype_name: "float32", "bfloat16", ... */
 const char *pecert_npy_dtype_name(pecert_npy_dtype t);
 

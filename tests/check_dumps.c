@@ -358,6 +358,71 @@ START_TEST(command_reads_npy_and_names_the_bug)
 }
 END_TEST
 
+/* d as one .safetensors file holding q_pre and q_post (F32) and, for the
+ * error cases, the header text replaced by `header` when not NULL. */
+static void write_safetensors(const dump *d, const char *path, const char *header)
+{
+    size_t n = (size_t)d->tokens * (size_t)d->heads * (size_t)d->dim;
+    char h[512];
+    int len = header != NULL ? snprintf(h, sizeof(h), "%s", header)
+                             : snprintf(h, sizeof(h),
+                                        "{\"q_pre\": {\"dtype\": \"F32\", \"shape\": [%lld, %d, %d], \"data_offsets\": "
+                                        "[0, %zu]}, \"q_post\": {\"dtype\": \"F32\", \"shape\": [%lld, %d, %d], "
+                                        "\"data_offsets\": [%zu, %zu]}, \"__metadata__\": {\"format\": \"pt\"}}",
+                                        (long long)d->tokens, (int)d->heads, (int)d->dim, n * 4, (long long)d->tokens,
+                                        (int)d->heads, (int)d->dim, n * 4, n * 8);
+    FILE *fp = fopen(path, "wb");
+    ck_assert_ptr_nonnull(fp);
+    unsigned char size[8];
+    for (int i = 0; i < 8; i++) {
+        size[i] = (unsigned char)(((uint64_t)len >> (8 * i)) & 0xff);
+    }
+    fwrite(size, 1, 8, fp);
+    fwrite(h, 1, (size_t)len, fp);
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < n; i++) {
+            float v = (float)(k == 0 ? d->x[i] : d->y[i]);
+            fwrite(&v, 4, 1, fp);
+        }
+    }
+    fclose(fp);
+}
+
+/* Both tensors from one safetensors file (FILE:NAME), and its errors:
+ * a missing tensor, a file of two tensors named by neither, offsets past
+ * the data. */
+START_TEST(safetensors_dumps)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-st-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    pecert_certify_model m;
+    load_profile(&m, "llama-3.1-8b");
+    dump d;
+    make_dump(&d, &m, "mutants/pairing_swapped", 0);
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/q.safetensors", dir);
+    write_safetensors(&d, path, NULL);
+    int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s:q_pre --after %s:q_post", path,
+                         path);
+    ck_assert_msg(rc == 1 && strstr(out, "pairing: pairs (2i, 2i+1) rotate together") != NULL, "rc %d:\n%s", rc, out);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s:q --after %s:q_post", path, path);
+    ck_assert_msg(rc == 2 && strstr(out, ":q: no such tensor; the file holds 2 tensors (q_pre, q_post)") != NULL,
+                  "rc %d:\n%s", rc, out);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s --after %s:q_post", path, path);
+    ck_assert_msg(rc == 2 && strstr(out, "name the tensor") != NULL, "rc %d:\n%s", rc, out);
+    snprintf(path, sizeof(path), "%s/bad.safetensors", dir);
+    write_safetensors(&d, path, "{\"q\": {\"dtype\": \"F32\", \"shape\": [40, 8, 128], \"data_offsets\": [0, 999999999]}}");
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s --after %s", path, path);
+    ck_assert_msg(rc == 2 && strstr(out, "bad.safetensors:q: data_offsets [0, 999999999]") != NULL &&
+                  strchr(out, '\n') == out + strlen(out) - 1, "rc %d:\n%s", rc, out);
+    free_dump(&d);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* Bytes of a small valid float32 .npy [2, 8, 128] (llama-3.1-8b's kv heads
  * and head_dim), to damage. */
 static size_t valid_npy(unsigned char *buf, size_t cap, const char *dir)
@@ -465,6 +530,7 @@ Suite *make_dumps_suite(void)
     tcase_add_test(core, ref_dumps_of_the_planted_cases_are_clean);
     tcase_add_test(core, command_reads_npy_and_names_the_bug);
     tcase_add_test(core, bad_files_are_one_line_and_exit_2);
+    tcase_add_test(core, safetensors_dumps);
     suite_add_tcase(s, core);
     return s;
 }

@@ -21,17 +21,20 @@
 #include "dump_diagnosis.h"
 #include "npy.h"
 #include "runner.h"
+#include "safetensors.h"
 
 static const char usage_diagnose[] =
     "usage: pecert diagnose --config config.json|--profile NAME --before q_pre.npy --after q_post.npy\n"
     "                       [--positions pos.npy] [--layout thd|htd] [--bf16] [--layer TYPE]\n"
-    "                       [--json FILE] [--oracle PATH]\n"
+    "                       [--tensor NAME] [--json FILE] [--oracle PATH]\n"
     "\n"
     "Reads a dump of q (or k) before and after an engine's RoPE and says which positions,\n"
     "pairing, channels, attention factor and frequencies the engine actually used, against\n"
     "the checkpoint's config (mapped as `pecert certify` maps it; ref is the oracle).\n"
     "\n"
-    "  --before, --after  .npy arrays of one shape: [tokens, heads, head_dim] (--layout thd,\n"
+    "  --before, --after  .npy files, or FILE.safetensors:NAME (one tensor of a safetensors\n"
+    "                     file; --tensor NAME when the file names none). One shape:\n"
+    "                     [tokens, heads, head_dim] (--layout thd,\n"
     "                     the default), [heads, tokens, head_dim] (htd), or [tokens,\n"
     "                     heads*head_dim]; a leading batch dimension of 1 is dropped. heads is\n"
     "                     the config's query heads (a q dump) or key/value heads (a k dump)\n"
@@ -56,6 +59,7 @@ typedef struct diagnose_cli {
     const char *oracle;
     const char *layer;
     const char *json;
+    const char *tensor;
     int htd;
     int bf16;
 } diagnose_cli;
@@ -69,6 +73,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         {"layout", required_argument, NULL, 'l'},    {"bf16", no_argument, NULL, 'B'},
         {"oracle", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'},
         {"layer", required_argument, NULL, 'L'},     {"json", required_argument, NULL, 'j'},
+        {"tensor", required_argument, NULL, 't'},
         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
@@ -83,6 +88,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         case 'o': cli->oracle = optarg; break;
         case 'L': cli->layer = optarg; break;
         case 'j': cli->json = optarg; break;
+        case 't': cli->tensor = optarg; break;
         case 'B': cli->bf16 = 1; break;
         case 'l':
             if (strcmp(optarg, "thd") != 0 && strcmp(optarg, "htd") != 0) {
@@ -166,7 +172,7 @@ static double *thd_values(const pecert_npy *a, const dump_shape *s, int htd)
 static int64_t *read_positions(const char *path, int64_t tokens, char *err, size_t len)
 {
     pecert_npy p;
-    if (pecert_npy_load(&p, path, 0, 0, err, len) != 0) {
+    if (pecert_tensor_load(&p, path, NULL, 0, 0, err, len) != 0) {
         return NULL;
     }
     int64_t *out = NULL;
@@ -364,8 +370,8 @@ static int load_pair(dump_pair *d, const diagnose_cli *cli, const pecert_certify
 {
     dump_shape sa;
     memset(d, 0, sizeof(*d));
-    if (pecert_npy_load(&d->before, cli->before, cli->bf16, 0, err, len) != 0 ||
-        pecert_npy_load(&d->after, cli->after, cli->bf16, 0, err, len) != 0 ||
+    if (pecert_tensor_load(&d->before, cli->before, cli->tensor, cli->bf16, 0, err, len) != 0 ||
+        pecert_tensor_load(&d->after, cli->after, cli->tensor, cli->bf16, 0, err, len) != 0 ||
         shape_of(&d->before, cli->before, m, cli->htd, &d->shape, err, len) != 0 ||
         shape_of(&d->after, cli->after, m, cli->htd, &sa, err, len) != 0) {
         return -1;

@@ -1,6 +1,7 @@
 /*
- * fuzz_npy.c - libFuzzer target: the .npy reader of `pecert diagnose`
- * (harness/npy.c) on any bytes, as float dumps and as bfloat16 bits, and
+ * fuzz_npy.c - libFuzzer target: the .npy and .safetensors readers of
+ * `pecert diagnose` (harness/npy.c, safetensors.c) on any bytes, as float
+ * dumps and as bfloat16 bits, and
  * the rotation recovery (harness/rope_recover.c) on whatever it accepts:
  * one line or an array, never a crash, a read past the bytes or an
  * allocation beyond what the header's shape needs.
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "npy.h"
+#include "safetensors.h"
 #include "rope_recover.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,6 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             recover(&a);
             pecert_npy_free(&a);
         }
+    }
+    pecert_npy st;
+    if (pecert_safetensors_parse(&st, data, size, "fuzz", NULL, 0, err, sizeof(err)) == 0) {
+        recover(&st);
+        pecert_npy_free(&st);
     }
     return 0;
 }
