@@ -32,11 +32,6 @@ static void finding(pecert_dump_report *r, const char *id, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *type_name(pecert_rope_type t)
-{
-    return pecert_certify_rope_type_name(t);
-}
-
 static const char *pairing_words(pecert_rope_pairing p)
 {
     return p == PECERT_PAIRING_INTERLEAVED ? "interleaved (2i, 2i+1)" : "split-half (i, i + rotary_dim/2)";
@@ -117,7 +112,7 @@ static void add_scaling_bugs(pecert_dump_report *r, const pecert_rope_config *cf
 static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width, int64_t tokens)
 {
     pecert_rope_config cfg = rotated_config(m, width);
-    add_hypothesis(r, &cfg, "%s theta=%g", type_name(cfg.rope_type), cfg.rope_theta);
+    add_hypothesis(r, &cfg, "%s theta=%g", pecert_certify_rope_type_name(cfg.rope_type), cfg.rope_theta);
     add_scaling_bugs(r, &cfg, tokens);
     pecert_rope_config plain = cfg;
     plain.rope_type = PECERT_ROPE_DEFAULT;
@@ -133,7 +128,7 @@ static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *
         }
         pecert_rope_config t = cfg;
         t.rope_theta = common_thetas[i];
-        add_hypothesis(r, &t, "%s theta=%g", type_name(cfg.rope_type), common_thetas[i]);
+        add_hypothesis(r, &t, "%s theta=%g", pecert_certify_rope_type_name(cfg.rope_type), common_thetas[i]);
         if (cfg.rope_type != PECERT_ROPE_DEFAULT) {
             plain.rope_theta = common_thetas[i];
             add_hypothesis(r, &plain, "default theta=%g", common_thetas[i]);
