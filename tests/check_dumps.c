@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cJSON.h"
+#include "cache_diagnosis.h"
 #include "certify_config.h"
 #include "checks.h"
 #include "dump_diagnosis.h"
@@ -282,20 +284,31 @@ END_TEST
 
 /* ---- through the command and .npy files ------------------------------- */
 
-static void write_dump_files(const dump *d, const char *dir)
+/* x and y as dir/<pre>.npy and dir/<post>.npy ([rows, heads, dim]
+ * float32) and positions as dir/<pos>.npy (int64). */
+static void write_npy_set(const char *dir, const char *const names[3], const double *x, const double *y,
+                          const int64_t shape[3], const int64_t *positions)
 {
     char path[1024];
-    int64_t shape[3] = {d->tokens, d->heads, d->dim};
-    double pos[TOKENS];
-    for (int64_t t = 0; t < d->tokens; t++) {
-        pos[t] = (double)d->positions[t];
+    double *pos = malloc(((size_t)shape[0] + 1) * sizeof(double));
+    ck_assert_ptr_nonnull(pos);
+    for (int64_t t = 0; t < shape[0]; t++) {
+        pos[t] = (double)positions[t];
     }
-    snprintf(path, sizeof(path), "%s/pre.npy", dir);
-    ck_assert_msg(pecert_npy_write(path, d->x, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
-    snprintf(path, sizeof(path), "%s/post.npy", dir);
-    ck_assert_msg(pecert_npy_write(path, d->y, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
-    snprintf(path, sizeof(path), "%s/pos.npy", dir);
+    snprintf(path, sizeof(path), "%s/%s.npy", dir, names[0]);
+    ck_assert_msg(pecert_npy_write(path, x, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
+    snprintf(path, sizeof(path), "%s/%s.npy", dir, names[1]);
+    ck_assert_msg(pecert_npy_write(path, y, 3, shape, 0, err, sizeof(err)) == 0, "%s", err);
+    snprintf(path, sizeof(path), "%s/%s.npy", dir, names[2]);
     ck_assert_msg(pecert_npy_write(path, pos, 1, &shape[0], 1, err, sizeof(err)) == 0, "%s", err);
+    free(pos);
+}
+
+static void write_dump_files(const dump *d, const char *dir)
+{
+    static const char *const names[3] = {"pre", "post", "pos"};
+    int64_t shape[3] = {d->tokens, d->heads, d->dim};
+    write_npy_set(dir, names, d->x, d->y, shape, d->positions);
 }
 
 START_TEST(command_reads_npy_and_names_the_bug)
@@ -519,6 +532,317 @@ START_TEST(npy_reader_limits)
 }
 END_TEST
 
+/* ---- KV caches and decode traces ------------------------------------------ */
+
+#define SLOTS 64
+#define SLOT_BASE 1000 /* positions 1000 + slot: a slot never rotated does not read as position 0 */
+
+/* rows[n] of m's kv heads rotated by an open plugin at positions pos. */
+static void rotate_rows(const pecert_loaded_plugin *p, void *inst, const pecert_certify_model *m, float *x,
+                        float *y, int64_t n, const int64_t *pos)
+{
+    int32_t h = m->num_kv_heads;
+    int32_t d = m->rope.head_dim;
+    pecert_tensor tx = pecert_tensor_3d(x, n, h, d, (int64_t)h * d, d, 1);
+    pecert_tensor ty = pecert_tensor_3d(y, n, h, d, (int64_t)h * d, d, 1);
+    pecert_rope_apply_args a = {.struct_size = sizeof(a), .pairing = m->pairing, .config = &m->rope,
+                                .positions = pos, .x = &tx, .out = &ty};
+    ck_assert_msg(p->desc->rope_apply(inst, &a) == PECERT_OK, "%s", p->desc->last_error(inst));
+}
+
+typedef struct cache_dump {
+    int64_t slots[SLOTS];   /* the position each slot holds, -1 empty */
+    double *x;              /* keys as written */
+    double *y;              /* as cached */
+    size_t row;
+} cache_dump;
+
+/* The planted slot bugs (each a real cache bug) and the runs they must
+ * give, by slot. */
+enum { NEVER_LO = 10, NEVER_HI = 13, TWICE_LO = 20, TWICE_HI = 23, NEIGH_LO = 30, NEIGH_HI = 33, STALE_LO = 40,
+       STALE_HI = 55, STALE_BY = 16, OVERWRITTEN = 60, EMPTY_LO = 62 };
+
+/* A cache of SLOTS keys of m rotated by engine impl, slots 62..63 empty
+ * (garbage), and with plant = 1 the bugs above planted. */
+static void make_cache(cache_dump *c, const pecert_certify_model *m, const char *impl, int plant)
+{
+    pecert_loaded_plugin p;
+    void *inst = NULL;
+    open_plugin(&p, impl);
+    ck_assert_int_eq(p.desc->create(&inst), PECERT_OK);
+    c->row = (size_t)m->num_kv_heads * (size_t)m->rope.head_dim;
+    size_t n = SLOTS * c->row;
+    float *x = malloc(n * sizeof(float));
+    float *y = malloc(n * sizeof(float));
+    float *tmp = malloc(c->row * sizeof(float));
+    c->x = malloc(n * sizeof(double));
+    c->y = malloc(n * sizeof(double));
+    ck_assert(x != NULL && y != NULL && tmp != NULL && c->x != NULL && c->y != NULL);
+    pecert_rng rng = {777};
+    for (size_t i = 0; i < n; i++) {
+        x[i] = pecert_rng_float(&rng);
+    }
+    for (int64_t s = 0; s < SLOTS; s++) {
+        c->slots[s] = s >= EMPTY_LO ? -1 : SLOT_BASE + s;
+        int64_t at = c->slots[s];
+        float *key = x + (size_t)s * c->row;
+        float *out = y + (size_t)s * c->row;
+        if (s >= EMPTY_LO) {
+            for (size_t i = 0; i < c->row; i++) {
+                out[i] = pecert_rng_float(&rng); /* an empty slot holds whatever was there */
+            }
+            continue;
+        }
+        if (plant && s >= NEVER_LO && s <= NEVER_HI) {
+            memcpy(out, key, c->row * sizeof(float));
+            continue;
+        }
+        if (plant && s >= NEIGH_LO && s <= NEIGH_HI) {
+            at = SLOT_BASE + s + 1;
+        } else if (plant && s >= STALE_LO && s <= STALE_HI) {
+            at = SLOT_BASE + s + STALE_BY; /* positions moved back by a context shift, keys not re-rotated */
+        } else if (plant && s == OVERWRITTEN) {
+            key = x; /* slot 0's key rotated for slot 60's position */
+        }
+        rotate_rows(&p, inst, m, key, out, 1, &at);
+        if (plant && s >= TWICE_LO && s <= TWICE_HI) {
+            memcpy(tmp, out, c->row * sizeof(float));
+            rotate_rows(&p, inst, m, tmp, out, 1, &at);
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        c->x[i] = x[i];
+        c->y[i] = y[i];
+    }
+    free(x);
+    free(y);
+    free(tmp);
+    p.desc->destroy(inst);
+    pecert_plugin_close(&p);
+}
+
+static void free_cache(cache_dump *c)
+{
+    free(c->x);
+    free(c->y);
+}
+
+static void diagnose_cache(pecert_cache_report *r, const pecert_certify_model *m, const cache_dump *c)
+{
+    pecert_loaded_plugin ref;
+    open_plugin(&ref, "ref");
+    pecert_dump_view v = {SLOTS, m->num_kv_heads, m->rope.head_dim, c->x, c->y, ldexp(1.0, -24)};
+    ck_assert_msg(pecert_cache_diagnose(r, m, &ref, &v, c->slots, err, sizeof(err)) == 0, "%s", err);
+    pecert_plugin_close(&ref);
+}
+
+/* Every planted slot bug is one run of exactly its slots, named by what
+ * it is; the slots around them read as their own positions; ref's and
+ * fast's caches of the same keys are clean (Llama 3.1: llama3 scaling,
+ * split-half; Phi-3.5-mini: LongRoPE, partial factors; GPT-J: interleaved,
+ * rotary_dim 64 of head_dim 256). */
+START_TEST(cache_slot_bugs_are_found_by_slot)
+{
+    static const struct {
+        int64_t first, last;
+        pecert_slot_state state;
+        int64_t delta;
+    } want[] = {{NEVER_LO, NEVER_HI, PECERT_SLOT_NEVER_ROTATED, 0},
+                {TWICE_LO, TWICE_HI, PECERT_SLOT_ROTATED_TWICE, 0},
+                {NEIGH_LO, NEIGH_HI, PECERT_SLOT_NEIGHBOUR, 1},
+                {STALE_LO, STALE_HI, PECERT_SLOT_SHIFTED, STALE_BY},
+                {OVERWRITTEN, OVERWRITTEN, PECERT_SLOT_NOT_ROTATION, 0}};
+    static const char *const models[] = {"llama-3.1-8b", "phi-3.5-mini", "gpt-j-6b"};
+    static const char *const engines[] = {"ref", "fast"};
+    pecert_certify_model m;
+    for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++) {
+        load_profile(&m, models[k]);
+        for (size_t e = 0; e < sizeof(engines) / sizeof(engines[0]); e++) {
+            cache_dump c;
+            pecert_cache_report r;
+            make_cache(&c, &m, engines[e], 1);
+            diagnose_cache(&r, &m, &c);
+            ck_assert_msg(r.occupied == EMPTY_LO, "%s/%s: %lld occupied", models[k], engines[e], (long long)r.occupied);
+            ck_assert_msg(r.n_runs == (int32_t)(sizeof(want) / sizeof(want[0])), "%s/%s: %d runs (first: %s at %lld)",
+                          models[k], engines[e], (int)r.n_runs, r.n_runs > 0 ? pecert_slot_state_tag(r.runs[0].state)
+                                                                              : "", r.n_runs > 0 ? (long long)r.runs[0].first : -1LL);
+            for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+                const pecert_slot_run *run = &r.runs[i];
+                ck_assert_msg(run->first == want[i].first && run->last == want[i].last &&
+                                  run->state == want[i].state && run->delta == want[i].delta,
+                              "%s/%s: run %zu is %s %lld..%lld (delta %lld), want %s %lld..%lld", models[k],
+                              engines[e], i, pecert_slot_state_tag(run->state), (long long)run->first,
+                              (long long)run->last, (long long)run->delta, pecert_slot_state_tag(want[i].state),
+                              (long long)want[i].first, (long long)want[i].last);
+            }
+            ck_assert_msg(r.rope.n_findings == 0 || strcmp(r.rope.findings[0].id, "position") == 0,
+                          "%s/%s: %s: %s", models[k], engines[e], r.rope.findings[0].id, r.rope.findings[0].text);
+            pecert_cache_report_free(&r);
+            free_cache(&c);
+            make_cache(&c, &m, engines[e], 0);
+            diagnose_cache(&r, &m, &c);
+            ck_assert_msg(r.n_runs == 0 && r.rope.n_findings == 0, "%s/%s clean: %d runs, %d findings (%s)",
+                          models[k], engines[e], (int)r.n_runs, (int)r.rope.n_findings,
+                          r.rope.n_findings > 0 ? r.rope.findings[0].text : "");
+            pecert_cache_report_free(&r);
+            free_cache(&c);
+        }
+    }
+}
+END_TEST
+
+static void write_cache_files(const cache_dump *c, const pecert_certify_model *m, const char *dir)
+{
+    static const char *const names[3] = {"k_pre", "k_cache", "slots"};
+    int64_t shape[3] = {SLOTS, m->num_kv_heads, m->rope.head_dim};
+    write_npy_set(dir, names, c->x, c->y, shape, c->slots);
+}
+
+START_TEST(cache_command_reports_slot_ranges)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-cache-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    pecert_certify_model m;
+    load_profile(&m, "llama-3.1-8b");
+    cache_dump c;
+    make_cache(&c, &m, "ref", 1);
+    write_cache_files(&c, &m, dir);
+    int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/k_pre.npy --cache "
+                         "%s/k_cache.npy --slots %s/slots.npy --json %s/c.json", dir, dir, dir, dir);
+    ck_assert_msg(rc == 1 && strstr(out, "slots 40..55 (16 occupied, positions 1040..1055): rotated for their "
+                                         "positions +16") != NULL &&
+                      strstr(out, "never_rotated: slots 10..13") != NULL &&
+                      strstr(out, "rotated_twice: slots 20..23") != NULL &&
+                      strstr(out, "neighbour_position: slots 30..33") != NULL &&
+                      strstr(out, "not_a_rotation: slot 60 (position 1060)") != NULL,
+                  "rc %d:\n%s", rc, out);
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/c.json", dir);
+    char *json = test_read_file(path);
+    cJSON *doc = cJSON_Parse(json);
+    ck_assert_ptr_nonnull(doc);
+    const cJSON *slots = cJSON_GetObjectItem(doc, "slots");
+    ck_assert_int_eq(cJSON_GetArraySize(slots), SLOTS);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(slots, 45), "state")->valuestring, "stale_position");
+    ck_assert_double_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(slots, 45), "recovered")->valuedouble,
+                        SLOT_BASE + 45 + STALE_BY);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(slots, 63), "state")->valuestring, "empty");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")), 5);
+    cJSON_Delete(doc);
+    free(json);
+    free_cache(&c);
+    make_cache(&c, &m, "fast", 0);
+    write_cache_files(&c, &m, dir);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/k_pre.npy --cache %s/k_cache.npy "
+                     "--slots %s/slots.npy", dir, dir, dir);
+    ck_assert_msg(rc == 0 && strstr(out, "verdict: every occupied slot holds its key rotated for its own position"),
+                  "rc %d:\n%s", rc, out);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/k_pre.npy --cache %s/k_cache.npy",
+                     dir, dir);
+    ck_assert_msg(rc == 2 && strstr(out, "a cache needs --cache, --slots and --before"), "rc %d:\n%s", rc, out);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/k_pre.npy --cache %s/k_cache.npy "
+                     "--slots %s/k_pre.npy", dir, dir, dir);
+    ck_assert_msg(rc == 2 && strstr(out, "k_pre.npy: float32: positions must be int64 or int32"), "rc %d:\n%s", rc,
+                  out);
+    free_cache(&c);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A decode trace as an engine writes one: a prefill of 8 tokens, then one
+ * token per step; from step 6 on the engine rotates for position + 1 (the
+ * decode off-by-one: the cache length read after the append). */
+static void write_trace(const char *dir, const pecert_certify_model *m, int bug_from_step, int with_positions)
+{
+    dump d;
+    make_dump(&d, m, "ref", 0);
+    dump late;
+    make_dump(&late, m, "mutants/decode_off_by_one", 0); /* every token rotated for position + 1 */
+    size_t row = (size_t)d.heads * (size_t)d.dim;
+    int64_t first = 0;
+    for (int step = 0; step < 12; step++) {
+        int64_t n = step == 0 ? 8 : 1;
+        char path[1200];
+        snprintf(path, sizeof(path), "%s/step_%04d", dir, step);
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        const dump *src = step >= bug_from_step ? &late : &d;
+        int64_t shape[3] = {n, d.heads, d.dim};
+        snprintf(path, sizeof(path), "%s/step_%04d/q_pre.npy", dir, step);
+        ck_assert_msg(pecert_npy_write(path, src->x + (size_t)first * row, 3, shape, 0, err, sizeof(err)) == 0, "%s",
+                      err);
+        snprintf(path, sizeof(path), "%s/step_%04d/q_post.npy", dir, step);
+        ck_assert_msg(pecert_npy_write(path, src->y + (size_t)first * row, 3, shape, 0, err, sizeof(err)) == 0, "%s",
+                      err);
+        if (with_positions) {
+            double pos[8];
+            for (int64_t t = 0; t < n; t++) {
+                pos[t] = (double)(first + t);
+            }
+            snprintf(path, sizeof(path), "%s/step_%04d/positions.npy", dir, step);
+            ck_assert_msg(pecert_npy_write(path, pos, 1, shape, 1, err, sizeof(err)) == 0, "%s", err);
+        }
+        first += n;
+    }
+    free_dump(&d);
+    free_dump(&late);
+}
+
+START_TEST(trace_names_the_first_diverging_step)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-trace-XXXXXX";
+    char cmd[1200];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    pecert_certify_model m;
+    load_profile(&m, "llama-3.1-8b");
+    for (int with_positions = 0; with_positions <= 1; with_positions++) {
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/t && mkdir %s/t", dir, dir);
+        ck_assert_int_eq(system(cmd), 0);
+        char tdir[1100];
+        snprintf(tdir, sizeof(tdir), "%s/t", dir);
+        write_trace(tdir, &m, 6, with_positions);
+        int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s --json %s/r.json", tdir,
+                             dir);
+        ck_assert_msg(rc == 1 && strstr(out, "trace: step 0006 is the first to diverge: its token 0") != NULL &&
+                          strstr(out, "the 6 steps before it agree") != NULL,
+                      "rc %d:\n%s", rc, out);
+        char path[1100];
+        snprintf(path, sizeof(path), "%s/r.json", dir);
+        char *json = test_read_file(path);
+        cJSON *doc = cJSON_Parse(json);
+        ck_assert_ptr_nonnull(doc);
+        const cJSON *trace = cJSON_GetObjectItem(doc, "trace");
+        ck_assert_double_eq(cJSON_GetObjectItem(trace, "first_diverging_step")->valuedouble, 6.0);
+        ck_assert_double_eq(cJSON_GetObjectItem(trace, "first_diverging_token")->valuedouble, 13.0);
+        const cJSON *tok = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "tokens"), 13);
+        ck_assert_double_eq(cJSON_GetObjectItem(tok, "position")->valuedouble, 14.0);
+        ck_assert_double_eq(cJSON_GetObjectItem(tok, "expected")->valuedouble, 13.0);
+        cJSON_Delete(doc);
+        free(json);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/t && mkdir %s/t", dir, dir);
+        ck_assert_int_eq(system(cmd), 0);
+        write_trace(tdir, &m, 99, with_positions);
+        rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s", tdir);
+        ck_assert_msg(rc == 0 && strstr(out, "(12 steps)") != NULL, "rc %d:\n%s", rc, out);
+    }
+    /* One step's positions.npy removed: all or none. An empty directory. */
+    snprintf(cmd, sizeof(cmd), "rm %s/t/step_0003/positions.npy", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s/t", dir);
+    ck_assert_msg(rc == 2 && strstr(out, "step_0003: has no positions.npy, but step_0000 has") != NULL, "rc %d:\n%s",
+                  rc, out);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/t && mkdir %s/t", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s/t", dir);
+    ck_assert_msg(rc == 2 && strstr(out, "/t: no step_NNNN directory") != NULL, "rc %d:\n%s", rc, out);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *make_dumps_suite(void)
 {
     Suite *s = suite_create("dumps");
@@ -531,6 +855,9 @@ Suite *make_dumps_suite(void)
     tcase_add_test(core, command_reads_npy_and_names_the_bug);
     tcase_add_test(core, bad_files_are_one_line_and_exit_2);
     tcase_add_test(core, safetensors_dumps);
+    tcase_add_test(core, cache_slot_bugs_are_found_by_slot);
+    tcase_add_test(core, cache_command_reports_slot_ranges);
+    tcase_add_test(core, trace_names_the_first_diverging_step);
     suite_add_tcase(s, core);
     return s;
 }

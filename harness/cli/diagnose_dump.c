@@ -18,7 +18,9 @@
 #include "atomic_write.h"
 #include "cJSON.h"
 #include "commands.h"
+#include "cache_diagnosis.h"
 #include "dump_diagnosis.h"
+#include "dump_input.h"
 #include "npy.h"
 #include "runner.h"
 #include "safetensors.h"
@@ -27,6 +29,8 @@ static const char usage_diagnose[] =
     "usage: pecert diagnose --config config.json|--profile NAME --before q_pre.npy --after q_post.npy\n"
     "                       [--positions pos.npy] [--layout thd|htd] [--bf16] [--layer TYPE]\n"
     "                       [--tensor NAME] [--json FILE] [--oracle PATH]\n"
+    "       pecert diagnose --config ...|--profile ... --before k_pre.npy --cache k_cache.npy --slots slots.npy\n"
+    "       pecert diagnose --config ...|--profile ... --trace DIR\n"
     "\n"
     "Reads a dump of q (or k) before and after an engine's RoPE and says which positions,\n"
     "pairing, channels, attention factor and frequencies the engine actually used, against\n"
@@ -40,6 +44,15 @@ static const char usage_diagnose[] =
     "                     the config's query heads (a q dump) or key/value heads (a k dump)\n"
     "  --positions        .npy int64/int32 [tokens]: the positions the tokens should have had;\n"
     "                     then every token is checked and a shift is named\n"
+    "  --cache, --slots   a KV cache: --cache holds the keys as cached, one row per slot\n"
+    "                     ([slots, kv_heads, head_dim], or htd), --before the same keys as\n"
+    "                     written, before RoPE, --slots (int64/int32 [slots]) the position each\n"
+    "                     slot holds now, -1 for an empty one. Slots rotated twice, never, for a\n"
+    "                     neighbour's position, stale after a context shift, or holding no\n"
+    "                     rotation of their key are reported by slot range\n"
+    "  --trace DIR        a decode trace: DIR/step_NNNN/{q_pre,q_post}.npy [positions.npy],\n"
+    "                     read as one run in step order (without positions.npy each step\n"
+    "                     continues from the last, from 0); the first step that diverges is named\n"
     "  --bf16             read uint16 ('<u2') arrays as bfloat16 bits (torch .view(torch.uint16))\n"
     "  --layer TYPE       the layer type the dump is of, for a model with several (gemma3:\n"
     "                     sliding, full); default: the first rotary one\n"
@@ -60,9 +73,41 @@ typedef struct diagnose_cli {
     const char *layer;
     const char *json;
     const char *tensor;
+    const char *cache;
+    const char *slots;
+    const char *trace;
     int htd;
     int bf16;
 } diagnose_cli;
+
+/* Exactly one of a dump pair, a cache or a trace. */
+static int check_mode(const diagnose_cli *cli)
+{
+    if (cli->trace != NULL) {
+        if (cli->before != NULL || cli->after != NULL || cli->positions != NULL || cli->cache != NULL ||
+            cli->slots != NULL || cli->tensor != NULL) {
+            return pecert_usage_error(usage_diagnose, "diagnose: --trace reads its own step files: give none of "
+                                      "--before, --after, --positions, --cache, --slots, --tensor");
+        }
+        return 0;
+    }
+    if (cli->cache != NULL || cli->slots != NULL) {
+        if (cli->cache == NULL || cli->slots == NULL || cli->before == NULL) {
+            return pecert_usage_error(usage_diagnose, "diagnose: a cache needs --cache, --slots and --before (the "
+                                      "keys as written, before RoPE)");
+        }
+        if (cli->after != NULL || cli->positions != NULL) {
+            return pecert_usage_error(usage_diagnose, "diagnose: with --cache, the cache is the after and --slots "
+                                      "the positions: give neither --after nor --positions");
+        }
+        return 0;
+    }
+    if (cli->before == NULL || cli->after == NULL) {
+        return pecert_usage_error(usage_diagnose, "diagnose: --before and --after are required (or --cache, or "
+                                  "--trace)");
+    }
+    return 0;
+}
 
 static int parse_args(diagnose_cli *cli, int argc, char **argv)
 {
@@ -73,7 +118,8 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         {"layout", required_argument, NULL, 'l'},    {"bf16", no_argument, NULL, 'B'},
         {"oracle", required_argument, NULL, 'o'},    {"help", no_argument, NULL, 'h'},
         {"layer", required_argument, NULL, 'L'},     {"json", required_argument, NULL, 'j'},
-        {"tensor", required_argument, NULL, 't'},
+        {"tensor", required_argument, NULL, 't'},   {"cache", required_argument, NULL, 'C'},
+        {"slots", required_argument, NULL, 'S'},     {"trace", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
@@ -89,6 +135,9 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         case 'L': cli->layer = optarg; break;
         case 'j': cli->json = optarg; break;
         case 't': cli->tensor = optarg; break;
+        case 'C': cli->cache = optarg; break;
+        case 'S': cli->slots = optarg; break;
+        case 'T': cli->trace = optarg; break;
         case 'B': cli->bf16 = 1; break;
         case 'l':
             if (strcmp(optarg, "thd") != 0 && strcmp(optarg, "htd") != 0) {
@@ -106,98 +155,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
     if ((cli->config == NULL) == (cli->profile == NULL)) {
         return pecert_usage_error(usage_diagnose, "diagnose: give exactly one of --config and --profile");
     }
-    if (cli->before == NULL || cli->after == NULL) {
-        return pecert_usage_error(usage_diagnose, "diagnose: --before and --after are required");
-    }
-    return 0;
-}
-
-/* ---- the dump's shape ---------------------------------------------------- */
-
-typedef struct dump_shape {
-    int64_t tokens;
-    int32_t heads;
-    int32_t dim;
-} dump_shape;
-
-/* [tokens, heads, dim] of a, by the layout and the config's heads. */
-static int shape_of(const pecert_npy *a, const char *path, const pecert_certify_model *m, int htd, dump_shape *s,
-                    char *err, size_t len)
-{
-    int64_t d[PECERT_NPY_MAX_DIMS];
-    int nd = 0;
-    for (int i = 0; i < a->ndim; i++) {
-        if (!(i == 0 && a->ndim == 4 && a->shape[0] == 1)) { /* a batch of one */
-            d[nd++] = a->shape[i];
-        }
-    }
-    int32_t hd = m->rope.head_dim;
-    if (nd == 2 && d[1] % hd == 0) {
-        *s = (dump_shape){d[0], (int32_t)(d[1] / hd), hd};
-    } else if (nd == 3) {
-        *s = htd ? (dump_shape){d[1], (int32_t)d[0], (int32_t)d[2]} : (dump_shape){d[0], (int32_t)d[1], (int32_t)d[2]};
-    } else {
-        snprintf(err, len, "%s: shape has %d dimensions: expected [tokens, heads, head_dim], [heads, tokens, head_dim] "
-                 "(--layout htd) or [tokens, heads*head_dim]", path, a->ndim);
-        return -1;
-    }
-    if (s->dim != hd || (s->heads != m->num_heads && s->heads != m->num_kv_heads) || s->tokens < 1) {
-        snprintf(err, len, "%s: %lld tokens x %d heads x %d channels: the config has head_dim %d and %d query or %d "
-                 "key/value heads", path, (long long)s->tokens, (int)s->heads, (int)s->dim, (int)hd,
-                 (int)m->num_heads, (int)m->num_kv_heads);
-        return -1;
-    }
-    return 0;
-}
-
-/* a as [tokens][heads][dim] (a copy, transposed from htd). */
-static double *thd_values(const pecert_npy *a, const dump_shape *s, int htd)
-{
-    size_t n = (size_t)s->tokens * (size_t)s->heads * (size_t)s->dim;
-    double *out = malloc((n > 0 ? n : 1) * sizeof(double));
-    if (out == NULL) {
-        return NULL;
-    }
-    for (int64_t t = 0; t < s->tokens; t++) {
-        for (int32_t h = 0; h < s->heads; h++) {
-            size_t from = htd ? ((size_t)h * (size_t)s->tokens + (size_t)t) * (size_t)s->dim
-                              : ((size_t)t * (size_t)s->heads + (size_t)h) * (size_t)s->dim;
-            memcpy(out + ((size_t)t * (size_t)s->heads + (size_t)h) * (size_t)s->dim, a->data + from,
-                   (size_t)s->dim * sizeof(double));
-        }
-    }
-    return out;
-}
-
-static int64_t *read_positions(const char *path, int64_t tokens, char *err, size_t len)
-{
-    pecert_npy p;
-    if (pecert_tensor_load(&p, path, NULL, 0, 0, err, len) != 0) {
-        return NULL;
-    }
-    int64_t *out = NULL;
-    int vector = p.ndim == 1 || (p.ndim == 2 && p.shape[0] == 1);
-    if (p.dtype != PECERT_NPY_I64 && p.dtype != PECERT_NPY_I32) {
-        snprintf(err, len, "%s: %s: positions must be int64 or int32", path, pecert_npy_dtype_name(p.dtype));
-    } else if (!vector || p.n != tokens) {
-        snprintf(err, len, "%s: %lld positions in %d dimensions: expected one per token (%lld)", path, (long long)p.n,
-                 p.ndim, (long long)tokens);
-    } else if ((out = malloc((size_t)tokens * sizeof(int64_t))) == NULL) {
-        snprintf(err, len, "%s: out of memory", path);
-    } else {
-        for (int64_t i = 0; i < tokens; i++) {
-            out[i] = (int64_t)p.data[i];
-            if (out[i] < 0 || out[i] > ((int64_t)1 << 40)) {
-                snprintf(err, len, "%s: position %lld of token %lld: expected 0..2^40", path, (long long)out[i],
-                         (long long)i);
-                free(out);
-                out = NULL;
-                break;
-            }
-        }
-    }
-    pecert_npy_free(&p);
-    return out;
+    return check_mode(cli);
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -230,8 +188,8 @@ static void print_positions(const pecert_dump_report *r)
     printf("%s\n", shown >= 12 ? ", ..." : "");
 }
 
-static void print_report(const pecert_dump_report *r, const pecert_certify_model *m, const dump_shape *s,
-                         pecert_npy_dtype dtype)
+static void print_report(const pecert_dump_report *r, const pecert_certify_model *m, const pecert_dump_shape *s,
+                         pecert_npy_dtype dtype, int show_positions)
 {
     printf("  %-26s %lld tokens x %d heads x %d channels (%s)\n", "dump", (long long)s->tokens, (int)s->heads,
            (int)s->dim, pecert_npy_dtype_name(dtype));
@@ -262,7 +220,9 @@ static void print_report(const pecert_dump_report *r, const pecert_certify_model
         printf("  %-26s %-52s %lld of %lld tokens at integer positions%s\n", i == 0 ? "frequency sets tried" : "",
                label, (long long)h->explained, (long long)r->n_tokens, i == r->best ? "  <- best" : "");
     }
-    print_positions(r);
+    if (show_positions) {
+        print_positions(r);
+    }
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
@@ -311,14 +271,16 @@ static cJSON *tokens_json(const pecert_dump_report *r, const int64_t *positions)
     return a;
 }
 
-static int write_json(const char *path, const pecert_dump_report *r, const pecert_certify_model *m,
-                      const diagnose_cli *cli, const dump_shape *s, pecert_npy_dtype dtype, const int64_t *positions)
+/* The report's common part; the caller adds tokens or slots, findings and
+ * the verdict. */
+static cJSON *report_json(const pecert_dump_report *r, const pecert_certify_model *m, const char *before,
+                          const char *after, const pecert_dump_shape *s, pecert_npy_dtype dtype)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "pecert-diagnose/1");
     cJSON_AddStringToObject(root, "checkpoint", m->name);
-    cJSON_AddStringToObject(root, "before", cli->before);
-    cJSON_AddStringToObject(root, "after", cli->after);
+    cJSON_AddStringToObject(root, "before", before);
+    cJSON_AddStringToObject(root, "after", after);
     cJSON *dump = cJSON_AddObjectToObject(root, "dump");
     cJSON_AddNumberToObject(dump, "tokens", (double)s->tokens);
     cJSON_AddNumberToObject(dump, "heads", s->heads);
@@ -336,15 +298,20 @@ static int write_json(const char *path, const pecert_dump_report *r, const pecer
     cJSON_AddNumberToObject(root, "attention_factor", r->attention_factor);
     cJSON_AddNumberToObject(root, "config_attention_factor", r->expected_factor);
     cJSON_AddItemToObject(root, "hypotheses", hypotheses_json(r));
-    cJSON_AddItemToObject(root, "tokens", tokens_json(r, positions));
-    cJSON *fs = cJSON_AddArrayToObject(root, "findings");
-    for (int32_t i = 0; i < r->n_findings; i++) {
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddStringToObject(f, "id", r->findings[i].id);
-        cJSON_AddStringToObject(f, "text", r->findings[i].text);
-        cJSON_AddItemToArray(fs, f);
-    }
-    cJSON_AddStringToObject(root, "verdict", r->n_findings == 0 ? "pass" : "findings");
+    return root;
+}
+
+static void add_finding_json(cJSON *findings, const char *id, const char *text)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "id", id);
+    cJSON_AddStringToObject(f, "text", text);
+    cJSON_AddItemToArray(findings, f);
+}
+
+/* Writes root to path (atomically) and deletes it. */
+static int write_json(const char *path, cJSON *root)
+{
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     char err[1024] = "";
@@ -357,46 +324,6 @@ static int write_json(const char *path, const pecert_dump_report *r, const pecer
 }
 
 /* ---- the command --------------------------------------------------------- */
-
-typedef struct dump_pair {
-    pecert_npy before;
-    pecert_npy after;
-    dump_shape shape;
-    double *x;
-    double *y;
-} dump_pair;
-
-static int load_pair(dump_pair *d, const diagnose_cli *cli, const pecert_certify_model *m, char *err, size_t len)
-{
-    dump_shape sa;
-    memset(d, 0, sizeof(*d));
-    if (pecert_tensor_load(&d->before, cli->before, cli->tensor, cli->bf16, 0, err, len) != 0 ||
-        pecert_tensor_load(&d->after, cli->after, cli->tensor, cli->bf16, 0, err, len) != 0 ||
-        shape_of(&d->before, cli->before, m, cli->htd, &d->shape, err, len) != 0 ||
-        shape_of(&d->after, cli->after, m, cli->htd, &sa, err, len) != 0) {
-        return -1;
-    }
-    if (sa.tokens != d->shape.tokens || sa.heads != d->shape.heads) {
-        snprintf(err, len, "%s: %lld tokens x %d heads, but %s has %lld x %d", cli->after, (long long)sa.tokens,
-                 (int)sa.heads, cli->before, (long long)d->shape.tokens, (int)d->shape.heads);
-        return -1;
-    }
-    d->x = thd_values(&d->before, &d->shape, cli->htd);
-    d->y = thd_values(&d->after, &d->shape, cli->htd);
-    if (d->x == NULL || d->y == NULL) {
-        snprintf(err, len, "diagnose: out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-static void free_pair(dump_pair *d)
-{
-    pecert_npy_free(&d->before);
-    pecert_npy_free(&d->after);
-    free(d->x);
-    free(d->y);
-}
 
 /* --layer: the rope of that layer type becomes the model's; without it a
  * model whose layers differ is read as its first rotary type (said). */
@@ -445,45 +372,225 @@ int pecert_load_rope_model(pecert_certify_model *m, const char *config, const ch
     return rc == 0 ? select_layer(m, layer, name, err, len) : rc;
 }
 
-static int diagnose(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
+static void print_finding(int *printed, const char *id, const char *text)
+{
+    char line[600];
+    snprintf(line, sizeof(line), "%s: %s", id, text);
+    printf("%s", (*printed)++ == 0 ? "findings:\n" : "");
+    pecert_print_wrapped(2, 4, line);
+}
+
+/* ---- a trace: the first step that diverges ------------------------------- */
+
+typedef struct trace_divergence {
+    int32_t step;          /* index into the trace's steps; -1: none */
+    int64_t token;
+    char text[400];
+} trace_divergence;
+
+static void find_divergence(trace_divergence *out, const pecert_dump_report *r, const pecert_dump_input *d)
+{
+    out->step = -1;
+    int64_t t = 0;
+    while (t < d->shape.tokens && r->tokens[t].integer && r->tokens[t].nearest == d->positions[t]) {
+        t++;
+    }
+    if (t == d->shape.tokens || r->rotated_hi == 0) {
+        return;
+    }
+    int32_t k = 0;
+    while (d->step_first[k + 1] <= t) {
+        k++;
+    }
+    out->step = k;
+    out->token = t;
+    char got[64];
+    if (r->tokens[t].integer) {
+        snprintf(got, sizeof(got), "position %lld", (long long)r->tokens[t].nearest);
+    } else {
+        snprintf(got, sizeof(got), "no integer position");
+    }
+    snprintf(out->text, sizeof(out->text), "step %04d is the first to diverge: its token %lld (token %lld of the "
+             "run) was rotated for %s, expected %lld (%s); the %d step%s before it agree", (int)d->step_number[k],
+             (long long)(t - d->step_first[k]), (long long)t, got, (long long)d->positions[t],
+             d->steps_give_positions ? "its positions.npy" : "each step continuing the one before", (int)k,
+             k == 1 ? "" : "s");
+}
+
+/* ---- a dump pair, or a trace read as one ---------------------------------- */
+
+static int diagnose_dump(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
 {
     char err[1024] = "";
-    dump_pair d;
-    int64_t *positions = NULL;
+    pecert_dump_input d;
+    pecert_dump_source src = {cli->tensor, cli->bf16, cli->htd};
     pecert_dump_report r;
     memset(&r, 0, sizeof(r));
     int status = PECERT_EXIT_USAGE;
-    if (load_pair(&d, cli, m, err, sizeof(err)) != 0 ||
-        (cli->positions != NULL && (positions = read_positions(cli->positions, d.shape.tokens, err, sizeof(err))) == NULL)) {
+    int rc = cli->trace != NULL ? pecert_dump_load_trace(&d, cli->trace, &src, m, err, sizeof(err))
+                                : pecert_dump_load_pair(&d, cli->before, cli->after, &src, m, err, sizeof(err));
+    if (rc == 0 && cli->positions != NULL &&
+        (d.positions = pecert_dump_read_positions(cli->positions, d.shape.tokens, 0, err, sizeof(err))) == NULL) {
+        rc = -1;
+    }
+    pecert_dump_view v = {d.shape.tokens, d.shape.heads, d.shape.dim, d.x, d.y, d.eps};
+    if (rc != 0 || pecert_dump_diagnose(&r, m, oracle, &v, d.positions, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", err);
         goto out;
     }
-    pecert_dump_view v = {d.shape.tokens, d.shape.heads, d.shape.dim, d.x, d.y,
-                          fmax(pecert_npy_epsilon(d.before.dtype), pecert_npy_epsilon(d.after.dtype))};
-    if (pecert_dump_diagnose(&r, m, oracle, &v, positions, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: %s\n", err);
-        goto out;
+    trace_divergence div = {.step = -1};
+    if (cli->trace != NULL) {
+        find_divergence(&div, &r, &d);
+        printf("pecert %s: diagnose trace %s (%d steps) against %s\n", PECERT_VERSION, cli->trace, (int)d.n_steps,
+               m->name);
+    } else {
+        printf("pecert %s: diagnose %s -> %s against %s\n", PECERT_VERSION, cli->before, cli->after, m->name);
     }
-    printf("pecert %s: diagnose %s -> %s against %s\n", PECERT_VERSION, cli->before, cli->after, m->name);
-    print_report(&r, m, &d.shape, d.before.dtype);
+    print_report(&r, m, &d.shape, d.dtype, 1);
+    int printed = 0;
     for (int32_t i = 0; i < r.n_findings; i++) {
-        char line[400];
-        snprintf(line, sizeof(line), "%s: %s", r.findings[i].id, r.findings[i].text);
-        printf("%s", i == 0 ? "findings:\n" : "");
-        pecert_print_wrapped(2, 4, line);
+        print_finding(&printed, r.findings[i].id, r.findings[i].text);
     }
-    printf("verdict: %s\n", r.n_findings == 0 ? (positions != NULL ? "the config's RoPE at the given positions"
-                                                                    : "the config's RoPE (positions as recovered)")
-                                               : "the dump differs from the config (findings above)");
-    status = r.n_findings == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
-    if (cli->json != NULL && write_json(cli->json, &r, m, cli, &d.shape, d.before.dtype, positions) != 0) {
-        status = PECERT_EXIT_USAGE;
+    if (div.step >= 0) {
+        print_finding(&printed, "trace", div.text);
+    }
+    printf("verdict: %s\n", printed == 0 ? (d.positions != NULL ? "the config's RoPE at the given positions"
+                                                                 : "the config's RoPE (positions as recovered)")
+                                         : "the dump differs from the config (findings above)");
+    status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    if (cli->json != NULL) {
+        cJSON *root = report_json(&r, m, cli->trace != NULL ? cli->trace : cli->before,
+                                  cli->trace != NULL ? cli->trace : cli->after, &d.shape, d.dtype);
+        cJSON_AddItemToObject(root, "tokens", tokens_json(&r, d.positions));
+        cJSON *fs = cJSON_AddArrayToObject(root, "findings");
+        for (int32_t i = 0; i < r.n_findings; i++) {
+            add_finding_json(fs, r.findings[i].id, r.findings[i].text);
+        }
+        if (cli->trace != NULL) {
+            cJSON *tr = cJSON_AddObjectToObject(root, "trace");
+            cJSON_AddNumberToObject(tr, "steps", d.n_steps);
+            cJSON_AddNumberToObject(tr, "first_diverging_step", div.step >= 0 ? d.step_number[div.step] : -1);
+            cJSON_AddNumberToObject(tr, "first_diverging_token", div.step >= 0 ? (double)div.token : -1.0);
+            if (div.step >= 0) {
+                add_finding_json(fs, "trace", div.text);
+            }
+        }
+        cJSON_AddStringToObject(root, "verdict", printed == 0 ? "pass" : "findings");
+        status = write_json(cli->json, root) == 0 ? status : PECERT_EXIT_USAGE;
     }
 out:
     pecert_dump_report_free(&r);
-    free(positions);
-    free_pair(&d);
+    pecert_dump_input_free(&d);
     return status;
+}
+
+/* ---- a KV cache ----------------------------------------------------------- */
+
+/* The cache's findings of the slots read together: the per-slot runs say
+ * which positions are wrong (and a best-fit "frequencies" line counting
+ * unexplained tokens is theirs too). */
+static int global_finding_shown(const pecert_dump_report *r, const pecert_dump_finding *f)
+{
+    return strcmp(f->id, "position") != 0 && !(strcmp(f->id, "frequencies") == 0 && r->best == 0);
+}
+
+static void print_slot_counts(const pecert_cache_report *c)
+{
+    int64_t n[PECERT_SLOT_UNEXPLAINED + 1] = {0};
+    for (int64_t s = 0; s < c->n_slots; s++) {
+        n[c->state[s]]++;
+    }
+    printf("  %-26s", "slots");
+    const char *sep = " ";
+    for (int st = PECERT_SLOT_OK; st <= PECERT_SLOT_UNEXPLAINED; st++) {
+        if (n[st] > 0 || st == PECERT_SLOT_OK) {
+            printf("%s%lld %s", sep, (long long)n[st], pecert_slot_state_tag((pecert_slot_state)st));
+            sep = ", ";
+        }
+    }
+    printf("\n");
+}
+
+#define MAX_RUNS_PRINTED 24
+
+static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
+{
+    char err[1024] = "";
+    pecert_dump_input d;
+    pecert_dump_source src = {cli->tensor, cli->bf16, cli->htd};
+    pecert_cache_report c;
+    memset(&c, 0, sizeof(c));
+    int64_t *slots = NULL;
+    int status = PECERT_EXIT_USAGE;
+    int rc = pecert_dump_load_pair(&d, cli->before, cli->cache, &src, m, err, sizeof(err));
+    if (rc == 0 && (slots = pecert_dump_read_positions(cli->slots, d.shape.tokens, -1, err, sizeof(err))) == NULL) {
+        rc = -1;
+    }
+    pecert_dump_view v = {d.shape.tokens, d.shape.heads, d.shape.dim, d.x, d.y, d.eps};
+    if (rc != 0 || pecert_cache_diagnose(&c, m, oracle, &v, slots, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", err);
+        goto out;
+    }
+    printf("pecert %s: diagnose cache %s (keys as written: %s) against %s\n", PECERT_VERSION, cli->cache, cli->before,
+           m->name);
+    printf("  %-26s %lld slots (%lld occupied)\n", "cache", (long long)c.n_slots, (long long)c.occupied);
+    print_report(&c.rope, m, &d.shape, d.dtype, 0);
+    print_slot_counts(&c);
+    int printed = 0;
+    for (int32_t i = 0; i < c.rope.n_findings; i++) {
+        if (global_finding_shown(&c.rope, &c.rope.findings[i])) {
+            print_finding(&printed, c.rope.findings[i].id, c.rope.findings[i].text);
+        }
+    }
+    char text[600];
+    for (int32_t i = 0; i < c.n_runs && i < MAX_RUNS_PRINTED; i++) {
+        pecert_slot_run_text(&c, &c.runs[i], slots, text, sizeof(text));
+        print_finding(&printed, pecert_slot_state_tag(c.runs[i].state), text);
+    }
+    if (c.n_runs > MAX_RUNS_PRINTED) {
+        printf("  ... and %d more runs of slots (--json FILE lists them all)\n", (int)(c.n_runs - MAX_RUNS_PRINTED));
+    }
+    printf("verdict: %s\n", printed == 0 ? "every occupied slot holds its key rotated for its own position"
+                                         : "the cache differs from the config's RoPE at its slots' positions "
+                                           "(findings above)");
+    status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    if (cli->json != NULL) {
+        cJSON *root = report_json(&c.rope, m, cli->before, cli->cache, &d.shape, d.dtype);
+        cJSON *sl = cJSON_AddArrayToObject(root, "slots");
+        for (int64_t s = 0; s < c.n_slots; s++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddNumberToObject(o, "slot", (double)s);
+            cJSON_AddNumberToObject(o, "position", (double)slots[s]);
+            cJSON_AddNumberToObject(o, "recovered", (double)c.recovered[s]);
+            cJSON_AddStringToObject(o, "state", pecert_slot_state_tag(c.state[s]));
+            cJSON_AddItemToArray(sl, o);
+        }
+        cJSON *fs = cJSON_AddArrayToObject(root, "findings");
+        for (int32_t i = 0; i < c.rope.n_findings; i++) {
+            if (global_finding_shown(&c.rope, &c.rope.findings[i])) {
+                add_finding_json(fs, c.rope.findings[i].id, c.rope.findings[i].text);
+            }
+        }
+        for (int32_t i = 0; i < c.n_runs; i++) {
+            pecert_slot_run_text(&c, &c.runs[i], slots, text, sizeof(text));
+            add_finding_json(fs, pecert_slot_state_tag(c.runs[i].state), text);
+            cJSON *last = cJSON_GetArrayItem(fs, cJSON_GetArraySize(fs) - 1);
+            cJSON_AddNumberToObject(last, "first_slot", (double)c.runs[i].first);
+            cJSON_AddNumberToObject(last, "last_slot", (double)c.runs[i].last);
+        }
+        cJSON_AddStringToObject(root, "verdict", printed == 0 ? "pass" : "findings");
+        status = write_json(cli->json, root) == 0 ? status : PECERT_EXIT_USAGE;
+    }
+out:
+    pecert_cache_report_free(&c);
+    pecert_dump_input_free(&d);
+    free(slots);
+    return status;
+}
+
+static int diagnose(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
+{
+    return cli->cache != NULL ? diagnose_cache(cli, m, oracle) : diagnose_dump(cli, m, oracle);
 }
 
 int pecert_cmd_diagnose(int argc, char **argv)
