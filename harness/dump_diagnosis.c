@@ -136,6 +136,116 @@ static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *
     }
 }
 
+/* ---- rope_theta fitted to the angles --------------------------------------- */
+
+/* Angles below this are too close to the dump's rounding for their
+ * logarithm to be measured (float32: 1e-7 rad absolute, 1e-4 relative);
+ * at 1 rad and above an angle may have wrapped. */
+#define FIT_MIN_ANGLE 1e-3
+#define FIT_MAX_ANGLE 1.0
+#define FIT_MIN_PAIRS 4
+
+/* One token's theta: under default RoPE omega_i = theta^(-2i/w), so the
+ * pairs whose angles have not wrapped yet lie on the line
+ * log|phi_i| = log p - (2i/w) log theta, whatever p is. Those pairs are
+ * the lowest frequencies: taken from the lowest up while the angle grows
+ * and stays below 1 rad, fitted by least squares. NaN when too few. */
+static double fit_token_theta(const double *phi, const double *weight, int32_t n_pairs, int32_t width)
+{
+    double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+    int32_t n = 0;
+    double previous = 0.0;
+    for (int32_t i = n_pairs - 1; i >= 0; i--) {
+        double mag = fabs(phi[i]);
+        if (weight[i] <= 0.0 || mag < FIT_MIN_ANGLE) {
+            continue;
+        }
+        if (mag >= FIT_MAX_ANGLE || mag < previous) {
+            break;
+        }
+        previous = mag;
+        double x = (double)i;
+        double y = log(mag);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        n++;
+    }
+    double den = (double)n * sxx - sx * sx;
+    if (n < FIT_MIN_PAIRS || den <= 0.0) {
+        return NAN;
+    }
+    double slope = ((double)n * sxy - sx * sy) / den;
+    double theta = exp(-slope * (double)width / 2.0);
+    return isfinite(theta) && theta > 1.0 ? theta : NAN;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the tokens' fitted thetas, or NaN. */
+static double fit_theta(const double *phi, const double *weight, int64_t n_tokens, int32_t n_pairs)
+{
+    double *fits = malloc(((size_t)n_tokens + 1) * sizeof(double));
+    int64_t n = 0;
+    for (int64_t t = 0; fits != NULL && t < n_tokens; t++) {
+        double theta = fit_token_theta(phi + t * n_pairs, weight + t * n_pairs, n_pairs, 2 * n_pairs);
+        if (!isnan(theta)) {
+            fits[n++] = theta;
+        }
+    }
+    double median = NAN;
+    if (n > 0) {
+        qsort(fits, (size_t)n, sizeof(double), compare_doubles);
+        median = fits[n / 2];
+    }
+    free(fits);
+    return median;
+}
+
+/* x to `digits` significant decimal digits: a config's rope_theta is a
+ * round number, the fit is within about 1e-5 of it. */
+static double round_significant(double x, int digits)
+{
+    double unit = pow(10.0, floor(log10(x)) - (digits - 1));
+    return nearbyint(x / unit) * unit;
+}
+
+/* Default RoPE (and the config's rope type) at the fitted theta, to 3 and
+ * to 6 significant digits; returns how many were added. */
+static int add_fitted_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width, double theta)
+{
+    pecert_rope_config plain = rotated_config(m, width);
+    pecert_rope_type type = plain.rope_type;
+    plain.rope_type = PECERT_ROPE_DEFAULT;
+    plain.present = 0;
+    plain.num_factors = 0;
+    plain.short_factor = plain.long_factor = NULL;
+    int added = 0;
+    static const int digits[] = {3, 6};
+    for (size_t k = 0; k < sizeof(digits) / sizeof(digits[0]); k++) {
+        double t = round_significant(theta, digits[k]);
+        if (k > 0 && t == round_significant(theta, digits[0])) {
+            break;
+        }
+        plain.rope_theta = t;
+        int before = r->n_hypotheses;
+        add_hypothesis(r, &plain, "default theta=%.9g (fitted to the angles)", t);
+        if (type != PECERT_ROPE_DEFAULT) {
+            pecert_rope_config typed = rotated_config(m, width);
+            typed.rope_theta = t;
+            add_hypothesis(r, &typed, "%s theta=%.9g (fitted to the angles)", pecert_certify_rope_type_name(type), t);
+        }
+        added += r->n_hypotheses - before;
+    }
+    return added;
+}
+
 /* ---- recovery under one hypothesis --------------------------------------- */
 
 typedef struct angle_table {
@@ -203,7 +313,7 @@ static int run_hypotheses(pecert_dump_report *r, const pecert_loaded_plugin *ora
                                                                                  : "the oracle cannot create an instance");
         goto out;
     }
-    int64_t seq_len = seq_len_of(positions, v->n_tokens);
+    int64_t seq_len = positions != NULL ? seq_len_of(positions, v->n_tokens) : r->implied_seq_len;
     r->best = -1;
     for (int32_t i = 0; i < r->n_hypotheses; i++) {
         pecert_dump_hypothesis *h = &r->hypotheses[i];
@@ -234,6 +344,27 @@ out:
     free(omega);
     free(scratch);
     return rc;
+}
+
+/* Without positions the sequence length a scaling depends on (dynamic
+ * NTK, LongRoPE past original_max_position_embeddings) is not known: the
+ * first pass evaluates at length 0; when the best set put tokens on
+ * integer positions, the config is tried again at the length they imply
+ * (the largest + 1), and that pass is kept. */
+static int rerun_at_recovered_length(pecert_dump_report *r, const pecert_loaded_plugin *oracle, const angle_table *a,
+                                     const pecert_dump_view *v, char *err, size_t err_len)
+{
+    int64_t top = -1;
+    for (int64_t t = 0; t < v->n_tokens; t++) {
+        if (r->tokens[t].integer && r->tokens[t].nearest > top) {
+            top = r->tokens[t].nearest;
+        }
+    }
+    if (top < 1) {
+        return 0;
+    }
+    r->implied_seq_len = top + 1;
+    return run_hypotheses(r, oracle, a, v, NULL, err, err_len);
 }
 
 /* ---- findings ------------------------------------------------------------ */
@@ -295,10 +426,15 @@ static void find_frequencies(pecert_dump_report *r, const int64_t *positions, in
     if (r->reversed) {
         finding(r, "rotation_reversed", "every pair is rotated by minus its angle (sin's sign flipped: the inverse "
                 "rotation): the angles are -p * omega of %s for the given positions", best->label);
+    } else if (r->half_angles != NULL) {
+        finding(r, "precision", "the angles are the config's at the given positions only to %s precision (each "
+                "pair within %s rounding of p * omega, not within float32's): the angle p * inv_freq is computed "
+                "in %s; compute it in float32 (transformers autocasts it off for this reason)", r->half_angles,
+                r->half_angles, r->half_angles);
     } else if (best->explained <= 0 || moved_explained(r, n) == 0) {
         finding(r, "frequencies", "the angles fit none of the %d frequency sets tried (the config's, other "
-                "rope_theta values, rope_scaling left out): no token lands on an integer position",
-                (int)r->n_hypotheses);
+                "rope_theta values%s, rope_scaling left out): no token lands on an integer position",
+                (int)r->n_hypotheses, isnan(r->fitted_theta) ? "" : ", a rope_theta fitted to the angles");
     } else if (r->best != 0 && positions != NULL) {
         finding(r, "frequencies", "angles match %s (%lld of %lld tokens at their given positions); the config says "
                 "%s (%lld of %lld)", best->label, (long long)best->matched, (long long)n, cfg->label,
@@ -433,6 +569,9 @@ static int try_reversed(pecert_dump_report *r, const pecert_loaded_plugin *oracl
     if (rc == 0 && moved_explained(r, v->n_tokens) > 0) {
         r->reversed = 1;
     } else if (rc == 0) {
+        for (size_t i = 0; i < cells; i++) { /* the angles as measured, for what reads them next */
+            a->phi[i] = -a->phi[i];
+        }
         pecert_recovered_position *mine = r->tokens;
         *r = *kept;
         r->tokens = mine;
@@ -441,6 +580,67 @@ static int try_reversed(pecert_dump_report *r, const pecert_loaded_plugin *oracl
     free(kept);
     free(tokens);
     return rc;
+}
+
+/* ---- angles computed in half precision ------------------------------------ */
+
+/* The error of an angle p * omega computed in a half-precision type of
+ * unit roundoff u (float16 2^-11, bfloat16 2^-8): omega rounded to it
+ * (relative u, or half the float16 subnormal spacing 2^-25 for the
+ * lowest frequencies, which float16 holds as subnormals), p rounded to it
+ * (u |p|), the product rounded (u |p omega|), and the float32 bound of the
+ * rest (rope_recover.h). */
+static double half_angle_bound(double p, double omega, int32_t pair, double u, int subnormal, double eps)
+{
+    double omega_err = fmax(u * omega, subnormal ? ldexp(1.0, -25) : 0.0);
+    return fabs(p) * omega_err + 2.0 * u * fabs(p * omega) + pecert_recover_angle_bound(p, omega, pair, eps);
+}
+
+/* Whether every token's angles are the config's at its given position
+ * within the half-precision bound of u. */
+static int angles_within_half(const angle_table *a, const double *omega, const pecert_dump_view *v,
+                              const int64_t *positions, double u, int subnormal)
+{
+    for (int64_t t = 0; t < v->n_tokens; t++) {
+        double p = (double)positions[t];
+        for (int32_t i = 0; i < a->n_pairs; i++) {
+            if (a->weight[t * a->n_pairs + i] <= 0.0) {
+                continue;
+            }
+            double d = remainder(a->phi[t * a->n_pairs + i] - p * omega[i], 2.0 * M_PI);
+            if (fabs(d) > half_angle_bound(p, omega[i], i, u, subnormal, v->eps)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* No frequency set puts the tokens on their given positions: are the
+ * angles the config's, only computed in float16 or bfloat16? */
+static void find_half_angles(pecert_dump_report *r, const pecert_loaded_plugin *oracle, const angle_table *a,
+                             const pecert_dump_view *v, const int64_t *positions)
+{
+    void *inst = NULL;
+    double *omega = malloc((size_t)(a->n_pairs + 1) * sizeof(double));
+    double scaling = 1.0;
+    const pecert_dump_hypothesis *cfg = &r->hypotheses[0];
+    int64_t seq_len = 0;
+    for (int64_t t = 0; t < v->n_tokens; t++) {
+        seq_len = positions[t] + 1 > seq_len ? positions[t] + 1 : seq_len;
+    }
+    if (omega != NULL && oracle->desc->create(&inst) == PECERT_OK &&
+        hypothesis_freqs(oracle, inst, &cfg->rope, cfg->seq_len > 0 ? cfg->seq_len : seq_len, omega, &scaling) == 0) {
+        if (angles_within_half(a, omega, v, positions, ldexp(1.0, -11), 1)) {
+            r->half_angles = "float16";
+        } else if (angles_within_half(a, omega, v, positions, ldexp(1.0, -8), 0)) {
+            r->half_angles = "bfloat16";
+        }
+    }
+    if (inst != NULL) {
+        oracle->desc->destroy(inst);
+    }
+    free(omega);
 }
 
 /* ---- the whole ----------------------------------------------------------- */
@@ -534,6 +734,7 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
     memset(out, 0, sizeof(*out));
     out->n_tokens = v->n_tokens;
     out->expected_factor = 1.0;
+    out->fitted_theta = NAN;
     out->tokens = calloc((size_t)v->n_tokens + 1, sizeof(*out->tokens));
     pecert_recover_rotated_range(v, &out->rotated_lo, &out->rotated_hi);
     if (m->rope.layer_kind == PECERT_LAYER_NOPE) { /* no frequency to recover: nothing may change */
@@ -565,8 +766,22 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
     pecert_recover_angles(v, out->pairing, out->rotated_lo, out->rotated_lo + width, a.phi, a.weight);
     build_hypotheses(out, m, width, v->n_tokens);
     int rc = run_hypotheses(out, oracle, &a, v, positions, err, err_len);
+    if (rc == 0 && positions == NULL) {
+        rc = rerun_at_recovered_length(out, oracle, &a, v, err, err_len);
+    }
+    if (rc == 0 && out->rotated_hi > 0 && out->pairing_found && moved_explained(out, v->n_tokens) == 0) {
+        double theta = fit_theta(a.phi, a.weight, v->n_tokens, a.n_pairs);
+        if (!isnan(theta) && add_fitted_hypotheses(out, m, width, theta) > 0) {
+            out->fitted_theta = theta;
+            rc = run_hypotheses(out, oracle, &a, v, positions, err, err_len);
+        }
+    }
     if (rc == 0 && out->rotated_hi > 0 && moved_explained(out, v->n_tokens) == 0) {
         rc = try_reversed(out, oracle, &a, v, positions, err, err_len);
+    }
+    if (rc == 0 && out->rotated_hi > 0 && !out->reversed && positions != NULL && out->pairing_found &&
+        moved_explained(out, v->n_tokens) == 0) {
+        find_half_angles(out, oracle, &a, v, positions);
     }
     free(a.phi);
     free(a.weight);

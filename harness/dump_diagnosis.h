@@ -9,7 +9,9 @@
  * (a linear factor inverted, dynamic NTK at another length, LongRoPE's
  * short or long factors at every length, YaRN's betas or truncate not
  * read); the same rope type at other common rope_theta values, and plain
- * default RoPE at each of them (the scaling left out). The recovery
+ * default RoPE at each of them (the scaling left out); when none
+ * explains the angles, default RoPE (and the config's type) at a
+ * rope_theta fitted to them. The recovery
  * itself is rope_recover.h.
  */
 #ifndef PECERT_HARNESS_DUMP_DIAGNOSIS_H
@@ -21,7 +23,7 @@
 #include "plugin_load.h"
 #include "rope_recover.h"
 
-#define PECERT_DUMP_MAX_HYPOTHESES 16
+#define PECERT_DUMP_MAX_HYPOTHESES 20
 #define PECERT_DUMP_MAX_FINDINGS 8
 
 /* One frequency set tried against the angles. */
@@ -56,6 +58,13 @@ typedef struct pecert_dump_report {
     pecert_dump_hypothesis hypotheses[PECERT_DUMP_MAX_HYPOTHESES];
     int32_t best;                         /* index of the best hypothesis  */
     int reversed;                         /* explained only by -angles     */
+    const char *half_angles;              /* "float16"/"bfloat16": the angles
+                                           * are the config's to that
+                                           * precision only, or NULL       */
+    double fitted_theta;
+    int64_t implied_seq_len;              /* positions not given: the length
+                                           * the recovered ones imply      */                  /* rope_theta fitted when no set
+                                           * explained the angles, or NaN  */
     /* Per token, under the best hypothesis: */
     pecert_recovered_position *tokens;    /* [n_tokens], malloc'ed         */
     int32_t n_findings;

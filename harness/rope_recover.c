@@ -184,6 +184,30 @@ static int32_t ladder_order(const double *w, const double *omega, int32_t n_pair
 #define SEARCH_MAX_POSITION ((double)(1 << 24))
 #define SEARCH_MAX_CANDIDATES 4096
 
+/* The worst |angle error| / bound over the first `used` pairs of order
+ * at integer position p. */
+static double residual_at(const double *phi, const double *omega, const int32_t *order, int32_t used, int64_t p,
+                          double eps)
+{
+    double worst = 0.0;
+    for (int32_t k = 0; k < used; k++) {
+        int32_t i = order[k];
+        double bound = pecert_recover_angle_bound((double)p, omega[i], i, eps);
+        worst = fmax(worst, fabs(wrap(phi[i] - (double)p * omega[i])) / bound);
+    }
+    return worst;
+}
+
+static void set_position(pecert_recovered_position *out, double estimate, int64_t nearest, int32_t used,
+                         double residual)
+{
+    out->estimate = estimate;
+    out->nearest = nearest;
+    out->pairs_used = used;
+    out->residual = residual;
+    out->integer = used > 0 && residual <= 1.0 && nearest >= 0;
+}
+
 /* One ladder from start over the measured pairs order[0..n). */
 static void ladder(const double *phi, const double *omega, const int32_t *order, int32_t n, double start, double eps,
                    pecert_recovered_position *out)
@@ -198,17 +222,29 @@ static void ladder(const double *phi, const double *omega, const int32_t *order,
         p += wrap(phi[i] - p * omega[i]) / omega[i];
         used++;
     }
-    out->estimate = p;
-    out->nearest = (int64_t)llround(p);
-    out->pairs_used = used;
-    double worst = 0.0;
-    for (int32_t k = 0; k < used; k++) {
-        int32_t i = order[k];
-        double bound = pecert_recover_angle_bound((double)out->nearest, omega[i], i, eps);
-        worst = fmax(worst, fabs(wrap(phi[i] - (double)out->nearest * omega[i])) / bound);
+    int64_t nearest = (int64_t)llround(p);
+    set_position(out, p, nearest, used, residual_at(phi, omega, order, used, nearest, eps));
+}
+
+/* The expected position checked as it is: where the angles' bounds admit
+ * neighbours too (a float32 recurrence near 2^24 fits p and p - 2), the
+ * ladder could settle on either, and the one asked about is the answer. */
+static int expected_fits(const double *phi, const double *omega, const int32_t *order, int32_t n, double start,
+                         double eps, pecert_recovered_position *out)
+{
+    if (start != nearbyint(start) || start < 0) {
+        return 0;
     }
-    out->residual = worst;
-    out->integer = used > 0 && worst <= 1.0 && out->nearest >= 0;
+    int32_t used = 0;
+    while (used < n && pecert_recover_angle_bound(start, omega[order[used]], 0, eps) <= LADDER_MAX_BOUND) {
+        used++;
+    }
+    double residual = residual_at(phi, omega, order, used, (int64_t)start, eps);
+    if (used == 0 || residual > 1.0) {
+        return 0;
+    }
+    set_position(out, start, (int64_t)start, used, residual);
+    return 1;
 }
 
 static int fits_better(const pecert_recovered_position *a, const pecert_recovered_position *b)
@@ -232,10 +268,15 @@ void pecert_recover_position(const double *phi, const double *w, const double *o
     }
     double period = 2.0 * M_PI / omega[order[0]];
     if (!isnan(start)) {
-        ladder(phi, omega, order, n, start, eps, out);
+        if (!expected_fits(phi, omega, order, n, start, eps, out)) {
+            ladder(phi, omega, order, n, start, eps, out);
+        }
     } else {
-        double p0 = fmod(phi[order[0]] + 2.0 * M_PI, 2.0 * M_PI) / omega[order[0]];
-        double candidates = fmin(floor(SEARCH_MAX_POSITION / period) + 1.0, SEARCH_MAX_CANDIDATES);
+        /* From (-period/2, period/2]: an angle a hair below 0 (position 0
+         * under an attention factor, rounded) must start at 0, not at a
+         * period. */
+        double p0 = wrap(phi[order[0]]) / omega[order[0]];
+        double candidates = fmin(floor((SEARCH_MAX_POSITION - p0) / period) + 1.0, SEARCH_MAX_CANDIDATES);
         for (double k = 0; k < candidates; k++) {
             pecert_recovered_position c;
             memset(&c, 0, sizeof(c));

@@ -90,8 +90,10 @@ static int read_entry(pecert_npy *out, const cJSON *e, size_t data_len, size_t *
     out->n = 1;
     for (int d = 0; d < out->ndim; d++) {
         double v = cJSON_GetArrayItem(shape, d)->valuedouble;
+        /* Each dimension bounded on its own too: after a 0 the product stays
+         * 0 and would let any size through to the cast below. */
         if (!cJSON_IsNumber(cJSON_GetArrayItem(shape, d)) || v < 0 || v != floor(v) ||
-            (v > 0 && (double)out->n * v > (double)PECERT_NPY_MAX_ELEMENTS)) {
+            v > (double)PECERT_NPY_MAX_ELEMENTS || (double)out->n * v > (double)PECERT_NPY_MAX_ELEMENTS) {
             snprintf(why, len, "shape: dimension %d is not an integer in 0..%lld elements", d,
                      (long long)PECERT_NPY_MAX_ELEMENTS);
             return -1;

@@ -4,7 +4,7 @@
  * the mutants that change positions, pairing, rotary_dim, theta or the
  * attention factor), read back through .npy files. Each planted bug must
  * be named by its finding; a correct engine's dump must give none and its
- * exact positions, up to 2^20 with rope_theta 1e6. Bad files must get one
+ * exact positions, up to 2^20 with rope_theta 1e6 and to 2^24 - 1. Bad files must get one
  * line naming the file and exit 2.
  */
 #include <check.h>
@@ -136,7 +136,18 @@ START_TEST(correct_engines_recover_exact_positions)
     static const struct {
         const char *profile;
         int64_t first;
-    } cases[] = {{"llama-3.1-8b", 0}, {"llama-3.1-8b", (1 << 20) - TOKENS + 1}, {"qwen2-7b", (1 << 20) - TOKENS + 1}};
+        int recurrence_needs_positions;
+    } cases[] = {{"llama-3.1-8b", 0, 0}, {"llama-3.1-8b", (1 << 20) - TOKENS + 1, 0},
+                 {"qwen2-7b", (1 << 20) - TOKENS + 1, 0},
+                 /* The search's last period (to 2^24 - 1; llama3's lowest frequency has a period past 2^24).
+                  * There a float32 engine whose frequencies are a recurrence errs by up to (3 + i) u p omega_i
+                  * on pair i (TOLERANCES.md): positions 2 apart both fit its angles, so without the positions
+                  * given its tokens are only within 2; given, they are checked exactly. */
+                 {"llama-3.1-8b", (1 << 24) - TOKENS, 1},
+                 /* position 0 under an attention factor: its angles a rounding either side of 0 */
+                 {"gpt-oss-20b", 0, 0},
+                 /* LongRoPE past original_max_position_embeddings: the long factors, at the recovered length */
+                 {"phi-3.5-mini", 5000, 0}};
     static const char *const engines[] = {"ref", "fast", "honest/ggml_recurrence"};
     pecert_certify_model m;
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -146,7 +157,8 @@ START_TEST(correct_engines_recover_exact_positions)
             char what[128];
             snprintf(what, sizeof(what), "%s on %s from %lld", engines[e], cases[c].profile, (long long)cases[c].first);
             make_dump(&d, &m, engines[e], cases[c].first);
-            for (int given = 0; given < 2; given++) {
+            int recurrence = strstr(engines[e], "recurrence") != NULL;
+            for (int given = recurrence && cases[c].recurrence_needs_positions; given < 2; given++) {
                 pecert_dump_report r;
                 diagnose(&r, &m, &d, given);
                 assert_exact(&r, &d, what);
@@ -228,6 +240,8 @@ START_TEST(planted_bugs_are_named)
         {"yarn_mscale_twice", "gpt-oss-20b", NULL, 0, "attention_factor", "scaled by 1.81326"},
         {"yarn_mscale_all_dim_dropped", "deepseek-v3", NULL, 0, "attention_factor", "the config's attention factor is 1 "},
         {"nope_rotated", "smollm3-3b", "nope", 0, "nope_rotated", "of a NoPE layer changed"},
+        {"fp16_angle", "llama-3.1-8b", NULL, 0, "precision", "only to float16 precision"},
+        {"fp16_angle", "qwen2-7b", NULL, 1800, "precision", "only to float16 precision"},
     };
     for (int base = 0; base < 2; base++) {
         for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
@@ -429,6 +443,13 @@ START_TEST(safetensors_dumps)
     rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s --after %s", path, path);
     ck_assert_msg(rc == 2 && strstr(out, "bad.safetensors:q: data_offsets [0, 999999999]") != NULL &&
                   strchr(out, '\n') == out + strlen(out) - 1, "rc %d:\n%s", rc, out);
+    /* A 0 dimension before a huge one (found by the fuzzer: the product
+     * stayed 0 and the huge size reached an integer cast). */
+    write_safetensors(&d, path, "{\"q\": {\"dtype\": \"F32\", \"shape\": [0, 2, 6666666666666666666666666666], "
+                      "\"data_offsets\": [0, 0]}}");
+    rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s --after %s", path, path);
+    ck_assert_msg(rc == 2 && strstr(out, "bad.safetensors:q: shape: dimension 2 is not an integer in 0..") != NULL,
+                  "rc %d:\n%s", rc, out);
     free_dump(&d);
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -529,6 +550,49 @@ START_TEST(npy_reader_limits)
     ck_assert_int_eq(pecert_npy_parse(&a, (const unsigned char *)lying, sizeof(lying) - 1, "lying", 0, 0, err,
                                       sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "truncated"));
+}
+END_TEST
+
+/* An engine with a rope_theta outside the common list (a typo, a
+ * sibling's value, a hand-edited config): no listed set explains its
+ * angles, so theta is fitted to them and named, to 3 or 6 significant
+ * digits, with and without the positions given. */
+START_TEST(theta_outside_the_common_list_is_fitted)
+{
+    static const struct {
+        const char *profile;
+        double theta;
+        const char *label;
+    } cases[] = {{"qwen2-7b", 75000.0, "default theta=75000 (fitted to the angles)"},
+                 {"qwen2-7b", 2500000.0, "default theta=2500000 (fitted to the angles)"},
+                 {"qwen2-7b", 123457.0, "default theta=123457 (fitted to the angles)"},
+                 {"llama-3.1-8b", 250000.0, "default theta=250000 (fitted to the angles)"}};
+    pecert_certify_model m;
+    pecert_certify_model engine;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        load_profile(&m, cases[c].profile);
+        engine = m;
+        engine.rope.rope_type = PECERT_ROPE_DEFAULT;
+        engine.rope.present = 0;
+        engine.rope.rope_theta = cases[c].theta;
+        dump d;
+        make_dump(&d, &engine, "ref", 7);
+        for (int given = 0; given <= 1; given++) {
+            pecert_dump_report r;
+            diagnose(&r, &m, &d, given);
+            const pecert_dump_finding *f = find(&r, "frequencies");
+            ck_assert_msg(f != NULL && strstr(f->text, cases[c].label) != NULL, "%s at theta %g (positions %s): %s",
+                          cases[c].profile, cases[c].theta, given ? "given" : "not given",
+                          f != NULL ? f->text : "no frequencies finding");
+            ck_assert_msg(r.hypotheses[r.best].explained == TOKENS, "%lld of %d explained",
+                          (long long)r.hypotheses[r.best].explained, TOKENS);
+            for (int64_t t = 0; t < TOKENS; t++) {
+                ck_assert_int_eq(r.tokens[t].nearest, d.positions[t]);
+            }
+            pecert_dump_report_free(&r);
+        }
+        free_dump(&d);
+    }
 }
 END_TEST
 
@@ -709,7 +773,7 @@ START_TEST(cache_command_reports_slot_ranges)
     make_cache(&c, &m, "ref", 1);
     write_cache_files(&c, &m, dir);
     int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --before %s/k_pre.npy --cache "
-                         "%s/k_cache.npy --slots %s/slots.npy --json %s/c.json", dir, dir, dir, dir);
+                         "%s/k_cache.npy --slots %s/slots.npy --json %s/c.json --html %s/c.html", dir, dir, dir, dir, dir);
     ck_assert_msg(rc == 1 && strstr(out, "slots 40..55 (16 occupied, positions 1040..1055): rotated for their "
                                          "positions +16") != NULL &&
                       strstr(out, "never_rotated: slots 10..13") != NULL &&
@@ -731,6 +795,14 @@ START_TEST(cache_command_reports_slot_ranges)
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")), 5);
     cJSON_Delete(doc);
     free(json);
+    snprintf(path, sizeof(path), "%s/c.html", dir);
+    char *html = test_read_file(path);
+    ck_assert_msg(strstr(html, "data-verdict=\"findings\"") != NULL && strstr(html, "<svg class=\"plot\"") != NULL &&
+                      strstr(html, "<code>stale_position</code> slots 40..55") != NULL &&
+                      strstr(html, "recovered minus expected position per slot") != NULL &&
+                      strstr(html, "<script") == NULL,
+                  "%s", html);
+    free(html);
     free_cache(&c);
     make_cache(&c, &m, "fast", 0);
     write_cache_files(&c, &m, dir);
@@ -804,8 +876,8 @@ START_TEST(trace_names_the_first_diverging_step)
         char tdir[1100];
         snprintf(tdir, sizeof(tdir), "%s/t", dir);
         write_trace(tdir, &m, 6, with_positions);
-        int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s --json %s/r.json", tdir,
-                             dir);
+        int rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s --json %s/r.json --html "
+                             "%s/r.html", tdir, dir, dir);
         ck_assert_msg(rc == 1 && strstr(out, "trace: step 0006 is the first to diverge: its token 0") != NULL &&
                           strstr(out, "the 6 steps before it agree") != NULL,
                       "rc %d:\n%s", rc, out);
@@ -822,11 +894,22 @@ START_TEST(trace_names_the_first_diverging_step)
         ck_assert_double_eq(cJSON_GetObjectItem(tok, "expected")->valuedouble, 13.0);
         cJSON_Delete(doc);
         free(json);
+        snprintf(path, sizeof(path), "%s/r.html", dir);
+        char *html = test_read_file(path);
+        ck_assert_msg(strstr(html, "<code>trace</code> step 0006 is the first to diverge") != NULL &&
+                          strstr(html, "where each step of the trace begins") != NULL,
+                      "%s", html);
+        free(html);
         snprintf(cmd, sizeof(cmd), "rm -rf %s/t && mkdir %s/t", dir, dir);
         ck_assert_int_eq(system(cmd), 0);
         write_trace(tdir, &m, 99, with_positions);
-        rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s", tdir);
+        rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s --html %s/r.html", tdir, dir);
         ck_assert_msg(rc == 0 && strstr(out, "(12 steps)") != NULL, "rc %d:\n%s", rc, out);
+        snprintf(path, sizeof(path), "%s/r.html", dir);
+        html = test_read_file(path);
+        ck_assert_msg(strstr(html, "data-verdict=\"pass\"") != NULL && strstr(html, "id=\"findings\"") == NULL, "%s",
+                      html);
+        free(html);
     }
     /* One step's positions.npy removed: all or none. An empty directory. */
     snprintf(cmd, sizeof(cmd), "rm %s/t/step_0003/positions.npy", dir);
@@ -855,6 +938,7 @@ Suite *make_dumps_suite(void)
     tcase_add_test(core, command_reads_npy_and_names_the_bug);
     tcase_add_test(core, bad_files_are_one_line_and_exit_2);
     tcase_add_test(core, safetensors_dumps);
+    tcase_add_test(core, theta_outside_the_common_list_is_fitted);
     tcase_add_test(core, cache_slot_bugs_are_found_by_slot);
     tcase_add_test(core, cache_command_reports_slot_ranges);
     tcase_add_test(core, trace_names_the_first_diverging_step);

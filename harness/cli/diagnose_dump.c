@@ -18,6 +18,7 @@
 #include "atomic_write.h"
 #include "cJSON.h"
 #include "commands.h"
+#include "diagnose_html.h"
 #include "cache_diagnosis.h"
 #include "dump_diagnosis.h"
 #include "dump_input.h"
@@ -57,6 +58,8 @@ static const char usage_diagnose[] =
     "  --layer TYPE       the layer type the dump is of, for a model with several (gemma3:\n"
     "                     sliding, full); default: the first rotary one\n"
     "  --json FILE        the report as JSON (schema pecert-diagnose/1)\n"
+    "  --html FILE        the report as a self-contained page, with a plot of the position each\n"
+    "                     token or slot was rotated for\n"
     "  --profile NAME     a bundled profile (--profiles DIR to look elsewhere)\n"
     "\n"
     "exit status: 0 the dump is the config's RoPE at the given positions, 1 findings,\n"
@@ -72,6 +75,7 @@ typedef struct diagnose_cli {
     const char *oracle;
     const char *layer;
     const char *json;
+    const char *html;
     const char *tensor;
     const char *cache;
     const char *slots;
@@ -120,6 +124,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         {"layer", required_argument, NULL, 'L'},     {"json", required_argument, NULL, 'j'},
         {"tensor", required_argument, NULL, 't'},   {"cache", required_argument, NULL, 'C'},
         {"slots", required_argument, NULL, 'S'},     {"trace", required_argument, NULL, 'T'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
@@ -138,6 +143,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         case 'C': cli->cache = optarg; break;
         case 'S': cli->slots = optarg; break;
         case 'T': cli->trace = optarg; break;
+        case 'H': cli->html = optarg; break;
         case 'B': cli->bf16 = 1; break;
         case 'l':
             if (strcmp(optarg, "thd") != 0 && strcmp(optarg, "htd") != 0) {
@@ -323,6 +329,46 @@ static int write_json(const char *path, cJSON *root)
     return rc;
 }
 
+/* Writes the page (atomically). */
+static int write_html(const char *path, const pecert_diagnose_page *page)
+{
+    char *text = pecert_diagnose_html(page);
+    char err[1024] = "";
+    int rc = text != NULL ? pecert_write_files_atomic(&path, (const char *const *)&text, 1, err, sizeof(err)) : -1;
+    if (rc != 0) {
+        fprintf(stderr, "pecert: diagnose: --html %s: %s\n", path, text == NULL ? "out of memory" : err);
+    }
+    free(text);
+    return rc;
+}
+
+/* The dump's (or trace's) page: one point per token. */
+static int dump_html(const diagnose_cli *cli, const pecert_dump_report *r, const pecert_dump_input *d,
+                     const char *verdict, const char *title, const char *trace_text)
+{
+    pecert_diagnose_finding f[PECERT_DUMP_MAX_FINDINGS + 1];
+    size_t n = 0;
+    for (int32_t i = 0; i < r->n_findings; i++) {
+        f[n++] = (pecert_diagnose_finding){r->findings[i].id, r->findings[i].text};
+    }
+    if (trace_text != NULL) {
+        f[n++] = (pecert_diagnose_finding){"trace", trace_text};
+    }
+    int64_t *recovered = malloc(((size_t)r->n_tokens + 1) * sizeof(int64_t));
+    if (recovered == NULL) {
+        fprintf(stderr, "pecert: diagnose: --html %s: out of memory\n", cli->html);
+        return -1;
+    }
+    for (int64_t t = 0; t < r->n_tokens; t++) {
+        recovered[t] = r->tokens[t].integer ? r->tokens[t].nearest : -1;
+    }
+    pecert_diagnose_page page = {title, verdict, n == 0, r, f, n, "token", r->n_tokens, recovered, d->positions,
+                                 d->step_first, d->n_steps};
+    int rc = write_html(cli->html, &page);
+    free(recovered);
+    return rc;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
 /* --layer: the rope of that layer type becomes the model's; without it a
@@ -454,10 +500,18 @@ static int diagnose_dump(const diagnose_cli *cli, const pecert_certify_model *m,
     if (div.step >= 0) {
         print_finding(&printed, "trace", div.text);
     }
-    printf("verdict: %s\n", printed == 0 ? (d.positions != NULL ? "the config's RoPE at the given positions"
-                                                                 : "the config's RoPE (positions as recovered)")
-                                         : "the dump differs from the config (findings above)");
+    const char *verdict = printed == 0 ? (d.positions != NULL ? "the config's RoPE at the given positions"
+                                                               : "the config's RoPE (positions as recovered)")
+                                       : "the dump differs from the config (findings above)";
+    printf("verdict: %s\n", verdict);
     status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    if (cli->html != NULL) {
+        char title[2048];
+        snprintf(title, sizeof(title), "%s%s%s against %s", cli->trace != NULL ? cli->trace : cli->before,
+                 cli->trace != NULL ? " (a decode trace)" : " -> ", cli->trace != NULL ? "" : cli->after, m->name);
+        status = dump_html(cli, &r, &d, verdict, title, div.step >= 0 ? div.text : NULL) == 0 ? status
+                                                                                          : PECERT_EXIT_USAGE;
+    }
     if (cli->json != NULL) {
         cJSON *root = report_json(&r, m, cli->trace != NULL ? cli->trace : cli->before,
                                   cli->trace != NULL ? cli->trace : cli->after, &d.shape, d.dtype);
@@ -513,6 +567,40 @@ static void print_slot_counts(const pecert_cache_report *c)
 
 #define MAX_RUNS_PRINTED 24
 
+/* The cache's page: one point per slot, every run a finding. */
+static int cache_html(const diagnose_cli *cli, const pecert_cache_report *c, const int64_t *slots,
+                      const char *verdict, const char *model)
+{
+    size_t cap = (size_t)c->rope.n_findings + (size_t)c->n_runs + 1;
+    pecert_diagnose_finding *f = malloc(cap * sizeof(*f));
+    char (*texts)[600] = malloc(((size_t)c->n_runs + 1) * sizeof(*texts));
+    int rc = -1;
+    if (f == NULL || texts == NULL) {
+        fprintf(stderr, "pecert: diagnose: --html %s: out of memory\n", cli->html);
+        goto out;
+    }
+    size_t n = 0;
+    for (int32_t i = 0; i < c->rope.n_findings; i++) {
+        if (global_finding_shown(&c->rope, &c->rope.findings[i])) {
+            f[n++] = (pecert_diagnose_finding){c->rope.findings[i].id, c->rope.findings[i].text};
+        }
+    }
+    for (int32_t i = 0; i < c->n_runs; i++) {
+        pecert_slot_run_text(c, &c->runs[i], slots, texts[i], sizeof(texts[i]));
+        f[n++] = (pecert_diagnose_finding){pecert_slot_state_tag(c->runs[i].state), texts[i]};
+    }
+    char title[2048];
+    snprintf(title, sizeof(title), "cache %s (keys as written: %s, slots: %s) against %s", cli->cache, cli->before,
+             cli->slots, model);
+    pecert_diagnose_page page = {title, verdict, n == 0, &c->rope, f, n, "slot", c->n_slots, c->recovered, slots,
+                                 NULL, 0};
+    rc = write_html(cli->html, &page);
+out:
+    free(f);
+    free(texts);
+    return rc;
+}
+
 static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
 {
     char err[1024] = "";
@@ -550,10 +638,14 @@ static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m
     if (c.n_runs > MAX_RUNS_PRINTED) {
         printf("  ... and %d more runs of slots (--json FILE lists them all)\n", (int)(c.n_runs - MAX_RUNS_PRINTED));
     }
-    printf("verdict: %s\n", printed == 0 ? "every occupied slot holds its key rotated for its own position"
-                                         : "the cache differs from the config's RoPE at its slots' positions "
-                                           "(findings above)");
+    const char *verdict = printed == 0 ? "every occupied slot holds its key rotated for its own position"
+                                       : "the cache differs from the config's RoPE at its slots' positions "
+                                         "(findings above)";
+    printf("verdict: %s\n", verdict);
     status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    if (cli->html != NULL && cache_html(cli, &c, slots, verdict, m->name) != 0) {
+        status = PECERT_EXIT_USAGE;
+    }
     if (cli->json != NULL) {
         cJSON *root = report_json(&c.rope, m, cli->before, cli->cache, &d.shape, d.dtype);
         cJSON *sl = cJSON_AddArrayToObject(root, "slots");
@@ -600,9 +692,9 @@ int pecert_cmd_diagnose(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
-    const char *const names[] = {"--json"};
-    const char *const paths[] = {cli.json};
-    if (pecert_check_outputs("diagnose", names, paths, 1) != 0) {
+    const char *const names[] = {"--json", "--html"};
+    const char *const paths[] = {cli.json, cli.html};
+    if (pecert_check_outputs("diagnose", names, paths, 2) != 0) {
         return PECERT_EXIT_USAGE;
     }
     pecert_certify_model *m = malloc(sizeof(*m));
