@@ -164,6 +164,40 @@ static pecert_slot_state classify(const int64_t *pos, int64_t n, int64_t slot, c
     return PECERT_SLOT_SHIFTED;
 }
 
+/* The occupied slot before (step -1) or after (+1) slot s, or -1. */
+static int64_t occupied_neighbour(const pecert_cache_report *r, int64_t s, int step)
+{
+    for (int64_t j = s + step; j >= 0 && j < r->n_slots; j += step) {
+        if (r->state[j] != PECERT_SLOT_EMPTY) {
+            return j;
+        }
+    }
+    return -1;
+}
+
+/* A slot of a stale run whose shifted position happens to be twice (or
+ * a neighbour's) its own - position 4 of a run stale by +4 - belongs to
+ * the run: it takes the run's state when a neighbour in the run has the
+ * same shift. A pass each way reaches every such slot. */
+static void absorb_into_shifts(pecert_cache_report *r, int64_t *delta, const int64_t *pos)
+{
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        for (int64_t k = 0; k < r->n_slots; k++) {
+            int64_t s = dir > 0 ? k : r->n_slots - 1 - k;
+            pecert_slot_state st = r->state[s];
+            if ((st != PECERT_SLOT_ROTATED_TWICE && st != PECERT_SLOT_NEIGHBOUR) || r->recovered[s] < 0) {
+                continue;
+            }
+            int64_t d = r->recovered[s] - pos[s];
+            int64_t j = occupied_neighbour(r, s, -dir);
+            if (j >= 0 && r->state[j] == PECERT_SLOT_SHIFTED && delta[j] == d) {
+                r->state[s] = PECERT_SLOT_SHIFTED;
+                delta[s] = d;
+            }
+        }
+    }
+}
+
 /* Runs of slots alike in state and delta; empty slots inside a run do
  * not break it. */
 static void build_runs(pecert_cache_report *r, const int64_t *delta)
@@ -321,6 +355,7 @@ int pecert_cache_diagnose(pecert_cache_report *out, const pecert_certify_model *
         goto out;
     }
     classify_slots(out, &c, pos, any_rotation);
+    absorb_into_shifts(out, c.delta, pos);
     build_runs(out, c.delta);
     rc = 0;
 out:

@@ -624,10 +624,13 @@ typedef struct cache_dump {
 /* The planted slot bugs (each a real cache bug) and the runs they must
  * give, by slot. */
 enum { NEVER_LO = 10, NEVER_HI = 13, TWICE_LO = 20, TWICE_HI = 23, NEIGH_LO = 30, NEIGH_HI = 33, STALE_LO = 40,
-       STALE_HI = 55, STALE_BY = 16, OVERWRITTEN = 60, EMPTY_LO = 62 };
+       STALE_HI = 55, STALE_BY = 16, OVERWRITTEN = 60, EMPTY_LO = 62, SHIFTED_HI = 11, SHIFT_BY = 4 };
 
 /* A cache of SLOTS keys of m rotated by engine impl, slots 62..63 empty
- * (garbage), and with plant = 1 the bugs above planted. */
+ * (garbage), and with plant = 1 the bugs above planted. plant = 2 is a
+ * context shift from position 0 whose K-shift was not applied: slots
+ * 0..SHIFTED_HI hold positions 0.. but their keys were rotated for
+ * position + SHIFT_BY (slot 4's shifted position is twice its own). */
 static void make_cache(cache_dump *c, const pecert_certify_model *m, const char *impl, int plant)
 {
     pecert_loaded_plugin p;
@@ -642,13 +645,14 @@ static void make_cache(cache_dump *c, const pecert_certify_model *m, const char 
     c->x = malloc(n * sizeof(double));
     c->y = malloc(n * sizeof(double));
     ck_assert(x != NULL && y != NULL && tmp != NULL && c->x != NULL && c->y != NULL);
+    int planted = plant == 1; /* the five bugs above */
     pecert_rng rng = {777};
     for (size_t i = 0; i < n; i++) {
         x[i] = pecert_rng_float(&rng);
     }
     for (int64_t s = 0; s < SLOTS; s++) {
-        c->slots[s] = s >= EMPTY_LO ? -1 : SLOT_BASE + s;
-        int64_t at = c->slots[s];
+        c->slots[s] = s >= EMPTY_LO ? -1 : (plant == 2 ? 0 : SLOT_BASE) + s;
+        int64_t at = plant == 2 && s <= SHIFTED_HI ? s + SHIFT_BY : c->slots[s];
         float *key = x + (size_t)s * c->row;
         float *out = y + (size_t)s * c->row;
         if (s >= EMPTY_LO) {
@@ -657,19 +661,19 @@ static void make_cache(cache_dump *c, const pecert_certify_model *m, const char 
             }
             continue;
         }
-        if (plant && s >= NEVER_LO && s <= NEVER_HI) {
+        if (planted && s >= NEVER_LO && s <= NEVER_HI) {
             memcpy(out, key, c->row * sizeof(float));
             continue;
         }
-        if (plant && s >= NEIGH_LO && s <= NEIGH_HI) {
+        if (planted && s >= NEIGH_LO && s <= NEIGH_HI) {
             at = SLOT_BASE + s + 1;
-        } else if (plant && s >= STALE_LO && s <= STALE_HI) {
+        } else if (planted && s >= STALE_LO && s <= STALE_HI) {
             at = SLOT_BASE + s + STALE_BY; /* positions moved back by a context shift, keys not re-rotated */
-        } else if (plant && s == OVERWRITTEN) {
+        } else if (planted && s == OVERWRITTEN) {
             key = x; /* slot 0's key rotated for slot 60's position */
         }
         rotate_rows(&p, inst, m, key, out, 1, &at);
-        if (plant && s >= TWICE_LO && s <= TWICE_HI) {
+        if (planted && s >= TWICE_LO && s <= TWICE_HI) {
             memcpy(tmp, out, c->row * sizeof(float));
             rotate_rows(&p, inst, m, tmp, out, 1, &at);
         }
@@ -741,6 +745,16 @@ START_TEST(cache_slot_bugs_are_found_by_slot)
             }
             ck_assert_msg(r.rope.n_findings == 0 || strcmp(r.rope.findings[0].id, "position") == 0,
                           "%s/%s: %s: %s", models[k], engines[e], r.rope.findings[0].id, r.rope.findings[0].text);
+            pecert_cache_report_free(&r);
+            free_cache(&c);
+            make_cache(&c, &m, engines[e], 2);
+            diagnose_cache(&r, &m, &c);
+            ck_assert_msg(r.n_runs == 1 && r.runs[0].first == 0 && r.runs[0].last == SHIFTED_HI &&
+                              r.runs[0].state == PECERT_SLOT_SHIFTED && r.runs[0].delta == SHIFT_BY,
+                          "%s/%s context shift: %d runs, first %s %lld..%lld", models[k], engines[e], (int)r.n_runs,
+                          r.n_runs > 0 ? pecert_slot_state_tag(r.runs[0].state) : "",
+                          r.n_runs > 0 ? (long long)r.runs[0].first : -1LL,
+                          r.n_runs > 0 ? (long long)r.runs[0].last : -1LL);
             pecert_cache_report_free(&r);
             free_cache(&c);
             make_cache(&c, &m, engines[e], 0);
