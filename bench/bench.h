@@ -189,7 +189,10 @@ typedef enum bench_placement { BENCH_OUT_OF_PLACE = 0, BENCH_IN_PLACE = 1 } benc
 
 /* One apply case: q[tokens, 32, 128] rotated by positions 0..T-1, or
  * (mrope) by mrope_apply with Qwen2-VL's sections [16, 24, 24] and the
- * positions of an image 64 patches wide (bench_mrope_positions). */
+ * positions of an image 64 patches wide (bench_mrope_positions), or
+ * (rope2d) by rope2d_apply over the (row, column) of an image 64 patches
+ * wide (bench_rope2d_positions), Qwen2-VL's vision rule (frequencies in
+ * blocks, rows first, split-half). */
 typedef struct bench_case {
     int64_t tokens;
     int threads;
@@ -198,6 +201,7 @@ typedef struct bench_case {
     int32_t rotary_dim;
     pecert_dtype dtype;
     int mrope;
+    int rope2d;
 } bench_case;
 
 #define BENCH_HEADS 32
@@ -236,6 +240,8 @@ typedef struct bench_apply_call {
     pecert_rope_apply_args args;
     pecert_mrope_apply_args margs;
     int64_t *mrope_positions;
+    pecert_rope2d_apply_args rargs;
+    int64_t *rope2d_positions;
     pecert_status status;    /* of the last call                            */
 } bench_apply_call;
 
@@ -258,6 +264,9 @@ int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_b
  * (get_rope_index: t constant, h = row, w = column); malloc'd, NULL on
  * failure. */
 int64_t *bench_mrope_positions(int64_t tokens);
+/* 2-D vision positions [2, tokens] (rows, then columns) of one image 64
+ * patches wide, row-major; malloc'd, NULL on failure. */
+int64_t *bench_rope2d_positions(int64_t tokens);
 /* Frequencies per axis of the M-RoPE case (t, h, w). */
 extern const int32_t bench_mrope_sections[3];
 

@@ -1,7 +1,8 @@
 /*
  * cases.c - what `pecert bench` times: rope_apply on q[T, 32, 128]
  * (Llama-style: 32 heads of 128 channels, default RoPE, theta 10000,
- * positions 0..T-1) and the rope_cos_sin table, plus the table's error
+ * positions 0..T-1), the same tensors through mrope_apply and
+ * rope2d_apply, and the rope_cos_sin table, plus the table's error
  * against `ref`.
  */
 #include <math.h>
@@ -177,6 +178,14 @@ static int mrope_once(void *context)
     return call->status == PECERT_OK ? 0 : -1;
 }
 
+static int rope2d_once(void *context)
+{
+    bench_apply_call *call = context;
+
+    call->status = call->subject->plugin.desc->rope2d_apply(call->subject->instance, &call->rargs);
+    return call->status == PECERT_OK ? 0 : -1;
+}
+
 const int32_t bench_mrope_sections[3] = {16, 24, 24};
 
 /* Image grid width of the M-RoPE case, in merged patches. */
@@ -192,6 +201,43 @@ int64_t *bench_mrope_positions(int64_t tokens)
         pos[2 * tokens + t] = t % MROPE_GRID_WIDTH;
     }
     return pos;
+}
+
+int64_t *bench_rope2d_positions(int64_t tokens)
+{
+    int64_t *pos = malloc((size_t)(2 * tokens) * sizeof(int64_t));
+
+    for (int64_t t = 0; pos != NULL && t < tokens; t++) {
+        pos[t] = t / MROPE_GRID_WIDTH;
+        pos[tokens + t] = t % MROPE_GRID_WIDTH;
+    }
+    return pos;
+}
+
+/* The 2-D form of a case: the same tensors through rope2d_apply (head_dim
+ * 128, theta 10000, Qwen2-VL's vision conventions). */
+static int prepare_rope2d(bench_apply_call *call)
+{
+    const pecert_plugin *d = call->subject->plugin.desc;
+
+    if (!PECERT_HAS_FIELD(d, pecert_plugin, rope2d_apply) || d->rope2d_apply == NULL) {
+        call->status = PECERT_E_UNSUPPORTED;
+        return -1;
+    }
+    call->rope2d_positions = bench_rope2d_positions(call->c.tokens);
+    if (call->rope2d_positions == NULL) {
+        call->status = PECERT_E_NOMEM;
+        return -1;
+    }
+    call->rargs.struct_size = sizeof(call->rargs);
+    call->rargs.pairing = call->args.pairing;
+    call->rargs.frequencies = PECERT_ROPE2D_BLOCKS;
+    call->rargs.head_dim = BENCH_HEAD_DIM;
+    call->rargs.theta = 10000.0;
+    call->rargs.positions = call->rope2d_positions;
+    call->rargs.x = call->args.x;
+    call->rargs.out = call->args.out;
+    return 0;
 }
 
 /* The M-RoPE form of a case: the same tensors through mrope_apply. */
@@ -235,18 +281,21 @@ int bench_apply_prepare(bench_apply_call *call, bench_subject *s, const bench_ca
     call->args.positions = b->positions;
     call->args.x = &call->x;
     call->args.out = c->placement == BENCH_IN_PLACE ? &call->x : &call->y;
-    return c->mrope ? prepare_mrope(call) : 0;
+    return c->mrope ? prepare_mrope(call) : c->rope2d ? prepare_rope2d(call) : 0;
 }
 
 void bench_apply_member(bench_member *m, bench_apply_call *call)
 {
-    *m = (bench_member){.fn = call->c.mrope ? mrope_once : apply_once, .context = call};
+    *m = (bench_member){.fn = call->c.mrope ? mrope_once : call->c.rope2d ? rope2d_once : apply_once,
+                        .context = call};
 }
 
 void bench_apply_release(bench_apply_call *call)
 {
     free(call->mrope_positions);
     call->mrope_positions = NULL;
+    free(call->rope2d_positions);
+    call->rope2d_positions = NULL;
 }
 
 static void note_failure(bench_subject *s, pecert_status status, const char *op, char *err,
@@ -260,8 +309,8 @@ static void note_failure(bench_subject *s, pecert_status status, const char *op,
 
 void bench_apply_error(const bench_apply_call *call, char *err, size_t err_len)
 {
-    note_failure(call->subject, call->status, call->c.mrope ? "mrope_apply" : "rope_apply", err,
-                 err_len);
+    note_failure(call->subject, call->status,
+                 call->c.mrope ? "mrope_apply" : call->c.rope2d ? "rope2d_apply" : "rope_apply", err, err_len);
 }
 
 int bench_apply(bench_stats *out, bench_subject *s, const bench_case *c, bench_buffers *b,

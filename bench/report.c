@@ -125,6 +125,10 @@ cJSON *bench_row_json(const bench_row *row)
             cJSON_AddItemToArray(section, cJSON_CreateNumber(bench_mrope_sections[k]));
         }
     }
+    if (c->rope2d) {
+        cJSON_AddStringToObject(o, "frequencies", "blocks");
+        cJSON_AddNumberToObject(o, "grid_width", 64);
+    }
     cJSON_AddNumberToObject(o, "tokens", (double)c->tokens);
     cJSON_AddNumberToObject(o, "heads", BENCH_HEADS);
     cJSON_AddNumberToObject(o, "head_dim", BENCH_HEAD_DIM);

@@ -439,6 +439,8 @@ static int meets_families(const pecert_plugin *desc, uint32_t needs)
         {PECERT_NEED_TXL_REL_SHIFT, HAS_OP(desc, txl_rel_shift)},
         {PECERT_NEED_MROPE_INDEX, HAS_OP(desc, mrope_index)},
         {PECERT_NEED_MROPE_APPLY, HAS_OP(desc, mrope_apply)},
+        {PECERT_NEED_ROPE2D_INDEX, HAS_OP(desc, rope2d_index)},
+        {PECERT_NEED_ROPE2D_APPLY, HAS_OP(desc, rope2d_apply)},
     };
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         if ((needs & ops[i].bit) != 0 && !ops[i].has) {

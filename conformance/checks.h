@@ -33,7 +33,9 @@ enum {
     PECERT_NEED_TXL_POS_EMB = 1u << 12,
     PECERT_NEED_TXL_REL_SHIFT = 1u << 13,
     PECERT_NEED_MROPE_INDEX = 1u << 14,
-    PECERT_NEED_MROPE_APPLY = 1u << 15
+    PECERT_NEED_MROPE_APPLY = 1u << 15,
+    PECERT_NEED_ROPE2D_INDEX = 1u << 16, /* ABI 1.6 */
+    PECERT_NEED_ROPE2D_APPLY = 1u << 17
 };
 
 /* A plugin with one live instance. */

@@ -99,5 +99,9 @@ extern const pecert_check pecert_check_txl_rel_shift_golden;
 extern const pecert_check pecert_check_mrope_index_golden;
 extern const pecert_check pecert_check_mrope_apply_golden;
 extern const pecert_check pecert_check_mrope_text_only_is_rope;
+extern const pecert_check pecert_check_rope2d_index_golden;
+extern const pecert_check pecert_check_rope2d_apply_golden;
+extern const pecert_check pecert_check_rope2d_norm_preservation;
+extern const pecert_check pecert_check_rope2d_axis_separation;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -43,6 +43,10 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_mrope_index_golden,
     &pecert_check_mrope_apply_golden,
     &pecert_check_mrope_text_only_is_rope,
+    &pecert_check_rope2d_index_golden,
+    &pecert_check_rope2d_apply_golden,
+    &pecert_check_rope2d_norm_preservation,
+    &pecert_check_rope2d_axis_separation,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -151,7 +151,7 @@ static int reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *c
 {
     const cJSON *item = NULL;
     cJSON_ArrayForEach(item, obj) {
-        if (is_positional_name(item->string) && !in_list(item->string, known)) {
+        if (item->string != NULL && is_positional_name(item->string) && !in_list(item->string, known)) {
             char shown[160];
             snprintf(shown, sizeof(shown), "%s%s", prefix, item->string);
             return fail(c, shown, "pecert does not know this positional key for model_type '%s'",
@@ -1474,6 +1474,11 @@ static int map_mpt(map_ctx *c)
     int alibi = 1;
     int32_t bias_max = 8;
     pecert_certify_model *m = c->m;
+    /* An array's items have no key: only an object can be read (a fuzzer
+     * find: attn_config given as [3, 1, 1]). */
+    if (attn != NULL && !cJSON_IsObject(attn)) {
+        return fail(c, "attn_config", "expected an object (MptAttentionConfig's fields)");
+    }
     if (reject_unknown_positional(c, c->root, known_top, "") != 0 ||
         (attn != NULL && reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
         read_heads(c, "d_model", "n_heads", NULL) != 0 ||

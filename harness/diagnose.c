@@ -390,6 +390,60 @@ static void diagnose_mrope_layout(pecert_run_results *run)
     }
 }
 
+/* 2-D vision RoPE: the convention a failed vector's replay on the oracle
+ * reproduced (rope2d_checks.c), else what the properties show. */
+static void diagnose_rope2d_index(pecert_run_results *run)
+{
+    if (has(run, "rope2d.index.golden", "rope2d_order:row_major")) {
+        add(run, "rope2d_order", "rope2d.index.golden: the positions are the grid's in row-major order",
+            "vision patches numbered row by row where the tower visits them by spatial-merge window (Qwen2-VL's "
+            "rot_pos_emb: windows of merge x merge patches, row-major inside)");
+    } else if (has(run, "rope2d.index.golden", "rope2d_index_axes_swapped")) {
+        add(run, "rope2d_index_axes", "rope2d.index.golden: every (row, column) comes back as (column, row)",
+            "vision patch positions with rows and columns exchanged");
+    } else if (failed(run, "rope2d.index.golden")) {
+        add(run, "rope2d_index", "rope2d.index.golden fails",
+            "vision patch positions wrong: the order, the 1-based positions and class token of Llama 4, or the "
+            "frames of a video");
+    }
+}
+
+static void diagnose_rope2d_apply(pecert_run_results *run)
+{
+    const char *g = "rope2d.apply.golden";
+    if (has(run, g, "rope2d_axes_swapped")) {
+        add(run, "rope2d_axes", "rope2d.apply.golden: the outputs match the row and column axes exchanged",
+            "2-D RoPE axes swapped: the half the model turns by the column turned by the row (Llama 4's x-first "
+            "order versus Pixtral's and Qwen2-VL's row-first)");
+    } else if (has(run, g, "rope2d_frequencies:blocks")) {
+        add(run, "rope2d_frequencies", "rope2d.apply.golden: the outputs match the frequencies in blocks",
+            "2-D RoPE frequencies split in blocks (theta^(-4i/D) on both axes) where the model alternates them "
+            "(Pixtral: the even frequencies for the height, the odd for the width)");
+    } else if (has(run, g, "rope2d_frequencies:alternate")) {
+        add(run, "rope2d_frequencies", "rope2d.apply.golden: the outputs match the frequencies alternating",
+            "2-D RoPE frequencies alternating between the axes (Pixtral's) where the model gives both axes "
+            "theta^(-4i/D)");
+    } else if (has(run, g, "rope2d_pairing")) {
+        add(run, "rope2d_pairing", "rope2d.apply.golden: the outputs match the other pairing",
+            "2-D RoPE pairing exchanged: split-half (rotate_half: Qwen2-VL, Pixtral) versus interleaved "
+            "(Llama 4's complex multiply)");
+    } else if (has(run, g, "rope2d_one_axis")) {
+        add(run, "rope2d_one_axis", "rope2d.apply.golden: the outputs match both halves turned by the first axis",
+            "2-D RoPE second half turned by the first axis' angles: the cos/sin of the first half reused for "
+            "both, so the width never enters");
+    } else if (has(run, g, "rope2d_cos_layout")) {
+        add(run, "rope2d_cos_layout",
+            "rope2d.apply.golden: the outputs match cos/sin repeated per pair under rotate_half",
+            "2-D RoPE cos/sin laid out for interleaved pairs ([c0, c0, c1, c1, ...], a repeat where the model "
+            "tiles [c0..cn, c0..cn]) while the rotation pairs channel d with d + D/2");
+    } else if (failed(run, g) || failed(run, "rope2d.norm_preservation") ||
+               failed(run, "rope2d.axis_separation")) {
+        add(run, "rope2d_rotation", "rope2d.apply.golden or its properties fail",
+            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details of "
+            "rope2d.apply.golden");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -553,6 +607,8 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_calls(run);
     diagnose_layout(run);
     diagnose_mrope_layout(run);
+    diagnose_rope2d_index(run);
+    diagnose_rope2d_apply(run);
     diagnose_families(run);
     diagnose_declines(run);
     drop_explained_leads(run);

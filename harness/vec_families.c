@@ -1,7 +1,7 @@
 /*
  * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
- * Shaw, Transformer-XL and M-RoPE. Each row gives the typed keys of its
+ * Shaw, Transformer-XL, M-RoPE and the 2-D RoPE of vision towers. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -21,11 +21,15 @@
 #define CFG_ENUM(n, choices) {n, 1, 0, VK_ENUM, 0, 0, 0, choices, 0}
 #define PAR_INT(n, lo, hi) {n, 1, 1, VK_INT, lo, hi, 0, NULL, 0}
 #define PAR_BOOL(n) {n, 1, 1, VK_BOOL, 0, 0, 0, NULL, 0}
+#define PAR_ENUM(n, choices) {n, 1, 1, VK_ENUM, 0, 0, 0, choices, 0}
 
 /* Enum spellings; the index of each is the ABI enum value. */
 static const char *const sinusoidal_variants[] = {"interleaved", "concat", "t2t",
                                                   "fairseq", NULL};
 static const char *const learned_conventions[] = {"plain", "padding_offset", NULL};
+static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_major_cls", NULL};
+static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
+static const char *const pairings[] = {"split_half", "interleaved", NULL};
 
 /* ---- checks spanning keys ---------------------------------------------- */
 
@@ -110,6 +114,31 @@ static int mrope_validate(const vec_ctx *ctx, const char *loc, const pecert_vtes
         return pecert__vec_fail(ctx, loc, "mrope_section",
                                 "sums to %lld, rotary_dim / 2 is %d", (long long)sum,
                                 (int)(t->rope.rotary_dim / 2));
+    }
+    return 0;
+}
+
+/* The row-major schemes take no merge windows (spatial_merge_size 1). */
+static int rope2d_index_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t merge = pecert_vtest_int(t, "spatial_merge_size", 0);
+
+    if (pecert_vtest_int(t, "scheme", 0) != PECERT_ROPE2D_MERGE_WINDOWS && merge != 1) {
+        return pecert__vec_fail(ctx, loc, "spatial_merge_size",
+                                "%lld: scheme %s has no merge windows (must be 1)",
+                                (long long)merge, pecert_vtest_value(t, "scheme")->s);
+    }
+    return 0;
+}
+
+/* Each half of the rotation pairs takes D/4 of them. */
+static int rope2d_apply_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t d = pecert_vtest_int(t, "head_dim", 0);
+
+    if (d % 4 != 0) {
+        return pecert__vec_fail(ctx, loc, "head_dim", "%lld is not a multiple of 4",
+                                (long long)d);
     }
     return 0;
 }
@@ -202,6 +231,19 @@ static const vec_vkey mrope_apply_keys[] = {
     CFG_BOOL_OPT("mrope_interleaved"),
 };
 
+/* The grid's tokens are counted by the check (the grids are data). */
+static const vec_vkey rope2d_index_keys[] = {
+    CFG_ENUM("scheme", rope2d_schemes),
+    CFG_INT("spatial_merge_size", 1, 64),
+};
+static const vec_vkey rope2d_apply_keys[] = {
+    CFG_ENUM("frequencies", rope2d_frequencies),
+    CFG_BOOL("columns_first"),
+    CFG_INT("head_dim", 4, 1 << 16),
+    CFG_NUM("theta", 2),
+    PAR_ENUM("pairing", pairings),
+};
+
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
 #define ANY_FLOAT PECERT_DTYPE_INVALID
 #define I64 PECERT_DTYPE_I64
@@ -260,6 +302,16 @@ const vec_op pecert__vec_family_ops[] = {
                 {"x", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}},
      .n_inputs = 2,
      .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_HEAD}}}, .n_outputs = 1},
+    {.name = "rope2d.index", KEYS(rope2d_index_keys), .validate = rope2d_index_validate,
+     .var_names = {"N", "T"},
+     .inputs = {{"grid_thw", I64, 2, {DIM_VAR(0), 3}}}, .n_inputs = 1,
+     .outputs = {{"positions", I64, 2, {2, DIM_VAR(1)}}}, .n_outputs = 1},
+    {.name = "rope2d.apply", KEYS(rope2d_apply_keys), .validate = rope2d_apply_validate,
+     .var_names = {"T", "H"},
+     .inputs = {{"positions", I64, 2, {2, DIM_VAR(0)}},
+                {"x", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_KEY(2)}}},
+     .n_inputs = 2,
+     .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_KEY(2)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

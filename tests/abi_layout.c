@@ -85,7 +85,7 @@ _Static_assert(offsetof(pecert_session_append_args, v) == 56, "ABI 1.2 layout: p
 _Static_assert(offsetof(pecert_session_append_args, out) == 64, "ABI 1.2 layout: pecert_session_append_args.out");
 _Static_assert(offsetof(pecert_session_append_args, reserved) == 72, "ABI 1.2 layout: pecert_session_append_args.reserved");
 /* ABI 1.2: the other encoding families (appended after the session). */
-_Static_assert(sizeof(pecert_plugin) == 248, "ABI 1.3 layout: sizeof pecert_plugin");
+/* ABI 1.3 ended the descriptor at 248; 1.6 appended the 2-D RoPE ops there. */
 _Static_assert(offsetof(pecert_plugin, scope) == 240, "ABI 1.3 layout: pecert_plugin.scope");
 _Static_assert(sizeof(pecert_scope) == 56, "ABI 1.3 layout: sizeof pecert_scope");
 _Static_assert(offsetof(pecert_scope, flags) == 4, "ABI 1.3 layout: pecert_scope.flags");
@@ -204,4 +204,24 @@ _Static_assert(offsetof(pecert_mrope_apply_args, positions) == 48, "ABI 1.2 layo
 _Static_assert(offsetof(pecert_mrope_apply_args, x) == 56, "ABI 1.2 layout: pecert_mrope_apply_args.x");
 _Static_assert(offsetof(pecert_mrope_apply_args, out) == 64, "ABI 1.2 layout: pecert_mrope_apply_args.out");
 _Static_assert(offsetof(pecert_mrope_apply_args, reserved) == 72, "ABI 1.2 layout: pecert_mrope_apply_args.reserved");
+_Static_assert(sizeof(pecert_rope2d_apply_args) == 88, "ABI 1.6 layout: sizeof pecert_rope2d_apply_args");
+_Static_assert(offsetof(pecert_rope2d_apply_args, pairing) == 4, "ABI 1.6 layout: pecert_rope2d_apply_args.pairing");
+_Static_assert(offsetof(pecert_rope2d_apply_args, frequencies) == 8, "ABI 1.6 layout: pecert_rope2d_apply_args.frequencies");
+_Static_assert(offsetof(pecert_rope2d_apply_args, columns_first) == 12, "ABI 1.6 layout: pecert_rope2d_apply_args.columns_first");
+_Static_assert(offsetof(pecert_rope2d_apply_args, head_dim) == 16, "ABI 1.6 layout: pecert_rope2d_apply_args.head_dim");
+_Static_assert(offsetof(pecert_rope2d_apply_args, theta) == 24, "ABI 1.6 layout: pecert_rope2d_apply_args.theta");
+_Static_assert(offsetof(pecert_rope2d_apply_args, positions) == 32, "ABI 1.6 layout: pecert_rope2d_apply_args.positions");
+_Static_assert(offsetof(pecert_rope2d_apply_args, x) == 40, "ABI 1.6 layout: pecert_rope2d_apply_args.x");
+_Static_assert(offsetof(pecert_rope2d_apply_args, out) == 48, "ABI 1.6 layout: pecert_rope2d_apply_args.out");
+_Static_assert(offsetof(pecert_rope2d_apply_args, reserved) == 56, "ABI 1.6 layout: pecert_rope2d_apply_args.reserved");
+_Static_assert(sizeof(pecert_rope2d_index_args) == 72, "ABI 1.6 layout: sizeof pecert_rope2d_index_args");
+_Static_assert(offsetof(pecert_rope2d_index_args, scheme) == 4, "ABI 1.6 layout: pecert_rope2d_index_args.scheme");
+_Static_assert(offsetof(pecert_rope2d_index_args, spatial_merge_size) == 8, "ABI 1.6 layout: pecert_rope2d_index_args.spatial_merge_size");
+_Static_assert(offsetof(pecert_rope2d_index_args, grid_thw) == 16, "ABI 1.6 layout: pecert_rope2d_index_args.grid_thw");
+_Static_assert(offsetof(pecert_rope2d_index_args, n_images) == 24, "ABI 1.6 layout: pecert_rope2d_index_args.n_images");
+_Static_assert(offsetof(pecert_rope2d_index_args, out_positions) == 32, "ABI 1.6 layout: pecert_rope2d_index_args.out_positions");
+_Static_assert(offsetof(pecert_rope2d_index_args, reserved) == 40, "ABI 1.6 layout: pecert_rope2d_index_args.reserved");
+_Static_assert(offsetof(pecert_plugin, rope2d_index) == 248, "ABI 1.6 layout: pecert_plugin.rope2d_index");
+_Static_assert(offsetof(pecert_plugin, rope2d_apply) == 256, "ABI 1.6 layout: pecert_plugin.rope2d_apply");
+_Static_assert(sizeof(pecert_plugin) == 264, "ABI 1.6 layout: sizeof pecert_plugin");
 #endif

@@ -672,6 +672,8 @@ START_TEST(unknown_keys_are_errors)
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 64, \"n_heads\": 4,"
                        " \"attn_config\": {\"alibi\": true, \"rope\": true}}",
                        "attn_config.rope");
+    parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 96, \"n_heads\": 32, \"attn_config\": [3, 1, 1]}",
+                       "attn_config");
     parse_fails_naming("{\"model_type\": \"gpt_bigcode\"}", "model_type");
     /* transformers' MptModel is ALiBi only: alibi false has no reference. */
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"

@@ -341,6 +341,7 @@ static void fv_add_tests(tv *v, cJSON *tests)
     static const int64_t s6x6[2] = {6, 6}, s2x3[2] = {2, 3}, s5x8[2] = {5, 8};
     static const int64_t s2x3x2[3] = {2, 3, 2}, g1x3[2] = {1, 3}, g0x3[2] = {0, 3};
     static const int64_t p3x2x4[3] = {3, 2, 4}, p3x2[2] = {3, 2}, x2x1x8[3] = {2, 1, 8};
+    static const int64_t g2x3[2] = {2, 3}, r2x7[2] = {2, 7}, r2x2[2] = {2, 2};
     cJSON *t;
 
     t = fam_test(1, "alibi.slopes", "{\"num_heads\": 4, \"max_bias\": 8}", "{}");
@@ -402,6 +403,17 @@ static void fv_add_tests(tv *v, cJSON *tests)
     cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(t, "config"), "mrope_section",
                           obj("[1, 2, 1]"));
     add_tensor(v, t, "inputs", "positions", "i64", 2, p3x2);
+    add_tensor(v, t, "inputs", "x", "f32", 3, x2x1x8);
+    add_tensor(v, t, "outputs", "out", "f32", 3, x2x1x8);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(13, "rope2d.index", "{\"scheme\": \"row_major_cls\", \"spatial_merge_size\": 1}", "{}");
+    add_tensor(v, t, "inputs", "grid_thw", "i64", 2, g2x3);
+    add_tensor(v, t, "outputs", "positions", "i64", 2, r2x7);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(14, "rope2d.apply", "{\"frequencies\": \"alternate\", \"columns_first\": false, "
+                                    "\"head_dim\": 8, \"theta\": 10000}",
+                 "{\"pairing\": \"interleaved\"}");
+    add_tensor(v, t, "inputs", "positions", "i64", 2, r2x2);
     add_tensor(v, t, "inputs", "x", "f32", 3, x2x1x8);
     add_tensor(v, t, "outputs", "out", "f32", 3, x2x1x8);
     cJSON_AddItemToArray(tests, t);
@@ -1060,7 +1072,7 @@ END_TEST
  * its vector count, every file with its provenance. */
 START_TEST(core_list_families)
 {
-    static const char *const families[] = {"alibi", "learned", "mrope", "rope", "shaw",
+    static const char *const families[] = {"alibi", "learned", "mrope", "rope", "rope2d", "shaw",
                                            "sinusoidal", "sincos2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];
@@ -1996,7 +2008,7 @@ START_TEST(families_load)
     const pecert_vvalue *v;
 
     expect_ok(&g_tv, &f);
-    ck_assert_uint_eq(f.n_tests, 12);
+    ck_assert_uint_eq(f.n_tests, 14);
     t = test_by_id(&f, 1);
     ck_assert_str_eq(t->op, "alibi.slopes");
     ck_assert_int_eq(pecert_vtest_int(t, "num_heads", 0), 4);
@@ -2030,6 +2042,14 @@ START_TEST(families_load)
     ck_assert_ptr_null(pecert_vtest_value(t, "nope"));
     ck_assert_int_eq(pecert_vtest_int(t, "nope", 7), 7);
     ck_assert_double_eq(pecert_vtest_number(NULL, "x", 2.5), 2.5);
+    t = test_by_id(&f, 13);
+    ck_assert_int_eq(pecert_vtest_int(t, "scheme", -1), PECERT_ROPE2D_ROW_MAJOR_CLS);
+    ck_assert_int_eq(pecert_vtest_input(t, "grid_thw")->shape[0], 2);
+    t = test_by_id(&f, 14);
+    ck_assert_int_eq(pecert_vtest_int(t, "frequencies", -1), PECERT_ROPE2D_ALTERNATE);
+    ck_assert_int_eq(pecert_vtest_int(t, "pairing", -1), PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(pecert_vtest_int(t, "columns_first", -1), 0);
+    ck_assert_double_eq(pecert_vtest_number(t, "theta", 0), 10000.0);
     pecert_vfile_free(&f);
 }
 END_TEST
@@ -2114,6 +2134,23 @@ static const bad_case family_bad_cases[] = {
      ": tests[11].params.pairing: missing required key"},
     {"tests[11].inputs.positions.shape", "[2, 2]", NULL,
      ": tests[11].inputs.positions.shape: expected [3, T], got [2, 2]"},
+    {"tests[12].config.scheme", "\"raster\"", NULL,
+     ": tests[12].config.scheme: unknown scheme \"raster\" (merge_windows, row_major, row_major_cls)"},
+    {"tests[12].config.spatial_merge_size", "2", NULL,
+     ": tests[12].config.spatial_merge_size: 2: scheme row_major_cls has no merge windows (must be 1)"},
+    {"tests[12].inputs.grid_thw.shape", "[2, 2]", NULL,
+     ": tests[12].inputs.grid_thw.shape: expected [2, 3], got [2, 2]"},
+    {"tests[12].outputs.positions.shape", "[3, 7]", NULL,
+     ": tests[12].outputs.positions.shape: expected [2, T], got [3, 7]"},
+    {"tests[13].config.head_dim", "6", NULL, ": tests[13].config.head_dim: 6 is not a multiple of 4"},
+    {"tests[13].config.theta", "1", NULL, ": tests[13].config.theta: must be > 1, got 1"},
+    {"tests[13].params.pairing", "\"neox\"", NULL,
+     ": tests[13].params.pairing: unknown pairing \"neox\" (split_half, interleaved)"},
+    {"tests[13].params", "{}", NULL, ": tests[13].params.pairing: missing required key"},
+    {"tests[13].inputs.x.shape", "[2, 1, 4]", NULL,
+     ": tests[13].inputs.x.shape: expected [2, 1, 8], got [2, 1, 4]"},
+    {"tests[13].inputs.positions.shape", "[2, 3]", NULL,
+     ": tests[13].inputs.x.shape: expected [3, H, 8], got [2, 1, 8]"},
 };
 
 #define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))

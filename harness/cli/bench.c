@@ -44,7 +44,8 @@ static const char usage_bench[] =
     "\n"
     "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
     "64/128, f32/f16/bf16, 1 and 2 threads), the cos/sin table, mrope_apply\n"
-    "(M-RoPE sections 16/24/24) and the ALiBi bias, next to the machine's\n"
+    "(M-RoPE sections 16/24/24), rope2d_apply (a 64-wide image) and the ALiBi\n"
+    "bias, next to the machine's\n"
     "measured copy and read-modify-write bandwidth and to `ref`. Buffers are\n"
     "allocated and pre-faulted once; medians of >= 7 samples.\n"
     "\n"
@@ -272,6 +273,7 @@ static void start_report(bench_state *st)
     cJSON_AddItemToObject(st->root, "machine_load", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "alibi", cJSON_CreateArray());
     cJSON_AddItemToObject(st->root, "mrope", cJSON_CreateArray());
+    cJSON_AddItemToObject(st->root, "rope2d", cJSON_CreateArray());
     printf("pecert bench: %s (%s) vs %s on %s, %ld CPUs; probes use %s; %d samples per case\n",
            st->subject.name, st->subject.description, st->have_baseline ? st->baseline.name : "-",
            cpu, sysconf(_SC_NPROCESSORS_ONLN), bench_probe_isa(), st->cli.reps);
@@ -381,7 +383,7 @@ static void emit_row(bench_state *st, const bench_row *row)
 {
     bench_print_row(row);
     fflush(stdout);
-    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, row->c.mrope ? "mrope" : "cases"),
+    cJSON_AddItemToArray(cJSON_GetObjectItem(st->root, row->c.mrope ? "mrope" : row->c.rope2d ? "rope2d" : "cases"),
                          bench_row_json(row));
 }
 
@@ -584,7 +586,26 @@ static void mrope_cases(bench_state *st, int64_t tokens)
     printf("  M-RoPE: mrope_apply, sections 16/24/24, an image 64 patches wide:\n");
     for (int place = 0; place < 2; place++) {
         bench_case c = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place, 128,
-                        PECERT_DTYPE_F32, 1};
+                        PECERT_DTYPE_F32, 1, 0};
+        double ref = run_baseline(st, &c);
+        bench_row row;
+
+        for (int t = 0; t < st->cli.n_threads; t++) {
+            c.threads = st->cli.threads[t];
+            measure_cases(st, &c, 1, &ref, &row);
+        }
+    }
+}
+
+/* 2-D vision RoPE (Qwen2-VL's tower rule over a 64-wide image) on the
+ * same tensors: not in the targets either; fast's per-axis tables make
+ * it a gather plus rope_apply's arithmetic. */
+static void rope2d_cases(bench_state *st, int64_t tokens)
+{
+    printf("  2-D RoPE: rope2d_apply, blocks, rows first, an image 64 patches wide:\n");
+    for (int place = 0; place < 2; place++) {
+        bench_case c = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place, 128,
+                        PECERT_DTYPE_F32, 0, 1};
         double ref = run_baseline(st, &c);
         bench_row row;
 
@@ -606,7 +627,7 @@ static void cases_tokens(bench_state *st, int64_t tokens)
     for (int place = 0; place < 2; place++) {
         for (size_t r = 0; r < sizeof(rotary_dims) / sizeof(rotary_dims[0]); r++) {
             bench_case shape = {tokens, 1, PECERT_PAIRING_SPLIT_HALF, (bench_placement)place,
-                                rotary_dims[r], PECERT_DTYPE_F32, 0};
+                                rotary_dims[r], PECERT_DTYPE_F32, 0, 0};
 
             subject_cases(st, &shape);
         }
@@ -614,6 +635,7 @@ static void cases_tokens(bench_state *st, int64_t tokens)
     if (tokens >= 512) {
         tally_pairings(st);
         mrope_cases(st, tokens);
+        rope2d_cases(st, tokens);
     }
     report_load(st, tokens, &load);
 }

@@ -10,7 +10,8 @@
 static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1", "pecert.t5/1",
                                                 "pecert.sinusoidal/1", "pecert.learned/1",
                                                 "pecert.sincos2d/1", "pecert.relpos/1",
-                                                "pecert.mrope/1", NULL};
+                                                "pecert.mrope/1", "pecert.rope2d/1",
+                                                NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
  * two instances used from two threads never share mutable state. */
@@ -75,6 +76,8 @@ static const pecert_plugin ref_plugin = {
     .txl_rel_shift = pecert__ref_txl_rel_shift,
     .mrope_index = pecert__ref_mrope_index,
     .mrope_apply = pecert__ref_mrope_apply,
+    .rope2d_index = pecert__ref_rope2d_index,
+    .rope2d_apply = pecert__ref_rope2d_apply,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

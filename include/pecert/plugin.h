@@ -7,7 +7,8 @@
  * Swin, Shaw and Transformer-XL relative positions; from 1.3 a declared
  * scope: the largest position, whole heads only, the data types; from 1.4 the
  * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE;
- * from 1.5 the scale of a session's ALiBi term, Falcon's) so that the pecert
+ * from 1.5 the scale of a session's ALiBi term, Falcon's; from 1.6 the 2-D
+ * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -55,7 +56,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 5
+#define PECERT_ABI_MINOR 6
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -319,8 +320,8 @@ typedef struct pecert_session_append_args {
  * for F32 and I64. Inputs are read-only and never written.
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
- * Transformer-XL), "pecert.mrope/1". vectors/FORMAT.md gives the official
- * function behind each op.
+ * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1").
+ * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
 /*
@@ -570,6 +571,79 @@ typedef struct pecert_mrope_apply_args {
 } pecert_mrope_apply_args;
 
 /* ------------------------------------------------------------------------
+ * 2-D RoPE of vision towers (ABI 1.6, capability "pecert.rope2d/1").
+ *
+ * Each patch token has a row r and a column c; with D = head_dim (a
+ * multiple of 4) the D/2 rotation pairs split in two halves of D/4. Pair i
+ * of the first half turns by the first axis' position times f_i, pair
+ * D/4 + i of the second half by the other axis' position times g_i:
+ *   BLOCKS     f_i = g_i = theta^(-4i/D): transformers' Qwen2-VL
+ *              VisionRotaryEmbedding(head_dim / 2) read through
+ *              rot_pos_emb (Qwen2.5-VL's too), and Llama 4's
+ *              Llama4VisionRotaryEmbedding;
+ *   ALTERNATE  f_i = theta^(-2(2i)/D), g_i = theta^(-2(2i+1)/D): Pixtral's
+ *              PixtralRotaryEmbedding, the even frequencies of
+ *              theta^(-2j/D) for the height and the odd ones for the width.
+ * The first axis is the row (columns_first = 0: Qwen2-VL, Pixtral) or the
+ * column (columns_first = 1: Llama 4, whose frequencies_x come first).
+ * Pairs are split-half (Qwen2-VL's and Pixtral's rotate_half) or
+ * interleaved (Llama 4's complex multiply). Every channel is rotated.
+ * ---------------------------------------------------------------------- */
+typedef int32_t pecert_rope2d_frequencies;
+enum {
+    PECERT_ROPE2D_BLOCKS = 0,
+    PECERT_ROPE2D_ALTERNATE = 1
+};
+
+/* Arguments of rope2d_apply. positions is [2, tokens], axis-major: the
+ * rows, then the columns (as given: Llama 4's 1-based ones and its class
+ * token's (0, 0) come from rope2d_index). */
+typedef struct pecert_rope2d_apply_args {
+    uint32_t struct_size;              /* sizeof(pecert_rope2d_apply_args) */
+    pecert_rope_pairing pairing;       /* PECERT_PAIRING_*                */
+    pecert_rope2d_frequencies frequencies; /* PECERT_ROPE2D_*             */
+    int32_t columns_first;             /* 1 = the first half by column    */
+    int32_t head_dim;                  /* D, a multiple of 4              */
+    int32_t reserved0;                 /* must be 0                       */
+    double theta;                      /* vision rope_theta, e.g. 10000   */
+    const int64_t *positions;          /* [2, tokens]: rows, columns      */
+    const pecert_tensor *x;            /* [tokens, heads, D] f32          */
+    pecert_tensor *out;                /* same shape, f32; may be x       */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_rope2d_apply_args;
+
+/* The patch order and positions a vision tower gives its rotary
+ * embedding, image after image of grid_thw (t, h, w in patches):
+ *   MERGE_WINDOWS  Qwen2-VL's rot_pos_emb (Qwen2.5-VL's too): the h x w
+ *                  grid in windows of spatial_merge_size^2 patches, the
+ *                  windows row-major and the patches row-major inside each,
+ *                  repeated for each of the t frames; positions (row, col).
+ *   ROW_MAJOR      Pixtral's position_ids_in_meshgrid: t = 1, row-major,
+ *                  positions (row, col).
+ *   ROW_MAJOR_CLS  Llama 4's Llama4VisionRotaryEmbedding: t = 1, row-major
+ *                  positions (row + 1, col + 1), then the class token the
+ *                  model appends to each image at (0, 0), which turns by no
+ *                  angle.
+ * The output holds every image's tokens in that order. */
+typedef int32_t pecert_rope2d_scheme;
+enum {
+    PECERT_ROPE2D_MERGE_WINDOWS = 0,
+    PECERT_ROPE2D_ROW_MAJOR = 1,
+    PECERT_ROPE2D_ROW_MAJOR_CLS = 2
+};
+
+typedef struct pecert_rope2d_index_args {
+    uint32_t struct_size;              /* sizeof(pecert_rope2d_index_args) */
+    pecert_rope2d_scheme scheme;       /* PECERT_ROPE2D_MERGE_WINDOWS ... */
+    int32_t spatial_merge_size;        /* MERGE_WINDOWS: divides h and w; else 1 */
+    int32_t reserved0;                 /* must be 0                       */
+    const int64_t *grid_thw;           /* [n_images, 3]                   */
+    int64_t n_images;
+    pecert_tensor *out_positions;      /* [2, tokens] i64                 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_rope2d_index_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -715,6 +789,13 @@ typedef struct pecert_plugin {
     /* scope: what the plugin supports (see pecert_scope), static and
      * immutable; NULL = nothing declared. */
     const pecert_scope *scope;
+
+    /* ---- ABI 1.6: 2-D RoPE of vision towers (see the structs above) --- */
+
+    /* rope2d_index: per-patch (row, column) positions. [after create] */
+    pecert_status (*rope2d_index)(void *instance, const pecert_rope2d_index_args *args);
+    /* rope2d_apply: the 2-D rotation. [after create] */
+    pecert_status (*rope2d_apply)(void *instance, const pecert_rope2d_apply_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

@@ -88,6 +88,20 @@ def _mrope_index_shapes(c, p, a):
             "position_ids": (("i64",), [3, b, s]), "deltas": (("i64",), [b])}
 
 
+def _rope2d_tokens(c, a):
+    g = a.get("grid_thw")
+    if g is None or g.ndim != 2 or g.shape[1] != 3:
+        return None
+    cls = g.shape[0] if c["scheme"] == "row_major_cls" else 0
+    return int(np.prod(g, axis=1).sum()) + cls
+
+
+def _rope2d_apply_shapes(c, p, a):
+    t, h = _dims(a, "x", 0), _dims(a, "x", 1)
+    return {"positions": (("i64",), [2, t]), "x": (("f32",), [t, h, c["head_dim"]]),
+            "out": (("f32",), [t, h, c["head_dim"]])}
+
+
 FAMILY_OPS = {
     "alibi.slopes": (
         {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1), "bias_scale": ("num", 1, False)}, {},
@@ -150,6 +164,17 @@ FAMILY_OPS = {
          "video_token_id": ("int", 0, JSON_INT), "vision_start_token_id": ("int", 0, JSON_INT)},
         {}, {"input_ids", "attention_mask", "image_grid_thw", "video_grid_thw"},
         {"position_ids", "deltas"}, _mrope_index_shapes),
+    "rope2d.index": (
+        {"scheme": ("enum", ("merge_windows", "row_major", "row_major_cls")),
+         "spatial_merge_size": ("int", 1, 64)}, {},
+        {"grid_thw"}, {"positions"},
+        lambda c, p, a: {"grid_thw": (("i64",), [_dims(a, "grid_thw", 0), 3]),
+                         "positions": (("i64",), [2, _rope2d_tokens(c, a)])}),
+    "rope2d.apply": (
+        {"frequencies": ("enum", ("blocks", "alternate")), "columns_first": ("bool",),
+         "head_dim": ("int", 4, 1 << 16), "theta": ("num", 2)},
+        {"pairing": ("enum", ("split_half", "interleaved"))},
+        {"positions", "x"}, {"out"}, _rope2d_apply_shapes),
 }
 
 
@@ -410,6 +435,15 @@ def check_family_semantics(p, field, op, c, params, arrays):
                 p.add(field + ".outputs.embedding", "is not the table rows the positions select")
     if op == "sincos2d.embed" and c.get("embed_dim", 0) % 4:
         p.add(field + ".config.embed_dim", "not a multiple of 4")
+    if op == "rope2d.apply" and c.get("head_dim", 0) % 4:
+        p.add(field + ".config.head_dim", "not a multiple of 4")
+    if op == "rope2d.index":
+        g = arrays.get("grid_thw")
+        m = c["spatial_merge_size"]
+        if g is not None and g.ndim == 2 and g.size and (g.min() < 1 or (g[:, 1:] % m).any()):
+            p.add(field + ".inputs.grid_thw", "entries must be >= 1, h and w multiples of spatial_merge_size")
+        if g is not None and c["scheme"] != "merge_windows" and (m != 1 or (g.ndim == 2 and (g[:, 0] != 1).any())):
+            p.add(field + ".config", "row_major schemes take spatial_merge_size 1 and t = 1")
     if op == "txl.pos_emb" and c.get("d_model", 0) % 2:
         p.add(field + ".config.d_model", "odd")
     if op == "t5.bucket":

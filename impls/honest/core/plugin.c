@@ -8,7 +8,8 @@
 
 #include "honest.h"
 
-static const char *const capabilities[] = {"pecert.rope/1", "pecert.t5/1", "pecert.learned/1", NULL};
+static const char *const capabilities[] = {"pecert.rope/1", "pecert.t5/1", "pecert.learned/1",
+                                            "pecert.rope2d/1", NULL};
 
 static pecert_status honest_create(void **out_instance)
 {
@@ -68,6 +69,8 @@ static pecert_plugin descriptor = {
     .session_read_keys = honest_session_read_keys,
     .t5_bucket = honest_t5_bucket,
     .learned_lookup = pecert__ref_learned_lookup,
+    .rope2d_index = pecert__ref_rope2d_index,
+    .rope2d_apply = honest_rope2d_apply,
 };
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

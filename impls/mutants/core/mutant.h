@@ -82,8 +82,20 @@ typedef double (*mutant_slope_fn)(int32_t h, int32_t n, double max_bias);
 pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope);
 pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn slope);
 
+/* The 2-D vision RoPE (plugin.h, rope2d_apply) in the base's precision,
+ * with the conventions a rule breaks (core/rope2d.c). All zero = right. */
+typedef struct mutant_rope2d_rule {
+    int swap_axes;          /* the first half turned by the other axis      */
+    int blocks_always;      /* ALTERNATE ignored: both axes on theta^(-4i/D) */
+    int first_half_twice;   /* the second half reuses the first half's angles */
+    int cos_repeated;       /* split-half: channel d turns by pair d/2's angle */
+} mutant_rope2d_rule;
+pecert_status mutant_rope2d_apply(const pecert_rope2d_apply_args *a, const mutant_rope2d_rule *rule);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
+/* Stores v at element (i, j) of a 2-D i64/i32 tensor. */
+void mutant_store_2d_int(const pecert_tensor *t, int64_t i, int64_t j, int64_t v);
 
 /* Defined by each mutant's file. */
 extern const mutant_def mutant;

@@ -359,6 +359,16 @@ void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v)
     }
 }
 
+void mutant_store_2d_int(const pecert_tensor *t, int64_t i, int64_t j, int64_t v)
+{
+    int64_t off = i * t->strides[0] + j * t->strides[1];
+    if (t->dtype == PECERT_DTYPE_I64) {
+        ((int64_t *)t->data)[off] = v;
+    } else {
+        ((int32_t *)t->data)[off] = (int32_t)v;
+    }
+}
+
 pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope)
 {
     if (a == NULL || a->out == NULL || a->num_heads < 1 || a->out->shape[0] != a->num_heads) {
