@@ -490,6 +490,36 @@ static void mrope_rows(pecert_sbuf *b, const pecert_bench_run *run)
     pecert_sbuf_puts(b, "</tbody></table>\n");
 }
 
+/* 2-D vision RoPE: the same q through rope2d_apply over an image's grid. */
+static void rope2d_rows(pecert_sbuf *b, const pecert_bench_run *run)
+{
+    static const char *const columns[] = {"impl",  "#T",      "q",           "frequencies, grid", "#threads", "placement, pairing",
+                                          "dtype", "#median", "#% of limit", "limit",             "#&#215; ref"};
+    pecert_sbuf_puts(b, "<h3 id=\"speed-rope2d\">2-D vision RoPE</h3>\n<p>A vision tower's rotary: half the pairs "
+                        "turned by each patch's row, half by its column, over an image so many patches wide.</p>\n");
+    table_start(b, "speed-rope2d-cases", columns, N_COLUMNS(columns));
+    for (size_t i = 0; i < run->n_rope2d; i++) {
+        const pecert_bench_case *c = &run->rope2d[i];
+        pecert_sbuf_puts(b, "<tr>");
+        td_text(b, c->impl);
+        td_int(b, c->tokens);
+        pecert_sbuf_printf(b, "<td>[T, %lld, %lld]</td><td>", (long long)c->heads, (long long)c->head_dim);
+        pecert_sbuf_escaped(b, c->frequencies, 0);
+        pecert_sbuf_printf(b, ", %lld wide</td>", (long long)c->grid_width);
+        td_int(b, c->threads);
+        pecert_sbuf_printf(b, "<td>%s, ", placement_text(c->placement));
+        pecert_sbuf_escaped(b, pairing_text(c->pairing), 0);
+        pecert_sbuf_puts(b, "</td>");
+        td_text(b, c->dtype);
+        td_time(b, c->time.median_s);
+        td_pct(b, pct_of(c->gbps, c->limit_gbps));
+        td_text(b, c->limit_probe);
+        td_times(b, c->speedup_vs_ref);
+        pecert_sbuf_puts(b, "</tr>\n");
+    }
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+}
+
 /* The baseline's median for the same table, or 0. */
 static double baseline_table(const pecert_bench_run *run, const pecert_bench_table *t)
 {
@@ -725,6 +755,9 @@ static void bench_run(pecert_sbuf *b, const pecert_bench_run *run)
     rope_other(b, run);
     if (run->n_mrope > 0) {
         mrope_rows(b, run);
+    }
+    if (run->n_rope2d > 0) {
+        rope2d_rows(b, run);
     }
     if (run->n_tables + run->n_accuracy > 0) {
         cos_sin_tables(b, run);

@@ -80,6 +80,8 @@ static const field_list time_list = LIST(time_fields);
 
 static const field case_fields[] = {CASE_FIELDS, REQUIRED(pecert_bench_case, rotary_dim, FIELD_INT)};
 static const field mrope_fields[] = {CASE_FIELDS, REQUIRED(pecert_bench_case, section, FIELD_INT3)};
+static const field rope2d_fields[] = {CASE_FIELDS, REQUIRED(pecert_bench_case, frequencies, FIELD_STRING),
+                                      REQUIRED(pecert_bench_case, grid_width, FIELD_INT)};
 
 static const field table_fields[] = {
     REQUIRED(pecert_bench_table, impl, FIELD_STRING),
@@ -169,6 +171,7 @@ typedef struct array_spec {
 static const array_spec run_arrays[] = {
     ARRAY(pecert_bench_run, cases, 0, case_fields, pecert_bench_case),
     ARRAY(pecert_bench_run, mrope, 1, mrope_fields, pecert_bench_case),
+    ARRAY(pecert_bench_run, rope2d, 1, rope2d_fields, pecert_bench_case),
     ARRAY(pecert_bench_run, tables, 0, table_fields, pecert_bench_table),
     ARRAY(pecert_bench_run, accuracy, 0, accuracy_fields, pecert_bench_accuracy),
     ARRAY(pecert_bench_run, machine_load, 0, machine_load_fields, pecert_bench_load),

@@ -28,7 +28,8 @@ typedef struct pecert_bench_time {
     int64_t calls_per_sample;    /* calls timed together in one sample    */
 } pecert_bench_time;
 
-/* One element of "cases" (rotary_dim set) or of "mrope" (section set). */
+/* One element of "cases" (rotary_dim set), of "mrope" (section set) or
+ * of "rope2d" (frequencies and grid_width set). */
 typedef struct pecert_bench_case {
     char impl[32];               /* "fast", "ref"                         */
     int64_t tokens;              /* T of q[T, heads, head_dim]            */
@@ -39,6 +40,8 @@ typedef struct pecert_bench_case {
     char placement[16];          /* "out_of_place" or "in_place"          */
     int64_t rotary_dim;          /* cases only; 0 in mrope                */
     int64_t section[3];          /* mrope only: t/h/w channel split       */
+    char frequencies[16];        /* rope2d only: "blocks", "alternate"    */
+    int64_t grid_width;          /* rope2d only: patches per image row    */
     char dtype[8];               /* "f32", "f16", "bf16"                  */
     double bytes;                /* size of q                             */
     pecert_bench_time time;
@@ -131,6 +134,8 @@ typedef struct pecert_bench_run {
     size_t n_cases;
     pecert_bench_case *mrope;    /* optional array                        */
     size_t n_mrope;
+    pecert_bench_case *rope2d;   /* optional array                        */
+    size_t n_rope2d;
     pecert_bench_table *tables;
     size_t n_tables;
     pecert_bench_accuracy *accuracy;

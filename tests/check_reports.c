@@ -908,6 +908,9 @@ static const char *const speed_figures[] = {
     /* M-RoPE, 4 ms: 33.554432 / 83.88608 = 40.0%, 12.5x. */
     "<td>16/24/24</td>" NUM("1") "<td>out of place, split-half</td><td>f32</td>" NUM("4.000" MS) NUM("40.0%")
         "<td>copy</td>" NUM("12.5" TIMES),
+    /* 2-D vision RoPE, 4 ms: 33.554432 / 41.94304 = 80.0%, 80x. */
+    "<td>blocks, 64 wide</td>" NUM("2") "<td>in place, split-half</td><td>f32</td>" NUM("4.000" MS) NUM("80.0%")
+        "<td>copy_nt</td>" NUM("80.0" TIMES),
     /* cos/sin table: 0.2 ms against ref's 20 ms = 100.0x; ref's own: a dash. */
     "<td>fast</td>" NUM("4096") NUM("64") NUM("1") NUM("200.00" US) NUM("100.0" TIMES),
     "<td>ref</td>" NUM("4096") NUM("64") NUM("1") NUM("20.000" MS) DASH,
@@ -1031,6 +1034,13 @@ START_TEST(speed_section_without_mrope_or_peers)
     ck_assert_int_ge(fd, 0);
     close(fd);
     write_bench_variant(path, BENCH_FIXTURE, "mrope", NULL);
+    char path2[] = "/tmp/pecert-bench-XXXXXX";
+    fd = mkstemp(path2);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_bench_variant(path2, path, "rope2d", NULL);
+    unlink(path);
+    memcpy(path, path2, sizeof(path));
     pecert_bench bench;
     char err[1024];
     memset(&bench, 0, sizeof(bench));
@@ -1038,6 +1048,7 @@ START_TEST(speed_section_without_mrope_or_peers)
     char *html = render_with_bench(&bench);
     ck_assert_ptr_nonnull(strstr(html, "id=\"speed-rope-f32\""));
     ck_assert_ptr_null(strstr(html, "M-RoPE"));
+    ck_assert_ptr_null(strstr(html, "speed-rope2d"));
     ck_assert_ptr_null(strstr(html, "Next to PyTorch"));
     free(html);
     pecert_bench_free(&bench);
@@ -1096,6 +1107,7 @@ static const struct bad_bench {
     {BENCH_FIXTURE, "machine", NULL, ": machine: missing"},
     {BENCH_FIXTURE, "targets.table_ms.met", "1", ": targets.table_ms.met: expected true or false, found a number"},
     {BENCH_FIXTURE, "mrope[0].section", "[16, 24]", ": mrope[0].section: expected an array of three whole numbers"},
+    {BENCH_FIXTURE, "rope2d[0].grid_width", NULL, ": rope2d[0].grid_width: missing"},
     {BENCH_FIXTURE, "alibi", "{}", ": alibi: expected an array, found an object"},
     {PEERS_FIXTURE, "summary[1].fast_over_torch", "\"1.25\"",
      ": summary[1].fast_over_torch: expected a finite number, found a string"},
