@@ -461,6 +461,41 @@ static void rope_other(pecert_sbuf *b, const pecert_bench_run *run)
 
 /* ---- M-RoPE, cos/sin table, ALiBi ---------------------------------------- */
 
+/* One row of the M-RoPE or 2-D RoPE table: the case's figures around the
+ * cell that says how its positions are split (variant_cell). */
+static void split_case_row(pecert_sbuf *b, const pecert_bench_case *c,
+                           void (*variant_cell)(pecert_sbuf *b, const pecert_bench_case *c))
+{
+    pecert_sbuf_puts(b, "<tr>");
+    td_text(b, c->impl);
+    td_int(b, c->tokens);
+    pecert_sbuf_printf(b, "<td>[T, %lld, %lld]</td>", (long long)c->heads, (long long)c->head_dim);
+    variant_cell(b, c);
+    td_int(b, c->threads);
+    pecert_sbuf_printf(b, "<td>%s, ", placement_text(c->placement));
+    pecert_sbuf_escaped(b, pairing_text(c->pairing), 0);
+    pecert_sbuf_puts(b, "</td>");
+    td_text(b, c->dtype);
+    td_time(b, c->time.median_s);
+    td_pct(b, pct_of(c->gbps, c->limit_gbps));
+    td_text(b, c->limit_probe);
+    td_times(b, c->speedup_vs_ref);
+    pecert_sbuf_puts(b, "</tr>\n");
+}
+
+static void section_cell(pecert_sbuf *b, const pecert_bench_case *c)
+{
+    pecert_sbuf_printf(b, "<td>%lld/%lld/%lld</td>", (long long)c->section[0], (long long)c->section[1],
+                       (long long)c->section[2]);
+}
+
+static void grid_cell(pecert_sbuf *b, const pecert_bench_case *c)
+{
+    pecert_sbuf_puts(b, "<td>");
+    pecert_sbuf_escaped(b, c->frequencies, 0);
+    pecert_sbuf_printf(b, ", %lld wide</td>", (long long)c->grid_width);
+}
+
 static void mrope_rows(pecert_sbuf *b, const pecert_bench_run *run)
 {
     static const char *const columns[] = {"impl",   "#T",      "q",           "section", "#threads", "placement, pairing",
@@ -469,23 +504,7 @@ static void mrope_rows(pecert_sbuf *b, const pecert_bench_run *run)
                         "temporal, height and width sections, each with its own position.</p>\n");
     table_start(b, "speed-mrope-cases", columns, N_COLUMNS(columns));
     for (size_t i = 0; i < run->n_mrope; i++) {
-        const pecert_bench_case *c = &run->mrope[i];
-        pecert_sbuf_puts(b, "<tr>");
-        td_text(b, c->impl);
-        td_int(b, c->tokens);
-        pecert_sbuf_printf(b, "<td>[T, %lld, %lld]</td><td>%lld/%lld/%lld</td>", (long long)c->heads,
-                           (long long)c->head_dim, (long long)c->section[0], (long long)c->section[1],
-                           (long long)c->section[2]);
-        td_int(b, c->threads);
-        pecert_sbuf_printf(b, "<td>%s, ", placement_text(c->placement));
-        pecert_sbuf_escaped(b, pairing_text(c->pairing), 0);
-        pecert_sbuf_puts(b, "</td>");
-        td_text(b, c->dtype);
-        td_time(b, c->time.median_s);
-        td_pct(b, pct_of(c->gbps, c->limit_gbps));
-        td_text(b, c->limit_probe);
-        td_times(b, c->speedup_vs_ref);
-        pecert_sbuf_puts(b, "</tr>\n");
+        split_case_row(b, &run->mrope[i], section_cell);
     }
     pecert_sbuf_puts(b, "</tbody></table>\n");
 }
@@ -499,23 +518,7 @@ static void rope2d_rows(pecert_sbuf *b, const pecert_bench_run *run)
                         "turned by each patch's row, half by its column, over an image so many patches wide.</p>\n");
     table_start(b, "speed-rope2d-cases", columns, N_COLUMNS(columns));
     for (size_t i = 0; i < run->n_rope2d; i++) {
-        const pecert_bench_case *c = &run->rope2d[i];
-        pecert_sbuf_puts(b, "<tr>");
-        td_text(b, c->impl);
-        td_int(b, c->tokens);
-        pecert_sbuf_printf(b, "<td>[T, %lld, %lld]</td><td>", (long long)c->heads, (long long)c->head_dim);
-        pecert_sbuf_escaped(b, c->frequencies, 0);
-        pecert_sbuf_printf(b, ", %lld wide</td>", (long long)c->grid_width);
-        td_int(b, c->threads);
-        pecert_sbuf_printf(b, "<td>%s, ", placement_text(c->placement));
-        pecert_sbuf_escaped(b, pairing_text(c->pairing), 0);
-        pecert_sbuf_puts(b, "</td>");
-        td_text(b, c->dtype);
-        td_time(b, c->time.median_s);
-        td_pct(b, pct_of(c->gbps, c->limit_gbps));
-        td_text(b, c->limit_probe);
-        td_times(b, c->speedup_vs_ref);
-        pecert_sbuf_puts(b, "</tr>\n");
+        split_case_row(b, &run->rope2d[i], grid_cell);
     }
     pecert_sbuf_puts(b, "</tbody></table>\n");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "fast_handle.h"
 #include "suites.h"
 
@@ -35,42 +36,16 @@ static void close_plugin(handle *h)
     pecert_plugin_close(&h->plugin);
 }
 
-static pecert_tensor i64_2d(int64_t *data, int64_t n1)
-{
-    pecert_tensor t;
-    memset(&t, 0, sizeof(t));
-    t.struct_size = sizeof(t);
-    t.dtype = PECERT_DTYPE_I64;
-    t.ndim = 2;
-    t.data = data;
-    t.shape[0] = 2;
-    t.shape[1] = n1;
-    t.strides[0] = n1;
-    t.strides[1] = 1;
-    return t;
-}
-
+/* Packed f32 [tokens, heads, dim] with channels chan_stride apart. */
 static pecert_tensor f32_3d(float *data, int64_t tokens, int64_t heads, int64_t dim, int64_t chan_stride)
 {
-    pecert_tensor t;
-    memset(&t, 0, sizeof(t));
-    t.struct_size = sizeof(t);
-    t.dtype = PECERT_DTYPE_F32;
-    t.ndim = 3;
-    t.data = data;
-    t.shape[0] = tokens;
-    t.shape[1] = heads;
-    t.shape[2] = dim;
-    t.strides[2] = chan_stride;
-    t.strides[1] = dim * chan_stride;
-    t.strides[0] = heads * dim * chan_stride;
-    return t;
+    return pecert_tensor_3d(data, tokens, heads, dim, heads * dim * chan_stride, dim * chan_stride, chan_stride);
 }
 
 static pecert_status run_index(const handle *h, int32_t scheme, int32_t merge, const int64_t *grid,
                                int64_t n_images, int64_t *out, int64_t tokens)
 {
-    pecert_tensor t = i64_2d(out, tokens);
+    pecert_tensor t = pecert_tensor_2d(out, PECERT_DTYPE_I64, 2, tokens);
     pecert_rope2d_index_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
