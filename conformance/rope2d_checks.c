@@ -415,8 +415,8 @@ static void run_norm(const pecert_check_env *env, pecert_check_result *r)
 
 /* Positions on one axis only: rows 1, 2, 7, 63 in column 0, then columns
  * 1, 2, 7, 63 in row 0. A patch in column 0 must leave the column axis'
- * channels bit for bit (angle 0: cos 1, sin 0), and the row axis' must
- * turn; likewise for row 0. */
+ * channels bit for bit (angle 0: cos 1, sin 0); likewise for row 0. How
+ * the other axis' channels turn is rope2d.apply.golden's to judge. */
 #define SEP_N 4
 #define SEP_HEADS 2
 
