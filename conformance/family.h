@@ -103,5 +103,9 @@ extern const pecert_check pecert_check_rope2d_index_golden;
 extern const pecert_check pecert_check_rope2d_apply_golden;
 extern const pecert_check pecert_check_rope2d_norm_preservation;
 extern const pecert_check pecert_check_rope2d_axis_separation;
+extern const pecert_check pecert_check_posinterp_golden;
+extern const pecert_check pecert_check_posinterp_native_identity;
+extern const pecert_check pecert_check_posinterp_constant;
+extern const pecert_check pecert_check_posinterp_mirror_symmetry;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -47,6 +47,10 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_rope2d_apply_golden,
     &pecert_check_rope2d_norm_preservation,
     &pecert_check_rope2d_axis_separation,
+    &pecert_check_posinterp_golden,
+    &pecert_check_posinterp_native_identity,
+    &pecert_check_posinterp_constant,
+    &pecert_check_posinterp_mirror_symmetry,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

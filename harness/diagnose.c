@@ -444,6 +444,57 @@ static void diagnose_rope2d_apply(pecert_run_results *run)
     }
 }
 
+/* A resized position grid: the convention whose replay reproduces the
+ * plugin's output (posinterp_checks.c), else what the properties show.
+ * antialias:added comes after the cubic coefficient: an upsampling
+ * antialias window is Keys' a = -0.5 kernel away from the borders. */
+static void diagnose_posinterp(pecert_run_results *run)
+{
+    const char *g = "posinterp.golden";
+    if (has(run, g, "posinterp_align_corners:true")) {
+        add(run, "posinterp_align_corners", "posinterp.golden: the outputs match align_corners=True",
+            "position grid resized corners to corners (align_corners=True) where the model uses half-pixel centres");
+    } else if (has(run, g, "posinterp_align_corners:false")) {
+        add(run, "posinterp_align_corners", "posinterp.golden: the outputs match align_corners=False",
+            "position grid resized with half-pixel centres (align_corners=False) where the model samples corners to "
+            "corners (Qwen3-VL's torch.linspace(0, side - 1, n))");
+    } else if (has(run, g, "posinterp_antialias:dropped")) {
+        add(run, "posinterp_antialias", "posinterp.golden: the outputs match the resize without antialias",
+            "position grid resized without the antialias filter the model asks for (F.interpolate(..., "
+            "antialias=True): SigLIP 2, DINOv2 with registers); wrong wherever the grid shrinks");
+    } else if (has(run, g, "posinterp_mode:bicubic")) {
+        add(run, "posinterp_mode", "posinterp.golden: the outputs match a bicubic resize",
+            "position grid resized bicubically where the model interpolates bilinearly (SigLIP 2, Qwen3-VL)");
+    } else if (has(run, g, "posinterp_mode:bilinear")) {
+        add(run, "posinterp_mode", "posinterp.golden: the outputs match a bilinear resize",
+            "position grid resized bilinearly where the model interpolates bicubically (ViT, DeiT, CLIP, DINOv2)");
+    } else if (has(run, g, "posinterp_scale_form:size")) {
+        add(run, "posinterp_scale_form", "posinterp.golden: the outputs match the size form",
+            "position grid resized to a size where the model passes DINOv2's scale_factor (n + 0.1) / M, whose "
+            "coordinates PyTorch maps by 1 / scale");
+    } else if (has(run, g, "posinterp_scale_form:offset")) {
+        add(run, "posinterp_scale_form", "posinterp.golden: the outputs match DINOv2's scale_factor form",
+            "position grid resized with DINOv2's scale_factor (n + 0.1) / M where the model passes the output size");
+    } else if (has(run, g, "posinterp_cubic_coefficient")) {
+        add(run, "posinterp_cubic_coefficient", "posinterp.golden: the outputs match bicubic with a = -0.5",
+            "bicubic kernel with Keys' a = -0.5 where PyTorch's mode=\"bicubic\" uses A = -0.75");
+    } else if (has(run, g, "posinterp_antialias:added")) {
+        add(run, "posinterp_antialias", "posinterp.golden: the outputs match the resize with antialias",
+            "position grid resized with the antialias filter where the model uses the plain taps");
+    } else if (has(run, g, "posinterp_order:row_major")) {
+        add(run, "posinterp_order", "posinterp.golden: the outputs match the grid in row-major order",
+            "resized grid written row by row where Qwen3-VL orders it by spatial-merge window");
+    } else if (failed(run, "posinterp.constant")) {
+        add(run, "posinterp_weights", "posinterp.constant: a constant grid does not stay constant",
+            "interpolation weights that do not sum to one (lost, truncated or not normalised), at the borders or "
+            "everywhere");
+    } else if (failed(run, g) || failed(run, "posinterp.native_identity") || failed(run, "posinterp.mirror_symmetry")) {
+        add(run, "posinterp_values", "posinterp.golden or its properties fail",
+            "position grid resized in a way no single convention change explains: read the details of "
+            "posinterp.golden");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -609,6 +660,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_mrope_layout(run);
     diagnose_rope2d_index(run);
     diagnose_rope2d_apply(run);
+    diagnose_posinterp(run);
     diagnose_families(run);
     diagnose_declines(run);
     drop_explained_leads(run);

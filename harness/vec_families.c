@@ -1,10 +1,12 @@
 /*
  * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
- * Shaw, Transformer-XL, M-RoPE and the 2-D RoPE of vision towers. Each row gives the typed keys of its
+ * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers and the
+ * resizing of learned position grids. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
+#include <math.h>
 #include <stdint.h>
 
 #include "vec_internal.h"
@@ -30,6 +32,7 @@ static const char *const learned_conventions[] = {"plain", "padding_offset", NUL
 static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_major_cls", NULL};
 static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
 static const char *const pairings[] = {"split_half", "interleaved", NULL};
+static const char *const posinterp_modes[] = {"bicubic", "bilinear", NULL};
 
 /* ---- checks spanning keys ---------------------------------------------- */
 
@@ -143,6 +146,46 @@ static int rope2d_apply_validate(const vec_ctx *ctx, const char *loc, const pece
     return 0;
 }
 
+/* One scale_factor axis: >= 0, and when > 0 bicubic without align_corners
+ * and sized floor(n_in * scale) (plugin.h, pecert_posinterp_args). */
+static int posinterp_scale_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t,
+                                    const char *key, const char *in_key, const char *out_key)
+{
+    double scale = pecert_vtest_number(t, key, 0.0);
+    int64_t n_in = pecert_vtest_int(t, in_key, 0);
+    int64_t n_out = pecert_vtest_int(t, out_key, 0);
+
+    if (scale < 0.0) {
+        return pecert__vec_fail(ctx, loc, key, "%g must be >= 0 (0: the size form)", scale);
+    }
+    if (scale > 0.0 && (pecert_vtest_int(t, "mode", 0) != PECERT_POSINTERP_BICUBIC ||
+                        pecert_vtest_int(t, "align_corners", 0))) {
+        return pecert__vec_fail(ctx, loc, key, "%g: the scale_factor form is bicubic without align_corners",
+                                scale);
+    }
+    if (scale > 0.0 && floor((double)n_in * scale) != (double)n_out) {
+        return pecert__vec_fail(ctx, loc, key, "%.17g: floor(%s %lld * scale) is not %s %lld", scale, in_key,
+                                (long long)n_in, out_key, (long long)n_out);
+    }
+    return 0;
+}
+
+static int posinterp_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t m = pecert_vtest_int(t, "merge_size", 1);
+
+    if (pecert_vtest_int(t, "out_h", 0) % m != 0 || pecert_vtest_int(t, "out_w", 0) % m != 0) {
+        return pecert__vec_fail(ctx, loc, "merge_size", "%lld does not divide out_h and out_w", (long long)m);
+    }
+    if (pecert_vtest_int(t, "align_corners", 0) && pecert_vtest_int(t, "antialias", 0)) {
+        return pecert__vec_fail(ctx, loc, "antialias", "not defined with align_corners");
+    }
+    if (posinterp_scale_validate(ctx, loc, t, "scale_h", "grid_h", "out_h") != 0) {
+        return -1;
+    }
+    return posinterp_scale_validate(ctx, loc, t, "scale_w", "grid_w", "out_w");
+}
+
 /* ---- derived extents ---------------------------------------------------- */
 
 static int64_t sincos2d_rows(const pecert_vtest *t, int k)
@@ -150,6 +193,13 @@ static int64_t sincos2d_rows(const pecert_vtest *t, int k)
     (void)k;
     return pecert_vtest_int(t, "cls_token", 0) +
            pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
+}
+
+/* posinterp.resize: the table's rows (k = 0) and the output's (k = 1). */
+static int64_t posinterp_rows(const pecert_vtest *t, int k)
+{
+    return pecert_vtest_int(t, "prefix_tokens", 0) + (k == 0 ? pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0)
+                                                             : pecert_vtest_int(t, "out_h", 0) * pecert_vtest_int(t, "out_w", 0));
 }
 
 static int64_t swin_tokens(const pecert_vtest *t, int k)
@@ -243,6 +293,20 @@ static const vec_vkey rope2d_apply_keys[] = {
     CFG_NUM("theta", 2),
     PAR_ENUM("pairing", pairings),
 };
+/* Grids up to 4096 per side and 64 prefix rows: ref's limits. */
+static const vec_vkey posinterp_keys[] = {
+    CFG_ENUM("mode", posinterp_modes),
+    CFG_BOOL("align_corners"),
+    CFG_BOOL("antialias"),
+    CFG_INT("prefix_tokens", 0, 64),
+    CFG_INT("merge_size", 1, 64),
+    CFG_INT("grid_h", 1, 4096),
+    CFG_INT("grid_w", 1, 4096),
+    CFG_INT("out_h", 1, 4096),
+    CFG_INT("out_w", 1, 4096),
+    CFG_NUM("scale_h", 0),
+    CFG_NUM("scale_w", 0),
+};
 
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
 #define ANY_FLOAT PECERT_DTYPE_INVALID
@@ -312,6 +376,10 @@ const vec_op pecert__vec_family_ops[] = {
                 {"x", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_KEY(2)}}},
      .n_inputs = 2,
      .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_KEY(2)}}}, .n_outputs = 1},
+    {.name = "posinterp.resize", KEYS(posinterp_keys), .validate = posinterp_validate, .derive = posinterp_rows,
+     .var_names = {"D"},
+     .inputs = {{"table", F32, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_inputs = 1,
+     .outputs = {{"out", F32, 2, {DIM_DERIVED(1), DIM_VAR(0)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

@@ -223,5 +223,19 @@ _Static_assert(offsetof(pecert_rope2d_index_args, out_positions) == 32, "ABI 1.6
 _Static_assert(offsetof(pecert_rope2d_index_args, reserved) == 40, "ABI 1.6 layout: pecert_rope2d_index_args.reserved");
 _Static_assert(offsetof(pecert_plugin, rope2d_index) == 248, "ABI 1.6 layout: pecert_plugin.rope2d_index");
 _Static_assert(offsetof(pecert_plugin, rope2d_apply) == 256, "ABI 1.6 layout: pecert_plugin.rope2d_apply");
-_Static_assert(sizeof(pecert_plugin) == 264, "ABI 1.6 layout: sizeof pecert_plugin");
+/* ABI 1.7: position-embedding interpolation. */
+_Static_assert(sizeof(pecert_posinterp_args) == 120, "ABI 1.7 layout: sizeof pecert_posinterp_args");
+_Static_assert(offsetof(pecert_posinterp_args, mode) == 4, "ABI 1.7 layout: pecert_posinterp_args.mode");
+_Static_assert(offsetof(pecert_posinterp_args, align_corners) == 8, "ABI 1.7 layout: pecert_posinterp_args.align_corners");
+_Static_assert(offsetof(pecert_posinterp_args, antialias) == 12, "ABI 1.7 layout: pecert_posinterp_args.antialias");
+_Static_assert(offsetof(pecert_posinterp_args, prefix_tokens) == 16, "ABI 1.7 layout: pecert_posinterp_args.prefix_tokens");
+_Static_assert(offsetof(pecert_posinterp_args, merge_size) == 20, "ABI 1.7 layout: pecert_posinterp_args.merge_size");
+_Static_assert(offsetof(pecert_posinterp_args, grid_h) == 24, "ABI 1.7 layout: pecert_posinterp_args.grid_h");
+_Static_assert(offsetof(pecert_posinterp_args, out_w) == 48, "ABI 1.7 layout: pecert_posinterp_args.out_w");
+_Static_assert(offsetof(pecert_posinterp_args, scale_h) == 56, "ABI 1.7 layout: pecert_posinterp_args.scale_h");
+_Static_assert(offsetof(pecert_posinterp_args, table) == 72, "ABI 1.7 layout: pecert_posinterp_args.table");
+_Static_assert(offsetof(pecert_posinterp_args, out) == 80, "ABI 1.7 layout: pecert_posinterp_args.out");
+_Static_assert(offsetof(pecert_posinterp_args, reserved) == 88, "ABI 1.7 layout: pecert_posinterp_args.reserved");
+_Static_assert(offsetof(pecert_plugin, pos_interpolate) == 264, "ABI 1.7 layout: pecert_plugin.pos_interpolate");
+_Static_assert(sizeof(pecert_plugin) == 272, "ABI 1.7 layout: sizeof pecert_plugin");
 #endif

@@ -8,7 +8,9 @@
  * scope: the largest position, whole heads only, the data types; from 1.4 the
  * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE;
  * from 1.5 the scale of a session's ALiBi term, Falcon's; from 1.6 the 2-D
- * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4) so that the pecert
+ * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4; from 1.7 the resizing
+ * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL) so
+ * that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -56,7 +58,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 6
+#define PECERT_ABI_MINOR 7
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -320,7 +322,8 @@ typedef struct pecert_session_append_args {
  * for F32 and I64. Inputs are read-only and never written.
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
- * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1").
+ * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
+ * 1.7 "pecert.posinterp/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -644,6 +647,58 @@ typedef struct pecert_rope2d_index_args {
 } pecert_rope2d_index_args;
 
 /* ------------------------------------------------------------------------
+ * Position-embedding interpolation (ABI 1.7, capability
+ * "pecert.posinterp/1"): a learned table of prefix rows (class token,
+ * DeiT's distillation token; copied as they are) and a grid_h x grid_w
+ * grid of patch rows (row-major), resized to out_h x out_w as PyTorch's
+ * nn.functional.interpolate does it on the CPU, one axis after the other:
+ *   BICUBIC   mode="bicubic": four taps of the cubic convolution kernel
+ *             with A = -0.75, source indices clamped to the grid
+ *             (ViTEmbeddings.interpolate_pos_encoding, DeiT, CLIP, DINOv2);
+ *   BILINEAR  mode="bilinear": two taps, the source coordinate clamped at
+ *             0 (Siglip2 resize_positional_embeddings; Qwen3-VL's
+ *             fast_pos_embed_interpolate is BILINEAR with align_corners:
+ *             torch.linspace(0, side - 1, n) is that coordinate).
+ * Per axis with n_in -> n_out, output index i reads source coordinate
+ *   align_corners  i * (n_in - 1) / (n_out - 1)   (0 when n_out == 1)
+ *   otherwise      (i + 0.5) * s - 0.5, s = n_in / n_out (the size form),
+ *                  or s = 1 / scale when that axis' scale is > 0 (the
+ *                  scale_factor form: DINOv2's scale (n_out + 0.1) / n_in,
+ *                  whose grid is then not the identity even at n_out ==
+ *                  n_in; n_out must be floor(n_in * scale)).
+ * antialias (PyTorch's antialias=True, not with align_corners): the taps
+ * are every source index within the kernel's support around the centre
+ * (i + 0.5) * s, the support widened by s when s > 1 (downsampling), the
+ * cubic kernel with A = -0.5 (bilinear: the triangle), the weights
+ * normalised to sum to one (DINOv2 with registers, Siglip2).
+ * merge_size m > 1 writes the grid in Qwen3-VL's order: m x m windows
+ * row-major, the patches row-major inside each (m divides out_h, out_w).
+ * The scale_factor form is bicubic only: PyTorch's CPU bilinear copies an
+ * axis whose size does not change whatever the scale, a quirk no released
+ * model depends on.
+ * ---------------------------------------------------------------------- */
+typedef int32_t pecert_posinterp_mode;
+enum {
+    PECERT_POSINTERP_BICUBIC = 0,
+    PECERT_POSINTERP_BILINEAR = 1
+};
+
+typedef struct pecert_posinterp_args {
+    uint32_t struct_size;              /* sizeof(pecert_posinterp_args)   */
+    pecert_posinterp_mode mode;        /* PECERT_POSINTERP_*              */
+    int32_t align_corners;             /* 1 = corners to corners          */
+    int32_t antialias;                 /* 1 = PyTorch's antialias filter  */
+    int32_t prefix_tokens;             /* rows before the grid, copied    */
+    int32_t merge_size;                /* 1 = row-major; m = m x m windows */
+    int64_t grid_h, grid_w;            /* the table's grid                */
+    int64_t out_h, out_w;              /* the grid wanted                 */
+    double scale_h, scale_w;           /* 0 = size form; > 0 = scale_factor */
+    const pecert_tensor *table;        /* [prefix + grid_h * grid_w, D] f32 */
+    pecert_tensor *out;                /* [prefix + out_h * out_w, D] f32 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_posinterp_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -796,6 +851,11 @@ typedef struct pecert_plugin {
     pecert_status (*rope2d_index)(void *instance, const pecert_rope2d_index_args *args);
     /* rope2d_apply: the 2-D rotation. [after create] */
     pecert_status (*rope2d_apply)(void *instance, const pecert_rope2d_apply_args *args);
+
+    /* ---- ABI 1.7: position-embedding interpolation --------------------- */
+
+    /* pos_interpolate: a learned grid resized (see the struct). [after create] */
+    pecert_status (*pos_interpolate)(void *instance, const pecert_posinterp_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

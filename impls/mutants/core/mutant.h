@@ -92,6 +92,19 @@ typedef struct mutant_rope2d_rule {
 } mutant_rope2d_rule;
 pecert_status mutant_rope2d_apply(const pecert_rope2d_apply_args *a, const mutant_rope2d_rule *rule);
 
+/* The resize of a learned position grid (plugin.h, pos_interpolate) in
+ * the base's precision, with the conventions a rule breaks
+ * (core/posinterp.c). All zero = right. */
+typedef struct mutant_posinterp_rule {
+    int half_pixel;        /* align_corners ignored: (i + 0.5) s - 0.5     */
+    int no_antialias;      /* antialias ignored: the plain taps            */
+    int keys_cubic;        /* bicubic with a = -0.5 instead of A = -0.75   */
+    int bicubic_always;    /* bilinear asked, bicubic done                 */
+    int ignore_scale;      /* the scale_factor form taken as the size form */
+    int weights_truncated; /* weights cast to an integer type              */
+} mutant_posinterp_rule;
+pecert_status mutant_posinterp(const pecert_posinterp_args *a, const mutant_posinterp_rule *rule);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 /* Stores v at element (i, j) of a 2-D i64/i32 tensor. */

@@ -1,0 +1,324 @@
+/*
+ * posinterp.c - pos_interpolate, the resizing of a learned position grid
+ * (plugin.h, pecert_posinterp_args).
+ *
+ * Each axis' taps are planned once per call: for every output index a
+ * fixed number of (source index, float weight) pairs, the weights
+ * computed in double from plugin.h's coordinate and kernels and rounded
+ * once. An output cell is then a weighted sum of whole table rows: the
+ * row pass accumulates the column taps of each tap row into a float
+ * scratch row and adds it in with the row weight, both as contiguous
+ * `omp simd` loops over the D channels, so the work is D-wide vectors
+ * whatever the grid. Cells are split over threads by output row; each
+ * cell's arithmetic is the same whatever the split.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../family.h"
+
+#define MAX_GRID 4096
+#define MAX_PREFIX 64
+
+typedef struct taps {
+    int64_t width;  /* taps per output index */
+    int64_t *index; /* [n_out * width]       */
+    float *weight;  /* [n_out * width]       */
+} taps;
+
+typedef struct plan {
+    const pecert_posinterp_args *a;
+    taps ty;
+    taps tx;
+    float *rows; /* per thread: an accumulator and a row of D floats each */
+    size_t row_floats;
+} plan;
+
+/* ---- argument checks -------------------------------------------------------- */
+
+static pecert_status check_scale(const pecert__fast_call *call, const pecert_posinterp_args *a, const char *name,
+                                 double scale, int64_t n_in, int64_t n_out)
+{
+    if (!(isfinite(scale) && scale >= 0.0)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s=%g must be finite and >= 0", name, scale);
+    }
+    if (scale > 0.0 && (a->mode != PECERT_POSINTERP_BICUBIC || a->align_corners)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "%s=%g: the scale_factor form is bicubic without align_corners",
+                                 name, scale);
+    }
+    if (scale > 0.0 && floor((double)n_in * scale) != (double)n_out) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "%s=%.17g: floor(%" PRId64 " * scale) is not the output extent %" PRId64, name, scale,
+                                 n_in, n_out);
+    }
+    return PECERT_OK;
+}
+
+static pecert_status check_shape_args(const pecert__fast_call *call, const pecert_posinterp_args *a)
+{
+    const int64_t ext[4] = {a->grid_h, a->grid_w, a->out_h, a->out_w};
+    static const char *const names[4] = {"grid_h", "grid_w", "out_h", "out_w"};
+
+    for (int k = 0; k < 4; k++) {
+        if (ext[k] < 1 || ext[k] > MAX_GRID) {
+            return pecert__fast_fail(call, PECERT_E_INVAL, "%s=%" PRId64 " must be in 1..%d", names[k], ext[k],
+                                     MAX_GRID);
+        }
+    }
+    if (a->merge_size < 1 || a->merge_size > MAX_GRID || a->out_h % a->merge_size != 0 ||
+        a->out_w % a->merge_size != 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "merge_size=%" PRId32 " must be >= 1 and divide out_h=%" PRId64 " and out_w=%" PRId64,
+                                 a->merge_size, a->out_h, a->out_w);
+    }
+    pecert_status status = check_scale(call, a, "scale_h", a->scale_h, a->grid_h, a->out_h);
+    return status == PECERT_OK ? check_scale(call, a, "scale_w", a->scale_w, a->grid_w, a->out_w) : status;
+}
+
+static pecert_status check_args(const pecert__fast_call *call, const pecert_posinterp_args *a)
+{
+    pecert_status status = pecert__fast_fam_check_reserved(call, "args", a->reserved, 4);
+
+    if (status != PECERT_OK) {
+        return status;
+    }
+    if (a->mode != PECERT_POSINTERP_BICUBIC && a->mode != PECERT_POSINTERP_BILINEAR) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "mode=%" PRId32 " is not 0 or 1", a->mode);
+    }
+    if ((a->align_corners != 0 && a->align_corners != 1) || (a->antialias != 0 && a->antialias != 1) ||
+        (a->align_corners && a->antialias)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "align_corners=%" PRId32 ", antialias=%" PRId32 ": each 0 or 1, not both 1",
+                                 a->align_corners, a->antialias);
+    }
+    if (a->prefix_tokens < 0 || a->prefix_tokens > MAX_PREFIX) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "prefix_tokens=%" PRId32 " must be in 0..%d", a->prefix_tokens,
+                                 MAX_PREFIX);
+    }
+    status = check_shape_args(call, a);
+    if (status == PECERT_OK) {
+        status = pecert__fast_fam_check_view(call, "table", a->table, 2, NULL, PECERT__FAM_F32, 0);
+    }
+    if (status == PECERT_OK && (a->table->shape[0] != a->prefix_tokens + a->grid_h * a->grid_w ||
+                                a->table->shape[1] < 1)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "table.shape=[%" PRId64 ", %" PRId64 "] must be [prefix_tokens + grid_h * grid_w = %"
+                                 PRId64 ", D >= 1]",
+                                 a->table->shape[0], a->table->shape[1], a->prefix_tokens + a->grid_h * a->grid_w);
+    }
+    if (status == PECERT_OK) {
+        int64_t shape[2] = {a->prefix_tokens + a->out_h * a->out_w, a->table->shape[1]};
+        status = pecert__fast_fam_check_view(call, "out", a->out, 2, shape, PECERT__FAM_F32, 1);
+    }
+    if (status == PECERT_OK && pecert__fast_views_overlap(a->table, a->out)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "out overlaps table");
+    }
+    return status;
+}
+
+/* ---- the taps ----------------------------------------------------------------- */
+
+static double cubic(double x, double A)
+{
+    x = fabs(x);
+    return x < 1.0 ? ((A + 2.0) * x - (A + 3.0)) * x * x + 1.0
+                   : (x < 2.0 ? ((A * x - 5.0 * A) * x + 8.0 * A) * x - 4.0 * A : 0.0);
+}
+
+static double kernel(const pecert_posinterp_args *a, double x)
+{
+    return a->mode == PECERT_POSINTERP_BICUBIC ? cubic(x, -0.5) : (fabs(x) < 1.0 ? 1.0 - fabs(x) : 0.0);
+}
+
+/* Output i's taps without antialias: four clamped cubic ones, or two
+ * linear ones from the coordinate clamped at 0. */
+static void plain_taps(const pecert_posinterp_args *a, double step, int64_t n_in, int64_t i, int64_t *index,
+                       float *weight)
+{
+    double x = a->align_corners ? step * (double)i : step * ((double)i + 0.5) - 0.5;
+
+    if (a->mode == PECERT_POSINTERP_BICUBIC) {
+        double f = floor(x);
+        for (int k = 0; k < 4; k++) {
+            int64_t j = (int64_t)f - 1 + k;
+            index[k] = j < 0 ? 0 : (j >= n_in ? n_in - 1 : j);
+            weight[k] = (float)cubic(x - (f - 1.0 + k), -0.75);
+        }
+        return;
+    }
+    x = x < 0.0 ? 0.0 : x;
+    int64_t i0 = (int64_t)x;
+    double l1 = x - (double)i0;
+    index[0] = i0;
+    index[1] = i0 < n_in - 1 ? i0 + 1 : i0;
+    weight[0] = (float)(1.0 - l1);
+    weight[1] = (float)l1;
+}
+
+/* Antialias: the window around (i + 0.5) * step, normalised in double. */
+static void antialias_taps(const pecert_posinterp_args *a, double step, double support, int64_t n_in, int64_t i,
+                           int64_t width, int64_t *index, float *weight)
+{
+    double center = step * ((double)i + 0.5);
+    double inv = step >= 1.0 ? 1.0 / step : 1.0;
+    int64_t lo = (int64_t)(center - support + 0.5);
+    int64_t hi = (int64_t)(center + support + 0.5);
+    double total = 0.0;
+
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n_in ? n_in : hi;
+    /* Two passes (the sum, then each weight over it), both in double. */
+    for (int64_t j = lo; j < hi; j++) {
+        total += kernel(a, ((double)j - center + 0.5) * inv);
+    }
+    for (int64_t k = 0; k < width; k++) {
+        double w = lo + k < hi ? kernel(a, ((double)(lo + k) - center + 0.5) * inv) : 0.0;
+        index[k] = lo + k < hi ? lo + k : lo;
+        weight[k] = (float)(total != 0.0 ? w / total : w);
+    }
+}
+
+static int plan_axis(const pecert_posinterp_args *a, int64_t n_in, int64_t n_out, double scale, taps *t)
+{
+    double step = a->align_corners ? (n_out > 1 ? (double)(n_in - 1) / (double)(n_out - 1) : 0.0)
+                                   : (scale > 0.0 ? 1.0 / scale : (double)n_in / (double)n_out);
+    double half = a->mode == PECERT_POSINTERP_BICUBIC ? 2.0 : 1.0;
+    double support = a->antialias && step >= 1.0 ? half * step : half;
+
+    t->width = a->antialias ? (int64_t)ceil(2.0 * support) + 1 : (int64_t)(2.0 * half);
+    t->index = malloc((size_t)(n_out * t->width) * sizeof(int64_t));
+    t->weight = malloc((size_t)(n_out * t->width) * sizeof(float));
+    if (t->index == NULL || t->weight == NULL) {
+        return 0;
+    }
+    for (int64_t i = 0; i < n_out; i++) {
+        if (a->antialias) {
+            antialias_taps(a, step, support, n_in, i, t->width, t->index + i * t->width, t->weight + i * t->width);
+        } else {
+            plain_taps(a, step, n_in, i, t->index + i * t->width, t->weight + i * t->width);
+        }
+    }
+    return 1;
+}
+
+/* ---- the resize ---------------------------------------------------------------- */
+
+static const float *table_row(const pecert_posinterp_args *a, int64_t row)
+{
+    return (const float *)a->table->data + row * a->table->strides[0];
+}
+
+/* One output cell: sum over row taps p of w_p * (sum over column taps q
+ * of w_q * table[p, q]), in float, into acc (D floats). */
+static void cell(const plan *pl, int64_t y, int64_t x, float *acc, float *across)
+{
+    const pecert_posinterp_args *a = pl->a;
+    int64_t dim = a->table->shape[1];
+    int64_t sd = a->table->strides[1];
+
+    memset(acc, 0, (size_t)dim * sizeof(float));
+    for (int64_t p = 0; p < pl->ty.width; p++) {
+        float wy = pl->ty.weight[y * pl->ty.width + p];
+        if (wy == 0.0f) {
+            continue;
+        }
+        int64_t base = a->prefix_tokens + pl->ty.index[y * pl->ty.width + p] * a->grid_w;
+        memset(across, 0, (size_t)dim * sizeof(float));
+        for (int64_t q = 0; q < pl->tx.width; q++) {
+            float wx = pl->tx.weight[x * pl->tx.width + q];
+            const float *src = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
+            if (sd == 1) {
+#pragma omp simd
+                for (int64_t d = 0; d < dim; d++) {
+                    across[d] += wx * src[d];
+                }
+            } else {
+                for (int64_t d = 0; d < dim; d++) {
+                    across[d] += wx * src[d * sd];
+                }
+            }
+        }
+#pragma omp simd
+        for (int64_t d = 0; d < dim; d++) {
+            acc[d] += wy * across[d];
+        }
+    }
+}
+
+static void store_row(const pecert_posinterp_args *a, int64_t row, const float *v)
+{
+    float *dst = (float *)a->out->data + row * a->out->strides[0];
+    int64_t sd = a->out->strides[1];
+
+    for (int64_t d = 0; d < a->table->shape[1]; d++) {
+        dst[d * sd] = v[d];
+    }
+}
+
+static void resize_share(void *context, int ith, int nth)
+{
+    const plan *pl = context;
+    const pecert_posinterp_args *a = pl->a;
+    float *acc = pl->rows + (size_t)ith * pl->row_floats;
+    float *across = acc + pl->row_floats / 2;
+    int64_t m = a->merge_size;
+    int64_t first;
+    int64_t end;
+
+    pecert__fast_share(a->out_h, ith, nth, &first, &end);
+    for (int64_t y = first; y < end; y++) {
+        for (int64_t x = 0; x < a->out_w; x++) {
+            cell(pl, y, x, acc, across);
+            store_row(a, a->prefix_tokens + ((y / m) * (a->out_w / m) + x / m) * m * m + (y % m) * m + x % m, acc);
+        }
+    }
+}
+
+static void free_plan(plan *pl)
+{
+    free(pl->ty.index);
+    free(pl->ty.weight);
+    free(pl->tx.index);
+    free(pl->tx.weight);
+}
+
+pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinterp_args *args)
+{
+    pecert__fast_call call;
+    pecert_status status;
+    plan pl;
+
+    if (pecert__fast_begin_call(&call, instance, "pos_interpolate") != PECERT_OK) {
+        return PECERT_E_INVAL;
+    }
+    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    if (status == PECERT_OK) {
+        status = check_args(&call, args);
+    }
+    if (status != PECERT_OK) {
+        return status;
+    }
+    memset(&pl, 0, sizeof(pl));
+    pl.a = args;
+    int64_t dim = args->table->shape[1];
+    size_t bytes = (size_t)(args->prefix_tokens + args->out_h * args->out_w) * (size_t)dim * sizeof(float);
+    int threads = pecert__fast_threads(&call, bytes, args->out_h);
+    pl.row_floats = 2 * (((size_t)dim + 15) / 16 * 16);
+    pl.rows = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
+    if (pl.rows == NULL || !plan_axis(args, args->grid_h, args->out_h, args->scale_h, &pl.ty) ||
+        !plan_axis(args, args->grid_w, args->out_w, args->scale_w, &pl.tx)) {
+        free_plan(&pl);
+        return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
+    }
+    for (int64_t r = 0; r < args->prefix_tokens; r++) {
+        float *dst = (float *)args->out->data + r * args->out->strides[0];
+        for (int64_t d = 0; d < dim; d++) {
+            dst[d * args->out->strides[1]] = table_row(args, r)[d * args->table->strides[1]];
+        }
+    }
+    pecert__fast_run(threads, resize_share, &pl);
+    free_plan(&pl);
+    return PECERT_OK;
+}
