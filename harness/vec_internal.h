@@ -33,8 +33,8 @@
 #define VEC_MAX_OP_TENSORS 6
 #define VEC_MAX_OP_INPUTS 4
 #define VEC_MAX_OP_OUTPUTS 2
-/* The most generic config + params keys an op has. */
-#define VEC_MAX_OP_KEYS 8
+/* The most generic config + params keys an op has (posinterp.resize: 11). */
+#define VEC_MAX_OP_KEYS 12
 
 /* Where a failure is reported: one line "path: field: problem". */
 typedef struct vec_ctx {

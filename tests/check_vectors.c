@@ -1072,7 +1072,7 @@ END_TEST
  * its vector count, every file with its provenance. */
 START_TEST(core_list_families)
 {
-    static const char *const families[] = {"alibi", "learned", "mrope", "rope", "rope2d", "shaw",
+    static const char *const families[] = {"alibi", "learned", "mrope", "posinterp", "rope", "rope2d", "shaw",
                                            "sinusoidal", "sincos2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];

@@ -17,6 +17,7 @@ Suite *make_sinusoidal_suite(void);
 Suite *make_fast_suite(void);
 Suite *make_fast_mrope_suite(void);
 Suite *make_rope2d_suite(void);
+Suite *make_posinterp_suite(void);
 Suite *make_fast_alibi_suite(void);
 Suite *make_reports_suite(void);
 Suite *make_certify_suite(void);

@@ -175,6 +175,14 @@ FAMILY_OPS = {
          "head_dim": ("int", 4, 1 << 16), "theta": ("num", 2)},
         {"pairing": ("enum", ("split_half", "interleaved"))},
         {"positions", "x"}, {"out"}, _rope2d_apply_shapes),
+    "posinterp.resize": (
+        {"mode": ("enum", ("bicubic", "bilinear")), "align_corners": ("bool",), "antialias": ("bool",),
+         "prefix_tokens": ("int", 0, 64), "merge_size": ("int", 1, 64),
+         "grid_h": ("int", 1, 4096), "grid_w": ("int", 1, 4096), "out_h": ("int", 1, 4096),
+         "out_w": ("int", 1, 4096), "scale_h": ("num", 0), "scale_w": ("num", 0)}, {},
+        {"table"}, {"out"},
+        lambda c, p, a: {"table": (("f32",), [c["prefix_tokens"] + c["grid_h"] * c["grid_w"], _dims(a, "table", 1)]),
+                         "out": (("f32",), [c["prefix_tokens"] + c["out_h"] * c["out_w"], _dims(a, "table", 1)])}),
 }
 
 
@@ -419,6 +427,28 @@ def check_family_shapes(p, field, op, config, params, arrays, shapes):
             p.add(f"{field}.{name}", f"shape {list(arr.shape)} must be {shape}")
 
 
+def check_posinterp_semantics(p, field, c, arrays):
+    """plugin.h's pecert_posinterp_args rules, and the prefix rows copied as they are."""
+    m = c["merge_size"]
+    if c["out_h"] % m or c["out_w"] % m:
+        p.add(field + ".config.merge_size", "does not divide out_h and out_w")
+    if c["align_corners"] and c["antialias"]:
+        p.add(field + ".config.antialias", "not defined with align_corners")
+    for axis in ("h", "w"):
+        scale, n_in, n_out = c["scale_" + axis], c["grid_" + axis], c["out_" + axis]
+        if scale < 0:
+            p.add(f"{field}.config.scale_{axis}", "must be >= 0 (0: the size form)")
+        elif scale > 0 and (c["mode"] != "bicubic" or c["align_corners"]):
+            p.add(f"{field}.config.scale_{axis}", "the scale_factor form is bicubic without align_corners")
+        elif scale > 0 and math.floor(n_in * scale) != n_out:
+            p.add(f"{field}.config.scale_{axis}", f"floor(grid_{axis} * scale) is not out_{axis}")
+    t, out = arrays.get("table"), arrays.get("out")
+    k = c["prefix_tokens"]
+    if t is not None and out is not None and t.ndim == 2 and out.ndim == 2 and \
+            not np.array_equal(t[:k].view(np.uint32), out[:k].view(np.uint32)):
+        p.add(field + ".outputs.out", "its prefix rows are not the table's, bit for bit")
+
+
 def check_family_semantics(p, field, op, c, params, arrays):
     """Cross-key rules of FORMAT.md and exact identities every reference honours."""
     if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
@@ -444,6 +474,8 @@ def check_family_semantics(p, field, op, c, params, arrays):
             p.add(field + ".inputs.grid_thw", "entries must be >= 1, h and w multiples of spatial_merge_size")
         if g is not None and c["scheme"] != "merge_windows" and (m != 1 or (g.ndim == 2 and (g[:, 0] != 1).any())):
             p.add(field + ".config", "row_major schemes take spatial_merge_size 1 and t = 1")
+    if op == "posinterp.resize":
+        check_posinterp_semantics(p, field, c, arrays)
     if op == "txl.pos_emb" and c.get("d_model", 0) % 2:
         p.add(field + ".config.d_model", "odd")
     if op == "t5.bucket":

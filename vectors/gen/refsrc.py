@@ -43,6 +43,9 @@ PINNED = {
          "fairseq/modules/learned_positional_embedding.py":
              "378d0f707183dd344dbb9288dda394b11053acf0",
          "fairseq/utils.py": "4d4b35052305e7b60aa958d6d9b88a7ce0201045"}),
+    "facebookresearch/dinov2": (
+        "b8931f7bf91576930313be2c6d6af376033b35f0", "main (untagged)",
+        {"dinov2/models/vision_transformer.py": "74df767eb3f3e45c8012e2637580d4927febd048"}),
     "facebookresearch/mae": (
         "efb2a8062c206524e35e47d04501ed4f544c0ae8", "main (untagged)",
         {"util/pos_embed.py": "6acf8bd3b3af48702648792cc84bdbc9472b94fd"}),

@@ -146,6 +146,8 @@ pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args
 /* The 2-D vision RoPE in the variant's float32 arithmetic (rope2d.c);
  * patch positions are ref's own (integers: the same in any engine). */
 pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args);
+/* The resize of a learned position grid in float32 (posinterp.c; one for all variants). */
+pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args);
 
 #pragma GCC visibility pop
 
