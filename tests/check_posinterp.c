@@ -16,26 +16,6 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct handle {
-    pecert_loaded_plugin plugin;
-    void *instance;
-} handle;
-
-static void open_plugin(handle *h, const char *name)
-{
-    char path[1024];
-    char err[1024] = "";
-    snprintf(path, sizeof(path), "%s/impls/%s.so", test_build_dir(), name);
-    ck_assert_msg(pecert_plugin_open(&h->plugin, path, err, sizeof(err)) == 0, "%s", err);
-    ck_assert_int_eq(h->plugin.desc->create(&h->instance), PECERT_OK);
-}
-
-static void close_plugin(handle *h)
-{
-    h->plugin.desc->destroy(h->instance);
-    pecert_plugin_close(&h->plugin);
-}
-
 /* f32 [rows, dim] with channels chan_stride apart and rows dim * chan_stride apart. */
 static pecert_tensor f32_2d(float *data, int64_t rows, int64_t dim, int64_t chan_stride)
 {
@@ -73,7 +53,7 @@ static pecert_posinterp_args make_args(const resize *r, const pecert_tensor *tab
     return a;
 }
 
-static pecert_status run(const handle *h, const resize *r, float *table, float *out, int64_t dim)
+static pecert_status run(const fast_handle *h, const resize *r, float *table, float *out, int64_t dim)
 {
     pecert_tensor tt = f32_2d(table, r->prefix + r->gh * r->gw, dim, 1);
     pecert_tensor to = f32_2d(out, r->prefix + r->oh * r->ow, dim, 1);
@@ -126,8 +106,8 @@ START_TEST(test_on_paper)
 {
     const char *names[2] = {"ref", "fast"};
     for (int p = 0; p < 2; p++) {
-        handle h;
-        open_plugin(&h, names[p]);
+        fast_handle h;
+        builtin_open(&h, names[p]);
         for (size_t k = 0; k < ARRAY_LEN(paper); k++) {
             const paper_case *c = &paper[k];
             float table[8];
@@ -152,7 +132,7 @@ START_TEST(test_on_paper)
             ck_assert_msg(out[i] == grid[window_order[i]], "%s merge: out[%d] = %g, want %g", names[p], i,
                           (double)out[i], (double)grid[window_order[i]]);
         }
-        close_plugin(&h);
+        builtin_close(&h);
     }
 }
 END_TEST
@@ -194,13 +174,13 @@ static void compare_fast(const fast_case *c, const char *isa)
     for (size_t i = 0; i < n_in; i++) {
         table[i] = (float)((double)(next_random(&state) >> 11) * 0x1p-53 * 2.0 - 1.0);
     }
-    handle ref;
+    fast_handle ref;
     fast_handle fast;
-    open_plugin(&ref, "ref");
+    builtin_open(&ref, "ref");
     pecert_status st = fast_open(&fast, isa);
     if (st == PECERT_E_UNSUPPORTED) {
         fast_close(&fast);
-        close_plugin(&ref);
+        builtin_close(&ref);
         free(table), free(want), free(got);
         return;
     }
@@ -225,7 +205,7 @@ static void compare_fast(const fast_case *c, const char *isa)
                   isa != NULL ? isa : "-", (long long)r->gh, (long long)r->gw, (long long)r->oh, (long long)r->ow,
                   r->mode, r->antialias, r->align_corners, (long long)c->dim, worst);
     fast_close(&fast);
-    close_plugin(&ref);
+    builtin_close(&ref);
     free(table), free(want), free(got);
 }
 
@@ -253,7 +233,7 @@ END_TEST
 /* ---- refusals ------------------------------------------------------------------ */
 
 /* Each bad call must return want, write no element, and name the field. */
-static void expect_refusal(const handle *h, const char *name, pecert_posinterp_args a, const float *out, size_t n,
+static void expect_refusal(const fast_handle *h, const char *name, pecert_posinterp_args a, const float *out, size_t n,
                            pecert_status want, const char *field)
 {
     pecert_status st = h->plugin.desc->pos_interpolate(h->instance, &a);
@@ -269,7 +249,7 @@ START_TEST(test_refusals)
 {
     const char *names[2] = {"ref", "fast"};
     for (int p = 0; p < 2; p++) {
-        handle h;
+        fast_handle h;
         float table[1 + 4 * 2] = {0};
         float out[1 + 6 * 4];
         for (size_t i = 0; i < ARRAY_LEN(out); i++) {
@@ -278,7 +258,7 @@ START_TEST(test_refusals)
         resize r = {PECERT_POSINTERP_BICUBIC, 0, 0, 1, 1, 2, 4, 4, 6, 0, 0};
         pecert_tensor tt = f32_2d(table, 9, 1, 1);
         pecert_tensor to = f32_2d(out, 25, 1, 1);
-        open_plugin(&h, names[p]);
+        builtin_open(&h, names[p]);
         const pecert_posinterp_args good = make_args(&r, &tt, &to);
         const size_t n = ARRAY_LEN(out);
         pecert_posinterp_args a = good;
@@ -325,7 +305,7 @@ START_TEST(test_refusals)
         a.out = &aliased;
         expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "out");
         ck_assert_int_eq(h.plugin.desc->pos_interpolate(h.instance, &good), PECERT_OK);
-        close_plugin(&h);
+        builtin_close(&h);
     }
 }
 END_TEST

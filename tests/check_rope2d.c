@@ -16,33 +16,13 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct handle {
-    pecert_loaded_plugin plugin;
-    void *instance;
-} handle;
-
-static void open_plugin(handle *h, const char *name)
-{
-    char path[1024];
-    char err[1024] = "";
-    snprintf(path, sizeof(path), "%s/impls/%s.so", test_build_dir(), name);
-    ck_assert_msg(pecert_plugin_open(&h->plugin, path, err, sizeof(err)) == 0, "%s", err);
-    ck_assert_int_eq(h->plugin.desc->create(&h->instance), PECERT_OK);
-}
-
-static void close_plugin(handle *h)
-{
-    h->plugin.desc->destroy(h->instance);
-    pecert_plugin_close(&h->plugin);
-}
-
 /* Packed f32 [tokens, heads, dim] with channels chan_stride apart. */
 static pecert_tensor f32_3d(float *data, int64_t tokens, int64_t heads, int64_t dim, int64_t chan_stride)
 {
     return pecert_tensor_3d(data, tokens, heads, dim, heads * dim * chan_stride, dim * chan_stride, chan_stride);
 }
 
-static pecert_status run_index(const handle *h, int32_t scheme, int32_t merge, const int64_t *grid,
+static pecert_status run_index(const fast_handle *h, int32_t scheme, int32_t merge, const int64_t *grid,
                                int64_t n_images, int64_t *out, int64_t tokens)
 {
     pecert_tensor t = pecert_tensor_2d(out, PECERT_DTYPE_I64, 2, tokens);
@@ -74,16 +54,16 @@ START_TEST(test_index_on_paper)
     static const int64_t want_cls[2][7] = {{1, 1, 1, 2, 2, 2, 0}, {1, 2, 3, 1, 2, 3, 0}};
     const char *names[2] = {"ref", "fast"};
     for (int p = 0; p < 2; p++) {
-        handle h;
+        fast_handle h;
         int64_t out[2 * 16];
-        open_plugin(&h, names[p]);
+        builtin_open(&h, names[p]);
         ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_windows, 1, out, 16), PECERT_OK);
         ck_assert_msg(memcmp(out, want_windows, sizeof(want_windows)) == 0, "%s: merge windows", names[p]);
         ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_video, 1, out, 8), PECERT_OK);
         ck_assert_msg(memcmp(out, want_video, sizeof(want_video)) == 0, "%s: video frames", names[p]);
         ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR_CLS, 1, grid_cls, 1, out, 7), PECERT_OK);
         ck_assert_msg(memcmp(out, want_cls, sizeof(want_cls)) == 0, "%s: class token", names[p]);
-        close_plugin(&h);
+        builtin_close(&h);
     }
 }
 END_TEST
@@ -97,7 +77,7 @@ typedef struct apply_case {
     double want[4];
 } apply_case;
 
-static pecert_status run_apply(const handle *h, const apply_case *c, int32_t head_dim, double theta,
+static pecert_status run_apply(const fast_handle *h, const apply_case *c, int32_t head_dim, double theta,
                                const int64_t *positions, pecert_tensor *x, pecert_tensor *out)
 {
     pecert_rope2d_apply_args a;
@@ -131,8 +111,8 @@ START_TEST(test_apply_on_paper)
     static const int64_t positions[2] = {2, 3};
     const char *names[2] = {"ref", "fast"};
     for (int p = 0; p < 2; p++) {
-        handle h;
-        open_plugin(&h, names[p]);
+        fast_handle h;
+        builtin_open(&h, names[p]);
         for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
             float x[4] = {1, 0, 0, 1};
             float y[4];
@@ -144,7 +124,7 @@ START_TEST(test_apply_on_paper)
                               names[p], k, d, y[d], cases[k].want[d]);
             }
         }
-        close_plugin(&h);
+        builtin_close(&h);
     }
 }
 END_TEST
@@ -193,13 +173,13 @@ static void compare_fast(const fast_shape *s, const char *isa)
     for (int64_t i = 0; i < 2 * s->tokens; i++) {
         pos[i] = (int64_t)(next_random(&state) % (uint64_t)(s->spread + s->spread / 8)) - s->spread / 8;
     }
-    handle ref;
+    fast_handle ref;
     fast_handle fast;
-    open_plugin(&ref, "ref");
+    builtin_open(&ref, "ref");
     pecert_status st = fast_open(&fast, isa);
     if (st == PECERT_E_UNSUPPORTED) {
         fast_close(&fast);
-        close_plugin(&ref);
+        builtin_close(&ref);
         free(x), free(want), free(got), free(pos);
         return;
     }
@@ -211,8 +191,7 @@ static void compare_fast(const fast_shape *s, const char *isa)
         memcpy(got, x, n * sizeof(float));
     }
     pecert_tensor tg = f32_3d(got, s->tokens, s->heads, s->head_dim, s->chan_stride);
-    handle fh = {fast.plugin, fast.instance};
-    ck_assert_int_eq(run_apply(&fh, &s->c, s->head_dim, 10000.0, pos, s->in_place ? &tg : &tx, &tg), PECERT_OK);
+        ck_assert_int_eq(run_apply(&fast, &s->c, s->head_dim, 10000.0, pos, s->in_place ? &tg : &tx, &tg), PECERT_OK);
     double worst = 0.0;
     for (size_t i = 0; i < n; i += (size_t)s->chan_stride) {
         double e = fabs((double)got[i] - (double)want[i]);
@@ -221,7 +200,7 @@ static void compare_fast(const fast_shape *s, const char *isa)
     ck_assert_msg(worst <= fast_bound(s->spread), "isa %s D=%d spread %lld: worst %.3g > %.3g", isa != NULL ? isa : "-",
                   s->head_dim, (long long)s->spread, worst, fast_bound(s->spread));
     fast_close(&fast);
-    close_plugin(&ref);
+    builtin_close(&ref);
     free(x), free(want), free(got), free(pos);
 }
 
@@ -246,7 +225,7 @@ END_TEST
 
 /* Each bad call must return want, write no element, and say in one line
  * what is wrong (the field named). */
-static void expect_apply_refusal(const handle *h, const char *name, pecert_rope2d_apply_args a, pecert_status want,
+static void expect_apply_refusal(const fast_handle *h, const char *name, pecert_rope2d_apply_args a, pecert_status want,
                                  const char *field)
 {
     pecert_status st = h->plugin.desc->rope2d_apply(h->instance, &a);
@@ -260,12 +239,12 @@ START_TEST(test_refusals)
     const char *names[2] = {"ref", "fast"};
     static const int64_t positions[4] = {0, 1, 2, 3};
     for (int p = 0; p < 2; p++) {
-        handle h;
+        fast_handle h;
         float x[2 * 8] = {0};
         float y[2 * 8];
         pecert_tensor tx = f32_3d(x, 2, 1, 8, 1);
         pecert_tensor ty = f32_3d(y, 2, 1, 8, 1);
-        open_plugin(&h, names[p]);
+        builtin_open(&h, names[p]);
         pecert_rope2d_apply_args good;
         memset(&good, 0, sizeof(good));
         good.struct_size = sizeof(good);
@@ -314,7 +293,7 @@ START_TEST(test_refusals)
         static const int64_t huge[] = {1 << 20, 1 << 20, 1 << 20};
         ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 1, huge, 1, out, 16), PECERT_E_INVAL);
         ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "2^40"));
-        close_plugin(&h);
+        builtin_close(&h);
     }
 }
 END_TEST

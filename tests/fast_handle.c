@@ -26,11 +26,27 @@ pecert_status fast_open(fast_handle *h, const char *isa)
     return h->plugin.desc->create(&h->instance);
 }
 
-void fast_close(fast_handle *h)
+void builtin_open(fast_handle *h, const char *name)
+{
+    char path[1024];
+    char err[1024] = "";
+
+    snprintf(path, sizeof(path), "%s/impls/%s.so", test_build_dir(), name);
+    ck_assert_msg(pecert_plugin_open(&h->plugin, path, err, sizeof(err)) == 0, "%s", err);
+    h->instance = NULL;
+    ck_assert_int_eq(h->plugin.desc->create(&h->instance), PECERT_OK);
+}
+
+void builtin_close(fast_handle *h)
 {
     if (h->instance != NULL) {
         h->plugin.desc->destroy(h->instance);
     }
     pecert_plugin_close(&h->plugin);
+}
+
+void fast_close(fast_handle *h)
+{
+    builtin_close(h);
     unsetenv("PECERT_ISA");
 }

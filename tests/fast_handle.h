@@ -20,4 +20,9 @@ typedef struct fast_handle {
 pecert_status fast_open(fast_handle *h, const char *isa);
 void fast_close(fast_handle *h);
 
+/* Opens build/impls/NAME.so (ref, fast, ...) as it is and creates an
+ * instance, asserting both; close it with builtin_close. */
+void builtin_open(fast_handle *h, const char *name);
+void builtin_close(fast_handle *h);
+
 #endif /* PECERT_TESTS_FAST_HANDLE_H */
