@@ -13,10 +13,12 @@
  * so row i of that answer is output i's weights).
  *
  * A failed golden vector is replayed on the oracle with one convention
- * changed (align_corners, antialias, the other mode, the other coordinate
- * form, the row-major order), and once with Keys' cubic (A = -0.5) where
- * PyTorch's bicubic uses A = -0.75; the change that reproduces the
- * plugin's output is the symptom diagnose.c names.
+ * changed (the output's height and width exchanged, align_corners,
+ * antialias, the other mode, the other coordinate form, the row-major
+ * order), and once with Keys' cubic (A = -0.5) where PyTorch's bicubic
+ * uses A = -0.75; it is also compared with the table itself, for a
+ * shortcut on the patch count. The change that reproduces the plugin's
+ * output is the symptom diagnose.c names.
  */
 #include <math.h>
 #include <stdio.h>
@@ -359,10 +361,52 @@ static double offset_scale(int64_t n_in, int64_t n_out)
     return ((double)n_out + 0.1) / (double)n_in;
 }
 
+/* timm PR #2737's and the original DINO's shortcut: as many patches as
+ * the table's grid, in another shape, and the table's grid rows come back
+ * unchanged, bit for bit. */
+static int shortcut_explains(const pi_call *c, const pecert_out_buf *got)
+{
+    int64_t cells = c->a.grid_h * c->a.grid_w;
+    if (cells != c->a.out_h * c->a.out_w || c->a.grid_h == c->a.out_h) {
+        return 0;
+    }
+    for (int64_t i = c->a.prefix_tokens * c->dim; i < got->n; i++) {
+        if (pecert_out_get(got, i) != (double)c->table[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* torchtitan PR #4244's bug: the output grid built with its height and
+ * width exchanged (meshgrid "xy" and (y, x) coordinates) and written row
+ * by row, which square outputs hide; defined for a square table. */
+static int swapped_axes_explain(const pecert_check_env *env, const pecert_check_result *r, const pi_call *c,
+                                const pecert_out_buf *got, const char *where)
+{
+    if (c->a.out_h == c->a.out_w || c->a.grid_h != c->a.grid_w) {
+        return 0;
+    }
+    pi_call other = *c;
+    other.a.out_h = c->a.out_w;
+    other.a.out_w = c->a.out_h;
+    other.a.scale_h = c->a.scale_w;
+    other.a.scale_w = c->a.scale_h;
+    return oracle_explains(env, r, &other, got, where);
+}
+
 /* A failed vector: the first convention change that reproduces got. */
 static void explain(const pecert_check_env *env, pecert_check_result *r, const pi_call *c, const pecert_out_buf *got,
                     const char *where)
 {
+    if (shortcut_explains(c, got)) {
+        pecert_check_symptom(r, "posinterp_shortcut:same_count");
+        return;
+    }
+    if (swapped_axes_explain(env, r, c, got, where)) {
+        pecert_check_symptom(r, "posinterp_axes:swapped");
+        return;
+    }
     pi_call other = *c;
     int scaled = c->a.scale_h > 0.0 || c->a.scale_w > 0.0;
     if (!c->a.antialias && !scaled) {

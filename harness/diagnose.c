@@ -451,7 +451,15 @@ static void diagnose_rope2d_apply(pecert_run_results *run)
 static void diagnose_posinterp(pecert_run_results *run)
 {
     const char *g = "posinterp.golden";
-    if (has(run, g, "posinterp_align_corners:true")) {
+    if (has(run, g, "posinterp_shortcut:same_count")) {
+        add(run, "posinterp_shortcut", "posinterp.golden: the table comes back unchanged for as many patches",
+            "position table returned as it is because the patch count is unchanged, though the grid's shape is not "
+            "(a shortcut on the token count)");
+    } else if (has(run, g, "posinterp_axes:swapped")) {
+        add(run, "posinterp_axes", "posinterp.golden: the outputs match the grid with height and width exchanged",
+            "non-square position grid built with its height and width exchanged (coordinates passed as (y, x), "
+            "meshgrid \"xy\"): square grids hide it");
+    } else if (has(run, g, "posinterp_align_corners:true")) {
         add(run, "posinterp_align_corners", "posinterp.golden: the outputs match align_corners=True",
             "position grid resized corners to corners (align_corners=True) where the model uses half-pixel centres");
     } else if (has(run, g, "posinterp_align_corners:false")) {

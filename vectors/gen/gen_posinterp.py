@@ -67,6 +67,9 @@ NOTES = {
     "align_corners": ("EDGE_CASE", "Corners map to corners: coordinate i * (n_in - 1) / (n_out - 1)."),
     "merge_windows": ("EDGE_CASE", "Output in 2 x 2 spatial-merge windows, not row-major."),
     "tiny_grid": ("EDGE_CASE", "An output of 2 x 2: the largest downsampling step."),
+    "same_patch_count": ("EDGE_CASE",
+                         "As many patches as the table's grid, in another shape: a shortcut on the patch "
+                         "count returns the table unchanged."),
     "real_checkpoint": ("FUNCTIONALITY", "A released checkpoint's grid at a resolution it is used at."),
 }
 
@@ -210,6 +213,8 @@ def build_vit(s, vf):
         ("vit", "ViT-B/16 at 192 x 320: 14 x 14 -> 12 x 20", ["vit", "non_square_grid"], 40, 14, 16, (12, 20)),
         ("vit", "ViT-B/16 at 224 x 320: 14 x 14 -> 14 x 20", ["vit", "non_square_grid", "one_axis_unchanged"],
          13, 14, 16, (14, 20)),
+        ("vit", "ViT-B/16 at 112 x 448: 14 x 14 -> 7 x 28", ["vit", "non_square_grid", "same_patch_count"],
+         40, 14, 16, (7, 28)),
         ("deit", "DeiT-B distilled at 288 x 288: 14 x 14 -> 18 x 18", ["deit", "upsample"], 40, 14, 16, (18, 18)),
         ("clip", "CLIP ViT-B/32 at 320 x 320: 7 x 7 -> 10 x 10", ["clip", "upsample"], 40, 7, 32, (10, 10)),
         ("dinov2", "DINOv2 (transformers) at 224 x 224: 37 x 37 -> 16 x 16", ["dinov2", "downsample"],
@@ -269,6 +274,7 @@ def build_siglip2(s, vf):
         ("Siglip2 16 x 16 -> 12 x 20", (12, 20), ["siglip2", "antialias", "non_square_grid"]),
         ("Siglip2 16 x 16 -> 6 x 40", (6, 40), ["siglip2", "antialias", "downsample", "non_square_grid"]),
         ("Siglip2 16 x 16 -> 24 x 32", (24, 32), ["siglip2", "antialias", "upsample", "non_square_grid"]),
+        ("Siglip2 16 x 16 -> 8 x 32", (8, 32), ["siglip2", "antialias", "non_square_grid", "same_patch_count"]),
     )
     for comment, (h, w), flags in cases:
         table = seeded_table(comment, side * side, dim)

@@ -102,6 +102,8 @@ typedef struct mutant_posinterp_rule {
     int bicubic_always;    /* bilinear asked, bicubic done                 */
     int ignore_scale;      /* the scale_factor form taken as the size form */
     int weights_truncated; /* weights cast to an integer type              */
+    int count_shortcut;    /* as many patches as the grid: table returned  */
+    int axes_swapped;      /* the output's h and w exchanged, row-major    */
 } mutant_posinterp_rule;
 pecert_status mutant_posinterp(const pecert_posinterp_args *a, const mutant_posinterp_rule *rule);
 

@@ -152,6 +152,24 @@ pecert_status mutant_posinterp(const pecert_posinterp_args *a, const mutant_posi
                       .antialias = a->antialias && !rule->no_antialias,
                       .cubic_a = rule->keys_cubic ? (mutant_real)-0.5 : (mutant_real)-0.75,
                       .truncate = rule->weights_truncated};
+    if (rule->count_shortcut && a->grid_h * a->grid_w == a->out_h * a->out_w) {
+        for (int64_t r = 0; r < a->table->shape[0]; r++) {
+            for (int64_t d = 0; d < a->table->shape[1]; d++) {
+                mutant_store_2d(a->out, r, d, table_at(a->table, r, d));
+            }
+        }
+        return PECERT_OK;
+    }
+    if (rule->axes_swapped) {
+        pecert_posinterp_args swapped = *a;
+        mutant_posinterp_rule rest = *rule;
+        swapped.out_h = a->out_w;
+        swapped.out_w = a->out_h;
+        swapped.scale_h = a->scale_w;
+        swapped.scale_w = a->scale_h;
+        rest.axes_swapped = 0;
+        return mutant_posinterp(&swapped, &rest);
+    }
     double scale_h = rule->ignore_scale ? 0.0 : a->scale_h;
     double scale_w = rule->ignore_scale ? 0.0 : a->scale_w;
     axis ty = {0, NULL, NULL};
