@@ -342,6 +342,7 @@ static void fv_add_tests(tv *v, cJSON *tests)
     static const int64_t s2x3x2[3] = {2, 3, 2}, g1x3[2] = {1, 3}, g0x3[2] = {0, 3};
     static const int64_t p3x2x4[3] = {3, 2, 4}, p3x2[2] = {3, 2}, x2x1x8[3] = {2, 1, 8};
     static const int64_t g2x3[2] = {2, 3}, r2x7[2] = {2, 7}, r2x2[2] = {2, 2};
+    static const int64_t t5x4[2] = {5, 4}, o13x4[2] = {13, 4};
     cJSON *t;
 
     t = fam_test(1, "alibi.slopes", "{\"num_heads\": 4, \"max_bias\": 8}", "{}");
@@ -416,6 +417,13 @@ static void fv_add_tests(tv *v, cJSON *tests)
     add_tensor(v, t, "inputs", "positions", "i64", 2, r2x2);
     add_tensor(v, t, "inputs", "x", "f32", 3, x2x1x8);
     add_tensor(v, t, "outputs", "out", "f32", 3, x2x1x8);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(15, "posinterp.resize", "{\"mode\": \"bicubic\", \"align_corners\": false, \"antialias\": false, "
+                                        "\"prefix_tokens\": 1, \"merge_size\": 1, \"grid_h\": 2, \"grid_w\": 2, "
+                                        "\"out_h\": 3, \"out_w\": 4, \"scale_h\": 0, \"scale_w\": 0}",
+                 "{}");
+    add_tensor(v, t, "inputs", "table", "f32", 2, t5x4);
+    add_tensor(v, t, "outputs", "out", "f32", 2, o13x4);
     cJSON_AddItemToArray(tests, t);
 }
 
@@ -2008,7 +2016,7 @@ START_TEST(families_load)
     const pecert_vvalue *v;
 
     expect_ok(&g_tv, &f);
-    ck_assert_uint_eq(f.n_tests, 14);
+    ck_assert_uint_eq(f.n_tests, 15);
     t = test_by_id(&f, 1);
     ck_assert_str_eq(t->op, "alibi.slopes");
     ck_assert_int_eq(pecert_vtest_int(t, "num_heads", 0), 4);
@@ -2050,6 +2058,12 @@ START_TEST(families_load)
     ck_assert_int_eq(pecert_vtest_int(t, "pairing", -1), PECERT_PAIRING_INTERLEAVED);
     ck_assert_int_eq(pecert_vtest_int(t, "columns_first", -1), 0);
     ck_assert_double_eq(pecert_vtest_number(t, "theta", 0), 10000.0);
+    t = test_by_id(&f, 15);
+    ck_assert_int_eq(pecert_vtest_int(t, "mode", -1), PECERT_POSINTERP_BICUBIC);
+    ck_assert_int_eq(pecert_vtest_int(t, "prefix_tokens", -1), 1);
+    ck_assert_int_eq(pecert_vtest_int(t, "out_w", -1), 4);
+    ck_assert_double_eq(pecert_vtest_number(t, "scale_h", -1), 0.0);
+    ck_assert_int_eq(pecert_vtest_output(t, "out")->shape[0], 13);
     pecert_vfile_free(&f);
 }
 END_TEST
@@ -2151,6 +2165,29 @@ static const bad_case family_bad_cases[] = {
      ": tests[13].inputs.x.shape: expected [2, 1, 8], got [2, 1, 4]"},
     {"tests[13].inputs.positions.shape", "[2, 3]", NULL,
      ": tests[13].inputs.x.shape: expected [3, H, 8], got [2, 1, 8]"},
+    {"tests[14].config.mode", "\"nearest\"", NULL,
+     ": tests[14].config.mode: unknown mode \"nearest\" (bicubic, bilinear)"},
+    {"tests[14].config.merge_size", "2", NULL, ": tests[14].config.merge_size: 2 does not divide out_h and out_w"},
+    {"tests[14].config",
+     "{\"mode\": \"bilinear\", \"align_corners\": true, \"antialias\": true, \"prefix_tokens\": 1, "
+     "\"merge_size\": 1, "
+     "\"grid_h\": 2, \"grid_w\": 2, \"out_h\": 3, \"out_w\": 4, \"scale_h\": 0, \"scale_w\": 0}",
+     NULL, ": tests[14].config.antialias: not defined with align_corners"},
+    {"tests[14].config",
+     "{\"mode\": \"bilinear\", \"align_corners\": false, \"antialias\": false, \"prefix_tokens\": 1, "
+     "\"merge_size\": 1, "
+     "\"grid_h\": 2, \"grid_w\": 2, \"out_h\": 3, \"out_w\": 4, \"scale_h\": 1.5, \"scale_w\": 0}",
+     NULL, ": tests[14].config.scale_h: 1.5: the scale_factor form is bicubic without align_corners"},
+    {"tests[14].config.scale_w", "1.5", NULL,
+     ": tests[14].config.scale_w: 1.5: floor(grid_w 2 * scale) is not out_w 4"},
+    {"tests[14].config.scale_h", "-1", NULL, ": tests[14].config.scale_h: -1 must be >= 0 (0: the size form)"},
+    {"tests[14].config.grid_h", "5000", NULL, ": tests[14].config.grid_h: 5000 out of range [1, 4096]"},
+    {"tests[14].config.prefix_tokens", "65", NULL, ": tests[14].config.prefix_tokens: 65 out of range [0, 64]"},
+    {"tests[14].config.scale_w", NULL, NULL, ": tests[14].config.scale_w: missing required key"},
+    {"tests[14].inputs.table.shape", "[4, 4]", NULL, ": tests[14].inputs.table.shape: expected [5, D], got [4, 4]"},
+    {"tests[14].outputs.out.shape", "[12, 4]", NULL, ": tests[14].outputs.out.shape: expected [13, 4], got [12, 4]"},
+    {"tests[14].inputs.table.dtype", "\"f64\"", NULL,
+     ": tests[14].inputs.table.dtype: expected f32 for posinterp.resize, got f64"},
 };
 
 #define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))
