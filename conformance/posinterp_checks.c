@@ -171,11 +171,13 @@ static void axis_span(const pi_axis *axis, int64_t i, int64_t *lo, int64_t *hi)
  *             taps: the weights' own rounding (antialias: their
  *             normalisation), one product and one sum per tap of each pass;
  *   position  a source coordinate (i + 0.5) s - 0.5 (or torch.linspace's)
- *             computed in float32 is off by up to 4 (n_in + 1) u a side; a
- *             kernel's weights move by at most PI_TOL_SLOPE per unit of
- *             coordinate, the other axis' weights sum to at most
- *             PI_TOL_MASS in magnitude, and the values they weigh are at
- *             most G = max |e| over the taps' span widened by one.
+ *             computed in float32 is off by up to 4 (n_in + 1) u a side; an
+ *             output's weights move by at most PI_TOL_SLOPE in sum per unit
+ *             of coordinate (sum |w'| of the four cubic taps peaks at 3.0,
+ *             A = -0.75 or -0.5; the triangle's is 2), the other axis'
+ *             weights sum to at most PI_TOL_MASS in magnitude (the cubic's
+ *             sum |w| peaks at 1.375), and the values they weigh are at most
+ *             G = max |e| over the taps' span widened by one.
  */
 #define PI_TOL_SLOPE 3.0
 #define PI_TOL_MASS 1.5
