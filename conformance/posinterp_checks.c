@@ -95,12 +95,47 @@ static int run_resize(const pecert_subject *s, pecert_check_result *r, const pi_
 
 /* ---- the error model --------------------------------------------------------- */
 
-/* One axis' weights, dense: w[i * n_in + j] of source j for output i. */
+/* One axis' weights, dense: w[i * n_in + j] of source j for output i,
+ * and the span [lo[i], hi[i]] of output i's non-zero weights (found once:
+ * the bound and the replays visit only the span). */
 typedef struct pi_axis {
     int64_t n_in;
     int64_t n_out;
     float *w;
+    int64_t *lo;
+    int64_t *hi;
 } pi_axis;
+
+static void axis_free(pi_axis *axis)
+{
+    free(axis->w);
+    free(axis->lo);
+    free(axis->hi);
+}
+
+/* Fills axis->lo/hi from axis->w (an output with no weight: [0, 0]); 0 if
+ * out of memory. */
+static int axis_spans(pi_axis *axis)
+{
+    axis->lo = malloc((size_t)axis->n_out * sizeof(int64_t));
+    axis->hi = malloc((size_t)axis->n_out * sizeof(int64_t));
+    if (axis->lo == NULL || axis->hi == NULL) {
+        return 0;
+    }
+    for (int64_t i = 0; i < axis->n_out; i++) {
+        int64_t lo = axis->n_in;
+        int64_t hi = -1;
+        for (int64_t j = 0; j < axis->n_in; j++) {
+            if (axis->w[i * axis->n_in + j] != 0.0f) {
+                lo = j < lo ? j : lo;
+                hi = j;
+            }
+        }
+        axis->lo[i] = hi < 0 ? 0 : lo;
+        axis->hi[i] = hi < 0 ? 0 : hi;
+    }
+    return 1;
+}
 
 /* The oracle's weights of one axis of c: a one-hot [n_in, 1] grid with
  * n_in channels resized to [n_out, 1] (the other axis 1 -> 1, the size
@@ -142,6 +177,10 @@ static int oracle_axis(const pecert_check_env *env, pecert_check_result *r, cons
         for (int64_t i = 0; ok && i < axis->n_out * n_in; i++) {
             axis->w[i] = (float)pecert_out_get(&out, i);
         }
+        ok = ok && axis_spans(axis);
+        if (!ok) {
+            pecert_case_fail(r, where, "out of memory");
+        }
         pecert_out_free(&out);
     }
     pecert_check_result_release(&scratch);
@@ -149,27 +188,14 @@ static int oracle_axis(const pecert_check_env *env, pecert_check_result *r, cons
     return ok;
 }
 
-/* The source span [lo, hi] of output i's non-zero weights. */
-static void axis_span(const pi_axis *axis, int64_t i, int64_t *lo, int64_t *hi)
-{
-    *lo = axis->n_in;
-    *hi = -1;
-    for (int64_t j = 0; j < axis->n_in; j++) {
-        if (axis->w[i * axis->n_in + j] != 0.0f) {
-            *lo = j < *lo ? j : *lo;
-            *hi = j;
-        }
-    }
-    if (*hi < 0) {
-        *lo = *hi = 0;
-    }
-}
-
 /*
  * The bound of one output element, two float32 computations apart:
  *   value     (n_y + n_x + 6) u S a side, S = sum |w_y| |w_x| |e| over the
  *             taps: the weights' own rounding (antialias: their
- *             normalisation), one product and one sum per tap of each pass;
+ *             normalisation), one product and one sum per tap of each pass
+ *             (n_y, n_x: the taps per axis; taps clamped onto one border
+ *             index arrive merged, their weight the sum, which the
+ *             position term's 1.5 G covers);
  *   position  a source coordinate (i + 0.5) s - 0.5 (or torch.linspace's)
  *             computed in float32 is off by up to 4 (n_in + 1) u a side; an
  *             output's weights move by at most PI_TOL_SLOPE in sum per unit
@@ -181,11 +207,20 @@ static void axis_span(const pi_axis *axis, int64_t i, int64_t *lo, int64_t *hi)
  */
 #define PI_TOL_SLOPE 3.0
 #define PI_TOL_MASS 1.5
+
+/* The taps an engine sums for output i of an axis: four (bicubic) or two
+ * (bilinear), or the antialias window (its non-zero span). */
+static double axis_taps(const pi_call *c, const pi_axis *axis, int64_t i)
+{
+    if (c->a.antialias) {
+        return (double)(axis->hi[i] - axis->lo[i] + 1);
+    }
+    return c->a.mode == PECERT_POSINTERP_BICUBIC ? 4.0 : 2.0;
+}
+
 static double element_bound(const pi_call *c, const pi_axis *ay, const pi_axis *ax, int64_t y, int64_t x, int64_t d)
 {
-    int64_t y0, y1, x0, x1;
-    axis_span(ay, y, &y0, &y1);
-    axis_span(ax, x, &x0, &x1);
+    int64_t y0 = ay->lo[y], y1 = ay->hi[y], x0 = ax->lo[x], x1 = ax->hi[x];
     double s = 0.0;
     for (int64_t p = y0; p <= y1; p++) {
         for (int64_t q = x0; q <= x1; q++) {
@@ -199,7 +234,7 @@ static double element_bound(const pi_call *c, const pi_axis *ay, const pi_axis *
             g = fmax(g, fabs((double)c->table[(c->a.prefix_tokens + p * c->a.grid_w + q) * c->dim + d]));
         }
     }
-    double taps = (double)(y1 - y0 + 1) + (double)(x1 - x0 + 1);
+    double taps = axis_taps(c, ay, y) + axis_taps(c, ax, x);
     double value = 2.0 * (taps + 6.0) * PECERT_U32 * s;
     double position = 2.0 * 4.0 * PECERT_U32 * ((double)ay->n_in + (double)ax->n_in + 2.0) * PI_TOL_SLOPE *
                       PI_TOL_MASS * g;
@@ -210,8 +245,8 @@ static double element_bound(const pi_call *c, const pi_axis *ay, const pi_axis *
  * output order; NULL (recorded in r) if the oracle could not give it. */
 static double *bounds_of(const pecert_check_env *env, pecert_check_result *r, const pi_call *c, const char *where)
 {
-    pi_axis ay = {0, 0, NULL};
-    pi_axis ax = {0, 0, NULL};
+    pi_axis ay = {0, 0, NULL, NULL, NULL};
+    pi_axis ax = {0, 0, NULL, NULL, NULL};
     double *b = NULL;
     if (oracle_axis(env, r, c, 1, &ay, where) && oracle_axis(env, r, c, 0, &ax, where)) {
         b = calloc((size_t)(out_rows(c) * c->dim), sizeof(double));
@@ -227,8 +262,8 @@ static double *bounds_of(const pecert_check_env *env, pecert_check_result *r, co
             }
         }
     }
-    free(ay.w);
-    free(ax.w);
+    axis_free(&ay);
+    axis_free(&ax);
     return b;
 }
 
@@ -242,16 +277,23 @@ static void compare_all(pecert_case_worst *w, const pecert_out_buf *got, const p
     }
 }
 
+/* The element's place: a prefix row, or the cell (y, x) of the output
+ * grid that its row holds (cell_row inverted: merge windows too). */
 static void finish_case(pecert_check_result *r, const pecert_case_worst *w, const pi_call *c, const char *where)
 {
     int64_t e = w->index < 0 ? 0 : w->index;
-    int64_t row = e / c->dim;
+    int64_t dim = c->dim > 0 ? c->dim : 1;
+    int64_t row = e / dim;
     char elem[160];
     if (row < c->a.prefix_tokens) {
-        snprintf(elem, sizeof(elem), "[prefix row %lld, d=%lld]", (long long)row, (long long)(e % c->dim));
+        snprintf(elem, sizeof(elem), "[prefix row %lld, d=%lld]", (long long)row, (long long)(e % dim));
     } else {
-        snprintf(elem, sizeof(elem), "[row %lld of the %lldx%lld grid, d=%lld]", (long long)row,
-                 (long long)c->a.out_h, (long long)c->a.out_w, (long long)(e % c->dim));
+        int64_t m = c->a.merge_size > 0 ? c->a.merge_size : 1;
+        int64_t k = row - c->a.prefix_tokens;
+        int64_t window = k / (m * m), inner = k % (m * m), across = c->a.out_w / m > 0 ? c->a.out_w / m : 1;
+        snprintf(elem, sizeof(elem), "[cell (%lld, %lld) of the %lldx%lld grid, d=%lld]",
+                 (long long)(window / across * m + inner / m), (long long)(window % across * m + inner % m),
+                 (long long)c->a.out_h, (long long)c->a.out_w, (long long)(e % dim));
     }
     pecert_case_finish(r, w, where, elem);
 }
@@ -289,9 +331,9 @@ static double keys_kernel(double t)
 }
 
 /* One axis' weights of a bicubic resize with a = -0.5 in place of A =
- * -0.75, taps clamped at the borders as plugin.h states (dense, as
- * pi_axis). */
-static float *keys_axis(const pi_call *c, int rows)
+ * -0.75, taps clamped at the borders as plugin.h states, with their spans;
+ * 0 if out of memory. */
+static int keys_axis(const pi_call *c, int rows, pi_axis *axis)
 {
     int64_t n_in = rows ? c->a.grid_h : c->a.grid_w;
     int64_t n_out = rows ? c->a.out_h : c->a.out_w;
@@ -308,7 +350,8 @@ static float *keys_axis(const pi_call *c, int rows)
             w[i * n_in + j] += (float)keys_kernel(x - (f + k));
         }
     }
-    return w;
+    *axis = (pi_axis){n_in, n_out, w, NULL, NULL};
+    return w != NULL && axis_spans(axis);
 }
 
 /* mlx-vlm #1241's bug: the bicubic kernel with a = -0.5. Computed here in
@@ -321,11 +364,12 @@ static int keys_explains(const pecert_check_env *env, const pecert_check_result 
     }
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
-    float *wy = keys_axis(c, 1);
-    float *wx = keys_axis(c, 0);
-    double *bounds = bounds_of(env, &scratch, c, where);
+    pi_axis ay = {0, 0, NULL, NULL, NULL};
+    pi_axis ax = {0, 0, NULL, NULL, NULL};
+    int planned = keys_axis(c, 1, &ay) && keys_axis(c, 0, &ax);
+    double *bounds = planned ? bounds_of(env, &scratch, c, where) : NULL;
     int explains = 0;
-    if (wy != NULL && wx != NULL && bounds != NULL) {
+    if (bounds != NULL) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);
         for (int64_t i = 0; i < c->a.prefix_tokens * c->dim; i++) {
@@ -336,10 +380,10 @@ static int keys_explains(const pecert_check_env *env, const pecert_check_result 
                 int64_t row = cell_row(c, y, x);
                 for (int64_t d = 0; d < c->dim; d++) {
                     double sum = 0.0;
-                    for (int64_t p = 0; p < c->a.grid_h; p++) {
-                        double wp = wy[y * c->a.grid_h + p];
-                        for (int64_t q = 0; wp != 0.0 && q < c->a.grid_w; q++) {
-                            sum += wp * wx[x * c->a.grid_w + q] *
+                    for (int64_t p = ay.lo[y]; p <= ay.hi[y]; p++) {
+                        double wp = ay.w[y * c->a.grid_h + p];
+                        for (int64_t q = ax.lo[x]; q <= ax.hi[x]; q++) {
+                            sum += wp * ax.w[x * c->a.grid_w + q] *
                                    c->table[(c->a.prefix_tokens + p * c->a.grid_w + q) * c->dim + d];
                         }
                     }
@@ -350,8 +394,8 @@ static int keys_explains(const pecert_check_env *env, const pecert_check_result 
         }
         explains = w.n_bad == 0 && w.n_checked > 0;
     }
-    free(wy);
-    free(wx);
+    axis_free(&ay);
+    axis_free(&ax);
     free(bounds);
     pecert_check_result_release(&scratch);
     return explains;

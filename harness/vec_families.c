@@ -377,7 +377,7 @@ const vec_op pecert__vec_family_ops[] = {
      .n_inputs = 2,
      .outputs = {{"out", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_KEY(2)}}}, .n_outputs = 1},
     {.name = "posinterp.resize", KEYS(posinterp_keys), .validate = posinterp_validate, .derive = posinterp_rows,
-     .var_names = {"D"},
+     .var_names = {"D"}, .var_min = {1},
      .inputs = {{"table", F32, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_inputs = 1,
      .outputs = {{"out", F32, 2, {DIM_DERIVED(1), DIM_VAR(0)}}}, .n_outputs = 1},
 };

@@ -185,6 +185,9 @@ struct vec_op {
     int (*validate)(const vec_ctx *ctx, const char *loc,
                     const pecert_vtest *test);
     const char *var_names[4];
+    /* The least extent each var may take (0 unless set: an empty batch is
+     * a valid test; a table of no channels is not). */
+    int64_t var_min[4];
     vec_tspec inputs[VEC_MAX_OP_INPUTS];
     size_t n_inputs;
     vec_tspec outputs[VEC_MAX_OP_OUTPUTS];

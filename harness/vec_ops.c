@@ -309,6 +309,11 @@ static int check_shape(op_state *st, const char *loc, const vec_tspec *spec,
             int64_t *var = &st->vars[DIM_VAR(0) - d];
 
             if (*var < 0 && ok) {
+                if (t->shape[i] < st->op->var_min[DIM_VAR(0) - d]) {
+                    return pecert__vec_fail(&st->ld->ctx, loc, "shape", "%s = %lld: at least %lld",
+                                            st->op->var_names[DIM_VAR(0) - d], (long long)t->shape[i],
+                                            (long long)st->op->var_min[DIM_VAR(0) - d]);
+                }
                 *var = t->shape[i];
             }
             d = *var;

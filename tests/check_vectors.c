@@ -2219,6 +2219,20 @@ static void fix_nbytes(tv *v, const char *path)
     cJSON_ReplaceItemInObjectCaseSensitive(t, "nbytes", cJSON_CreateNumber(count));
 }
 
+/* A table of no channels (D = 0) with an output to match: the shapes
+ * agree, and the op still refuses it, naming the table. */
+START_TEST(families_posinterp_no_channels)
+{
+    tv_set(&g_tv, "tests[14].inputs.table.shape", "[5, 0]");
+    fix_nbytes(&g_tv, "tests[14].inputs.table.shape");
+    tv_set(&g_tv, "tests[14].inputs.table.crc32", "0"); /* the crc32 of no bytes */
+    tv_set(&g_tv, "tests[14].outputs.out.shape", "[13, 0]");
+    fix_nbytes(&g_tv, "tests[14].outputs.out.shape");
+    tv_set(&g_tv, "tests[14].outputs.out.crc32", "0");
+    expect_fail(&g_tv, ": tests[14].inputs.table.shape: D = 0: at least 1");
+}
+END_TEST
+
 START_TEST(families_errors_table)
 {
     const bad_case *c = &family_bad_cases[_i];
@@ -2282,6 +2296,7 @@ Suite *make_vectors_suite(void)
     tcase_add_checked_fixture(families, fv_setup, tv_teardown);
     tcase_add_test(families, families_load);
     tcase_add_loop_test(families, families_errors_table, 0, N_FAMILY_BAD_CASES);
+    tcase_add_test(families, families_posinterp_no_channels);
     tcase_add_loop_test(families, errors_fuzz, 0, FUZZ_ROUNDS);
     suite_add_tcase(s, families);
     return s;

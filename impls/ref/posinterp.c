@@ -242,6 +242,8 @@ static void free_taps(axis_taps *t)
 {
     free(t->index);
     free(t->weight);
+    t->index = NULL;
+    t->weight = NULL;
 }
 
 static int make_taps(const pecert_posinterp_args *a, int64_t n_in, int64_t n_out, double scale, axis_taps *t)

@@ -443,6 +443,8 @@ def check_posinterp_semantics(p, field, c, arrays):
         elif scale > 0 and math.floor(n_in * scale) != n_out:
             p.add(f"{field}.config.scale_{axis}", f"floor(grid_{axis} * scale) is not out_{axis}")
     t, out = arrays.get("table"), arrays.get("out")
+    if t is not None and t.ndim == 2 and t.shape[1] < 1:
+        p.add(field + ".inputs.table", "no channels (D = 0)")
     k = c["prefix_tokens"]
     if t is not None and out is not None and t.ndim == 2 and out.ndim == 2 and \
             not np.array_equal(t[:k].view(np.uint32), out[:k].view(np.uint32)):
