@@ -355,21 +355,17 @@ static int keys_axis(const pi_call *c, int rows, pi_axis *axis)
 }
 
 /* mlx-vlm #1241's bug: the bicubic kernel with a = -0.5. Computed here in
- * double; 1 if it reproduces got under the A = -0.75 resize's bounds. */
-static int keys_explains(const pecert_check_env *env, const pecert_check_result *r, const pi_call *c,
-                         const pecert_out_buf *got, const char *where)
+ * double; 1 if it reproduces got under the A = -0.75 resize's bounds (the
+ * golden case's, passed in). */
+static int keys_explains(const pi_call *c, const pecert_out_buf *got, const double *bounds)
 {
     if (c->a.mode != PECERT_POSINTERP_BICUBIC || c->a.antialias) {
         return 0;
     }
-    pecert_check_result scratch;
-    pecert_check_result_init(&scratch, r->check_id);
     pi_axis ay = {0, 0, NULL, NULL, NULL};
     pi_axis ax = {0, 0, NULL, NULL, NULL};
-    int planned = keys_axis(c, 1, &ay) && keys_axis(c, 0, &ax);
-    double *bounds = planned ? bounds_of(env, &scratch, c, where) : NULL;
     int explains = 0;
-    if (bounds != NULL) {
+    if (keys_axis(c, 1, &ay) && keys_axis(c, 0, &ax)) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);
         for (int64_t i = 0; i < c->a.prefix_tokens * c->dim; i++) {
@@ -396,8 +392,6 @@ static int keys_explains(const pecert_check_env *env, const pecert_check_result 
     }
     axis_free(&ay);
     axis_free(&ax);
-    free(bounds);
-    pecert_check_result_release(&scratch);
     return explains;
 }
 
@@ -441,9 +435,10 @@ static int swapped_axes_explain(const pecert_check_env *env, const pecert_check_
     return oracle_explains(env, r, &other, got, where);
 }
 
-/* A failed vector: the first convention change that reproduces got. */
+/* A failed vector (bounds: its own): the first convention change that
+ * reproduces got. */
 static void explain(const pecert_check_env *env, pecert_check_result *r, const pi_call *c, const pecert_out_buf *got,
-                    const char *where)
+                    const double *bounds, const char *where)
 {
     if (shortcut_explains(c, got)) {
         pecert_check_symptom(r, "posinterp_shortcut:same_count");
@@ -491,7 +486,7 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
         pecert_check_symptom(r, "%s", scaled ? "posinterp_scale_form:size" : "posinterp_scale_form:offset");
         return;
     }
-    if (keys_explains(env, r, c, got, where)) {
+    if (keys_explains(c, got, bounds)) {
         pecert_check_symptom(r, "posinterp_cubic_coefficient");
         return;
     }
@@ -521,7 +516,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
         }
         finish_case(r, &w, &c, where);
         if (w.n_bad > 0) {
-            explain(env, r, &c, &got, where);
+            explain(env, r, &c, &got, bounds, where);
         }
     }
     free(bounds);

@@ -157,7 +157,6 @@ def record(s, vf, comment, flags, source, table, c, out, exact):
 
 def hf_embeddings(s, kind, dim, side, patch):
     """(embeddings module, its position table [1, rows, D] parameter, prefix rows)."""
-    t = s.torch
     if kind == "vit":
         from transformers.models.vit import configuration_vit, modeling_vit
         cfg = configuration_vit.ViTConfig(hidden_size=dim, image_size=side * patch, patch_size=patch)
