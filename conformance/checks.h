@@ -36,7 +36,8 @@ enum {
     PECERT_NEED_MROPE_APPLY = 1u << 15,
     PECERT_NEED_ROPE2D_INDEX = 1u << 16, /* ABI 1.6 */
     PECERT_NEED_ROPE2D_APPLY = 1u << 17,
-    PECERT_NEED_POS_INTERPOLATE = 1u << 18 /* ABI 1.7 */
+    PECERT_NEED_POS_INTERPOLATE = 1u << 18, /* ABI 1.7 */
+    PECERT_NEED_COPE_LOGITS = 1u << 19      /* ABI 1.8 */
 };
 
 /* A plugin with one live instance. */

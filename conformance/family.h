@@ -107,5 +107,9 @@ extern const pecert_check pecert_check_posinterp_golden;
 extern const pecert_check pecert_check_posinterp_native_identity;
 extern const pecert_check pecert_check_posinterp_constant;
 extern const pecert_check pecert_check_posinterp_mirror_symmetry;
+extern const pecert_check pecert_check_cope_golden;
+extern const pecert_check pecert_check_cope_saturated_gates;
+extern const pecert_check pecert_check_cope_gate_monotone;
+extern const pecert_check pecert_check_cope_linear_embedding;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

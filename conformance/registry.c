@@ -51,6 +51,10 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_posinterp_native_identity,
     &pecert_check_posinterp_constant,
     &pecert_check_posinterp_mirror_symmetry,
+    &pecert_check_cope_golden,
+    &pecert_check_cope_saturated_gates,
+    &pecert_check_cope_gate_monotone,
+    &pecert_check_cope_linear_embedding,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -1,8 +1,8 @@
 /*
  * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
- * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers and the
- * resizing of learned position grids. Each row gives the typed keys of its
+ * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers, the
+ * resizing of learned position grids and CoPE's attention logits. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -33,6 +33,7 @@ static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_
 static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
 static const char *const pairings[] = {"split_half", "interleaved", NULL};
 static const char *const posinterp_modes[] = {"bicubic", "bilinear", NULL};
+static const char *const cope_gates[] = {"keys", "sep_key", "values", NULL};
 
 /* ---- checks spanning keys ---------------------------------------------- */
 
@@ -307,6 +308,15 @@ static const vec_vkey posinterp_keys[] = {
     CFG_NUM("scale_h", 0),
     CFG_NUM("scale_w", 0),
 };
+/* npos first: pos_emb's second extent is its value (DIM_KEY(0)). gates
+ * says what gate_k holds (the keys, a separate projection, the values);
+ * masked false: the official call had no mask (the stored one is ones). */
+static const vec_vkey cope_keys[] = {
+    CFG_INT("npos", 1, INT64_C(1) << 20),
+    CFG_BOOL("nodiv"),
+    CFG_BOOL("masked"),
+    CFG_ENUM("gates", cope_gates),
+};
 
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
 #define ANY_FLOAT PECERT_DTYPE_INVALID
@@ -380,6 +390,16 @@ const vec_op pecert__vec_family_ops[] = {
      .var_names = {"D"}, .var_min = {1},
      .inputs = {{"table", F32, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_inputs = 1,
      .outputs = {{"out", F32, 2, {DIM_DERIVED(1), DIM_VAR(0)}}}, .n_outputs = 1},
+    {.name = "cope.logits", KEYS(cope_keys), .var_names = {"Q", "K", "D"}, .var_min = {0, 0, 1},
+     .inputs = {{"q", F32, 2, {DIM_VAR(0), DIM_VAR(2)}},
+                {"k", F32, 2, {DIM_VAR(1), DIM_VAR(2)}},
+                {"gate_k", F32, 2, {DIM_VAR(1), DIM_VAR(2)}},
+                {"pos_emb", F32, 2, {DIM_VAR(2), DIM_KEY(0)}},
+                {"mask", F32, 2, {DIM_VAR(0), DIM_VAR(1)}}},
+     .n_inputs = 5,
+     .outputs = {{"positions", ANY_FLOAT, 2, {DIM_VAR(0), DIM_VAR(1)}},
+                 {"logits", ANY_FLOAT, 2, {DIM_VAR(0), DIM_VAR(1)}}},
+     .n_outputs = 2},
 };
 
 const size_t pecert__vec_num_family_ops =

@@ -29,9 +29,9 @@
 #define VEC_LOC_LEN 256
 
 /* The most tensors (inputs + outputs) any op has: sizes the ref list
- * (mrope.index: four inputs, two outputs). */
-#define VEC_MAX_OP_TENSORS 6
-#define VEC_MAX_OP_INPUTS 4
+ * (cope.logits: five inputs, two outputs). */
+#define VEC_MAX_OP_TENSORS 7
+#define VEC_MAX_OP_INPUTS 5
 #define VEC_MAX_OP_OUTPUTS 2
 /* The most generic config + params keys an op has (posinterp.resize: 11). */
 #define VEC_MAX_OP_KEYS 12

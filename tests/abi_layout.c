@@ -237,5 +237,16 @@ _Static_assert(offsetof(pecert_posinterp_args, table) == 72, "ABI 1.7 layout: pe
 _Static_assert(offsetof(pecert_posinterp_args, out) == 80, "ABI 1.7 layout: pecert_posinterp_args.out");
 _Static_assert(offsetof(pecert_posinterp_args, reserved) == 88, "ABI 1.7 layout: pecert_posinterp_args.reserved");
 _Static_assert(offsetof(pecert_plugin, pos_interpolate) == 264, "ABI 1.7 layout: pecert_plugin.pos_interpolate");
-_Static_assert(sizeof(pecert_plugin) == 272, "ABI 1.7 layout: sizeof pecert_plugin");
+/* ABI 1.8: CoPE. */
+_Static_assert(sizeof(pecert_cope_args) == 104, "ABI 1.8 layout: sizeof pecert_cope_args");
+_Static_assert(offsetof(pecert_cope_args, nodiv) == 4, "ABI 1.8 layout: pecert_cope_args.nodiv");
+_Static_assert(offsetof(pecert_cope_args, npos) == 8, "ABI 1.8 layout: pecert_cope_args.npos");
+_Static_assert(offsetof(pecert_cope_args, q) == 16, "ABI 1.8 layout: pecert_cope_args.q");
+_Static_assert(offsetof(pecert_cope_args, gate_k) == 32, "ABI 1.8 layout: pecert_cope_args.gate_k");
+_Static_assert(offsetof(pecert_cope_args, mask) == 48, "ABI 1.8 layout: pecert_cope_args.mask");
+_Static_assert(offsetof(pecert_cope_args, positions) == 56, "ABI 1.8 layout: pecert_cope_args.positions");
+_Static_assert(offsetof(pecert_cope_args, logits) == 64, "ABI 1.8 layout: pecert_cope_args.logits");
+_Static_assert(offsetof(pecert_cope_args, reserved) == 72, "ABI 1.8 layout: pecert_cope_args.reserved");
+_Static_assert(offsetof(pecert_plugin, cope_logits) == 272, "ABI 1.8 layout: pecert_plugin.cope_logits");
+_Static_assert(sizeof(pecert_plugin) == 280, "ABI 1.8 layout: sizeof pecert_plugin");
 #endif

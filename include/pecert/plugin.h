@@ -9,9 +9,8 @@
  * layer a RoPE call is for, NoPE layers included, and interleaved M-RoPE;
  * from 1.5 the scale of a session's ALiBi term, Falcon's; from 1.6 the 2-D
  * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4; from 1.7 the resizing
- * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL) so
- * that the pecert
- * harness can certify it against golden vectors produced by the official
+ * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL;
+ * from 1.8 contextual position encoding, CoPE) so that the pecert harness can certify it against golden vectors produced by the official
  * reference code.
  *
  * This header is self-contained (only <stdint.h> and <stddef.h>) and usable
@@ -58,7 +57,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 7
+#define PECERT_ABI_MINOR 8
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -323,7 +322,7 @@ typedef struct pecert_session_append_args {
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
- * 1.7 "pecert.posinterp/1").
+ * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -699,6 +698,40 @@ typedef struct pecert_posinterp_args {
 } pecert_posinterp_args;
 
 /* ------------------------------------------------------------------------
+ * Contextual position encoding (ABI 1.8, capability "pecert.cope/1"):
+ * CoPE, the attention logits of one head whose positions count gates
+ * (facebookresearch/RAM, projects/cope, ContextPosSelfAttn.forward). With
+ * d = head_dim, query i of n_q and key j of n_k, m_ij the mask (1 when
+ * NULL):
+ *   gate       g_ij = sigmoid(q_i . gk_j / sqrt(d)) * m_ij, where gk is
+ *              what the gates read: the attention keys, a separate key
+ *              projection (--cope-sep-key) or the values (--cope-val-gates);
+ *   position   p_ij = min(npos - 1, g_ij + g_i,j+1 + ... + g_i,n_k-1),
+ *              the gates summed from key j to the last key (a reversed
+ *              cumulative sum);
+ *   embedding  z_ij = (1 - w) q_i . e[floor p] + w q_i . e[ceil p],
+ *              w = p - floor p, e[t] column t of pos_emb [d, npos];
+ *   logit      (q_i . k_j + z_ij) / sqrt(d), or q_i . k_j / sqrt(d) +
+ *              z_ij with nodiv (--cope-nodiv); -infinity where m_ij = 0.
+ * The mask holds 0 and 1 only (the official code multiplies the gates by
+ * it and adds its log to the logits): causal, padding, or both. positions
+ * is written everywhere, masked keys included (their gate is 0).
+ * ---------------------------------------------------------------------- */
+typedef struct pecert_cope_args {
+    uint32_t struct_size;              /* sizeof(pecert_cope_args)        */
+    int32_t nodiv;                     /* 1 = z added after the 1/sqrt(d) */
+    int64_t npos;                      /* positions clamp at npos - 1     */
+    const pecert_tensor *q;            /* [n_q, d] f32                    */
+    const pecert_tensor *k;            /* [n_k, d] f32: attention keys    */
+    const pecert_tensor *gate_k;       /* [n_k, d] f32: what gates read   */
+    const pecert_tensor *pos_emb;      /* [d, npos] f32                   */
+    const pecert_tensor *mask;         /* [n_q, n_k] f32 of 0/1, or NULL  */
+    pecert_tensor *positions;          /* [n_q, n_k] f32                  */
+    pecert_tensor *logits;             /* [n_q, n_k] f32                  */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_cope_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -856,6 +889,11 @@ typedef struct pecert_plugin {
 
     /* pos_interpolate: a learned grid resized (see the struct). [after create] */
     pecert_status (*pos_interpolate)(void *instance, const pecert_posinterp_args *args);
+
+    /* ---- ABI 1.8: contextual position encoding -------------------------- */
+
+    /* cope_logits: one head's CoPE positions and logits (see the struct). [after create] */
+    pecert_status (*cope_logits)(void *instance, const pecert_cope_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

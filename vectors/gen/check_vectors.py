@@ -102,6 +102,13 @@ def _rope2d_apply_shapes(c, p, a):
             "out": (("f32",), [t, h, c["head_dim"]])}
 
 
+def _cope_shapes(c, p, a):
+    n_q, n_k, d = _dims(a, "q", 0), _dims(a, "k", 0), _dims(a, "q", 1)
+    return {"q": (("f32",), [n_q, d]), "k": (("f32",), [n_k, d]), "gate_k": (("f32",), [n_k, d]),
+            "pos_emb": (("f32",), [d, c["npos"]]), "mask": (("f32",), [n_q, n_k]),
+            "positions": (F, [n_q, n_k]), "logits": (F, [n_q, n_k])}
+
+
 FAMILY_OPS = {
     "alibi.slopes": (
         {"num_heads": ("int", 1, 65536), "max_bias": ("num", 1), "bias_scale": ("num", 1, False)}, {},
@@ -183,7 +190,16 @@ FAMILY_OPS = {
         {"table"}, {"out"},
         lambda c, p, a: {"table": (("f32",), [c["prefix_tokens"] + c["grid_h"] * c["grid_w"], _dims(a, "table", 1)]),
                          "out": (("f32",), [c["prefix_tokens"] + c["out_h"] * c["out_w"], _dims(a, "table", 1)])}),
+    "cope.logits": (
+        {"npos": ("int", 1, 1 << 20), "nodiv": ("bool",), "masked": ("bool",),
+         "gates": ("enum", ("keys", "sep_key", "values"))}, {},
+        {"q", "k", "gate_k", "pos_emb", "mask"}, {"positions", "logits"}, _cope_shapes),
 }
+
+
+# Outputs whose -inf is a value: CoPE's logits of masked keys (check_cope_semantics
+# holds them to exactly the masked places).
+NEG_INF_OK = {("cope.logits", "logits")}
 
 
 class Problems:
@@ -289,7 +305,7 @@ def read_payload(p, manifest_path, payload):
     return raw
 
 
-def check_tensor(p, field, ref, raw, spans):
+def check_tensor(p, field, ref, raw, spans, neg_inf_ok=False):
     """Check one tensor ref; return it as a numpy array (or None)."""
     if not exact_keys(p, field, ref, TENSOR_KEYS):
         return None
@@ -325,7 +341,7 @@ def check_tensor(p, field, ref, raw, spans):
     if nbytes:
         spans.append((off, off + nbytes, field))
     arr = np.frombuffer(data, dtype=DTYPE_NUMPY[dtype]).reshape(shape)
-    if dtype in ("f32", "f64") and not np.all(np.isfinite(arr)):
+    if dtype in ("f32", "f64") and not np.all(np.isfinite(arr) | (neg_inf_ok & (arr == -np.inf))):
         p.add(field, "non-finite value")
     return arr
 
@@ -451,6 +467,23 @@ def check_posinterp_semantics(p, field, c, arrays):
         p.add(field + ".outputs.out", "its prefix rows are not the table's, bit for bit")
 
 
+def check_cope_semantics(p, field, c, arrays):
+    """plugin.h's pecert_cope_args rules: a 0/1 mask (all ones when the call had none),
+    -inf logits exactly where it is 0, positions in [0, npos - 1] and non-increasing along
+    each row (a reversed cumulative sum of gates in [0, 1])."""
+    m, pos, logits = arrays.get("mask"), arrays.get("positions"), arrays.get("logits")
+    if m is not None and not np.all((m == 0) | (m == 1)):
+        p.add(field + ".inputs.mask", "holds values other than 0 and 1")
+    elif m is not None and not c["masked"] and not np.all(m == 1):
+        p.add(field + ".inputs.mask", "not all ones, but config.masked is false")
+    if m is not None and logits is not None and m.shape == logits.shape and \
+            not np.array_equal(logits == -np.inf, m == 0):
+        p.add(field + ".outputs.logits", "-inf is not exactly where the mask is 0")
+    if pos is not None and pos.size and (pos.min() < 0 or pos.max() > c["npos"] - 1 or
+                                         (pos.ndim == 2 and (np.diff(pos, axis=1) > 0).any())):
+        p.add(field + ".outputs.positions", "outside [0, npos - 1], or increasing along a row")
+
+
 def check_family_semantics(p, field, op, c, params, arrays):
     """Cross-key rules of FORMAT.md and exact identities every reference honours."""
     if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
@@ -478,6 +511,8 @@ def check_family_semantics(p, field, op, c, params, arrays):
             p.add(field + ".config", "row_major schemes take spatial_merge_size 1 and t = 1")
     if op == "posinterp.resize":
         check_posinterp_semantics(p, field, c, arrays)
+    if op == "cope.logits":
+        check_cope_semantics(p, field, c, arrays)
     if op == "txl.pos_emb" and c.get("d_model", 0) % 2:
         p.add(field + ".config.d_model", "odd")
     if op == "t5.bucket":
@@ -498,7 +533,8 @@ def check_family_test(p, field, test, raw, spans):
     for group, names in (("inputs", inputs), ("outputs", outputs)):
         if exact_keys(p, f"{field}.{group}", test[group], names):
             for name in sorted(names):
-                arrays[name] = check_tensor(p, f"{field}.{group}.{name}", test[group][name], raw, spans)
+                arrays[name] = check_tensor(p, f"{field}.{group}.{name}", test[group][name], raw, spans,
+                                            (op, name) in NEG_INF_OK)
     if config_ok and params_ok:
         check_family_shapes(p, field, op, test["config"], test["params"], arrays, shapes)
         check_family_semantics(p, field, op, test["config"], test["params"], arrays)

@@ -46,6 +46,9 @@ PINNED = {
     "facebookresearch/dinov2": (
         "b8931f7bf91576930313be2c6d6af376033b35f0", "main (untagged)",
         {"dinov2/models/vision_transformer.py": "74df767eb3f3e45c8012e2637580d4927febd048"}),
+    "facebookresearch/RAM": (
+        "e6f051fbcfaef4cab69bf2ea1b25f500f94c0c64", "main (untagged)",
+        {"projects/cope/src/cope/context_position.py": "ae76e0cc9872bcfb1361d539d84f1bf1039da159"}),
     "facebookresearch/mae": (
         "efb2a8062c206524e35e47d04501ed4f544c0ae8", "main (untagged)",
         {"util/pos_embed.py": "6acf8bd3b3af48702648792cc84bdbc9472b94fd"}),

@@ -42,11 +42,14 @@ class VectorFile:
         self.tests = []
         self.payload = bytearray()
 
-    def tensor(self, array, dtype):
-        """Append one tensor to the payload and return its manifest reference."""
+    def tensor(self, array, dtype, neg_inf_ok=False):
+        """Append one tensor to the payload and return its manifest reference.
+
+        neg_inf_ok: -inf is a value (attention logits of masked keys); NaN and +inf never are."""
         # np.array, not ascontiguousarray: the latter turns a 0-d scalar into shape [1].
         arr = np.array(array, dtype=DTYPES[dtype], order="C", copy=True)
-        if not np.all(np.isfinite(arr)) and dtype in ("f32", "f64"):
+        bad = ~np.isfinite(arr) & ~(neg_inf_ok & (arr == -np.inf)) if dtype in ("f32", "f64") else None
+        if bad is not None and bad.any():
             raise ValueError(f"{self.name}: non-finite value in a golden tensor")
         pad = (-len(self.payload)) % ALIGN
         self.payload += b"\0" * pad

@@ -148,6 +148,8 @@ pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args
 pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args);
 /* The resize of a learned position grid in float32 (posinterp.c; one for all variants). */
 pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args);
+/* CoPE's positions and logits in float32 (cope.c; one for all variants). */
+pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args);
 
 #pragma GCC visibility pop
 

@@ -9,7 +9,8 @@
 #include "honest.h"
 
 static const char *const capabilities[] = {"pecert.rope/1", "pecert.t5/1", "pecert.learned/1",
-                                            "pecert.rope2d/1", "pecert.posinterp/1", NULL};
+                                            "pecert.rope2d/1", "pecert.posinterp/1",
+                                            "pecert.cope/1", NULL};
 
 static pecert_status honest_create(void **out_instance)
 {
@@ -72,6 +73,7 @@ static pecert_plugin descriptor = {
     .rope2d_index = pecert__ref_rope2d_index,
     .rope2d_apply = honest_rope2d_apply,
     .pos_interpolate = honest_pos_interpolate,
+    .cope_logits = honest_cope_logits,
 };
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

@@ -1,0 +1,673 @@
+/*
+ * cope_checks.c - contextual position encoding (CoPE, facebookresearch/RAM):
+ * the golden vectors under CoPE's float32 error model, and three
+ * properties every CoPE has whatever its weights:
+ *   saturated_gates  when every gate is 1 the positions are the ordinary
+ *                    relative ones, the count of visible keys from j on
+ *                    (i - j + 1 under a causal mask), and the logits use
+ *                    the integer embeddings;
+ *   gate_monotone    saturating one key's gate raises the positions of that
+ *                    key and every earlier one by the gate's missing part,
+ *                    and leaves the later keys' positions as they were;
+ *   linear_embedding with embeddings affine in the position (e[t] = a + t b)
+ *                    interpolation is exact, so each logit is a known affine
+ *                    function of the plugin's own position.
+ *
+ * The error model (TOLERANCES.md, "CoPE") is computed here from the inputs,
+ * in double, row by row: the dot products' rounding (head_dim terms each),
+ * the sigmoid's, the gates' sum in any order, and a position error carried
+ * into the embedding logit by the slope of the interpolation around it.
+ *
+ * A failed golden vector is replayed on this file's own double model with
+ * one convention changed (the gate scale, the direction of the cumulative
+ * sum, the interpolation, the mask on the gates, where the position logits
+ * are scaled): the change that reproduces the plugin's output is the
+ * symptom diagnose.c names.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "family.h"
+#include "isolate.h"
+#include "tolerance.h"
+
+/* One call as the ABI takes it, with its inputs (row-major, packed). */
+typedef struct cope_call {
+    int64_t n_q, n_k, d, npos;
+    int nodiv;
+    int masked; /* 0: the call passes mask NULL (the stored mask is ones) */
+    const float *q, *k, *gate_k, *pos_emb, *mask;
+} cope_call;
+
+static cope_call call_of(const pecert_vtest *t)
+{
+    const pecert_vtensor *q = pecert_vtest_input(t, "q");
+    const pecert_vtensor *k = pecert_vtest_input(t, "k");
+    cope_call c = {
+        .n_q = q->shape[0],
+        .n_k = k->shape[0],
+        .d = q->shape[1],
+        .npos = pecert_vtest_int(t, "npos", 1),
+        .nodiv = (int)pecert_vtest_int(t, "nodiv", 0),
+        .masked = (int)pecert_vtest_int(t, "masked", 1),
+        .q = q->data,
+        .k = k->data,
+        .gate_k = pecert_vtest_input(t, "gate_k")->data,
+        .pos_emb = pecert_vtest_input(t, "pos_emb")->data,
+        .mask = pecert_vtest_input(t, "mask")->data,
+    };
+    return c;
+}
+
+static double mask_at(const cope_call *c, int64_t i, int64_t j)
+{
+    return c->mask[i * c->n_k + j];
+}
+
+/* The plugin's two outputs. */
+typedef struct cope_out {
+    pecert_out_buf positions;
+    pecert_out_buf logits;
+} cope_out;
+
+static void out_free(cope_out *o)
+{
+    pecert_out_free(&o->positions);
+    pecert_out_free(&o->logits);
+}
+
+/* Runs c on subject s into fresh buffers; 0 (recorded in r) if it did not. */
+static int run_cope(const pecert_subject *s, pecert_check_result *r, const cope_call *c, cope_out *o,
+                    const char *where)
+{
+    int64_t shape[2] = {c->n_q, c->n_k};
+    memset(o, 0, sizeof(*o));
+    if (pecert_out_init(&o->positions, PECERT_DTYPE_F32, 2, shape) != 0 ||
+        pecert_out_init(&o->logits, PECERT_DTYPE_F32, 2, shape) != 0) {
+        out_free(o);
+        pecert_case_fail(r, where, "out of memory");
+        return 0;
+    }
+    pecert_tensor q = pecert_tensor_2d((void *)(uintptr_t)c->q, PECERT_DTYPE_F32, c->n_q, c->d);
+    pecert_tensor k = pecert_tensor_2d((void *)(uintptr_t)c->k, PECERT_DTYPE_F32, c->n_k, c->d);
+    pecert_tensor g = pecert_tensor_2d((void *)(uintptr_t)c->gate_k, PECERT_DTYPE_F32, c->n_k, c->d);
+    pecert_tensor e = pecert_tensor_2d((void *)(uintptr_t)c->pos_emb, PECERT_DTYPE_F32, c->d, c->npos);
+    pecert_tensor m = pecert_tensor_2d((void *)(uintptr_t)c->mask, PECERT_DTYPE_F32, c->n_q, c->n_k);
+    pecert_cope_args a;
+    memset(&a, 0, sizeof(a));
+    a.struct_size = sizeof(a);
+    a.nodiv = c->nodiv;
+    a.npos = c->npos;
+    a.q = &q;
+    a.k = &k;
+    a.gate_k = &g;
+    a.pos_emb = &e;
+    a.mask = c->masked ? &m : NULL;
+    a.positions = &o->positions.view;
+    a.logits = &o->logits.view;
+    pecert_status st = s->desc->cope_logits(s->instance, &a);
+    if (!pecert_out_status(r, s, st, &o->positions, where, "cope_logits")) {
+        out_free(o);
+        return 0;
+    }
+    if (!pecert_out_guards_ok(&o->logits)) {
+        pecert_case_fail(r, where, "cope_logits wrote outside its logits view");
+        out_free(o);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the model and its error bound ------------------------------------------------ */
+
+/* The conventions a replay changes (all zero: plugin.h's CoPE). */
+typedef struct cope_variant {
+    int gate_unscaled;   /* sigmoid(q . g), the paper's equation, no 1/sqrt(d) */
+    int forward_cumsum;  /* gates summed from the first key to j             */
+    int floor_only;      /* the embedding at floor(p), no interpolation       */
+    int gates_unmasked;  /* the mask applied to the logits only              */
+    int nodiv_flipped;   /* the position logits scaled the other way         */
+    int weights_swapped; /* ceil weighted by ceil(p) - p                      */
+} cope_variant;
+
+static double dot(const float *x, const float *y, int64_t n, int64_t y_stride, double *abs_sum)
+{
+    double s = 0.0, a = 0.0;
+    for (int64_t c = 0; c < n; c++) {
+        double t = (double)x[c] * (double)y[c * y_stride];
+        s += t;
+        a += fabs(t);
+    }
+    *abs_sum = a;
+    return s;
+}
+
+/* q_i . e[t] and its sum of |terms|. */
+static double embedding_dot(const cope_call *c, int64_t i, int64_t t, double *abs_sum)
+{
+    return dot(c->q + i * c->d, c->pos_emb + t, c->d, c->npos, abs_sum);
+}
+
+/* One row's model: positions, logits, and the bound of each. */
+typedef struct cope_row {
+    double *p, *logit;   /* [n_k] */
+    double *p_tol, *logit_tol;
+    double *gate;        /* [n_k]: the gates, masked               */
+    double p_err;        /* the row's position error (any j)       */
+} cope_row;
+
+static int row_alloc(cope_row *row, int64_t n_k)
+{
+    size_t n = (size_t)(n_k > 0 ? n_k : 1);
+    row->p = malloc(n * sizeof(double));
+    row->logit = malloc(n * sizeof(double));
+    row->p_tol = malloc(n * sizeof(double));
+    row->logit_tol = malloc(n * sizeof(double));
+    row->gate = malloc(n * sizeof(double));
+    return row->p != NULL && row->logit != NULL && row->p_tol != NULL && row->logit_tol != NULL && row->gate != NULL;
+}
+
+static void row_free(cope_row *row)
+{
+    free(row->p);
+    free(row->logit);
+    free(row->p_tol);
+    free(row->logit_tol);
+    free(row->gate);
+}
+
+/*
+ * The gates of row i, and the row's position error: a float32 engine's gate
+ * logit is off by ((d + 2) S + 2 |s|) u / sqrt(d) (S = sum |q g| over the
+ * head: the dot product in any order, the scale), which the sigmoid
+ * shrinks by its slope g (1 - g) (taken twice, for where the slope is read);
+ * the sigmoid's own evaluation adds 4 u g; and the gates' sum, in any order
+ * (reversed cumulative sum, or total minus prefix), adds (n_k + 2) u times
+ * the row's total. The sum is the row's, whatever j: the bound of any
+ * position of the row.
+ */
+static void row_gates(const cope_call *c, const cope_variant *v, int64_t i, cope_row *row)
+{
+    double scale = v->gate_unscaled ? 1.0 : 1.0 / sqrt((double)c->d);
+    double total = 0.0, err = 0.0;
+    for (int64_t j = 0; j < c->n_k; j++) {
+        double m = c->masked && !v->gates_unmasked ? mask_at(c, i, j) : 1.0;
+        double abs_sum;
+        double s = dot(c->q + i * c->d, c->gate_k + j * c->d, c->d, 1, &abs_sum);
+        double g = 1.0 / (1.0 + exp(-s * scale));
+        double ds = ((double)(c->d + 2) * abs_sum + 2.0 * fabs(s)) * PECERT_U32 * scale;
+        row->gate[j] = m * g;
+        total += m * g;
+        err += m * (2.0 * g * (1.0 - g) * ds + 4.0 * PECERT_U32 * g);
+    }
+    row->p_err = err + (double)(c->n_k + 2) * PECERT_U32 * total;
+}
+
+/* The interpolation's largest slope |f(t + 1) - f(t)| over the segments
+ * within p_err of p (0 when npos is 1). */
+static double slope_near(const cope_call *c, int64_t i, double p, double p_err)
+{
+    double lo = floor(p - p_err), hi = ceil(p + p_err);
+    double slope = 0.0, unused;
+    for (int64_t t = lo < 0 ? 0 : (int64_t)lo; t < (int64_t)hi && t + 1 < c->npos; t++) {
+        slope = fmax(slope, fabs(embedding_dot(c, i, t + 1, &unused) - embedding_dot(c, i, t, &unused)));
+    }
+    return slope;
+}
+
+/*
+ * Row i under variant v: each position (the gate sums, clamped), the
+ * embedding logit z between the integer embeddings, and the logit, with
+ * their bounds: a position p_err (row_gates) plus its float32 storage; z
+ * off by p_err times the slope near p, (d + 2) u F for each of its two dot
+ * products (F = sum |q e|) and 3 u (|f_lo| + |f_hi|) for the blend; the
+ * logit by (d + 2) u A for q . k (A = sum |q k|), z's error, and 4 u of each
+ * term's magnitude for the scale, the sum and the storage. Masked keys:
+ * -inf, bound 0.
+ */
+static void model_row(const cope_call *c, const cope_variant *v, int64_t i, cope_row *row)
+{
+    double inv_sqrt_d = 1.0 / sqrt((double)c->d);
+    int scaled_after = c->nodiv != v->nodiv_flipped;
+    row_gates(c, v, i, row);
+    double sum = 0.0;
+    for (int64_t step = 0; step < c->n_k; step++) {
+        int64_t j = v->forward_cumsum ? step : c->n_k - 1 - step;
+        sum += row->gate[j];
+        row->p[j] = fmin(sum, (double)(c->npos - 1));
+    }
+    for (int64_t j = 0; j < c->n_k; j++) {
+        double p = row->p[j];
+        row->p_tol[j] = row->p_err + 2.0 * PECERT_U32 * p;
+        if (c->masked && mask_at(c, i, j) == 0.0) {
+            row->logit[j] = -INFINITY;
+            row->logit_tol[j] = 0.0;
+            continue;
+        }
+        double lo = floor(p), w = p - lo;
+        double f_abs_lo, f_abs_hi, a_abs;
+        double f_lo = embedding_dot(c, i, (int64_t)lo, &f_abs_lo);
+        double f_hi = embedding_dot(c, i, (int64_t)ceil(p), &f_abs_hi);
+        double z = v->floor_only ? f_lo : (v->weights_swapped ? w * f_lo + (1.0 - w) * f_hi : (1.0 - w) * f_lo + w * f_hi);
+        double dz = row->p_err * slope_near(c, i, p, row->p_err) +
+                    (double)(c->d + 2) * PECERT_U32 * fmax(f_abs_lo, f_abs_hi) + 3.0 * PECERT_U32 * (fabs(f_lo) + fabs(f_hi));
+        double qk = dot(c->q + i * c->d, c->k + j * c->d, c->d, 1, &a_abs);
+        double dqk = (double)(c->d + 2) * PECERT_U32 * a_abs;
+        if (scaled_after) {
+            row->logit[j] = qk * inv_sqrt_d + z;
+            row->logit_tol[j] = dqk * inv_sqrt_d + dz + 4.0 * PECERT_U32 * (fabs(qk) * inv_sqrt_d + fabs(z));
+        } else {
+            row->logit[j] = (qk + z) * inv_sqrt_d;
+            row->logit_tol[j] = (dqk + dz) * inv_sqrt_d + 4.0 * PECERT_U32 * (fabs(qk) + fabs(z)) * inv_sqrt_d;
+        }
+    }
+}
+
+/* Compares got with variant v's model row by row, into two worsts. */
+static int compare_model(const cope_call *c, const cope_variant *v, const cope_out *got, pecert_case_worst *wp,
+                         pecert_case_worst *wl)
+{
+    cope_row row;
+    if (!row_alloc(&row, c->n_k)) {
+        row_free(&row);
+        return 0;
+    }
+    pecert_case_worst_init(wp);
+    pecert_case_worst_init(wl);
+    for (int64_t i = 0; i < c->n_q; i++) {
+        model_row(c, v, i, &row);
+        for (int64_t j = 0; j < c->n_k; j++) {
+            int64_t e = i * c->n_k + j;
+            pecert_case_worst_add(wp, e, pecert_out_get(&got->positions, e), row.p[j], row.p_tol[j]);
+            pecert_case_worst_add(wl, e, pecert_out_get(&got->logits, e), row.logit[j], row.logit_tol[j]);
+        }
+    }
+    row_free(&row);
+    return 1;
+}
+
+static void finish_case(pecert_check_result *r, const pecert_case_worst *w, const cope_call *c, const char *what,
+                        const char *where)
+{
+    int64_t e = w->index < 0 ? 0 : w->index;
+    int64_t n_k = c->n_k > 0 ? c->n_k : 1;
+    char elem[96];
+    snprintf(elem, sizeof(elem), "%s[query %lld, key %lld]", what, (long long)(e / n_k), (long long)(e % n_k));
+    pecert_case_finish(r, w, where, elem);
+}
+
+/* ---- the replays ---------------------------------------------------------------------- */
+
+/* 1 if variant v's model reproduces both outputs under its bounds. */
+static int variant_explains(const cope_call *c, const cope_variant *v, const cope_out *got)
+{
+    pecert_case_worst wp, wl;
+    return compare_model(c, v, got, &wp, &wl) && wp.n_bad == 0 && wl.n_bad == 0 && wl.n_checked > 0;
+}
+
+static void explain(pecert_check_result *r, const cope_call *c, const cope_out *got)
+{
+    static const struct {
+        cope_variant v;
+        const char *symptom;
+    } replays[] = {
+        {{.gate_unscaled = 1}, "cope_gate_scale:missing"},
+        {{.forward_cumsum = 1}, "cope_cumsum:forward"},
+        {{.gates_unmasked = 1}, "cope_gates:unmasked"},
+        {{.floor_only = 1}, "cope_interpolation:floor"},
+        {{.weights_swapped = 1}, "cope_interpolation:swapped"},
+        {{.nodiv_flipped = 1}, "cope_position_scale:flipped"},
+    };
+    for (size_t k = 0; k < sizeof(replays) / sizeof(replays[0]); k++) {
+        if (replays[k].v.gates_unmasked && !c->masked) {
+            continue;
+        }
+        if (variant_explains(c, &replays[k].v, got)) {
+            pecert_check_symptom(r, "%s", replays[k].symptom);
+            return;
+        }
+    }
+}
+
+/* ---- cope.golden ------------------------------------------------------------------------- */
+
+static void golden_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t, const char *where)
+{
+    cope_call c = call_of(t);
+    cope_out got;
+    if (!run_cope(&env->plugin, r, &c, &got, where)) {
+        return;
+    }
+    static const cope_variant right = {0};
+    pecert_case_worst wp, wl, mp, ml;
+    if (!compare_model(&c, &right, &got, &mp, &ml)) {
+        pecert_case_fail(r, where, "out of memory");
+        out_free(&got);
+        return;
+    }
+    /* The golden values under the model's bounds (element for element the
+     * same places: the model is only the bounds' carrier here). */
+    cope_row row;
+    int ok = row_alloc(&row, c.n_k);
+    const pecert_vtensor *want_p = pecert_vtest_output(t, "positions");
+    const pecert_vtensor *want_l = pecert_vtest_output(t, "logits");
+    pecert_case_worst_init(&wp);
+    pecert_case_worst_init(&wl);
+    for (int64_t i = 0; ok && i < c.n_q; i++) {
+        model_row(&c, &right, i, &row);
+        for (int64_t j = 0; j < c.n_k; j++) {
+            int64_t e = i * c.n_k + j;
+            pecert_case_worst_add(&wp, e, pecert_out_get(&got.positions, e), pecert_vtensor_get(want_p, e), row.p_tol[j]);
+            pecert_case_worst_add(&wl, e, pecert_out_get(&got.logits, e), pecert_vtensor_get(want_l, e),
+                                  row.logit_tol[j]);
+        }
+    }
+    row_free(&row);
+    if (!ok) {
+        pecert_case_fail(r, where, "out of memory");
+    } else {
+        const pecert_case_worst *worse = wp.n_bad > 0 || wp.ratio > wl.ratio ? &wp : &wl;
+        finish_case(r, worse, &c, worse == &wp ? "positions" : "logits", where);
+        if (wp.n_bad > 0 || wl.n_bad > 0) {
+            explain(r, &c, &got);
+        }
+    }
+    out_free(&got);
+}
+
+static void run_golden(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_for_each_golden(env, r, "cope.logits", golden_case);
+    pecert_check_conclude(r, "cope.logits cases (packed and strided)");
+}
+
+/* ---- shared by the properties ------------------------------------------------------------- */
+
+/* A private copy of n floats (NULL, recorded in r, if out of memory). */
+static float *copy_floats(pecert_check_result *r, const float *x, int64_t n, const char *where)
+{
+    float *y = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (y == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return NULL;
+    }
+    memcpy(y, x, (size_t)n * sizeof(float));
+    return y;
+}
+
+/* |x| + 8 for every element: every gate logit q . g / sqrt(d) is then at
+ * least 64 sqrt(d) >= 64, and sigmoid(64) is 1 in float32 and in double
+ * (e^-64 is 1.6e-28, far below half an ulp of 1). */
+static void saturate(float *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = fabsf(x[i]) + 8.0f;
+    }
+}
+
+/* ---- cope.saturated_gates --------------------------------------------------------------------- */
+
+/* Every gate 1: position p_ij = min(npos - 1, the number of visible keys
+ * from j to the last), an integer, so the plugin's must be exactly it (a
+ * sum of ones is exact in float32 below 2^24); the logits then read the
+ * integer embedding e[p], within the model's bound. */
+static void saturated_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
+                           const char *where)
+{
+    cope_call c = call_of(t);
+    float *q = copy_floats(r, c.q, c.n_q * c.d, where);
+    float *g = q != NULL ? copy_floats(r, c.gate_k, c.n_k * c.d, where) : NULL;
+    if (g == NULL) {
+        free(q);
+        return;
+    }
+    saturate(q, c.n_q * c.d);
+    saturate(g, c.n_k * c.d);
+    c.q = q;
+    c.gate_k = g;
+    cope_out got;
+    if (run_cope(&env->plugin, r, &c, &got, where)) {
+        static const cope_variant right = {0};
+        pecert_case_worst wp, wl;
+        pecert_case_worst_init(&wp);
+        for (int64_t i = 0; i < c.n_q; i++) {
+            double visible = 0.0;
+            for (int64_t j = c.n_k - 1; j >= 0; j--) {
+                visible += c.masked ? mask_at(&c, i, j) : 1.0;
+                int64_t e = i * c.n_k + j;
+                pecert_case_worst_add(&wp, e, pecert_out_get(&got.positions, e), fmin(visible, (double)(c.npos - 1)),
+                                      0.0);
+            }
+        }
+        pecert_case_worst model_p;
+        if (!compare_model(&c, &right, &got, &model_p, &wl)) {
+            pecert_case_fail(r, where, "out of memory");
+        } else {
+            const pecert_case_worst *worse = wp.n_bad > 0 ? &wp : &wl;
+            finish_case(r, worse, &c, worse == &wp ? "positions" : "logits", where);
+            if (wp.n_bad > 0) {
+                pecert_check_symptom(r, "cope_saturated_not_relative");
+            }
+        }
+        out_free(&got);
+    }
+    free(q);
+    free(g);
+}
+
+static void run_saturated(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_case_slot_set(env->case_slot, "cope saturated gates");
+    pecert_for_each_test(env, r, "cope.logits", saturated_case);
+    pecert_check_conclude(r, "cope.logits configurations");
+}
+
+/* ---- cope.gate_monotone ----------------------------------------------------------------------- */
+
+/* Rows of the model under c and under the changed call, and the plugin's
+ * position change compared with the gate's, into w. */
+static void compare_change(const cope_call *c, const cope_call *changed, int64_t j0, const cope_out *before,
+                           const cope_out *after, cope_row *row, cope_row *changed_row, pecert_case_worst *w)
+{
+    static const cope_variant right = {0};
+    pecert_case_worst_init(w);
+    for (int64_t i = 0; i < c->n_q; i++) {
+        model_row(c, &right, i, row);
+        model_row(changed, &right, i, changed_row);
+        double top = 0.0;
+        for (int64_t j = 0; j < c->n_k; j++) {
+            top = fmax(top, fmax(row->p[j] + row->p_tol[j], changed_row->p[j] + changed_row->p_tol[j]));
+        }
+        if (top >= (double)(c->npos - 1)) {
+            continue; /* the clamp could bite: the change is not the gate's */
+        }
+        double rise = changed_row->gate[j0] - row->gate[j0];
+        for (int64_t j = 0; j < c->n_k; j++) {
+            int64_t e = i * c->n_k + j;
+            double moved = pecert_out_get(&after->positions, e) - pecert_out_get(&before->positions, e);
+            pecert_case_worst_add(w, e, moved, j <= j0 ? rise : 0.0, row->p_tol[j] + changed_row->p_tol[j]);
+        }
+    }
+}
+
+/*
+ * Key j0 (the middle one) gets a zero gate row: its gate becomes
+ * sigmoid(0) = 1/2 for every query that sees it, whatever the query. A
+ * position is the sum of the gates from its key on, so the positions of
+ * keys j <= j0 move by exactly the gate's change (1/2 - g, g computed here
+ * from the inputs) and those of keys j > j0 do not move. Rows whose
+ * positions could reach npos - 1 are left out (the clamp). Both runs are
+ * the plugin's; the change is held to the sum of both runs' bounds.
+ */
+static void monotone_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
+                          const char *where)
+{
+    cope_call c = call_of(t);
+    if (c.n_k < 2) {
+        pecert_case_passed(r, where, "fewer than two keys: no earlier and later keys");
+        return;
+    }
+    int64_t j0 = c.n_k / 2;
+    float *g = copy_floats(r, c.gate_k, c.n_k * c.d, where);
+    if (g == NULL) {
+        return;
+    }
+    memset(g + j0 * c.d, 0, (size_t)c.d * sizeof(float));
+    cope_call changed = c;
+    changed.gate_k = g;
+    cope_row row, changed_row;
+    int ok = row_alloc(&row, c.n_k) & row_alloc(&changed_row, c.n_k);
+    cope_out before, after;
+    if (!ok) {
+        pecert_case_fail(r, where, "out of memory");
+    } else if (run_cope(&env->plugin, r, &c, &before, where)) {
+        if (run_cope(&env->plugin, r, &changed, &after, where)) {
+            pecert_case_worst w;
+            compare_change(&c, &changed, j0, &before, &after, &row, &changed_row, &w);
+            if (w.n_checked == 0) {
+                pecert_case_passed(r, where, "every row could reach npos - 1: nothing to compare");
+            } else {
+                finish_case(r, &w, &c, "position change", where);
+                if (w.n_bad > 0) {
+                    pecert_check_symptom(r, "cope_positions_not_monotone");
+                }
+            }
+            out_free(&after);
+        }
+        out_free(&before);
+    }
+    row_free(&row);
+    row_free(&changed_row);
+    free(g);
+}
+
+static void run_monotone(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_case_slot_set(env->case_slot, "cope one gate changed");
+    pecert_for_each_test(env, r, "cope.logits", monotone_case);
+    pecert_check_conclude(r, "cope.logits configurations");
+}
+
+/* ---- cope.linear_embedding ---------------------------------------------------------------------- */
+
+/* x rounded to a multiple of 2^-bits. */
+static double quantize(double x, int bits)
+{
+    return ldexp(nearbyint(ldexp(x, bits)), -bits);
+}
+
+/* pos_emb column t = a + t b, a and b the vector's first two columns
+ * rounded to multiples of 2^-bits, bits chosen so that every a + t b
+ * (|a|, |b| < 4, t < npos) is a float32 exactly: 4 (npos + 1) 2^bits
+ * < 2^24. a [d] and b [d] are kept for the check. */
+static void affine_table(const cope_call *c, float *e, double *a, double *b)
+{
+    int bits = 0;
+    while (bits < 20 && 4.0 * (double)(c->npos + 1) * ldexp(1.0, bits + 1) < ldexp(1.0, 24)) {
+        bits++;
+    }
+    for (int64_t x = 0; x < c->d; x++) {
+        a[x] = quantize(fmax(-3.9, fmin(3.9, c->pos_emb[x * c->npos])), bits);
+        b[x] = c->npos > 1 ? quantize(fmax(-3.9, fmin(3.9, c->pos_emb[x * c->npos + 1])), bits) : 0.0;
+        for (int64_t s = 0; s < c->npos; s++) {
+            e[x * c->npos + s] = (float)(a[x] + (double)s * b[x]);
+        }
+    }
+}
+
+/*
+ * With e[t] = a + t b exactly, the blend (1 - w) q.e[floor p] + w q.e[ceil p]
+ * is q.a + p q.b for any p, so each logit is (q.k + q.a + p q.b) / sqrt(d)
+ * (nodiv: q.k / sqrt(d) + q.a + p q.b) at the plugin's own position p.
+ * Bound: p's float32 storage (the plugin's p is the one it used, up to
+ * that) times |q.b|; (d + 2) u (QA + (p + 1) QB) for each of the two
+ * embedding dot products (QA = sum |q a|, QB = sum |q b|); 3 u of each
+ * blended term; and the logit's own terms as in the model.
+ */
+static void linear_row(const cope_call *c, const double *a, const double *b, int64_t i, const cope_out *got,
+                       pecert_case_worst *w)
+{
+    double inv = 1.0 / sqrt((double)c->d);
+    double qa = 0.0, qb = 0.0, qa_abs = 0.0, qb_abs = 0.0;
+    for (int64_t x = 0; x < c->d; x++) {
+        double qx = c->q[i * c->d + x];
+        qa += qx * a[x];
+        qb += qx * b[x];
+        qa_abs += fabs(qx * a[x]);
+        qb_abs += fabs(qx * b[x]);
+    }
+    for (int64_t j = 0; j < c->n_k; j++) {
+        int64_t e = i * c->n_k + j;
+        if (c->masked && mask_at(c, i, j) == 0.0) {
+            pecert_case_worst_add(w, e, pecert_out_get(&got->logits, e), -INFINITY, 0.0);
+            continue;
+        }
+        double p = pecert_out_get(&got->positions, e);
+        double a_abs;
+        double qk = dot(c->q + i * c->d, c->k + j * c->d, c->d, 1, &a_abs);
+        double z = qa + p * qb;
+        double dz = 2.0 * PECERT_U32 * fabs(p * qb) +
+                    2.0 * (double)(c->d + 2) * PECERT_U32 * (qa_abs + (fabs(p) + 1.0) * qb_abs) +
+                    6.0 * PECERT_U32 * (fabs(qa) + (fabs(p) + 1.0) * fabs(qb));
+        double dqk = (double)(c->d + 2) * PECERT_U32 * a_abs;
+        double want = c->nodiv ? qk * inv + z : (qk + z) * inv;
+        double tol = c->nodiv ? dqk * inv + dz + 4.0 * PECERT_U32 * (fabs(qk) * inv + fabs(z))
+                              : (dqk + dz) * inv + 4.0 * PECERT_U32 * (fabs(qk) + fabs(z)) * inv;
+        pecert_case_worst_add(w, e, pecert_out_get(&got->logits, e), want, tol);
+    }
+}
+
+static void linear_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
+                        const char *where)
+{
+    cope_call c = call_of(t);
+    float *e = copy_floats(r, c.pos_emb, c.d * c.npos, where);
+    double *a = malloc((size_t)c.d * sizeof(double));
+    double *b = malloc((size_t)c.d * sizeof(double));
+    cope_out got;
+    if (e == NULL || a == NULL || b == NULL) {
+        if (e != NULL) {
+            pecert_case_fail(r, where, "out of memory");
+        }
+    } else {
+        affine_table(&c, e, a, b);
+        c.pos_emb = e;
+        if (run_cope(&env->plugin, r, &c, &got, where)) {
+            pecert_case_worst w;
+            pecert_case_worst_init(&w);
+            for (int64_t i = 0; i < c.n_q; i++) {
+                linear_row(&c, a, b, i, &got, &w);
+            }
+            finish_case(r, &w, &c, "logits", where);
+            if (w.n_bad > 0) {
+                pecert_check_symptom(r, "cope_interpolation_not_linear");
+            }
+            out_free(&got);
+        }
+    }
+    free(e);
+    free(a);
+    free(b);
+}
+
+static void run_linear(const pecert_check_env *env, pecert_check_result *r)
+{
+    pecert_case_slot_set(env->case_slot, "cope affine position embeddings");
+    pecert_for_each_test(env, r, "cope.logits", linear_case);
+    pecert_check_conclude(r, "cope.logits configurations");
+}
+
+const pecert_check pecert_check_cope_golden = {
+    "cope.golden", "CoPE's positions and attention logits equal facebookresearch/RAM's ContextPosSelfAttn",
+    PECERT_NEED_COPE_LOGITS, run_golden};
+const pecert_check pecert_check_cope_saturated_gates = {
+    "cope.saturated_gates", "gates all 1 give the ordinary relative positions (visible keys counted from j on)",
+    PECERT_NEED_COPE_LOGITS, run_saturated};
+const pecert_check pecert_check_cope_gate_monotone = {
+    "cope.gate_monotone", "changing one key's gate moves the positions of that key and the earlier ones only",
+    PECERT_NEED_COPE_LOGITS, run_monotone};
+const pecert_check pecert_check_cope_linear_embedding = {
+    "cope.linear_embedding", "with position embeddings affine in the position each logit is affine in the plugin's position",
+    PECERT_NEED_COPE_LOGITS, run_linear};
