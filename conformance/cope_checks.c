@@ -20,8 +20,8 @@
  *
  * A failed golden vector is replayed on this file's own double model with
  * one convention changed (the gate scale, the direction of the cumulative
- * sum, the interpolation, the mask on the gates, where the position logits
- * are scaled): the change that reproduces the plugin's output is the
+ * sum, the mask on the gates, where the position logits are scaled, the
+ * clamp taken on prefix sums): the change that reproduces the plugin's output is the
  * symptom diagnose.c names.
  */
 #include <math.h>
@@ -124,12 +124,11 @@ static int run_cope(const pecert_subject *s, pecert_check_result *r, const cope_
 
 /* The conventions a replay changes (all zero: plugin.h's CoPE). */
 typedef struct cope_variant {
-    int gate_unscaled;   /* sigmoid(q . g), the paper's equation, no 1/sqrt(d) */
-    int forward_cumsum;  /* gates summed from the first key to j             */
-    int floor_only;      /* the embedding at floor(p), no interpolation       */
-    int gates_unmasked;  /* the mask applied to the logits only              */
-    int nodiv_flipped;   /* the position logits scaled the other way         */
-    int weights_swapped; /* ceil weighted by ceil(p) - p                      */
+    int gate_unscaled;  /* sigmoid(q . g), the paper's equation, no 1/sqrt(d) */
+    int forward_cumsum; /* gates summed from the first key to j             */
+    int gates_unmasked; /* the mask applied to the logits only              */
+    int nodiv_flipped;  /* the position logits scaled the other way         */
+    int prefix_clamped; /* C(P_last) - C(P_{j-1}), C the clamp at npos - 1  */
 } cope_variant;
 
 static double dot(const float *x, const float *y, int64_t n, int64_t y_stride, double *abs_sum)
@@ -232,11 +231,15 @@ static void model_row(const cope_call *c, const cope_variant *v, int64_t i, cope
     double inv_sqrt_d = 1.0 / sqrt((double)c->d);
     int scaled_after = c->nodiv != v->nodiv_flipped;
     row_gates(c, v, i, row);
-    double sum = 0.0;
+    double sum = 0.0, top = (double)(c->npos - 1);
     for (int64_t step = 0; step < c->n_k; step++) {
-        int64_t j = v->forward_cumsum ? step : c->n_k - 1 - step;
+        int64_t j = v->forward_cumsum || v->prefix_clamped ? step : c->n_k - 1 - step;
+        double before = sum;
         sum += row->gate[j];
-        row->p[j] = fmin(sum, (double)(c->npos - 1));
+        row->p[j] = v->prefix_clamped ? -fmin(before, top) : fmin(sum, top);
+    }
+    for (int64_t j = 0; v->prefix_clamped && j < c->n_k; j++) {
+        row->p[j] += fmin(sum, top);
     }
     for (int64_t j = 0; j < c->n_k; j++) {
         double p = row->p[j];
@@ -250,7 +253,7 @@ static void model_row(const cope_call *c, const cope_variant *v, int64_t i, cope
         double f_abs_lo, f_abs_hi, a_abs;
         double f_lo = embedding_dot(c, i, (int64_t)lo, &f_abs_lo);
         double f_hi = embedding_dot(c, i, (int64_t)ceil(p), &f_abs_hi);
-        double z = v->floor_only ? f_lo : (v->weights_swapped ? w * f_lo + (1.0 - w) * f_hi : (1.0 - w) * f_lo + w * f_hi);
+        double z = (1.0 - w) * f_lo + w * f_hi;
         double dz = row->p_err * slope_near(c, i, p, row->p_err) +
                     (double)(c->d + 2) * PECERT_U32 * fmax(f_abs_lo, f_abs_hi) + 3.0 * PECERT_U32 * (fabs(f_lo) + fabs(f_hi));
         double qk = dot(c->q + i * c->d, c->k + j * c->d, c->d, 1, &a_abs);
@@ -316,9 +319,8 @@ static void explain(pecert_check_result *r, const cope_call *c, const cope_out *
         {{.gate_unscaled = 1}, "cope_gate_scale:missing"},
         {{.forward_cumsum = 1}, "cope_cumsum:forward"},
         {{.gates_unmasked = 1}, "cope_gates:unmasked"},
-        {{.floor_only = 1}, "cope_interpolation:floor"},
-        {{.weights_swapped = 1}, "cope_interpolation:swapped"},
         {{.nodiv_flipped = 1}, "cope_position_scale:flipped"},
+        {{.prefix_clamped = 1}, "cope_clamp:prefix"},
     };
     for (size_t k = 0; k < sizeof(replays) / sizeof(replays[0]); k++) {
         if (replays[k].v.gates_unmasked && !c->masked) {

@@ -503,6 +503,46 @@ static void diagnose_posinterp(pecert_run_results *run)
     }
 }
 
+/* CoPE: the convention whose replay reproduces the plugin's output
+ * (cope_checks.c), else what the properties show. */
+static void diagnose_cope(pecert_run_results *run)
+{
+    const char *g = "cope.golden";
+    if (has(run, g, "cope_gate_scale:missing")) {
+        add(run, "cope_gate_scale", "cope.golden: the outputs match gates sigmoid(q . k) without 1/sqrt(d)",
+            "CoPE gates computed as sigmoid(q . k), the paper's formula, where the authors' code divides the gate "
+            "logit by sqrt(head_dim) first");
+    } else if (has(run, g, "cope_cumsum:forward")) {
+        add(run, "cope_cumsum", "cope.golden: the outputs match a forward cumulative sum of the gates",
+            "CoPE positions counted from the first key (gates.cumsum) where they count from the key to the last "
+            "one (flip, cumsum, flip)");
+    } else if (has(run, g, "cope_gates:unmasked")) {
+        add(run, "cope_gates_mask", "cope.golden: the outputs match gates summed without the mask",
+            "CoPE gates summed before the attention mask is applied to them: later or padded keys are counted in "
+            "every position");
+    } else if (has(run, g, "cope_position_scale:flipped")) {
+        add(run, "cope_position_scale", "cope.golden: the outputs match the other order of scale and position term",
+            "CoPE position logits added on the wrong side of the 1/sqrt(head_dim) scale (the --cope-nodiv order "
+            "confused: (q.k + z) / sqrt(d) against q.k / sqrt(d) + z)");
+    } else if (has(run, g, "cope_clamp:prefix")) {
+        add(run, "cope_clamp", "cope.golden: the outputs match clamped prefix sums subtracted",
+            "CoPE clamp at npos - 1 taken on prefix sums whose difference is the position, not on each position: "
+            "once the prefix saturates the positions collapse");
+    } else if (failed(run, "cope.saturated_gates")) {
+        add(run, "cope_positions", "cope.saturated_gates: gates of 1 do not give the relative positions",
+            "CoPE positions that do not count the visible keys from each key to the query (the cumulative sum's "
+            "direction, its mask or its clamp)");
+    } else if (failed(run, "cope.linear_embedding")) {
+        add(run, "cope_interpolation", "cope.linear_embedding: the logits are not affine in the positions",
+            "CoPE position logits not blended linearly between the integer embeddings floor(p) and ceil(p), or "
+            "scaled wrongly");
+    } else if (failed(run, g) || failed(run, "cope.gate_monotone")) {
+        add(run, "cope_values", "cope.golden or its properties fail",
+            "CoPE positions or logits wrong in a way no single convention change explains: read the details of "
+            "cope.golden");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -669,6 +709,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_rope2d_index(run);
     diagnose_rope2d_apply(run);
     diagnose_posinterp(run);
+    diagnose_cope(run);
     diagnose_families(run);
     diagnose_declines(run);
     drop_explained_leads(run);

@@ -343,6 +343,7 @@ static void fv_add_tests(tv *v, cJSON *tests)
     static const int64_t p3x2x4[3] = {3, 2, 4}, p3x2[2] = {3, 2}, x2x1x8[3] = {2, 1, 8};
     static const int64_t g2x3[2] = {2, 3}, r2x7[2] = {2, 7}, r2x2[2] = {2, 2};
     static const int64_t t5x4[2] = {5, 4}, o13x4[2] = {13, 4};
+    static const int64_t c2x4[2] = {2, 4}, c3x4[2] = {3, 4}, c4x5[2] = {4, 5}, c2x3[2] = {2, 3};
     cJSON *t;
 
     t = fam_test(1, "alibi.slopes", "{\"num_heads\": 4, \"max_bias\": 8}", "{}");
@@ -424,6 +425,15 @@ static void fv_add_tests(tv *v, cJSON *tests)
                  "{}");
     add_tensor(v, t, "inputs", "table", "f32", 2, t5x4);
     add_tensor(v, t, "outputs", "out", "f32", 2, o13x4);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(16, "cope.logits", "{\"npos\": 5, \"nodiv\": false, \"masked\": true, \"gates\": \"keys\"}", "{}");
+    add_tensor(v, t, "inputs", "q", "f32", 2, c2x4);
+    add_tensor(v, t, "inputs", "k", "f32", 2, c3x4);
+    add_tensor(v, t, "inputs", "gate_k", "f32", 2, c3x4);
+    add_tensor(v, t, "inputs", "pos_emb", "f32", 2, c4x5);
+    add_tensor(v, t, "inputs", "mask", "f32", 2, c2x3);
+    add_tensor(v, t, "outputs", "positions", "f64", 2, c2x3);
+    add_tensor(v, t, "outputs", "logits", "f64", 2, c2x3);
     cJSON_AddItemToArray(tests, t);
 }
 
@@ -1080,7 +1090,7 @@ END_TEST
  * its vector count, every file with its provenance. */
 START_TEST(core_list_families)
 {
-    static const char *const families[] = {"alibi", "learned", "mrope", "posinterp", "rope", "rope2d", "shaw",
+    static const char *const families[] = {"alibi", "cope", "learned", "mrope", "posinterp", "rope", "rope2d", "shaw",
                                            "sinusoidal", "sincos2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];
@@ -2016,7 +2026,7 @@ START_TEST(families_load)
     const pecert_vvalue *v;
 
     expect_ok(&g_tv, &f);
-    ck_assert_uint_eq(f.n_tests, 15);
+    ck_assert_uint_eq(f.n_tests, 16);
     t = test_by_id(&f, 1);
     ck_assert_str_eq(t->op, "alibi.slopes");
     ck_assert_int_eq(pecert_vtest_int(t, "num_heads", 0), 4);
@@ -2188,6 +2198,15 @@ static const bad_case family_bad_cases[] = {
     {"tests[14].outputs.out.shape", "[12, 4]", NULL, ": tests[14].outputs.out.shape: expected [13, 4], got [12, 4]"},
     {"tests[14].inputs.table.dtype", "\"f64\"", NULL,
      ": tests[14].inputs.table.dtype: expected f32 for posinterp.resize, got f64"},
+    {"tests[15].config.npos", "0", NULL, ": tests[15].config.npos: 0 out of range [1, 1048576]"},
+    {"tests[15].config.gates", "\"queries\"", NULL,
+     ": tests[15].config.gates: unknown gates \"queries\" (keys, sep_key, values)"},
+    {"tests[15].config.masked", NULL, NULL, ": tests[15].config.masked: missing required key"},
+    {"tests[15].config.npos", "6", NULL, ": tests[15].inputs.pos_emb.shape: expected [4, 6], got [4, 5]"},
+    {"tests[15].inputs.gate_k.shape", "[3, 5]", NULL, ": tests[15].inputs.gate_k.shape: expected [3, 4], got [3, 5]"},
+    {"tests[15].inputs.mask.shape", "[3, 2]", NULL, ": tests[15].inputs.mask.shape: expected [2, 3], got [3, 2]"},
+    {"tests[15].outputs.logits.shape", "[2, 2]", NULL,
+     ": tests[15].outputs.logits.shape: expected [2, 3], got [2, 2]"},
 };
 
 #define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))

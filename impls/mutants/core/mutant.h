@@ -107,6 +107,18 @@ typedef struct mutant_posinterp_rule {
 } mutant_posinterp_rule;
 pecert_status mutant_posinterp(const pecert_posinterp_args *a, const mutant_posinterp_rule *rule);
 
+/* CoPE's positions and logits (plugin.h, cope_logits) in the base's
+ * precision, with the conventions a rule breaks (core/cope.c). All zero =
+ * right. */
+typedef struct mutant_cope_rule {
+    int gate_unscaled;          /* sigmoid(q . gk): no 1/sqrt(d)              */
+    int forward_cumsum;         /* gates summed from the first key to j       */
+    int gates_unmasked;         /* the mask on the logits only, not the gates */
+    int position_scale_flipped; /* z scaled by 1/sqrt(d) the other way        */
+    int prefix_clamped;         /* C(P_last) - C(P_{j-1}), C the clamp        */
+} mutant_cope_rule;
+pecert_status mutant_cope(const pecert_cope_args *a, const mutant_cope_rule *rule);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 /* Stores v at element (i, j) of a 2-D i64/i32 tensor. */

@@ -1,0 +1,22 @@
+/* cope_position_scale - CoPE's position logits added after the attention
+ * scale, q . k / sqrt(d) + z, where the authors' default adds them first
+ * and scales the sum ((q . k + z) / sqrt(d); --cope-nodiv is the other
+ * way, and the flag flips it back): every position logit comes out
+ * sqrt(head_dim) times too large or too small. lucidrains/x-transformers
+ * (x_transformers/attend.py at 9252ed7: sim = sim + self.cope(q, sim) on
+ * the already scaled sim) has the nodiv order as its only one. */
+#include "core/mutant.h"
+
+static pecert_status broken(void *instance, const pecert_cope_args *a)
+{
+    static const mutant_cope_rule rule = {.position_scale_flipped = 1};
+    (void)instance;
+    return mutant_cope(a, &rule);
+}
+
+static void patch(pecert_plugin *desc)
+{
+    desc->cope_logits = broken;
+}
+
+const mutant_def mutant = {.name = "cope_position_scale", .patch = patch};
