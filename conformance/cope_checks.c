@@ -342,15 +342,10 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
     if (!run_cope(&env->plugin, r, &c, &got, where)) {
         return;
     }
+    /* The golden values under the model's bounds (the model's own values
+     * are not used here: the official outputs are the reference). */
     static const cope_variant right = {0};
-    pecert_case_worst wp, wl, mp, ml;
-    if (!compare_model(&c, &right, &got, &mp, &ml)) {
-        pecert_case_fail(r, where, "out of memory");
-        out_free(&got);
-        return;
-    }
-    /* The golden values under the model's bounds (element for element the
-     * same places: the model is only the bounds' carrier here). */
+    pecert_case_worst wp, wl;
     cope_row row;
     int ok = row_alloc(&row, c.n_k);
     const pecert_vtensor *want_p = pecert_vtest_output(t, "positions");
