@@ -37,7 +37,8 @@
 typedef struct cope_call {
     int64_t n_q, n_k, d, npos;
     int nodiv;
-    int masked; /* 0: the call passes mask NULL (the stored mask is ones) */
+    int masked;     /* 0: the call passes mask NULL (the stored mask is ones) */
+    int gates_keys; /* the gates read the keys: gate_k is passed as k's view  */
     const float *q, *k, *gate_k, *pos_emb, *mask;
 } cope_call;
 
@@ -52,6 +53,7 @@ static cope_call call_of(const pecert_vtest *t)
         .npos = pecert_vtest_int(t, "npos", 1),
         .nodiv = (int)pecert_vtest_int(t, "nodiv", 0),
         .masked = (int)pecert_vtest_int(t, "masked", 1),
+        .gates_keys = pecert_vtest_value(t, "gates") != NULL && pecert_vtest_value(t, "gates")->i == 0,
         .q = q->data,
         .k = k->data,
         .gate_k = pecert_vtest_input(t, "gate_k")->data,
@@ -78,36 +80,89 @@ static void out_free(cope_out *o)
     pecert_out_free(&o->logits);
 }
 
-/* Runs c on subject s into fresh buffers; 0 (recorded in r) if it did not. */
+/* An input view of src [rows, cols]: src itself, packed, or (strided) a
+ * copy with every stride wider than packed (channels 2 apart, rows one
+ * more), so that a plugin reading a strided input as packed fails; *owned
+ * is the copy to free (NULL: none, or out of memory when strided). */
+static pecert_tensor input_view(const float *src, int64_t rows, int64_t cols, int strided, float **owned)
+{
+    *owned = NULL;
+    if (!strided) {
+        return pecert_tensor_2d((void *)(uintptr_t)src, PECERT_DTYPE_F32, rows, cols);
+    }
+    int64_t row_stride = 2 * cols + 1;
+    *owned = calloc((size_t)(rows * row_stride + 1), sizeof(float));
+    pecert_tensor t = pecert_tensor_2d(*owned, PECERT_DTYPE_F32, rows, cols);
+    t.strides[0] = row_stride;
+    t.strides[1] = 2;
+    for (int64_t i = 0; *owned != NULL && i < rows; i++) {
+        for (int64_t j = 0; j < cols; j++) {
+            (*owned)[i * row_stride + 2 * j] = src[i * cols + j];
+        }
+    }
+    return t;
+}
+
+/* The call's five inputs as the ABI takes them, strided in the golden
+ * check's second pass (the outputs' layout says which). */
+typedef struct cope_inputs {
+    pecert_tensor q, k, g, e, m;
+    float *owned[5];
+} cope_inputs;
+
+static void inputs_free(cope_inputs *in)
+{
+    for (int i = 0; i < 5; i++) {
+        free(in->owned[i]);
+    }
+}
+
+static int inputs_make(const cope_call *c, int strided, cope_inputs *in)
+{
+    in->q = input_view(c->q, c->n_q, c->d, strided, &in->owned[0]);
+    in->k = input_view(c->k, c->n_k, c->d, strided, &in->owned[1]);
+    in->g = input_view(c->gate_k, c->n_k, c->d, strided, &in->owned[2]);
+    in->e = input_view(c->pos_emb, c->d, c->npos, strided, &in->owned[3]);
+    in->m = input_view(c->mask, c->n_q, c->n_k, strided, &in->owned[4]);
+    for (int i = 0; strided && i < 5; i++) {
+        if (in->owned[i] == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs c on subject s into fresh buffers; 0 (recorded in r) if it did not.
+ * When the gates read the keys, gate_k is k's own view (as a checkpoint's
+ * engine passes it). */
 static int run_cope(const pecert_subject *s, pecert_check_result *r, const cope_call *c, cope_out *o,
                     const char *where)
 {
     int64_t shape[2] = {c->n_q, c->n_k};
     memset(o, 0, sizeof(*o));
+    cope_inputs in;
+    memset(&in, 0, sizeof(in));
     if (pecert_out_init(&o->positions, PECERT_DTYPE_F32, 2, shape) != 0 ||
-        pecert_out_init(&o->logits, PECERT_DTYPE_F32, 2, shape) != 0) {
+        pecert_out_init(&o->logits, PECERT_DTYPE_F32, 2, shape) != 0 || !inputs_make(c, o->positions.padded, &in)) {
+        inputs_free(&in);
         out_free(o);
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
-    pecert_tensor q = pecert_tensor_2d((void *)(uintptr_t)c->q, PECERT_DTYPE_F32, c->n_q, c->d);
-    pecert_tensor k = pecert_tensor_2d((void *)(uintptr_t)c->k, PECERT_DTYPE_F32, c->n_k, c->d);
-    pecert_tensor g = pecert_tensor_2d((void *)(uintptr_t)c->gate_k, PECERT_DTYPE_F32, c->n_k, c->d);
-    pecert_tensor e = pecert_tensor_2d((void *)(uintptr_t)c->pos_emb, PECERT_DTYPE_F32, c->d, c->npos);
-    pecert_tensor m = pecert_tensor_2d((void *)(uintptr_t)c->mask, PECERT_DTYPE_F32, c->n_q, c->n_k);
     pecert_cope_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
     a.nodiv = c->nodiv;
     a.npos = c->npos;
-    a.q = &q;
-    a.k = &k;
-    a.gate_k = &g;
-    a.pos_emb = &e;
-    a.mask = c->masked ? &m : NULL;
+    a.q = &in.q;
+    a.k = &in.k;
+    a.gate_k = c->gates_keys ? &in.k : &in.g;
+    a.pos_emb = &in.e;
+    a.mask = c->masked ? &in.m : NULL;
     a.positions = &o->positions.view;
     a.logits = &o->logits.view;
     pecert_status st = s->desc->cope_logits(s->instance, &a);
+    inputs_free(&in);
     if (!pecert_out_status(r, s, st, &o->positions, where, "cope_logits")) {
         out_free(o);
         return 0;
@@ -182,10 +237,12 @@ static void row_free(cope_row *row)
  * logit is off by ((d + 2) S + 2 |s|) u / sqrt(d) (S = sum |q g| over the
  * head: the dot product in any order, the scale), which the sigmoid
  * shrinks by its slope g (1 - g) (taken twice, for where the slope is read);
- * the sigmoid's own evaluation adds 4 u g; and the gates' sum, in any order
- * (reversed cumulative sum, or total minus prefix), adds (n_k + 2) u times
- * the row's total. The sum is the row's, whatever j: the bound of any
- * position of the row.
+ * the sigmoid's own evaluation adds 4 u g relative and 2 u absolute (the
+ * tanh form 0.5 + 0.5 tanh(x / 2) is good to an absolute u / 2 only, fast
+ * exponentials to a few ulps); and the gates' sums add 2 (n_k + 2) u times
+ * the row's total: a reversed cumulative sum, or a total and a prefix
+ * summed apart and subtracted, each in any order. The sum is the row's,
+ * whatever j: the bound of any position of the row.
  */
 static void row_gates(const cope_call *c, const cope_variant *v, int64_t i, cope_row *row)
 {
@@ -199,9 +256,9 @@ static void row_gates(const cope_call *c, const cope_variant *v, int64_t i, cope
         double ds = ((double)(c->d + 2) * abs_sum + 2.0 * fabs(s)) * PECERT_U32 * scale;
         row->gate[j] = m * g;
         total += m * g;
-        err += m * (2.0 * g * (1.0 - g) * ds + 4.0 * PECERT_U32 * g);
+        err += m * (2.0 * g * (1.0 - g) * ds + 4.0 * PECERT_U32 * g + 2.0 * PECERT_U32);
     }
-    row->p_err = err + (double)(c->n_k + 2) * PECERT_U32 * total;
+    row->p_err = err + 2.0 * (double)(c->n_k + 2) * PECERT_U32 * total;
 }
 
 /* The interpolation's largest slope |f(t + 1) - f(t)| over the segments
@@ -268,9 +325,11 @@ static void model_row(const cope_call *c, const cope_variant *v, int64_t i, cope
     }
 }
 
-/* Compares got with variant v's model row by row, into two worsts. */
-static int compare_model(const cope_call *c, const cope_variant *v, const cope_out *got, pecert_case_worst *wp,
-                         pecert_case_worst *wl)
+/* Compares got row by row under variant v's bounds with the golden
+ * outputs when given (want_p and want_l), else with the model's own
+ * values, into two worsts; 0 if out of memory. */
+static int compare_rows(const cope_call *c, const cope_variant *v, const cope_out *got, const pecert_vtensor *want_p,
+                        const pecert_vtensor *want_l, pecert_case_worst *wp, pecert_case_worst *wl)
 {
     cope_row row;
     if (!row_alloc(&row, c->n_k)) {
@@ -283,12 +342,21 @@ static int compare_model(const cope_call *c, const cope_variant *v, const cope_o
         model_row(c, v, i, &row);
         for (int64_t j = 0; j < c->n_k; j++) {
             int64_t e = i * c->n_k + j;
-            pecert_case_worst_add(wp, e, pecert_out_get(&got->positions, e), row.p[j], row.p_tol[j]);
-            pecert_case_worst_add(wl, e, pecert_out_get(&got->logits, e), row.logit[j], row.logit_tol[j]);
+            double p = want_p != NULL ? pecert_vtensor_get(want_p, e) : row.p[j];
+            double l = want_l != NULL ? pecert_vtensor_get(want_l, e) : row.logit[j];
+            pecert_case_worst_add(wp, e, pecert_out_get(&got->positions, e), p, row.p_tol[j]);
+            pecert_case_worst_add(wl, e, pecert_out_get(&got->logits, e), l, row.logit_tol[j]);
         }
     }
     row_free(&row);
     return 1;
+}
+
+/* got against variant v's model, values and bounds. */
+static int compare_model(const cope_call *c, const cope_variant *v, const cope_out *got, pecert_case_worst *wp,
+                         pecert_case_worst *wl)
+{
+    return compare_rows(c, v, got, NULL, NULL, wp, wl);
 }
 
 static void finish_case(pecert_check_result *r, const pecert_case_worst *w, const cope_call *c, const char *what,
@@ -342,27 +410,11 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
     if (!run_cope(&env->plugin, r, &c, &got, where)) {
         return;
     }
-    /* The golden values under the model's bounds (the model's own values
-     * are not used here: the official outputs are the reference). */
+    /* The official outputs under the model's bounds. */
     static const cope_variant right = {0};
     pecert_case_worst wp, wl;
-    cope_row row;
-    int ok = row_alloc(&row, c.n_k);
-    const pecert_vtensor *want_p = pecert_vtest_output(t, "positions");
-    const pecert_vtensor *want_l = pecert_vtest_output(t, "logits");
-    pecert_case_worst_init(&wp);
-    pecert_case_worst_init(&wl);
-    for (int64_t i = 0; ok && i < c.n_q; i++) {
-        model_row(&c, &right, i, &row);
-        for (int64_t j = 0; j < c.n_k; j++) {
-            int64_t e = i * c.n_k + j;
-            pecert_case_worst_add(&wp, e, pecert_out_get(&got.positions, e), pecert_vtensor_get(want_p, e), row.p_tol[j]);
-            pecert_case_worst_add(&wl, e, pecert_out_get(&got.logits, e), pecert_vtensor_get(want_l, e),
-                                  row.logit_tol[j]);
-        }
-    }
-    row_free(&row);
-    if (!ok) {
+    if (!compare_rows(&c, &right, &got, pecert_vtest_output(t, "positions"), pecert_vtest_output(t, "logits"), &wp,
+                      &wl)) {
         pecert_case_fail(r, where, "out of memory");
     } else {
         const pecert_case_worst *worse = wp.n_bad > 0 || wp.ratio > wl.ratio ? &wp : &wl;
@@ -381,6 +433,15 @@ static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 }
 
 /* ---- shared by the properties ------------------------------------------------------------- */
+
+/* New gate keys for c; when the gates read the keys they are the keys. */
+static void set_gate_keys(cope_call *c, const float *g)
+{
+    c->gate_k = g;
+    if (c->gates_keys) {
+        c->k = g;
+    }
+}
 
 /* A private copy of n floats (NULL, recorded in r, if out of memory). */
 static float *copy_floats(pecert_check_result *r, const float *x, int64_t n, const char *where)
@@ -423,7 +484,7 @@ static void saturated_case(const pecert_check_env *env, pecert_check_result *r, 
     saturate(q, c.n_q * c.d);
     saturate(g, c.n_k * c.d);
     c.q = q;
-    c.gate_k = g;
+    set_gate_keys(&c, g);
     cope_out got;
     if (run_cope(&env->plugin, r, &c, &got, where)) {
         static const cope_variant right = {0};
@@ -438,7 +499,7 @@ static void saturated_case(const pecert_check_env *env, pecert_check_result *r, 
                                       0.0);
             }
         }
-        pecert_case_worst model_p;
+        pecert_case_worst model_p; /* unused: the positions are held exact above */
         if (!compare_model(&c, &right, &got, &model_p, &wl)) {
             pecert_case_fail(r, where, "out of memory");
         } else {
@@ -513,7 +574,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
     }
     memset(g + j0 * c.d, 0, (size_t)c.d * sizeof(float));
     cope_call changed = c;
-    changed.gate_k = g;
+    set_gate_keys(&changed, g);
     cope_row row, changed_row;
     int ok = row_alloc(&row, c.n_k) & row_alloc(&changed_row, c.n_k);
     cope_out before, after;

@@ -390,7 +390,7 @@ const vec_op pecert__vec_family_ops[] = {
      .var_names = {"D"}, .var_min = {1},
      .inputs = {{"table", F32, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_inputs = 1,
      .outputs = {{"out", F32, 2, {DIM_DERIVED(1), DIM_VAR(0)}}}, .n_outputs = 1},
-    {.name = "cope.logits", KEYS(cope_keys), .var_names = {"Q", "K", "D"}, .var_min = {0, 0, 1},
+    {.name = "cope.logits", KEYS(cope_keys), .var_names = {"Q", "K", "D"}, .var_min = {0, 1, 1},
      .inputs = {{"q", F32, 2, {DIM_VAR(0), DIM_VAR(2)}},
                 {"k", F32, 2, {DIM_VAR(1), DIM_VAR(2)}},
                 {"gate_k", F32, 2, {DIM_VAR(1), DIM_VAR(2)}},

@@ -268,6 +268,15 @@ START_TEST(test_refusals)
         a = good;
         a.nodiv = 2;
         expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "nodiv");
+        pecert_tensor no_keys = f32(k, 0, 4), no_gates = f32(k, 0, 4), no_mask = f32(m, 2, 0);
+        pecert_tensor no_p = f32(out, 2, 0), no_l = f32(out + 6, 2, 0);
+        a = good;
+        a.k = &no_keys;
+        a.gate_k = &no_gates;
+        a.mask = &no_mask;
+        a.positions = &no_p;
+        a.logits = &no_l;
+        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "k.shape");
         pecert_tensor narrow_g = f32(k, 3, 3);
         a = good;
         a.gate_k = &narrow_g;
@@ -291,6 +300,38 @@ START_TEST(test_refusals)
         a.struct_size = 16;
         expect_refusal(&h, names[p], a, out, n, PECERT_E_ABI, "struct_size");
         ck_assert_int_eq(h.plugin.desc->cope_logits(h.instance, &good), PECERT_OK);
+        pecert_tensor no_q = f32(q, 0, 4), none_m = f32(m, 0, 3), none_p = f32(out, 0, 3), none_l = f32(out + 6, 0, 3);
+        a = good;
+        a.q = &no_q;
+        a.mask = &none_m;
+        a.positions = &none_p;
+        a.logits = &none_l;
+        ck_assert_msg(h.plugin.desc->cope_logits(h.instance, &a) == PECERT_OK, "%s: no queries refused: %s", names[p],
+                      h.plugin.desc->last_error(h.instance));
+        builtin_close(&h);
+    }
+}
+END_TEST
+
+/* A NaN gate logit at the last key (a gate key of inf against a query
+ * component of 0) makes every position of the row NaN, whatever the order
+ * the gates are summed in: plugin.h asks for NaN positions and logits
+ * there (no embedding to read), never an index taken from a NaN. */
+START_TEST(test_nan_position)
+{
+    const char *names[] = {"ref", "fast", "honest/official_f32"};
+    for (size_t p = 0; p < ARRAY_LEN(names); p++) {
+        fast_handle h;
+        builtin_open(&h, names[p]);
+        float q[2] = {0, 1}, k[4] = {0}, g[4] = {0, 0, INFINITY, 0}, e[2 * 3] = {0}, pos[2], l[2];
+        cope_io io = {f32(q, 1, 2), f32(k, 2, 2), f32(g, 2, 2), f32(e, 2, 3), f32(NULL, 0, 0), f32(pos, 1, 2),
+                      f32(l, 1, 2)};
+        pecert_cope_args a = make_args(&io, 3, 0, 0);
+        ck_assert_int_eq(h.plugin.desc->cope_logits(h.instance, &a), PECERT_OK);
+        for (int j = 0; j < 2; j++) {
+            ck_assert_msg(isnan(pos[j]) && isnan(l[j]), "%s: key %d: position %g, logit %g", names[p], j,
+                          (double)pos[j], (double)l[j]);
+        }
         builtin_close(&h);
     }
 }
@@ -305,6 +346,7 @@ Suite *make_cope_suite(void)
     tcase_add_test(tc, test_scale_on_paper);
     tcase_add_test(tc, test_fast_invariants);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_nan_position);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -8,16 +8,10 @@
  * positions = torch.cumsum(gates, dim=1)) ships it. */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_cope_args *a)
-{
-    static const mutant_cope_rule rule = {.forward_cumsum = 1};
-    (void)instance;
-    return mutant_cope(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->cope_logits = broken;
+    static const mutant_cope_rule rule = {.forward_cumsum = 1};
+    mutant_patch_cope(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "cope_cumsum_forward", .patch = patch};

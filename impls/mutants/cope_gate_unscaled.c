@@ -8,16 +8,10 @@
  * raw dot product) ship it. */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_cope_args *a)
-{
-    static const mutant_cope_rule rule = {.gate_unscaled = 1};
-    (void)instance;
-    return mutant_cope(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->cope_logits = broken;
+    static const mutant_cope_rule rule = {.gate_unscaled = 1};
+    mutant_patch_cope(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "cope_gate_unscaled", .patch = patch};

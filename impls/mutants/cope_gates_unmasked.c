@@ -6,16 +6,10 @@
  * and adds the tril mask's log only later, in apply_attention. */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_cope_args *a)
-{
-    static const mutant_cope_rule rule = {.gates_unmasked = 1};
-    (void)instance;
-    return mutant_cope(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->cope_logits = broken;
+    static const mutant_cope_rule rule = {.gates_unmasked = 1};
+    mutant_patch_cope(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "cope_gates_unmasked", .patch = patch};

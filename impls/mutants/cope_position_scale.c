@@ -7,16 +7,10 @@
  * the already scaled sim) has the nodiv order as its only one. */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_cope_args *a)
-{
-    static const mutant_cope_rule rule = {.position_scale_flipped = 1};
-    (void)instance;
-    return mutant_cope(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->cope_logits = broken;
+    static const mutant_cope_rule rule = {.position_scale_flipped = 1};
+    mutant_patch_cope(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "cope_position_scale", .patch = patch};

@@ -7,16 +7,10 @@
  * prefix[j - 1]); its earlier 24d0481 clamped each position. */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_cope_args *a)
-{
-    static const mutant_cope_rule rule = {.prefix_clamped = 1};
-    (void)instance;
-    return mutant_cope(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->cope_logits = broken;
+    static const mutant_cope_rule rule = {.prefix_clamped = 1};
+    mutant_patch_cope(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "cope_prefix_clamped", .patch = patch};

@@ -26,13 +26,17 @@
 
 /* ---- argument checks -------------------------------------------------------- */
 
-static pecert_status check_input(const pecert__ref_call *call, const char *name, const pecert_tensor *t)
+/* An input [rows, d]: rows in min_rows..MAX_TOKENS (queries may be none,
+ * keys not: a row of no keys has no positions), d in 1..MAX_HEAD_DIM. */
+static pecert_status check_input(const pecert__ref_call *call, const char *name, const pecert_tensor *t,
+                                 int64_t min_rows)
 {
     pecert_status status = pecert__ref_check_view(call, name, t, 2, NULL, PECERT__REF_F32_ONLY, 0);
-    if (status == PECERT_OK && (t->shape[0] > MAX_TOKENS || t->shape[1] < 1 || t->shape[1] > MAX_HEAD_DIM)) {
+    if (status == PECERT_OK && (t->shape[0] < min_rows || t->shape[0] > MAX_TOKENS || t->shape[1] < 1 ||
+                                t->shape[1] > MAX_HEAD_DIM)) {
         status = pecert__ref_fail(call, PECERT_E_INVAL,
-                                  "%s.shape=[%" PRId64 ", %" PRId64 "] must be [0..%" PRId64 ", 1..%d]", name,
-                                  t->shape[0], t->shape[1], MAX_TOKENS, MAX_HEAD_DIM);
+                                  "%s.shape=[%" PRId64 ", %" PRId64 "] must be [%" PRId64 "..%" PRId64 ", 1..%d]", name,
+                                  t->shape[0], t->shape[1], min_rows, MAX_TOKENS, MAX_HEAD_DIM);
     }
     return status;
 }
@@ -59,12 +63,12 @@ static pecert_status check_mask_values(const pecert__ref_call *call, const pecer
 
 static pecert_status check_inputs(const pecert__ref_call *call, const pecert_cope_args *a)
 {
-    pecert_status status = check_input(call, "q", a->q);
+    pecert_status status = check_input(call, "q", a->q, 0);
     if (status == PECERT_OK) {
-        status = check_input(call, "k", a->k);
+        status = check_input(call, "k", a->k, 1);
     }
     if (status == PECERT_OK) {
-        status = check_input(call, "gate_k", a->gate_k);
+        status = check_input(call, "gate_k", a->gate_k, 1);
     }
     if (status == PECERT_OK && (a->npos < 1 || a->npos > MAX_NPOS)) {
         status = pecert__ref_fail(call, PECERT_E_INVAL, "npos=%" PRId64 " must be in 1..%" PRId64, a->npos, MAX_NPOS);
@@ -168,7 +172,7 @@ static void row_positions(const pecert_cope_args *a, int64_t i, double inv_sqrt_
     for (int64_t j = n_k - 1; j >= 0; j--) {
         double m = a->mask != NULL ? at(a->mask, i, j) : 1.0;
         sum += m / (1.0 + exp(-dot_rows(a->q, i, a->gate_k, j) * inv_sqrt_d));
-        p[j] = fmin(sum, (double)(a->npos - 1));
+        p[j] = isnan(sum) ? sum : fmin(sum, (double)(a->npos - 1)); /* fmin would drop a NaN */
     }
 }
 
@@ -178,6 +182,10 @@ static void row_logits(const pecert_cope_args *a, int64_t i, double inv_sqrt_d, 
         store(a->positions, i, j, p[j]);
         if (a->mask != NULL && at(a->mask, i, j) == 0.0) {
             store(a->logits, i, j, -INFINITY);
+            continue;
+        }
+        if (isnan(p[j])) {
+            store(a->logits, i, j, NAN); /* plugin.h: no embedding to read */
             continue;
         }
         double lo = floor(p[j]);

@@ -715,7 +715,9 @@ typedef struct pecert_posinterp_args {
  *              z_ij with nodiv (--cope-nodiv); -infinity where m_ij = 0.
  * The mask holds 0 and 1 only (the official code multiplies the gates by
  * it and adds its log to the logits): causal, padding, or both. positions
- * is written everywhere, masked keys included (their gate is 0).
+ * is written everywhere, masked keys included (their gate is 0). n_k >= 1.
+ * A position that is NaN (non-finite inputs) is written as NaN, with a NaN
+ * logit where the key is visible: there is no embedding to read.
  * ---------------------------------------------------------------------- */
 typedef struct pecert_cope_args {
     uint32_t struct_size;              /* sizeof(pecert_cope_args)        */

@@ -472,6 +472,9 @@ def check_cope_semantics(p, field, c, arrays):
     -inf logits exactly where it is 0, positions in [0, npos - 1] and non-increasing along
     each row (a reversed cumulative sum of gates in [0, 1])."""
     m, pos, logits = arrays.get("mask"), arrays.get("positions"), arrays.get("logits")
+    k = arrays.get("k")
+    if k is not None and k.ndim == 2 and k.shape[0] < 1:
+        p.add(field + ".inputs.k", "no keys (K = 0): a row of no keys has no positions")
     if m is not None and not np.all((m == 0) | (m == 1)):
         p.add(field + ".inputs.mask", "holds values other than 0 and 1")
     elif m is not None and not c["masked"] and not np.all(m == 1):

@@ -133,7 +133,8 @@ def record(s, vf, comment, flags, shape, gates="keys", nodiv=False, npos=None, m
     kc = famgen.seeded_normal(f"cope key_cope {comment}", (n_k, d)) if gates == "sep_key" else k
     e = famgen.seeded_normal(f"cope pos_emb {comment}", (d, npos))
     if saturate:
-        # Every gate logit q.g / sqrt(d) >= 40: sigmoid is 1 in float64 and float32 alike.
+        # Every gate logit q.g / sqrt(d) >= 16 sqrt(d) (64 at d = 16): sigmoid is 1 in float64 and
+        # float32 alike.
         q = np.abs(q) + np.float32(4)
         kc = k = np.abs(k) + np.float32(4)
     g = v if gates == "values" else kc

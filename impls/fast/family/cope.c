@@ -3,7 +3,7 @@
  * pecert_cope_args): one head's CoPE positions and attention logits.
  *
  * Query rows are split over threads; a row is computed whole by one
- * thread, in float32, in four passes over contiguous memory: the gate
+ * thread, in float32, in four passes: the gate
  * logits q . gk_j (`omp simd` dot products over the head), the gates and
  * their reversed cumulative sum (one backward sweep, the clamp applied to
  * each position), the query's dot product with every integer position
@@ -11,8 +11,9 @@
  * row, npos-wide `omp simd` multiply-adds), then the blend and the logit
  * per key. When the gates read the attention keys themselves (the
  * checkpoint default), q . k_j is the gate logit and is not computed twice.
- * Strided inputs are packed once per call. A row's arithmetic is the same
- * whatever the thread split.
+ * Strided q, k, gate_k and pos_emb are packed once per call (the mask is
+ * read through its strides: one element per key). A row's arithmetic is
+ * the same whatever the thread split.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -27,13 +28,16 @@
 
 /* ---- argument checks -------------------------------------------------------- */
 
-static pecert_status check_input(const pecert__fast_call *call, const char *name, const pecert_tensor *t)
+/* An input [rows, d]: rows in min_rows..MAX_TOKENS (no keys: no positions). */
+static pecert_status check_input(const pecert__fast_call *call, const char *name, const pecert_tensor *t,
+                                 int64_t min_rows)
 {
     pecert_status status = pecert__fast_fam_check_view(call, name, t, 2, NULL, PECERT__FAM_F32, 0);
-    if (status == PECERT_OK && (t->shape[0] > MAX_TOKENS || t->shape[1] < 1 || t->shape[1] > MAX_HEAD_DIM)) {
+    if (status == PECERT_OK && (t->shape[0] < min_rows || t->shape[0] > MAX_TOKENS || t->shape[1] < 1 ||
+                                t->shape[1] > MAX_HEAD_DIM)) {
         return pecert__fast_fail(call, PECERT_E_INVAL,
-                                 "%s.shape=[%" PRId64 ", %" PRId64 "] must be [0..%" PRId64 ", 1..%d]", name,
-                                 t->shape[0], t->shape[1], MAX_TOKENS, MAX_HEAD_DIM);
+                                 "%s.shape=[%" PRId64 ", %" PRId64 "] must be [%" PRId64 "..%" PRId64 ", 1..%d]", name,
+                                 t->shape[0], t->shape[1], min_rows, MAX_TOKENS, MAX_HEAD_DIM);
     }
     return status;
 }
@@ -61,9 +65,9 @@ static pecert_status check_mask(const pecert__fast_call *call, const pecert_cope
 
 static pecert_status check_inputs(const pecert__fast_call *call, const pecert_cope_args *a)
 {
-    pecert_status status = check_input(call, "q", a->q);
-    status = status == PECERT_OK ? check_input(call, "k", a->k) : status;
-    status = status == PECERT_OK ? check_input(call, "gate_k", a->gate_k) : status;
+    pecert_status status = check_input(call, "q", a->q, 0);
+    status = status == PECERT_OK ? check_input(call, "k", a->k, 1) : status;
+    status = status == PECERT_OK ? check_input(call, "gate_k", a->gate_k, 1) : status;
     if (status != PECERT_OK) {
         return status;
     }
@@ -203,13 +207,17 @@ static void cope_row(const cope_plan *pl, int64_t i, float *s, float *p, float *
     for (int64_t j = pl->n_k - 1; j >= 0; j--) {
         float m = a->mask != NULL ? at(a->mask, i, j) : 1.0f;
         sum += m / (1.0f + expf(-s[j] * pl->inv_sqrt_d));
-        p[j] = sum < top ? sum : top;
+        p[j] = sum < top || isnan(sum) ? sum : top;
     }
     embedding_dots(pl, q, f);
     for (int64_t j = 0; j < pl->n_k; j++) {
         store(a->positions, i, j, p[j]);
         if (a->mask != NULL && at(a->mask, i, j) == 0.0f) {
             store(a->logits, i, j, -INFINITY);
+            continue;
+        }
+        if (isnan(p[j])) {
+            store(a->logits, i, j, NAN); /* plugin.h: no embedding to read */
             continue;
         }
         float lo = floorf(p[j]);
@@ -259,12 +267,14 @@ pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *a
     pl.inv_sqrt_d = (float)(1.0 / sqrt((double)pl.d));
     pl.gates_are_keys = same_view(args->k, args->gate_k);
     int64_t n_q = args->q->shape[0];
-    size_t bytes = (size_t)(n_q * pl.n_k) * 2 * sizeof(float);
-    int threads = pecert__fast_threads(&call, bytes, n_q);
+    /* The work is n_q * n_k dot products of d (and n_q * npos more), far
+     * more than the outputs' bytes: weigh the threads by it. */
+    size_t work = (size_t)n_q * (size_t)(pl.n_k + pl.npos) * (size_t)pl.d * sizeof(float);
+    int threads = pecert__fast_threads(&call, work, n_q);
     pl.row_floats = ((size_t)(2 * pl.n_k + pl.npos) + 15) / 16 * 16;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
-    if (pl.scratch == NULL || !pack(args->q, &pl.q) || !pack(args->k, &pl.k) || !pack(args->gate_k, &pl.g) ||
-        !pack(args->pos_emb, &pl.e)) {
+    if (pl.scratch == NULL || !pack(args->q, &pl.q) || !pack(args->gate_k, &pl.g) ||
+        (!pl.gates_are_keys && !pack(args->k, &pl.k)) || !pack(args->pos_emb, &pl.e)) {
         plan_free(&pl);
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
     }

@@ -54,7 +54,7 @@ static void row_positions(const pecert_cope_args *a, int64_t i, float scale, flo
     float top = (float)(a->npos - 1);
     for (int64_t j = 0; j < n_k; j++) {
         float v = sum - prefix[j];
-        p[j] = v < top ? v : top;
+        p[j] = v < top || isnan(v) ? v : top;
     }
 }
 
@@ -71,6 +71,10 @@ static void row_logits(const pecert_cope_args *a, int64_t i, float scale, const 
         store(a->positions, i, j, p[j]);
         if (a->mask != NULL && at(a->mask, i, j) == 0.0f) {
             store(a->logits, i, j, -INFINITY);
+            continue;
+        }
+        if (isnan(p[j])) {
+            store(a->logits, i, j, NAN);
             continue;
         }
         float lo = floorf(p[j]);

@@ -117,7 +117,9 @@ typedef struct mutant_cope_rule {
     int position_scale_flipped; /* z scaled by 1/sqrt(d) the other way        */
     int prefix_clamped;         /* C(P_last) - C(P_{j-1}), C the clamp        */
 } mutant_cope_rule;
-pecert_status mutant_cope(const pecert_cope_args *a, const mutant_cope_rule *rule);
+/* Replaces desc->cope_logits by the rule's kernel, run after the base's
+ * own call has validated the arguments. */
+void mutant_patch_cope(pecert_plugin *desc, const mutant_cope_rule *rule);
 
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
