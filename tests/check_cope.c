@@ -133,7 +133,9 @@ END_TEST
 
 /* ---- fast's invariants ----------------------------------------------------------- */
 
-enum { NQ = 37, NK = 53, D = 24, NPOS = 54 };
+/* 61 x (83 + 84) dot products of 32 floats: 1.3 MB of work, past fast's
+ * 1 MiB threshold, so the 2-thread runs do split the rows. */
+enum { NQ = 61, NK = 83, D = 32, NPOS = 84 };
 
 typedef struct cope_data {
     float q[NQ * D], k[NK * D], g[NK * D], e[D * NPOS], m[NQ * NK];
