@@ -73,7 +73,7 @@ MUTANT_CORE_F32 := $(patsubst %.c,$(BUILD)/obj/f32/%.o,$(wildcard impls/mutants/
 HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
 HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
 HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
-               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 learned rope2d angle posinterp cope)
+               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 learned rope2d angle posinterp cope peg)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
@@ -333,6 +333,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_posinterp.py --transformers "$(REF)" --dinov2 "$(REFSRC)/dinov2" \
 	    --out vectors/posinterp
 	$(Q)/usr/bin/python3 vectors/gen/gen_cope.py --ram "$(REFSRC)/RAM" --out vectors/cope
+	$(Q)/usr/bin/python3 vectors/gen/gen_peg.py --twins "$(REFSRC)/Twins" --out vectors/peg
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --profiles conformance/profiles --out vectors/profiles
 	$(Q)/usr/bin/python3 vectors/gen/gen_inventory.py --ref "$(REF)" --out conformance/inventory.json
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --inventory conformance/inventory.json \

@@ -443,6 +443,7 @@ static int meets_families(const pecert_plugin *desc, uint32_t needs)
         {PECERT_NEED_ROPE2D_APPLY, HAS_OP(desc, rope2d_apply)},
         {PECERT_NEED_POS_INTERPOLATE, HAS_OP(desc, pos_interpolate)},
         {PECERT_NEED_COPE_LOGITS, HAS_OP(desc, cope_logits)},
+        {PECERT_NEED_PEG_APPLY, HAS_OP(desc, peg_apply)},
     };
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         if ((needs & ops[i].bit) != 0 && !ops[i].has) {

@@ -111,5 +111,9 @@ extern const pecert_check pecert_check_cope_golden;
 extern const pecert_check pecert_check_cope_saturated_gates;
 extern const pecert_check pecert_check_cope_gate_monotone;
 extern const pecert_check pecert_check_cope_linear_embedding;
+extern const pecert_check pecert_check_peg_golden;
+extern const pecert_check pecert_check_peg_zero_kernel;
+extern const pecert_check pecert_check_peg_translation;
+extern const pecert_check pecert_check_peg_zero_padding;
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

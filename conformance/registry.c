@@ -55,6 +55,10 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_cope_saturated_gates,
     &pecert_check_cope_gate_monotone,
     &pecert_check_cope_linear_embedding,
+    &pecert_check_peg_golden,
+    &pecert_check_peg_zero_kernel,
+    &pecert_check_peg_translation,
+    &pecert_check_peg_zero_padding,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

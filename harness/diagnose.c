@@ -543,6 +543,34 @@ static void diagnose_cope(pecert_run_results *run)
     }
 }
 
+/* CPVT's PEG: the token layout whose replay reproduces the plugin's
+ * output (peg_checks.c), else what the properties show. */
+static void diagnose_peg(pecert_run_results *run)
+{
+    const char *g = "peg.golden";
+    if (has(run, g, "peg_layout:not_transposed")) {
+        add(run, "peg_layout", "peg.golden: the outputs match tokens viewed as [C, H, W] without the transpose",
+            "PEG tokens [N, C] reshaped to the grid [C, H, W] directly, without PosCNN's transpose(1, 2): the "
+            "convolution mixes unrelated tokens and channels");
+    } else if (has(run, g, "peg_layout:axes_swapped")) {
+        add(run, "peg_axes", "peg.golden: the outputs match the grid viewed as W x H",
+            "PEG grid viewed with its height and width exchanged (view(B, C, W, H)): square grids hide it");
+    } else if (has(run, g, "peg_layout:square")) {
+        add(run, "peg_square", "peg.golden: the outputs match a sqrt(N) x sqrt(N) grid",
+            "PEG grid side taken as sqrt(N) whatever the image's shape: non-square grids are convolved as the "
+            "wrong grid or refused");
+    } else if (failed(run, "peg.zero_kernel")) {
+        add(run, "peg_residual", "peg.zero_kernel: a zero kernel does not return the input",
+            "PEG residual dropped, doubled or altered (PosCNN adds its input to the convolution)");
+    } else if (failed(run, "peg.zero_padding")) {
+        add(run, "peg_padding", "peg.zero_padding: the border taps do not read zeros",
+            "PEG border handled by another padding than zeros (replicated or mirrored edge)");
+    } else if (failed(run, g) || failed(run, "peg.translation")) {
+        add(run, "peg_values", "peg.golden or its properties fail",
+            "PEG outputs wrong in a way no token-layout change explains: read the details of peg.golden");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -710,6 +738,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_rope2d_apply(run);
     diagnose_posinterp(run);
     diagnose_cope(run);
+    diagnose_peg(run);
     diagnose_families(run);
     diagnose_declines(run);
     drop_explained_leads(run);

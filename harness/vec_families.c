@@ -2,7 +2,8 @@
  * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
  * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers, the
- * resizing of learned position grids and CoPE's attention logits. Each row gives the typed keys of its
+ * resizing of learned position grids, CoPE's attention logits and CPVT's
+ * PEG. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -187,6 +188,18 @@ static int posinterp_validate(const vec_ctx *ctx, const char *loc, const pecert_
     return posinterp_scale_validate(ctx, loc, t, "scale_w", "grid_w", "out_w");
 }
 
+/* peg.apply: an odd kernel (its zero padding (kernel - 1) / 2 is centred). */
+static int peg_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t k = pecert_vtest_int(t, "kernel", 1);
+
+    if (k % 2 == 0) {
+        return pecert__vec_fail(ctx, loc, "kernel", "%lld is even: the zero padding (kernel - 1) / 2 is not centred",
+                                (long long)k);
+    }
+    return 0;
+}
+
 /* ---- derived extents ---------------------------------------------------- */
 
 static int64_t sincos2d_rows(const pecert_vtest *t, int k)
@@ -201,6 +214,13 @@ static int64_t posinterp_rows(const pecert_vtest *t, int k)
 {
     return pecert_vtest_int(t, "prefix_tokens", 0) + (k == 0 ? pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0)
                                                              : pecert_vtest_int(t, "out_h", 0) * pecert_vtest_int(t, "out_w", 0));
+}
+
+/* peg.apply: the rows of x and out (prefix + grid). */
+static int64_t peg_rows(const pecert_vtest *t, int k)
+{
+    (void)k;
+    return pecert_vtest_int(t, "prefix_tokens", 0) + pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
 }
 
 static int64_t swin_tokens(const pecert_vtest *t, int k)
@@ -317,6 +337,13 @@ static const vec_vkey cope_keys[] = {
     CFG_BOOL("masked"),
     CFG_ENUM("gates", cope_gates),
 };
+/* kernel last: weight's extents are its value (DIM_KEY(3)). */
+static const vec_vkey peg_keys[] = {
+    CFG_INT("prefix_tokens", 0, 64),
+    CFG_INT("grid_h", 1, 4096),
+    CFG_INT("grid_w", 1, 4096),
+    CFG_INT("kernel", 1, 31),
+};
 
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
 #define ANY_FLOAT PECERT_DTYPE_INVALID
@@ -400,6 +427,13 @@ const vec_op pecert__vec_family_ops[] = {
      .outputs = {{"positions", ANY_FLOAT, 2, {DIM_VAR(0), DIM_VAR(1)}},
                  {"logits", ANY_FLOAT, 2, {DIM_VAR(0), DIM_VAR(1)}}},
      .n_outputs = 2},
+    {.name = "peg.apply", KEYS(peg_keys), .validate = peg_validate, .derive = peg_rows, .var_names = {"C"},
+     .var_min = {1},
+     .inputs = {{"x", F32, 2, {DIM_DERIVED(0), DIM_VAR(0)}},
+                {"weight", F32, 3, {DIM_VAR(0), DIM_KEY(3), DIM_KEY(3)}},
+                {"bias", F32, 1, {DIM_VAR(0)}}},
+     .n_inputs = 3,
+     .outputs = {{"out", ANY_FLOAT, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

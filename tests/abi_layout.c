@@ -248,5 +248,14 @@ _Static_assert(offsetof(pecert_cope_args, positions) == 56, "ABI 1.8 layout: pec
 _Static_assert(offsetof(pecert_cope_args, logits) == 64, "ABI 1.8 layout: pecert_cope_args.logits");
 _Static_assert(offsetof(pecert_cope_args, reserved) == 72, "ABI 1.8 layout: pecert_cope_args.reserved");
 _Static_assert(offsetof(pecert_plugin, cope_logits) == 272, "ABI 1.8 layout: pecert_plugin.cope_logits");
-_Static_assert(sizeof(pecert_plugin) == 280, "ABI 1.8 layout: sizeof pecert_plugin");
+/* ABI 1.9: CPVT's PEG. */
+_Static_assert(sizeof(pecert_peg_args) == 96, "ABI 1.9 layout: sizeof pecert_peg_args");
+_Static_assert(offsetof(pecert_peg_args, prefix_tokens) == 4, "ABI 1.9 layout: pecert_peg_args.prefix_tokens");
+_Static_assert(offsetof(pecert_peg_args, grid_h) == 8, "ABI 1.9 layout: pecert_peg_args.grid_h");
+_Static_assert(offsetof(pecert_peg_args, kernel) == 24, "ABI 1.9 layout: pecert_peg_args.kernel");
+_Static_assert(offsetof(pecert_peg_args, x) == 32, "ABI 1.9 layout: pecert_peg_args.x");
+_Static_assert(offsetof(pecert_peg_args, out) == 56, "ABI 1.9 layout: pecert_peg_args.out");
+_Static_assert(offsetof(pecert_peg_args, reserved) == 64, "ABI 1.9 layout: pecert_peg_args.reserved");
+_Static_assert(offsetof(pecert_plugin, peg_apply) == 280, "ABI 1.9 layout: pecert_plugin.peg_apply");
+_Static_assert(sizeof(pecert_plugin) == 288, "ABI 1.9 layout: sizeof pecert_plugin");
 #endif

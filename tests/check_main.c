@@ -51,6 +51,7 @@ int main(void)
     srunner_add_suite(runner, make_rope2d_suite());
     srunner_add_suite(runner, make_posinterp_suite());
     srunner_add_suite(runner, make_cope_suite());
+    srunner_add_suite(runner, make_peg_suite());
     srunner_add_suite(runner, make_fast_alibi_suite());
     srunner_add_suite(runner, make_reports_suite());
     srunner_add_suite(runner, make_certify_suite());

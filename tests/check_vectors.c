@@ -344,6 +344,7 @@ static void fv_add_tests(tv *v, cJSON *tests)
     static const int64_t g2x3[2] = {2, 3}, r2x7[2] = {2, 7}, r2x2[2] = {2, 2};
     static const int64_t t5x4[2] = {5, 4}, o13x4[2] = {13, 4};
     static const int64_t c2x4[2] = {2, 4}, c3x4[2] = {3, 4}, c4x5[2] = {4, 5}, c2x3[2] = {2, 3};
+    static const int64_t p7x2[2] = {7, 2}, k2x3x3[3] = {2, 3, 3}, b2[1] = {2};
     cJSON *t;
 
     t = fam_test(1, "alibi.slopes", "{\"num_heads\": 4, \"max_bias\": 8}", "{}");
@@ -434,6 +435,12 @@ static void fv_add_tests(tv *v, cJSON *tests)
     add_tensor(v, t, "inputs", "mask", "f32", 2, c2x3);
     add_tensor(v, t, "outputs", "positions", "f64", 2, c2x3);
     add_tensor(v, t, "outputs", "logits", "f64", 2, c2x3);
+    cJSON_AddItemToArray(tests, t);
+    t = fam_test(17, "peg.apply", "{\"prefix_tokens\": 1, \"grid_h\": 2, \"grid_w\": 3, \"kernel\": 3}", "{}");
+    add_tensor(v, t, "inputs", "x", "f32", 2, p7x2);
+    add_tensor(v, t, "inputs", "weight", "f32", 3, k2x3x3);
+    add_tensor(v, t, "inputs", "bias", "f32", 1, b2);
+    add_tensor(v, t, "outputs", "out", "f64", 2, p7x2);
     cJSON_AddItemToArray(tests, t);
 }
 
@@ -1090,7 +1097,7 @@ END_TEST
  * its vector count, every file with its provenance. */
 START_TEST(core_list_families)
 {
-    static const char *const families[] = {"alibi", "cope", "learned", "mrope", "posinterp", "rope", "rope2d", "shaw",
+    static const char *const families[] = {"alibi", "cope", "learned", "mrope", "peg", "posinterp", "rope", "rope2d", "shaw",
                                            "sinusoidal", "sincos2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];
@@ -2026,7 +2033,7 @@ START_TEST(families_load)
     const pecert_vvalue *v;
 
     expect_ok(&g_tv, &f);
-    ck_assert_uint_eq(f.n_tests, 16);
+    ck_assert_uint_eq(f.n_tests, 17);
     t = test_by_id(&f, 1);
     ck_assert_str_eq(t->op, "alibi.slopes");
     ck_assert_int_eq(pecert_vtest_int(t, "num_heads", 0), 4);
@@ -2207,6 +2214,13 @@ static const bad_case family_bad_cases[] = {
     {"tests[15].inputs.mask.shape", "[3, 2]", NULL, ": tests[15].inputs.mask.shape: expected [2, 3], got [3, 2]"},
     {"tests[15].outputs.logits.shape", "[2, 2]", NULL,
      ": tests[15].outputs.logits.shape: expected [2, 3], got [2, 2]"},
+    {"tests[16].config.kernel", "4", NULL,
+     ": tests[16].config.kernel: 4 is even: the zero padding (kernel - 1) / 2 is not centred"},
+    {"tests[16].config.kernel", "33", NULL, ": tests[16].config.kernel: 33 out of range [1, 31]"},
+    {"tests[16].config.grid_w", "4", NULL, ": tests[16].inputs.x.shape: expected [9, C], got [7, 2]"},
+    {"tests[16].inputs.weight.shape", "[2, 3, 1]", NULL,
+     ": tests[16].inputs.weight.shape: expected [2, 3, 3], got [2, 3, 1]"},
+    {"tests[16].inputs.bias.shape", "[3]", NULL, ": tests[16].inputs.bias.shape: expected [2], got [3]"},
 };
 
 #define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))

@@ -19,6 +19,7 @@ Suite *make_fast_mrope_suite(void);
 Suite *make_rope2d_suite(void);
 Suite *make_posinterp_suite(void);
 Suite *make_cope_suite(void);
+Suite *make_peg_suite(void);
 Suite *make_fast_alibi_suite(void);
 Suite *make_reports_suite(void);
 Suite *make_certify_suite(void);

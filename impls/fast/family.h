@@ -3,7 +3,7 @@
  * session (session.c) and the other positional-encoding families
  * (the .c files of family/): ALiBi, T5 buckets, sinusoidal, learned, 2-D sin-cos,
  * Swin, Shaw, Transformer-XL, M-RoPE, 2-D vision RoPE, the resizing of
- * learned position grids and CoPE.
+ * learned position grids, CoPE and CPVT's PEG.
  *
  * Semantics are plugin.h's (the same as `ref`, the double oracle); the
  * code is fast's own: angles reduced by fast's trig (scalar/trig.c for
@@ -83,6 +83,7 @@ pecert_status pecert__fast_rope2d_index(void *instance, const pecert_rope2d_inde
 pecert_status pecert__fast_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args);
 pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinterp_args *args);
 pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *args);
+pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args);
 
 #pragma GCC visibility pop
 

@@ -11,7 +11,7 @@ static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1"
                                                 "pecert.sinusoidal/1", "pecert.learned/1",
                                                 "pecert.sincos2d/1", "pecert.relpos/1",
                                                 "pecert.mrope/1", "pecert.rope2d/1",
-                                                "pecert.posinterp/1", "pecert.cope/1",
+                                                "pecert.posinterp/1", "pecert.cope/1", "pecert.peg/1",
                                                 NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
@@ -81,6 +81,7 @@ static const pecert_plugin ref_plugin = {
     .rope2d_apply = pecert__ref_rope2d_apply,
     .pos_interpolate = pecert__ref_pos_interpolate,
     .cope_logits = pecert__ref_cope_logits,
+    .peg_apply = pecert__ref_peg_apply,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

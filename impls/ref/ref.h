@@ -14,7 +14,7 @@
  * rotation.c (per-call frequency table), cos_sin.c and apply.c (the ops).
  * The other families (ABI 1.2), one file each: alibi.c, t5.c,
  * sinusoidal.c, learned.c, sincos2d.c, swin.c, shaw.c, txl.c,
- * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c; their argument and view checks are in
+ * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c, peg.c; their argument and view checks are in
  * validate.c (pecert__ref_check_view and friends).
  *
  * Only pecert_plugin_entry is exported; everything declared between the
@@ -321,6 +321,10 @@ pecert_status pecert__ref_pos_interpolate(void *instance, const pecert_posinterp
 /* cope.c; the argument checks of cope_logits (struct size excepted). */
 pecert_status pecert__ref_check_cope(const pecert__ref_call *call, const pecert_cope_args *a);
 pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *args);
+
+/* peg.c; the argument checks of peg_apply (struct size excepted). */
+pecert_status pecert__ref_check_peg(const pecert__ref_call *call, const pecert_peg_args *a);
+pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,

@@ -10,7 +10,8 @@
  * from 1.5 the scale of a session's ALiBi term, Falcon's; from 1.6 the 2-D
  * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4; from 1.7 the resizing
  * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL;
- * from 1.8 contextual position encoding, CoPE) so that the pecert harness can certify it against golden vectors produced by the official
+ * from 1.8 contextual position encoding, CoPE; from 1.9 conditional position
+ * encoding, CPVT's PEG) so that the pecert harness can certify it against golden vectors produced by the official
  * reference code.
  *
  * This header is self-contained (only <stdint.h> and <stddef.h>) and usable
@@ -57,7 +58,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 8
+#define PECERT_ABI_MINOR 9
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -322,7 +323,7 @@ typedef struct pecert_session_append_args {
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
- * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1").
+ * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1", from 1.9 "pecert.peg/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -734,6 +735,30 @@ typedef struct pecert_cope_args {
 } pecert_cope_args;
 
 /* ------------------------------------------------------------------------
+ * Conditional position encoding (ABI 1.9, capability "pecert.peg/1"):
+ * CPVT's Position Encoding Generator as released with Twins (gvt.py,
+ * PosCNN, s = 1), on one image's tokens: prefix rows (a class token, kept
+ * out of the convolution) copied as they are, then the grid_h x grid_w
+ * patch rows (row-major), each of C channels. For patch (y, x), channel c,
+ * r = (kernel - 1) / 2:
+ *   out = x[y, x, c] + bias[c]
+ *         + sum over i, j in 0..kernel-1 of weight[c, i, j] * x[y + i - r, x + j - r, c]
+ * with x = 0 outside the grid (Conv2d's zero padding r, groups = C: one
+ * kernel per channel, no mixing). CPVT and Twins use kernel 3.
+ * ---------------------------------------------------------------------- */
+typedef struct pecert_peg_args {
+    uint32_t struct_size;              /* sizeof(pecert_peg_args)         */
+    int32_t prefix_tokens;             /* rows before the grid, copied    */
+    int64_t grid_h, grid_w;            /* the patch grid                  */
+    int64_t kernel;                    /* odd: k x k, zero padding (k-1)/2 */
+    const pecert_tensor *x;            /* [prefix + grid_h * grid_w, C] f32 */
+    const pecert_tensor *weight;       /* [C, kernel, kernel] f32         */
+    const pecert_tensor *bias;         /* [C] f32                         */
+    pecert_tensor *out;                /* [prefix + grid_h * grid_w, C] f32 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_peg_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -896,6 +921,11 @@ typedef struct pecert_plugin {
 
     /* cope_logits: one head's CoPE positions and logits (see the struct). [after create] */
     pecert_status (*cope_logits)(void *instance, const pecert_cope_args *args);
+
+    /* ---- ABI 1.9: conditional position encoding ------------------------- */
+
+    /* peg_apply: CPVT's PEG over one image's patch grid (see the struct). [after create] */
+    pecert_status (*peg_apply)(void *instance, const pecert_peg_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

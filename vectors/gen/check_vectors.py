@@ -194,6 +194,14 @@ FAMILY_OPS = {
         {"npos": ("int", 1, 1 << 20), "nodiv": ("bool",), "masked": ("bool",),
          "gates": ("enum", ("keys", "sep_key", "values"))}, {},
         {"q", "k", "gate_k", "pos_emb", "mask"}, {"positions", "logits"}, _cope_shapes),
+    "peg.apply": (
+        {"prefix_tokens": ("int", 0, 64), "grid_h": ("int", 1, 4096), "grid_w": ("int", 1, 4096),
+         "kernel": ("int", 1, 31)}, {},
+        {"x", "weight", "bias"}, {"out"},
+        lambda c, p, a: {"x": (("f32",), [c["prefix_tokens"] + c["grid_h"] * c["grid_w"], _dims(a, "x", 1)]),
+                         "weight": (("f32",), [_dims(a, "x", 1), c["kernel"], c["kernel"]]),
+                         "bias": (("f32",), [_dims(a, "x", 1)]),
+                         "out": (F, [c["prefix_tokens"] + c["grid_h"] * c["grid_w"], _dims(a, "x", 1)])}),
 }
 
 
@@ -516,6 +524,16 @@ def check_family_semantics(p, field, op, c, params, arrays):
         check_posinterp_semantics(p, field, c, arrays)
     if op == "cope.logits":
         check_cope_semantics(p, field, c, arrays)
+    if op == "peg.apply":
+        x, out = arrays.get("x"), arrays.get("out")
+        if c["kernel"] % 2 == 0:
+            p.add(field + ".config.kernel", "even: the zero padding (kernel - 1) / 2 is not centred")
+        if x is not None and x.ndim == 2 and x.shape[1] < 1:
+            p.add(field + ".inputs.x", "no channels (C = 0)")
+        k = c["prefix_tokens"]
+        if x is not None and out is not None and x.ndim == 2 and out.ndim == 2 and x.shape == out.shape and \
+                not np.array_equal(x[:k].astype(np.float64), out[:k].astype(np.float64)):
+            p.add(field + ".outputs.out", "its prefix rows are not the input's")
     if op == "txl.pos_emb" and c.get("d_model", 0) % 2:
         p.add(field + ".config.d_model", "odd")
     if op == "t5.bucket":

@@ -49,6 +49,9 @@ PINNED = {
     "facebookresearch/RAM": (
         "e6f051fbcfaef4cab69bf2ea1b25f500f94c0c64", "main (untagged)",
         {"projects/cope/src/cope/context_position.py": "ae76e0cc9872bcfb1361d539d84f1bf1039da159"}),
+    "Meituan-AutoML/Twins": (
+        "c1ff6714969ad8ef330e75cf97bd310f7488f529", "main (untagged)",
+        {"gvt.py": "ae5c9275621e1ef5bfa5241fffa56bf32c958c02"}),
     "facebookresearch/mae": (
         "efb2a8062c206524e35e47d04501ed4f544c0ae8", "main (untagged)",
         {"util/pos_embed.py": "6acf8bd3b3af48702648792cc84bdbc9472b94fd"}),

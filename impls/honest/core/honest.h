@@ -150,6 +150,8 @@ pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args
 pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args);
 /* CoPE's positions and logits in float32 (cope.c; one for all variants). */
 pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args);
+/* CPVT's PEG in float32 (peg.c; one for all variants). */
+pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args);
 
 #pragma GCC visibility pop
 

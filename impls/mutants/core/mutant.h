@@ -121,6 +121,15 @@ typedef struct mutant_cope_rule {
  * own call has validated the arguments. */
 void mutant_patch_cope(pecert_plugin *desc, const mutant_cope_rule *rule);
 
+/* CPVT's PEG (plugin.h, peg_apply) in the base's precision, with the grid
+ * read the way a rule says (core/peg.c). All zero = right. */
+typedef struct mutant_peg_rule {
+    int not_transposed; /* tokens [N, C] viewed as [C, H, W] without the transpose */
+    int axes_swapped;   /* the grid viewed as W rows of H                          */
+    int square;         /* the grid taken as sqrt(N) x sqrt(N)                     */
+} mutant_peg_rule;
+pecert_status mutant_peg(const pecert_peg_args *a, const mutant_peg_rule *rule);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 /* Stores v at element (i, j) of a 2-D i64/i32 tensor. */

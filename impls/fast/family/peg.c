@@ -1,0 +1,201 @@
+/*
+ * peg.c - peg_apply, CPVT's Position Encoding Generator (plugin.h,
+ * pecert_peg_args): a depthwise k x k convolution over the patch grid,
+ * zero padded, with bias, added to its input.
+ *
+ * The kernel is re-laid once per call as [k * k, C] (tap-major), so that a
+ * patch's output is a sum of whole C-wide rows: for each tap inside the
+ * grid, acc += w[tap] * x[neighbour] as one `omp simd` loop over the
+ * channels, in float32; then out = x + (acc + bias). Taps outside the grid
+ * read zeros and are skipped. Threads split the grid rows; a patch's
+ * arithmetic is the same whatever the split. Strided inputs are packed
+ * once per call.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../family.h"
+
+#define MAX_GRID 4096
+#define MAX_PREFIX 64
+#define MAX_KERNEL 31
+#define MAX_CHANNELS 65536
+
+/* ---- argument checks -------------------------------------------------------- */
+
+static pecert_status check_args(const pecert__fast_call *call, const pecert_peg_args *a)
+{
+    pecert_status status = pecert__fast_fam_check_reserved(call, "args", a->reserved, 4);
+    if (status != PECERT_OK) {
+        return status;
+    }
+    if (a->grid_h < 1 || a->grid_h > MAX_GRID || a->grid_w < 1 || a->grid_w > MAX_GRID) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "grid_h=%" PRId64 ", grid_w=%" PRId64 " must be in 1..%d",
+                                 a->grid_h, a->grid_w, MAX_GRID);
+    }
+    if (a->prefix_tokens < 0 || a->prefix_tokens > MAX_PREFIX) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "prefix_tokens=%" PRId32 " must be in 0..%d",
+                                 a->prefix_tokens, MAX_PREFIX);
+    }
+    if (a->kernel < 1 || a->kernel > MAX_KERNEL || a->kernel % 2 == 0) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "kernel=%" PRId64 " must be odd and in 1..%d", a->kernel,
+                                 MAX_KERNEL);
+    }
+    status = pecert__fast_fam_check_view(call, "x", a->x, 2, NULL, PECERT__FAM_F32, 0);
+    int64_t rows = a->prefix_tokens + a->grid_h * a->grid_w;
+    if (status == PECERT_OK && (a->x->shape[0] != rows || a->x->shape[1] < 1 || a->x->shape[1] > MAX_CHANNELS)) {
+        return pecert__fast_fail(call, PECERT_E_INVAL,
+                                 "x.shape=[%" PRId64 ", %" PRId64 "] must be [prefix_tokens + grid_h * grid_w = %"
+                                 PRId64 ", 1..%d]",
+                                 a->x->shape[0], a->x->shape[1], rows, MAX_CHANNELS);
+    }
+    int64_t c = status == PECERT_OK ? a->x->shape[1] : 0;
+    int64_t wshape[3] = {c, a->kernel, a->kernel}, bshape[1] = {c}, oshape[2] = {rows, c};
+    status = status == PECERT_OK ? pecert__fast_fam_check_view(call, "weight", a->weight, 3, wshape, PECERT__FAM_F32, 0)
+                                 : status;
+    status = status == PECERT_OK ? pecert__fast_fam_check_view(call, "bias", a->bias, 1, bshape, PECERT__FAM_F32, 0)
+                                 : status;
+    status = status == PECERT_OK ? pecert__fast_fam_check_view(call, "out", a->out, 2, oshape, PECERT__FAM_F32, 1)
+                                 : status;
+    if (status == PECERT_OK && (pecert__fast_views_overlap(a->x, a->out) || pecert__fast_views_overlap(a->weight, a->out) ||
+                                pecert__fast_views_overlap(a->bias, a->out))) {
+        return pecert__fast_fail(call, PECERT_E_INVAL, "out overlaps an input (x, weight or bias)");
+    }
+    return status;
+}
+
+/* ---- the plan ------------------------------------------------------------------ */
+
+typedef struct peg_plan {
+    const pecert_peg_args *a;
+    int64_t channels;
+    const float *x;  /* [rows, C], packed */
+    float *x_owned;  /* x when the view was strided */
+    float *taps;     /* [k * k, C]: the kernel tap-major, then the bias row */
+    float *scratch;  /* per thread: one C-wide accumulator */
+    size_t acc_floats;
+} peg_plan;
+
+static int plan_inputs(peg_plan *pl)
+{
+    const pecert_peg_args *a = pl->a;
+    int64_t rows = a->x->shape[0], c = pl->channels, kk = a->kernel * a->kernel;
+    pl->taps = malloc((size_t)((kk + 1) * c) * sizeof(float));
+    if (pl->taps == NULL) {
+        return 0;
+    }
+    for (int64_t ch = 0; ch < c; ch++) {
+        for (int64_t t = 0; t < kk; t++) {
+            pl->taps[t * c + ch] = ((const float *)a->weight->data)[ch * a->weight->strides[0] +
+                                                                   (t / a->kernel) * a->weight->strides[1] +
+                                                                   (t % a->kernel) * a->weight->strides[2]];
+        }
+        pl->taps[kk * c + ch] = ((const float *)a->bias->data)[ch * a->bias->strides[0]];
+    }
+    if (a->x->strides[1] == 1 && a->x->strides[0] == c) {
+        pl->x = a->x->data;
+        return 1;
+    }
+    pl->x_owned = malloc((size_t)(rows * c) * sizeof(float));
+    if (pl->x_owned == NULL) {
+        return 0;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t ch = 0; ch < c; ch++) {
+            pl->x_owned[r * c + ch] = ((const float *)a->x->data)[r * a->x->strides[0] + ch * a->x->strides[1]];
+        }
+    }
+    pl->x = pl->x_owned;
+    return 1;
+}
+
+/* ---- the convolution -------------------------------------------------------------- */
+
+static void store_row(const pecert_tensor *out, int64_t row, const float *v, int64_t c)
+{
+    float *dst = (float *)out->data + row * out->strides[0];
+    for (int64_t ch = 0; ch < c; ch++) {
+        dst[ch * out->strides[1]] = v[ch];
+    }
+}
+
+static void patch(const peg_plan *pl, int64_t y, int64_t x, float *acc)
+{
+    const pecert_peg_args *a = pl->a;
+    int64_t c = pl->channels, k = a->kernel, r = k / 2;
+    memset(acc, 0, (size_t)c * sizeof(float));
+    for (int64_t i = 0; i < k; i++) {
+        int64_t sy = y + i - r;
+        if (sy < 0 || sy >= a->grid_h) {
+            continue;
+        }
+        for (int64_t j = 0; j < k; j++) {
+            int64_t sx = x + j - r;
+            if (sx < 0 || sx >= a->grid_w) {
+                continue;
+            }
+            const float *w = pl->taps + (i * k + j) * c;
+            const float *src = pl->x + (a->prefix_tokens + sy * a->grid_w + sx) * c;
+#pragma omp simd
+            for (int64_t ch = 0; ch < c; ch++) {
+                acc[ch] += w[ch] * src[ch];
+            }
+        }
+    }
+    const float *bias = pl->taps + k * k * c;
+    const float *centre = pl->x + (a->prefix_tokens + y * a->grid_w + x) * c;
+#pragma omp simd
+    for (int64_t ch = 0; ch < c; ch++) {
+        acc[ch] = centre[ch] + (acc[ch] + bias[ch]);
+    }
+}
+
+static void peg_share(void *context, int ith, int nth)
+{
+    const peg_plan *pl = context;
+    const pecert_peg_args *a = pl->a;
+    float *acc = pl->scratch + (size_t)ith * pl->acc_floats;
+    int64_t first, end;
+    pecert__fast_share(a->grid_h, ith, nth, &first, &end);
+    for (int64_t y = first; y < end; y++) {
+        for (int64_t x = 0; x < a->grid_w; x++) {
+            patch(pl, y, x, acc);
+            store_row(a->out, a->prefix_tokens + y * a->grid_w + x, acc, pl->channels);
+        }
+    }
+}
+
+pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args)
+{
+    pecert__fast_call call;
+    if (pecert__fast_begin_call(&call, instance, "peg_apply") != PECERT_OK) {
+        return PECERT_E_INVAL;
+    }
+    pecert_status status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
+                                                       sizeof(*args));
+    status = status == PECERT_OK ? check_args(&call, args) : status;
+    if (status != PECERT_OK) {
+        return status;
+    }
+    peg_plan pl;
+    memset(&pl, 0, sizeof(pl));
+    pl.a = args;
+    pl.channels = args->x->shape[1];
+    size_t bytes = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float);
+    int threads = pecert__fast_threads(&call, bytes, args->grid_h);
+    pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16;
+    pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.acc_floats * sizeof(float));
+    if (pl.scratch == NULL || !plan_inputs(&pl)) {
+        free(pl.taps);
+        free(pl.x_owned);
+        return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
+    }
+    for (int64_t r = 0; r < args->prefix_tokens; r++) {
+        store_row(args->out, r, pl.x + r * pl.channels, pl.channels);
+    }
+    pecert__fast_run(threads, peg_share, &pl);
+    free(pl.taps);
+    free(pl.x_owned);
+    return PECERT_OK;
+}
