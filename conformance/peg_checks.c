@@ -56,7 +56,19 @@ static int64_t rows_of(const peg_call *c)
     return c->prefix + c->h * c->w;
 }
 
-/* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did not. */
+/* A copy of n floats spread 2 apart (n + 1 more: the strides stay inside). */
+static float *spread_copy(const float *src, int64_t n)
+{
+    float *s = calloc((size_t)(2 * n + 2), sizeof(float));
+    for (int64_t i = 0; s != NULL && i < n; i++) {
+        s[2 * i] = src[i];
+    }
+    return s;
+}
+
+/* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did not.
+ * In the golden check's strided pass (the output's layout says which) the
+ * inputs are strided too: every element two floats apart. */
 static int run_peg(const pecert_subject *s, pecert_check_result *r, const peg_call *c, pecert_out_buf *out,
                    const char *where)
 {
@@ -65,10 +77,27 @@ static int run_peg(const pecert_subject *s, pecert_check_result *r, const peg_ca
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
-    pecert_tensor x = pecert_tensor_2d((void *)(uintptr_t)c->x, PECERT_DTYPE_F32, shape[0], shape[1]);
-    pecert_tensor weight = pecert_tensor_3d((float *)(uintptr_t)c->weight, c->channels, c->k, c->k, c->k * c->k, c->k, 1);
-    pecert_tensor bias = pecert_tensor_2d((void *)(uintptr_t)c->bias, PECERT_DTYPE_F32, c->channels, 1);
+    int strided = out->padded;
+    float *sx = strided ? spread_copy(c->x, shape[0] * shape[1]) : NULL;
+    float *sw = strided ? spread_copy(c->weight, c->channels * c->k * c->k) : NULL;
+    float *sb = strided ? spread_copy(c->bias, c->channels) : NULL;
+    if (strided && (sx == NULL || sw == NULL || sb == NULL)) {
+        free(sx);
+        free(sw);
+        free(sb);
+        pecert_out_free(out);
+        pecert_case_fail(r, where, "out of memory");
+        return 0;
+    }
+    int64_t m = strided ? 2 : 1;
+    pecert_tensor x = pecert_tensor_2d(strided ? sx : (void *)(uintptr_t)c->x, PECERT_DTYPE_F32, shape[0], shape[1]);
+    x.strides[0] = m * shape[1];
+    x.strides[1] = m;
+    pecert_tensor weight = pecert_tensor_3d(strided ? sw : (float *)(uintptr_t)c->weight, c->channels, c->k, c->k,
+                                            m * c->k * c->k, m * c->k, m);
+    pecert_tensor bias = pecert_tensor_2d(strided ? sb : (void *)(uintptr_t)c->bias, PECERT_DTYPE_F32, c->channels, 1);
     bias.ndim = 1;
+    bias.strides[0] = m;
     pecert_peg_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
@@ -81,6 +110,9 @@ static int run_peg(const pecert_subject *s, pecert_check_result *r, const peg_ca
     a.bias = &bias;
     a.out = &out->view;
     pecert_status st = s->desc->peg_apply(s->instance, &a);
+    free(sx);
+    free(sw);
+    free(sb);
     if (!pecert_out_status(r, s, st, out, where, "peg_apply")) {
         pecert_out_free(out);
         return 0;

@@ -7,16 +7,10 @@
  * OSUPCVLab/SegFormer3D #27 (its DWConv assumes D = H = W). */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_peg_args *a)
-{
-    static const mutant_peg_rule rule = {.axes_swapped = 1};
-    (void)instance;
-    return mutant_peg(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->peg_apply = broken;
+    static const mutant_peg_rule rule = {.axes_swapped = 1};
+    mutant_patch_peg(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "peg_axes_swapped", .patch = patch};

@@ -9,16 +9,10 @@
  * a rearrange"). */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_peg_args *a)
-{
-    static const mutant_peg_rule rule = {.not_transposed = 1};
-    (void)instance;
-    return mutant_peg(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->peg_apply = broken;
+    static const mutant_peg_rule rule = {.not_transposed = 1};
+    mutant_patch_peg(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "peg_not_transposed", .patch = patch};

@@ -7,16 +7,10 @@
  * OSUPCVLab/SegFormer3D #27 (n = cube_root(N), "assuming D = H = W"). */
 #include "core/mutant.h"
 
-static pecert_status broken(void *instance, const pecert_peg_args *a)
-{
-    static const mutant_peg_rule rule = {.square = 1};
-    (void)instance;
-    return mutant_peg(a, &rule);
-}
-
 static void patch(pecert_plugin *desc)
 {
-    desc->peg_apply = broken;
+    static const mutant_peg_rule rule = {.square = 1};
+    mutant_patch_peg(desc, &rule);
 }
 
 const mutant_def mutant = {.name = "peg_square_grid", .patch = patch};

@@ -182,8 +182,10 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
     memset(&pl, 0, sizeof(pl));
     pl.a = args;
     pl.channels = args->x->shape[1];
-    size_t bytes = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float);
-    int threads = pecert__fast_threads(&call, bytes, args->grid_h);
+    /* Each output element is kernel^2 multiply-adds: weigh the threads by
+     * that work, not by the output bytes alone. */
+    size_t work = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) * (size_t)(args->kernel * args->kernel);
+    int threads = pecert__fast_threads(&call, work, args->grid_h);
     pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.acc_floats * sizeof(float));
     if (pl.scratch == NULL || !plan_inputs(&pl)) {

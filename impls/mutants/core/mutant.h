@@ -128,7 +128,9 @@ typedef struct mutant_peg_rule {
     int axes_swapped;   /* the grid viewed as W rows of H                          */
     int square;         /* the grid taken as sqrt(N) x sqrt(N)                     */
 } mutant_peg_rule;
-pecert_status mutant_peg(const pecert_peg_args *a, const mutant_peg_rule *rule);
+/* Replaces desc->peg_apply by the rule's kernel, run after the base's own
+ * call has validated the arguments. */
+void mutant_patch_peg(pecert_plugin *desc, const mutant_peg_rule *rule);
 
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
