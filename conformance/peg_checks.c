@@ -13,9 +13,9 @@
  *                        edge).
  *
  * A failed golden vector is replayed on this file's double model with the
- * token layout read another way (tokens [N, C] taken as [C, H, W] without
- * the transpose; the grid taken as W x H; a square grid of sqrt(N) per
- * side): the layout that reproduces the plugin's output is the symptom
+ * token layout read another way (the tokens' [C, N] transpose read as the
+ * channels-last grid; the grid taken as W x H; a square grid of sqrt(N)
+ * per side): the layout that reproduces the plugin's output is the symptom
  * diagnose.c names.
  */
 #include <math.h>
@@ -26,6 +26,9 @@
 #include "family.h"
 #include "isolate.h"
 #include "tolerance.h"
+
+/* plugin.h's largest grid side (the ring of zero_padding must fit). */
+#define PEG_MAX_GRID 4096
 
 /* One call, its inputs packed row-major. */
 typedef struct peg_call {
@@ -124,18 +127,18 @@ static int run_peg(const pecert_subject *s, pecert_check_result *r, const peg_ca
 
 /* How the model reads the tokens (all zero: plugin.h's PEG). */
 typedef struct peg_layout {
-    int channels_first; /* [N, C] memory read as [C, H, W] (no transpose)   */
+    int transposed;     /* the [C, N] transpose read as the grid [H, W, C]  */
     int axes_swapped;   /* the grid read as W rows of H (view(B, C, W, H))  */
     int square;         /* a sqrt(N) x sqrt(N) grid whatever h and w        */
 } peg_layout;
 
 /* Token t, channel c of the grid as the layout reads the input (the
- * official path: flat index t * C + c; without the transpose: c * N + t
- * read back as a [N, C] element). */
+ * official path: element t * C + c of x; transposed: element t * C + c of
+ * x's [C, N] transpose, which is x[f % N][f / N]). */
 static double grid_in(const peg_call *c, const peg_layout *v, int64_t t, int64_t ch)
 {
-    int64_t n = c->h * c->w;
-    int64_t flat = v->channels_first ? ch * n + t : t * c->channels + ch;
+    int64_t n = c->h * c->w, f = t * c->channels + ch;
+    int64_t flat = v->transposed ? (f % n) * c->channels + f / n : f;
     return c->x[c->prefix * c->channels + flat];
 }
 
@@ -244,7 +247,7 @@ static void explain(pecert_check_result *r, const peg_call *c, const pecert_out_
         peg_layout v;
         const char *symptom;
     } replays[] = {
-        {{.channels_first = 1}, "peg_layout:not_transposed"},
+        {{.transposed = 1}, "peg_layout:transposed"},
         {{.axes_swapped = 1}, "peg_layout:axes_swapped"},
         {{.square = 1}, "peg_layout:square"},
     };
@@ -435,6 +438,10 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
     peg_call big = c;
     big.h = c.h + 2 * ring;
     big.w = c.w + 2 * ring;
+    if (big.h > PEG_MAX_GRID || big.w > PEG_MAX_GRID) {
+        pecert_case_passed(r, where, "the grid and its ring exceed the ABI's 4096 per side: not compared");
+        return;
+    }
     float *ringed = ringed_input(&c, ring);
     double *buf = ringed != NULL ? model_buffers(r, &c, where) : NULL;
     if (ringed == NULL) {

@@ -548,10 +548,11 @@ static void diagnose_cope(pecert_run_results *run)
 static void diagnose_peg(pecert_run_results *run)
 {
     const char *g = "peg.golden";
-    if (has(run, g, "peg_layout:not_transposed")) {
-        add(run, "peg_layout", "peg.golden: the outputs match tokens viewed as [C, H, W] without the transpose",
-            "PEG tokens [N, C] reshaped to the grid [C, H, W] directly, without PosCNN's transpose(1, 2): the "
-            "convolution mixes unrelated tokens and channels");
+    if (has(run, g, "peg_layout:transposed")) {
+        add(run, "peg_layout", "peg.golden: the outputs match the tokens' transpose read as the grid [H, W, C]",
+            "PEG tokens transposed to [C, N] and reshaped to a channels-last grid [H, W, C] (PyTorch's "
+            "transpose(1, 2).view(B, C, H, W) carried into a channels-last port): the convolution mixes unrelated "
+            "tokens and channels");
     } else if (has(run, g, "peg_layout:axes_swapped")) {
         add(run, "peg_axes", "peg.golden: the outputs match the grid viewed as W x H",
             "PEG grid viewed with its height and width exchanged (view(B, C, W, H)): square grids hide it");

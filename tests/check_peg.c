@@ -5,6 +5,7 @@
  * to the packed call's bits, the thread split changing no bit, under every
  * ISA variant), and the refusals of bad arguments.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,9 @@ END_TEST
 
 /* ---- fast's invariants ----------------------------------------------------------- */
 
-enum { GH = 9, GW = 13, CH = 20, PREFIX = 1, ROWS = PREFIX + GH * GW };
+/* 1601 rows x 24 channels x 9 taps x 4 bytes = 1.4 MiB of work: past
+ * fast's 1 MiB threshold, so the 2-thread runs do split. */
+enum { GH = 40, GW = 40, CH = 24, PREFIX = 1, ROWS = PREFIX + GH * GW };
 
 static void fill(float *x, float *w, float *b)
 {
@@ -103,7 +106,7 @@ static void fill(float *x, float *w, float *b)
     for (int i = 0; i < ROWS * CH; i++) {
         x[i] = pecert_rng_float(&rng);
     }
-    for (int i = 0; i < CH * 9; i++) {
+    for (int i = 0; i < CH * 9; i++) { /* 3 x 3 kernels */
         w[i] = pecert_rng_float(&rng);
     }
     for (int i = 0; i < CH; i++) {
@@ -150,6 +153,76 @@ START_TEST(test_fast_invariants)
         ck_assert_msg(memcmp(out0, out1, sizeof(out0)) == 0, "the thread count changes fast's bits (%s)", fast_isas[i]);
         fast_run(fast_isas[i], 2, x, w, b, 3, out1);
         ck_assert_msg(memcmp(out0, out1, sizeof(out0)) == 0, "strided inputs change fast's bits (%s)", fast_isas[i]);
+    }
+}
+END_TEST
+
+/* ---- other kernels, against ref ----------------------------------------------------- */
+
+/*
+ * Kernels 1, 5 and 7 (the vectors hold 3, CPVT's), a class token, a
+ * non-square grid and 72 channels: fast and the honest float32 engine
+ * against ref (double, rounded once). Bound: (T + 3) u S for the float32
+ * sum (TOLERANCES.md) plus u |out| for ref's own rounding.
+ */
+static void compare_kernel(const char *plugin, int64_t k)
+{
+    enum { H = 7, W = 11, C = 72, P = 1, N = P + H * W };
+    static float x[N * C], w[C * 49], b[C], want[N * C], got[N * C];
+    pecert_rng rng = {0x6b65726eu + (uint64_t)k};
+    for (int i = 0; i < N * C; i++) {
+        x[i] = pecert_rng_float(&rng);
+    }
+    for (int64_t i = 0; i < C * k * k; i++) {
+        w[i] = pecert_rng_float(&rng);
+    }
+    for (int i = 0; i < C; i++) {
+        b[i] = pecert_rng_float(&rng);
+    }
+    pecert_tensor tx = f32_2d(x, N, C), tw = kernel_view(w, C, k), tb = f32_1d(b, C);
+    pecert_tensor tr = f32_2d(want, N, C), tg = f32_2d(got, N, C);
+    fast_handle ref, h;
+    builtin_open(&ref, "ref");
+    builtin_open(&h, plugin);
+    pecert_peg_args a = make_args(P, H, W, k, &tx, &tw, &tb, &tr);
+    ck_assert_int_eq(ref.plugin.desc->peg_apply(ref.instance, &a), PECERT_OK);
+    a.out = &tg;
+    ck_assert_msg(h.plugin.desc->peg_apply(h.instance, &a) == PECERT_OK, "%s kernel %lld: %s", plugin, (long long)k,
+                  h.plugin.desc->last_error(h.instance));
+    const double u = 0x1p-24;
+    for (int64_t row = 0; row < N; row++) {
+        for (int64_t c = 0; c < C; c++) {
+            double s = 0.0;
+            int taps = 0;
+            if (row >= P) {
+                int64_t y = (row - P) / W, z = (row - P) % W, r = k / 2;
+                s = fabs(x[row * C + c]) + fabs(b[c]);
+                for (int64_t i = 0; i < k; i++) {
+                    for (int64_t j = 0; j < k; j++) {
+                        int64_t sy = y + i - r, sz = z + j - r;
+                        if (sy >= 0 && sy < H && sz >= 0 && sz < W) {
+                            s += fabs((double)w[(c * k + i) * k + j] * x[(P + sy * W + sz) * C + c]);
+                            taps++;
+                        }
+                    }
+                }
+            }
+            double bound = row < P ? 0.0 : (taps + 3) * u * s + u * fabs(want[row * C + c]);
+            double err = fabs((double)got[row * C + c] - want[row * C + c]);
+            ck_assert_msg(err <= bound, "%s kernel %lld: row %lld channel %lld: %g from ref > %g", plugin, (long long)k,
+                          (long long)row, (long long)c, err, bound);
+        }
+    }
+    builtin_close(&h);
+    builtin_close(&ref);
+}
+
+START_TEST(test_kernels_match_ref)
+{
+    const int64_t kernels[] = {1, 5, 7};
+    for (size_t i = 0; i < ARRAY_LEN(kernels); i++) {
+        compare_kernel("fast", kernels[i]);
+        compare_kernel("honest/official_f32", kernels[i]);
     }
 }
 END_TEST
@@ -221,6 +294,7 @@ Suite *make_peg_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_on_paper);
     tcase_add_test(tc, test_fast_invariants);
+    tcase_add_test(tc, test_kernels_match_ref);
     tcase_add_test(tc, test_refusals);
     suite_add_tcase(s, tc);
     return s;

@@ -1,10 +1,10 @@
 /* peg_axes_swapped - a PEG's token grid viewed with its height and width
  * exchanged (view(B, C, W, H) for a row-major H x W grid): square grids
- * hide it, every non-square one convolves the wrong neighbours.
- * huggingface/transformers PR #18597 (the TF port of CvT's depthwise
- * convolutional projection permuted NCHW to NWHC: "I can change the comment
- * and leave the permutation as so"; the merged code dropped it) and
- * OSUPCVLab/SegFormer3D #27 (its DWConv assumes D = H = W). */
+ * hide it, every non-square one convolves the wrong neighbours. The same
+ * view of a row-major H x W token grid with W and H exchanged shipped in
+ * apchenstu/mvsnerf (#53: src_grid.view(B, D, W_pad, H_pad, 2), "it should
+ * be view(B, D, H_pad, W_pad, 2)", harmless there only because an
+ * order-free reshape followed). */
 #include "core/mutant.h"
 
 static void patch(pecert_plugin *desc)

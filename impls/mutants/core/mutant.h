@@ -124,7 +124,7 @@ void mutant_patch_cope(pecert_plugin *desc, const mutant_cope_rule *rule);
 /* CPVT's PEG (plugin.h, peg_apply) in the base's precision, with the grid
  * read the way a rule says (core/peg.c). All zero = right. */
 typedef struct mutant_peg_rule {
-    int not_transposed; /* tokens [N, C] viewed as [C, H, W] without the transpose */
+    int transposed_read; /* tokens transposed to [C, N], read as the grid [H, W, C] */
     int axes_swapped;   /* the grid viewed as W rows of H                          */
     int square;         /* the grid taken as sqrt(N) x sqrt(N)                     */
 } mutant_peg_rule;

@@ -22,7 +22,9 @@ static mutant_real x_flat(const pecert_tensor *x, int64_t prefix, int64_t flat)
 static mutant_real grid_in(const pecert_peg_args *a, const mutant_peg_rule *rule, int64_t t, int64_t ch)
 {
     int64_t n = a->grid_h * a->grid_w, c = a->x->shape[1];
-    return x_flat(a->x, a->prefix_tokens, rule->not_transposed ? ch * n + t : t * c + ch);
+    int64_t f = t * c + ch;
+    /* transposed_read: element f of the [C, N] transpose is x[f % N][f / N] */
+    return x_flat(a->x, a->prefix_tokens, rule->transposed_read ? (f % n) * c + f / n : f);
 }
 
 static mutant_real weight_at(const pecert_peg_args *a, int64_t ch, int64_t i, int64_t j)
