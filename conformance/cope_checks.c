@@ -312,7 +312,8 @@ static void model_row(const cope_call *c, const cope_variant *v, int64_t i, cope
         double f_hi = embedding_dot(c, i, (int64_t)ceil(p), &f_abs_hi);
         double z = (1.0 - w) * f_lo + w * f_hi;
         double dz = row->p_err * slope_near(c, i, p, row->p_err) +
-                    (double)(c->d + 2) * PECERT_U32 * fmax(f_abs_lo, f_abs_hi) + 3.0 * PECERT_U32 * (fabs(f_lo) + fabs(f_hi));
+                    (double)(c->d + 2) * PECERT_U32 * fmax(f_abs_lo, f_abs_hi) +
+                    3.0 * PECERT_U32 * (fabs(f_lo) + fabs(f_hi));
         double qk = dot(c->q + i * c->d, c->k + j * c->d, c->d, 1, &a_abs);
         double dqk = (double)(c->d + 2) * PECERT_U32 * a_abs;
         if (scaled_after) {
@@ -727,5 +728,6 @@ const pecert_check pecert_check_cope_gate_monotone = {
     "cope.gate_monotone", "changing one key's gate moves the positions of that key and the earlier ones only",
     PECERT_NEED_COPE_LOGITS, run_monotone};
 const pecert_check pecert_check_cope_linear_embedding = {
-    "cope.linear_embedding", "with position embeddings affine in the position each logit is affine in the plugin's position",
+    "cope.linear_embedding",
+    "with position embeddings affine in the position each logit is affine in the plugin's position",
     PECERT_NEED_COPE_LOGITS, run_linear};

@@ -182,7 +182,8 @@ static int model(const peg_call *c, const peg_layout *v, double *out, double *to
                     for (int64_t j = 0; j < c->k; j++) {
                         int64_t sy = y + i - r, sx = x + j - r;
                         if (sy >= 0 && sy < h && sx >= 0 && sx < w) {
-                            double term = (double)c->weight[(ch * c->k + i) * c->k + j] * grid_in(c, v, sy * w + sx, ch);
+                            double tap = c->weight[(ch * c->k + i) * c->k + j];
+                            double term = tap * grid_in(c, v, sy * w + sx, ch);
                             sum += term;
                             abs_sum += fabs(term);
                             taps++;

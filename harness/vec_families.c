@@ -220,7 +220,8 @@ static int64_t posinterp_rows(const pecert_vtest *t, int k)
 static int64_t peg_rows(const pecert_vtest *t, int k)
 {
     (void)k;
-    return pecert_vtest_int(t, "prefix_tokens", 0) + pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
+    return pecert_vtest_int(t, "prefix_tokens", 0) +
+           pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
 }
 
 static int64_t swin_tokens(const pecert_vtest *t, int k)

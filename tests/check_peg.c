@@ -71,7 +71,8 @@ START_TEST(test_on_paper)
     for (size_t p = 0; p < ARRAY_LEN(plugins); p++) {
         fast_handle h;
         builtin_open(&h, plugins[p]);
-        float x[7] = {7, 1, 2, 3, 4, 5, 6}, ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, centre[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
+        float x[7] = {7, 1, 2, 3, 4, 5, 6};
+        float ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, centre[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
         float half = 0.5f, zero = 0.0f, out[7];
         pecert_tensor tx = f32_2d(x, 7, 1), to = f32_2d(out, 7, 1);
         pecert_tensor tk = kernel_view(ones, 1, 3), tb = f32_1d(&half, 1);
@@ -79,7 +80,8 @@ START_TEST(test_on_paper)
         ck_assert_int_eq(h.plugin.desc->peg_apply(h.instance, &a), PECERT_OK);
         const float want[7] = {7, 13.5f, 23.5f, 19.5f, 16.5f, 26.5f, 22.5f};
         for (int i = 0; i < 7; i++) {
-            ck_assert_msg(out[i] == want[i], "%s: out[%d] = %g, want %g", plugins[p], i, (double)out[i], (double)want[i]);
+            ck_assert_msg(out[i] == want[i], "%s: out[%d] = %g, want %g", plugins[p], i, (double)out[i],
+                          (double)want[i]);
         }
         pecert_tensor tc = kernel_view(centre, 1, 3), tz = f32_1d(&zero, 1);
         a = make_args(1, 2, 3, 3, &tx, &tc, &tz, &to);

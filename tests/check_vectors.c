@@ -1097,8 +1097,8 @@ END_TEST
  * its vector count, every file with its provenance. */
 START_TEST(core_list_families)
 {
-    static const char *const families[] = {"alibi", "cope", "learned", "mrope", "peg", "posinterp", "rope", "rope2d", "shaw",
-                                           "sinusoidal", "sincos2d", "swin", "t5", "txl"};
+    static const char *const families[] = {"alibi", "cope",       "learned",  "mrope", "peg", "posinterp", "rope",
+                                           "rope2d", "shaw",       "sinusoidal", "sincos2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];
     size_t n;

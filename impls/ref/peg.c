@@ -101,7 +101,8 @@ static double cell(const pecert_peg_args *a, int64_t y, int64_t x, int64_t c)
             }
         }
     }
-    return x_at(a->x, a->prefix_tokens + y * a->grid_w + x, c) + (sum + ((const float *)a->bias->data)[c * a->bias->strides[0]]);
+    double bias = ((const float *)a->bias->data)[c * a->bias->strides[0]];
+    return x_at(a->x, a->prefix_tokens + y * a->grid_w + x, c) + (sum + bias);
 }
 
 pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args)

@@ -58,7 +58,8 @@ static pecert_status check_args(const pecert__fast_call *call, const pecert_peg_
                                  : status;
     status = status == PECERT_OK ? pecert__fast_fam_check_view(call, "out", a->out, 2, oshape, PECERT__FAM_F32, 1)
                                  : status;
-    if (status == PECERT_OK && (pecert__fast_views_overlap(a->x, a->out) || pecert__fast_views_overlap(a->weight, a->out) ||
+    if (status == PECERT_OK && (pecert__fast_views_overlap(a->x, a->out) ||
+                                pecert__fast_views_overlap(a->weight, a->out) ||
                                 pecert__fast_views_overlap(a->bias, a->out))) {
         return pecert__fast_fail(call, PECERT_E_INVAL, "out overlaps an input (x, weight or bias)");
     }
@@ -184,7 +185,8 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
     pl.channels = args->x->shape[1];
     /* Each output element is kernel^2 multiply-adds: weigh the threads by
      * that work, not by the output bytes alone. */
-    size_t work = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) * (size_t)(args->kernel * args->kernel);
+    size_t work = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) *
+                  (size_t)(args->kernel * args->kernel);
     int threads = pecert__fast_threads(&call, work, args->grid_h);
     pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.acc_floats * sizeof(float));

@@ -65,7 +65,8 @@ static pecert_status broken_peg(const pecert_peg_args *a, const mutant_peg_rule 
                     }
                 }
                 mutant_real b = (mutant_real)((const float *)a->bias->data)[ch * a->bias->strides[0]];
-                mutant_store_2d(a->out, a->prefix_tokens + y * w + x, ch, (double)(grid_in(a, rule, y * w + x, ch) + (sum + b)));
+                mutant_real v = grid_in(a, rule, y * w + x, ch) + (sum + b);
+                mutant_store_2d(a->out, a->prefix_tokens + y * w + x, ch, (double)v);
             }
         }
     }
