@@ -99,6 +99,45 @@ extern const pecert_check pecert_check_txl_rel_shift_golden;
 extern const pecert_check pecert_check_mrope_index_golden;
 extern const pecert_check pecert_check_mrope_apply_golden;
 extern const pecert_check pecert_check_mrope_text_only_is_rope;
+/* The 2-D RoPE of vision towers at one call (rope2d_checks.c), for the
+ * golden checks and certify's reference check at a checkpoint's tower. */
+typedef struct pecert_rope2d_index_call {
+    int32_t scheme;           /* PECERT_ROPE2D_MERGE_WINDOWS ...    */
+    int32_t merge;            /* spatial_merge_size                 */
+    const int64_t *grid;      /* [n_images, 3]                      */
+    int64_t n_images;
+    int64_t tokens;
+} pecert_rope2d_index_call;
+
+typedef struct pecert_rope2d_apply_call {
+    pecert_rope_pairing pairing;
+    int32_t frequencies;      /* PECERT_ROPE2D_*                    */
+    int32_t columns_first;
+    int32_t head_dim;
+    double theta;
+    const int64_t *positions; /* [2, tokens]: rows, then columns    */
+    int64_t tokens;
+    int64_t heads;
+} pecert_rope2d_apply_call;
+
+/* The subject's positions into *pos (free with pecert_out_free); 0 (and a
+ * failed or declined case in r) when it returns none. */
+int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, const pecert_rope2d_index_call *c,
+                            pecert_out_buf *pos, const char *where);
+/* got exactly want, or the failure and the replay that explains it. */
+void pecert_rope2d_judge_index(const pecert_check_env *env, pecert_check_result *r,
+                               const pecert_rope2d_index_call *c, const pecert_out_buf *got,
+                               const pecert_vtensor *want, const char *where);
+/* The subject's rotation of x [tokens, heads, head_dim], malloc'ed; NULL
+ * (and the case in r) when it returns none. */
+float *pecert_rope2d_run_apply(const pecert_subject *s, pecert_check_result *r, const pecert_rope2d_apply_call *c,
+                               const float *x, const char *where);
+/* got against want under the RoPE error model at each pair's angle, and
+ * on failure the convention change that reproduces got (its symptom). */
+void pecert_rope2d_judge_apply(const pecert_check_env *env, pecert_check_result *r,
+                               const pecert_rope2d_apply_call *c, const float *x, const float *got,
+                               const float *want, const char *where);
+
 extern const pecert_check pecert_check_rope2d_index_golden;
 extern const pecert_check pecert_check_rope2d_apply_golden;
 extern const pecert_check pecert_check_rope2d_norm_preservation;

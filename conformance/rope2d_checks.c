@@ -23,16 +23,10 @@
 
 /* ---- rope2d.index.golden --------------------------------------------------- */
 
-typedef struct index_call {
-    int32_t scheme;
-    int32_t merge;
-    const int64_t *grid; /* [n_images, 3] */
-    int64_t n_images;
-    int64_t tokens;
-} index_call;
+typedef pecert_rope2d_index_call index_call;
 
-static int run_index(const pecert_subject *s, pecert_check_result *r, const index_call *c,
-                     pecert_out_buf *pos, const char *where)
+int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, const index_call *c,
+                            pecert_out_buf *pos, const char *where)
 {
     int64_t shape[2] = {2, c->tokens};
     if (pecert_out_init(pos, PECERT_DTYPE_I64, 2, shape) != 0) {
@@ -86,7 +80,7 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf flat;
-    if (run_index(&env->oracle, &scratch, &raster, &flat, where)) {
+    if (pecert_rope2d_run_index(&env->oracle, &scratch, &raster, &flat, where)) {
         int same = 1;
         for (int64_t i = 0; i < 2 * c->tokens && same; i++) {
             same = pecert_out_get(&flat, i) == pecert_out_get(got, i);
@@ -99,6 +93,16 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
     pecert_check_result_release(&scratch);
 }
 
+void pecert_rope2d_judge_index(const pecert_check_env *env, pecert_check_result *r, const index_call *c,
+                               const pecert_out_buf *got, const pecert_vtensor *want, const char *where)
+{
+    int64_t failed_before = r->n_failed;
+    pecert_compare_exact(r, got, want, where);
+    if (r->n_failed > failed_before) {
+        explain_index(env, r, c, got, want, where);
+    }
+}
+
 static void index_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
                        const char *where)
 {
@@ -108,14 +112,10 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r, cons
                     (int32_t)pecert_vtest_int(t, "spatial_merge_size", 1), grid->data, grid->shape[0],
                     want->shape[1]};
     pecert_out_buf pos;
-    if (!run_index(&env->plugin, r, &c, &pos, where)) {
+    if (!pecert_rope2d_run_index(&env->plugin, r, &c, &pos, where)) {
         return;
     }
-    int64_t failed_before = r->n_failed;
-    pecert_compare_exact(r, &pos, want, where);
-    if (r->n_failed > failed_before) {
-        explain_index(env, r, &c, &pos, want, where);
-    }
+    pecert_rope2d_judge_index(env, r, &c, &pos, want, where);
     pecert_out_free(&pos);
 }
 
@@ -127,16 +127,7 @@ static void run_index_golden(const pecert_check_env *env, pecert_check_result *r
 
 /* ---- the rotation ------------------------------------------------------------ */
 
-typedef struct apply_call {
-    pecert_rope_pairing pairing;
-    int32_t frequencies;      /* PECERT_ROPE2D_*                  */
-    int32_t columns_first;
-    int32_t head_dim;
-    double theta;
-    const int64_t *positions; /* [2, tokens]: rows, then columns  */
-    int64_t tokens;
-    int64_t heads;
-} apply_call;
+typedef pecert_rope2d_apply_call apply_call;
 
 static apply_call call_of(const pecert_vtest *t)
 {
@@ -152,8 +143,8 @@ static apply_call call_of(const pecert_vtest *t)
     return c;
 }
 
-static float *run_apply(const pecert_subject *s, pecert_check_result *r, const apply_call *c,
-                        const float *x, const char *where)
+float *pecert_rope2d_run_apply(const pecert_subject *s, pecert_check_result *r, const apply_call *c,
+                               const float *x, const char *where)
 {
     int64_t hd = c->head_dim;
     size_t n = (size_t)(c->tokens * c->heads * hd);
@@ -253,7 +244,7 @@ static int oracle_explains(const pecert_check_env *env, const pecert_check_resul
 {
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
-    float *want = run_apply(&env->oracle, &scratch, other, x, where);
+    float *want = pecert_rope2d_run_apply(&env->oracle, &scratch, other, x, where);
     int explains = 0;
     if (want != NULL) {
         pecert_case_worst w;
@@ -346,6 +337,17 @@ static void explain_apply(const pecert_check_env *env, pecert_check_result *r, c
     }
 }
 
+void pecert_rope2d_judge_apply(const pecert_check_env *env, pecert_check_result *r, const apply_call *c,
+                               const float *x, const float *got, const float *want, const char *where)
+{
+    pecert_case_worst w;
+    apply_worst(&w, c, x, got, want);
+    finish_apply(r, &w, c, where);
+    if (w.n_bad > 0) {
+        explain_apply(env, r, c, x, got, where);
+    }
+}
+
 /* ---- rope2d.apply.golden ----------------------------------------------------- */
 
 static void apply_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
@@ -353,16 +355,11 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r, cons
 {
     apply_call c = call_of(t);
     const float *x = pecert_vtest_input(t, "x")->data;
-    float *got = run_apply(&env->plugin, r, &c, x, where);
+    float *got = pecert_rope2d_run_apply(&env->plugin, r, &c, x, where);
     if (got == NULL) {
         return;
     }
-    pecert_case_worst w;
-    apply_worst(&w, &c, x, got, pecert_vtest_output(t, "out")->data);
-    finish_apply(r, &w, &c, where);
-    if (w.n_bad > 0) {
-        explain_apply(env, r, &c, x, got, where);
-    }
+    pecert_rope2d_judge_apply(env, r, &c, x, got, pecert_vtest_output(t, "out")->data, where);
     free(got);
 }
 
@@ -381,7 +378,7 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r, const
 {
     apply_call c = call_of(t);
     const float *x = pecert_vtest_input(t, "x")->data;
-    float *got = run_apply(&env->plugin, r, &c, x, where);
+    float *got = pecert_rope2d_run_apply(&env->plugin, r, &c, x, where);
     if (got == NULL) {
         return;
     }
@@ -440,7 +437,7 @@ static void separation_case(const pecert_check_env *env, pecert_check_result *r,
         return;
     }
     pecert_fill_random(x, n, 0x726f70653264ull + (uint64_t)t->tc_id);
-    float *got = run_apply(&env->plugin, r, &c, x, where);
+    float *got = pecert_rope2d_run_apply(&env->plugin, r, &c, x, where);
     if (got != NULL) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);

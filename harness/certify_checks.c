@@ -30,6 +30,11 @@ void pecert_certify_set_model(const pecert_certify_model *m)
     certify_model = m;
 }
 
+const pecert_certify_model *pecert_certify_current_model(void)
+{
+    return certify_model;
+}
+
 /* A far position: past every trained length, where float32 angles lose
  * digits (2^20, as the property checks use). */
 #define FAR_POSITION ((int64_t)1 << 20)
@@ -668,7 +673,7 @@ const pecert_check pecert_check_certify_learned_reference = {
 static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_mapping,       &pecert_check_certify_rope_reference,
     &pecert_check_certify_alibi_reference, &pecert_check_certify_alibi_attention, &pecert_check_certify_t5_reference,
-    &pecert_check_certify_learned_reference,
+    &pecert_check_certify_learned_reference, &pecert_check_certify_rope2d_reference,
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))
 
@@ -709,5 +714,5 @@ const pecert_check *pecert_known_check(const char *id)
 
 size_t pecert_known_check_count(void)
 {
-    return (pecert_num_checks + N_CERTIFY_CHECKS) * PECERT_CERTIFY_MAX_LAYER_TYPES;
+    return (pecert_num_checks + N_CERTIFY_CHECKS) * (PECERT_CERTIFY_MAX_LAYER_TYPES + 1);
 }

@@ -20,6 +20,9 @@
  */
 void pecert_certify_set_model(const pecert_certify_model *m);
 
+/* pecert_certify_current_model: the model set last (NULL before). */
+const pecert_certify_model *pecert_certify_current_model(void);
+
 /* pecert_certify_lengths: the sequence lengths that matter for m, sorted
  * and distinct: L0-1, L0, L0+1, max_position_embeddings-1 and a far one
  * (2^20 or 4 * max_position_embeddings, whichever is larger). Returns the
@@ -32,6 +35,7 @@ extern const pecert_check pecert_check_certify_alibi_reference;
 extern const pecert_check pecert_check_certify_alibi_attention;
 extern const pecert_check pecert_check_certify_t5_reference;
 extern const pecert_check pecert_check_certify_learned_reference;
+extern const pecert_check pecert_check_certify_rope2d_reference; /* certify_vision_checks.c */
 
 /* pecert_known_check: the check named id, of the registry (checks.h) or
  * of certify's own, with or without a layer type ("ID@sliding"); NULL for
@@ -39,7 +43,8 @@ extern const pecert_check pecert_check_certify_learned_reference;
  * written by this pecert. */
 const pecert_check *pecert_known_check(const char *id);
 
-/* How many checks a run can hold: every check once per layer type. */
+/* How many checks a run can hold: every check once per layer type and
+ * once for the vision tower. */
 size_t pecert_known_check_count(void);
 
 #endif /* PECERT_HARNESS_CERTIFY_CHECKS_H */

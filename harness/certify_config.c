@@ -7,6 +7,7 @@
  * _compute_* functions that consume them).
  */
 #include "certify_config.h"
+#include "certify_reads.h"
 #include "json_text.h"
 
 #include <cjson/cJSON.h>
@@ -19,147 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Parsing state: the document, the model being filled, the error sink. */
-typedef struct map_ctx {
-    const cJSON *root;
-    pecert_certify_model *m;
-    char *err;
-    size_t err_len;
-    const char *key_prefix; /* "text_config." when root is a nested text config */
-    /* The model's config class (transformers v4.57.6): whether its __init__
-     * copies a legacy rope_scaling "type" over "rope_type" (LlamaConfig and
-     * most others: `if "type" in rope_scaling: rope_scaling["rope_type"] =
-     * rope_scaling["type"]`), and whether it runs rope_config_validation,
-     * the only place transformers warns about rope values. */
-    int type_overrides_rope_type;
-    int runs_validation;
-} map_ctx;
-
-static int fail(map_ctx *c, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(map_ctx *c, const char *key, const char *fmt, ...)
-{
-    char what[384];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    snprintf(c->err, c->err_len, "%s: %s%s: %s", c->m->name, c->key_prefix != NULL ? c->key_prefix : "",
-             key, what);
-    return -1;
-}
-
-/* ---- typed reads: absent keys keep *out (the default) ------------------ */
-
-static const cJSON *get(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return v != NULL && !cJSON_IsNull(v) ? v : NULL;
-}
-
-/* A finite number in [lo, hi]. */
-static int read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo,
-                    double hi, double *out)
-{
-    const cJSON *v = get(obj, key);
-    if (v == NULL) {
-        return 0;
-    }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        return fail(c, shown, "expected a number");
-    }
-    if (v->valuedouble < lo && lo == DBL_TRUE_MIN) {
-        return fail(c, shown, "%.17g must be > 0", v->valuedouble);
-    }
-    if (v->valuedouble < lo && hi == DBL_MAX) {
-        return fail(c, shown, "%.17g must be >= %g", v->valuedouble, lo);
-    }
-    if (v->valuedouble < lo || v->valuedouble > hi) {
-        return fail(c, shown, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
-    }
-    *out = v->valuedouble;
-    return 1;
-}
-
-/* An integer in [lo, hi] (JSON numbers like 4096.0 are accepted). */
-static int read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo,
-                    int64_t hi, int64_t *out)
-{
-    double d = 0;
-    int rc = read_num(c, obj, key, shown, (double)lo, (double)hi, &d);
-    if (rc == 1 && d != floor(d)) {
-        return fail(c, shown, "%g is not an integer", d);
-    }
-    if (rc == 1) {
-        *out = (int64_t)d;
-    }
-    return rc;
-}
-
-static int read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
-                      int32_t *out)
-{
-    int64_t v = *out;
-    int rc = read_int(c, obj, key, key, lo, hi, &v);
-    *out = (int32_t)v;
-    return rc;
-}
-
-static int read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out)
-{
-    const cJSON *v = get(obj, key);
-    if (v == NULL) {
-        return 0;
-    }
-    if (!cJSON_IsBool(v)) {
-        return fail(c, shown, "expected true or false");
-    }
-    *out = cJSON_IsTrue(v);
-    return 1;
-}
-
-/* ---- which keys are positional ----------------------------------------- */
-
-/* A key whose name says it configures positions must be understood. */
-static int is_positional_name(const char *key)
-{
-    static const char *const words[] = {"rope", "rotary", "position", "alibi",
-                                        "relative_attention", "pos_emb", "mrope"};
-    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-        if (strstr(key, words[i]) != NULL) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int in_list(const char *key, const char *const *list)
-{
-    for (; *list != NULL; list++) {
-        if (strcmp(key, *list) == 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Every positional key of obj must be in known; prefix names obj. */
-static int reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known,
-                                     const char *prefix)
-{
-    const cJSON *item = NULL;
-    cJSON_ArrayForEach(item, obj) {
-        if (item->string != NULL && is_positional_name(item->string) && !in_list(item->string, known)) {
-            char shown[160];
-            snprintf(shown, sizeof(shown), "%s%s", prefix, item->string);
-            return fail(c, shown, "pecert does not know this positional key for model_type '%s'",
-                        c->m->model_type);
-        }
-    }
-    return 0;
-}
 
 /* ---- rope_scaling ------------------------------------------------------ */
 
@@ -213,19 +73,19 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
 {
     const char *first = c->type_overrides_rope_type ? "type" : "rope_type";
     const char *second = c->type_overrides_rope_type ? "rope_type" : "type";
-    const char *key = get(rs, first) != NULL ? first : get(rs, second) != NULL ? second : NULL;
+    const char *key = cfg_get(rs, first) != NULL ? first : cfg_get(rs, second) != NULL ? second : NULL;
     if (key == NULL && is_qwen3_vl(c->m->model_type)) { /* rope_scaling.get("rope_type", "default") */
         *out = &rope_rules[0];
         return 0;
     }
     if (key == NULL) {
-        return fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
+        return cfg_fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
     }
-    const cJSON *v = get(rs, key);
+    const cJSON *v = cfg_get(rs, key);
     char shown[64];
     snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
     if (!cJSON_IsString(v)) {
-        return fail(c, shown, "expected a string");
+        return cfg_fail(c, shown, "expected a string");
     }
     /* Phi3Config._rope_scaling_adjustment: type "su" or "yarn" is LongRoPE. */
     const char *name = strcmp(c->m->model_type, "phi3") == 0 && strcmp(v->valuestring, "yarn") == 0
@@ -237,7 +97,7 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
             return 0;
         }
     }
-    return fail(c, shown, "unknown rope type '%s'", v->valuestring);
+    return cfg_fail(c, shown, "unknown rope type '%s'", v->valuestring);
 }
 
 /* Every rope_scaling key must belong to the type (HF only warns). */
@@ -246,13 +106,13 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
     const cJSON *item = NULL;
     cJSON_ArrayForEach(item, rs) {
         const char *k = item->string;
-        int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || in_list(k, rule->keys) ||
+        int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || cfg_in_list(k, rule->keys) ||
                  (strcmp(k, "mrope_section") == 0 && is_qwen_vl(c->m->model_type)) ||
                  (strcmp(k, "mrope_interleaved") == 0 && is_qwen3_vl(c->m->model_type));
         if (!ok) {
             char shown[160];
             snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
-            return fail(c, shown, "not a key of rope type '%s' (pecert refuses what it cannot certify)",
+            return cfg_fail(c, shown, "not a key of rope type '%s' (pecert refuses what it cannot certify)",
                         rule->name);
         }
     }
@@ -261,21 +121,21 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
 
 static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double *out)
 {
-    const cJSON *v = get(rs, key);
+    const cJSON *v = cfg_get(rs, key);
     char shown[64];
     snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     if (c->m->rope.rotary_dim / 2 > PECERT_CERTIFY_MAX_FACTORS) {
-        return fail(c, shown, "rotary_dim/2 = %d factors: pecert holds at most %d", c->m->rope.rotary_dim / 2,
+        return cfg_fail(c, shown, "rotary_dim/2 = %d factors: pecert holds at most %d", c->m->rope.rotary_dim / 2,
                     PECERT_CERTIFY_MAX_FACTORS);
     }
     if (n != c->m->rope.rotary_dim / 2) {
-        return fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
+        return cfg_fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
     }
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(v, i);
         if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble)) {
-            return fail(c, shown, "element %d is not a positive number", i);
+            return cfg_fail(c, shown, "element %d is not a positive number", i);
         }
         out[i] = e->valuedouble;
     }
@@ -299,27 +159,27 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
     int64_t omp = 0;
     int truncate = 1;
     int rc = 0;
-    r->present |= read_num(c, rs, "factor", "rope_scaling.factor", DBL_TRUE_MIN, DBL_MAX, &r->factor) == 1
+    r->present |= cfg_read_num(c, rs, "factor", "rope_scaling.factor", DBL_TRUE_MIN, DBL_MAX, &r->factor) == 1
                       ? PECERT_ROPE_HAS_FACTOR : 0u;
-    rc = read_int(c, rs, "original_max_position_embeddings",
+    rc = cfg_read_int(c, rs, "original_max_position_embeddings",
                   "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_ORIGINAL_MAX_POS : 0u;
     r->original_max_position_embeddings = rc == 1 ? omp : r->original_max_position_embeddings;
-    r->present |= read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", -DBL_MAX, DBL_MAX,
+    r->present |= cfg_read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", -DBL_MAX, DBL_MAX,
                            &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
-    r->present |= read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 0, DBL_MAX, &r->beta_fast) == 1
+    r->present |= cfg_read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 0, DBL_MAX, &r->beta_fast) == 1
                       ? PECERT_ROPE_HAS_BETA_FAST : 0u;
-    r->present |= read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 0, DBL_MAX, &r->beta_slow) == 1
+    r->present |= cfg_read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 0, DBL_MAX, &r->beta_slow) == 1
                       ? PECERT_ROPE_HAS_BETA_SLOW : 0u;
-    r->present |= read_num(c, rs, "mscale", "rope_scaling.mscale", -DBL_MAX, DBL_MAX, &r->mscale) == 1
+    r->present |= cfg_read_num(c, rs, "mscale", "rope_scaling.mscale", -DBL_MAX, DBL_MAX, &r->mscale) == 1
                       ? PECERT_ROPE_HAS_MSCALE : 0u;
-    r->present |= read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", -DBL_MAX, DBL_MAX,
+    r->present |= cfg_read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", -DBL_MAX, DBL_MAX,
                            &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
-    r->present |= read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", DBL_TRUE_MIN, DBL_MAX,
+    r->present |= cfg_read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", DBL_TRUE_MIN, DBL_MAX,
                            &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
-    r->present |= read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", DBL_TRUE_MIN, DBL_MAX,
+    r->present |= cfg_read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", DBL_TRUE_MIN, DBL_MAX,
                            &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
-    rc = read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
+    rc = cfg_read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
     r->truncate = rc == 1 ? truncate : 0; /* absent: present says so, the field stays 0 */
     return c->err[0] != '\0' ? -1 : 0;
@@ -330,28 +190,12 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
 /* A note kept in the model and printed by certify: what transformers
  * warns about and still computes (rope_warn), or what certify itself
  * leaves unchecked (warn). */
-static void warn(map_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void warn(map_ctx *c, const char *key, const char *fmt, ...)
-{
-    pecert_certify_model *m = c->m;
-    if (m->n_warnings == PECERT_CERTIFY_MAX_WARNINGS) {
-        return;
-    }
-    char what[192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s: %s",
-             c->key_prefix != NULL ? c->key_prefix : "", key, what);
-}
 
 /* Only a config class that runs rope_config_validation warns upstream. */
 #define rope_warn(c, ...)                                                                              \
     do {                                                                                               \
         if ((c)->runs_validation) {                                                                    \
-            warn((c), __VA_ARGS__);                                                                    \
+            cfg_warn((c), __VA_ARGS__);                                                                    \
         }                                                                                              \
     } while (0)
 
@@ -369,7 +213,7 @@ static int check_llama3_rules(map_ctx *c, const pecert_rope_config *r)
     const uint32_t need = PECERT_ROPE_HAS_ORIGINAL_MAX_POS | PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
                           PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
     if ((r->present & need) != need) {
-        return fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
+        return cfg_fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
                                        "low_freq_factor and high_freq_factor");
     }
     if (!(r->high_freq_factor > r->low_freq_factor)) {
@@ -403,7 +247,7 @@ static int check_yarn_rules(map_ctx *c, const pecert_rope_config *r)
     int ratio = has_key(r, PECERT_ROPE_HAS_MSCALE) && r->mscale != 0 && has_key(r, PECERT_ROPE_HAS_MSCALE_ALL_DIM) &&
                 r->mscale_all_dim != 0 && !has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR);
     if (ratio && yarn_mscale(r->factor, r->mscale_all_dim) == 0.0) {
-        return fail(c, "rope_scaling.mscale_all_dim",
+        return cfg_fail(c, "rope_scaling.mscale_all_dim",
                     "%.17g makes get_mscale(factor, mscale_all_dim) zero: the official code raises "
                     "ZeroDivisionError", r->mscale_all_dim);
     }
@@ -447,7 +291,7 @@ static int check_scaling_rules(map_ctx *c)
                        t == PECERT_ROPE_LLAMA3;
     int reads_factor = needs_factor || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS));
     if (needs_factor && !has_key(r, PECERT_ROPE_HAS_FACTOR)) {
-        return fail(c, "rope_scaling.factor", "required for rope type '%s'",
+        return cfg_fail(c, "rope_scaling.factor", "required for rope type '%s'",
                     pecert_certify_rope_type_name(t));
     }
     /* Every _validate_* that reads factor warns below 1 (and computes). */
@@ -472,11 +316,11 @@ static int check_scaling_rules(map_ctx *c)
 
 static int read_mrope_section(map_ctx *c, const cJSON *rs)
 {
-    const cJSON *v = get(rs, "mrope_section");
+    const cJSON *v = cfg_get(rs, "mrope_section");
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     int sum = 0;
     if (n < 1 || n > PECERT_MROPE_MAX_AXES) {
-        return fail(c, "rope_scaling.mrope_section", "expected a list of 1..%d integers", PECERT_MROPE_MAX_AXES);
+        return cfg_fail(c, "rope_scaling.mrope_section", "expected a list of 1..%d integers", PECERT_MROPE_MAX_AXES);
     }
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(v, i);
@@ -484,14 +328,14 @@ static int read_mrope_section(map_ctx *c, const cJSON *rs)
          * 4e33 element was an undefined conversion to int32_t). */
         if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble) ||
             e->valuedouble > c->m->rope.rotary_dim / 2) {
-            return fail(c, "rope_scaling.mrope_section", "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
+            return cfg_fail(c, "rope_scaling.mrope_section", "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
                         c->m->rope.rotary_dim / 2);
         }
         c->m->mrope_section[i] = (int32_t)e->valuedouble;
         sum += c->m->mrope_section[i];
     }
     if (sum != c->m->rope.rotary_dim / 2) {
-        return fail(c, "rope_scaling.mrope_section", "sums to %d, expected rotary_dim/2 = %d", sum,
+        return cfg_fail(c, "rope_scaling.mrope_section", "sums to %d, expected rotary_dim/2 = %d", sum,
                     c->m->rope.rotary_dim / 2);
     }
     c->m->n_sections = n;
@@ -507,7 +351,7 @@ static int map_scaling_object(map_ctx *c, const cJSON *rs)
         return 0;
     }
     if (!cJSON_IsObject(rs)) {
-        return fail(c, "rope_scaling", "expected an object or null");
+        return cfg_fail(c, "rope_scaling", "expected an object or null");
     }
     if (scaling_type(c, rs, &rule) != 0 || check_scaling_keys(c, rs, rule) != 0) {
         return -1;
@@ -525,7 +369,7 @@ static int map_scaling_object(map_ctx *c, const cJSON *rs)
         c->m->rope.short_factor = c->m->short_factor;
         c->m->rope.long_factor = c->m->long_factor;
     }
-    if (get(rs, "mrope_section") != NULL && read_mrope_section(c, rs) != 0) {
+    if (cfg_get(rs, "mrope_section") != NULL && read_mrope_section(c, rs) != 0) {
         return -1;
     }
     return check_scaling_rules(c);
@@ -533,7 +377,7 @@ static int map_scaling_object(map_ctx *c, const cJSON *rs)
 
 static int map_rope_scaling(map_ctx *c)
 {
-    return map_scaling_object(c, get(c->root, "rope_scaling"));
+    return map_scaling_object(c, cfg_get(c->root, "rope_scaling"));
 }
 
 /* ---- per-model_type readers ------------------------------------------- */
@@ -544,25 +388,25 @@ static int read_heads(map_ctx *c, const char *hidden_key, const char *heads_key,
 {
     pecert_certify_model *m = c->m;
     int32_t hidden = 0;
-    if (read_int32(c, c->root, hidden_key, 1, 1 << 20, &hidden) < 0 ||
-        read_int32(c, c->root, heads_key, 1, 1 << 16, &m->num_heads) < 0) {
+    if (cfg_read_int32(c, c->root, hidden_key, 1, 1 << 20, &hidden) < 0 ||
+        cfg_read_int32(c, c->root, heads_key, 1, 1 << 16, &m->num_heads) < 0) {
         return -1;
     }
     m->num_kv_heads = m->num_heads;
-    if (kv_key != NULL && read_int32(c, c->root, kv_key, 1, m->num_heads, &m->num_kv_heads) < 0) {
+    if (kv_key != NULL && cfg_read_int32(c, c->root, kv_key, 1, m->num_heads, &m->num_kv_heads) < 0) {
         return -1;
     }
     if (m->num_heads < 1) {
-        return fail(c, heads_key, "required");
+        return cfg_fail(c, heads_key, "required");
     }
     if (m->num_heads % m->num_kv_heads != 0) {
-        return fail(c, kv_key, "%d does not divide %s = %d", m->num_kv_heads, heads_key, m->num_heads);
+        return cfg_fail(c, kv_key, "%d does not divide %s = %d", m->num_kv_heads, heads_key, m->num_heads);
     }
     m->head_dim = hidden / m->num_heads;
-    if (read_int32(c, c->root, "head_dim", 1, 1 << 16, &m->head_dim) < 0) {
+    if (cfg_read_int32(c, c->root, "head_dim", 1, 1 << 16, &m->head_dim) < 0) {
         return -1;
     }
-    return m->head_dim >= 1 ? 0 : fail(c, hidden_key, "required (or head_dim)");
+    return m->head_dim >= 1 ? 0 : cfg_fail(c, hidden_key, "required (or head_dim)");
 }
 
 /* rotary_dim = int(head_dim * partial_rotary_factor) (HF
@@ -573,7 +417,7 @@ static int set_rotary_dim(map_ctx *c, double partial, const char *key)
     r->head_dim = c->m->head_dim;
     r->rotary_dim = (int32_t)(c->m->head_dim * partial);
     if (r->rotary_dim < 2 || r->rotary_dim % 2 != 0) {
-        return fail(c, key, "gives rotary_dim %d (head_dim %d): must be even and >= 2", r->rotary_dim,
+        return cfg_fail(c, key, "gives rotary_dim %d (head_dim %d): must be even and >= 2", r->rotary_dim,
                     r->head_dim);
     }
     return 0;
@@ -586,16 +430,16 @@ static int read_rope_common(map_ctx *c, const char *theta_key, double theta_defa
     int64_t top_omp = 0;
     r->struct_size = sizeof(*r);
     r->rope_theta = theta_default;
-    if (read_num(c, c->root, theta_key, theta_key, 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
-        read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+    if (cfg_read_num(c, c->root, theta_key, theta_key, 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
+        cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
                  &c->m->max_position_embeddings) < 0) {
         return -1;
     }
     if (c->m->max_position_embeddings < 1) {
-        return fail(c, "max_position_embeddings", "required");
+        return cfg_fail(c, "max_position_embeddings", "required");
     }
     r->max_position_embeddings = c->m->max_position_embeddings;
-    int rc = read_int(c, c->root, "original_max_position_embeddings", "original_max_position_embeddings", 1,
+    int rc = cfg_read_int(c, c->root, "original_max_position_embeddings", "original_max_position_embeddings", 1,
                       (int64_t)1 << 40, &top_omp);
     if (rc < 0) {
         return -1;
@@ -615,7 +459,7 @@ static int read_rope_common(map_ctx *c, const char *theta_key, double theta_defa
 static int check_phi3_scaling(map_ctx *c)
 {
     pecert_rope_config *r = &c->m->rope;
-    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (!(r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
         r->present |= PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS;
         r->original_max_position_embeddings = 4096;
@@ -623,15 +467,15 @@ static int check_phi3_scaling(map_ctx *c)
     if (rs == NULL) {
         return 0;
     }
-    const cJSON *type = get(rs, "type");
+    const cJSON *type = cfg_get(rs, "type");
     if (!cJSON_IsObject(rs) || cJSON_GetArraySize(rs) != 3 || !cJSON_IsString(type) ||
-        get(rs, "short_factor") == NULL || get(rs, "long_factor") == NULL) {
-        return fail(c, "rope_scaling", "Phi3Config requires exactly the keys type, short_factor and long_factor "
+        cfg_get(rs, "short_factor") == NULL || cfg_get(rs, "long_factor") == NULL) {
+        return cfg_fail(c, "rope_scaling", "Phi3Config requires exactly the keys type, short_factor and long_factor "
                                        "(it raises ValueError otherwise)");
     }
     if (strcmp(type->valuestring, "longrope") != 0 && strcmp(type->valuestring, "su") != 0 &&
         strcmp(type->valuestring, "yarn") != 0) {
-        return fail(c, "rope_scaling.type", "'%s': Phi3Config accepts only longrope (or su / yarn, renamed to it) "
+        return cfg_fail(c, "rope_scaling.type", "'%s': Phi3Config accepts only longrope (or su / yarn, renamed to it) "
                     "and raises ValueError otherwise", type->valuestring);
     }
     return 0;
@@ -647,11 +491,11 @@ static int check_phi3_scaling(map_ctx *c)
 static int check_deepseek_v3_head_dim(map_ctx *c)
 {
     int32_t head_dim = c->m->head_dim;
-    if (read_int32(c, c->root, "head_dim", 1, 1 << 16, &head_dim) < 0) {
+    if (cfg_read_int32(c, c->root, "head_dim", 1, 1 << 16, &head_dim) < 0) {
         return -1;
     }
     if (head_dim != c->m->head_dim) {
-        return fail(c, "head_dim", "%d differs from qk_rope_head_dim %d: DeepseekV3Config keeps it, its rotary "
+        return cfg_fail(c, "head_dim", "%d differs from qk_rope_head_dim %d: DeepseekV3Config keeps it, its rotary "
                     "module then builds cos/sin %d wide for a rotated slice %d wide, which transformers cannot "
                     "run", (int)head_dim, (int)c->m->head_dim, (int)head_dim, (int)c->m->head_dim);
     }
@@ -727,14 +571,14 @@ static const rope_defaults *defaults_of(const char *model_type)
 static int splits_partial_rotary(const char *model_type)
 {
     static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", "glm4_moe", "nemotron", "qwen3_next", NULL};
-    return in_list(model_type, splitters);
+    return cfg_in_list(model_type, splitters);
 }
 
 /* The class's default rope_scaling, mapped as if config.json held it. */
 static int map_default_scaling(map_ctx *c, const char *json)
 {
     cJSON *rs = cJSON_Parse(json);
-    int rc = rs != NULL ? map_scaling_object(c, rs) : fail(c, "rope_scaling", "internal: bad default");
+    int rc = rs != NULL ? map_scaling_object(c, rs) : cfg_fail(c, "rope_scaling", "internal: bad default");
     cJSON_Delete(rs);
     return rc;
 }
@@ -751,7 +595,7 @@ static void warn_deepseek_v3_softmax_scale(map_ctx *c)
         return;
     }
     double mscale = r->factor <= 1.0 ? 1.0 : 0.1 * r->mscale_all_dim * log(r->factor) + 1.0;
-    warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
+    cfg_warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
          "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
 }
 
@@ -761,16 +605,16 @@ static void warn_deepseek_v3_softmax_scale(map_ctx *c)
  * is: cJSON keeps no int/float distinction.) */
 static int check_olmo2_scaling(map_ctx *c)
 {
-    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (rs == NULL || cJSON_IsNull(rs)) {
         return 0;
     }
-    const cJSON *type = cJSON_IsObject(rs) ? get(rs, "type") : NULL;
-    const cJSON *factor = cJSON_IsObject(rs) ? get(rs, "factor") : NULL;
+    const cJSON *type = cJSON_IsObject(rs) ? cfg_get(rs, "type") : NULL;
+    const cJSON *factor = cJSON_IsObject(rs) ? cfg_get(rs, "factor") : NULL;
     if (cJSON_GetArraySize(rs) != 2 || !cJSON_IsString(type) ||
         (strcmp(type->valuestring, "linear") != 0 && strcmp(type->valuestring, "dynamic") != 0) ||
         !cJSON_IsNumber(factor) || !(factor->valuedouble > 1.0)) {
-        return fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
+        return cfg_fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
                                        "\"factor\": > 1} (it raises ValueError otherwise)");
     }
     return 0;
@@ -786,35 +630,35 @@ static int check_olmo2_scaling(map_ctx *c)
  * says (forward calls apply_interleaved_mrope unconditionally). */
 static int map_qwen3_vl_scaling(map_ctx *c)
 {
-    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (!cJSON_IsObject(rs)) {
-        return fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
-                    "config.rope_scaling.get(...): null raises AttributeError)");
+        return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
+                    "config.rope_scaling.cfg_get(...): null raises AttributeError)");
     }
-    if (get(rs, "type") != NULL) {
-        return fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
+    if (cfg_get(rs, "type") != NULL) {
+        return cfg_fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
                     "key the model ignores");
     }
     int interleaved = 1;
-    if (read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
+    if (cfg_read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
         return -1;
     }
     if (!interleaved) {
-        warn(c, "rope_scaling.mrope_interleaved", "false, but Qwen3VLTextRotaryEmbedding interleaves the sections "
+        cfg_warn(c, "rope_scaling.mrope_interleaved", "false, but Qwen3VLTextRotaryEmbedding interleaves the sections "
              "whatever it says: certified interleaved");
     }
     c->m->mrope_interleaved = 1;
-    if (get(rs, "mrope_section") == NULL) {
+    if (cfg_get(rs, "mrope_section") == NULL) {
         static const int32_t defaults[3] = {24, 20, 20};
         if (c->m->rope.rotary_dim / 2 != 64) {
-            return fail(c, "rope_scaling.mrope_section", "absent: the default [24, 20, 20] does not cover "
+            return cfg_fail(c, "rope_scaling.mrope_section", "absent: the default [24, 20, 20] does not cover "
                         "rotary_dim/2 = %d", c->m->rope.rotary_dim / 2);
         }
         memcpy(c->m->mrope_section, defaults, sizeof(defaults));
         c->m->n_sections = 3;
         c->m->kind = PECERT_PE_MROPE;
     } else if (c->m->n_sections != 3) {
-        return fail(c, "rope_scaling.mrope_section", "has %d sections: interleaved M-RoPE takes 3 (t, h, w)",
+        return cfg_fail(c, "rope_scaling.mrope_section", "has %d sections: interleaved M-RoPE takes 3 (t, h, w)",
                     (int)c->m->n_sections);
     }
     return 0;
@@ -823,7 +667,7 @@ static int map_qwen3_vl_scaling(map_ctx *c)
 static int require_mrope(map_ctx *c)
 {
     if (is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
-        return fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
+        return cfg_fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
                     "rope_scaling[\"mrope_section\"])", c->m->model_type);
     }
     return 0;
@@ -836,16 +680,16 @@ static int require_mrope(map_ctx *c)
  * GraniteMoeModel builds no rotary module unless it is "rope". */
 static int check_position_embedding_type(map_ctx *c)
 {
-    const cJSON *pe = get(c->root, "position_embedding_type");
+    const cJSON *pe = cfg_get(c->root, "position_embedding_type");
     if (pe == NULL || cJSON_IsNull(pe)) {
         return 0;
     }
     if (!cJSON_IsString(pe)) {
-        return fail(c, "position_embedding_type", "expected a string");
+        return cfg_fail(c, "position_embedding_type", "expected a string");
     }
     return strcmp(pe->valuestring, "rope") == 0
                ? 0
-               : fail(c, "position_embedding_type", "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
+               : cfg_fail(c, "position_embedding_type", "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
                       "is a model without position encoding, which pecert does not certify)", pe->valuestring);
 }
 
@@ -865,7 +709,7 @@ static int reject_unknown_llama_like(map_ctx *c)
                               : strcmp(mt, "smollm3") == 0   ? no_rope
                               : strcmp(mt, "granitemoe") == 0 ? granitemoe
                                                              : known;
-    return reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
+    return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
 
 static int map_layers(map_ctx *c);
@@ -881,14 +725,14 @@ static int check_model_quirks(map_ctx *c)
     const pecert_certify_model *m = c->m;
     int32_t hidden = 0;
     if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "granitemoe") == 0) &&
-        get(c->root, "head_dim") != NULL &&
-        read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
-        return fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
+        cfg_get(c->root, "head_dim") != NULL &&
+        cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
+        return cfg_fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
                     "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
                     (int)(hidden / m->num_heads), m->model_type);
     }
-    if (strcmp(m->model_type, "nemotron") == 0 && get(c->root, "rope_scaling") != NULL) {
-        return fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
+    if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
+        return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
                     "(NemotronConfig has no such field); pecert refuses a field the model ignores");
     }
     return 0;
@@ -901,10 +745,10 @@ static int map_llama_like(map_ctx *c)
     pecert_certify_model *m = c->m;
     if (reject_unknown_llama_like(c) != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
-        read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
+        cfg_read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
         return -1;
     }
-    if (d->head_dim > 0 && get(c->root, "head_dim") == NULL) {
+    if (d->head_dim > 0 && cfg_get(c->root, "head_dim") == NULL) {
         m->head_dim = d->head_dim;
     }
     if (check_model_quirks(c) != 0) {
@@ -914,12 +758,12 @@ static int map_llama_like(map_ctx *c)
      * (DeepseekV2Config sets head_dim = qk_rope_head_dim, 64 by default). */
     if (strncmp(m->model_type, "deepseek", 8) == 0) {
         m->head_dim = 64;
-        if (read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
+        if (cfg_read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
             return -1;
         }
     }
     if (partial < 1.0 && !splits_partial_rotary(m->model_type)) {
-        return fail(c, "partial_rotary_factor", "%.17g: %s's apply_rotary_pos_emb rotates the whole head with "
+        return cfg_fail(c, "partial_rotary_factor", "%.17g: %s's apply_rotary_pos_emb rotates the whole head with "
                     "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
                     "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
     }
@@ -934,7 +778,7 @@ static int map_llama_like(map_ctx *c)
     }
     /* The top-level original length is read by LongRoPE only (getattr on
      * the config); every other rope type ignores it. */
-    int rc = d->rope_scaling != NULL && get(c->root, "rope_scaling") == NULL ? map_default_scaling(c, d->rope_scaling)
+    int rc = d->rope_scaling != NULL && cfg_get(c->root, "rope_scaling") == NULL ? map_default_scaling(c, d->rope_scaling)
                                                                              : map_rope_scaling(c);
     if (rc == 0 && is_qwen3_vl(m->model_type)) {
         rc = map_qwen3_vl_scaling(c);
@@ -951,7 +795,7 @@ static int map_llama_like(map_ctx *c)
 static int read_layer_count(map_ctx *c, int32_t default_layers)
 {
     c->m->n_layers = default_layers;
-    if (read_int32(c, c->root, "num_hidden_layers", 1, PECERT_CERTIFY_MAX_LAYERS, &c->m->n_layers) < 0) {
+    if (cfg_read_int32(c, c->root, "num_hidden_layers", 1, PECERT_CERTIFY_MAX_LAYERS, &c->m->n_layers) < 0) {
         return -1;
     }
     return 0;
@@ -1020,21 +864,21 @@ static int read_no_rope_layers(map_ctx *c, uint8_t *kind)
 {
     int32_t interval = 4;
     const pecert_certify_model *m = c->m;
-    if (read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
+    if (cfg_read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
         return -1;
     }
-    const cJSON *list = get(c->root, "no_rope_layers");
+    const cJSON *list = cfg_get(c->root, "no_rope_layers");
     int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
     if (list != NULL && !cJSON_IsArray(list)) {
-        return fail(c, "no_rope_layers", "expected a list of 0/1 flags");
+        return cfg_fail(c, "no_rope_layers", "expected a list of 0/1 flags");
     }
     if (n > 0 && n != m->n_layers) {
-        return fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, m->n_layers);
+        return cfg_fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, m->n_layers);
     }
     for (int i = 0; i < n; i++) {
         const cJSON *e = cJSON_GetArrayItem(list, i);
         if (!(cJSON_IsNumber(e) || cJSON_IsBool(e)) || (cJSON_IsNumber(e) && e->valuedouble != 0 && e->valuedouble != 1)) {
-            return fail(c, "no_rope_layers", "element %d is not 0 or 1", i);
+            return cfg_fail(c, "no_rope_layers", "element %d is not 0 or 1", i);
         }
         kind[i] = (uint8_t)(cJSON_IsNumber(e) ? e->valuedouble == 0 : cJSON_IsFalse(e));
     }
@@ -1052,9 +896,9 @@ static int read_no_rope_layers(map_ctx *c, uint8_t *kind)
 static int read_sliding_layers(map_ctx *c, int32_t pattern, uint8_t *kind)
 {
     const pecert_certify_model *m = c->m;
-    const cJSON *list = get(c->root, "layer_types");
+    const cJSON *list = cfg_get(c->root, "layer_types");
     if (list == NULL) {
-        if (read_int32(c, c->root, "sliding_window_pattern", 1, 1 << 16, &pattern) < 0) {
+        if (cfg_read_int32(c, c->root, "sliding_window_pattern", 1, 1 << 16, &pattern) < 0) {
             return -1;
         }
         for (int32_t i = 0; i < m->n_layers; i++) {
@@ -1063,14 +907,14 @@ static int read_sliding_layers(map_ctx *c, int32_t pattern, uint8_t *kind)
         return 0;
     }
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != m->n_layers) {
-        return fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+        return cfg_fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
                     m->n_layers);
     }
     for (int32_t i = 0; i < m->n_layers; i++) {
         const cJSON *e = cJSON_GetArrayItem(list, i);
         int sliding = cJSON_IsString(e) && strcmp(e->valuestring, "sliding_attention") == 0;
         if (!sliding && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"", (int)i);
+            return cfg_fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"", (int)i);
         }
         kind[i] = (uint8_t)!sliding;
     }
@@ -1100,7 +944,7 @@ static int map_no_rope_layers(map_ctx *c, int32_t default_layers)
     const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
     set_layer_types(c->m, kind, names, ropes);
     if (c->m->n_layer_types > 1 && strcmp(c->m->model_type, "llama4") == 0) {
-        warn(c, "no_rope_layers", "the NoPE layers scale their queries by attn_temperature_tuning (outside the "
+        cfg_warn(c, "no_rope_layers", "the NoPE layers scale their queries by attn_temperature_tuning (outside the "
              "rotation): certify checks that those layers rotate nothing, not the scaling");
     }
     return 0;
@@ -1122,7 +966,7 @@ static int map_gemma3_layers(map_ctx *c)
     local.max_position_embeddings = c->m->rope.max_position_embeddings;
     local.rope_type = PECERT_ROPE_DEFAULT;
     local.rope_theta = 10000.0;
-    if (read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12, &local.rope_theta) < 0 ||
+    if (cfg_read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12, &local.rope_theta) < 0 ||
         read_layer_count(c, 26) != 0 || read_sliding_layers(c, 6, kind) != 0) {
         return -1;
     }
@@ -1148,8 +992,8 @@ static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
     if (read_layer_count(c, default_layers) != 0) {
         return -1;
     }
-    if (exaone && !windowed && get(c->root, "layer_types") == NULL) {
-        return fail(c, "sliding_window", "null without layer_types: Exaone4Config derives layer_types with "
+    if (exaone && !windowed && cfg_get(c->root, "layer_types") == NULL) {
+        return cfg_fail(c, "sliding_window", "null without layer_types: Exaone4Config derives layer_types with "
                     "sliding_window_pattern 0 (ZeroDivisionError)");
     }
     if (read_sliding_layers(c, 4, kind) != 0) {
@@ -1177,24 +1021,24 @@ static int map_linear_attention_layers(map_ctx *c)
     int32_t interval = 4;
     int linear = 0;
     if (read_layer_count(c, 48) != 0 ||
-        read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0) {
+        cfg_read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0) {
         return -1;
     }
-    const cJSON *list = get(c->root, "layer_types");
+    const cJSON *list = cfg_get(c->root, "layer_types");
     if (list != NULL && (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != c->m->n_layers)) {
-        return fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+        return cfg_fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
                     (int)c->m->n_layers);
     }
     for (int32_t i = 0; i < c->m->n_layers; i++) {
         const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i) : NULL;
         int is_linear = e != NULL && cJSON_IsString(e) && strcmp(e->valuestring, "linear_attention") == 0;
         if (e != NULL && !is_linear && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"", (int)i);
+            return cfg_fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"", (int)i);
         }
         linear += list != NULL ? is_linear : (i + 1) % interval != 0;
     }
     if (linear > 0) {
-        warn(c, list != NULL ? "layer_types" : "full_attention_interval",
+        cfg_warn(c, list != NULL ? "layer_types" : "full_attention_interval",
              "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
              "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
     }
@@ -1235,20 +1079,20 @@ static int map_llama4_text(map_ctx *c)
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                         "no_rope_layers", "no_rope_layer_interval", NULL};
     pecert_certify_model *m = c->m;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
         return -1;
     }
-    if (get(c->root, "head_dim") == NULL) {
+    if (cfg_get(c->root, "head_dim") == NULL) {
         m->head_dim = 128;
     }
     if (read_rope_common(c, "rope_theta", 500000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0) {
         return -1;
     }
-    const cJSON *rs = get(c->root, "rope_scaling");
-    const cJSON *type = rs == NULL ? NULL : get(rs, "rope_type") != NULL ? get(rs, "rope_type") : get(rs, "type");
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    const cJSON *type = rs == NULL ? NULL : cfg_get(rs, "rope_type") != NULL ? cfg_get(rs, "rope_type") : cfg_get(rs, "type");
     if (cJSON_IsString(type) && strcmp(type->valuestring, "llama3") != 0) {
-        return fail(c, "rope_scaling.rope_type",
+        return cfg_fail(c, "rope_scaling.rope_type",
                     "'%s': Llama4TextRotaryEmbedding computes llama3 whenever rope_scaling is set (KeyError "
                     "without llama3's keys); pecert refuses a rope_type the official model ignores",
                     type->valuestring);
@@ -1268,9 +1112,9 @@ static int map_gpt_neox(map_ctx *c)
                                         "max_position_embeddings", "use_parallel_residual",
                                         "partial_rotary_factor", "rope_theta", NULL};
     double partial = 0.25;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
-        read_num(c, c->root, "rotary_pct", "rotary_pct", 1e-6, 1.0, &partial) < 0 ||
+        cfg_read_num(c, c->root, "rotary_pct", "rotary_pct", 1e-6, 1.0, &partial) < 0 ||
         read_rope_common(c, "rotary_emb_base", 10000.0) != 0 ||
         set_rotary_dim(c, partial, "rotary_pct") != 0) {
         return -1;
@@ -1285,7 +1129,7 @@ static int map_gptj(map_ctx *c)
     static const char *const known[] = {"rotary_dim", "n_positions", NULL};
     pecert_certify_model *m = c->m;
     pecert_rope_config *r = &m->rope;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "n_embd", "n_head", NULL) != 0) {
         return -1;
     }
@@ -1294,17 +1138,17 @@ static int map_gptj(map_ctx *c)
     r->head_dim = m->head_dim;
     /* GPTJConfig's rotary_dim defaults to 64; an explicit null rotates the
      * whole head (GPTJAttention: `if self.rotary_dim is not None`). */
-    r->rotary_dim = get(c->root, "rotary_dim") == NULL ? 64 : m->head_dim;
-    if (read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
-        read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+    r->rotary_dim = cfg_get(c->root, "rotary_dim") == NULL ? 64 : m->head_dim;
+    if (cfg_read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
+        cfg_read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
         return -1;
     }
     if (r->rotary_dim % 2 != 0 || r->rotary_dim > m->head_dim) {
-        return fail(c, "rotary_dim", "%d: must be even and at most head_dim %d (64 when absent)", r->rotary_dim,
+        return cfg_fail(c, "rotary_dim", "%d: must be even and at most head_dim %d (64 when absent)", r->rotary_dim,
                     m->head_dim);
     }
     if (m->max_position_embeddings < 1) {
-        return fail(c, "n_positions", "required");
+        return cfg_fail(c, "n_positions", "required");
     }
     r->max_position_embeddings = m->max_position_embeddings;
     return 0;
@@ -1322,15 +1166,15 @@ static int read_falcon_heads(map_ctx *c)
     pecert_certify_model *m = c->m;
     int new_arch = 0;
     int multi_query = 1;
-    if (get(c->root, "head_dim") != NULL) {
-        return fail(c, "head_dim", "FalconConfig.head_dim is a read-only property (hidden_size // "
+    if (cfg_get(c->root, "head_dim") != NULL) {
+        return cfg_fail(c, "head_dim", "FalconConfig.head_dim is a read-only property (hidden_size // "
                     "num_attention_heads): transformers cannot load a config that sets it");
     }
-    const char *hidden = get(c->root, "hidden_size") == NULL && get(c->root, "n_embed") != NULL ? "n_embed"
+    const char *hidden = cfg_get(c->root, "hidden_size") == NULL && cfg_get(c->root, "n_embed") != NULL ? "n_embed"
                                                                                                  : "hidden_size";
     if (read_heads(c, hidden, "num_attention_heads", "num_kv_heads") != 0 ||
-        read_bool(c, c->root, "new_decoder_architecture", "new_decoder_architecture", &new_arch) < 0 ||
-        read_bool(c, c->root, "multi_query", "multi_query", &multi_query) < 0) {
+        cfg_read_bool(c, c->root, "new_decoder_architecture", "new_decoder_architecture", &new_arch) < 0 ||
+        cfg_read_bool(c, c->root, "multi_query", "multi_query", &multi_query) < 0) {
         return -1;
     }
     if (!new_arch && multi_query) {
@@ -1348,9 +1192,9 @@ static int read_falcon_heads(map_ctx *c)
 static int map_falcon_alibi(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
-    const cJSON *rs = get(c->root, "rope_scaling");
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (rs != NULL && !cJSON_IsNull(rs)) {
-        return fail(c, "rope_scaling", "set with alibi true: FalconAttention never rotates then, so the model "
+        return cfg_fail(c, "rope_scaling", "set with alibi true: FalconAttention never rotates then, so the model "
                     "ignores it; pecert refuses a field the model ignores");
     }
     m->kind = PECERT_PE_ALIBI;
@@ -1358,7 +1202,7 @@ static int map_falcon_alibi(map_ctx *c)
     m->alibi_bias_scale = 1.0 / sqrt((double)m->head_dim);
     m->alibi_bf16_reference = 1; /* slopes[..., None].bfloat16() * arange_tensor */
     m->max_position_embeddings = 2048; /* FalconConfig's default */
-    return read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+    return cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
                     &m->max_position_embeddings) < 0 ? -1 : 0;
 }
 
@@ -1366,8 +1210,8 @@ static int map_falcon(map_ctx *c)
 {
     static const char *const known[] = {"alibi", "rope_theta", "rope_scaling", "max_position_embeddings", NULL};
     int alibi = 0;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 || read_falcon_heads(c) != 0 ||
-        read_bool(c, c->root, "alibi", "alibi", &alibi) < 0) {
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || read_falcon_heads(c) != 0 ||
+        cfg_read_bool(c, c->root, "alibi", "alibi", &alibi) < 0) {
         return -1;
     }
     if (alibi) {
@@ -1398,26 +1242,26 @@ static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
     cJSON_ArrayForEach(item, rs) {
         char shown[160];
         snprintf(shown, sizeof(shown), "rope_scaling.%s", item->string);
-        if (!in_list(item->string, keys)) {
-            return fail(c, shown, "not a key of Hunyuan's dynamic-alpha rope_scaling (pecert refuses what it "
+        if (!cfg_in_list(item->string, keys)) {
+            return cfg_fail(c, shown, "not a key of Hunyuan's dynamic-alpha rope_scaling (pecert refuses what it "
                         "cannot certify)");
         }
         unread += strcmp(item->string, "type") != 0 && strcmp(item->string, "rope_type") != 0 &&
                   strcmp(item->string, "alpha") != 0;
     }
-    if (read_num(c, rs, "alpha", "rope_scaling.alpha", DBL_TRUE_MIN, 1e12, &alpha) < 0) {
+    if (cfg_read_num(c, rs, "alpha", "rope_scaling.alpha", DBL_TRUE_MIN, 1e12, &alpha) < 0) {
         return -1;
     }
     if (r->head_dim <= 2) {
-        return fail(c, "head_dim", "%d: the alpha base divides by head_dim - 2", r->head_dim);
+        return cfg_fail(c, "head_dim", "%d: the alpha base divides by head_dim - 2", r->head_dim);
     }
     double theta = r->rope_theta;
     r->rope_theta = theta * pow(alpha, (double)r->head_dim / (double)(r->head_dim - 2));
     r->rope_type = PECERT_ROPE_DEFAULT;
     if (unread > 0) {
-        warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)", unread);
+        cfg_warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)", unread);
     }
-    warn(c, "rope_scaling.alpha", "certified as default RoPE, base rope_theta * alpha^(d/(d-2)) = %.17g, at every "
+    cfg_warn(c, "rope_scaling.alpha", "certified as default RoPE, base rope_theta * alpha^(d/(d-2)) = %.17g, at every "
          "position; past max_position_embeddings transformers recomputes dynamic NTK without alpha", r->rope_theta);
     return 0;
 }
@@ -1425,23 +1269,23 @@ static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
 static int map_hunyuan(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings", NULL};
-    const cJSON *hd = get(c->root, "head_dim");
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    const cJSON *hd = cfg_get(c->root, "head_dim");
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
         return -1;
     }
     if (hd == NULL || cJSON_IsNull(hd)) {
-        return fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
+        return cfg_fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
                     "class leaves None (transformers cannot run it)");
     }
     c->m->max_position_embeddings = 2048; /* HunYuanDenseV1Config's default */
     if (read_rope_common(c, "rope_theta", 10000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0) {
         return -1;
     }
-    const cJSON *rs = get(c->root, "rope_scaling");
-    const cJSON *type = cJSON_IsObject(rs) ? get(rs, "rope_type") : NULL;
-    type = cJSON_IsObject(rs) && type == NULL ? get(rs, "type") : type;
-    const cJSON *alpha = cJSON_IsObject(rs) ? get(rs, "alpha") : NULL;
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    const cJSON *type = cJSON_IsObject(rs) ? cfg_get(rs, "rope_type") : NULL;
+    type = cJSON_IsObject(rs) && type == NULL ? cfg_get(rs, "type") : type;
+    const cJSON *alpha = cJSON_IsObject(rs) ? cfg_get(rs, "alpha") : NULL;
     int alpha_path = cJSON_IsString(type) && strcmp(type->valuestring, "dynamic") == 0 && alpha != NULL &&
                      !cJSON_IsNull(alpha) && !(cJSON_IsNumber(alpha) && alpha->valuedouble == 0.0) &&
                      !cJSON_IsFalse(alpha);
@@ -1452,7 +1296,7 @@ static int map_hunyuan(map_ctx *c)
 static int map_bloom(map_ctx *c)
 {
     static const char *const known[] = {NULL};
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "n_head", NULL) != 0) {
         return -1;
     }
@@ -1470,27 +1314,27 @@ static int map_mpt(map_ctx *c)
 {
     static const char *const known_top[] = {"max_seq_len", "learned_pos_emb", NULL};
     static const char *const known_attn[] = {"alibi", "alibi_bias_max", NULL};
-    const cJSON *attn = get(c->root, "attn_config");
+    const cJSON *attn = cfg_get(c->root, "attn_config");
     int alibi = 1;
     int32_t bias_max = 8;
     pecert_certify_model *m = c->m;
     /* An array's items have no key: only an object can be read (a fuzzer
      * find: attn_config given as [3, 1, 1]). */
     if (attn != NULL && !cJSON_IsObject(attn)) {
-        return fail(c, "attn_config", "expected an object (MptAttentionConfig's fields)");
+        return cfg_fail(c, "attn_config", "expected an object (MptAttentionConfig's fields)");
     }
-    if (reject_unknown_positional(c, c->root, known_top, "") != 0 ||
-        (attn != NULL && reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
+    if (cfg_reject_unknown_positional(c, c->root, known_top, "") != 0 ||
+        (attn != NULL && cfg_reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
         read_heads(c, "d_model", "n_heads", NULL) != 0 ||
-        read_int(c, c->root, "max_seq_len", "max_seq_len", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+        cfg_read_int(c, c->root, "max_seq_len", "max_seq_len", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
         return -1;
     }
-    if (attn != NULL && (read_bool(c, attn, "alibi", "attn_config.alibi", &alibi) < 0 ||
-                         read_int32(c, attn, "alibi_bias_max", 1, 64, &bias_max) < 0)) {
+    if (attn != NULL && (cfg_read_bool(c, attn, "alibi", "attn_config.alibi", &alibi) < 0 ||
+                         cfg_read_int32(c, attn, "alibi_bias_max", 1, 64, &bias_max) < 0)) {
         return -1;
     }
     if (!alibi) {
-        return fail(c, "attn_config.alibi", "false has no reference in transformers' MptModel (ALiBi only)");
+        return cfg_fail(c, "attn_config.alibi", "false has no reference in transformers' MptModel (ALiBi only)");
     }
     m->kind = PECERT_PE_ALIBI;
     m->alibi_max_bias = bias_max;
@@ -1506,18 +1350,18 @@ static int map_t5(map_ctx *c)
     int32_t d_kv = 64;
     m->t5_num_buckets = 32;
     m->t5_max_distance = 128;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
-        read_int32(c, c->root, "num_heads", 1, 1 << 16, &m->num_heads) < 0 ||
-        read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
-        read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
-        read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_int32(c, c->root, "num_heads", 1, 1 << 16, &m->num_heads) < 0 ||
+        cfg_read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
+        cfg_read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
+        cfg_read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
                  (int64_t)1 << 40, &m->t5_max_distance) < 0) {
         return -1;
     }
     /* _relative_position_bucket: max_exact = num_buckets/2 (bidirectional
      * halves it again) must stay below max_distance for the log branch. */
     if (m->t5_max_distance <= m->t5_num_buckets / 2) {
-        return fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
+        return cfg_fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
                     (long long)m->t5_max_distance, m->t5_num_buckets / 2);
     }
     m->kind = PECERT_PE_T5;
@@ -1533,19 +1377,19 @@ static int map_learned_text(map_ctx *c)
     static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
     pecert_certify_model *m = c->m;
     const int gpt2 = strcmp(m->model_type, "gpt2") == 0;
-    const cJSON *pet = get(c->root, "position_embedding_type");
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    const cJSON *pet = cfg_get(c->root, "position_embedding_type");
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, gpt2 ? "n_embd" : "hidden_size", gpt2 ? "n_head" : "num_attention_heads", NULL) != 0 ||
-        read_int(c, c->root, gpt2 ? "n_positions" : "max_position_embeddings",
+        cfg_read_int(c, c->root, gpt2 ? "n_positions" : "max_position_embeddings",
                  gpt2 ? "n_positions" : "max_position_embeddings", 1, (int64_t)1 << 32,
                  &m->max_position_embeddings) < 0) {
         return -1;
     }
     if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
-        return fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
+        return cfg_fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
     }
     if (m->max_position_embeddings < 1) {
-        return fail(c, gpt2 ? "n_positions" : "max_position_embeddings", "required");
+        return cfg_fail(c, gpt2 ? "n_positions" : "max_position_embeddings", "required");
     }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = m->max_position_embeddings;
@@ -1561,14 +1405,14 @@ static int map_vit(map_ctx *c)
     pecert_certify_model *m = c->m;
     int32_t image = 224;
     int32_t patch = 16;
-    if (reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
-        read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
-        read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
+        cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
+        cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
         return -1;
     }
     if (image % patch != 0) {
-        return fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
+        return cfg_fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
     }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = (int64_t)(image / patch) * (image / patch) + 1;
@@ -1745,17 +1589,17 @@ static const model_rule *find_model(const char *model_type)
  * (a config.json transformers v4.57 saves) and builds the text config from
  * the top-level fields otherwise (the released checkpoints). Reads from
  * text_config, whose model_type must be inner when given. Returns 0, or -1
- * after fail(). */
+ * after cfg_fail(). */
 static int enter_text_config(map_ctx *c, const char *inner_type)
 {
-    const cJSON *text = get(c->root, "text_config");
+    const cJSON *text = cfg_get(c->root, "text_config");
     if (!cJSON_IsObject(text)) {
-        return fail(c, "text_config", "required for model_type '%s' (an object: the text model's fields)",
+        return cfg_fail(c, "text_config", "required for model_type '%s' (an object: the text model's fields)",
                     c->m->model_type);
     }
-    const cJSON *inner = get(text, "model_type");
+    const cJSON *inner = cfg_get(text, "model_type");
     if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, inner_type) != 0)) {
-        return fail(c, "text_config.model_type", "expected '%s'", inner_type);
+        return cfg_fail(c, "text_config.model_type", "expected '%s'", inner_type);
     }
     c->root = text;
     c->key_prefix = "text_config.";
@@ -1764,12 +1608,12 @@ static int enter_text_config(map_ctx *c, const char *inner_type)
 
 static int map_document(map_ctx *c)
 {
-    const cJSON *mt = get(c->root, "model_type");
+    const cJSON *mt = cfg_get(c->root, "model_type");
     if (!cJSON_IsObject(c->root)) {
-        return fail(c, "(document)", "expected a JSON object");
+        return cfg_fail(c, "(document)", "expected a JSON object");
     }
     if (!cJSON_IsString(mt)) {
-        return fail(c, "model_type", "required (a string)");
+        return cfg_fail(c, "model_type", "required (a string)");
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
     const char *rule_type = mt->valuestring;
@@ -1788,13 +1632,27 @@ static int map_document(map_ctx *c)
         if (enter_text_config(c, "qwen3_vl_text") != 0) {
             return -1;
         }
-    } else if (is_qwen_vl(rule_type) && get(c->root, "text_config") != NULL &&
+    } else if (strcmp(rule_type, "llava") == 0) {
+        /* LlavaConfig: the language model under text_config, its
+         * model_type "llama" when left out (Pixtral-12B's is mistral). */
+        const cJSON *text = cfg_get(c->root, "text_config");
+        const cJSON *inner = cJSON_IsObject(text) ? cfg_get(text, "model_type") : NULL;
+        rule_type = cJSON_IsString(inner) ? inner->valuestring : "llama";
+        const model_rule *inner_rule = find_model(rule_type);
+        if (enter_text_config(c, rule_type) != 0) {
+            return -1;
+        }
+        if (inner_rule == NULL || inner_rule->map != map_llama_like) {
+            return cfg_fail(c, "model_type", "'%s' under llava has no mapping in pecert (llava's text models: the "
+                            "llama-like ones of --list-model-types)", rule_type);
+        }
+    } else if (is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
                enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
         return -1;
     }
     const model_rule *rule = find_model(rule_type);
     if (rule == NULL) {
-        return fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
+        return cfg_fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
                     mt->valuestring);
     }
     c->m->pairing = rule->pairing;
@@ -1806,12 +1664,12 @@ static int map_document(map_ctx *c)
     }
     if (strcmp(c->m->model_type, "deepseek_v3") == 0) {
         int interleave = 1;
-        if (read_bool(c, c->root, "rope_interleave", "rope_interleave", &interleave) < 0) {
+        if (cfg_read_bool(c, c->root, "rope_interleave", "rope_interleave", &interleave) < 0) {
             return -1;
         }
         c->m->pairing = interleave ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
     }
-    return 0;
+    return cfg_map_vision(c, c->m->model_type);
 }
 
 /* Maps an already parsed document (a profile's "config" object is mapped
@@ -1822,8 +1680,8 @@ static int parse_object(pecert_certify_model *out, const cJSON *root, const char
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
     err[0] = '\0';
-    map_ctx c = {root, out, err, err_len, "", 0, 0};
-    return root == NULL ? fail(&c, "(document)", "not valid JSON") : map_document(&c);
+    map_ctx c = {root, out, err, err_len, root, "", 0, 0};
+    return root == NULL ? cfg_fail(&c, "(document)", "not valid JSON") : map_document(&c);
 }
 
 /* What Python's json and cJSON would read differently is refused before
@@ -1917,8 +1775,8 @@ int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, 
 
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
-    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_LEARNED ? names[kind] : "?";
+    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_ROPE2D ? names[kind] : "?";
 }
 
 const char *pecert_certify_rope_type_name(pecert_rope_type t)
@@ -2124,7 +1982,10 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     case PECERT_PE_LEARNED:
         put(&b, "  %-34s %lld rows x %d\n", "learned table", (long long)m->learned_rows, m->learned_dim);
         break;
+    case PECERT_PE_ROPE2D:
+        break;
     }
+    b.used = cfg_describe_vision(out, len, b.used, m);
     return b.used;
 }
 
@@ -2155,13 +2016,13 @@ static int profile_keys_ok(const cJSON *root, const char *path, char *err, size_
         return -1;
     }
     cJSON_ArrayForEach(item, root) {
-        if (!in_list(item->string, keys)) {
+        if (!cfg_in_list(item->string, keys)) {
             snprintf(err, err_len, "%s: %s: unknown profile key (name, model, source, config)", path, item->string);
             return -1;
         }
     }
     for (size_t i = 0; keys[i] != NULL; i++) {
-        const cJSON *v = get(root, keys[i]);
+        const cJSON *v = cfg_get(root, keys[i]);
         if (v == NULL || (i < 3 ? !cJSON_IsString(v) : !cJSON_IsObject(v))) {
             snprintf(err, err_len, "%s: %s: required (%s)", path, keys[i], i < 3 ? "a string" : "an object");
             return -1;
@@ -2228,10 +2089,10 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
     } else if (root == NULL) {
         snprintf(err, err_len, "%s: not valid JSON", path);
     } else if (profile_keys_ok(root, path, err, err_len) == 0) {
-        if (strcmp(get(root, "name")->valuestring, name) != 0) {
-            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path, get(root, "name")->valuestring);
+        if (strcmp(cfg_get(root, "name")->valuestring, name) != 0) {
+            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path, cfg_get(root, "name")->valuestring);
         } else {
-            rc = parse_object(out, get(root, "config"), name, err, err_len);
+            rc = parse_object(out, cfg_get(root, "config"), name, err, err_len);
         }
     }
     cJSON_Delete(root);
@@ -2274,5 +2135,12 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
     case PECERT_PE_LEARNED:
         snprintf(out, len, "learned %lldx%d", (long long)m->learned_rows, m->learned_dim);
         break;
+    case PECERT_PE_ROPE2D: {
+        const pecert_certify_vision *v = &m->vision;
+        snprintf(out, len, "rope2d %s %s %s-first %s theta=%g head_dim=%d", v->tower,
+                 v->frequencies == PECERT_ROPE2D_BLOCKS ? "blocks" : "alternate", v->columns_first ? "columns" : "rows",
+                 v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", v->theta, v->head_dim);
+        break;
+    }
     }
 }

@@ -25,7 +25,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_MROPE,      /* rotary with mrope_section (Qwen2-VL)          */
     PECERT_PE_ALIBI,      /* linear biases (Bloom, MPT)                    */
     PECERT_PE_T5,         /* relative-position buckets (T5)                */
-    PECERT_PE_LEARNED     /* learned absolute table (BERT, GPT-2, ViT)     */
+    PECERT_PE_LEARNED,    /* learned absolute table (BERT, GPT-2, ViT)     */
+    PECERT_PE_ROPE2D      /* a vision tower's 2-D RoPE (certify's @vision) */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -56,6 +57,40 @@ typedef struct pecert_certify_layer_type {
     pecert_rope_config rope;       /* its encoding; layer_kind NOPE: none   */
     int32_t n_layers;              /* how many layers have it               */
 } pecert_certify_layer_type;
+
+/*
+ * The vision tower of a multimodal checkpoint whose attention rotates by a
+ * 2-D RoPE over the patch grid (certify_vision.c reads it from
+ * vision_config, as transformers v4.57.6's vision config classes and the
+ * towers' rotary code do). It is certified as a pass of its own, its
+ * checks reported as "ID@vision", at the image grids below.
+ */
+#define PECERT_CERTIFY_MAX_IMAGES 8
+/* Patches in one certify call over every grid: 2^20 (1024 x 1024). */
+#define PECERT_CERTIFY_MAX_PATCHES ((int64_t)1 << 20)
+
+typedef struct pecert_certify_vision {
+    char tower[32];                  /* vision_config's model_type; "" = none */
+    pecert_rope2d_scheme scheme;     /* patch order and positions             */
+    int32_t spatial_merge_size;      /* MERGE_WINDOWS' window side; else 1    */
+    pecert_rope2d_frequencies frequencies;
+    int32_t columns_first;           /* 1: the first half turns by column     */
+    pecert_rope_pairing pairing;     /* the tower's apply code's              */
+    int32_t num_heads;
+    int32_t head_dim;                /* hidden / heads: every channel turns   */
+    int32_t hidden_size;             /* the attention's width it divides      */
+    double theta;
+    int32_t patch_size;              /* pixels per patch side                 */
+    int32_t temporal_patch_size;     /* frames per temporal patch (Qwen); 1   */
+    /* Pixels per image side: the largest (Pixtral: its rotary table's
+     * side), the one tile size (Llama 4, fixed_image 1), or 0 for any
+     * (Qwen's dynamic resolution). */
+    int32_t image_size;
+    int32_t fixed_image;
+    int32_t n_images;                /* the grids certified                   */
+    int64_t grid_thw[PECERT_CERTIFY_MAX_IMAGES][3]; /* frames, rows, columns  */
+    char images_from[48];            /* "the tower's defaults" or "--image"   */
+} pecert_certify_vision;
 
 typedef struct pecert_certify_model {
     char name[PECERT_CERTIFY_NAME_LEN];       /* checkpoint or profile name   */
@@ -96,6 +131,10 @@ typedef struct pecert_certify_model {
     pecert_certify_layer_type layer_types[PECERT_CERTIFY_MAX_LAYER_TYPES];
     int32_t n_layers;                          /* num_hidden_layers    */
     uint8_t layer_type_of[PECERT_CERTIFY_MAX_LAYERS]; /* index, per layer */
+    /* The vision tower (vision.tower "" when the checkpoint has none that
+     * pecert reads) and, when it has one pecert does not certify, why. */
+    pecert_certify_vision vision;
+    char vision_note[160];
 } pecert_certify_model;
 
 /* pecert_certify_layer_ranges: the layers of type t as ranges, "0-4, 6-10,
@@ -151,7 +190,23 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m);
  * as the official code reads it; max_position_embeddings for the others. */
 int64_t pecert_certify_l0(const pecert_certify_model *m);
 
-/* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned". */
+/*
+ * pecert_certify_set_images replaces the vision tower's image grids by
+ * n images of specs[i] "HxW" pixels each, as the tower's processor would
+ * hand them over: H and W multiples of patch_size (times
+ * spatial_merge_size for Qwen's merge windows), at most image_size
+ * (Pixtral), exactly image_size (Llama 4's tiles). 0, or -1 with one line
+ * in err naming the image and the limit.
+ */
+int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs, int n, char *err,
+                              size_t err_len);
+
+/* pecert_certify_vision_model: the vision tower of m as a model of its
+ * own (kind ROPE2D, the tower's heads and head_dim), for certify's
+ * @vision pass. */
+void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify_model *m);
+
+/* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned", "rope2d". */
 const char *pecert_pe_kind_name(pecert_pe_kind kind);
 
 /* pecert_rope_type_name: "default" ... "llama3", "?" out of range. */

@@ -64,7 +64,8 @@ typedef struct plan_entry {
 #define NOPE 2u
 
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS 0x1fu
+#define ALL_KINDS 0x3fu
+#define VISION (1u << PECERT_PE_ROPE2D)
 
 static const plan_entry plan[] = {
     {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, "", 0, ROTARY | NOPE},
@@ -101,6 +102,14 @@ static const plan_entry plan[] = {
     {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0, ROTARY},
     /* The table's bounds: a plugin that reads past them is not certified. */
     {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
+    /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
+     * tower's parameters and grids, and against the tower's own outputs
+     * when the profile vectors recorded them. */
+    {&pecert_check_certify_rope2d_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY},
+    {&pecert_check_rope2d_index_golden, FILES_RECORDED, VISION, "rope2d.index", 0, ROTARY},
+    {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
+    {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
+    {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
 };
 #define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
 
@@ -155,7 +164,7 @@ static const char *shown_id(char *buf, size_t len, const certify_state *s, const
 static int planned(const certify_state *s, const plan_entry *e)
 {
     char id[PECERT_CHECK_ID_MAX];
-    unsigned layer = s->model->rope.layer_kind == PECERT_LAYER_NOPE ? NOPE : ROTARY;
+    unsigned layer = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE ? NOPE : ROTARY;
     if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
         !pecert_filter_selects(s->filter, shown_id(id, sizeof(id), s, e->check->id))) {
         return 0;
@@ -251,22 +260,33 @@ static int test_of_layer(const pecert_vtest *t, const char *layer, int rotary)
     return !flagged && rotary;
 }
 
-/* recorded: the loaded tests of the layer type certified. */
+/* The vision tower's tests are flagged "layers_vision" (gen_profiles.py):
+ * they belong to the @vision pass alone. */
+static int is_vision_test(const pecert_vtest *t)
+{
+    for (size_t f = 0; f < t->n_flags; f++) {
+        if (strcmp(t->flags[f], "layers_vision") == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* recorded: the loaded tests of the pass certified: a layer type's, the
+ * vision tower's, or (layer NULL) every test but the tower's. */
 static int select_layer_tests(certify_state *s)
 {
     s->recorded = s->loaded;
-    if (s->layer == NULL) {
-        return 0;
-    }
     s->layer_tests = calloc(s->loaded.n_tests + 1, sizeof(*s->layer_tests));
     if (s->layer_tests == NULL) {
         return -1;
     }
     size_t n = 0;
-    int rotary = s->model->rope.layer_kind == PECERT_LAYER_ROPE;
+    int rotary = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_ROPE;
     for (size_t i = 0; i < s->loaded.n_tests; i++) {
-        if (test_of_layer(&s->loaded.tests[i], s->layer, rotary)) {
-            s->layer_tests[n++] = s->loaded.tests[i];
+        const pecert_vtest *t = &s->loaded.tests[i];
+        if (s->layer == NULL ? !is_vision_test(t) : test_of_layer(t, s->layer, rotary)) {
+            s->layer_tests[n++] = *t;
         }
     }
     s->recorded.tests = s->layer_tests;
@@ -361,7 +381,11 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
  * "rope_type yarn (rotary_dim 128 of 128, split_half pairing)". */
 static void encoding_label(char *out, size_t len, const pecert_certify_model *m)
 {
-    if (m->kind <= PECERT_PE_MROPE) {
+    if (m->kind == PECERT_PE_ROPE2D) {
+        char label[160];
+        pecert_certify_label(label, sizeof(label), m);
+        snprintf(out, len, "the vision tower's %s", label);
+    } else if (m->kind <= PECERT_PE_MROPE) {
         snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
                  pecert_rope_type_tag(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
                  m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
@@ -419,8 +443,12 @@ static void report_progress(const certify_state *s, const pecert_certify_options
     if (opt->on_check == NULL) {
         return;
     }
-    if (s->layer == NULL) {
+    if (s->total_all == 0) { /* one pass: its own counts */
         opt->on_check(r, done, total, opt->user);
+        return;
+    }
+    if (s->layer == NULL) {
+        opt->on_check(r, s->done_before + done, s->total_all, opt->user);
         return;
     }
     pecert_check_result shown = *r;
@@ -524,15 +552,25 @@ static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m
     sub->n_layer_types = 0;
 }
 
-/* part's checks and findings into out, named by their layer type: the
- * diagnosis of each layer type is its own ("full layers: ..."). */
-static int merge_layer(pecert_run_results *out, pecert_run_results *part, const char *layer)
+/* One pass of a checkpoint certified in several: a layer type, the text
+ * model when it has none (name NULL: its ids unsuffixed), or the vision
+ * tower ("vision"). */
+typedef struct certify_pass {
+    pecert_certify_model *model;
+    const char *name;
+} certify_pass;
+
+/* part's checks and findings into out, named by their pass: the diagnosis
+ * of each is its own ("full layers: ...", "vision tower: ..."). */
+static int merge_pass(pecert_run_results *out, pecert_run_results *part, const char *name)
 {
     for (size_t i = 0; i < part->n_checks; i++) {
         pecert_check_result *r = &part->checks[i];
-        char id[PECERT_CHECK_ID_MAX];
-        snprintf(id, sizeof(id), "%s@%s", r->check_id, layer);
-        snprintf(r->check_id, sizeof(r->check_id), "%s", id);
+        if (name != NULL) {
+            char id[PECERT_CHECK_ID_MAX];
+            snprintf(id, sizeof(id), "%s@%s", r->check_id, name);
+            snprintf(r->check_id, sizeof(r->check_id), "%s", id);
+        }
         r->index = (int32_t)out->n_checks;
         if (pecert_run_results_append(out, r) != 0) {
             return -1;
@@ -541,13 +579,16 @@ static int merge_layer(pecert_run_results *out, pecert_run_results *part, const 
     for (int f = 0; f < part->n_findings && out->n_findings < PECERT_MAX_FINDINGS; f++) {
         pecert_finding *to = &out->findings[out->n_findings++];
         *to = part->findings[f];
-        snprintf(to->bug, sizeof(to->bug), "%s layers: %s", layer, part->findings[f].bug);
+        if (name != NULL) {
+            snprintf(to->bug, sizeof(to->bug), "%s %s: %s", name, strcmp(name, "vision") == 0 ? "tower" : "layers",
+                     part->findings[f].bug);
+        }
     }
     return 0;
 }
 
-/* The run's identity from the first layer type's, its selection naming
- * every type and its counts summed. */
+/* The run's identity from the first pass's, its selection naming every
+ * layer type and its counts summed. */
 static void merge_info(pecert_run_results *out, pecert_run_results *part, const pecert_certify_model *m,
                        const pecert_certify_options *opt, int first)
 {
@@ -566,59 +607,91 @@ static void merge_info(pecert_run_results *out, pecert_run_results *part, const 
     out->info.n_selected += part->info.n_selected;
 }
 
-/* Every layer type of m, one after the other, into one run. */
-static int certify_layer_types(pecert_run_results *out, const pecert_certify_model *m,
-                               const pecert_certify_options *opt, char *err, size_t err_len)
+/* m's passes into p (models malloc'ed in *store): each layer type, or the
+ * text model, then the vision tower. Returns the count, -1 without
+ * memory. */
+static int plan_passes(certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m)
 {
-    pecert_certify_model *sub = malloc(sizeof(*sub));
-    size_t counts[PECERT_CERTIFY_MAX_LAYER_TYPES] = {0};
+    int n_text = m->n_layer_types > 0 ? m->n_layer_types : 1;
+    int n = n_text + (m->vision.tower[0] != '\0' ? 1 : 0);
+    *store = malloc((size_t)n * sizeof(**store));
+    if (*store == NULL) {
+        return -1;
+    }
+    for (int t = 0; t < n_text; t++) {
+        p[t].model = &(*store)[t];
+        if (m->n_layer_types > 0) {
+            layer_model(p[t].model, m, t);
+            p[t].name = m->layer_types[t].name;
+        } else {
+            *p[t].model = *m;
+            p[t].model->rope.short_factor = p[t].model->short_factor;
+            p[t].model->rope.long_factor = p[t].model->long_factor;
+            p[t].name = NULL;
+        }
+    }
+    if (n > n_text) {
+        p[n_text].model = &(*store)[n_text];
+        pecert_certify_vision_model(p[n_text].model, m);
+        p[n_text].name = "vision";
+    }
+    return n;
+}
+
+/* Every pass of m, one after the other, into one run. */
+static int certify_passes(pecert_run_results *out, const pecert_certify_model *m,
+                          const pecert_certify_options *opt, char *err, size_t err_len)
+{
+    certify_pass passes[PECERT_CERTIFY_MAX_LAYER_TYPES + 1];
+    pecert_certify_model *store = NULL;
+    size_t counts[PECERT_CERTIFY_MAX_LAYER_TYPES + 1] = {0};
     size_t total = 0;
-    int status = sub == NULL ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
+    int n = plan_passes(passes, &store, m);
+    int status = n < 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
     memset(out, 0, sizeof(*out));
-    for (int t = 0; t < m->n_layer_types && status == PECERT_EXIT_PASS; t++) {
-        size_t n[2] = {0, 0};
+    for (int i = 0; i < n && status == PECERT_EXIT_PASS; i++) {
+        size_t c[2] = {0, 0};
         pecert_run_results none;
-        layer_model(sub, m, t);
-        status = certify_encoding(&none, sub, m->layer_types[t].name, opt, n, 1, err, err_len);
-        counts[t] = n[0];
-        total += n[0];
+        status = certify_encoding(&none, passes[i].model, passes[i].name, opt, c, 1, err, err_len);
+        counts[i] = c[0];
+        total += c[0];
     }
     if (status == PECERT_EXIT_PASS && total == 0) {
-        snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s's layer types",
-                 opt->filter != NULL ? opt->filter : "", m->name);
+        snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s's %s",
+                 opt->filter != NULL ? opt->filter : "", m->name,
+                 m->n_layer_types > 0 ? "layer types" : "text model and vision tower");
         status = PECERT_EXIT_USAGE;
     }
     size_t done = 0;
     int first = 1;
-    for (int t = 0; t < m->n_layer_types && status <= PECERT_EXIT_FAIL; t++) {
-        if (counts[t] == 0) {
+    for (int i = 0; i < n && status <= PECERT_EXIT_FAIL; i++) {
+        if (counts[i] == 0) {
             continue;
         }
         pecert_run_results part;
-        size_t n[2] = {done, total};
-        layer_model(sub, m, t);
-        int rc = certify_encoding(&part, sub, m->layer_types[t].name, opt, n, 0, err, err_len);
+        size_t c[2] = {done, total};
+        int rc = certify_encoding(&part, passes[i].model, passes[i].name, opt, c, 0, err, err_len);
         if (rc > PECERT_EXIT_FAIL) {
             status = rc;
         } else {
             merge_info(out, &part, m, opt, first);
-            status = merge_layer(out, &part, m->layer_types[t].name) != 0 ? PECERT_EXIT_FAIL
-                     : rc == PECERT_EXIT_FAIL                            ? PECERT_EXIT_FAIL
-                                                                         : status;
+            status = merge_pass(out, &part, passes[i].name) != 0 ? PECERT_EXIT_FAIL
+                     : rc == PECERT_EXIT_FAIL                     ? PECERT_EXIT_FAIL
+                                                                  : status;
             first = 0;
         }
-        done += counts[t];
+        done += counts[i];
         pecert_run_results_free(&part);
     }
-    free(sub);
+    free(store);
     return status;
 }
 
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len)
 {
-    if (m->n_layer_types > 0) {
-        return certify_layer_types(out, m, opt, err, err_len);
+    if (m->n_layer_types > 0 || m->vision.tower[0] != '\0') {
+        return certify_passes(out, m, opt, err, err_len);
     }
     size_t n[2] = {0, 0};
     return certify_encoding(out, m, NULL, opt, n, 0, err, err_len);

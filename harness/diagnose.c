@@ -390,54 +390,90 @@ static void diagnose_mrope_layout(pecert_run_results *run)
     }
 }
 
-/* 2-D vision RoPE: the convention a failed vector's replay on the oracle
+/* Which check a 2-D RoPE finding rests on: the golden vectors' when they
+ * fail, else certify's reference check at the checkpoint's tower when
+ * its part_tag part (the positions or the rotation) failed; NULL if
+ * neither. */
+static const char *rope2d_evidence(const pecert_run_results *run, const char *golden, const char *part_tag)
+{
+    if (failed(run, golden)) {
+        return golden;
+    }
+    return has(run, "certify.rope2d.reference", part_tag) ? "certify.rope2d.reference" : NULL;
+}
+
+/* 2-D vision RoPE: the convention a failed case's replay on the oracle
  * reproduced (rope2d_checks.c), else what the properties show. */
 static void diagnose_rope2d_index(pecert_run_results *run)
 {
-    if (has(run, "rope2d.index.golden", "rope2d_order:row_major")) {
-        add(run, "rope2d_order", "rope2d.index.golden: the positions are the grid's in row-major order",
+    const char *g = rope2d_evidence(run, "rope2d.index.golden", "rope2d_index_wrong");
+    char why[160];
+    if (g == NULL) {
+        return;
+    }
+    if (has(run, g, "rope2d_order:row_major")) {
+        snprintf(why, sizeof(why), "%s: the positions are the grid's in row-major order", g);
+        add(run, "rope2d_order", why,
             "vision patches numbered row by row where the tower visits them by spatial-merge window (Qwen2-VL's "
             "rot_pos_emb: windows of merge x merge patches, row-major inside)");
-    } else if (has(run, "rope2d.index.golden", "rope2d_index_axes_swapped")) {
-        add(run, "rope2d_index_axes", "rope2d.index.golden: every (row, column) comes back as (column, row)",
-            "vision patch positions with rows and columns exchanged");
-    } else if (failed(run, "rope2d.index.golden")) {
-        add(run, "rope2d_index", "rope2d.index.golden fails",
+    } else if (has(run, g, "rope2d_index_axes_swapped")) {
+        snprintf(why, sizeof(why), "%s: every (row, column) comes back as (column, row)", g);
+        add(run, "rope2d_index_axes", why, "vision patch positions with rows and columns exchanged");
+    } else {
+        snprintf(why, sizeof(why), "%s fails (the patch positions)", g);
+        add(run, "rope2d_index", strcmp(g, "rope2d.index.golden") == 0 ? "rope2d.index.golden fails" : why,
             "vision patch positions wrong: the order, the 1-based positions and class token of Llama 4, or the "
             "frames of a video");
     }
 }
 
+/* The finding of a rotation replay's symptom, if g holds one. */
+static int rope2d_apply_replayed(pecert_run_results *run, const char *g)
+{
+    static const struct {
+        const char *symptom, *id, *evidence, *bug;
+    } replays[] = {
+        {"rope2d_axes_swapped", "rope2d_axes", "the outputs match the row and column axes exchanged",
+         "2-D RoPE axes swapped: the half the model turns by the column turned by the row (Llama 4's x-first "
+         "order versus Pixtral's and Qwen2-VL's row-first)"},
+        {"rope2d_frequencies:blocks", "rope2d_frequencies", "the outputs match the frequencies in blocks",
+         "2-D RoPE frequencies split in blocks (theta^(-4i/D) on both axes) where the model alternates them "
+         "(Pixtral: the even frequencies for the height, the odd for the width)"},
+        {"rope2d_frequencies:alternate", "rope2d_frequencies", "the outputs match the frequencies alternating",
+         "2-D RoPE frequencies alternating between the axes (Pixtral's) where the model gives both axes "
+         "theta^(-4i/D)"},
+        {"rope2d_pairing", "rope2d_pairing", "the outputs match the other pairing",
+         "2-D RoPE pairing exchanged: split-half (rotate_half: Qwen2-VL, Pixtral) versus interleaved "
+         "(Llama 4's complex multiply)"},
+        {"rope2d_one_axis", "rope2d_one_axis", "the outputs match both halves turned by the first axis",
+         "2-D RoPE second half turned by the first axis' angles: the cos/sin of the first half reused for "
+         "both, so the width never enters"},
+        {"rope2d_cos_layout", "rope2d_cos_layout", "the outputs match cos/sin repeated per pair under rotate_half",
+         "2-D RoPE cos/sin laid out for interleaved pairs ([c0, c0, c1, c1, ...], a repeat where the model "
+         "tiles [c0..cn, c0..cn]) while the rotation pairs channel d with d + D/2"},
+    };
+    for (size_t i = 0; i < sizeof(replays) / sizeof(replays[0]); i++) {
+        if (has(run, g, replays[i].symptom)) {
+            char why[192];
+            snprintf(why, sizeof(why), "%s: %s", g, replays[i].evidence);
+            add(run, replays[i].id, why, "%s", replays[i].bug);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void diagnose_rope2d_apply(pecert_run_results *run)
 {
-    const char *g = "rope2d.apply.golden";
-    if (has(run, g, "rope2d_axes_swapped")) {
-        add(run, "rope2d_axes", "rope2d.apply.golden: the outputs match the row and column axes exchanged",
-            "2-D RoPE axes swapped: the half the model turns by the column turned by the row (Llama 4's x-first "
-            "order versus Pixtral's and Qwen2-VL's row-first)");
-    } else if (has(run, g, "rope2d_frequencies:blocks")) {
-        add(run, "rope2d_frequencies", "rope2d.apply.golden: the outputs match the frequencies in blocks",
-            "2-D RoPE frequencies split in blocks (theta^(-4i/D) on both axes) where the model alternates them "
-            "(Pixtral: the even frequencies for the height, the odd for the width)");
-    } else if (has(run, g, "rope2d_frequencies:alternate")) {
-        add(run, "rope2d_frequencies", "rope2d.apply.golden: the outputs match the frequencies alternating",
-            "2-D RoPE frequencies alternating between the axes (Pixtral's) where the model gives both axes "
-            "theta^(-4i/D)");
-    } else if (has(run, g, "rope2d_pairing")) {
-        add(run, "rope2d_pairing", "rope2d.apply.golden: the outputs match the other pairing",
-            "2-D RoPE pairing exchanged: split-half (rotate_half: Qwen2-VL, Pixtral) versus interleaved "
-            "(Llama 4's complex multiply)");
-    } else if (has(run, g, "rope2d_one_axis")) {
-        add(run, "rope2d_one_axis", "rope2d.apply.golden: the outputs match both halves turned by the first axis",
-            "2-D RoPE second half turned by the first axis' angles: the cos/sin of the first half reused for "
-            "both, so the width never enters");
-    } else if (has(run, g, "rope2d_cos_layout")) {
-        add(run, "rope2d_cos_layout",
-            "rope2d.apply.golden: the outputs match cos/sin repeated per pair under rotate_half",
-            "2-D RoPE cos/sin laid out for interleaved pairs ([c0, c0, c1, c1, ...], a repeat where the model "
-            "tiles [c0..cn, c0..cn]) while the rotation pairs channel d with d + D/2");
-    } else if (failed(run, g) || failed(run, "rope2d.norm_preservation") ||
-               failed(run, "rope2d.axis_separation")) {
+    const char *g = rope2d_evidence(run, "rope2d.apply.golden", "rope2d_rotation_wrong");
+    if (g != NULL && rope2d_apply_replayed(run, g)) {
+        return;
+    }
+    if (g != NULL && strcmp(g, "rope2d.apply.golden") != 0) {
+        add(run, "rope2d_rotation", "certify.rope2d.reference fails (the rotation)",
+            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details of "
+            "certify.rope2d.reference");
+    } else if (g != NULL || failed(run, "rope2d.norm_preservation") || failed(run, "rope2d.axis_separation")) {
         add(run, "rope2d_rotation", "rope2d.apply.golden or its properties fail",
             "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details of "
             "rope2d.apply.golden");

@@ -1,0 +1,150 @@
+/*
+ * certify_reads.c - typed reads of a config.json for certify's mapping
+ * (certify_reads.h).
+ */
+#include "certify_reads.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+
+int cfg_fail(map_ctx *c, const char *key, const char *fmt, ...)
+{
+    char what[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->err_len, "%s: %s%s: %s", c->m->name, c->key_prefix != NULL ? c->key_prefix : "",
+             key, what);
+    return -1;
+}
+
+/* ---- typed reads: absent keys keep *out (the default) ------------------ */
+
+const cJSON *cfg_get(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return v != NULL && !cJSON_IsNull(v) ? v : NULL;
+}
+
+/* A finite number in [lo, hi]. */
+int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo,
+                    double hi, double *out)
+{
+    const cJSON *v = cfg_get(obj, key);
+    if (v == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+        return cfg_fail(c, shown, "expected a number");
+    }
+    if (v->valuedouble < lo && lo == DBL_TRUE_MIN) {
+        return cfg_fail(c, shown, "%.17g must be > 0", v->valuedouble);
+    }
+    if (v->valuedouble < lo && hi == DBL_MAX) {
+        return cfg_fail(c, shown, "%.17g must be >= %g", v->valuedouble, lo);
+    }
+    if (v->valuedouble < lo || v->valuedouble > hi) {
+        return cfg_fail(c, shown, "%g is out of range [%g, %g]", v->valuedouble, lo, hi);
+    }
+    *out = v->valuedouble;
+    return 1;
+}
+
+/* An integer in [lo, hi] (JSON numbers like 4096.0 are accepted). */
+int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo,
+                    int64_t hi, int64_t *out)
+{
+    double d = 0;
+    int rc = cfg_read_num(c, obj, key, shown, (double)lo, (double)hi, &d);
+    if (rc == 1 && d != floor(d)) {
+        return cfg_fail(c, shown, "%g is not an integer", d);
+    }
+    if (rc == 1) {
+        *out = (int64_t)d;
+    }
+    return rc;
+}
+
+int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
+                      int32_t *out)
+{
+    int64_t v = *out;
+    int rc = cfg_read_int(c, obj, key, key, lo, hi, &v);
+    *out = (int32_t)v;
+    return rc;
+}
+
+int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out)
+{
+    const cJSON *v = cfg_get(obj, key);
+    if (v == NULL) {
+        return 0;
+    }
+    if (!cJSON_IsBool(v)) {
+        return cfg_fail(c, shown, "expected true or false");
+    }
+    *out = cJSON_IsTrue(v);
+    return 1;
+}
+
+/* ---- which keys are positional ----------------------------------------- */
+
+/* A key whose name says it configures positions must be understood. */
+int cfg_is_positional_name(const char *key)
+{
+    static const char *const words[] = {"rope", "rotary", "position", "alibi",
+                                        "relative_attention", "pos_emb", "mrope"};
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        if (strstr(key, words[i]) != NULL) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int cfg_in_list(const char *key, const char *const *list)
+{
+    for (; *list != NULL; list++) {
+        if (strcmp(key, *list) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every positional key of obj must be in known; prefix names obj. */
+int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known,
+                                     const char *prefix)
+{
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, obj) {
+        if (item->string != NULL && cfg_is_positional_name(item->string) && !cfg_in_list(item->string, known)) {
+            char shown[160];
+            snprintf(shown, sizeof(shown), "%s%s", prefix, item->string);
+            return cfg_fail(c, shown, "pecert does not know this positional key for model_type '%s'",
+                        c->m->model_type);
+        }
+    }
+    return 0;
+}
+
+
+void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...)
+{
+    pecert_certify_model *m = c->m;
+    if (m->n_warnings == PECERT_CERTIFY_MAX_WARNINGS) {
+        return;
+    }
+    char what[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s: %s",
+             c->key_prefix != NULL ? c->key_prefix : "", key, what);
+}

@@ -1,0 +1,76 @@
+/*
+ * certify_reads.h - the typed reads of certify's config.json mapping
+ * (certify_config.c for the text model, certify_vision.c for the vision
+ * tower): each refuses a value of the wrong type or out of range with one
+ * line naming the key, and leaves its output (the default) when the key is
+ * absent or null.
+ */
+#ifndef PECERT_HARNESS_CERTIFY_READS_H
+#define PECERT_HARNESS_CERTIFY_READS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "certify_config.h"
+
+/* Parsing state: the document, the model being filled, the error sink. */
+typedef struct map_ctx {
+    const cJSON *root;
+    pecert_certify_model *m;
+    char *err;
+    size_t err_len;
+    /* The whole document: the vision tower reads vision_config from it
+     * while root is the text model's text_config. */
+    const cJSON *doc;
+    const char *key_prefix; /* "text_config." when root is a nested text config */
+    /* The model's config class (transformers v4.57.6): whether its __init__
+     * copies a legacy rope_scaling "type" over "rope_type" (LlamaConfig and
+     * most others: `if "type" in rope_scaling: rope_scaling["rope_type"] =
+     * rope_scaling["type"]`), and whether it runs rope_config_validation,
+     * the only place transformers warns about rope values. */
+    int type_overrides_rope_type;
+    int runs_validation;
+} map_ctx;
+
+/* Writes "NAME: PREFIXkey: what" to c->err; returns -1. */
+int cfg_fail(map_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Records "PREFIXkey: what" as a warning (what transformers computes and
+ * pecert does not certify, or logs and goes on with). */
+void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* obj[key], NULL when absent or null. */
+const cJSON *cfg_get(const cJSON *obj, const char *key);
+
+/* The reads return 1 when the key was read, 0 when absent (*out kept), -1
+ * after cfg_fail. shown is the key as the error names it. A finite number
+ * in [lo, hi]: */
+int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo, double hi,
+                 double *out);
+/* An integer in [lo, hi] (JSON numbers like 4096.0 are accepted). */
+int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo, int64_t hi,
+                 int64_t *out);
+int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out);
+int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out);
+
+/* 1 if the key's name says it configures positions ("rope", "rotary",
+ * "position", ...): such a key must be understood. */
+int cfg_is_positional_name(const char *key);
+int cfg_in_list(const char *key, const char *const *list);
+
+/* Every positional key of obj must be in known (NULL-ended); prefix names
+ * obj in the error. 0, or -1 after cfg_fail. */
+int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix);
+
+/* The vision tower of the checkpoint (certify_vision.c): reads c->doc's
+ * vision_config for the checkpoint's model_type into c->m->vision (left
+ * empty, with m->vision_note saying why, for a tower pecert does not
+ * certify). 0, or -1 after cfg_fail. */
+int cfg_map_vision(map_ctx *c, const char *model_type);
+
+/* The vision lines of pecert certify's description, appended to out
+ * (of len, used so far). Returns the new used length. */
+size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m);
+
+#endif /* PECERT_HARNESS_CERTIFY_READS_H */

@@ -1,0 +1,427 @@
+/*
+ * certify_vision.c - a multimodal checkpoint's vision tower, as its
+ * vision_config states it, mapped to pecert's 2-D RoPE parameters
+ * (certify_config.h: pecert_certify_vision).
+ *
+ * Source of every rule: transformers v4.57.6 (753d6110), the towers'
+ * vision config classes (which keys they read, their defaults) and the
+ * rotary code of their vision models (which width the rotation spans, its
+ * theta, the patch order, the pairing):
+ *   qwen2_vl    Qwen2VLVisionConfig; Qwen2VisionTransformerPretrainedModel
+ *               builds VisionRotaryEmbedding(embed_dim / num_heads / 2),
+ *               theta 10000 fixed, rot_pos_emb in merge windows, rows first,
+ *               rotate_half. Its hidden_size is the merger's output, not the
+ *               attention's width: reading it for head_dim is a real bug.
+ *   qwen2_5_vl  Qwen2_5_VLVisionConfig: hidden_size / num_heads (its class
+ *               default hidden_size is 3584, the released towers' 1280);
+ *               the patches are then reordered into attention windows
+ *               (get_window_index), an order this version does not certify.
+ *   qwen3_vl    Qwen3VLVisionConfig: hidden_size / num_heads (default 1152),
+ *               patch 16, the Qwen2-VL rotation; its learned position table
+ *               (num_position_embeddings) is interpolated, not certified here.
+ *   llava       LlavaConfig with a pixtral vision_config (Pixtral-12B):
+ *               PixtralVisionConfig, head_dim = hidden_size /
+ *               num_attention_heads (a head_dim key is overwritten), the
+ *               table image_size / patch_size patches a side, row-major,
+ *               frequencies alternating between the axes, rotate_half.
+ *   llama4      Llama4VisionConfig (hidden_size default 768, image_size 448):
+ *               Llama4VisionRotaryEmbedding, one image_size tile, positions
+ *               (row + 1, column + 1) and the class token at 0, columns
+ *               first, complex multiply (interleaved pairs).
+ */
+#include "certify_reads.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One tower: where its config class reads each concept, and its defaults. */
+typedef struct vision_rule {
+    const char *model_type;       /* the checkpoint's (top-level) model_type */
+    const char *tower;            /* vision_config's model_type               */
+    const char *config_class;     /* for the description and the errors       */
+    const char *hidden_key;       /* the attention's width                    */
+    int32_t hidden_default;
+    const char *heads_key;
+    int32_t heads_default;
+    int32_t patch_default;
+    int32_t merge_default;        /* spatial_merge_size; 0: the tower has none */
+    int32_t temporal_default;     /* temporal_patch_size; 0: none             */
+    int32_t image_default;        /* image_size; 0: the tower has none        */
+    int32_t fixed_image;          /* every image is one image_size tile       */
+    int32_t reads_theta;          /* rope_theta in vision_config              */
+    pecert_rope2d_scheme scheme;
+    pecert_rope2d_frequencies frequencies;
+    int32_t columns_first;
+    pecert_rope_pairing pairing;
+    const char *const *positional; /* positional keys it knows               */
+} vision_rule;
+
+static const char *const no_positional[] = {NULL};
+static const char *const theta_only[] = {"rope_theta", NULL};
+static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
+
+static const vision_rule vision_rules[] = {
+    {"qwen2_vl", "qwen2_vl", "Qwen2VLVisionConfig", "embed_dim", 1280, "num_heads", 16, 14, 2, 2, 0, 0, 0,
+     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional},
+    {"qwen2_5_vl", "qwen2_5_vl", "Qwen2_5_VLVisionConfig", "hidden_size", 3584, "num_heads", 16, 14, 2, 2, 0, 0,
+     0, PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional},
+    {"qwen3_vl", "qwen3_vl", "Qwen3VLVisionConfig", "hidden_size", 1152, "num_heads", 16, 16, 2, 2, 0, 0, 0,
+     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, qwen3_positional},
+    {"llava", "pixtral", "PixtralVisionConfig", "hidden_size", 1024, "num_attention_heads", 16, 16, 0, 0, 1024, 0,
+     1, PECERT_ROPE2D_ROW_MAJOR, PECERT_ROPE2D_ALTERNATE, 0, PECERT_PAIRING_SPLIT_HALF, theta_only},
+    {"llama4", "llama4_vision_model", "Llama4VisionConfig", "hidden_size", 768, "num_attention_heads", 16, 14, 0,
+     0, 448, 1, 1, PECERT_ROPE2D_ROW_MAJOR_CLS, PECERT_ROPE2D_BLOCKS, 1, PECERT_PAIRING_INTERLEAVED, theta_only},
+};
+#define N_VISION_RULES (sizeof(vision_rules) / sizeof(vision_rules[0]))
+
+static const vision_rule *find_rule(const char *model_type)
+{
+    for (size_t i = 0; i < N_VISION_RULES; i++) {
+        if (strcmp(vision_rules[i].model_type, model_type) == 0) {
+            return &vision_rules[i];
+        }
+    }
+    return NULL;
+}
+
+static const char *rule_tower_of(const pecert_certify_vision *v)
+{
+    for (size_t i = 0; i < N_VISION_RULES; i++) {
+        if (strcmp(vision_rules[i].tower, v->tower) == 0) {
+            return vision_rules[i].config_class;
+        }
+    }
+    return "?";
+}
+
+/* ---- the default image grids ---------------------------------------------- */
+
+static void add_grid(pecert_certify_vision *v, int64_t t, int64_t h, int64_t w)
+{
+    if (v->n_images < PECERT_CERTIFY_MAX_IMAGES) {
+        int64_t *g = v->grid_thw[v->n_images++];
+        g[0] = t;
+        g[1] = h;
+        g[2] = w;
+    }
+}
+
+/*
+ * What each tower is given in use. Qwen (merge windows of m x m patches of
+ * p pixels): a 224-pixel square image, a photo-shaped one, a two-temporal-
+ * patch video, and a strip at the 200:1 aspect ratio smart_resize accepts
+ * (2 merge windows by 400 patches). Pixtral: its largest image (the rotary
+ * table's side), a 5:8 one, a single patch. Llama 4: two tiles (an image
+ * its processor cut in two).
+ */
+static void default_grids(pecert_certify_vision *v)
+{
+    v->n_images = 0;
+    if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
+        int64_t m = v->spatial_merge_size;
+        int64_t square = (224 / (v->patch_size * m)) * m;
+        add_grid(v, 1, square, square);
+        add_grid(v, 1, 18 * m, 26 * m);
+        add_grid(v, 2, square, square);
+        add_grid(v, 1, m, 200 * m);
+    } else if (v->fixed_image) {
+        int64_t side = v->image_size / v->patch_size;
+        add_grid(v, 1, side, side);
+        add_grid(v, 1, side, side);
+    } else {
+        int64_t side = v->image_size / v->patch_size;
+        add_grid(v, 1, side, side);
+        add_grid(v, 1, side * 5 / 8 > 0 ? side * 5 / 8 : 1, side);
+        add_grid(v, 1, 1, 1);
+    }
+    snprintf(v->images_from, sizeof(v->images_from), "the tower's defaults");
+}
+
+/* ---- the mapping ---------------------------------------------------------- */
+
+/* vision_config's model_type, when given, must be the tower's. LlavaConfig
+ * reads an absent one as "clip_vision_model": a LLaVA tower other than
+ * Pixtral's has a learned table, no 2-D RoPE (*is_tower 0, and a note). */
+static int check_tower_type(map_ctx *c, const cJSON *vc, const vision_rule *rule, int *is_tower)
+{
+    const int llava = strcmp(rule->model_type, "llava") == 0;
+    const cJSON *mt = cfg_get(vc, "model_type");
+    if (mt != NULL && !cJSON_IsString(mt)) {
+        return cfg_fail(c, "model_type", "expected a string");
+    }
+    const char *given = mt != NULL ? mt->valuestring : llava ? "clip_vision_model" : rule->tower;
+    *is_tower = strcmp(given, rule->tower) == 0;
+    if (*is_tower) {
+        return 0;
+    }
+    if (!llava) {
+        return cfg_fail(c, "model_type", "expected '%s' (%s)", rule->tower, rule->config_class);
+    }
+    snprintf(c->m->vision_note, sizeof(c->m->vision_note),
+             "vision_config.model_type '%.40s'%s: a tower without 2-D RoPE, not certified by pecert", given,
+             mt != NULL ? "" : " (LlavaConfig's default)");
+    return 0;
+}
+
+static int read_width(map_ctx *c, const cJSON *vc, const vision_rule *rule, pecert_certify_vision *v)
+{
+    v->hidden_size = rule->hidden_default;
+    v->num_heads = rule->heads_default;
+    if (cfg_read_int32(c, vc, rule->hidden_key, 1, 1 << 20, &v->hidden_size) < 0 ||
+        cfg_read_int32(c, vc, rule->heads_key, 1, 1 << 12, &v->num_heads) < 0) {
+        return -1;
+    }
+    if (v->hidden_size % v->num_heads != 0) {
+        return cfg_fail(c, rule->hidden_key, "%d is not a multiple of %s %d (the attention splits it in heads)",
+                        v->hidden_size, rule->heads_key, v->num_heads);
+    }
+    v->head_dim = v->hidden_size / v->num_heads;
+    if (v->head_dim % 4 != 0) {
+        return cfg_fail(c, rule->hidden_key, "%d / %s %d = head_dim %d: the 2-D rotation needs a multiple of 4",
+                        v->hidden_size, rule->heads_key, v->num_heads, v->head_dim);
+    }
+    int32_t stated = v->head_dim;
+    if (cfg_read_int32(c, vc, "head_dim", 1, 1 << 16, &stated) < 0) {
+        return -1;
+    }
+    if (stated != v->head_dim) {
+        cfg_warn(c, "head_dim", "%d is not read: %s's attention uses %s / %s = %d", stated, rule->config_class,
+                 rule->hidden_key, rule->heads_key, v->head_dim);
+    }
+    return 0;
+}
+
+static int read_grid_keys(map_ctx *c, const cJSON *vc, const vision_rule *rule, pecert_certify_vision *v)
+{
+    v->patch_size = rule->patch_default;
+    v->spatial_merge_size = rule->merge_default > 0 ? rule->merge_default : 1;
+    v->temporal_patch_size = rule->temporal_default > 0 ? rule->temporal_default : 1;
+    v->image_size = rule->image_default;
+    v->theta = 10000.0;
+    if (cfg_read_int32(c, vc, "patch_size", 1, 1 << 12, &v->patch_size) < 0 ||
+        (rule->merge_default > 0 && cfg_read_int32(c, vc, "spatial_merge_size", 1, 64, &v->spatial_merge_size) < 0) ||
+        (rule->temporal_default > 0 && cfg_read_int32(c, vc, "temporal_patch_size", 1, 64, &v->temporal_patch_size) < 0) ||
+        (rule->image_default > 0 && cfg_read_int32(c, vc, "image_size", 1, 1 << 16, &v->image_size) < 0) ||
+        (rule->reads_theta && cfg_read_num(c, vc, "rope_theta", "rope_theta", 1.0 + 1e-9, 1e300, &v->theta) < 0)) {
+        return -1;
+    }
+    if (rule->image_default > 0 && v->image_size < v->patch_size) {
+        return cfg_fail(c, "image_size", "%d is smaller than patch_size %d: no patch fits", v->image_size,
+                        v->patch_size);
+    }
+    return 0;
+}
+
+/* What the tower computes that this version does not certify. */
+static void warn_uncertified(map_ctx *c, const cJSON *vc, const vision_rule *rule)
+{
+    if (strcmp(rule->tower, "qwen2_5_vl") == 0) {
+        int32_t window = 112;
+        cfg_read_int32(c, vc, "window_size", 0, 1 << 20, &window);
+        cfg_warn(c, "window_size", "Qwen2.5-VL reorders the patches into %d-pixel attention windows "
+                 "(get_window_index) after rot_pos_emb: the positions are certified in merge-window order, "
+                 "the window order is not", window);
+    }
+    if (strcmp(rule->tower, "qwen3_vl") == 0) {
+        int32_t n = 2304;
+        cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n);
+        cfg_warn(c, "num_position_embeddings", "the tower also adds a learned table of %d positions, "
+                 "interpolated to each grid (fast_pos_embed_interpolate): not certified by this version", n);
+    }
+}
+
+int cfg_map_vision(map_ctx *c, const char *model_type)
+{
+    const vision_rule *rule = find_rule(model_type);
+    memset(&c->m->vision, 0, sizeof(c->m->vision));
+    c->m->vision_note[0] = '\0';
+    if (rule == NULL) {
+        return 0;
+    }
+    const cJSON *vc = cfg_get(c->doc, "vision_config");
+    const cJSON *saved_root = c->root;
+    const char *saved_prefix = c->key_prefix;
+    c->root = c->doc;
+    c->key_prefix = "";
+    if (vc != NULL && !cJSON_IsObject(vc)) {
+        return cfg_fail(c, "vision_config", "expected an object (the vision tower's fields)");
+    }
+    static const cJSON empty = {0};
+    vc = vc != NULL ? vc : &empty; /* absent: the config class's defaults */
+    c->key_prefix = "vision_config.";
+    int is_tower = 0;
+    pecert_certify_vision *v = &c->m->vision;
+    int rc = check_tower_type(c, vc, rule, &is_tower);
+    if (rc == 0 && is_tower) {
+        rc = cfg_reject_unknown_positional(c, vc, rule->positional, "") != 0 || read_width(c, vc, rule, v) != 0 ||
+                     read_grid_keys(c, vc, rule, v) != 0
+                 ? -1
+                 : 0;
+    }
+    if (rc == 0 && is_tower) {
+        snprintf(v->tower, sizeof(v->tower), "%s", rule->tower);
+        v->scheme = rule->scheme;
+        v->frequencies = rule->frequencies;
+        v->columns_first = rule->columns_first;
+        v->pairing = rule->pairing;
+        v->fixed_image = rule->fixed_image;
+        default_grids(v);
+        warn_uncertified(c, vc, rule);
+    }
+    c->root = saved_root;
+    c->key_prefix = saved_prefix;
+    return rc;
+}
+
+/* ---- image grids from the command line ------------------------------------- */
+
+static int parse_image(const char *spec, int64_t *h, int64_t *w)
+{
+    char *end = NULL;
+    long long a = strtoll(spec, &end, 10);
+    if (end == spec || (*end != 'x' && *end != 'X') || a < 1) {
+        return -1;
+    }
+    const char *second = end + 1;
+    long long b = strtoll(second, &end, 10);
+    if (end == second || *end != '\0' || b < 1 || a > (1 << 20) || b > (1 << 20)) {
+        return -1;
+    }
+    *h = a;
+    *w = b;
+    return 0;
+}
+
+/* The grid of one h x w pixel image, or -1 with the rule it breaks. */
+static int image_grid(const pecert_certify_vision *v, int64_t h, int64_t w, int64_t grid[3], char *why, size_t len)
+{
+    int64_t unit = (int64_t)v->patch_size * (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? v->spatial_merge_size : 1);
+    int64_t side = v->image_size > 0 ? v->image_size / v->patch_size * v->patch_size : 0;
+    if (v->fixed_image && (h != v->image_size || w != v->image_size)) {
+        snprintf(why, len, "%s tiles every image to %d x %d (its rotary table is built for that grid alone)",
+                 rule_tower_of(v), v->image_size, v->image_size);
+        return -1;
+    }
+    if (h % unit != 0 || w % unit != 0) {
+        snprintf(why, len, "each side must be a multiple of %lld pixels (patch_size %d%s)", (long long)unit,
+                 v->patch_size, v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? " x spatial_merge_size" : "");
+        return -1;
+    }
+    if (side > 0 && (h > side || w > side)) {
+        snprintf(why, len, "each side must be at most %lld pixels (image_size / patch_size patches: the rotary "
+                 "table's side)", (long long)side);
+        return -1;
+    }
+    grid[0] = 1;
+    grid[1] = h / v->patch_size;
+    grid[2] = w / v->patch_size;
+    return 0;
+}
+
+int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs, int n, char *err, size_t err_len)
+{
+    pecert_certify_vision *v = &m->vision;
+    if (v->tower[0] == '\0') {
+        snprintf(err, err_len, "--image: %s has no vision tower pecert certifies%s%s", m->name,
+                 m->vision_note[0] != '\0' ? " (" : "", m->vision_note[0] != '\0' ? m->vision_note : "");
+        if (m->vision_note[0] != '\0') {
+            snprintf(err + strlen(err), err_len - strlen(err), ")");
+        }
+        return -1;
+    }
+    if (n > PECERT_CERTIFY_MAX_IMAGES) {
+        snprintf(err, err_len, "--image: %d images; at most %d", n, PECERT_CERTIFY_MAX_IMAGES);
+        return -1;
+    }
+    int64_t grids[PECERT_CERTIFY_MAX_IMAGES][3];
+    int64_t patches = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t h = 0;
+        int64_t w = 0;
+        char why[192];
+        if (parse_image(specs[i], &h, &w) != 0) {
+            snprintf(err, err_len, "--image '%s': expected HEIGHTxWIDTH in pixels (e.g. 448x448)", specs[i]);
+            return -1;
+        }
+        if (image_grid(v, h, w, grids[i], why, sizeof(why)) != 0) {
+            snprintf(err, err_len, "--image '%s': %s", specs[i], why);
+            return -1;
+        }
+        patches += grids[i][1] * grids[i][2];
+    }
+    if (patches > PECERT_CERTIFY_MAX_PATCHES) {
+        snprintf(err, err_len, "--image: %lld patches in all; at most %lld per run", (long long)patches,
+                 (long long)PECERT_CERTIFY_MAX_PATCHES);
+        return -1;
+    }
+    v->n_images = n;
+    memcpy(v->grid_thw, grids, (size_t)n * sizeof(grids[0]));
+    snprintf(v->images_from, sizeof(v->images_from), "--image");
+    return 0;
+}
+
+void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify_model *m)
+{
+    *out = *m;
+    out->kind = PECERT_PE_ROPE2D;
+    out->num_heads = m->vision.num_heads;
+    out->num_kv_heads = m->vision.num_heads;
+    out->head_dim = m->vision.head_dim;
+    out->n_layer_types = 0;
+    out->rope.short_factor = out->short_factor;
+    out->rope.long_factor = out->long_factor;
+}
+
+/* ---- the description ------------------------------------------------------ */
+
+static size_t put(char *out, size_t len, size_t used, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static size_t put(char *out, size_t len, size_t used, const char *fmt, ...)
+{
+    if (used + 1 >= len) {
+        return used;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(out + used, len - used, fmt, ap);
+    va_end(ap);
+    return n > 0 ? used + ((size_t)n < len - used ? (size_t)n : len - used - 1) : used;
+}
+
+static const char *scheme_words(const pecert_certify_vision *v)
+{
+    return v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? "merge windows (rot_pos_emb)"
+           : v->scheme == PECERT_ROPE2D_ROW_MAJOR  ? "row-major (position_ids_in_meshgrid)"
+                                                   : "row-major from (1, 1), class token at (0, 0)";
+}
+
+size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m)
+{
+    const pecert_certify_vision *v = &m->vision;
+    if (v->tower[0] == '\0') {
+        return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n", "vision tower", m->vision_note) : used;
+    }
+    used = put(out, len, used, "  %-34s %s (%s), 2-D RoPE\n", "vision tower", v->tower, rule_tower_of(v));
+    used = put(out, len, used, "  %-34s %d heads of %d (hidden %d), theta %g\n", "vision heads", v->num_heads,
+               v->head_dim, v->hidden_size, v->theta);
+    used = put(out, len, used, "  %-34s %s, %s first, %s pairs\n", "vision rotation",
+               v->frequencies == PECERT_ROPE2D_BLOCKS ? "frequencies in blocks" : "frequencies alternating",
+               v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
+                                                                                              : "split_half");
+    used = put(out, len, used, "  %-34s %s; patch %d px", "vision patch order", scheme_words(v), v->patch_size);
+    if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
+        used = put(out, len, used, ", windows of %d x %d, %d frames per temporal patch", v->spatial_merge_size,
+                   v->spatial_merge_size, v->temporal_patch_size);
+    }
+    if (v->image_size > 0) {
+        used = put(out, len, used, ", %s %d px", v->fixed_image ? "tiles of" : "images up to", v->image_size);
+    }
+    used = put(out, len, used, "\n  %-34s", "vision grids certified");
+    for (int i = 0; i < v->n_images; i++) {
+        used = put(out, len, used, "%s%lldx%lldx%lld", i == 0 ? " " : ", ", (long long)v->grid_thw[i][0],
+                   (long long)v->grid_thw[i][1], (long long)v->grid_thw[i][2]);
+    }
+    return put(out, len, used, " (frames x rows x columns of patches; %s)\n", v->images_from);
+}
