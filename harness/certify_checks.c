@@ -161,6 +161,27 @@ static void compare_table(pecert_check_result *r, const char *where, const pecer
     }
 }
 
+/* The vision tower's parameters (certify_vision.c) against what its own
+ * classes resolved: the patch order on rope2d.index tests, the rotation's
+ * width, theta and conventions on rope2d.apply tests. */
+static void compare_vision(pecert_check_result *r, const char *where, const pecert_vtest *t,
+                           const pecert_certify_model *m)
+{
+    const pecert_certify_vision *v = &m->vision;
+    if (strcmp(t->op, "rope2d.index") == 0) {
+        compare_field(r, where, "vision patch order (scheme)", v->scheme, (double)pecert_vtest_int(t, "scheme", -1));
+        compare_field(r, where, "vision spatial_merge_size", v->spatial_merge_size,
+                      (double)pecert_vtest_int(t, "spatial_merge_size", -1));
+    } else if (strcmp(t->op, "rope2d.apply") == 0) {
+        compare_field(r, where, "vision head_dim", v->head_dim, (double)pecert_vtest_int(t, "head_dim", -1));
+        compare_field(r, where, "vision theta", v->theta, pecert_vtest_number(t, "theta", NAN));
+        compare_field(r, where, "vision frequencies", v->frequencies, (double)pecert_vtest_int(t, "frequencies", -1));
+        compare_field(r, where, "vision columns_first", v->columns_first,
+                      (double)pecert_vtest_int(t, "columns_first", -1));
+        compare_field(r, where, "vision pairing", v->pairing, (double)pecert_vtest_int(t, "pairing", -1));
+    }
+}
+
 static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pecert_vtest *t,
                          const pecert_certify_model *m)
 {
@@ -172,6 +193,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
     }
     compare_values(r, where, t, m);
     compare_table(r, where, t, m);
+    compare_vision(r, where, t, m);
     if (strcmp(t->op, "rope.apply") == 0 || strcmp(t->op, "mrope.apply") == 0) {
         compare_field(r, where, "pairing", m->pairing, t->pairing);
     }

@@ -113,7 +113,7 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
             char shown[160];
             snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
             return cfg_fail(c, shown, "not a key of rope type '%s' (pecert refuses what it cannot certify)",
-                        rule->name);
+                            rule->name);
         }
     }
     return 0;
@@ -127,7 +127,7 @@ static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
     if (c->m->rope.rotary_dim / 2 > PECERT_CERTIFY_MAX_FACTORS) {
         return cfg_fail(c, shown, "rotary_dim/2 = %d factors: pecert holds at most %d", c->m->rope.rotary_dim / 2,
-                    PECERT_CERTIFY_MAX_FACTORS);
+                        PECERT_CERTIFY_MAX_FACTORS);
     }
     if (n != c->m->rope.rotary_dim / 2) {
         return cfg_fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
@@ -162,11 +162,11 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
     r->present |= cfg_read_num(c, rs, "factor", "rope_scaling.factor", DBL_TRUE_MIN, DBL_MAX, &r->factor) == 1
                       ? PECERT_ROPE_HAS_FACTOR : 0u;
     rc = cfg_read_int(c, rs, "original_max_position_embeddings",
-                  "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
+                      "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_ORIGINAL_MAX_POS : 0u;
     r->original_max_position_embeddings = rc == 1 ? omp : r->original_max_position_embeddings;
     r->present |= cfg_read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", -DBL_MAX, DBL_MAX,
-                           &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
+                               &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
     r->present |= cfg_read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 0, DBL_MAX, &r->beta_fast) == 1
                       ? PECERT_ROPE_HAS_BETA_FAST : 0u;
     r->present |= cfg_read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 0, DBL_MAX, &r->beta_slow) == 1
@@ -174,11 +174,11 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
     r->present |= cfg_read_num(c, rs, "mscale", "rope_scaling.mscale", -DBL_MAX, DBL_MAX, &r->mscale) == 1
                       ? PECERT_ROPE_HAS_MSCALE : 0u;
     r->present |= cfg_read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", -DBL_MAX, DBL_MAX,
-                           &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
+                               &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
     r->present |= cfg_read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", DBL_TRUE_MIN, DBL_MAX,
-                           &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
+                               &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
     r->present |= cfg_read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", DBL_TRUE_MIN, DBL_MAX,
-                           &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
+                               &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
     rc = cfg_read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
     r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
     r->truncate = rc == 1 ? truncate : 0; /* absent: present says so, the field stays 0 */
@@ -248,8 +248,8 @@ static int check_yarn_rules(map_ctx *c, const pecert_rope_config *r)
                 r->mscale_all_dim != 0 && !has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR);
     if (ratio && yarn_mscale(r->factor, r->mscale_all_dim) == 0.0) {
         return cfg_fail(c, "rope_scaling.mscale_all_dim",
-                    "%.17g makes get_mscale(factor, mscale_all_dim) zero: the official code raises "
-                    "ZeroDivisionError", r->mscale_all_dim);
+                        "%.17g makes get_mscale(factor, mscale_all_dim) zero: the official code raises "
+                        "ZeroDivisionError", r->mscale_all_dim);
     }
     if (fast < slow) {
         rope_warn(c, "rope_scaling.beta_fast", "%.17g < beta_slow %.17g: transformers warns and computes", fast, slow);
@@ -292,7 +292,7 @@ static int check_scaling_rules(map_ctx *c)
     int reads_factor = needs_factor || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS));
     if (needs_factor && !has_key(r, PECERT_ROPE_HAS_FACTOR)) {
         return cfg_fail(c, "rope_scaling.factor", "required for rope type '%s'",
-                    pecert_certify_rope_type_name(t));
+                        pecert_certify_rope_type_name(t));
     }
     /* Every _validate_* that reads factor warns below 1 (and computes). */
     if (reads_factor && has_key(r, PECERT_ROPE_HAS_FACTOR) && r->factor < 1.0) {
@@ -328,15 +328,16 @@ static int read_mrope_section(map_ctx *c, const cJSON *rs)
          * 4e33 element was an undefined conversion to int32_t). */
         if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble) ||
             e->valuedouble > c->m->rope.rotary_dim / 2) {
-            return cfg_fail(c, "rope_scaling.mrope_section", "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
-                        c->m->rope.rotary_dim / 2);
+            return cfg_fail(c, "rope_scaling.mrope_section",
+                            "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
+                            c->m->rope.rotary_dim / 2);
         }
         c->m->mrope_section[i] = (int32_t)e->valuedouble;
         sum += c->m->mrope_section[i];
     }
     if (sum != c->m->rope.rotary_dim / 2) {
         return cfg_fail(c, "rope_scaling.mrope_section", "sums to %d, expected rotary_dim/2 = %d", sum,
-                    c->m->rope.rotary_dim / 2);
+                        c->m->rope.rotary_dim / 2);
     }
     c->m->n_sections = n;
     c->m->kind = PECERT_PE_MROPE;
@@ -418,7 +419,7 @@ static int set_rotary_dim(map_ctx *c, double partial, const char *key)
     r->rotary_dim = (int32_t)(c->m->head_dim * partial);
     if (r->rotary_dim < 2 || r->rotary_dim % 2 != 0) {
         return cfg_fail(c, key, "gives rotary_dim %d (head_dim %d): must be even and >= 2", r->rotary_dim,
-                    r->head_dim);
+                        r->head_dim);
     }
     return 0;
 }
@@ -432,7 +433,7 @@ static int read_rope_common(map_ctx *c, const char *theta_key, double theta_defa
     r->rope_theta = theta_default;
     if (cfg_read_num(c, c->root, theta_key, theta_key, 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
         cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
-                 &c->m->max_position_embeddings) < 0) {
+                     &c->m->max_position_embeddings) < 0) {
         return -1;
     }
     if (c->m->max_position_embeddings < 1) {
@@ -440,7 +441,7 @@ static int read_rope_common(map_ctx *c, const char *theta_key, double theta_defa
     }
     r->max_position_embeddings = c->m->max_position_embeddings;
     int rc = cfg_read_int(c, c->root, "original_max_position_embeddings", "original_max_position_embeddings", 1,
-                      (int64_t)1 << 40, &top_omp);
+                          (int64_t)1 << 40, &top_omp);
     if (rc < 0) {
         return -1;
     }
@@ -476,7 +477,7 @@ static int check_phi3_scaling(map_ctx *c)
     if (strcmp(type->valuestring, "longrope") != 0 && strcmp(type->valuestring, "su") != 0 &&
         strcmp(type->valuestring, "yarn") != 0) {
         return cfg_fail(c, "rope_scaling.type", "'%s': Phi3Config accepts only longrope (or su / yarn, renamed to it) "
-                    "and raises ValueError otherwise", type->valuestring);
+                        "and raises ValueError otherwise", type->valuestring);
     }
     return 0;
 }
@@ -496,8 +497,8 @@ static int check_deepseek_v3_head_dim(map_ctx *c)
     }
     if (head_dim != c->m->head_dim) {
         return cfg_fail(c, "head_dim", "%d differs from qk_rope_head_dim %d: DeepseekV3Config keeps it, its rotary "
-                    "module then builds cos/sin %d wide for a rotated slice %d wide, which transformers cannot "
-                    "run", (int)head_dim, (int)c->m->head_dim, (int)head_dim, (int)c->m->head_dim);
+                        "module then builds cos/sin %d wide for a rotated slice %d wide, which transformers cannot "
+                        "run", (int)head_dim, (int)c->m->head_dim, (int)head_dim, (int)c->m->head_dim);
     }
     return 0;
 }
@@ -596,7 +597,7 @@ static void warn_deepseek_v3_softmax_scale(map_ctx *c)
     }
     double mscale = r->factor <= 1.0 ? 1.0 : 0.1 * r->mscale_all_dim * log(r->factor) + 1.0;
     cfg_warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
-         "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
+             "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
 }
 
 /* Olmo2Config._rope_scaling_validation: rope_scaling is null or exactly
@@ -633,11 +634,11 @@ static int map_qwen3_vl_scaling(map_ctx *c)
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (!cJSON_IsObject(rs)) {
         return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
-                    "config.rope_scaling.cfg_get(...): null raises AttributeError)");
+                        "config.rope_scaling.cfg_get(...): null raises AttributeError)");
     }
     if (cfg_get(rs, "type") != NULL) {
         return cfg_fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
-                    "key the model ignores");
+                        "key the model ignores");
     }
     int interleaved = 1;
     if (cfg_read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
@@ -645,21 +646,21 @@ static int map_qwen3_vl_scaling(map_ctx *c)
     }
     if (!interleaved) {
         cfg_warn(c, "rope_scaling.mrope_interleaved", "false, but Qwen3VLTextRotaryEmbedding interleaves the sections "
-             "whatever it says: certified interleaved");
+                 "whatever it says: certified interleaved");
     }
     c->m->mrope_interleaved = 1;
     if (cfg_get(rs, "mrope_section") == NULL) {
         static const int32_t defaults[3] = {24, 20, 20};
         if (c->m->rope.rotary_dim / 2 != 64) {
             return cfg_fail(c, "rope_scaling.mrope_section", "absent: the default [24, 20, 20] does not cover "
-                        "rotary_dim/2 = %d", c->m->rope.rotary_dim / 2);
+                            "rotary_dim/2 = %d", c->m->rope.rotary_dim / 2);
         }
         memcpy(c->m->mrope_section, defaults, sizeof(defaults));
         c->m->n_sections = 3;
         c->m->kind = PECERT_PE_MROPE;
     } else if (c->m->n_sections != 3) {
         return cfg_fail(c, "rope_scaling.mrope_section", "has %d sections: interleaved M-RoPE takes 3 (t, h, w)",
-                    (int)c->m->n_sections);
+                        (int)c->m->n_sections);
     }
     return 0;
 }
@@ -668,7 +669,7 @@ static int require_mrope(map_ctx *c)
 {
     if (is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
         return cfg_fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
-                    "rope_scaling[\"mrope_section\"])", c->m->model_type);
+                        "rope_scaling[\"mrope_section\"])", c->m->model_type);
     }
     return 0;
 }
@@ -689,8 +690,9 @@ static int check_position_embedding_type(map_ctx *c)
     }
     return strcmp(pe->valuestring, "rope") == 0
                ? 0
-               : cfg_fail(c, "position_embedding_type", "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
-                      "is a model without position encoding, which pecert does not certify)", pe->valuestring);
+               : cfg_fail(c, "position_embedding_type",
+                          "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
+                          "is a model without position encoding, which pecert does not certify)", pe->valuestring);
 }
 
 static int reject_unknown_llama_like(map_ctx *c)
@@ -727,13 +729,14 @@ static int check_model_quirks(map_ctx *c)
     if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "granitemoe") == 0) &&
         cfg_get(c->root, "head_dim") != NULL &&
         cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
-        return cfg_fail(c, "head_dim", "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
-                    "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
-                    (int)(hidden / m->num_heads), m->model_type);
+        return cfg_fail(c, "head_dim",
+                        "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
+                        "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
+                        (int)(hidden / m->num_heads), m->model_type);
     }
     if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
         return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
-                    "(NemotronConfig has no such field); pecert refuses a field the model ignores");
+                        "(NemotronConfig has no such field); pecert refuses a field the model ignores");
     }
     return 0;
 }
@@ -764,8 +767,8 @@ static int map_llama_like(map_ctx *c)
     }
     if (partial < 1.0 && !splits_partial_rotary(m->model_type)) {
         return cfg_fail(c, "partial_rotary_factor", "%.17g: %s's apply_rotary_pos_emb rotates the whole head with "
-                    "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
-                    "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
+                        "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
+                        "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
     }
     if (strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) {
         return -1;
@@ -778,8 +781,8 @@ static int map_llama_like(map_ctx *c)
     }
     /* The top-level original length is read by LongRoPE only (getattr on
      * the config); every other rope type ignores it. */
-    int rc = d->rope_scaling != NULL && cfg_get(c->root, "rope_scaling") == NULL ? map_default_scaling(c, d->rope_scaling)
-                                                                             : map_rope_scaling(c);
+    int defaulted = d->rope_scaling != NULL && cfg_get(c->root, "rope_scaling") == NULL;
+    int rc = defaulted ? map_default_scaling(c, d->rope_scaling) : map_rope_scaling(c);
     if (rc == 0 && is_qwen3_vl(m->model_type)) {
         rc = map_qwen3_vl_scaling(c);
     }
@@ -907,14 +910,16 @@ static int read_sliding_layers(map_ctx *c, int32_t pattern, uint8_t *kind)
         return 0;
     }
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != m->n_layers) {
-        return cfg_fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
-                    m->n_layers);
+        return cfg_fail(c, "layer_types",
+                        "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+                        m->n_layers);
     }
     for (int32_t i = 0; i < m->n_layers; i++) {
         const cJSON *e = cJSON_GetArrayItem(list, i);
         int sliding = cJSON_IsString(e) && strcmp(e->valuestring, "sliding_attention") == 0;
         if (!sliding && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return cfg_fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"", (int)i);
+            return cfg_fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"",
+                            (int)i);
         }
         kind[i] = (uint8_t)!sliding;
     }
@@ -945,7 +950,7 @@ static int map_no_rope_layers(map_ctx *c, int32_t default_layers)
     set_layer_types(c->m, kind, names, ropes);
     if (c->m->n_layer_types > 1 && strcmp(c->m->model_type, "llama4") == 0) {
         cfg_warn(c, "no_rope_layers", "the NoPE layers scale their queries by attn_temperature_tuning (outside the "
-             "rotation): certify checks that those layers rotate nothing, not the scaling");
+                 "rotation): certify checks that those layers rotate nothing, not the scaling");
     }
     return 0;
 }
@@ -966,7 +971,8 @@ static int map_gemma3_layers(map_ctx *c)
     local.max_position_embeddings = c->m->rope.max_position_embeddings;
     local.rope_type = PECERT_ROPE_DEFAULT;
     local.rope_theta = 10000.0;
-    if (cfg_read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12, &local.rope_theta) < 0 ||
+    if (cfg_read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12,
+                     &local.rope_theta) < 0 ||
         read_layer_count(c, 26) != 0 || read_sliding_layers(c, 6, kind) != 0) {
         return -1;
     }
@@ -994,7 +1000,7 @@ static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
     }
     if (exaone && !windowed && cfg_get(c->root, "layer_types") == NULL) {
         return cfg_fail(c, "sliding_window", "null without layer_types: Exaone4Config derives layer_types with "
-                    "sliding_window_pattern 0 (ZeroDivisionError)");
+                        "sliding_window_pattern 0 (ZeroDivisionError)");
     }
     if (read_sliding_layers(c, 4, kind) != 0) {
         return -1;
@@ -1026,21 +1032,23 @@ static int map_linear_attention_layers(map_ctx *c)
     }
     const cJSON *list = cfg_get(c->root, "layer_types");
     if (list != NULL && (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != c->m->n_layers)) {
-        return cfg_fail(c, "layer_types", "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
-                    (int)c->m->n_layers);
+        return cfg_fail(c, "layer_types",
+                        "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
+                        (int)c->m->n_layers);
     }
     for (int32_t i = 0; i < c->m->n_layers; i++) {
         const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i) : NULL;
         int is_linear = e != NULL && cJSON_IsString(e) && strcmp(e->valuestring, "linear_attention") == 0;
         if (e != NULL && !is_linear && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return cfg_fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"", (int)i);
+            return cfg_fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"",
+                            (int)i);
         }
         linear += list != NULL ? is_linear : (i + 1) % interval != 0;
     }
     if (linear > 0) {
         cfg_warn(c, list != NULL ? "layer_types" : "full_attention_interval",
-             "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
-             "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
+                 "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
+                 "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
     }
     return 0;
 }
@@ -1090,12 +1098,14 @@ static int map_llama4_text(map_ctx *c)
         return -1;
     }
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
-    const cJSON *type = rs == NULL ? NULL : cfg_get(rs, "rope_type") != NULL ? cfg_get(rs, "rope_type") : cfg_get(rs, "type");
+    const cJSON *type = rs == NULL                           ? NULL
+                        : cfg_get(rs, "rope_type") != NULL ? cfg_get(rs, "rope_type")
+                                                           : cfg_get(rs, "type");
     if (cJSON_IsString(type) && strcmp(type->valuestring, "llama3") != 0) {
         return cfg_fail(c, "rope_scaling.rope_type",
-                    "'%s': Llama4TextRotaryEmbedding computes llama3 whenever rope_scaling is set (KeyError "
-                    "without llama3's keys); pecert refuses a rope_type the official model ignores",
-                    type->valuestring);
+                        "'%s': Llama4TextRotaryEmbedding computes llama3 whenever rope_scaling is set (KeyError "
+                        "without llama3's keys); pecert refuses a rope_type the official model ignores",
+                        type->valuestring);
     }
     return map_rope_scaling(c) != 0 ? -1 : map_no_rope_layers(c, 48);
 }
@@ -1145,7 +1155,7 @@ static int map_gptj(map_ctx *c)
     }
     if (r->rotary_dim % 2 != 0 || r->rotary_dim > m->head_dim) {
         return cfg_fail(c, "rotary_dim", "%d: must be even and at most head_dim %d (64 when absent)", r->rotary_dim,
-                    m->head_dim);
+                        m->head_dim);
     }
     if (m->max_position_embeddings < 1) {
         return cfg_fail(c, "n_positions", "required");
@@ -1168,7 +1178,7 @@ static int read_falcon_heads(map_ctx *c)
     int multi_query = 1;
     if (cfg_get(c->root, "head_dim") != NULL) {
         return cfg_fail(c, "head_dim", "FalconConfig.head_dim is a read-only property (hidden_size // "
-                    "num_attention_heads): transformers cannot load a config that sets it");
+                        "num_attention_heads): transformers cannot load a config that sets it");
     }
     const char *hidden = cfg_get(c->root, "hidden_size") == NULL && cfg_get(c->root, "n_embed") != NULL ? "n_embed"
                                                                                                  : "hidden_size";
@@ -1195,7 +1205,7 @@ static int map_falcon_alibi(map_ctx *c)
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (rs != NULL && !cJSON_IsNull(rs)) {
         return cfg_fail(c, "rope_scaling", "set with alibi true: FalconAttention never rotates then, so the model "
-                    "ignores it; pecert refuses a field the model ignores");
+                        "ignores it; pecert refuses a field the model ignores");
     }
     m->kind = PECERT_PE_ALIBI;
     m->alibi_max_bias = 8.0;
@@ -1203,7 +1213,7 @@ static int map_falcon_alibi(map_ctx *c)
     m->alibi_bf16_reference = 1; /* slopes[..., None].bfloat16() * arange_tensor */
     m->max_position_embeddings = 2048; /* FalconConfig's default */
     return cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
-                    &m->max_position_embeddings) < 0 ? -1 : 0;
+                        &m->max_position_embeddings) < 0 ? -1 : 0;
 }
 
 static int map_falcon(map_ctx *c)
@@ -1244,7 +1254,7 @@ static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
         snprintf(shown, sizeof(shown), "rope_scaling.%s", item->string);
         if (!cfg_in_list(item->string, keys)) {
             return cfg_fail(c, shown, "not a key of Hunyuan's dynamic-alpha rope_scaling (pecert refuses what it "
-                        "cannot certify)");
+                            "cannot certify)");
         }
         unread += strcmp(item->string, "type") != 0 && strcmp(item->string, "rope_type") != 0 &&
                   strcmp(item->string, "alpha") != 0;
@@ -1259,10 +1269,11 @@ static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
     r->rope_theta = theta * pow(alpha, (double)r->head_dim / (double)(r->head_dim - 2));
     r->rope_type = PECERT_ROPE_DEFAULT;
     if (unread > 0) {
-        cfg_warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)", unread);
+        cfg_warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)",
+                 unread);
     }
     cfg_warn(c, "rope_scaling.alpha", "certified as default RoPE, base rope_theta * alpha^(d/(d-2)) = %.17g, at every "
-         "position; past max_position_embeddings transformers recomputes dynamic NTK without alpha", r->rope_theta);
+             "position; past max_position_embeddings transformers recomputes dynamic NTK without alpha", r->rope_theta);
     return 0;
 }
 
@@ -1276,7 +1287,7 @@ static int map_hunyuan(map_ctx *c)
     }
     if (hd == NULL || cJSON_IsNull(hd)) {
         return cfg_fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
-                    "class leaves None (transformers cannot run it)");
+                        "class leaves None (transformers cannot run it)");
     }
     c->m->max_position_embeddings = 2048; /* HunYuanDenseV1Config's default */
     if (read_rope_common(c, "rope_theta", 10000.0) != 0 || set_rotary_dim(c, 1.0, "head_dim") != 0) {
@@ -1355,14 +1366,14 @@ static int map_t5(map_ctx *c)
         cfg_read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
         cfg_read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
         cfg_read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
-                 (int64_t)1 << 40, &m->t5_max_distance) < 0) {
+                     (int64_t)1 << 40, &m->t5_max_distance) < 0) {
         return -1;
     }
     /* _relative_position_bucket: max_exact = num_buckets/2 (bidirectional
      * halves it again) must stay below max_distance for the log branch. */
     if (m->t5_max_distance <= m->t5_num_buckets / 2) {
         return cfg_fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
-                    (long long)m->t5_max_distance, m->t5_num_buckets / 2);
+                        (long long)m->t5_max_distance, m->t5_num_buckets / 2);
     }
     m->kind = PECERT_PE_T5;
     m->head_dim = d_kv;
@@ -1381,8 +1392,8 @@ static int map_learned_text(map_ctx *c)
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, gpt2 ? "n_embd" : "hidden_size", gpt2 ? "n_head" : "num_attention_heads", NULL) != 0 ||
         cfg_read_int(c, c->root, gpt2 ? "n_positions" : "max_position_embeddings",
-                 gpt2 ? "n_positions" : "max_position_embeddings", 1, (int64_t)1 << 32,
-                 &m->max_position_embeddings) < 0) {
+                     gpt2 ? "n_positions" : "max_position_embeddings", 1, (int64_t)1 << 32,
+                     &m->max_position_embeddings) < 0) {
         return -1;
     }
     if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
@@ -1595,7 +1606,7 @@ static int enter_text_config(map_ctx *c, const char *inner_type)
     const cJSON *text = cfg_get(c->root, "text_config");
     if (!cJSON_IsObject(text)) {
         return cfg_fail(c, "text_config", "required for model_type '%s' (an object: the text model's fields)",
-                    c->m->model_type);
+                        c->m->model_type);
     }
     const cJSON *inner = cfg_get(text, "model_type");
     if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, inner_type) != 0)) {
@@ -1653,7 +1664,7 @@ static int map_document(map_ctx *c)
     const model_rule *rule = find_model(rule_type);
     if (rule == NULL) {
         return cfg_fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
-                    mt->valuestring);
+                        mt->valuestring);
     }
     c->m->pairing = rule->pairing;
     c->type_overrides_rope_type = rule->type_overrides_rope_type;
@@ -2090,7 +2101,8 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
         snprintf(err, err_len, "%s: not valid JSON", path);
     } else if (profile_keys_ok(root, path, err, err_len) == 0) {
         if (strcmp(cfg_get(root, "name")->valuestring, name) != 0) {
-            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path, cfg_get(root, "name")->valuestring);
+            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path,
+                     cfg_get(root, "name")->valuestring);
         } else {
             rc = parse_object(out, cfg_get(root, "config"), name, err, err_len);
         }

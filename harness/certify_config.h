@@ -201,6 +201,10 @@ int64_t pecert_certify_l0(const pecert_certify_model *m);
 int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs, int n, char *err,
                               size_t err_len);
 
+/* pecert_certify_leave_out_vision: m certified without its vision tower
+ * (the description says so, naming why). */
+void pecert_certify_leave_out_vision(pecert_certify_model *m, const char *why);
+
 /* pecert_certify_vision_model: the vision tower of m as a model of its
  * own (kind ROPE2D, the tower's heads and head_dim), for certify's
  * @vision pass. */

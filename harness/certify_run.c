@@ -164,7 +164,8 @@ static const char *shown_id(char *buf, size_t len, const certify_state *s, const
 static int planned(const certify_state *s, const plan_entry *e)
 {
     char id[PECERT_CHECK_ID_MAX];
-    unsigned layer = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE ? NOPE : ROTARY;
+    int nope = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE;
+    unsigned layer = nope ? NOPE : ROTARY;
     if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
         !pecert_filter_selects(s->filter, shown_id(id, sizeof(id), s, e->check->id))) {
         return 0;
@@ -382,9 +383,12 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
 static void encoding_label(char *out, size_t len, const pecert_certify_model *m)
 {
     if (m->kind == PECERT_PE_ROPE2D) {
-        char label[160];
-        pecert_certify_label(label, sizeof(label), m);
-        snprintf(out, len, "the vision tower's %s", label);
+        const pecert_certify_vision *v = &m->vision;
+        snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,
+                 v->frequencies == PECERT_ROPE2D_BLOCKS ? "in blocks" : "alternating",
+                 v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
+                                                                                                : "split_half",
+                 v->theta, v->head_dim);
     } else if (m->kind <= PECERT_PE_MROPE) {
         snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
                  pecert_rope_type_tag(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,

@@ -202,7 +202,8 @@ static int read_grid_keys(map_ctx *c, const cJSON *vc, const vision_rule *rule, 
     v->theta = 10000.0;
     if (cfg_read_int32(c, vc, "patch_size", 1, 1 << 12, &v->patch_size) < 0 ||
         (rule->merge_default > 0 && cfg_read_int32(c, vc, "spatial_merge_size", 1, 64, &v->spatial_merge_size) < 0) ||
-        (rule->temporal_default > 0 && cfg_read_int32(c, vc, "temporal_patch_size", 1, 64, &v->temporal_patch_size) < 0) ||
+        (rule->temporal_default > 0 && cfg_read_int32(c, vc, "temporal_patch_size", 1, 64,
+                                                      &v->temporal_patch_size) < 0) ||
         (rule->image_default > 0 && cfg_read_int32(c, vc, "image_size", 1, 1 << 16, &v->image_size) < 0) ||
         (rule->reads_theta && cfg_read_num(c, vc, "rope_theta", "rope_theta", 1.0 + 1e-9, 1e300, &v->theta) < 0)) {
         return -1;
@@ -360,6 +361,15 @@ int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs,
     memcpy(v->grid_thw, grids, (size_t)n * sizeof(grids[0]));
     snprintf(v->images_from, sizeof(v->images_from), "--image");
     return 0;
+}
+
+void pecert_certify_leave_out_vision(pecert_certify_model *m, const char *why)
+{
+    if (m->vision.tower[0] != '\0') {
+        snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s): left out by %s, not certified", m->vision.tower,
+                 rule_tower_of(&m->vision), why);
+        m->vision.tower[0] = '\0';
+    }
 }
 
 void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify_model *m)

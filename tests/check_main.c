@@ -55,6 +55,7 @@ int main(void)
     srunner_add_suite(runner, make_fast_alibi_suite());
     srunner_add_suite(runner, make_reports_suite());
     srunner_add_suite(runner, make_certify_suite());
+    srunner_add_suite(runner, make_certify_vision_suite());
     srunner_add_suite(runner, make_hypotheses_suite());
     srunner_add_suite(runner, make_precision_suite());
     srunner_add_suite(runner, make_dumps_suite());

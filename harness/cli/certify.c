@@ -54,6 +54,13 @@ static const char usage_certify[] =
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
+    "  --image HxW        an image of H x W pixels for the vision tower's checks\n"
+    "                     (repeatable, up to 8; replaces the tower's default grids;\n"
+    "                     --print shows them): sides multiples of the patch (times\n"
+    "                     the merge window for Qwen), at most image_size for\n"
+    "                     Pixtral, exactly image_size for Llama 4's tiles\n"
+    "  --text-only        certify the language model alone: the vision tower, which\n"
+    "                     the checkpoint needs for images, is left out (said so)\n"
     "  --filter GLOBS     only the planned checks whose id matches (as for run);\n"
     "                     a filtered run is for looking at checks, never a\n"
     "                     certification\n"
@@ -87,6 +94,9 @@ typedef struct certify_cli {
     int verbose;
     int no_timings;
     const char *filter; /* globs over the planned checks' ids (--filter) */
+    const char *images[PECERT_CERTIFY_MAX_IMAGES + 1]; /* --image HxW, as given */
+    int n_images;
+    int text_only;     /* --text-only: the vision tower left out */
     int max_details;   /* failure lines per check (--max-details) */
 } certify_cli;
 
@@ -103,6 +113,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
         {"verbose", no_argument, NULL, 'V'},       {"no-timings", no_argument, NULL, 'T'},
         {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
+        {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
@@ -125,6 +136,14 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'V': cli->verbose = 1; break;
         case 'T': cli->no_timings = 1; break;
         case 'f': cli->filter = optarg; break;
+        case 'X': cli->text_only = 1; break;
+        case 'I':
+            if (cli->n_images > PECERT_CERTIFY_MAX_IMAGES) {
+                return pecert_usage_error(usage_certify, "certify: --image: at most %d images",
+                                          PECERT_CERTIFY_MAX_IMAGES);
+            }
+            cli->images[cli->n_images++] = optarg;
+            break;
         case 'D':
             if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
                 return pecert_usage_error(usage_certify, "certify: --max-details '%s': expected a count >= 0 or 'all'",
@@ -151,9 +170,11 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         return 0;
     }
     if (cli->all) {
-        if (cli->config != NULL || cli->profile != NULL || cli->print_only || cli->vectors != NULL) {
+        if (cli->config != NULL || cli->profile != NULL || cli->print_only || cli->vectors != NULL ||
+            cli->n_images > 0 || cli->text_only) {
             return pecert_usage_error(usage_certify,
-                                      "certify: --all-profiles takes no --config, --profile, --print or --vectors");
+                                      "certify: --all-profiles takes no --config, --profile, --print, --vectors, "
+                                      "--image or --text-only");
         }
         return cli->impl != NULL ? 0 : pecert_usage_error(usage_certify, "certify: --all-profiles needs --impl NAME|PATH");
     }
@@ -442,6 +463,15 @@ int pecert_cmd_certify(int argc, char **argv)
         fprintf(stderr, "pecert: %s\n", err);
         free(m);
         return PECERT_EXIT_USAGE;
+    }
+    if (cli.n_images > 0 && (cli.text_only || pecert_certify_set_images(m, cli.images, cli.n_images, err,
+                                                                         sizeof(err)) != 0)) {
+        fprintf(stderr, "pecert: %s\n", cli.text_only ? "certify: --image and --text-only exclude each other" : err);
+        free(m);
+        return PECERT_EXIT_USAGE;
+    }
+    if (cli.text_only) {
+        pecert_certify_leave_out_vision(m, "--text-only");
     }
     for (int i = 0; i < m->n_warnings; i++) {
         fprintf(stderr, "pecert: warning: %s: %s\n", m->name, m->warnings[i]);

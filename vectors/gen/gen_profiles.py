@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import famgen  # noqa: E402
 import gen_rope  # noqa: E402
 import hfref  # noqa: E402
+import profile_vision  # noqa: E402
 import vecfile  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_profiles.py"
@@ -65,6 +66,7 @@ NOTES = {
     "layers_sliding": ("FUNCTIONALITY", "The encoding of the sliding-window layers: the rotary module "
                                         "the model builds for them (Gemma3TextModel.rotary_emb_local, "
                                         "from a copy of the config with rope_local_base_freq)."),
+    **profile_vision.NOTES,
 }
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
@@ -174,7 +176,7 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] in ("llama4", "gemma3", "qwen3_vl"):
+    if config["model_type"] in ("llama4", "gemma3", "qwen3_vl", "llava"):
         return config["text_config"]
     return config
 
@@ -336,6 +338,8 @@ def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comm
 def text_model_type(profile):
     """The model_type of the text model's classes (gemma3 nests gemma3_text)."""
     mt = profile["config"]["model_type"]
+    if mt == "llava":  # LlavaConfig: text_config's model_type, "llama" when left out
+        return profile["config"]["text_config"].get("model_type", "llama")
     return "gemma3_text" if mt == "gemma3" else mt
 
 
@@ -568,6 +572,8 @@ def build(ref, gen, vf, profile):
         build_learned(ref, vf, profile)
     else:
         return False
+    if profile_vision.has_tower(profile):
+        profile_vision.build_vision(ref, vf, profile)
     return True
 
 

@@ -96,8 +96,10 @@ def wrap_once(module, name, record):
 
 
 class Sources:
-    def __init__(self, args):
-        self.hf = hfref.Reference(args.transformers)
+    """The official modules, from a transformers checkout imported by hfref."""
+
+    def __init__(self, hf):
+        self.hf = hf
         self.torch = self.hf.torch
         from transformers.models.llama4 import configuration_llama4, modeling_llama4
         from transformers.models.pixtral import configuration_pixtral, modeling_pixtral
@@ -156,11 +158,11 @@ def qwen_model(s, family, heads, head_dim, **extra):
     return modeling, model.eval()
 
 
-def qwen_index(s, family, grid):
-    """rot_pos_emb's (row, column) ids: its table swapped for VisionRotaryEmbedding(2)."""
-    modeling, model = qwen_model(s, family, 1, 16)
-    table = (modeling.VisionRotaryEmbedding if family is s.qwen2 else
-             modeling.Qwen2_5_VisionRotaryEmbedding)(2)
+def qwen_index(s, family, grid, make=None):
+    """rot_pos_emb's (row, column) ids: its table swapped for the tower's own rotary class at
+    dim 2 (VisionRotaryEmbedding(2) for Qwen2-VL)."""
+    modeling, model = make() if make else qwen_model(s, family, 1, 16)
+    table = type(model.rotary_pos_emb)(2)
     if float(table.inv_freq[0]) != 1.0:
         raise AssertionError("VisionRotaryEmbedding(2) no longer has inverse frequency 1")
     model.rotary_pos_emb = table
@@ -169,10 +171,11 @@ def qwen_index(s, family, grid):
     return exact_ints(ids.numpy().T, "rot_pos_emb")
 
 
-def qwen_forward_cos_sin(s, family, grid, head_dim, readback):
+def qwen_forward_cos_sin(s, family, grid, head_dim, readback, make=None):
     """cos and sin [T, head_dim] as the forward hands them to apply_rotary_pos_emb_vision;
-    with readback, the table's inverse frequencies are READBACK_FREQ first."""
-    modeling, model = qwen_model(s, family, HEADS, head_dim)
+    with readback, the table's inverse frequencies are READBACK_FREQ first. make() builds
+    the tower (modeling module, model); by default the one-layer tower of qwen_model."""
+    modeling, model = make() if make else qwen_model(s, family, HEADS, head_dim)
     if readback:
         model.rotary_pos_emb.inv_freq.fill_(READBACK_FREQ)
     got = {}
@@ -184,16 +187,17 @@ def qwen_forward_cos_sin(s, family, grid, head_dim, readback):
     try:
         grid_t = s.torch.tensor(grid, dtype=s.torch.int64)
         patches = int(sum(t * h * w for t, h, w in grid))
-        pixels = s.torch.zeros(patches, 3 * 2 * 14 * 14)
+        c = model.config
+        pixels = s.torch.zeros(patches, c.in_channels * c.temporal_patch_size * c.patch_size ** 2)
         s.run_stopped(model, pixels, grid_thw=grid_t)
     finally:
         setattr(modeling, "apply_rotary_pos_emb_vision", original)
     return original, got["cos"], got["sin"]
 
 
-def qwen_apply(s, family, grid, head_dim, label):
-    apply, cos, sin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=False)
-    _, rcos, rsin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=True)
+def qwen_apply(s, family, grid, head_dim, label, make=None):
+    apply, cos, sin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=False, make=make)
+    _, rcos, rsin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=True, make=make)
     quarter = head_dim // 4
     rows = angles_to_positions(rcos[:, 0].numpy(), rsin[:, 0].numpy(), np.float32(READBACK_FREQ), label)
     cols = angles_to_positions(rcos[:, quarter].numpy(), rsin[:, quarter].numpy(),
@@ -219,10 +223,11 @@ def pixtral_model(s, head_dim):
     return modeling, modeling.PixtralVisionModel(cfg).eval()
 
 
-def pixtral_forward(s, patches_hw, head_dim):
-    """The forward on images of patches_hw patches: (position ids it computed, cos, sin)."""
-    modeling, model = pixtral_model(s, head_dim)
-    p = PIXTRAL_12B["patch_size"]
+def pixtral_forward(s, patches_hw, head_dim, make=None):
+    """The forward on images of patches_hw patches: (position ids it computed, cos, sin).
+    make() builds the tower; by default pixtral_model's."""
+    modeling, model = make() if make else pixtral_model(s, head_dim)
+    p = model.config.patch_size
     sizes = [(h * p, w * p) for h, w in patches_hw]
     pixels = s.torch.zeros(len(sizes), 3, max(h for h, _ in sizes), max(w for _, w in sizes))
     got = {}
@@ -247,8 +252,8 @@ def pixtral_forward(s, patches_hw, head_dim):
     return original, positions, got["cos"], got["sin"]
 
 
-def pixtral_apply(s, patches_hw, head_dim, label):
-    apply, positions, cos, sin = pixtral_forward(s, patches_hw, head_dim)
+def pixtral_apply(s, patches_hw, head_dim, label, make=None):
+    apply, positions, cos, sin = pixtral_forward(s, patches_hw, head_dim, make)
     x = famgen.seeded_normal(f"rope2d apply {label}", (cos.shape[0], HEADS, head_dim))
     q = s.torch.from_numpy(x).transpose(0, 1)[None]  # [1, heads, patches, head_dim]
     with s.torch.no_grad():
@@ -271,11 +276,11 @@ def llama4_config(s, head_dim, **over):
                                             projector_output_dim=32, **values)
 
 
-def llama4_index(s, image_size, tiles):
+def llama4_index(s, image_size, tiles, patch_size=LLAMA4_SCOUT["patch_size"]):
     """Positions of each tile's tokens read back from Llama4VisionRotaryEmbedding's table."""
     modeling, _ = s.llama4
     # A head of 8 channels: frequencies 1e8^(-0/4) = 1 and 1e8^(-2/4) = 1e-4 per axis.
-    cfg = llama4_config(s, 8, image_size=image_size, rope_theta=1e8)
+    cfg = llama4_config(s, 8, image_size=image_size, patch_size=patch_size, rope_theta=1e8)
     table = modeling.Llama4VisionRotaryEmbedding(cfg).freqs_ci[:, 0, :].numpy()  # [tokens, 4]
     freq = np.float32(1.0) / np.float32(1e4)
     cols = angles_to_positions(table[:, 1].real, table[:, 1].imag, freq, "llama4 columns")
@@ -284,9 +289,11 @@ def llama4_index(s, image_size, tiles):
     return np.concatenate([one] * tiles, axis=1)
 
 
-def llama4_apply(s, image_size, tiles, head_dim, label):
+def llama4_apply(s, image_size, tiles, head_dim, label, cfg=None):
+    """The forward's freqs_ci and vision_apply_rotary_emb on seeded q; cfg (a vision
+    config) replaces llama4_config's one-layer tower."""
     modeling, _ = s.llama4
-    cfg = llama4_config(s, head_dim, image_size=image_size)
+    cfg = cfg or llama4_config(s, head_dim, image_size=image_size)
     cfg._attn_implementation = "eager"
     model = modeling.Llama4VisionModel(cfg).eval()
     got = {}
@@ -304,7 +311,7 @@ def llama4_apply(s, image_size, tiles, head_dim, label):
     q = s.torch.from_numpy(x).reshape(tiles, per_tile, HEADS, head_dim)  # [B, S, heads, hd]
     with s.torch.no_grad():
         out = original(q, q, got["freqs_ci"])[0]
-    positions = llama4_index(s, image_size, tiles)
+    positions = llama4_index(s, image_size, tiles, cfg.patch_size)
     if positions.shape[1] != tiles * per_tile:
         raise AssertionError("llama4: table and forward disagree on the token count")
     return positions, x, out.reshape(tiles * per_tile, HEADS, head_dim).contiguous().numpy()
@@ -417,7 +424,7 @@ def main(argv=None):
     parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/rope2d")
     args = parser.parse_args(argv)
-    s = Sources(args)
+    s = Sources(hfref.Reference(args.transformers))
     files = []
     for name, desc, build in (
         ("index", "2-D vision RoPE patch positions (Qwen2-VL rot_pos_emb, Pixtral "

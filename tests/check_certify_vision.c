@@ -1,0 +1,357 @@
+/*
+ * check_certify_vision.c - the vision towers of multimodal checkpoints in
+ * `pecert certify`: vision_config mapped as transformers v4.57.6's vision
+ * config classes and towers read it, the @vision pass, --image grids.
+ *
+ * mapping: each tower's width key and defaults (Qwen2-VL's embed_dim, not
+ *          its merger's hidden_size; Qwen2.5-VL's class default 3584;
+ *          Pixtral's head_dim key overwritten; Llama 4's defaults 768 and
+ *          448), its conventions, and the refusals naming the key.
+ * images:  --image grids as the towers' processors produce them, refused
+ *          with the rule they break.
+ * run:     the @vision pass certifies ref and fast, names the real bugs the
+ *          rope2d mutants carry, and certify.mapping catches a tower read
+ *          with the wrong width.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "certify_config.h"
+#include "certify_run.h"
+#include "runner.h"
+#include "suites.h"
+
+static pecert_certify_model model;
+static char err[1024];
+
+static void parse_ok(const char *json)
+{
+    ck_assert_msg(pecert_certify_parse(&model, json, "test", err, sizeof(err)) == 0, "%s", err);
+}
+
+static void parse_fails_naming(const char *json, const char *key)
+{
+    ck_assert_int_eq(pecert_certify_parse(&model, json, "test", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+static int warned_about(const char *key)
+{
+    for (int i = 0; i < model.n_warnings; i++) {
+        if (strncmp(model.warnings[i], key, strlen(key)) == 0 && model.warnings[i][strlen(key)] == ':') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Qwen2-VL as released: text fields at the top, vision_config beside. */
+#define QWEN2_VL(vision)                                                                               \
+    "{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"               \
+    " \"num_key_value_heads\": 4, \"max_position_embeddings\": 32768, \"rope_theta\": 1000000.0,"       \
+    " \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}" vision "}"
+#define QWEN2_5_VL(vision)                                                                             \
+    "{\"model_type\": \"qwen2_5_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"             \
+    " \"num_key_value_heads\": 4, \"max_position_embeddings\": 128000, \"rope_theta\": 1000000.0,"      \
+    " \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}" vision "}"
+#define PIXTRAL(vision)                                                                                \
+    "{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"mistral\", \"hidden_size\": 5120,"  \
+    " \"head_dim\": 128, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"                      \
+    " \"max_position_embeddings\": 1024000, \"rope_theta\": 1000000000.0}" vision "}"
+#define LLAMA4(vision)                                                                                 \
+    "{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\","                  \
+    " \"hidden_size\": 5120, \"num_attention_heads\": 40, \"num_key_value_heads\": 8, \"head_dim\": 128," \
+    " \"num_hidden_layers\": 4, \"max_position_embeddings\": 1048576, \"rope_theta\": 500000.0}"       \
+    vision "}"
+
+#define LLAMA_TEXT                                                                                     \
+    "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"                   \
+    " \"max_position_embeddings\": 4096}"
+
+/* ---- mapping ------------------------------------------------------------- */
+
+START_TEST(qwen_towers_read_their_own_width)
+{
+    /* Qwen2VisionTransformerPretrainedModel: embed_dim / num_heads; the
+     * vision hidden_size (3584) is the patch merger's output. */
+    parse_ok(QWEN2_VL(", \"vision_config\": {\"embed_dim\": 1280, \"hidden_size\": 3584, \"num_heads\": 16,"
+                      " \"patch_size\": 14, \"spatial_merge_size\": 2, \"temporal_patch_size\": 2}"));
+    ck_assert_str_eq(model.vision.tower, "qwen2_vl");
+    ck_assert_int_eq(model.vision.head_dim, 80);
+    ck_assert_int_eq(model.vision.scheme, PECERT_ROPE2D_MERGE_WINDOWS);
+    ck_assert_int_eq(model.vision.spatial_merge_size, 2);
+    ck_assert_int_eq(model.vision.frequencies, PECERT_ROPE2D_BLOCKS);
+    ck_assert_int_eq(model.vision.columns_first, 0);
+    ck_assert_int_eq(model.vision.pairing, PECERT_PAIRING_SPLIT_HALF);
+    ck_assert_double_eq(model.vision.theta, 10000.0);
+    /* Absent vision_config: Qwen2VLConfig builds the default tower. */
+    parse_ok(QWEN2_VL(""));
+    ck_assert_int_eq(model.vision.head_dim, 80);
+    /* Qwen2.5-VL: hidden_size / num_heads, its class default 3584. */
+    parse_ok(QWEN2_5_VL(", \"vision_config\": {\"hidden_size\": 1280, \"num_heads\": 16, \"window_size\": 112}"));
+    ck_assert_int_eq(model.vision.head_dim, 80);
+    ck_assert(warned_about("vision_config.window_size"));
+    parse_ok(QWEN2_5_VL(""));
+    ck_assert_int_eq(model.vision.head_dim, 224);
+    /* Qwen3-VL: hidden_size (default 1152) / num_heads, patch 16. */
+    parse_ok("{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"qwen3_vl_text\", \"hidden_size\": "
+             "2560, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"max_position_embeddings\": 262144,"
+             " \"rope_scaling\": {\"rope_type\": \"default\"}}, \"vision_config\": {\"model_type\": \"qwen3_vl\","
+             " \"hidden_size\": 1024, \"num_heads\": 16, \"num_position_embeddings\": 2304}}");
+    ck_assert_int_eq(model.vision.head_dim, 64);
+    ck_assert_int_eq(model.vision.patch_size, 16);
+    ck_assert(warned_about("vision_config.num_position_embeddings"));
+}
+END_TEST
+
+START_TEST(pixtral_and_llama4_towers_map)
+{
+    parse_ok(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"head_dim\": 64, \"image_size\": 1024,"
+                     " \"patch_size\": 16, \"rope_theta\": 10000.0}"));
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE);
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert_str_eq(model.vision.tower, "pixtral");
+    ck_assert_int_eq(model.vision.head_dim, 64);
+    ck_assert_int_eq(model.vision.scheme, PECERT_ROPE2D_ROW_MAJOR);
+    ck_assert_int_eq(model.vision.frequencies, PECERT_ROPE2D_ALTERNATE);
+    ck_assert_int_eq(model.vision.image_size, 1024);
+    ck_assert_int_eq(model.n_warnings, 0);
+    /* PixtralVisionConfig overwrites a head_dim key by hidden / heads. */
+    parse_ok(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"head_dim\": 72, \"hidden_size\": 1024}"));
+    ck_assert_int_eq(model.vision.head_dim, 64);
+    ck_assert(warned_about("vision_config.head_dim"));
+    /* LLaVA with a CLIP tower (or LlavaConfig's default): no 2-D RoPE. */
+    parse_ok(PIXTRAL(", \"vision_config\": {\"model_type\": \"clip_vision_model\"}"));
+    ck_assert_str_eq(model.vision.tower, "");
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "clip_vision_model"));
+    parse_ok(PIXTRAL(""));
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "LlavaConfig's default"));
+    /* Llama 4: hidden 1408 / 16 = 88, tiles of 336, columns first, the
+     * class token, complex-multiply pairs. */
+    parse_ok(LLAMA4(", \"vision_config\": {\"model_type\": \"llama4_vision_model\", \"hidden_size\": 1408,"
+                    " \"num_attention_heads\": 16, \"image_size\": 336, \"patch_size\": 14, \"rope_theta\": 10000}"));
+    ck_assert_int_eq(model.vision.head_dim, 88);
+    ck_assert_int_eq(model.vision.scheme, PECERT_ROPE2D_ROW_MAJOR_CLS);
+    ck_assert_int_eq(model.vision.columns_first, 1);
+    ck_assert_int_eq(model.vision.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(model.vision.fixed_image, 1);
+    ck_assert_int_eq(model.vision.n_images, 2);
+    ck_assert_int_eq(model.vision.grid_thw[0][1], 24);
+    parse_ok(LLAMA4(""));
+    ck_assert_int_eq(model.vision.head_dim, 48); /* Llama4VisionConfig's 768 / 16 */
+    ck_assert_int_eq(model.vision.image_size, 448);
+    /* No tower read for a text-only checkpoint. */
+    parse_ok(LLAMA_TEXT);
+    ck_assert_str_eq(model.vision.tower, "");
+    ck_assert_str_eq(model.vision_note, "");
+}
+END_TEST
+
+START_TEST(vision_refusals_name_the_key)
+{
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"rope_scaling\": {\"type\": \"linear\"}}"),
+                       "vision_config.rope_scaling");
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"embed_dim\": 1000}"), "vision_config.embed_dim");
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"embed_dim\": 1248, \"num_heads\": 16}"),
+                       "vision_config.embed_dim"); /* head_dim 78: not a multiple of 4 */
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"model_type\": \"qwen2_5_vl\"}"), "vision_config.model_type");
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": [1]"), "vision_config");
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"patch_size\": 0}"), "vision_config.patch_size");
+    parse_fails_naming(LLAMA4(", \"vision_config\": {\"rope_theta\": \"big\"}"), "vision_config.rope_theta");
+    parse_fails_naming(LLAMA4(", \"vision_config\": {\"image_size\": 10}"), "vision_config.image_size");
+    parse_fails_naming(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"position_ids\": 1}"),
+                       "vision_config.position_ids");
+}
+END_TEST
+
+/* ---- images -------------------------------------------------------------- */
+
+static int set_images(const char *a, const char *b)
+{
+    const char *specs[2] = {a, b};
+    return pecert_certify_set_images(&model, specs, b != NULL ? 2 : 1, err, sizeof(err));
+}
+
+START_TEST(images_are_what_the_processors_hand_over)
+{
+    parse_ok(QWEN2_VL(""));
+    ck_assert_int_eq(set_images("448x448", "28x5600"), 0);
+    ck_assert_int_eq(model.vision.n_images, 2);
+    ck_assert_int_eq(model.vision.grid_thw[1][1], 2);
+    ck_assert_int_eq(model.vision.grid_thw[1][2], 400);
+    ck_assert_int_eq(set_images("448x434", NULL), -1); /* 434 = 31 x 14, not a multiple of 28 */
+    ck_assert_ptr_nonnull(strstr(err, "multiple of 28"));
+    ck_assert_int_eq(set_images("448", NULL), -1);
+    ck_assert_int_eq(set_images("448x448x2", NULL), -1);
+    ck_assert_int_eq(set_images("28672x28672", NULL), -1); /* 2^22 patches */
+    ck_assert_ptr_nonnull(strstr(err, "patches"));
+    const char *nine[9] = {"28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28"};
+    ck_assert_int_eq(pecert_certify_set_images(&model, nine, 9, err, sizeof(err)), -1);
+    parse_ok(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\"}"));
+    ck_assert_int_eq(set_images("1024x512", NULL), 0);
+    ck_assert_int_eq(model.vision.grid_thw[0][1], 64);
+    ck_assert_int_eq(set_images("1040x512", NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at most 1024"));
+    parse_ok(LLAMA4(", \"vision_config\": {\"image_size\": 336}"));
+    ck_assert_int_eq(set_images("336x336", NULL), 0);
+    ck_assert_int_eq(set_images("672x336", NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "tiles"));
+    parse_ok(LLAMA_TEXT);
+    ck_assert_int_eq(set_images("448x448", NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "no vision tower"));
+}
+END_TEST
+
+/* ---- the @vision pass ------------------------------------------------------ */
+
+static void impl_path(char *path, size_t len, const char *name)
+{
+    snprintf(path, len, "%s/impls/%s.so", test_build_dir(), name);
+}
+
+static int certify_profile(pecert_run_results *res, const char *profile, const char *plugin)
+{
+    char plugin_path[1024];
+    char oracle_path[1024];
+    char vectors[1024];
+    impl_path(plugin_path, sizeof(plugin_path), plugin);
+    impl_path(oracle_path, sizeof(oracle_path), "ref");
+    ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
+                                                         profile));
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL, 0};
+    int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
+    ck_assert_msg(status <= PECERT_EXIT_FAIL, "%s", err);
+    return status;
+}
+
+static void load_profile(const char *name)
+{
+    ck_assert_msg(pecert_certify_load_profile(&model, PECERT_SOURCE_DIR "/conformance/profiles", name, err,
+                                              sizeof(err)) == 0, "%s", err);
+}
+
+static const pecert_check_result *find(const pecert_run_results *res, const char *id)
+{
+    return pecert_run_results_find(res, id);
+}
+
+START_TEST(vision_pass_certifies_the_oracle_and_fast)
+{
+    static const char *const profiles[] = {"qwen2-vl-7b", "qwen2.5-vl-7b", "qwen3-vl-4b", "pixtral-12b",
+                                           "llama-4-scout", "llama-4-maverick"};
+    static const char *const ids[] = {"certify.mapping@vision", "certify.rope2d.reference@vision",
+                                      "rope2d.index.golden@vision", "rope2d.apply.golden@vision"};
+    for (size_t p = 0; p < sizeof(profiles) / sizeof(profiles[0]); p++) {
+        for (int fast = 0; fast < 2; fast++) {
+            pecert_run_results res;
+            load_profile(profiles[p]);
+            ck_assert_msg(certify_profile(&res, profiles[p], fast ? "fast" : "ref") == PECERT_EXIT_PASS || !fast,
+                          "fast on %s", profiles[p]);
+            for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+                const pecert_check_result *r = find(&res, ids[i]);
+                ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_PASS && r->n_cases > 0, "%s %s: %s",
+                              profiles[p], ids[i], r != NULL ? r->diagnosis : "not run");
+            }
+            pecert_run_results_free(&res);
+        }
+    }
+}
+END_TEST
+
+/* Each rope2d mutant's bug named on the tower it breaks, as the vision
+ * tower's finding; a tower its bug cannot touch stays certified. */
+START_TEST(vision_pass_names_the_real_bugs)
+{
+    static const struct {
+        const char *profile, *mutant, *finding;
+    } cases[] = {
+        {"qwen2-vl-7b", "mutants/rope2d_index_row_major", "rope2d_order"},
+        {"qwen2-vl-7b", "mutants/rope2d_axes_swapped", "rope2d_axes"},
+        {"qwen2-vl-7b", "mutants/rope2d_cos_repeated", "rope2d_cos_layout"},
+        {"qwen3-vl-4b", "mutants/rope2d_first_half_twice", "rope2d_one_axis"},
+        {"pixtral-12b", "mutants/rope2d_frequencies_blocks", "rope2d_frequencies"},
+        {"llama-4-scout", "mutants/rope2d_axes_swapped", "rope2d_axes"},
+        {"llama-4-scout", "mutants-f32/rope2d_first_half_twice", "rope2d_one_axis"},
+        {"llama-4-scout", "mutants/rope2d_index_row_major", NULL}, /* no merge windows */
+        {"llama-4-scout", "mutants/rope2d_frequencies_blocks", NULL}, /* blocks already */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pecert_run_results res;
+        load_profile(cases[i].profile);
+        int status = certify_profile(&res, cases[i].profile, cases[i].mutant);
+        const pecert_check_result *r = find(&res, "certify.rope2d.reference@vision");
+        ck_assert_ptr_nonnull(r);
+        if (cases[i].finding == NULL) {
+            ck_assert_msg(status == PECERT_EXIT_PASS, "%s on %s", cases[i].mutant, cases[i].profile);
+        } else {
+            ck_assert_int_eq(status, PECERT_EXIT_FAIL);
+            ck_assert_msg(r->verdict == PECERT_VERDICT_FAIL, "%s on %s: %s", cases[i].mutant, cases[i].profile,
+                          r->diagnosis);
+            int named = 0;
+            for (int f = 0; f < res.n_findings; f++) {
+                named |= strcmp(res.findings[f].id, cases[i].finding) == 0 &&
+                         strncmp(res.findings[f].bug, "vision tower: ", 14) == 0;
+            }
+            ck_assert_msg(named, "%s on %s: %d findings, first %s", cases[i].mutant, cases[i].profile,
+                          res.n_findings, res.n_findings > 0 ? res.findings[0].id : "(none)");
+        }
+        pecert_run_results_free(&res);
+    }
+}
+END_TEST
+
+/* A tower read with its merger's width (Qwen2-VL's vision hidden_size
+ * 3584 for embed_dim 1280: head_dim 224) is caught by the mapping against
+ * the official classes' outputs, and a plugin without the tower's
+ * operations is not certified for the checkpoint. */
+START_TEST(vision_mapping_bugs_and_missing_operations_fail)
+{
+    pecert_run_results res;
+    load_profile("qwen2-vl-7b");
+    model.vision.head_dim = 224;
+    ck_assert_int_eq(certify_profile(&res, "qwen2-vl-7b", "ref"), PECERT_EXIT_FAIL);
+    const pecert_check_result *r = find(&res, "certify.mapping@vision");
+    ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_FAIL, "%s", r != NULL ? r->diagnosis : "not run");
+    int named = 0;
+    for (size_t i = 0; i < r->n_failures; i++) {
+        named |= strstr(r->failures[i].line,
+                        "vision head_dim: pecert derived 224, the official config class 80") != NULL;
+    }
+    ck_assert_msg(named, "%zu failures, first: %s", r->n_failures, r->n_failures > 0 ? r->failures[0].line : "");
+    pecert_run_results_free(&res);
+
+    load_profile("qwen2-vl-7b");
+    ck_assert_int_eq(certify_profile(&res, "qwen2-vl-7b", "example"), PECERT_EXIT_FAIL);
+    r = find(&res, "certify.rope2d.reference@vision");
+    ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_UNSUPPORTED, "%s", r != NULL ? r->diagnosis : "not run");
+    ck_assert_ptr_nonnull(strstr(r->diagnosis, "2-D RoPE of qwen2_vl"));
+    pecert_run_results_free(&res);
+
+    load_profile("qwen2-vl-7b");
+    pecert_certify_leave_out_vision(&model, "--text-only");
+    ck_assert_int_eq(certify_profile(&res, "qwen2-vl-7b", "fast"), PECERT_EXIT_PASS);
+    ck_assert_ptr_null(find(&res, "certify.rope2d.reference@vision"));
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "left out by --text-only"));
+    pecert_run_results_free(&res);
+}
+END_TEST
+
+Suite *make_certify_vision_suite(void)
+{
+    Suite *s = suite_create("certify_vision");
+    TCase *mapping = tcase_create("mapping");
+    tcase_add_test(mapping, qwen_towers_read_their_own_width);
+    tcase_add_test(mapping, pixtral_and_llama4_towers_map);
+    tcase_add_test(mapping, vision_refusals_name_the_key);
+    tcase_add_test(mapping, images_are_what_the_processors_hand_over);
+    suite_add_tcase(s, mapping);
+    TCase *run = tcase_create("run");
+    tcase_set_timeout(run, 600);
+    tcase_add_test(run, vision_pass_certifies_the_oracle_and_fast);
+    tcase_add_test(run, vision_pass_names_the_real_bugs);
+    tcase_add_test(run, vision_mapping_bugs_and_missing_operations_fail);
+    suite_add_tcase(s, run);
+    return s;
+}

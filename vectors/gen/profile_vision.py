@@ -1,0 +1,208 @@
+"""The vision tower of a multimodal profile, recorded from its own transformers classes.
+
+gen_profiles.py calls build_vision(ref, vf, profile) for every profile whose checkpoint
+has a 2-D RoPE vision tower. The composite config class (Qwen2VLConfig, Qwen2_5_VLConfig,
+Qwen3VLConfig, LlavaConfig, Llama4Config) is built from the profile's config.json fields
+as from_pretrained builds it; its vision_config, cut to one layer (the rotation is
+computed once, before the blocks, the same for every block), builds the official vision
+model, and gen_rope2d.py's recorders run it:
+
+  rope2d.index   the tower's own position code (rot_pos_emb; position_ids_in_meshgrid;
+                 Llama4VisionRotaryEmbedding) on two grids in one call;
+  rope2d.apply   the forward stopped at its first rotation call, then that official
+                 function on seeded q with what the forward handed it.
+
+The manifest config of each test is what the official classes resolved: head_dim is the
+first attention module's own, theta the rotary class's (Qwen: VisionRotaryEmbedding's
+default argument, which the towers never override; Pixtral and Llama 4: rope_theta of the
+resolved vision config), spatial_merge_size the tower's. The conventions (patch order,
+frequency split, axis order, pairing) are the tower's per plugin.h, and every recorded
+rotation is cross-checked against plugin.h's formula at those values in double (a wrong
+convention cannot be recorded). Every test is flagged layers_vision: `pecert certify`
+reads them in its @vision pass only.
+"""
+
+import copy
+import importlib
+import inspect
+
+import numpy as np
+
+import famgen
+import gen_rope2d
+
+# checkpoint model_type -> (composite config class, its module, vision model class and
+# its module, the layer-count key, the recorders' family, the conventions of plugin.h)
+TOWERS = {
+    "qwen2_vl": ("Qwen2VLConfig", "qwen2_vl", "Qwen2VisionTransformerPretrainedModel", "qwen2_vl", "depth",
+                 "qwen", ("merge_windows", "blocks", False, "split_half")),
+    "qwen2_5_vl": ("Qwen2_5_VLConfig", "qwen2_5_vl", "Qwen2_5_VisionTransformerPretrainedModel", "qwen2_5_vl",
+                   "depth", "qwen", ("merge_windows", "blocks", False, "split_half")),
+    "qwen3_vl": ("Qwen3VLConfig", "qwen3_vl", "Qwen3VLVisionModel", "qwen3_vl", "depth", "qwen",
+                 ("merge_windows", "blocks", False, "split_half")),
+    "llava": ("LlavaConfig", "llava", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
+              ("row_major", "alternate", False, "split_half")),
+    "llama4": ("Llama4Config", "llama4", "Llama4VisionModel", "llama4", "num_hidden_layers", "llama4",
+               ("row_major_cls", "blocks", True, "interleaved")),
+}
+
+NOTES = {
+    "layers_vision": ("FUNCTIONALITY", "The checkpoint's vision tower: its 2-D RoPE built by its own "
+                                       "transformers classes from the profile's vision_config."),
+}
+
+ROTARY_ATTR = {"qwen": "rotary_pos_emb", "pixtral": "patch_positional_embedding", "llama4": "rotary_embedding"}
+
+
+def has_tower(profile):
+    c = profile["config"]
+    if c["model_type"] not in TOWERS:
+        return False
+    return c["model_type"] != "llava" or (c.get("vision_config") or {}).get("model_type") == "pixtral"
+
+
+def _module(name, kind):
+    return importlib.import_module(f"transformers.models.{name}.{kind}_{name}")
+
+
+def vision_config(profile):
+    """The composite config class's vision_config, from the profile's fields."""
+    c = profile["config"]
+    cls_name, mod, _, _, layers_key, _, _ = TOWERS[c["model_type"]]
+    kwargs = copy.deepcopy({k: v for k, v in c.items() if k != "model_type"})
+    vc = copy.deepcopy(getattr(_module(mod, "configuration"), cls_name)(**kwargs).vision_config)
+    setattr(vc, layers_key, 1)
+    vc._attn_implementation = "eager"
+    return vc
+
+
+def first_attention(model, family):
+    if family == "qwen":
+        return model.blocks[0].attn
+    if family == "pixtral":
+        return model.transformer.layers[0].attention
+    return model.model.layers[0].self_attn
+
+
+def tower_theta(model, family, vc):
+    """The theta the tower's rotary class builds its inverse frequencies from, checked
+    against the inverse frequencies it built."""
+    if family == "qwen":
+        rot = getattr(model, ROTARY_ATTR[family])
+        theta = float(inspect.signature(type(rot).__init__).parameters["theta"].default)
+        dim = 2 * rot.inv_freq.shape[0]
+        want = 1.0 / theta ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+        if np.max(np.abs(rot.inv_freq.double().numpy() - want) / want) > 1e-6:
+            raise AssertionError("the tower's inverse frequencies are not theta^(-2k/dim)")
+        return theta
+    return float(vc.rope_theta)
+
+
+def formula_rotation(x, positions, head_dim, theta, frequencies, columns_first, pairing):
+    """plugin.h's 2-D rotation in double: pair i < D/4 turns by the first axis' position,
+    the others by the second, at the frequencies BLOCKS or ALTERNATE give them."""
+    q = head_dim // 4
+    j = np.arange(head_dim // 2)
+    k = 2 * (j % q) + ((j >= q) & (frequencies == "alternate"))
+    freq = theta ** (-2.0 * k / head_dim)
+    first, second = (positions[1], positions[0]) if columns_first else (positions[0], positions[1])
+    pos = np.where(j[None, :] < q, first[:, None], second[:, None]).astype(np.float64)
+    ang = pos * freq[None, :]
+    cos, sin = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    xd = x.astype(np.float64)
+    out = xd.copy()
+    a, b = (j * 2, j * 2 + 1) if pairing == "interleaved" else (j, j + head_dim // 2)
+    out[..., a] = xd[..., a] * cos - xd[..., b] * sin
+    out[..., b] = xd[..., b] * cos + xd[..., a] * sin
+    return out
+
+
+def cross_check(name, x, out, positions, config, pairing):
+    want = formula_rotation(x, positions, config["head_dim"], config["theta"], config["frequencies"],
+                            config["columns_first"], pairing)
+    err = np.max(np.abs(out.astype(np.float64) - want), initial=0.0)
+    if err > 1e-4 * max(1.0, float(np.max(np.abs(x)))):
+        raise AssertionError(f"{name}: the tower's rotation is not plugin.h's at {config}, {pairing} "
+                             f"(max error {err:.3g})")
+
+
+class Tower:
+    """One profile's vision tower: its config, model factory and resolved values."""
+
+    def __init__(self, ref, profile):
+        self.s = gen_rope2d.Sources(ref)
+        c = profile["config"]
+        _, _, model_cls, model_mod, _, self.family, conv = TOWERS[c["model_type"]]
+        self.vc = vision_config(profile)
+        self.modeling = _module(model_mod, "modeling")
+        self.model_cls = getattr(self.modeling, model_cls)
+        self.scheme, self.frequencies, self.columns_first, self.pairing = conv
+        model = self.make()[1]
+        self.head_dim = int(first_attention(model, self.family).head_dim)
+        self.theta = tower_theta(model, self.family, self.vc)
+        self.merge = int(getattr(self.vc, "spatial_merge_size", 1)) if self.family == "qwen" else 1
+        self.source_file = "src/transformers/models/%s/modeling_%s.py" % (model_mod, model_mod)
+
+    def make(self):
+        return self.modeling, self.model_cls(copy.deepcopy(self.vc)).eval()
+
+    def family_tuple(self):
+        return (self.modeling, None)
+
+    def apply_config(self):
+        return {"frequencies": self.frequencies, "columns_first": self.columns_first,
+                "head_dim": self.head_dim, "theta": self.theta}
+
+
+def _index(t, grids):
+    """(grid_thw, positions) from the tower's own position code."""
+    s = t.s
+    if t.family == "qwen":
+        return grids, gen_rope2d.qwen_index(s, t.family_tuple(), grids, make=t.make)
+    if t.family == "pixtral":
+        _, positions, _, _ = gen_rope2d.pixtral_forward(s, [(h, w) for _, h, w in grids], t.head_dim, make=t.make)
+        return grids, positions
+    side = t.vc.image_size // t.vc.patch_size
+    return [[1, side, side]] * len(grids), gen_rope2d.llama4_index(s, t.vc.image_size, len(grids), t.vc.patch_size)
+
+
+def _apply(t, grids, label):
+    """(positions, x, out) of the tower's forward and its rotation call."""
+    s = t.s
+    if t.family == "qwen":
+        return gen_rope2d.qwen_apply(s, t.family_tuple(), grids, t.head_dim, label, make=t.make)
+    if t.family == "pixtral":
+        return gen_rope2d.pixtral_apply(s, [(h, w) for _, h, w in grids], t.head_dim, label, make=t.make)
+    positions, x, out = gen_rope2d.llama4_apply(s, t.vc.image_size, 1, t.head_dim, label, cfg=copy.deepcopy(t.vc))
+    side = t.vc.image_size // t.vc.patch_size
+    keep = np.r_[0:side, side * (side - 1):side * side + 1]  # first and last patch rows, class token
+    return positions[:, keep], x[keep], out[keep]
+
+
+def build_vision(ref, vf, profile):
+    """Two rope2d tests of the profile's tower, flagged layers_vision."""
+    t = Tower(ref, profile)
+    m = t.merge
+    grids = [[1, 2 * m, 3 * m], [2, 2 * m, 2 * m]] if t.family == "qwen" else [[1, 4, 6], [1, 3, 5]]
+    grid, positions = _index(t, grids)
+    fn = {"qwen": "rot_pos_emb", "pixtral": "position_ids_in_meshgrid",
+          "llama4": "Llama4VisionRotaryEmbedding.__init__"}[t.family]
+    what = "two tiles" if t.family == "llama4" else "grids " + ", ".join("x".join(map(str, g)) for g in grid)
+    vf.add_test("rope2d.index", f"vision tower: patch positions of {what} in one call",
+                ["profile", "layers_vision"], famgen.source(t.source_file, t.model_cls.__name__ + "." + fn
+                                                            if t.family == "qwen" else fn),
+                {"scheme": t.scheme, "spatial_merge_size": m}, {},
+                {"grid_thw": vf.tensor(np.asarray(grid, dtype=np.int64), "i64")},
+                {"positions": vf.tensor(positions, "i64")})
+    label = f"{vf.name} vision apply"
+    positions, x, out = _apply(t, grids[:1], label)
+    config = t.apply_config()
+    cross_check(vf.name, x, out, positions, config, t.pairing)
+    what = "a tile's first and last patch rows and its class token" if t.family == "llama4" else \
+        "grid " + "x".join(map(str, grids[0]))
+    vf.add_test("rope2d.apply", f"vision tower: the forward's rotation of {what}, {x.shape[1]} heads of "
+                                f"{t.head_dim}", ["profile", "layers_vision"],
+                famgen.source(t.source_file, t.model_cls.__name__ + ".forward + its rotation call"),
+                config, {"pairing": t.pairing},
+                {"positions": vf.tensor(positions, "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out, "f32")})
