@@ -634,7 +634,7 @@ static int map_qwen3_vl_scaling(map_ctx *c)
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (!cJSON_IsObject(rs)) {
         return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
-                        "config.rope_scaling.cfg_get(...): null raises AttributeError)");
+                        "config.rope_scaling.get(...): null raises AttributeError)");
     }
     if (cfg_get(rs, "type") != NULL) {
         return cfg_fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "

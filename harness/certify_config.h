@@ -180,6 +180,11 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
  * read, in words. */
 const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads);
 
+/* pecert_certify_vision_tower: the i-th checkpoint model_type whose vision
+ * tower certify reads (NULL past the last), the tower's config class and
+ * what of its vision_config is read, in words. */
+const char *pecert_certify_vision_tower(size_t i, const char **config_class, const char **reads);
+
 /* pecert_certify_label: a one-line summary of the derived parameters,
  * "llama3 theta=500000 rot=128/128 split_half factor=8", for reports. */
 void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m);

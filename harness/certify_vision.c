@@ -56,6 +56,7 @@ typedef struct vision_rule {
     int32_t columns_first;
     pecert_rope_pairing pairing;
     const char *const *positional; /* positional keys it knows               */
+    const char *reads;            /* what is read, in words (--list-model-types) */
 } vision_rule;
 
 static const char *const no_positional[] = {NULL};
@@ -64,17 +65,37 @@ static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
 
 static const vision_rule vision_rules[] = {
     {"qwen2_vl", "qwen2_vl", "Qwen2VLVisionConfig", "embed_dim", 1280, "num_heads", 16, 14, 2, 2, 0, 0, 0,
-     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional},
+     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional,
+     "embed_dim / num_heads (not hidden_size: the merger's), patch_size, spatial_merge_size; merge "
+     "windows, rows first, blocks, split_half, theta 10000"},
     {"qwen2_5_vl", "qwen2_5_vl", "Qwen2_5_VLVisionConfig", "hidden_size", 3584, "num_heads", 16, 14, 2, 2, 0, 0,
-     0, PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional},
+     0, PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional,
+     "hidden_size / num_heads (default 3584), patch_size, spatial_merge_size; as qwen2_vl; its window "
+     "order not certified"},
     {"qwen3_vl", "qwen3_vl", "Qwen3VLVisionConfig", "hidden_size", 1152, "num_heads", 16, 16, 2, 2, 0, 0, 0,
-     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, qwen3_positional},
+     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, qwen3_positional,
+     "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; its "
+     "learned table not certified"},
     {"llava", "pixtral", "PixtralVisionConfig", "hidden_size", 1024, "num_attention_heads", 16, 16, 0, 0, 1024, 0,
-     1, PECERT_ROPE2D_ROW_MAJOR, PECERT_ROPE2D_ALTERNATE, 0, PECERT_PAIRING_SPLIT_HALF, theta_only},
+     1, PECERT_ROPE2D_ROW_MAJOR, PECERT_ROPE2D_ALTERNATE, 0, PECERT_PAIRING_SPLIT_HALF, theta_only,
+     "vision_config of model_type pixtral: hidden_size / num_attention_heads, image_size, patch_size, "
+     "rope_theta; row-major, alternating, split_half"},
     {"llama4", "llama4_vision_model", "Llama4VisionConfig", "hidden_size", 768, "num_attention_heads", 16, 14, 0,
-     0, 448, 1, 1, PECERT_ROPE2D_ROW_MAJOR_CLS, PECERT_ROPE2D_BLOCKS, 1, PECERT_PAIRING_INTERLEAVED, theta_only},
+     0, 448, 1, 1, PECERT_ROPE2D_ROW_MAJOR_CLS, PECERT_ROPE2D_BLOCKS, 1, PECERT_PAIRING_INTERLEAVED, theta_only,
+     "hidden_size / num_attention_heads (default 768), image_size (448) tiles, patch_size, "
+     "rope_theta; class token, columns first, interleaved"},
 };
 #define N_VISION_RULES (sizeof(vision_rules) / sizeof(vision_rules[0]))
+
+const char *pecert_certify_vision_tower(size_t i, const char **config_class, const char **reads)
+{
+    if (i >= N_VISION_RULES) {
+        return NULL;
+    }
+    *config_class = vision_rules[i].config_class;
+    *reads = vision_rules[i].reads;
+    return vision_rules[i].model_type;
+}
 
 static const vision_rule *find_rule(const char *model_type)
 {

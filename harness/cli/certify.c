@@ -228,6 +228,11 @@ static int list_model_types(void)
         printf("  %-*s %-11s %s\n", width, name, pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half",
                reads);
     }
+    const char *config_class;
+    printf("vision towers (vision_config of these model_types; certified as ID@vision):\n");
+    for (size_t i = 0; (name = pecert_certify_vision_tower(i, &config_class, &reads)) != NULL; i++) {
+        printf("  %-*s %s: %s\n", width, name, config_class, reads);
+    }
     return PECERT_EXIT_PASS;
 }
 
