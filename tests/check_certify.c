@@ -390,20 +390,14 @@ START_TEST(every_profile_maps)
 }
 END_TEST
 
-/* build/impls/NAME.so into path (PATH_MAX-sized buffers at the callers). */
-static void impl_path(char *path, size_t len, const char *name)
-{
-    snprintf(path, len, "%s/impls/%s.so", test_build_dir(), name);
-}
-
 /* Runs certify on the already mapped model into *res (free it); vectors
  * may be NULL. Returns the exit status. */
 static int certify_results(pecert_run_results *res, const char *plugin, const char *vectors)
 {
     char plugin_path[1024];
     char oracle_path[1024];
-    impl_path(plugin_path, sizeof(plugin_path), plugin);
-    impl_path(oracle_path, sizeof(oracle_path), "ref");
+    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
+    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL, 0};
     int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res->n_checks, 1);
@@ -428,8 +422,8 @@ static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t
     ck_assert_int_eq(certify_results(&res, plugin, NULL), PECERT_EXIT_FAIL);
     snprintf(certify_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
     pecert_run_results_free(&res);
-    impl_path(plugin_path, sizeof(plugin_path), plugin);
-    impl_path(oracle_path, sizeof(oracle_path), "ref");
+    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
+    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
     pecert_run_options ropt = {plugin_path, oracle_path, PECERT_SOURCE_DIR "/vectors", NULL, 60.0, NULL, NULL};
     ck_assert_int_eq(pecert_run(&res, &ropt, err, sizeof(err)), PECERT_EXIT_FAIL);
     snprintf(run_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");

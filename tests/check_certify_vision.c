@@ -206,18 +206,13 @@ END_TEST
 
 /* ---- the @vision pass ------------------------------------------------------ */
 
-static void impl_path(char *path, size_t len, const char *name)
-{
-    snprintf(path, len, "%s/impls/%s.so", test_build_dir(), name);
-}
-
 static int certify_profile(pecert_run_results *res, const char *profile, const char *plugin)
 {
     char plugin_path[1024];
     char oracle_path[1024];
     char vectors[1024];
-    impl_path(plugin_path, sizeof(plugin_path), plugin);
-    impl_path(oracle_path, sizeof(oracle_path), "ref");
+    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
+    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
     ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
                                                          profile));
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL, 0};
@@ -338,6 +333,33 @@ START_TEST(vision_mapping_bugs_and_missing_operations_fail)
 }
 END_TEST
 
+/* The command: --image and --text-only as a user types them; each bad
+ * one is one line and exit 2, never a run. */
+START_TEST(image_options_on_the_command_line)
+{
+    char out[16384];
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile qwen2-vl-7b --print --image 448x672 "
+                                                   "--image 56x56"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "vision grids certified             1x32x48, 1x4x4 (frames x rows x columns "
+                                      "of patches; --image)"));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile qwen2-vl-7b --print --image 448x450"), 2);
+    ck_assert_str_eq(out, "pecert: --image '448x450': each side must be a multiple of 28 pixels (patch_size 14 x "
+                          "spatial_merge_size)\n");
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile llama-4-scout --impl fast --image 448x448"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "tiles every image to 336 x 336"));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile llama-2-7b --print --image 448x448"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "llama-2-7b has no vision tower"));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile qwen2-vl-7b --print --image 448x448 "
+                                                   "--text-only"), 2);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --all-profiles --impl fast --text-only"), 2);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile pixtral-12b --impl fast --quiet --image "
+                                                   "1024x1024 --image 16x32"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "verdict: fast CERTIFIED for pixtral-12b (llava)"));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile pixtral-12b --print --text-only"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "pixtral (PixtralVisionConfig): left out by --text-only, not certified"));
+}
+END_TEST
+
 Suite *make_certify_vision_suite(void)
 {
     Suite *s = suite_create("certify_vision");
@@ -352,6 +374,7 @@ Suite *make_certify_vision_suite(void)
     tcase_add_test(run, vision_pass_certifies_the_oracle_and_fast);
     tcase_add_test(run, vision_pass_names_the_real_bugs);
     tcase_add_test(run, vision_mapping_bugs_and_missing_operations_fail);
+    tcase_add_test(run, image_options_on_the_command_line);
     suite_add_tcase(s, run);
     return s;
 }

@@ -13,6 +13,11 @@ const char *test_build_dir(void)
     return (dir != NULL && dir[0] != '\0') ? dir : "build";
 }
 
+void test_impl_path(char *path, size_t len, const char *name)
+{
+    snprintf(path, len, "%s/impls/%s.so", test_build_dir(), name);
+}
+
 int test_pecert(char *out, size_t out_len, const char *fmt, ...)
 {
     char args[4096];

@@ -30,6 +30,8 @@ Suite *make_dumps_suite(void);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);
+/* test_impl_path: BUILD/impls/NAME.so into path ("mutants/x", "ref", ...). */
+void test_impl_path(char *path, size_t len, const char *name);
 
 /* test_pecert runs BUILD/pecert with the formatted arguments (through the
  * shell), its stdout and stderr into out; returns its exit status. */
