@@ -66,8 +66,9 @@ typedef struct pecert_certify_layer_type {
  * checks reported as "ID@vision", at the image grids below.
  */
 #define PECERT_CERTIFY_MAX_IMAGES 8
-/* Patches in one certify call over every grid: 2^20 (1024 x 1024). */
-#define PECERT_CERTIFY_MAX_PATCHES ((int64_t)1 << 20)
+/* Patches in one certify call over every grid: 2^17, twice the 65536 of
+ * Qwen2-VL's largest image (max_pixels 12845056 at 14-pixel patches). */
+#define PECERT_CERTIFY_MAX_PATCHES ((int64_t)1 << 17)
 
 typedef struct pecert_certify_vision {
     char tower[32];                  /* vision_config's model_type; "" = none */

@@ -142,7 +142,8 @@ static void default_grids(pecert_certify_vision *v)
     v->n_images = 0;
     if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
         int64_t m = v->spatial_merge_size;
-        int64_t square = (224 / (v->patch_size * m)) * m;
+        int64_t windows = 224 / ((int64_t)v->patch_size * m);
+        int64_t square = (windows > 0 ? windows : 1) * m;
         add_grid(v, 1, square, square);
         add_grid(v, 1, 18 * m, 26 * m);
         add_grid(v, 2, square, square);
@@ -158,6 +159,15 @@ static void default_grids(pecert_certify_vision *v)
         add_grid(v, 1, 1, 1);
     }
     snprintf(v->images_from, sizeof(v->images_from), "the tower's defaults");
+}
+
+static int64_t grid_patches(const pecert_certify_vision *v)
+{
+    int64_t n = 0;
+    for (int i = 0; i < v->n_images; i++) {
+        n += v->grid_thw[i][0] * v->grid_thw[i][1] * v->grid_thw[i][2];
+    }
+    return n;
 }
 
 /* ---- the mapping ---------------------------------------------------------- */
@@ -291,6 +301,12 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
         v->fixed_image = rule->fixed_image;
         default_grids(v);
         warn_uncertified(c, vc, rule);
+        if (grid_patches(v) > PECERT_CERTIFY_MAX_PATCHES) { /* no released tower comes near */
+            rc = cfg_fail(c, v->image_size > 0 ? "image_size" : "patch_size",
+                          "the tower's grids (%s) need %lld patches; pecert certifies at most %lld in one run",
+                          v->image_size > 0 ? "image_size / patch_size a side" : "224-pixel images and more",
+                          (long long)grid_patches(v), (long long)PECERT_CERTIFY_MAX_PATCHES);
+        }
     }
     c->root = saved_root;
     c->key_prefix = saved_prefix;

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "certify_config.h"
 #include "certify_run.h"
 #include "runner.h"
@@ -163,6 +165,67 @@ START_TEST(vision_refusals_name_the_key)
     parse_fails_naming(LLAMA4(", \"vision_config\": {\"image_size\": 10}"), "vision_config.image_size");
     parse_fails_naming(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"position_ids\": 1}"),
                        "vision_config.position_ids");
+    /* Grids past what one run certifies: a 65536-patch-a-side table, and
+     * Qwen's default images at one pixel a patch. */
+    parse_fails_naming(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"image_size\": 65536,"
+                               " \"patch_size\": 1}"),
+                       "vision_config.image_size");
+    parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"patch_size\": 1}"), "vision_config.patch_size");
+    parse_ok(QWEN2_VL(", \"vision_config\": {\"patch_size\": 1000}")); /* one merge window a side */
+    ck_assert_int_eq(model.vision.grid_thw[0][1], 2);
+}
+END_TEST
+
+/* Every vision_config key a tower reads changes certify's answer (its
+ * description and warnings) when it changes: none is read and dropped. */
+static void answer_of(char *out, size_t len, const char *json)
+{
+    parse_ok(json);
+    size_t used = pecert_certify_describe(out, len, &model);
+    for (int i = 0; i < model.n_warnings && used + 1 < len; i++) {
+        used += (size_t)snprintf(out + used, len - used, "%s\n", model.warnings[i]);
+    }
+}
+
+static void probe(const char *base, const char *key, double value)
+{
+    cJSON *doc = cJSON_Parse(base);
+    ck_assert_ptr_nonnull(doc);
+    cJSON *vc = cJSON_GetObjectItemCaseSensitive(doc, "vision_config");
+    ck_assert_ptr_nonnull(vc);
+    cJSON_DeleteItemFromObjectCaseSensitive(vc, key);
+    cJSON_AddNumberToObject(vc, key, value);
+    char *changed = cJSON_PrintUnformatted(doc);
+    static char before[8192];
+    static char after[8192];
+    answer_of(before, sizeof(before), base);
+    answer_of(after, sizeof(after), changed);
+    ck_assert_msg(strcmp(before, after) != 0, "vision_config.%s = %g changes nothing", key, value);
+    cJSON_free(changed);
+    cJSON_Delete(doc);
+}
+
+START_TEST(every_vision_key_read_changes_the_answer)
+{
+    static const char qwen2[] = QWEN2_VL(", \"vision_config\": {\"embed_dim\": 1280, \"num_heads\": 16}");
+    static const char qwen25[] = QWEN2_5_VL(", \"vision_config\": {\"hidden_size\": 1280, \"num_heads\": 16}");
+    static const char pixtral[] = PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\"}");
+    static const char llama4[] = LLAMA4(", \"vision_config\": {\"hidden_size\": 1408, \"image_size\": 336}");
+    static const struct {
+        const char *base, *key;
+        double value;
+    } probes[] = {
+        {qwen2, "embed_dim", 1024},      {qwen2, "num_heads", 8},           {qwen2, "patch_size", 16},
+        {qwen2, "spatial_merge_size", 4}, {qwen2, "temporal_patch_size", 1}, {qwen25, "hidden_size", 1024},
+        {qwen25, "num_heads", 8},        {qwen25, "window_size", 224},      {qwen25, "patch_size", 16},
+        {pixtral, "hidden_size", 512},   {pixtral, "num_attention_heads", 8}, {pixtral, "image_size", 512},
+        {pixtral, "patch_size", 14},     {pixtral, "rope_theta", 100000},    {llama4, "hidden_size", 768},
+        {llama4, "num_attention_heads", 8}, {llama4, "image_size", 448},   {llama4, "patch_size", 16},
+        {llama4, "rope_theta", 500000},
+    };
+    for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+        probe(probes[i].base, probes[i].key, probes[i].value);
+    }
 }
 END_TEST
 
@@ -186,6 +249,9 @@ START_TEST(images_are_what_the_processors_hand_over)
     ck_assert_int_eq(set_images("448", NULL), -1);
     ck_assert_int_eq(set_images("448x448x2", NULL), -1);
     ck_assert_int_eq(set_images("28672x28672", NULL), -1); /* 2^22 patches */
+    ck_assert_ptr_nonnull(strstr(err, "patches"));
+    ck_assert_int_eq(set_images("5068x5068", NULL), 0);     /* 362^2 = 131044 <= 2^17 */
+    ck_assert_int_eq(set_images("5096x5096", NULL), -1);    /* 364^2 = 132496 > 2^17 */
     ck_assert_ptr_nonnull(strstr(err, "patches"));
     const char *nine[9] = {"28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28", "28x28"};
     ck_assert_int_eq(pecert_certify_set_images(&model, nine, 9, err, sizeof(err)), -1);
@@ -367,6 +433,7 @@ Suite *make_certify_vision_suite(void)
     tcase_add_test(mapping, qwen_towers_read_their_own_width);
     tcase_add_test(mapping, pixtral_and_llama4_towers_map);
     tcase_add_test(mapping, vision_refusals_name_the_key);
+    tcase_add_test(mapping, every_vision_key_read_changes_the_answer);
     tcase_add_test(mapping, images_are_what_the_processors_hand_over);
     suite_add_tcase(s, mapping);
     TCase *run = tcase_create("run");
