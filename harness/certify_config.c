@@ -186,16 +186,15 @@ static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
 }
 
 /* Cross-key rules: required keys per type, and orderings the formulas
- * need (beta_fast > beta_slow, low < high). */
-/* A note kept in the model and printed by certify: what transformers
- * warns about and still computes (rope_warn), or what certify itself
- * leaves unchecked (warn). */
+ * need (beta_fast > beta_slow, low < high). What transformers warns
+ * about and still computes is a note kept in the model and printed by
+ * certify (rope_warn); what certify itself leaves unchecked, cfg_warn. */
 
 /* Only a config class that runs rope_config_validation warns upstream. */
 #define rope_warn(c, ...)                                                                              \
     do {                                                                                               \
         if ((c)->runs_validation) {                                                                    \
-            cfg_warn((c), __VA_ARGS__);                                                                    \
+            cfg_warn((c), __VA_ARGS__);                                                                \
         }                                                                                              \
     } while (0)
 
@@ -214,7 +213,7 @@ static int check_llama3_rules(map_ctx *c, const pecert_rope_config *r)
                           PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
     if ((r->present & need) != need) {
         return cfg_fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
-                                       "low_freq_factor and high_freq_factor");
+                                           "low_freq_factor and high_freq_factor");
     }
     if (!(r->high_freq_factor > r->low_freq_factor)) {
         rope_warn(c, "rope_scaling.high_freq_factor",
@@ -472,7 +471,7 @@ static int check_phi3_scaling(map_ctx *c)
     if (!cJSON_IsObject(rs) || cJSON_GetArraySize(rs) != 3 || !cJSON_IsString(type) ||
         cfg_get(rs, "short_factor") == NULL || cfg_get(rs, "long_factor") == NULL) {
         return cfg_fail(c, "rope_scaling", "Phi3Config requires exactly the keys type, short_factor and long_factor "
-                                       "(it raises ValueError otherwise)");
+                                           "(it raises ValueError otherwise)");
     }
     if (strcmp(type->valuestring, "longrope") != 0 && strcmp(type->valuestring, "su") != 0 &&
         strcmp(type->valuestring, "yarn") != 0) {
@@ -616,7 +615,7 @@ static int check_olmo2_scaling(map_ctx *c)
         (strcmp(type->valuestring, "linear") != 0 && strcmp(type->valuestring, "dynamic") != 0) ||
         !cJSON_IsNumber(factor) || !(factor->valuedouble > 1.0)) {
         return cfg_fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
-                                       "\"factor\": > 1} (it raises ValueError otherwise)");
+                                           "\"factor\": > 1} (it raises ValueError otherwise)");
     }
     return 0;
 }
@@ -1657,6 +1656,9 @@ static int map_document(map_ctx *c)
             return cfg_fail(c, "model_type", "'%s' under llava has no mapping in pecert (llava's text models: the "
                             "llama-like ones of --list-model-types)", rule_type);
         }
+        /* The text model is its own model type to the mapper (defaults,
+         * known keys, quirks); the checkpoint's stays llava. */
+        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
     } else if (is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
                enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
         return -1;
@@ -1680,6 +1682,7 @@ static int map_document(map_ctx *c)
         }
         c->m->pairing = interleave ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
     }
+    snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
     return cfg_map_vision(c, c->m->model_type);
 }
 
@@ -1998,6 +2001,12 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     }
     b.used = cfg_describe_vision(out, len, b.used, m);
     return b.used;
+}
+
+void pecert_certify_point_factors(pecert_certify_model *m)
+{
+    m->rope.short_factor = m->rope.num_factors > 0 ? m->short_factor : NULL;
+    m->rope.long_factor = m->rope.num_factors > 0 ? m->long_factor : NULL;
 }
 
 int64_t pecert_certify_l0(const pecert_certify_model *m)

@@ -66,9 +66,11 @@ typedef struct pecert_certify_layer_type {
  * checks reported as "ID@vision", at the image grids below.
  */
 #define PECERT_CERTIFY_MAX_IMAGES 8
-/* Patches in one certify call over every grid: 2^17, twice the 65536 of
- * Qwen2-VL's largest image (max_pixels 12845056 at 14-pixel patches). */
+/* Patches in one certify call over every grid: 2^17 (a 5068 x 5068-pixel
+ * image at 14-pixel patches). */
 #define PECERT_CERTIFY_MAX_PATCHES ((int64_t)1 << 17)
+/* The widest vision head certified (the released towers': 64 to 88). */
+#define PECERT_CERTIFY_MAX_VISION_HEAD_DIM 1024
 
 typedef struct pecert_certify_vision {
     char tower[32];                  /* vision_config's model_type; "" = none */
@@ -206,6 +208,11 @@ int64_t pecert_certify_l0(const pecert_certify_model *m);
  */
 int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs, int n, char *err,
                               size_t err_len);
+
+/* pecert_certify_point_factors: after copying a model by value, its
+ * rope's LongRoPE factor pointers into the copy's own storage (NULL, as
+ * plugin.h requires, when it has none). */
+void pecert_certify_point_factors(pecert_certify_model *m);
 
 /* pecert_certify_leave_out_vision: m certified without its vision tower
  * (the description says so, naming why). */

@@ -32,8 +32,8 @@ const cJSON *cfg_get(const cJSON *obj, const char *key)
 }
 
 /* A finite number in [lo, hi]. */
-int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo,
-                    double hi, double *out)
+int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *shown, double lo, double hi,
+                 double *out)
 {
     const cJSON *v = cfg_get(obj, key);
     if (v == NULL) {
@@ -56,8 +56,8 @@ int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *show
 }
 
 /* An integer in [lo, hi] (JSON numbers like 4096.0 are accepted). */
-int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo,
-                    int64_t hi, int64_t *out)
+int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo, int64_t hi,
+                 int64_t *out)
 {
     double d = 0;
     int rc = cfg_read_num(c, obj, key, shown, (double)lo, (double)hi, &d);
@@ -70,8 +70,7 @@ int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *show
     return rc;
 }
 
-int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
-                      int32_t *out)
+int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out)
 {
     int64_t v = *out;
     int rc = cfg_read_int(c, obj, key, key, lo, hi, &v);
@@ -118,8 +117,7 @@ int cfg_in_list(const char *key, const char *const *list)
 }
 
 /* Every positional key of obj must be in known; prefix names obj. */
-int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known,
-                                     const char *prefix)
+int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix)
 {
     const cJSON *item = NULL;
     cJSON_ArrayForEach(item, obj) {

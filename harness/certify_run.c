@@ -549,10 +549,7 @@ static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m
 {
     *sub = *m;
     sub->rope = m->layer_types[t].rope;
-    if (sub->rope.num_factors > 0) {
-        sub->rope.short_factor = sub->short_factor;
-        sub->rope.long_factor = sub->long_factor;
-    }
+    pecert_certify_point_factors(sub);
     sub->n_layer_types = 0;
 }
 
@@ -562,11 +559,12 @@ static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m
 typedef struct certify_pass {
     pecert_certify_model *model;
     const char *name;
+    const char *findings_of;   /* "layers" or "tower": "full layers: ..." */
 } certify_pass;
 
 /* part's checks and findings into out, named by their pass: the diagnosis
  * of each is its own ("full layers: ...", "vision tower: ..."). */
-static int merge_pass(pecert_run_results *out, pecert_run_results *part, const char *name)
+static int merge_pass(pecert_run_results *out, pecert_run_results *part, const char *name, const char *findings_of)
 {
     for (size_t i = 0; i < part->n_checks; i++) {
         pecert_check_result *r = &part->checks[i];
@@ -584,8 +582,7 @@ static int merge_pass(pecert_run_results *out, pecert_run_results *part, const c
         pecert_finding *to = &out->findings[out->n_findings++];
         *to = part->findings[f];
         if (name != NULL) {
-            snprintf(to->bug, sizeof(to->bug), "%s %s: %s", name, strcmp(name, "vision") == 0 ? "tower" : "layers",
-                     part->findings[f].bug);
+            snprintf(to->bug, sizeof(to->bug), "%s %s: %s", name, findings_of, part->findings[f].bug);
         }
     }
     return 0;
@@ -624,13 +621,13 @@ static int plan_passes(certify_pass *p, pecert_certify_model **store, const pece
     }
     for (int t = 0; t < n_text; t++) {
         p[t].model = &(*store)[t];
+        p[t].findings_of = "layers";
         if (m->n_layer_types > 0) {
             layer_model(p[t].model, m, t);
             p[t].name = m->layer_types[t].name;
         } else {
             *p[t].model = *m;
-            p[t].model->rope.short_factor = p[t].model->short_factor;
-            p[t].model->rope.long_factor = p[t].model->long_factor;
+            pecert_certify_point_factors(p[t].model);
             p[t].name = NULL;
         }
     }
@@ -638,6 +635,7 @@ static int plan_passes(certify_pass *p, pecert_certify_model **store, const pece
         p[n_text].model = &(*store)[n_text];
         pecert_certify_vision_model(p[n_text].model, m);
         p[n_text].name = "vision";
+        p[n_text].findings_of = "tower";
     }
     return n;
 }
@@ -653,6 +651,9 @@ static int certify_passes(pecert_run_results *out, const pecert_certify_model *m
     int n = plan_passes(passes, &store, m);
     int status = n < 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
     memset(out, 0, sizeof(*out));
+    if (n < 0) {
+        snprintf(err, err_len, "out of memory");
+    }
     for (int i = 0; i < n && status == PECERT_EXIT_PASS; i++) {
         size_t c[2] = {0, 0};
         pecert_run_results none;
@@ -661,9 +662,9 @@ static int certify_passes(pecert_run_results *out, const pecert_certify_model *m
         total += c[0];
     }
     if (status == PECERT_EXIT_PASS && total == 0) {
-        snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s's %s",
-                 opt->filter != NULL ? opt->filter : "", m->name,
-                 m->n_layer_types > 0 ? "layer types" : "text model and vision tower");
+        snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s's %s%s",
+                 opt->filter != NULL ? opt->filter : "", m->name, m->n_layer_types > 0 ? "layer types" : "text model",
+                 m->vision.tower[0] != '\0' ? " and vision tower" : "");
         status = PECERT_EXIT_USAGE;
     }
     size_t done = 0;
@@ -679,7 +680,7 @@ static int certify_passes(pecert_run_results *out, const pecert_certify_model *m
             status = rc;
         } else {
             merge_info(out, &part, m, opt, first);
-            status = merge_pass(out, &part, passes[i].name) != 0 ? PECERT_EXIT_FAIL
+            status = merge_pass(out, &part, passes[i].name, passes[i].findings_of) != 0 ? PECERT_EXIT_FAIL
                      : rc == PECERT_EXIT_FAIL                     ? PECERT_EXIT_FAIL
                                                                   : status;
             first = 0;

@@ -64,26 +64,37 @@ static const char *const theta_only[] = {"rope_theta", NULL};
 static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
 
 static const vision_rule vision_rules[] = {
-    {"qwen2_vl", "qwen2_vl", "Qwen2VLVisionConfig", "embed_dim", 1280, "num_heads", 16, 14, 2, 2, 0, 0, 0,
-     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional,
-     "embed_dim / num_heads (not hidden_size: the merger's), patch_size, spatial_merge_size; merge "
-     "windows, rows first, blocks, split_half, theta 10000"},
-    {"qwen2_5_vl", "qwen2_5_vl", "Qwen2_5_VLVisionConfig", "hidden_size", 3584, "num_heads", 16, 14, 2, 2, 0, 0,
-     0, PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, no_positional,
-     "hidden_size / num_heads (default 3584), patch_size, spatial_merge_size; as qwen2_vl; its window "
-     "order not certified"},
-    {"qwen3_vl", "qwen3_vl", "Qwen3VLVisionConfig", "hidden_size", 1152, "num_heads", 16, 16, 2, 2, 0, 0, 0,
-     PECERT_ROPE2D_MERGE_WINDOWS, PECERT_ROPE2D_BLOCKS, 0, PECERT_PAIRING_SPLIT_HALF, qwen3_positional,
-     "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; its "
-     "learned table not certified"},
-    {"llava", "pixtral", "PixtralVisionConfig", "hidden_size", 1024, "num_attention_heads", 16, 16, 0, 0, 1024, 0,
-     1, PECERT_ROPE2D_ROW_MAJOR, PECERT_ROPE2D_ALTERNATE, 0, PECERT_PAIRING_SPLIT_HALF, theta_only,
-     "vision_config of model_type pixtral: hidden_size / num_attention_heads, image_size, patch_size, "
-     "rope_theta; row-major, alternating, split_half"},
-    {"llama4", "llama4_vision_model", "Llama4VisionConfig", "hidden_size", 768, "num_attention_heads", 16, 14, 0,
-     0, 448, 1, 1, PECERT_ROPE2D_ROW_MAJOR_CLS, PECERT_ROPE2D_BLOCKS, 1, PECERT_PAIRING_INTERLEAVED, theta_only,
-     "hidden_size / num_attention_heads (default 768), image_size (448) tiles, patch_size, "
-     "rope_theta; class token, columns first, interleaved"},
+    {.model_type = "qwen2_vl", .tower = "qwen2_vl", .config_class = "Qwen2VLVisionConfig",
+     .hidden_key = "embed_dim", .hidden_default = 1280, .heads_key = "num_heads", .heads_default = 16,
+     .patch_default = 14, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
+     .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = no_positional,
+     .reads = "embed_dim / num_heads (not hidden_size: the merger's), patch_size, spatial_merge_size; merge "
+              "windows, rows first, blocks, split_half, theta 10000"},
+    {.model_type = "qwen2_5_vl", .tower = "qwen2_5_vl", .config_class = "Qwen2_5_VLVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 3584, .heads_key = "num_heads", .heads_default = 16,
+     .patch_default = 14, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
+     .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = no_positional,
+     .reads = "hidden_size / num_heads (default 3584), patch_size, spatial_merge_size; as qwen2_vl; its window "
+              "order not certified"},
+    {.model_type = "qwen3_vl", .tower = "qwen3_vl", .config_class = "Qwen3VLVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1152, .heads_key = "num_heads", .heads_default = 16,
+     .patch_default = 16, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
+     .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = qwen3_positional,
+     .reads = "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; its "
+              "learned table not certified"},
+    {.model_type = "llava", .tower = "pixtral", .config_class = "PixtralVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
+     .frequencies = PECERT_ROPE2D_ALTERNATE, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = theta_only,
+     .reads = "vision_config of model_type pixtral: hidden_size / num_attention_heads, image_size, patch_size, "
+              "rope_theta; row-major, alternating, split_half"},
+    {.model_type = "llama4", .tower = "llama4_vision_model", .config_class = "Llama4VisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 14, .image_default = 448, .fixed_image = 1, .reads_theta = 1,
+     .scheme = PECERT_ROPE2D_ROW_MAJOR_CLS, .frequencies = PECERT_ROPE2D_BLOCKS, .columns_first = 1,
+     .pairing = PECERT_PAIRING_INTERLEAVED, .positional = theta_only,
+     .reads = "hidden_size / num_attention_heads (default 768), image_size (448) tiles, patch_size, "
+              "rope_theta; class token, columns first, interleaved"},
 };
 #define N_VISION_RULES (sizeof(vision_rules) / sizeof(vision_rules[0]))
 
@@ -133,9 +144,10 @@ static void add_grid(pecert_certify_vision *v, int64_t t, int64_t h, int64_t w)
  * What each tower is given in use. Qwen (merge windows of m x m patches of
  * p pixels): a 224-pixel square image, a photo-shaped one, a two-temporal-
  * patch video, and a strip at the 200:1 aspect ratio smart_resize accepts
- * (2 merge windows by 400 patches). Pixtral: its largest image (the rotary
- * table's side), a 5:8 one, a single patch. Llama 4: two tiles (an image
- * its processor cut in two).
+ * (one merge window high, 200 wide: 2 x 400 patches). Pixtral: its largest
+ * image (the rotary table's side), a 5:8 one, a single patch. Llama 4: two
+ * tiles (an image its processor cut in two). A config of tiny patches
+ * keeps the first grids that fit in one run (PECERT_CERTIFY_MAX_PATCHES).
  */
 static void default_grids(pecert_certify_vision *v)
 {
@@ -170,25 +182,51 @@ static int64_t grid_patches(const pecert_certify_vision *v)
     return n;
 }
 
+/* The default grids cut to what one run certifies; 0, or -1 after
+ * cfg_fail when not even the first fits (a table of that many patches). */
+static int fit_default_grids(map_ctx *c, pecert_certify_vision *v)
+{
+    while (v->n_images > 1 && grid_patches(v) > PECERT_CERTIFY_MAX_PATCHES) {
+        v->n_images--;
+    }
+    if (grid_patches(v) <= PECERT_CERTIFY_MAX_PATCHES) {
+        return 0;
+    }
+    return cfg_fail(c, v->image_size > 0 ? "image_size" : "patch_size",
+                    "a %lld x %lld-patch image is past the %lld patches pecert certifies in one run",
+                    (long long)v->grid_thw[0][1], (long long)v->grid_thw[0][2],
+                    (long long)PECERT_CERTIFY_MAX_PATCHES);
+}
+
 /* ---- the mapping ---------------------------------------------------------- */
 
-/* vision_config's model_type, when given, must be the tower's. LlavaConfig
- * reads an absent one as "clip_vision_model": a LLaVA tower other than
- * Pixtral's has a learned table, no 2-D RoPE (*is_tower 0, and a note). */
+/* vision_config's model_type, when given, must be the tower's (pecert
+ * refuses a config that names another tower, which the Qwen and Llama 4
+ * classes would build regardless). LlavaConfig reads an absent one as
+ * "clip_vision_model" and a null one as a KeyError: a LLaVA tower other
+ * than Pixtral's has a learned table, no 2-D RoPE (*is_tower 0, a note). */
 static int check_tower_type(map_ctx *c, const cJSON *vc, const vision_rule *rule, int *is_tower)
 {
     const int llava = strcmp(rule->model_type, "llava") == 0;
+    const cJSON *raw = cJSON_GetObjectItemCaseSensitive(vc, "model_type");
     const cJSON *mt = cfg_get(vc, "model_type");
+    *is_tower = 0;
+    if (llava && cJSON_IsNull(raw)) {
+        return cfg_fail(c, "model_type", "null: LlavaConfig looks it up in CONFIG_MAPPING (KeyError)");
+    }
     if (mt != NULL && !cJSON_IsString(mt)) {
         return cfg_fail(c, "model_type", "expected a string");
     }
-    const char *given = mt != NULL ? mt->valuestring : llava ? "clip_vision_model" : rule->tower;
+    const char *given = mt != NULL ? mt->valuestring : rule->tower;
+    if (llava && mt == NULL) {
+        given = "clip_vision_model";
+    }
     *is_tower = strcmp(given, rule->tower) == 0;
     if (*is_tower) {
         return 0;
     }
     if (!llava) {
-        return cfg_fail(c, "model_type", "expected '%s' (%s)", rule->tower, rule->config_class);
+        return cfg_fail(c, "model_type", "'%.40s': expected '%s' (%s)", given, rule->tower, rule->config_class);
     }
     snprintf(c->m->vision_note, sizeof(c->m->vision_note),
              "vision_config.model_type '%.40s'%s: a tower without 2-D RoPE, not certified by pecert", given,
@@ -209,6 +247,10 @@ static int read_width(map_ctx *c, const cJSON *vc, const vision_rule *rule, pece
                         v->hidden_size, rule->heads_key, v->num_heads);
     }
     v->head_dim = v->hidden_size / v->num_heads;
+    if (v->head_dim > PECERT_CERTIFY_MAX_VISION_HEAD_DIM) {
+        return cfg_fail(c, rule->hidden_key, "%d / %s %d = head_dim %d: pecert certifies up to %d", v->hidden_size,
+                        rule->heads_key, v->num_heads, v->head_dim, PECERT_CERTIFY_MAX_VISION_HEAD_DIM);
+    }
     if (v->head_dim % 4 != 0) {
         return cfg_fail(c, rule->hidden_key, "%d / %s %d = head_dim %d: the 2-D rotation needs a multiple of 4",
                         v->hidden_size, rule->heads_key, v->num_heads, v->head_dim);
@@ -246,22 +288,49 @@ static int read_grid_keys(map_ctx *c, const cJSON *vc, const vision_rule *rule, 
     return 0;
 }
 
-/* What the tower computes that this version does not certify. */
-static void warn_uncertified(map_ctx *c, const cJSON *vc, const vision_rule *rule)
+/* What the tower computes that this version does not certify, as a
+ * warning; 0, or -1 after cfg_fail on a bad value. Qwen2.5-VL's
+ * get_window_index divides by window_size / spatial_merge_size /
+ * patch_size: a smaller window divides by zero. */
+static int warn_uncertified(map_ctx *c, const cJSON *vc, const vision_rule *rule, const pecert_certify_vision *v)
 {
     if (strcmp(rule->tower, "qwen2_5_vl") == 0) {
         int32_t window = 112;
-        cfg_read_int32(c, vc, "window_size", 0, 1 << 20, &window);
+        if (cfg_read_int32(c, vc, "window_size", (int64_t)v->spatial_merge_size * v->patch_size, 1 << 20,
+                           &window) < 0) {
+            return -1;
+        }
         cfg_warn(c, "window_size", "Qwen2.5-VL reorders the patches into %d-pixel attention windows "
                  "(get_window_index) after rot_pos_emb: the positions are certified in merge-window order, "
                  "the window order is not", window);
     }
     if (strcmp(rule->tower, "qwen3_vl") == 0) {
         int32_t n = 2304;
-        cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n);
+        if (cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n) < 0) {
+            return -1;
+        }
         cfg_warn(c, "num_position_embeddings", "the tower also adds a learned table of %d positions, "
                  "interpolated to each grid (fast_pos_embed_interpolate): not certified by this version", n);
     }
+    return 0;
+}
+
+/* The tower's fields into c->m->vision (vc NULL: the class defaults). */
+static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
+{
+    pecert_certify_vision *v = &c->m->vision;
+    if (cfg_reject_unknown_positional(c, vc, rule->positional, "") != 0 || read_width(c, vc, rule, v) != 0 ||
+        read_grid_keys(c, vc, rule, v) != 0) {
+        return -1;
+    }
+    snprintf(v->tower, sizeof(v->tower), "%s", rule->tower);
+    v->scheme = rule->scheme;
+    v->frequencies = rule->frequencies;
+    v->columns_first = rule->columns_first;
+    v->pairing = rule->pairing;
+    v->fixed_image = rule->fixed_image;
+    default_grids(v);
+    return warn_uncertified(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
 }
 
 int cfg_map_vision(map_ctx *c, const char *model_type)
@@ -272,41 +341,20 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     if (rule == NULL) {
         return 0;
     }
+    /* Absent: the config class's defaults (the reads see no key). */
     const cJSON *vc = cfg_get(c->doc, "vision_config");
     const cJSON *saved_root = c->root;
     const char *saved_prefix = c->key_prefix;
     c->root = c->doc;
     c->key_prefix = "";
-    if (vc != NULL && !cJSON_IsObject(vc)) {
-        return cfg_fail(c, "vision_config", "expected an object (the vision tower's fields)");
-    }
-    static const cJSON empty = {0};
-    vc = vc != NULL ? vc : &empty; /* absent: the config class's defaults */
-    c->key_prefix = "vision_config.";
     int is_tower = 0;
-    pecert_certify_vision *v = &c->m->vision;
-    int rc = check_tower_type(c, vc, rule, &is_tower);
+    int rc = vc != NULL && !cJSON_IsObject(vc) ? cfg_fail(c, "vision_config", "expected an object (the vision "
+                                                                             "tower's fields)")
+                                               : 0;
+    c->key_prefix = "vision_config.";
+    rc = rc == 0 ? check_tower_type(c, vc, rule, &is_tower) : rc;
     if (rc == 0 && is_tower) {
-        rc = cfg_reject_unknown_positional(c, vc, rule->positional, "") != 0 || read_width(c, vc, rule, v) != 0 ||
-                     read_grid_keys(c, vc, rule, v) != 0
-                 ? -1
-                 : 0;
-    }
-    if (rc == 0 && is_tower) {
-        snprintf(v->tower, sizeof(v->tower), "%s", rule->tower);
-        v->scheme = rule->scheme;
-        v->frequencies = rule->frequencies;
-        v->columns_first = rule->columns_first;
-        v->pairing = rule->pairing;
-        v->fixed_image = rule->fixed_image;
-        default_grids(v);
-        warn_uncertified(c, vc, rule);
-        if (grid_patches(v) > PECERT_CERTIFY_MAX_PATCHES) { /* no released tower comes near */
-            rc = cfg_fail(c, v->image_size > 0 ? "image_size" : "patch_size",
-                          "the tower's grids (%s) need %lld patches; pecert certifies at most %lld in one run",
-                          v->image_size > 0 ? "image_size / patch_size a side" : "224-pixel images and more",
-                          (long long)grid_patches(v), (long long)PECERT_CERTIFY_MAX_PATCHES);
-        }
+        rc = map_tower(c, vc, rule);
     }
     c->root = saved_root;
     c->key_prefix = saved_prefix;
@@ -342,6 +390,11 @@ static int image_grid(const pecert_certify_vision *v, int64_t h, int64_t w, int6
                  rule_tower_of(v), v->image_size, v->image_size);
         return -1;
     }
+    if (v->fixed_image) { /* the tile: image_size // patch_size a side, as the model floors it */
+        grid[0] = 1;
+        grid[1] = grid[2] = v->image_size / v->patch_size;
+        return 0;
+    }
     if (h % unit != 0 || w % unit != 0) {
         snprintf(why, len, "each side must be a multiple of %lld pixels (patch_size %d%s)", (long long)unit,
                  v->patch_size, v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? " x spatial_merge_size" : "");
@@ -369,8 +422,8 @@ int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs,
         }
         return -1;
     }
-    if (n > PECERT_CERTIFY_MAX_IMAGES) {
-        snprintf(err, err_len, "--image: %d images; at most %d", n, PECERT_CERTIFY_MAX_IMAGES);
+    if (n < 1 || n > PECERT_CERTIFY_MAX_IMAGES) {
+        snprintf(err, err_len, "--image: %d images; 1 to %d", n, PECERT_CERTIFY_MAX_IMAGES);
         return -1;
     }
     int64_t grids[PECERT_CERTIFY_MAX_IMAGES][3];
@@ -400,13 +453,22 @@ int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs,
     return 0;
 }
 
+/* The tower left out: its warnings go with it. */
 void pecert_certify_leave_out_vision(pecert_certify_model *m, const char *why)
 {
-    if (m->vision.tower[0] != '\0') {
-        snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s): left out by %s, not certified", m->vision.tower,
-                 rule_tower_of(&m->vision), why);
-        m->vision.tower[0] = '\0';
+    if (m->vision.tower[0] == '\0') {
+        return;
     }
+    snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s): left out by %s, not certified", m->vision.tower,
+             rule_tower_of(&m->vision), why);
+    m->vision.tower[0] = '\0';
+    int kept = 0;
+    for (int i = 0; i < m->n_warnings; i++) {
+        if (strncmp(m->warnings[i], "vision_config.", 14) != 0) {
+            memmove(m->warnings[kept++], m->warnings[i], sizeof(m->warnings[0]));
+        }
+    }
+    m->n_warnings = kept;
 }
 
 void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify_model *m)
@@ -417,8 +479,7 @@ void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify
     out->num_kv_heads = m->vision.num_heads;
     out->head_dim = m->vision.head_dim;
     out->n_layer_types = 0;
-    out->rope.short_factor = out->short_factor;
-    out->rope.long_factor = out->long_factor;
+    pecert_certify_point_factors(out);
 }
 
 /* ---- the description ------------------------------------------------------ */

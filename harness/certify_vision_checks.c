@@ -52,7 +52,7 @@ static int index_part(const pecert_check_env *env, pecert_check_result *r, const
                       int64_t *want_pos, const char *where)
 {
     pecert_out_buf want;
-    pecert_case_slot_set(env->case_slot, "certify rope2d_index %s", where);
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
     if (!pecert_rope2d_run_index(&env->oracle, r, c, &want, where)) {
         return 0;
     }
@@ -86,7 +86,7 @@ static void apply_part(const pecert_check_env *env, pecert_check_result *r, cons
         return;
     }
     pecert_fill_random(x, n, 0x766973696f6eull);
-    pecert_case_slot_set(env->case_slot, "certify rope2d_apply %s", where);
+    pecert_case_slot_set(env->case_slot, "certify %s", where);
     float *want = pecert_rope2d_run_apply(&env->oracle, r, &c, x, where);
     float *got = want != NULL ? pecert_rope2d_run_apply(&env->plugin, r, &c, x, where) : NULL;
     if (got != NULL) {

@@ -94,7 +94,7 @@ typedef struct certify_cli {
     int verbose;
     int no_timings;
     const char *filter; /* globs over the planned checks' ids (--filter) */
-    const char *images[PECERT_CERTIFY_MAX_IMAGES + 1]; /* --image HxW, as given */
+    const char *images[PECERT_CERTIFY_MAX_IMAGES]; /* --image HxW, as given */
     int n_images;
     int text_only;     /* --text-only: the vision tower left out */
     int max_details;   /* failure lines per check (--max-details) */
@@ -138,7 +138,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'f': cli->filter = optarg; break;
         case 'X': cli->text_only = 1; break;
         case 'I':
-            if (cli->n_images > PECERT_CERTIFY_MAX_IMAGES) {
+            if (cli->n_images >= PECERT_CERTIFY_MAX_IMAGES) {
                 return pecert_usage_error(usage_certify, "certify: --image: at most %d images",
                                           PECERT_CERTIFY_MAX_IMAGES);
             }
