@@ -138,6 +138,24 @@ void pecert_rope2d_judge_apply(const pecert_check_env *env, pecert_check_result 
                                const pecert_rope2d_apply_call *c, const float *x, const float *got,
                                const float *want, const char *where);
 
+/* One position-table resize as the ABI takes it, with its table
+ * (posinterp_checks.c), for the golden checks and certify's reference
+ * check at a checkpoint's tower. */
+typedef struct pecert_posinterp_call {
+    pecert_posinterp_args a;  /* table and out left NULL         */
+    const float *table;       /* [prefix + grid_h * grid_w, dim] */
+    int64_t dim;
+} pecert_posinterp_call;
+
+/* The subject's resize into a fresh *out (free with pecert_out_free); 0
+ * (and the case in r) when it returns none. */
+int pecert_posinterp_run(const pecert_subject *s, pecert_check_result *r, const pecert_posinterp_call *c,
+                         pecert_out_buf *out, const char *where);
+/* got against want under each element's bound (TOLERANCES.md), and on
+ * failure the convention change that reproduces got (its symptom). */
+void pecert_posinterp_judge(const pecert_check_env *env, pecert_check_result *r, const pecert_posinterp_call *c,
+                            const pecert_out_buf *got, const pecert_out_buf *want, const char *where);
+
 extern const pecert_check pecert_check_rope2d_index_golden;
 extern const pecert_check pecert_check_rope2d_apply_golden;
 extern const pecert_check pecert_check_rope2d_norm_preservation;

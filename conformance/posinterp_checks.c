@@ -29,12 +29,7 @@
 #include "isolate.h"
 #include "tolerance.h"
 
-/* One resize as the ABI takes it, with its table. */
-typedef struct pi_call {
-    pecert_posinterp_args a; /* table and out left NULL         */
-    const float *table;      /* [prefix + grid_h * grid_w, dim] */
-    int64_t dim;
-} pi_call;
+typedef pecert_posinterp_call pi_call;
 
 static pi_call call_of(const pecert_vtest *t)
 {
@@ -71,8 +66,8 @@ static int64_t cell_row(const pi_call *c, int64_t y, int64_t x)
 }
 
 /* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did not. */
-static int run_resize(const pecert_subject *s, pecert_check_result *r, const pi_call *c, pecert_out_buf *out,
-                      const char *where)
+int pecert_posinterp_run(const pecert_subject *s, pecert_check_result *r, const pi_call *c, pecert_out_buf *out,
+                         const char *where)
 {
     int64_t shape[2] = {out_rows(c), c->dim};
     int64_t table_shape[2] = {c->a.prefix_tokens + c->a.grid_h * c->a.grid_w, c->dim};
@@ -166,7 +161,7 @@ static int oracle_axis(const pecert_check_env *env, pecert_check_result *r, cons
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf out;
-    int ok = run_resize(&env->oracle, &scratch, &probe, &out, where);
+    int ok = pecert_posinterp_run(&env->oracle, &scratch, &probe, &out, where);
     if (!ok) {
         pecert_case_fail(r, where, "the oracle's pos_interpolate refused the axis probe");
     } else {
@@ -308,7 +303,7 @@ static int oracle_explains(const pecert_check_env *env, const pecert_check_resul
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf want;
     int explains = 0;
-    if (run_resize(&env->oracle, &scratch, other, &want, where)) {
+    if (pecert_posinterp_run(&env->oracle, &scratch, other, &want, where)) {
         double *bounds = bounds_of(env, &scratch, other, where);
         if (bounds != NULL) {
             pecert_case_worst w;
@@ -497,13 +492,28 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
     }
 }
 
+void pecert_posinterp_judge(const pecert_check_env *env, pecert_check_result *r, const pi_call *c,
+                            const pecert_out_buf *got, const pecert_out_buf *want, const char *where)
+{
+    double *bounds = bounds_of(env, r, c, where);
+    if (bounds != NULL) {
+        pecert_case_worst w;
+        compare_all(&w, got, want, bounds);
+        finish_case(r, &w, c, where);
+        if (w.n_bad > 0) {
+            explain(env, r, c, got, bounds, where);
+        }
+    }
+    free(bounds);
+}
+
 /* ---- posinterp.golden ---------------------------------------------------------------- */
 
 static void golden_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t, const char *where)
 {
     pi_call c = call_of(t);
     pecert_out_buf got;
-    if (!run_resize(&env->plugin, r, &c, &got, where)) {
+    if (!pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
         return;
     }
     double *bounds = bounds_of(env, r, &c, where);
@@ -544,7 +554,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r, c
     c.a.scale_h = c.a.scale_w = 0.0;
     c.a.merge_size = 1;
     pecert_out_buf got;
-    if (!run_resize(&env->plugin, r, &c, &got, where)) {
+    if (!pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
         return;
     }
     pecert_case_worst w;
@@ -586,7 +596,7 @@ static void constant_case(const pecert_check_env *env, pecert_check_result *r, c
     }
     c.table = table;
     pecert_out_buf got;
-    if (run_resize(&env->plugin, r, &c, &got, where)) {
+    if (pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
         double *bounds = bounds_of(env, r, &c, where);
         if (bounds != NULL) {
             pecert_case_worst w;
@@ -655,8 +665,8 @@ static void mirror_case(const pecert_check_env *env, pecert_check_result *r, con
     flipped.table = mirror;
     pecert_out_buf straight;
     pecert_out_buf turned;
-    if (run_resize(&env->plugin, r, &c, &straight, where)) {
-        if (run_resize(&env->plugin, r, &flipped, &turned, where)) {
+    if (pecert_posinterp_run(&env->plugin, r, &c, &straight, where)) {
+        if (pecert_posinterp_run(&env->plugin, r, &flipped, &turned, where)) {
             double *bounds = bounds_of(env, r, &c, where);
             if (bounds != NULL) {
                 pecert_case_worst w;

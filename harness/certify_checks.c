@@ -155,7 +155,7 @@ static void compare_table(pecert_check_result *r, const char *where, const pecer
                           const pecert_certify_model *m)
 {
     const pecert_vtensor *tab = pecert_vtest_input(t, "table");
-    if (tab != NULL && tab->ndim == 2) {
+    if (strcmp(t->op, "learned.lookup") == 0 && tab != NULL && tab->ndim == 2) {
         compare_field(r, where, "learned table rows", (double)m->learned_rows, (double)tab->shape[0]);
         compare_field(r, where, "learned table width", m->learned_dim, (double)tab->shape[1]);
     }
@@ -179,6 +179,22 @@ static void compare_vision(pecert_check_result *r, const char *where, const pece
         compare_field(r, where, "vision columns_first", v->columns_first,
                       (double)pecert_vtest_int(t, "columns_first", -1));
         compare_field(r, where, "vision pairing", v->pairing, (double)pecert_vtest_int(t, "pairing", -1));
+    } else if (strcmp(t->op, "posinterp.resize") == 0) {
+        /* The tower's learned table and how it is resized. */
+        compare_field(r, where, "vision position table side (grid_h)", v->table_side,
+                      (double)pecert_vtest_int(t, "grid_h", -1));
+        compare_field(r, where, "vision position table side (grid_w)", v->table_side,
+                      (double)pecert_vtest_int(t, "grid_w", -1));
+        compare_field(r, where, "vision table resize mode (bilinear)", PECERT_POSINTERP_BILINEAR,
+                      (double)pecert_vtest_int(t, "mode", -1));
+        compare_field(r, where, "vision table align_corners", 1, (double)pecert_vtest_int(t, "align_corners", -1));
+        compare_field(r, where, "vision table antialias", 0, (double)pecert_vtest_int(t, "antialias", -1));
+        compare_field(r, where, "vision table prefix rows", 0, (double)pecert_vtest_int(t, "prefix_tokens", -1));
+        compare_field(r, where, "vision table merge_size", v->spatial_merge_size,
+                      (double)pecert_vtest_int(t, "merge_size", -1));
+        const pecert_vtensor *tab = pecert_vtest_input(t, "table");
+        compare_field(r, where, "vision table rows", (double)v->table_side * v->table_side,
+                      tab != NULL ? (double)tab->shape[0] : -1.0);
     }
 }
 
@@ -696,6 +712,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_mapping,       &pecert_check_certify_rope_reference,
     &pecert_check_certify_alibi_reference, &pecert_check_certify_alibi_attention, &pecert_check_certify_t5_reference,
     &pecert_check_certify_learned_reference, &pecert_check_certify_rope2d_reference,
+    &pecert_check_certify_posinterp_reference,
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))
 

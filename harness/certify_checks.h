@@ -36,6 +36,7 @@ extern const pecert_check pecert_check_certify_alibi_attention;
 extern const pecert_check pecert_check_certify_t5_reference;
 extern const pecert_check pecert_check_certify_learned_reference;
 extern const pecert_check pecert_check_certify_rope2d_reference; /* certify_vision_checks.c */
+extern const pecert_check pecert_check_certify_posinterp_reference; /* certify_vision_checks.c */
 
 /* pecert_known_check: the check named id, of the registry (checks.h) or
  * of certify's own, with or without a layer type ("ID@sliding"); NULL for

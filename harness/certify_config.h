@@ -90,6 +90,11 @@ typedef struct pecert_certify_vision {
      * (Qwen's dynamic resolution). */
     int32_t image_size;
     int32_t fixed_image;
+    /* The learned position table the tower interpolates to each image
+     * (Qwen3-VL: num_position_embeddings = side^2, bilinear corners to
+     * corners, merge-window order), its side; 0 = none. Its width is
+     * hidden_size. */
+    int32_t table_side;
     int32_t n_images;                /* the grids certified                   */
     int64_t grid_thw[PECERT_CERTIFY_MAX_IMAGES][3]; /* frames, rows, columns  */
     char images_from[48];            /* "the tower's defaults" or "--image"   */

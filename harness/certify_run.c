@@ -62,6 +62,8 @@ typedef struct plan_entry {
 
 #define ROTARY 1u
 #define NOPE 2u
+/* A vision tower with a learned position table (Qwen3-VL's) only. */
+#define TABLE 4u
 
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
 #define ALL_KINDS 0x3fu
@@ -110,6 +112,11 @@ static const plan_entry plan[] = {
     {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
     {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
     {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
+    {&pecert_check_certify_posinterp_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TABLE},
+    {&pecert_check_posinterp_golden, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_native_identity, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_constant, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_mirror_symmetry, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
 };
 #define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
 
@@ -166,6 +173,9 @@ static int planned(const certify_state *s, const plan_entry *e)
     char id[PECERT_CHECK_ID_MAX];
     int nope = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE;
     unsigned layer = nope ? NOPE : ROTARY;
+    if ((e->layers & TABLE) && s->model->vision.table_side == 0) {
+        return 0;
+    }
     if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
         !pecert_filter_selects(s->filter, shown_id(id, sizeof(id), s, e->check->id))) {
         return 0;
@@ -380,9 +390,12 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
 
 /* What the checkpoint's encoding is, for a reason a porter reads:
  * "rope_type yarn (rotary_dim 128 of 128, split_half pairing)". */
-static void encoding_label(char *out, size_t len, const pecert_certify_model *m)
+static void encoding_label(char *out, size_t len, const pecert_certify_model *m, const char *check_id)
 {
-    if (m->kind == PECERT_PE_ROPE2D) {
+    if (m->kind == PECERT_PE_ROPE2D && strcmp(check_id, pecert_check_certify_posinterp_reference.id) == 0) {
+        snprintf(out, len, "the learned position table of %s (%d x %d, resized bilinear corners to corners)",
+                 m->vision.tower, m->vision.table_side, m->vision.table_side);
+    } else if (m->kind == PECERT_PE_ROPE2D) {
         const pecert_certify_vision *v = &m->vision;
         snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,
                  v->frequencies == PECERT_ROPE2D_BLOCKS ? "in blocks" : "alternating",
@@ -412,7 +425,7 @@ static void require_every_case(pecert_check_result *r, const pecert_certify_mode
         return;
     }
     char encoding[160];
-    encoding_label(encoding, sizeof(encoding), m);
+    encoding_label(encoding, sizeof(encoding), m, r->check_id);
     const char *why = r->n_unsupported > r->n_beyond_scope && r->declined[0] != '\0' ? r->declined
                       : r->n_beyond_scope > 0                                      ? r->beyond_scope
                                                                                    : r->diagnosis;

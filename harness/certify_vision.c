@@ -17,8 +17,10 @@
  *               the patches are then reordered into attention windows
  *               (get_window_index), an order this version does not certify.
  *   qwen3_vl    Qwen3VLVisionConfig: hidden_size / num_heads (default 1152),
- *               patch 16, the Qwen2-VL rotation; its learned position table
- *               (num_position_embeddings) is interpolated, not certified here.
+ *               patch 16, the Qwen2-VL rotation, and a learned table of
+ *               num_position_embeddings rows (a square grid: num_grid_per_side
+ *               = int(sqrt)) that fast_pos_embed_interpolate resizes to each
+ *               image, bilinear corners to corners, in merge-window order.
  *   llava       LlavaConfig with a pixtral vision_config (Pixtral-12B):
  *               PixtralVisionConfig, head_dim = hidden_size /
  *               num_attention_heads (a head_dim key is overwritten), the
@@ -80,8 +82,8 @@ static const vision_rule vision_rules[] = {
      .hidden_key = "hidden_size", .hidden_default = 1152, .heads_key = "num_heads", .heads_default = 16,
      .patch_default = 16, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
      .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = qwen3_positional,
-     .reads = "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; its "
-              "learned table not certified"},
+     .reads = "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; the "
+              "learned table of num_position_embeddings (2304 = 48 x 48) resized bilinear, corners to corners"},
     {.model_type = "llava", .tower = "pixtral", .config_class = "PixtralVisionConfig",
      .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
      .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
@@ -140,6 +142,22 @@ static void add_grid(pecert_certify_vision *v, int64_t t, int64_t h, int64_t w)
     }
 }
 
+/* A tower with a learned table (Qwen3-VL's 48 x 48) also gets an image of
+ * exactly as many patches in another shape (36 x 64): a resize skipped
+ * because the count is unchanged (posinterp_same_count_shortcut) shows
+ * there alone. */
+static void add_table_sized_grid(pecert_certify_vision *v)
+{
+    int64_t n = (int64_t)v->table_side * v->table_side;
+    int64_t m = v->spatial_merge_size;
+    for (int64_t h = (v->table_side / m) * m - m; h >= m; h -= m) {
+        if (n % h == 0 && (n / h) % m == 0 && n / h != h) {
+            add_grid(v, 1, h, n / h);
+            return;
+        }
+    }
+}
+
 /*
  * What each tower is given in use. Qwen (merge windows of m x m patches of
  * p pixels): a 224-pixel square image, a photo-shaped one, a two-temporal-
@@ -160,6 +178,7 @@ static void default_grids(pecert_certify_vision *v)
         add_grid(v, 1, 18 * m, 26 * m);
         add_grid(v, 2, square, square);
         add_grid(v, 1, m, 200 * m);
+        add_table_sized_grid(v);
     } else if (v->fixed_image) {
         int64_t side = v->image_size / v->patch_size;
         add_grid(v, 1, side, side);
@@ -304,14 +323,26 @@ static int warn_uncertified(map_ctx *c, const cJSON *vc, const vision_rule *rule
                  "(get_window_index) after rot_pos_emb: the positions are certified in merge-window order, "
                  "the window order is not", window);
     }
-    if (strcmp(rule->tower, "qwen3_vl") == 0) {
-        int32_t n = 2304;
-        if (cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n) < 0) {
-            return -1;
-        }
-        cfg_warn(c, "num_position_embeddings", "the tower also adds a learned table of %d positions, "
-                 "interpolated to each grid (fast_pos_embed_interpolate): not certified by this version", n);
+    return 0;
+}
+
+/* Qwen3-VL's learned table: Qwen3VLVisionModel.num_grid_per_side =
+ * int(num_position_embeddings ** 0.5); rows past side^2 are never read. */
+static int read_table(map_ctx *c, const cJSON *vc, pecert_certify_vision *v)
+{
+    int32_t n = 2304;
+    if (cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n) < 0) {
+        return -1;
     }
+    int32_t side = 0;
+    while ((int64_t)(side + 1) * (side + 1) <= n) {
+        side++;
+    }
+    if ((int64_t)side * side != n) {
+        cfg_warn(c, "num_position_embeddings", "%d is not a square: Qwen3VLVisionModel reads the first %d x %d = %d "
+                 "rows (int(sqrt)) and never the other %d", n, side, side, side * side, n - side * side);
+    }
+    v->table_side = side;
     return 0;
 }
 
@@ -329,6 +360,9 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     v->columns_first = rule->columns_first;
     v->pairing = rule->pairing;
     v->fixed_image = rule->fixed_image;
+    if (strcmp(rule->tower, "qwen3_vl") == 0 && read_table(c, vc, v) != 0) {
+        return -1;
+    }
     default_grids(v);
     return warn_uncertified(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
 }
@@ -525,6 +559,10 @@ size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_cert
     }
     if (v->image_size > 0) {
         used = put(out, len, used, ", %s %d px", v->fixed_image ? "tiles of" : "images up to", v->image_size);
+    }
+    if (v->table_side > 0) {
+        used = put(out, len, used, "\n  %-34s %d x %d rows of %d, resized to each image bilinear corners to corners, "
+                   "in merge-window order", "vision position table", v->table_side, v->table_side, v->hidden_size);
     }
     used = put(out, len, used, "\n  %-34s", "vision grids certified");
     for (int i = 0; i < v->n_images; i++) {

@@ -481,57 +481,65 @@ static void diagnose_rope2d_apply(pecert_run_results *run)
 }
 
 /* A resized position grid: the convention whose replay reproduces the
- * plugin's output (posinterp_checks.c), else what the properties show.
- * antialias:added comes after the cubic coefficient: an upsampling
- * antialias window is Keys' a = -0.5 kernel away from the borders. */
+ * plugin's output (posinterp_checks.c), else what the properties show;
+ * the evidence is posinterp.golden's, or certify's reference check at a
+ * checkpoint's tower when the golden vectors did not fail. antialias:added
+ * comes after the cubic coefficient: an upsampling antialias window is
+ * Keys' a = -0.5 kernel away from the borders. */
 static void diagnose_posinterp(pecert_run_results *run)
 {
-    const char *g = "posinterp.golden";
-    if (has(run, g, "posinterp_shortcut:same_count")) {
-        add(run, "posinterp_shortcut", "posinterp.golden: the table comes back unchanged for as many patches",
-            "position table returned as it is because the patch count is unchanged, though the grid's shape is not "
-            "(a shortcut on the token count)");
-    } else if (has(run, g, "posinterp_axes:swapped")) {
-        add(run, "posinterp_axes", "posinterp.golden: the outputs match the grid with height and width exchanged",
-            "non-square position grid built with its height and width exchanged (coordinates passed as (y, x), "
-            "meshgrid \"xy\"): square grids hide it");
-    } else if (has(run, g, "posinterp_align_corners:true")) {
-        add(run, "posinterp_align_corners", "posinterp.golden: the outputs match align_corners=True",
-            "position grid resized corners to corners (align_corners=True) where the model uses half-pixel centres");
-    } else if (has(run, g, "posinterp_align_corners:false")) {
-        add(run, "posinterp_align_corners", "posinterp.golden: the outputs match align_corners=False",
-            "position grid resized with half-pixel centres (align_corners=False) where the model samples corners to "
-            "corners (Qwen3-VL's torch.linspace(0, side - 1, n))");
-    } else if (has(run, g, "posinterp_antialias:dropped")) {
-        add(run, "posinterp_antialias", "posinterp.golden: the outputs match the resize without antialias",
-            "position grid resized without the antialias filter the model asks for (F.interpolate(..., "
-            "antialias=True): SigLIP 2, DINOv2 with registers); wrong wherever the grid shrinks");
-    } else if (has(run, g, "posinterp_mode:bicubic")) {
-        add(run, "posinterp_mode", "posinterp.golden: the outputs match a bicubic resize",
-            "position grid resized bicubically where the model interpolates bilinearly (SigLIP 2, Qwen3-VL)");
-    } else if (has(run, g, "posinterp_mode:bilinear")) {
-        add(run, "posinterp_mode", "posinterp.golden: the outputs match a bilinear resize",
-            "position grid resized bilinearly where the model interpolates bicubically (ViT, DeiT, CLIP, DINOv2)");
-    } else if (has(run, g, "posinterp_scale_form:size")) {
-        add(run, "posinterp_scale_form", "posinterp.golden: the outputs match the size form",
-            "position grid resized to a size where the model passes DINOv2's scale_factor (n + 0.1) / M, whose "
-            "coordinates PyTorch maps by 1 / scale");
-    } else if (has(run, g, "posinterp_scale_form:offset")) {
-        add(run, "posinterp_scale_form", "posinterp.golden: the outputs match DINOv2's scale_factor form",
-            "position grid resized with DINOv2's scale_factor (n + 0.1) / M where the model passes the output size");
-    } else if (has(run, g, "posinterp_cubic_coefficient")) {
-        add(run, "posinterp_cubic_coefficient", "posinterp.golden: the outputs match bicubic with a = -0.5",
-            "bicubic kernel with Keys' a = -0.5 where PyTorch's mode=\"bicubic\" uses A = -0.75");
-    } else if (has(run, g, "posinterp_antialias:added")) {
-        add(run, "posinterp_antialias", "posinterp.golden: the outputs match the resize with antialias",
-            "position grid resized with the antialias filter where the model uses the plain taps");
-    } else if (has(run, g, "posinterp_order:row_major")) {
-        add(run, "posinterp_order", "posinterp.golden: the outputs match the grid in row-major order",
-            "resized grid written row by row where Qwen3-VL orders it by spatial-merge window");
-    } else if (failed(run, "posinterp.constant")) {
+    static const struct {
+        const char *symptom, *id, *evidence, *bug;
+    } replays[] = {
+        {"posinterp_shortcut:same_count", "posinterp_shortcut", "the table comes back unchanged for as many patches",
+         "position table returned as it is because the patch count is unchanged, though the grid's shape is not "
+         "(a shortcut on the token count)"},
+        {"posinterp_axes:swapped", "posinterp_axes", "the outputs match the grid with height and width exchanged",
+         "non-square position grid built with its height and width exchanged (coordinates passed as (y, x), "
+         "meshgrid \"xy\"): square grids hide it"},
+        {"posinterp_align_corners:true", "posinterp_align_corners", "the outputs match align_corners=True",
+         "position grid resized corners to corners (align_corners=True) where the model uses half-pixel centres"},
+        {"posinterp_align_corners:false", "posinterp_align_corners", "the outputs match align_corners=False",
+         "position grid resized with half-pixel centres (align_corners=False) where the model samples corners to "
+         "corners (Qwen3-VL's torch.linspace(0, side - 1, n))"},
+        {"posinterp_antialias:dropped", "posinterp_antialias", "the outputs match the resize without antialias",
+         "position grid resized without the antialias filter the model asks for (F.interpolate(..., "
+         "antialias=True): SigLIP 2, DINOv2 with registers); wrong wherever the grid shrinks"},
+        {"posinterp_mode:bicubic", "posinterp_mode", "the outputs match a bicubic resize",
+         "position grid resized bicubically where the model interpolates bilinearly (SigLIP 2, Qwen3-VL)"},
+        {"posinterp_mode:bilinear", "posinterp_mode", "the outputs match a bilinear resize",
+         "position grid resized bilinearly where the model interpolates bicubically (ViT, DeiT, CLIP, DINOv2)"},
+        {"posinterp_scale_form:size", "posinterp_scale_form", "the outputs match the size form",
+         "position grid resized to a size where the model passes DINOv2's scale_factor (n + 0.1) / M, whose "
+         "coordinates PyTorch maps by 1 / scale"},
+        {"posinterp_scale_form:offset", "posinterp_scale_form", "the outputs match DINOv2's scale_factor form",
+         "position grid resized with DINOv2's scale_factor (n + 0.1) / M where the model passes the output size"},
+        {"posinterp_cubic_coefficient", "posinterp_cubic_coefficient", "the outputs match bicubic with a = -0.5",
+         "bicubic kernel with Keys' a = -0.5 where PyTorch's mode=\"bicubic\" uses A = -0.75"},
+        {"posinterp_antialias:added", "posinterp_antialias", "the outputs match the resize with antialias",
+         "position grid resized with the antialias filter where the model uses the plain taps"},
+        {"posinterp_order:row_major", "posinterp_order", "the outputs match the grid in row-major order",
+         "resized grid written row by row where Qwen3-VL orders it by spatial-merge window"},
+    };
+    const char *g = failed(run, "posinterp.golden") || !failed(run, "certify.posinterp.reference")
+                        ? "posinterp.golden"
+                        : "certify.posinterp.reference";
+    for (size_t i = 0; i < sizeof(replays) / sizeof(replays[0]); i++) {
+        if (has(run, g, replays[i].symptom)) {
+            char why[192];
+            snprintf(why, sizeof(why), "%s: %s", g, replays[i].evidence);
+            add(run, replays[i].id, why, "%s", replays[i].bug);
+            return;
+        }
+    }
+    if (failed(run, "posinterp.constant")) {
         add(run, "posinterp_weights", "posinterp.constant: a constant grid does not stay constant",
             "interpolation weights that do not sum to one (lost, truncated or not normalised), at the borders or "
             "everywhere");
+    } else if (strcmp(g, "posinterp.golden") != 0) {
+        add(run, "posinterp_values", "certify.posinterp.reference fails",
+            "position grid resized in a way no single convention change explains: read the details of "
+            "certify.posinterp.reference");
     } else if (failed(run, g) || failed(run, "posinterp.native_identity") || failed(run, "posinterp.mirror_symmetry")) {
         add(run, "posinterp_values", "posinterp.golden or its properties fail",
             "position grid resized in a way no single convention change explains: read the details of "

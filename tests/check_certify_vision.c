@@ -68,6 +68,10 @@ static int warned_about(const char *key)
     " \"num_hidden_layers\": 4, \"max_position_embeddings\": 1048576, \"rope_theta\": 500000.0}"       \
     vision "}"
 
+#define QWEN3_VL(vision)                                                                               \
+    "{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"qwen3_vl_text\", \"hidden_size\": 2560," \
+    " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"max_position_embeddings\": 262144,"         \
+    " \"rope_scaling\": {\"rope_type\": \"default\"}}" vision "}"
 #define LLAMA_TEXT                                                                                     \
     "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"                   \
     " \"max_position_embeddings\": 4096}"
@@ -97,14 +101,19 @@ START_TEST(qwen_towers_read_their_own_width)
     ck_assert(warned_about("vision_config.window_size"));
     parse_ok(QWEN2_5_VL(""));
     ck_assert_int_eq(model.vision.head_dim, 224);
-    /* Qwen3-VL: hidden_size (default 1152) / num_heads, patch 16. */
-    parse_ok("{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"qwen3_vl_text\", \"hidden_size\": "
-             "2560, \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"max_position_embeddings\": 262144,"
-             " \"rope_scaling\": {\"rope_type\": \"default\"}}, \"vision_config\": {\"model_type\": \"qwen3_vl\","
-             " \"hidden_size\": 1024, \"num_heads\": 16, \"num_position_embeddings\": 2304}}");
+    /* Qwen3-VL: hidden_size (default 1152) / num_heads, patch 16, and a
+     * learned table of num_position_embeddings rows. */
+    parse_ok(QWEN3_VL(", \"vision_config\": {\"model_type\": \"qwen3_vl\", \"hidden_size\": 1024, \"num_heads\": 16,"
+                      " \"num_position_embeddings\": 2304}"));
     ck_assert_int_eq(model.vision.head_dim, 64);
     ck_assert_int_eq(model.vision.patch_size, 16);
+    ck_assert_int_eq(model.vision.table_side, 48); /* num_grid_per_side = int(2304 ** 0.5) */
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok(QWEN3_VL(", \"vision_config\": {\"num_position_embeddings\": 2400}"));
+    ck_assert_int_eq(model.vision.table_side, 48); /* int(sqrt(2400)): 96 rows never read */
     ck_assert(warned_about("vision_config.num_position_embeddings"));
+    parse_ok(QWEN2_VL(""));
+    ck_assert_int_eq(model.vision.table_side, 0); /* Qwen2-VL has no learned table */
 }
 END_TEST
 
@@ -219,6 +228,7 @@ START_TEST(every_vision_key_read_changes_the_answer)
     static const char qwen25[] = QWEN2_5_VL(", \"vision_config\": {\"hidden_size\": 1280, \"num_heads\": 16}");
     static const char pixtral[] = PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\"}");
     static const char llama4[] = LLAMA4(", \"vision_config\": {\"hidden_size\": 1408, \"image_size\": 336}");
+    static const char qwen3[] = QWEN3_VL(", \"vision_config\": {\"hidden_size\": 1024, \"num_heads\": 16}");
     static const struct {
         const char *base, *key;
         double value;
@@ -229,7 +239,8 @@ START_TEST(every_vision_key_read_changes_the_answer)
         {pixtral, "hidden_size", 512},   {pixtral, "num_attention_heads", 8}, {pixtral, "image_size", 512},
         {pixtral, "patch_size", 14},     {pixtral, "rope_theta", 100000},    {llama4, "hidden_size", 768},
         {llama4, "num_attention_heads", 8}, {llama4, "image_size", 448},   {llama4, "patch_size", 16},
-        {llama4, "rope_theta", 500000},
+        {llama4, "rope_theta", 500000},  {qwen3, "num_position_embeddings", 1024}, {qwen3, "hidden_size", 512},
+        {qwen3, "spatial_merge_size", 1},
     };
     for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
         probe(probes[i].base, probes[i].key, probes[i].value);
@@ -327,6 +338,14 @@ START_TEST(vision_pass_certifies_the_oracle_and_fast)
                 ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_PASS && r->n_cases > 0, "%s %s: %s",
                               profiles[p], ids[i], r != NULL ? r->diagnosis : "not run");
             }
+            /* The learned table: Qwen3-VL's alone. */
+            int qwen3 = strcmp(profiles[p], "qwen3-vl-4b") == 0;
+            const pecert_check_result *t = find(&res, "certify.posinterp.reference@vision");
+            const pecert_check_result *g = find(&res, "posinterp.golden@vision");
+            ck_assert_msg(qwen3 ? t != NULL && t->verdict == PECERT_VERDICT_PASS && t->n_cases == 5 : t == NULL,
+                          "%s: %s", profiles[p], t != NULL ? t->diagnosis : "not run");
+            ck_assert_msg(qwen3 ? g != NULL && g->verdict == PECERT_VERDICT_PASS : g == NULL, "%s: %s", profiles[p],
+                          g != NULL ? g->diagnosis : "not run");
             pecert_run_results_free(&res);
         }
     }
@@ -348,6 +367,12 @@ START_TEST(vision_pass_names_the_real_bugs)
         {"llama-4-scout", "mutants/rope2d_axes_swapped", "rope2d_axes"},
         {"llama-4-scout", "mutants-f32/rope2d_first_half_twice", "rope2d_one_axis"},
         {"llama-4-scout", "mutants/rope2d_index_row_major", NULL}, /* no merge windows */
+        {"qwen3-vl-4b", "mutants/posinterp_half_pixel", "posinterp_align_corners"},
+        {"qwen3-vl-4b", "mutants-f32/posinterp_axes_swapped", "posinterp_axes"},
+        {"qwen3-vl-4b", "mutants/posinterp_bicubic_for_bilinear", "posinterp_mode"},
+        {"qwen3-vl-4b", "mutants/posinterp_same_count_shortcut", "posinterp_shortcut"}, /* the 36 x 64 image */
+        {"qwen3-vl-4b", "mutants/posinterp_weights_truncated", "posinterp_weights"},
+        {"qwen3-vl-4b", "mutants/posinterp_keys_cubic", NULL}, /* bicubic only */
         {"llama-4-scout", "mutants/rope2d_frequencies_blocks", NULL}, /* blocks already */
         {"qwen2-vl-7b", "mutants/rope2d_frequencies_blocks", NULL},
         {"llama-4-scout", "mutants/rope2d_cos_repeated", NULL}, /* interleaved pairs */
@@ -357,7 +382,10 @@ START_TEST(vision_pass_names_the_real_bugs)
         pecert_run_results res;
         load_profile(cases[i].profile);
         int status = certify_profile(&res, cases[i].profile, cases[i].mutant);
-        const pecert_check_result *r = find(&res, "certify.rope2d.reference@vision");
+        const char *id = strncmp(cases[i].mutant + strcspn(cases[i].mutant, "/") + 1, "posinterp", 9) == 0
+                             ? "certify.posinterp.reference@vision"
+                             : "certify.rope2d.reference@vision";
+        const pecert_check_result *r = find(&res, id);
         ck_assert_ptr_nonnull(r);
         if (cases[i].finding == NULL) {
             ck_assert_msg(status == PECERT_EXIT_PASS, "%s on %s", cases[i].mutant, cases[i].profile);

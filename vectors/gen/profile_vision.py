@@ -10,7 +10,11 @@ model, and gen_rope2d.py's recorders run it:
   rope2d.index   the tower's own position code (rot_pos_emb; position_ids_in_meshgrid;
                  Llama4VisionRotaryEmbedding) on two grids in one call;
   rope2d.apply   the forward stopped at its first rotation call, then that official
-                 function on seeded q with what the forward handed it.
+                 function on seeded q with what the forward handed it;
+  posinterp.resize  (Qwen3-VL) the tower's fast_pos_embed_interpolate on one image, its
+                 learned table (num_position_embeddings rows) seeded, the table's width cut
+                 to 8 channels (the resize is per channel: nn.Embedding of 8, the rows as
+                 the config says), cross-checked against F.interpolate by gen_posinterp.
 
 The manifest config of each test is what the official classes resolved: head_dim is the
 first attention module's own, theta the rotary class's (Qwen: VisionRotaryEmbedding's
@@ -29,6 +33,7 @@ import inspect
 import numpy as np
 
 import famgen
+import gen_posinterp
 import gen_rope2d
 
 # checkpoint model_type -> (composite config class, its module, vision model class and
@@ -179,6 +184,28 @@ def _apply(t, grids, label):
     return positions[:, keep], x[keep], out[keep]
 
 
+TABLE_WIDTH = 8
+
+
+def add_table(t, vf, grid):
+    """Qwen3-VL's learned table resized to one image by the tower's own code."""
+    torch = t.s.torch
+    _, model = t.make()
+    rows = model.pos_embed.num_embeddings
+    side = int(model.num_grid_per_side)
+    table = gen_posinterp.seeded_table(f"{vf.name} vision table", rows, TABLE_WIDTH)
+    model.pos_embed = torch.nn.Embedding(rows, TABLE_WIDTH)
+    with torch.no_grad():
+        model.pos_embed.weight.copy_(torch.from_numpy(table))
+        out = model.fast_pos_embed_interpolate(torch.tensor([grid], dtype=torch.int64)).numpy()
+    c = gen_posinterp.config("bilinear", (side, side), tuple(grid[1:]), align_corners=True, merge=t.merge)
+    gen_posinterp.record(t.s, vf, f"vision tower: its {side} x {side} position table resized to "
+                                  f"{grid[1]} x {grid[2]} ({TABLE_WIDTH} of its channels)",
+                         ["profile", "layers_vision"],
+                         famgen.source(t.source_file, t.model_cls.__name__ + ".fast_pos_embed_interpolate"),
+                         table[:side * side], c, out, exact=False)
+
+
 def build_vision(ref, vf, profile):
     """Two rope2d tests of the profile's tower, flagged layers_vision."""
     t = Tower(ref, profile)
@@ -206,3 +233,5 @@ def build_vision(ref, vf, profile):
                 config, {"pairing": t.pairing},
                 {"positions": vf.tensor(positions, "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out, "f32")})
+    if hasattr(t.model_cls, "fast_pos_embed_interpolate"):
+        add_table(t, vf, [1, 4 * m, 6 * m])
