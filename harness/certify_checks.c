@@ -180,20 +180,28 @@ static void compare_vision(pecert_check_result *r, const char *where, const pece
                       (double)pecert_vtest_int(t, "columns_first", -1));
         compare_field(r, where, "vision pairing", v->pairing, (double)pecert_vtest_int(t, "pairing", -1));
     } else if (strcmp(t->op, "posinterp.resize") == 0) {
-        /* The tower's learned table and how it is resized. */
-        compare_field(r, where, "vision position table side (grid_h)", v->table_side,
-                      (double)pecert_vtest_int(t, "grid_h", -1));
-        compare_field(r, where, "vision position table side (grid_w)", v->table_side,
-                      (double)pecert_vtest_int(t, "grid_w", -1));
-        compare_field(r, where, "vision table resize mode (bilinear)", PECERT_POSINTERP_BILINEAR,
-                      (double)pecert_vtest_int(t, "mode", -1));
-        compare_field(r, where, "vision table align_corners", 1, (double)pecert_vtest_int(t, "align_corners", -1));
-        compare_field(r, where, "vision table antialias", 0, (double)pecert_vtest_int(t, "antialias", -1));
-        compare_field(r, where, "vision table prefix rows", 0, (double)pecert_vtest_int(t, "prefix_tokens", -1));
-        compare_field(r, where, "vision table merge_size", v->spatial_merge_size,
-                      (double)pecert_vtest_int(t, "merge_size", -1));
+        /* The tower's learned table and how it is resized: each config
+         * key of the test against pecert's reading. */
+        const struct {
+            const char *field, *key;
+            int32_t mine;
+        } table[] = {
+            {"vision position table side (grid_h)", "grid_h", v->table_side},
+            {"vision position table side (grid_w)", "grid_w", v->table_side},
+            {"vision table resize mode (0 bicubic, 1 bilinear)", "mode", v->table_mode},
+            {"vision table align_corners", "align_corners", v->table_align_corners},
+            {"vision table antialias", "antialias", v->table_antialias},
+            {"vision table prefix rows", "prefix_tokens", v->table_prefix},
+            {"vision table merge_size", "merge_size", v->table_merge},
+        };
+        for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+            compare_field(r, where, table[i].field, table[i].mine, (double)pecert_vtest_int(t, table[i].key, -1));
+        }
+        /* The size form: a scale_factor the model never passes is a claim too. */
+        compare_field(r, where, "vision table scale_h (0: size form)", 0, pecert_vtest_number(t, "scale_h", 0.0));
+        compare_field(r, where, "vision table scale_w (0: size form)", 0, pecert_vtest_number(t, "scale_w", 0.0));
         const pecert_vtensor *tab = pecert_vtest_input(t, "table");
-        compare_field(r, where, "vision table rows", (double)v->table_side * v->table_side,
+        compare_field(r, where, "vision table rows", (double)v->table_prefix + (double)v->table_side * v->table_side,
                       tab != NULL ? (double)tab->shape[0] : -1.0);
     }
 }

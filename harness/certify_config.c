@@ -1407,14 +1407,19 @@ static int map_learned_text(map_ctx *c)
     return 0;
 }
 
-/* ViT: a learned table of (image_size / patch_size)^2 + 1 (CLS) rows
- * (ViTEmbeddings.position_embeddings). */
+/* The ViT family: a learned table of (image_size / patch_size)^2 rows
+ * after its class row (ViTEmbeddings, Dinov2Embeddings,
+ * Dinov2WithRegistersEmbeddings: the registers take no position) or its
+ * class and distillation rows (DeiTEmbeddings). The config classes'
+ * patch_size defaults: 16, and Dinov2Config's 14. The resize of the
+ * table to another image is the @vision pass's (certify_vision.c). */
 static int map_vit(map_ctx *c)
 {
     static const char *const known[] = {NULL};
     pecert_certify_model *m = c->m;
     int32_t image = 224;
-    int32_t patch = 16;
+    int32_t patch = strcmp(m->model_type, "dinov2") == 0 ? 14 : 16;
+    int32_t prefix = strcmp(m->model_type, "deit") == 0 ? 2 : 1;
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
         cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
@@ -1425,7 +1430,7 @@ static int map_vit(map_ctx *c)
         return cfg_fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
     }
     m->kind = PECERT_PE_LEARNED;
-    m->learned_rows = (int64_t)(image / patch) * (image / patch) + 1;
+    m->learned_rows = (int64_t)(image / patch) * (image / patch) + prefix;
     m->learned_dim = m->head_dim * m->num_heads;
     m->max_position_embeddings = m->learned_rows;
     return 0;
@@ -1534,6 +1539,9 @@ static const model_rule model_rules[] = {
     {"roberta", map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gpt2", map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deit", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dinov2", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dinov2_with_registers", map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
 /* What a model_type's mapping reads, in words, by its mapper. */
@@ -1568,7 +1576,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == map_bloom       ? "ALiBi: n_head"
            : map == map_mpt         ? "ALiBi: attn_config.alibi, alibi_bias_max"
            : map == map_t5          ? "T5 buckets: relative_attention_num_buckets, max_distance"
-           : map == map_vit         ? "learned: the patch grid's table"
+           : map == map_vit         ? "learned: the patch grid's table after its class row (deit: and its "
+                                      "distillation row); resized to other images in the @vision pass"
                                     : "learned: max_position_embeddings / n_positions";
 }
 

@@ -59,11 +59,14 @@ typedef struct pecert_certify_layer_type {
 } pecert_certify_layer_type;
 
 /*
- * The vision tower of a multimodal checkpoint whose attention rotates by a
- * 2-D RoPE over the patch grid (certify_vision.c reads it from
+ * The vision tower of a checkpoint: a multimodal one's whose attention
+ * rotates by a 2-D RoPE over the patch grid, or whose learned position
+ * table is resized to each image (certify_vision.c reads it from
  * vision_config, as transformers v4.57.6's vision config classes and the
- * towers' rotary code do). It is certified as a pass of its own, its
- * checks reported as "ID@vision", at the image grids below.
+ * towers' code do), or a ViT-family model's own table, resized to an
+ * image of another size (interpolate_pos_encoding). It is certified as a
+ * pass of its own, its checks reported as "ID@vision", at the image grids
+ * below.
  */
 #define PECERT_CERTIFY_MAX_IMAGES 8
 /* Patches in one certify call over every grid: 2^17 (a 5068 x 5068-pixel
@@ -90,11 +93,24 @@ typedef struct pecert_certify_vision {
      * (Qwen's dynamic resolution). */
     int32_t image_size;
     int32_t fixed_image;
-    /* The learned position table the tower interpolates to each image
-     * (Qwen3-VL: num_position_embeddings = side^2, bilinear corners to
-     * corners, merge-window order), its side; 0 = none. Its width is
-     * hidden_size. */
+    /* The learned position table the tower interpolates to each image,
+     * its side (0 = none), its width hidden_size: Qwen3-VL's
+     * num_position_embeddings = side^2, bilinear corners to corners, in
+     * merge-window order; the ViT family's (image_size / patch_size)^2
+     * after its class (and distillation) rows, bicubic with half-pixel
+     * centres, row-major. How it is resized is the ABI's: */
     int32_t table_side;
+    int32_t table_prefix;            /* rows before the grid, kept as they are */
+    pecert_posinterp_mode table_mode;
+    int32_t table_align_corners;
+    int32_t table_antialias;
+    int32_t table_merge;             /* 1 = row-major; m = m x m windows      */
+    /* 1 when the tower's attention turns by a 2-D RoPE (the rope2d checks
+     * run); 0 for a tower whose only position code is its table (ViT). */
+    int32_t rotary;
+    /* 1 when the checkpoint is the tower itself (ViT, DINOv2): its fields
+     * are the config's own, not a vision_config's. */
+    int32_t whole_model;
     int32_t n_images;                /* the grids certified                   */
     int64_t grid_thw[PECERT_CERTIFY_MAX_IMAGES][3]; /* frames, rows, columns  */
     char images_from[48];            /* "the tower's defaults" or "--image"   */
@@ -218,6 +234,10 @@ int pecert_certify_set_images(pecert_certify_model *m, const char *const *specs,
  * rope's LongRoPE factor pointers into the copy's own storage (NULL, as
  * plugin.h requires, when it has none). */
 void pecert_certify_point_factors(pecert_certify_model *m);
+
+/* pecert_certify_table_words: how the vision tower's table is resized, in
+ * words ("bicubic, half-pixel centres, row-major"). */
+void pecert_certify_table_words(char *out, size_t len, const pecert_certify_vision *v);
 
 /* pecert_certify_leave_out_vision: m certified without its vision tower
  * (the description says so, naming why). */

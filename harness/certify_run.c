@@ -62,8 +62,11 @@ typedef struct plan_entry {
 
 #define ROTARY 1u
 #define NOPE 2u
-/* A vision tower with a learned position table (Qwen3-VL's) only. */
+/* A vision tower with a learned position table (Qwen3-VL's, the ViT
+ * family's) only. */
 #define TABLE 4u
+/* A vision tower that turns by a 2-D RoPE only (not the ViT family). */
+#define TURNS 8u
 
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
 #define ALL_KINDS 0x3fu
@@ -107,11 +110,11 @@ static const plan_entry plan[] = {
     /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
      * tower's parameters and grids, and against the tower's own outputs
      * when the profile vectors recorded them. */
-    {&pecert_check_certify_rope2d_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY},
-    {&pecert_check_rope2d_index_golden, FILES_RECORDED, VISION, "rope2d.index", 0, ROTARY},
-    {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
-    {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
-    {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY},
+    {&pecert_check_certify_rope2d_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TURNS},
+    {&pecert_check_rope2d_index_golden, FILES_RECORDED, VISION, "rope2d.index", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
     {&pecert_check_certify_posinterp_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TABLE},
     {&pecert_check_posinterp_golden, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
     {&pecert_check_posinterp_native_identity, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
@@ -173,7 +176,8 @@ static int planned(const certify_state *s, const plan_entry *e)
     char id[PECERT_CHECK_ID_MAX];
     int nope = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE;
     unsigned layer = nope ? NOPE : ROTARY;
-    if ((e->layers & TABLE) && s->model->vision.table_side == 0) {
+    if (((e->layers & TABLE) && s->model->vision.table_side == 0) ||
+        ((e->layers & TURNS) && !s->model->vision.rotary)) {
         return 0;
     }
     if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
@@ -393,8 +397,10 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
 static void encoding_label(char *out, size_t len, const pecert_certify_model *m, const char *check_id)
 {
     if (m->kind == PECERT_PE_ROPE2D && strcmp(check_id, pecert_check_certify_posinterp_reference.id) == 0) {
-        snprintf(out, len, "the learned position table of %s (%d x %d, resized bilinear corners to corners)",
-                 m->vision.tower, m->vision.table_side, m->vision.table_side);
+        char how[128];
+        pecert_certify_table_words(how, sizeof(how), &m->vision);
+        snprintf(out, len, "the learned position table of %s (%d x %d, resized %s)", m->vision.tower,
+                 m->vision.table_side, m->vision.table_side, how);
     } else if (m->kind == PECERT_PE_ROPE2D) {
         const pecert_certify_vision *v = &m->vision;
         snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,

@@ -30,6 +30,21 @@
  *               Llama4VisionRotaryEmbedding, one image_size tile, positions
  *               (row + 1, column + 1) and the class token at 0, columns
  *               first, complex multiply (interleaved pairs).
+ * and the ViT family, whose checkpoint is the tower (its own config's
+ * fields) and whose only position code is a learned table of
+ * (image_size / patch_size)^2 rows after its class row, resized by
+ * interpolate_pos_encoding to an image of another size: nn.functional.
+ * interpolate to (height // patch, width // patch), bicubic,
+ * align_corners False, the size form; the table returned as it is when
+ * the image has as many patches and is square:
+ *   vit         ViTConfig, ViTEmbeddings (only with interpolate_pos_encoding
+ *               True: without it ViTPatchEmbeddings refuses another size);
+ *   deit        DeiTConfig, DeiTEmbeddings: class and distillation rows;
+ *   dinov2      Dinov2Config (patch 14), Dinov2Embeddings: always, in
+ *               float32;
+ *   dinov2_with_registers  Dinov2WithRegistersConfig (patch 16),
+ *               Dinov2WithRegistersEmbeddings: antialias True (the register
+ *               tokens come after and take no position).
  */
 #include "certify_reads.h"
 
@@ -57,6 +72,12 @@ typedef struct vision_rule {
     pecert_rope2d_frequencies frequencies;
     int32_t columns_first;
     pecert_rope_pairing pairing;
+    /* The ViT family: no rotation, the checkpoint's own fields, a table of
+     * (image / patch)^2 rows after table_prefix rows, resized bicubic with
+     * half-pixel centres, antialiased when table_antialias. */
+    int32_t table_only;
+    int32_t table_prefix;
+    int32_t table_antialias;
     const char *const *positional; /* positional keys it knows               */
     const char *reads;            /* what is read, in words (--list-model-types) */
 } vision_rule;
@@ -97,6 +118,24 @@ static const vision_rule vision_rules[] = {
      .pairing = PECERT_PAIRING_INTERLEAVED, .positional = theta_only,
      .reads = "hidden_size / num_attention_heads (default 768), image_size (448) tiles, patch_size, "
               "rope_theta; class token, columns first, interleaved"},
+    {.model_type = "vit", .tower = "vit", .config_class = "ViTConfig", .hidden_key = "hidden_size",
+     .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 16,
+     .image_default = 224, .table_only = 1, .table_prefix = 1, .positional = no_positional,
+     .reads = "the model itself: image_size / patch_size, hidden_size; ViTEmbeddings.interpolate_pos_encoding "
+              "(interpolate_pos_encoding=True): bicubic, half-pixel centres, class row kept"},
+    {.model_type = "deit", .tower = "deit", .config_class = "DeiTConfig", .hidden_key = "hidden_size",
+     .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 16,
+     .image_default = 224, .table_only = 1, .table_prefix = 2, .positional = no_positional,
+     .reads = "the model itself: as vit, class and distillation rows kept (DeiTEmbeddings)"},
+    {.model_type = "dinov2", .tower = "dinov2", .config_class = "Dinov2Config", .hidden_key = "hidden_size",
+     .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 14,
+     .image_default = 224, .table_only = 1, .table_prefix = 1, .positional = no_positional,
+     .reads = "the model itself: as vit, patch 14, every image (Dinov2Embeddings)"},
+    {.model_type = "dinov2_with_registers", .tower = "dinov2_with_registers",
+     .config_class = "Dinov2WithRegistersConfig", .hidden_key = "hidden_size", .hidden_default = 768,
+     .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 16, .image_default = 224,
+     .table_only = 1, .table_prefix = 1, .table_antialias = 1, .positional = no_positional,
+     .reads = "the model itself: as dinov2, patch 16, antialias (Dinov2WithRegistersEmbeddings)"},
 };
 #define N_VISION_RULES (sizeof(vision_rules) / sizeof(vision_rules[0]))
 
@@ -142,20 +181,49 @@ static void add_grid(pecert_certify_vision *v, int64_t t, int64_t h, int64_t w)
     }
 }
 
-/* A tower with a learned table (Qwen3-VL's 48 x 48) also gets an image of
- * exactly as many patches in another shape (36 x 64): a resize skipped
- * because the count is unchanged (posinterp_same_count_shortcut) shows
- * there alone. */
+/* A tower with a learned table (Qwen3-VL's 48 x 48, ViT-B/16's 14 x 14)
+ * also gets an image of exactly as many patches in another shape
+ * (36 x 64, 7 x 28): a resize skipped because the count is unchanged
+ * (posinterp_same_count_shortcut) shows there alone. */
 static void add_table_sized_grid(pecert_certify_vision *v)
 {
     int64_t n = (int64_t)v->table_side * v->table_side;
-    int64_t m = v->spatial_merge_size;
+    int64_t m = v->table_merge;
     for (int64_t h = (v->table_side / m) * m - m; h >= m; h -= m) {
         if (n % h == 0 && (n / h) % m == 0 && n / h != h) {
             add_grid(v, 1, h, n / h);
             return;
         }
     }
+}
+
+static int64_t at_least_1(int64_t n)
+{
+    return n > 0 ? n : 1;
+}
+
+/*
+ * The ViT family's images, for a table of n x n: the native image (the
+ * table as it is), the 224-pixel square its processors crop to when that
+ * is another grid (DINOv2's 16 x 16 from 37 x 37), a square grown as
+ * ViT-B/16 grows from 224 to 384 pixels (x 12/7), a 7:10 photo, a square
+ * shrunk by 5/7 (where antialias acts) and as many patches as the table
+ * in another shape.
+ */
+static void table_grids(pecert_certify_vision *v)
+{
+    int64_t n = v->table_side;
+    int64_t crop = 224 / v->patch_size;
+    add_grid(v, 1, n, n);
+    if (crop != n && crop > 0) {
+        add_grid(v, 1, crop, crop);
+    }
+    add_grid(v, 1, n * 12 / 7, n * 12 / 7);
+    add_grid(v, 1, n, at_least_1(n * 10 / 7));
+    if (n * 5 / 7 != crop) {
+        add_grid(v, 1, at_least_1(n * 5 / 7), at_least_1(n * 5 / 7));
+    }
+    add_table_sized_grid(v);
 }
 
 /*
@@ -170,7 +238,9 @@ static void add_table_sized_grid(pecert_certify_vision *v)
 static void default_grids(pecert_certify_vision *v)
 {
     v->n_images = 0;
-    if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
+    if (!v->rotary) {
+        table_grids(v);
+    } else if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
         int64_t m = v->spatial_merge_size;
         int64_t windows = 224 / ((int64_t)v->patch_size * m);
         int64_t square = (windows > 0 ? windows : 1) * m;
@@ -229,7 +299,10 @@ static int check_tower_type(map_ctx *c, const cJSON *vc, const vision_rule *rule
     const int llava = strcmp(rule->model_type, "llava") == 0;
     const cJSON *raw = cJSON_GetObjectItemCaseSensitive(vc, "model_type");
     const cJSON *mt = cfg_get(vc, "model_type");
-    *is_tower = 0;
+    *is_tower = rule->table_only; /* the checkpoint is the tower */
+    if (rule->table_only) {
+        return 0;
+    }
     if (llava && cJSON_IsNull(raw)) {
         return cfg_fail(c, "model_type", "null: LlavaConfig looks it up in CONFIG_MAPPING (KeyError)");
     }
@@ -270,7 +343,7 @@ static int read_width(map_ctx *c, const cJSON *vc, const vision_rule *rule, pece
         return cfg_fail(c, rule->hidden_key, "%d / %s %d = head_dim %d: pecert certifies up to %d", v->hidden_size,
                         rule->heads_key, v->num_heads, v->head_dim, PECERT_CERTIFY_MAX_VISION_HEAD_DIM);
     }
-    if (v->head_dim % 4 != 0) {
+    if (!rule->table_only && v->head_dim % 4 != 0) {
         return cfg_fail(c, rule->hidden_key, "%d / %s %d = head_dim %d: the 2-D rotation needs a multiple of 4",
                         v->hidden_size, rule->heads_key, v->num_heads, v->head_dim);
     }
@@ -360,8 +433,24 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     v->columns_first = rule->columns_first;
     v->pairing = rule->pairing;
     v->fixed_image = rule->fixed_image;
-    if (strcmp(rule->tower, "qwen3_vl") == 0 && read_table(c, vc, v) != 0) {
-        return -1;
+    v->rotary = !rule->table_only;
+    v->whole_model = rule->table_only;
+    v->table_merge = 1;
+    if (strcmp(rule->tower, "qwen3_vl") == 0) {
+        if (read_table(c, vc, v) != 0) {
+            return -1;
+        }
+        v->table_mode = PECERT_POSINTERP_BILINEAR;
+        v->table_align_corners = 1;
+        v->table_merge = v->spatial_merge_size;
+    } else if (rule->table_only) {
+        if (v->image_size % v->patch_size != 0) {
+            return cfg_fail(c, "patch_size", "%d does not divide image_size %d", v->patch_size, v->image_size);
+        }
+        v->table_side = v->image_size / v->patch_size;
+        v->table_prefix = rule->table_prefix;
+        v->table_mode = PECERT_POSINTERP_BICUBIC;
+        v->table_antialias = rule->table_antialias;
     }
     default_grids(v);
     return warn_uncertified(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
@@ -375,8 +464,9 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     if (rule == NULL) {
         return 0;
     }
-    /* Absent: the config class's defaults (the reads see no key). */
-    const cJSON *vc = cfg_get(c->doc, "vision_config");
+    /* Absent: the config class's defaults (the reads see no key). The ViT
+     * family's fields are the config's own. */
+    const cJSON *vc = rule->table_only ? c->doc : cfg_get(c->doc, "vision_config");
     const cJSON *saved_root = c->root;
     const char *saved_prefix = c->key_prefix;
     c->root = c->doc;
@@ -385,7 +475,7 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     int rc = vc != NULL && !cJSON_IsObject(vc) ? cfg_fail(c, "vision_config", "expected an object (the vision "
                                                                              "tower's fields)")
                                                : 0;
-    c->key_prefix = "vision_config.";
+    c->key_prefix = rule->table_only ? "" : "vision_config.";
     rc = rc == 0 ? check_tower_type(c, vc, rule, &is_tower) : rc;
     if (rc == 0 && is_tower) {
         rc = map_tower(c, vc, rule);
@@ -417,6 +507,16 @@ static int parse_image(const char *spec, int64_t *h, int64_t *w)
 /* The grid of one h x w pixel image, or -1 with the rule it breaks. */
 static int image_grid(const pecert_certify_vision *v, int64_t h, int64_t w, int64_t grid[3], char *why, size_t len)
 {
+    if (!v->rotary) { /* the patch convolution floors: height // patch_size, as the resize does */
+        if (h < v->patch_size || w < v->patch_size) {
+            snprintf(why, len, "each side must be at least patch_size %d pixels", v->patch_size);
+            return -1;
+        }
+        grid[0] = 1;
+        grid[1] = h / v->patch_size;
+        grid[2] = w / v->patch_size;
+        return 0;
+    }
     int64_t unit = (int64_t)v->patch_size * (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? v->spatial_merge_size : 1);
     int64_t side = v->image_size > 0 ? v->image_size / v->patch_size * v->patch_size : 0;
     if (v->fixed_image && (h != v->image_size || w != v->image_size)) {
@@ -539,12 +639,25 @@ static const char *scheme_words(const pecert_certify_vision *v)
                                                    : "row-major from (1, 1), class token at (0, 0)";
 }
 
-size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m)
+void pecert_certify_table_words(char *out, size_t len, const pecert_certify_vision *v)
 {
-    const pecert_certify_vision *v = &m->vision;
-    if (v->tower[0] == '\0') {
-        return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n", "vision tower", m->vision_note) : used;
-    }
+    snprintf(out, len, "%s, %s%s, %s", v->table_mode == PECERT_POSINTERP_BICUBIC ? "bicubic" : "bilinear",
+             v->table_align_corners ? "corners to corners" : "half-pixel centres",
+             v->table_antialias ? ", antialiased" : "", v->table_merge > 1 ? "in merge-window order" : "row-major");
+}
+
+/* A tower whose only position code is its table (the ViT family). */
+static size_t describe_table_tower(char *out, size_t len, size_t used, const pecert_certify_vision *v)
+{
+    used = put(out, len, used, "  %-34s %s (%s), a learned position table resized to each image\n", "vision tower",
+               v->tower, rule_tower_of(v));
+    return put(out, len, used, "  %-34s patch %d px, native image %d px (%d x %d patches)", "vision patches",
+               v->patch_size, v->image_size, v->table_side, v->table_side);
+}
+
+/* A tower that turns by a 2-D RoPE: its heads, rotation and patch order. */
+static size_t describe_rotary_tower(char *out, size_t len, size_t used, const pecert_certify_vision *v)
+{
     used = put(out, len, used, "  %-34s %s (%s), 2-D RoPE\n", "vision tower", v->tower, rule_tower_of(v));
     used = put(out, len, used, "  %-34s %d heads of %d (hidden %d), theta %g\n", "vision heads", v->num_heads,
                v->head_dim, v->hidden_size, v->theta);
@@ -560,9 +673,30 @@ size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_cert
     if (v->image_size > 0) {
         used = put(out, len, used, ", %s %d px", v->fixed_image ? "tiles of" : "images up to", v->image_size);
     }
+    return used;
+}
+
+size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m)
+{
+    const pecert_certify_vision *v = &m->vision;
+    if (v->tower[0] == '\0') {
+        return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n", "vision tower", m->vision_note) : used;
+    }
+    if (!v->rotary) {
+        used = describe_table_tower(out, len, used, v);
+    } else {
+        used = describe_rotary_tower(out, len, used, v);
+    }
     if (v->table_side > 0) {
-        used = put(out, len, used, "\n  %-34s %d x %d rows of %d, resized to each image bilinear corners to corners, "
-                   "in merge-window order", "vision position table", v->table_side, v->table_side, v->hidden_size);
+        char how[128];
+        pecert_certify_table_words(how, sizeof(how), v);
+        used = put(out, len, used, "\n  %-34s %d x %d rows of %d", "vision position table", v->table_side,
+                   v->table_side, v->hidden_size);
+        if (v->table_prefix > 0) {
+            used = put(out, len, used, " after %d %s", v->table_prefix,
+                       v->table_prefix == 1 ? "class row" : "class and distillation rows");
+        }
+        used = put(out, len, used, ", resized to each image %s", how);
     }
     used = put(out, len, used, "\n  %-34s", "vision grids certified");
     for (int i = 0; i < v->n_images; i++) {

@@ -12,10 +12,10 @@
  * check does (rope2d_checks.c), to name the convention.
  *
  * certify.posinterp.reference: a tower that adds a learned position table
- * resized to each image (Qwen3-VL) has that resize judged the same way:
- * a random table of the tower's shape, each image's grid, the plugin's
- * pos_interpolate against ref's under the per-element bound of
- * posinterp_checks.c.
+ * resized to each image (Qwen3-VL, the ViT family) has that resize judged
+ * the same way: a random table of the tower's shape, each image's grid,
+ * the plugin's pos_interpolate against ref's under the per-element bound
+ * of posinterp_checks.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,18 +131,22 @@ static void run_rope2d_reference(const pecert_check_env *env, pecert_check_resul
 
 /* ---- certify.posinterp.reference ----------------------------------------- */
 
-/* One image's h x w grid from the table: bilinear, corners to corners,
- * merge windows (Qwen3VLVisionModel.fast_pos_embed_interpolate; a video's
- * frames repeat the same rows). */
+/* One image's h x w grid from the table, resized as the tower does
+ * (Qwen3VLVisionModel.fast_pos_embed_interpolate: bilinear, corners to
+ * corners, merge windows, a video's frames repeating the same rows; the
+ * ViT family's interpolate_pos_encoding: bicubic, half-pixel centres,
+ * the size form, its class rows copied). */
 static void table_case(const pecert_check_env *env, pecert_check_result *r, const pecert_certify_vision *v,
                        const float *table, const int64_t *grid)
 {
     pecert_posinterp_call c;
     memset(&c, 0, sizeof(c));
     c.a.struct_size = sizeof(c.a);
-    c.a.mode = PECERT_POSINTERP_BILINEAR;
-    c.a.align_corners = 1;
-    c.a.merge_size = v->spatial_merge_size;
+    c.a.mode = v->table_mode;
+    c.a.align_corners = v->table_align_corners;
+    c.a.antialias = v->table_antialias;
+    c.a.prefix_tokens = v->table_prefix;
+    c.a.merge_size = v->table_merge;
     c.a.grid_h = c.a.grid_w = v->table_side;
     c.a.out_h = grid[1];
     c.a.out_w = grid[2];
@@ -167,7 +171,7 @@ static void table_case(const pecert_check_env *env, pecert_check_result *r, cons
 static void run_posinterp_reference(const pecert_check_env *env, pecert_check_result *r)
 {
     const pecert_certify_vision *v = &pecert_certify_current_model()->vision;
-    size_t n = (size_t)v->table_side * (size_t)v->table_side * (size_t)v->hidden_size;
+    size_t n = ((size_t)v->table_prefix + (size_t)v->table_side * (size_t)v->table_side) * (size_t)v->hidden_size;
     float *table = malloc((n > 0 ? n : 1) * sizeof(float));
     if (table == NULL) {
         pecert_case_fail(r, "pos_interpolate", "out of memory");

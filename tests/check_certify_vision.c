@@ -10,8 +10,10 @@
  * images:  --image grids as the towers' processors produce them, refused
  *          with the rule they break.
  * run:     the @vision pass certifies ref and fast, names the real bugs the
- *          rope2d mutants carry, and certify.mapping catches a tower read
- *          with the wrong width.
+ *          rope2d and posinterp mutants carry, and certify.mapping catches a
+ *          tower read with the wrong width.
+ * ViT:     the ViT family (vit, deit, dinov2, dinov2_with_registers) is its
+ *          own tower: a learned table resized to each image, no rotation.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +74,8 @@ static int warned_about(const char *key)
     "{\"model_type\": \"qwen3_vl\", \"text_config\": {\"model_type\": \"qwen3_vl_text\", \"hidden_size\": 2560," \
     " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"max_position_embeddings\": 262144,"         \
     " \"rope_scaling\": {\"rope_type\": \"default\"}}" vision "}"
+/* The ViT family's widths (pecert requires them; ViT-Base's). */
+#define HEADS ", \"hidden_size\": 768, \"num_attention_heads\": 12"
 #define LLAMA_TEXT                                                                                     \
     "{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"                   \
     " \"max_position_embeddings\": 4096}"
@@ -114,6 +118,45 @@ START_TEST(qwen_towers_read_their_own_width)
     ck_assert(warned_about("vision_config.num_position_embeddings"));
     parse_ok(QWEN2_VL(""));
     ck_assert_int_eq(model.vision.table_side, 0); /* Qwen2-VL has no learned table */
+}
+END_TEST
+
+/* The ViT family is its own tower: the config's own fields, a table of
+ * (image_size / patch_size)^2 rows after its class row (DeiT: and its
+ * distillation row), resized bicubic with half-pixel centres, antialiased
+ * for DINOv2 with registers (interpolate_pos_encoding of each embeddings
+ * class); Dinov2Config's patch_size default is 14, the others' 16. */
+START_TEST(vit_family_is_its_own_tower)
+{
+    static const struct {
+        const char *json;
+        int32_t patch, side, prefix, antialias;
+    } cases[] = {
+        {"{\"model_type\": \"vit\", \"image_size\": 384" HEADS "}", 16, 24, 1, 0},
+        {"{\"model_type\": \"deit\"" HEADS "}", 16, 14, 2, 0},
+        {"{\"model_type\": \"dinov2\"" HEADS "}", 14, 16, 1, 0},
+        {"{\"model_type\": \"dinov2\", \"image_size\": 518, \"patch_size\": 14" HEADS "}", 14, 37, 1, 0},
+        {"{\"model_type\": \"dinov2_with_registers\"" HEADS "}", 16, 14, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        parse_ok(cases[i].json);
+        const pecert_certify_vision *v = &model.vision;
+        ck_assert_msg(v->table_side == cases[i].side && v->patch_size == cases[i].patch, "%s: side %d, patch %d",
+                      cases[i].json, v->table_side, v->patch_size);
+        ck_assert_int_eq(v->rotary, 0);
+        ck_assert_int_eq(v->whole_model, 1);
+        ck_assert_int_eq(v->table_prefix, cases[i].prefix);
+        ck_assert_int_eq(v->table_antialias, cases[i].antialias);
+        ck_assert_int_eq(v->table_mode, PECERT_POSINTERP_BICUBIC);
+        ck_assert_int_eq(v->table_align_corners, 0);
+        ck_assert_int_eq(v->table_merge, 1);
+        ck_assert_int_eq(model.learned_rows, (int64_t)cases[i].side * cases[i].side + cases[i].prefix);
+        /* The native image first: the table as it is. */
+        ck_assert(v->grid_thw[0][1] == cases[i].side && v->grid_thw[0][2] == cases[i].side);
+        ck_assert_int_eq(model.n_warnings, 0);
+    }
+    parse_fails_naming("{\"model_type\": \"vit\", \"image_size\": 225" HEADS "}", "patch_size");
+    parse_fails_naming("{\"model_type\": \"dinov2\", \"patch_size\": 0" HEADS "}", "patch_size");
 }
 END_TEST
 
@@ -287,6 +330,13 @@ START_TEST(images_are_what_the_processors_hand_over)
     ck_assert_int_eq(set_images("336x336", NULL), 0);
     ck_assert_int_eq(set_images("672x336", NULL), -1);
     ck_assert_ptr_nonnull(strstr(err, "tiles"));
+    /* ViT: the patch convolution floors each side (height // patch_size). */
+    parse_ok("{\"model_type\": \"vit\"" HEADS "}");
+    ck_assert_int_eq(set_images("384x200", "16x16"), 0);
+    ck_assert(model.vision.grid_thw[0][1] == 24 && model.vision.grid_thw[0][2] == 12);
+    ck_assert(model.vision.grid_thw[1][1] == 1 && model.vision.grid_thw[1][2] == 1);
+    ck_assert_int_eq(set_images("384x15", NULL), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at least patch_size 16"));
     parse_ok(LLAMA_TEXT);
     ck_assert_int_eq(set_images("448x448", NULL), -1);
     ck_assert_ptr_nonnull(strstr(err, "no vision tower"));
@@ -321,6 +371,20 @@ static const pecert_check_result *find(const pecert_run_results *res, const char
     return pecert_run_results_find(res, id);
 }
 
+/* profile certified for plugin, each of ids passed with cases; res is
+ * left for the caller's own assertions (and to free). */
+static void expect_certified(pecert_run_results *res, const char *profile, const char *plugin,
+                             const char *const *ids, size_t n_ids)
+{
+    load_profile(profile);
+    ck_assert_msg(certify_profile(res, profile, plugin) == PECERT_EXIT_PASS, "%s on %s", plugin, profile);
+    for (size_t i = 0; i < n_ids; i++) {
+        const pecert_check_result *r = find(res, ids[i]);
+        ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_PASS && r->n_cases > 0, "%s %s: %s", profile, ids[i],
+                      r != NULL ? r->diagnosis : "not run");
+    }
+}
+
 START_TEST(vision_pass_certifies_the_oracle_and_fast)
 {
     static const char *const profiles[] = {"qwen2-vl-7b", "qwen2.5-vl-7b", "qwen3-vl-4b", "pixtral-12b",
@@ -330,14 +394,7 @@ START_TEST(vision_pass_certifies_the_oracle_and_fast)
     for (size_t p = 0; p < sizeof(profiles) / sizeof(profiles[0]); p++) {
         for (int fast = 0; fast < 2; fast++) {
             pecert_run_results res;
-            load_profile(profiles[p]);
-            ck_assert_msg(certify_profile(&res, profiles[p], fast ? "fast" : "ref") == PECERT_EXIT_PASS, "%s on %s",
-                          fast ? "fast" : "ref", profiles[p]);
-            for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-                const pecert_check_result *r = find(&res, ids[i]);
-                ck_assert_msg(r != NULL && r->verdict == PECERT_VERDICT_PASS && r->n_cases > 0, "%s %s: %s",
-                              profiles[p], ids[i], r != NULL ? r->diagnosis : "not run");
-            }
+            expect_certified(&res, profiles[p], fast ? "fast" : "ref", ids, sizeof(ids) / sizeof(ids[0]));
             /* The learned table: Qwen3-VL's alone. */
             int qwen3 = strcmp(profiles[p], "qwen3-vl-4b") == 0;
             const pecert_check_result *t = find(&res, "certify.posinterp.reference@vision");
@@ -346,6 +403,26 @@ START_TEST(vision_pass_certifies_the_oracle_and_fast)
                           "%s: %s", profiles[p], t != NULL ? t->diagnosis : "not run");
             ck_assert_msg(qwen3 ? g != NULL && g->verdict == PECERT_VERDICT_PASS : g == NULL, "%s: %s", profiles[p],
                           g != NULL ? g->diagnosis : "not run");
+            pecert_run_results_free(&res);
+        }
+    }
+}
+END_TEST
+
+/* The ViT family's @vision pass: the resize against ref and against the
+ * tables recorded from the models' own interpolate_pos_encoding, and no
+ * rope2d check (nothing turns). */
+START_TEST(vit_family_pass_certifies_the_oracle_and_fast)
+{
+    static const char *const profiles[] = {"vit-b-16", "vit-b-16-384", "dinov2-base", "dinov2-with-registers-base"};
+    static const char *const ids[] = {"certify.mapping@vision", "certify.posinterp.reference@vision",
+                                      "posinterp.golden@vision", "posinterp.native_identity@vision",
+                                      "learned.golden"};
+    for (size_t p = 0; p < sizeof(profiles) / sizeof(profiles[0]); p++) {
+        for (int fast = 0; fast < 2; fast++) {
+            pecert_run_results res;
+            expect_certified(&res, profiles[p], fast ? "fast" : "ref", ids, sizeof(ids) / sizeof(ids[0]));
+            ck_assert_ptr_null(find(&res, "certify.rope2d.reference@vision"));
             pecert_run_results_free(&res);
         }
     }
@@ -373,6 +450,11 @@ START_TEST(vision_pass_names_the_real_bugs)
         {"qwen3-vl-4b", "mutants/posinterp_same_count_shortcut", "posinterp_shortcut"}, /* the 36 x 64 image */
         {"qwen3-vl-4b", "mutants/posinterp_weights_truncated", "posinterp_weights"},
         {"qwen3-vl-4b", "mutants/posinterp_keys_cubic", NULL}, /* bicubic only */
+        {"vit-b-16-384", "mutants/posinterp_keys_cubic", "posinterp_cubic_coefficient"},
+        {"vit-b-16", "mutants/posinterp_same_count_shortcut", "posinterp_shortcut"}, /* 7 x 28 */
+        {"dinov2-with-registers-base", "mutants-f32/posinterp_no_antialias", "posinterp_antialias"},
+        {"dinov2-base", "mutants/posinterp_half_pixel", NULL}, /* half-pixel centres already */
+        {"vit-b-16", "mutants/rope2d_axes_swapped", NULL}, /* nothing turns */
         {"llama-4-scout", "mutants/rope2d_frequencies_blocks", NULL}, /* blocks already */
         {"qwen2-vl-7b", "mutants/rope2d_frequencies_blocks", NULL},
         {"llama-4-scout", "mutants/rope2d_cos_repeated", NULL}, /* interleaved pairs */
@@ -386,7 +468,7 @@ START_TEST(vision_pass_names_the_real_bugs)
                              ? "certify.posinterp.reference@vision"
                              : "certify.rope2d.reference@vision";
         const pecert_check_result *r = find(&res, id);
-        ck_assert_ptr_nonnull(r);
+        ck_assert(r != NULL || cases[i].finding == NULL); /* a ViT runs no rope2d check */
         if (cases[i].finding == NULL) {
             ck_assert_msg(status == PECERT_EXIT_PASS, "%s on %s", cases[i].mutant, cases[i].profile);
         } else {
@@ -479,6 +561,7 @@ Suite *make_certify_vision_suite(void)
     TCase *mapping = tcase_create("mapping");
     tcase_add_test(mapping, qwen_towers_read_their_own_width);
     tcase_add_test(mapping, pixtral_and_llama4_towers_map);
+    tcase_add_test(mapping, vit_family_is_its_own_tower);
     tcase_add_test(mapping, vision_refusals_name_the_key);
     tcase_add_test(mapping, every_vision_key_read_changes_the_answer);
     tcase_add_test(mapping, images_are_what_the_processors_hand_over);
@@ -486,6 +569,7 @@ Suite *make_certify_vision_suite(void)
     TCase *run = tcase_create("run");
     tcase_set_timeout(run, 600);
     tcase_add_test(run, vision_pass_certifies_the_oracle_and_fast);
+    tcase_add_test(run, vit_family_pass_certifies_the_oracle_and_fast);
     tcase_add_test(run, vision_pass_names_the_real_bugs);
     tcase_add_test(run, vision_mapping_bugs_and_missing_operations_fail);
     tcase_add_test(run, image_options_on_the_command_line);

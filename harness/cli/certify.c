@@ -229,7 +229,7 @@ static int list_model_types(void)
                reads);
     }
     const char *config_class;
-    printf("vision towers (vision_config of these model_types; certified as ID@vision):\n");
+    printf("vision towers (vision_config of these model_types, or the model itself; certified as ID@vision):\n");
     for (size_t i = 0; (name = pecert_certify_vision_tower(i, &config_class, &reads)) != NULL; i++) {
         printf("  %-*s %s: %s\n", width, name, config_class, reads);
     }

@@ -528,13 +528,17 @@ def periodic_table(label, shape):
     return flat.reshape(rows, dim).astype(np.float32)
 
 
+# The ViT family: model_type -> (config class, embeddings class holding the table).
+VIT_EMBEDDINGS = {model_type: (cls, emb) for model_type, (cls, _, emb) in profile_vision.TABLE_TOWERS.items()}
+
+
 def build_learned(ref, vf, profile):
     """The model's position-embedding module, fed the ids the model forms (0..rows-1)."""
     torch = ref.torch
     c = profile["config"]
     mt = c["model_type"]
     cfg_mod, mdl = modules(mt)
-    cls_name = {"bert": "BertConfig", "gpt2": "GPT2Config", "vit": "ViTConfig"}[mt]
+    cls_name = {"bert": "BertConfig", "gpt2": "GPT2Config", **{k: v[0] for k, v in VIT_EMBEDDINGS.items()}}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     with torch.no_grad():
         if mt == "bert":
@@ -545,13 +549,13 @@ def build_learned(ref, vf, profile):
             weight, where = torch.nn.Embedding(cfg.n_positions, cfg.n_embd).weight, "GPT2Model.wpe"
             ids = torch.arange(cfg.n_positions)
         else:
-            module = mdl.ViTEmbeddings(cfg)
-            weight, where = module.position_embeddings[0], "ViTEmbeddings.position_embeddings"
+            module = getattr(mdl, VIT_EMBEDDINGS[mt][1])(cfg)
+            weight, where = module.position_embeddings[0], VIT_EMBEDDINGS[mt][1] + ".position_embeddings"
             ids = torch.arange(weight.shape[0])
         table = periodic_table(f"{vf.name}/table", tuple(weight.shape))
         weight = torch.from_numpy(table)
         out = torch.nn.functional.embedding(ids, weight)
-    ctx = mdl.BertEmbeddings if mt == "bert" else mdl.GPT2Model if mt == "gpt2" else mdl.ViTEmbeddings
+    ctx = mdl.BertEmbeddings if mt == "bert" else mdl.GPT2Model if mt == "gpt2" else getattr(mdl, VIT_EMBEDDINGS[mt][1])
     vf.add_test("learned.lookup", f"every row of the {tuple(weight.shape)} table in the model's id order",
                 ["profile", "boundary"], source_of(ref, ctx, where), {"convention": "plain"}, {},
                 {"table": vf.tensor(table, "f32"), "positions": vf.tensor(ids.numpy().astype(np.int64), "i64")},
@@ -568,7 +572,7 @@ def build(ref, gen, vf, profile):
         build_alibi(ref, vf, profile)
     elif mt == "t5":
         build_t5(ref, vf, profile)
-    elif mt in ("bert", "gpt2", "vit"):
+    elif mt in ("bert", "gpt2") or mt in VIT_EMBEDDINGS:
         build_learned(ref, vf, profile)
     else:
         return False

@@ -16,6 +16,14 @@ model, and gen_rope2d.py's recorders run it:
                  to 8 channels (the resize is per channel: nn.Embedding of 8, the rows as
                  the config says), cross-checked against F.interpolate by gen_posinterp.
 
+A ViT-family profile (vit, deit, dinov2, dinov2_with_registers) is the tower itself: its
+config class is built from the profile's fields, its embeddings class's position table
+seeded (8 channels, the rows as the config says), and interpolate_pos_encoding, the
+official function, resizes it to three images (a larger or the processor's 224-pixel
+square, a non-square photo, a smaller square), cross-checked bit for bit against
+F.interpolate at the config recorded (bicubic, half-pixel centres, the size form, the
+class rows apart, antialias for DINOv2 with registers).
+
 The manifest config of each test is what the official classes resolved: head_dim is the
 first attention module's own, theta the rotary class's (Qwen: VisionRotaryEmbedding's
 default argument, which the towers never override; Pixtral and Llama 4: rope_theta of the
@@ -51,9 +59,20 @@ TOWERS = {
                ("row_major_cls", "blocks", True, "interleaved")),
 }
 
+# The ViT family: model_type -> (config class, its module, embeddings class).
+TABLE_TOWERS = {
+    "vit": ("ViTConfig", "vit", "ViTEmbeddings"),
+    "deit": ("DeiTConfig", "deit", "DeiTEmbeddings"),
+    "dinov2": ("Dinov2Config", "dinov2", "Dinov2Embeddings"),
+    "dinov2_with_registers": ("Dinov2WithRegistersConfig", "dinov2_with_registers",
+                              "Dinov2WithRegistersEmbeddings"),
+}
+
 NOTES = {
-    "layers_vision": ("FUNCTIONALITY", "The checkpoint's vision tower: its 2-D RoPE built by its own "
-                                       "transformers classes from the profile's vision_config."),
+    "layers_vision": ("FUNCTIONALITY", "The checkpoint's vision tower: its 2-D RoPE, or its learned "
+                                       "position table resized to an image, built by its own transformers "
+                                       "classes from the profile's vision_config (a ViT-family model's own "
+                                       "config)."),
 }
 
 ROTARY_ATTR = {"qwen": "rotary_pos_emb", "pixtral": "patch_positional_embedding", "llama4": "rotary_embedding"}
@@ -61,6 +80,8 @@ ROTARY_ATTR = {"qwen": "rotary_pos_emb", "pixtral": "patch_positional_embedding"
 
 def has_tower(profile):
     c = profile["config"]
+    if c["model_type"] in TABLE_TOWERS:
+        return True
     if c["model_type"] not in TOWERS:
         return False
     return c["model_type"] != "llava" or (c.get("vision_config") or {}).get("model_type") == "pixtral"
@@ -206,8 +227,51 @@ def add_table(t, vf, grid):
                          table[:side * side], c, out, exact=False)
 
 
+def table_grids(side, patch):
+    """The images recorded for a side x side table: the processors' 224-pixel square when
+    that is another grid (else the table grown by 12/7, ViT-B/16 from 224 to 384 pixels),
+    a 7:10 photo and the table shrunk by 5/7 (where antialias acts)."""
+    crop = 224 // patch
+    first = (crop, crop) if crop != side else (side * 12 // 7, side * 12 // 7)
+    return [first, (side, side * 10 // 7), (side * 5 // 7, side * 5 // 7)]
+
+
+def build_table_tower(ref, vf, profile):
+    """A ViT-family model's position table resized by its own interpolate_pos_encoding."""
+    s = gen_rope2d.Sources(ref)
+    torch = s.torch
+    c = profile["config"]
+    cls_name, mod, emb_name = TABLE_TOWERS[c["model_type"]]
+    kwargs = copy.deepcopy({k: v for k, v in c.items() if k != "model_type"})
+    cfg = getattr(_module(mod, "configuration"), cls_name)(**kwargs)
+    emb_cls = getattr(_module(mod, "modeling"), emb_name)
+    module = emb_cls(cfg)
+    rows = module.position_embeddings.shape[1]
+    patch = int(cfg.patch_size)
+    side = int(cfg.image_size) // patch
+    prefix = rows - side * side
+    source = famgen.source("src/transformers/models/%s/modeling_%s.py" % (mod, mod),
+                           emb_name + ".interpolate_pos_encoding")
+    for h, w in table_grids(side, patch):
+        table = gen_posinterp.seeded_table(f"{vf.name} vision table {h}x{w}", rows, TABLE_WIDTH)
+        with torch.no_grad():
+            module.position_embeddings = torch.nn.Parameter(torch.from_numpy(table)[None])
+            out = module.interpolate_pos_encoding(torch.zeros(1, prefix + h * w, TABLE_WIDTH), h * patch, w * patch)
+        out = out.reshape(-1, TABLE_WIDTH).numpy()
+        antialias = c["model_type"] == "dinov2_with_registers"
+        conf = gen_posinterp.config("bicubic", (side, side), (h, w), prefix=prefix, antialias=antialias)
+        gen_posinterp.record(s, vf, f"the model's {side} x {side} position table ({prefix} class "
+                                    f"row{'s' if prefix > 1 else ''} kept) resized to a {h * patch} x {w * patch} "
+                                    f"image: {h} x {w} patches ({TABLE_WIDTH} of its channels)",
+                             ["profile", "layers_vision"], source, table, conf, out, exact=True)
+
+
 def build_vision(ref, vf, profile):
-    """Two rope2d tests of the profile's tower, flagged layers_vision."""
+    """Two rope2d tests of the profile's tower (and a posinterp test of a learned table),
+    or a ViT-family model's three posinterp tests, flagged layers_vision."""
+    if profile["config"]["model_type"] in TABLE_TOWERS:
+        build_table_tower(ref, vf, profile)
+        return
     t = Tower(ref, profile)
     m = t.merge
     grids = [[1, 2 * m, 3 * m], [2, 2 * m, 2 * m]] if t.family == "qwen" else [[1, 4, 6], [1, 3, 5]]
