@@ -107,6 +107,7 @@ typedef struct pecert_rope2d_index_call {
     const int64_t *grid;      /* [n_images, 3]                      */
     int64_t n_images;
     int64_t tokens;
+    int32_t window_units;     /* ATTENTION_WINDOWS (ABI 1.10); else 0 */
 } pecert_rope2d_index_call;
 
 typedef struct pecert_rope2d_apply_call {

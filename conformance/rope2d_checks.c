@@ -28,6 +28,10 @@ typedef pecert_rope2d_index_call index_call;
 int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, const index_call *c,
                             pecert_out_buf *pos, const char *where)
 {
+    if (c->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS && !s->is_oracle && !pecert_plugin_speaks(s->desc, 10)) {
+        pecert_case_needs_abi(r, s, where, "Qwen2.5-VL's attention-window order", 10);
+        return 0;
+    }
     int64_t shape[2] = {2, c->tokens};
     if (pecert_out_init(pos, PECERT_DTYPE_I64, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
@@ -38,6 +42,7 @@ int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, con
     a.struct_size = sizeof(a);
     a.scheme = c->scheme;
     a.spatial_merge_size = c->merge;
+    a.window_units = c->window_units;
     a.grid_thw = c->grid;
     a.n_images = c->n_images;
     a.out_positions = &pos->view;
@@ -63,8 +68,77 @@ static int same_positions(const pecert_out_buf *got, const pecert_vtensor *want,
     return 1;
 }
 
-/* A failed index replayed: the grid flattened row by row (the oracle with
- * windows of one patch) or rows and columns exchanged. */
+/* 1 if got equals the oracle's positions for c with another scheme
+ * (merge windows flattened when merge is 1). */
+static int oracle_order_matches(const pecert_check_env *env, pecert_check_result *r, const index_call *c,
+                                const pecert_out_buf *got, const char *where)
+{
+    pecert_check_result scratch;
+    pecert_check_result_init(&scratch, r->check_id);
+    pecert_out_buf other;
+    int same = 0;
+    if (pecert_rope2d_run_index(&env->oracle, &scratch, c, &other, where)) {
+        same = 1;
+        for (int64_t i = 0; i < 2 * c->tokens && same; i++) {
+            same = pecert_out_get(&other, i) == pecert_out_get(got, i);
+        }
+        pecert_out_free(&other);
+    }
+    pecert_check_result_release(&scratch);
+    return same;
+}
+
+/* The merge-window position of token s of one frame of an h x w grid
+ * (rot_pos_emb's order, units of m x m patches). */
+static void merge_order_position(int64_t s, int64_t m, int64_t w, int64_t *row, int64_t *col)
+{
+    int64_t unit = s / (m * m);
+    int64_t j = s % (m * m);
+    *row = unit / (w / m) * m + j / m;
+    *col = unit % (w / m) * m + j % m;
+}
+
+/*
+ * 1 if got is want with every video's frames interleaved: rot_pos_emb's
+ * table for t frames built by repeating each row t times in place instead
+ * of tiling the frame t times (mlx-vlm before ab838c57: mx.repeat for
+ * torch's .repeat(t, 1)), then put in the scheme's order. Token k of a
+ * frame sits at merge-order index q = frame * h * w + its unit's index * m^2
+ * + its place in the unit; the interleaved table gives it row q / t of
+ * one frame. Needs a video (t > 1); the row-major schemes take none.
+ */
+static int frames_interleaved(const pecert_out_buf *got, const pecert_vtensor *want, const index_call *c)
+{
+    int64_t n = want->shape[1];
+    int64_t first = 0;
+    int video = 0;
+    if (c->scheme != PECERT_ROPE2D_MERGE_WINDOWS && c->scheme != PECERT_ROPE2D_ATTENTION_WINDOWS) {
+        return 0;
+    }
+    for (int64_t img = 0; img < c->n_images; img++) {
+        const int64_t *g = c->grid + 3 * img;
+        int64_t m = c->merge;
+        int64_t frame_tokens = g[1] * g[2];
+        video |= g[0] > 1;
+        for (int64_t k = 0; k < g[0] * frame_tokens; k++) {
+            int64_t r = pecert_vtensor_get(want, first + k);
+            int64_t col = pecert_vtensor_get(want, n + first + k);
+            int64_t q = k / frame_tokens * frame_tokens + (r / m * (g[2] / m) + col / m) * m * m + r % m * m + col % m;
+            int64_t bad_r, bad_c;
+            merge_order_position(q / g[0], m, g[2], &bad_r, &bad_c);
+            if (pecert_out_get(got, first + k) != bad_r || pecert_out_get(got, n + first + k) != bad_c) {
+                return 0;
+            }
+        }
+        first += g[0] * frame_tokens;
+    }
+    return video;
+}
+
+/* A failed index replayed: rows and columns exchanged, a video's frames
+ * interleaved, the attention windows left out (Qwen2.5-VL's tokens
+ * reordered and its rotary table not), or the grid flattened row by row
+ * (the oracle with windows of one patch). */
 static void explain_index(const pecert_check_env *env, pecert_check_result *r, const index_call *c,
                           const pecert_out_buf *got, const pecert_vtensor *want, const char *where)
 {
@@ -72,25 +146,28 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
         pecert_check_symptom(r, "rope2d_index_axes_swapped");
         return;
     }
-    if (c->scheme != PECERT_ROPE2D_MERGE_WINDOWS || c->merge == 1) {
+    if (frames_interleaved(got, want, c)) {
+        pecert_check_symptom(r, "rope2d_frames_interleaved");
         return;
     }
-    index_call raster = *c;
-    raster.merge = 1;
-    pecert_check_result scratch;
-    pecert_check_result_init(&scratch, r->check_id);
-    pecert_out_buf flat;
-    if (pecert_rope2d_run_index(&env->oracle, &scratch, &raster, &flat, where)) {
-        int same = 1;
-        for (int64_t i = 0; i < 2 * c->tokens && same; i++) {
-            same = pecert_out_get(&flat, i) == pecert_out_get(got, i);
+    index_call other = *c;
+    if (c->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS) {
+        other.scheme = PECERT_ROPE2D_MERGE_WINDOWS;
+        other.window_units = 0;
+        if (oracle_order_matches(env, r, &other, got, where)) {
+            pecert_check_symptom(r, "rope2d_order:merge_windows");
+            return;
         }
-        if (same) {
+    }
+    if ((c->scheme == PECERT_ROPE2D_MERGE_WINDOWS || c->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS) &&
+        c->merge > 1) {
+        other.scheme = PECERT_ROPE2D_MERGE_WINDOWS;
+        other.merge = 1;
+        other.window_units = 0;
+        if (oracle_order_matches(env, r, &other, got, where)) {
             pecert_check_symptom(r, "rope2d_order:row_major");
         }
-        pecert_out_free(&flat);
     }
-    pecert_check_result_release(&scratch);
 }
 
 void pecert_rope2d_judge_index(const pecert_check_env *env, pecert_check_result *r, const index_call *c,
@@ -110,7 +187,7 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r, cons
     const pecert_vtensor *want = pecert_vtest_output(t, "positions");
     index_call c = {(int32_t)pecert_vtest_int(t, "scheme", 0),
                     (int32_t)pecert_vtest_int(t, "spatial_merge_size", 1), grid->data, grid->shape[0],
-                    want->shape[1]};
+                    want->shape[1], (int32_t)pecert_vtest_int(t, "window_units", 0)};
     pecert_out_buf pos;
     if (!pecert_rope2d_run_index(&env->plugin, r, &c, &pos, where)) {
         return;

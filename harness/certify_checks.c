@@ -172,6 +172,8 @@ static void compare_vision(pecert_check_result *r, const char *where, const pece
         compare_field(r, where, "vision patch order (scheme)", v->scheme, (double)pecert_vtest_int(t, "scheme", -1));
         compare_field(r, where, "vision spatial_merge_size", v->spatial_merge_size,
                       (double)pecert_vtest_int(t, "spatial_merge_size", -1));
+        compare_field(r, where, "vision attention window (window_units)", v->window_units,
+                      (double)pecert_vtest_int(t, "window_units", 0));
     } else if (strcmp(t->op, "rope2d.apply") == 0) {
         compare_field(r, where, "vision head_dim", v->head_dim, (double)pecert_vtest_int(t, "head_dim", -1));
         compare_field(r, where, "vision theta", v->theta, pecert_vtest_number(t, "theta", NAN));

@@ -79,6 +79,10 @@ typedef struct pecert_certify_vision {
     char tower[32];                  /* vision_config's model_type; "" = none */
     pecert_rope2d_scheme scheme;     /* patch order and positions             */
     int32_t spatial_merge_size;      /* MERGE_WINDOWS' window side; else 1    */
+    /* ATTENTION_WINDOWS (Qwen2.5-VL): the attention window's side in merge
+     * units, window_size // spatial_merge_size // patch_size; else 0. */
+    int32_t window_units;
+    int32_t window_size;             /* the same in pixels, as the config says */
     pecert_rope2d_frequencies frequencies;
     int32_t columns_first;           /* 1: the first half turns by column     */
     pecert_rope_pairing pairing;     /* the tower's apply code's              */

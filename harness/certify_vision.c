@@ -14,8 +14,10 @@
  *               attention's width: reading it for head_dim is a real bug.
  *   qwen2_5_vl  Qwen2_5_VLVisionConfig: hidden_size / num_heads (its class
  *               default hidden_size is 3584, the released towers' 1280);
- *               the patches are then reordered into attention windows
- *               (get_window_index), an order this version does not certify.
+ *               the patches and their rotary rows are then reordered into
+ *               attention windows of window_size // spatial_merge_size //
+ *               patch_size merge units a side (get_window_index, in
+ *               forward): ATTENTION_WINDOWS.
  *   qwen3_vl    Qwen3VLVisionConfig: hidden_size / num_heads (default 1152),
  *               patch 16, the Qwen2-VL rotation, and a learned table of
  *               num_position_embeddings rows (a square grid: num_grid_per_side
@@ -97,8 +99,8 @@ static const vision_rule vision_rules[] = {
      .hidden_key = "hidden_size", .hidden_default = 3584, .heads_key = "num_heads", .heads_default = 16,
      .patch_default = 14, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
      .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = no_positional,
-     .reads = "hidden_size / num_heads (default 3584), patch_size, spatial_merge_size; as qwen2_vl; its window "
-              "order not certified"},
+     .reads = "hidden_size / num_heads (default 3584), patch_size, spatial_merge_size, window_size (112); as "
+              "qwen2_vl, then in attention windows (get_window_index)"},
     {.model_type = "qwen3_vl", .tower = "qwen3_vl", .config_class = "Qwen3VLVisionConfig",
      .hidden_key = "hidden_size", .hidden_default = 1152, .heads_key = "num_heads", .heads_default = 16,
      .patch_default = 16, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
@@ -167,6 +169,13 @@ static const char *rule_tower_of(const pecert_certify_vision *v)
         }
     }
     return "?";
+}
+
+/* Qwen's towers: patches grouped in merge windows (then, for Qwen2.5-VL,
+ * in attention windows of them); an image a whole number of windows. */
+static int in_merge_windows(const pecert_certify_vision *v)
+{
+    return v->scheme == PECERT_ROPE2D_MERGE_WINDOWS || v->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
 }
 
 /* ---- the default image grids ---------------------------------------------- */
@@ -240,7 +249,7 @@ static void default_grids(pecert_certify_vision *v)
     v->n_images = 0;
     if (!v->rotary) {
         table_grids(v);
-    } else if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
+    } else if (in_merge_windows(v)) {
         int64_t m = v->spatial_merge_size;
         int64_t windows = 224 / ((int64_t)v->patch_size * m);
         int64_t square = (windows > 0 ? windows : 1) * m;
@@ -380,22 +389,23 @@ static int read_grid_keys(map_ctx *c, const cJSON *vc, const vision_rule *rule, 
     return 0;
 }
 
-/* What the tower computes that this version does not certify, as a
- * warning; 0, or -1 after cfg_fail on a bad value. Qwen2.5-VL's
- * get_window_index divides by window_size / spatial_merge_size /
- * patch_size: a smaller window divides by zero. */
-static int warn_uncertified(map_ctx *c, const cJSON *vc, const vision_rule *rule, const pecert_certify_vision *v)
+/* Qwen2.5-VL's attention windows: get_window_index's
+ * vit_merger_window_size = window_size // spatial_merge_size // patch_size
+ * merge units a side (floored as Python's // does); a window smaller than
+ * one merge unit divides by zero there, and is refused. 0, or -1 after
+ * cfg_fail. */
+static int read_attention_windows(map_ctx *c, const cJSON *vc, const vision_rule *rule, pecert_certify_vision *v)
 {
-    if (strcmp(rule->tower, "qwen2_5_vl") == 0) {
-        int32_t window = 112;
-        if (cfg_read_int32(c, vc, "window_size", (int64_t)v->spatial_merge_size * v->patch_size, 1 << 20,
-                           &window) < 0) {
-            return -1;
-        }
-        cfg_warn(c, "window_size", "Qwen2.5-VL reorders the patches into %d-pixel attention windows "
-                 "(get_window_index) after rot_pos_emb: the positions are certified in merge-window order, "
-                 "the window order is not", window);
+    if (strcmp(rule->tower, "qwen2_5_vl") != 0) {
+        return 0;
     }
+    int32_t window = 112;
+    if (cfg_read_int32(c, vc, "window_size", (int64_t)v->spatial_merge_size * v->patch_size, 1 << 20, &window) < 0) {
+        return -1;
+    }
+    v->scheme = PECERT_ROPE2D_ATTENTION_WINDOWS;
+    v->window_size = window;
+    v->window_units = window / v->spatial_merge_size / v->patch_size;
     return 0;
 }
 
@@ -453,7 +463,7 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
         v->table_antialias = rule->table_antialias;
     }
     default_grids(v);
-    return warn_uncertified(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
+    return read_attention_windows(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
 }
 
 int cfg_map_vision(map_ctx *c, const char *model_type)
@@ -517,7 +527,7 @@ static int image_grid(const pecert_certify_vision *v, int64_t h, int64_t w, int6
         grid[2] = w / v->patch_size;
         return 0;
     }
-    int64_t unit = (int64_t)v->patch_size * (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? v->spatial_merge_size : 1);
+    int64_t unit = (int64_t)v->patch_size * (in_merge_windows(v) ? v->spatial_merge_size : 1);
     int64_t side = v->image_size > 0 ? v->image_size / v->patch_size * v->patch_size : 0;
     if (v->fixed_image && (h != v->image_size || w != v->image_size)) {
         snprintf(why, len, "%s tiles every image to %d x %d (its rotary table is built for that grid alone)",
@@ -531,7 +541,7 @@ static int image_grid(const pecert_certify_vision *v, int64_t h, int64_t w, int6
     }
     if (h % unit != 0 || w % unit != 0) {
         snprintf(why, len, "each side must be a multiple of %lld pixels (patch_size %d%s)", (long long)unit,
-                 v->patch_size, v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? " x spatial_merge_size" : "");
+                 v->patch_size, in_merge_windows(v) ? " x spatial_merge_size" : "");
         return -1;
     }
     if (side > 0 && (h > side || w > side)) {
@@ -634,9 +644,11 @@ static size_t put(char *out, size_t len, size_t used, const char *fmt, ...)
 
 static const char *scheme_words(const pecert_certify_vision *v)
 {
-    return v->scheme == PECERT_ROPE2D_MERGE_WINDOWS ? "merge windows (rot_pos_emb)"
-           : v->scheme == PECERT_ROPE2D_ROW_MAJOR  ? "row-major (position_ids_in_meshgrid)"
-                                                   : "row-major from (1, 1), class token at (0, 0)";
+    return v->scheme == PECERT_ROPE2D_MERGE_WINDOWS       ? "merge windows (rot_pos_emb)"
+           : v->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS ? "attention windows of merge windows (rot_pos_emb, "
+                                                            "get_window_index)"
+           : v->scheme == PECERT_ROPE2D_ROW_MAJOR         ? "row-major (position_ids_in_meshgrid)"
+                                                          : "row-major from (1, 1), class token at (0, 0)";
 }
 
 void pecert_certify_table_words(char *out, size_t len, const pecert_certify_vision *v)
@@ -666,9 +678,13 @@ static size_t describe_rotary_tower(char *out, size_t len, size_t used, const pe
                v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
                                                                                               : "split_half");
     used = put(out, len, used, "  %-34s %s; patch %d px", "vision patch order", scheme_words(v), v->patch_size);
-    if (v->scheme == PECERT_ROPE2D_MERGE_WINDOWS) {
+    if (in_merge_windows(v)) {
         used = put(out, len, used, ", windows of %d x %d, %d frames per temporal patch", v->spatial_merge_size,
                    v->spatial_merge_size, v->temporal_patch_size);
+    }
+    if (v->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS) {
+        used = put(out, len, used, ", attention windows of %d x %d merge windows (window_size %d px)",
+                   v->window_units, v->window_units, v->window_size);
     }
     if (v->image_size > 0) {
         used = put(out, len, used, ", %s %d px", v->fixed_image ? "tiles of" : "images up to", v->image_size);

@@ -118,7 +118,8 @@ static void run_rope2d_reference(const pecert_check_env *env, pecert_check_resul
     if (pos == NULL) {
         pecert_case_fail(r, grids, "out of memory");
     } else {
-        pecert_rope2d_index_call ic = {v->scheme, v->spatial_merge_size, &v->grid_thw[0][0], v->n_images, tokens};
+        pecert_rope2d_index_call ic = {v->scheme, v->spatial_merge_size, &v->grid_thw[0][0], v->n_images, tokens,
+                                       v->window_units};
         snprintf(where, sizeof(where), "rope2d_index %s", grids);
         if (index_part(env, r, &ic, pos, where)) {
             snprintf(where, sizeof(where), "rope2d_apply %s, %d heads of %d", grids, VISION_HEADS, v->head_dim);

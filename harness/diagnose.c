@@ -416,6 +416,16 @@ static void diagnose_rope2d_index(pecert_run_results *run)
         add(run, "rope2d_order", why,
             "vision patches numbered row by row where the tower visits them by spatial-merge window (Qwen2-VL's "
             "rot_pos_emb: windows of merge x merge patches, row-major inside)");
+    } else if (has(run, g, "rope2d_order:merge_windows")) {
+        snprintf(why, sizeof(why), "%s: the positions are the merge-window order's, not the attention windows'", g);
+        add(run, "rope2d_window_order", why,
+            "Qwen2.5-VL's rotary positions left in merge-window order: forward reorders the tokens into "
+            "attention windows (get_window_index) and the rotary rows must follow them");
+    } else if (has(run, g, "rope2d_frames_interleaved")) {
+        snprintf(why, sizeof(why), "%s: each frame's row repeated t times in place", g);
+        add(run, "rope2d_frames", why,
+            "a video's rotary table repeated row by row (mx.repeat) instead of tiled frame by frame (torch's "
+            ".repeat(t, 1)): its frames' positions interleaved");
     } else if (has(run, g, "rope2d_index_axes_swapped")) {
         snprintf(why, sizeof(why), "%s: every (row, column) comes back as (column, row)", g);
         add(run, "rope2d_index_axes", why, "vision patch positions with rows and columns exchanged");

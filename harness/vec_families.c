@@ -30,7 +30,8 @@
 static const char *const sinusoidal_variants[] = {"interleaved", "concat", "t2t",
                                                   "fairseq", NULL};
 static const char *const learned_conventions[] = {"plain", "padding_offset", NULL};
-static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_major_cls", NULL};
+static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_major_cls", "attention_windows",
+                                              NULL};
 static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
 static const char *const pairings[] = {"split_half", "interleaved", NULL};
 static const char *const posinterp_modes[] = {"bicubic", "bilinear", NULL};
@@ -123,15 +124,24 @@ static int mrope_validate(const vec_ctx *ctx, const char *loc, const pecert_vtes
     return 0;
 }
 
-/* The row-major schemes take no merge windows (spatial_merge_size 1). */
+/* The row-major schemes take no merge windows (spatial_merge_size 1);
+ * window_units belongs to attention_windows (Qwen2.5-VL) alone, which
+ * needs it. */
 static int rope2d_index_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
 {
     int64_t merge = pecert_vtest_int(t, "spatial_merge_size", 0);
+    int64_t scheme = pecert_vtest_int(t, "scheme", 0);
+    int windowed = scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
+    int has_units = pecert_vtest_value(t, "window_units") != NULL;
 
-    if (pecert_vtest_int(t, "scheme", 0) != PECERT_ROPE2D_MERGE_WINDOWS && merge != 1) {
+    if (scheme != PECERT_ROPE2D_MERGE_WINDOWS && !windowed && merge != 1) {
         return pecert__vec_fail(ctx, loc, "spatial_merge_size",
                                 "%lld: scheme %s has no merge windows (must be 1)",
                                 (long long)merge, pecert_vtest_value(t, "scheme")->s);
+    }
+    if (windowed != has_units) {
+        return pecert__vec_fail(ctx, loc, "window_units", "%s with scheme %s (only attention_windows takes it)",
+                                has_units ? "present" : "missing", pecert_vtest_value(t, "scheme")->s);
     }
     return 0;
 }
@@ -307,6 +317,7 @@ static const vec_vkey mrope_apply_keys[] = {
 static const vec_vkey rope2d_index_keys[] = {
     CFG_ENUM("scheme", rope2d_schemes),
     CFG_INT("spatial_merge_size", 1, 64),
+    CFG_INT_OPT("window_units", 1, 64),
 };
 static const vec_vkey rope2d_apply_keys[] = {
     CFG_ENUM("frequencies", rope2d_frequencies),

@@ -258,4 +258,9 @@ _Static_assert(offsetof(pecert_peg_args, out) == 56, "ABI 1.9 layout: pecert_peg
 _Static_assert(offsetof(pecert_peg_args, reserved) == 64, "ABI 1.9 layout: pecert_peg_args.reserved");
 _Static_assert(offsetof(pecert_plugin, peg_apply) == 280, "ABI 1.9 layout: pecert_plugin.peg_apply");
 _Static_assert(sizeof(pecert_plugin) == 288, "ABI 1.9 layout: sizeof pecert_plugin");
+
+/* ABI 1.10: Qwen2.5-VL's attention windows, in the rope2d index word 1.6
+ * reserved (the struct's size and every other offset unchanged). */
+_Static_assert(offsetof(pecert_rope2d_index_args, window_units) == 12,
+               "ABI 1.10 layout: pecert_rope2d_index_args.window_units");
 #endif

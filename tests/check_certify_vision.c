@@ -102,7 +102,13 @@ START_TEST(qwen_towers_read_their_own_width)
     /* Qwen2.5-VL: hidden_size / num_heads, its class default 3584. */
     parse_ok(QWEN2_5_VL(", \"vision_config\": {\"hidden_size\": 1280, \"num_heads\": 16, \"window_size\": 112}"));
     ck_assert_int_eq(model.vision.head_dim, 80);
-    ck_assert(warned_about("vision_config.window_size"));
+    /* Its attention windows: get_window_index's window_size //
+     * spatial_merge_size // patch_size merge units a side, floored. */
+    ck_assert_int_eq(model.vision.scheme, PECERT_ROPE2D_ATTENTION_WINDOWS);
+    ck_assert_int_eq(model.vision.window_units, 4);
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok(QWEN2_5_VL(", \"vision_config\": {\"window_size\": 111}"));
+    ck_assert_int_eq(model.vision.window_units, 3); /* 111 // 2 // 14 */
     parse_ok(QWEN2_5_VL(""));
     ck_assert_int_eq(model.vision.head_dim, 224);
     /* Qwen3-VL: hidden_size (default 1152) / num_heads, patch 16, and a
@@ -437,6 +443,9 @@ START_TEST(vision_pass_names_the_real_bugs)
         const char *profile, *mutant, *finding;
     } cases[] = {
         {"qwen2-vl-7b", "mutants/rope2d_index_row_major", "rope2d_order"},
+        {"qwen2.5-vl-7b", "mutants/rope2d_index_row_major", "rope2d_order"}, /* in attention windows */
+        {"qwen2.5-vl-7b", "mutants-f32/rope2d_frames_interleaved", "rope2d_frames"},     /* the 2-frame video */
+        {"pixtral-12b", "mutants/rope2d_frames_interleaved", NULL},                   /* no video */
         {"qwen2-vl-7b", "mutants/rope2d_axes_swapped", "rope2d_axes"},
         {"qwen2-vl-7b", "mutants/rope2d_cos_repeated", "rope2d_cos_layout"},
         {"qwen3-vl-4b", "mutants/rope2d_first_half_twice", "rope2d_one_axis"},
@@ -515,7 +524,8 @@ START_TEST(vision_mapping_bugs_and_missing_operations_fail)
     ck_assert_ptr_nonnull(strstr(r->diagnosis, "2-D RoPE of qwen2_vl"));
     pecert_run_results_free(&res);
 
-    load_profile("qwen2.5-vl-7b"); /* its window-order warning goes with the tower */
+    /* A tower's warning goes with the tower. */
+    parse_ok(QWEN3_VL(", \"vision_config\": {\"num_position_embeddings\": 2400}"));
     ck_assert_int_eq(model.n_warnings, 1);
     pecert_certify_leave_out_vision(&model, "--text-only");
     ck_assert_int_eq(model.n_warnings, 0);

@@ -1,5 +1,6 @@
 /*
- * check_rope2d.c - the 2-D vision RoPE ops of `ref` and `fast` (ABI 1.6):
+ * check_rope2d.c - the 2-D vision RoPE ops of `ref` and `fast` (ABI 1.6;
+ * Qwen2.5-VL's attention windows, ABI 1.10):
  * positions and rotations worked out on paper for tiny grids (the golden
  * vectors check the real towers), fast against ref over shapes the
  * vectors do not hold (strided, in place, scattered positions that skip
@@ -23,7 +24,7 @@ static pecert_tensor f32_3d(float *data, int64_t tokens, int64_t heads, int64_t 
 }
 
 static pecert_status run_index(const fast_handle *h, int32_t scheme, int32_t merge, const int64_t *grid,
-                               int64_t n_images, int64_t *out, int64_t tokens)
+                               int64_t n_images, int64_t *out, int64_t tokens, int32_t window_units)
 {
     pecert_tensor t = pecert_tensor_2d(out, PECERT_DTYPE_I64, 2, tokens);
     pecert_rope2d_index_args a;
@@ -31,6 +32,7 @@ static pecert_status run_index(const fast_handle *h, int32_t scheme, int32_t mer
     a.struct_size = sizeof(a);
     a.scheme = scheme;
     a.spatial_merge_size = merge;
+    a.window_units = window_units;
     a.grid_thw = grid;
     a.n_images = n_images;
     a.out_positions = &t;
@@ -57,14 +59,79 @@ START_TEST(test_index_on_paper)
         fast_handle h;
         int64_t out[2 * 16];
         builtin_open(&h, names[p]);
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_windows, 1, out, 16), PECERT_OK);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_windows, 1, out, 16, 0), PECERT_OK);
         ck_assert_msg(memcmp(out, want_windows, sizeof(want_windows)) == 0, "%s: merge windows", names[p]);
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_video, 1, out, 8), PECERT_OK);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, grid_video, 1, out, 8, 0), PECERT_OK);
         ck_assert_msg(memcmp(out, want_video, sizeof(want_video)) == 0, "%s: video frames", names[p]);
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR_CLS, 1, grid_cls, 1, out, 7), PECERT_OK);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR_CLS, 1, grid_cls, 1, out, 7, 0), PECERT_OK);
         ck_assert_msg(memcmp(out, want_cls, sizeof(want_cls)) == 0, "%s: class token", names[p]);
         builtin_close(&h);
     }
+}
+END_TEST
+
+/* Qwen2.5-VL's attention windows (ABI 1.10), worked on paper. A 12 x 16
+ * grid is 6 x 8 merge units of 2 x 2 patches; windows of 4 x 4 units: the
+ * first window's units (0, 0), (0, 1), (0, 2), (0, 3), then (1, 0): tokens
+ * 0-19 below; the second window (units columns 4-7) starts at token 64
+ * with patch (0, 8); the third (unit rows 4-5, ragged) at 128 with (8, 0);
+ * the fourth at 160 with (8, 8). Then a video of two 4 x 6 frames in
+ * windows of 2 x 2 units (2 x 3 units: a full window, then a ragged one of
+ * units (0, 2) and (1, 2)), each frame again. */
+START_TEST(test_attention_windows_on_paper)
+{
+    static const int64_t grid[] = {1, 12, 16};
+    static const int64_t want_rows[20] = {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3};
+    static const int64_t want_cols[20] = {0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 0, 1, 0, 1};
+    static const int64_t starts[3][3] = {{64, 0, 8}, {128, 8, 0}, {160, 8, 8}};
+    static const int64_t video[] = {2, 4, 6};
+    static const int64_t want_video_rows[24] = {0, 0, 1, 1, 0, 0, 1, 1, 2, 2, 3, 3, 2, 2, 3, 3,
+                                                0, 0, 1, 1, 2, 2, 3, 3};
+    static const int64_t want_video_cols[24] = {0, 1, 0, 1, 2, 3, 2, 3, 0, 1, 0, 1, 2, 3, 2, 3,
+                                                4, 5, 4, 5, 4, 5, 4, 5};
+    const char *names[2] = {"ref", "fast"};
+    for (int p = 0; p < 2; p++) {
+        fast_handle h;
+        int64_t out[2 * 192];
+        builtin_open(&h, names[p]);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ATTENTION_WINDOWS, 2, grid, 1, out, 192, 4), PECERT_OK);
+        ck_assert_msg(memcmp(out, want_rows, sizeof(want_rows)) == 0 && memcmp(out + 192, want_cols,
+                      sizeof(want_cols)) == 0, "%s: the first window", names[p]);
+        for (int i = 0; i < 3; i++) {
+            ck_assert_msg(out[starts[i][0]] == starts[i][1] && out[192 + starts[i][0]] == starts[i][2],
+                          "%s: window %d starts at (%lld, %lld)", names[p], i + 1,
+                          (long long)out[starts[i][0]], (long long)out[192 + starts[i][0]]);
+        }
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ATTENTION_WINDOWS, 2, video, 1, out, 48, 2), PECERT_OK);
+        for (int f = 0; f < 2; f++) {
+            ck_assert_msg(memcmp(out + 24 * f, want_video_rows, sizeof(want_video_rows)) == 0 &&
+                          memcmp(out + 48 + 24 * f, want_video_cols, sizeof(want_video_cols)) == 0,
+                          "%s: frame %d", names[p], f);
+        }
+        builtin_close(&h);
+    }
+}
+END_TEST
+
+/* fast's window walk against ref's over grids, windows and frames no
+ * vector holds: a window wider than the grid, one unit, ragged both ways,
+ * several images. */
+START_TEST(test_attention_windows_fast_matches_ref)
+{
+    static const int64_t grids[] = {2, 10, 18, 1, 16, 16, 3, 2, 30, 1, 14, 6};
+    enum { TOKENS = 2 * 10 * 18 + 16 * 16 + 3 * 2 * 30 + 14 * 6 };
+    static int64_t want[2 * TOKENS], got[2 * TOKENS];
+    fast_handle ref, fast;
+    builtin_open(&ref, "ref");
+    builtin_open(&fast, "fast");
+    for (int32_t units = 1; units <= 9; units++) {
+        const int32_t scheme = PECERT_ROPE2D_ATTENTION_WINDOWS;
+        ck_assert_int_eq(run_index(&ref, scheme, 2, grids, 4, want, TOKENS, units), PECERT_OK);
+        ck_assert_int_eq(run_index(&fast, scheme, 2, grids, 4, got, TOKENS, units), PECERT_OK);
+        ck_assert_msg(memcmp(want, got, sizeof(want)) == 0, "window_units %d", units);
+    }
+    builtin_close(&ref);
+    builtin_close(&fast);
 }
 END_TEST
 
@@ -283,15 +350,23 @@ START_TEST(test_refusals)
         static const int64_t odd_grid[] = {1, 3, 4};
         static const int64_t video[] = {2, 2, 2};
         int64_t out[2 * 16];
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, odd_grid, 1, out, 12), PECERT_E_INVAL);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, odd_grid, 1, out, 12, 0), PECERT_E_INVAL);
         ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "spatial_merge_size"));
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR, 1, video, 1, out, 8), PECERT_E_INVAL);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR, 1, video, 1, out, 8, 0), PECERT_E_INVAL);
         ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "t=2"));
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR, 2, odd_grid, 1, out, 12), PECERT_E_INVAL);
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, video, 1, out, 9), PECERT_E_INVAL);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ROW_MAJOR, 2, odd_grid, 1, out, 12, 0), PECERT_E_INVAL);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, video, 1, out, 9, 0), PECERT_E_INVAL);
         ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "out_positions"));
+        static const int64_t square[] = {1, 4, 4};
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_ATTENTION_WINDOWS, 2, square, 1, out, 16, 0), PECERT_E_INVAL);
+        ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "window_units"));
+        /* merge windows take no attention window; a scheme past 3 is none */
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 2, square, 1, out, 16, 4), PECERT_E_INVAL);
+        ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "window_units"));
+        ck_assert_int_eq(run_index(&h, 4, 2, square, 1, out, 16, 0), PECERT_E_INVAL);
+        ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "scheme"));
         static const int64_t huge[] = {1 << 20, 1 << 20, 1 << 20};
-        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 1, huge, 1, out, 16), PECERT_E_INVAL);
+        ck_assert_int_eq(run_index(&h, PECERT_ROPE2D_MERGE_WINDOWS, 1, huge, 1, out, 16, 0), PECERT_E_INVAL);
         ck_assert_ptr_nonnull(strstr(h.plugin.desc->last_error(h.instance), "2^40"));
         builtin_close(&h);
     }
@@ -304,6 +379,8 @@ Suite *make_rope2d_suite(void)
     TCase *tc = tcase_create("rope2d");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_index_on_paper);
+    tcase_add_test(tc, test_attention_windows_on_paper);
+    tcase_add_test(tc, test_attention_windows_fast_matches_ref);
     tcase_add_test(tc, test_apply_on_paper);
     tcase_add_test(tc, test_fast_matches_ref);
     tcase_add_test(tc, test_refusals);

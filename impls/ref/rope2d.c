@@ -11,6 +11,11 @@
  *   ROW_MAJOR      Pixtral's position_ids_in_meshgrid: (row, col), row-major.
  *   ROW_MAJOR_CLS  Llama 4: (row + 1, col + 1) row-major, then (0, 0) for
  *                  the class token the vision model appends.
+ *   ATTENTION_WINDOWS  Qwen2_5_VisionTransformerPretrainedModel.forward:
+ *                  rot_pos_emb's merge units regrouped by get_window_index
+ *                  into windows of window_units x window_units units, the
+ *                  windows row-major (ragged at the last row and column),
+ *                  the units row-major inside each, every frame apart.
  * rope2d_apply: pair j of the D/2 pairs turns by p * freq, with p the first
  * axis' position and freq f_j for j < D/4, the other axis' and g_(j - D/4)
  * beyond (BLOCKS: f_i = g_i = theta^(-4i/D); ALTERNATE: f_i =
@@ -26,6 +31,8 @@
 /* Far more tokens than any image or video a tower takes, and small enough
  * that 2 * tokens positions never overflow a size. */
 #define MAX_TOKENS ((int64_t)1 << 40)
+/* Far wider windows than any tower's (Qwen2.5-VL: 4 units). */
+#define MAX_WINDOW_UNITS (1 << 20)
 
 /* ---- rope2d_index --------------------------------------------------------- */
 
@@ -34,6 +41,12 @@ static int64_t image_tokens(const pecert_rope2d_index_args *a, int64_t k)
     const int64_t *g = a->grid_thw + 3 * k;
 
     return g[0] * g[1] * g[2] + (a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS ? 1 : 0);
+}
+
+/* The schemes that group patches in merge windows (and take videos). */
+static int merges(const pecert_rope2d_index_args *a)
+{
+    return a->scheme == PECERT_ROPE2D_MERGE_WINDOWS || a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
 }
 
 static pecert_status check_grid(const pecert__ref_call *call, const pecert_rope2d_index_args *a,
@@ -49,7 +62,7 @@ static pecert_status check_grid(const pecert__ref_call *call, const pecert_rope2
                                     d, g[d]);
         }
     }
-    if (a->scheme != PECERT_ROPE2D_MERGE_WINDOWS && g[0] != 1) {
+    if (!merges(a) && g[0] != 1) {
         return pecert__ref_fail(call, PECERT_E_INVAL,
                                 "grid_thw[%" PRId64 "]: t=%" PRId64 ", a row-major scheme takes "
                                 "single images (t=1)",
@@ -93,18 +106,24 @@ static pecert_status check_index_args(const pecert__ref_call *call,
 {
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__ref_fail(call, PECERT_E_UNSUPPORTED, "reserved0=%" PRId32 " must be 0",
-                                  a->reserved0);
-    }
     if (status == PECERT_OK && (a->scheme < PECERT_ROPE2D_MERGE_WINDOWS ||
-                                a->scheme > PECERT_ROPE2D_ROW_MAJOR_CLS)) {
-        status = pecert__ref_fail(call, PECERT_E_INVAL, "scheme=%" PRId32 " must be 0, 1 or 2",
+                                a->scheme > PECERT_ROPE2D_ATTENTION_WINDOWS)) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL, "scheme=%" PRId32 " must be 0, 1, 2 or 3",
                                   a->scheme);
     }
+    if (status == PECERT_OK && a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS &&
+        (a->window_units < 1 || a->window_units > MAX_WINDOW_UNITS)) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL,
+                                  "window_units=%" PRId32 " must be in 1..2^20 for ATTENTION_WINDOWS",
+                                  a->window_units);
+    }
+    if (status == PECERT_OK && a->scheme != PECERT_ROPE2D_ATTENTION_WINDOWS && a->window_units != 0) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL,
+                                  "window_units=%" PRId32 " must be 0 outside ATTENTION_WINDOWS",
+                                  a->window_units);
+    }
     if (status == PECERT_OK &&
-        (a->spatial_merge_size < 1 ||
-         (a->scheme != PECERT_ROPE2D_MERGE_WINDOWS && a->spatial_merge_size != 1))) {
+        (a->spatial_merge_size < 1 || (!merges(a) && a->spatial_merge_size != 1))) {
         status = pecert__ref_fail(call, PECERT_E_INVAL,
                                   "spatial_merge_size=%" PRId32 " must be >= 1 (1 for a "
                                   "row-major scheme)",
@@ -137,24 +156,51 @@ static void put(const pecert_tensor *out, int64_t token, int64_t row, int64_t co
     pecert__ref_store_int(out, idx, col);
 }
 
+/* The m x m patches of merge unit (ur, uc) from `next`, row-major;
+ * returns the next free token. */
+static int64_t place_unit(const pecert_tensor *out, int64_t m, int64_t ur, int64_t uc, int64_t lift,
+                          int64_t next)
+{
+    for (int64_t r = 0; r < m; r++) {
+        for (int64_t c = 0; c < m; c++) {
+            put(out, next++, ur * m + r + lift, uc * m + c + lift);
+        }
+    }
+    return next;
+}
+
+/* One frame's units: in attention windows of `side` x `side` units
+ * (ATTENTION_WINDOWS), or in one window of the whole frame (the others:
+ * the units row-major). */
+static int64_t place_frame(const pecert_rope2d_index_args *a, const int64_t *g, int64_t lift, int64_t next)
+{
+    int64_t m = a->spatial_merge_size;
+    int64_t units_h = g[1] / m;
+    int64_t units_w = g[2] / m;
+    int64_t side_h = a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS ? a->window_units : units_h;
+    int64_t side_w = a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS ? a->window_units : units_w;
+
+    for (int64_t wr = 0; wr < units_h; wr += side_h) {
+        for (int64_t wc = 0; wc < units_w; wc += side_w) {
+            for (int64_t ur = wr; ur < units_h && ur < wr + side_h; ur++) {
+                for (int64_t uc = wc; uc < units_w && uc < wc + side_w; uc++) {
+                    next = place_unit(a->out_positions, m, ur, uc, lift, next);
+                }
+            }
+        }
+    }
+    return next;
+}
+
 /* One image's tokens from `first`; returns the next free token. The
  * row-major schemes are merge windows of one patch. */
 static int64_t place_image(const pecert_rope2d_index_args *a, const int64_t *g, int64_t first)
 {
-    int64_t m = a->spatial_merge_size;
     int64_t next = first;
     int64_t lift = a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS ? 1 : 0;
 
     for (int64_t frame = 0; frame < g[0]; frame++) {
-        for (int64_t wr = 0; wr < g[1] / m; wr++) {
-            for (int64_t wc = 0; wc < g[2] / m; wc++) {
-                for (int64_t r = 0; r < m; r++) {
-                    for (int64_t c = 0; c < m; c++) {
-                        put(a->out_positions, next++, wr * m + r + lift, wc * m + c + lift);
-                    }
-                }
-            }
-        }
+        next = place_frame(a, g, lift, next);
     }
     if (a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS) {
         put(a->out_positions, next++, 0, 0);

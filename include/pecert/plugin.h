@@ -11,7 +11,7 @@
  * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4; from 1.7 the resizing
  * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL;
  * from 1.8 contextual position encoding, CoPE; from 1.9 conditional position
- * encoding, CPVT's PEG) so that the pecert harness can certify it against golden vectors produced by the official
+ * encoding, CPVT's PEG; from 1.10 Qwen2.5-VL's attention-window patch order) so that the pecert harness can certify it against golden vectors produced by the official
  * reference code.
  *
  * This header is self-contained (only <stdint.h> and <stddef.h>) and usable
@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 9
+#define PECERT_ABI_MINOR 10
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -627,19 +627,34 @@ typedef struct pecert_rope2d_apply_args {
  *                  positions (row + 1, col + 1), then the class token the
  *                  model appends to each image at (0, 0), which turns by no
  *                  angle.
+ *   ATTENTION_WINDOWS (ABI 1.10) Qwen2.5-VL's forward, which reorders the
+ *                  tokens and rot_pos_emb's rows by get_window_index: each
+ *                  frame's merge units (MERGE_WINDOWS' windows of
+ *                  spatial_merge_size^2 patches, (h/m) x (w/m) of them) in
+ *                  attention windows of window_units x window_units units
+ *                  (window_size // spatial_merge_size // patch_size: 112 //
+ *                  2 // 14 = 4), the windows row-major (those of the last
+ *                  row and column ragged when window_units does not divide
+ *                  h/m or w/m), the units row-major inside each window, the
+ *                  patches of a unit row-major; positions (row, col).
  * The output holds every image's tokens in that order. */
 typedef int32_t pecert_rope2d_scheme;
 enum {
     PECERT_ROPE2D_MERGE_WINDOWS = 0,
     PECERT_ROPE2D_ROW_MAJOR = 1,
-    PECERT_ROPE2D_ROW_MAJOR_CLS = 2
+    PECERT_ROPE2D_ROW_MAJOR_CLS = 2,
+    PECERT_ROPE2D_ATTENTION_WINDOWS = 3 /* ABI 1.10 */
 };
 
 typedef struct pecert_rope2d_index_args {
     uint32_t struct_size;              /* sizeof(pecert_rope2d_index_args) */
     pecert_rope2d_scheme scheme;       /* PECERT_ROPE2D_MERGE_WINDOWS ... */
-    int32_t spatial_merge_size;        /* MERGE_WINDOWS: divides h and w; else 1 */
-    int32_t reserved0;                 /* must be 0                       */
+    int32_t spatial_merge_size;        /* MERGE_WINDOWS, ATTENTION_WINDOWS:
+                                          divides h and w; else 1         */
+    /* ABI 1.10 (was reserved0, which 1.6 to 1.9 plugins require to be 0
+     * and refuse otherwise with PECERT_E_UNSUPPORTED): ATTENTION_WINDOWS'
+     * window side in merge units, >= 1; 0 for the other schemes. */
+    int32_t window_units;
     const int64_t *grid_thw;           /* [n_images, 3]                   */
     int64_t n_images;
     pecert_tensor *out_positions;      /* [2, tokens] i64                 */

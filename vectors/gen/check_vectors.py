@@ -172,8 +172,8 @@ FAMILY_OPS = {
         {}, {"input_ids", "attention_mask", "image_grid_thw", "video_grid_thw"},
         {"position_ids", "deltas"}, _mrope_index_shapes),
     "rope2d.index": (
-        {"scheme": ("enum", ("merge_windows", "row_major", "row_major_cls")),
-         "spatial_merge_size": ("int", 1, 64)}, {},
+        {"scheme": ("enum", ("merge_windows", "attention_windows", "row_major", "row_major_cls")),
+         "spatial_merge_size": ("int", 1, 64), "window_units": ("int", 1, 64, False)}, {},
         {"grid_thw"}, {"positions"},
         lambda c, p, a: {"grid_thw": (("i64",), [_dims(a, "grid_thw", 0), 3]),
                          "positions": (("i64",), [2, _rope2d_tokens(c, a)])}),
@@ -518,8 +518,11 @@ def check_family_semantics(p, field, op, c, params, arrays):
         m = c["spatial_merge_size"]
         if g is not None and g.ndim == 2 and g.size and (g.min() < 1 or (g[:, 1:] % m).any()):
             p.add(field + ".inputs.grid_thw", "entries must be >= 1, h and w multiples of spatial_merge_size")
-        if g is not None and c["scheme"] != "merge_windows" and (m != 1 or (g.ndim == 2 and (g[:, 0] != 1).any())):
+        if g is not None and c["scheme"] not in ("merge_windows", "attention_windows") and \
+                (m != 1 or (g.ndim == 2 and (g[:, 0] != 1).any())):
             p.add(field + ".config", "row_major schemes take spatial_merge_size 1 and t = 1")
+        if (c["scheme"] == "attention_windows") != ("window_units" in c):
+            p.add(field + ".config.window_units", "required for attention_windows, and only for it")
     if op == "posinterp.resize":
         check_posinterp_semantics(p, field, c, arrays)
     if op == "cope.logits":

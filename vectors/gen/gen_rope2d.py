@@ -8,7 +8,18 @@ Source: huggingface/transformers v4.57.6, src/transformers/models/
                      Qwen2.5 class's), its rotary table swapped for the official
                      VisionRotaryEmbedding(2), whose one inverse frequency is 1, so the
                      table it indexes is the position itself: rot_pos_emb then returns its
-                     own (row, column) ids, in its own order.
+                     own (row, column) ids, in its own order (scheme merge_windows).
+         qwen2_5_vl windows: the tokens in the order Qwen2_5_VisionTransformerPretrainedModel.
+                     forward gives them (get_window_index: windows of window_units x
+                     window_units merge units, window_units = window_size //
+                     spatial_merge_size // patch_size), scheme attention_windows.  The
+                     positions are the forward's own, read back as for apply below (its
+                     inverse frequencies 1e-4, the cos/sin at the first
+                     apply_rotary_pos_emb_vision call, atan2); get_window_index is not
+                     re-implemented.  Cross-check only: they are rot_pos_emb's merge-order
+                     positions moved in whole merge units within each frame, and equal to
+                     them for a grid of one window.  window_size 112 (4 units) as released,
+                     and a synthetic 56 (2 units).
          pixtral:    position_ids_in_meshgrid(patch_embeds_list, max_width) as
                      PixtralVisionModel.forward calls it (max_width = image_size //
                      patch_size); its ids are row * max_width + column, the layout of
@@ -140,7 +151,8 @@ def angles_to_positions(cos, sin, freq, what):
 
 # ---- Qwen2-VL / Qwen2.5-VL ---------------------------------------------------
 
-def qwen_model(s, family, heads, head_dim, **extra):
+def qwen_model(s, family, heads, head_dim, window_size=112, **extra):
+    """A one-layer tower; window_size (Qwen2.5-VL only) sets its attention windows."""
     modeling, configuration = family
     if modeling is s.qwen2[0]:
         cfg = configuration.Qwen2VLVisionConfig(depth=1, embed_dim=heads * head_dim, num_heads=heads,
@@ -151,7 +163,7 @@ def qwen_model(s, family, heads, head_dim, **extra):
         cfg = configuration.Qwen2_5_VLVisionConfig(depth=1, hidden_size=heads * head_dim, num_heads=heads,
                                                    intermediate_size=32, out_hidden_size=32,
                                                    spatial_merge_size=2, patch_size=14,
-                                                   temporal_patch_size=2, window_size=112,
+                                                   temporal_patch_size=2, window_size=window_size,
                                                    fullatt_block_indexes=[], **extra)
         model = modeling.Qwen2_5_VisionTransformerPretrainedModel(cfg)
     cfg._attn_implementation = "eager"
@@ -195,18 +207,64 @@ def qwen_forward_cos_sin(s, family, grid, head_dim, readback, make=None):
     return original, got["cos"], got["sin"]
 
 
-def qwen_apply(s, family, grid, head_dim, label, make=None):
-    apply, cos, sin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=False, make=make)
+def qwen_forward_positions(s, family, grid, head_dim, label, make=None):
+    """The (row, column) of every token as the forward rotates it, in the forward's own
+    token order (Qwen2.5-VL: after get_window_index), read back from its cos/sin at
+    READBACK_FREQ: rows from channel 0, columns from channel head_dim // 4."""
     _, rcos, rsin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=True, make=make)
     quarter = head_dim // 4
     rows = angles_to_positions(rcos[:, 0].numpy(), rsin[:, 0].numpy(), np.float32(READBACK_FREQ), label)
     cols = angles_to_positions(rcos[:, quarter].numpy(), rsin[:, quarter].numpy(),
                                np.float32(READBACK_FREQ), label)
+    return np.stack([rows, cols])
+
+
+def qwen_apply(s, family, grid, head_dim, label, make=None):
+    apply, cos, sin = qwen_forward_cos_sin(s, family, grid, head_dim, readback=False, make=make)
+    positions = qwen_forward_positions(s, family, grid, head_dim, label, make=make)
     x = famgen.seeded_normal(f"rope2d apply {label}", (cos.shape[0], HEADS, head_dim))
     q = s.torch.from_numpy(x)  # the vision attention's own layout: [seq, heads, head_dim]
     with s.torch.no_grad():
         out = apply(q, q, cos, sin)[0]
-    return np.stack([rows, cols]), x, out.numpy()
+    return positions, x, out.numpy()
+
+
+def window_units(model):
+    """The merge units per window side, from the tower's own attributes as
+    get_window_index derives its vit_merger_window_size."""
+    return int(model.window_size // model.spatial_merge_size // model.patch_size)
+
+
+def check_window_order(window, merge, grid, m, label, same=False):
+    """A cross-check, not a golden source: the forward's window-order positions must be the
+    merge_windows positions (rot_pos_emb, qwen_index) of the same grid moved in whole merge
+    units of m * m tokens, each frame's units staying inside that frame; equal to them
+    exactly when same (one window), different otherwise (the test would add nothing)."""
+    unit = m * m
+    if window.shape != merge.shape:
+        raise AssertionError(f"{label}: {window.shape[1]} tokens, merge_windows has {merge.shape[1]}")
+    start = 0
+    for t, h, w in grid:
+        for _ in range(t):
+            end = start + h * w
+            units = [np.moveaxis(p[:, start:end].reshape(2, -1, unit), 1, 0).reshape(-1, 2 * unit)
+                     for p in (window, merge)]
+            if not np.array_equal(*(u[np.lexsort(u.T[::-1])] for u in units)):
+                raise AssertionError(f"{label}: a frame's tokens are not its merge units permuted")
+            start = end
+    if np.array_equal(window, merge) != same:
+        raise AssertionError(f"{label}: window order {'differs from' if same else 'equals'} merge order")
+
+
+def qwen_window_index(s, grid, label, window_size=112, same=False):
+    """(window_units, positions) of Qwen2.5-VL's forward on grid: the tokens in its
+    attention-window order, read back from the forward itself (get_window_index is run, not
+    re-implemented), cross-checked against rot_pos_emb's merge order by check_window_order."""
+    def make():
+        return qwen_model(s, s.qwen25, HEADS, 16, window_size=window_size)
+    positions = qwen_forward_positions(s, s.qwen25, grid, 16, label, make=make)
+    check_window_order(positions, qwen_index(s, s.qwen25, grid), grid, 2, label, same)
+    return window_units(make()[1]), positions
 
 
 # ---- Pixtral -----------------------------------------------------------------
@@ -372,6 +430,30 @@ def build_index(s, vf):
                     {"scheme": "row_major_cls", "spatial_merge_size": 1}, {},
                     {"grid_thw": vf.tensor(grid, "i64")},
                     {"positions": vf.tensor(llama4_index(s, size, tiles), "i64")})
+    # After the others, so that their tcIds and payload offsets stay as they were.
+    windows = (
+        ("Qwen2.5-VL, image 1 x 12 x 16 in window order (6 x 8 merge units: ragged windows)",
+         [[1, 12, 16]], 112, False, ["non_square_grid"]),
+        ("Qwen2.5-VL, image 1 x 8 x 8 in window order (one window: merge order)", [[1, 8, 8]], 112, True, []),
+        ("Qwen2.5-VL, video 2 x 10 x 18 and image 1 x 16 x 16 in window order", [[2, 10, 18], [1, 16, 16]],
+         112, False, ["video", "several_images", "non_square_grid"]),
+        ("Qwen2.5-VL, strip 1 x 4 x 60 in window order (2 x 30 merge units)", [[1, 4, 60]], 112, False,
+         ["non_square_grid"]),
+        ("Qwen2.5-VL, 448 x 448 image (1 x 32 x 32) in window order", [[1, 32, 32]], 112, False,
+         ["real_checkpoint"]),
+        # Synthetic: window_size 56 (2 x 2 merge units per window); no released checkpoint uses it.
+        ("Qwen2.5-VL, image 1 x 12 x 16 in window order, window_size 56 (synthetic)", [[1, 12, 16]], 56, False,
+         ["non_square_grid"]),
+    )
+    for comment, grid, window_size, same, flags in windows:
+        units, positions = qwen_window_index(s, grid, comment, window_size, same)
+        vf.add_test("rope2d.index", comment, ["qwen2_5_vl", "merge_windows", "window_order"] + flags,
+                    famgen.source(QWEN25_SRC, "Qwen2_5_VisionTransformerPretrainedModel.forward "
+                                              "(get_window_index) + apply_rotary_pos_emb_vision, "
+                                              "positions read back"),
+                    {"scheme": "attention_windows", "spatial_merge_size": 2, "window_units": units}, {},
+                    {"grid_thw": vf.tensor(np.asarray(grid, dtype=np.int64), "i64")},
+                    {"positions": vf.tensor(positions, "i64")})
 
 
 def add_apply(vf, comment, flags, src, config, pairing, positions, x, out):

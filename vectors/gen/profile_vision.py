@@ -8,7 +8,10 @@ computed once, before the blocks, the same for every block), builds the official
 model, and gen_rope2d.py's recorders run it:
 
   rope2d.index   the tower's own position code (rot_pos_emb; position_ids_in_meshgrid;
-                 Llama4VisionRotaryEmbedding) on two grids in one call;
+                 Llama4VisionRotaryEmbedding) on two grids in one call; Qwen2.5-VL's in
+                 its attention-window order, read back from its forward (get_window_index
+                 run by the tower itself) on grids of several windows, window_units the
+                 tower's window_size // spatial_merge_size // patch_size;
   rope2d.apply   the forward stopped at its first rotation call, then that official
                  function on seeded q with what the forward handed it;
   posinterp.resize  (Qwen3-VL) the tower's fast_pos_embed_interpolate on one image, its
@@ -50,7 +53,7 @@ TOWERS = {
     "qwen2_vl": ("Qwen2VLConfig", "qwen2_vl", "Qwen2VisionTransformerPretrainedModel", "qwen2_vl", "depth",
                  "qwen", ("merge_windows", "blocks", False, "split_half")),
     "qwen2_5_vl": ("Qwen2_5_VLConfig", "qwen2_5_vl", "Qwen2_5_VisionTransformerPretrainedModel", "qwen2_5_vl",
-                   "depth", "qwen", ("merge_windows", "blocks", False, "split_half")),
+                   "depth", "qwen", ("attention_windows", "blocks", False, "split_half")),
     "qwen3_vl": ("Qwen3VLConfig", "qwen3_vl", "Qwen3VLVisionModel", "qwen3_vl", "depth", "qwen",
                  ("merge_windows", "blocks", False, "split_half")),
     "llava": ("LlavaConfig", "llava", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
@@ -181,8 +184,15 @@ class Tower:
 
 
 def _index(t, grids):
-    """(grid_thw, positions) from the tower's own position code."""
+    """(grid_thw, positions) from the tower's own position code; Qwen2.5-VL's from its
+    forward (the tokens in get_window_index's order), read back as gen_rope2d does."""
     s = t.s
+    if t.scheme == "attention_windows":
+        positions = gen_rope2d.qwen_forward_positions(s, t.family_tuple(), grids, t.head_dim,
+                                                      "vision index", make=t.make)
+        merge = gen_rope2d.qwen_index(s, t.family_tuple(), grids, make=t.make)
+        gen_rope2d.check_window_order(positions, merge, grids, t.merge, "vision index")
+        return grids, positions
     if t.family == "qwen":
         return grids, gen_rope2d.qwen_index(s, t.family_tuple(), grids, make=t.make)
     if t.family == "pixtral":
@@ -203,6 +213,15 @@ def _apply(t, grids, label):
     side = t.vc.image_size // t.vc.patch_size
     keep = np.r_[0:side, side * (side - 1):side * side + 1]  # first and last patch rows, class token
     return positions[:, keep], x[keep], out[keep]
+
+
+def window_units(t):
+    """Qwen2.5-VL's merge units per window side: the tower's own (get_window_index's
+    window_size // spatial_merge_size // patch_size), checked against its vision_config."""
+    units = gen_rope2d.window_units(t.make()[1])
+    if units != t.vc.window_size // t.merge // t.vc.patch_size or units < 1:
+        raise AssertionError(f"window_units {units}: not the vision_config's")
+    return units
 
 
 TABLE_WIDTH = 8
@@ -275,15 +294,23 @@ def build_vision(ref, vf, profile):
     t = Tower(ref, profile)
     m = t.merge
     grids = [[1, 2 * m, 3 * m], [2, 2 * m, 2 * m]] if t.family == "qwen" else [[1, 4, 6], [1, 3, 5]]
-    grid, positions = _index(t, grids)
+    windows = t.scheme == "attention_windows"
+    # Qwen2.5-VL: grids of more than one window (6 x 10 merge units), so that the window
+    # order is not the merge order, and a video of 5 x 4 units (a window exactly as wide).
+    grid, positions = _index(t, [[1, 6 * m, 10 * m], [2, 5 * m, 4 * m]] if windows else grids)
     fn = {"qwen": "rot_pos_emb", "pixtral": "position_ids_in_meshgrid",
           "llama4": "Llama4VisionRotaryEmbedding.__init__"}[t.family]
+    if windows:
+        fn = "forward (get_window_index) + apply_rotary_pos_emb_vision, positions read back"
     what = "two tiles" if t.family == "llama4" else "grids " + ", ".join("x".join(map(str, g)) for g in grid)
-    vf.add_test("rope2d.index", f"vision tower: patch positions of {what} in one call",
+    config = {"scheme": t.scheme, "spatial_merge_size": m}
+    if windows:
+        config["window_units"] = window_units(t)
+    vf.add_test("rope2d.index", f"vision tower: patch positions of {what} in one call" +
+                (", in its attention-window order" if windows else ""),
                 ["profile", "layers_vision"], famgen.source(t.source_file, t.model_cls.__name__ + "." + fn
                                                             if t.family == "qwen" else fn),
-                {"scheme": t.scheme, "spatial_merge_size": m}, {},
-                {"grid_thw": vf.tensor(np.asarray(grid, dtype=np.int64), "i64")},
+                config, {}, {"grid_thw": vf.tensor(np.asarray(grid, dtype=np.int64), "i64")},
                 {"positions": vf.tensor(positions, "i64")})
     label = f"{vf.name} vision apply"
     positions, x, out = _apply(t, grids[:1], label)

@@ -3,8 +3,11 @@
  * rope2d_apply; plugin.h states both).
  *
  * rope2d_index walks each image's grid window by window (MERGE_WINDOWS,
- * Qwen2-VL's rot_pos_emb order) or row by row (ROW_MAJOR, ROW_MAJOR_CLS:
- * windows of one patch), writing straight into the output view.
+ * Qwen2-VL's rot_pos_emb order; ATTENTION_WINDOWS, Qwen2.5-VL's, the merge
+ * windows in turn grouped by attention window, the k-th unit of a
+ * rows x cols window at (k / cols, k % cols) inside it) or row by row
+ * (ROW_MAJOR, ROW_MAJOR_CLS: windows of one patch), writing straight into
+ * the output view.
  *
  * rope2d_apply: a vision grid has few distinct rows and columns (a 64 x 64
  * grid: 64 of each for 4096 tokens), so each axis' cos/sin rows are
@@ -24,6 +27,7 @@
 #include "../family.h"
 
 #define MAX_TOKENS ((int64_t)1 << 40)
+#define MAX_WINDOW_UNITS (1 << 20)
 
 /* ---- rope2d_index ---------------------------------------------------------- */
 
@@ -32,6 +36,11 @@ static int64_t image_tokens(const pecert_rope2d_index_args *a, int64_t k)
     const int64_t *g = a->grid_thw + 3 * k;
 
     return g[0] * g[1] * g[2] + (a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS ? 1 : 0);
+}
+
+static int takes_frames(const pecert_rope2d_index_args *a)
+{
+    return a->scheme == PECERT_ROPE2D_MERGE_WINDOWS || a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
 }
 
 static pecert_status check_grid(const pecert__fast_call *call, const pecert_rope2d_index_args *a,
@@ -47,7 +56,7 @@ static pecert_status check_grid(const pecert__fast_call *call, const pecert_rope
                                      k, d, g[d]);
         }
     }
-    if (a->scheme != PECERT_ROPE2D_MERGE_WINDOWS && g[0] != 1) {
+    if (!takes_frames(a) && g[0] != 1) {
         return pecert__fast_fail(call, PECERT_E_INVAL,
                                  "grid_thw[%" PRId64 "]: t=%" PRId64
                                  ", a row-major scheme takes single images (t=1)",
@@ -73,18 +82,24 @@ static pecert_status check_index_args(const pecert__fast_call *call,
     pecert_status status = pecert__fast_fam_check_reserved(call, "args", a->reserved, 4);
     int64_t total = 0;
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__fast_fail(call, PECERT_E_UNSUPPORTED, "reserved0=%" PRId32 " must be 0",
-                                   a->reserved0);
-    }
     if (status == PECERT_OK && (a->scheme < PECERT_ROPE2D_MERGE_WINDOWS ||
-                                a->scheme > PECERT_ROPE2D_ROW_MAJOR_CLS)) {
-        status = pecert__fast_fail(call, PECERT_E_INVAL, "scheme=%" PRId32 " must be 0, 1 or 2",
+                                a->scheme > PECERT_ROPE2D_ATTENTION_WINDOWS)) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL, "scheme=%" PRId32 " must be 0, 1, 2 or 3",
                                    a->scheme);
     }
+    int windowed = a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
+    if (status == PECERT_OK && windowed && (a->window_units < 1 || a->window_units > MAX_WINDOW_UNITS)) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL,
+                                   "window_units=%" PRId32 " must be in 1..2^20 for ATTENTION_WINDOWS",
+                                   a->window_units);
+    }
+    if (status == PECERT_OK && !windowed && a->window_units != 0) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL,
+                                   "window_units=%" PRId32 " must be 0 outside ATTENTION_WINDOWS",
+                                   a->window_units);
+    }
     if (status == PECERT_OK &&
-        (a->spatial_merge_size < 1 ||
-         (a->scheme != PECERT_ROPE2D_MERGE_WINDOWS && a->spatial_merge_size != 1))) {
+        (a->spatial_merge_size < 1 || (!takes_frames(a) && a->spatial_merge_size != 1))) {
         status = pecert__fast_fail(call, PECERT_E_INVAL,
                                    "spatial_merge_size=%" PRId32
                                    " must be >= 1 (1 for a row-major scheme)",
@@ -119,21 +134,44 @@ static void put(const pecert_tensor *out, int64_t token, int64_t row, int64_t co
     pecert__fast_fam_store_int(out, idx, col);
 }
 
-static int64_t place_image(const pecert_rope2d_index_args *a, const int64_t *g, int64_t next)
+/* One frame's merge units, attention window after attention window (one
+ * window of the whole frame unless ATTENTION_WINDOWS); returns the next
+ * free token. */
+static int64_t place_frame(const pecert_rope2d_index_args *a, const int64_t *g, int64_t lift, int64_t next)
 {
     int64_t m = a->spatial_merge_size;
-    int64_t lift = a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS ? 1 : 0;
+    int64_t units_h = g[1] / m;
+    int64_t units_w = g[2] / m;
+    int windowed = a->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS;
+    int64_t side_h = windowed ? a->window_units : units_h;
+    int64_t side_w = windowed ? a->window_units : units_w;
+    int64_t windows_h = (units_h + side_h - 1) / side_h;
+    int64_t windows_w = (units_w + side_w - 1) / side_w;
 
-    for (int64_t frame = 0; frame < g[0]; frame++) {
-        for (int64_t w = 0; w < g[1] * g[2]; w += m * m) {
-            int64_t window = w / (m * m);
-            int64_t r0 = window / (g[2] / m) * m;
-            int64_t c0 = window % (g[2] / m) * m;
+    for (int64_t win = 0; win < windows_h * windows_w; win++) {
+        int64_t u0 = win / windows_w * side_h; /* the window's first unit row, column */
+        int64_t v0 = win % windows_w * side_w;
+        int64_t rows = units_h - u0 < side_h ? units_h - u0 : side_h;
+        int64_t cols = units_w - v0 < side_w ? units_w - v0 : side_w;
+
+        for (int64_t k = 0; k < rows * cols; k++) {
+            int64_t r0 = (u0 + k / cols) * m;
+            int64_t c0 = (v0 + k % cols) * m;
 
             for (int64_t i = 0; i < m * m; i++) {
                 put(a->out_positions, next++, r0 + i / m + lift, c0 + i % m + lift);
             }
         }
+    }
+    return next;
+}
+
+static int64_t place_image(const pecert_rope2d_index_args *a, const int64_t *g, int64_t next)
+{
+    int64_t lift = a->scheme == PECERT_ROPE2D_ROW_MAJOR_CLS ? 1 : 0;
+
+    for (int64_t frame = 0; frame < g[0]; frame++) {
+        next = place_frame(a, g, lift, next);
     }
     if (lift) {
         put(a->out_positions, next++, 0, 0); /* the class token */
