@@ -80,7 +80,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps check unit conformance abi-cxx layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -175,8 +175,14 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx unit conformance honest mutation browser readme inventory profiles fuzz-smoke
+	$(Q)$(MAKE) --no-print-directory abi-cxx layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
 	@echo "*** pecert check OK ***"
+
+# The floors of the tree (tools/check_layers.py): no #include points from a
+# lower folder to a higher one beyond those tools/upward_includes.txt lists
+# (the ones issue 18 has still to move; the list must stay exact).
+layers:
+	$(Q)/usr/bin/python3 tools/check_layers.py
 
 # The public header must stay valid C++ (and the same layout from C++).
 abi-cxx:

@@ -144,11 +144,6 @@ typedef struct certify_state {
     int keep_cases;             /* --verbose: every case                 */
 } certify_state;
 
-typedef struct child_job {
-    const certify_state *state;
-    const plan_entry *entry;
-} child_job;
-
 /* 1 if the file holds a test of op ("" = any test). */
 static int file_has_op(const pecert_vfile *f, const char *op)
 {
@@ -339,30 +334,12 @@ static void free_state(certify_state *s)
     pecert_plugin_close(&s->plugin);
 }
 
-/* ---- one check in a child ---------------------------------------------- */
-
-static int child_run(void *arg, int out_fd, char *case_slot)
-{
-    const child_job *job = arg;
-    return pecert_check_in_child(job->entry->check, files_of(job->state, job->entry->files), 1,
-                                 job->state->plugin.desc, job->state->oracle.desc, job->state->keep_cases, out_fd,
-                                 case_slot);
-}
+/* ---- one check ------------------------------------------------------------ */
 
 static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
 {
-    child_job job = {s, e};
-    pecert_child_outcome o;
-    if (!pecert_plugin_meets(s->plugin.desc, e->check->needs)) {
-        pecert_check_result_init(r, e->check->id);
-        r->verdict = PECERT_VERDICT_UNSUPPORTED;
-        snprintf(r->diagnosis, sizeof(r->diagnosis),
-                 "plugin does not implement an operation this check needs (NULL in its descriptor)");
-        return;
-    }
-    pecert_run_isolated(&o, child_run, &job, timeout_s);
-    pecert_accept_child_result(r, &o, e->check->id, timeout_s);
-    pecert_child_outcome_free(&o);
+    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, files_of(s, e->files), 1, s->keep_cases, timeout_s};
+    pecert_exec_check(r, e->check, &x);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -371,12 +348,7 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
                       int n_selected)
 {
     memset(info, 0, sizeof(*info));
-    pecert_capture_host(info);
-    snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
-    snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);
-    snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", s->plugin.desc->name);
-    snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", s->plugin.desc->version);
-    snprintf(info->pecert_version, sizeof(info->pecert_version), "%s", PECERT_VERSION);
+    pecert_capture_plugin(info, &s->plugin, opt->timeout_s);
     snprintf(info->vectors_dir, sizeof(info->vectors_dir), "%s", opt->vectors_path != NULL ? opt->vectors_path : "");
     /* The selection of a certify run is the checkpoint at its derived
      * parameters: reports show it where they show a run's filter. */

@@ -32,7 +32,7 @@ typedef struct run_state {
 } run_state;
 
 typedef struct child_job {
-    const run_state *state;
+    const pecert_exec_subjects *x;
     const pecert_check *check;
 } child_job;
 
@@ -89,8 +89,8 @@ int pecert_check_in_child(const pecert_check *check, const pecert_vfile *files, 
 static int child_run_check(void *arg, int out_fd, char *case_slot)
 {
     const child_job *job = arg;
-    return pecert_check_in_child(job->check, job->state->files, job->state->n_files, job->state->plugin.desc,
-                                 job->state->oracle.desc, job->state->keep_cases, out_fd, case_slot);
+    return pecert_check_in_child(job->check, job->x->files, job->x->n_files, job->x->plugin, job->x->oracle,
+                                 job->x->keep_cases, out_fd, case_slot);
 }
 
 void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
@@ -157,23 +157,20 @@ void pecert_accept_child_result(pecert_check_result *r, const pecert_child_outco
     cJSON_Delete(json);
 }
 
-/* Runs one check in a child and turns whatever happened into a result. */
-static void run_one(pecert_check_result *r, const run_state *state, const pecert_check *check,
-                    double timeout_s)
+void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const pecert_exec_subjects *x)
 {
-    child_job job = {state, check};
+    if (!pecert_plugin_meets(x->plugin, check->needs)) {
+        pecert_check_result_init(r, check->id);
+        r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        snprintf(r->diagnosis, sizeof(r->diagnosis),
+                 "plugin does not implement an operation this check needs (NULL in its descriptor)");
+        return;
+    }
+    child_job job = {x, check};
     pecert_child_outcome o;
-    pecert_run_isolated(&o, child_run_check, &job, timeout_s);
-    pecert_accept_child_result(r, &o, check->id, timeout_s);
+    pecert_run_isolated(&o, child_run_check, &job, x->timeout_s);
+    pecert_accept_child_result(r, &o, check->id, x->timeout_s);
     pecert_child_outcome_free(&o);
-}
-
-static void unsupported_result(pecert_check_result *r, const pecert_check *check)
-{
-    pecert_check_result_init(r, check->id);
-    r->verdict = PECERT_VERDICT_UNSUPPORTED;
-    snprintf(r->diagnosis, sizeof(r->diagnosis),
-             "plugin does not implement an operation this check needs (NULL in its descriptor)");
 }
 
 static int load_vectors(run_state *s, const char *dir, char *err, size_t err_len)
@@ -274,18 +271,23 @@ static void capture_scope(pecert_run_info *info, const pecert_plugin *desc)
     pecert_child_outcome_free(&o);
 }
 
+void pecert_capture_plugin(pecert_run_info *info, const pecert_loaded_plugin *p, double timeout_s)
+{
+    pecert_capture_host(info);
+    capture_describe(info, p->desc, timeout_s);
+    capture_scope(info, p->desc);
+    snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", p->path);
+    snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", p->desc->id);
+    snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", p->desc->name);
+    snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", p->desc->version);
+    snprintf(info->pecert_version, sizeof(info->pecert_version), "%s", PECERT_VERSION);
+}
+
 static void fill_info(pecert_run_info *info, const run_state *s, const pecert_run_options *opt)
 {
     memset(info, 0, sizeof(*info));
-    pecert_capture_host(info);
-    capture_describe(info, s->plugin.desc, opt->timeout_s);
-    capture_scope(info, s->plugin.desc);
+    pecert_capture_plugin(info, &s->plugin, opt->timeout_s);
     snprintf(info->filter, sizeof(info->filter), "%s", opt->filter != NULL ? opt->filter : "");
-    snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", s->plugin.path);
-    snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", s->plugin.desc->id);
-    snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", s->plugin.desc->name);
-    snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", s->plugin.desc->version);
-    snprintf(info->pecert_version, sizeof(info->pecert_version), "%s", PECERT_VERSION);
     snprintf(info->vectors_dir, sizeof(info->vectors_dir), "%s", opt->vectors_dir);
     info->n_vector_files = (int)s->n_files;
     for (size_t i = 0; i < s->n_files; i++) {
@@ -338,11 +340,9 @@ static int run_checks(pecert_run_results *out, const run_state *s, const pecert_
         if (ex->on_start != NULL) {
             ex->on_start(check->id, i, total, opt->user);
         }
-        if (!pecert_plugin_meets(s->plugin.desc, check->needs)) {
-            unsupported_result(&r, check);
-        } else {
-            run_one(&r, s, check, opt->timeout_s);
-        }
+        pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, s->files, s->n_files, s->keep_cases,
+                                  opt->timeout_s};
+        pecert_exec_check(&r, check, &x);
         r.index = index[i];
         pecert_cite_vectors(&r, s->files, s->n_files, opt->vectors_dir);
         if (r.verdict >= PECERT_VERDICT_FAIL) {

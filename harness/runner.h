@@ -85,6 +85,31 @@ int pecert_check_in_child(const struct pecert_check *check, const struct pecert_
 void pecert_accept_child_result(pecert_check_result *r, const struct pecert_child_outcome *o, const char *check_id,
                                 double timeout_s);
 
+/* What a check runs against: the plugin and the oracle, the vector files,
+ * whether every case is kept (--verbose), the child's time limit. */
+typedef struct pecert_exec_subjects {
+    const struct pecert_plugin *plugin;
+    const struct pecert_plugin *oracle;
+    const struct pecert_vfile *files;
+    size_t n_files;
+    int keep_cases;
+    double timeout_s;
+} pecert_exec_subjects;
+
+/* pecert_exec_check: one check, the only way either runner (run,
+ * certify) executes one: UNSUPPORTED when the plugin leaves an operation
+ * the check needs NULL, else the check in its own child
+ * (pecert_check_in_child) and its outcome taken by
+ * pecert_accept_child_result. */
+void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check, const pecert_exec_subjects *x);
+
+/* pecert_capture_plugin: the run information both runners show about a
+ * plugin: the host, the plugin's path, id, name and version, its
+ * describe() line (ISA, threads) and declared scope, each read in a child
+ * (plugin code may crash), and pecert's version. */
+struct pecert_loaded_plugin;
+void pecert_capture_plugin(pecert_run_info *info, const struct pecert_loaded_plugin *p, double timeout_s);
+
 /* pecert_filter_selects: 1 if --filter selects check id: comma-separated
  * fnmatch globs, '!GLOB' excluding ("rope.*,!rope.half_precision"); a
  * check must match an including glob (when there is one) and no excluding

@@ -525,6 +525,78 @@ static const char *vectors_root(void)
     return dir != NULL && dir[0] != '\0' ? dir : PECERT_SOURCE_DIR "/vectors";
 }
 
+/* One runner: the checks certify plans on a profile's recorded vectors
+ * give, through `pecert run` over a folder holding only that profile's
+ * file, the same verdict, cases, failures and worst ratio (bugs included),
+ * and both runs carry the plugin's describe() line. */
+START_TEST(run_and_certify_agree)
+{
+    static const struct {
+        const char *profile, *plugin;
+        int fails;
+    } cases[] = {
+        {"t5-base", "ref", 0},
+        {"t5-base", "mutants/t5_no_clamp", 1},
+        {"bloom", "fast", 0},
+        {"bloom", "mutants-f32/alibi_geometric", 1},
+        {"bert-base", "ref", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char dir[] = "/tmp/pecert-one-runner-XXXXXX";
+        char file[1024], link[1024], ids[1024] = "";
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        for (int bin = 0; bin < 2; bin++) {
+            const char *ext = bin ? ".bin.z" : ".json";
+            snprintf(file, sizeof(file), "%s/profiles/%s%s", vectors_root(), cases[i].profile, ext);
+            snprintf(link, sizeof(link), "%s/%s%s", dir, cases[i].profile, ext);
+            ck_assert_int_eq(symlink(file, link), 0);
+        }
+        snprintf(file, sizeof(file), "%s/profiles/%s.json", vectors_root(), cases[i].profile);
+        ck_assert_msg(pecert_certify_load_profile(&model, profiles_dir(), cases[i].profile, err, sizeof(err)) == 0,
+                      "%s", err);
+        pecert_run_results cert, run;
+        ck_assert_int_eq(certify_results(&cert, cases[i].plugin, file), cases[i].fails ? PECERT_EXIT_FAIL
+                                                                                      : PECERT_EXIT_PASS);
+        for (size_t k = 0; k < cert.n_checks; k++) {
+            const char *id = cert.checks[k].check_id;
+            if (strncmp(id, "certify.", 8) != 0) {
+                snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%s", ids[0] != '\0' ? "," : "", id);
+            }
+        }
+        ck_assert_msg(ids[0] != '\0', "%s: certify ran no check of the registry", cases[i].profile);
+        char plugin_path[1024], oracle_path[1024];
+        test_impl_path(plugin_path, sizeof(plugin_path), cases[i].plugin);
+        test_impl_path(oracle_path, sizeof(oracle_path), "ref");
+        pecert_run_options ropt = {plugin_path, oracle_path, dir, ids, 60.0, NULL, NULL};
+        int want = cases[i].fails ? PECERT_EXIT_FAIL : PECERT_EXIT_PASS;
+        ck_assert_int_eq(pecert_run(&run, &ropt, err, sizeof(err)), want);
+        for (size_t k = 0; k < cert.n_checks; k++) {
+            const pecert_check_result *c = &cert.checks[k];
+            if (strncmp(c->check_id, "certify.", 8) == 0) {
+                continue;
+            }
+            const pecert_check_result *r = pecert_run_results_find(&run, c->check_id);
+            ck_assert_msg(r != NULL, "%s: %s not run by pecert run", cases[i].profile, c->check_id);
+            ck_assert_msg(r->verdict == c->verdict && r->n_cases == c->n_cases && r->n_failed == c->n_failed &&
+                              (r->worst_ratio == c->worst_ratio ||
+                               (isnan(r->worst_ratio) && isnan(c->worst_ratio))),
+                          "%s %s on %s: run %d, %lld cases, %lld failed, worst %g; certify %d, %lld, %lld, %g",
+                          cases[i].plugin, c->check_id, cases[i].profile, r->verdict, (long long)r->n_cases,
+                          (long long)r->n_failed, r->worst_ratio, c->verdict, (long long)c->n_cases,
+                          (long long)c->n_failed, c->worst_ratio);
+        }
+        ck_assert_str_eq(run.info.plugin_describe, cert.info.plugin_describe);
+        pecert_run_results_free(&cert);
+        pecert_run_results_free(&run);
+        for (int bin = 0; bin < 2; bin++) {
+            snprintf(link, sizeof(link), "%s/%s%s", dir, cases[i].profile, bin ? ".bin.z" : ".json");
+            unlink(link);
+        }
+        rmdir(dir);
+    }
+}
+END_TEST
+
 /* The mapping certified against the official classes: for every profile
  * with vectors, ref at pecert's derived parameters reproduces them and
  * certify.mapping finds every field equal. */
@@ -1294,6 +1366,7 @@ Suite *make_certify_suite(void)
     tcase_add_test(core, falcon_alibi_attention_certifies);
     tcase_add_test(core, per_layer_certify_reports_each_type);
     tcase_add_test(core, certify_names_planted_bugs_as_run_does);
+    tcase_add_test(core, run_and_certify_agree);
     tcase_add_test(core, one_bug_one_lead);
     tcase_add_test(core, declined_encoding_is_the_reason);
     tcase_add_test(core, all_profiles_matrix);

@@ -844,7 +844,7 @@ static void summary(bench_state *st)
     const target_tally *t = &st->tally;
     cJSON *targets = cJSON_CreateObject();
 
-    printf("\ntargets (issue 5, medians; worst case over the grid):\n");
+    printf("\ntargets (fast's performance goals, impls/fast/README.md; medians, worst case over the grid):\n");
     summary_line(targets, "out_of_place_pct_of_copy", "f32 out of place, T >= 512: % of copy limit",
                  t->worst_out_pct, "%", 90.0, 0, t->n_out, t->met_out);
     summary_line(targets, "in_place_pct_of_rmw", "f32 in place, T >= 512: % of rmw limit",
