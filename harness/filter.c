@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runner.h"
+#include "filter.h"
 
 /* Calls fn on each glob of filter (without its '!'); stops at the first
  * nonzero return and returns it. */

@@ -2,7 +2,6 @@
 #include "results_json.h"
 
 #include "atomic_write.h"
-#include "certify_checks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -701,9 +700,9 @@ static void findings_from_json(pecert_run_results *run, const cJSON *arr)
 
 /* Every check of the run; err names the first bad one. */
 /* A check of a results file: one pecert has, and not one already read. */
-static const char *check_id_problem(const pecert_run_results *run, const char *id)
+static const char *check_id_problem(const pecert_run_results *run, const pecert_id_rules *ids, const char *id)
 {
-    if (pecert_known_check(id) == NULL) {
+    if (!ids->known(id)) {
         return "is not a pecert check";
     }
     for (size_t k = 0; k < run->n_checks; k++) {
@@ -714,13 +713,14 @@ static const char *check_id_problem(const pecert_run_results *run, const char *i
     return NULL;
 }
 
-static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *err, size_t err_len)
+static int checks_from_json(pecert_run_results *run, const cJSON *checks, const pecert_id_rules *ids, char *err,
+                            size_t err_len)
 {
     int i = 0;
     const cJSON *c = NULL;
-    if ((size_t)cJSON_GetArraySize(checks) > pecert_known_check_count()) {
+    if ((size_t)cJSON_GetArraySize(checks) > ids->max_checks) {
         snprintf(err, err_len, "checks: %d entries, but a pecert run holds at most %zu", cJSON_GetArraySize(checks),
-                 pecert_known_check_count());
+                 ids->max_checks);
         return -1;
     }
     cJSON_ArrayForEach(c, checks)
@@ -728,7 +728,7 @@ static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *
         pecert_check_result r;
         char why[256];
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "check");
-        const char *problem = cJSON_IsString(id) ? check_id_problem(run, id->valuestring) : NULL;
+        const char *problem = cJSON_IsString(id) ? check_id_problem(run, ids, id->valuestring) : NULL;
         if (problem != NULL) {
             snprintf(err, err_len, "checks[%d].check: '%.64s' %s", i, id->valuestring, problem);
             return -1;
@@ -750,7 +750,7 @@ static int checks_from_json(pecert_run_results *run, const cJSON *checks, char *
     return 0;
 }
 
-int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, char *err,
+int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, const pecert_id_rules *ids, char *err,
                                  size_t err_len)
 {
     memset(run, 0, sizeof(*run));
@@ -778,7 +778,7 @@ int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, cha
         snprintf(err, err_len, "vector_set: out of memory");
         goto out_bad;
     }
-    if (checks_from_json(run, checks, err, err_len) != 0) {
+    if (checks_from_json(run, checks, ids, err, err_len) != 0) {
         goto out_bad;
     }
     if (run->info.n_selected < 0) {

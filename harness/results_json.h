@@ -24,11 +24,20 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
 /* pecert_run_results_to_json: the whole run, schema pecert-results/1. */
 cJSON *pecert_run_results_to_json(const pecert_run_results *run);
 
+/* The check ids a results file may name. The host library knows none:
+ * the floor that does (conformance/, pecert_results_id_rules) hands them
+ * in. known(id) is nonzero for a check of this pecert; a run holds at most
+ * max_checks. */
+typedef struct pecert_id_rules {
+    int (*known)(const char *id);
+    size_t max_checks;
+} pecert_id_rules;
+
 /* pecert_run_results_from_json fills *run from a pecert-results/1 document
  * (as pecert_run_results_to_json writes it; fields added after the first
- * version default sensibly when absent). Returns 0, or -1 with "FIELD:
- * problem" in err and *run empty. */
-int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, char *err,
+ * version default sensibly when absent), each check id held to ids.
+ * Returns 0, or -1 with "FIELD: problem" in err and *run empty. */
+int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, const pecert_id_rules *ids, char *err,
                                  size_t err_len);
 
 /* pecert_write_file_atomic writes text to path through a temporary file in

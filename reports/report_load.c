@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 
+#include "certify_checks.h"
 #include "json_text.h"
 #include "report.h"
 #include "report_bench.h"
@@ -112,7 +113,8 @@ static int load_report_run(pecert_report *rep, const cJSON *entry, const char *p
         return add_not_run(rep, name, &e, path);
     }
     pecert_run_results res;
-    if (pecert_run_results_from_json(&res, results, err, err_len) != 0) {
+    pecert_id_rules ids = pecert_results_id_rules();
+    if (pecert_run_results_from_json(&res, results, &ids, err, err_len) != 0) {
         return -1;
     }
     if (pecert_report_add_run(rep, &res, r, path) != 0) {
@@ -160,7 +162,8 @@ static int load_doc(pecert_report *rep, const cJSON *root, const char *path, cha
     }
     pecert_run_results res;
     char why[1024];
-    if (pecert_run_results_from_json(&res, root, why, sizeof(why)) != 0) {
+    pecert_id_rules ids = pecert_results_id_rules();
+    if (pecert_run_results_from_json(&res, root, &ids, why, sizeof(why)) != 0) {
         snprintf(err, err_len, "%s: %s", path, why);
         return -1;
     }

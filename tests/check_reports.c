@@ -516,7 +516,8 @@ START_TEST(json_round_trip_keeps_points_heatmap_and_citations)
     char *first = cJSON_Print(json);
     pecert_run_results back;
     char err[256];
-    ck_assert_int_eq(pecert_run_results_from_json(&back, json, err, sizeof(err)), 0);
+    pecert_id_rules ids = pecert_results_id_rules();
+    ck_assert_int_eq(pecert_run_results_from_json(&back, json, &ids, err, sizeof(err)), 0);
     cJSON *again = pecert_run_results_to_json(&back);
     char *second = cJSON_Print(again);
     ck_assert_str_eq(first, second);

@@ -21,6 +21,7 @@
 
 #include <cJSON.h>
 
+#include "certify_checks.h"
 #include "checks.h"
 #include "commands.h"
 #include "job_pool.h"
@@ -284,7 +285,8 @@ static void keep_run(pecert_report *rep, const cJSON *results, const char *path)
 {
     char err[256];
     pecert_run_results res;
-    if (pecert_run_results_from_json(&res, results, err, sizeof(err)) == 0 &&
+    pecert_id_rules ids = pecert_results_id_rules();
+    if (pecert_run_results_from_json(&res, results, &ids, err, sizeof(err)) == 0 &&
         pecert_report_add_run(rep, &res, PECERT_ROLE_MUTANT, path) != 0) {
         pecert_run_results_free(&res);
     }
@@ -323,7 +325,9 @@ static void on_result(size_t index, const char *text, size_t len, const char *wh
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
     pecert_run_results res;
     char err[256] = "no results";
-    if (root == NULL || !cJSON_IsObject(results) || pecert_run_results_from_json(&res, results, err, sizeof(err)) != 0) {
+    pecert_id_rules ids = pecert_results_id_rules();
+    if (root == NULL || !cJSON_IsObject(results) ||
+        pecert_run_results_from_json(&res, results, &ids, err, sizeof(err)) != 0) {
         if (text == NULL) {
             snprintf(line, sizeof(line), "ERROR   %-28s %s", name, why);
         } else if (cJSON_IsString(error) && error->valuestring[0] != '\0') {

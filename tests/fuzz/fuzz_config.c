@@ -1,6 +1,6 @@
 /*
  * fuzz_config.c - libFuzzer target: the config.json mapping of `pecert
- * certify` (harness/certify_config.c) on any text. It must map or refuse
+ * certify` (conformance/certify/certify_config.c) on any text. It must map or refuse
  * with one line, never crash, overflow a factor list, leak or read past a
  * string (issue 13: a LongRoPE list of 513 factors overflowed).
  */

@@ -5,8 +5,8 @@
  * checkpoint with layer types (certify_config.h) is certified once per
  * type, its checks reported as "ID@type" and diagnosed per type.
  */
-#ifndef PECERT_HARNESS_CERTIFY_RUN_H
-#define PECERT_HARNESS_CERTIFY_RUN_H
+#ifndef PECERT_RUN_CERTIFY_RUN_H
+#define PECERT_RUN_CERTIFY_RUN_H
 
 #include <stddef.h>
 
@@ -46,4 +46,4 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
  * whether profile vectors exist), into ids (up to max); returns the count. */
 size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kind, int with_vectors);
 
-#endif /* PECERT_HARNESS_CERTIFY_RUN_H */
+#endif /* PECERT_RUN_CERTIFY_RUN_H */

@@ -765,3 +765,14 @@ size_t pecert_known_check_count(void)
 {
     return (pecert_num_checks + N_CERTIFY_CHECKS) * (PECERT_CERTIFY_MAX_LAYER_TYPES + 1);
 }
+
+static int is_known_check(const char *id)
+{
+    return pecert_known_check(id) != NULL;
+}
+
+pecert_id_rules pecert_results_id_rules(void)
+{
+    pecert_id_rules rules = {is_known_check, pecert_known_check_count()};
+    return rules;
+}

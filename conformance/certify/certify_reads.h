@@ -5,8 +5,8 @@
  * line naming the key, and leaves its output (the default) when the key is
  * absent or null.
  */
-#ifndef PECERT_HARNESS_CERTIFY_READS_H
-#define PECERT_HARNESS_CERTIFY_READS_H
+#ifndef PECERT_CONFORMANCE_CERTIFY_READS_H
+#define PECERT_CONFORMANCE_CERTIFY_READS_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -73,4 +73,4 @@ int cfg_map_vision(map_ctx *c, const char *model_type);
  * (of len, used so far). Returns the new used length. */
 size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m);
 
-#endif /* PECERT_HARNESS_CERTIFY_READS_H */
+#endif /* PECERT_CONFORMANCE_CERTIFY_READS_H */

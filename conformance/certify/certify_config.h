@@ -11,8 +11,8 @@
  * unknown rope_scaling key, a positional key it has no rule for, or a value
  * out of range is an error naming the key, never silently ignored.
  */
-#ifndef PECERT_HARNESS_CERTIFY_CONFIG_H
-#define PECERT_HARNESS_CERTIFY_CONFIG_H
+#ifndef PECERT_CONFORMANCE_CERTIFY_CONFIG_H
+#define PECERT_CONFORMANCE_CERTIFY_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -265,4 +265,4 @@ const char *pecert_certify_rope_type_name(pecert_rope_type t);
  */
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m);
 
-#endif /* PECERT_HARNESS_CERTIFY_CONFIG_H */
+#endif /* PECERT_CONFORMANCE_CERTIFY_CONFIG_H */

@@ -7,12 +7,12 @@
  * the verdicts and symptom tags the checks leave (results.h) and never
  * recomputes anything.
  */
-#ifndef PECERT_HARNESS_DIAGNOSE_H
-#define PECERT_HARNESS_DIAGNOSE_H
+#ifndef PECERT_CONFORMANCE_DIAGNOSE_H
+#define PECERT_CONFORMANCE_DIAGNOSE_H
 
 #include "results.h"
 
 /* pecert_diagnose fills run->findings from run->checks. */
 void pecert_diagnose(pecert_run_results *run);
 
-#endif /* PECERT_HARNESS_DIAGNOSE_H */
+#endif /* PECERT_CONFORMANCE_DIAGNOSE_H */

@@ -14,8 +14,8 @@
  * rope_theta fitted to them. The recovery
  * itself is rope_recover.h.
  */
-#ifndef PECERT_HARNESS_DUMP_DIAGNOSIS_H
-#define PECERT_HARNESS_DUMP_DIAGNOSIS_H
+#ifndef PECERT_CONFORMANCE_DUMP_DIAGNOSIS_H
+#define PECERT_CONFORMANCE_DUMP_DIAGNOSIS_H
 
 #include <stdint.h>
 
@@ -82,4 +82,4 @@ int pecert_dump_diagnose(pecert_dump_report *out, const pecert_certify_model *m,
 
 void pecert_dump_report_free(pecert_dump_report *r);
 
-#endif /* PECERT_HARNESS_DUMP_DIAGNOSIS_H */
+#endif /* PECERT_CONFORMANCE_DUMP_DIAGNOSIS_H */

@@ -11,8 +11,8 @@
  * dump_diagnosis.h); then each slot's recovered position is compared with
  * its own and the slots that differ alike are reported as runs.
  */
-#ifndef PECERT_HARNESS_CACHE_DIAGNOSIS_H
-#define PECERT_HARNESS_CACHE_DIAGNOSIS_H
+#ifndef PECERT_CONFORMANCE_CACHE_DIAGNOSIS_H
+#define PECERT_CONFORMANCE_CACHE_DIAGNOSIS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -65,4 +65,4 @@ const char *pecert_slot_state_tag(pecert_slot_state s);
 
 void pecert_cache_report_free(pecert_cache_report *r);
 
-#endif /* PECERT_HARNESS_CACHE_DIAGNOSIS_H */
+#endif /* PECERT_CONFORMANCE_CACHE_DIAGNOSIS_H */

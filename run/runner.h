@@ -2,8 +2,8 @@
  * runner.h - run the conformance checks on one plugin, each in its own
  * child process, and collect the results model.
  */
-#ifndef PECERT_HARNESS_RUNNER_H
-#define PECERT_HARNESS_RUNNER_H
+#ifndef PECERT_RUN_RUNNER_H
+#define PECERT_RUN_RUNNER_H
 
 #include <stddef.h>
 
@@ -110,10 +110,6 @@ void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check,
 struct pecert_loaded_plugin;
 void pecert_capture_plugin(pecert_run_info *info, const struct pecert_loaded_plugin *p, double timeout_s);
 
-/* pecert_filter_selects: 1 if --filter selects check id: comma-separated
- * fnmatch globs, '!GLOB' excluding ("rope.*,!rope.half_precision"); a
- * check must match an including glob (when there is one) and no excluding
- * one. NULL or "" selects all. */
-int pecert_filter_selects(const char *filter, const char *id);
+#include "filter.h" /* pecert_filter_selects, which --filter's callers use with a run */
 
-#endif /* PECERT_HARNESS_RUNNER_H */
+#endif /* PECERT_RUN_RUNNER_H */

@@ -3,13 +3,14 @@
  * the plugin against `ref` at exactly one checkpoint's parameters, and the
  * config.json mapping against the official code's profile vectors.
  */
-#ifndef PECERT_HARNESS_CERTIFY_CHECKS_H
-#define PECERT_HARNESS_CERTIFY_CHECKS_H
+#ifndef PECERT_CONFORMANCE_CERTIFY_CHECKS_H
+#define PECERT_CONFORMANCE_CERTIFY_CHECKS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "certify_config.h"
+#include "results_json.h"
 #include "checks.h"
 
 /*
@@ -48,4 +49,9 @@ const pecert_check *pecert_known_check(const char *id);
  * once for the vision tower. */
 size_t pecert_known_check_count(void);
 
-#endif /* PECERT_HARNESS_CERTIFY_CHECKS_H */
+/* pecert_results_id_rules: the ids a results file may name
+ * (results_json.h): pecert_known_check's, at most
+ * pecert_known_check_count() of them. */
+pecert_id_rules pecert_results_id_rules(void);
+
+#endif /* PECERT_CONFORMANCE_CERTIFY_CHECKS_H */

@@ -9,8 +9,8 @@
  * Every shape is checked against the checkpoint's head_dim and its query
  * or key/value heads, and every failure is one line naming the file.
  */
-#ifndef PECERT_HARNESS_DUMP_INPUT_H
-#define PECERT_HARNESS_DUMP_INPUT_H
+#ifndef PECERT_CONFORMANCE_DUMP_INPUT_H
+#define PECERT_CONFORMANCE_DUMP_INPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -66,4 +66,4 @@ int pecert_dump_load_trace(pecert_dump_input *d, const char *dir, const pecert_d
 
 void pecert_dump_input_free(pecert_dump_input *d);
 
-#endif /* PECERT_HARNESS_DUMP_INPUT_H */
+#endif /* PECERT_CONFORMANCE_DUMP_INPUT_H */
