@@ -56,6 +56,9 @@ typedef struct pecert_check_env {
     const pecert_vfile *files;     /* loaded golden vectors               */
     size_t n_files;
     char *case_slot;               /* names the running case (isolate.h)  */
+    /* certify's checks: the checkpoint they run at (certify_config.h);
+     * NULL in `pecert run`, whose checks need none. */
+    const struct pecert_certify_model *certify_model;
 } pecert_check_env;
 
 typedef struct pecert_check {

@@ -338,7 +338,8 @@ static void free_state(certify_state *s)
 
 static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
 {
-    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, files_of(s, e->files), 1, s->keep_cases, timeout_s};
+    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, files_of(s, e->files), 1, s->keep_cases, timeout_s,
+                              s->model};
     pecert_exec_check(r, e->check, &x);
 }
 
@@ -515,7 +516,6 @@ static int certify_encoding(pecert_run_results *out, const pecert_certify_model 
     s.keep_cases = opt->keep_cases;
     s.done_before = planned_n[0];
     s.total_all = planned_n[1];
-    pecert_certify_set_model(m);
     int status = load_state(&s, opt, err, err_len);
     if (status == PECERT_EXIT_PASS && count_only) {
         planned_n[0] = planned_count(&s);

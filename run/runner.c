@@ -50,19 +50,21 @@ static void drop_subject(pecert_subject *s)
     }
 }
 
-int pecert_check_in_child(const pecert_check *check, const pecert_vfile *files, size_t n_files,
-                          const pecert_plugin *plugin, const pecert_plugin *oracle, int keep_cases, int out_fd,
-                          char *case_slot)
+/* In a check's child (isolate.h): the plugin and oracle instances, the
+ * check run with the plugin's declared scope guarded and its output
+ * captured, the result as JSON on out_fd. */
+static int check_in_child(const pecert_check *check, const pecert_exec_subjects *x, int out_fd, char *case_slot)
 {
-    pecert_check_env env = {.files = files, .n_files = n_files, .case_slot = case_slot};
+    pecert_check_env env = {
+        .files = x->files, .n_files = x->n_files, .case_slot = case_slot, .certify_model = x->certify_model};
     pecert_check_result r;
     pecert_check_result_init(&r, check->id);
-    r.keep_cases = keep_cases;
+    r.keep_cases = x->keep_cases;
     pecert_capture *printed = pecert_capture_begin();
     pecert_case_slot_set(case_slot, "create instance");
-    pecert_status st = make_subject(&env.plugin, plugin);
+    pecert_status st = make_subject(&env.plugin, x->plugin);
     if (st == PECERT_OK) {
-        st = make_subject(&env.oracle, oracle);
+        st = make_subject(&env.oracle, x->oracle);
         env.oracle.is_oracle = 1;
         pecert_scope_guard_install(&env.plugin);
     }
@@ -89,8 +91,7 @@ int pecert_check_in_child(const pecert_check *check, const pecert_vfile *files, 
 static int child_run_check(void *arg, int out_fd, char *case_slot)
 {
     const child_job *job = arg;
-    return pecert_check_in_child(job->check, job->x->files, job->x->n_files, job->x->plugin, job->x->oracle,
-                                 job->x->keep_cases, out_fd, case_slot);
+    return check_in_child(job->check, job->x, out_fd, case_slot);
 }
 
 void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
@@ -341,7 +342,7 @@ static int run_checks(pecert_run_results *out, const run_state *s, const pecert_
             ex->on_start(check->id, i, total, opt->user);
         }
         pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, s->files, s->n_files, s->keep_cases,
-                                  opt->timeout_s};
+                                  opt->timeout_s, NULL};
         pecert_exec_check(&r, check, &x);
         r.index = index[i];
         pecert_cite_vectors(&r, s->files, s->n_files, opt->vectors_dir);

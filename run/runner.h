@@ -64,17 +64,9 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
 struct pecert_child_outcome;
 void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_outcome *o, double timeout_s);
 
-/* pecert_check_in_child: in a check's child process (isolate.h), create
- * the plugin and oracle instances, run check on files with the plugin's
- * declared scope guarded and its stdout/stderr captured (and every case
- * kept when keep_cases), and write the result as JSON on out_fd. Both
- * runners' children do exactly this. */
 struct pecert_check;
 struct pecert_vfile;
 struct pecert_plugin;
-int pecert_check_in_child(const struct pecert_check *check, const struct pecert_vfile *files, size_t n_files,
-                          const struct pecert_plugin *plugin, const struct pecert_plugin *oracle, int keep_cases,
-                          int out_fd, char *case_slot);
 
 /* pecert_accept_child_result: the result of check check_id from its child's
  * outcome. A clean exit whose text is the harness's own (the nonce ended
@@ -94,13 +86,15 @@ typedef struct pecert_exec_subjects {
     size_t n_files;
     int keep_cases;
     double timeout_s;
+    const struct pecert_certify_model *certify_model; /* certify's checks' checkpoint; NULL in a run */
 } pecert_exec_subjects;
 
 /* pecert_exec_check: one check, the only way either runner (run,
  * certify) executes one: UNSUPPORTED when the plugin leaves an operation
- * the check needs NULL, else the check in its own child
- * (pecert_check_in_child) and its outcome taken by
- * pecert_accept_child_result. */
+ * the check needs NULL, else the check in its own child (the plugin and
+ * oracle instances created there, the plugin's declared scope guarded, its
+ * stdout/stderr captured, the result written as JSON) and its outcome
+ * taken by pecert_accept_child_result. */
 void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check, const pecert_exec_subjects *x);
 
 /* pecert_capture_plugin: the run information both runners show about a

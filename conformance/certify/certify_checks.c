@@ -23,18 +23,6 @@
 #include "rope_checks.h"
 #include "tolerance.h"
 
-static const pecert_certify_model *certify_model;
-
-void pecert_certify_set_model(const pecert_certify_model *m)
-{
-    certify_model = m;
-}
-
-const pecert_certify_model *pecert_certify_current_model(void)
-{
-    return certify_model;
-}
-
 /* A far position: past every trained length, where float32 angles lose
  * digits (2^20, as the property checks use). */
 #define FAR_POSITION ((int64_t)1 << 20)
@@ -233,7 +221,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
  * are the profile's vector files (certify_run.c). */
 static void run_mapping(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_certify_model *m = certify_model;
+    const pecert_certify_model *m = env->certify_model;
     for (size_t i = 0; i < env->n_files; i++) {
         for (size_t j = 0; j < env->files[i].n_tests; j++) {
             mapping_test(r, &env->files[i], &env->files[i].tests[j], m);
@@ -255,7 +243,7 @@ static void run_mapping(const pecert_check_env *env, pecert_check_result *r)
 /* Frequencies and scaling at seq_len against the oracle. */
 static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, int64_t seq_len)
 {
-    const pecert_rope_config *c = &certify_model->rope;
+    const pecert_rope_config *c = &env->certify_model->rope;
     int32_t half = c->rotary_dim / 2;
     double *buf = malloc(2 * (size_t)half * sizeof(double));
     double got_s = NAN;
@@ -291,7 +279,7 @@ static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, 
  * checkpoint's pairing and head_dim, against the oracle. */
 static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r, int64_t len)
 {
-    const pecert_certify_model *m = certify_model;
+    const pecert_certify_model *m = env->certify_model;
     const int64_t pos[4] = {0, len > 2 ? 1 : 0, len / 2, len - 1};
     pecert_rope_call call = {&m->rope, m->pairing, 0, pos, 4, APPLY_HEADS, m->rope.head_dim};
     size_t n = pecert_rope_call_size(&call);
@@ -328,7 +316,7 @@ static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r,
 static void run_rope_reference(const pecert_check_env *env, pecert_check_result *r)
 {
     int64_t lens[6];
-    size_t n = pecert_certify_lengths(certify_model, lens);
+    size_t n = pecert_certify_lengths(env->certify_model, lens);
     int freqs = env->plugin.desc->rope_freqs != NULL;
     if (freqs) {
         rope_freq_case(env, r, 0);
@@ -370,15 +358,17 @@ typedef struct alibi_bound_ctx {
     const double *slopes;  /* oracle slopes, per head                  */
     int64_t per_head;      /* n_q * n_k                                */
     int64_t num_heads;
+    int bf16_reference;    /* the model rounds slopes and bias to bf16 */
 } alibi_bound_ctx;
 
 /* A model whose code rounds its slopes and bias to bfloat16 (Falcon) is
  * matched by a plugin that rounds as it does or computes exactly. */
 static double slope_bound(const void *ctx, int64_t i, double want)
 {
+    const alibi_bound_ctx *c = ctx;
     (void)i;
-    return pecert_tol_alibi_slope(want, *(const int64_t *)ctx) +
-           (certify_model->alibi_bf16_reference ? pecert_tol_bf16_reference(want, 1) : 0.0);
+    return pecert_tol_alibi_slope(want, c->num_heads) +
+           (c->bf16_reference ? pecert_tol_bf16_reference(want, 1) : 0.0);
 }
 
 static double bias_bound(const void *ctx, int64_t i, double want)
@@ -386,28 +376,28 @@ static double bias_bound(const void *ctx, int64_t i, double want)
     const alibi_bound_ctx *c = ctx;
     double m = c->slopes[i / c->per_head];
     return pecert_tol_alibi_bias(want, pecert_tol_alibi_slope(m, c->num_heads) / m) +
-           (certify_model->alibi_bf16_reference ? pecert_tol_bf16_reference(want, 2) : 0.0);
+           (c->bf16_reference ? pecert_tol_bf16_reference(want, 2) : 0.0);
 }
 
-static pecert_status call_slopes(const pecert_subject *s, pecert_out_buf *out)
+static pecert_status call_slopes(const pecert_subject *s, const pecert_certify_model *m, pecert_out_buf *out)
 {
     pecert_alibi_slopes_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
-    a.num_heads = certify_model->num_heads;
-    a.max_bias = certify_model->alibi_max_bias;
+    a.num_heads = m->num_heads;
+    a.max_bias = m->alibi_max_bias;
     a.out = &out->view;
     return s->desc->alibi_slopes(s->instance, &a);
 }
 
-static pecert_status call_bias(const pecert_subject *s, pecert_out_buf *out, const int64_t *q, int64_t n_q,
-                               const int64_t *k, int64_t n_k)
+static pecert_status call_bias(const pecert_subject *s, const pecert_certify_model *m, pecert_out_buf *out,
+                               const int64_t *q, int64_t n_q, const int64_t *k, int64_t n_k)
 {
     pecert_alibi_bias_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
-    a.num_heads = certify_model->num_heads;
-    a.max_bias = certify_model->alibi_max_bias;
+    a.num_heads = m->num_heads;
+    a.max_bias = m->alibi_max_bias;
     a.q_positions = q;
     a.n_q = n_q;
     a.k_positions = k;
@@ -420,7 +410,7 @@ static pecert_status call_bias(const pecert_subject *s, pecert_out_buf *out, con
  * interleaved second series), into want_slopes. 0 if the oracle ran. */
 static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r, double *want_slopes)
 {
-    int64_t h = certify_model->num_heads;
+    int64_t h = env->certify_model->num_heads;
     pecert_out_buf want;
     pecert_out_buf got;
     int rc = -1;
@@ -429,13 +419,14 @@ static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r
         return -1;
     }
     if (pecert_out_init(&got, PECERT_DTYPE_F32, 1, &h) == 0) {
-        if (pecert_out_status(r, &env->oracle, call_slopes(&env->oracle, &want), &want, "alibi_slopes (oracle)",
+        if (pecert_out_status(r, &env->oracle, call_slopes(&env->oracle, env->certify_model, &want), &want, "alibi_slopes (oracle)",
                               "alibi_slopes")) {
             pecert_vtensor w = as_want(&want, want_slopes, 1, &h);
             rc = 0;
-            if (pecert_out_status(r, &env->plugin, call_slopes(&env->plugin, &got), &got, "alibi_slopes",
+            if (pecert_out_status(r, &env->plugin, call_slopes(&env->plugin, env->certify_model, &got), &got, "alibi_slopes",
                                   "alibi_slopes")) {
-                pecert_compare_bounded(r, &got, &w, slope_bound, &h, "alibi_slopes");
+                alibi_bound_ctx ctx = {NULL, 1, h, env->certify_model->alibi_bf16_reference};
+                pecert_compare_bounded(r, &got, &w, slope_bound, &ctx, "alibi_slopes");
             }
         }
         pecert_out_free(&got);
@@ -450,8 +441,8 @@ static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const int64_t q[3] = {0, len - 1, len};
     const int64_t k[4] = {0, 1, len - 1, len};
-    int64_t shape[3] = {certify_model->num_heads, 3, 4};
-    alibi_bound_ctx ctx = {slopes, 12, certify_model->num_heads};
+    int64_t shape[3] = {env->certify_model->num_heads, 3, 4};
+    alibi_bound_ctx ctx = {slopes, 12, env->certify_model->num_heads, env->certify_model->alibi_bf16_reference};
     char where[96];
     pecert_out_buf want;
     pecert_out_buf got;
@@ -464,10 +455,10 @@ static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r,
         return;
     }
     if (pecert_out_init(&got, PECERT_DTYPE_F32, 3, shape) == 0) {
-        if (pecert_out_status(r, &env->oracle, call_bias(&env->oracle, &want, q, 3, k, 4), &want, where,
+        if (pecert_out_status(r, &env->oracle, call_bias(&env->oracle, env->certify_model, &want, q, 3, k, 4), &want, where,
                               "alibi_bias")) {
             pecert_vtensor w = as_want(&want, vals, 3, shape);
-            if (pecert_out_status(r, &env->plugin, call_bias(&env->plugin, &got, q, 3, k, 4), &got, where,
+            if (pecert_out_status(r, &env->plugin, call_bias(&env->plugin, env->certify_model, &got, q, 3, k, 4), &got, where,
                                   "alibi_bias")) {
                 pecert_compare_bounded(r, &got, &w, bias_bound, &ctx, where);
             }
@@ -480,9 +471,9 @@ static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_alibi_reference(const pecert_check_env *env, pecert_check_result *r)
 {
-    double *slopes = malloc((size_t)certify_model->num_heads * sizeof(double));
+    double *slopes = malloc((size_t)env->certify_model->num_heads * sizeof(double));
     int64_t lens[6];
-    size_t n = pecert_certify_lengths(certify_model, lens);
+    size_t n = pecert_certify_lengths(env->certify_model, lens);
     if (slopes != NULL && alibi_slopes_case(env, r, slopes) == 0) {
         for (size_t i = 0; i < n; i++) {
             alibi_bias_case(env, r, slopes, lens[i]);
@@ -504,7 +495,7 @@ static void run_alibi_reference(const pecert_check_env *env, pecert_check_result
  * invisible to alibi_slopes and alibi_bias. */
 static void run_alibi_attention(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_certify_model *m = certify_model;
+    const pecert_certify_model *m = env->certify_model;
     int64_t mp = m->max_position_embeddings;
     const int64_t starts[2] = {0, mp > 2 * PECERT_DECODE_PREFILL_LEN ? mp - PECERT_DECODE_PREFILL_LEN : 0};
     for (int s = 0; s < 2; s++) {
@@ -536,9 +527,9 @@ static void run_alibi_attention(const pecert_check_env *env, pecert_check_result
 
 /* Relative positions around every bucket edge the config creates:
  * -span..span densely (span = 2 max_distance), plus +-far. */
-static int64_t *t5_positions(int64_t *n_out)
+static int64_t *t5_positions(const pecert_certify_model *m, int64_t *n_out)
 {
-    int64_t span = 2 * certify_model->t5_max_distance;
+    int64_t span = 2 * m->t5_max_distance;
     int64_t n = 2 * span + 1 + 2;
     int64_t *rel = malloc((size_t)n * sizeof(*rel));
     if (rel != NULL) {
@@ -552,15 +543,15 @@ static int64_t *t5_positions(int64_t *n_out)
     return rel;
 }
 
-static pecert_status call_buckets(const pecert_subject *s, pecert_out_buf *out, int bidirectional,
-                                  const int64_t *rel, int64_t n)
+static pecert_status call_buckets(const pecert_subject *s, const pecert_certify_model *m, pecert_out_buf *out,
+                                  int bidirectional, const int64_t *rel, int64_t n)
 {
     pecert_t5_bucket_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
     a.bidirectional = bidirectional;
-    a.num_buckets = certify_model->t5_num_buckets;
-    a.max_distance = certify_model->t5_max_distance;
+    a.num_buckets = m->t5_num_buckets;
+    a.max_distance = m->t5_max_distance;
     a.relative_positions = rel;
     a.n = n;
     a.out = &out->view;
@@ -569,14 +560,13 @@ static pecert_status call_buckets(const pecert_subject *s, pecert_out_buf *out, 
 
 /* Buckets must equal the oracle's, except where the official float32
  * log itself may land on either neighbour (family_tol.h). */
-static void t5_compare(pecert_check_result *r, const pecert_out_buf *got, const pecert_out_buf *want,
-                       const int64_t *rel, int bidirectional, const char *where)
+static void t5_compare(pecert_check_result *r, const pecert_certify_model *m, const pecert_out_buf *got,
+                       const pecert_out_buf *want, const int64_t *rel, int bidirectional, const char *where)
 {
     pecert_case_worst w;
     pecert_case_worst_init(&w);
     for (int64_t i = 0; i < got->n; i++) {
-        int edge = pecert_t5_log_boundary(rel[i], bidirectional, certify_model->t5_num_buckets,
-                                          certify_model->t5_max_distance);
+        int edge = pecert_t5_log_boundary(rel[i], bidirectional, m->t5_num_buckets, m->t5_max_distance);
         pecert_case_worst_add(&w, i, pecert_out_get(got, i), pecert_out_get(want, i), edge ? 1.0 : 0.0);
     }
     char elem[64];
@@ -596,11 +586,11 @@ static void t5_case(const pecert_check_env *env, pecert_check_result *r, int bid
         return;
     }
     if (pecert_out_init(&got, PECERT_DTYPE_I64, 1, &n) == 0) {
-        if (pecert_out_status(r, &env->oracle, call_buckets(&env->oracle, &want, bidirectional, rel, n), &want,
+        if (pecert_out_status(r, &env->oracle, call_buckets(&env->oracle, env->certify_model, &want, bidirectional, rel, n), &want,
                               where, "t5_bucket")) {
-            if (pecert_out_status(r, &env->plugin, call_buckets(&env->plugin, &got, bidirectional, rel, n), &got,
+            if (pecert_out_status(r, &env->plugin, call_buckets(&env->plugin, env->certify_model, &got, bidirectional, rel, n), &got,
                                   where, "t5_bucket")) {
-                t5_compare(r, &got, &want, rel, bidirectional, where);
+                t5_compare(r, env->certify_model, &got, &want, rel, bidirectional, where);
             }
         }
         pecert_out_free(&got);
@@ -611,7 +601,7 @@ static void t5_case(const pecert_check_env *env, pecert_check_result *r, int bid
 static void run_t5_reference(const pecert_check_env *env, pecert_check_result *r)
 {
     int64_t n = 0;
-    int64_t *rel = t5_positions(&n);
+    int64_t *rel = t5_positions(env->certify_model, &n);
     if (rel == NULL) {
         pecert_case_fail(r, "t5", "out of memory");
     } else {
@@ -652,8 +642,8 @@ static double exact_bound(const void *ctx, int64_t i, double want)
 static void learned_case(const pecert_check_env *env, pecert_check_result *r, float *tab, int64_t *pos,
                          double *vals)
 {
-    int64_t rows = certify_model->learned_rows;
-    int64_t shape[2] = {rows, certify_model->learned_dim};
+    int64_t rows = env->certify_model->learned_rows;
+    int64_t shape[2] = {rows, env->certify_model->learned_dim};
     pecert_tensor table = pecert_tensor_2d(tab, PECERT_DTYPE_F32, shape[0], shape[1]);
     const char *where = "learned_lookup all rows";
     pecert_out_buf want;
@@ -683,9 +673,9 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
 
 static void run_learned_reference(const pecert_check_env *env, pecert_check_result *r)
 {
-    size_t n = (size_t)(certify_model->learned_rows * certify_model->learned_dim);
+    size_t n = (size_t)(env->certify_model->learned_rows * env->certify_model->learned_dim);
     float *tab = malloc(n * sizeof(float));
-    int64_t *pos = malloc((size_t)certify_model->learned_rows * sizeof(int64_t));
+    int64_t *pos = malloc((size_t)env->certify_model->learned_rows * sizeof(int64_t));
     double *vals = malloc(n * sizeof(double));
     if (tab == NULL || pos == NULL || vals == NULL) {
         pecert_case_fail(r, "learned", "out of memory");

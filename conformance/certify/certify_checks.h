@@ -13,17 +13,6 @@
 #include "results_json.h"
 #include "checks.h"
 
-/*
- * pecert_certify_set_model names the checkpoint the certify checks run at.
- * A check's run() has no user pointer, and every check runs in a forked
- * child, which inherits this pointer; set it before running them. The
- * model must outlive the run.
- */
-void pecert_certify_set_model(const pecert_certify_model *m);
-
-/* pecert_certify_current_model: the model set last (NULL before). */
-const pecert_certify_model *pecert_certify_current_model(void);
-
 /* pecert_certify_lengths: the sequence lengths that matter for m, sorted
  * and distinct: L0-1, L0, L0+1, max_position_embeddings-1 and a far one
  * (2^20 or 4 * max_position_embeddings, whichever is larger). Returns the

@@ -109,7 +109,7 @@ static void apply_part(const pecert_check_env *env, pecert_check_result *r, cons
 
 static void run_rope2d_reference(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_certify_vision *v = &pecert_certify_current_model()->vision;
+    const pecert_certify_vision *v = &env->certify_model->vision;
     int64_t tokens = vision_tokens(v);
     int64_t *pos = malloc(2 * (size_t)(tokens > 0 ? tokens : 1) * sizeof(int64_t));
     char grids[256];
@@ -171,7 +171,7 @@ static void table_case(const pecert_check_env *env, pecert_check_result *r, cons
 
 static void run_posinterp_reference(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_certify_vision *v = &pecert_certify_current_model()->vision;
+    const pecert_certify_vision *v = &env->certify_model->vision;
     size_t n = ((size_t)v->table_prefix + (size_t)v->table_side * (size_t)v->table_side) * (size_t)v->hidden_size;
     float *table = malloc((n > 0 ? n : 1) * sizeof(float));
     if (table == NULL) {
