@@ -225,15 +225,9 @@ size_t pecert_rope_configs(const pecert_check_env *env, const pecert_rope_config
     return n_configs;
 }
 
-static const char *rope_type_name(pecert_rope_type t)
-{
-    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
-    return (t >= 0 && t <= PECERT_ROPE_LLAMA3) ? names[t] : "?";
-}
-
 void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c)
 {
-    snprintf(out, len, "%s rot=%d/%d theta=%g", rope_type_name(c->rope_type), c->rotary_dim,
+    snprintf(out, len, "%s rot=%d/%d theta=%g", pecert_rope_type_name(c->rope_type), c->rotary_dim,
              c->head_dim, c->rope_theta);
 }
 

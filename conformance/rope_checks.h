@@ -85,10 +85,6 @@ void pecert_rope_heatmap(const pecert_check_env *env, pecert_check_result *r,
                          const pecert_rope_call *call, const float *x, const float *got,
                          const float *want, const char *where);
 
-/* The rope type as the symptoms name it: "default", "linear", "dynamic",
- * "yarn", "longrope", "llama3". */
-const char *pecert_rope_type_tag(pecert_rope_type t);
-
 /* pecert_rope_scaling_symptom: when the attention scaling got is outside
  * want's bound, the symptom saying how: "scaling:missing" (got is 1),
  * "scaling:squared" or "scaling:wrong". The golden and the certify checks

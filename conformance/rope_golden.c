@@ -42,16 +42,10 @@ static void for_each_test(const pecert_check_env *env, pecert_check_result *r, c
 
 /* ---- rope.freq.golden -------------------------------------------------- */
 
-const char *pecert_rope_type_tag(pecert_rope_type t)
-{
-    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
-    return t >= 0 && t <= PECERT_ROPE_LLAMA3 ? names[t] : "unknown";
-}
-
 /* Wrong frequencies: which rope type, and the flags of the vector. */
 static void freq_symptoms(pecert_check_result *r, const pecert_vtest *t)
 {
-    pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_tag(t->rope.rope_type));
+    pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_name(t->rope.rope_type));
     for (size_t i = 0; i < t->n_flags; i++) {
         pecert_check_symptom(r, "freq_flag:%s", t->flags[i]);
     }
@@ -210,7 +204,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     pecert_rope_heatmap(env, r, &call, x->data, got, want->data, where);
     pecert_grade_apply(env, r, &call, x->data, got, want->data, where);
     if (r->n_failed > failed_before) {
-        pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_tag(t->rope.rope_type));
+        pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_name(t->rope.rope_type));
         pecert_rope_explain(env, r, &call, x->data, got, where);
     }
     free(got);

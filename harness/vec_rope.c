@@ -114,6 +114,16 @@ static const struct rope_type_row {
 
 #define N_ROPE_TYPES (sizeof rope_types / sizeof rope_types[0])
 
+const char *pecert_rope_type_name(pecert_rope_type t)
+{
+    for (size_t i = 0; i < N_ROPE_TYPES; i++) {
+        if (rope_types[i].type == t) {
+            return rope_types[i].name;
+        }
+    }
+    return "?";
+}
+
 static const struct rope_type_row *find_rope_type(const char *name)
 {
     for (size_t i = 0; i < N_ROPE_TYPES; i++) {

@@ -128,6 +128,12 @@ const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
  * file's notes), else 0. */
 int pecert_vtest_has_flag(const pecert_vtest *test, const char *name);
 
+/* pecert_rope_type_name: the rope_type as transformers names it and the
+ * vectors, certify and the symptoms write it ("default", "linear",
+ * "dynamic", "yarn", "longrope", "llama3"); "?" for no such type. The one
+ * table of them is the loader's (vec_rope.c). */
+const char *pecert_rope_type_name(pecert_rope_type t);
+
 /* pecert_vtest_value: the config/params value named key, or NULL. */
 const pecert_vvalue *pecert_vtest_value(const pecert_vtest *test,
                                         const char *key);

@@ -383,7 +383,7 @@ static void encoding_label(char *out, size_t len, const pecert_certify_model *m,
                  v->theta, v->head_dim);
     } else if (m->kind <= PECERT_PE_MROPE) {
         snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
-                 pecert_rope_type_tag(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
+                 pecert_rope_type_name(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
                  m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
     } else {
         snprintf(out, len, "%s", pecert_pe_kind_name(m->kind));

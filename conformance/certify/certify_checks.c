@@ -266,7 +266,7 @@ static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, 
             pecert_case_worst_add(&w, i, buf[i], buf[half + i], pecert_tol_freq(buf[half + i], i));
         }
         if (w.n_bad > 0) { /* the symptoms rope.freq.golden leaves: one diagnosis reads both */
-            pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_tag(c->rope_type));
+            pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_name(c->rope_type));
         }
         pecert_rope_scaling_symptom(r, got_s, want_s);
         pecert_case_worst_add(&w, half, got_s, want_s, pecert_tol_scaling(want_s));
@@ -300,7 +300,7 @@ static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r,
         int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, got, want, where, 64, 1.0);
         if (r->n_failed > failed_before) { /* as rope.apply.golden: name the bug by replay */
-            pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_tag(m->rope.rope_type));
+            pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_name(m->rope.rope_type));
             pecert_rope_explain(env, r, &call, x, got, where);
         }
     }

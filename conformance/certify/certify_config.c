@@ -9,6 +9,7 @@
 #include "certify_config.h"
 #include "certify_reads.h"
 #include "json_text.h"
+#include "vectors.h"
 
 #include <cjson/cJSON.h>
 #include <float.h>
@@ -291,7 +292,7 @@ static int check_scaling_rules(map_ctx *c)
     int reads_factor = needs_factor || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS));
     if (needs_factor && !has_key(r, PECERT_ROPE_HAS_FACTOR)) {
         return cfg_fail(c, "rope_scaling.factor", "required for rope type '%s'",
-                        pecert_certify_rope_type_name(t));
+                        pecert_rope_type_name(t));
     }
     /* Every _validate_* that reads factor warns below 1 (and computes). */
     if (reads_factor && has_key(r, PECERT_ROPE_HAS_FACTOR) && r->factor < 1.0) {
@@ -1802,12 +1803,6 @@ const char *pecert_pe_kind_name(pecert_pe_kind kind)
     return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_ROPE2D ? names[kind] : "?";
 }
 
-const char *pecert_certify_rope_type_name(pecert_rope_type t)
-{
-    static const char *const names[] = {"default", "linear", "dynamic", "yarn", "longrope", "llama3"};
-    return t >= 0 && t <= PECERT_ROPE_LLAMA3 ? names[t] : "?";
-}
-
 /* ---- the derived parameters, as `pecert certify` prints them ---------- */
 
 typedef struct text_buf {
@@ -1899,7 +1894,7 @@ static void describe_scaling(text_buf *b, const pecert_rope_config *r)
 static void describe_rope(text_buf *b, const pecert_certify_model *m)
 {
     const pecert_rope_config *r = &m->rope;
-    put(b, "  %-34s %s%s%s%s\n", "rope_type", pecert_certify_rope_type_name(r->rope_type),
+    put(b, "  %-34s %s%s%s%s\n", "rope_type", pecert_rope_type_name(r->rope_type),
         m->rope_type_key[0] != '\0' ? " (from rope_scaling." : "", m->rope_type_key,
         m->rope_type_key[0] != '\0' ? ")" : "");
     put(b, "  %-34s %.17g\n", "rope_theta", r->rope_theta);
@@ -1948,7 +1943,7 @@ static void layer_encoding(char *out, size_t len, const pecert_rope_config *r)
     if (r->present & PECERT_ROPE_HAS_FACTOR) {
         snprintf(factor, sizeof(factor), " factor %g", r->factor);
     }
-    snprintf(out, len, "rope_theta %.17g, %s%s", r->rope_theta, pecert_certify_rope_type_name(r->rope_type), factor);
+    snprintf(out, len, "rope_theta %.17g, %s%s", r->rope_theta, pecert_rope_type_name(r->rope_type), factor);
 }
 
 /* The layer types, their layers and encodings. */
@@ -2142,7 +2137,7 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         }
         snprintf(out, len, "%s%s theta=%g rot=%d/%d %s%s L0=%lld max_pos=%lld",
                  m->kind != PECERT_PE_MROPE ? "" : m->mrope_interleaved ? "mrope-interleaved " : "mrope ",
-                 pecert_certify_rope_type_name(r->rope_type),
+                 pecert_rope_type_name(r->rope_type),
                  r->rope_theta, r->rotary_dim, r->head_dim,
                  m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", factor,
                  (long long)pecert_certify_l0(m), (long long)m->max_position_embeddings);

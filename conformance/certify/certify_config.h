@@ -255,8 +255,6 @@ void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify
 /* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned", "rope2d". */
 const char *pecert_pe_kind_name(pecert_pe_kind kind);
 
-/* pecert_rope_type_name: "default" ... "llama3", "?" out of range. */
-const char *pecert_certify_rope_type_name(pecert_rope_type t);
 
 /*
  * pecert_certify_describe writes the derived parameters, one "key: value"

@@ -112,7 +112,7 @@ static void add_scaling_bugs(pecert_dump_report *r, const pecert_rope_config *cf
 static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *m, int32_t width, int64_t tokens)
 {
     pecert_rope_config cfg = rotated_config(m, width);
-    add_hypothesis(r, &cfg, "%s theta=%g", pecert_certify_rope_type_name(cfg.rope_type), cfg.rope_theta);
+    add_hypothesis(r, &cfg, "%s theta=%g", pecert_rope_type_name(cfg.rope_type), cfg.rope_theta);
     add_scaling_bugs(r, &cfg, tokens);
     pecert_rope_config plain = cfg;
     plain.rope_type = PECERT_ROPE_DEFAULT;
@@ -128,7 +128,7 @@ static void build_hypotheses(pecert_dump_report *r, const pecert_certify_model *
         }
         pecert_rope_config t = cfg;
         t.rope_theta = common_thetas[i];
-        add_hypothesis(r, &t, "%s theta=%g", pecert_certify_rope_type_name(cfg.rope_type), common_thetas[i]);
+        add_hypothesis(r, &t, "%s theta=%g", pecert_rope_type_name(cfg.rope_type), common_thetas[i]);
         if (cfg.rope_type != PECERT_ROPE_DEFAULT) {
             plain.rope_theta = common_thetas[i];
             add_hypothesis(r, &plain, "default theta=%g", common_thetas[i]);
@@ -239,7 +239,7 @@ static int add_fitted_hypotheses(pecert_dump_report *r, const pecert_certify_mod
         if (type != PECERT_ROPE_DEFAULT) {
             pecert_rope_config typed = rotated_config(m, width);
             typed.rope_theta = t;
-            add_hypothesis(r, &typed, "%s theta=%.9g (fitted to the angles)", pecert_certify_rope_type_name(type), t);
+            add_hypothesis(r, &typed, "%s theta=%.9g (fitted to the angles)", pecert_rope_type_name(type), t);
         }
         added += r->n_hypotheses - before;
     }
