@@ -1,5 +1,6 @@
 /* diagnose.c - rules from symptoms and verdicts to named bugs. */
 #include "diagnose.h"
+#include "rope_checks.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,24 +149,11 @@ static void add(pecert_run_results *run, const char *id, const char *evidence, c
  * golden outputs exactly when replayed on the oracle (rope_hypotheses.c). */
 static void diagnose_hypotheses(pecert_run_results *run)
 {
-    static const struct {
-        const char *tag;
-        const char *id;
-        const char *bug;
-    } map[] = {
-        {"hypothesis:positions+1", "position_shift", "positions shifted by +1: outputs match the reference at p + 1 (decode off-by-one)"},
-        {"hypothesis:positions-1", "position_shift", "positions shifted by -1: outputs match the reference at p - 1"},
-        {"hypothesis:positions+2", "position_shift", "positions shifted by +2: outputs match the reference at p + 2"},
-        {"hypothesis:positions-2", "position_shift", "positions shifted by -2: outputs match the reference at p - 2"},
-        {"hypothesis:physical_index", "physical_index", "the token's index is used as its position: physical, not logical, positions (padding?)"},
-        {"hypothesis:pairing_swapped", "pairing", "pairing convention swapped: outputs match the other convention (interleaved vs split-half)"},
-        {"hypothesis:rotary_dim_head_dim", "rotary_dim", "rotary_dim taken as head_dim: outputs match a full-head rotation"},
-        {"hypothesis:rope_scaling_ignored", "scaling_ignored", "rope scaling ignored: outputs match plain (default) RoPE"},
-        {"hypothesis:scaling_missing", "scaling_missing", "attention scaling not applied: outputs match the reference divided by it"},
-        {"hypothesis:scaling_twice", "scaling_twice", "attention scaling applied twice: outputs match the reference times it"},
-    };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        const char *source = source_with(run, apply_sources, map[i].tag);
+    const char *tag, *id, *bug;
+    for (size_t i = 0; (tag = pecert_rope_hypothesis(i, &id, &bug)) != NULL; i++) {
+        char symptom[64];
+        snprintf(symptom, sizeof(symptom), "hypothesis:%s", tag);
+        const char *source = source_with(run, apply_sources, symptom);
         if (source == NULL) {
             continue;
         }
@@ -174,7 +162,7 @@ static void diagnose_hypotheses(pecert_run_results *run)
                  source, cases_of(source));
         const char *type = symptom_value(run, source, "apply_off:");
         int one_type = count_prefix(run, source, "apply_off:") == 1;
-        if (strcmp(map[i].id, "scaling_ignored") == 0 && one_type && freqs_right(run) &&
+        if (strcmp(id, "scaling_ignored") == 0 && one_type && freqs_right(run) &&
             (strcmp(type, "dynamic") == 0 || strcmp(type, "longrope") == 0)) {
             /* Plain RoPE is what dynamic NTK and LongRoPE compute below L0:
              * with the frequencies right at the lengths asked, apply picks
@@ -182,11 +170,11 @@ static void diagnose_hypotheses(pecert_run_results *run)
             add(run, "seq_len_selection", evidence,
                 "%s frequencies selected by the wrong length in apply (not max(position)+1): outputs match plain "
                 "RoPE, the frequencies are right at the lengths asked", type);
-        } else if (strcmp(map[i].id, "scaling_ignored") == 0 && one_type) {
+        } else if (strcmp(id, "scaling_ignored") == 0 && one_type) {
             /* Name the scaling the plugin ignores: the one bug, not two leads. */
-            add(run, map[i].id, evidence, "rope scaling (%s) ignored: outputs match plain (default) RoPE", type);
+            add(run, id, evidence, "rope scaling (%s) ignored: outputs match plain (default) RoPE", type);
         } else {
-            add(run, map[i].id, evidence, "%s", map[i].bug);
+            add(run, id, evidence, "%s", bug);
         }
     }
 }

@@ -85,6 +85,11 @@ void pecert_rope_heatmap(const pecert_check_env *env, pecert_check_result *r,
                          const pecert_rope_call *call, const float *x, const float *got,
                          const float *want, const char *where);
 
+/* pecert_rope_hypothesis: the i-th replay hypothesis of a wrong apply
+ * (rope_hypotheses.c): its tag (the symptom "hypothesis:TAG"), the finding
+ * diagnose.c makes of it and that finding's words; NULL past the last. */
+const char *pecert_rope_hypothesis(size_t i, const char **finding, const char **bug);
+
 /* pecert_rope_scaling_symptom: when the attention scaling got is outside
  * want's bound, the symptom saying how: "scaling:missing" (got is 1),
  * "scaling:squared" or "scaling:wrong". The golden and the certify checks

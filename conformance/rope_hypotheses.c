@@ -11,10 +11,14 @@
 
 #include "rope_checks.h"
 
-/* A hypothesis rewrites the call (copies provided) or the oracle output. */
+/* A hypothesis rewrites the call (copies provided) or the oracle output.
+ * The one table of them: its replay rule, the failure line's words, and
+ * the finding diagnose.c makes of it (id, the bug in words). */
 typedef struct hypothesis {
     const char *tag;   /* symptom: "hypothesis:<tag>"        */
     const char *text;  /* what matching it means             */
+    const char *finding; /* diagnose.c's finding id          */
+    const char *bug;     /* the finding in words             */
     int64_t shift;     /* added to every position            */
     int physical;      /* token index used as position       */
     int swap_pairing;  /* the other pairing convention       */
@@ -24,17 +28,37 @@ typedef struct hypothesis {
 } hypothesis;
 
 static const hypothesis hypotheses[] = {
-    {"positions+1", "every position one too far (decode off-by-one)", 1, 0, 0, 0, 0, 0},
-    {"positions-1", "every position one short", -1, 0, 0, 0, 0, 0},
-    {"positions+2", "every position two too far", 2, 0, 0, 0, 0, 0},
-    {"positions-2", "every position two short", -2, 0, 0, 0, 0, 0},
-    {"physical_index", "the token's index used as its position (physical, not logical, positions)", 0, 1, 0, 0, 0, 0},
-    {"pairing_swapped", "the other pairing convention (interleaved vs split-half)", 0, 0, 1, 0, 0, 0},
-    {"rotary_dim_head_dim", "rotary_dim taken as head_dim", 0, 0, 0, 1, 0, 0},
-    {"rope_scaling_ignored", "the rope scaling ignored (plain default RoPE)", 0, 0, 0, 0, 1, 0},
-    {"scaling_missing", "the attention scaling not applied", 0, 0, 0, 0, 0, -1},
-    {"scaling_twice", "the attention scaling applied twice", 0, 0, 0, 0, 0, 1},
+    {"positions+1", "every position one too far (decode off-by-one)", "position_shift",
+     "positions shifted by +1: outputs match the reference at p + 1 (decode off-by-one)", 1, 0, 0, 0, 0, 0},
+    {"positions-1", "every position one short", "position_shift",
+     "positions shifted by -1: outputs match the reference at p - 1", -1, 0, 0, 0, 0, 0},
+    {"positions+2", "every position two too far", "position_shift",
+     "positions shifted by +2: outputs match the reference at p + 2", 2, 0, 0, 0, 0, 0},
+    {"positions-2", "every position two short", "position_shift",
+     "positions shifted by -2: outputs match the reference at p - 2", -2, 0, 0, 0, 0, 0},
+    {"physical_index", "the token's index used as its position (physical, not logical, positions)", "physical_index",
+     "the token's index is used as its position: physical, not logical, positions (padding?)", 0, 1, 0, 0, 0, 0},
+    {"pairing_swapped", "the other pairing convention (interleaved vs split-half)", "pairing",
+     "pairing convention swapped: outputs match the other convention (interleaved vs split-half)", 0, 0, 1, 0, 0, 0},
+    {"rotary_dim_head_dim", "rotary_dim taken as head_dim", "rotary_dim",
+     "rotary_dim taken as head_dim: outputs match a full-head rotation", 0, 0, 0, 1, 0, 0},
+    {"rope_scaling_ignored", "the rope scaling ignored (plain default RoPE)", "scaling_ignored",
+     "rope scaling ignored: outputs match plain (default) RoPE", 0, 0, 0, 0, 1, 0},
+    {"scaling_missing", "the attention scaling not applied", "scaling_missing",
+     "attention scaling not applied: outputs match the reference divided by it", 0, 0, 0, 0, 0, -1},
+    {"scaling_twice", "the attention scaling applied twice", "scaling_twice",
+     "attention scaling applied twice: outputs match the reference times it", 0, 0, 0, 0, 0, 1},
 };
+
+const char *pecert_rope_hypothesis(size_t i, const char **finding, const char **bug)
+{
+    if (i >= sizeof(hypotheses) / sizeof(hypotheses[0])) {
+        return NULL;
+    }
+    *finding = hypotheses[i].finding;
+    *bug = hypotheses[i].bug;
+    return hypotheses[i].tag;
+}
 
 /* The call hypothesis h describes, written into *hc with the rewritten
  * config and positions in *cfg and pos: the same model as the plugin's
