@@ -27,17 +27,11 @@
 #include "decode.h"
 #include "diagnose.h"
 #include "family.h"
-#include "isolate.h"
 #include "plugin_load.h"
-#include "results_json.h"
 #include "rope_checks.h"
 #include "run_info.h"
 #include "runner.h"
 #include "vectors.h"
-
-#ifndef PECERT_VERSION
-#define PECERT_VERSION "0.1.0"
-#endif
 
 /* Which files a planned check is given. */
 typedef enum plan_files {

@@ -94,7 +94,10 @@ static int child_run_check(void *arg, int out_fd, char *case_slot)
     return check_in_child(job->check, job->x, out_fd, case_slot);
 }
 
-void pecert_diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
+/* The result of a check whose child gave none: TIMEOUT, or CRASH naming
+ * the signal (with its strsignal name), the exit status, or why the child
+ * could not start, and the case it was in. */
+static void diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
 {
     const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
     if (o->status == PECERT_CHILD_TIMED_OUT) {
@@ -135,7 +138,12 @@ static const char *forgery(const pecert_child_outcome *o, const cJSON *json, con
     return NULL;
 }
 
-void pecert_accept_child_result(pecert_check_result *r, const pecert_child_outcome *o, const char *check_id,
+/* The result of check check_id from its child's outcome. A clean exit
+ * whose text is the harness's own (the nonce ended it, isolate.h), is one
+ * JSON result and names check_id is taken; any other clean exit is a
+ * CRASH "forged result" saying which test failed; a crash, hang or missing
+ * result goes through diagnose_abnormal. */
+static void accept_child_result(pecert_check_result *r, const pecert_child_outcome *o, const char *check_id,
                                 double timeout_s)
 {
     char err[256];
@@ -149,7 +157,7 @@ void pecert_accept_child_result(pecert_check_result *r, const pecert_child_outco
         r->elapsed_s = o->elapsed_s;
     } else {
         pecert_check_result_init(r, check_id);
-        pecert_diagnose_abnormal(r, o, timeout_s);
+        diagnose_abnormal(r, o, timeout_s);
         if (forged != NULL) {
             snprintf(r->diagnosis, sizeof(r->diagnosis), "forged result: %s", forged);
         }
@@ -170,7 +178,7 @@ void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const 
     child_job job = {x, check};
     pecert_child_outcome o;
     pecert_run_isolated(&o, child_run_check, &job, x->timeout_s);
-    pecert_accept_child_result(r, &o, check->id, x->timeout_s);
+    accept_child_result(r, &o, check->id, x->timeout_s);
     pecert_child_outcome_free(&o);
 }
 

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "filter.h" /* pecert_filter_selects: --filter, for the callers of a run */
 #include "results.h"
 
 /* Exit statuses of `pecert run` (and of pecert_run's return). */
@@ -57,25 +58,9 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len);
 
-/* pecert_diagnose_abnormal: the result of a check whose child gave none:
- * TIMEOUT, or CRASH naming the signal (with its strsignal name), the exit
- * status, or why the child could not start, and the case it was in. Both
- * runners (run and certify) use it, so that their crash lines agree. */
-struct pecert_child_outcome;
-void pecert_diagnose_abnormal(pecert_check_result *r, const struct pecert_child_outcome *o, double timeout_s);
-
 struct pecert_check;
 struct pecert_vfile;
 struct pecert_plugin;
-
-/* pecert_accept_child_result: the result of check check_id from its child's
- * outcome. A clean exit whose text is the harness's own (the nonce ended
- * it, isolate.h), is one JSON result and names check_id is taken; any
- * other clean exit is a CRASH "forged result" saying which test failed;
- * a crash, hang or missing result goes through pecert_diagnose_abnormal.
- * Both runners (run, certify) take their results here. */
-void pecert_accept_child_result(pecert_check_result *r, const struct pecert_child_outcome *o, const char *check_id,
-                                double timeout_s);
 
 /* What a check runs against: the plugin and the oracle, the vector files,
  * whether every case is kept (--verbose), the child's time limit. */
@@ -94,7 +79,8 @@ typedef struct pecert_exec_subjects {
  * the check needs NULL, else the check in its own child (the plugin and
  * oracle instances created there, the plugin's declared scope guarded, its
  * stdout/stderr captured, the result written as JSON) and its outcome
- * taken by pecert_accept_child_result. */
+ * taken as a result (a crash, hang, or missing or forged result a CRASH
+ * or TIMEOUT naming why). */
 void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check, const pecert_exec_subjects *x);
 
 /* pecert_capture_plugin: the run information both runners show about a
@@ -103,7 +89,5 @@ void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check,
  * (plugin code may crash), and pecert's version. */
 struct pecert_loaded_plugin;
 void pecert_capture_plugin(pecert_run_info *info, const struct pecert_loaded_plugin *p, double timeout_s);
-
-#include "filter.h" /* pecert_filter_selects, which --filter's callers use with a run */
 
 #endif /* PECERT_RUN_RUNNER_H */

@@ -150,7 +150,6 @@ START_TEST(vit_family_is_its_own_tower)
         ck_assert_msg(v->table_side == cases[i].side && v->patch_size == cases[i].patch, "%s: side %d, patch %d",
                       cases[i].json, v->table_side, v->patch_size);
         ck_assert_int_eq(v->rotary, 0);
-        ck_assert_int_eq(v->whole_model, 1);
         ck_assert_int_eq(v->table_prefix, cases[i].prefix);
         ck_assert_int_eq(v->table_antialias, cases[i].antialias);
         ck_assert_int_eq(v->table_mode, PECERT_POSINTERP_BICUBIC);

@@ -1418,9 +1418,10 @@ static int map_vit(map_ctx *c)
 {
     static const char *const known[] = {NULL};
     pecert_certify_model *m = c->m;
-    int32_t image = 224;
-    int32_t patch = strcmp(m->model_type, "dinov2") == 0 ? 14 : 16;
-    int32_t prefix = strcmp(m->model_type, "deit") == 0 ? 2 : 1;
+    int32_t image, patch, prefix;
+    if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix) != 0) {
+        return cfg_fail(c, "model_type", "'%s' has no ViT-family rule in certify_vision.c", m->model_type);
+    }
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
         cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||

@@ -110,11 +110,9 @@ typedef struct pecert_certify_vision {
     int32_t table_antialias;
     int32_t table_merge;             /* 1 = row-major; m = m x m windows      */
     /* 1 when the tower's attention turns by a 2-D RoPE (the rope2d checks
-     * run); 0 for a tower whose only position code is its table (ViT). */
+     * run); 0 for the ViT family, whose only position code is its table
+     * and whose checkpoint is the tower itself (the config's own fields). */
     int32_t rotary;
-    /* 1 when the checkpoint is the tower itself (ViT, DINOv2): its fields
-     * are the config's own, not a vision_config's. */
-    int32_t whole_model;
     int32_t n_images;                /* the grids certified                   */
     int64_t grid_thw[PECERT_CERTIFY_MAX_IMAGES][3]; /* frames, rows, columns  */
     char images_from[48];            /* "the tower's defaults" or "--image"   */

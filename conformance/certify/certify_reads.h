@@ -69,6 +69,12 @@ int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *cons
  * certify). 0, or -1 after cfg_fail. */
 int cfg_map_vision(map_ctx *c, const char *model_type);
 
+/* A ViT-family model's table layout by its config class's defaults
+ * (certify_vision.c's rules, the one place they are written): image_size,
+ * patch_size and the rows before the grid (class, DeiT's distillation).
+ * 0, or -1 for a model_type that is not of the family. */
+int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix);
+
 /* The vision lines of pecert certify's description, appended to out
  * (of len, used so far). Returns the new used length. */
 size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_certify_model *m);

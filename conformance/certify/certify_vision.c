@@ -161,6 +161,18 @@ static const vision_rule *find_rule(const char *model_type)
     return NULL;
 }
 
+int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix)
+{
+    const vision_rule *rule = find_rule(model_type);
+    if (rule == NULL || !rule->table_only) {
+        return -1;
+    }
+    *image = rule->image_default;
+    *patch = rule->patch_default;
+    *prefix = rule->table_prefix;
+    return 0;
+}
+
 static const char *rule_tower_of(const pecert_certify_vision *v)
 {
     for (size_t i = 0; i < N_VISION_RULES; i++) {
@@ -444,7 +456,6 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     v->pairing = rule->pairing;
     v->fixed_image = rule->fixed_image;
     v->rotary = !rule->table_only;
-    v->whole_model = rule->table_only;
     v->table_merge = 1;
     if (strcmp(rule->tower, "qwen3_vl") == 0) {
         if (read_table(c, vc, v) != 0) {
@@ -462,8 +473,11 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
         v->table_mode = PECERT_POSINTERP_BICUBIC;
         v->table_antialias = rule->table_antialias;
     }
+    if (read_attention_windows(c, vc, rule, v) != 0) {
+        return -1;
+    }
     default_grids(v);
-    return read_attention_windows(c, vc, rule, v) != 0 || fit_default_grids(c, v) != 0 ? -1 : 0;
+    return fit_default_grids(c, v);
 }
 
 int cfg_map_vision(map_ctx *c, const char *model_type)
