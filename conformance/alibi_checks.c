@@ -38,7 +38,7 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *want = pecert_vtest_output(t, "slopes");
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 1, want->shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 1, want->shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
@@ -79,14 +79,14 @@ static double bias_bound(const void *ctx, int64_t i, double want)
            (c->bf16 ? pecert_tol_bf16_reference(want, 2) : 0.0);
 }
 
-/* One alibi_bias call into a guarded f32 buffer. */
-static int run_bias(const pecert_subject *s, pecert_check_result *r, const pecert_vtest *t,
+/* One alibi_bias call of the plugin into a guarded f32 buffer. */
+static int run_bias(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
                     const int64_t *q, int64_t n_q, const int64_t *k, int64_t n_k,
                     pecert_out_buf *out, const char *where)
 {
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
     int64_t shape[3] = {n, n_q, n_k};
-    if (pecert_out_init(out, PECERT_DTYPE_F32, 3, shape) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 3, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -101,6 +101,7 @@ static int run_bias(const pecert_subject *s, pecert_check_result *r, const pecer
     a.k_positions = k;
     a.n_k = n_k;
     a.out = &out->view;
+    const pecert_subject *s = &env->plugin;
     pecert_status st = s->desc->alibi_bias(s->instance, &a);
     if (!pecert_out_status(r, s, st, out, where, "alibi_bias")) {
         pecert_out_free(out);
@@ -139,7 +140,7 @@ static void bias_case(const pecert_check_env *env, pecert_check_result *r,
         return;
     }
     pecert_out_buf out;
-    if (run_bias(&env->plugin, r, t, q->data, q->num_elements, k->data, k->num_elements, &out, where)) {
+    if (run_bias(env, r, t, q->data, q->num_elements, k->data, k->num_elements, &out, where)) {
         bias_ctx c = {slopes, n, q->num_elements * k->num_elements, pecert_vtest_has_flag(t, BF16_REFERENCE)};
         pecert_compare_bounded(r, &out, want, bias_bound, &c, where);
         pecert_out_free(&out);
@@ -172,7 +173,7 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
     if (slopes == NULL) {
         return;
     }
-    if (!run_bias(&env->plugin, r, t, q0, N_Q, k0, N_K, &base, where)) {
+    if (!run_bias(env, r, t, q0, N_Q, k0, N_K, &base, where)) {
         free(slopes);
         return;
     }
@@ -189,7 +190,7 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
         char at[PECERT_RESULT_LINE_MAX];
         snprintf(at, sizeof(at), "%s shifted by %lld", where, (long long)shifts[i]);
         pecert_out_buf moved;
-        if (!run_bias(&env->plugin, r, t, q, N_Q, k, N_K, &moved, at)) {
+        if (!run_bias(env, r, t, q, N_Q, k, N_K, &moved, at)) {
             continue;
         }
         pecert_case_worst w;

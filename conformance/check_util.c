@@ -58,6 +58,7 @@ static void note_worst(pecert_check_result *r, double ratio, const char *where)
     if (ratio > r->worst_ratio || r->worst_case[0] == '\0') {
         r->worst_ratio = ratio;
         snprintf(r->worst_case, sizeof(r->worst_case), "%s", where);
+        r->worst_vector = r->open_vector;
     }
 }
 

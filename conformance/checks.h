@@ -59,6 +59,9 @@ typedef struct pecert_check_env {
     /* certify's checks: the checkpoint they run at (certify_config.h);
      * NULL in `pecert run`, whose checks need none. */
     const struct pecert_certify_model *certify_model;
+    /* The output views the check hands the plugin: packed, or (the second
+     * pass of pecert_for_each_golden, family.h) every stride wider. */
+    int strided_outputs;
 } pecert_check_env;
 
 typedef struct pecert_check {

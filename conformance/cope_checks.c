@@ -132,18 +132,20 @@ static int inputs_make(const cope_call *c, int strided, cope_inputs *in)
     return 1;
 }
 
-/* Runs c on subject s into fresh buffers; 0 (recorded in r) if it did not.
- * When the gates read the keys, gate_k is k's own view (as a checkpoint's
- * engine passes it). */
-static int run_cope(const pecert_subject *s, pecert_check_result *r, const cope_call *c, cope_out *o,
+/* Runs c on the plugin into fresh buffers; 0 (recorded in r) if it did
+ * not. When the gates read the keys, gate_k is k's own view (as a
+ * checkpoint's engine passes it). */
+static int run_cope(const pecert_check_env *env, pecert_check_result *r, const cope_call *c, cope_out *o,
                     const char *where)
 {
+    const pecert_subject *s = &env->plugin;
     int64_t shape[2] = {c->n_q, c->n_k};
     memset(o, 0, sizeof(*o));
     cope_inputs in;
     memset(&in, 0, sizeof(in));
-    if (pecert_out_init(&o->positions, PECERT_DTYPE_F32, 2, shape) != 0 ||
-        pecert_out_init(&o->logits, PECERT_DTYPE_F32, 2, shape) != 0 || !inputs_make(c, o->positions.padded, &in)) {
+    if (pecert_out_init(&o->positions, env, PECERT_DTYPE_F32, 2, shape) != 0 ||
+        pecert_out_init(&o->logits, env, PECERT_DTYPE_F32, 2, shape) != 0 ||
+        !inputs_make(c, env->strided_outputs, &in)) {
         inputs_free(&in);
         out_free(o);
         pecert_case_fail(r, where, "out of memory");
@@ -408,7 +410,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 {
     cope_call c = call_of(t);
     cope_out got;
-    if (!run_cope(&env->plugin, r, &c, &got, where)) {
+    if (!run_cope(env, r, &c, &got, where)) {
         return;
     }
     /* The official outputs under the model's bounds. */
@@ -487,7 +489,7 @@ static void saturated_case(const pecert_check_env *env, pecert_check_result *r, 
     c.q = q;
     set_gate_keys(&c, g);
     cope_out got;
-    if (run_cope(&env->plugin, r, &c, &got, where)) {
+    if (run_cope(env, r, &c, &got, where)) {
         static const cope_variant right = {0};
         pecert_case_worst wp, wl;
         pecert_case_worst_init(&wp);
@@ -581,8 +583,8 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
     cope_out before, after;
     if (!ok) {
         pecert_case_fail(r, where, "out of memory");
-    } else if (run_cope(&env->plugin, r, &c, &before, where)) {
-        if (run_cope(&env->plugin, r, &changed, &after, where)) {
+    } else if (run_cope(env, r, &c, &before, where)) {
+        if (run_cope(env, r, &changed, &after, where)) {
             pecert_case_worst w;
             compare_change(&c, &changed, j0, &before, &after, &row, &changed_row, &w);
             if (w.n_checked == 0) {
@@ -693,7 +695,7 @@ static void linear_case(const pecert_check_env *env, pecert_check_result *r, con
     } else {
         affine_table(&c, e, a, b);
         c.pos_emb = e;
-        if (run_cope(&env->plugin, r, &c, &got, where)) {
+        if (run_cope(env, r, &c, &got, where)) {
             pecert_case_worst w;
             pecert_case_worst_init(&w);
             for (int64_t i = 0; i < c.n_q; i++) {

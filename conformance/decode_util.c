@@ -355,7 +355,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
                     worst_at[2] = h;
                 }
             }
-            (void)pecert_check_result_max_point(r, i, token_w.err, token_w.bound);
+            (void)pecert_check_result_max_point(r, PECERT_AXIS_TOKEN, i, token_w.err, token_w.bound);
         }
     }
     char elem[128];

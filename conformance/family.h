@@ -8,7 +8,8 @@
 
 #include "checks.h"
 
-/* Called for one test of an op; where is "FILE:tcId=N". */
+/* Called for one test of an op, its vector open in r (results.h); where is
+ * "FILE:tcId=N" for the detail lines. */
 typedef void (*pecert_test_fn)(const pecert_check_env *env, pecert_check_result *r,
                                const pecert_vtest *t, const char *where);
 
@@ -42,8 +43,9 @@ typedef struct pecert_out_buf {
     pecert_tensor view;      /* what the plugin gets                    */
 } pecert_out_buf;
 
-/* pecert_out_init allocates and fills; returns 0 or -1 (no memory). */
-int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim,
+/* pecert_out_init allocates and fills a view laid out as env's outputs
+ * are (strided_outputs); returns 0 or -1 (no memory). */
+int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype dtype, uint32_t ndim,
                     const int64_t *shape);
 void pecert_out_free(pecert_out_buf *b);
 /* pecert_out_guards_ok: 1 if no byte outside the view changed. */
@@ -123,8 +125,8 @@ typedef struct pecert_rope2d_apply_call {
 
 /* The subject's positions into *pos (free with pecert_out_free); 0 (and a
  * failed or declined case in r) when it returns none. */
-int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, const pecert_rope2d_index_call *c,
-                            pecert_out_buf *pos, const char *where);
+int pecert_rope2d_run_index(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r,
+                            const pecert_rope2d_index_call *c, pecert_out_buf *pos, const char *where);
 /* got exactly want, or the failure and the replay that explains it. */
 void pecert_rope2d_judge_index(const pecert_check_env *env, pecert_check_result *r,
                                const pecert_rope2d_index_call *c, const pecert_out_buf *got,
@@ -150,8 +152,8 @@ typedef struct pecert_posinterp_call {
 
 /* The subject's resize into a fresh *out (free with pecert_out_free); 0
  * (and the case in r) when it returns none. */
-int pecert_posinterp_run(const pecert_subject *s, pecert_check_result *r, const pecert_posinterp_call *c,
-                         pecert_out_buf *out, const char *where);
+int pecert_posinterp_run(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r,
+                         const pecert_posinterp_call *c, pecert_out_buf *out, const char *where);
 /* got against want under each element's bound (TOLERANCES.md), and on
  * failure the convention change that reproduces got (its symptom). */
 void pecert_posinterp_judge(const pecert_check_env *env, pecert_check_result *r, const pecert_posinterp_call *c,

@@ -11,9 +11,6 @@
 
 #define GUARD_BYTE 0xA5
 
-/* Set while pecert_for_each_golden runs its second, strided pass. */
-static int padded_layout;
-
 
 size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
                             const char *op, pecert_test_fn fn)
@@ -28,9 +25,11 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
             }
             char where[PECERT_RESULT_LINE_MAX];
             snprintf(where, sizeof(where), "%s:tcId=%lld%s", f->path, (long long)t->tc_id,
-                     padded_layout ? " (strided output)" : "");
+                     env->strided_outputs ? " (strided output)" : "");
             pecert_case_slot_set(env->case_slot, "%s %s", where, op);
+            pecert_check_result_enter_vector(r, f->path, t->tc_id);
             fn(env, r, t, where);
+            pecert_check_result_leave_vector(r);
             n++;
         }
     }
@@ -41,9 +40,9 @@ size_t pecert_for_each_golden(const pecert_check_env *env, pecert_check_result *
                               const char *op, pecert_test_fn fn)
 {
     size_t n = pecert_for_each_test(env, r, op, fn);
-    padded_layout = 1;
-    (void)pecert_for_each_test(env, r, op, fn);
-    padded_layout = 0;
+    pecert_check_env strided = *env;
+    strided.strided_outputs = 1;
+    (void)pecert_for_each_test(&strided, r, op, fn);
     return n;
 }
 
@@ -73,12 +72,13 @@ static int64_t storage_offset(const pecert_out_buf *b, int64_t i)
     return off;
 }
 
-int pecert_out_init(pecert_out_buf *b, pecert_dtype dtype, uint32_t ndim, const int64_t *shape)
+int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype dtype, uint32_t ndim,
+                    const int64_t *shape)
 {
     int64_t ext[PECERT_MAX_DIMS];
     memset(b, 0, sizeof(*b));
     b->elem_size = elem_size(dtype);
-    b->padded = padded_layout;
+    b->padded = env->strided_outputs;
     b->view.ndim = ndim;
     b->n = 1;
     b->storage = 1;

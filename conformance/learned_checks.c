@@ -43,7 +43,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     pecert_tensor table = pecert_tensor_2d((void *)(uintptr_t)tab->data, PECERT_DTYPE_F32,
                                            tab->shape[0], tab->shape[1]);
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 2, want->shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
@@ -117,7 +117,7 @@ static void expect_inval(const pecert_check_env *env, pecert_check_result *r,
 {
     int64_t shape[2] = {n, table->shape[1]};
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 2, shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
@@ -161,7 +161,7 @@ static void range_case(const pecert_check_env *env, pecert_check_result *r,
     int64_t last = rows - 1 - (offset ? pecert_vtest_int(t, "padding_idx", 0) + 1 : 0);
     int64_t shape[2] = {1, tab->shape[1]};
     pecert_out_buf out;
-    if (last >= 0 && pecert_out_init(&out, PECERT_DTYPE_F32, 2, shape) == 0) {
+    if (last >= 0 && pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, shape) == 0) {
         char at[PECERT_RESULT_LINE_MAX];
         snprintf(at, sizeof(at), "%s last row (position %lld)", where, (long long)last);
         pecert_case_slot_set(env->case_slot, "%s", at);

@@ -35,15 +35,16 @@ typedef struct index_call {
     int64_t start_id;
 } index_call;
 
-static int run_index(const pecert_subject *s, pecert_check_result *r, const index_call *c,
+static int run_index(const pecert_check_env *env, pecert_check_result *r, const index_call *c,
                      pecert_out_buf *pos, pecert_out_buf *deltas, const char *where)
 {
+    const pecert_subject *s = &env->plugin;
     int64_t shape[3] = {3, c->batch, c->seq};
-    if (pecert_out_init(pos, PECERT_DTYPE_I64, 3, shape) != 0) {
+    if (pecert_out_init(pos, env, PECERT_DTYPE_I64, 3, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
-    if (pecert_out_init(deltas, PECERT_DTYPE_I64, 1, shape + 1) != 0) {
+    if (pecert_out_init(deltas, env, PECERT_DTYPE_I64, 1, shape + 1) != 0) {
         pecert_out_free(pos);
         pecert_case_fail(r, where, "out of memory");
         return 0;
@@ -91,7 +92,7 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r,
                     pecert_vtest_int(t, "vision_start_token_id", 0)};
     pecert_out_buf pos;
     pecert_out_buf deltas;
-    if (!run_index(&env->plugin, r, &c, &pos, &deltas, where)) {
+    if (!run_index(env, r, &c, &pos, &deltas, where)) {
         return;
     }
     pecert_compare_exact(r, &pos, pecert_vtest_output(t, "position_ids"), where);
@@ -301,7 +302,7 @@ static void text_index_case(const pecert_check_env *env, pecert_check_result *r,
 {
     pecert_out_buf pos;
     pecert_out_buf deltas;
-    if (!run_index(&env->plugin, r, c, &pos, &deltas, where)) {
+    if (!run_index(env, r, c, &pos, &deltas, where)) {
         return;
     }
     pecert_case_worst w;

@@ -69,18 +69,19 @@ static float *spread_copy(const float *src, int64_t n)
     return s;
 }
 
-/* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did not.
- * In the golden check's strided pass (the output's layout says which) the
+/* Runs c on the plugin into a fresh buffer; 0 (recorded in r) if it did
+ * not. In the golden check's strided pass (env->strided_outputs) the
  * inputs are strided too: every element two floats apart. */
-static int run_peg(const pecert_subject *s, pecert_check_result *r, const peg_call *c, pecert_out_buf *out,
+static int run_peg(const pecert_check_env *env, pecert_check_result *r, const peg_call *c, pecert_out_buf *out,
                    const char *where)
 {
+    const pecert_subject *s = &env->plugin;
     int64_t shape[2] = {rows_of(c), c->channels};
-    if (pecert_out_init(out, PECERT_DTYPE_F32, 2, shape) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
-    int strided = out->padded;
+    int strided = env->strided_outputs;
     float *sx = strided ? spread_copy(c->x, shape[0] * shape[1]) : NULL;
     float *sw = strided ? spread_copy(c->weight, c->channels * c->k * c->k) : NULL;
     float *sb = strided ? spread_copy(c->bias, c->channels) : NULL;
@@ -266,7 +267,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 {
     peg_call c = call_of(t);
     pecert_out_buf got;
-    if (!run_peg(&env->plugin, r, &c, &got, where)) {
+    if (!run_peg(env, r, &c, &got, where)) {
         return;
     }
     double *buf = model_buffers(r, &c, where);
@@ -310,7 +311,7 @@ static void zero_kernel_case(const pecert_check_env *env, pecert_check_result *r
     c.weight = zeros;
     c.bias = zeros + c.channels * c.k * c.k;
     pecert_out_buf got;
-    if (run_peg(&env->plugin, r, &c, &got, where)) {
+    if (run_peg(env, r, &c, &got, where)) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);
         for (int64_t i = 0; i < got.n; i++) {
@@ -386,10 +387,10 @@ static void translation_case(const pecert_check_env *env, pecert_check_result *r
         pecert_case_fail(r, where, "out of memory");
     }
     pecert_out_buf straight, moved;
-    if (buf != NULL && run_peg(&env->plugin, r, &c, &straight, where)) {
+    if (buf != NULL && run_peg(env, r, &c, &straight, where)) {
         peg_call shifted = c;
         shifted.x = rolled;
-        if (run_peg(&env->plugin, r, &shifted, &moved, where)) {
+        if (run_peg(env, r, &shifted, &moved, where)) {
             static const peg_layout right = {0};
             int64_t n = rows_of(&c) * c.channels;
             model(&c, &right, buf, buf + n);
@@ -450,8 +451,8 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
     }
     big.x = ringed;
     pecert_out_buf alone, inside;
-    if (buf != NULL && run_peg(&env->plugin, r, &c, &alone, where)) {
-        if (run_peg(&env->plugin, r, &big, &inside, where)) {
+    if (buf != NULL && run_peg(env, r, &c, &alone, where)) {
+        if (run_peg(env, r, &big, &inside, where)) {
             static const peg_layout right = {0};
             int64_t n = rows_of(&c) * c.channels;
             model(&c, &right, buf, buf + n);

@@ -66,12 +66,12 @@ static int64_t cell_row(const pi_call *c, int64_t y, int64_t x)
 }
 
 /* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did not. */
-int pecert_posinterp_run(const pecert_subject *s, pecert_check_result *r, const pi_call *c, pecert_out_buf *out,
-                         const char *where)
+int pecert_posinterp_run(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, const pi_call *c,
+                         pecert_out_buf *out, const char *where)
 {
     int64_t shape[2] = {out_rows(c), c->dim};
     int64_t table_shape[2] = {c->a.prefix_tokens + c->a.grid_h * c->a.grid_w, c->dim};
-    if (pecert_out_init(out, PECERT_DTYPE_F32, 2, shape) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -161,7 +161,7 @@ static int oracle_axis(const pecert_check_env *env, pecert_check_result *r, cons
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf out;
-    int ok = pecert_posinterp_run(&env->oracle, &scratch, &probe, &out, where);
+    int ok = pecert_posinterp_run(env, &env->oracle, &scratch, &probe, &out, where);
     if (!ok) {
         pecert_case_fail(r, where, "the oracle's pos_interpolate refused the axis probe");
     } else {
@@ -303,7 +303,7 @@ static int oracle_explains(const pecert_check_env *env, const pecert_check_resul
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf want;
     int explains = 0;
-    if (pecert_posinterp_run(&env->oracle, &scratch, other, &want, where)) {
+    if (pecert_posinterp_run(env, &env->oracle, &scratch, other, &want, where)) {
         double *bounds = bounds_of(env, &scratch, other, where);
         if (bounds != NULL) {
             pecert_case_worst w;
@@ -513,7 +513,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 {
     pi_call c = call_of(t);
     pecert_out_buf got;
-    if (!pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
+    if (!pecert_posinterp_run(env, &env->plugin, r, &c, &got, where)) {
         return;
     }
     double *bounds = bounds_of(env, r, &c, where);
@@ -554,7 +554,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r, c
     c.a.scale_h = c.a.scale_w = 0.0;
     c.a.merge_size = 1;
     pecert_out_buf got;
-    if (!pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
+    if (!pecert_posinterp_run(env, &env->plugin, r, &c, &got, where)) {
         return;
     }
     pecert_case_worst w;
@@ -596,7 +596,7 @@ static void constant_case(const pecert_check_env *env, pecert_check_result *r, c
     }
     c.table = table;
     pecert_out_buf got;
-    if (pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
+    if (pecert_posinterp_run(env, &env->plugin, r, &c, &got, where)) {
         double *bounds = bounds_of(env, r, &c, where);
         if (bounds != NULL) {
             pecert_case_worst w;
@@ -665,8 +665,8 @@ static void mirror_case(const pecert_check_env *env, pecert_check_result *r, con
     flipped.table = mirror;
     pecert_out_buf straight;
     pecert_out_buf turned;
-    if (pecert_posinterp_run(&env->plugin, r, &c, &straight, where)) {
-        if (pecert_posinterp_run(&env->plugin, r, &flipped, &turned, where)) {
+    if (pecert_posinterp_run(env, &env->plugin, r, &c, &straight, where)) {
+        if (pecert_posinterp_run(env, &env->plugin, r, &flipped, &turned, where)) {
             double *bounds = bounds_of(env, r, &c, where);
             if (bounds != NULL) {
                 pecert_case_worst w;

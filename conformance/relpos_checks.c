@@ -17,12 +17,12 @@
 
 /* ---- shaw.index.golden / shaw.shift_invariance -------------------------- */
 
-static int run_shaw(const pecert_subject *s, pecert_check_result *r, int64_t k,
+static int run_shaw(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, int64_t k,
                     const int64_t *q, int64_t n_q, const int64_t *kp, int64_t n_k,
                     pecert_out_buf *out, const char *where)
 {
     int64_t shape[2] = {n_q, n_k};
-    if (pecert_out_init(out, PECERT_DTYPE_I64, 2, shape) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -49,7 +49,7 @@ static void shaw_golden_case(const pecert_check_env *env, pecert_check_result *r
     const pecert_vtensor *q = pecert_vtest_input(t, "q_positions");
     const pecert_vtensor *k = pecert_vtest_input(t, "k_positions");
     pecert_out_buf out;
-    if (run_shaw(&env->plugin, r, pecert_vtest_int(t, "max_relative_position", 0), q->data,
+    if (run_shaw(env, &env->plugin, r, pecert_vtest_int(t, "max_relative_position", 0), q->data,
                  q->num_elements, k->data, k->num_elements, &out, where)) {
         pecert_compare_exact(r, &out, pecert_vtest_output(t, "index"), where);
         pecert_out_free(&out);
@@ -71,7 +71,7 @@ static void shaw_shift_case(const pecert_check_env *env, pecert_check_result *r,
     const int64_t shifts[] = {1, 1000, (int64_t)1 << 20, (int64_t)1 << 31, (int64_t)1 << 40};
     int64_t kmax = pecert_vtest_int(t, "max_relative_position", 0);
     pecert_out_buf base;
-    if (!run_shaw(&env->plugin, r, kmax, qv->data, qv->num_elements, kv->data, kv->num_elements,
+    if (!run_shaw(env, &env->plugin, r, kmax, qv->data, qv->num_elements, kv->data, kv->num_elements,
                   &base, where)) {
         return;
     }
@@ -92,7 +92,7 @@ static void shaw_shift_case(const pecert_check_env *env, pecert_check_result *r,
         char at[PECERT_RESULT_LINE_MAX];
         snprintf(at, sizeof(at), "%s shifted by %lld", where, (long long)shifts[i]);
         pecert_out_buf moved;
-        if (!run_shaw(&env->plugin, r, kmax, q, qv->num_elements, k, kv->num_elements, &moved, at)) {
+        if (!run_shaw(env, &env->plugin, r, kmax, q, qv->num_elements, k, kv->num_elements, &moved, at)) {
             continue;
         }
         pecert_vtensor want = {"index", PECERT_DTYPE_I64, 2, {0}, base.n, NULL};
@@ -140,7 +140,7 @@ static void txl_pos_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "pos_emb");
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 2, want->shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
@@ -174,7 +174,7 @@ static void txl_shift_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *want = pecert_vtest_output(t, "out");
     int zero_triu = (int)pecert_vtest_int(t, "zero_triu", 0);
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 3, want->shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 3, want->shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }

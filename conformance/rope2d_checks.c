@@ -25,15 +25,15 @@
 
 typedef pecert_rope2d_index_call index_call;
 
-int pecert_rope2d_run_index(const pecert_subject *s, pecert_check_result *r, const index_call *c,
-                            pecert_out_buf *pos, const char *where)
+int pecert_rope2d_run_index(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r,
+                            const index_call *c, pecert_out_buf *pos, const char *where)
 {
     if (c->scheme == PECERT_ROPE2D_ATTENTION_WINDOWS && !s->is_oracle && !pecert_plugin_speaks(s->desc, 10)) {
         pecert_case_needs_abi(r, s, where, "Qwen2.5-VL's attention-window order", 10);
         return 0;
     }
     int64_t shape[2] = {2, c->tokens};
-    if (pecert_out_init(pos, PECERT_DTYPE_I64, 2, shape) != 0) {
+    if (pecert_out_init(pos, env, PECERT_DTYPE_I64, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -77,7 +77,7 @@ static int oracle_order_matches(const pecert_check_env *env, pecert_check_result
     pecert_check_result_init(&scratch, r->check_id);
     pecert_out_buf other;
     int same = 0;
-    if (pecert_rope2d_run_index(&env->oracle, &scratch, c, &other, where)) {
+    if (pecert_rope2d_run_index(env, &env->oracle, &scratch, c, &other, where)) {
         same = 1;
         for (int64_t i = 0; i < 2 * c->tokens && same; i++) {
             same = pecert_out_get(&other, i) == pecert_out_get(got, i);
@@ -189,7 +189,7 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r, cons
                     (int32_t)pecert_vtest_int(t, "spatial_merge_size", 1), grid->data, grid->shape[0],
                     want->shape[1], (int32_t)pecert_vtest_int(t, "window_units", 0)};
     pecert_out_buf pos;
-    if (!pecert_rope2d_run_index(&env->plugin, r, &c, &pos, where)) {
+    if (!pecert_rope2d_run_index(env, &env->plugin, r, &c, &pos, where)) {
         return;
     }
     pecert_rope2d_judge_index(env, r, &c, &pos, want, where);

@@ -105,7 +105,7 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
         pecert_case_worst_init(&tw);
         compare_token(&w, call, inv_freq, scaling * bound_factor, t, x, got, want, &tw);
         if (r->n_points < max_points && tw.index >= 0) {
-            (void)pecert_check_result_add_point(r, call->positions[t], tw.err, tw.bound);
+            (void)pecert_check_result_add_point(r, PECERT_AXIS_POSITION, call->positions[t], tw.err, tw.bound);
         }
     }
     char elem[128];

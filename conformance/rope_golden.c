@@ -8,37 +8,13 @@
 #include <string.h>
 
 #include "checks.h"
+#include "family.h"
 #include "isolate.h"
 #include "rope_checks.h"
 #include "tolerance.h"
 
 /* Points kept per check for error-vs-position plots. */
 #define MAX_POINTS 20000
-
-static void describe(char *where, size_t len, const pecert_vfile *f, const pecert_vtest *t)
-{
-    snprintf(where, len, "%s:tcId=%lld", f->path, (long long)t->tc_id);
-}
-
-/* Calls fn for every test of the given op across all files. */
-static void for_each_test(const pecert_check_env *env, pecert_check_result *r, const char *op,
-                          void (*fn)(const pecert_check_env *, pecert_check_result *,
-                                     const pecert_vtest *, const char *where))
-{
-    for (size_t i = 0; i < env->n_files; i++) {
-        const pecert_vfile *f = &env->files[i];
-        for (size_t j = 0; j < f->n_tests; j++) {
-            const pecert_vtest *t = &f->tests[j];
-            if (strcmp(t->op, op) != 0) {
-                continue;
-            }
-            char where[PECERT_RESULT_LINE_MAX];
-            describe(where, sizeof(where), f, t);
-            pecert_case_slot_set(env->case_slot, "%s %s", where, op);
-            fn(env, r, t, where);
-        }
-    }
-}
 
 /* ---- rope.freq.golden -------------------------------------------------- */
 
@@ -110,7 +86,7 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_freq_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_test(env, r, "rope.freq", freq_case);
+    pecert_for_each_test(env, r, "rope.freq", freq_case);
     pecert_check_conclude(r, "rope.freq vectors");
 }
 
@@ -174,7 +150,7 @@ out_free:
 
 static void run_cos_sin_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_test(env, r, "rope.cos_sin", cos_sin_case);
+    pecert_for_each_test(env, r, "rope.cos_sin", cos_sin_case);
     pecert_check_conclude(r, "rope.cos_sin vectors");
 }
 
@@ -212,7 +188,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_test(env, r, "rope.apply", apply_case);
+    pecert_for_each_test(env, r, "rope.apply", apply_case);
     pecert_check_conclude(r, "rope.apply vectors");
 }
 

@@ -40,7 +40,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "embedding");
     pecert_out_buf out;
-    if (pecert_out_init(&out, PECERT_DTYPE_F32, 2, want->shape) != 0) {
+    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }

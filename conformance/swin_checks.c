@@ -13,12 +13,12 @@
 #include "family.h"
 #include "isolate.h"
 
-static int run_index(const pecert_subject *s, pecert_check_result *r, int32_t wh, int32_t ww,
-                     pecert_out_buf *out, const char *where)
+static int run_index(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, int32_t wh,
+                     int32_t ww, pecert_out_buf *out, const char *where)
 {
     int64_t n = (int64_t)wh * ww;
     int64_t shape[2] = {n, n};
-    if (pecert_out_init(out, PECERT_DTYPE_I64, 2, shape) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -40,7 +40,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
                         const pecert_vtest *t, const char *where)
 {
     pecert_out_buf out;
-    if (run_index(&env->plugin, r, (int32_t)pecert_vtest_int(t, "window_h", 0),
+    if (run_index(env, &env->plugin, r, (int32_t)pecert_vtest_int(t, "window_h", 0),
                   (int32_t)pecert_vtest_int(t, "window_w", 0), &out, where)) {
         pecert_compare_exact(r, &out, pecert_vtest_output(t, "index"), where);
         pecert_out_free(&out);
@@ -102,7 +102,7 @@ static void bijective_one(const pecert_check_env *env, pecert_check_result *r, i
     snprintf(where, sizeof(where), "window %d x %d", (int)wh, (int)ww);
     pecert_case_slot_set(env->case_slot, "%s", where);
     pecert_out_buf out;
-    if (!run_index(&env->plugin, r, wh, ww, &out, where)) {
+    if (!run_index(env, &env->plugin, r, wh, ww, &out, where)) {
         return;
     }
     int64_t at = 0;

@@ -30,10 +30,10 @@ static t5_config config_of(const pecert_vtest *t)
 }
 
 /* One t5_bucket call into a guarded i64 buffer; 0 after recording why. */
-static int run_buckets(const pecert_subject *s, pecert_check_result *r, const t5_config *c,
+static int run_buckets(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, const t5_config *c,
                        const int64_t *rel, int64_t n, pecert_out_buf *out, const char *where)
 {
-    if (pecert_out_init(out, PECERT_DTYPE_I64, 1, &n) != 0) {
+    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 1, &n) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return 0;
     }
@@ -64,7 +64,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     const int64_t *rp = rel->data;
     t5_config c = config_of(t);
     pecert_out_buf out;
-    if (!run_buckets(&env->plugin, r, &c, rp, rel->num_elements, &out, where)) {
+    if (!run_buckets(env, &env->plugin, r, &c, rp, rel->num_elements, &out, where)) {
         return;
     }
     pecert_case_worst w;
@@ -150,7 +150,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r,
     for (int64_t i = 0; i < n; i++) {
         rel[i] = i - span;
     }
-    if (run_buckets(&env->plugin, r, c, rel, n, &out, where)) {
+    if (run_buckets(env, &env->plugin, r, c, rel, n, &out, where)) {
         const char *bad = NULL;
         int64_t at = 0;
         for (int64_t i = 0; i < n && bad == NULL; i++) {
@@ -197,7 +197,7 @@ static void saturation_case(const pecert_check_env *env, pecert_check_result *r,
         rel[2 * i + 1] = -mags[i];
     }
     pecert_out_buf out;
-    if (!run_buckets(&env->plugin, r, c, rel, 2 * N_MAGS, &out, where)) {
+    if (!run_buckets(env, &env->plugin, r, c, rel, 2 * N_MAGS, &out, where)) {
         return;
     }
     pecert_case_worst w;

@@ -27,6 +27,19 @@ void pecert_check_result_init(pecert_check_result *r, const char *check_id)
 {
     memset(r, 0, sizeof(*r));
     strncpy(r->check_id, check_id, sizeof(r->check_id) - 1);
+    r->worst_vector.tc_id = -1;
+    r->open_vector.tc_id = -1;
+}
+
+void pecert_check_result_enter_vector(pecert_check_result *r, const char *file, int64_t tc_id)
+{
+    snprintf(r->open_vector.file, sizeof(r->open_vector.file), "%s", file);
+    r->open_vector.tc_id = tc_id;
+}
+
+void pecert_check_result_leave_vector(pecert_check_result *r)
+{
+    r->open_vector = (pecert_vector_id){"", -1};
 }
 
 int pecert_run_certified_nothing(const pecert_run_results *run)
@@ -87,26 +100,6 @@ pecert_failure pecert_failure_blank(pecert_failure_kind kind)
     return f;
 }
 
-/* A golden case is named "FILE:tcId=N" (and maybe more after N): the
- * checks' one spelling of it (rope_golden.c, family_util.c). */
-static void split_vector_name(pecert_failure *f)
-{
-    const char *at = NULL;
-    for (const char *p = strstr(f->where, ":tcId="); p != NULL; p = strstr(p + 1, ":tcId=")) {
-        at = p;
-    }
-    if (at == NULL || at == f->where) {
-        return;
-    }
-    char *end = NULL;
-    long long id = strtoll(at + 6, &end, 10);
-    if (end == at + 6) {
-        return;
-    }
-    snprintf(f->file, sizeof(f->file), "%.*s", (int)(at - f->where), f->where);
-    f->tc_id = id;
-}
-
 /* Room for element n of an array of n elements of size bytes at *items,
  * whose capacity is n rounded up to 2^k (as points): doubles it when n
  * reaches it. 0, or -1 (nomem, *items unchanged). */
@@ -137,8 +130,10 @@ int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure
     }
     r->failures = items;
     r->failures[n] = *f;
-    if (r->failures[n].file[0] == '\0' && r->failures[n].tc_id < 0) {
-        split_vector_name(&r->failures[n]);
+    /* A note says what the check makes of its cases, not which one. */
+    if (f->kind != PECERT_FAILURE_NOTE && f->file[0] == '\0' && f->tc_id < 0) {
+        snprintf(r->failures[n].file, sizeof(r->failures[n].file), "%s", r->open_vector.file);
+        r->failures[n].tc_id = r->open_vector.tc_id;
     }
     r->n_failures = n + 1;
     return 0;
@@ -199,9 +194,16 @@ void pecert_check_result_release(pecert_check_result *r)
     pecert_heatmap_release(&r->heatmap);
 }
 
-int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
-                                  double error, double bound)
+const char *pecert_point_axis_name(pecert_point_axis axis)
 {
+    static const char *const names[PECERT_AXIS_COUNT] = {"position", "token"};
+    return axis >= 0 && axis < PECERT_AXIS_COUNT ? names[axis] : "?";
+}
+
+int pecert_check_result_add_point(pecert_check_result *r, pecert_point_axis axis, int64_t position, double error,
+                                  double bound)
+{
+    r->points_axis = axis;
     /* Grow geometrically; n_points is also the capacity rounded to 2^k. */
     size_t n = r->n_points;
     if ((n & (n - 1)) == 0) {
@@ -230,8 +232,8 @@ static double point_ratio(double error, double bound)
     return error == 0 ? 0.0 : INFINITY;
 }
 
-int pecert_check_result_max_point(pecert_check_result *r, int64_t position,
-                                  double error, double bound)
+int pecert_check_result_max_point(pecert_check_result *r, pecert_point_axis axis, int64_t position, double error,
+                                  double bound)
 {
     for (size_t i = 0; i < r->n_points; i++) {
         pecert_error_point *p = &r->points[i];
@@ -242,7 +244,7 @@ int pecert_check_result_max_point(pecert_check_result *r, int64_t position,
             return 0;
         }
     }
-    return pecert_check_result_add_point(r, position, error, bound);
+    return pecert_check_result_add_point(r, axis, position, error, bound);
 }
 
 int pecert_heatmap_alloc(pecert_heatmap *h, int32_t rows, int32_t cols)

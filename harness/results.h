@@ -51,10 +51,18 @@ typedef enum pecert_failure_kind {
 
 const char *pecert_failure_kind_name(pecert_failure_kind kind);
 
+/* A golden vector: its file (as the run loaded it) and tcId; file "" and
+ * tc_id -1 when a case is not a golden vector's (a property case). */
+typedef struct pecert_vector_id {
+    char file[256];
+    int64_t tc_id;
+} pecert_vector_id;
+
 /*
  * One failing case as data: the line the terminal prints, and the fields
- * a script reads without parsing it. file/tc_id name a golden vector
- * (where was "FILE:tcId=N..."); a property case has file "" and tc_id -1.
+ * a script reads without parsing it. file/tc_id name the golden vector the
+ * case checked (the result's open vector when it was recorded); a property
+ * case has file "" and tc_id -1.
  * The numbers are those of the case's worst element (VALUE only; NaN
  * otherwise).
  */
@@ -80,6 +88,16 @@ typedef struct pecert_failure {
  * certified, read by the diagnosis and by the report's verdict. */
 #define PECERT_SYMPTOM_ESSENTIAL_DECLINED "declined:essential"
 #define PECERT_SYMPTOM_LEN 48
+
+/* What a sample's position counts: a token's position id (the rotation
+ * angle's), or a token's index in a sequence (prefill, then decode steps). */
+typedef enum pecert_point_axis {
+    PECERT_AXIS_POSITION = 0,
+    PECERT_AXIS_TOKEN,
+    PECERT_AXIS_COUNT
+} pecert_point_axis;
+
+const char *pecert_point_axis_name(pecert_point_axis axis);
 
 /* One (position, error, bound) sample: feeds error-vs-position plots. */
 typedef struct pecert_error_point {
@@ -179,6 +197,11 @@ typedef struct pecert_check_result {
     char oracle_refusal[PECERT_RESULT_LINE_MAX]; /* the first of them    */
     double worst_ratio;                   /* max error/bound over cases   */
     char worst_case[PECERT_RESULT_LINE_MAX]; /* where worst_ratio occurred */
+    pecert_vector_id worst_vector;        /* its golden vector, if any    */
+    /* The golden vector whose case is being checked, between
+     * pecert_check_result_enter_vector and _leave_vector: the cases
+     * recorded meanwhile name it as data. Not part of the results. */
+    pecert_vector_id open_vector;
     char diagnosis[PECERT_RESULT_LINE_MAX];  /* one line: what is wrong    */
     pecert_failure *failures;             /* every failing case, in the
                                            * order found (owned; at most
@@ -187,6 +210,7 @@ typedef struct pecert_check_result {
     int64_t n_failures_dropped;           /* failing cases past the cap   */
     pecert_error_point *points;           /* n_points samples, owned      */
     size_t n_points;
+    pecert_point_axis points_axis;        /* what their positions count   */
     double elapsed_s;                     /* wall time of the check       */
     /* Symptoms: short tags a check attaches to what it saw ("pairing:
      * interleaved", "scaling:missing", "freq_off:llama3"); the diagnosis
@@ -278,8 +302,12 @@ typedef struct pecert_run_results {
 void pecert_check_result_init(pecert_check_result *r, const char *check_id);
 /* pecert_check_result_release frees what r owns (its points). */
 void pecert_check_result_release(pecert_check_result *r);
-/* pecert_check_result_add_failure appends a record (copied, its where
- * split into file and tc_id when it names a golden vector); past
+/* pecert_check_result_enter_vector opens golden vector (file, tc_id): the
+ * cases recorded until pecert_check_result_leave_vector name it. */
+void pecert_check_result_enter_vector(pecert_check_result *r, const char *file, int64_t tc_id);
+void pecert_check_result_leave_vector(pecert_check_result *r);
+/* pecert_check_result_add_failure appends a record (copied; a case record
+ * without a vector takes the open one, a note none); past
  * PECERT_RESULT_MAX_FAILURES it only counts it. Returns 0 or -1 (nomem). */
 int pecert_check_result_add_failure(pecert_check_result *r, const pecert_failure *f);
 /* pecert_check_result_add_case: a case that did not fail, when r keeps
@@ -293,9 +321,10 @@ int pecert_check_result_add_line(pecert_check_result *r, pecert_failure_kind kin
 pecert_failure pecert_failure_blank(pecert_failure_kind kind);
 /* pecert_check_result_first_line: the first failure's line, or "?". */
 const char *pecert_check_result_first_line(const pecert_check_result *r);
-/* pecert_check_result_add_point appends a sample; returns 0 or -1 (nomem). */
-int pecert_check_result_add_point(pecert_check_result *r, int64_t position,
-                                  double error, double bound);
+/* pecert_check_result_add_point appends a sample on axis (a check's
+ * samples share one); returns 0 or -1 (nomem). */
+int pecert_check_result_add_point(pecert_check_result *r, pecert_point_axis axis, int64_t position, double error,
+                                  double bound);
 
 /* pecert_run_certified_nothing: 1 when no check of a whole (unsharded or
  * merged) run passed, or it has none: the plugin implements none of what
@@ -314,8 +343,8 @@ void pecert_precision_line(char *out, size_t len, const pecert_precision *p);
 /* pecert_check_result_max_point keeps one sample per position: appends
  * (position, error, bound), or replaces the sample already there when the
  * new one has the larger error/bound ratio. Returns 0 or -1 (nomem). */
-int pecert_check_result_max_point(pecert_check_result *r, int64_t position,
-                                  double error, double bound);
+int pecert_check_result_max_point(pecert_check_result *r, pecert_point_axis axis, int64_t position, double error,
+                                  double bound);
 
 /* pecert_heatmap_alloc sizes h as rows x cols of zeros (labels untouched);
  * returns 0, or -1 if too big or no memory (h is then empty). */

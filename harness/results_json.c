@@ -370,6 +370,10 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     }
     cJSON_AddItemToObject(obj, "worst_ratio", number_or_string(r->worst_ratio));
     cJSON_AddStringToObject(obj, "worst_case", r->worst_case);
+    if (r->worst_vector.file[0] != '\0') {
+        cJSON_AddStringToObject(obj, "worst_file", r->worst_vector.file);
+        cJSON_AddNumberToObject(obj, "worst_tcId", (double)r->worst_vector.tc_id);
+    }
     cJSON_AddStringToObject(obj, "diagnosis", r->diagnosis);
     cJSON_AddItemToObject(obj, "failures", failures_to_json(r));
     if (r->n_failures_dropped > 0) {
@@ -380,6 +384,7 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     for (int i = 0; symptoms != NULL && i < r->n_symptoms; i++) {
         cJSON_AddItemToArray(symptoms, cJSON_CreateString(r->symptoms[i]));
     }
+    cJSON_AddStringToObject(obj, "points_axis", pecert_point_axis_name(r->points_axis));
     cJSON_AddItemToObject(obj, "points", points_to_json(r));
     if (r->precision.graded) {
         cJSON_AddItemToObject(obj, "precision", precision_to_json(&r->precision));
@@ -410,8 +415,22 @@ static int verdict_from_name(const char *name)
     return index_of_name(name, verdict_name_at, PECERT_VERDICT_COUNT);
 }
 
-static int points_from_json(pecert_check_result *r, const cJSON *arr)
+static const char *point_axis_name_at(int a)
 {
+    return pecert_point_axis_name((pecert_point_axis)a);
+}
+
+/* "points_axis", or position when absent (results written before it). */
+static pecert_point_axis point_axis_from_json(const cJSON *obj)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "points_axis");
+    int k = cJSON_IsString(a) ? index_of_name(a->valuestring, point_axis_name_at, PECERT_AXIS_COUNT) : -1;
+    return k > 0 ? (pecert_point_axis)k : PECERT_AXIS_POSITION;
+}
+
+static int points_from_json(pecert_check_result *r, pecert_point_axis axis, const cJSON *arr)
+{
+    r->points_axis = axis;
     const cJSON *p = NULL;
     cJSON_ArrayForEach(p, arr)
     {
@@ -424,7 +443,7 @@ static int points_from_json(pecert_check_result *r, const cJSON *arr)
         }
         double err = item_number(cJSON_GetArrayItem(p, 1));
         double bound = item_number(cJSON_GetArrayItem(p, 2));
-        if (pecert_check_result_add_point(r, (int64_t)pos->valuedouble, err, bound) != 0) {
+        if (pecert_check_result_add_point(r, axis, (int64_t)pos->valuedouble, err, bound) != 0) {
             return -1;
         }
     }
@@ -503,6 +522,8 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     r->worst_ratio = read_number(obj, "worst_ratio");
     r->elapsed_s = read_number(obj, "elapsed_s");
     read_string(r->worst_case, sizeof(r->worst_case), obj, "worst_case");
+    read_string(r->worst_vector.file, sizeof(r->worst_vector.file), obj, "worst_file");
+    r->worst_vector.tc_id = r->worst_vector.file[0] != '\0' ? read_int(obj, "worst_tcId", -1) : -1;
     read_string(r->diagnosis, sizeof(r->diagnosis), obj, "diagnosis");
     read_string(r->declined, sizeof(r->declined), obj, "declined");
     precision_from_json(&r->precision, cJSON_GetObjectItemCaseSensitive(obj, "precision"));
@@ -523,7 +544,7 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
             pecert_check_symptom(r, "%s", d->valuestring);
         }
     }
-    if (points_from_json(r, cJSON_GetObjectItemCaseSensitive(obj, "points")) != 0) {
+    if (points_from_json(r, point_axis_from_json(obj), cJSON_GetObjectItemCaseSensitive(obj, "points")) != 0) {
         pecert_check_result_release(r);
         snprintf(err, err_len, "result: malformed 'points'");
         return -1;

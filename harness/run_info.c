@@ -156,17 +156,23 @@ static void cite(pecert_check_result *r, const pecert_vfile *f, int64_t tc_id, c
              t->source_function != NULL ? t->source_function : "?");
 }
 
-/* Every "PATH:tcId=N" of a loaded file in one line. */
-static void cite_line(pecert_check_result *r, const char *line, const pecert_vfile *files,
-                      size_t n_files, const char *dir)
+/* The loaded file whose path is file, or NULL. */
+static const pecert_vfile *loaded_file(const pecert_vfile *files, size_t n_files, const char *file)
 {
     for (size_t i = 0; i < n_files; i++) {
-        size_t len = strlen(files[i].path);
-        for (const char *at = strstr(line, files[i].path); at != NULL; at = strstr(at + 1, files[i].path)) {
-            if (strncmp(at + len, ":tcId=", 6) == 0) {
-                cite(r, &files[i], strtoll(at + len + 6, NULL, 10), dir);
-            }
+        if (strcmp(files[i].path, file) == 0) {
+            return &files[i];
         }
+    }
+    return NULL;
+}
+
+static void cite_vector(pecert_check_result *r, const char *file, int64_t tc_id, const pecert_vfile *files,
+                        size_t n_files, const char *dir)
+{
+    const pecert_vfile *f = file[0] != '\0' ? loaded_file(files, n_files, file) : NULL;
+    if (f != NULL) {
+        cite(r, f, tc_id, dir);
     }
 }
 
@@ -174,9 +180,9 @@ void pecert_cite_vectors(pecert_check_result *r, const pecert_vfile *files, size
                          const char *dir)
 {
     for (size_t i = 0; i < r->n_failures && r->n_vrefs < PECERT_RESULT_MAX_VREFS; i++) {
-        cite_line(r, r->failures[i].line, files, n_files, dir);
+        cite_vector(r, r->failures[i].file, r->failures[i].tc_id, files, n_files, dir);
     }
     if (r->verdict >= PECERT_VERDICT_FAIL) {
-        cite_line(r, r->worst_case, files, n_files, dir);
+        cite_vector(r, r->worst_vector.file, r->worst_vector.tc_id, files, n_files, dir);
     }
 }

@@ -29,9 +29,9 @@ int pecert_capture_vector_set(pecert_run_results *run, const pecert_vfile *files
                               size_t n_files, const char *dir);
 
 /*
- * pecert_cite_vectors finds "FILE:tcId=N" in r's detail lines and worst
- * case, for FILE one of the loaded files, and records each vector once in
- * r->vrefs with its comment, flags and upstream source.
+ * pecert_cite_vectors records the golden vectors r's failure records and
+ * (when it failed) its worst case name, those of the loaded files, each
+ * once in r->vrefs with its comment, flags and upstream source.
  */
 void pecert_cite_vectors(pecert_check_result *r, const pecert_vfile *files, size_t n_files,
                          const char *dir);

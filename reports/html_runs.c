@@ -155,10 +155,10 @@ static const pecert_error_point *largest_error(const pecert_check_result *r)
     return best;
 }
 
-/* Decode and batch checks key their samples by token index. */
+/* Samples keyed by token index (prefill, then decode steps), not angle. */
 static int token_axis(const pecert_check_result *r)
 {
-    return strncmp(r->check_id, "decode.", 7) == 0 || strncmp(r->check_id, "batch.", 6) == 0;
+    return r->points_axis == PECERT_AXIS_TOKEN;
 }
 
 /* A figure's title line: which check (or, in the section of one check,
@@ -195,7 +195,7 @@ static const char *case_label(const char *label, const char *vectors_dir)
 static void error_figure(pecert_sbuf *b, const pecert_check_result *r, const char *who)
 {
     const pecert_error_point *p = largest_error(r);
-    const char *key = token_axis(r) ? "token" : "position";
+    const char *key = pecert_point_axis_name(r->points_axis);
     pecert_sbuf_puts(b, "<figure>");
     figure_title(b, r, who);
     pecert__svg_error_plot(b, r);

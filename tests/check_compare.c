@@ -118,7 +118,9 @@ START_TEST(failed_case_records_a_detail_line)
     pecert_case_worst w;
     pecert_case_worst_init(&w);
     pecert_case_worst_add(&w, 4, 2.0, 1.0, 0.5);
+    pecert_check_result_enter_vector(&r, "file.json", 3);
     pecert_case_finish(&r, &w, "file.json:tcId=3", "[t=0]");
+    pecert_check_result_leave_vector(&r);
     pecert_check_conclude(&r, "vectors");
     ck_assert_int_eq(r.verdict, PECERT_VERDICT_FAIL);
     ck_assert_int_eq(r.n_failed, 1);
@@ -161,7 +163,9 @@ START_TEST(result_json_round_trip_keeps_infinity)
     r.n_cases = 5;
     ck_assert_int_eq(pecert_check_result_add_line(&r, PECERT_FAILURE_STATUS, "detail <b>"), 0);
     pecert_failure v = pecert_failure_blank(PECERT_FAILURE_VALUE);
-    snprintf(v.where, sizeof(v.where), "dir/a.json:tcId=12");
+    /* The vector is data (the open vector), not read from the case's name. */
+    snprintf(v.where, sizeof(v.where), "other.json:tcId=99 (a name only)");
+    pecert_check_result_enter_vector(&r, "dir/a.json", 12);
     snprintf(v.element, sizeof(v.element), "[t=1,h=0,d=3] pos=7");
     v.want = 1.0;
     v.got = NAN;
@@ -170,7 +174,10 @@ START_TEST(result_json_round_trip_keeps_infinity)
     v.n_bad = 2;
     v.n_checked = 64;
     ck_assert_int_eq(pecert_check_result_add_failure(&r, &v), 0);
-    ck_assert_int_eq(pecert_check_result_add_point(&r, 65536, 1e-3, 2e-3), 0);
+    ck_assert_int_eq(pecert_check_result_add_line(&r, PECERT_FAILURE_NOTE, "a note names no vector"), 0);
+    pecert_check_result_leave_vector(&r);
+    r.worst_vector = (pecert_vector_id){"dir/a.json", 12};
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_TOKEN, 65536, 1e-3, 2e-3), 0);
     cJSON *json = pecert_check_result_to_json(&r);
     pecert_check_result back;
     char err[128];
@@ -179,7 +186,12 @@ START_TEST(result_json_round_trip_keeps_infinity)
     ck_assert_int_eq(back.verdict, PECERT_VERDICT_FAIL);
     ck_assert(isinf(back.worst_ratio));
     ck_assert_int_eq(back.n_cases, 5);
-    ck_assert_int_eq((int)back.n_failures, 2);
+    ck_assert_int_eq((int)back.n_failures, 3);
+    ck_assert_str_eq(back.failures[2].file, "");
+    ck_assert_int_eq(back.failures[2].tc_id, -1);
+    ck_assert_str_eq(back.worst_vector.file, "dir/a.json");
+    ck_assert_int_eq(back.worst_vector.tc_id, 12);
+    ck_assert_int_eq(back.points_axis, PECERT_AXIS_TOKEN);
     ck_assert_str_eq(back.failures[0].line, "detail <b>");
     ck_assert_int_eq(back.failures[0].kind, PECERT_FAILURE_STATUS);
     ck_assert_int_eq(back.failures[0].tc_id, -1);

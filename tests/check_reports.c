@@ -94,8 +94,8 @@ static void add_check(pecert_run_results *res, const char *id, pecert_verdict v,
         f.error = 0.5;
         f.bound = 0.04;
         ck_assert_int_eq(pecert_check_result_add_failure(&r, &f), 0);
-        ck_assert_int_eq(pecert_check_result_add_point(&r, 0, 0.0, 1e-7), 0);
-        ck_assert_int_eq(pecert_check_result_add_point(&r, 4096, 0.5, 0.04), 0);
+        ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 0, 0.0, 1e-7), 0);
+        ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 4096, 0.5, 0.04), 0);
     }
     ck_assert_int_eq(pecert_run_results_append(res, &r), 0);
 }
@@ -292,8 +292,8 @@ static void plotted_run(pecert_run_results *res, const char *name, double error)
     pecert_check_result r;
     pecert_check_result_init(&r, "rope.boundary_lengths");
     r.n_cases = 2;
-    ck_assert_int_eq(pecert_check_result_add_point(&r, 4095, 0.0, 1e-6), 0);
-    ck_assert_int_eq(pecert_check_result_add_point(&r, 4096, error, 1e-6), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 4095, 0.0, 1e-6), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 4096, error, 1e-6), 0);
     ck_assert_int_eq(pecert_heatmap_alloc(&r.heatmap, 1, 2), 0);
     r.heatmap.ratio[1] = error / 1e-6;
     snprintf(r.heatmap.label, sizeof(r.heatmap.label), "/abs/vectors/rope/apply_llama.json:tcId=3");
@@ -336,6 +336,48 @@ END_TEST
 /* The case log (--verbose) survives the JSON round trip, and a log that
  * claims more cases than the check counted (a forged results file) is
  * refused like any other inconsistent count. */
+/* A plot's axis is what its samples say they count, never guessed from
+ * the check's name: a token-indexed property check (rope.nope_layer
+ * compares attention outputs per token) is drawn against token, a
+ * "decode." check whose samples were positions against position. */
+START_TEST(plot_axis_comes_from_the_samples_not_the_check_id)
+{
+    pecert_run_results res;
+    memset(&res, 0, sizeof(res));
+    snprintf(res.info.plugin_name, sizeof(res.info.plugin_name), "fast");
+    res.info.shard_index = 1;
+    res.info.shard_count = 1;
+    static const struct { const char *id; pecert_point_axis axis; } checks[] = {
+        {"rope.nope_layer", PECERT_AXIS_TOKEN}, {"decode.prefill_equivalence", PECERT_AXIS_POSITION}};
+    for (size_t i = 0; i < 2; i++) {
+        pecert_check_result r;
+        pecert_check_result_init(&r, checks[i].id);
+        r.n_cases = 1;
+        r.worst_ratio = 0.5;
+        ck_assert_int_eq(pecert_check_result_add_point(&r, checks[i].axis, 3, 1e-7, 2e-7), 0);
+        ck_assert_int_eq(pecert_run_results_append(&res, &r), 0);
+    }
+    res.info.n_selected = 2;
+    pecert_report rep = {0};
+    ck_assert_int_eq(pecert_report_add_run(&rep, &res, PECERT_ROLE_CERTIFY, "fast"), 0);
+    pecert_report_finish(&rep);
+    char *html = pecert_report_html(&rep);
+    ck_assert_ptr_nonnull(html);
+    const char *nope = strstr(html, "<summary><code>rope.nope_layer</code></summary>");
+    const char *decode = strstr(html, "<summary><code>decode.prefill_equivalence</code></summary>");
+    ck_assert_ptr_nonnull(nope);
+    ck_assert_ptr_nonnull(decode);
+    const char *nope_caption = strstr(nope, "<figcaption>");
+    const char *decode_caption = strstr(decode, "<figcaption>");
+    ck_assert_msg(strncmp(nope_caption, "<figcaption>Attention-output error against token", 48) == 0, "%.120s",
+                  nope_caption);
+    ck_assert_msg(strncmp(decode_caption, "<figcaption>Error against position, worst per position", 54) == 0,
+                  "%.120s", decode_caption);
+    free(html);
+    pecert_report_free(&rep);
+}
+END_TEST
+
 START_TEST(case_log_round_trips_and_forged_logs_are_refused)
 {
     pecert_check_result r;
@@ -511,7 +553,7 @@ START_TEST(json_round_trip_keeps_points_heatmap_and_citations)
     pecert_run_results res;
     make_run(&res, "p", "text");
     pecert_check_result *r = &res.checks[0];
-    ck_assert_int_eq(pecert_check_result_add_point(r, 7, NAN, INFINITY), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(r, PECERT_AXIS_POSITION, 7, NAN, INFINITY), 0);
     cJSON *json = pecert_run_results_to_json(&res);
     char *first = cJSON_Print(json);
     pecert_run_results back;
@@ -1157,6 +1199,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
     tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
     tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
+    tcase_add_test(core, plot_axis_comes_from_the_samples_not_the_check_id);
     tcase_add_test(core, case_log_round_trips_and_forged_logs_are_refused);
     tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
     tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);

@@ -82,12 +82,30 @@ START_TEST(hanging_plugin_times_out_and_the_run_finishes)
 }
 END_TEST
 
+/* A failing golden check's evidence names its vectors as data: every case
+ * record its file and tcId, the worst case's vector, and the citations
+ * drawn from those fields, with provenance. */
 START_TEST(nan_output_fails_golden_apply)
 {
     run_fixture f;
     run_plugin(&f, "testing/nan.so", "rope.apply.golden", 60.0);
     ck_assert_int_eq(f.status, PECERT_EXIT_FAIL);
-    ck_assert_int_eq(find(&f, "rope.apply.golden")->verdict, PECERT_VERDICT_FAIL);
+    const pecert_check_result *r = find(&f, "rope.apply.golden");
+    ck_assert_int_eq(r->verdict, PECERT_VERDICT_FAIL);
+    for (size_t i = 0; i < r->n_failures; i++) {
+        const pecert_failure *x = &r->failures[i];
+        if (x->kind == PECERT_FAILURE_NOTE) {
+            continue;
+        }
+        ck_assert_msg(strstr(x->file, "/vectors/") != NULL && x->tc_id >= 0, "%s", x->line);
+        char name[300];
+        snprintf(name, sizeof(name), "%s:tcId=%lld", x->file, (long long)x->tc_id);
+        ck_assert_msg(strncmp(x->where, name, strlen(name)) == 0, "%s vs %s", x->where, name);
+    }
+    ck_assert_str_ne(r->worst_vector.file, "");
+    ck_assert_int_ge(r->n_vrefs, 1);
+    ck_assert_msg(strstr(r->vrefs[0].file, "/vectors/") == NULL, "relative: %s", r->vrefs[0].file);
+    ck_assert_str_ne(r->vrefs[0].source, "?:?");
     pecert_run_results_free(&f.results);
 }
 END_TEST

@@ -202,6 +202,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
     char where[PECERT_RESULT_LINE_MAX];
     int64_t before = r->n_failed;
     snprintf(where, sizeof(where), "%s:tcId=%lld", f->path, (long long)t->tc_id);
+    pecert_check_result_enter_vector(r, f->path, t->tc_id);
     if (strncmp(t->op, "rope.", 5) == 0 || strcmp(t->op, "mrope.apply") == 0) {
         compare_rope(r, where, &m->rope, &t->rope);
     }
@@ -211,6 +212,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
     if (strcmp(t->op, "rope.apply") == 0 || strcmp(t->op, "mrope.apply") == 0) {
         compare_field(r, where, "pairing", m->pairing, t->pairing);
     }
+    pecert_check_result_leave_vector(r);
     if (r->n_failed > before) {
         pecert_check_symptom(r, "mapping:%s", m->model_type);
     }
@@ -414,11 +416,11 @@ static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r
     pecert_out_buf want;
     pecert_out_buf got;
     int rc = -1;
-    if (pecert_out_init(&want, PECERT_DTYPE_F64, 1, &h) != 0) {
+    if (pecert_out_init(&want, env, PECERT_DTYPE_F64, 1, &h) != 0) {
         pecert_case_fail(r, "alibi_slopes", "out of memory");
         return -1;
     }
-    if (pecert_out_init(&got, PECERT_DTYPE_F32, 1, &h) == 0) {
+    if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 1, &h) == 0) {
         if (pecert_out_status(r, &env->oracle, call_slopes(&env->oracle, env->certify_model, &want), &want, "alibi_slopes (oracle)",
                               "alibi_slopes")) {
             pecert_vtensor w = as_want(&want, want_slopes, 1, &h);
@@ -449,12 +451,12 @@ static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r,
     double *vals = malloc((size_t)(shape[0] * 12) * sizeof(double));
     snprintf(where, sizeof(where), "alibi_bias positions 0,%lld,%lld", (long long)(len - 1), (long long)len);
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (vals == NULL || pecert_out_init(&want, PECERT_DTYPE_F64, 3, shape) != 0) {
+    if (vals == NULL || pecert_out_init(&want, env, PECERT_DTYPE_F64, 3, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         free(vals);
         return;
     }
-    if (pecert_out_init(&got, PECERT_DTYPE_F32, 3, shape) == 0) {
+    if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 3, shape) == 0) {
         if (pecert_out_status(r, &env->oracle, call_bias(&env->oracle, env->certify_model, &want, q, 3, k, 4), &want, where,
                               "alibi_bias")) {
             pecert_vtensor w = as_want(&want, vals, 3, shape);
@@ -581,11 +583,11 @@ static void t5_case(const pecert_check_env *env, pecert_check_result *r, int bid
     pecert_out_buf want;
     pecert_out_buf got;
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (pecert_out_init(&want, PECERT_DTYPE_I64, 1, &n) != 0) {
+    if (pecert_out_init(&want, env, PECERT_DTYPE_I64, 1, &n) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
-    if (pecert_out_init(&got, PECERT_DTYPE_I64, 1, &n) == 0) {
+    if (pecert_out_init(&got, env, PECERT_DTYPE_I64, 1, &n) == 0) {
         if (pecert_out_status(r, &env->oracle, call_buckets(&env->oracle, env->certify_model, &want, bidirectional, rel, n), &want,
                               where, "t5_bucket")) {
             if (pecert_out_status(r, &env->plugin, call_buckets(&env->plugin, env->certify_model, &got, bidirectional, rel, n), &got,
@@ -653,11 +655,11 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
         pos[i] = rows - 1 - i;
     }
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (pecert_out_init(&want, PECERT_DTYPE_F32, 2, shape) != 0) {
+    if (pecert_out_init(&want, env, PECERT_DTYPE_F32, 2, shape) != 0) {
         pecert_case_fail(r, where, "out of memory");
         return;
     }
-    if (pecert_out_init(&got, PECERT_DTYPE_F32, 2, shape) == 0) {
+    if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 2, shape) == 0) {
         if (pecert_out_status(r, &env->oracle, call_lookup(&env->oracle, &want, &table, pos, rows), &want, where,
                               "learned_lookup")) {
             pecert_vtensor w = as_want(&want, vals, 2, shape);

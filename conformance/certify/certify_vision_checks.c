@@ -59,7 +59,7 @@ static int index_part(const pecert_check_env *env, pecert_check_result *r, const
 {
     pecert_out_buf want;
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (!pecert_rope2d_run_index(&env->oracle, r, c, &want, where)) {
+    if (!pecert_rope2d_run_index(env, &env->oracle, r, c, &want, where)) {
         return 0;
     }
     for (int64_t i = 0; i < 2 * c->tokens; i++) {
@@ -68,7 +68,7 @@ static int index_part(const pecert_check_env *env, pecert_check_result *r, const
     pecert_out_free(&want);
     pecert_vtensor expected = {"positions", PECERT_DTYPE_I64, 2, {2, c->tokens}, 2 * c->tokens, want_pos};
     pecert_out_buf got;
-    if (pecert_rope2d_run_index(&env->plugin, r, c, &got, where)) {
+    if (pecert_rope2d_run_index(env, &env->plugin, r, c, &got, where)) {
         int64_t failed_before = r->n_failed;
         pecert_rope2d_judge_index(env, r, c, &got, &expected, where);
         if (r->n_failed > failed_before) {
@@ -159,10 +159,10 @@ static void table_case(const pecert_check_env *env, pecert_check_result *r, cons
     pecert_case_slot_set(env->case_slot, "certify %s", where);
     pecert_out_buf want;
     pecert_out_buf got;
-    if (!pecert_posinterp_run(&env->oracle, r, &c, &want, where)) {
+    if (!pecert_posinterp_run(env, &env->oracle, r, &c, &want, where)) {
         return;
     }
-    if (pecert_posinterp_run(&env->plugin, r, &c, &got, where)) {
+    if (pecert_posinterp_run(env, &env->plugin, r, &c, &got, where)) {
         pecert_posinterp_judge(env, r, &c, &got, &want, where);
         pecert_out_free(&got);
     }
