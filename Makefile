@@ -55,7 +55,7 @@ LDLIBS_ALL = $(PC_LIBS) -ldl -lm $(LDLIBS)
 
 HARNESS_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
-CLI_SRC     := $(sort $(wildcard harness/cli/*.c) $(wildcard bench/*.c))
+CLI_SRC     := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);

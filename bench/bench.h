@@ -1,5 +1,6 @@
 /*
- * bench.h - the pieces of `pecert bench` (harness/cli/bench.c drives them).
+ * bench.h - the pieces of `pecert bench` (driver.c runs them; cli/bench.c reads
+ * its options).
  *
  *   timing.c   clock, repeated samples, min/median/max
  *   team.c     a spinning thread team for the bandwidth probes
@@ -311,9 +312,24 @@ cJSON *bench_probe_json(const bench_probe *p);
 cJSON *bench_row_json(const bench_row *row);
 cJSON *bench_stats_json(const bench_stats *s);
 
-/* ---- harness/cli/bench.c ---------------------------------------------------- */
+/* ---- driver.c ------------------------------------------------------------------ */
 
-/* pecert_cmd_bench: `pecert bench` (argv[0] is "bench"); an exit status. */
-int pecert_cmd_bench(int argc, char **argv);
+#define BENCH_MAX_LIST 16
+
+/* What `pecert bench` measures (its options, cli/bench.c). */
+typedef struct bench_options {
+    const char *impl;      /* plugin to time: a built-in name or a path    */
+    const char *baseline;  /* the ratio's reference; "none" skips it       */
+    const char *json;      /* results file, or NULL                        */
+    int64_t tokens[BENCH_MAX_LIST];
+    int n_tokens;
+    int threads[BENCH_MAX_LIST];
+    int n_threads;
+    int reps;              /* samples per case                             */
+} bench_options;
+
+/* bench_run: the whole measurement, printed and (opt->json) written; a
+ * PECERT_EXIT_* status (2: the buffers or the file, 3: a plugin). */
+int bench_run(const bench_options *opt);
 
 #endif /* PECERT_BENCH_H */

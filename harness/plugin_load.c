@@ -4,10 +4,13 @@
 #include "isolate.h"
 
 #include <dlfcn.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The last descriptor field this host reads: a plugin built against an
  * older minor whose struct ends earlier is refused, never read past. */
@@ -224,4 +227,16 @@ int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
         return -1;
     }
     return open_here(out, path, err, err_len);
+}
+
+void pecert_impl_dir(char *out, size_t len)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) {
+        snprintf(out, len, "build/impls");
+        return;
+    }
+    exe[n] = '\0';
+    snprintf(out, len, "%s/impls", dirname(exe));
 }

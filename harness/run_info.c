@@ -18,7 +18,7 @@
 #endif
 
 /* "model name : AMD EPYC" from /proc/cpuinfo; "unknown" elsewhere. */
-static void read_cpu_model(char *out, size_t len)
+void pecert_read_cpu_model(char *out, size_t len)
 {
     snprintf(out, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -41,7 +41,7 @@ static void read_cpu_model(char *out, size_t len)
 
 void pecert_capture_host(pecert_run_info *info)
 {
-    read_cpu_model(info->cpu_model, sizeof(info->cpu_model));
+    pecert_read_cpu_model(info->cpu_model, sizeof(info->cpu_model));
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     info->cpus_online = cpus > 0 ? (int)cpus : 0;
     struct utsname u;

@@ -15,6 +15,9 @@
 #include "results.h"
 #include "vectors.h"
 
+/* pecert_read_cpu_model: /proc/cpuinfo's "model name", or "unknown". */
+void pecert_read_cpu_model(char *out, size_t len);
+
 /* pecert_capture_host fills cpu_model, cpus_online, os and compiler. */
 void pecert_capture_host(pecert_run_info *info);
 

@@ -17,8 +17,8 @@
 #include "html_internal.h"
 #include "report_bench.h"
 
-/* Past this share of the CPUs taken by other processes, harness/cli/
- * bench.c calls the figures of a T disturbed. */
+/* Past this share of the CPUs taken by other processes, bench/driver.c
+ * calls the figures of a T disturbed. */
 #define DISTURBED_SHARE 0.05
 /* Distinct T values (or thread counts, or variants) a table shows. */
 #define MAX_AXIS 32
@@ -633,7 +633,7 @@ static void machine_load(pecert_sbuf *b, const pecert_bench_run *run)
     pecert_sbuf_puts(b, "</ul></div>\n");
 }
 
-/* What each target of harness/cli/bench.c measures, and which way is
+/* What each target of bench/driver.c measures, and which way is
  * better (its summary() lines); an unknown key is shown as is. */
 static const struct {
     const char *key;

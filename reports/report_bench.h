@@ -1,7 +1,7 @@
 /*
  * report_bench.h - the speed figures the HTML report can show next to the
  * conformance results: what `pecert bench --json` writes (pecert-bench/1,
- * harness/cli/bench.c + bench/report.c) and what `make bench-peers` writes
+ * bench/driver.c + bench/report.c) and what `make bench-peers` writes
  * (pecert-bench-peers/1, bench/peers.py).
  *
  * Loading is strict about what the Speed section shows: every field it

@@ -9,7 +9,7 @@
 
 #include "certify_checks.h"
 #include "checks.h"
-#include "cli/commands.h"
+#include "../cli/commands.h"
 #include "json_text.h"
 #include "suites.h"
 

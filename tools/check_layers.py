@@ -12,7 +12,7 @@ the runner, the outputs and the command line. Each folder is a floor:
     2  conformance/                  everything that knows a check id
     3  run/                          the one runner
     4  reports/, bench/              outputs, benchmarks
-    5  cli/, harness/cli/            the command line
+    5  cli/                          the command line
 
 A file may include headers of its own floor or below; an include that
 resolves to a header of a higher floor points up and fails `make check`.
@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Where `#include "x.h"` is looked for, after the including file's own
 # folder: the Makefile's -I order.
 SEARCH = ["include", "harness", "conformance", "conformance/certify", "conformance/dumps", "run", "reports"]
-FLOORS = [("harness/cli/", 5), ("cli/", 5), ("include/", 0), ("harness/", 1), ("conformance/", 2),
+FLOORS = [("cli/", 5), ("include/", 0), ("harness/", 1), ("conformance/", 2),
           ("run/", 3), ("reports/", 4), ("bench/", 4)]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

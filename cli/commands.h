@@ -15,6 +15,9 @@
 
 /* Subcommands: each takes argv from the subcommand name on and returns an
  * exit status (runner.h PECERT_EXIT_*). */
+int pecert_cmd_run(int argc, char **argv);         /* run.c */
+int pecert_cmd_list(int argc, char **argv);        /* list.c */
+int pecert_cmd_bench(int argc, char **argv);       /* bench.c */
 int pecert_cmd_mutation(int argc, char **argv);
 int pecert_cmd_report(int argc, char **argv);
 int pecert_cmd_certify(int argc, char **argv);
@@ -24,7 +27,7 @@ int pecert_cmd_dump(int argc, char **argv);
 /* pecert_load_rope_model: a RoPE checkpoint from config (a config.json)
  * or profile (NAME in profiles), its rope set to layer type `layer` when
  * given (NULL: the first rotary type, said on stderr when layers differ).
- * 0, or -1 with the reason in err. (diagnose_dump.c) */
+ * 0, or -1 with the reason in err. (diagnose.c) */
 struct pecert_certify_model;
 int pecert_load_rope_model(struct pecert_certify_model *m, const char *config, const char *profile,
                            const char *profiles, const char *layer, char *err, size_t len);
@@ -104,9 +107,6 @@ void pecert_term_raw(const char *text);
 
 /* pecert_now_s: the monotonic clock in seconds (progress lines). */
 double pecert_now_s(void);
-
-/* pecert_impl_dir: build/impls next to the running executable. */
-void pecert_impl_dir(char *out, size_t len);
 
 /* pecert_default_vectors: $PECERT_VECTORS, else the source tree's vectors/. */
 const char *pecert_default_vectors(void);

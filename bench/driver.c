@@ -1,6 +1,6 @@
 /*
- * bench.c - `pecert bench`: the speed of a plugin (default `fast`) next
- * to the machine's own limit and to `ref`, all measured in one run.
+ * driver.c - `pecert bench`'s run: the speed of a plugin (default `fast`)
+ * next to the machine's own limit and to `ref`, all measured in one run.
  *
  * For each T of q[T, 32, 128]: the copy / copy_nt / memcpy / rmw probes at
  * the tensor's size (1 and 2 threads), then every apply case (threads x
@@ -15,62 +15,26 @@
  * turn (a multi-thread probe runs on a pinned team, parked between its
  * samples), so split / interleaved and % of limit compare samples taken
  * side by side even when the shared host's bandwidth drifts. `ref` is
- * timed alone against the first probes.
- * The pieces live in bench/ (bench.h).
+ * timed alone against the first probes. The command line is cli/bench.c.
  */
-#include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../bench/bench.h"
-#include "commands.h"
+#include "bench.h"
+#include "plugin_load.h"
 #include "results_json.h"
+#include "run_info.h"
 #include "runner.h"
 
-#define MAX_LIST 16
 /* ref takes ~0.1 s per 1k tokens: past this T it runs fewer samples. */
 #define REF_FULL_REPS_MAX_T 4096
 #define REF_LARGE_REPS 3
 /* Positions of the accuracy table: 4096 rows from each of these. */
 static const int64_t accuracy_starts[] = {0, 1 << 11, 1 << 16, 1 << 20, 1 << 24};
 #define ACCURACY_ROWS 4096
-
-static const char usage_bench[] =
-    "usage: pecert bench [options]\n"
-    "\n"
-    "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
-    "64/128, f32/f16/bf16, 1 and 2 threads), the cos/sin table, mrope_apply\n"
-    "(M-RoPE sections 16/24/24), rope2d_apply (a 64-wide image) and the ALiBi\n"
-    "bias, next to the machine's\n"
-    "measured copy and read-modify-write bandwidth and to `ref`. Buffers are\n"
-    "allocated and pre-faulted once; medians of >= 7 samples.\n"
-    "\n"
-    "options:\n"
-    "  --impl NAME|PATH      plugin to time (default fast)\n"
-    "  --baseline NAME|PATH  reference for the ratio (default ref; 'none' skips it)\n"
-    "  --tokens LIST         T values (default 1,16,128,512,4096,32768)\n"
-    "  --threads LIST        thread counts (default 1,2)\n"
-    "  --reps N              samples per case (default 7)\n"
-    "  --json FILE           write the results as JSON (atomically)\n"
-    "  --help                this text\n"
-    "\n"
-    "exit status: 0 measured, 2 bad usage or an output that cannot be written,\n"
-    "             3 plugin failed to load\n";
-
-typedef struct bench_cli {
-    const char *impl;
-    const char *baseline;
-    const char *json;
-    int64_t tokens[MAX_LIST];
-    int n_tokens;
-    int threads[MAX_LIST];
-    int n_threads;
-    int reps;
-} bench_cli;
 
 typedef struct target_tally {
     double worst_out_pct;     /* f32 out of place, T >= 512               */
@@ -87,7 +51,7 @@ typedef struct target_tally {
 } target_tally;
 
 typedef struct bench_state {
-    bench_cli cli;
+    bench_options cli;
     bench_subject subject;
     bench_subject baseline;
     int have_baseline;
@@ -97,113 +61,12 @@ typedef struct bench_state {
     int n_probes;
     /* This T's rows by [pairing][placement][rotary 64?][dtype][threads],
      * for the split-half / interleaved ratio. */
-    bench_row medians[2][2][2][3][MAX_LIST];
+    bench_row medians[2][2][2][3][BENCH_MAX_LIST];
     target_tally tally;
     cJSON *root;
 } bench_state;
 
-/* ---- options --------------------------------------------------------------- */
-
-static int parse_list(int64_t *out, int *n, const char *text, int64_t low, int64_t high)
-{
-    char *copy = strdup(text);
-    char *save = NULL;
-    char *item;
-
-    *n = 0;
-    for (item = copy != NULL ? strtok_r(copy, ",", &save) : NULL; item != NULL;
-         item = strtok_r(NULL, ",", &save)) {
-        char *end = NULL;
-        long long v = strtoll(item, &end, 10);
-
-        if (end == item || *end != '\0' || v < low || v > high || *n == MAX_LIST) {
-            free(copy);
-            return -1;
-        }
-        out[(*n)++] = v;
-    }
-    free(copy);
-    return *n > 0 ? 0 : -1;
-}
-
-static int bench_usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "pecert: bench: %s '%s'\n\n%s", what, arg, usage_bench);
-    return PECERT_EXIT_USAGE;
-}
-
-static int parse_threads(bench_cli *cli, const char *arg)
-{
-    int64_t values[MAX_LIST];
-    int i;
-
-    if (parse_list(values, &cli->n_threads, arg, 1, 256) != 0) {
-        return -1;
-    }
-    for (i = 0; i < cli->n_threads; i++) {
-        cli->threads[i] = (int)values[i];
-    }
-    return 0;
-}
-
-/* 0 to go on, -1 after --help, or an exit status. */
-static int parse_args(bench_cli *cli, int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"impl", required_argument, NULL, 'i'},   {"baseline", required_argument, NULL, 'b'},
-        {"tokens", required_argument, NULL, 'T'}, {"threads", required_argument, NULL, 't'},
-        {"reps", required_argument, NULL, 'r'},   {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    int64_t reps[1];
-    int n = 0;
-    int c;
-
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i': cli->impl = optarg; break;
-        case 'b': cli->baseline = optarg; break;
-        case 'j': cli->json = optarg; break;
-        case 'T':
-            if (parse_list(cli->tokens, &cli->n_tokens, optarg, 1, 1 << 20) != 0) {
-                return bench_usage_error("--tokens: expected up to 16 values in 1..2^20:", optarg);
-            }
-            break;
-        case 't':
-            if (parse_threads(cli, optarg) != 0) {
-                return bench_usage_error("--threads: expected up to 16 values in 1..256:", optarg);
-            }
-            break;
-        case 'r':
-            if (parse_list(reps, &n, optarg, 1, 1000) != 0 || n != 1) {
-                return bench_usage_error("--reps: expected one value in 1..1000:", optarg);
-            }
-            cli->reps = (int)reps[0];
-            break;
-        case 'h': fputs(usage_bench, stdout); return -1;
-        default: return bench_usage_error("unknown or incomplete option", argv[optind - 1]);
-        }
-    }
-    if (optind < argc) {
-        return bench_usage_error("unexpected argument", argv[optind]);
-    }
-    return 0;
-}
-
 /* ---- set-up ------------------------------------------------------------------- */
-
-static void impl_dir(char *out, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-    if (n <= 0) {
-        snprintf(out, len, "build/impls");
-        return;
-    }
-    exe[n] = '\0';
-    snprintf(out, len, "%s/impls", dirname(exe));
-}
 
 static int open_subject(bench_subject *s, const char *name)
 {
@@ -211,7 +74,7 @@ static int open_subject(bench_subject *s, const char *name)
     char path[PATH_MAX];
     char err[2048];
 
-    impl_dir(dir, sizeof(dir));
+    pecert_impl_dir(dir, sizeof(dir));
     if (pecert_plugin_resolve(path, sizeof(path), name, dir) != 0) {
         fprintf(stderr, "pecert: bench: plugin path '%s' is too long\n", name);
         return PECERT_EXIT_USAGE;
@@ -221,26 +84,6 @@ static int open_subject(bench_subject *s, const char *name)
         return PECERT_EXIT_LOAD;
     }
     return 0;
-}
-
-static void cpu_model(char *out, size_t len)
-{
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-
-    snprintf(out, len, "unknown");
-    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-        char *colon = strchr(line, ':');
-
-        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
-            snprintf(out, len, "%s", colon + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
 }
 
 static void json_note(bench_state *st, const char *text)
@@ -254,7 +97,7 @@ static void start_report(bench_state *st)
     char cpu[256];
     cJSON *machine = cJSON_CreateObject();
 
-    cpu_model(cpu, sizeof(cpu));
+    pecert_read_cpu_model(cpu, sizeof(cpu));
     st->root = cJSON_CreateObject();
     cJSON_AddStringToObject(st->root, "schema", "pecert-bench/1");
     cJSON_AddStringToObject(machine, "cpu", cpu);
@@ -281,7 +124,7 @@ static void start_report(bench_state *st)
 
 /* ---- probes --------------------------------------------------------------------- */
 
-static int max_threads(const bench_cli *cli)
+static int max_threads(const bench_options *cli)
 {
     int best = 1;
 
@@ -694,7 +537,7 @@ static void accuracy(bench_state *st, int64_t first, int64_t rows)
     }
 }
 
-static int64_t largest_tokens(const bench_cli *cli);
+static int64_t largest_tokens(const bench_options *cli);
 
 static void tables(bench_state *st)
 {
@@ -790,7 +633,7 @@ static void alibi(bench_state *st)
     for (size_t i = 0; i < sizeof(alibi_shapes) / sizeof(alibi_shapes[0]); i++) {
         size_t bytes = (size_t)(32 * alibi_shapes[i][0] * alibi_shapes[i][1]) * sizeof(float);
         bench_team *team;
-        double limits[MAX_LIST];
+        double limits[BENCH_MAX_LIST];
         double ref_median = 0.0;
         double median;
 
@@ -881,7 +724,7 @@ static int write_report(bench_state *st)
     return rc;
 }
 
-static int64_t largest_tokens(const bench_cli *cli)
+static int64_t largest_tokens(const bench_options *cli)
 {
     int64_t best = 1;
 
@@ -946,23 +789,13 @@ static int run_bench(bench_state *st)
     return rc;
 }
 
-int pecert_cmd_bench(int argc, char **argv)
+int bench_run(const bench_options *opt)
 {
     static bench_state st;
     int rc;
 
     memset(&st, 0, sizeof(st));
-    st.cli = (bench_cli){.impl = "fast", .baseline = "ref", .reps = 7, .n_tokens = 6,
-                         .tokens = {1, 16, 128, 512, 4096, 32768}, .n_threads = 2,
-                         .threads = {1, 2}};
-    rc = parse_args(&st.cli, argc, argv);
-    if (rc != 0) {
-        return rc < 0 ? PECERT_EXIT_PASS : rc;
-    }
-    if (pecert_check_outputs("bench", (const char *const[]){"--json"},
-                             (const char *const[]){st.cli.json}, 1) != 0) {
-        return PECERT_EXIT_USAGE;
-    }
+    st.cli = *opt;
     if ((rc = open_subject(&st.subject, st.cli.impl)) != 0) {
         return rc;
     }

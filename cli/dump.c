@@ -1,5 +1,5 @@
 /*
- * dump_cmd.c - `pecert dump`: a reference dump for `pecert diagnose`.
+ * dump.c - `pecert dump`: a reference dump for `pecert diagnose`.
  *
  * q values (deterministic, in [-1, 1): pecert_rng) of a checkpoint's key/value heads
  * are rotated by a plugin's rope_apply at the positions asked for and

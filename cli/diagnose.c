@@ -1,5 +1,5 @@
 /*
- * diagnose_dump.c - `pecert diagnose`: what a running engine's RoPE did,
+ * diagnose.c - `pecert diagnose`: what a running engine's RoPE did,
  * from a dump of q (or k) before and after it, no plugin needed.
  *
  * The dump is read against a checkpoint's config (--config or --profile,
@@ -23,6 +23,7 @@
 #include "dump_diagnosis.h"
 #include "dump_input.h"
 #include "npy.h"
+#include "plugin_load.h"
 #include "runner.h"
 #include "safetensors.h"
 

@@ -25,6 +25,7 @@
 #include "checks.h"
 #include "commands.h"
 #include "job_pool.h"
+#include "plugin_load.h"
 #include "report.h"
 #include "results_json.h"
 #include "runner.h"

@@ -86,18 +86,6 @@ double pecert_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void pecert_impl_dir(char *out, size_t len)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) {
-        snprintf(out, len, "build/impls");
-        return;
-    }
-    exe[n] = '\0';
-    snprintf(out, len, "%s/impls", dirname(exe));
-}
-
 const char *pecert_default_vectors(void)
 {
     const char *env = getenv("PECERT_VECTORS");
