@@ -231,19 +231,6 @@ void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c
              c->head_dim, c->rope_theta);
 }
 
-int64_t pecert_rope_l0(const pecert_rope_config *c)
-{
-    if (c->rope_type == PECERT_ROPE_LONGROPE && (c->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
-        return c->original_max_position_embeddings;
-    }
-    if (c->rope_type == PECERT_ROPE_LLAMA3 || c->rope_type == PECERT_ROPE_YARN) {
-        if (c->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) {
-            return c->original_max_position_embeddings;
-        }
-    }
-    return c->max_position_embeddings;
-}
-
 void pecert_fill_random(float *x, size_t n, uint64_t seed)
 {
     pecert_rng rng = {seed};

@@ -103,8 +103,8 @@ size_t pecert_rope_configs(const pecert_check_env *env, const pecert_rope_config
 /* A short label for a config: "yarn d=64/64 theta=10000". */
 void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c);
 
-/* The pretraining length L0 that switches dynamic/longrope behaviour. */
-int64_t pecert_rope_l0(const pecert_rope_config *c);
+/* The pretraining length L0 that switches scaled RoPE's behaviour is
+ * pecert_rope_l0 (vectors.h). */
 
 /* Fill n floats deterministically from seed. */
 void pecert_fill_random(float *x, size_t n, uint64_t seed);

@@ -124,6 +124,23 @@ const char *pecert_rope_type_name(pecert_rope_type t)
     return "?";
 }
 
+int64_t pecert_rope_original_length(const pecert_rope_config *c)
+{
+    if (c->rope_type == PECERT_ROPE_LONGROPE) {
+        return (c->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS) ? c->original_max_position_embeddings : 0;
+    }
+    if (c->rope_type == PECERT_ROPE_LLAMA3 || c->rope_type == PECERT_ROPE_YARN) {
+        return (c->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) ? c->original_max_position_embeddings : 0;
+    }
+    return 0;
+}
+
+int64_t pecert_rope_l0(const pecert_rope_config *c)
+{
+    int64_t original = pecert_rope_original_length(c);
+    return original > 0 ? original : c->max_position_embeddings;
+}
+
 static const struct rope_type_row *find_rope_type(const char *name)
 {
     for (size_t i = 0; i < N_ROPE_TYPES; i++) {

@@ -134,6 +134,18 @@ int pecert_vtest_has_flag(const pecert_vtest *test, const char *name);
  * table of them is the loader's (vec_rope.c). */
 const char *pecert_rope_type_name(pecert_rope_type t);
 
+/* pecert_rope_original_length: the pretraining length L0 c's rope type
+ * switches behaviour at when the config states one, as transformers reads
+ * it: rope_scaling's original_max_position_embeddings for yarn and
+ * llama3, the top-level one for longrope; 0 otherwise (dynamic NTK and
+ * longrope without it switch at max_position_embeddings). The one copy of
+ * the rule: the checks' L0 and certify's both read it. */
+int64_t pecert_rope_original_length(const pecert_rope_config *c);
+
+/* pecert_rope_l0: c's L0, pecert_rope_original_length or else
+ * c->max_position_embeddings. */
+int64_t pecert_rope_l0(const pecert_rope_config *c);
+
 /* pecert_vtest_value: the config/params value named key, or NULL. */
 const pecert_vvalue *pecert_vtest_value(const pecert_vtest *test,
                                         const char *key);

@@ -1,5 +1,6 @@
 /*
- * certify_run.c - the plan of checks for one checkpoint and its execution.
+ * certify_run.c - certify's plan (certify_plan.c) executed for one
+ * checkpoint.
  *
  * Three sets of vector files feed the checks (all built before any child
  * is forked, so every child sees them):
@@ -16,106 +17,18 @@
  */
 #include "certify_run.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "certify_checks.h"
-#include "checks.h"
-#include "decode.h"
+#include "certify_plan.h"
 #include "diagnose.h"
-#include "family.h"
 #include "plugin_load.h"
-#include "rope_checks.h"
 #include "run_info.h"
 #include "runner.h"
 #include "vectors.h"
-
-/* Which files a planned check is given. */
-typedef enum plan_files {
-    FILES_CHECKPOINT = 0,  /* the one derived-config test             */
-    FILES_RECORDED,        /* profile vectors as recorded             */
-    FILES_SUBSTITUTED      /* profile vectors at pecert's config      */
-} plan_files;
-
-typedef struct plan_entry {
-    const pecert_check *check;
-    plan_files files;
-    uint32_t kinds;        /* 1u << pecert_pe_kind it applies to      */
-    const char *op;        /* golden: runs only if the vectors hold it */
-    /* 1: the checkpoint's encoding itself; a plugin that lacks it is not
-     * certified for the checkpoint, however little else failed. */
-    int essential;
-    /* Which layers it certifies: rotary ones (ROTARY), NoPE ones (NOPE). A
-     * NoPE layer has no frequencies, angles or pairing to check: that it
-     * leaves q and k as they are, in a call and in a session, is all. */
-    uint8_t layers;
-} plan_entry;
-
-#define ROTARY 1u
-#define NOPE 2u
-/* A vision tower with a learned position table (Qwen3-VL's, the ViT
- * family's) only. */
-#define TABLE 4u
-/* A vision tower that turns by a 2-D RoPE only (not the ViT family). */
-#define TURNS 8u
-
-#define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS 0x3fu
-#define VISION (1u << PECERT_PE_ROPE2D)
-
-static const plan_entry plan[] = {
-    {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, "", 0, ROTARY | NOPE},
-    {&pecert_check_certify_rope_reference, FILES_CHECKPOINT, ROPES, NULL, 1, ROTARY},
-    {&pecert_check_rope_freq_golden, FILES_SUBSTITUTED, ROPES, "rope.freq", 0, ROTARY},
-    {&pecert_check_rope_cos_sin_golden, FILES_SUBSTITUTED, ROPES, "rope.cos_sin", 0, ROTARY},
-    {&pecert_check_rope_apply_golden, FILES_SUBSTITUTED, ROPES, "rope.apply", 0, ROTARY},
-    {&pecert_check_mrope_apply_golden, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 1, ROTARY},
-    {&pecert_check_rope_norm_preservation, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_shift_invariance, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_identity_at_zero, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_inverse, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_partial_passthrough, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_pairing_convention, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_nope_layer, FILES_CHECKPOINT, ROPES, NULL, 1, NOPE},
-    {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0, ROTARY},
-    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
-    {&pecert_check_certify_alibi_attention, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
-    {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0, ROTARY},
-    {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
-    {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
-    {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL, 1, ROTARY},
-    {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
-    {&pecert_check_t5_bucket_monotone, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
-    {&pecert_check_t5_bucket_saturation, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
-    {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL, 1, ROTARY},
-    {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0, ROTARY},
-    /* The table's bounds: a plugin that reads past them is not certified. */
-    {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
-    /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
-     * tower's parameters and grids, and against the tower's own outputs
-     * when the profile vectors recorded them. */
-    {&pecert_check_certify_rope2d_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TURNS},
-    {&pecert_check_rope2d_index_golden, FILES_RECORDED, VISION, "rope2d.index", 0, ROTARY | TURNS},
-    {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
-    {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
-    {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
-    {&pecert_check_certify_posinterp_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TABLE},
-    {&pecert_check_posinterp_golden, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
-    {&pecert_check_posinterp_native_identity, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
-    {&pecert_check_posinterp_constant, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
-    {&pecert_check_posinterp_mirror_symmetry, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
-};
-#define PLAN_LEN (sizeof(plan) / sizeof(plan[0]))
 
 typedef struct certify_state {
     const pecert_certify_model *model;
@@ -160,36 +73,21 @@ static const char *shown_id(char *buf, size_t len, const certify_state *s, const
     return buf;
 }
 
-static int planned(const certify_state *s, const plan_entry *e)
+static int planned(const certify_state *s, const pecert_plan_entry *e)
 {
     char id[PECERT_CHECK_ID_MAX];
-    int nope = s->model->kind != PECERT_PE_ROPE2D && s->model->rope.layer_kind == PECERT_LAYER_NOPE;
-    unsigned layer = nope ? NOPE : ROTARY;
-    if (((e->layers & TABLE) && s->model->vision.table_side == 0) ||
-        ((e->layers & TURNS) && !s->model->vision.rotary)) {
-        return 0;
-    }
-    if (!(e->kinds & (1u << s->model->kind)) || !(e->layers & layer) ||
+    if (!pecert_plan_applies(e, s->model) ||
         !pecert_filter_selects(s->filter, shown_id(id, sizeof(id), s, e->check->id))) {
         return 0;
     }
     return e->op == NULL || (s->have_vectors && file_has_op(&s->recorded, e->op));
 }
 
-size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kind, int with_vectors)
+static const pecert_vfile *files_of(const certify_state *s, pecert_plan_files which)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < PLAN_LEN && n < max; i++) {
-        if ((plan[i].kinds & (1u << kind)) && (plan[i].layers & ROTARY) && (plan[i].op == NULL || with_vectors)) {
-            ids[n++] = plan[i].check->id;
-        }
-    }
-    return n;
-}
-
-static const pecert_vfile *files_of(const certify_state *s, plan_files which)
-{
-    return which == FILES_CHECKPOINT ? &s->checkpoint : which == FILES_RECORDED ? &s->recorded : &s->substituted;
+    return which == PECERT_PLAN_CHECKPOINT ? &s->checkpoint
+           : which == PECERT_PLAN_RECORDED ? &s->recorded
+                                            : &s->substituted;
 }
 
 /* ---- the three file sets ----------------------------------------------- */
@@ -330,7 +228,7 @@ static void free_state(certify_state *s)
 
 /* ---- one check ------------------------------------------------------------ */
 
-static void run_entry(pecert_check_result *r, const certify_state *s, const plan_entry *e, double timeout_s)
+static void run_entry(pecert_check_result *r, const certify_state *s, const pecert_plan_entry *e, double timeout_s)
 {
     pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, files_of(s, e->files), 1, s->keep_cases, timeout_s,
                               s->model};
@@ -420,8 +318,8 @@ static void require_every_case(pecert_check_result *r, const pecert_certify_mode
 static size_t planned_count(const certify_state *s)
 {
     size_t total = 0;
-    for (size_t i = 0; i < PLAN_LEN; i++) {
-        total += (size_t)planned(s, &plan[i]);
+    for (size_t i = 0; i < pecert_certify_plan_len; i++) {
+        total += (size_t)planned(s, &pecert_certify_plan[i]);
     }
     return total;
 }
@@ -452,21 +350,21 @@ static int run_plan(pecert_run_results *out, const certify_state *s, const pecer
     size_t total = planned_count(s);
     int status = PECERT_EXIT_PASS;
     fill_info(&out->info, s, opt, (int)total);
-    for (size_t i = 0; i < PLAN_LEN; i++) {
-        if (!planned(s, &plan[i])) {
+    for (size_t i = 0; i < pecert_certify_plan_len; i++) {
+        if (!planned(s, &pecert_certify_plan[i])) {
             continue;
         }
         pecert_check_result r;
-        run_entry(&r, s, &plan[i], opt->timeout_s);
+        run_entry(&r, s, &pecert_certify_plan[i], opt->timeout_s);
         r.index = (int32_t)out->n_checks;
         if (s->have_vectors) {
             pecert_cite_vectors(&r, &s->recorded, 1, "");
         }
-        if (plan[i].essential) {
+        if (pecert_certify_plan[i].essential) {
             require_every_case(&r, s->model);
         }
         status = r.verdict >= PECERT_VERDICT_FAIL ? PECERT_EXIT_FAIL : status;
-        if (plan[i].essential && r.verdict == PECERT_VERDICT_UNSUPPORTED) {
+        if (pecert_certify_plan[i].essential && r.verdict == PECERT_VERDICT_UNSUPPORTED) {
             status = PECERT_EXIT_FAIL;
         }
         if (pecert_run_results_append(out, &r) != 0) {
@@ -485,10 +383,10 @@ static int filter_selects_none(const certify_state *s, const pecert_certify_opti
     all.filter = NULL;
     int used = snprintf(err, err_len, "certify: --filter '%s' selects none of the checks planned for %s:",
                         opt->filter != NULL ? opt->filter : "", s->model->name);
-    for (size_t i = 0; i < PLAN_LEN && used >= 0 && (size_t)used < err_len; i++) {
+    for (size_t i = 0; i < pecert_certify_plan_len && used >= 0 && (size_t)used < err_len; i++) {
         char id[PECERT_CHECK_ID_MAX];
-        if (planned(&all, &plan[i])) {
-            used += snprintf(err + used, err_len - (size_t)used, " %s", shown_id(id, sizeof(id), &all, plan[i].check->id));
+        if (planned(&all, &pecert_certify_plan[i])) {
+            used += snprintf(err + used, err_len - (size_t)used, " %s", shown_id(id, sizeof(id), &all, pecert_certify_plan[i].check->id));
         }
     }
     return PECERT_EXIT_USAGE;

@@ -42,8 +42,4 @@ typedef struct pecert_certify_options {
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len);
 
-/* pecert_certify_check_ids: the ids of the checks run for kind (and
- * whether profile vectors exist), into ids (up to max); returns the count. */
-size_t pecert_certify_check_ids(const char **ids, size_t max, pecert_pe_kind kind, int with_vectors);
-
 #endif /* PECERT_RUN_CERTIFY_RUN_H */

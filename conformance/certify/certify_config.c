@@ -2016,18 +2016,8 @@ void pecert_certify_point_factors(pecert_certify_model *m)
 
 int64_t pecert_certify_l0(const pecert_certify_model *m)
 {
-    const pecert_rope_config *r = &m->rope;
-    if (m->kind > PECERT_PE_MROPE) {
-        return m->max_position_embeddings;
-    }
-    if (r->rope_type == PECERT_ROPE_LONGROPE && (r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
-        return r->original_max_position_embeddings;
-    }
-    if ((r->rope_type == PECERT_ROPE_LLAMA3 || r->rope_type == PECERT_ROPE_YARN) &&
-        (r->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS)) {
-        return r->original_max_position_embeddings;
-    }
-    return m->max_position_embeddings;
+    int64_t original = m->kind <= PECERT_PE_MROPE ? pecert_rope_original_length(&m->rope) : 0;
+    return original > 0 ? original : m->max_position_embeddings;
 }
 
 /* ---- profiles ----------------------------------------------------------- */

@@ -216,9 +216,8 @@ const char *pecert_certify_vision_tower(size_t i, const char **config_class, con
 void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m);
 
 /* pecert_certify_l0: the pretraining length L0 the checkpoint's rope
- * switches on (rope_scaling's original_max_position_embeddings for yarn
- * and llama3, the top-level one for longrope, else max_position_embeddings),
- * as the official code reads it; max_position_embeddings for the others. */
+ * switches on (pecert_rope_original_length's rule, vectors.h), else the
+ * checkpoint's max_position_embeddings; that alone for the other kinds. */
 int64_t pecert_certify_l0(const pecert_certify_model *m);
 
 /*

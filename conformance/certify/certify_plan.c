@@ -1,0 +1,81 @@
+/* certify_plan.c - the checks certify runs, per encoding and layer. */
+#include "certify_plan.h"
+
+#include "certify_checks.h"
+#include "decode.h"
+#include "family.h"
+#include "rope_checks.h"
+
+/* The table's short names. */
+#define FILES_CHECKPOINT PECERT_PLAN_CHECKPOINT
+#define FILES_RECORDED PECERT_PLAN_RECORDED
+#define FILES_SUBSTITUTED PECERT_PLAN_SUBSTITUTED
+#define ROTARY PECERT_PLAN_ROTARY
+#define NOPE PECERT_PLAN_NOPE
+#define TABLE PECERT_PLAN_TABLE
+#define TURNS PECERT_PLAN_TURNS
+#define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
+#define ALL_KINDS 0x3fu
+#define VISION (1u << PECERT_PE_ROPE2D)
+
+const pecert_plan_entry pecert_certify_plan[] = {
+    {&pecert_check_certify_mapping, FILES_RECORDED, ALL_KINDS, "", 0, ROTARY | NOPE},
+    {&pecert_check_certify_rope_reference, FILES_CHECKPOINT, ROPES, NULL, 1, ROTARY},
+    {&pecert_check_rope_freq_golden, FILES_SUBSTITUTED, ROPES, "rope.freq", 0, ROTARY},
+    {&pecert_check_rope_cos_sin_golden, FILES_SUBSTITUTED, ROPES, "rope.cos_sin", 0, ROTARY},
+    {&pecert_check_rope_apply_golden, FILES_SUBSTITUTED, ROPES, "rope.apply", 0, ROTARY},
+    {&pecert_check_mrope_apply_golden, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 1, ROTARY},
+    {&pecert_check_rope_norm_preservation, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_shift_invariance, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_identity_at_zero, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_inverse, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_partial_passthrough, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_inplace_and_strides, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_boundary_lengths, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_long_position_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_pairing_convention, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_nope_layer, FILES_CHECKPOINT, ROPES, NULL, 1, NOPE},
+    {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0, ROTARY},
+    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
+    {&pecert_check_certify_alibi_attention, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
+    {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0, ROTARY},
+    {&pecert_check_alibi_bias_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
+    {&pecert_check_alibi_shift_invariance, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.bias", 0, ROTARY},
+    {&pecert_check_certify_t5_reference, FILES_CHECKPOINT, 1u << PECERT_PE_T5, NULL, 1, ROTARY},
+    {&pecert_check_t5_bucket_golden, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_t5_bucket_monotone, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_t5_bucket_saturation, FILES_RECORDED, 1u << PECERT_PE_T5, "t5.bucket", 0, ROTARY},
+    {&pecert_check_certify_learned_reference, FILES_CHECKPOINT, 1u << PECERT_PE_LEARNED, NULL, 1, ROTARY},
+    {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0, ROTARY},
+    /* The table's bounds: a plugin that reads past them is not certified. */
+    {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
+    /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
+     * tower's parameters and grids, and against the tower's own outputs
+     * when the profile vectors recorded them. */
+    {&pecert_check_certify_rope2d_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TURNS},
+    {&pecert_check_rope2d_index_golden, FILES_RECORDED, VISION, "rope2d.index", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_apply_golden, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_norm_preservation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
+    {&pecert_check_rope2d_axis_separation, FILES_RECORDED, VISION, "rope2d.apply", 0, ROTARY | TURNS},
+    {&pecert_check_certify_posinterp_reference, FILES_CHECKPOINT, VISION, NULL, 1, ROTARY | TABLE},
+    {&pecert_check_posinterp_golden, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_native_identity, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_constant, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+    {&pecert_check_posinterp_mirror_symmetry, FILES_RECORDED, VISION, "posinterp.resize", 0, ROTARY | TABLE},
+};
+const size_t pecert_certify_plan_len = sizeof(pecert_certify_plan) / sizeof(pecert_certify_plan[0]);
+
+int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *m)
+{
+    int nope = m->kind != PECERT_PE_ROPE2D && m->rope.layer_kind == PECERT_LAYER_NOPE;
+    unsigned layer = nope ? PECERT_PLAN_NOPE : PECERT_PLAN_ROTARY;
+    if (((e->layers & PECERT_PLAN_TABLE) && m->vision.table_side == 0) ||
+        ((e->layers & PECERT_PLAN_TURNS) && !m->vision.rotary)) {
+        return 0;
+    }
+    return (e->kinds & (1u << m->kind)) && (e->layers & layer);
+}
