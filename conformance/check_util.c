@@ -65,6 +65,12 @@ static void note_worst(pecert_check_result *r, double ratio, const char *where)
 void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
                         const char *where, const char *elem_desc)
 {
+    pecert_case_finish_at(r, w, where, elem_desc, -1);
+}
+
+void pecert_case_finish_at(pecert_check_result *r, const pecert_case_worst *w, const char *where,
+                           const char *elem_desc, int64_t position)
+{
     r->n_cases++;
     if (w->index < 0) {
         (void)pecert_check_result_add_case(r, PECERT_CASE_WITHIN, NAN, where); /* nothing to compare */
@@ -89,6 +95,7 @@ void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
              at, want, got, w->err, w->bound, (long long)w->n_bad, (long long)w->n_checked);
     pecert_failure f = pecert_failure_blank(PECERT_FAILURE_VALUE);
     snprintf(f.element, sizeof(f.element), "%s", elem_desc);
+    f.position = position;
     f.want = w->want;
     f.got = w->got;
     f.error = w->err;

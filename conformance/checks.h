@@ -108,6 +108,10 @@ void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
  */
 void pecert_case_finish(pecert_check_result *r, const pecert_case_worst *w,
                         const char *where, const char *elem_desc);
+/* pecert_case_finish_at: pecert_case_finish for a case whose worst element
+ * has a position id (a rotation's), recorded as data beside its words. */
+void pecert_case_finish_at(pecert_check_result *r, const pecert_case_worst *w, const char *where,
+                           const char *elem_desc, int64_t position);
 
 /* pecert_case_status records a case whose plugin call did not return OK:
  * unsupported is counted as such, anything else is a failure citing the

@@ -362,7 +362,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
     snprintf(elem, sizeof(elem), "[seq=%lld,token=%lld,head=%lld,d=%lld] pos=%lld", (long long)worst_at[0],
              (long long)worst_at[1], (long long)worst_at[2], (long long)w.index,
              (long long)b->pos[worst_at[0]][worst_at[1]]);
-    pecert_case_finish(r, &w, where, elem);
+    pecert_case_finish_at(r, &w, where, elem, b->pos[worst_at[0]][worst_at[1]]);
     free(inv);
     free(slopes);
 }

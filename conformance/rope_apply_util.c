@@ -109,8 +109,9 @@ void pecert_rope_compare(const pecert_check_env *env, pecert_check_result *r,
         }
     }
     char elem[128];
-    pecert_rope_describe_elem(elem, sizeof(elem), call, w.index < 0 ? 0 : w.index);
-    pecert_case_finish(r, &w, where, elem);
+    int64_t worst = w.index < 0 ? 0 : w.index;
+    pecert_rope_describe_elem(elem, sizeof(elem), call, worst);
+    pecert_case_finish_at(r, &w, where, elem, call->positions[worst / (call->heads * call->head_dim)]);
     free(inv_freq);
 }
 

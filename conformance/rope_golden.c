@@ -141,7 +141,7 @@ static void cos_sin_case(const pecert_check_env *env, pecert_check_result *r,
         int64_t k = w.index % (int64_t)count;
         snprintf(elem, sizeof(elem), "%s[p=%lld,i=%lld] pos=%lld", w.index >= (int64_t)count ? "sin" : "cos",
                  (long long)(k / half), (long long)(k % half), (long long)pos[k / half]);
-        pecert_case_finish(r, &w, where, elem);
+        pecert_case_finish_at(r, &w, where, elem, pos[k / half]);
     }
 out_free:
     free(buf);

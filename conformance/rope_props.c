@@ -113,7 +113,7 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r,
     int64_t t = w.index < 0 ? 0 : w.index / (call->heads * call->head_dim);
     snprintf(elem, sizeof(elem), "pair norm at channel %lld pos=%lld",
              (long long)(w.index < 0 ? 0 : w.index % call->head_dim), (long long)call->positions[t]);
-    pecert_case_finish(r, &w, where, elem);
+    pecert_case_finish_at(r, &w, where, elem, call->positions[t]);
     free(y);
 }
 

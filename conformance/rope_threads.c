@@ -440,7 +440,7 @@ static void half_compare(pecert_check_result *r, const half_case *hc, const char
     snprintf(elem, sizeof(elem), "%s [t=%lld,h=%lld,d=%lld] pos=%lld", hc->type->name,
              (long long)(idx / (c->heads * hd)), (long long)((idx / hd) % c->heads),
              (long long)(idx % hd), (long long)c->positions[idx / (c->heads * hd)]);
-    pecert_case_finish(r, &w, where, elem);
+    pecert_case_finish_at(r, &w, where, elem, c->positions[idx / (c->heads * hd)]);
 }
 
 /* Runs the plugin on half data; out of place or in place. */

@@ -96,6 +96,7 @@ pecert_failure pecert_failure_blank(pecert_failure_kind kind)
     memset(&f, 0, sizeof(f));
     f.kind = kind;
     f.tc_id = -1;
+    f.position = -1;
     f.want = f.got = f.error = f.bound = NAN;
     return f;
 }

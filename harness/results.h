@@ -73,6 +73,8 @@ typedef struct pecert_failure {
     char file[256];                       /* golden vector file, or ""    */
     int64_t tc_id;                        /* its tcId, or -1              */
     char element[160];                    /* worst element "[t=..] pos=.." */
+    int64_t position;                     /* its position id (the angle's
+                                           * multiplier), or -1          */
     double want;
     double got;
     double error;                         /* |got - want|                 */

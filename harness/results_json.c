@@ -135,9 +135,8 @@ static cJSON *vrefs_to_json(const pecert_check_result *r)
     return arr;
 }
 
-/* The precision grade: present only for a graded check. */
-/* One record per failing case (and per note), as data: FORMAT in
- * harness/results_json.h. The numbers are written for value failures only. */
+/* One record per failing case (and per note), as data (README.md, "JSON").
+ * The numbers are written for value failures only. */
 static cJSON *failure_to_json(const pecert_failure *f)
 {
     cJSON *o = cJSON_CreateObject();
@@ -152,6 +151,9 @@ static cJSON *failure_to_json(const pecert_failure *f)
     }
     if (f->kind == PECERT_FAILURE_VALUE) {
         cJSON_AddStringToObject(o, "element", f->element);
+        if (f->position >= 0) {
+            cJSON_AddNumberToObject(o, "position", (double)f->position);
+        }
         cJSON_AddItemToObject(o, "want", number_or_string(f->want));
         cJSON_AddItemToObject(o, "got", number_or_string(f->got));
         cJSON_AddItemToObject(o, "error", number_or_string(f->error));
@@ -207,6 +209,7 @@ static int failure_from_json(pecert_check_result *r, const cJSON *o)
     read_string(f.line, sizeof(f.line), o, "line");
     if (f.kind == PECERT_FAILURE_VALUE) {
         read_string(f.element, sizeof(f.element), o, "element");
+        f.position = read_int(o, "position", -1);
         f.want = item_number(cJSON_GetObjectItemCaseSensitive(o, "want"));
         f.got = item_number(cJSON_GetObjectItemCaseSensitive(o, "got"));
         f.error = item_number(cJSON_GetObjectItemCaseSensitive(o, "error"));

@@ -167,6 +167,7 @@ START_TEST(result_json_round_trip_keeps_infinity)
     snprintf(v.where, sizeof(v.where), "other.json:tcId=99 (a name only)");
     pecert_check_result_enter_vector(&r, "dir/a.json", 12);
     snprintf(v.element, sizeof(v.element), "[t=1,h=0,d=3] pos=7");
+    v.position = 7;
     v.want = 1.0;
     v.got = NAN;
     v.error = INFINITY;
@@ -200,6 +201,7 @@ START_TEST(result_json_round_trip_keeps_infinity)
     ck_assert_str_eq(b->file, "dir/a.json");
     ck_assert_int_eq(b->tc_id, 12);
     ck_assert_str_eq(b->element, "[t=1,h=0,d=3] pos=7");
+    ck_assert_int_eq(b->position, 7);
     ck_assert(isnan(b->got) && isinf(b->error));
     ck_assert_double_eq(b->bound, 1e-7);
     ck_assert_int_eq(b->n_bad, 2);

@@ -101,6 +101,12 @@ START_TEST(nan_output_fails_golden_apply)
         char name[300];
         snprintf(name, sizeof(name), "%s:tcId=%lld", x->file, (long long)x->tc_id);
         ck_assert_msg(strncmp(x->where, name, strlen(name)) == 0, "%s vs %s", x->where, name);
+        /* the element's words and its position as data agree */
+        if (x->kind == PECERT_FAILURE_VALUE) {
+            char pos[32];
+            snprintf(pos, sizeof(pos), "pos=%lld", (long long)x->position);
+            ck_assert_msg(x->position >= 0 && strstr(x->element, pos) != NULL, "%s", x->element);
+        }
     }
     ck_assert_str_ne(r->worst_vector.file, "");
     ck_assert_int_ge(r->n_vrefs, 1);
