@@ -185,9 +185,10 @@ check: deps
 	@echo "*** pecert check OK ***"
 
 # The floors of the tree (ARCHITECTURE.md, tools/check_layers.py): no
-# #include points from a lower folder to a higher one.
-layers:
-	$(Q)/usr/bin/python3 tools/check_layers.py
+# #include, and no call between the built objects, from a lower folder to a
+# higher one.
+layers: all
+	$(Q)/usr/bin/python3 tools/check_layers.py --objects $(BUILD)
 
 # The public header must stay valid C++ (and the same layout from C++).
 abi-cxx:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The floors of pecert's source tree, and every #include that points up.
 
-    tools/check_layers.py
+    tools/check_layers.py [--objects BUILD]
 
 pecert is layered: the plugin ABI at the bottom, the host library above it
 (results, vectors, isolation, plugin loading), the checks above that, then
@@ -16,12 +16,17 @@ the runner, the outputs and the command line. Each folder is a floor:
 
 A file may include headers of its own floor or below; an include that
 resolves to a header of a higher floor points up and fails `make check`.
+Given a build directory (--objects BUILD), the calls are checked too: every
+symbol an object leaves undefined (nm) and another floor's object defines
+must be defined on its own floor or below, so a prototype written by hand
+cannot hide an upward call that no #include shows.
 The plugins (impls/) and the tests are outside the floors: plugins see only
 include/, tests see everything.
 """
 
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -71,12 +76,54 @@ def upward_includes():
     return sorted(set(found))
 
 
+def object_symbols(build):
+    """{source: (defined, undefined)} from `nm -g` of each C source's object under BUILD/obj."""
+    table = {}
+    for path in sources():
+        obj = os.path.join(build, "obj", path[:-2] + ".o")
+        if not path.endswith(".c") or not os.path.isfile(obj):
+            continue
+        out = subprocess.run(["nm", "-g", obj], capture_output=True, text=True, check=True).stdout
+        defined, undefined = set(), set()
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "TDBRCV":
+                defined.add(parts[2])
+            elif len(parts) == 2 and parts[0] == "U":
+                undefined.add(parts[1])
+        table[path] = (defined, undefined)
+    return table
+
+
+def upward_calls(build):
+    """Edges "caller -> symbol in callee" from a lower floor's object to a higher one's, and the objects read."""
+    table = object_symbols(build)
+    owner = {sym: path for path, (defined, _) in table.items() for sym in defined}
+    found = []
+    for path, (_, undefined) in table.items():
+        for sym in undefined:
+            callee = owner.get(sym)
+            if callee is not None and floor_of(callee) > floor_of(path):
+                found.append(f"{path} -> {sym} in {callee}")
+    return sorted(found), len(table)
+
+
 def main():
     found = upward_includes()
     for edge in found:
         print(f"layers: FAIL {edge}: includes a header of a higher floor (ARCHITECTURE.md)")
     n_files = sum(1 for _ in sources())
-    print(f"layers: {'OK' if not found else 'FAILED'}; {n_files} files, {len(found)} upward includes")
+    summary = f"{n_files} files, {len(found)} upward includes"
+    if len(sys.argv) == 3 and sys.argv[1] == "--objects":
+        calls, n_objects = upward_calls(sys.argv[2])
+        for edge in calls:
+            print(f"layers: FAIL {edge}: calls a function of a higher floor (ARCHITECTURE.md)")
+        if n_objects == 0:
+            print(f"layers: FAIL no objects under {sys.argv[2]}/obj: build first")
+            return 1
+        summary += f"; {n_objects} objects, {len(calls)} upward calls"
+        found = found + calls
+    print(f"layers: {'OK' if not found else 'FAILED'}; {summary}")
     return 1 if found else 0
 
 
