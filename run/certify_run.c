@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "certify_checks.h"
 #include "certify_plan.h"
 #include "diagnose.h"
 #include "plugin_load.h"
@@ -49,6 +48,7 @@ typedef struct certify_state {
     int have_vectors;
     const char *filter;         /* --filter, NULL = the whole plan       */
     int keep_cases;             /* --verbose: every case                 */
+    const pecert_certify_options *opt;
 } certify_state;
 
 /* 1 if the file holds a test of op ("" = any test). */
@@ -226,15 +226,6 @@ static void free_state(certify_state *s)
     pecert_plugin_close(&s->plugin);
 }
 
-/* ---- one check ------------------------------------------------------------ */
-
-static void run_entry(pecert_check_result *r, const certify_state *s, const pecert_plan_entry *e, double timeout_s)
-{
-    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, files_of(s, e->files), 1, s->keep_cases, timeout_s,
-                              s->model};
-    pecert_exec_check(r, e->check, &x);
-}
-
 /* ---- the run ------------------------------------------------------------ */
 
 static void fill_info(pecert_run_info *info, const certify_state *s, const pecert_certify_options *opt,
@@ -257,64 +248,6 @@ static void fill_info(pecert_run_info *info, const certify_state *s, const pecer
     info->n_selected = n_selected;
 }
 
-/* What the checkpoint's encoding is, for a reason a porter reads:
- * "rope_type yarn (rotary_dim 128 of 128, split_half pairing)". */
-static void encoding_label(char *out, size_t len, const pecert_certify_model *m, const char *check_id)
-{
-    if (m->kind == PECERT_PE_ROPE2D && strcmp(check_id, pecert_check_certify_posinterp_reference.id) == 0) {
-        char how[128];
-        pecert_certify_table_words(how, sizeof(how), &m->vision);
-        snprintf(out, len, "the learned position table of %s (%d x %d, resized %s)", m->vision.tower,
-                 m->vision.table_side, m->vision.table_side, how);
-    } else if (m->kind == PECERT_PE_ROPE2D) {
-        const pecert_certify_vision *v = &m->vision;
-        snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,
-                 v->frequencies == PECERT_ROPE2D_BLOCKS ? "in blocks" : "alternating",
-                 v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
-                                                                                                : "split_half",
-                 v->theta, v->head_dim);
-    } else if (m->kind <= PECERT_PE_MROPE) {
-        snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
-                 pecert_rope_type_name(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
-                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
-    } else {
-        snprintf(out, len, "%s", pecert_pe_kind_name(m->kind));
-    }
-}
-
-/*
- * An essential check is the checkpoint's own configuration at the lengths
- * it uses: a plugin that declined part of it (a scaled config, the far
- * positions) has not shown it can run the checkpoint. Its diagnosis then
- * says so with the plugin's own words (its last_error), and the symptom
- * PECERT_SYMPTOM_ESSENTIAL_DECLINED lets the run's diagnosis name it as the reason.
- */
-static void require_every_case(pecert_check_result *r, const pecert_certify_model *m)
-{
-    int declined_all = r->verdict == PECERT_VERDICT_UNSUPPORTED;
-    if (!declined_all && (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0)) {
-        return;
-    }
-    char encoding[160];
-    encoding_label(encoding, sizeof(encoding), m, r->check_id);
-    const char *why = r->n_unsupported > r->n_beyond_scope && r->declined[0] != '\0' ? r->declined
-                      : r->n_beyond_scope > 0                                      ? r->beyond_scope
-                                                                                   : r->diagnosis;
-    char line[PECERT_RESULT_LINE_MAX];
-    if (declined_all) {
-        snprintf(line, sizeof(line), "the plugin declines the checkpoint's encoding, %s: %s", encoding, why);
-    } else {
-        snprintf(line, sizeof(line), "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
-                 (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
-    }
-    snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
-    /* Declined in part: a failure. Declined in whole: still "not
-     * supported" (--all-profiles reads a plugin without the encoding as
-     * not applicable), and the checkpoint is not certified either way. */
-    r->verdict = declined_all ? PECERT_VERDICT_UNSUPPORTED : PECERT_VERDICT_FAIL;
-    pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ESSENTIAL_DECLINED);
-}
-
 static size_t planned_count(const certify_state *s)
 {
     size_t total = 0;
@@ -325,9 +258,10 @@ static size_t planned_count(const certify_state *s)
 }
 
 /* The progress callback sees the check under the id it is reported by. */
-static void report_progress(const certify_state *s, const pecert_certify_options *opt,
-                            const pecert_check_result *r, size_t done, size_t total)
+static void report_progress(const pecert_check_result *r, size_t done, size_t total, void *user)
 {
+    const certify_state *s = user;
+    const pecert_certify_options *opt = s->opt;
     if (opt->on_check == NULL) {
         return;
     }
@@ -345,34 +279,33 @@ static void report_progress(const certify_state *s, const pecert_certify_options
     opt->on_check(&shown, s->done_before + done, s->total_all, opt->user);
 }
 
-static int run_plan(pecert_run_results *out, const certify_state *s, const pecert_certify_options *opt)
+static int judge_essential(pecert_check_result *r, const pecert_plan_item *item, void *user)
+{
+    const certify_state *s = user;
+    return item->essential && pecert_plan_judge_essential(r, s->model);
+}
+
+/* The plan's entries that apply, with their vector sets, run. */
+static int run_plan(pecert_run_results *out, certify_state *s, const pecert_certify_options *opt)
 {
     size_t total = planned_count(s);
-    int status = PECERT_EXIT_PASS;
     fill_info(&out->info, s, opt, (int)total);
-    for (size_t i = 0; i < pecert_certify_plan_len; i++) {
-        if (!planned(s, &pecert_certify_plan[i])) {
-            continue;
-        }
-        pecert_check_result r;
-        run_entry(&r, s, &pecert_certify_plan[i], opt->timeout_s);
-        r.index = (int32_t)out->n_checks;
-        if (s->have_vectors) {
-            pecert_cite_vectors(&r, &s->recorded, 1, "");
-        }
-        if (pecert_certify_plan[i].essential) {
-            require_every_case(&r, s->model);
-        }
-        status = r.verdict >= PECERT_VERDICT_FAIL ? PECERT_EXIT_FAIL : status;
-        if (pecert_certify_plan[i].essential && r.verdict == PECERT_VERDICT_UNSUPPORTED) {
-            status = PECERT_EXIT_FAIL;
-        }
-        if (pecert_run_results_append(out, &r) != 0) {
-            pecert_check_result_release(&r);
-            return PECERT_EXIT_FAIL;
-        }
-        report_progress(s, opt, &out->checks[out->n_checks - 1], out->n_checks, total);
+    pecert_plan_item *items = calloc(total + 1, sizeof(*items));
+    if (items == NULL) {
+        return PECERT_EXIT_FAIL;
     }
+    size_t n = 0;
+    for (size_t i = 0; i < pecert_certify_plan_len; i++) {
+        const pecert_plan_entry *e = &pecert_certify_plan[i];
+        if (planned(s, e)) {
+            items[n] = (pecert_plan_item){e->check, files_of(s, e->files), 1, (int32_t)n, e->essential};
+            n++;
+        }
+    }
+    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, NULL, 0, s->keep_cases, opt->timeout_s, s->model};
+    pecert_plan_hooks hooks = {&s->recorded, s->have_vectors ? 1 : 0, "", judge_essential, NULL, report_progress, s};
+    int status = pecert_run_plan(out, items, n, &x, &hooks);
+    free(items);
     return status;
 }
 
@@ -406,6 +339,7 @@ static int certify_encoding(pecert_run_results *out, const pecert_certify_model 
     s.layer = layer;
     s.filter = opt->filter;
     s.keep_cases = opt->keep_cases;
+    s.opt = opt;
     s.done_before = planned_n[0];
     s.total_all = planned_n[1];
     int status = load_state(&s, opt, err, err_len);

@@ -334,38 +334,57 @@ static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char 
     return n;
 }
 
+int pecert_run_plan(pecert_run_results *out, const pecert_plan_item *items, size_t n, const pecert_exec_subjects *x,
+                    const pecert_plan_hooks *h)
+{
+    int status = PECERT_EXIT_PASS;
+    for (size_t i = 0; i < n; i++) {
+        const pecert_plan_item *item = &items[i];
+        if (h->on_start != NULL) {
+            h->on_start(item->check->id, i, n, h->user);
+        }
+        pecert_exec_subjects each = *x;
+        each.files = item->files;
+        each.n_files = item->n_files;
+        pecert_check_result r;
+        pecert_exec_check(&r, item->check, &each);
+        r.index = item->index;
+        pecert_cite_vectors(&r, h->cite_files, h->n_cite_files, h->cite_dir != NULL ? h->cite_dir : "");
+        int judged_failing = h->judge != NULL && h->judge(&r, item, h->user);
+        if (r.verdict >= PECERT_VERDICT_FAIL || judged_failing) {
+            status = PECERT_EXIT_FAIL;
+        }
+        if (pecert_run_results_append(out, &r) != 0) {
+            pecert_check_result_release(&r);
+            return PECERT_EXIT_FAIL;
+        }
+        if (h->on_check != NULL) {
+            h->on_check(&out->checks[out->n_checks - 1], out->n_checks, n, h->user);
+        }
+    }
+    return status;
+}
+
+/* The registry's plan: --filter, then this shard's share. */
 static int run_checks(pecert_run_results *out, const run_state *s, const pecert_run_options *opt,
                       const pecert_run_extras *ex)
 {
     const pecert_check **todo = calloc(pecert_num_checks + 1, sizeof(*todo));
     int32_t *index = calloc(pecert_num_checks + 1, sizeof(*index));
-    int status = todo != NULL && index != NULL ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    pecert_plan_item *items = calloc(pecert_num_checks + 1, sizeof(*items));
+    int status = todo != NULL && index != NULL && items != NULL ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
     size_t total = status == PECERT_EXIT_PASS
                        ? shard_checks(todo, index, opt->filter, out->info.shard_index, out->info.shard_count)
                        : 0;
     for (size_t i = 0; i < total; i++) {
-        const pecert_check *check = todo[i];
-        pecert_check_result r;
-        if (ex->on_start != NULL) {
-            ex->on_start(check->id, i, total, opt->user);
-        }
-        pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, s->files, s->n_files, s->keep_cases,
-                                  opt->timeout_s, NULL};
-        pecert_exec_check(&r, check, &x);
-        r.index = index[i];
-        pecert_cite_vectors(&r, s->files, s->n_files, opt->vectors_dir);
-        if (r.verdict >= PECERT_VERDICT_FAIL) {
-            status = PECERT_EXIT_FAIL;
-        }
-        if (pecert_run_results_append(out, &r) != 0) {
-            pecert_check_result_release(&r);
-            status = PECERT_EXIT_FAIL;
-            break;
-        }
-        if (opt->on_check != NULL) {
-            opt->on_check(&out->checks[out->n_checks - 1], out->n_checks, total, opt->user);
-        }
+        items[i] = (pecert_plan_item){todo[i], s->files, s->n_files, index[i], 0};
     }
+    pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, NULL, 0, s->keep_cases, opt->timeout_s, NULL};
+    pecert_plan_hooks hooks = {s->files, s->n_files, opt->vectors_dir, NULL, ex->on_start, opt->on_check, opt->user};
+    if (status == PECERT_EXIT_PASS) {
+        status = pecert_run_plan(out, items, total, &x, &hooks);
+    }
+    free(items);
     free(todo);
     free(index);
     return status;

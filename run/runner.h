@@ -6,6 +6,7 @@
 #define PECERT_RUN_RUNNER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "filter.h" /* pecert_filter_selects: --filter, for the callers of a run */
 #include "results.h"
@@ -82,6 +83,41 @@ typedef struct pecert_exec_subjects {
  * taken as a result (a crash, hang, or missing or forged result a CRASH
  * or TIMEOUT naming why). */
 void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check, const pecert_exec_subjects *x);
+
+/* A plan: the checks a runner runs, in order, each with its files. */
+typedef struct pecert_plan_item {
+    const struct pecert_check *check;
+    const struct pecert_vfile *files;
+    size_t n_files;
+    int32_t index;            /* its result's index (the merge order)      */
+    /* 1: the plan's reason to exist (certify: the checkpoint's encoding);
+     * the judge holds a decline of it against the plugin. */
+    int essential;
+} pecert_plan_item;
+
+/* What a plan's run does around each check; every field may be NULL/0. */
+typedef struct pecert_plan_hooks {
+    /* The vectors a failure may cite (run_info.h), paths shown relative to
+     * cite_dir: the loaded files, which a check's files may be copies of. */
+    const struct pecert_vfile *cite_files;
+    size_t n_cite_files;
+    const char *cite_dir;
+    /* After a check, before its result is kept: the plan's own verdict
+     * rules (certify's essential checks); nonzero fails the run whatever
+     * the verdict. */
+    int (*judge)(pecert_check_result *r, const pecert_plan_item *item, void *user);
+    void (*on_start)(const char *check_id, size_t done, size_t total, void *user);
+    void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
+    void *user;
+} pecert_plan_hooks;
+
+/* pecert_run_plan: the one loop of both runners. Each item executed
+ * (pecert_exec_check, with x's plugin, oracle, time limit, verbosity and
+ * model, and the item's files), its vectors cited, judged, appended to out
+ * and reported. PECERT_EXIT_PASS, or FAIL when a check failed, crashed or
+ * timed out, the judge said so, or memory ran out. */
+int pecert_run_plan(pecert_run_results *out, const pecert_plan_item *items, size_t n, const pecert_exec_subjects *x,
+                    const pecert_plan_hooks *hooks);
 
 /* pecert_capture_plugin: the run information both runners show about a
  * plugin: the host, the plugin's path, id, name and version, its

@@ -1,6 +1,9 @@
 /* certify_plan.c - the checks certify runs, per encoding and layer. */
 #include "certify_plan.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "certify_checks.h"
 #include "decode.h"
 #include "family.h"
@@ -78,4 +81,64 @@ int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *
         return 0;
     }
     return (e->kinds & (1u << m->kind)) && (e->layers & layer);
+}
+
+/* What the checkpoint's encoding is, for a reason a porter reads:
+ * "rope_type yarn (rotary_dim 128 of 128, split_half pairing)". */
+static void encoding_label(char *out, size_t len, const pecert_certify_model *m, const char *check_id)
+{
+    if (m->kind == PECERT_PE_ROPE2D && strcmp(check_id, pecert_check_certify_posinterp_reference.id) == 0) {
+        char how[128];
+        pecert_certify_table_words(how, sizeof(how), &m->vision);
+        snprintf(out, len, "the learned position table of %s (%d x %d, resized %s)", m->vision.tower,
+                 m->vision.table_side, m->vision.table_side, how);
+    } else if (m->kind == PECERT_PE_ROPE2D) {
+        const pecert_certify_vision *v = &m->vision;
+        snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,
+                 v->frequencies == PECERT_ROPE2D_BLOCKS ? "in blocks" : "alternating",
+                 v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
+                                                                                                : "split_half",
+                 v->theta, v->head_dim);
+    } else if (m->kind <= PECERT_PE_MROPE) {
+        snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
+                 pecert_rope_type_name(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
+                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
+    } else {
+        snprintf(out, len, "%s", pecert_pe_kind_name(m->kind));
+    }
+}
+
+/*
+ * An essential check is the checkpoint's own configuration at the lengths
+ * it uses: a plugin that declined part of it (a scaled config, the far
+ * positions) has not shown it can run the checkpoint. Its diagnosis then
+ * says so with the plugin's own words (its last_error), and the symptom
+ * PECERT_SYMPTOM_ESSENTIAL_DECLINED lets the run's diagnosis name it as the reason.
+ * (pecert_plan_judge_essential, certify_plan.h)
+ */
+int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_model *m)
+{
+    int declined_all = r->verdict == PECERT_VERDICT_UNSUPPORTED;
+    if (!declined_all && (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0)) {
+        return 0;
+    }
+    char encoding[160];
+    encoding_label(encoding, sizeof(encoding), m, r->check_id);
+    const char *why = r->n_unsupported > r->n_beyond_scope && r->declined[0] != '\0' ? r->declined
+                      : r->n_beyond_scope > 0                                      ? r->beyond_scope
+                                                                                   : r->diagnosis;
+    char line[PECERT_RESULT_LINE_MAX];
+    if (declined_all) {
+        snprintf(line, sizeof(line), "the plugin declines the checkpoint's encoding, %s: %s", encoding, why);
+    } else {
+        snprintf(line, sizeof(line), "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
+                 (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
+    }
+    snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
+    /* Declined in part: a failure. Declined in whole: still "not
+     * supported" (--all-profiles reads a plugin without the encoding as
+     * not applicable), and the checkpoint is not certified either way. */
+    r->verdict = declined_all ? PECERT_VERDICT_UNSUPPORTED : PECERT_VERDICT_FAIL;
+    pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ESSENTIAL_DECLINED);
+    return declined_all;
 }

@@ -51,4 +51,12 @@ extern const size_t pecert_certify_plan_len;
  * tower (before --filter and the vectors' ops are asked). */
 int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *m);
 
+/* pecert_plan_judge_essential: an essential check's result held to the
+ * checkpoint: a plugin that declined any of its cases has not shown it can
+ * run the checkpoint (a partial decline fails; a whole one stays "not
+ * supported"), its diagnosis says so in the plugin's words and the symptom
+ * PECERT_SYMPTOM_ESSENTIAL_DECLINED is attached. Returns 1 when the
+ * plugin declined it whole (the checkpoint is not certified), else 0. */
+int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_model *m);
+
 #endif /* PECERT_CONFORMANCE_CERTIFY_PLAN_H */
