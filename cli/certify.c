@@ -13,7 +13,7 @@
 
 #include "certify_all.h"
 #include "certify_config.h"
-#include "certify_run.h"
+#include "certify_passes.h"
 #include "commands.h"
 #include "plugin_load.h"
 #include "report.h"

@@ -12,7 +12,7 @@
 
 #include "certify_all.h"
 #include "certify_config.h"
-#include "certify_run.h"
+#include "certify_passes.h"
 #include "report.h"
 #include "runner.h"
 

@@ -86,7 +86,7 @@ typedef struct pecert_failure {
 #define PECERT_RESULT_MAX_SYMPTOMS 16
 
 /* The symptom of a certify check whose cases the checkpoint needs and the
- * plugin declined (certify_run.c): the reason the checkpoint is not
+ * plugin declined (certify_passes.c): the reason the checkpoint is not
  * certified, read by the diagnosis and by the report's verdict. */
 #define PECERT_SYMPTOM_ESSENTIAL_DECLINED "declined:essential"
 #define PECERT_SYMPTOM_LEN 48

@@ -26,7 +26,7 @@
 #include "certify_checks.h"
 #include "certify_config.h"
 #include "plugin_load.h"
-#include "certify_run.h"
+#include "certify_passes.h"
 #include "runner.h"
 #include "suites.h"
 

@@ -22,7 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "certify_config.h"
-#include "certify_run.h"
+#include "certify_passes.h"
 #include "runner.h"
 #include "suites.h"
 

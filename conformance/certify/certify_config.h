@@ -47,7 +47,7 @@ typedef enum pecert_pe_kind {
  * rope_theta and rope_scaling; Llama 4 and SmolLM3 rotate nothing on every
  * fourth layer (no_rope_layers); Cohere 2 and Exaone 4 rotate only their
  * sliding-window layers. Each distinct encoding is a layer type, certified
- * on its own (certify_run.h).
+ * on its own (certify_passes.h).
  */
 #define PECERT_CERTIFY_MAX_LAYER_TYPES 4
 #define PECERT_CERTIFY_MAX_LAYERS 1024

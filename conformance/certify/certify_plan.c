@@ -2,6 +2,7 @@
 #include "certify_plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "certify_checks.h"
@@ -100,7 +101,8 @@ static void encoding_label(char *out, size_t len, const pecert_certify_model *m,
                                                                                                 : "split_half",
                  v->theta, v->head_dim);
     } else if (m->kind <= PECERT_PE_MROPE) {
-        snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)", m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
+        snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)",
+                 m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
                  pecert_rope_type_name(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
                  m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
     } else {
@@ -131,7 +133,8 @@ int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_mod
     if (declined_all) {
         snprintf(line, sizeof(line), "the plugin declines the checkpoint's encoding, %s: %s", encoding, why);
     } else {
-        snprintf(line, sizeof(line), "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
+        snprintf(line, sizeof(line),
+                 "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
                  (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
     }
     snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
@@ -141,4 +144,43 @@ int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_mod
     r->verdict = declined_all ? PECERT_VERDICT_UNSUPPORTED : PECERT_VERDICT_FAIL;
     pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ESSENTIAL_DECLINED);
     return declined_all;
+}
+
+/* Layer type t of m as a model of its own (its rope in m->rope; LongRoPE
+ * factors point into the copy). */
+static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m, int t)
+{
+    *sub = *m;
+    sub->rope = m->layer_types[t].rope;
+    pecert_certify_point_factors(sub);
+    sub->n_layer_types = 0;
+}
+
+int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m)
+{
+    int n_text = m->n_layer_types > 0 ? m->n_layer_types : 1;
+    int n = n_text + (m->vision.tower[0] != '\0' ? 1 : 0);
+    *store = malloc((size_t)n * sizeof(**store));
+    if (*store == NULL) {
+        return -1;
+    }
+    for (int t = 0; t < n_text; t++) {
+        p[t].model = &(*store)[t];
+        p[t].findings_of = "layers";
+        if (m->n_layer_types > 0) {
+            layer_model(p[t].model, m, t);
+            p[t].name = m->layer_types[t].name;
+        } else {
+            *p[t].model = *m;
+            pecert_certify_point_factors(p[t].model);
+            p[t].name = NULL;
+        }
+    }
+    if (n > n_text) {
+        p[n_text].model = &(*store)[n_text];
+        pecert_certify_vision_model(p[n_text].model, m);
+        p[n_text].name = "vision";
+        p[n_text].findings_of = "tower";
+    }
+    return n;
 }

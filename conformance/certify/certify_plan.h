@@ -1,6 +1,6 @@
 /*
  * certify_plan.h - certify's plan as data: which checks a checkpoint's
- * encoding gets, on which of the three vector sets (run/certify_run.c
+ * encoding gets, on which of the three vector sets (run/certify_passes.c
  * builds them), which of them are essential, and for which layers.
  */
 #ifndef PECERT_CONFORMANCE_CERTIFY_PLAN_H
@@ -50,6 +50,21 @@ extern const size_t pecert_certify_plan_len;
 /* pecert_plan_applies: 1 if e is for m's encoding, m's layer kind and m's
  * tower (before --filter and the vectors' ops are asked). */
 int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *m);
+
+/* One pass of a checkpoint certified in several: a layer type, the text
+ * model when it has none (name NULL: its ids unsuffixed), or the vision
+ * tower ("vision"). */
+typedef struct pecert_certify_pass {
+    pecert_certify_model *model;
+    const char *name;
+    const char *findings_of;   /* "layers" or "tower": "full layers: ..." */
+} pecert_certify_pass;
+
+/* pecert_certify_passes: m's passes into p (room for
+ * PECERT_CERTIFY_MAX_LAYER_TYPES + 1; the models malloc'ed in *store, the
+ * caller frees it): each layer type, or the text model, then the vision
+ * tower. Returns the count, -1 without memory. */
+int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m);
 
 /* pecert_plan_judge_essential: an essential check's result held to the
  * checkpoint: a plugin that declined any of its cases has not shown it can

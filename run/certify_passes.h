@@ -1,12 +1,12 @@
 /*
- * certify_run.h - certify one plugin for one checkpoint: every check that
+ * certify_passes.h - certify one plugin for one checkpoint: every check that
  * applies to the checkpoint's positional encoding, at exactly its derived
  * parameters, each in its own child process, `ref` as the oracle. A
  * checkpoint with layer types (certify_config.h) is certified once per
  * type, its checks reported as "ID@type" and diagnosed per type.
  */
-#ifndef PECERT_RUN_CERTIFY_RUN_H
-#define PECERT_RUN_CERTIFY_RUN_H
+#ifndef PECERT_RUN_CERTIFY_PASSES_H
+#define PECERT_RUN_CERTIFY_PASSES_H
 
 #include <stddef.h>
 
@@ -42,4 +42,4 @@ typedef struct pecert_certify_options {
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len);
 
-#endif /* PECERT_RUN_CERTIFY_RUN_H */
+#endif /* PECERT_RUN_CERTIFY_PASSES_H */
