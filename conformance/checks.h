@@ -55,7 +55,7 @@ typedef struct pecert_check_env {
     pecert_subject oracle;         /* `ref`: angle magnitudes, expectations */
     const pecert_vfile *files;     /* loaded golden vectors               */
     size_t n_files;
-    char *case_slot;               /* names the running case (isolate.h)  */
+    struct pecert_case_slot *case_slot; /* names the running case (isolate.h) */
     /* certify's checks: the checkpoint they run at (certify_config.h);
      * NULL in `pecert run`, whose checks need none. */
     const struct pecert_certify_model *certify_model;

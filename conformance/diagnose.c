@@ -750,8 +750,9 @@ static void drop_explained_leads(pecert_run_results *run)
 }
 
 /* certify: the plugin declined (part of) the checkpoint's own encoding
- * (certify_passes.c marks the check). The reason, in the plugin's words, is
- * the diagnosis: nothing else can be judged about what never ran. */
+ * (pecert_plan_judge_essential marks the check). The reason, in the
+ * plugin's words, is the diagnosis: nothing else can be judged about what
+ * never ran. */
 static void diagnose_declines(pecert_run_results *run)
 {
     for (size_t i = 0; i < run->n_checks; i++) {

@@ -27,6 +27,7 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
             snprintf(where, sizeof(where), "%s:tcId=%lld%s", f->path, (long long)t->tc_id,
                      env->strided_outputs ? " (strided output)" : "");
             pecert_case_slot_set(env->case_slot, "%s %s", where, op);
+            pecert_case_slot_vector(env->case_slot, f->path, t->tc_id);
             pecert_check_result_enter_vector(r, f->path, t->tc_id);
             fn(env, r, t, where);
             pecert_check_result_leave_vector(r);

@@ -28,12 +28,19 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void pecert_case_slot_set(char *case_slot, const char *fmt, ...)
+void pecert_case_slot_set(pecert_case_slot *case_slot, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    (void)vsnprintf(case_slot, PECERT_CASE_SLOT_LEN, fmt, ap);
+    (void)vsnprintf(case_slot->text, sizeof(case_slot->text), fmt, ap);
     va_end(ap);
+    case_slot->vector = (pecert_vector_id){"", -1};
+}
+
+void pecert_case_slot_vector(pecert_case_slot *case_slot, const char *file, int64_t tc_id)
+{
+    snprintf(case_slot->vector.file, sizeof(case_slot->vector.file), "%s", file);
+    case_slot->vector.tc_id = tc_id;
 }
 
 int pecert_write_fully(int fd, const char *buf, size_t len)
@@ -192,7 +199,8 @@ static int append_nonce(int out_fd, int nonce_fd)
     return pecert_write_fully(out_fd, "\n", 1);
 }
 
-static void run_child(pecert_child_fn fn, void *arg, int fds[2], int nonce_fd, char *slot, double timeout_s)
+static void run_child(pecert_child_fn fn, void *arg, int fds[2], int nonce_fd, pecert_case_slot *slot,
+                      double timeout_s)
 {
     close(fds[0]);
     (void)setpgid(0, 0);
@@ -278,14 +286,14 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
     memset(out, 0, sizeof(*out));
     char nonce[NONCE_HEX + 1];
     int nfds[2] = {-1, -1};
-    char *slot = mmap(NULL, PECERT_CASE_SLOT_LEN, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    pecert_case_slot *slot = mmap(NULL, sizeof(*slot), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     int fds[2];
     if (slot == MAP_FAILED) {
         set_not_run(out, "mmap failed");
         return;
     }
-    slot[0] = '\0';
+    slot->text[0] = '\0';
+    slot->vector = (pecert_vector_id){"", -1};
     if (make_nonce(nonce) != 0 || nonce_pipe(nfds, nonce) != 0) {
         set_not_run(out, "no random nonce (getrandom or pipe failed)");
         goto out_unmap;
@@ -321,10 +329,13 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
     out->elapsed_s = now_s() - start;
     classify(out, status, timed_out);
     authenticate(out, nonce);
-    memcpy(out->last_case, slot, PECERT_CASE_SLOT_LEN);
-    out->last_case[PECERT_CASE_SLOT_LEN - 1] = '\0';
+    /* The child may have written anything there: copied, then cut. */
+    memcpy(out->last_case, slot->text, sizeof(out->last_case));
+    out->last_case[sizeof(out->last_case) - 1] = '\0';
+    out->last_vector = slot->vector;
+    out->last_vector.file[sizeof(out->last_vector.file) - 1] = '\0';
 out_unmap:
-    munmap(slot, PECERT_CASE_SLOT_LEN);
+    munmap(slot, sizeof(*slot));
 }
 
 void pecert_child_outcome_free(pecert_child_outcome *out)

@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "results.h"
+
 typedef enum pecert_child_status {
     PECERT_CHILD_EXITED = 0, /* exited normally; see exit_code            */
     PECERT_CHILD_SIGNALED,   /* killed by a signal it raised (segv, abort) */
@@ -30,6 +32,15 @@ typedef enum pecert_child_status {
 } pecert_child_status;
 
 #define PECERT_CASE_SLOT_LEN 512
+
+/* Shared memory a child keeps naming its current case in, read by the
+ * parent when the child dies or hangs: the case's words, and the golden
+ * vector it checks as data (file "" when none; the parent cites it only
+ * when it is a loaded vector, since plugin code runs in the child). */
+typedef struct pecert_case_slot {
+    char text[PECERT_CASE_SLOT_LEN];
+    pecert_vector_id vector;
+} pecert_case_slot;
 /* Result text bigger than this is a runaway child: it is cut and flagged. */
 #define PECERT_CHILD_MAX_OUTPUT ((size_t)64 << 20)
 
@@ -44,6 +55,7 @@ typedef struct pecert_child_outcome {
                                          * the end: not the harness's result
                                          * (output then holds it unstripped) */
     char last_case[PECERT_CASE_SLOT_LEN]; /* case running when it ended    */
+    pecert_vector_id last_vector;       /* its golden vector ("" if none)  */
     double elapsed_s;
 } pecert_child_outcome;
 
@@ -52,7 +64,7 @@ typedef struct pecert_child_outcome {
  * current case (pecert_case_slot_set). Return 0 on success. Runs in the
  * child only.
  */
-typedef int (*pecert_child_fn)(void *arg, int out_fd, char *case_slot);
+typedef int (*pecert_child_fn)(void *arg, int out_fd, pecert_case_slot *case_slot);
 
 /*
  * pecert_run_isolated runs fn(arg) in a child process, reads its output,
@@ -64,9 +76,13 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
 
 void pecert_child_outcome_free(pecert_child_outcome *out);
 
-/* pecert_case_slot_set writes a description of the current case. */
-void pecert_case_slot_set(char *case_slot, const char *fmt, ...)
+/* pecert_case_slot_set writes a description of the current case (and
+ * forgets the vector of the one before). */
+void pecert_case_slot_set(pecert_case_slot *case_slot, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* pecert_case_slot_vector: the current case checks golden vector (file,
+ * tc_id). */
+void pecert_case_slot_vector(pecert_case_slot *case_slot, const char *file, int64_t tc_id);
 
 /* pecert_write_fully writes len bytes to fd, retrying short writes. */
 int pecert_write_fully(int fd, const char *buf, size_t len);

@@ -178,7 +178,7 @@ static double load_timeout_s(void)
 }
 
 /* In the probe's child: the whole load, and one line saying how it went. */
-static int probe_child(void *arg, int out_fd, char *case_slot)
+static int probe_child(void *arg, int out_fd, pecert_case_slot *case_slot)
 {
     const char *path = arg;
     pecert_loaded_plugin p;

@@ -86,8 +86,9 @@ typedef struct pecert_failure {
 #define PECERT_RESULT_MAX_SYMPTOMS 16
 
 /* The symptom of a certify check whose cases the checkpoint needs and the
- * plugin declined (certify_passes.c): the reason the checkpoint is not
- * certified, read by the diagnosis and by the report's verdict. */
+ * plugin declined (certify_plan.c, pecert_plan_judge_essential): the
+ * reason the checkpoint is not certified, read by the diagnosis and by the
+ * report's verdict. */
 #define PECERT_SYMPTOM_ESSENTIAL_DECLINED "declined:essential"
 #define PECERT_SYMPTOM_LEN 48
 
@@ -125,9 +126,10 @@ typedef struct pecert_heatmap {
 /* Largest grid a check may keep (cells). */
 #define PECERT_HEATMAP_MAX_CELLS 8192
 
-/* A golden vector a failure names ("FILE:tcId=N" in a detail line), with
- * what the vector file says about it; filled by the runner, which has the
- * files loaded, so reports can show provenance without reading vectors. */
+/* A golden vector a failure record or the worst case names (their file
+ * and tcId fields), with what the vector file says about it; filled by the
+ * runner, which has the files loaded, so reports can show provenance
+ * without reading vectors. */
 typedef struct pecert_vector_ref {
     char file[256];                       /* relative to the vectors dir  */
     int64_t tc_id;

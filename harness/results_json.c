@@ -423,12 +423,15 @@ static const char *point_axis_name_at(int a)
     return pecert_point_axis_name((pecert_point_axis)a);
 }
 
-/* "points_axis", or position when absent (results written before it). */
-static pecert_point_axis point_axis_from_json(const cJSON *obj)
+/* "points_axis": position when absent (results written before it, whose
+ * decode plots then read "position"), -1 for a name pecert has none of. */
+static int point_axis_from_json(const cJSON *obj)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, "points_axis");
-    int k = cJSON_IsString(a) ? index_of_name(a->valuestring, point_axis_name_at, PECERT_AXIS_COUNT) : -1;
-    return k > 0 ? (pecert_point_axis)k : PECERT_AXIS_POSITION;
+    if (a == NULL) {
+        return PECERT_AXIS_POSITION;
+    }
+    return cJSON_IsString(a) ? index_of_name(a->valuestring, point_axis_name_at, PECERT_AXIS_COUNT) : -1;
 }
 
 static int points_from_json(pecert_check_result *r, pecert_point_axis axis, const cJSON *arr)
@@ -547,7 +550,13 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
             pecert_check_symptom(r, "%s", d->valuestring);
         }
     }
-    if (points_from_json(r, point_axis_from_json(obj), cJSON_GetObjectItemCaseSensitive(obj, "points")) != 0) {
+    int axis = point_axis_from_json(obj);
+    if (axis < 0) {
+        pecert_check_result_release(r);
+        snprintf(err, err_len, "result: 'points_axis' is neither \"position\" nor \"token\"");
+        return -1;
+    }
+    if (points_from_json(r, (pecert_point_axis)axis, cJSON_GetObjectItemCaseSensitive(obj, "points")) != 0) {
         pecert_check_result_release(r);
         snprintf(err, err_len, "result: malformed 'points'");
         return -1;

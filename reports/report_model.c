@@ -226,7 +226,8 @@ int pecert_report_run_failed(const pecert_report_run *run)
     }
     for (size_t i = 0; i < run->res.n_checks; i++) {
         /* certify: the checkpoint's own encoding declined (not supported,
-         * yet not certified: certify_passes.c) fails the run in every output */
+         * yet not certified: pecert_plan_judge_essential) fails the run in
+         * every output */
         if (run->res.checks[i].verdict >= PECERT_VERDICT_FAIL ||
             pecert_check_has_symptom(&run->res.checks[i], PECERT_SYMPTOM_ESSENTIAL_DECLINED)) {
             return 1;

@@ -53,7 +53,8 @@ static void drop_subject(pecert_subject *s)
 /* In a check's child (isolate.h): the plugin and oracle instances, the
  * check run with the plugin's declared scope guarded and its output
  * captured, the result as JSON on out_fd. */
-static int check_in_child(const pecert_check *check, const pecert_exec_subjects *x, int out_fd, char *case_slot)
+static int check_in_child(const pecert_check *check, const pecert_exec_subjects *x, int out_fd,
+                          pecert_case_slot *case_slot)
 {
     pecert_check_env env = {
         .files = x->files, .n_files = x->n_files, .case_slot = case_slot, .certify_model = x->certify_model};
@@ -88,7 +89,7 @@ static int check_in_child(const pecert_check *check, const pecert_exec_subjects 
 }
 
 /* In the child: instances, the check, the result as JSON on out_fd. */
-static int child_run_check(void *arg, int out_fd, char *case_slot)
+static int child_run_check(void *arg, int out_fd, pecert_case_slot *case_slot)
 {
     const child_job *job = arg;
     return check_in_child(job->check, job->x, out_fd, case_slot);
@@ -119,6 +120,7 @@ static void diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome
     }
     r->worst_ratio = INFINITY;
     snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
+    r->worst_vector = o->last_vector; /* cited only if it is a loaded vector */
 }
 
 /* A clean exit that is not the harness's one result for check_id: why. */
@@ -224,7 +226,7 @@ static void free_state(run_state *s)
 }
 
 /* In a child (plugin code may crash): create, describe(), destroy. */
-static int child_describe(void *arg, int out_fd, char *case_slot)
+static int child_describe(void *arg, int out_fd, pecert_case_slot *case_slot)
 {
     const pecert_plugin *desc = arg;
     pecert_subject s;
@@ -240,7 +242,7 @@ static int child_describe(void *arg, int out_fd, char *case_slot)
 
 /* In a child too: the scope is plugin memory, and a bad pointer there
  * must crash a child, not pecert. */
-static int child_scope(void *arg, int out_fd, char *case_slot)
+static int child_scope(void *arg, int out_fd, pecert_case_slot *case_slot)
 {
     char text[192];
     pecert_case_slot_set(case_slot, "scope");

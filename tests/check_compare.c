@@ -208,6 +208,11 @@ START_TEST(result_json_round_trip_keeps_infinity)
     ck_assert_int_eq(b->n_checked, 64);
     ck_assert_int_eq((int)back.n_points, 1);
     ck_assert_int_eq(back.points[0].position, 65536);
+    /* an axis pecert has no name for is refused, not read as position */
+    pecert_check_result bad;
+    cJSON_ReplaceItemInObjectCaseSensitive(json, "points_axis", cJSON_CreateString("banana"));
+    ck_assert_int_eq(pecert_check_result_from_json(&bad, json, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "result: 'points_axis' is neither \"position\" nor \"token\"");
     cJSON_Delete(json);
     pecert_check_result_release(&back);
     pecert_check_result_release(&r);

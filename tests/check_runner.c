@@ -59,6 +59,11 @@ START_TEST(segfaulting_plugin_is_a_crash_naming_the_case)
     ck_assert_int_eq(r->verdict, PECERT_VERDICT_CRASH);
     ck_assert_msg(strstr(r->diagnosis, "signal 11") != NULL, "%s", r->diagnosis);
     ck_assert_msg(strstr(r->diagnosis, ".json:tcId=") != NULL, "%s", r->diagnosis);
+    /* The vector it died on is data too: the worst case's, and cited. */
+    ck_assert_msg(strstr(r->diagnosis, r->worst_vector.file) != NULL && r->worst_vector.tc_id >= 0, "%s",
+                  r->worst_vector.file);
+    ck_assert_int_eq(r->n_vrefs, 1);
+    ck_assert_str_ne(r->vrefs[0].source, "?:?");
     /* The run went on after the crash: every later check has a result. */
     ck_assert_int_eq(find(&f, "rope.inplace_and_strides")->verdict, PECERT_VERDICT_CRASH);
     /* A NULL op is "not supported", never a pass. */

@@ -3,7 +3,7 @@
  * (the oracle) and, through the profile vectors, against the official code.
  *
  * The registry's property checks run at a checkpoint's parameters through
- * certify_passes.c (they sweep the configs of the files they are given); the
+ * certify's plan (they sweep the configs of the files they are given); the
  * checks here add what only a checkpoint fixes: its pairing, its head
  * count, its lengths (L0-1, L0, L0+1, max_position_embeddings-1, far), and
  * the agreement of pecert's config.json mapping with the configuration the
@@ -220,7 +220,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
 
 /* The profile vectors hold the configuration the official model class
  * built from the same config.json; every field must agree. env->files
- * are the profile's vector files (certify_passes.c). */
+ * are the profile's vector files (certify_vectors.c). */
 static void run_mapping(const pecert_check_env *env, pecert_check_result *r)
 {
     const pecert_certify_model *m = env->certify_model;

@@ -1,7 +1,8 @@
 /*
  * certify_plan.h - certify's plan as data: which checks a checkpoint's
- * encoding gets, on which of the three vector sets (run/certify_passes.c
- * builds them), which of them are essential, and for which layers.
+ * encoding gets, on which of the three vector sets (certify_vectors.h),
+ * which of them are essential, and for which layers; and the passes a
+ * checkpoint is certified in. run/certify_passes.c runs them.
  */
 #ifndef PECERT_CONFORMANCE_CERTIFY_PLAN_H
 #define PECERT_CONFORMANCE_CERTIFY_PLAN_H
