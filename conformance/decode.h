@@ -83,13 +83,31 @@ int pecert_feed_run(pecert_logical_out *out, const pecert_subject *s, pecert_che
 void pecert_logical_out_free(pecert_logical_out *out, int32_t n_seqs);
 
 /*
- * pecert_decode_compare compares got with want for every token of every
- * sequence under the attention bound (times bound_factor) and records one
- * case, with the worst element named by sequence, token, head, channel.
+ * The attention error bound of every query (s, i, h) of a batch
+ * (TOLERANCES.md, "Attention"): it depends on the batch and the oracle's
+ * frequencies only, so every comparison of one batch shares one table.
+ * at[s] is [len[s], n_heads]; ready is 0 when it could not be made.
  */
-void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
-                           const pecert_logical_batch *b, const pecert_logical_out *got,
-                           const pecert_logical_out *want, double bound_factor, const char *where);
+typedef struct pecert_decode_bounds {
+    double *at[PECERT_DECODE_MAX_SEQS];
+    int ready;
+} pecert_decode_bounds;
+
+/* Asks the oracle for b's frequencies (and ALiBi slopes) and fills *bd.
+ * Returns 0, or -1 after recording why as a failed case of r. */
+int pecert_decode_bounds_init(pecert_decode_bounds *bd, const pecert_check_env *env, pecert_check_result *r,
+                              const pecert_logical_batch *b, const char *where);
+void pecert_decode_bounds_free(pecert_decode_bounds *bd);
+
+/*
+ * pecert_decode_compare compares got with want for every token of every
+ * sequence under b's bounds bd (times bound_factor) and records one case,
+ * with the worst element named by sequence, token, head, channel. Records
+ * nothing when bd is not ready (its init recorded why).
+ */
+void pecert_decode_compare(pecert_check_result *r, const pecert_logical_batch *b, const pecert_decode_bounds *bd,
+                           const pecert_logical_out *got, const pecert_logical_out *want, double bound_factor,
+                           const char *where);
 
 extern const pecert_check pecert_check_decode_prefill_equivalence;
 extern const pecert_check pecert_check_batch_padding_independence;

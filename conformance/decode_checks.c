@@ -70,11 +70,14 @@ static void replay_alibi_scale(const pecert_check_env *env, pecert_check_result 
     pecert_check_result scratch;
     pecert_check_result_init(&scratch, r->check_id);
     pecert_logical_out want;
-    if (pecert_feed_run(&want, &env->oracle, &scratch, &other, feed, label) == 0) {
-        pecert_decode_compare(env, &scratch, &other, got, &want, 1.0, label);
+    pecert_decode_bounds bounds;
+    if (pecert_feed_run(&want, &env->oracle, &scratch, &other, feed, label) == 0 &&
+        pecert_decode_bounds_init(&bounds, env, &scratch, &other, label) == 0) {
+        pecert_decode_compare(&scratch, &other, &bounds, got, &want, 1.0, label);
         if (scratch.n_failed == 0 && scratch.n_cases > 0) {
             pecert_check_symptom(r, "%s", b->alibi_bias_scale != 0 ? "alibi_scale:ignored" : "alibi_scale:applied");
         }
+        pecert_decode_bounds_free(&bounds);
     }
     pecert_logical_out_free(&want, other.n_seqs);
     pecert_check_result_release(&scratch);
@@ -82,16 +85,20 @@ static void replay_alibi_scale(const pecert_check_env *env, pecert_check_result 
 
 /* Runs feeds[0..2] on the plugin and feeds[0] on the oracle: every plugin
  * run must equal the oracle, and feeds 1 and 2 must equal the plugin's own
- * feeds[0] run (twice the bound: both are the plugin's). */
+ * feeds[0] run (twice the bound: both are the plugin's). The five
+ * comparisons share the batch's bounds. */
 static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
                           const pecert_logical_batch *b, const char *label, const pecert_feed *feeds)
 {
     pecert_logical_out oracle;
     pecert_logical_out got[3];
+    pecert_decode_bounds bounds;
     memset(got, 0, sizeof(got));
+    memset(&bounds, 0, sizeof(bounds));
     char where[PECERT_RESULT_LINE_MAX];
     snprintf(where, sizeof(where), "%s oracle", label);
-    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0) {
+    if (pecert_feed_run(&oracle, &env->oracle, r, b, &feeds[0], where) == 0 &&
+        pecert_decode_bounds_init(&bounds, env, r, b, label) == 0) {
         for (int k = 0; k < 3; k++) {
             snprintf(where, sizeof(where), "%s %s", label, feeds[k].name);
             pecert_case_slot_set(env->case_slot, "%s", where);
@@ -99,14 +106,14 @@ static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
                 continue;
             }
             int64_t failed_vs_oracle = r->n_failed;
-            pecert_decode_compare(env, r, b, &got[k], &oracle, 1.0, where);
+            pecert_decode_compare(r, b, &bounds, &got[k], &oracle, 1.0, where);
             if (k == 0 && b->alibi && r->n_failed > failed_vs_oracle) {
                 replay_alibi_scale(env, r, b, &got[0], &feeds[0], where);
             }
             if (k > 0 && got[0].out[0] != NULL) {
                 int64_t failed_before = r->n_failed;
                 snprintf(where, sizeof(where), "%s %s vs the plugin's %s", label, feeds[k].name, feeds[0].name);
-                pecert_decode_compare(env, r, b, &got[k], &got[0], 2.0, where);
+                pecert_decode_compare(r, b, &bounds, &got[k], &got[0], 2.0, where);
                 if (r->n_failed > failed_before) {
                     pecert_check_symptom(r, "differs:%s", feeds[k].name);
                 }
@@ -116,6 +123,7 @@ static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
     for (int k = 0; k < 3; k++) {
         pecert_logical_out_free(&got[k], b->n_seqs);
     }
+    pecert_decode_bounds_free(&bounds);
     pecert_logical_out_free(&oracle, b->n_seqs);
 }
 

@@ -245,27 +245,80 @@ static const pecert_rope_config *rotary_of(const pecert_logical_batch *b)
     return b->rope != NULL && b->rope->layer_kind == PECERT_LAYER_ROPE ? b->rope : NULL;
 }
 
+/* What the score bounds of one sequence share across its queries and keys:
+ * every pair's |q| and |k| (the pair's radius, by hypot) and every
+ * position's angle bound per pair. Each enters every score of the
+ * sequence, so each is computed once, not once per (query, key); the sums
+ * below add the same terms in the same order as a direct evaluation, so
+ * the bound is the same to the last bit. */
+typedef struct seq_terms {
+    double *rq;    /* [len, n_heads, rot/2]    */
+    double *rk;    /* [len, n_kv_heads, rot/2] */
+    double *angle; /* [len, rot/2]             */
+} seq_terms;
+
+static void seq_terms_free(seq_terms *t)
+{
+    free(t->rq);
+    free(t->rk);
+    free(t->angle);
+}
+
+/* Pair radii of n_heads rows of head_dim channels at x, into out[n_heads, rot/2]. */
+static void pair_radii(double *out, const float *x, int64_t n_heads, const pecert_logical_batch *b, int64_t rot)
+{
+    int64_t half = rot / 2;
+    for (int64_t h = 0; h < n_heads; h++) {
+        const float *row = x + h * b->head_dim;
+        for (int64_t p = 0; p < half; p++) {
+            int64_t a;
+            int64_t c;
+            pecert_rope_pair(b->pairing, rot, p, &a, &c);
+            out[h * half + p] = hypot(row[a], row[c]);
+        }
+    }
+}
+
+static int seq_terms_init(seq_terms *t, const pecert_logical_batch *b, const double *inv, int32_t s)
+{
+    int64_t rot = rotary_of(b) != NULL ? b->rope->rotary_dim : 0;
+    int64_t half = rot / 2;
+    int64_t len = b->len[s];
+    size_t n = (size_t)(half > 0 ? half : 1);
+    t->rq = malloc((size_t)(len * b->n_heads) * n * sizeof(double));
+    t->rk = malloc((size_t)(len * b->n_kv_heads) * n * sizeof(double));
+    t->angle = malloc((size_t)len * n * sizeof(double));
+    if (t->rq == NULL || t->rk == NULL || t->angle == NULL) {
+        return -1;
+    }
+    for (int64_t i = 0; i < len; i++) {
+        pair_radii(t->rq + i * b->n_heads * half, b->q[s] + i * b->n_heads * b->head_dim, b->n_heads, b, rot);
+        pair_radii(t->rk + i * b->n_kv_heads * half, b->k[s] + i * b->n_kv_heads * b->head_dim, b->n_kv_heads, b,
+                   rot);
+        for (int64_t p = 0; p < half; p++) {
+            t->angle[i * half + p] = pecert_tol_angle(fabs((double)b->pos[s][i]) * inv[p], inv[p], p);
+        }
+    }
+    return 0;
+}
+
 /* Score error bound of query (s,i,h) against key j (TOLERANCES.md). */
-static double score_bound(const pecert_logical_batch *b, const double *inv, double scaling,
+static double score_bound(const pecert_logical_batch *b, const seq_terms *t, double scaling,
                           const double *slopes, int32_t s, int64_t i, int64_t h, int64_t j)
 {
     int64_t hd = b->head_dim;
     int64_t rot = rotary_of(b) != NULL ? b->rope->rotary_dim : 0;
+    int64_t half = rot / 2;
     int64_t kvh = h / (b->n_heads / b->n_kv_heads);
     const float *q = b->q[s] + (i * b->n_heads + h) * hd;
     const float *k = b->k[s] + (j * b->n_kv_heads + kvh) * hd;
+    const double *rq = t->rq + (i * b->n_heads + h) * half;
+    const double *rk = t->rk + (j * b->n_kv_heads + kvh) * half;
     double angle_part = 0.0;
     double norms = 0.0;
-    for (int64_t p = 0; p < rot / 2; p++) {
-        int64_t a;
-        int64_t c;
-        pecert_rope_pair(b->pairing, rot, p, &a, &c);
-        double rq = hypot(q[a], q[c]);
-        double rk = hypot(k[a], k[c]);
-        double ti = fabs((double)b->pos[s][i]) * inv[p];
-        double tj = fabs((double)b->pos[s][j]) * inv[p];
-        angle_part += rq * rk * 0.5 * (pecert_tol_angle(ti, inv[p], p) + pecert_tol_angle(tj, inv[p], p));
-        norms += rq * rk;
+    for (int64_t p = 0; p < half; p++) {
+        angle_part += rq[p] * rk[p] * 0.5 * (t->angle[i * half + p] + t->angle[j * half + p]);
+        norms += rq[p] * rk[p];
     }
     for (int64_t d = rot; d < hd; d++) {
         norms += fabs((double)q[d] * k[d]);
@@ -286,7 +339,7 @@ static double score_bound(const pecert_logical_batch *b, const double *inv, doub
 /* Bound on every output channel of query (s,i,h): a score error d moves
  * the softmax weights by at most 2d in total, each weight multiplying a
  * value of magnitude <= V; the sum itself rounds by (i + 8) u V. */
-static double output_bound(const pecert_logical_batch *b, const double *inv, double scaling,
+static double output_bound(const pecert_logical_batch *b, const seq_terms *t, double scaling,
                            const double *slopes, int32_t s, int64_t i, int64_t h)
 {
     int64_t hd = b->head_dim;
@@ -294,7 +347,7 @@ static double output_bound(const pecert_logical_batch *b, const double *inv, dou
     double worst_score = 0.0;
     double vmax = 0.0;
     for (int64_t j = 0; j <= i; j++) {
-        double e = score_bound(b, inv, scaling, slopes, s, i, h, j);
+        double e = score_bound(b, t, scaling, slopes, s, i, h, j);
         worst_score = e > worst_score ? e : worst_score;
         const float *v = b->v[s] + (j * b->n_kv_heads + kvh) * hd;
         for (int64_t d = 0; d < hd; d++) {
@@ -304,10 +357,26 @@ static double output_bound(const pecert_logical_batch *b, const double *inv, dou
     return 2.0 * worst_score * vmax + 2.0 * ((double)i + 8.0) * PECERT_U32 * vmax;
 }
 
-void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
-                           const pecert_logical_batch *b, const pecert_logical_out *got,
-                           const pecert_logical_out *want, double bound_factor, const char *where)
+/* Fills bd's table of sequence s; 0 or -1 (out of memory). */
+static int bounds_of_seq(pecert_decode_bounds *bd, const pecert_logical_batch *b, const double *inv, double scaling,
+                         const double *slopes, int32_t s)
 {
+    seq_terms t = {NULL, NULL, NULL};
+    bd->at[s] = malloc((size_t)(b->len[s] * b->n_heads + 1) * sizeof(double));
+    int rc = bd->at[s] != NULL ? seq_terms_init(&t, b, inv, s) : -1;
+    for (int64_t i = 0; rc == 0 && i < b->len[s]; i++) {
+        for (int64_t h = 0; h < b->n_heads; h++) {
+            bd->at[s][i * b->n_heads + h] = output_bound(b, &t, scaling, slopes, s, i, h);
+        }
+    }
+    seq_terms_free(&t);
+    return rc;
+}
+
+int pecert_decode_bounds_init(pecert_decode_bounds *bd, const pecert_check_env *env, pecert_check_result *r,
+                              const pecert_logical_batch *b, const char *where)
+{
+    memset(bd, 0, sizeof(*bd));
     int64_t half = rotary_of(b) != NULL ? b->rope->rotary_dim / 2 : 0;
     double *inv = malloc((size_t)(half + 1) * sizeof(double));
     double scaling = 1.0;
@@ -327,10 +396,37 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
             slopes[h] *= b->alibi_bias_scale;
         }
     }
+    for (int32_t s = 0; ready && s < b->n_seqs; s++) {
+        if (bounds_of_seq(bd, b, inv, scaling, slopes, s) != 0) {
+            pecert_case_fail(r, where, "out of memory");
+            ready = 0;
+        }
+    }
+    free(inv);
+    free(slopes);
     if (!ready) {
-        free(inv);
-        free(slopes);
-        return;
+        pecert_decode_bounds_free(bd);
+        return -1;
+    }
+    bd->ready = 1;
+    return 0;
+}
+
+void pecert_decode_bounds_free(pecert_decode_bounds *bd)
+{
+    for (int32_t s = 0; s < PECERT_DECODE_MAX_SEQS; s++) {
+        free(bd->at[s]);
+        bd->at[s] = NULL;
+    }
+    bd->ready = 0;
+}
+
+void pecert_decode_compare(pecert_check_result *r, const pecert_logical_batch *b, const pecert_decode_bounds *bd,
+                           const pecert_logical_out *got, const pecert_logical_out *want, double bound_factor,
+                           const char *where)
+{
+    if (!bd->ready) {
+        return; /* pecert_decode_bounds_init said why */
     }
     pecert_case_worst w;
     pecert_case_worst_init(&w);
@@ -341,7 +437,7 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
             pecert_case_worst token_w; /* per token: the report's error-vs-step plot */
             pecert_case_worst_init(&token_w);
             for (int64_t h = 0; h < b->n_heads; h++) {
-                double bound = bound_factor * output_bound(b, inv, scaling, slopes, s, i, h);
+                double bound = bound_factor * bd->at[s][i * b->n_heads + h];
                 const float *g = got->out[s] + (i * b->n_heads + h) * hd;
                 const float *e = want->out[s] + (i * b->n_heads + h) * hd;
                 double before = w.ratio;
@@ -363,6 +459,4 @@ void pecert_decode_compare(const pecert_check_env *env, pecert_check_result *r,
              (long long)worst_at[1], (long long)worst_at[2], (long long)w.index,
              (long long)b->pos[worst_at[0]][worst_at[1]]);
     pecert_case_finish_at(r, &w, where, elem, b->pos[worst_at[0]][worst_at[1]]);
-    free(inv);
-    free(slopes);
 }

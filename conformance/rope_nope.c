@@ -180,14 +180,17 @@ static void session_case(const pecert_check_env *env, pecert_check_result *r, co
     }
     pecert_logical_out want;
     pecert_logical_out got;
+    pecert_decode_bounds bounds;
     memset(&got, 0, sizeof(got));
     if (pecert_feed_run(&want, &env->oracle, r, &b, &feed, where) == 0 &&
-        pecert_feed_run(&got, &env->plugin, r, &b, &feed, where) == 0) {
+        pecert_feed_run(&got, &env->plugin, r, &b, &feed, where) == 0 &&
+        pecert_decode_bounds_init(&bounds, env, r, &b, where) == 0) {
         int64_t failed_before = r->n_failed;
-        pecert_decode_compare(env, r, &b, &got, &want, 1.0, where);
+        pecert_decode_compare(r, &b, &bounds, &got, &want, 1.0, where);
         if (r->n_failed > failed_before) {
             pecert_check_symptom(r, "nope_session_rotated");
         }
+        pecert_decode_bounds_free(&bounds);
     }
     pecert_logical_out_free(&got, b.n_seqs);
     pecert_logical_out_free(&want, b.n_seqs);
