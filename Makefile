@@ -179,9 +179,12 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # ---- tests ----------------------------------------------------------------
 # `make check` = unit tests (Check) + the conformance of every bundled plugin
 # that must pass. Ends with one verdict line.
+# Each part runs as `make PART` (tools/check_parts.sh), and the wall time
+# of each is printed at the end (and kept in $(BUILD)/check-times.txt).
+CHECK_PARTS := abi-cxx layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
-	$(Q)$(MAKE) --no-print-directory abi-cxx layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
+	$(Q)sh tools/check_parts.sh $(BUILD) $(CHECK_PARTS)
 	@echo "*** pecert check OK ***"
 
 # The floors of the tree (ARCHITECTURE.md, tools/check_layers.py): no
@@ -202,7 +205,7 @@ unit: $(BUILD)/unit-tests all
 FAST_NEEDS_avx2   := avx2 fma f16c
 FAST_NEEDS_avx512 := avx2 fma f16c avx512f avx512bw avx512vl avx512dq
 conformance: all
-	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors --json $(BUILD)/ref-conformance.json
+	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/ref.so --vectors vectors -j $(NPROC) --json $(BUILD)/ref-conformance.json
 	$(Q)! grep '"diagnosis":[[:space:]]*"not applicable: no ' $(BUILD)/ref-conformance.json || \
 	    { echo "conformance: the bundled vectors give a check no case (above; $(BUILD)/ref-conformance.json)"; exit 1; }
 	$(Q)for isa in scalar avx2 avx512; do \
@@ -210,13 +213,20 @@ conformance: all
 	    missing=""; for f in $$need; do grep -qw "$$f" /proc/cpuinfo 2>/dev/null || missing="$$missing $$f"; done; \
 	    if [ -n "$$missing" ]; then echo "fast PECERT_ISA=$$isa: skipped, the CPU lacks$$missing"; continue; fi; \
 	    echo "fast PECERT_ISA=$$isa:"; \
-	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl $(BUILD)/impls/fast.so --vectors vectors || exit 1; \
+	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl $(BUILD)/impls/fast.so --vectors vectors -j $(NPROC) || exit 1; \
 	done
 
 # Every honest variant (a correct float32 engine of impls/honest/) must pass
 # every check it implements and be CERTIFIED for every profile it supports:
 # the bounds raise no false alarm on engines pecert did not write.
+# The gate writes $(HONEST_RUNS) when it passes: `make mutation` takes
+# the honest side of its separation table from there, and runs the gate
+# first when that is older than pecert, a variant, a vector or a profile.
+HONEST_RUNS := $(BUILD)/honest/passed
 honest: all
+	$(Q)sh tests/honest/run.sh $(BUILD)
+
+$(HONEST_RUNS): $(BUILD)/pecert $(HONEST) $(wildcard vectors/*/*.json) $(wildcard conformance/profiles/*.json)
 	$(Q)sh tests/honest/run.sh $(BUILD)
 
 # Every mutant (a correct engine with one real bug, on ref and on a float32
@@ -224,7 +234,7 @@ honest: all
 # separation table (honest worst vs mutant least error/bound per check) is
 # written into TOLERANCES.md from the honest gate's runs. One mutant per
 # core at a time (--jobs); JUnit for CI in build/mutation.xml.
-mutation: all honest
+mutation: all $(HONEST_RUNS)
 	$(Q)$(BUILD)/pecert mutation --jobs $(MUTATION_JOBS) $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
 	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md --junit $(BUILD)/mutation.xml
 
@@ -410,11 +420,19 @@ fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && cp -n $(FUZZ_DIR)/seeds/$(1)/* $(
     echo "fuzz $(1): $$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$') \
     executions, 0 crashes ($$(grep -o 'stat::average_exec_per_sec: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$')/s)"
 
+# The targets run $(NPROC) at a time (each fuzzer is one process on one
+# core), each for its full FUZZ_RUNS or FUZZ_SMOKE_S.
 fuzz: deps $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
-	$(Q)$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t),-runs=$(FUZZ_RUNS)) &&) true
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=fuzz-run-%)
 
 fuzz-smoke: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
-	$(Q)$(foreach t,$(FUZZ_TARGETS),$(call fuzz_run,$(t),-max_total_time=$(FUZZ_SMOKE_S)) &&) true
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=fuzz-smoke-run-%)
+
+fuzz-run-%:
+	$(Q)$(call fuzz_run,$*,-runs=$(FUZZ_RUNS))
+
+fuzz-smoke-run-%:
+	$(Q)$(call fuzz_run,$*,-max_total_time=$(FUZZ_SMOKE_S))
 
 clean:
 	rm -rf $(BUILD)

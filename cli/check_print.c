@@ -9,6 +9,7 @@
  * a CI log as in an 80-column terminal.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -149,4 +150,31 @@ void pecert_print_findings(const pecert_run_results *res)
         snprintf(line, sizeof(line), "(%s)", res->findings[i].evidence);
         pecert_print_wrapped(11, 1, line);
     }
+}
+
+static int slower_first(const void *a, const void *b)
+{
+    const pecert_check_result *x = *(const pecert_check_result *const *)a;
+    const pecert_check_result *y = *(const pecert_check_result *const *)b;
+    return (x->elapsed_s < y->elapsed_s) - (x->elapsed_s > y->elapsed_s);
+}
+
+void pecert_print_durations(const pecert_run_results *res, int n)
+{
+    const pecert_check_result **order = malloc((res->n_checks + 1) * sizeof(*order));
+    if (order == NULL) {
+        return;
+    }
+    double total = 0.0;
+    for (size_t i = 0; i < res->n_checks; i++) {
+        order[i] = &res->checks[i];
+        total += res->checks[i].elapsed_s;
+    }
+    qsort(order, res->n_checks, sizeof(*order), slower_first);
+    size_t shown = (size_t)n < res->n_checks ? (size_t)n : res->n_checks;
+    printf("slowest %zu of %zu checks (%.2f s in all):\n", shown, res->n_checks, total);
+    for (size_t i = 0; i < shown; i++) {
+        printf("  %8.2f s  %s\n", order[i]->elapsed_s, order[i]->check_id);
+    }
+    free(order);
 }

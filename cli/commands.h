@@ -59,6 +59,18 @@ void pecert_print_precision(const struct pecert_check_result *r, int id_width);
 #define PECERT_MAX_DETAILS_ALL (-1)
 int pecert_parse_max_details(int *out, const char *arg);
 
+/* pecert_parse_count: a whole number in [min, max] (-j, --durations); 0,
+ * or -1 for anything else. */
+int pecert_parse_count(int *out, const char *arg, int min, int max);
+
+/* -j N takes at most this many workers (more only wait). */
+#define PECERT_MAX_JOBS 1024
+
+/* pecert_print_durations: the n slowest checks of res with their times,
+ * slowest first (--durations N, as pytest's). */
+struct pecert_run_results;
+void pecert_print_durations(const struct pecert_run_results *res, int n);
+
 /* pecert_print_failures: r's failure records in order (failing cases and
  * the notes explaining them), the first max of them (all for
  * PECERT_MAX_DETAILS_ALL), and how many more there are. */

@@ -106,3 +106,14 @@ int pecert_parse_max_details(int *out, const char *arg)
     *out = (int)n;
     return 0;
 }
+
+int pecert_parse_count(int *out, const char *arg, int min, int max)
+{
+    char *end = NULL;
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end != '\0' || n < min || n > max) {
+        return -1;
+    }
+    *out = (int)n;
+    return 0;
+}

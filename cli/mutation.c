@@ -591,7 +591,7 @@ static int run_all(mutation_run *st)
         st->errors += unlisted_mutants(st, b);
     }
     pecert_pool pool = {(size_t)st->per_base * (size_t)st->o->n_dirs, st->o->jobs, run_mutant, on_result,
-                        on_progress, st};
+                        on_progress, st, NULL};
     st->progress = !st->o->quiet && isatty(STDOUT_FILENO);
     st->started_s = pecert_now_s();
     if (pecert_pool_run(&pool, err, sizeof(err)) != 0) {

@@ -67,6 +67,10 @@ typedef struct run_cli {
     int max_details;     /* failure lines per check (--max-details)    */
     int shard_index;     /* 0/0: not sharded */
     int shard_count;
+    int jobs;            /* -j N: checks at once                       */
+    int fail_fast;       /* --fail-fast                                */
+    int durations;       /* --durations N: the N slowest, 0 = none     */
+    size_t planned;      /* checks this run (shard) planned            */
     int progress;        /* stdout is a terminal and not --quiet */
     double started_s;    /* monotonic clock at the start of the run */
 } run_cli;
@@ -92,9 +96,9 @@ static void on_start(const char *check_id, size_t done, size_t total, void *user
 
 static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
 {
-    const run_cli *cli = user;
+    run_cli *cli = user;
     (void)done;
-    (void)total;
+    cli->planned = total;
     if (cli->progress) {
         pecert_term_raw("\r\033[K"); /* the result line replaces the progress line */
     }
@@ -124,21 +128,40 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"impl", required_argument, NULL, 'i'},   {"filter", required_argument, NULL, 'f'},
-        {"vectors", required_argument, NULL, 'v'}, {"json", required_argument, NULL, 'j'},
+        {"vectors", required_argument, NULL, 'v'}, {"json", required_argument, NULL, 'O'},
         {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
         {"html", required_argument, NULL, 'H'},    {"junit", required_argument, NULL, 'J'},
         {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
         {"no-timings", no_argument, NULL, 'T'},    {"max-details", required_argument, NULL, 'D'},
-        {NULL, 0, NULL, 0}};
+        {"jobs", required_argument, NULL, 'N'},    {"fail-fast", no_argument, NULL, 'F'},
+        {"durations", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
         switch (c) {
+        case 'N':
+            if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
+                return pecert_usage_error(usage_run, "run: --jobs '%s': expected a count in [1, %d]", optarg,
+                                          PECERT_MAX_JOBS);
+            }
+            break;
+        case 'F': cli->fail_fast = 1; break;
+        case 'R':
+            if (pecert_parse_count(&cli->durations, optarg, 1, 100000) != 0) {
+                return pecert_usage_error(usage_run, "run: --durations '%s': expected a count >= 1", optarg);
+            }
+            break;
         case 'i': cli->impl = optarg; break;
         case 'f': cli->filter = optarg; break;
         case 'v': cli->vectors = optarg; break;
-        case 'j': cli->json = optarg; break;
+        case 'O': cli->json = optarg; break;
+        case 'j':
+            if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
+                return pecert_usage_error(usage_run, "run: -j '%s': expected a count in [1, %d]", optarg,
+                                          PECERT_MAX_JOBS);
+            }
+            break;
         case 'o': cli->oracle = optarg; break;
         case 'V': cli->verbose = 1; break;
         case 'H': cli->html = optarg; break;
@@ -246,7 +269,7 @@ int pecert_cmd_run(int argc, char **argv)
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
                               on_check, &cli};
-    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start, cli.verbose};
+    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start, cli.verbose, cli.jobs, cli.fail_fast};
     pecert_run_results res;
     char err[2048] = "";
     cli.progress = !cli.quiet && isatty(STDOUT_FILENO);
@@ -264,7 +287,14 @@ int pecert_cmd_run(int argc, char **argv)
     if (cli.verbose) {
         print_environment(&res);
     }
+    if (cli.durations > 0 && !cli.no_timings) {
+        pecert_print_durations(&res, cli.durations);
+    }
     print_summary(&res);
+    if (cli.fail_fast && res.n_checks < cli.planned) {
+        printf("--fail-fast: stopped after the first failure; %zu of %zu checks not run\n",
+               cli.planned - res.n_checks, cli.planned);
+    }
     if (write_outputs(&res, &cli) != 0) {
         status = PECERT_EXIT_USAGE;
     }

@@ -41,6 +41,7 @@ typedef struct pool_state {
     char dir[4096];
     size_t started;
     size_t delivered;
+    int stopped;                  /* stop() said so: start nothing more */
     size_t done;
     int running;
 } pool_state;
@@ -196,6 +197,9 @@ static void deliver_ready(pool_state *s)
         s->pool->deliver(index, text, len, j->why, printed != NULL ? printed : "", s->pool->user);
         free(printed);
         free(text);
+        if (s->pool->stop != NULL && s->pool->stop(s->pool->user)) {
+            s->stopped = 1;
+        }
     }
 }
 
@@ -234,7 +238,7 @@ static void reap_one(pool_state *s)
  * worker running is done, failed. */
 static void fill(pool_state *s)
 {
-    while (s->started < s->pool->n && s->running < s->pool->jobs) {
+    while (!s->stopped && s->started < s->pool->n && s->running < s->pool->jobs) {
         size_t index = s->started;
         if (start(s, index) != 0) {
             if (s->running > 0) {
@@ -280,7 +284,7 @@ int pecert_pool_run(const pecert_pool *pool, char *err, size_t err_len)
     }
     struct sigaction saved[N_CLEANUP_SIGNALS];
     arm(&s, saved);
-    while (s.delivered < pool->n) {
+    while (s.delivered < (s.stopped ? s.started : pool->n)) {
         fill(&s);
         deliver_ready(&s);
         if (s.running > 0) {

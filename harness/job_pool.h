@@ -33,6 +33,11 @@ typedef void (*pecert_pool_deliver)(size_t index, const char *text, size_t len, 
  * how many are running. NULL: no progress. */
 typedef void (*pecert_pool_progress)(size_t done, size_t total, int running, void *user);
 
+/* In the parent, after each delivery: nonzero stops the pool from
+ * starting any job after the ones already started (--fail-fast). NULL:
+ * every job runs. */
+typedef int (*pecert_pool_stop)(void *user);
+
 typedef struct pecert_pool {
     size_t n;                       /* jobs                                  */
     int jobs;                       /* workers at once, >= 1                 */
@@ -40,9 +45,11 @@ typedef struct pecert_pool {
     pecert_pool_deliver deliver;
     pecert_pool_progress progress;  /* or NULL                               */
     void *user;
+    pecert_pool_stop stop;          /* or NULL                               */
 } pecert_pool;
 
-/* pecert_pool_run runs every job and delivers each exactly once. Returns
+/* pecert_pool_run runs every job and delivers each exactly once (once
+ * stop said so, every job it had started, and no other). Returns
  * 0, or -1 with err when it cannot start (no temporary directory, no
  * memory): then nothing was delivered. A job fork(2) cannot start is
  * tried again when a running worker ends, and delivered as failed

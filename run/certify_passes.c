@@ -174,8 +174,8 @@ static int run_plan(pecert_run_results *out, certify_state *s, const pecert_cert
         }
     }
     pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, NULL, 0, s->keep_cases, opt->timeout_s, s->model};
-    pecert_plan_hooks hooks = {&s->sets.recorded, s->sets.have_vectors ? 1 : 0, "", judge_essential, NULL,
-                               report_progress, s};
+    pecert_plan_hooks hooks = {.cite_files = &s->sets.recorded, .n_cite_files = s->sets.have_vectors ? 1 : 0,
+                               .cite_dir = "", .judge = judge_essential, .on_check = report_progress, .user = s};
     int status = pecert_run_plan(out, items, n, &x, &hooks);
     free(items);
     return status;

@@ -14,6 +14,7 @@
 #include "checks.h"
 #include "diagnose.h"
 #include "isolate.h"
+#include "job_pool.h"
 #include "plugin_load.h"
 #include "results_json.h"
 #include "run_info.h"
@@ -336,35 +337,129 @@ static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char 
     return n;
 }
 
+/* One plan being run: what its items need to be kept in order. */
+typedef struct plan_run {
+    pecert_run_results *out;
+    const pecert_plan_item *items;
+    size_t n;
+    const pecert_exec_subjects *x;
+    const pecert_plan_hooks *h;
+    int status;
+    int failed;          /* a check failed, crashed or timed out  */
+    int out_of_memory;
+} plan_run;
+
+static pecert_exec_subjects item_subjects(const plan_run *p, size_t i)
+{
+    pecert_exec_subjects each = *p->x;
+    each.files = p->items[i].files;
+    each.n_files = p->items[i].n_files;
+    return each;
+}
+
+/* Item i's result r, in plan order: cited, judged, appended, reported. */
+static void keep_result(plan_run *p, size_t i, pecert_check_result *r)
+{
+    const pecert_plan_hooks *h = p->h;
+    r->index = p->items[i].index;
+    pecert_cite_vectors(r, h->cite_files, h->n_cite_files, h->cite_dir != NULL ? h->cite_dir : "");
+    int judged_failing = h->judge != NULL && h->judge(r, &p->items[i], h->user);
+    if (r->verdict >= PECERT_VERDICT_FAIL || judged_failing) {
+        p->status = PECERT_EXIT_FAIL;
+        p->failed = 1;
+    }
+    if (pecert_run_results_append(p->out, r) != 0) {
+        pecert_check_result_release(r);
+        p->status = PECERT_EXIT_FAIL;
+        p->out_of_memory = 1;
+        return;
+    }
+    if (h->on_check != NULL) {
+        h->on_check(&p->out->checks[p->out->n_checks - 1], p->out->n_checks, p->n, h->user);
+    }
+}
+
+static void announce(const plan_run *p, size_t i)
+{
+    if (p->h->on_start != NULL && i < p->n) {
+        p->h->on_start(p->items[i].check->id, i, p->n, p->h->user);
+    }
+}
+
+static int stop_now(void *user)
+{
+    const plan_run *p = user;
+    return p->out_of_memory || (p->h->fail_fast && p->failed);
+}
+
+/* In a worker of the pool: item index executed, its result as JSON. */
+static char *exec_in_worker(size_t index, void *user)
+{
+    const plan_run *p = user;
+    pecert_exec_subjects each = item_subjects(p, index);
+    pecert_check_result r;
+    pecert_exec_check(&r, p->items[index].check, &each);
+    cJSON *json = pecert_check_result_to_json(&r);
+    char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
+    cJSON_Delete(json);
+    pecert_check_result_release(&r);
+    return text;
+}
+
+/* In the parent, in plan order: a worker's result, or a CRASH saying why
+ * there is none. */
+static void deliver_result(size_t index, const char *text, size_t len, const char *why, const char *printed,
+                           void *user)
+{
+    plan_run *p = user;
+    const char *id = p->items[index].check->id;
+    char err[256] = "";
+    cJSON *json = text != NULL ? cJSON_ParseWithLength(text, len) : NULL;
+    pecert_check_result r;
+    if (json == NULL || pecert_check_result_from_json(&r, json, err, sizeof(err)) != 0) {
+        pecert_check_result_init(&r, id);
+        r.verdict = PECERT_VERDICT_CRASH;
+        r.worst_ratio = INFINITY;
+        snprintf(r.diagnosis, sizeof(r.diagnosis), "the check's worker gave no result: %s",
+                 text == NULL ? why : err[0] != '\0' ? err : "not JSON");
+    }
+    cJSON_Delete(json);
+    if (printed[0] != '\0') {
+        fputs(printed, stderr); /* the harness's own warnings; the plugin's are captured in the check */
+    }
+    keep_result(p, index, &r);
+    if (!stop_now(p)) {
+        announce(p, index + 1);
+    }
+}
+
+static int run_plan_serially(plan_run *p)
+{
+    for (size_t i = 0; i < p->n && !stop_now(p); i++) {
+        announce(p, i);
+        pecert_exec_subjects each = item_subjects(p, i);
+        pecert_check_result r;
+        pecert_exec_check(&r, p->items[i].check, &each);
+        keep_result(p, i, &r);
+    }
+    return p->status;
+}
+
 int pecert_run_plan(pecert_run_results *out, const pecert_plan_item *items, size_t n, const pecert_exec_subjects *x,
                     const pecert_plan_hooks *h)
 {
-    int status = PECERT_EXIT_PASS;
-    for (size_t i = 0; i < n; i++) {
-        const pecert_plan_item *item = &items[i];
-        if (h->on_start != NULL) {
-            h->on_start(item->check->id, i, n, h->user);
-        }
-        pecert_exec_subjects each = *x;
-        each.files = item->files;
-        each.n_files = item->n_files;
-        pecert_check_result r;
-        pecert_exec_check(&r, item->check, &each);
-        r.index = item->index;
-        pecert_cite_vectors(&r, h->cite_files, h->n_cite_files, h->cite_dir != NULL ? h->cite_dir : "");
-        int judged_failing = h->judge != NULL && h->judge(&r, item, h->user);
-        if (r.verdict >= PECERT_VERDICT_FAIL || judged_failing) {
-            status = PECERT_EXIT_FAIL;
-        }
-        if (pecert_run_results_append(out, &r) != 0) {
-            pecert_check_result_release(&r);
-            return PECERT_EXIT_FAIL;
-        }
-        if (h->on_check != NULL) {
-            h->on_check(&out->checks[out->n_checks - 1], out->n_checks, n, h->user);
-        }
+    plan_run p = {out, items, n, x, h, PECERT_EXIT_PASS, 0, 0};
+    if (h->jobs <= 1 || n <= 1) {
+        return run_plan_serially(&p);
     }
-    return status;
+    char err[512] = "";
+    pecert_pool pool = {n, h->jobs, exec_in_worker, deliver_result, NULL, &p, stop_now};
+    announce(&p, 0);
+    if (pecert_pool_run(&pool, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s; running the checks one at a time\n", err);
+        return run_plan_serially(&p);
+    }
+    return p.status;
 }
 
 /* The registry's plan: --filter, then this shard's share. */
@@ -382,7 +477,9 @@ static int run_checks(pecert_run_results *out, const run_state *s, const pecert_
         items[i] = (pecert_plan_item){todo[i], s->files, s->n_files, index[i], 0};
     }
     pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, NULL, 0, s->keep_cases, opt->timeout_s, NULL};
-    pecert_plan_hooks hooks = {s->files, s->n_files, opt->vectors_dir, NULL, ex->on_start, opt->on_check, opt->user};
+    pecert_plan_hooks hooks = {.cite_files = s->files, .n_cite_files = s->n_files, .cite_dir = opt->vectors_dir,
+                               .on_start = ex->on_start, .on_check = opt->on_check, .user = opt->user,
+                               .jobs = ex->jobs, .fail_fast = ex->fail_fast};
     if (status == PECERT_EXIT_PASS) {
         status = pecert_run_plan(out, items, total, &x, &hooks);
     }
@@ -401,7 +498,7 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len)
 {
-    static const pecert_run_extras no_extras = {1, 1, NULL, 0};
+    static const pecert_run_extras no_extras = {1, 1, NULL, 0, 1, 0};
     const pecert_run_extras *ex = extras != NULL ? extras : &no_extras;
     int shard_count = ex->shard_count > 0 ? ex->shard_count : 1;
     int shard_index = ex->shard_count > 0 ? ex->shard_index : 1;

@@ -45,6 +45,8 @@ typedef struct pecert_run_extras {
     /* --verbose: keep every case that did not fail (results.h
      * pecert_case_record), not only the failing ones. */
     int keep_cases;
+    int jobs;       /* -j: checks at once (pecert_plan_hooks.jobs)     */
+    int fail_fast;  /* --fail-fast (pecert_plan_hooks.fail_fast)       */
 } pecert_run_extras;
 
 /*
@@ -109,6 +111,14 @@ typedef struct pecert_plan_hooks {
     void (*on_start)(const char *check_id, size_t done, size_t total, void *user);
     void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
     void *user;
+    /* -j: checks executed at once, each in a worker process of its own
+     * (job_pool.h); <= 1: one after another. The results are kept and
+     * reported in plan order either way. */
+    int jobs;
+    /* --fail-fast: after the first check that fails (crashes, times out,
+     * or the judge fails), start no other; out then holds fewer results
+     * than the plan has items. */
+    int fail_fast;
 } pecert_plan_hooks;
 
 /* pecert_run_plan: the one loop of both runners. Each item executed

@@ -358,7 +358,7 @@ START_TEST(job_pool_delivers_in_order_and_reports_dead_workers)
 {
     for (int jobs = 1; jobs <= 3; jobs++) {
         pool_probe p = {0};
-        pecert_pool pool = {6, jobs, probe_work, probe_deliver, probe_progress, &p};
+        pecert_pool pool = {6, jobs, probe_work, probe_deliver, probe_progress, &p, NULL};
         char err[256] = "";
         ck_assert_int_eq(pecert_pool_run(&pool, err, sizeof(err)), 0);
         ck_assert_uint_eq(p.n, 6);

@@ -4,8 +4,11 @@
  * [0, max_position_embeddings) as serving engines keep one (vLLM's
  * RotaryEmbedding._compute_cos_sin_cache: t = arange(max_position) in
  * float32, freqs = einsum(t, inv_freq), cos/sin times the scaling). The
- * table is filled lazily up to the highest position asked for and rebuilt
- * when the frequency set changes (dynamic NTK, LongRoPE's switch).
+ * table is rebuilt when the frequency set changes (dynamic NTK, LongRoPE's
+ * switch). A row depends on its position alone, so each is computed when
+ * first read: the values are the whole table's, without the cost of
+ * filling the rows no call reads (a far position would otherwise cost
+ * every row below it, for every frequency set a run meets).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,10 +18,10 @@
 
 struct honest_cache {
     honest_freqs key;   /* the frequency set the rows belong to (copies) */
-    int64_t rows;       /* positions [0, rows) filled                    */
     int64_t capacity;   /* rows allocated                                */
     float *cos;         /* [capacity, half]                              */
     float *sin;
+    uint8_t *filled;    /* [capacity]: row computed                      */
 };
 
 void honest_cache_free(struct honest_cache *cache)
@@ -27,6 +30,7 @@ void honest_cache_free(struct honest_cache *cache)
         honest_freqs_free(&cache->key);
         free(cache->cos);
         free(cache->sin);
+        free(cache->filled);
         free(cache);
     }
 }
@@ -78,8 +82,9 @@ static struct honest_cache *cache_for(honest_instance *self, const honest_freqs 
     return c;
 }
 
-/* Fills rows up to p (inclusive), growing the table by doubling. */
-static int fill_to(struct honest_cache *c, int64_t p, int64_t limit)
+/* Makes row p of the table, growing it by doubling (rows past the
+ * filled ones are computed when read). */
+static int fill_row(struct honest_cache *c, int64_t p, int64_t limit)
 {
     int32_t half = c->key.half;
     if (p >= c->capacity) {
@@ -94,18 +99,25 @@ static int fill_to(struct honest_cache *c, int64_t p, int64_t limit)
         if (ns != NULL) {
             c->sin = ns;
         }
-        if (nc == NULL || ns == NULL) {
+        uint8_t *nf = realloc(c->filled, (size_t)cap);
+        if (nf != NULL) {
+            c->filled = nf;
+        }
+        if (nc == NULL || ns == NULL || nf == NULL) {
             return -1;
         }
+        memset(c->filled + c->capacity, 0, (size_t)(cap - c->capacity));
         c->capacity = cap;
+    }
+    if (c->filled[p]) {
+        return 0;
     }
     float *theta = malloc((size_t)(half > 0 ? half : 1) * sizeof(float));
     if (theta == NULL) {
         return -1;
     }
-    for (; c->rows <= p; c->rows++) {
-        compute_row(&c->key, c->rows, c->cos + c->rows * half, c->sin + c->rows * half, theta);
-    }
+    compute_row(&c->key, p, c->cos + p * half, c->sin + p * half, theta);
+    c->filled[p] = 1;
     free(theta);
     return 0;
 }
@@ -130,7 +142,7 @@ pecert_status honest_row(const pecert__ref_call *call, honest_instance *self, co
         return PECERT_OK;
     }
     struct honest_cache *c = cache_for(self, f);
-    if (c == NULL || fill_to(c, p, limit) != 0) {
+    if (c == NULL || fill_row(c, p, limit) != 0) {
         return pecert__ref_fail(call, PECERT_E_NOMEM,
                                 "out of memory for the cos/sin cache up to position %" PRId64, p);
     }
