@@ -9,30 +9,52 @@
 #include <string.h>
 
 #include "commands.h"
+#include "did_you_mean.h"
 #include "pecert/plugin.h"
 #include "runner.h"
 
-static const char usage_main[] =
-    "usage: pecert <command> [options]\n"
-    "\n"
-    "Certify implementations of Transformer positional encodings against golden\n"
-    "vectors from the official reference code.\n"
-    "\n"
-    "commands:\n"
-    "  list    checks, vector files and built-in plugins\n"
-    "  run     run the conformance checks on a plugin\n"
-    "  bench   time a plugin against the machine's bandwidth and ref\n"
-    "  mutation  prove the checks catch every mutant (real-bug plugin)\n"
-    "  report  render or merge saved results: HTML, JUnit XML, JSON\n"
-    "  certify certify a plugin for one checkpoint (config.json or profile)\n"
-    "  diagnose  read a q/k dump before and after an engine's RoPE: positions,\n"
-    "          pairing, channels and frequencies it used (no plugin needed)\n"
-    "  dump    write a plugin's q before and after RoPE as .npy (for diagnose)\n"
-    "  help    this text (also: pecert <command> --help)\n"
-    "\n"
-    "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
-    "             3 plugin failed to load\n";
+/* The commands, in the order `pecert help` lists them. */
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* one line of at most 66 columns */
+} command;
 
+static const command commands[] = {
+    {"list", pecert_cmd_list, "checks, vector files and built-in plugins"},
+    {"run", pecert_cmd_run, "run the conformance checks on a plugin"},
+    {"certify", pecert_cmd_certify, "certify a plugin for one checkpoint (config.json or profile)"},
+    {"report", pecert_cmd_report, "render or merge saved results: HTML, JUnit XML, JSON"},
+    {"diagnose", pecert_cmd_diagnose, "read a q/k dump before and after an engine's RoPE (no plugin)"},
+    {"dump", pecert_cmd_dump, "write a plugin's q before and after RoPE as .npy (for diagnose)"},
+    {"mutation", pecert_cmd_mutation, "prove the checks catch every mutant (real-bug plugin)"},
+    {"bench", pecert_cmd_bench, "time a plugin against the machine's bandwidth and ref"},
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: pecert <command> [options]\n"
+          "       pecert --version\n"
+          "\n"
+          "Certify implementations of Transformer positional encodings against golden\n"
+          "vectors from the official reference code.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    }
+    fputs("  help       this text (also: pecert <command> --help, for its options\n"
+          "             and exit statuses)\n"
+          "\n"
+          "options:\n"
+          "  --version  pecert's version and the plugin ABI it speaks\n"
+          "\n"
+          "exit status: 0 all passed, 1 a check failed, 2 bad usage or input,\n"
+          "             3 plugin failed to load\n",
+          out);
+}
 
 int main(int argc, char **argv)
 {
@@ -41,42 +63,29 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     pecert_term_filter_install();
     if (argc < 2) {
-        fputs(usage_main, stderr);
+        print_usage(stderr);
         return PECERT_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        fputs(usage_main, stdout);
+        print_usage(stdout);
         return PECERT_EXIT_PASS;
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("pecert %s (plugin ABI %d.%d)\n", PECERT_VERSION, PECERT_ABI_MAJOR, PECERT_ABI_MINOR);
         return PECERT_EXIT_PASS;
     }
-    if (strcmp(cmd, "run") == 0) {
-        return pecert_cmd_run(argc - 1, argv + 1);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(cmd, commands[i].name) == 0) {
+            return commands[i].run(argc - 1, argv + 1);
+        }
     }
-    if (strcmp(cmd, "mutation") == 0) {
-        return pecert_cmd_mutation(argc - 1, argv + 1);
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        names[i] = commands[i].name;
     }
-    if (strcmp(cmd, "list") == 0) {
-        return pecert_cmd_list(argc - 1, argv + 1);
-    }
-    if (strcmp(cmd, "bench") == 0) {
-        return pecert_cmd_bench(argc - 1, argv + 1);
-    }
-    if (strcmp(cmd, "report") == 0) {
-        return pecert_cmd_report(argc - 1, argv + 1);
-    }
-    if (strcmp(cmd, "certify") == 0) {
-        return pecert_cmd_certify(argc - 1, argv + 1);
-    }
-    if (strcmp(cmd, "diagnose") == 0) {
-        return pecert_cmd_diagnose(argc - 1, argv + 1);
-    }
-    if (strcmp(cmd, "dump") == 0) {
-        return pecert_cmd_dump(argc - 1, argv + 1);
-    }
-    fprintf(stderr, "pecert: unknown command '%s' (pecert help lists the commands)\n", cmd);
+    char hint[128];
+    pecert_did_you_mean(hint, sizeof(hint), cmd, names, N_COMMANDS);
+    fprintf(stderr, "pecert: unknown command '%s'%s (pecert help lists the commands)\n", cmd, hint);
     return PECERT_EXIT_USAGE;
 }

@@ -52,6 +52,8 @@ static const char usage_run[] =
     "             input, 3 the plugin failed to load\n";
 
 
+#define PECERT_MAX_FOLDED 1024
+
 typedef struct run_cli {
     const char *impl;
     const char *filter;
@@ -71,6 +73,10 @@ typedef struct run_cli {
     int fail_fast;       /* --fail-fast                                */
     int durations;       /* --durations N: the N slowest, 0 = none     */
     size_t planned;      /* checks this run (shard) planned            */
+    /* The checks whose operations the plugin leaves NULL, folded into one
+     * line at the end unless --verbose: their indices in the results. */
+    size_t not_implemented[PECERT_MAX_FOLDED];
+    size_t n_not_implemented;
     int progress;        /* stdout is a terminal and not --quiet */
     double started_s;    /* monotonic clock at the start of the run */
 } run_cli;
@@ -97,13 +103,42 @@ static void on_start(const char *check_id, size_t done, size_t total, void *user
 static void on_check(const pecert_check_result *r, size_t done, size_t total, void *user)
 {
     run_cli *cli = user;
-    (void)done;
     cli->planned = total;
     if (cli->progress) {
         pecert_term_raw("\r\033[K"); /* the result line replaces the progress line */
     }
+    if (!cli->verbose && r->verdict == PECERT_VERDICT_UNSUPPORTED &&
+        strcmp(r->diagnosis, PECERT_DIAGNOSIS_NOT_IMPLEMENTED) == 0 && cli->n_not_implemented < PECERT_MAX_FOLDED) {
+        cli->not_implemented[cli->n_not_implemented++] = done - 1; /* r is results->checks[done - 1] */
+        return;
+    }
     print_result(r, cli);
     fflush(stdout);
+}
+
+/* The folded checks: one line naming them all, where each would have had
+ * two ("N/A id plugin does not implement ..."). */
+static void print_not_implemented(const run_cli *cli, const pecert_run_results *res)
+{
+    if (cli->n_not_implemented == 0 || cli->quiet) {
+        return;
+    }
+    size_t len = 256;
+    for (size_t i = 0; i < cli->n_not_implemented; i++) {
+        len += strlen(res->checks[cli->not_implemented[i]].check_id) + 2;
+    }
+    char *line = malloc(len);
+    if (line == NULL) {
+        return;
+    }
+    size_t used = (size_t)snprintf(line, len, "N/A     %zu checks need operations the plugin leaves NULL (--verbose: "
+                                              "a line each):", cli->n_not_implemented);
+    for (size_t i = 0; i < cli->n_not_implemented; i++) {
+        used += (size_t)snprintf(line + used, len - used, "%s %s", i > 0 ? "," : "",
+                                 res->checks[cli->not_implemented[i]].check_id);
+    }
+    pecert_print_wrapped(2, 8, line);
+    free(line);
 }
 
 /* "I/N" with 1 <= I <= N <= 4096; 0 or -1. */
@@ -287,6 +322,7 @@ int pecert_cmd_run(int argc, char **argv)
     if (cli.verbose) {
         print_environment(&res);
     }
+    print_not_implemented(&cli, &res);
     if (cli.durations > 0 && !cli.no_timings) {
         pecert_print_durations(&res, cli.durations);
     }

@@ -31,6 +31,9 @@ typedef struct job {
     pid_t pid;
     int wait_status;
     char why[128];                /* set when there is no result */
+    char *text;                   /* its result, read when it ended (stop) */
+    size_t text_len;
+    int text_read;
     char result[JOB_PATH_MAX];    /* the worker's result file    */
     char printed[JOB_PATH_MAX];   /* its stdout and stderr       */
 } job;
@@ -192,12 +195,14 @@ static void deliver_ready(pool_state *s)
         job *j = &s->jobs[index];
         size_t len = 0;
         size_t printed_len = 0;
-        char *text = j->why[0] != '\0' ? NULL : read_result(j, &len);
+        char *text = j->text_read ? j->text : j->why[0] != '\0' ? NULL : read_result(j, &len);
+        len = j->text_read ? j->text_len : len;
+        j->text = NULL;
         char *printed = take_file(j->printed, &printed_len);
         s->pool->deliver(index, text, len, j->why, printed != NULL ? printed : "", s->pool->user);
         free(printed);
         free(text);
-        if (s->pool->stop != NULL && s->pool->stop(s->pool->user)) {
+        if (s->pool->stop != NULL && s->pool->stop(NULL, 0, s->pool->user)) {
             s->stopped = 1;
         }
     }
@@ -213,10 +218,16 @@ static void reap_one(pool_state *s)
     } while (pid < 0 && errno == EINTR);
     for (size_t i = 0; pid > 0 && i < s->pool->n; i++) {
         if (s->jobs[i].state == JOB_RUNNING && s->jobs[i].pid == pid) {
-            s->jobs[i].state = JOB_DONE;
-            s->jobs[i].wait_status = status;
+            job *j = &s->jobs[i];
+            j->state = JOB_DONE;
+            j->wait_status = status;
             s->running--;
             s->done++;
+            if (s->pool->stop != NULL) { /* judged now, delivered in order later */
+                j->text = read_result(j, &j->text_len);
+                j->text_read = 1;
+                s->stopped |= s->pool->stop(j->text, j->text_len, s->pool->user) != 0;
+            }
             return;
         }
     }

@@ -33,10 +33,11 @@ typedef void (*pecert_pool_deliver)(size_t index, const char *text, size_t len, 
  * how many are running. NULL: no progress. */
 typedef void (*pecert_pool_progress)(size_t done, size_t total, int running, void *user);
 
-/* In the parent, after each delivery: nonzero stops the pool from
- * starting any job after the ones already started (--fail-fast). NULL:
- * every job runs. */
-typedef int (*pecert_pool_stop)(void *user);
+/* In the parent, as soon as a job's worker has ended (text its result,
+ * or NULL), and again after each delivery (text NULL): nonzero stops the
+ * pool from starting any job after the ones already started
+ * (--fail-fast). NULL: every job runs. */
+typedef int (*pecert_pool_stop)(const char *text, size_t len, void *user);
 
 typedef struct pecert_pool {
     size_t n;                       /* jobs                                  */

@@ -21,10 +21,13 @@ int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
                           const char *impl_dir)
 {
     size_t len = strlen(name_or_path);
-    int is_path = strchr(name_or_path, '/') != NULL ||
-                  (len > 3 && strcmp(name_or_path + len - 3, ".so") == 0);
-    int n = is_path ? snprintf(out, out_len, "%s", name_or_path)
-                    : snprintf(out, out_len, "%s/%s.so", impl_dir, name_or_path);
+    int has_slash = strchr(name_or_path, '/') != NULL;
+    int is_so = len > 3 && strcmp(name_or_path + len - 3, ".so") == 0;
+    /* "myrope.so" is a file in the working directory, as a shell user
+     * means it: dlopen() would search the library path for a bare name. */
+    int n = has_slash ? snprintf(out, out_len, "%s", name_or_path)
+            : is_so   ? snprintf(out, out_len, "./%s", name_or_path)
+                      : snprintf(out, out_len, "%s/%s.so", impl_dir, name_or_path);
     return (n < 0 || (size_t)n >= out_len) ? -1 : 0;
 }
 

@@ -16,7 +16,9 @@ typedef struct pecert_loaded_plugin {
 
 /*
  * pecert_plugin_resolve turns NAME or PATH into a file path: anything with
- * a '/' or ending in ".so" is a path; a bare name is IMPL_DIR/NAME.so.
+ * a '/' is a path; a file name ending in ".so" is in the working directory
+ * ("./NAME.so", as the shell user means it); a bare name is
+ * IMPL_DIR/NAME.so.
  * Returns 0, or -1 if the result does not fit in out_len.
  */
 int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,

@@ -13,6 +13,7 @@
 
 #include "checks.h"
 #include "diagnose.h"
+#include "did_you_mean.h"
 #include "isolate.h"
 #include "job_pool.h"
 #include "plugin_load.h"
@@ -174,8 +175,7 @@ void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const 
     if (!pecert_plugin_meets(x->plugin, check->needs)) {
         pecert_check_result_init(r, check->id);
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
-        snprintf(r->diagnosis, sizeof(r->diagnosis),
-                 "plugin does not implement an operation this check needs (NULL in its descriptor)");
+        snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", PECERT_DIAGNOSIS_NOT_IMPLEMENTED);
         return;
     }
     child_job job = {x, check};
@@ -317,6 +317,21 @@ static size_t count_selected(const char *filter)
     return n;
 }
 
+/* " (did you mean 'ID'?)" when filter is one id, no glob, near a check's. */
+static void nearest_check(char *out, size_t len, const char *filter)
+{
+    const char *ids[512];
+    size_t n = 0;
+    out[0] = '\0';
+    if (strpbrk(filter, "*?[,!") != NULL) {
+        return;
+    }
+    for (size_t i = 0; i < pecert_num_checks && n < 512; i++) {
+        ids[n++] = pecert_checks[i]->id;
+    }
+    pecert_did_you_mean(out, len, filter, ids, n);
+}
+
 /* The checks of shard `index` of `count`: the k-th selected check (k from
  * 0, registry order) belongs to shard k mod count + 1. Fills k of each. */
 static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char *filter,
@@ -386,10 +401,27 @@ static void announce(const plan_run *p, size_t i)
     }
 }
 
-static int stop_now(void *user)
+static int stop_now(const plan_run *p)
+{
+    return p->out_of_memory || (p->h->fail_fast && p->failed);
+}
+
+/* The pool's stop: after a delivery, as stop_now; when a check's worker
+ * ends, whether its own result failed (so that under --fail-fast no check
+ * starts after it, even before the checks ahead of it are delivered). */
+static int pool_stop(const char *text, size_t len, void *user)
 {
     const plan_run *p = user;
-    return p->out_of_memory || (p->h->fail_fast && p->failed);
+    if (text == NULL || !p->h->fail_fast) {
+        return stop_now(p);
+    }
+    cJSON *json = cJSON_ParseWithLength(text, len);
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(json, "verdict");
+    int failed = !cJSON_IsString(verdict) ||
+                 (strcmp(verdict->valuestring, pecert_verdict_name(PECERT_VERDICT_PASS)) != 0 &&
+                  strcmp(verdict->valuestring, pecert_verdict_name(PECERT_VERDICT_UNSUPPORTED)) != 0);
+    cJSON_Delete(json);
+    return failed || stop_now(p);
 }
 
 /* In a worker of the pool: item index executed, its result as JSON. */
@@ -453,7 +485,7 @@ int pecert_run_plan(pecert_run_results *out, const pecert_plan_item *items, size
         return run_plan_serially(&p);
     }
     char err[512] = "";
-    pecert_pool pool = {n, h->jobs, exec_in_worker, deliver_result, NULL, &p, stop_now};
+    pecert_pool pool = {n, h->jobs, exec_in_worker, deliver_result, NULL, &p, pool_stop};
     announce(&p, 0);
     if (pecert_pool_run(&pool, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s; running the checks one at a time\n", err);
@@ -508,7 +540,9 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
     s.keep_cases = ex->keep_cases;
     int status = PECERT_EXIT_LOAD;
     if (opt->filter != NULL && count_selected(opt->filter) == 0) {
-        snprintf(err, err_len, "--filter '%s' matches no check (see `pecert list`)", opt->filter);
+        char hint[160];
+        nearest_check(hint, sizeof(hint), opt->filter);
+        snprintf(err, err_len, "--filter '%s' matches no check%s (see `pecert list`)", opt->filter, hint);
         return PECERT_EXIT_USAGE;
     }
     if (shard_index < 1 || shard_index > shard_count) {

@@ -86,6 +86,12 @@ typedef struct pecert_exec_subjects {
  * or TIMEOUT naming why). */
 void pecert_exec_check(pecert_check_result *r, const struct pecert_check *check, const pecert_exec_subjects *x);
 
+/* The diagnosis of a check pecert_exec_check finds UNSUPPORTED because
+ * the plugin leaves an operation it needs NULL (run folds these into one
+ * line unless --verbose). */
+#define PECERT_DIAGNOSIS_NOT_IMPLEMENTED \
+    "plugin does not implement an operation this check needs (NULL in its descriptor)"
+
 /* A plan: the checks a runner runs, in order, each with its files. */
 typedef struct pecert_plan_item {
     const struct pecert_check *check;

@@ -123,10 +123,11 @@ START_TEST(abi_v11_plugin_is_not_supported)
     ck_assert_msg(strstr(text, "diagnosis: nothing certified") != NULL, "%s", text);
     static const char *const checks[] = {"alibi.slopes.golden", "t5.bucket.golden", "mrope.index.golden",
                                          "sinusoidal.golden", "learned.out_of_range", "swin.index.golden"};
+    /* Not run, and said so on the one line of such checks (run.c). */
+    const char *folded = strstr(text, "N/A     ");
+    ck_assert_msg(folded != NULL && strstr(folded, "need operations the plugin leaves NULL") != NULL, "%s", text);
     for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
-        char want[128];
-        snprintf(want, sizeof(want), "N/A     %s", checks[i]);
-        ck_assert_msg(strstr(text, want) != NULL, "%s not reported N/A: %s", checks[i], text);
+        ck_assert_msg(strstr(folded, checks[i]) != NULL, "%s not reported N/A: %s", checks[i], text);
     }
 }
 END_TEST

@@ -8,6 +8,7 @@
  */
 #include "certify_config.h"
 #include "certify_reads.h"
+#include "did_you_mean.h"
 #include "json_text.h"
 #include "vectors.h"
 
@@ -1771,6 +1772,18 @@ int pecert_certify_profile_names(const char *dir, char **names, int max)
     return n;
 }
 
+/* " (did you mean 'NAME'?)" for the bundled profile nearest to a mistyped
+ * name, or "". */
+static void nearest_profile(char *out, size_t len, const char *dir, const char *name)
+{
+    char *names[512];
+    int n = pecert_certify_profile_names(dir, names, 512);
+    pecert_did_you_mean(out, len, name, (const char *const *)names, n > 0 ? (size_t)n : 0);
+    for (int i = 0; i < n; i++) {
+        free(names[i]);
+    }
+}
+
 const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *vectors_dir, const char *name)
 {
     struct stat st;
@@ -2096,7 +2109,9 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
     cJSON *root = text != NULL && strlen(text) == len ? cJSON_Parse(text) : NULL;
     int rc = -1;
     if (text == NULL) {
-        snprintf(err, err_len, "%s: no such profile (see `pecert certify --list-profiles`)", path);
+        char hint[160];
+        nearest_profile(hint, sizeof(hint), dir, name);
+        snprintf(err, err_len, "%s: no such profile%s (see `pecert certify --list-profiles`)", path, hint);
     } else if (strlen(text) != len) {
         snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
     } else if (!text_is_unambiguous(text, root, path, err, err_len)) {
