@@ -288,22 +288,28 @@ RUN_DIR   := reports/out/runs
 # PECERT_ISA variants of fast this CPU has the instruction sets for.
 fast_isa_ok = $(if $(strip $(foreach f,$(FAST_NEEDS_$(1)),$(if $(shell grep -qw $(f) /proc/cpuinfo 2>/dev/null && echo y),,$(f)))),,$(1))
 FAST_ISAS  = $(if $(filter fast,$(PLUGIN_NAMES)),scalar $(call fast_isa_ok,avx2) $(call fast_isa_ok,avx512))
+# The merged report keeps, of each mutant run, the first few failing cases
+# per check and the plots of the checks its catalogue entry names (13.6 MB
+# of HTML and 76 MB of JSON otherwise); reports/out/runs/ keeps every run
+# whole.
+REPORT_MUTANT_FAILURES ?= 3
 # The report of the runs in $(RUN_DIR) (run, bench, bench-peers), with a
 # Speed section from the JSON of an earlier `make bench` / `make
 # bench-peers` when there is one (the shell picks the files that exist).
 REPORT_CMD = $(BUILD)/pecert report $(RUN_DIR)/ref.json $(FAST_ISAS:%=$(RUN_DIR)/fast-%.json) $(RUN_DIR)/example.json \
     $(RUN_DIR)/honest/*.json $(RUN_DIR)/mutants/*.json --mutants impls/mutants/catalogue.json --allow-fail example \
+    --mutant-failures $(REPORT_MUTANT_FAILURES) \
     $$(for f in reports/out/bench.json reports/out/bench-peers.json; do [ -f $$f ] && printf ' --bench %s' $$f; done) \
     -o reports/out/index.html --json reports/out/results.json --junit reports/out/junit.xml
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)rm -rf $(RUN_DIR) && mkdir -p $(RUN_DIR)/mutants $(RUN_DIR)/honest
-	$(Q)$(BUILD)/pecert run --impl ref --quiet --json $(RUN_DIR)/ref.json; \
+	$(Q)$(BUILD)/pecert run --impl ref --quiet -j $(NPROC) --json $(RUN_DIR)/ref.json; \
 	for isa in $(FAST_ISAS); do \
 	    echo "fast PECERT_ISA=$$isa:"; \
-	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl fast --quiet --json $(RUN_DIR)/fast-$$isa.json; \
+	    PECERT_ISA=$$isa $(BUILD)/pecert run --impl fast --quiet -j $(NPROC) --json $(RUN_DIR)/fast-$$isa.json; \
 	done; \
-	$(BUILD)/pecert run --impl example --quiet --json $(RUN_DIR)/example.json; \
+	$(BUILD)/pecert run --impl example --quiet -j $(NPROC) --json $(RUN_DIR)/example.json; \
 	echo "$(words $(HONEST)) honest float32 variants (must pass)..."; \
 	for h in $(HONEST); do echo $$h; done | xargs -P $(NPROC) -I{} sh -c \
 	    '$(BUILD)/pecert run --impl {} --quiet --json $(RUN_DIR)/honest/$$(basename {} .so).json >/dev/null'; \

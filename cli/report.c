@@ -39,6 +39,10 @@ static const char usage_report[] =
     "                      bench` or of `make bench-peers` (told apart by their\n"
     "                      schema; one flag per file, at most one of each); the\n"
     "                      JSON and JUnit outputs do not change\n"
+    "  --mutant-failures N keep, of each mutant run, the first N failing cases of\n"
+    "                      each check and the error samples of the checks its\n"
+    "                      catalogue entry names (needs --mutants); the rest is\n"
+    "                      counted, and stays in the run's own results file\n"
     "  --no-timings        write 0 for every elapsed time (byte-stable outputs)\n"
     "  --quiet             print only the runs that fail (and mutants that escape)\n"
     "                      and the verdict, as `run --quiet` prints only failures\n"
@@ -60,6 +64,7 @@ typedef struct report_cli {
     int n_bench;
     int no_timings;
     int quiet;
+    int mutant_failures; /* --mutant-failures N; -1: every record */
 } report_cli;
 
 static int parse_report_args(report_cli *cli, int argc, char **argv)
@@ -69,7 +74,8 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
         {"json", required_argument, NULL, 'j'},       {"mutants", required_argument, NULL, 'm'},
         {"allow-fail", required_argument, NULL, 'a'}, {"no-timings", no_argument, NULL, 'T'},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
-        {"bench", required_argument, NULL, 'B'},      {NULL, 0, NULL, 0}};
+        {"bench", required_argument, NULL, 'B'},      {"mutant-failures", required_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -80,6 +86,12 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
         case 'm': cli->catalogue = optarg; break;
         case 'T': cli->no_timings = 1; break;
         case 'q': cli->quiet = 1; break;
+        case 'M':
+            if (pecert_parse_count(&cli->mutant_failures, optarg, 0, PECERT_RESULT_MAX_FAILURES) != 0) {
+                return pecert_usage_error(usage_report, "report: --mutant-failures '%s': expected a count in [0, %d]",
+                                          optarg, PECERT_RESULT_MAX_FAILURES);
+            }
+            break;
         case 'a':
             if (cli->n_allow_fail == MAX_ALLOW_FAIL) {
                 return pecert_usage_error(usage_report, "report: more than %d --allow-fail", MAX_ALLOW_FAIL);
@@ -96,6 +108,9 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
         default:
             return pecert_usage_error(usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
         }
+    }
+    if (cli->mutant_failures >= 0 && cli->catalogue == NULL) {
+        return pecert_usage_error(usage_report, "report: --mutant-failures needs --mutants (which runs are mutants)");
     }
     if (optind == argc) {
         return pecert_usage_error(usage_report, "report: no results file given");
@@ -133,6 +148,9 @@ static int build_report(pecert_report *rep, pecert_bench *bench, const report_cl
     }
     rep->no_timings = cli->no_timings;
     pecert_report_finish(rep);
+    if (cli->mutant_failures >= 0) {
+        pecert_report_summarize_mutants(rep, cli->mutant_failures);
+    }
     return 0;
 }
 
@@ -176,6 +194,7 @@ int pecert_cmd_report(int argc, char **argv)
 {
     report_cli cli;
     memset(&cli, 0, sizeof(cli));
+    cli.mutant_failures = -1;
     int rc = parse_report_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;

@@ -212,6 +212,10 @@ typedef struct pecert_check_result {
                                            * PECERT_RESULT_MAX_FAILURES)  */
     size_t n_failures;
     int64_t n_failures_dropped;           /* failing cases past the cap   */
+    /* Left out of a merged report that summarizes mutant runs (`pecert
+     * report --mutant-failures N`); the run's own results file keeps them. */
+    int64_t n_failures_summarized;        /* failure records              */
+    int64_t n_points_summarized;          /* error samples                */
     pecert_error_point *points;           /* n_points samples, owned      */
     size_t n_points;
     pecert_point_axis points_axis;        /* what their positions count   */

@@ -321,6 +321,8 @@ static int failures_from_json(pecert_check_result *r, const cJSON *obj)
         }
     }
     r->n_failures_dropped = read_int(obj, "failures_dropped", 0);
+    r->n_failures_summarized = read_int(obj, "failures_summarized", 0);
+    r->n_points_summarized = read_int(obj, "points_summarized", 0);
     return 0;
 }
 
@@ -381,6 +383,12 @@ cJSON *pecert_check_result_to_json(const pecert_check_result *r)
     cJSON_AddItemToObject(obj, "failures", failures_to_json(r));
     if (r->n_failures_dropped > 0) {
         cJSON_AddNumberToObject(obj, "failures_dropped", (double)r->n_failures_dropped);
+    }
+    if (r->n_failures_summarized > 0) {
+        cJSON_AddNumberToObject(obj, "failures_summarized", (double)r->n_failures_summarized);
+    }
+    if (r->n_points_summarized > 0) {
+        cJSON_AddNumberToObject(obj, "points_summarized", (double)r->n_points_summarized);
     }
     case_log_to_json(obj, r);
     cJSON *symptoms = cJSON_AddArrayToObject(obj, "symptoms");

@@ -87,6 +87,11 @@ static void evidence(pecert_sbuf *b, const pecert_check_result *r, int max_lines
                               "(a run keeps %d per check).</p>\n",
                            (long long)r->n_failures_dropped, PECERT_RESULT_MAX_FAILURES);
     }
+    if (r->n_failures_summarized > 0) {
+        pecert_sbuf_printf(b, "<p class=\"muted\">&#8230; and %lld more failing cases in the run's own results "
+                              "file (this report keeps the first cases of each check of a mutant run).</p>\n",
+                           (long long)r->n_failures_summarized);
+    }
 }
 
 static const pecert_vector_source *find_source(const pecert_run_results *res, const char *path)

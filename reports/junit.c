@@ -95,6 +95,11 @@ static void failure_text(pecert_sbuf *b, const pecert_report_run *run, const pec
         snprintf(line, sizeof(line), "... and %lld more failing cases not kept\n", (long long)r->n_failures_dropped);
         pecert_sbuf_escaped(b, line, 0);
     }
+    if (r->n_failures_summarized > 0) {
+        snprintf(line, sizeof(line), "... and %lld more failing cases in the run's own results file\n",
+                 (long long)r->n_failures_summarized);
+        pecert_sbuf_escaped(b, line, 0);
+    }
     for (int i = 0; i < r->n_vrefs; i++) {
         snprintf(line, sizeof(line), "vector %s:tcId=%lld [%s] %s (%s)\n", r->vrefs[i].file,
                  (long long)r->vrefs[i].tc_id, r->vrefs[i].flags, r->vrefs[i].comment, r->vrefs[i].source);

@@ -61,6 +61,10 @@ typedef struct pecert_report {
     size_t n_runs;
     size_t cap_runs;
     int no_timings;                  /* elapsed times zeroed everywhere     */
+    /* >= 0: mutant runs summarized to this many failure records per check
+     * (pecert_report_summarize_mutants); -1 (or 0 before it): whole. */
+    int mutant_failures;
+    int mutants_summarized;
     const struct pecert_bench *bench; /* speed figures for the HTML only
                                       * (report_bench.h), borrowed; NULL:
                                       * no Speed section                   */
@@ -102,6 +106,14 @@ int pecert_report_apply_catalogue(pecert_report *rep, const char *path, char *er
 /* pecert_report_allow_fail: runs of plugin `name` may fail. Returns how
  * many runs it matched. */
 size_t pecert_report_allow_fail(pecert_report *rep, const char *name);
+
+/* pecert_report_summarize_mutants keeps, of every mutant run, the first
+ * keep failure records of each check and the error samples of only the
+ * checks its catalogue entry names (call after pecert_report_finish); what
+ * it leaves out is counted (n_failures_summarized, n_points_summarized)
+ * and stays in the run's own results file. Verdicts, worst ratios, the
+ * diagnosis and the separation table do not change. */
+void pecert_report_summarize_mutants(pecert_report *rep, int keep);
 
 /* pecert_report_finish orders runs (certified, allowed, mutants; stable),
  * gives each a unique label, judges the mutants and applies no_timings.

@@ -23,7 +23,17 @@ static cJSON *expect_to_json(const pecert_mutant_expect *e)
     return obj;
 }
 
-static cJSON *entry_to_json(const pecert_report_run *run)
+/* What a summarized mutant run left out, and where it is. */
+static cJSON *summary_note(const pecert_report *rep, const pecert_report_run *run)
+{
+    cJSON *obj = cJSON_CreateObject();
+    cJSON_AddNumberToObject(obj, "failures_per_check", rep->mutant_failures);
+    cJSON_AddStringToObject(obj, "points", "kept for the checks its catalogue entry names");
+    cJSON_AddStringToObject(obj, "results_file", run->origin);
+    return obj;
+}
+
+static cJSON *entry_to_json(const pecert_report *rep, const pecert_report_run *run)
 {
     cJSON *obj = cJSON_CreateObject();
     cJSON_AddStringToObject(obj, "plugin", run->res.info.plugin_name);
@@ -32,6 +42,9 @@ static cJSON *entry_to_json(const pecert_report_run *run)
         cJSON_AddItemToObject(obj, "mutant", expect_to_json(&run->expect));
         cJSON_AddBoolToObject(obj, "caught", run->caught);
         cJSON_AddBoolToObject(obj, "diagnosed", run->diagnosed);
+        if (rep->mutants_summarized && !run->not_run) {
+            cJSON_AddItemToObject(obj, "summarized", summary_note(rep, run));
+        }
     }
     cJSON_AddItemToObject(obj, "results",
                           run->not_run ? cJSON_CreateNull() : pecert_run_results_to_json(&run->res));
@@ -56,7 +69,7 @@ char *pecert_report_json(const pecert_report *rep)
         cJSON_AddStringToObject(root, "verdict", pecert_report_passed(rep) ? "pass" : "fail");
         cJSON *runs = cJSON_AddArrayToObject(root, "runs");
         for (size_t i = 0; runs != NULL && i < rep->n_runs; i++) {
-            cJSON_AddItemToArray(runs, entry_to_json(&rep->runs[i]));
+            cJSON_AddItemToArray(runs, entry_to_json(rep, &rep->runs[i]));
         }
     }
     char *text = root != NULL ? cJSON_Print(root) : NULL;

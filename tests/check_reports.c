@@ -1190,6 +1190,87 @@ START_TEST(report_refuses_two_bench_files_of_one_schema)
 }
 END_TEST
 
+/* --mutant-failures N: a mutant run keeps N failing cases per check and
+ * the samples of its named checks only, says what it left out and where
+ * it is; the verdict (caught, diagnosed) and worst ratios do not change,
+ * and the summarized report reads back. */
+START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
+{
+    char dir[] = "/tmp/pecert-summary-XXXXXX";
+    char cmd[8192];
+    char path[4200];
+    char out[1 << 14];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd), "run --impl %s/impls/mutants/pairing_swapped.so --filter 'rope.*' --json %s/m.json",
+             test_build_dir(), dir);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 1);
+    snprintf(path, sizeof(path), "%s/catalogue.json", dir);
+    write_text(path, "{\"schema\": \"pecert-mutants/1\", \"mutants\": [{\"name\": \"pairing_swapped\", "
+                     "\"must_fail\": [\"rope.apply.golden\", \"rope.norm_preservation\", "
+                     "\"rope.pairing_convention\"], \"finding\": \"pairing\"}]}");
+    snprintf(cmd, sizeof(cmd), "report %s/m.json --mutants %s/catalogue.json --mutant-failures 1 "
+                               "--json %s/merged.json -o %s/merged.html",
+             dir, dir, dir, dir);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 0);
+    snprintf(path, sizeof(path), "%s/m.json", dir);
+    char *whole_text = test_read_file(path);
+    snprintf(path, sizeof(path), "%s/merged.json", dir);
+    char *merged_text = test_read_file(path);
+    cJSON *whole = cJSON_Parse(whole_text);
+    cJSON *merged = cJSON_Parse(merged_text);
+    ck_assert_ptr_nonnull(whole);
+    ck_assert_ptr_nonnull(merged);
+    const cJSON *entry = cJSON_GetArrayItem(cJSON_GetObjectItem(merged, "runs"), 0);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(entry, "caught")));
+    const cJSON *note = cJSON_GetObjectItem(entry, "summarized");
+    ck_assert_ptr_nonnull(note);
+    ck_assert_int_eq(cJSON_GetObjectItem(note, "failures_per_check")->valueint, 1);
+    ck_assert_ptr_nonnull(strstr(cJSON_GetObjectItem(note, "results_file")->valuestring, "m.json"));
+    const cJSON *checks = cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "results"), "checks");
+    const cJSON *all = cJSON_GetObjectItem(whole, "checks");
+    ck_assert_int_eq(cJSON_GetArraySize(checks), cJSON_GetArraySize(all));
+    int left_out = 0;
+    for (int i = 0; i < cJSON_GetArraySize(checks); i++) {
+        const cJSON *c = cJSON_GetArrayItem(checks, i);
+        const cJSON *w = cJSON_GetArrayItem(all, i);
+        const char *id = cJSON_GetObjectItem(c, "check")->valuestring;
+        int kept = cJSON_GetArraySize(cJSON_GetObjectItem(c, "failures"));
+        int had = cJSON_GetArraySize(cJSON_GetObjectItem(w, "failures"));
+        const cJSON *summarized = cJSON_GetObjectItem(c, "failures_summarized");
+        ck_assert_int_le(kept, 1);
+        ck_assert_int_eq(kept + (summarized != NULL ? summarized->valueint : 0), had);
+        left_out += had - kept;
+        ck_assert_str_eq(cJSON_GetObjectItem(c, "verdict")->valuestring,
+                         cJSON_GetObjectItem(w, "verdict")->valuestring);
+        ck_assert_str_eq(cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "worst_ratio")),
+                         cJSON_PrintUnformatted(cJSON_GetObjectItem(w, "worst_ratio")));
+        int named = strcmp(id, "rope.apply.golden") == 0 || strcmp(id, "rope.norm_preservation") == 0 ||
+                    strcmp(id, "rope.pairing_convention") == 0;
+        const cJSON *points = cJSON_GetObjectItem(c, "points");
+        int n_points = cJSON_GetArraySize(points);
+        int had_points = cJSON_GetArraySize(cJSON_GetObjectItem(w, "points"));
+        ck_assert_msg(named ? n_points == had_points : n_points == 0, "%s: %d of %d samples", id, n_points,
+                      had_points);
+    }
+    ck_assert_int_gt(left_out, 0);
+    snprintf(path, sizeof(path), "%s/merged.html", dir);
+    char *html = test_read_file(path);
+    ck_assert_ptr_nonnull(strstr(html, "more failing cases in the run's own results file"));
+    /* The summarized report is still a results file pecert reads. */
+    snprintf(cmd, sizeof(cmd), "report %s/merged.json --mutants %s/catalogue.json", dir, dir);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 0);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/m.json --mutant-failures 2", dir), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--mutant-failures needs --mutants"));
+    free(html);
+    cJSON_Delete(whole);
+    cJSON_Delete(merged);
+    free(whole_text);
+    free(merged_text);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *make_reports_suite(void)
 {
     Suite *s = suite_create("reports");
@@ -1207,6 +1288,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(core, shards_cover_every_check_exactly_once);
     tcase_add_test(core, merged_shards_equal_an_unsharded_run_byte_for_byte);
     tcase_add_test(core, report_merges_shards_per_plugin_and_round_trips);
+    tcase_add_test(core, mutant_runs_are_summarized_and_point_to_their_file);
     suite_add_tcase(s, core);
     TCase *errors = tcase_create("errors");
     tcase_set_timeout(errors, 60);
