@@ -38,6 +38,7 @@ static const char usage_diagnose[] =
     "pairing, channels, attention factor and frequencies the engine actually used, against\n"
     "the checkpoint's config (mapped as `pecert certify` maps it; ref is the oracle).\n"
     "\n"
+    "options:\n"
     "  --before, --after  .npy files, or FILE.safetensors:NAME (one tensor of a safetensors\n"
     "                     file; --tensor NAME when the file names none). One shape:\n"
     "                     [tokens, heads, head_dim] (--layout thd,\n"
@@ -61,7 +62,7 @@ static const char usage_diagnose[] =
     "  --json FILE        the report as JSON (schema pecert-diagnose/1)\n"
     "  --html FILE        the report as a self-contained page, with a plot of the position each\n"
     "                     token or slot was rotated for\n"
-    "  --profile NAME     a bundled profile (--profiles DIR to look elsewhere)\n"
+    "  --profile NAME     a bundled profile (--profiles DIR to look elsewhere)\n"    "  --help             this text\n"
     "\n"
     "exit status: 0 the dump is the config's RoPE at the given positions, 1 findings,\n"
     "             2 bad usage or input, 3 the oracle failed to load\n";

@@ -30,7 +30,22 @@ static const char usage_dump[] =
     "\n"
     "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
     "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
-    "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n";
+    "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n"
+    "\n"
+    "options:\n"
+    "  --impl NAME|PATH   the plugin whose rope_apply rotates q (built-in name or .so)\n"
+    "  --config PATH      the checkpoint's config.json, or\n"
+    "  --profile NAME     a bundled profile (see `pecert certify --list-profiles`)\n"
+    "  --profiles DIR     where profiles live (default: the source tree's)\n"
+    "  --layer TYPE       the layer type whose RoPE to use, for checkpoints whose\n"
+    "                     layers differ (default: the first rotary one, said on stderr)\n"
+    "  --out DIR          an existing directory for the three .npy files\n"
+    "  --tokens N         tokens to rotate, 1..65536 (default 40)\n"
+    "  --first P          the first position, 0..2^40 (default 0)\n"
+    "  --help             this text\n"
+    "\n"
+    "exit status: 0 written, 1 the plugin's rope_apply failed or declined, 2 bad\n"
+    "             usage, config or output directory, 3 the plugin failed to load\n";
 
 #define MAX_DUMP_TOKENS 65536
 

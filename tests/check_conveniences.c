@@ -184,6 +184,21 @@ START_TEST(mistyped_names_get_a_suggestion)
 }
 END_TEST
 
+/* Every command's --help says its options and its exit statuses. */
+START_TEST(every_command_help_gives_options_and_exit_statuses)
+{
+    static const char *const commands[] = {"list", "run", "certify", "report", "diagnose", "dump", "mutation",
+                                           "bench"};
+    static char out[1 << 16];
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        ck_assert_int_eq(test_pecert(out, sizeof(out), "%s --help", commands[i]), 0);
+        ck_assert_msg(strstr(out, "options:\n") != NULL && strstr(out, "  --help") != NULL, "%s: %.2000s",
+                      commands[i], out);
+        ck_assert_msg(strstr(out, "exit status: 0 ") != NULL, "%s --help has no exit statuses", commands[i]);
+    }
+}
+END_TEST
+
 Suite *make_conveniences_suite(void)
 {
     Suite *s = suite_create("conveniences");
@@ -195,6 +210,7 @@ Suite *make_conveniences_suite(void)
     tcase_add_test(core, impl_file_name_is_in_the_working_directory);
     tcase_add_test(core, not_implemented_checks_fold_into_one_line);
     tcase_add_test(core, mistyped_names_get_a_suggestion);
+    tcase_add_test(core, every_command_help_gives_options_and_exit_statuses);
     suite_add_tcase(s, core);
     return s;
 }
