@@ -7,6 +7,8 @@
 # Other targets:
 #     make            build build/pecert and every plugin (build/impls/*.so)
 #     make deps       apt-get install the Debian packages pecert needs (only missing ones)
+#     make install    PREFIX=/usr/local DESTDIR=: pecert, its plugins and data, the
+#                     plugin header and pecert.pc
 #     make browser    the HTML report in headless Chromium (part of `make check`)
 #     make honest     the honest float32 variants: no false alarm (part of `make check`)
 #     make vectors REF=/path/to/transformers   regenerate the golden vectors
@@ -86,7 +88,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps check unit conformance abi-cxx layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps install check unit conformance abi-cxx layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -320,6 +322,39 @@ run: deps
 	true
 	$(Q)$(REPORT_CMD)
 	@echo "open file://$(CURDIR)/reports/out/index.html"
+
+# ---- install --------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the bundled plugins
+# (ref, fast, example, the honest variants and the mutants, in their layout:
+# a mutant finds its base at ../), the vectors, profiles and mutant
+# catalogue pecert reads by default when it runs from PREFIX/bin, the plugin
+# header and a pkg-config file (`pkg-config --cflags pecert`).
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_ROOT := $(DESTDIR)$(PREFIX)
+INSTALL_DATA_DIRS := $(filter-out vectors/gen/,$(sort $(dir $(wildcard vectors/*/*.json))))
+install: all
+	$(Q)install -d $(INSTALL_ROOT)/bin $(INSTALL_ROOT)/include/pecert $(INSTALL_ROOT)/lib/pkgconfig \
+	    $(INSTALL_ROOT)/lib/pecert/impls/honest $(INSTALL_ROOT)/lib/pecert/impls/mutants \
+	    $(INSTALL_ROOT)/lib/pecert/impls/mutants-f32 $(INSTALL_ROOT)/share/pecert/conformance/profiles \
+	    $(INSTALL_ROOT)/share/pecert/impls/mutants
+	$(Q)install -m 755 $(BUILD)/pecert $(INSTALL_ROOT)/bin/pecert
+	$(Q)install -m 755 $(PLUGINS) $(INSTALL_ROOT)/lib/pecert/impls/
+	$(Q)install -m 755 $(HONEST) $(INSTALL_ROOT)/lib/pecert/impls/honest/
+	$(Q)install -m 755 $(MUTANTS) $(INSTALL_ROOT)/lib/pecert/impls/mutants/
+	$(Q)install -m 755 $(MUTANTS_F32) $(INSTALL_ROOT)/lib/pecert/impls/mutants-f32/
+	$(Q)install -m 644 include/pecert/plugin.h $(INSTALL_ROOT)/include/pecert/plugin.h
+	$(Q)for d in $(INSTALL_DATA_DIRS); do \
+	    install -d $(INSTALL_ROOT)/share/pecert/$$d && \
+	    install -m 644 $$(ls $$d*.json $$d*.bin.z 2>/dev/null) $(INSTALL_ROOT)/share/pecert/$$d || exit 1; \
+	done
+	$(Q)install -m 644 conformance/profiles/*.json $(INSTALL_ROOT)/share/pecert/conformance/profiles/
+	$(Q)install -m 644 impls/mutants/catalogue.json $(INSTALL_ROOT)/share/pecert/impls/mutants/
+	$(Q)v=$$($(BUILD)/pecert --version) && \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(echo $$v | cut -d' ' -f2)|" \
+	        -e "s|@ABI@|$$(echo $$v | sed 's/.*ABI \([0-9.]*\).*/\1/')|" tools/pecert.pc.in \
+	        >$(INSTALL_ROOT)/lib/pkgconfig/pecert.pc
+	@echo "installed pecert in $(INSTALL_ROOT) (pkg-config: $(INSTALL_ROOT)/lib/pkgconfig/pecert.pc)"
 
 # ---- benchmarks (never part of `make check`) -------------------------------
 # make bench: fast against the machine's measured bandwidth and ref, one run

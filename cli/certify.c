@@ -435,7 +435,7 @@ static void print_attention_factor(const pecert_certify_model *m)
 
 int pecert_cmd_certify(int argc, char **argv)
 {
-    certify_cli cli = {.timeout_s = 120.0, .profiles = PECERT_SOURCE_DIR "/conformance/profiles",
+    certify_cli cli = {.timeout_s = 120.0, .profiles = pecert_default_profiles(),
                        .max_details = PECERT_DEFAULT_MAX_DETAILS};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {

@@ -120,7 +120,13 @@ void pecert_term_raw(const char *text);
 /* pecert_now_s: the monotonic clock in seconds (progress lines). */
 double pecert_now_s(void);
 
-/* pecert_default_vectors: $PECERT_VECTORS, else the source tree's vectors/. */
+/* pecert_default_vectors: $PECERT_VECTORS, else the data's vectors/: the
+ * installed copy (PREFIX/share/pecert, `make install`) when pecert runs
+ * from PREFIX/bin, else the source tree's. pecert_default_profiles and
+ * pecert_default_catalogue: the same data's conformance/profiles and
+ * impls/mutants/catalogue.json. */
 const char *pecert_default_vectors(void);
+const char *pecert_default_profiles(void);
+const char *pecert_default_catalogue(void);
 
 #endif /* PECERT_CLI_COMMANDS_H */

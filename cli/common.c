@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "plugin_load.h"
 #include "results.h"
 #include "runner.h"
 
@@ -86,10 +87,52 @@ double pecert_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The folder of pecert's data (vectors/, conformance/profiles/, the mutant
+ * catalogue): ../share/pecert from the executable when that holds it
+ * (`make install`), else the source tree pecert was built from. */
+static const char *data_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0] == '\0') {
+        char exe[PATH_MAX];
+        char installed[PATH_MAX + 32];
+        struct stat st;
+        snprintf(dir, sizeof(dir), "%s", PECERT_SOURCE_DIR);
+        if (pecert_exe_dir(exe, sizeof(exe)) == 0) {
+            snprintf(installed, sizeof(installed), "%s/../share/pecert", exe);
+            char probe[PATH_MAX + 64];
+            snprintf(probe, sizeof(probe), "%s/vectors", installed);
+            if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode) && strlen(installed) < sizeof(dir)) {
+                snprintf(dir, sizeof(dir), "%s", installed);
+            }
+        }
+    }
+    return dir;
+}
+
 const char *pecert_default_vectors(void)
 {
+    static char path[PATH_MAX + 16];
     const char *env = getenv("PECERT_VECTORS");
-    return env != NULL && env[0] != '\0' ? env : PECERT_SOURCE_DIR "/vectors";
+    if (env != NULL && env[0] != '\0') {
+        return env;
+    }
+    snprintf(path, sizeof(path), "%s/vectors", data_dir());
+    return path;
+}
+
+const char *pecert_default_profiles(void)
+{
+    static char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/conformance/profiles", data_dir());
+    return path;
+}
+
+const char *pecert_default_catalogue(void)
+{
+    static char path[PATH_MAX + 40];
+    snprintf(path, sizeof(path), "%s/impls/mutants/catalogue.json", data_dir());
+    return path;
 }
 
 int pecert_parse_max_details(int *out, const char *arg)

@@ -689,7 +689,7 @@ static int diagnose(const diagnose_cli *cli, const pecert_certify_model *m, cons
 
 int pecert_cmd_diagnose(int argc, char **argv)
 {
-    diagnose_cli cli = {.profiles = PECERT_SOURCE_DIR "/conformance/profiles"};
+    diagnose_cli cli = {.profiles = pecert_default_profiles()};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;

@@ -208,7 +208,7 @@ out:
 
 int pecert_cmd_dump(int argc, char **argv)
 {
-    dump_cli cli = {.profiles = PECERT_SOURCE_DIR "/conformance/profiles", .tokens = 40};
+    dump_cli cli = {.profiles = pecert_default_profiles(), .tokens = 40};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;

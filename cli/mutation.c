@@ -615,7 +615,7 @@ int pecert_cmd_mutation(int argc, char **argv)
     snprintf(dir_ref, sizeof(dir_ref), "%s/mutants", impls);
     snprintf(dir_f32, sizeof(dir_f32), "%s/mutants-f32", impls);
     snprintf(oracle, sizeof(oracle), "%s/ref.so", impls);
-    mutation_opts o = {.catalogue = PECERT_SOURCE_DIR "/impls/mutants/catalogue.json",
+    mutation_opts o = {.catalogue = pecert_default_catalogue(),
                        .vectors = pecert_default_vectors(),
                        .timeout_s = 120.0,
                        .jobs = 1};

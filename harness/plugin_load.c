@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The last descriptor field this host reads: a plugin built against an
@@ -232,14 +233,35 @@ int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
     return open_here(out, path, err, err_len);
 }
 
-void pecert_impl_dir(char *out, size_t len)
+int pecert_exe_dir(char *out, size_t len)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {
+        return -1;
+    }
+    exe[n] = '\0';
+    int w = snprintf(out, len, "%s", dirname(exe));
+    return w < 0 || (size_t)w >= len ? -1 : 0;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void pecert_impl_dir(char *out, size_t len)
+{
+    char dir[PATH_MAX];
+    char installed[PATH_MAX + 32];
+    if (pecert_exe_dir(dir, sizeof(dir)) != 0) {
         snprintf(out, len, "build/impls");
         return;
     }
-    exe[n] = '\0';
-    snprintf(out, len, "%s/impls", dirname(exe));
+    snprintf(out, len, "%s/impls", dir); /* the build tree: build/pecert, build/impls */
+    snprintf(installed, sizeof(installed), "%s/../lib/pecert/impls", dir); /* make install */
+    if (!is_dir(out) && is_dir(installed)) {
+        snprintf(out, len, "%s", installed);
+    }
 }

@@ -24,9 +24,14 @@ typedef struct pecert_loaded_plugin {
 int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
                           const char *impl_dir);
 
-/* pecert_impl_dir: the built-in plugins' folder, build/impls next to the
- * running executable ("build/impls" when /proc/self/exe cannot be read). */
+/* pecert_impl_dir: the built-in plugins' folder: impls/ next to the
+ * running executable (the build tree: build/pecert, build/impls), or, when
+ * there is none, ../lib/pecert/impls from it (`make install`); "build/impls"
+ * when /proc/self/exe cannot be read. */
 void pecert_impl_dir(char *out, size_t len);
+
+/* pecert_exe_dir: the folder of the running executable; 0, or -1. */
+int pecert_exe_dir(char *out, size_t len);
 
 /*
  * pecert_plugin_open dlopens path, calls its pecert_plugin_entry with the

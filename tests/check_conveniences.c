@@ -199,6 +199,50 @@ START_TEST(every_command_help_gives_options_and_exit_statuses)
 }
 END_TEST
 
+/* make install PREFIX=...: the installed pecert runs from anywhere with its
+ * own plugins and vectors, and an engine's build finds <pecert/plugin.h>
+ * through pkg-config. */
+START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
+{
+    char dir[] = "/tmp/pecert-install-XXXXXX";
+    char cmd[16384];
+    char path[4200];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char build[4096];
+    const char *b = test_build_dir();
+    char cwd[4096];
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    snprintf(build, sizeof(build), "%s%s%s", b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b);
+    snprintf(cmd, sizeof(cmd),
+             "make -s -C %s BUILD=%s PREFIX=%s/usr install >%s/log 2>&1 && cd / && "
+             "%s/usr/bin/pecert --version >>%s/log 2>&1 && "
+             "%s/usr/bin/pecert run --impl ref --filter 'rope.freq.golden,t5.*' --json %s/r.json >>%s/log 2>&1 && "
+             "printf '#include <pecert/plugin.h>\\nint main(void) { return PECERT_ABI_MAJOR > 0 ? 0 : 1; }\\n' "
+             ">%s/engine.c && "
+             "cc $(PKG_CONFIG_PATH=%s/usr/lib/pkgconfig pkg-config --cflags pecert) %s/engine.c -o %s/engine "
+             ">>%s/log 2>&1 && %s/engine",
+             PECERT_SOURCE_DIR, build, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+    int rc = system(cmd);
+    snprintf(path, sizeof(path), "%s/log", dir);
+    char *log = test_read_file(path);
+    ck_assert_msg(rc == 0, "exit %d:\n%.4000s", rc, log);
+    char want[4200];
+    snprintf(want, sizeof(want), "certifying %s/usr/bin/../lib/pecert/impls/ref.so", dir);
+    ck_assert_msg(strstr(log, want) != NULL, "not the installed plugin:\n%.4000s", log);
+    ck_assert_msg(strstr(log, "PASS    t5.bucket.golden") != NULL, "%.4000s", log);
+    free(log);
+    snprintf(path, sizeof(path), "%s/r.json", dir);
+    char *results = test_read_file(path);
+    snprintf(want, sizeof(want), "\"vectors_dir\":\t\"%s/usr/bin/../share/pecert/vectors\"", dir);
+    ck_assert_msg(strstr(results, want) != NULL, "not the installed vectors (%s)", want);
+    free(results);
+    snprintf(path, sizeof(path), "%s/usr/share/pecert/vectors/t5", dir);
+    ck_assert_int_eq(access(path, R_OK), 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *make_conveniences_suite(void)
 {
     Suite *s = suite_create("conveniences");
@@ -211,6 +255,7 @@ Suite *make_conveniences_suite(void)
     tcase_add_test(core, not_implemented_checks_fold_into_one_line);
     tcase_add_test(core, mistyped_names_get_a_suggestion);
     tcase_add_test(core, every_command_help_gives_options_and_exit_statuses);
+    tcase_add_test(core, make_install_gives_a_working_pecert_and_a_pkg_config_file);
     suite_add_tcase(s, core);
     return s;
 }
