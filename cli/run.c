@@ -36,6 +36,17 @@ static const char usage_run[] =
     "                     `pecert report` merges the shards' --json files\n"
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --timeout S        seconds per check before it is killed (default 120)\n"
+    "  -j, --jobs N       checks run at once, each in a process of its own (default\n"
+    "                     1); the lines and files are those of one at a time\n"
+    "  --fail-fast        start no check after the first that fails, crashes or times\n"
+    "                     out (with -j, the one beside it may finish); says how many\n"
+    "                     were not run\n"
+    "  --durations N      print the N slowest checks and their times at the end\n"
+    "  --case FILE:tcId   rerun one golden vector: the checks see only test tcId of\n"
+    "                     the vector file FILE (its path, or its end: rope/x.json);\n"
+    "                     checks with no case on it are left out (said in one line)\n"
+    "  --last-failed FILE only the checks that failed, crashed or timed out in FILE\n"
+    "                     (a --json of run or report); if none did, every check\n"
     "  --oracle PATH      the reference plugin used for bounds (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
@@ -73,6 +84,9 @@ typedef struct run_cli {
     int fail_fast;       /* --fail-fast                                */
     int durations;       /* --durations N: the N slowest, 0 = none     */
     size_t planned;      /* checks this run (shard) planned            */
+    const char *case_spec;   /* --case FILE:tcId                       */
+    const char *last_failed; /* --last-failed FILE                     */
+    size_t n_no_case;        /* --case: checks with no case on it      */
     /* The checks whose operations the plugin leaves NULL, folded into one
      * line at the end unless --verbose: their indices in the results. */
     size_t not_implemented[PECERT_MAX_FOLDED];
@@ -81,10 +95,30 @@ typedef struct run_cli {
     double started_s;    /* monotonic clock at the start of the run */
 } run_cli;
 
+/* Under a failed check whose worst case is a golden vector: the command
+ * that reruns that one case (--case), its file as the vectors directory
+ * names it. */
+static void print_rerun(const pecert_check_result *r, const run_cli *cli)
+{
+    const char *file = r->worst_vector.file;
+    size_t dir_len = strlen(cli->vectors);
+    if (r->verdict < PECERT_VERDICT_FAIL || file[0] == '\0' || cli->case_spec != NULL) {
+        return;
+    }
+    if (strncmp(file, cli->vectors, dir_len) == 0 && file[dir_len] == '/') {
+        file += dir_len + 1;
+    }
+    char line[1024 + 512];
+    snprintf(line, sizeof(line), "rerun the worst case: pecert run --impl %s --filter %s --case %s:%lld", cli->impl,
+             r->check_id, file, (long long)r->worst_vector.tc_id);
+    pecert_print_wrapped(10, 4, line);
+}
+
 static void print_result(const pecert_check_result *r, const run_cli *cli)
 {
     pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
     pecert_print_check(r, &o);
+    print_rerun(r, cli);
 }
 
 /* The progress line: redrawn in place ("\r", erase to end of line). */
@@ -106,6 +140,10 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     cli->planned = total;
     if (cli->progress) {
         pecert_term_raw("\r\033[K"); /* the result line replaces the progress line */
+    }
+    if (cli->case_spec != NULL && r->verdict == PECERT_VERDICT_UNSUPPORTED && r->n_cases == 0) {
+        cli->n_no_case++; /* nothing of it applies to the one vector */
+        return;
     }
     if (!cli->verbose && r->verdict == PECERT_VERDICT_UNSUPPORTED &&
         strcmp(r->diagnosis, PECERT_DIAGNOSIS_NOT_IMPLEMENTED) == 0 && cli->n_not_implemented < PECERT_MAX_FOLDED) {
@@ -170,7 +208,8 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
         {"no-timings", no_argument, NULL, 'T'},    {"max-details", required_argument, NULL, 'D'},
         {"jobs", required_argument, NULL, 'N'},    {"fail-fast", no_argument, NULL, 'F'},
-        {"durations", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
+        {"durations", required_argument, NULL, 'R'}, {"case", required_argument, NULL, 'C'},
+        {"last-failed", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
@@ -182,6 +221,8 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             }
             break;
         case 'F': cli->fail_fast = 1; break;
+        case 'C': cli->case_spec = optarg; break;
+        case 'L': cli->last_failed = optarg; break;
         case 'R':
             if (pecert_parse_count(&cli->durations, optarg, 1, 100000) != 0) {
                 return pecert_usage_error(usage_run, "run: --durations '%s': expected a count >= 1", optarg);
@@ -231,6 +272,9 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
     }
     if (cli->quiet && cli->verbose) {
         return pecert_usage_error(usage_run, "run: --quiet and --verbose exclude each other");
+    }
+    if (cli->last_failed != NULL && cli->filter != NULL) {
+        return pecert_usage_error(usage_run, "run: --last-failed and --filter exclude each other");
     }
     return 0;
 }
@@ -282,6 +326,51 @@ static int write_outputs(pecert_run_results *res, const run_cli *cli)
     return rc;
 }
 
+/* --last-failed FILE: the ids of the checks that failed, crashed or timed
+ * out in FILE (results of run, or a report: every run in it), joined as a
+ * --filter into *out (malloc'ed; NULL when none failed). 0, or -1 after
+ * saying why. */
+static int last_failed_filter(char **out, const char *path)
+{
+    pecert_report rep = {0};
+    char err[2048] = "";
+    *out = NULL;
+    if (pecert_report_load_file(&rep, path, err, sizeof(err)) != 0 || pecert_report_merge(&rep, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: run: --last-failed %s\n", err);
+        pecert_report_free(&rep);
+        return -1;
+    }
+    size_t len = 1;
+    for (size_t i = 0; i < rep.n_runs; i++) {
+        for (size_t c = 0; c < rep.runs[i].res.n_checks; c++) {
+            len += strlen(rep.runs[i].res.checks[c].check_id) + 1;
+        }
+    }
+    char *filter = calloc(len, 1);
+    size_t used = 0;
+    for (size_t i = 0; filter != NULL && i < rep.n_runs; i++) {
+        for (size_t c = 0; c < rep.runs[i].res.n_checks; c++) {
+            const pecert_check_result *r = &rep.runs[i].res.checks[c];
+            if (r->verdict >= PECERT_VERDICT_FAIL && (used == 0 || !pecert_filter_selects(filter, r->check_id))) {
+                used += (size_t)snprintf(filter + used, len - used, "%s%s", used > 0 ? "," : "", r->check_id);
+            }
+        }
+    }
+    pecert_report_free(&rep);
+    if (filter == NULL) {
+        fprintf(stderr, "pecert: run: --last-failed %s: out of memory\n", path);
+        return -1;
+    }
+    if (used == 0) {
+        printf("--last-failed %s: no check failed there; running every check\n", path);
+        free(filter);
+        return 0;
+    }
+    printf("--last-failed %s: %s\n", path, filter);
+    *out = filter;
+    return 0;
+}
+
 int pecert_cmd_run(int argc, char **argv)
 {
     run_cli cli = {.timeout_s = 120.0, .vectors = pecert_default_vectors(), .max_details = PECERT_DEFAULT_MAX_DETAILS};
@@ -304,7 +393,16 @@ int pecert_cmd_run(int argc, char **argv)
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
                               on_check, &cli};
-    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start, cli.verbose, cli.jobs, cli.fail_fast};
+    char *failed_filter = NULL;
+    if (cli.last_failed != NULL) {
+        if (last_failed_filter(&failed_filter, cli.last_failed) != 0) {
+            return PECERT_EXIT_USAGE;
+        }
+        cli.filter = failed_filter; /* NULL: nothing failed there, every check runs */
+        opt.filter = cli.filter;
+    }
+    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start,     cli.verbose,
+                                cli.jobs,        cli.fail_fast,   cli.case_spec};
     pecert_run_results res;
     char err[2048] = "";
     cli.progress = !cli.quiet && isatty(STDOUT_FILENO);
@@ -317,12 +415,16 @@ int pecert_cmd_run(int argc, char **argv)
     if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
         fprintf(stderr, "pecert: %s\n", err);
         pecert_run_results_free(&res);
+        free(failed_filter);
         return status;
     }
     if (cli.verbose) {
         print_environment(&res);
     }
     print_not_implemented(&cli, &res);
+    if (cli.case_spec != NULL && cli.n_no_case > 0) {
+        printf("--case %s: %zu checks have no case on it (not run)\n", cli.case_spec, cli.n_no_case);
+    }
     if (cli.durations > 0 && !cli.no_timings) {
         pecert_print_durations(&res, cli.durations);
     }
@@ -335,5 +437,6 @@ int pecert_cmd_run(int argc, char **argv)
         status = PECERT_EXIT_USAGE;
     }
     pecert_run_results_free(&res);
+    free(failed_filter);
     return status;
 }

@@ -30,6 +30,11 @@ typedef struct run_state {
     pecert_loaded_plugin oracle;
     pecert_vfile *files;
     size_t n_files;
+    /* What the checks see: files, or --case's one vector (a view into
+     * one of them: case_view's tests point into its file's). */
+    const pecert_vfile *run_files;
+    size_t n_run_files;
+    pecert_vfile case_view;
     int keep_cases;       /* --verbose: every case, not only failures */
 } run_state;
 
@@ -494,6 +499,55 @@ int pecert_run_plan(pecert_run_results *out, const pecert_plan_item *items, size
     return p.status;
 }
 
+/* 1 if path is name, or ends with "/" name. */
+static int names_file(const char *path, const char *name, size_t name_len)
+{
+    size_t len = strlen(path);
+    return len >= name_len && strncmp(path + len - name_len, name, name_len) == 0 &&
+           (len == name_len || path[len - name_len - 1] == '/');
+}
+
+/* --case FILE:tcId: the run sees that one vector. 0, or -1 with err. */
+static int select_case(run_state *s, const char *spec, char *err, size_t err_len)
+{
+    const char *colon = strrchr(spec, ':');
+    char *end = NULL;
+    long long tc = colon != NULL ? strtoll(colon + 1, &end, 10) : 0;
+    if (colon == NULL || colon == spec || end == colon + 1 || *end != '\0') {
+        snprintf(err, err_len, "--case '%s': expected FILE:tcId (a failure line names both)", spec);
+        return -1;
+    }
+    size_t name_len = (size_t)(colon - spec);
+    const pecert_vfile *file = NULL;
+    int matches = 0;
+    for (size_t i = 0; i < s->n_files; i++) {
+        if (names_file(s->files[i].path, spec, name_len)) {
+            file = matches++ == 0 ? &s->files[i] : file;
+        }
+    }
+    if (matches != 1) {
+        snprintf(err, err_len, "--case '%s': %s vector file is named '%.*s'%s", spec,
+                 matches == 0 ? "no" : "more than one", (int)name_len, spec,
+                 matches == 0 ? " (`pecert list` shows them)" : " (give more of its path)");
+        return -1;
+    }
+    for (size_t k = 0; k < file->n_tests; k++) {
+        if (file->tests[k].tc_id == tc) {
+            s->case_view = *file;
+            s->case_view.tests = &file->tests[k];
+            s->case_view.n_tests = 1;
+            s->case_view.internal = NULL; /* a view: the file owns everything */
+            s->run_files = &s->case_view;
+            s->n_run_files = 1;
+            return 0;
+        }
+    }
+    snprintf(err, err_len, "--case '%s': %s has no tcId %lld (it has %zu tests, tcId %lld..%lld)", spec, file->path,
+             tc, file->n_tests, file->n_tests > 0 ? (long long)file->tests[0].tc_id : 0LL,
+             file->n_tests > 0 ? (long long)file->tests[file->n_tests - 1].tc_id : 0LL);
+    return -1;
+}
+
 /* The registry's plan: --filter, then this shard's share. */
 static int run_checks(pecert_run_results *out, const run_state *s, const pecert_run_options *opt,
                       const pecert_run_extras *ex)
@@ -506,7 +560,7 @@ static int run_checks(pecert_run_results *out, const run_state *s, const pecert_
                        ? shard_checks(todo, index, opt->filter, out->info.shard_index, out->info.shard_count)
                        : 0;
     for (size_t i = 0; i < total; i++) {
-        items[i] = (pecert_plan_item){todo[i], s->files, s->n_files, index[i], 0};
+        items[i] = (pecert_plan_item){todo[i], s->run_files, s->n_run_files, index[i], 0};
     }
     pecert_exec_subjects x = {s->plugin.desc, s->oracle.desc, NULL, 0, s->keep_cases, opt->timeout_s, NULL};
     pecert_plan_hooks hooks = {.cite_files = s->files, .n_cite_files = s->n_files, .cite_dir = opt->vectors_dir,
@@ -530,7 +584,7 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len)
 {
-    static const pecert_run_extras no_extras = {1, 1, NULL, 0, 1, 0};
+    static const pecert_run_extras no_extras = {1, 1, NULL, 0, 1, 0, NULL};
     const pecert_run_extras *ex = extras != NULL ? extras : &no_extras;
     int shard_count = ex->shard_count > 0 ? ex->shard_count : 1;
     int shard_index = ex->shard_count > 0 ? ex->shard_index : 1;
@@ -554,6 +608,12 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
         goto out_free;
     }
     if (load_vectors(&s, opt->vectors_dir, err, err_len) != 0) {
+        status = PECERT_EXIT_USAGE;
+        goto out_free;
+    }
+    s.run_files = s.files;
+    s.n_run_files = s.n_files;
+    if (ex->case_spec != NULL && select_case(&s, ex->case_spec, err, err_len) != 0) {
         status = PECERT_EXIT_USAGE;
         goto out_free;
     }

@@ -47,6 +47,10 @@ typedef struct pecert_run_extras {
     int keep_cases;
     int jobs;       /* -j: checks at once (pecert_plan_hooks.jobs)     */
     int fail_fast;  /* --fail-fast (pecert_plan_hooks.fail_fast)       */
+    /* --case FILE:tcId: the checks see only that vector (FILE a loaded
+     * file's path, or its path's tail after a '/': "rope/x.json", "x.json";
+     * it must name one file). NULL: every vector. */
+    const char *case_spec;
 } pecert_run_extras;
 
 /*

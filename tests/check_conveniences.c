@@ -1,7 +1,8 @@
 /*
  * check_conveniences.c - what pytest and ctest users reach for, on the
- * command line: -j, --fail-fast, --durations, --impl NAME.so, the folded
- * "not supported" line.
+ * command line: -j, --fail-fast, --durations, --case, --last-failed,
+ * --impl NAME.so, the folded "not supported" line, did you mean, every
+ * --help, make install.
  * Each test runs build/pecert as a user would and reads what it printed.
  */
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks.h"
 #include "suites.h"
 
 /* A mutant whose rope.apply.golden fails (and the checks after it pass). */
@@ -243,6 +245,68 @@ START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
 }
 END_TEST
 
+/* A failed check names the command that reruns its worst case, and that
+ * command (--case FILE:tcId) runs the checks on that one vector only. */
+START_TEST(case_reruns_the_one_vector_a_failure_names)
+{
+    static char out[1 << 16];
+    char plugin[1024];
+    mutant_path(plugin, sizeof(plugin));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl %s --filter rope.apply.golden", plugin), 1);
+    const char *hint = strstr(out, "--case ");
+    ck_assert_msg(hint != NULL, "no rerun line: %.4000s", out);
+    char spec[512];
+    ck_assert_int_eq(sscanf(hint, "--case %511s", spec), 1);
+    ck_assert_msg(strchr(spec, ':') != NULL, "%s", spec);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl %s --filter rope.apply.golden --case %s", plugin, spec),
+                     1);
+    ck_assert_msg(strstr(out, "FAIL    rope.apply.golden            1 of 1 rope.apply vectors") != NULL,
+                  "%.4000s", out);
+    /* Every check on the one vector: those with no case on it are said, not shown. */
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --case rope/apply_llama.json:3"), 0);
+    ck_assert_msg(strstr(out, "PASS    rope.apply.golden            1 rope.apply vectors") != NULL, "%.4000s", out);
+    ck_assert_msg(strstr(out, "checks have no case on it (not run)") != NULL, "%.4000s", out);
+    ck_assert_msg(strstr(out, "t5.bucket.golden") == NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --case apply_llama.json:999"), 2);
+    ck_assert_msg(strstr(out, "has no tcId 999 (it has 9 tests, tcId 1..9)") != NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --case nothere.json:1"), 2);
+    ck_assert_msg(strstr(out, "no vector file is named 'nothere.json'") != NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --case 7"), 2);
+    ck_assert_msg(strstr(out, "expected FILE:tcId") != NULL, "%.4000s", out);
+}
+END_TEST
+
+/* --last-failed FILE reruns exactly the checks that failed in FILE; a file
+ * where nothing failed reruns everything (as pytest --lf). */
+START_TEST(last_failed_reruns_the_failures_of_a_results_file)
+{
+    static char out[1 << 16];
+    char plugin[1024];
+    char json[] = "/tmp/pecert-lf-XXXXXX";
+    ck_assert_int_ge(mkstemp(json), 0);
+    mutant_path(plugin, sizeof(plugin));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl %s --filter 'rope.freq.golden,rope.apply.golden,"
+                                                   "rope.identity_at_zero' --json %s",
+                                 plugin, json),
+                     1);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl %s --last-failed %s", plugin, json), 1);
+    ck_assert_msg(strstr(out, "--last-failed ") != NULL && strstr(out, ": rope.apply.golden\n") != NULL, "%.4000s",
+                  out);
+    ck_assert_msg(strstr(out, "(of 1 checks)") != NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --filter rope.freq.golden --json %s", json), 0);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --last-failed %s --filter 'rope.*'", json), 2);
+    ck_assert_msg(strstr(out, "--last-failed and --filter exclude each other") != NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --last-failed /nonexistent.json"), 2);
+    ck_assert_msg(strstr(out, "/nonexistent.json") != NULL, "%.4000s", out);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --last-failed %s --quiet -j 2", json), 0);
+    ck_assert_msg(strstr(out, "no check failed there; running every check") != NULL, "%.4000s", out);
+    char every[64];
+    snprintf(every, sizeof(every), "(of %zu checks)", pecert_num_checks);
+    ck_assert_msg(strstr(out, every) != NULL, "%.4000s", out);
+    unlink(json);
+}
+END_TEST
+
 Suite *make_conveniences_suite(void)
 {
     Suite *s = suite_create("conveniences");
@@ -256,6 +320,8 @@ Suite *make_conveniences_suite(void)
     tcase_add_test(core, mistyped_names_get_a_suggestion);
     tcase_add_test(core, every_command_help_gives_options_and_exit_statuses);
     tcase_add_test(core, make_install_gives_a_working_pecert_and_a_pkg_config_file);
+    tcase_add_test(core, case_reruns_the_one_vector_a_failure_names);
+    tcase_add_test(core, last_failed_reruns_the_failures_of_a_results_file);
     suite_add_tcase(s, core);
     return s;
 }
