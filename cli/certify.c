@@ -40,6 +40,8 @@ static const char usage_certify[] =
     "                     when the plugin has none of its encoding's operations),\n"
     "                     one --json/--html/--junit for all; exit 0 only if every\n"
     "                     applicable profile is certified\n"
+    "  -j, --jobs N       with --all-profiles: profiles certified at once, each in a\n"
+    "                     process of its own; the lines print in profile order\n"
     "  --print            print the derived parameters and exit (no plugin needed)\n"
     "  --list-model-types every config.json model_type certify reads, its pairing\n"
     "                     and what it reads\n"
@@ -98,6 +100,7 @@ typedef struct certify_cli {
     int n_images;
     int text_only;     /* --text-only: the vision tower left out */
     int max_details;   /* failure lines per check (--max-details) */
+    int jobs;          /* -j N: profiles at once (--all-profiles)  */
 } certify_cli;
 
 static int parse_args(certify_cli *cli, int argc, char **argv)
@@ -106,7 +109,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"config", required_argument, NULL, 'c'},  {"profile", required_argument, NULL, 'p'},
         {"impl", required_argument, NULL, 'i'},    {"oracle", required_argument, NULL, 'o'},
         {"vectors", required_argument, NULL, 'v'}, {"profiles", required_argument, NULL, 'P'},
-        {"json", required_argument, NULL, 'j'},    {"html", required_argument, NULL, 'H'},
+        {"json", required_argument, NULL, 'O'},    {"html", required_argument, NULL, 'H'},
         {"junit", required_argument, NULL, 'J'},   {"timeout", required_argument, NULL, 't'},
         {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
@@ -114,18 +117,25 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"verbose", no_argument, NULL, 'V'},       {"no-timings", no_argument, NULL, 'T'},
         {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
         {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
-        {NULL, 0, NULL, 0}};
+        {"jobs", required_argument, NULL, 'N'},    {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
         switch (c) {
+        case 'N':
+        case 'j':
+            if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
+                return pecert_usage_error(usage_certify, "certify: %s '%s': expected a count in [1, %d]",
+                                          c == 'j' ? "-j" : "--jobs", optarg, PECERT_MAX_JOBS);
+            }
+            break;
         case 'c': cli->config = optarg; break;
         case 'p': cli->profile = optarg; break;
         case 'i': cli->impl = optarg; break;
         case 'o': cli->oracle = optarg; break;
         case 'v': cli->vectors = optarg; break;
         case 'P': cli->profiles = optarg; break;
-        case 'j': cli->json = optarg; break;
+        case 'O': cli->json = optarg; break;
         case 'H': cli->html = optarg; break;
         case 'J': cli->junit = optarg; break;
         case 'n': cli->print_only = 1; break;
@@ -346,7 +356,7 @@ static int certify_all_profiles(const certify_cli *cli)
         return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
-                                 cli->json, cli->html, cli->junit};
+                                 cli->json, cli->html, cli->junit, cli->jobs, cli->no_timings};
     return pecert_certify_all(&o);
 }
 

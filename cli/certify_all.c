@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "certify_all.h"
+#include "certify_checks.h"
 #include "certify_config.h"
 #include "certify_passes.h"
+#include "job_pool.h"
 #include "report.h"
+#include "results_json.h"
 #include "runner.h"
 
 #define MAX_PROFILES 512
@@ -54,45 +59,143 @@ static void first_reason(char *out, size_t len, const pecert_run_results *res)
     }
 }
 
-/* Certifies one profile, prints its line, and moves its run into rep. */
-static profile_outcome certify_profile(const pecert_certify_all_opts *o, const char *name, pecert_report *rep,
-                                       int *load_failed)
+/* One profile's certification, as the line and the report need it. */
+typedef struct profile_run {
+    int status;                 /* PECERT_EXIT_*, or -1: the profile did not load */
+    char err[2048];
+    char kind[64];              /* the checkpoint's encoding, in words           */
+    pecert_run_results res;     /* when status is PASS or FAIL                   */
+} profile_run;
+
+/* Certifies profile name on the plugin into *pr. */
+static void certify_one(profile_run *pr, const pecert_certify_all_opts *o, const char *name)
 {
-    char err[2048] = "";
     char vbuf[1024];
+    memset(pr, 0, sizeof(*pr));
+    pr->status = -1;
     pecert_certify_model *m = malloc(sizeof(*m));
-    if (m == NULL || pecert_certify_load_profile(m, o->profiles_dir, name, err, sizeof(err)) != 0) {
-        printf("  %-22s ERROR: %s\n", name, m != NULL ? err : "out of memory");
+    if (m == NULL || pecert_certify_load_profile(m, o->profiles_dir, name, pr->err, sizeof(pr->err)) != 0) {
+        if (m == NULL) {
+            snprintf(pr->err, sizeof(pr->err), "out of memory");
+        }
         free(m);
-        return BROKEN;
+        return;
     }
-    pecert_certify_options opt = {o->plugin_path, o->oracle_path, pecert_certify_profile_vectors(vbuf, sizeof(vbuf), o->vectors_dir, name),
-                                  o->timeout_s, NULL, NULL, NULL, 0};
-    pecert_run_results res;
-    int status = pecert_certify_run(&res, m, &opt, err, sizeof(err));
+    snprintf(pr->kind, sizeof(pr->kind), "%s", pecert_pe_kind_name(m->kind));
+    pecert_certify_options opt = {o->plugin_path,
+                                  o->oracle_path,
+                                  pecert_certify_profile_vectors(vbuf, sizeof(vbuf), o->vectors_dir, name),
+                                  o->timeout_s,
+                                  NULL,
+                                  NULL,
+                                  NULL,
+                                  0};
+    pr->status = pecert_certify_run(&pr->res, m, &opt, pr->err, sizeof(pr->err));
+    free(m);
+}
+
+static int has_results(const profile_run *pr)
+{
+    return pr->status == PECERT_EXIT_PASS || pr->status == PECERT_EXIT_FAIL;
+}
+
+/* Prints profile name's line from *pr and moves its run into rep. */
+static profile_outcome judge_profile(profile_run *pr, const char *name, pecert_report *rep, int *load_failed)
+{
     profile_outcome outcome = BROKEN;
     char reason[2 * PECERT_RESULT_LINE_MAX] = "";
-    if (status == PECERT_EXIT_USAGE || status == PECERT_EXIT_LOAD) {
-        printf("  %-22s ERROR: %s\n", name, err);
-        *load_failed |= status == PECERT_EXIT_LOAD;
-    } else if (!applies(&res)) {
+    if (!has_results(pr)) {
+        printf("  %-22s ERROR: %s\n", name, pr->err);
+        *load_failed |= pr->status == PECERT_EXIT_LOAD;
+        if (pr->status != -1) {
+            pecert_run_results_free(&pr->res);
+        }
+        return BROKEN;
+    }
+    if (!applies(&pr->res)) {
         outcome = NOT_APPLICABLE;
-        printf("  %-22s NOT APPLICABLE: the plugin implements none of %s's operations\n", name,
-               pecert_pe_kind_name(m->kind));
-    } else if (status == PECERT_EXIT_PASS) {
+        printf("  %-22s NOT APPLICABLE: the plugin implements none of %s's operations\n", name, pr->kind);
+    } else if (pr->status == PECERT_EXIT_PASS) {
         outcome = CERTIFIED;
         printf("  %-22s CERTIFIED\n", name);
     } else {
         outcome = NOT_CERTIFIED;
-        first_reason(reason, sizeof(reason), &res);
+        first_reason(reason, sizeof(reason), &pr->res);
         printf("  %-22s NOT CERTIFIED: %s\n", name, reason);
     }
-    if (outcome != BROKEN && pecert_report_add_run(rep, &res, PECERT_ROLE_CERTIFY, name) != 0) {
+    if (pecert_report_add_run(rep, &pr->res, PECERT_ROLE_CERTIFY, name) != 0) {
         outcome = BROKEN;
     }
-    pecert_run_results_free(&res);
-    free(m);
+    pecert_run_results_free(&pr->res); /* moved into rep, or not kept */
+    fflush(stdout);
     return outcome;
+}
+
+/* -j: what the pool's workers and its parent share. */
+typedef struct matrix_run {
+    const pecert_certify_all_opts *o;
+    char **names;
+    pecert_report *rep;
+    int *counts;
+    int load_failed;
+} matrix_run;
+
+/* In a worker: profile index certified, as JSON {status, err, kind, results}. */
+static char *certify_in_worker(size_t index, void *user)
+{
+    const matrix_run *mr = user;
+    profile_run *pr = malloc(sizeof(*pr));
+    if (pr == NULL) {
+        return NULL;
+    }
+    certify_one(pr, mr->o, mr->names[index]);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "status", pr->status);
+    cJSON_AddStringToObject(root, "err", pr->err);
+    cJSON_AddStringToObject(root, "kind", pr->kind);
+    if (has_results(pr)) {
+        cJSON_AddItemToObject(root, "results", pecert_run_results_to_json(&pr->res));
+        pecert_run_results_free(&pr->res);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    free(pr);
+    return text;
+}
+
+/* In the parent, in profile order: the worker's certification, judged. */
+static void profile_delivered(size_t index, const char *text, size_t len, const char *why, const char *printed,
+                              void *user)
+{
+    matrix_run *mr = user;
+    profile_run *pr = calloc(1, sizeof(*pr));
+    cJSON *root = text != NULL ? cJSON_ParseWithLength(text, len) : NULL;
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(root, "status");
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "err");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(root, "kind");
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
+    if (printed[0] != '\0') {
+        fputs(printed, stderr);
+    }
+    if (pr == NULL) {
+        mr->counts[BROKEN]++;
+        cJSON_Delete(root);
+        return;
+    }
+    pr->status = cJSON_IsNumber(status) ? status->valueint : -1;
+    snprintf(pr->err, sizeof(pr->err), "%s", cJSON_IsString(err) ? err->valuestring : why);
+    snprintf(pr->kind, sizeof(pr->kind), "%s", cJSON_IsString(kind) ? kind->valuestring : "?");
+    if (has_results(pr)) {
+        char perr[256];
+        pecert_id_rules ids = pecert_results_id_rules();
+        if (!cJSON_IsObject(results) || pecert_run_results_from_json(&pr->res, results, &ids, perr, sizeof(perr)) != 0) {
+            snprintf(pr->err, sizeof(pr->err), "the worker's results do not read: %s", perr);
+            pr->status = -1;
+        }
+    }
+    mr->counts[judge_profile(pr, mr->names[index], mr->rep, &mr->load_failed)]++;
+    cJSON_Delete(root);
+    free(pr);
 }
 
 /* Each run of the report labelled with its profile (the plugin is the
@@ -125,13 +228,28 @@ int pecert_certify_all(const pecert_certify_all_opts *o)
         return PECERT_EXIT_USAGE;
     }
     printf("pecert certify --all-profiles: %s on %d profiles\n", o->plugin_path, n);
-    pecert_report rep = {0};
+    pecert_report rep = {.no_timings = o->no_timings};
     int counts[BROKEN + 1] = {0};
     int load_failed = 0;
-    for (int i = 0; i < n; i++) {
-        if (!load_failed) { /* a plugin that does not load fails every profile alike */
-            counts[certify_profile(o, names[i], &rep, &load_failed)]++;
+    char err[512] = "";
+    matrix_run mr = {o, names, &rep, counts, 0};
+    pecert_pool pool = {(size_t)n, o->jobs, certify_in_worker, profile_delivered, NULL, &mr, NULL};
+    if (o->jobs > 1 && pecert_pool_run(&pool, err, sizeof(err)) == 0) {
+        load_failed = mr.load_failed;
+    } else {
+        if (err[0] != '\0') {
+            fprintf(stderr, "pecert: %s; certifying the profiles one at a time\n", err);
         }
+        for (int i = 0; i < n && !load_failed; i++) { /* a plugin that does not load fails every profile alike */
+            profile_run *pr = malloc(sizeof(*pr));
+            if (pr != NULL) {
+                certify_one(pr, o, names[i]);
+            }
+            counts[pr != NULL ? judge_profile(pr, names[i], &rep, &load_failed) : BROKEN]++;
+            free(pr);
+        }
+    }
+    for (int i = 0; i < n; i++) {
         free(names[i]);
     }
     printf("certify: %d certified, %d not certified, %d not applicable%s%s\n", counts[CERTIFIED],

@@ -14,6 +14,8 @@ typedef struct pecert_certify_all_opts {
     const char *json;          /* outputs for the whole matrix, or NULL   */
     const char *html;
     const char *junit;
+    int jobs;                  /* -j: profiles certified at once          */
+    int no_timings;            /* --no-timings: every elapsed time 0      */
 } pecert_certify_all_opts;
 
 /* Returns 0 when every profile the plugin applies to is certified (and

@@ -307,6 +307,30 @@ START_TEST(last_failed_reruns_the_failures_of_a_results_file)
 }
 END_TEST
 
+/* certify --all-profiles -j 2 prints and writes what one at a time does. */
+START_TEST(all_profiles_in_parallel_read_as_in_sequence)
+{
+    static char one[1 << 16];
+    static char two[1 << 16];
+    char json1[] = "/tmp/pecert-all1-XXXXXX";
+    char json2[] = "/tmp/pecert-all2-XXXXXX";
+    ck_assert_int_ge(mkstemp(json1), 0);
+    ck_assert_int_ge(mkstemp(json2), 0);
+    int rc1 = test_pecert(one, sizeof(one), "certify --all-profiles --impl example --no-timings --json %s", json1);
+    int rc2 = test_pecert(two, sizeof(two), "certify --all-profiles --impl example --no-timings -j 2 --json %s", json2);
+    ck_assert_int_eq(rc1, rc2);
+    ck_assert_str_eq(one, two);
+    ck_assert_msg(strstr(one, "  llama-2-7b             CERTIFIED") != NULL, "%.4000s", one);
+    char *a = test_read_file(json1);
+    char *b = test_read_file(json2);
+    ck_assert_msg(strcmp(a, b) == 0, "-j 2 wrote other JSON");
+    free(a);
+    free(b);
+    unlink(json1);
+    unlink(json2);
+}
+END_TEST
+
 Suite *make_conveniences_suite(void)
 {
     Suite *s = suite_create("conveniences");
@@ -322,6 +346,7 @@ Suite *make_conveniences_suite(void)
     tcase_add_test(core, make_install_gives_a_working_pecert_and_a_pkg_config_file);
     tcase_add_test(core, case_reruns_the_one_vector_a_failure_names);
     tcase_add_test(core, last_failed_reruns_the_failures_of_a_results_file);
+    tcase_add_test(core, all_profiles_in_parallel_read_as_in_sequence);
     suite_add_tcase(s, core);
     return s;
 }
