@@ -181,6 +181,24 @@ START_TEST(mistyped_names_get_a_suggestion)
     ck_assert_msg(strstr(out, "matches no check (did you mean 'rope.apply.golden'?)") != NULL, "%.4000s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile zzzzzzzz --impl ref"), 2);
     ck_assert_msg(strstr(out, "did you mean") == NULL, "%.4000s", out);
+    /* A model_type written another way is named; a real model type a letter
+     * from a mapped one (gpt_neo, gpt_neox) is another model: no guess. */
+    char config[] = "/tmp/pecert-mt-XXXXXX";
+    int fd = mkstemp(config);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "{\"model_type\": \"Qwen2-MoE\"}", 27), 27);
+    close(fd);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
+    ck_assert_msg(strstr(out, "'Qwen2-MoE' has no mapping in pecert (did you mean 'qwen2_moe'?)") != NULL, "%.4000s",
+                  out);
+    FILE *f = fopen(config, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"model_type\": \"gpt_neo\"}", f);
+    fclose(f);
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
+    ck_assert_msg(strstr(out, "'gpt_neo' has no mapping") != NULL && strstr(out, "did you mean") == NULL, "%.4000s",
+                  out);
+    unlink(config);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "help"), 0);
     ck_assert_msg(strstr(out, "--version") != NULL, "help does not list --version: %.4000s", out);
 }

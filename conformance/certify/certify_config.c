@@ -13,6 +13,7 @@
 #include "vectors.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -1604,6 +1605,38 @@ static const model_rule *find_model(const char *model_type)
     return NULL;
 }
 
+/* 1 if a and b are one name written with other case or separators ("Qwen2-MoE",
+ * "qwen2_moe"): model types are lower case with '_'. */
+static int same_name_but_spelling(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '_' || *a == '-' || *a == ' ' || *a == '.') {
+            a++;
+        }
+        while (*b == '_' || *b == '-' || *b == ' ' || *b == '.') {
+            b++;
+        }
+        if (*a == '\0' || *b == '\0' || tolower((unsigned char)*a) != tolower((unsigned char)*b)) {
+            return *a == '\0' && *b == '\0';
+        }
+        a++;
+        b++;
+    }
+}
+
+/* The mapped model type a model_type pecert does not know is a spelling
+ * of, or NULL. Only spelling: a real model type a letter away from a
+ * mapped one (gpt_neo, gpt_neox) is another model, never a typo of it. */
+static const char *same_but_spelling(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {
+        if (same_name_but_spelling(model_type, model_rules[i].model_type)) {
+            return model_rules[i].model_type;
+        }
+    }
+    return NULL;
+}
+
 /* Llama 4's config.json (model_type llama4, Llama4Config) holds the text
  * model's fields under text_config, which Llama4Config hands to
  * Llama4TextConfig; the vision tower's fields are not positional for the
@@ -1677,8 +1710,10 @@ static int map_document(map_ctx *c)
     }
     const model_rule *rule = find_model(rule_type);
     if (rule == NULL) {
-        return cfg_fail(c, "model_type", "'%s' has no mapping in pecert (see conformance/profiles/README.md)",
-                        mt->valuestring);
+        const char *near = same_but_spelling(mt->valuestring);
+        return cfg_fail(c, "model_type", "'%s' has no mapping in pecert%s%s%s (see conformance/profiles/README.md)",
+                        mt->valuestring, near != NULL ? " (did you mean '" : "", near != NULL ? near : "",
+                        near != NULL ? "'?)" : "");
     }
     c->m->pairing = rule->pairing;
     c->type_overrides_rope_type = rule->type_overrides_rope_type;
