@@ -421,7 +421,7 @@ static const char *verdict_name_at(int v)
     return pecert_verdict_name((pecert_verdict)v);
 }
 
-static int verdict_from_name(const char *name)
+int pecert_verdict_from_name(const char *name)
 {
     return index_of_name(name, verdict_name_at, PECERT_VERDICT_COUNT);
 }
@@ -510,12 +510,12 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
     const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(obj, "verdict");
     const cJSON *check = cJSON_GetObjectItemCaseSensitive(obj, "check");
     if (!cJSON_IsString(check) || !cJSON_IsString(verdict) ||
-        verdict_from_name(verdict->valuestring) < 0) {
+        pecert_verdict_from_name(verdict->valuestring) < 0) {
         snprintf(err, err_len, "result: missing or bad 'check'/'verdict'");
         return -1;
     }
     pecert_check_result_init(r, check->valuestring);
-    r->verdict = (pecert_verdict)verdict_from_name(verdict->valuestring);
+    r->verdict = (pecert_verdict)pecert_verdict_from_name(verdict->valuestring);
     const cJSON *scope = cJSON_GetObjectItemCaseSensitive(obj, "beyond_scope");
     if (read_count(obj, "cases", &r->n_cases) != 0 || read_count(obj, "failed", &r->n_failed) != 0 ||
         read_count(obj, "unsupported", &r->n_unsupported) != 0 ||

@@ -13,6 +13,10 @@
 
 #define PECERT_RESULTS_SCHEMA "pecert-results/1"
 
+/* pecert_verdict_from_name: the verdict a results file names ("pass", ...,
+ * as pecert_verdict_name writes them), or -1. */
+int pecert_verdict_from_name(const char *name);
+
 /* pecert_check_result_to_json: a new cJSON object (caller deletes), or NULL. */
 cJSON *pecert_check_result_to_json(const pecert_check_result *r);
 

@@ -422,9 +422,8 @@ static int pool_stop(const char *text, size_t len, void *user)
     }
     cJSON *json = cJSON_ParseWithLength(text, len);
     const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(json, "verdict");
-    int failed = !cJSON_IsString(verdict) ||
-                 (strcmp(verdict->valuestring, pecert_verdict_name(PECERT_VERDICT_PASS)) != 0 &&
-                  strcmp(verdict->valuestring, pecert_verdict_name(PECERT_VERDICT_UNSUPPORTED)) != 0);
+    int v = cJSON_IsString(verdict) ? pecert_verdict_from_name(verdict->valuestring) : -1;
+    int failed = v < 0 || v >= PECERT_VERDICT_FAIL; /* no verdict: delivered as a CRASH */
     cJSON_Delete(json);
     return failed || stop_now(p);
 }

@@ -127,19 +127,20 @@ static int test_jobs(void)
  * Check log file asked for, in one runner as Check itself would. */
 int main(void)
 {
+    int jobs = test_jobs();
     if (env_set("CK_RUN_SUITE") || env_set("CK_RUN_CASE") || env_set("CK_LOG_FILE_NAME") ||
-        env_set("CK_XML_LOG_FILE_NAME") || env_set("CK_TAP_LOG_FILE_NAME") || test_jobs() == 1) {
+        env_set("CK_XML_LOG_FILE_NAME") || env_set("CK_TAP_LOG_FILE_NAME") || jobs == 1) {
         return run_serially();
     }
     unit_totals t = {0, 0, 0};
     char err[512];
-    pecert_pool pool = {N_SUITES, test_jobs(), run_suite, suite_done, NULL, &t, NULL};
+    pecert_pool pool = {N_SUITES, jobs, run_suite, suite_done, NULL, &t, NULL};
     if (pecert_pool_run(&pool, err, sizeof(err)) != 0) {
         fprintf(stderr, "unit: %s\n", err);
         return EXIT_FAILURE;
     }
     printf("unit: %d checks in %zu suites, %d failed%s (%d at a time)\n", t.run, N_SUITES, t.failed,
-           t.lost > 0 ? ", and a suite gave no result" : "", test_jobs());
+           t.lost > 0 ? ", and a suite gave no result" : "", jobs);
     return t.failed == 0 && t.lost == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 

@@ -22,7 +22,7 @@ since() {
 
 for part in "$@"; do
     t0=$(date +%s.%N)
-    if ! make --no-print-directory "$part"; then
+    if ! make --no-print-directory BUILD="$BUILD" "$part"; then
         failed=$part
     fi
     printf '  %-12s %8s s%s\n' "$part" "$(since "$t0")" "${failed:+  FAILED}" >>"$TIMES.tmp"
