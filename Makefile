@@ -440,14 +440,17 @@ $(FUZZ_DIR)/obj/%.o: %.c
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	$(Q)clang $(FUZZ_CFLAGS) $(PC_CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDLIBS_ALL)
 
-# Seeds: the small bundled manifests, the config.json seeds, and the
-# results of a short ref run (generated: they name this machine).
+# Seeds: the small bundled manifests, the config.json, dump and results
+# seeds (hostile ones among them: a forged pass, a shard count of 0,
+# duplicate tensor names), and the results of a short ref run (generated:
+# they name this machine).
 $(FUZZ_DIR)/seeds: all
 	$(Q)rm -rf $@ && mkdir -p $@/vectors $@/config $@/results $@/npy
 	$(Q)cp vectors/profiles/t5-base.json vectors/profiles/bloom.json vectors/profiles/gpt2.json \
 	    vectors/profiles/llama-2-7b.json vectors/t5/buckets.json vectors/alibi/slopes_paper.json $@/vectors/
 	$(Q)cp tests/fuzz/seeds/config/*.json $@/config/
 	$(Q)cp tests/fuzz/seeds/npy/*.npy tests/fuzz/seeds/npy/*.safetensors $@/npy/
+	$(Q)cp tests/fuzz/seeds/results/*.json $@/results/
 	$(Q)$(BUILD)/pecert run --impl ref --filter 'rope.freq.golden,rope.inverse,t5.*' --no-timings \
 	    --json $@/results/ref.json >/dev/null
 	$(Q)$(BUILD)/pecert run --impl $(BUILD)/impls/mutants/pairing_swapped.so --filter 'rope.apply.golden,rope.norm_*' \

@@ -24,6 +24,8 @@
 #include "certify_checks.h"
 #include "checks.h"
 #include "commands.h"
+#include "input_file.h"
+#include "json_text.h"
 #include "job_pool.h"
 #include "plugin_load.h"
 #include "report.h"
@@ -85,23 +87,12 @@ typedef struct mutation_opts {
     pecert_report_outputs out; /* --html, --junit, --json */
 } mutation_opts;
 
-static char *read_text(const char *path, char *err, size_t err_len)
+/* The catalogue and the document the separation table goes into: a few
+ * KiB each. */
+static char *read_text(const char *path, size_t *len, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long len = -1;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && len < (1L << 24) &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) != NULL) {
-        size_t got = fread(text, 1, (size_t)len, f);
-        text[got] = '\0';
-    }
-    if (text == NULL) {
-        snprintf(err, err_len, "%s: cannot read (missing, unreadable or over 16 MiB)", path);
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
-    return text;
+    return pecert_input_read(path, (size_t)16 << 20, "the 16 MiB a catalogue or document may have", len, err,
+                             err_len);
 }
 
 /* Checks the shape of one entry; returns 0 or -1 with err naming the field. */
@@ -388,13 +379,11 @@ static int unlisted_mutants(mutation_run *st, int base)
 
 static cJSON *load_catalogue(const char *path, char *err, size_t err_len)
 {
-    char *text = read_text(path, err, err_len);
-    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    size_t len = 0;
+    char *text = read_text(path, &len, err, err_len);
+    cJSON *root = text != NULL ? pecert_json_parse_strict(text, len, path, NULL, err, err_len) : NULL;
     free(text);
     if (root == NULL) {
-        if (err[0] == '\0') {
-            snprintf(err, err_len, "%s: not valid JSON", path);
-        }
         return NULL;
     }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
@@ -494,7 +483,8 @@ static int load_honest(pecert_report *rep, const mutation_opts *o, char *err, si
  * table (malloc'ed), or NULL with err naming the file. */
 static char *spliced(const char *path, const char *table, char *err, size_t err_len)
 {
-    char *text = read_text(path, err, err_len);
+    size_t len = 0;
+    char *text = read_text(path, &len, err, err_len);
     char *begin = text != NULL ? strstr(text, DOC_BEGIN) : NULL;
     char *body = begin != NULL ? strchr(begin, '\n') : NULL;
     char *end = body != NULL ? strstr(body, DOC_END) : NULL;

@@ -179,7 +179,7 @@ static void print_not_implemented(const run_cli *cli, const pecert_run_results *
     free(line);
 }
 
-/* "I/N" with 1 <= I <= N <= 4096; 0 or -1. */
+/* "I/N" with 1 <= I <= N <= PECERT_MAX_SHARDS; 0 or -1. */
 static int parse_shard(run_cli *cli, const char *arg)
 {
     char *end = NULL;
@@ -189,7 +189,7 @@ static int parse_shard(run_cli *cli, const char *arg)
     }
     const char *rest = end + 1;
     long n = strtol(rest, &end, 10);
-    if (end == rest || *end != '\0' || n < 1 || n > 4096 || i < 1 || i > n) {
+    if (end == rest || *end != '\0' || n < 1 || n > PECERT_MAX_SHARDS || i < 1 || i > n) {
         return -1;
     }
     cli->shard_index = (int)i;
@@ -251,7 +251,8 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             break;
         case 'S':
             if (parse_shard(cli, optarg) != 0) {
-                return pecert_usage_error(usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= 4096", optarg);
+                return pecert_usage_error(usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= %d", optarg,
+                                          PECERT_MAX_SHARDS);
             }
             break;
         case 't':

@@ -86,6 +86,12 @@ void pecert_case_finish_at(pecert_check_result *r, const pecert_case_worst *w, c
         return;
     }
     r->n_failed++;
+    /* A NaN on either side (a property compares two outputs of the
+     * plugin), or an infinity where a number is due; not a number where
+     * the official value is an infinity (an ALiBi mask's -inf). */
+    if (isnan(w->got) || isnan(w->want) || (isinf(w->got) && isfinite(w->want))) {
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NONFINITE);
+    }
     char want[64];
     char got[64];
     char line[PECERT_RESULT_LINE_MAX];

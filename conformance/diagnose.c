@@ -19,10 +19,21 @@ static int passed(const pecert_run_results *run, const char *id)
     return r != NULL && r->verdict == PECERT_VERDICT_PASS;
 }
 
+/* Whether the rules may read symptom tag of r. A check whose failing
+ * values hold a NaN or infinity (PECERT_SYMPTOM_NONFINITE) gives no other
+ * evidence: what it drew from values that are not numbers (a NaN at
+ * position 0 is no position shift, a NaN in a dynamic case no wrong
+ * length) is not read; the NaN is the finding. */
+static int symptom_readable(const pecert_check_result *r, const char *tag)
+{
+    return strcmp(tag, PECERT_SYMPTOM_NONFINITE) == 0 || strcmp(tag, PECERT_SYMPTOM_ESSENTIAL_DECLINED) == 0 ||
+           !pecert_check_has_symptom(r, PECERT_SYMPTOM_NONFINITE);
+}
+
 static int has(const pecert_run_results *run, const char *id, const char *tag)
 {
     const pecert_check_result *r = pecert_run_results_find(run, id);
-    return r != NULL && pecert_check_has_symptom(r, tag);
+    return r != NULL && symptom_readable(r, tag) && pecert_check_has_symptom(r, tag);
 }
 
 /* The value of the first symptom of check id starting with prefix. */
@@ -31,7 +42,7 @@ static const char *symptom_value(const pecert_run_results *run, const char *id, 
     const pecert_check_result *r = pecert_run_results_find(run, id);
     size_t len = strlen(prefix);
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
-        if (strncmp(r->symptoms[i], prefix, len) == 0) {
+        if (strncmp(r->symptoms[i], prefix, len) == 0 && symptom_readable(r, r->symptoms[i])) {
             return r->symptoms[i] + len;
         }
     }
@@ -43,7 +54,7 @@ static int result_count_prefix(const pecert_check_result *r, const char *prefix)
 {
     int n = 0;
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
-        n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0;
+        n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0 && symptom_readable(r, r->symptoms[i]);
     }
     return n;
 }
@@ -766,9 +777,33 @@ static void diagnose_declines(pecert_run_results *run)
     }
 }
 
+/* A NaN or infinity in the plugin's output (where the official value, or
+ * the plugin's own other output a property compares with, is a number):
+ * one finding, naming the first check and case, whatever else failed. */
+static void diagnose_nonfinite(pecert_run_results *run)
+{
+    const pecert_check_result *first = NULL;
+    int n = 0;
+    for (size_t i = 0; i < run->n_checks; i++) {
+        const pecert_check_result *r = &run->checks[i];
+        if (r->verdict >= PECERT_VERDICT_FAIL && pecert_check_has_symptom(r, PECERT_SYMPTOM_NONFINITE)) {
+            first = first != NULL ? first : r;
+            n++;
+        }
+    }
+    if (first != NULL) {
+        char evidence[PECERT_RESULT_LINE_MAX];
+        snprintf(evidence, sizeof(evidence), "%s: worst case %.300s", first->check_id, first->worst_case);
+        add(run, "nonfinite_output", evidence,
+            "the plugin's output holds NaN or infinity where a number is due (%d check%s fail on it, first %s)", n,
+            n == 1 ? "" : "s", first->check_id);
+    }
+}
+
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
+    diagnose_nonfinite(run);
     diagnose_layers(run);
     diagnose_hypotheses(run);
     diagnose_pairing(run);

@@ -166,3 +166,37 @@ int pecert_json_duplicate_key(const cJSON *node, char *path, size_t path_len)
 {
     return find_duplicate(node, "", path, path_len);
 }
+
+cJSON *pecert_json_parse_strict(const char *text, size_t len, const char *name, const char *dup_note, char *err,
+                                size_t err_len)
+{
+    char why[512];
+    if (pecert_json_text_check(text, len, why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "%s: %s", name, why);
+        return NULL;
+    }
+    /* len + 1: the NUL at text[len] is in the buffer, so the parse stops
+     * at the value's end and end says what follows it. */
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
+    if (root == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", name,
+                 at != NULL && at >= text && at <= text + len ? (long)(at - text) : -1L);
+        return NULL;
+    }
+    while (end != NULL && end < text + len && strchr(" \t\r\n", *end) != NULL) {
+        end++;
+    }
+    int dup = 0;
+    if (end != NULL && end < text + len) {
+        snprintf(err, err_len, "%s: text after the JSON value, at byte %ld", name, (long)(end - text));
+    } else if ((dup = pecert_json_duplicate_key(root, why, sizeof(why))) != 0) {
+        snprintf(err, err_len, "%s: %s: %s%s", name, dup > 0 ? why : "(document)",
+                 dup > 0 ? "duplicate key" : "out of memory", dup > 0 && dup_note != NULL ? dup_note : "");
+    } else {
+        return root;
+    }
+    cJSON_Delete(root);
+    return NULL;
+}

@@ -38,4 +38,14 @@ int pecert_json_text_check(const char *text, size_t len, char *why, size_t why_l
  * 0 when every key is unique; -1 out of memory. */
 int pecert_json_duplicate_key(const cJSON *node, char *path, size_t path_len);
 
+/* pecert_json_parse_strict: text[0..len) (with a NUL at text[len]) as
+ * one JSON value and nothing after it but whitespace, under the rules
+ * above: UTF-8, no NUL byte, no \u0000, no key twice in an object. NULL
+ * with one line in err: "NAME: not valid JSON (near byte N)", "NAME: text
+ * after the JSON value, at byte N", "NAME: PATH.TO.KEY: duplicate
+ * key" followed by dup_note (NULL: nothing), ... Every reader of a JSON
+ * file pecert did not just write itself parses it here. */
+cJSON *pecert_json_parse_strict(const char *text, size_t len, const char *name, const char *dup_note, char *err,
+                                size_t err_len);
+
 #endif /* PECERT_HARNESS_JSON_TEXT_H */

@@ -7,6 +7,8 @@
  */
 #include "npy.h"
 
+#include "input_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -285,6 +287,17 @@ static int is_integer_type(pecert_npy_dtype t)
     return t == PECERT_NPY_I64 || t == PECERT_NPY_I32;
 }
 
+int pecert_npy_int_inexact(const unsigned char *p, pecert_npy_dtype t, long long *value)
+{
+    int64_t v = 0;
+    if (t != PECERT_NPY_I64) {
+        return 0;
+    }
+    memcpy(&v, p, 8);
+    *value = (long long)v;
+    return v > PECERT_NPY_EXACT_INT || v < -PECERT_NPY_EXACT_INT;
+}
+
 /* ---- the file ----------------------------------------------------------- */
 
 /* The header's offset and length from the preamble. */
@@ -321,6 +334,13 @@ static int convert(const npy_ctx *c, pecert_npy *out, const unsigned char *data,
         return npy_fail(c, "data", "out of memory for %lld elements", (long long)out->n);
     }
     for (int64_t i = 0; i < out->n; i++) {
+        long long exact = 0;
+        if (pecert_npy_int_inexact(data + (size_t)i * size, out->dtype, &exact)) {
+            free(out->data);
+            out->data = NULL;
+            return npy_fail(c, "data", "element %lld is %lld: beyond +-2^53, the integers pecert holds exactly",
+                            (long long)i, exact);
+        }
         double v = pecert_npy_element(data + (size_t)i * size, out->dtype);
         out->data[i] = v;
         if (!allow_nonfinite && !isfinite(v)) {
@@ -370,29 +390,9 @@ int pecert_npy_parse(pecert_npy *out, const unsigned char *bytes, size_t len, co
 
 unsigned char *pecert_dump_file_bytes(const char *path, size_t *len, char *err, size_t err_len)
 {
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
-    int64_t limit = PECERT_NPY_MAX_ELEMENTS * 8 + (1 << 20);
-    if (size < 0 || size > limit || fseek(fp, 0, SEEK_SET) != 0) {
-        fclose(fp);
-        snprintf(err, err_len, "%s: %s", path, size > limit ? "larger than any dump pecert reads (2 GiB)"
-                                                           : "cannot read its size (not a regular file?)");
-        return NULL;
-    }
-    unsigned char *bytes = malloc((size_t)size + 1);
-    size_t got = bytes != NULL ? fread(bytes, 1, (size_t)size, fp) : 0;
-    fclose(fp);
-    if (bytes == NULL || got != (size_t)size) {
-        free(bytes);
-        snprintf(err, err_len, "%s: %s", path, bytes == NULL ? "out of memory" : "read error");
-        return NULL;
-    }
-    *len = (size_t)size;
-    return bytes;
+    /* 2^28 elements of 8 bytes, and room for a header. */
+    size_t limit = (size_t)PECERT_NPY_MAX_ELEMENTS * 8 + ((size_t)1 << 20);
+    return (unsigned char *)pecert_input_read(path, limit, "the 2 GiB a dump may have", len, err, err_len);
 }
 
 int pecert_npy_load(pecert_npy *out, const char *path, int bf16, int allow_nonfinite, char *err, size_t err_len)

@@ -58,6 +58,15 @@ unsigned char *pecert_dump_file_bytes(const char *path, size_t *len, char *err, 
  * double (bfloat16 as the high half of a float32). */
 double pecert_npy_element(const unsigned char *p, pecert_npy_dtype t);
 
+/* Integers an element keeps exactly once read as a double: +-2^53. */
+#define PECERT_NPY_EXACT_INT ((int64_t)1 << 53)
+
+/* pecert_npy_int_inexact: 1 when the element at p is an int64 beyond
+ * +-2^53 (a double would round it: 2^63-1 reads 2^63, whose cast back is
+ * undefined), its exact value in *value; else 0. Loaders refuse such an
+ * element rather than hold another number. */
+int pecert_npy_int_inexact(const unsigned char *p, pecert_npy_dtype t, long long *value);
+
 /* pecert_npy_dtype_name: "float32", "bfloat16", ... */
 const char *pecert_npy_dtype_name(pecert_npy_dtype t);
 

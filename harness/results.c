@@ -42,6 +42,44 @@ void pecert_check_result_leave_vector(pecert_check_result *r)
     r->open_vector = (pecert_vector_id){"", -1};
 }
 
+/* The first failure record that says a case failed (not an oracle
+ * refusal, not a note), or NULL. */
+static const pecert_failure *first_case_failure(const pecert_check_result *r)
+{
+    for (size_t i = 0; i < r->n_failures; i++) {
+        if (r->failures[i].kind == PECERT_FAILURE_VALUE || r->failures[i].kind == PECERT_FAILURE_STATUS) {
+            return &r->failures[i];
+        }
+    }
+    return NULL;
+}
+
+const char *pecert_verdict_unfounded(const pecert_check_result *r, char *why, size_t why_len)
+{
+    const pecert_failure *f = first_case_failure(r);
+    int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;
+    if (r->verdict != PECERT_VERDICT_PASS && r->verdict != PECERT_VERDICT_UNSUPPORTED) {
+        return NULL;
+    }
+    if (r->n_failed > 0) {
+        snprintf(why, why_len, "failed %lld of %lld cases", (long long)r->n_failed, (long long)r->n_cases);
+    } else if (f != NULL) {
+        snprintf(why, why_len, "a failure record of kind %s (%.160s)", pecert_failure_kind_name(f->kind), f->line);
+    } else if (r->verdict == PECERT_VERDICT_UNSUPPORTED) {
+        return NULL;
+    } else if (answered <= 0) {
+        snprintf(why, why_len, "no case was answered (%lld cases, %lld declined, %lld refused by the oracle)",
+                 (long long)r->n_cases, (long long)r->n_unsupported, (long long)r->n_oracle_refused);
+    } else if (isnan(r->worst_ratio)) {
+        snprintf(why, why_len, "worst error/bound ratio missing or NaN");
+    } else if (r->worst_ratio > 1.0) {
+        snprintf(why, why_len, "worst error/bound ratio %g, beyond 1", r->worst_ratio);
+    } else {
+        return NULL;
+    }
+    return why;
+}
+
 int pecert_run_certified_nothing(const pecert_run_results *run)
 {
     if (run->info.shard_count > 1) {

@@ -90,6 +90,11 @@ typedef struct pecert_failure {
  * reason the checkpoint is not certified, read by the diagnosis and by the
  * report's verdict. */
 #define PECERT_SYMPTOM_ESSENTIAL_DECLINED "declined:essential"
+/* A failing case whose worst element is a NaN (on either side: a
+ * property compares two outputs of the plugin) or an infinity where a
+ * number is due (check_util.c): named as such by the diagnosis, never read
+ * as a scaling or position bug. */
+#define PECERT_SYMPTOM_NONFINITE "output:nonfinite"
 #define PECERT_SYMPTOM_LEN 48
 
 /* What a sample's position counts: a token's position id (the rotation
@@ -333,6 +338,29 @@ const char *pecert_check_result_first_line(const pecert_check_result *r);
  * samples share one); returns 0 or -1 (nomem). */
 int pecert_check_result_add_point(pecert_check_result *r, pecert_point_axis axis, int64_t position, double error,
                                   double bound);
+
+/* Most shards a run may be split into (`pecert run --shard I/N`). */
+#define PECERT_MAX_SHARDS 4096
+
+/* pecert_shard_of: the shard (1..count) that holds the check selected
+ * k-th (from 0, registry order): shards deal the selection round-robin. */
+static inline int pecert_shard_of(int64_t k, int count)
+{
+    return (int)(k % count) + 1;
+}
+
+/* pecert_verdict_unfounded: NULL when r's verdict is one its own counts
+ * and records allow, else what contradicts it ("failed 1 of 12 cases",
+ * "a failure record of kind value", "no case was answered", "worst
+ * error/bound ratio inf, beyond 1") in why. A verdict may be worse than its evidence (a crash
+ * after some cases passed, a declined essential case), never better:
+ * PASS needs an answered case, no failed case, no value or status
+ * failure record and a worst ratio within 1; NOT SUPPORTED needs no
+ * failed case and no such record. Every results file and every check
+ * child's result is held to it (results_json.c), so that flipping a
+ * verdict by hand, or from inside a plugin, cannot turn a failure into
+ * a pass. */
+const char *pecert_verdict_unfounded(const pecert_check_result *r, char *why, size_t why_len);
 
 /* pecert_run_certified_nothing: 1 when no check of a whole (unsharded or
  * merged) run passed, or it has none: the plugin implements none of what

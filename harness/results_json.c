@@ -546,6 +546,13 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
         snprintf(err, err_len, "result: malformed 'failures'");
         return -1;
     }
+    char why[256];
+    if (pecert_verdict_unfounded(r, why, sizeof(why)) != NULL) {
+        snprintf(err, err_len, "%s: verdict \"%s\" contradicts its own record: %s", r->check_id,
+                 pecert_verdict_name(r->verdict), why);
+        pecert_check_result_release(r);
+        return -1;
+    }
     if (case_log_from_json(r, obj) != 0) {
         pecert_check_result_release(r);
         snprintf(err, err_len, "result: malformed 'case_log'");
@@ -569,7 +576,13 @@ int pecert_check_result_from_json(pecert_check_result *r, const cJSON *obj,
         snprintf(err, err_len, "result: malformed 'points'");
         return -1;
     }
-    r->index = (int32_t)read_int(obj, "index", 0);
+    int64_t index = 0;
+    if (read_count(obj, "index", &index) != 0 || index > INT32_MAX) {
+        pecert_check_result_release(r);
+        snprintf(err, err_len, "result: 'index' is not an integer in 0..2^31-1");
+        return -1;
+    }
+    r->index = (int32_t)index;
     const cJSON *heatmap = cJSON_GetObjectItemCaseSensitive(obj, "heatmap");
     if (heatmap != NULL && heatmap_from_json(&r->heatmap, heatmap) != 0) {
         pecert_check_result_release(r);
@@ -696,9 +709,38 @@ static void info_from_json(pecert_run_info *info, const cJSON *root)
     read_string(info->os, sizeof(info->os), env, "os");
     read_string(info->compiler, sizeof(info->compiler), env, "compiler");
     read_string(info->filter, sizeof(info->filter), sel, "filter");
-    info->shard_index = (int)read_int(sel, "shard_index", 1);
-    info->shard_count = (int)read_int(sel, "shard_count", 1);
-    info->n_selected = (int)read_int(sel, "selected", -1);
+}
+
+/* selection.shard_index, .shard_count and .selected: absent in files of
+ * older versions (one whole run); present, each within what `pecert run`
+ * writes, so that a count of 0 or 2^40 cannot pass for a whole run. */
+static int selection_from_json(pecert_run_info *info, const cJSON *root, size_t max_checks, char *err,
+                               size_t err_len)
+{
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(root, "selection");
+    int64_t index = 1;
+    int64_t count = 1;
+    int64_t selected = -1;
+    const cJSON *has_index = cJSON_GetObjectItemCaseSensitive(sel, "shard_index");
+    const cJSON *has_count = cJSON_GetObjectItemCaseSensitive(sel, "shard_count");
+    const cJSON *has_selected = cJSON_GetObjectItemCaseSensitive(sel, "selected");
+    if (has_count != NULL && (read_count(sel, "shard_count", &count) != 0 || count < 1 || count > PECERT_MAX_SHARDS)) {
+        snprintf(err, err_len, "selection.shard_count: not an integer in 1..%d", PECERT_MAX_SHARDS);
+        return -1;
+    }
+    if (has_index != NULL && (read_count(sel, "shard_index", &index) != 0 || index < 1 || index > count)) {
+        snprintf(err, err_len, "selection.shard_index: not an integer in 1..shard_count (%lld)", (long long)count);
+        return -1;
+    }
+    if (has_selected != NULL && (read_count(sel, "selected", &selected) != 0 || (size_t)selected > max_checks)) {
+        snprintf(err, err_len, "selection.selected: not an integer in 0..%zu (the most checks a run holds)",
+                 max_checks);
+        return -1;
+    }
+    info->shard_index = (int)index;
+    info->shard_count = (int)count;
+    info->n_selected = (int)selected;
+    return 0;
 }
 
 static int sources_from_json(pecert_run_results *run, const cJSON *files)
@@ -813,6 +855,9 @@ int pecert_run_results_from_json(pecert_run_results *run, const cJSON *root, con
         return -1;
     }
     info_from_json(&run->info, root);
+    if (selection_from_json(&run->info, root, ids->max_checks, err, err_len) != 0) {
+        return -1;
+    }
     findings_from_json(run, cJSON_GetObjectItemCaseSensitive(root, "diagnosis"));
     const cJSON *set = cJSON_GetObjectItemCaseSensitive(root, "vector_set");
     if (sources_from_json(run, cJSON_GetObjectItemCaseSensitive(set, "files")) != 0) {

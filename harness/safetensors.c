@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cJSON.h"
+#include "json_text.h"
 
 /* The header may be large (a checkpoint's), but not beyond this. */
 #define MAX_HEADER ((uint64_t)100 << 20)
@@ -36,6 +37,31 @@ static int dtype_of(const char *code, pecert_npy_dtype *t, size_t *size)
         }
     }
     return -1;
+}
+
+/* The header as JSON, read as strictly as every JSON pecert reads
+ * (json_text.h). The safetensors library reads it with serde into a map,
+ * where a later entry of the same name replaces an earlier one and
+ * "\u0000" stays inside a name; cJSON would read the first entry and cut
+ * the name at the NUL, so a dump could be read as another tensor than the
+ * library's: both are refused. NULL with "FILE: header: why" in err. */
+static cJSON *parse_header(const char *text, size_t len, const char *path, char *err, size_t err_len)
+{
+    char *copy = malloc(len + 1);
+    char name[4200];
+    if (copy == NULL) {
+        st_fail(err, err_len, path, NULL, "out of memory for the header");
+        return NULL;
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    snprintf(name, sizeof(name), "%s: header", path);
+    cJSON *root = pecert_json_parse_strict(copy, len, name,
+                                           " (a tensor named twice: the safetensors library would read another entry "
+                                           "than pecert; refused)",
+                                           err, err_len);
+    free(copy);
+    return root;
 }
 
 /* The entry of name (or of the only tensor), with its name in *found. */
@@ -127,8 +153,11 @@ int pecert_safetensors_parse(pecert_npy *out, const unsigned char *bytes, size_t
     if (hlen > MAX_HEADER || hlen > len - 8) {
         return st_fail(err, err_len, path, NULL, "header length beyond the file (truncated, or not safetensors)");
     }
-    cJSON *root = cJSON_ParseWithLength((const char *)bytes + 8, (size_t)hlen);
     char why[320] = "";
+    cJSON *root = parse_header((const char *)bytes + 8, (size_t)hlen, path, err, err_len);
+    if (root == NULL) {
+        return -1;
+    }
     const char *found = NULL;
     const cJSON *e = cJSON_IsObject(root) ? find_entry(root, name, &found, why, sizeof(why)) : NULL;
     size_t begin = 0;
@@ -145,6 +174,13 @@ int pecert_safetensors_parse(pecert_npy *out, const unsigned char *bytes, size_t
         const unsigned char *data = bytes + 8 + hlen + begin;
         rc = 0;
         for (int64_t i = 0; i < out->n && rc == 0; i++) {
+            long long exact = 0;
+            if (pecert_npy_int_inexact(data + (size_t)i * size, out->dtype, &exact)) {
+                snprintf(why, sizeof(why), "element %lld is %lld: beyond +-2^53, the integers pecert holds exactly",
+                         (long long)i, exact);
+                rc = st_fail(err, err_len, path, found, why);
+                break;
+            }
             out->data[i] = pecert_npy_element(data + (size_t)i * size, out->dtype);
             if (!allow_nonfinite && out->dtype != PECERT_NPY_I64 && out->dtype != PECERT_NPY_I32 &&
                 !isfinite(out->data[i])) {

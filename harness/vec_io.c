@@ -13,102 +13,24 @@
 #define ZLIB_CONST
 #include <zlib.h>
 
+#include "input_file.h"
 #include "vec_internal.h"
 
-/* Read exactly len bytes; a file that shrinks or grows under us is an
- * error rather than a silently different payload. */
-static int read_exact(const vec_ctx *ctx, const char *field, const char *path,
-                      int fd, unsigned char *buf, size_t len)
-{
-    size_t got = 0;
-    unsigned char extra;
-    ssize_t r;
-
-    while (got < len) {
-        r = read(fd, buf + got, len - got);
-
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r < 0) {
-            return pecert__vec_fail(ctx, field, NULL, "cannot read %s: %s",
-                                    path, strerror(errno));
-        }
-        if (r == 0) {
-            return pecert__vec_fail(ctx, field, NULL,
-                                    "%s shrank while being read", path);
-        }
-        got += (size_t)r;
-    }
-    r = read(fd, &extra, 1);
-    if (r != 0) {
-        return pecert__vec_fail(ctx, field, NULL, "%s %s", path,
-                                r > 0 ? "grew while being read"
-                                      : "cannot be read to its end");
-    }
-    return 0;
-}
-
-/* Open without blocking (a FIFO would hang the run) and insist on a
- * regular file no bigger than max_len. */
-static int open_bounded(const vec_ctx *ctx, const char *field,
-                        const char *path, size_t max_len,
-                        const char *limit_name, size_t *out_len)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-    if (fd < 0) {
-        return pecert__vec_fail(ctx, field, NULL, "cannot open %s: %s", path,
-                                strerror(errno));
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        (void)close(fd);
-        return pecert__vec_fail(ctx, field, NULL, "%s is not a regular file",
-                                path);
-    }
-    if (st.st_size < 0 || (uintmax_t)st.st_size > max_len) {
-        (void)close(fd);
-        return pecert__vec_fail(ctx, field, NULL,
-                                "%s is %jd bytes, more than %s (%zu)", path,
-                                (intmax_t)st.st_size, limit_name, max_len);
-    }
-    *out_len = (size_t)st.st_size;
-    return fd;
-}
-
+/* The shared input rules (input_file.h), each error in the loader's
+ * "file: field: why" form. */
 int pecert__vec_read_file(const vec_ctx *ctx, const char *field,
                           const char *path, size_t max_len,
                           const char *limit_name, unsigned char **out,
                           size_t *out_len)
 {
-    unsigned char *buf;
+    char err[4352]; /* a path of up to 4096 bytes and the reason */
     size_t len = 0;
-    int fd = open_bounded(ctx, field, path, max_len, limit_name, &len);
-    int rc = -1;
+    char *text = pecert_input_read(path, max_len, limit_name, &len, err,
+                                   sizeof(err));
 
-    *out = NULL;
-    *out_len = 0;
-    if (fd < 0) {
-        return -1;
-    }
-    buf = malloc(len + 1);
-    if (buf == NULL) {
-        (void)pecert__vec_fail(ctx, field, NULL, "out of memory reading %s",
-                               path);
-        goto out_close;
-    }
-    if (read_exact(ctx, field, path, fd, buf, len) != 0) {
-        free(buf);
-        goto out_close;
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *out_len = len;
-    rc = 0;
-out_close:
-    (void)close(fd);
-    return rc;
+    *out = (unsigned char *)text;
+    *out_len = text != NULL ? len : 0;
+    return text != NULL ? 0 : pecert__vec_fail(ctx, field, NULL, "%s", err);
 }
 
 /* After Z_FINISH stopped with the output full: does the stream still have

@@ -120,7 +120,7 @@ static int parse_manifest(const vec_ctx *ctx, const char *path,
 
     if (pecert__vec_read_file(ctx, "manifest", path,
                               PECERT_VEC_MAX_MANIFEST_BYTES,
-                              "the manifest limit", &text, &len) != 0) {
+                              "the 16 MiB a manifest may have", &text, &len) != 0) {
         return -1;
     }
     if (check_manifest_bytes(ctx, (const char *)text, len) != 0) {

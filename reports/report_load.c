@@ -7,13 +7,16 @@
 #include <cJSON.h>
 
 #include "certify_checks.h"
+#include "input_file.h"
 #include "json_text.h"
 #include "report.h"
 #include "report_bench.h"
+#include "report_load.h"
 #include "results_json.h"
 
 /* Results of a big run are a few MiB; anything past this is not ours. */
-#define MAX_INPUT_BYTES ((long)256 << 20)
+#define MAX_INPUT_BYTES ((size_t)256 << 20)
+#define MAX_INPUT_WORDS "the 256 MiB a results or report file may have"
 
 static const char *const role_names[PECERT_ROLE_COUNT] = {
     [PECERT_ROLE_CERTIFY] = "certify",
@@ -40,24 +43,7 @@ static pecert_report_role role_from_name(const char *name)
  * in err. */
 static char *read_text(const char *path, size_t *len, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        snprintf(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && size <= MAX_INPUT_BYTES &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) != NULL) {
-        *len = fread(text, 1, (size_t)size, f);
-        text[*len] = '\0';
-    }
-    if (text == NULL) {
-        snprintf(err, err_len, "%s: cannot read: %s", path,
-                 size > MAX_INPUT_BYTES ? "larger than 256 MiB" : "not a regular file, or out of memory");
-    }
-    fclose(f);
-    return text;
+    return pecert_input_read(path, MAX_INPUT_BYTES, MAX_INPUT_WORDS, len, err, err_len);
 }
 
 static void read_str(char *dst, size_t len, const cJSON *obj, const char *key)
@@ -176,27 +162,12 @@ static int load_doc(pecert_report *rep, const cJSON *root, const char *path, cha
 }
 
 /* text[0..len) as a JSON object, refused as pecert refuses any input it
- * did not write (a NUL byte, a duplicate key); NULL with "NAME: problem". */
+ * did not write (json_text.h: a NUL, \u0000, a duplicate key, text after
+ * the value); NULL with "NAME: problem". */
 static cJSON *parse_text(const char *text, size_t len, const char *name, char *err, size_t err_len)
 {
-    char why[512];
-    int dup = 0;
-    if (strlen(text) != len) { /* the parse would stop there, unseen */
-        snprintf(err, err_len, "%s: NUL byte at offset %zu", name, strlen(text));
-        return NULL;
-    }
-    cJSON *root = cJSON_Parse(text);
-    if (root == NULL) {
-        const char *at = cJSON_GetErrorPtr();
-        long offset = at != NULL && at >= text ? (long)(at - text) : -1;
-        snprintf(err, err_len, "%s: not valid JSON (near byte %ld)", name, offset);
-    } else if ((dup = pecert_json_duplicate_key(root, why, sizeof(why))) != 0) {
-        /* pecert writes each key once: a second one was added by hand. */
-        snprintf(err, err_len, "%s: %s: %s", name, dup > 0 ? why : "(document)",
-                 dup > 0 ? "duplicate key" : "out of memory");
-        cJSON_Delete(root);
-        root = NULL;
-    } else if (!cJSON_IsObject(root)) {
+    cJSON *root = pecert_json_parse_strict(text, len, name, NULL, err, err_len);
+    if (root != NULL && !cJSON_IsObject(root)) {
         snprintf(err, err_len, "%s: not a JSON object", name);
         cJSON_Delete(root);
         root = NULL;
@@ -245,6 +216,12 @@ static size_t count_checks(const cJSON *root, size_t *n_runs)
 int pecert_report_load_text(pecert_report *rep, const char *text, size_t len, const char *name, char *err,
                             size_t err_len)
 {
+    char why[256];
+    pecert_id_rules ids = pecert_results_id_rules();
+    if (pecert__report_precount(text, len, ids.max_checks, PECERT_REPORT_MAX_RUNS, why, sizeof(why)) != 0) {
+        snprintf(err, err_len, "%s: %s: not a file pecert wrote (refused before parsing it)", name, why);
+        return -1;
+    }
     cJSON *root = parse_text(text, len, name, err, err_len);
     if (root == NULL) {
         return -1;

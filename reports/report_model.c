@@ -107,11 +107,49 @@ static int by_index(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+/* A check of shard `from` that the shard does not deal (pecert_shard_of),
+ * or NULL: a check moved from one shard's file to another's. */
+static const pecert_check_result *misdealt_check(const pecert_run_results *from)
+{
+    for (size_t c = 0; c < from->n_checks; c++) {
+        const pecert_check_result *r = &from->checks[c];
+        if (r->index < 0 || pecert_shard_of(r->index, from->info.shard_count) != from->info.shard_index) {
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* The first check id held twice in run (each may be once in a run: a
+ * failing check renamed after a passing one would count it twice), or
+ * NULL. A run holds at most a few hundred checks. */
+static const char *twice_held(const pecert_run_results *run)
+{
+    for (size_t a = 0; a < run->n_checks; a++) {
+        for (size_t b = a + 1; b < run->n_checks; b++) {
+            if (strcmp(run->checks[a].check_id, run->checks[b].check_id) == 0) {
+                return run->checks[a].check_id;
+            }
+        }
+    }
+    return NULL;
+}
+
 /* Moves every check of the other shards into base, in unsharded order. */
 static int join_checks(pecert_report *rep, const size_t *group, size_t n, size_t base, char *err,
                        size_t err_len)
 {
     pecert_run_results *into = &rep->runs[group[base]].res;
+    for (size_t i = 0; i < n; i++) { /* every shard as read, before any is joined */
+        const pecert_run_results *from = &rep->runs[group[i]].res;
+        const pecert_check_result *moved = misdealt_check(from);
+        if (moved != NULL) {
+            snprintf(err, err_len, "%s: %s: check %d of the selection is not one shard %d/%d holds (shards deal "
+                     "checks round-robin)", rep->runs[group[i]].origin, moved->check_id, (int)moved->index,
+                     from->info.shard_index, from->info.shard_count);
+            return -1;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         pecert_run_results *from = &rep->runs[group[i]].res;
         for (size_t c = 0; i != base && c < from->n_checks; c++) {
@@ -131,6 +169,12 @@ static int join_checks(pecert_report *rep, const size_t *group, size_t n, size_t
                      n > 1 ? "shards do" : "file does", k);
             return -1;
         }
+    }
+    const char *twice = twice_held(into);
+    if (twice != NULL) {
+        snprintf(err, err_len, "%s%splugin '%s': check '%s' appears twice in the %s", n > 1 ? "" : rep->runs[group[base]].origin,
+                 n > 1 ? "" : ": ", into->info.plugin_name, twice, n > 1 ? "shards" : "file");
+        return -1;
     }
     if ((int)into->n_checks != into->info.n_selected) {
         snprintf(err, err_len, "%s%splugin '%s': %s %zu checks, the selection has %d%s",

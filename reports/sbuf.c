@@ -95,10 +95,17 @@ static const char *ascii_escape(unsigned char c)
     case '"': return "&quot;";
     case '\'': return "&#39;";
     case '\t':
-    case '\n':
-    case '\r': return NULL;
-    default: return c < 0x20 ? "\xEF\xBF\xBD" : NULL;
+    case '\n': return NULL;
+    case '\r': return "&#13;"; /* kept, but never a raw return in the file */
+    default: return c < 0x20 || c == 0x7f ? "\xEF\xBF\xBD" : NULL;
     }
+}
+
+/* A C1 control (U+0080..U+009F, CSI among them): no character a page
+ * should show. */
+static int is_c1_control(const unsigned char *s, size_t len)
+{
+    return len == 2 && s[0] == 0xC2 && s[1] <= 0x9F;
 }
 
 void pecert_sbuf_escaped(pecert_sbuf *b, const char *text, size_t max_bytes)
@@ -119,9 +126,9 @@ void pecert_sbuf_escaped(pecert_sbuf *b, const char *text, size_t max_bytes)
             continue;
         }
         size_t len = utf8_len(s + i, n - i);
-        if (len == 0) {
-            pecert_sbuf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD for one bad byte */
-            i++;
+        if (len == 0 || is_c1_control(s + i, len)) {
+            pecert_sbuf_puts(b, "\xEF\xBF\xBD"); /* U+FFFD for a bad byte or a C1 control */
+            i += len > 0 ? len : 1;
         } else {
             append(b, (const char *)s + i, len);
             i += len;

@@ -23,9 +23,10 @@ void pecert_sbuf_printf(pecert_sbuf *b, const char *fmt, ...) __attribute__((for
 
 /*
  * pecert_sbuf_escaped appends text for HTML or XML character data and
- * attribute values alike: & < > " ' become references, and what XML 1.0
- * forbids (C0 controls other than tab, newline and return; bytes that are
- * not UTF-8) becomes U+FFFD. At most max_bytes of text are read (0 = all);
+ * attribute values alike: & < > " ' and a return become references, and
+ * what XML 1.0 forbids or a page should not show (C0 controls other than
+ * tab and newline, DEL, the C1 controls; bytes that are not UTF-8)
+ * becomes U+FFFD. At most max_bytes of text are read (0 = all);
  * a longer text ends in "...".
  */
 void pecert_sbuf_escaped(pecert_sbuf *b, const char *text, size_t max_bytes);

@@ -337,8 +337,9 @@ static void nearest_check(char *out, size_t len, const char *filter)
     pecert_did_you_mean(out, len, filter, ids, n);
 }
 
-/* The checks of shard `index` of `count`: the k-th selected check (k from
- * 0, registry order) belongs to shard k mod count + 1. Fills k of each. */
+/* The checks of shard `index` of `count` (pecert_shard_of: the k-th
+ * selected check, k from 0 in registry order, and every count-th after
+ * it). Fills k of each. */
 static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char *filter,
                            int index, int count)
 {
@@ -348,7 +349,7 @@ static size_t shard_checks(const pecert_check **out, int32_t *out_k, const char 
         if (!pecert_filter_selects(filter, pecert_checks[i]->id)) {
             continue;
         }
-        if (k % count == index - 1) {
+        if (pecert_shard_of(k, count) == index) {
             out[n] = pecert_checks[i];
             out_k[n++] = k;
         }

@@ -1206,8 +1206,13 @@ START_TEST(out_of_range_values_are_errors)
     parse_fails_naming("{\"model_type\": \"t5\", \"num_heads\": 12, \"relative_attention_num_buckets\": 32,"
                        " \"relative_attention_max_distance\": 8}",
                        "relative_attention_max_distance");
+    /* Fewer channels than heads: head_dim would be 0. Once read
+     * "hidden_size: required", of a key that was there. */
+    parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 16, \"num_attention_heads\": 32}",
+                       "hidden_size: 16 is smaller than num_attention_heads = 32: head_dim = hidden_size // "
+                       "num_attention_heads would be 0 (give head_dim)");
     parse_fails_naming("[1, 2]", "(document)");
-    parse_fails_naming("{\"model_type\": ", "(document)");
+    parse_fails_naming("{\"model_type\": ", "not valid JSON (near byte 15)");
 }
 END_TEST
 

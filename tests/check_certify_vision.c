@@ -235,6 +235,10 @@ START_TEST(vision_refusals_name_the_key)
     parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"embed_dim\": 8192, \"num_heads\": 4}"),
                        "vision_config.embed_dim"); /* head_dim 2048: past the 1024 certified */
     parse_fails_naming(QWEN2_5_VL(", \"vision_config\": {\"window_size\": 14}"), "vision_config.window_size");
+    /* An explicit null is None in transformers, not the default 112: its
+     * get_window_index cannot divide it. Once read as 112. */
+    parse_fails_naming(QWEN2_5_VL(", \"vision_config\": {\"window_size\": null}"),
+                       "vision_config.window_size: null: transformers keeps None");
     parse_fails_naming(PIXTRAL(", \"vision_config\": {\"model_type\": null}"), "vision_config.model_type");
     parse_ok(QWEN2_VL(", \"vision_config\": {\"patch_size\": 1000}")); /* one merge window a side */
     ck_assert_int_eq(model.vision.grid_thw[0][1], 2);

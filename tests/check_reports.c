@@ -31,7 +31,7 @@
 #endif
 
 /* What a hostile plugin or vector file could put in any string. */
-#define HOSTILE "<script>alert(\"x\" & 'y')</script><img src=x onerror=alert(1)>"
+#define HOSTILE "<script>alert(\"x\" & 'y')</script><img src=x onerror=alert(1)>\x7f\r\xc2\x9b" "2J"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -239,13 +239,14 @@ static const char *xml_problem(const char *s, char *why, size_t why_len)
 START_TEST(escape_replaces_markup_quotes_and_bad_bytes)
 {
     pecert_sbuf b = {0};
-    pecert_sbuf_escaped(&b, "a<b>&\"'\x01\t\xff\xc3\xa9\xed\xa0\x80z", 0);
+    pecert_sbuf_escaped(&b, "a<b>&\"'\x01\t\xff\xc3\xa9\xed\xa0\x80\x7f\r\xc2\x9b" "z", 0);
     char *text = pecert_sbuf_take(&b);
     ck_assert_ptr_nonnull(text);
-    /* markup and quotes become references; a C0 control, a stray byte and
-     * a UTF-16 surrogate become U+FFFD; tab and real UTF-8 (é) stay. */
+    /* markup, quotes and a return become references; a C0 control, a
+     * stray byte, a UTF-16 surrogate, DEL and a C1 control (CSI) become
+     * U+FFFD; tab and real UTF-8 (é) stay. */
     ck_assert_str_eq(text, "a&lt;b&gt;&amp;&quot;&#39;\xEF\xBF\xBD\t\xEF\xBF\xBD\xc3\xa9"
-                           "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDz");
+                           "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD&#13;\xEF\xBF\xBDz");
     free(text);
     pecert_sbuf_escaped(&b, "0123456789", 4);
     text = pecert_sbuf_take(&b);
@@ -270,6 +271,10 @@ START_TEST(html_and_junit_escape_every_plugin_and_vector_string)
         ck_assert_msg(strstr(texts[i], "<script") == NULL, "raw <script> in %s", i ? "JUnit" : "HTML");
         ck_assert_msg(strstr(texts[i], "<img") == NULL, "raw <img> in %s", i ? "JUnit" : "HTML");
         ck_assert_ptr_nonnull(strstr(texts[i], "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)"));
+        /* DEL, a return and a C1 control (CSI) never reach a page raw. */
+        ck_assert_msg(strchr(texts[i], 0x7f) == NULL && strchr(texts[i], '\r') == NULL &&
+                          strstr(texts[i], "\xc2\x9b") == NULL,
+                      "raw DEL, CR or CSI in %s", i ? "JUnit" : "HTML");
     }
     char why[256];
     const char *problem = xml_problem(junit, why, sizeof(why));
@@ -731,7 +736,7 @@ START_TEST(report_refuses_a_missing_file)
     good_results(good, sizeof(good), "m", 1, 1);
     char inputs[600];
     snprintf(inputs, sizeof(inputs), "%s /nonexistent/results.json", good);
-    assert_report_refuses(inputs, "/nonexistent/results.json", "cannot read");
+    assert_report_refuses(inputs, "/nonexistent/results.json", "cannot open: No such file or directory");
     unlink(good);
 }
 END_TEST
@@ -764,7 +769,8 @@ END_TEST
 #define RESULTS_WITH(selected, checks)                                                                  \
     "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"selection\": {\"filter\": \"\","          \
     " \"shard_index\": 1, \"shard_count\": 1, \"selected\": " selected "}, \"checks\": [" checks "]}"
-#define PASSING(id, index) "{\"check\": \"" id "\", \"verdict\": \"pass\", \"cases\": 3, \"index\": " index "}"
+#define PASSING(id, index)                                                                                          \
+    "{\"check\": \"" id "\", \"verdict\": \"pass\", \"cases\": 3, \"worst_ratio\": 0.5, \"index\": " index "}"
 
 START_TEST(report_refuses_an_edited_results_file)
 {
@@ -786,7 +792,8 @@ START_TEST(report_refuses_an_edited_results_file)
     assert_report_refuses(bad, bad, "is not an integer in [0, 2^53]");
     write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"fail\", \"cases\": 1, \"failed\": 2}"));
     assert_report_refuses(bad, bad, "counts do not add up");
-    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.apply.golden\", \"verdict\": \"pass\", \"heatmap\": "
+    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.apply.golden\", \"verdict\": \"pass\", \"cases\": 1, "
+                                      "\"worst_ratio\": 0.5, \"heatmap\": "
                                       "{\"rows\": 4294967296, \"cols\": 4294967296, \"ratio\": []}}"));
     assert_report_refuses(bad, bad, "malformed 'heatmap'");
     /* 50,000 checks in 1.5 MB took 747 MB: now refused before any is read. */
@@ -800,7 +807,7 @@ START_TEST(report_refuses_an_edited_results_file)
     snprintf(big + n, cap - n, "]}");
     write_text(bad, big);
     free(big);
-    assert_report_refuses(bad, bad, "50000 checks in 1 runs would take");
+    assert_report_refuses(bad, bad, "checks: more than");
     /* More checks than a run can hold (each check once per layer type):
      * refused before any is read. */
     size_t too_many = pecert_known_check_count() + 1;
@@ -815,10 +822,10 @@ START_TEST(report_refuses_an_edited_results_file)
     write_text(bad, more);
     free(more);
     char says[96];
-    snprintf(says, sizeof(says), "checks: %zu entries, but a pecert run holds at most", too_many);
+    snprintf(says, sizeof(says), "checks: more than %zu checks, the most a pecert run holds", too_many - 1);
     assert_report_refuses(bad, bad, says);
     /* ... and a report file of 20,000 one-check runs (3 MB, 680 MiB once
-     * loaded): memory is bounded by a small multiple of the file. */
+     * loaded): more runs than a report holds, refused before the parse. */
     cap = 20000 * 200 + 4096;
     big = malloc(cap);
     ck_assert_ptr_nonnull(big);
@@ -832,8 +839,134 @@ START_TEST(report_refuses_an_edited_results_file)
     snprintf(big + n, cap - n, "]}");
     write_text(bad, big);
     free(big);
-    assert_report_refuses(bad, bad, "not a file pecert wrote");
+    assert_report_refuses(bad, bad, "more than 4096 runs, the most a report holds: not a file pecert wrote");
     unlink(bad);
+}
+END_TEST
+
+/* A check's verdict is what its own counts and records allow: a "pass"
+ * beside a failed case, a value failure record, an infinite or NaN worst
+ * ratio or no answered case is refused, naming the check (the verdict
+ * flipped by hand in one --json file once read PASS, exit 0). A stored
+ * verdict worse than its record (a crash after passing cases) stands. */
+START_TEST(report_refuses_a_verdict_its_record_contradicts)
+{
+    char bad[] = "/tmp/pecert-verdict-XXXXXX";
+    int fd = mkstemp(bad);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    /* The check, after "rope.inverse", and what is refused. */
+#define CHECK_WITH(fields) RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"index\": 0, " fields "}")
+    static const struct {
+        const char *results;
+        const char *says;
+    } forged[] = {
+        {CHECK_WITH("\"verdict\": \"pass\", \"cases\": 3, \"failed\": 1"),
+         "checks[0]: rope.inverse: verdict \"pass\" contradicts its own record: failed 1 of 3"},
+        {CHECK_WITH("\"verdict\": \"pass\", \"cases\": 3, \"worst_ratio\": \"inf\""),
+         "rope.inverse: verdict \"pass\" contradicts its own record: worst error/bound ratio inf"},
+        {CHECK_WITH("\"verdict\": \"pass\", \"cases\": 3, \"worst_ratio\": \"nan\""),
+         "worst error/bound ratio missing or NaN"},
+        {CHECK_WITH("\"verdict\": \"pass\", \"cases\": 3, \"failures\": [{\"kind\": \"value\", \"line\": "
+                    "\"x: NaN\", \"error\": \"nan\"}]"),
+         "rope.inverse: verdict \"pass\" contradicts its own record: a failure record of kind value (x: NaN)"},
+        {CHECK_WITH("\"verdict\": \"pass\", \"cases\": 3, \"unsupported\": 3"), "no case was answered"},
+        {CHECK_WITH("\"verdict\": \"unsupported\", \"cases\": 3, \"failed\": 2"),
+         "verdict \"unsupported\" contradicts its own record: failed 2 of 3"},
+    };
+    for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
+        write_text(bad, forged[i].results);
+        assert_report_refuses(bad, bad, forged[i].says);
+    }
+    /* Worse than the record: a crash after three passing cases is read. */
+    write_text(bad, CHECK_WITH("\"verdict\": \"crash\", \"cases\": 3"));
+#undef CHECK_WITH
+    char out[16384];
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s", bad), 1);
+    unlink(bad);
+}
+END_TEST
+
+/* Reads path as JSON (the test fails when it is not). */
+static cJSON *read_json(const char *path)
+{
+    char *text = test_read_file(path);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    ck_assert_ptr_nonnull(root);
+    return root;
+}
+
+static void write_json(const char *path, const cJSON *root)
+{
+    char *text = cJSON_Print(root);
+    write_text(path, text);
+    free(text);
+}
+
+/* The merge holds shards to how `pecert run --shard` deals checks: a check
+ * moved to another shard's file, a check renamed to an id another shard
+ * holds, a shard count of 0 or 2^40 (which once read as one whole run),
+ * "\u0000" in a check id and text after the JSON value are refused. */
+START_TEST(report_refuses_shards_edited_by_hand)
+{
+    char s1[256];
+    char s2[256];
+    char inputs[600];
+    good_results(s1, sizeof(s1), "e", 1, 2);
+    good_results(s2, sizeof(s2), "e", 2, 2);
+    snprintf(inputs, sizeof(inputs), "%s %s", s1, s2);
+    char *one = test_read_file(s1);
+    char *two = test_read_file(s2);
+    /* Moved: shard 2's first check into shard 1's file. */
+    cJSON *a = read_json(s1);
+    cJSON *b = read_json(s2);
+    cJSON *moved = cJSON_DetachItemFromArray(cJSON_GetObjectItem(b, "checks"), 0);
+    cJSON_AddItemToArray(cJSON_GetObjectItem(a, "checks"), moved);
+    write_json(s1, a);
+    write_json(s2, b);
+    assert_report_refuses(inputs, s1, "is not one shard 1/2 holds");
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    /* Renamed: shard 2's first check takes the id of shard 1's first. */
+    write_text(s1, one);
+    write_text(s2, two);
+    a = read_json(s1);
+    b = read_json(s2);
+    const char *id = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "checks"), 0), "check")->valuestring;
+    cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(b, "checks"), 0), "check", cJSON_CreateString(id));
+    write_json(s2, b);
+    assert_report_refuses(inputs, "appears twice in the shards", id);
+    cJSON_Delete(b);
+    write_text(s2, two);
+    /* A shard count of 0, or of 2^40 (an int of 0 once cast). */
+    const char *counts[] = {"0", "1099511627776", "4097", "-1", "1.5"};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        cJSON_ReplaceItemInObject(cJSON_GetObjectItem(a, "selection"), "shard_count",
+                                  cJSON_Parse(counts[i]));
+        write_json(s1, a);
+        assert_report_refuses(s1, s1, "selection.shard_count: not an integer in 1..4096");
+    }
+    cJSON_Delete(a);
+    /* "\u0000" in a check id; text after the JSON value. */
+    char *cut = malloc(strlen(one) + 64);
+    ck_assert_ptr_nonnull(cut);
+    char *at = strstr(one, "\"check\":");
+    ck_assert_ptr_nonnull(at);
+    at = strchr(at + strlen("\"check\":"), '"');
+    ck_assert_ptr_nonnull(at);
+    at++;
+    snprintf(cut, strlen(one) + 64, "%.*s\\u0000%s", (int)(at - one), one, at);
+    write_text(s1, cut);
+    assert_report_refuses(s1, s1, "\\u0000 in a string at offset");
+    snprintf(cut, strlen(one) + 64, "%s{\"checks\": []}", one);
+    write_text(s1, cut);
+    assert_report_refuses(s1, s1, "text after the JSON value");
+    free(cut);
+    free(one);
+    free(two);
+    unlink(s1);
+    unlink(s2);
 }
 END_TEST
 
@@ -1300,6 +1433,8 @@ Suite *make_reports_suite(void)
     tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
     tcase_add_test(errors, report_refuses_an_edited_results_file);
     tcase_add_test(errors, report_outputs_are_all_or_none);
+    tcase_add_test(errors, report_refuses_a_verdict_its_record_contradicts);
+    tcase_add_test(errors, report_refuses_shards_edited_by_hand);
     tcase_add_test(errors, run_refuses_a_bad_shard);
     suite_add_tcase(s, errors);
     TCase *bench = tcase_create("bench");

@@ -28,6 +28,7 @@ Suite *make_hypotheses_suite(void);
 Suite *make_precision_suite(void);
 Suite *make_dumps_suite(void);
 Suite *make_conveniences_suite(void);
+Suite *make_hostile_suite(void);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);

@@ -9,11 +9,13 @@
 #include "certify_config.h"
 #include "certify_reads.h"
 #include "did_you_mean.h"
+#include "input_file.h"
 #include "json_text.h"
 #include "vectors.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
@@ -409,7 +411,14 @@ static int read_heads(map_ctx *c, const char *hidden_key, const char *heads_key,
     if (cfg_read_int32(c, c->root, "head_dim", 1, 1 << 16, &m->head_dim) < 0) {
         return -1;
     }
-    return m->head_dim >= 1 ? 0 : cfg_fail(c, hidden_key, "required (or head_dim)");
+    if (m->head_dim >= 1) {
+        return 0;
+    }
+    if (hidden > 0) { /* present, but fewer channels than heads */
+        return cfg_fail(c, hidden_key, "%d is smaller than %s = %d: head_dim = %s // %s would be 0 (give head_dim)",
+                        hidden, heads_key, m->num_heads, hidden_key, heads_key);
+    }
+    return cfg_fail(c, hidden_key, "required (or head_dim)");
 }
 
 /* rotary_dim = int(head_dim * partial_rotary_factor) (HF
@@ -1748,31 +1757,18 @@ static int parse_object(pecert_certify_model *out, const cJSON *root, const char
 /* What Python's json and cJSON would read differently is refused before
  * the mapping sees it (json_text.h): duplicate keys (Python keeps the
  * last, cJSON's lookups the first), NUL bytes and \u0000, bad UTF-8. */
-static int text_is_unambiguous(const char *json_text, const cJSON *root, const char *name, char *err,
-                               size_t err_len)
-{
-    char why[512];
-    if (pecert_json_text_check(json_text, strlen(json_text), why, sizeof(why)) != 0) {
-        snprintf(err, err_len, "%s: %s", name, why);
-        return 0;
-    }
-    int dup = root != NULL ? pecert_json_duplicate_key(root, why, sizeof(why)) : 0;
-    if (dup != 0) {
-        snprintf(err, err_len, "%s: %s: %s", name, dup > 0 ? why : "(document)",
-                 dup > 0 ? "duplicate key (Python's json, which transformers reads config.json with, would keep the "
-                           "last value; pecert refuses the ambiguity)"
-                         : "out of memory");
-        return 0;
-    }
-    return 1;
-}
+/* Python's json, which transformers reads config.json with, keeps the
+ * last of two equal keys; cJSON's lookups see the first. */
+#define DUPLICATE_KEY_NOTE                                                                                           \
+    " (Python's json, which transformers reads config.json with, would keep the last value; pecert refuses the "    \
+    "ambiguity)"
 
 int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const char *name,
                          char *err, size_t err_len)
 {
-    cJSON *root = cJSON_Parse(json_text);
+    cJSON *root = pecert_json_parse_strict(json_text, strlen(json_text), name, DUPLICATE_KEY_NOTE, err, err_len);
     int rc = -1;
-    if (text_is_unambiguous(json_text, root, name, err, err_len)) {
+    if (root != NULL) {
         rc = parse_object(out, root, name, err, err_len);
     } else {
         memset(out, 0, sizeof(*out));
@@ -1781,7 +1777,9 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
     return rc;
 }
 
-static char *read_text(const char *path, size_t *out_len);
+/* A config.json or profile: a checkpoint's config is a few KiB. */
+#define MAX_CONFIG_BYTES ((size_t)16 << 20)
+#define MAX_CONFIG_WORDS "the 16 MiB a config file may have"
 
 static int cmp_name(const void *a, const void *b)
 {
@@ -1829,10 +1827,9 @@ const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *ve
 int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)
 {
     size_t len = 0;
-    char *text = read_text(path, &len);
+    char *text = pecert_input_read(path, MAX_CONFIG_BYTES, MAX_CONFIG_WORDS, &len, err, err_len);
     if (text == NULL) {
         memset(out, 0, sizeof(*out));
-        snprintf(err, err_len, "%s: cannot read (missing, unreadable or over 16 MiB)", path);
         return -1;
     }
     if (strlen(text) != len) { /* the parse would stop there, unseen */
@@ -2109,26 +2106,6 @@ static int valid_profile_name(const char *name)
     return 1;
 }
 
-static char *read_text(const char *path, size_t *out_len)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long n = -1;
-    if (f != NULL && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && n < (16L << 20) &&
-        fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) != NULL &&
-        fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = '\0';
-        *out_len = (size_t)n;
-    } else {
-        free(text);
-        text = NULL;
-    }
-    if (f != NULL) {
-        fclose(f);
-    }
-    return text;
-}
-
 int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, const char *name, char *err,
                                 size_t err_len)
 {
@@ -2140,19 +2117,19 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
     }
     snprintf(path, sizeof(path), "%s/%s.json", dir, name);
     size_t len = 0;
-    char *text = read_text(path, &len);
-    cJSON *root = text != NULL && strlen(text) == len ? cJSON_Parse(text) : NULL;
+    char *text = pecert_input_read(path, MAX_CONFIG_BYTES, MAX_CONFIG_WORDS, &len, err, err_len);
+    cJSON *root = NULL;
     int rc = -1;
-    if (text == NULL) {
+    if (text == NULL && errno == ENOENT) {
         char hint[160];
         nearest_profile(hint, sizeof(hint), dir, name);
         snprintf(err, err_len, "%s: no such profile%s (see `pecert certify --list-profiles`)", path, hint);
+    } else if (text == NULL) {
+        /* err says why */
     } else if (strlen(text) != len) {
         snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
-    } else if (!text_is_unambiguous(text, root, path, err, err_len)) {
+    } else if ((root = pecert_json_parse_strict(text, len, path, NULL, err, err_len)) == NULL) {
         /* err says why */
-    } else if (root == NULL) {
-        snprintf(err, err_len, "%s: not valid JSON", path);
     } else if (profile_keys_ok(root, path, err, err_len) == 0) {
         if (strcmp(cfg_get(root, "name")->valuestring, name) != 0) {
             snprintf(err, err_len, "%s: name: '%s' differs from the file name", path,

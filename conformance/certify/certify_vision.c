@@ -412,6 +412,14 @@ static int read_attention_windows(map_ctx *c, const cJSON *vc, const vision_rule
         return 0;
     }
     int32_t window = 112;
+    /* Qwen2_5_VLVisionConfig keeps an explicit null as None (its 112 is a
+     * default of the argument, not of the value), and get_window_index
+     * then cannot floor-divide it: there is no window to certify. */
+    if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(vc, "window_size"))) {
+        return cfg_fail(c, "window_size", "null: transformers keeps None (not its default 112), and Qwen2.5-VL's "
+                                          "get_window_index cannot compute window_size // spatial_merge_size // "
+                                          "patch_size from it; give the window in pixels");
+    }
     if (cfg_read_int32(c, vc, "window_size", (int64_t)v->spatial_merge_size * v->patch_size, 1 << 20, &window) < 0) {
         return -1;
     }
