@@ -42,6 +42,16 @@ static void add_failure(pecert_check_result *r, pecert_failure *f, const char *w
     (void)pecert_check_result_add_failure(r, f); /* out of memory: the counts still say it */
 }
 
+int pecert_values_nonfinite(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void pecert_format_f32(char *out, size_t out_len, double v)
 {
     float f = (float)v;

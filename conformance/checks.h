@@ -207,4 +207,10 @@ int64_t pecert_effective_seq_len(int64_t seq_len, const int64_t *positions, int6
 /* Formats a float with its bits: "0x3f800000 (1)". */
 void pecert_format_f32(char *out, size_t out_len, double v);
 
+/* pecert_values_nonfinite: 1 when any of v[0..n) is NaN or infinite. A
+ * check that reads what a failure looks like (which rope type is off, a
+ * rotation at position 0) reads nothing from such an output: the NaN is
+ * its own finding (PECERT_SYMPTOM_NONFINITE), not a moved rotation. */
+int pecert_values_nonfinite(const float *v, size_t n);
+
 #endif /* PECERT_CONFORMANCE_CHECKS_H */

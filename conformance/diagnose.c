@@ -19,21 +19,10 @@ static int passed(const pecert_run_results *run, const char *id)
     return r != NULL && r->verdict == PECERT_VERDICT_PASS;
 }
 
-/* Whether the rules may read symptom tag of r. A check whose failing
- * values hold a NaN or infinity (PECERT_SYMPTOM_NONFINITE) gives no other
- * evidence: what it drew from values that are not numbers (a NaN at
- * position 0 is no position shift, a NaN in a dynamic case no wrong
- * length) is not read; the NaN is the finding. */
-static int symptom_readable(const pecert_check_result *r, const char *tag)
-{
-    return strcmp(tag, PECERT_SYMPTOM_NONFINITE) == 0 || strcmp(tag, PECERT_SYMPTOM_ESSENTIAL_DECLINED) == 0 ||
-           !pecert_check_has_symptom(r, PECERT_SYMPTOM_NONFINITE);
-}
-
 static int has(const pecert_run_results *run, const char *id, const char *tag)
 {
     const pecert_check_result *r = pecert_run_results_find(run, id);
-    return r != NULL && symptom_readable(r, tag) && pecert_check_has_symptom(r, tag);
+    return r != NULL && pecert_check_has_symptom(r, tag);
 }
 
 /* The value of the first symptom of check id starting with prefix. */
@@ -42,7 +31,7 @@ static const char *symptom_value(const pecert_run_results *run, const char *id, 
     const pecert_check_result *r = pecert_run_results_find(run, id);
     size_t len = strlen(prefix);
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
-        if (strncmp(r->symptoms[i], prefix, len) == 0 && symptom_readable(r, r->symptoms[i])) {
+        if (strncmp(r->symptoms[i], prefix, len) == 0) {
             return r->symptoms[i] + len;
         }
     }
@@ -54,7 +43,7 @@ static int result_count_prefix(const pecert_check_result *r, const char *prefix)
 {
     int n = 0;
     for (int i = 0; r != NULL && i < r->n_symptoms; i++) {
-        n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0 && symptom_readable(r, r->symptoms[i]);
+        n += strncmp(r->symptoms[i], prefix, strlen(prefix)) == 0;
     }
     return n;
 }
@@ -298,7 +287,9 @@ static void diagnose_positions(pecert_run_results *run)
     } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero")) {
         add(run, "position_shift", "rope.identity_at_zero fails while frequencies are right",
             "positions shifted: the rotation is wrong already at position 0 (off-by-one, or token index used as position)");
-    } else if (from != NULL && atoll(from) >= 1024) {
+    } else if (from != NULL && atoll(from) >= 1024 && !failed(run, "rope.identity_at_zero")) {
+        /* Lost far out, and exact at position 0 (a NaN there, or any
+         * failure at 0, is not a precision limit of far positions). */
         add(run, "precision", "rope.long_position_precision: exact below, lost from a far position",
             "precision lost at positions >= %s: half-precision positions or angles, or a clamped/wrapped cos-sin table",
             from);
@@ -803,7 +794,6 @@ static void diagnose_nonfinite(pecert_run_results *run)
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
-    diagnose_nonfinite(run);
     diagnose_layers(run);
     diagnose_hypotheses(run);
     diagnose_pairing(run);
@@ -819,6 +809,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_cope(run);
     diagnose_peg(run);
     diagnose_families(run);
+    diagnose_nonfinite(run); /* after the bugs a NaN may come from, which name more */
     diagnose_declines(run);
     drop_explained_leads(run);
     for (size_t i = 0; run->n_findings == 0 && i < run->n_checks; i++) {

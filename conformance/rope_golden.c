@@ -156,17 +156,6 @@ static void run_cos_sin_golden(const pecert_check_env *env, pecert_check_result 
 
 /* ---- rope.apply.golden ------------------------------------------------- */
 
-/* 1 when any of the n values is NaN or infinite. */
-static int has_nonfinite(const float *v, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        if (!isfinite(v[i])) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void apply_case(const pecert_check_env *env, pecert_check_result *r,
                        const pecert_vtest *t, const char *where)
 {
@@ -193,7 +182,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
     /* A NaN or infinity is its own bug (PECERT_SYMPTOM_NONFINITE), not a
      * rotation that is off for this rope type: read as one, a single NaN in
      * a dynamic-NTK case was once named a wrong length selection. */
-    if (r->n_failed > failed_before && !has_nonfinite(got, x->shape[0] * x->shape[1] * x->shape[2])) {
+    if (r->n_failed > failed_before && !pecert_values_nonfinite(got, (size_t)(x->shape[0] * x->shape[1] * x->shape[2]))) {
         pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_name(t->rope.rope_type));
         pecert_rope_explain(env, r, &call, x->data, got, where);
     }
