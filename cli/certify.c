@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "certificate.h"
 #include "certify_all.h"
 #include "certify_config.h"
 #include "certify_passes.h"
@@ -301,7 +302,7 @@ static void print_grades(const pecert_run_results *res)
 {
     for (size_t i = 0; i < res->n_checks; i++) {
         const pecert_check_result *r = &res->checks[i];
-        if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
+        if (pecert_precision_noted(r)) {
             char grade[2 * PECERT_RESULT_LINE_MAX];
             pecert_precision_line(grade, sizeof(grade), &r->precision);
             printf("precision: less precise than the official float32 code (not a failure): %s: %s\n", r->check_id,
@@ -311,30 +312,45 @@ static void print_grades(const pecert_run_results *res)
 }
 
 /* A filtered run looks at some checks; it certifies nothing. */
-static const char *verdict_word(int status, const char *filter)
+static const char *verdict_word(int status, const char *filter, const pecert_certificate *c)
 {
     if (filter != NULL) {
         return status == PECERT_EXIT_PASS ? "PASSED the filtered checks (not a certification)"
                                           : "FAILED the filtered checks";
     }
-    return status == PECERT_EXIT_PASS ? "CERTIFIED" : "NOT CERTIFIED";
+    return pecert_cert_class_name(c->cls);
 }
 
 static void print_verdict(const pecert_run_results *res, const pecert_certify_model *m, int status,
                           const char *filter)
 {
     size_t counts[PECERT_VERDICT_COUNT];
+    pecert_certificate c;
+    pecert_certificate_of(&c, res);
     pecert_run_results_count(res, counts);
     pecert_print_findings(res);
-    char line[1024];
+    char list[400] = "";
+    char tail[512] = "";
+    if (filter == NULL && c.cls == PECERT_CERT_CERTIFIED) {
+        pecert_not_examined_list(list, sizeof(list), &c); /* a CERTIFIED line leaves nothing unsaid */
+        snprintf(tail, sizeof(tail), "%s%s", list[0] != '\0' ? "; not examined: " : "", list);
+    }
+    char line[1536];
     snprintf(line, sizeof(line),
              "verdict: %s %s for %s (%s): %zu passed, %zu failed, %zu crashed, %zu timed out, "
-             "%zu not supported (of %zu checks)",
-             res->info.plugin_name, verdict_word(status, filter), m->name, m->model_type, counts[PECERT_VERDICT_PASS],
-             counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT],
-             counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+             "%zu not supported (of %zu checks)%s",
+             res->info.plugin_name, verdict_word(status, filter, &c), m->name, m->model_type,
+             counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH],
+             counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks, tail);
     puts(line); /* one line, never wrapped: what a CI log greps for */
-    print_grades(res);
+    if (filter == NULL) {
+        char coverage[4096];
+        pecert_coverage_line(coverage, sizeof(coverage), &c);
+        printf("coverage: %s\n", coverage);
+    }
+    if (c.cls == PECERT_CERT_CERTIFIED) {
+        print_grades(res); /* a grade refines a certification; under a failure it would only mislead */
+    }
 }
 
 /* --impl and --oracle (default ref) as .so paths (PATH_MAX each). */

@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "certificate.h"
 #include "certify_all.h"
 #include "certify_checks.h"
 #include "certify_config.h"
@@ -24,18 +25,6 @@
 #define MAX_PROFILES 512
 
 typedef enum profile_outcome { CERTIFIED, NOT_CERTIFIED, NOT_APPLICABLE, BROKEN } profile_outcome;
-
-/* No check beyond the mapping ran anything: the plugin lacks the encoding. */
-static int applies(const pecert_run_results *res)
-{
-    for (size_t i = 0; i < res->n_checks; i++) {
-        if (strcmp(res->checks[i].check_id, "certify.mapping") != 0 &&
-            res->checks[i].verdict != PECERT_VERDICT_UNSUPPORTED) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 /* The first thing wrong, in the diagnosis's words when it names it. */
 static void first_reason(char *out, size_t len, const pecert_run_results *res)
@@ -112,12 +101,17 @@ static profile_outcome judge_profile(profile_run *pr, const char *name, pecert_r
         }
         return BROKEN;
     }
-    if (!applies(&pr->res)) {
+    /* The class certify --profile gives (certificate.h), never another. */
+    pecert_certificate c;
+    pecert_certificate_of(&c, &pr->res);
+    if (c.cls == PECERT_CERT_NOT_APPLICABLE) {
         outcome = NOT_APPLICABLE;
-        printf("  %-22s NOT APPLICABLE: the plugin implements none of %s's operations\n", name, pr->kind);
-    } else if (pr->status == PECERT_EXIT_PASS) {
+        printf("  %-22s NOT APPLICABLE: the plugin has none of the operations of %s's encoding\n", name, pr->kind);
+    } else if (c.cls == PECERT_CERT_CERTIFIED) {
         outcome = CERTIFIED;
-        printf("  %-22s CERTIFIED\n", name);
+        pecert_not_examined_list(reason, sizeof(reason), &c);
+        printf("  %-22s CERTIFIED%s%s%s\n", name, reason[0] != '\0' ? " (not examined: " : "", reason,
+               reason[0] != '\0' ? ")" : "");
     } else {
         outcome = NOT_CERTIFIED;
         first_reason(reason, sizeof(reason), &pr->res);

@@ -57,7 +57,7 @@ static void summary_of(char *out, size_t len, const pecert_check_result *r, int 
 
 void pecert_print_precision(const pecert_check_result *r, int id_width)
 {
-    if (r->precision.ratio > PECERT_PRECISION_NOTE_RATIO) {
+    if (pecert_precision_noted(r)) {
         char grade[2 * PECERT_RESULT_LINE_MAX];
         char line[2 * PECERT_RESULT_LINE_MAX + 16];
         pecert_precision_line(grade, sizeof(grade), &r->precision);

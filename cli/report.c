@@ -177,6 +177,12 @@ static void print_run(const pecert_report_run *run, int quiet)
            failed ? "FAIL" : "PASS", run->label, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
            counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED],
            failed && run->role == PECERT_ROLE_ALLOWED ? " (allowed to fail)" : "");
+    pecert_certificate c;
+    if (pecert_report_run_certificate(run, &c)) { /* certify: its class and coverage, as certify printed them */
+        char coverage[4096];
+        pecert_coverage_line(coverage, sizeof(coverage), &c);
+        printf("          %s; coverage: %s\n", pecert_cert_class_name(c.cls), coverage);
+    }
     if (failed) {
         pecert_print_findings(&run->res);
     }

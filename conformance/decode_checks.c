@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify_config.h"
 #include "decode.h"
 #include "isolate.h"
 #include "rope_checks.h"
@@ -164,6 +165,16 @@ void pecert_decode_equivalence_case(const pecert_check_env *env, pecert_check_re
     compare_feeds(env, r, b, label, feeds);
 }
 
+/* The pairings a session sweep runs (p = 1: interleaved): both in `pecert
+ * run`; in certify the checkpoint's own, whose every case is then the
+ * checkpoint's configuration (the session checks are essential there: a
+ * decline fails the certification). */
+static int pairing_swept(const pecert_check_env *env, int p)
+{
+    return env->certify_model == NULL ||
+           (env->certify_model->pairing == PECERT_PAIRING_INTERLEAVED) == (p == 1);
+}
+
 /* Every config x pairing, at positions from 0 and straddling L0. */
 static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
 {
@@ -173,6 +184,9 @@ static void sweep_single(const pecert_check_env *env, pecert_check_result *r)
         int64_t l0 = pecert_rope_l0(configs[c]);
         const int64_t starts[2] = {0, l0 > PREFILL_LEN / 2 ? l0 - PREFILL_LEN / 2 : 0};
         for (int p = 0; p < 2; p++) {
+            if (!pairing_swept(env, p)) {
+                continue;
+            }
             for (int s = 0; s < 2; s++) {
                 pecert_logical_batch b;
                 int64_t len = PREFILL_LEN;
@@ -218,11 +232,20 @@ static void sweep_alibi_single(const pecert_check_env *env, pecert_check_result 
     }
 }
 
+/* The ALiBi sessions run in `pecert run` (whose oracle has slopes), not
+ * in certify: the plan gives the session checks to RoPE checkpoints only,
+ * and a certificate must neither rest on nor be denied by an encoding the
+ * checkpoint does not use (12 ALiBi cases once sat in llama-2-7b's). */
+static int alibi_sessions_apply(const pecert_check_env *env)
+{
+    return env->certify_model == NULL && env->oracle.desc != NULL &&
+           PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) && env->oracle.desc->alibi_slopes != NULL;
+}
+
 static void run_prefill_equivalence(const pecert_check_env *env, pecert_check_result *r)
 {
     sweep_single(env, r);
-    if (env->oracle.desc != NULL && PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) &&
-        env->oracle.desc->alibi_slopes != NULL) {
+    if (alibi_sessions_apply(env)) {
         sweep_alibi_single(env, r);
     }
     pecert_check_conclude(r, "session comparisons");
@@ -285,6 +308,9 @@ static void run_padding_independence(const pecert_check_env *env, pecert_check_r
     const int64_t starts[N_ROWS] = {0, 0, 0};
     for (size_t c = 0; c < n; c++) {
         for (int p = 0; p < 2; p++) {
+            if (!pairing_swept(env, p)) {
+                continue;
+            }
             pecert_logical_batch b;
             char label[PECERT_RESULT_LINE_MAX];
             char cfg[128];
@@ -302,8 +328,7 @@ static void run_padding_independence(const pecert_check_env *env, pecert_check_r
     pecert_logical_batch b;
     char label[PECERT_RESULT_LINE_MAX];
     snprintf(label, sizeof(label), "alibi heads=6 max_bias=8 rows 6/10/13");
-    if (env->oracle.desc != NULL && PECERT_HAS_FIELD(env->oracle.desc, pecert_plugin, alibi_slopes) &&
-        env->oracle.desc->alibi_slopes != NULL) {
+    if (alibi_sessions_apply(env)) {
         if (pecert_logical_batch_init_alibi(&b, 6, 3, 64, 8.0, N_ROWS, row_len, starts, 4000) == 0) {
             padding_case(env, r, &b, label);
         } else {

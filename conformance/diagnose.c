@@ -637,7 +637,12 @@ static void diagnose_families(pecert_run_results *run)
         add(run, "learned_offset", "learned.golden: rows read at other indices",
             "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
     }
-    if (failed(run, "learned.out_of_range")) {
+    if (failed(run, "learned.out_of_range") && has(run, "learned.out_of_range", "learned:wrong_status") &&
+        !has(run, "learned.out_of_range", "learned:not_refused")) {
+        add(run, "learned_status", "learned.out_of_range: every row past the table refused, with PECERT_E_UNSUPPORTED",
+            "learned lookup refuses a row outside the table with PECERT_E_UNSUPPORTED: the ABI asks PECERT_E_INVAL "
+            "(invalid input, not a case to decline)");
+    } else if (failed(run, "learned.out_of_range")) {
         add(run, "learned_bounds", "learned.out_of_range: a position past the table was read, or not refused",
             "learned lookup does not check the table's bounds: a row outside [0, rows) must be refused, never read");
     }

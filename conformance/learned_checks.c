@@ -123,13 +123,22 @@ static void expect_inval(const pecert_check_env *env, pecert_check_result *r,
     }
     pecert_case_slot_set(env->case_slot, "%s (a read past the table would crash here)", where);
     pecert_status st = run_lookup(&env->plugin, t, table, positions, n, &out.view);
+    /* The ABI reads a position outside the table as invalid input
+     * (PECERT_E_INVAL); PECERT_E_UNSUPPORTED says a valid case is one the
+     * plugin does not run. Refused with it, the row was not read: a wrong
+     * status, said as such, not a missing bounds check. */
     if (st == PECERT_E_UNSUPPORTED) {
-        pecert_case_declined(r, &env->plugin, where, "learned_lookup");
+        pecert_case_fail(r, where, "refused with PECERT_E_UNSUPPORTED (%d), where the ABI asks PECERT_E_INVAL (%d): "
+                         "a position outside the table is invalid input, not a case to decline",
+                         (int)st, (int)PECERT_E_INVAL);
+        pecert_check_symptom(r, "learned:wrong_status");
     } else if (st != PECERT_E_INVAL) {
         pecert_case_fail(r, where, "learned_lookup returned %d, not PECERT_E_INVAL (%d)", (int)st,
                          (int)PECERT_E_INVAL);
+        pecert_check_symptom(r, "learned:not_refused");
     } else if (!pecert_out_guards_ok(&out)) {
         pecert_case_fail(r, where, "learned_lookup wrote outside its output view");
+        pecert_check_symptom(r, "learned:not_refused");
     } else {
         pecert_case_passed(r, where, "refused with PECERT_E_INVAL, as it must be");
     }

@@ -201,6 +201,7 @@ static void run_nope(const pecert_check_env *env, pecert_check_result *r)
 {
     if (!speaks_layer_kind(env->plugin.desc)) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NO_OPERATION);
         snprintf(r->diagnosis, sizeof(r->diagnosis),
                  "the plugin speaks ABI %u.%u: NoPE layers (config.layer_kind) are ABI 1.4",
                  (unsigned)PECERT_ABI_MAJOR_OF(env->plugin.desc->abi_version),

@@ -296,6 +296,7 @@ static void run_thread_determinism(const pecert_check_env *env, pecert_check_res
     const pecert_plugin *d = env->plugin.desc;
     if (!PECERT_HAS_FIELD(d, pecert_plugin, set_num_threads) || d->set_num_threads == NULL) {
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NO_OPERATION);
         snprintf(r->diagnosis, sizeof(r->diagnosis),
                  "plugin has no set_num_threads (ABI 1.0, or single-threaded): nothing to compare");
         return;

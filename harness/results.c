@@ -103,6 +103,11 @@ const pecert_check_result *pecert_run_results_find(const pecert_run_results *run
     return NULL;
 }
 
+int pecert_precision_noted(const pecert_check_result *r)
+{
+    return r->verdict == PECERT_VERDICT_PASS && r->precision.graded && r->precision.ratio > PECERT_PRECISION_NOTE_RATIO;
+}
+
 void pecert_precision_line(char *out, size_t len, const pecert_precision *p)
 {
     if (!p->graded) {

@@ -90,6 +90,11 @@ typedef struct pecert_failure {
  * reason the checkpoint is not certified, read by the diagnosis and by the
  * report's verdict. */
 #define PECERT_SYMPTOM_ESSENTIAL_DECLINED "declined:essential"
+/* A check the plugin has no operation for (a NULL entry point, an ABI
+ * before the one the check needs): not examined, never "declined"
+ * (certificate.h). */
+#define PECERT_SYMPTOM_NO_OPERATION "unsupported:no_operation"
+
 /* A failing case whose worst element is a NaN (on either side: a
  * property compares two outputs of the plugin) or an infinity where a
  * number is due (check_util.c): named as such by the diagnosis, never read
@@ -371,6 +376,11 @@ int pecert_run_certified_nothing(const pecert_run_results *run);
 
 /* pecert_run_results_find: the result of check id in run, or NULL. */
 const pecert_check_result *pecert_run_results_find(const pecert_run_results *run, const char *id);
+
+/* pecert_precision_noted: 1 when r's grade is shown beside its verdict: a
+ * passing check (a grade tells "less precise" from "wrong", so under a
+ * failure it would only mislead) graded above PECERT_PRECISION_NOTE_RATIO. */
+int pecert_precision_noted(const pecert_check_result *r);
 
 /* pecert_precision_line: the grade in words ("relative error 36 u at X,
  * 30x the official float32 code's 1.2 u"), or "" when not graded. */

@@ -67,33 +67,34 @@ static void failing_names(pecert_sbuf *b, const pecert_report *rep, pecert_repor
     }
 }
 
-/* A run of `pecert certify`: its selection names the checkpoint. */
-static int is_certify_run(const pecert_report_run *r)
-{
-    return r->role != PECERT_ROLE_MUTANT && strncmp(r->res.info.filter, "certify ", 8) == 0;
-}
-
 /* 1 if every run is a certify run (one checkpoint, or --all-profiles). */
 static int certify_report(const pecert_report *rep)
 {
     for (size_t i = 0; i < rep->n_runs; i++) {
-        if (!is_certify_run(&rep->runs[i])) {
+        if (!pecert_report_is_certify_run(&rep->runs[i])) {
             return 0;
         }
     }
     return rep->n_runs > 0;
 }
 
-/* One checkpoint's line: verdict, plugin, checkpoint and its derived
- * parameters, and the lead of the diagnosis. */
+/* One checkpoint's line: its class, plugin, checkpoint and its derived
+ * parameters, the coverage (what was certified, what was not examined
+ * and why) and the lead of the diagnosis. */
 static void certify_line(pecert_sbuf *b, const pecert_report_run *r)
 {
-    int failed = pecert_report_run_failed(r);
-    pecert_sbuf_printf(b, "<p class=\"cert\"><b>%s</b> ", failed ? "NOT CERTIFIED" : "CERTIFIED");
+    pecert_certificate c;
+    char coverage[4096];
+    (void)pecert_report_run_certificate(r, &c); /* a certify report holds certify runs only */
+    pecert_coverage_line(coverage, sizeof(coverage), &c);
+    pecert_sbuf_printf(b, "<p class=\"cert\" data-class=\"%s\"><b>%s</b> ", pecert_cert_class_name(c.cls),
+                       pecert_cert_class_name(c.cls));
     pecert_sbuf_escaped(b, r->res.info.plugin_name, 0);
     pecert_sbuf_puts(b, " for ");
     pecert_sbuf_escaped(b, r->res.info.filter + 8, 0);
-    if (failed && r->res.n_findings > 0) {
+    pecert_sbuf_puts(b, "<br>coverage: ");
+    pecert_sbuf_escaped(b, coverage, 0);
+    if (c.cls == PECERT_CERT_NOT_CERTIFIED && r->res.n_findings > 0) {
         pecert_sbuf_puts(b, "<br>diagnosis: ");
         pecert_sbuf_escaped(b, r->res.findings[0].bug, 0);
     }
@@ -102,17 +103,22 @@ static void certify_line(pecert_sbuf *b, const pecert_report_run *r)
 
 static void certify_banner(pecert_sbuf *b, const pecert_report *rep, int pass)
 {
-    size_t certified = 0;
+    size_t counts[PECERT_CERT_CLASS_COUNT] = {0};
     for (size_t i = 0; i < rep->n_runs; i++) {
-        certified += !pecert_report_run_failed(&rep->runs[i]);
+        pecert_certificate c;
+        (void)pecert_report_run_certificate(&rep->runs[i], &c);
+        counts[c.cls]++;
     }
     pecert_sbuf_printf(b, "<header class=\"banner %s\" id=\"verdict\" data-verdict=\"%s\">\n<h1>pecert certify</h1>\n",
                        pass ? "pass" : "fail", pass ? "pass" : "fail");
     if (rep->n_runs == 1) {
-        pecert_sbuf_printf(b, "<p class=\"big\">%s</p>\n", pass ? "PASS: CERTIFIED" : "FAIL: NOT CERTIFIED");
+        pecert_certificate c;
+        (void)pecert_report_run_certificate(&rep->runs[0], &c);
+        pecert_sbuf_printf(b, "<p class=\"big\">%s: %s</p>\n", pass ? "PASS" : "FAIL", pecert_cert_class_name(c.cls));
     } else {
-        pecert_sbuf_printf(b, "<p class=\"big\">%s: %zu of %zu CERTIFIED</p>\n", pass ? "PASS" : "FAIL", certified,
-                           rep->n_runs);
+        pecert_sbuf_printf(b, "<p class=\"big\">%s: %zu of %zu CERTIFIED, %zu NOT CERTIFIED, %zu NOT APPLICABLE</p>\n",
+                           pass ? "PASS" : "FAIL", counts[PECERT_CERT_CERTIFIED], rep->n_runs,
+                           counts[PECERT_CERT_NOT_CERTIFIED], counts[PECERT_CERT_NOT_APPLICABLE]);
     }
     for (size_t i = 0; i < rep->n_runs; i++) {
         certify_line(b, &rep->runs[i]);

@@ -162,6 +162,13 @@ static void run_suite(pecert_sbuf *b, const pecert_report_run *run)
          * parameters here; `pecert run` its --filter. */
         property(b, "selection", info->filter);
     }
+    pecert_certificate cert;
+    if (pecert_report_run_certificate(run, &cert)) { /* the class and coverage certify printed */
+        char coverage[4096];
+        pecert_coverage_line(coverage, sizeof(coverage), &cert);
+        property(b, "certificate", pecert_cert_class_name(cert.cls));
+        property(b, "coverage", coverage);
+    }
     pecert_sbuf_puts(b, "    </properties>\n");
     for (size_t i = 0; i < run->res.n_checks; i++) {
         testcase(b, run, &run->res.checks[i]);

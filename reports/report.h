@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "certificate.h"
 #include "results.h"
 
 /* Schema of a report-level JSON document (several runs with roles). A
@@ -115,6 +116,15 @@ size_t pecert_report_allow_fail(pecert_report *rep, const char *name);
  * diagnosis and the separation table do not change. */
 void pecert_report_summarize_mutants(pecert_report *rep, int keep);
 
+/* pecert_report_is_certify_run: 1 when run is a `pecert certify` run (its
+ * selection names the checkpoint: "certify NAME (...)"). */
+int pecert_report_is_certify_run(const pecert_report_run *run);
+
+/* pecert_report_run_certificate: 1 and *c filled when run is a certify
+ * run (its selection names the checkpoint), with the class and coverage
+ * certify itself printed (certificate.h); 0 for any other run. */
+int pecert_report_run_certificate(const pecert_report_run *run, pecert_certificate *c);
+
 /* pecert_report_finish orders runs (certified, allowed, mutants; stable),
  * gives each a unique label, judges the mutants and applies no_timings.
  * Call it once, after everything above and before rendering. */
@@ -124,7 +134,9 @@ void pecert_report_finish(pecert_report *rep);
  * crashed or timed out) and every mutant was caught and diagnosed. */
 int pecert_report_passed(const pecert_report *rep);
 
-/* pecert_report_run_failed: 1 if a check of run failed/crashed/timed out. */
+/* pecert_report_run_failed: 1 if a check of run failed, crashed or timed
+ * out, or it certified nothing; a certify run by its class: 1 when NOT
+ * CERTIFIED. */
 int pecert_report_run_failed(const pecert_report_run *run);
 
 void pecert_report_free(pecert_report *rep);

@@ -33,6 +33,30 @@ static cJSON *summary_note(const pecert_report *rep, const pecert_report_run *ru
     return obj;
 }
 
+/* A certify run's class and coverage, as certify printed them: for
+ * scripts. A reader recomputes them from the checks (certificate.h) and
+ * never takes these on trust. */
+static void add_certificate(cJSON *obj, const pecert_report_run *run)
+{
+    pecert_certificate c;
+    if (!pecert_report_run_certificate(run, &c)) {
+        return;
+    }
+    char coverage[4096];
+    pecert_coverage_line(coverage, sizeof(coverage), &c);
+    cJSON *cert = cJSON_AddObjectToObject(obj, "certificate");
+    cJSON_AddStringToObject(cert, "class", pecert_cert_class_name(c.cls));
+    cJSON_AddStringToObject(cert, "coverage", coverage);
+    cJSON *list = cJSON_AddArrayToObject(cert, "concerns");
+    for (int i = 0; list != NULL && i < c.n_concerns; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "concern", c.concerns[i].name);
+        cJSON_AddStringToObject(k, "state", pecert_concern_state_name(c.concerns[i].state));
+        cJSON_AddStringToObject(k, "why", c.concerns[i].why);
+        cJSON_AddItemToArray(list, k);
+    }
+}
+
 static cJSON *entry_to_json(const pecert_report *rep, const pecert_report_run *run)
 {
     cJSON *obj = cJSON_CreateObject();
@@ -46,6 +70,7 @@ static cJSON *entry_to_json(const pecert_report *rep, const pecert_report_run *r
             cJSON_AddItemToObject(obj, "summarized", summary_note(rep, run));
         }
     }
+    add_certificate(obj, run);
     cJSON_AddItemToObject(obj, "results",
                           run->not_run ? cJSON_CreateNull() : pecert_run_results_to_json(&run->res));
     return obj;
@@ -63,6 +88,7 @@ char *pecert_report_json(const pecert_report *rep)
     cJSON *root;
     if (is_single_run(rep)) {
         root = pecert_run_results_to_json(&rep->runs[0].res);
+        add_certificate(root, &rep->runs[0]);
     } else {
         root = cJSON_CreateObject();
         cJSON_AddStringToObject(root, "schema", PECERT_REPORT_SCHEMA);

@@ -263,8 +263,31 @@ size_t pecert_report_allow_fail(pecert_report *rep, const char *name)
     return n;
 }
 
+int pecert_report_is_certify_run(const pecert_report_run *run)
+{
+    return run->role != PECERT_ROLE_MUTANT && !run->not_run && strncmp(run->res.info.filter, "certify ", 8) == 0;
+}
+
+int pecert_report_run_certificate(const pecert_report_run *run, pecert_certificate *c)
+{
+    if (!pecert_report_is_certify_run(run)) {
+        memset(c, 0, sizeof(*c));
+        c->cls = PECERT_CERT_NOT_APPLICABLE;
+        return 0;
+    }
+    pecert_certificate_of(c, &run->res);
+    return 1;
+}
+
 int pecert_report_run_failed(const pecert_report_run *run)
 {
+    pecert_certificate c;
+    if (pecert_report_run_certificate(run, &c)) {
+        /* certify: its class (certificate.h). NOT APPLICABLE fails no
+         * report by itself (--all-profiles lists the profiles a plugin has
+         * no operation for); pecert_report_passed asks for one CERTIFIED. */
+        return c.cls == PECERT_CERT_NOT_CERTIFIED;
+    }
     if (pecert_run_certified_nothing(&run->res)) {
         return 1; /* zero evidence is not a pass */
     }
@@ -372,8 +395,15 @@ void pecert_report_finish(pecert_report *rep)
 
 int pecert_report_passed(const pecert_report *rep)
 {
+    int certify_runs = 0;
+    int certified = 0;
     for (size_t i = 0; i < rep->n_runs; i++) {
         const pecert_report_run *r = &rep->runs[i];
+        pecert_certificate c;
+        if (r->role == PECERT_ROLE_CERTIFY && pecert_report_run_certificate(r, &c)) {
+            certify_runs++;
+            certified += c.cls == PECERT_CERT_CERTIFIED;
+        }
         if (r->role == PECERT_ROLE_CERTIFY && pecert_report_run_failed(r)) {
             return 0;
         }
@@ -381,5 +411,7 @@ int pecert_report_passed(const pecert_report *rep)
             return 0;
         }
     }
-    return 1;
+    /* Certify runs pass as certify exits 0: none NOT CERTIFIED and at
+     * least one CERTIFIED (a single NOT APPLICABLE certifies nothing). */
+    return certify_runs == 0 || certified > 0;
 }

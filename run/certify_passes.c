@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certificate.h"
 #include "certify_plan.h"
 #include "certify_vectors.h"
 #include "diagnose.h"
@@ -334,9 +335,16 @@ static int certify_passes(pecert_run_results *out, const pecert_certify_model *m
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len)
 {
-    if (m->n_layer_types > 0 || m->vision.tower[0] != '\0') {
-        return certify_passes(out, m, opt, err, err_len);
-    }
     size_t n[2] = {0, 0};
-    return certify_encoding(out, m, NULL, opt, n, 0, err, err_len);
+    int status = m->n_layer_types > 0 || m->vision.tower[0] != '\0' ? certify_passes(out, m, opt, err, err_len)
+                                                                     : certify_encoding(out, m, NULL, opt, n, 0, err,
+                                                                                        err_len);
+    if (opt->filter == NULL && status <= PECERT_EXIT_FAIL) {
+        /* A certification's exit status is its class (certificate.h):
+         * what every output of it says too. */
+        pecert_certificate c;
+        pecert_certificate_of(&c, out);
+        status = c.cls == PECERT_CERT_CERTIFIED ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+    }
+    return status;
 }

@@ -34,10 +34,10 @@ typedef struct pecert_certify_options {
  * parameters and fills *out (free with pecert_run_results_free; its
  * info.filter reads "certify NAME (model_type): <derived parameters>", the
  * line reports show as the run's selection). Returns a PECERT_EXIT_* status
- * (runner.h): FAIL also when the plugin lacks an operation of the
- * checkpoint's encoding (its certify.*.reference check, or M-RoPE's
- * mrope.apply.golden, is not supported);
- * on USAGE or LOAD, err holds one line.
+ * (runner.h): PASS exactly when the run's class is CERTIFIED
+ * (certificate.h; NOT CERTIFIED and NOT APPLICABLE are FAIL), or, under
+ * --filter, when no selected check failed; on USAGE or LOAD, err holds one
+ * line.
  */
 int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len);

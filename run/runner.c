@@ -180,6 +180,7 @@ void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const 
     if (!pecert_plugin_meets(x->plugin, check->needs)) {
         pecert_check_result_init(r, check->id);
         r->verdict = PECERT_VERDICT_UNSUPPORTED;
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NO_OPERATION);
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", PECERT_DIAGNOSIS_NOT_IMPLEMENTED);
         return;
     }

@@ -29,6 +29,7 @@ Suite *make_precision_suite(void);
 Suite *make_dumps_suite(void);
 Suite *make_conveniences_suite(void);
 Suite *make_hostile_suite(void);
+Suite *make_certificate_suite(void);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);

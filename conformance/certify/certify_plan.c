@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certificate.h"
 #include "certify_checks.h"
 #include "decode.h"
 #include "family.h"
@@ -42,8 +43,10 @@ const pecert_plan_entry pecert_certify_plan[] = {
     {&pecert_check_rope_half_precision, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
     {&pecert_check_rope_thread_determinism, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
     {&pecert_check_mrope_text_only_is_rope, FILES_SUBSTITUTED, 1u << PECERT_PE_MROPE, "mrope.apply", 0, ROTARY},
-    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
-    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 0, ROTARY},
+    /* The KV-cache path at the checkpoint's parameters and pairing: a
+     * session that declines them cannot serve the checkpoint. */
+    {&pecert_check_decode_prefill_equivalence, FILES_CHECKPOINT, ROPES, NULL, 1, ROTARY},
+    {&pecert_check_batch_padding_independence, FILES_CHECKPOINT, ROPES, NULL, 1, ROTARY},
     {&pecert_check_certify_alibi_reference, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
     {&pecert_check_certify_alibi_attention, FILES_CHECKPOINT, 1u << PECERT_PE_ALIBI, NULL, 1, ROTARY},
     {&pecert_check_alibi_slopes_golden, FILES_RECORDED, 1u << PECERT_PE_ALIBI, "alibi.slopes", 0, ROTARY},
@@ -120,6 +123,9 @@ static void encoding_label(char *out, size_t len, const pecert_certify_model *m,
  */
 int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_model *m)
 {
+    if (pecert_check_has_symptom(r, PECERT_SYMPTOM_NO_OPERATION)) {
+        return 0; /* no operation for it: not examined, and said so (certificate.h) */
+    }
     int declined_all = r->verdict == PECERT_VERDICT_UNSUPPORTED;
     if (!declined_all && (r->verdict != PECERT_VERDICT_PASS || r->n_unsupported == 0)) {
         return 0;
@@ -130,12 +136,20 @@ int pecert_plan_judge_essential(pecert_check_result *r, const pecert_certify_mod
                       : r->n_beyond_scope > 0                                      ? r->beyond_scope
                                                                                    : r->diagnosis;
     char line[PECERT_RESULT_LINE_MAX];
-    if (declined_all) {
-        snprintf(line, sizeof(line), "the plugin declines the checkpoint's encoding, %s: %s", encoding, why);
+    /* Which path declined: the encoding's own operations, or one that
+     * serves it (the decode/KV-cache path, batching). */
+    const char *concern = pecert_check_concern(r->check_id);
+    char who[96];
+    if (strcmp(concern, "the checkpoint's encoding") == 0 || strcmp(concern, "other checks") == 0) {
+        snprintf(who, sizeof(who), "the plugin");
     } else {
-        snprintf(line, sizeof(line),
-                 "the plugin declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
-                 (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
+        snprintf(who, sizeof(who), "the plugin's %s path", concern);
+    }
+    if (declined_all) {
+        snprintf(line, sizeof(line), "%s declines the checkpoint's encoding, %s: %s", who, encoding, why);
+    } else {
+        snprintf(line, sizeof(line), "%s declined %lld of the %lld cases the checkpoint's encoding needs (%s): %s",
+                 who, (long long)r->n_unsupported, (long long)r->n_cases, encoding, why);
     }
     snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
     /* Declined in part: a failure. Declined in whole: still "not

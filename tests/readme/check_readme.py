@@ -172,9 +172,10 @@ def check_samples(scratch, readme, outputs):
         if at == len(lines):
             failures.append("derived-parameters sample line not printed (in order): %r" % want)
             break
-    verdict = [l for l in sample_after(readme, "The last line is the verdict") if l.startswith("verdict:")]
+    verdict = [l for l in sample_after(readme, "The last two lines are the verdict")
+               if l.startswith(("verdict:", "coverage:"))]
     got = [l for l in outputs.get("build/pecert certify --config config.json --impl ./my_adapter.so", "").splitlines()
-           if l.startswith("verdict:")]
+           if l.startswith(("verdict:", "coverage:"))]
     if verdict != got:
         failures.append("verdict sample %r, the command prints %r" % (verdict, got))
     types = [l for l in sample_after(readme, "The model types certify reads")]

@@ -1,0 +1,250 @@
+/*
+ * certificate.c - a certify run's verdict class and coverage
+ * (certificate.h).
+ */
+#include "certificate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Each concern and the checks that examine it (ids without "@pass"). */
+static const struct {
+    const char *name;
+    const char *const checks[12];
+} concern_table[] = {
+    {"the checkpoint's encoding",
+     {"certify.rope.reference", "certify.alibi.reference", "certify.alibi.attention", "certify.t5.reference",
+      "certify.learned.reference"}},
+    {"config mapping", {"certify.mapping"}},
+    {"frequencies", {"rope.freq.golden", "rope.cos_sin.golden"}},
+    {"M-RoPE sections", {"mrope.apply.golden", "mrope.text_only_is_rope"}},
+    {"rotation",
+     {"rope.apply.golden", "rope.norm_preservation",
+      "rope.shift_invariance", "rope.identity_at_zero", "rope.inverse", "rope.partial_passthrough",
+      "rope.pairing_convention", "rope.inplace_and_strides"}},
+    {"positions", {"rope.boundary_lengths", "rope.long_position_precision"}},
+    {"half precision", {"rope.half_precision"}},
+    {"threads", {"rope.thread_determinism"}},
+    {"NoPE layers", {"rope.nope_layer"}},
+    {"decode/KV cache", {"decode.prefill_equivalence"}},
+    {"batching/padding", {"batch.padding_independence"}},
+    {"ALiBi bias", {"alibi.slopes.golden", "alibi.bias.golden", "alibi.shift_invariance"}},
+    {"T5 buckets", {"t5.bucket.golden", "t5.bucket.monotone", "t5.bucket.saturation"}},
+    {"learned table", {"learned.golden", "learned.out_of_range"}},
+};
+#define N_TABLE (sizeof(concern_table) / sizeof(concern_table[0]))
+#define VISION_TOWER "vision tower"
+#define OTHER "other checks"
+
+static const char *const class_names[PECERT_CERT_CLASS_COUNT] = {"CERTIFIED", "NOT CERTIFIED", "NOT APPLICABLE"};
+static const char *const state_names[PECERT_CONCERN_STATE_COUNT] = {"no operation", "not examined", "certified",
+                                                                     "declined", "failed"};
+
+const char *pecert_cert_class_name(pecert_cert_class cls)
+{
+    return (unsigned)cls < PECERT_CERT_CLASS_COUNT ? class_names[cls] : "?";
+}
+
+const char *pecert_concern_state_name(pecert_concern_state state)
+{
+    return (unsigned)state < PECERT_CONCERN_STATE_COUNT ? state_names[state] : "?";
+}
+
+const char *pecert_check_concern(const char *id)
+{
+    const char *at = strchr(id, '@');
+    size_t base = at != NULL ? (size_t)(at - id) : strlen(id);
+    /* The mapping tests pecert's reading of the config, in every pass:
+     * never the plugin's vision tower. */
+    if (at != NULL && strcmp(at + 1, "vision") == 0 && strncmp(id, "certify.mapping@", 16) != 0) {
+        return VISION_TOWER;
+    }
+    for (size_t i = 0; i < N_TABLE; i++) {
+        for (size_t k = 0; k < 12 && concern_table[i].checks[k] != NULL; k++) {
+            if (strlen(concern_table[i].checks[k]) == base && strncmp(concern_table[i].checks[k], id, base) == 0) {
+                return concern_table[i].name;
+            }
+        }
+    }
+    return OTHER;
+}
+
+/* The plugin had no operation for r: the runner's symptom, or (results
+ * written before it) its diagnosis. */
+static int no_operation(const pecert_check_result *r)
+{
+    return pecert_check_has_symptom(r, PECERT_SYMPTOM_NO_OPERATION) ||
+           strncmp(r->diagnosis, "plugin does not implement an operation", 38) == 0;
+}
+
+/* What one check shows, and why in words (empty when certified plainly). */
+static pecert_concern_state check_state(const pecert_check_result *r, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (pecert_check_has_symptom(r, PECERT_SYMPTOM_ESSENTIAL_DECLINED)) {
+        snprintf(why, len, "%s: %s", r->check_id, r->diagnosis); /* the plugin's own words */
+        return PECERT_CONCERN_DECLINED;
+    }
+    if (r->verdict >= PECERT_VERDICT_FAIL) {
+        snprintf(why, len, "%s %s", r->check_id,
+                 r->verdict == PECERT_VERDICT_FAIL ? "failed" : r->verdict == PECERT_VERDICT_CRASH ? "crashed" : "timed out");
+        return PECERT_CONCERN_FAILED;
+    }
+    if (r->verdict == PECERT_VERDICT_PASS) {
+        if (r->n_beyond_scope > 0) {
+            snprintf(why, len, "within the plugin's declared scope; %s: %lld cases beyond it", r->check_id,
+                     (long long)r->n_beyond_scope);
+        }
+        return PECERT_CONCERN_CERTIFIED;
+    }
+    if (no_operation(r)) {
+        snprintf(why, len, "the plugin has no operation for it");
+        return PECERT_CONCERN_NO_OPERATION;
+    }
+    snprintf(why, len, "%s: %s", r->check_id,
+             r->n_cases == 0                       ? "no case for it"
+             : r->n_beyond_scope == r->n_unsupported ? "beyond the plugin's declared scope"
+                                                    : "declined by the plugin");
+    return PECERT_CONCERN_NOT_EXAMINED;
+}
+
+/* The concern named name in c, added (empty, no operation) if new. */
+static pecert_concern *concern_named(pecert_certificate *c, const char *name)
+{
+    for (int i = 0; i < c->n_concerns; i++) {
+        if (strcmp(c->concerns[i].name, name) == 0) {
+            return &c->concerns[i];
+        }
+    }
+    if (c->n_concerns == PECERT_MAX_CONCERNS) {
+        return &c->concerns[PECERT_MAX_CONCERNS - 1]; /* the table has fewer: never reached */
+    }
+    pecert_concern *k = &c->concerns[c->n_concerns++];
+    memset(k, 0, sizeof(*k));
+    snprintf(k->name, sizeof(k->name), "%s", name);
+    k->state = PECERT_CONCERN_NO_OPERATION;
+    return k;
+}
+
+/* Position of a concern in the table's order (then layer types, the
+ * vision tower, other checks). */
+static size_t table_rank(const char *name)
+{
+    for (size_t i = 0; i < N_TABLE; i++) {
+        if (strcmp(concern_table[i].name, name) == 0) {
+            return i;
+        }
+    }
+    return strcmp(name, VISION_TOWER) == 0 ? N_TABLE + 1 : strcmp(name, OTHER) == 0 ? N_TABLE + 2 : N_TABLE;
+}
+
+/* "sliding layers" for "rope.apply.golden@sliding"; "" without a layer
+ * type (no "@", the vision tower's, the mapping's). */
+static void layer_concern(char *out, size_t len, const char *id)
+{
+    const char *at = strchr(id, '@');
+    out[0] = '\0';
+    if (at != NULL && strcmp(at + 1, "vision") != 0 && strncmp(id, "certify.mapping@", 16) != 0) {
+        snprintf(out, len, "%s layers", at + 1);
+    }
+}
+
+/* Merges a check's state into concern k: worse replaces better, a first
+ * certified check replaces "not examined", at equal states the first
+ * reason stays. */
+static void merge_state(pecert_concern *k, pecert_concern_state s, const char *why)
+{
+    if (s > k->state || (s == k->state && k->why[0] == '\0')) {
+        k->state = s;
+        snprintf(k->why, sizeof(k->why), "%s", why);
+    }
+}
+
+static void sort_by_table(pecert_certificate *c)
+{
+    for (int i = 1; i < c->n_concerns; i++) { /* insertion sort: at most 16 */
+        pecert_concern k = c->concerns[i];
+        int j = i - 1;
+        for (; j >= 0 && table_rank(c->concerns[j].name) > table_rank(k.name); j--) {
+            c->concerns[j + 1] = c->concerns[j];
+        }
+        c->concerns[j + 1] = k;
+    }
+}
+
+/* The class from the concerns (certificate.h's rule). */
+static pecert_cert_class class_of(const pecert_certificate *c)
+{
+    int examined = 0;
+    for (int i = 0; i < c->n_concerns; i++) {
+        const pecert_concern *k = &c->concerns[i];
+        if (k->state >= PECERT_CONCERN_DECLINED) {
+            return PECERT_CERT_NOT_CERTIFIED;
+        }
+        examined |= k->state == PECERT_CONCERN_CERTIFIED && strcmp(k->name, "config mapping") != 0;
+    }
+    return examined ? PECERT_CERT_CERTIFIED : PECERT_CERT_NOT_APPLICABLE;
+}
+
+void pecert_certificate_of(pecert_certificate *c, const pecert_run_results *run)
+{
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < run->n_checks; i++) {
+        char why[PECERT_RESULT_LINE_MAX];
+        char layer[48];
+        const char *id = run->checks[i].check_id;
+        pecert_concern_state s = check_state(&run->checks[i], why, sizeof(why));
+        merge_state(concern_named(c, pecert_check_concern(id)), s, why);
+        layer_concern(layer, sizeof(layer), id);
+        if (layer[0] != '\0') {
+            merge_state(concern_named(c, layer), s, why);
+        }
+    }
+    sort_by_table(c);
+    c->cls = class_of(c);
+}
+
+/* Appends the concerns in state s to out: "LABEL: a, b (why); ". */
+static size_t append_state(char *out, size_t len, size_t used, const pecert_certificate *c, pecert_concern_state s,
+                           const char *label, int with_why)
+{
+    int first = 1;
+    for (int i = 0; i < c->n_concerns && used < len; i++) {
+        const pecert_concern *k = &c->concerns[i];
+        if (k->state != s) {
+            continue;
+        }
+        int n = snprintf(out + used, len - used, "%s%s%s%s%s%s", first ? (used > 0 ? "; " : "") : ", ",
+                         first ? label : "", k->name, with_why && k->why[0] != '\0' ? " (" : "",
+                         with_why ? k->why : "", with_why && k->why[0] != '\0' ? ")" : "");
+        used += n > 0 ? (size_t)n : 0;
+        first = 0;
+    }
+    return used < len ? used : len - 1;
+}
+
+void pecert_coverage_line(char *out, size_t len, const pecert_certificate *c)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    used = append_state(out, len, used, c, PECERT_CONCERN_FAILED, "failed: ", 0);
+    used = append_state(out, len, used, c, PECERT_CONCERN_DECLINED, "declined: ", 0);
+    used = append_state(out, len, used, c, PECERT_CONCERN_CERTIFIED, "certified: ", 1);
+    used = append_state(out, len, used, c, PECERT_CONCERN_NOT_EXAMINED, "not examined: ", 1);
+    used = append_state(out, len, used, c, PECERT_CONCERN_NO_OPERATION, "not examined, no operation: ", 0);
+    if (used == 0) {
+        snprintf(out, len, "no check ran");
+    }
+}
+
+void pecert_not_examined_list(char *out, size_t len, const pecert_certificate *c)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < c->n_concerns && used < len; i++) {
+        if (c->concerns[i].state <= PECERT_CONCERN_NOT_EXAMINED) {
+            int n = snprintf(out + used, len - used, "%s%s", used == 0 ? "" : ", ", c->concerns[i].name);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    }
+}
