@@ -441,13 +441,13 @@ static void print_attention_factor(const pecert_certify_model *m)
     double scaling = 0.0;
     pecert_status st = PECERT_E_INTERNAL;
     if (inv_freq != NULL && pecert_plugin_open(&ref, path, err, sizeof(err)) == 0) {
-        if (ref.desc->create(&instance) == PECERT_OK) {
+        if (pecert_plugin_instance(ref.desc, &instance) == PECERT_OK) {
             st = ref.desc->rope_freqs(instance, inv_freq, &scaling, r, 0);
             const char *why = st != PECERT_OK && ref.desc->last_error != NULL ? ref.desc->last_error(instance) : NULL;
             if (st != PECERT_OK) {
                 snprintf(err, sizeof(err), "ref refused the config: %s", why != NULL ? why : "(no message)");
             }
-            ref.desc->destroy(instance);
+            pecert_plugin_release(ref.desc, instance);
         }
         pecert_plugin_close(&ref);
     }

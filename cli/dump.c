@@ -8,7 +8,10 @@
  * positions.npy [tokens] int64. With --impl ref that is what the
  * checkpoint's engine must produce for the same q; with a plugin, what
  * the plugin does (the worked example of README "Debug a running engine").
- * The plugin runs in this process: a dump tool, not a certification.
+ * The plugin runs as run and certify run it: in a child process of its own
+ * with a time limit (isolate.h), so a crash, a hang or an exit() in its
+ * rope_apply is one line naming it, never pecert's own death; and its
+ * create may be NULL, as plugin.h allows.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -18,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "certify_config.h"
+#include "isolate.h"
 #include "checks.h"
 #include "commands.h"
 #include "npy.h"
@@ -112,16 +116,24 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
     return 0;
 }
 
-/* The plugin's rotation of x into y; 0, or -1 with its words in err. */
-static int rotate(const pecert_loaded_plugin *p, const pecert_certify_model *m, const int64_t *pos, int64_t tokens,
-                  float *x, float *y, char *err, size_t len)
+/* The plugin's rotation of x into y, within its declared scope as in a
+ * check (scope_guard.c); 0, or -1 with its words in err. */
+static int rotate(const pecert_loaded_plugin *loaded, const pecert_certify_model *m, const int64_t *pos,
+                  int64_t tokens, float *x, float *y, char *err, size_t len)
 {
     void *inst = NULL;
-    if (p->desc->create(&inst) != PECERT_OK || p->desc->rope_apply == NULL) {
-        snprintf(err, len, "%s: %s", p->path, inst == NULL ? "create failed" : "no rope_apply");
-        if (inst != NULL) {
-            p->desc->destroy(inst);
-        }
+    pecert_subject guarded = {loaded->desc, NULL, 0};
+    pecert_scope_guard_install(&guarded);
+    pecert_loaded_plugin view = *loaded;
+    view.desc = guarded.desc;
+    const pecert_loaded_plugin *p = &view;
+    if (p->desc->rope_apply == NULL) {
+        snprintf(err, len, "%s: no rope_apply (NULL in its descriptor)", p->path);
+        return -1;
+    }
+    pecert_status st = pecert_plugin_instance(p->desc, &inst);
+    if (st != PECERT_OK) {
+        snprintf(err, len, "%s: create: %s", p->path, pecert_status_name(st));
         return -1;
     }
     int64_t h = m->num_kv_heads;
@@ -130,11 +142,15 @@ static int rotate(const pecert_loaded_plugin *p, const pecert_certify_model *m, 
     pecert_tensor ty = pecert_tensor_3d(y, tokens, h, d, h * d, d, 1);
     pecert_rope_apply_args a = {.struct_size = sizeof(a), .pairing = m->pairing, .config = &m->rope,
                                 .positions = pos, .x = &tx, .out = &ty};
-    pecert_status st = p->desc->rope_apply(inst, &a);
+    st = p->desc->rope_apply(inst, &a);
     if (st != PECERT_OK) {
-        snprintf(err, len, "%s: rope_apply: %s: %s", p->path, pecert_status_name(st), p->desc->last_error(inst));
+        const char *scope = pecert_scope_guard_take();
+        const char *why = scope != NULL ? scope : p->desc->last_error(inst);
+        snprintf(err, len, "%s: rope_apply: %s: %s%s", p->path, pecert_status_name(st),
+                 scope != NULL ? "beyond the plugin's declared scope: " : "",
+                 why != NULL && why[0] != '\0' ? why : "(no message from last_error)");
     }
-    p->desc->destroy(inst);
+    pecert_plugin_release(p->desc, inst);
     return st == PECERT_OK ? 0 : -1;
 }
 
@@ -167,42 +183,95 @@ static int write_all(const dump_cli *cli, const pecert_certify_model *m, const f
     return rc;
 }
 
-static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *p)
+/* What the child is given. */
+typedef struct dump_job {
+    const dump_cli *cli;
+    const pecert_certify_model *m;
+    const pecert_loaded_plugin *p;
+} dump_job;
+
+/* In the child (isolate.h): q rotated by the plugin and the three files
+ * written; "ok", or "rope: WHY" (the plugin failed or declined) or
+ * "write: WHY" on out_fd. The files are written only after rope_apply
+ * returned: a plugin that dies leaves none. */
+static int dump_in_child(void *arg, int out_fd, pecert_case_slot *slot)
 {
-    char err[1024] = "";
+    const dump_job *job = arg;
+    const dump_cli *cli = job->cli;
+    const pecert_certify_model *m = job->m;
+    char err[1024] = "out of memory";
+    char said[1100];
     size_t n = (size_t)cli->tokens * (size_t)m->num_kv_heads * (size_t)m->rope.head_dim;
     float *x = malloc(n * sizeof(float));
     float *y = calloc(n, sizeof(float)); /* an engine that skips channels leaves zeros, not garbage */
     int64_t *pos = malloc((size_t)cli->tokens * sizeof(int64_t));
-    int status = PECERT_EXIT_USAGE;
-    if (x == NULL || y == NULL || pos == NULL) {
-        fprintf(stderr, "pecert: dump: out of memory\n");
-        goto out;
+    const char *outcome = "write";
+    if (x != NULL && y != NULL && pos != NULL) {
+        pecert_rng rng = {12345}; /* the same q on every machine */
+        for (size_t i = 0; i < n; i++) {
+            x[i] = pecert_rng_float(&rng);
+        }
+        for (int64_t t = 0; t < cli->tokens; t++) {
+            pos[t] = cli->first + t;
+        }
+        pecert_case_slot_set(slot, "rope_apply of %lld tokens at positions %lld..%lld", (long long)cli->tokens,
+                             (long long)cli->first, (long long)(cli->first + cli->tokens - 1));
+        if (rotate(job->p, m, pos, cli->tokens, x, y, err, sizeof(err)) != 0) {
+            outcome = "rope";
+        } else {
+            pecert_case_slot_set(slot, "writing the dump files");
+            outcome = write_all(cli, m, x, y, pos, err, sizeof(err)) == 0 ? NULL : "write";
+        }
     }
-    pecert_rng rng = {12345}; /* the same q on every machine */
-    for (size_t i = 0; i < n; i++) {
-        x[i] = pecert_rng_float(&rng);
-    }
-    for (int64_t t = 0; t < cli->tokens; t++) {
-        pos[t] = cli->first + t;
-    }
-    if (rotate(p, m, pos, cli->tokens, x, y, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: dump: %s\n", err);
-        status = PECERT_EXIT_FAIL;
-        goto out;
-    }
-    if (write_all(cli, m, x, y, pos, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: dump: %s\n", err);
-        goto out;
-    }
-    printf("pecert %s: dump of %s on %s: %s/q_pre.npy, q_post.npy [%lld, %d, %d] float32, positions.npy %lld..%lld\n",
-           PECERT_VERSION, p->desc->name, m->name, cli->out, (long long)cli->tokens, (int)m->num_kv_heads,
-           (int)m->rope.head_dim, (long long)cli->first, (long long)(cli->first + cli->tokens - 1));
-    status = PECERT_EXIT_PASS;
-out:
+    snprintf(said, sizeof(said), "%s%s%s", outcome != NULL ? outcome : "ok", outcome != NULL ? ": " : "",
+             outcome != NULL ? err : "");
     free(x);
     free(y);
     free(pos);
+    return pecert_write_fully(out_fd, said, strlen(said));
+}
+
+/* Why a child gave no word: a signal, an exit, the time limit. */
+static void child_death(char *out, size_t len, const pecert_child_outcome *o, double timeout_s)
+{
+    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
+    if (o->status == PECERT_CHILD_TIMED_OUT) {
+        snprintf(out, len, "no result within %.3g s (hang or far too slow) during %s", timeout_s, during);
+    } else if (o->status == PECERT_CHILD_SIGNALED) {
+        snprintf(out, len, "the plugin was killed by signal %d (%s) during %s", o->signal, strsignal(o->signal),
+                 during);
+    } else if (o->status == PECERT_CHILD_NOT_RUN) {
+        snprintf(out, len, "could not start the plugin's process: %s", o->output != NULL ? o->output : "?");
+    } else {
+        snprintf(out, len, "the plugin's process exited with status %d without a result during %s", o->exit_code,
+                 during);
+    }
+}
+
+#define DUMP_TIMEOUT_S 120.0
+
+static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *p)
+{
+    dump_job job = {cli, m, p};
+    pecert_child_outcome o;
+    pecert_run_isolated(&o, dump_in_child, &job, DUMP_TIMEOUT_S);
+    int status = PECERT_EXIT_FAIL;
+    int clean = o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_forged && o.output != NULL;
+    if (!clean) {
+        char why[1024];
+        child_death(why, sizeof(why), &o, DUMP_TIMEOUT_S);
+        fprintf(stderr, "pecert: dump: %s: %s\n", p->path, o.output_forged ? "forged result (the plugin wrote it)" : why);
+    } else if (strcmp(o.output, "ok") != 0) {
+        fprintf(stderr, "pecert: dump: %s\n", strchr(o.output, ' ') != NULL ? strchr(o.output, ' ') + 1 : o.output);
+        status = strncmp(o.output, "rope:", 5) == 0 ? PECERT_EXIT_FAIL : PECERT_EXIT_USAGE;
+    } else {
+        printf("pecert %s: dump of %s on %s: %s/q_pre.npy, q_post.npy [%lld, %d, %d] float32, positions.npy "
+               "%lld..%lld\n",
+               PECERT_VERSION, p->desc->name, m->name, cli->out, (long long)cli->tokens, (int)m->num_kv_heads,
+               (int)m->rope.head_dim, (long long)cli->first, (long long)(cli->first + cli->tokens - 1));
+        status = PECERT_EXIT_PASS;
+    }
+    pecert_child_outcome_free(&o);
     return status;
 }
 

@@ -352,6 +352,49 @@ int pecert_scope_excludes(const pecert_subject *s, const pecert_rope_config *cfg
     return 0;
 }
 
+/* The plugin's declared max_position, or 0 when it declares none. */
+static int64_t declared_max_position(const pecert_check_env *env)
+{
+    const pecert_scope *scope = env->plugin.is_oracle ? NULL : pecert_plugin_scope(env->plugin.desc);
+    return scope != NULL && scope->max_position > 0 ? scope->max_position : 0;
+}
+
+static int beyond(int64_t p, int64_t max)
+{
+    return p > max || p < -max;
+}
+
+int64_t pecert_scope_trim(const pecert_check_env *env, pecert_check_result *r, int64_t *pos, int64_t n)
+{
+    int64_t max = declared_max_position(env);
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (max == 0 || !beyond(pos[i], max)) {
+            pos[kept++] = pos[i];
+        }
+    }
+    if (kept < n) {
+        pecert_check_symptom(r, "%s%lld", PECERT_SYMPTOM_SCOPED_POSITIONS, (long long)max);
+    }
+    return kept;
+}
+
+int64_t pecert_scope_fold(const pecert_check_env *env, pecert_check_result *r, int64_t *pos, int64_t n)
+{
+    int64_t max = declared_max_position(env);
+    int64_t folded = 0;
+    for (int64_t i = 0; max > 0 && i < n; i++) {
+        if (beyond(pos[i], max)) {
+            pos[i] = max - folded < 0 ? 0 : max - folded;
+            folded++;
+        }
+    }
+    if (folded > 0) {
+        pecert_check_symptom(r, "%s%lld", PECERT_SYMPTOM_SCOPED_POSITIONS, (long long)max);
+    }
+    return folded;
+}
+
 void pecert_case_beyond_scope(pecert_check_result *r, const char *why)
 {
     r->n_cases++;

@@ -166,6 +166,22 @@ int pecert_oracle_freqs(const pecert_check_env *env, pecert_check_result *r, con
  * out. Returns the oracle's status (E_UNSUPPORTED if it has no such op). */
 pecert_status pecert_oracle_alibi_slopes(const pecert_check_env *env, int32_t n, double max_bias, double *out);
 
+/*
+ * A sweep's far positions, held to the plugin's declared max_position
+ * (plugin.h, pecert_scope) position by position rather than the whole call
+ * refused: an engine with a cos/sin cache of 2^22 rows keeps every check it
+ * can take, certified up to its scope. Either helper leaves the symptom
+ * PECERT_SYMPTOM_SCOPED_POSITIONS "scope:max_position:M" on r when it
+ * changed anything, which the certificate reads as "certified up to M".
+ * pecert_scope_trim drops those positions (order kept) and returns the new
+ * count; pecert_scope_fold, for arrays sized by their token count, puts
+ * M, M-1, ... in their place and returns how many it replaced. Both do
+ * nothing for a plugin that declares no max_position.
+ */
+#define PECERT_SYMPTOM_SCOPED_POSITIONS "scope:max_position:"
+int64_t pecert_scope_trim(const pecert_check_env *env, pecert_check_result *r, int64_t *pos, int64_t n);
+int64_t pecert_scope_fold(const pecert_check_env *env, pecert_check_result *r, int64_t *pos, int64_t n);
+
 /* pecert_scope_excludes: 1, with the reason in why, when a case lies
  * outside the declared scope (plugin.h, pecert_scope) of subject s: a
  * position past max_position, a partial head (cfg's rotary_dim <

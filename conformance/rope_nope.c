@@ -216,7 +216,8 @@ static void run_nope(const pecert_check_env *env, pecert_check_result *r)
         for (size_t p = 0; p < sizeof(pairings) / sizeof(pairings[0]); p++) {
             int64_t pos[MAX_POSITIONS];
             pecert_rope_call call = {.config = &nope, .pairing = pairings[p], .positions = pos,
-                                     .tokens = nope_positions(pos, &nope), .heads = N_HEADS,
+                                     .tokens = pecert_scope_trim(env, r, pos, nope_positions(pos, &nope)),
+                                     .heads = N_HEADS,
                                      .head_dim = nope.head_dim};
             char cfg[128];
             char label[PECERT_RESULT_LINE_MAX];

@@ -27,7 +27,14 @@ static void precision_case(const pecert_check_env *env, pecert_check_result *r,
                            const pecert_rope_config *config, pecert_rope_pairing pairing,
                            const char *where)
 {
-    pecert_rope_call call = {config, pairing, 0, far_positions, N_FAR, HEADS, config->head_dim};
+    int64_t pos[N_FAR];
+    memcpy(pos, far_positions, sizeof(pos));
+    int64_t n = pecert_scope_trim(env, r, pos, N_FAR); /* the far positions within the declared scope */
+    if (n == 0) {
+        pecert_case_beyond_scope(r, "every far position past the declared max_position");
+        return;
+    }
+    pecert_rope_call call = {config, pairing, 0, pos, n, HEADS, config->head_dim};
     size_t size = pecert_rope_call_size(&call);
     float *x = malloc(size * sizeof(float));
     if (x == NULL) {

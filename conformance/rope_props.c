@@ -48,7 +48,7 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, property_
                 .config = configs[c],
                 .pairing = pairings[p],
                 .positions = pos,
-                .tokens = grid_positions(pos, configs[c]),
+                .tokens = pecert_scope_trim(env, r, pos, grid_positions(pos, configs[c])),
                 .heads = N_HEADS,
                 .head_dim = configs[c]->head_dim,
             };

@@ -190,6 +190,7 @@ static void det_apply(const pecert_check_env *env, pecert_check_result *r)
     }
     det_positions(pos, DET_TOKENS);
     det_positions_int32(pos + DET_TOKENS, DET_TOKENS);
+    (void)pecert_scope_fold(env, r, pos, 2 * DET_TOKENS); /* a declared scope: certified within it */
     for (size_t i = 0; i < n_configs; i++) {
         pecert_rope_call call = {configs[i], PECERT_PAIRING_SPLIT_HALF, 0, pos, DET_TOKENS,
                                  DET_HEADS, configs[i]->head_dim};
@@ -276,6 +277,7 @@ static void det_tables(const pecert_check_env *env, pecert_check_result *r)
     }
     det_positions(pos, DET_TABLE_ROWS);
     det_positions_int32(pos + DET_TABLE_ROWS, DET_TABLE_ROWS);
+    (void)pecert_scope_fold(env, r, pos, 2 * DET_TABLE_ROWS);
     for (size_t i = 0; i < n_configs; i++) {
         char label[128];
         char where[PECERT_RESULT_LINE_MAX];
@@ -519,8 +521,9 @@ static void run_half_precision(const pecert_check_env *env, pecert_check_result 
     for (size_t i = 0; i < n_configs; i++) {
         int64_t l0 = pecert_rope_l0(configs[i]);
         int64_t pos[HALF_MAX_POSITIONS] = {0, 1, 7, l0 - 1, l0, l0 + 1, 4 * l0, 1 << 16, 1 << 20, 1 << 24};
+        int64_t n_pos = pecert_scope_trim(env, r, pos, 10);
         for (size_t p = 0; p < ARRAY_LEN(pairings); p++) {
-            pecert_rope_call call = {configs[i], pairings[p], 0, pos, 10, HALF_HEADS, configs[i]->head_dim};
+            pecert_rope_call call = {configs[i], pairings[p], 0, pos, n_pos, HALF_HEADS, configs[i]->head_dim};
             size_t n = pecert_rope_call_size(&call);
             float *x = malloc(n * sizeof(float));
             char label[128];

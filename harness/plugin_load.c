@@ -265,3 +265,16 @@ void pecert_impl_dir(char *out, size_t len)
         snprintf(out, len, "%s", installed);
     }
 }
+
+pecert_status pecert_plugin_instance(const pecert_plugin *desc, void **out)
+{
+    *out = NULL;
+    return desc->create != NULL ? desc->create(out) : PECERT_OK;
+}
+
+void pecert_plugin_release(const pecert_plugin *desc, void *instance)
+{
+    if (desc->destroy != NULL) {
+        desc->destroy(instance);
+    }
+}

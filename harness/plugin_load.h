@@ -42,6 +42,15 @@ int pecert_exe_dir(char *out, size_t len);
 int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
                        size_t err_len);
 
+/* pecert_plugin_instance: an instance of desc in *out. plugin.h lets
+ * create be NULL (a stateless plugin: every call gets NULL), so nothing
+ * may call desc->create itself. PECERT_OK, or create's status. */
+pecert_status pecert_plugin_instance(const pecert_plugin *desc, void **out);
+
+/* pecert_plugin_release: destroys what pecert_plugin_instance made
+ * (nothing when destroy is NULL, as it is exactly when create is). */
+void pecert_plugin_release(const pecert_plugin *desc, void *instance);
+
 /* pecert_plugin_close dlcloses; a zeroed plugin is a no-op. */
 void pecert_plugin_close(pecert_loaded_plugin *plugin);
 

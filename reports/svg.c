@@ -27,13 +27,19 @@
 /* Decades shown at most on the error axis. */
 #define MAX_DECADES 20
 
-/* One pixel column of samples. */
+/* One pixel column of samples. Its dot and dash are one sample's: the one
+ * furthest over (or least under) its own bound, so a dot drawn above its
+ * dash is a sample over its bound and no other (the dash once was the
+ * smallest bound in the bin under the largest error, and passing samples
+ * sat decades above the bound drawn). */
 typedef struct plot_bin {
     double emin;
     double emax;
-    double bmin;
+    double dot_error;  /* the worst sample's error ...             */
+    double dot_bound;  /* ... and its own bound                    */
+    double dot_ratio;  /* error / bound; +inf for NaN or no bound  */
     int used;
-    int bad;    /* a sample in the bin is over its bound */
+    int bad;           /* a sample in the bin is over its bound */
 } plot_bin;
 
 /* Axes: x as u(position) in [u0, u1], y as decades [d0, d1]; d0 is the
@@ -110,12 +116,19 @@ static void bin_samples(plot_bin *bins, const plot_axes *a, const pecert_check_r
         int k = (int)lround(x_u(a, p->position) / a->u1 * (PLOT_BINS - 1));
         plot_bin *bin = &bins[k < 0 ? 0 : k >= PLOT_BINS ? PLOT_BINS - 1 : k];
         double e = isnan(p->error) ? INFINITY : p->error;
+        double ratio = over_bound(p->error, p->bound) && !(p->bound > 0) ? INFINITY
+                       : p->bound > 0                                  ? e / p->bound
+                                                                       : 0.0;
         if (!bin->used) {
-            *bin = (plot_bin){e, e, p->bound, 1, 0};
+            *bin = (plot_bin){e, e, e, p->bound, ratio, 1, 0};
         }
         bin->emin = e < bin->emin ? e : bin->emin;
         bin->emax = e > bin->emax ? e : bin->emax;
-        bin->bmin = p->bound < bin->bmin ? p->bound : bin->bmin;
+        if (ratio > bin->dot_ratio) {
+            bin->dot_error = e;
+            bin->dot_bound = p->bound;
+            bin->dot_ratio = ratio;
+        }
         bin->bad |= over_bound(p->error, p->bound);
     }
 }
@@ -138,12 +151,12 @@ static void bins_path(pecert_sbuf *b, const plot_bin *bins, const plot_axes *a, 
         if (!bin->used) {
             continue;
         }
-        if (kind == 0 && bin->bmin > 0 && isfinite(bin->bmin)) {
-            pecert_sbuf_printf(b, "M%.1f %.1fh6", x - 3.0, px_y(a, bin->bmin));
+        if (kind == 0 && bin->dot_bound > 0 && isfinite(bin->dot_bound)) {
+            pecert_sbuf_printf(b, "M%.1f %.1fh6", x - 3.0, px_y(a, bin->dot_bound));
         } else if (kind == 1 && px_y(a, bin->emin) - px_y(a, bin->emax) > 1.0) {
             pecert_sbuf_printf(b, "M%.1f %.1fV%.1f", x, px_y(a, bin->emin), px_y(a, bin->emax));
         } else if ((kind == 2 && !bin->bad) || (kind == 3 && bin->bad)) {
-            pecert_sbuf_printf(b, "M%.1f %.1fh0.1", x, px_y(a, bin->emax));
+            pecert_sbuf_printf(b, "M%.1f %.1fh0.1", x, px_y(a, bin->dot_error));
         }
     }
     pecert_sbuf_puts(b, "\"/>");

@@ -46,14 +46,13 @@ typedef struct child_job {
 static pecert_status make_subject(pecert_subject *s, const pecert_plugin *desc)
 {
     s->desc = desc;
-    s->instance = NULL;
-    return desc->create != NULL ? desc->create(&s->instance) : PECERT_OK;
+    return pecert_plugin_instance(desc, &s->instance);
 }
 
 static void drop_subject(pecert_subject *s)
 {
-    if (s->desc != NULL && s->desc->destroy != NULL) {
-        s->desc->destroy(s->instance);
+    if (s->desc != NULL) {
+        pecert_plugin_release(s->desc, s->instance);
     }
 }
 

@@ -212,6 +212,29 @@ START_TEST(the_session_follows_the_checkpoint)
 }
 END_TEST
 
+/* An engine whose cos/sin cache ends at 2^16 (scoped_64k.so declares
+ * max_position 65536) keeps every check it can take: sweeps with a far
+ * position are held to the scope position by position, no longer refused
+ * whole; the far length past llama-2-7b's 4096 is not the checkpoint's own
+ * configuration; and the coverage states the scope certified. */
+START_TEST(a_declared_scope_trims_sweeps_case_by_case)
+{
+    static char out[1 << 17];
+    int rc = test_pecert(out, sizeof(out), "certify --impl %s/impls/testing/scoped_64k.so --profile llama-2-7b",
+                         test_build_dir());
+    ck_assert_msg(rc == 0, "exit %d:\n%.6000s", rc, out);
+    const char *kept[] = {"rope.norm_preservation", "rope.long_position_precision", "rope.half_precision",
+                          "rope.thread_determinism", "rope.inverse"};
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        char line[96];
+        snprintf(line, sizeof(line), "  PASS    %s", kept[i]);
+        ck_assert_msg(strstr(out, line) != NULL, "%s not PASS:\n%.6000s", kept[i], out);
+    }
+    ck_assert_msg(strstr(out, "positions (up to position 65536, the plugin's declared max_position)") != NULL,
+                  "%.6000s", out);
+}
+END_TEST
+
 /* A plugin that refuses rows past a learned table with E_UNSUPPORTED (the
  * ABI asks E_INVAL) is not certified, and told exactly that: never "does
  * not check the table's bounds", which it does. */
@@ -257,6 +280,7 @@ Suite *make_certificate_suite(void)
     tcase_add_test(core, coverage_is_in_every_output);
     tcase_add_test(core, the_session_follows_the_checkpoint);
     tcase_add_test(core, a_wrong_status_is_named_as_a_wrong_status);
+    tcase_add_test(core, a_declared_scope_trims_sweeps_case_by_case);
     tcase_add_test(core, precision_is_noted_under_passing_checks_only);
     suite_add_tcase(s, core);
     return s;

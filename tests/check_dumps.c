@@ -940,6 +940,39 @@ START_TEST(trace_names_the_first_diverging_step)
 }
 END_TEST
 
+/* `pecert dump` runs the plugin as run and certify do: a stateless plugin
+ * (create NULL, as plugin.h allows, and the README's adapter) is dumped
+ * (it once segfaulted pecert, exit 139), a crash in rope_apply is one line
+ * naming the signal and the call, and a call beyond the declared scope is
+ * refused by the scope guard; no file is written when the plugin fails. */
+START_TEST(dump_runs_the_plugin_isolated)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-dumpiso-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int rc = test_pecert(out, sizeof(out), "dump --impl %s/impls/testing/stateless.so --profile llama-3.1-8b "
+                         "--out %s --tokens 4", test_build_dir(), dir);
+    ck_assert_msg(rc == 0 && strstr(out, "dump of stateless on llama-3.1-8b") != NULL, "exit %d: %s", rc, out);
+    char path[1200];
+    snprintf(path, sizeof(path), "rm -f %s/*.npy", dir);
+    ck_assert_int_eq(system(path), 0);
+    rc = test_pecert(out, sizeof(out), "dump --impl %s/impls/testing/segv.so --profile llama-3.1-8b --out %s "
+                     "--tokens 4", test_build_dir(), dir);
+    ck_assert_msg(rc == 1 && strstr(out, "killed by signal 11 (Segmentation fault) during rope_apply of 4 tokens") !=
+                                 NULL && strchr(out, '\n') == out + strlen(out) - 1,
+                  "exit %d: %s", rc, out);
+    snprintf(path, sizeof(path), "%s/q_post.npy", dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    rc = test_pecert(out, sizeof(out), "dump --impl %s/impls/testing/scoped_64k.so --profile llama-3.1-8b --out %s "
+                     "--tokens 4 --first 70000", test_build_dir(), dir);
+    ck_assert_msg(rc == 1 && strstr(out, "beyond the plugin's declared scope: position 70000 past the declared "
+                                         "max_position 65536") != NULL,
+                  "exit %d: %s", rc, out);
+    snprintf(path, sizeof(path), "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 Suite *make_dumps_suite(void)
 {
     Suite *s = suite_create("dumps");
@@ -956,6 +989,7 @@ Suite *make_dumps_suite(void)
     tcase_add_test(core, cache_slot_bugs_are_found_by_slot);
     tcase_add_test(core, cache_command_reports_slot_ranges);
     tcase_add_test(core, trace_names_the_first_diverging_step);
+    tcase_add_test(core, dump_runs_the_plugin_isolated);
     suite_add_tcase(s, core);
     return s;
 }

@@ -338,6 +338,72 @@ START_TEST(identical_plots_are_drawn_once_and_exact_ones_are_a_line)
 }
 END_TEST
 
+/* The moves of the <path class="cls"> in svg with the most of them (the
+ * data's, not the legend's one-move sample): their count, and the y of the
+ * last (the rightmost column's) in *last_y. */
+static int data_moves(const char *svg, const char *cls, double *last_y)
+{
+    char key[64];
+    int best = -1;
+    snprintf(key, sizeof(key), "<path class=\"%s\" d=\"", cls);
+    for (const char *at = strstr(svg, key); at != NULL; at = strstr(at + 1, key)) {
+        const char *d = at + strlen(key);
+        const char *end = strchr(d, '"');
+        int moves = 0;
+        double y = 0;
+        for (const char *m = strchr(d, 'M'); m != NULL && m < end; m = strchr(m + 1, 'M')) {
+            double x = 0;
+            moves += sscanf(m, "M%lf %lf", &x, &y) == 2;
+        }
+        if (moves > best) {
+            best = moves;
+            *last_y = y;
+        }
+    }
+    return best;
+}
+
+/* A bin's dot and dash are one sample's error and bound: two passing
+ * samples in one pixel column (an error of 1e-3 under a bound of 1e-2,
+ * one of 1e-9 under 1e-8) once drew the largest error over the smallest
+ * bound, five decades above the dash, while both were within theirs. */
+START_TEST(the_plotted_bound_is_the_plotted_error_s_own)
+{
+    pecert_run_results res;
+    memset(&res, 0, sizeof(res));
+    snprintf(res.info.plugin_name, sizeof(res.info.plugin_name), "p");
+    res.info.shard_index = 1;
+    res.info.shard_count = 1;
+    pecert_check_result r;
+    pecert_check_result_init(&r, "rope.boundary_lengths");
+    r.n_cases = 2;
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 1, 0.0, 1e-6), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 1000000, 1e-3, 1e-2), 0);
+    ck_assert_int_eq(pecert_check_result_add_point(&r, PECERT_AXIS_POSITION, 1000001, 1e-9, 1e-8), 0);
+    r.worst_ratio = 0.1;
+    ck_assert_int_eq(pecert_run_results_append(&res, &r), 0);
+    res.info.n_selected = 1;
+    pecert_report rep = {0};
+    ck_assert_int_eq(pecert_report_add_run(&rep, &res, PECERT_ROLE_CERTIFY, "p"), 0);
+    pecert_report_finish(&rep);
+    char *html = pecert_report_html(&rep);
+    ck_assert_ptr_nonnull(html);
+    const char *svg = strstr(html, "<svg class=\"plot\"");
+    ck_assert_ptr_nonnull(svg);
+    /* Both in bound: no dot drawn as over it; the far column's dot sits
+     * below its dash (SVG y grows downwards). */
+    double bad_y = 0;
+    double dash_y = 0;
+    double dot_y = 0;
+    ck_assert_int_eq(data_moves(svg, "bad", &bad_y), 1); /* the legend's sample only */
+    ck_assert_int_eq(data_moves(svg, "bound", &dash_y), 2);
+    ck_assert_int_eq(data_moves(svg, "ok", &dot_y), 2);
+    ck_assert_msg(dot_y > dash_y, "dot y %.1f is not below its dash y %.1f", dot_y, dash_y);
+    free(html);
+    pecert_report_free(&rep);
+}
+END_TEST
+
 /* The case log (--verbose) survives the JSON round trip, and a log that
  * claims more cases than the check counted (a forged results file) is
  * refused like any other inconsistent count. */
@@ -1416,6 +1482,7 @@ Suite *make_reports_suite(void)
     tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
     tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
     tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
+    tcase_add_test(core, the_plotted_bound_is_the_plotted_error_s_own);
     tcase_add_test(core, plot_axis_comes_from_the_samples_not_the_check_id);
     tcase_add_test(core, case_log_round_trips_and_forged_logs_are_refused);
     tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);

@@ -4,6 +4,8 @@
  */
 #include "certificate.h"
 
+#include "checks.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +79,19 @@ static int no_operation(const pecert_check_result *r)
            strncmp(r->diagnosis, "plugin does not implement an operation", 38) == 0;
 }
 
+/* The M of r's "scope:max_position:M" symptom (its far positions held to
+ * the plugin's declared scope, checks.h), or NULL. */
+static const char *scoped_max_position(const pecert_check_result *r)
+{
+    size_t n = strlen(PECERT_SYMPTOM_SCOPED_POSITIONS);
+    for (int i = 0; i < r->n_symptoms; i++) {
+        if (strncmp(r->symptoms[i], PECERT_SYMPTOM_SCOPED_POSITIONS, n) == 0) {
+            return r->symptoms[i] + n;
+        }
+    }
+    return NULL;
+}
+
 /* What one check shows, and why in words (empty when certified plainly). */
 static pecert_concern_state check_state(const pecert_check_result *r, char *why, size_t len)
 {
@@ -91,7 +106,10 @@ static pecert_concern_state check_state(const pecert_check_result *r, char *why,
         return PECERT_CONCERN_FAILED;
     }
     if (r->verdict == PECERT_VERDICT_PASS) {
-        if (r->n_beyond_scope > 0) {
+        const char *scoped = scoped_max_position(r);
+        if (scoped != NULL) {
+            snprintf(why, len, "up to position %s, the plugin's declared max_position", scoped);
+        } else if (r->n_beyond_scope > 0) {
             snprintf(why, len, "within the plugin's declared scope; %s: %lld cases beyond it", r->check_id,
                      (long long)r->n_beyond_scope);
         }

@@ -324,6 +324,14 @@ static void run_rope_reference(const pecert_check_env *env, pecert_check_result 
         rope_freq_case(env, r, 0);
     }
     for (size_t i = 0; i < n; i++) {
+        /* The far length lies past the checkpoint's own context: an engine
+         * whose declared scope stops short of it has not declined the
+         * checkpoint, and is certified up to its scope (said). The lengths
+         * up to max_position_embeddings stay required. */
+        int64_t last = lens[i] - 1;
+        if (lens[i] > env->certify_model->max_position_embeddings && pecert_scope_trim(env, r, &last, 1) == 0) {
+            continue;
+        }
         if (freqs) {
             rope_freq_case(env, r, lens[i]);
         }

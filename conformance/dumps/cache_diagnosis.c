@@ -116,11 +116,11 @@ static int best_frequencies(slot_reader *rd, const pecert_cache_report *r, const
     const pecert_dump_hypothesis *h = &r->rope.hypotheses[r->rope.best];
     void *inst = NULL;
     double scaling = 1.0;
-    if (oracle->desc->create(&inst) != PECERT_OK) {
+    if (pecert_plugin_instance(oracle->desc, &inst) != PECERT_OK) {
         return -1;
     }
     int rc = oracle->desc->rope_freqs(inst, rd->omega, &scaling, &h->rope, h->seq_len > 0 ? h->seq_len : seq_len);
-    oracle->desc->destroy(inst);
+    pecert_plugin_release(oracle->desc, inst);
     return rc == PECERT_OK ? 0 : -1;
 }
 

@@ -305,10 +305,11 @@ static int run_hypotheses(pecert_dump_report *r, const pecert_loaded_plugin *ora
                           const pecert_dump_view *v, const int64_t *positions, char *err, size_t err_len)
 {
     void *inst = NULL;
+    int have_inst = 0;
     double *omega = malloc((size_t)(a->n_pairs + 1) * sizeof(double));
     pecert_recovered_position *scratch = calloc((size_t)v->n_tokens + 1, sizeof(*scratch));
     int rc = -1;
-    if (omega == NULL || scratch == NULL || oracle->desc->create(&inst) != PECERT_OK) {
+    if (omega == NULL || scratch == NULL || !(have_inst = pecert_plugin_instance(oracle->desc, &inst) == PECERT_OK)) {
         snprintf(err, err_len, "diagnose: %s", omega == NULL || scratch == NULL ? "out of memory"
                                                                                  : "the oracle cannot create an instance");
         goto out;
@@ -338,8 +339,8 @@ static int run_hypotheses(pecert_dump_report *r, const pecert_loaded_plugin *ora
     }
     rc = 0;
 out:
-    if (inst != NULL) {
-        oracle->desc->destroy(inst);
+    if (have_inst) {
+        pecert_plugin_release(oracle->desc, inst);
     }
     free(omega);
     free(scratch);
@@ -629,7 +630,8 @@ static void find_half_angles(pecert_dump_report *r, const pecert_loaded_plugin *
     for (int64_t t = 0; t < v->n_tokens; t++) {
         seq_len = positions[t] + 1 > seq_len ? positions[t] + 1 : seq_len;
     }
-    if (omega != NULL && oracle->desc->create(&inst) == PECERT_OK &&
+    int have_inst = omega != NULL && pecert_plugin_instance(oracle->desc, &inst) == PECERT_OK;
+    if (have_inst &&
         hypothesis_freqs(oracle, inst, &cfg->rope, cfg->seq_len > 0 ? cfg->seq_len : seq_len, omega, &scaling) == 0) {
         if (angles_within_half(a, omega, v, positions, ldexp(1.0, -11), 1)) {
             r->half_angles = "float16";
@@ -637,8 +639,8 @@ static void find_half_angles(pecert_dump_report *r, const pecert_loaded_plugin *
             r->half_angles = "bfloat16";
         }
     }
-    if (inst != NULL) {
-        oracle->desc->destroy(inst);
+    if (have_inst) {
+        pecert_plugin_release(oracle->desc, inst);
     }
     free(omega);
 }

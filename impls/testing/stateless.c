@@ -1,0 +1,59 @@
+/*
+ * stateless.c - `ref` as a stateless plugin: create and destroy NULL, as
+ * plugin.h allows ("every call gets NULL"), the way the README's own
+ * adapter is written. Every tool must run it: `pecert dump` once
+ * segfaulted calling the NULL create.
+ */
+#define _GNU_SOURCE /* dladdr, in ref_beside.h */
+#include <stddef.h>
+
+#include "pecert/plugin.h"
+#include "ref_beside.h"
+
+static pecert_plugin desc;
+static const pecert_plugin *ref_desc;
+static void *ref_instance; /* the one ref instance behind every NULL */
+
+static const char *stateless_last_error(void *instance)
+{
+    (void)instance;
+    return ref_desc->last_error(ref_instance);
+}
+
+static pecert_status stateless_apply(void *instance, const pecert_rope_apply_args *args)
+{
+    (void)instance;
+    return ref_desc->rope_apply(ref_instance, args);
+}
+
+static pecert_status stateless_freqs(void *instance, double *out_inv_freq, double *out_scaling,
+                                     const pecert_rope_config *config, int64_t seq_len)
+{
+    (void)instance;
+    return ref_desc->rope_freqs(ref_instance, out_inv_freq, out_scaling, config, seq_len);
+}
+
+const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
+{
+    (void)host_abi_version;
+    if (ref_desc == NULL) {
+        const pecert_plugin *ref = testing_load_ref(&desc);
+        if (ref == NULL || ref->create(&ref_instance) != PECERT_OK) {
+            return NULL;
+        }
+        ref_desc = ref;
+        desc = (pecert_plugin){.abi_version = PECERT_ABI_VERSION,
+                               .struct_size = sizeof(pecert_plugin),
+                               .id = "org.pecert.testing.stateless",
+                               .name = "stateless",
+                               .version = "0",
+                               .vendor = "pecert tests",
+                               .capabilities = ref->capabilities,
+                               .create = NULL,
+                               .destroy = NULL,
+                               .last_error = stateless_last_error,
+                               .rope_freqs = stateless_freqs,
+                               .rope_apply = stateless_apply};
+    }
+    return &desc;
+}
