@@ -269,6 +269,38 @@ static void diagnose_frequencies(pecert_run_results *run)
     }
 }
 
+/* The text after PECERT_RECOVERED_NOTE of r's first note with one, or
+ * NULL. */
+static const char *recovered_text(const pecert_check_result *r, const char *id)
+{
+    char tag[64];
+    snprintf(tag, sizeof(tag), "%s%s", PECERT_SYMPTOM_RECOVERED, id);
+    if (!pecert_check_has_symptom(r, tag)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < r->n_failures; i++) {
+        const char *at = strstr(r->failures[i].line, PECERT_RECOVERED_NOTE);
+        if (r->failures[i].kind == PECERT_FAILURE_NOTE && at != NULL) {
+            return at + strlen(PECERT_RECOVERED_NOTE);
+        }
+    }
+    return NULL;
+}
+
+/* The recovered position finding of the first failing apply source, or
+ * NULL. */
+static const char *recovered_position(const pecert_run_results *run)
+{
+    for (size_t s = 0; s < sizeof(apply_sources) / sizeof(apply_sources[0]); s++) {
+        const pecert_check_result *r = pecert_run_results_find(run, apply_sources[s]);
+        const char *text = r != NULL && r->verdict >= PECERT_VERDICT_FAIL ? recovered_text(r, "position") : NULL;
+        if (text != NULL) {
+            return text;
+        }
+    }
+    return NULL;
+}
+
 /* Frequencies right, rotations wrong, pairing and passthrough right:
  * where do the positions go wrong? */
 static void diagnose_positions(pecert_run_results *run)
@@ -284,6 +316,12 @@ static void diagnose_positions(pecert_run_results *run)
     if (scaled_types_only && !failed(run, "rope.identity_at_zero")) {
         add(run, "seq_len_selection", "rope.apply.golden: only scaled rope types fail; frequencies right at given lengths",
             "dynamic/LongRoPE frequencies selected by the wrong length in apply (not max(position)+1)");
+    } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero") && recovered_position(run) != NULL) {
+        /* The recovery names which tokens moved and by how much, as
+         * `pecert diagnose` does: more than "wrong at position 0". */
+        add(run, "recovered", "rope.identity_at_zero fails; each token's rotation recovered from a failing output, "
+                              "as `pecert diagnose` reads a dump",
+            "%s", recovered_position(run));
     } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero")) {
         add(run, "position_shift", "rope.identity_at_zero fails while frequencies are right",
             "positions shifted: the rotation is wrong already at position 0 (off-by-one, or token index used as position)");
@@ -682,6 +720,7 @@ static unsigned covers(const char *finding_id)
         {"rotation_sign", COVERS_ROTATIONS},
         {"seq_len_selection", COVERS_ROTATIONS},
         {"precision", COVERS_ROTATIONS},
+        {"recovered", COVERS_ROTATIONS},
         {"rotary_dim", COVERS_ROTATIONS | COVERS_INV_FREQ},
         {"scaling_ignored", COVERS_ROTATIONS | COVERS_INV_FREQ | COVERS_SCALING},
         {"scaling_missing", COVERS_ROTATIONS | COVERS_SCALING},
@@ -796,6 +835,41 @@ static void diagnose_nonfinite(pecert_run_results *run)
     }
 }
 
+/* 1 when a finding so far explains the failing rotations. */
+static int rotations_named(const pecert_run_results *run)
+{
+    for (int i = 0; i < run->n_findings; i++) {
+        if (covers(run->findings[i].id) & COVERS_ROTATIONS) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Rotations fail and no rule named why: what the recovery of the first
+ * failing case found (rope_recovered.c), in the words `pecert diagnose`
+ * gives the same output as a dump, so the three commands agree. */
+static void diagnose_recovered(pecert_run_results *run)
+{
+    static const char *const ids[] = {"position", "pairing", "rotary_dim", "frequencies"};
+    if (rotations_named(run)) {
+        return;
+    }
+    for (size_t s = 0; s < sizeof(apply_sources) / sizeof(apply_sources[0]); s++) {
+        const pecert_check_result *r = pecert_run_results_find(run, apply_sources[s]);
+        for (size_t k = 0; r != NULL && r->verdict >= PECERT_VERDICT_FAIL && k < sizeof(ids) / sizeof(ids[0]); k++) {
+            const char *text = recovered_text(r, ids[k]);
+            if (text != NULL) {
+                char evidence[PECERT_RESULT_LINE_MAX];
+                snprintf(evidence, sizeof(evidence), "%s: each token's rotation recovered from the failing output, as "
+                                                     "`pecert diagnose` reads a dump", r->check_id);
+                add(run, "recovered", evidence, "%s", text);
+                return;
+            }
+        }
+    }
+}
+
 void pecert_diagnose(pecert_run_results *run)
 {
     run->n_findings = 0;
@@ -814,6 +888,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_cope(run);
     diagnose_peg(run);
     diagnose_families(run);
+    diagnose_recovered(run); /* after every rule that names a rotation bug */
     diagnose_nonfinite(run); /* after the bugs a NaN may come from, which name more */
     diagnose_declines(run);
     drop_explained_leads(run);

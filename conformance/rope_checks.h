@@ -78,6 +78,18 @@ int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const p
 void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
                          const float *x, const float *got, const char *where);
 
+/* pecert_rope_recover_explain: when no hypothesis explains got, reads the
+ * case as `pecert diagnose` reads a dump (dump_diagnosis.h: each token's
+ * position, the pairing, the rotated channels, the frequency set,
+ * recovered from x and got) and records its findings: a symptom
+ * PECERT_SYMPTOM_RECOVERED "recovered:<id>" and a note line
+ * "WHERE: recovered from the output: <the finding, diagnose's words>".
+ * The first failing case of a check only (rope_recovered.c). */
+#define PECERT_SYMPTOM_RECOVERED "recovered:"
+#define PECERT_RECOVERED_NOTE "recovered from the output: "
+void pecert_rope_recover_explain(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                                 const float *x, const float *got, const char *where);
+
 /* pecert_rope_heatmap: the worst error/bound ratio over the tokens of
  * each (head, channel pair) of one apply case, under pecert_rope_compare's
  * bounds; r keeps the grid of its worst case (the report's heatmap). */

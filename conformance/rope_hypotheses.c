@@ -172,4 +172,7 @@ void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, co
             return;
         }
     }
+    /* No whole-call hypothesis: what each token was rotated with, as
+     * `pecert diagnose` recovers it from a dump. */
+    pecert_rope_recover_explain(env, r, call, x, got, where);
 }

@@ -26,6 +26,8 @@
 typedef struct tally {
     size_t certified;
     size_t certified_failing;
+    size_t checks;          /* of the certify-role runs ...           */
+    size_t not_supported;   /* ... and those not examined (N/A)        */
     size_t allowed;
     size_t allowed_failing;
     size_t mutants;
@@ -34,13 +36,17 @@ typedef struct tally {
 
 static tally count_runs(const pecert_report *rep)
 {
-    tally t = {0, 0, 0, 0, 0, 0};
+    tally t = {0, 0, 0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < rep->n_runs; i++) {
         const pecert_report_run *r = &rep->runs[i];
         int failed = pecert_report_run_failed(r);
         if (r->role == PECERT_ROLE_CERTIFY) {
+            size_t counts[PECERT_VERDICT_COUNT];
+            pecert_run_results_count(&r->res, counts);
             t.certified++;
             t.certified_failing += (size_t)failed;
+            t.checks += r->res.n_checks;
+            t.not_supported += counts[PECERT_VERDICT_UNSUPPORTED];
         } else if (r->role == PECERT_ROLE_ALLOWED) {
             t.allowed++;
             t.allowed_failing += (size_t)failed;
@@ -160,8 +166,13 @@ static void banner(pecert_sbuf *b, const pecert_report *rep)
                        pass ? "pass" : "fail", pass ? "pass" : "fail");
     pecert_sbuf_printf(b, "<p class=\"big\">%s</p>\n<p>", pass ? "PASS" : "FAIL");
     if (t.certified_failing == 0) {
-        pecert_sbuf_printf(b, "%zu certified plugin%s every check", t.certified,
-                           t.certified == 1 ? " passes" : "s pass");
+        /* "every check", with how many were not examined: a plugin that
+         * implements 10 of 52 checks passes those 10, not 52. */
+        pecert_sbuf_printf(b, "%zu plugin%s every check %s", t.certified, t.certified == 1 ? " passes" : "s pass",
+                           t.certified == 1 ? "it was examined by" : "they were examined by");
+        if (t.not_supported > 0) {
+            pecert_sbuf_printf(b, " (%zu of %zu checks not supported: not examined)", t.not_supported, t.checks);
+        }
     } else {
         pecert_sbuf_printf(b, "%zu of %zu certified plugins fail", t.certified_failing, t.certified);
         failing_names(b, rep, PECERT_ROLE_CERTIFY);
