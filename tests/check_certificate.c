@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "certificate.h"
+#include "certify_plan.h"
 #include "results.h"
 #include "suites.h"
 
@@ -36,21 +37,28 @@ static const char *const profiles[] = {"llama-3.1-8b", "gpt-neox-20b", "qwen2-vl
  *  - a session that declines rotary_dim < head_dim: gpt-neox-20b (24 of
  *    96) NOT CERTIFIED, the full-rotary ones still CERTIFIED; Bloom's
  *    attention runs in the session (ALiBi inside it): CERTIFIED;
+ *  - rope declining every scaled rope_type (the README adapter's way):
+ *    llama-3.1-8b (llama3 scaling) NOT CERTIFIED from both paths (it once
+ *    read NOT APPLICABLE in --all-profiles), the default-RoPE ones
+ *    CERTIFIED;
  *  - learned, ALiBi and T5 without RoPE: the RoPE ones NOT APPLICABLE,
  *    bert-base and t5-base CERTIFIED, vit-b-16 CERTIFIED for its table
  *    with its tower not examined, Bloom CERTIFIED. */
 static const struct {
     const char *ops;
     int session_full_rotary;
+    int default_rope_only;
     const char *classes[N_PROFILES];
 } table[] = {
-    {"", 0, {"NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE",
+    {"", 0, 0, {"NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE",
              "NOT APPLICABLE", "NOT APPLICABLE"}},
-    {"rope", 0, {"CERTIFIED", "CERTIFIED", "CERTIFIED", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE",
+    {"rope", 0, 0, {"CERTIFIED", "CERTIFIED", "CERTIFIED", "NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE",
                  "NOT APPLICABLE"}},
-    {"rope,session", 1, {"CERTIFIED", "NOT CERTIFIED", "CERTIFIED", "NOT APPLICABLE", "NOT APPLICABLE", "CERTIFIED",
+    {"rope,session", 1, 0, {"CERTIFIED", "NOT CERTIFIED", "CERTIFIED", "NOT APPLICABLE", "NOT APPLICABLE", "CERTIFIED",
                          "NOT APPLICABLE"}},
-    {"learned,alibi,t5", 0, {"NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "CERTIFIED", "CERTIFIED",
+    {"rope", 0, 1, {"NOT CERTIFIED", "CERTIFIED", "CERTIFIED", "NOT APPLICABLE", "NOT APPLICABLE",
+                    "NOT APPLICABLE", "NOT APPLICABLE"}},
+    {"learned,alibi,t5", 0, 0, {"NOT APPLICABLE", "NOT APPLICABLE", "NOT APPLICABLE", "CERTIFIED", "CERTIFIED",
                              "CERTIFIED", "CERTIFIED"}},
 };
 #define N_SETS (sizeof(table) / sizeof(table[0]))
@@ -116,6 +124,11 @@ START_TEST(one_class_from_every_path)
             ck_assert_int_eq(setenv("PECERT_TEST_SESSION_FULL_ROTARY", "1", 1), 0);
         } else {
             ck_assert_int_eq(unsetenv("PECERT_TEST_SESSION_FULL_ROTARY"), 0);
+        }
+        if (table[s].default_rope_only) {
+            ck_assert_int_eq(setenv("PECERT_TEST_DEFAULT_ROPE_ONLY", "1", 1), 0);
+        } else {
+            ck_assert_int_eq(unsetenv("PECERT_TEST_DEFAULT_ROPE_ONLY"), 0);
         }
         (void)test_pecert(out, sizeof(out), "certify --all-profiles --profiles %s --impl %s/impls/testing/ops_subset.so "
                                             "-j 2 --no-timings",
@@ -263,6 +276,21 @@ START_TEST(run_certify_and_diagnose_name_the_partial_off_by_one)
 }
 END_TEST
 
+/* Every check certify's plan runs belongs to a concern of the table: a
+ * check added to the plan without one would be certified under "other
+ * checks", which names nothing a porter can act on. */
+START_TEST(every_planned_check_has_a_concern)
+{
+    for (size_t i = 0; i < pecert_certify_plan_len; i++) {
+        const char *id = pecert_certify_plan[i].check->id;
+        ck_assert_msg(strcmp(pecert_check_concern(id), "other checks") != 0, "%s has no concern", id);
+    }
+    ck_assert_str_eq(pecert_check_concern("rope.apply.golden@sliding"), "rotation");
+    ck_assert_str_eq(pecert_check_concern("certify.rope2d.reference@vision"), "vision tower");
+    ck_assert_str_eq(pecert_check_concern("certify.mapping@vision"), "config mapping");
+}
+END_TEST
+
 /* A run where most checks are not supported no longer reads "1 certified
  * plugin passes every check": the report says what was not examined. */
 START_TEST(a_partial_run_says_what_was_not_examined)
@@ -336,6 +364,7 @@ Suite *make_certificate_suite(void)
     tcase_add_test(core, a_declared_scope_trims_sweeps_case_by_case);
     tcase_add_test(core, run_certify_and_diagnose_name_the_partial_off_by_one);
     tcase_add_test(core, a_partial_run_says_what_was_not_examined);
+    tcase_add_test(core, every_planned_check_has_a_concern);
     tcase_add_test(core, precision_is_noted_under_passing_checks_only);
     suite_add_tcase(s, core);
     return s;

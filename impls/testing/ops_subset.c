@@ -8,6 +8,9 @@
  * that cannot run gpt-neox-20b's rotary_pct), with E_UNSUPPORTED.
  * PECERT_TEST_LEARNED_UNSUPPORTED=1 refuses a row outside the table with
  * E_UNSUPPORTED where the ABI asks E_INVAL (the row is still never read).
+ * PECERT_TEST_DEFAULT_ROPE_ONLY=1 declines every scaled rope_type in
+ * rope_freqs, rope_cos_sin and rope_apply (an engine without llama3 or YaRN
+ * scaling, as the README's adapter).
  */
 #define _GNU_SOURCE /* dladdr, in ref_beside.h */
 #include <stdlib.h>
@@ -58,12 +61,45 @@ static pecert_status learned_refused_unsupported(void *instance, const pecert_le
     return st == PECERT_E_INVAL ? PECERT_E_UNSUPPORTED : st;
 }
 
+static const char *scaled_declined = "rope: only the default rope_type";
+
+static int scaled(const pecert_rope_config *config)
+{
+    return config != NULL && config->rope_type != PECERT_ROPE_DEFAULT;
+}
+
+static pecert_status default_freqs(void *instance, double *inv, double *scaling, const pecert_rope_config *config,
+                                   int64_t seq_len)
+{
+    declined = scaled_declined;
+    return scaled(config) ? PECERT_E_UNSUPPORTED : ref_desc->rope_freqs(instance, inv, scaling, config, seq_len);
+}
+
+static pecert_status default_cos_sin(void *instance, pecert_tensor *c, pecert_tensor *s,
+                                     const pecert_rope_config *config, int64_t seq_len, const int64_t *positions,
+                                     int64_t n)
+{
+    declined = scaled_declined;
+    return scaled(config) ? PECERT_E_UNSUPPORTED
+                          : ref_desc->rope_cos_sin(instance, c, s, config, seq_len, positions, n);
+}
+
+static pecert_status default_apply(void *instance, const pecert_rope_apply_args *args)
+{
+    declined = scaled_declined;
+    return scaled(args->config) ? PECERT_E_UNSUPPORTED : ref_desc->rope_apply(instance, args);
+}
+
 static void keep_families(void)
 {
     if (!kept("rope")) {
         desc.rope_freqs = NULL;
         desc.rope_cos_sin = NULL;
         desc.rope_apply = NULL;
+    } else if (getenv("PECERT_TEST_DEFAULT_ROPE_ONLY") != NULL) {
+        desc.rope_freqs = default_freqs;
+        desc.rope_cos_sin = default_cos_sin;
+        desc.rope_apply = default_apply;
     }
     if (!kept("threads")) {
         desc.set_num_threads = NULL;
