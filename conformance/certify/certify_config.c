@@ -1,5 +1,9 @@
 /*
- * certify_config.c - config.json -> pecert_certify_model.
+ * certify_config.c - config.json -> pecert_certify_model: the readers of
+ * each model_type, the table that picks them, and the walk of the
+ * document (text_config, vision_config). rope_scaling is
+ * certify_scaling.c's, layer types certify_layers.c's, the description
+ * certify_describe.c's and the files certify_profiles.c's.
  *
  * Source of every rule: transformers v4.57.6 (753d6110), the model's
  * configuration_*.py (which keys it reads, defaults, legacy spellings) and
@@ -8,382 +12,18 @@
  */
 #include "certify_config.h"
 #include "certify_reads.h"
-#include "did_you_mean.h"
-#include "input_file.h"
 #include "json_text.h"
 #include "vectors.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* ---- rope_scaling ------------------------------------------------------ */
-
-typedef struct rope_type_rule {
-    const char *name;          /* rope_scaling's rope_type / type          */
-    pecert_rope_type type;
-    const char *const *keys;   /* keys allowed besides rope_type / type    */
-} rope_type_rule;
-
-static const char *const keys_default[] = {NULL};
-static const char *const keys_factor[] = {"factor", NULL};
-static const char *const keys_dynamic[] = {"factor", "original_max_position_embeddings", NULL};
-static const char *const keys_yarn[] = {"factor", "attention_factor", "beta_fast", "beta_slow",
-                                        "original_max_position_embeddings", "mscale",
-                                        "mscale_all_dim", "truncate", NULL};
-static const char *const keys_longrope[] = {"short_factor", "long_factor", "attention_factor",
-                                            "factor", "original_max_position_embeddings", NULL};
-static const char *const keys_llama3[] = {"factor", "original_max_position_embeddings",
-                                          "low_freq_factor", "high_freq_factor", NULL};
-
-/* _validate_*_parameters of modeling_rope_utils.py, plus the two legacy
- * spellings config classes rewrite: Phi3Config "su" -> longrope,
- * Qwen2VLConfig "mrope" -> default (with mrope_section). */
-static const rope_type_rule rope_rules[] = {
-    {"default", PECERT_ROPE_DEFAULT, keys_default},  {"linear", PECERT_ROPE_LINEAR, keys_factor},
-    {"dynamic", PECERT_ROPE_DYNAMIC, keys_dynamic},  {"yarn", PECERT_ROPE_YARN, keys_yarn},
-    {"longrope", PECERT_ROPE_LONGROPE, keys_longrope}, {"su", PECERT_ROPE_LONGROPE, keys_longrope},
-    {"llama3", PECERT_ROPE_LLAMA3, keys_llama3},     {"mrope", PECERT_ROPE_DEFAULT, keys_default},
-};
-
-/* Qwen2-VL and Qwen2.5-VL: M-RoPE text models whose config class takes
- * mrope_section in rope_scaling (rope_config_validation ignore_keys) and
- * nests the text model under text_config when saved by v4.57. */
-static int is_qwen_vl(const char *model_type)
-{
-    return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0 ||
-           strcmp(model_type, "qwen3_vl") == 0;
-}
-
-/* Qwen3-VL (Qwen3VLTextRotaryEmbedding, transformers v4.57.6): M-RoPE
- * whose sections are interleaved (apply_interleaved_mrope), always. */
-static int is_qwen3_vl(const char *model_type)
-{
-    return strcmp(model_type, "qwen3_vl") == 0;
-}
-
-/* The rotary classes read rope_scaling.get("rope_type", rope_scaling.get(
- * "type")); a config class that copies "type" over "rope_type" first
- * (type_overrides_rope_type) makes the legacy key win when both exist. */
-static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
-{
-    const char *first = c->type_overrides_rope_type ? "type" : "rope_type";
-    const char *second = c->type_overrides_rope_type ? "rope_type" : "type";
-    const char *key = cfg_get(rs, first) != NULL ? first : cfg_get(rs, second) != NULL ? second : NULL;
-    if (key == NULL && is_qwen3_vl(c->m->model_type)) { /* rope_scaling.get("rope_type", "default") */
-        *out = &rope_rules[0];
-        return 0;
-    }
-    if (key == NULL) {
-        return cfg_fail(c, "rope_scaling", "has neither rope_type nor the legacy type");
-    }
-    const cJSON *v = cfg_get(rs, key);
-    char shown[64];
-    snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
-    if (!cJSON_IsString(v)) {
-        return cfg_fail(c, shown, "expected a string");
-    }
-    /* Phi3Config._rope_scaling_adjustment: type "su" or "yarn" is LongRoPE. */
-    const char *name = strcmp(c->m->model_type, "phi3") == 0 && strcmp(v->valuestring, "yarn") == 0
-                           ? "longrope" : v->valuestring;
-    for (size_t i = 0; i < sizeof(rope_rules) / sizeof(rope_rules[0]); i++) {
-        if (strcmp(name, rope_rules[i].name) == 0) {
-            *out = &rope_rules[i];
-            snprintf(c->m->rope_type_key, sizeof(c->m->rope_type_key), "%s", key);
-            return 0;
-        }
-    }
-    return cfg_fail(c, shown, "unknown rope type '%s'", v->valuestring);
-}
-
-/* Every rope_scaling key must belong to the type (HF only warns). */
-static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule *rule)
-{
-    const cJSON *item = NULL;
-    cJSON_ArrayForEach(item, rs) {
-        const char *k = item->string;
-        int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || cfg_in_list(k, rule->keys) ||
-                 (strcmp(k, "mrope_section") == 0 && is_qwen_vl(c->m->model_type)) ||
-                 (strcmp(k, "mrope_interleaved") == 0 && is_qwen3_vl(c->m->model_type));
-        if (!ok) {
-            char shown[160];
-            snprintf(shown, sizeof(shown), "rope_scaling.%s", k);
-            return cfg_fail(c, shown, "not a key of rope type '%s' (pecert refuses what it cannot certify)",
-                            rule->name);
-        }
-    }
-    return 0;
-}
-
-static int read_factor_list(map_ctx *c, const cJSON *rs, const char *key, double *out)
-{
-    const cJSON *v = cfg_get(rs, key);
-    char shown[64];
-    snprintf(shown, sizeof(shown), "rope_scaling.%s", key);
-    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
-    if (c->m->rope.rotary_dim / 2 > PECERT_CERTIFY_MAX_FACTORS) {
-        return cfg_fail(c, shown, "rotary_dim/2 = %d factors: pecert holds at most %d", c->m->rope.rotary_dim / 2,
-                        PECERT_CERTIFY_MAX_FACTORS);
-    }
-    if (n != c->m->rope.rotary_dim / 2) {
-        return cfg_fail(c, shown, "expected a list of rotary_dim/2 = %d numbers", c->m->rope.rotary_dim / 2);
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *e = cJSON_GetArrayItem(v, i);
-        if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble)) {
-            return cfg_fail(c, shown, "element %d is not a positive number", i);
-        }
-        out[i] = e->valuedouble;
-    }
-    return 0;
-}
-
-/* The scalar rope_scaling keys. transformers v4.57.6 (modeling_rope_utils.py)
- * raises on none of their values: _validate_*_parameters only warns
- * (factor < 1, attention_factor < 0) and the _compute_* functions compute.
- * So any finite value is read, with three exceptions where the official
- * code raises or yields no finite frequency, each refused with the reason:
- * a beta < 0 (find_correction_dim's math.log raises ValueError; 0 means
- * "the default", `get(key) or 32`), a freq factor <= 0 (llama3's
- * old_context_len / low_freq_factor raises ZeroDivisionError at 0; a
- * negative one inverts the wavelength bands, which pecert refuses rather
- * than certify), and a factor <= 0 (inv_freq / factor is infinite or
- * negative). */
-static int read_scaling_numbers(map_ctx *c, const cJSON *rs)
-{
-    pecert_rope_config *r = &c->m->rope;
-    int64_t omp = 0;
-    int truncate = 1;
-    int rc = 0;
-    r->present |= cfg_read_num(c, rs, "factor", "rope_scaling.factor", DBL_TRUE_MIN, DBL_MAX, &r->factor) == 1
-                      ? PECERT_ROPE_HAS_FACTOR : 0u;
-    rc = cfg_read_int(c, rs, "original_max_position_embeddings",
-                      "rope_scaling.original_max_position_embeddings", 1, (int64_t)1 << 40, &omp);
-    r->present |= rc == 1 ? PECERT_ROPE_HAS_ORIGINAL_MAX_POS : 0u;
-    r->original_max_position_embeddings = rc == 1 ? omp : r->original_max_position_embeddings;
-    r->present |= cfg_read_num(c, rs, "attention_factor", "rope_scaling.attention_factor", -DBL_MAX, DBL_MAX,
-                               &r->attention_factor) == 1 ? PECERT_ROPE_HAS_ATTENTION_FACTOR : 0u;
-    r->present |= cfg_read_num(c, rs, "beta_fast", "rope_scaling.beta_fast", 0, DBL_MAX, &r->beta_fast) == 1
-                      ? PECERT_ROPE_HAS_BETA_FAST : 0u;
-    r->present |= cfg_read_num(c, rs, "beta_slow", "rope_scaling.beta_slow", 0, DBL_MAX, &r->beta_slow) == 1
-                      ? PECERT_ROPE_HAS_BETA_SLOW : 0u;
-    r->present |= cfg_read_num(c, rs, "mscale", "rope_scaling.mscale", -DBL_MAX, DBL_MAX, &r->mscale) == 1
-                      ? PECERT_ROPE_HAS_MSCALE : 0u;
-    r->present |= cfg_read_num(c, rs, "mscale_all_dim", "rope_scaling.mscale_all_dim", -DBL_MAX, DBL_MAX,
-                               &r->mscale_all_dim) == 1 ? PECERT_ROPE_HAS_MSCALE_ALL_DIM : 0u;
-    r->present |= cfg_read_num(c, rs, "low_freq_factor", "rope_scaling.low_freq_factor", DBL_TRUE_MIN, DBL_MAX,
-                               &r->low_freq_factor) == 1 ? PECERT_ROPE_HAS_LOW_FREQ_FACTOR : 0u;
-    r->present |= cfg_read_num(c, rs, "high_freq_factor", "rope_scaling.high_freq_factor", DBL_TRUE_MIN, DBL_MAX,
-                               &r->high_freq_factor) == 1 ? PECERT_ROPE_HAS_HIGH_FREQ_FACTOR : 0u;
-    rc = cfg_read_bool(c, rs, "truncate", "rope_scaling.truncate", &truncate);
-    r->present |= rc == 1 ? PECERT_ROPE_HAS_TRUNCATE : 0u;
-    r->truncate = rc == 1 ? truncate : 0; /* absent: present says so, the field stays 0 */
-    return c->err[0] != '\0' ? -1 : 0;
-}
-
-/* Cross-key rules: required keys per type, and orderings the formulas
- * need (beta_fast > beta_slow, low < high). What transformers warns
- * about and still computes is a note kept in the model and printed by
- * certify (rope_warn); what certify itself leaves unchecked, cfg_warn. */
-
-/* Only a config class that runs rope_config_validation warns upstream. */
-#define rope_warn(c, ...)                                                                              \
-    do {                                                                                               \
-        if ((c)->runs_validation) {                                                                    \
-            cfg_warn((c), __VA_ARGS__);                                                                \
-        }                                                                                              \
-    } while (0)
-
-static int has_key(const pecert_rope_config *r, uint32_t bit)
-{
-    return (r->present & bit) != 0;
-}
-
-/* _validate_llama3_parameters: the four keys are required (KeyError);
- * high <= low and original >= max_position_embeddings only warn. With
- * high <= low the compute function has no smoothing band (torch.where
- * discards the division by high - low): Llama 4 Scout ships low == high. */
-static int check_llama3_rules(map_ctx *c, const pecert_rope_config *r)
-{
-    const uint32_t need = PECERT_ROPE_HAS_ORIGINAL_MAX_POS | PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
-                          PECERT_ROPE_HAS_HIGH_FREQ_FACTOR;
-    if ((r->present & need) != need) {
-        return cfg_fail(c, "rope_scaling", "llama3 needs original_max_position_embeddings, "
-                                           "low_freq_factor and high_freq_factor");
-    }
-    if (!(r->high_freq_factor > r->low_freq_factor)) {
-        rope_warn(c, "rope_scaling.high_freq_factor",
-             "%.17g <= low_freq_factor %.17g: transformers warns and computes (no smoothed band)",
-             r->high_freq_factor, r->low_freq_factor);
-    }
-    if (r->original_max_position_embeddings >= r->max_position_embeddings) {
-        rope_warn(c, "rope_scaling.original_max_position_embeddings",
-             "%lld >= max_position_embeddings %lld: transformers warns and computes",
-             (long long)r->original_max_position_embeddings, (long long)r->max_position_embeddings);
-    }
-    return 0;
-}
-
-/* get_mscale(scale, m) = 0.1 * m * log(scale) + 1 for scale > 1. */
-static double yarn_mscale(double scale, double m)
-{
-    return scale <= 1.0 ? 1.0 : 0.1 * m * log(scale) + 1.0;
-}
-
-/* _validate_yarn_parameters warns when (beta_fast or 32) < (beta_slow or
- * 1), when attention_factor < 0, and when original_max_position_embeddings
- * is unset or max_position_embeddings / it differs from factor;
- * _compute_yarn_parameters divides by get_mscale(factor, mscale_all_dim)
- * when mscale and mscale_all_dim are both truthy (ZeroDivisionError at 0). */
-static int check_yarn_rules(map_ctx *c, const pecert_rope_config *r)
-{
-    double fast = has_key(r, PECERT_ROPE_HAS_BETA_FAST) && r->beta_fast != 0 ? r->beta_fast : 32.0;
-    double slow = has_key(r, PECERT_ROPE_HAS_BETA_SLOW) && r->beta_slow != 0 ? r->beta_slow : 1.0;
-    int ratio = has_key(r, PECERT_ROPE_HAS_MSCALE) && r->mscale != 0 && has_key(r, PECERT_ROPE_HAS_MSCALE_ALL_DIM) &&
-                r->mscale_all_dim != 0 && !has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR);
-    if (ratio && yarn_mscale(r->factor, r->mscale_all_dim) == 0.0) {
-        return cfg_fail(c, "rope_scaling.mscale_all_dim",
-                        "%.17g makes get_mscale(factor, mscale_all_dim) zero: the official code raises "
-                        "ZeroDivisionError", r->mscale_all_dim);
-    }
-    if (fast < slow) {
-        rope_warn(c, "rope_scaling.beta_fast", "%.17g < beta_slow %.17g: transformers warns and computes", fast, slow);
-    }
-    if (!has_key(r, PECERT_ROPE_HAS_ORIGINAL_MAX_POS)) {
-        rope_warn(c, "rope_scaling.original_max_position_embeddings",
-             "unset: transformers warns and takes max_position_embeddings as the pre-yarn length");
-    } else if ((double)r->max_position_embeddings / (double)r->original_max_position_embeddings != r->factor) {
-        rope_warn(c, "rope_scaling.factor",
-             "%.17g differs from max_position_embeddings / original_max_position_embeddings = %.17g: "
-             "transformers warns and uses factor", r->factor,
-             (double)r->max_position_embeddings / (double)r->original_max_position_embeddings);
-    }
-    return 0;
-}
-
-/* _validate_longrope_parameters: with a top-level
- * original_max_position_embeddings (Phi-3) it warns that factor should be
- * used instead; without one it warns when factor is missing or < 1 and
- * when attention_factor < 0. */
-static void check_longrope_rules(map_ctx *c, const pecert_rope_config *r)
-{
-    if (has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
-        rope_warn(c, "original_max_position_embeddings",
-             "top-level (Phi-3 style): transformers warns that rope_scaling.factor should carry the ratio "
-             "instead, and computes factor = max_position_embeddings / it");
-        return;
-    }
-    if (!has_key(r, PECERT_ROPE_HAS_FACTOR)) {
-        rope_warn(c, "rope_scaling.factor", "missing: transformers warns and computes");
-    }
-}
-
-static int check_scaling_rules(map_ctx *c)
-{
-    const pecert_rope_config *r = &c->m->rope;
-    pecert_rope_type t = r->rope_type;
-    int needs_factor = t == PECERT_ROPE_LINEAR || t == PECERT_ROPE_DYNAMIC || t == PECERT_ROPE_YARN ||
-                       t == PECERT_ROPE_LLAMA3;
-    int reads_factor = needs_factor || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS));
-    if (needs_factor && !has_key(r, PECERT_ROPE_HAS_FACTOR)) {
-        return cfg_fail(c, "rope_scaling.factor", "required for rope type '%s'",
-                        pecert_rope_type_name(t));
-    }
-    /* Every _validate_* that reads factor warns below 1 (and computes). */
-    if (reads_factor && has_key(r, PECERT_ROPE_HAS_FACTOR) && r->factor < 1.0) {
-        rope_warn(c, "rope_scaling.factor", "%.17g < 1: transformers warns and computes", r->factor);
-    }
-    if ((t == PECERT_ROPE_YARN || (t == PECERT_ROPE_LONGROPE && !has_key(r, PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS))) &&
-        has_key(r, PECERT_ROPE_HAS_ATTENTION_FACTOR) && r->attention_factor < 0) {
-        rope_warn(c, "rope_scaling.attention_factor", "%.17g < 0: transformers warns and computes", r->attention_factor);
-    }
-    if (t == PECERT_ROPE_LLAMA3) {
-        return check_llama3_rules(c, r);
-    }
-    if (t == PECERT_ROPE_YARN) {
-        return check_yarn_rules(c, r);
-    }
-    if (t == PECERT_ROPE_LONGROPE) {
-        check_longrope_rules(c, r);
-    }
-    return 0;
-}
-
-static int read_mrope_section(map_ctx *c, const cJSON *rs)
-{
-    const cJSON *v = cfg_get(rs, "mrope_section");
-    int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
-    int sum = 0;
-    if (n < 1 || n > PECERT_MROPE_MAX_AXES) {
-        return cfg_fail(c, "rope_scaling.mrope_section", "expected a list of 1..%d integers", PECERT_MROPE_MAX_AXES);
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *e = cJSON_GetArrayItem(v, i);
-        /* Bounded before the cast (found by tests/fuzz/fuzz_config.c: a
-         * 4e33 element was an undefined conversion to int32_t). */
-        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble != floor(e->valuedouble) ||
-            e->valuedouble > c->m->rope.rotary_dim / 2) {
-            return cfg_fail(c, "rope_scaling.mrope_section",
-                            "element %d is not an integer in [0, rotary_dim/2 = %d]", i,
-                            c->m->rope.rotary_dim / 2);
-        }
-        c->m->mrope_section[i] = (int32_t)e->valuedouble;
-        sum += c->m->mrope_section[i];
-    }
-    if (sum != c->m->rope.rotary_dim / 2) {
-        return cfg_fail(c, "rope_scaling.mrope_section", "sums to %d, expected rotary_dim/2 = %d", sum,
-                        c->m->rope.rotary_dim / 2);
-    }
-    c->m->n_sections = n;
-    c->m->kind = PECERT_PE_MROPE;
-    return 0;
-}
-
-/* rope_scaling (null or absent = default rope). */
-static int map_scaling_object(map_ctx *c, const cJSON *rs)
-{
-    const rope_type_rule *rule = NULL;
-    if (rs == NULL) {
-        return 0;
-    }
-    if (!cJSON_IsObject(rs)) {
-        return cfg_fail(c, "rope_scaling", "expected an object or null");
-    }
-    if (scaling_type(c, rs, &rule) != 0 || check_scaling_keys(c, rs, rule) != 0) {
-        return -1;
-    }
-    c->m->rope.rope_type = rule->type;
-    if (read_scaling_numbers(c, rs) != 0) {
-        return -1;
-    }
-    if (rule->type == PECERT_ROPE_LONGROPE) {
-        if (read_factor_list(c, rs, "short_factor", c->m->short_factor) != 0 ||
-            read_factor_list(c, rs, "long_factor", c->m->long_factor) != 0) {
-            return -1;
-        }
-        c->m->rope.num_factors = c->m->rope.rotary_dim / 2;
-        c->m->rope.short_factor = c->m->short_factor;
-        c->m->rope.long_factor = c->m->long_factor;
-    }
-    if (cfg_get(rs, "mrope_section") != NULL && read_mrope_section(c, rs) != 0) {
-        return -1;
-    }
-    return check_scaling_rules(c);
-}
-
-static int map_rope_scaling(map_ctx *c)
-{
-    return map_scaling_object(c, cfg_get(c->root, "rope_scaling"));
-}
 
 /* ---- per-model_type readers ------------------------------------------- */
 
@@ -590,7 +230,7 @@ static int splits_partial_rotary(const char *model_type)
 static int map_default_scaling(map_ctx *c, const char *json)
 {
     cJSON *rs = cJSON_Parse(json);
-    int rc = rs != NULL ? map_scaling_object(c, rs) : cfg_fail(c, "rope_scaling", "internal: bad default");
+    int rc = rs != NULL ? cfg_map_scaling_object(c, rs) : cfg_fail(c, "rope_scaling", "internal: bad default");
     cJSON_Delete(rs);
     return rc;
 }
@@ -678,7 +318,7 @@ static int map_qwen3_vl_scaling(map_ctx *c)
 
 static int require_mrope(map_ctx *c)
 {
-    if (is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
+    if (cfg_is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
         return cfg_fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
                         "rope_scaling[\"mrope_section\"])", c->m->model_type);
     }
@@ -725,7 +365,6 @@ static int reject_unknown_llama_like(map_ctx *c)
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
 
-static int map_layers(map_ctx *c);
 
 /* What one model's code does differently from the Llama shape:
  * OlmoeAttention and GraniteMoeAttention size their heads hidden_size /
@@ -793,298 +432,14 @@ static int map_llama_like(map_ctx *c)
     /* The top-level original length is read by LongRoPE only (getattr on
      * the config); every other rope type ignores it. */
     int defaulted = d->rope_scaling != NULL && cfg_get(c->root, "rope_scaling") == NULL;
-    int rc = defaulted ? map_default_scaling(c, d->rope_scaling) : map_rope_scaling(c);
-    if (rc == 0 && is_qwen3_vl(m->model_type)) {
+    int rc = defaulted ? map_default_scaling(c, d->rope_scaling) : cfg_map_rope_scaling(c);
+    if (rc == 0 && cfg_is_qwen3_vl(m->model_type)) {
         rc = map_qwen3_vl_scaling(c);
     }
     if (rc == 0 && strcmp(m->model_type, "deepseek_v3") == 0) {
         warn_deepseek_v3_softmax_scale(c);
     }
-    return rc != 0 || require_mrope(c) != 0 ? -1 : map_layers(c);
-}
-
-/* ---- per-layer encodings ------------------------------------------------ */
-
-/* The number of layers, num_hidden_layers or the class's default. */
-static int read_layer_count(map_ctx *c, int32_t default_layers)
-{
-    c->m->n_layers = default_layers;
-    if (cfg_read_int32(c, c->root, "num_hidden_layers", 1, PECERT_CERTIFY_MAX_LAYERS, &c->m->n_layers) < 0) {
-        return -1;
-    }
-    return 0;
-}
-
-/* 1 if a and b rotate alike. Default rope is theta and width alone; a
- * scaled one is compared no further (its types stay apart). */
-static int same_encoding(const pecert_rope_config *a, const pecert_rope_config *b)
-{
-    return a->layer_kind == b->layer_kind && a->rope_type == b->rope_type && a->rope_type == PECERT_ROPE_DEFAULT &&
-           a->rope_theta == b->rope_theta && a->rotary_dim == b->rotary_dim && a->head_dim == b->head_dim;
-}
-
-/* The index of the layer type named name with encoding rope, added when
- * new; a type that rotates like an earlier one is that one (Gemma 3 with
- * rope_local_base_freq = rope_theta and no scaling has one encoding).
- * Layer types are few and named by the mapping, never by the file. */
-static int layer_type_index(pecert_certify_model *m, const char *name, const pecert_rope_config *rope)
-{
-    for (int t = 0; t < m->n_layer_types; t++) {
-        if (strcmp(m->layer_types[t].name, name) == 0 || same_encoding(&m->layer_types[t].rope, rope)) {
-            return t;
-        }
-    }
-    pecert_certify_layer_type *lt = &m->layer_types[m->n_layer_types];
-    memset(lt, 0, sizeof(*lt));
-    snprintf(lt->name, sizeof(lt->name), "%s", name);
-    lt->rope = *rope;
-    return m->n_layer_types++;
-}
-
-/* Layer i is of the type named names[kind[i]] with encoding ropes[kind[i]]
- * (two kinds at most). One type for every layer means no per-layer
- * encoding at all. */
-static void set_layer_types(pecert_certify_model *m, const uint8_t *kind, const char *const names[2],
-                            const pecert_rope_config *const ropes[2])
-{
-    m->n_layer_types = 0;
-    for (int32_t i = 0; i < m->n_layers; i++) {
-        int t = layer_type_index(m, names[kind[i]], ropes[kind[i]]);
-        m->layer_type_of[i] = (uint8_t)t;
-        m->layer_types[t].n_layers++;
-    }
-    /* One rotary type for every layer: no per-layer encoding. (Every layer
-     * NoPE stays a layer type: certify then checks that nothing rotates.) */
-    if (m->n_layer_types == 1 && m->layer_types[0].rope.layer_kind == PECERT_LAYER_ROPE) {
-        m->rope = m->layer_types[0].rope;
-        m->n_layer_types = 0;
-        memset(m->layer_type_of, 0, sizeof(m->layer_type_of));
-    }
-}
-
-/* The rope config with layer_kind NOPE: the layer rotates nothing. */
-static pecert_rope_config nope_of(const pecert_rope_config *rope)
-{
-    pecert_rope_config nope = *rope;
-    nope.layer_kind = PECERT_LAYER_NOPE;
-    return nope;
-}
-
-/* no_rope_layers (1 = RoPE, 0 = NoPE; Llama4TextConfig and SmolLM3Config),
- * or, when absent or empty, a NoPE layer every no_rope_layer_interval
- * (default 4) layers: layer i rotates iff (i + 1) % interval != 0. kind[i]
- * becomes 0 for a RoPE layer, 1 for a NoPE one. */
-static int read_no_rope_layers(map_ctx *c, uint8_t *kind)
-{
-    int32_t interval = 4;
-    const pecert_certify_model *m = c->m;
-    if (cfg_read_int32(c, c->root, "no_rope_layer_interval", 1, 1 << 16, &interval) < 0) {
-        return -1;
-    }
-    const cJSON *list = cfg_get(c->root, "no_rope_layers");
-    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 0;
-    if (list != NULL && !cJSON_IsArray(list)) {
-        return cfg_fail(c, "no_rope_layers", "expected a list of 0/1 flags");
-    }
-    if (n > 0 && n != m->n_layers) {
-        return cfg_fail(c, "no_rope_layers", "has %d flags for num_hidden_layers = %d", n, m->n_layers);
-    }
-    for (int i = 0; i < n; i++) {
-        const cJSON *e = cJSON_GetArrayItem(list, i);
-        if (!(cJSON_IsNumber(e) || cJSON_IsBool(e)) || (cJSON_IsNumber(e) && e->valuedouble != 0 && e->valuedouble != 1)) {
-            return cfg_fail(c, "no_rope_layers", "element %d is not 0 or 1", i);
-        }
-        kind[i] = (uint8_t)(cJSON_IsNumber(e) ? e->valuedouble == 0 : cJSON_IsFalse(e));
-    }
-    for (int32_t i = 0; n == 0 && i < m->n_layers; i++) {
-        kind[i] = (uint8_t)((i + 1) % interval == 0);
-    }
-    return 0;
-}
-
-/* layer_types ("sliding_attention" / "full_attention", one per layer), or,
- * when absent, a full-attention layer every sliding_window_pattern
- * (default pattern) layers: layer i slides iff (i + 1) % pattern != 0
- * (Gemma3TextConfig, Cohere2Config, Exaone4Config). kind[i] becomes 0 for
- * a sliding layer, 1 for a full one. */
-static int read_sliding_layers(map_ctx *c, int32_t pattern, uint8_t *kind)
-{
-    const pecert_certify_model *m = c->m;
-    const cJSON *list = cfg_get(c->root, "layer_types");
-    if (list == NULL) {
-        if (cfg_read_int32(c, c->root, "sliding_window_pattern", 1, 1 << 16, &pattern) < 0) {
-            return -1;
-        }
-        for (int32_t i = 0; i < m->n_layers; i++) {
-            kind[i] = (uint8_t)((i + 1) % pattern == 0);
-        }
-        return 0;
-    }
-    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != m->n_layers) {
-        return cfg_fail(c, "layer_types",
-                        "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
-                        m->n_layers);
-    }
-    for (int32_t i = 0; i < m->n_layers; i++) {
-        const cJSON *e = cJSON_GetArrayItem(list, i);
-        int sliding = cJSON_IsString(e) && strcmp(e->valuestring, "sliding_attention") == 0;
-        if (!sliding && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return cfg_fail(c, "layer_types", "element %d: expected \"sliding_attention\" or \"full_attention\"",
-                            (int)i);
-        }
-        kind[i] = (uint8_t)!sliding;
-    }
-    return 0;
-}
-
-/* 1 if config.json's sliding_window is set (absent: the class default). */
-static int read_has_window(map_ctx *c, int default_set)
-{
-    const cJSON *w = cJSON_GetObjectItemCaseSensitive(c->root, "sliding_window");
-    if (w == NULL) {
-        return default_set;
-    }
-    return !cJSON_IsNull(w);
-}
-
-/* Llama 4 and SmolLM3: no_rope_layers. Llama 4's NoPE layers also scale
- * their queries (attn_temperature_tuning), outside the rotation. */
-static int map_no_rope_layers(map_ctx *c, int32_t default_layers)
-{
-    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
-    if (read_layer_count(c, default_layers) != 0 || read_no_rope_layers(c, kind) != 0) {
-        return -1;
-    }
-    const pecert_rope_config nope = nope_of(&c->m->rope);
-    const char *const names[2] = {"rope", "nope"};
-    const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
-    set_layer_types(c->m, kind, names, ropes);
-    if (c->m->n_layer_types > 1 && strcmp(c->m->model_type, "llama4") == 0) {
-        cfg_warn(c, "no_rope_layers", "the NoPE layers scale their queries by attn_temperature_tuning (outside the "
-                 "rotation): certify checks that those layers rotate nothing, not the scaling");
-    }
-    return 0;
-}
-
-/* Gemma 3 (Gemma3TextModel.__init__): the full-attention layers rotate
- * with rope_theta and rope_scaling (rotary_emb), the sliding ones with a
- * deep copy of the config holding rope_theta = rope_local_base_freq
- * (default 10000) and rope_scaling {"rope_type": "default"}
- * (rotary_emb_local); Gemma3DecoderLayer picks by self_attn.is_sliding. */
-static int map_gemma3_layers(map_ctx *c)
-{
-    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
-    pecert_rope_config local;
-    memset(&local, 0, sizeof(local));
-    local.struct_size = sizeof(local);
-    local.head_dim = c->m->rope.head_dim;
-    local.rotary_dim = c->m->rope.rotary_dim;
-    local.max_position_embeddings = c->m->rope.max_position_embeddings;
-    local.rope_type = PECERT_ROPE_DEFAULT;
-    local.rope_theta = 10000.0;
-    if (cfg_read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12,
-                     &local.rope_theta) < 0 ||
-        read_layer_count(c, 26) != 0 || read_sliding_layers(c, 6, kind) != 0) {
-        return -1;
-    }
-    const char *const names[2] = {"sliding", "full"};
-    const pecert_rope_config *const ropes[2] = {&local, &c->m->rope};
-    set_layer_types(c->m, kind, names, ropes);
-    return 0;
-}
-
-/* Cohere 2 (Cohere2Attention): `if self.sliding_window is not None:` rotate,
- * and sliding_window is config.sliding_window (default 4096) on the
- * sliding layers only: the full-attention layers are NoPE, and every layer
- * is when config.json sets sliding_window to null. Exaone 4
- * (Exaone4Attention): `if self.sliding_window is None or self.is_sliding:`
- * rotate: with a window only the sliding layers rotate, without one every
- * layer does; Exaone4Config then derives layer_types from a pattern of 0,
- * a ZeroDivisionError, so layer_types must be given. */
-static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
-{
-    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
-    int exaone = strcmp(c->m->model_type, "exaone4") == 0;
-    int windowed = read_has_window(c, 1);
-    if (read_layer_count(c, default_layers) != 0) {
-        return -1;
-    }
-    if (exaone && !windowed && cfg_get(c->root, "layer_types") == NULL) {
-        return cfg_fail(c, "sliding_window", "null without layer_types: Exaone4Config derives layer_types with "
-                        "sliding_window_pattern 0 (ZeroDivisionError)");
-    }
-    if (read_sliding_layers(c, 4, kind) != 0) {
-        return -1;
-    }
-    for (int32_t i = 0; i < c->m->n_layers; i++) {
-        int rotates = exaone ? (!windowed || kind[i] == 0) : (windowed && kind[i] == 0);
-        kind[i] = (uint8_t)!rotates;
-    }
-    const pecert_rope_config nope = nope_of(&c->m->rope);
-    const char *const names[2] = {"sliding", "full"};
-    const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
-    set_layer_types(c->m, kind, names, ropes);
-    return 0;
-}
-
-/* Qwen3-Next: layer_types, or a full-attention layer every
- * full_attention_interval (default 4) layers, the others linear attention
- * (Qwen3NextGatedDeltaNet), which has no positions to encode. The
- * full-attention layers rotate with the config's rope; the others are no
- * attention layer a plugin's rope or session computes, so certify says it
- * leaves them out. */
-static int map_linear_attention_layers(map_ctx *c)
-{
-    int32_t interval = 4;
-    int linear = 0;
-    if (read_layer_count(c, 48) != 0 ||
-        cfg_read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0) {
-        return -1;
-    }
-    const cJSON *list = cfg_get(c->root, "layer_types");
-    if (list != NULL && (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != c->m->n_layers)) {
-        return cfg_fail(c, "layer_types",
-                        "expected a list of num_hidden_layers = %d layer types (layer_type_validation)",
-                        (int)c->m->n_layers);
-    }
-    for (int32_t i = 0; i < c->m->n_layers; i++) {
-        const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i) : NULL;
-        int is_linear = e != NULL && cJSON_IsString(e) && strcmp(e->valuestring, "linear_attention") == 0;
-        if (e != NULL && !is_linear && !(cJSON_IsString(e) && strcmp(e->valuestring, "full_attention") == 0)) {
-            return cfg_fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"",
-                            (int)i);
-        }
-        linear += list != NULL ? is_linear : (i + 1) % interval != 0;
-    }
-    if (linear > 0) {
-        cfg_warn(c, list != NULL ? "layer_types" : "full_attention_interval",
-                 "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
-                 "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
-    }
-    return 0;
-}
-
-/* The per-layer rule of a Llama-shaped model_type, after its rope is
- * mapped: which layers rotate, and with what. */
-static int map_layers(map_ctx *c)
-{
-    const char *mt = c->m->model_type;
-    if (strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0) {
-        return map_gemma3_layers(c);
-    }
-    if (strcmp(mt, "smollm3") == 0) {
-        return map_no_rope_layers(c, 36);
-    }
-    if (strcmp(mt, "cohere2") == 0) {
-        return map_sliding_rope_layers(c, 40);
-    }
-    if (strcmp(mt, "exaone4") == 0) {
-        return map_sliding_rope_layers(c, 32);
-    }
-    if (strcmp(mt, "qwen3_next") == 0) {
-        return map_linear_attention_layers(c);
-    }
-    return 0;
+    return rc != 0 || require_mrope(c) != 0 ? -1 : cfg_map_layers(c);
 }
 
 /* Llama 4 (Llama4TextConfig + Llama4TextRotaryEmbedding, transformers
@@ -1118,7 +473,7 @@ static int map_llama4_text(map_ctx *c)
                         "without llama3's keys); pecert refuses a rope_type the official model ignores",
                         type->valuestring);
     }
-    return map_rope_scaling(c) != 0 ? -1 : map_no_rope_layers(c, 48);
+    return cfg_map_rope_scaling(c) != 0 ? -1 : cfg_map_no_rope_layers(c, 48);
 }
 
 /* GPT-NeoX: rotary_pct (default 0.25) and rotary_emb_base (default 10000)
@@ -1140,7 +495,7 @@ static int map_gpt_neox(map_ctx *c)
         set_rotary_dim(c, partial, "rotary_pct") != 0) {
         return -1;
     }
-    return map_rope_scaling(c);
+    return cfg_map_rope_scaling(c);
 }
 
 /* GPT-J: rotary_dim channels (null = the whole head), base 10000 literal
@@ -1241,7 +596,7 @@ static int map_falcon(map_ctx *c)
     c->m->max_position_embeddings = 2048; /* FalconConfig's default */
     return read_rope_common(c, "rope_theta", 10000.0) != 0 || set_rotary_dim(c, 1.0, "num_attention_heads") != 0
                ? -1
-               : map_rope_scaling(c);
+               : cfg_map_rope_scaling(c);
 }
 
 /* Hunyuan (HunYuanDenseV1 / HunYuanMoEV1RotaryEmbedding, transformers
@@ -1311,7 +666,7 @@ static int map_hunyuan(map_ctx *c)
     int alpha_path = cJSON_IsString(type) && strcmp(type->valuestring, "dynamic") == 0 && alpha != NULL &&
                      !cJSON_IsNull(alpha) && !(cJSON_IsNumber(alpha) && alpha->valuedouble == 0.0) &&
                      !cJSON_IsFalse(alpha);
-    return alpha_path ? map_hunyuan_alpha(c, rs) : map_rope_scaling(c);
+    return alpha_path ? map_hunyuan_alpha(c, rs) : cfg_map_rope_scaling(c);
 }
 
 /* Bloom: ALiBi with max_bias 8 (build_alibi_tensor's literal), n_head. */
@@ -1571,11 +926,11 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
         return "RoPE per layer: rope_theta, rope_scaling on the sliding-window layers; NoPE on the others "
                "(layer_types or sliding_window_pattern)";
     }
-    if (map == map_llama_like && is_qwen3_vl(model_type)) {
+    if (map == map_llama_like && cfg_is_qwen3_vl(model_type)) {
         return "interleaved M-RoPE: text_config's rope_theta, rope_scaling (required) with mrope_section "
                "(default [24, 20, 20]), head_dim";
     }
-    if (map == map_llama_like && is_qwen_vl(model_type)) {
+    if (map == map_llama_like && cfg_is_qwen_vl(model_type)) {
         return "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)";
     }
     return map == map_llama_like    ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
@@ -1691,7 +1046,7 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "gemma3_text";
-    } else if (is_qwen3_vl(rule_type)) {
+    } else if (cfg_is_qwen3_vl(rule_type)) {
         /* Qwen3VLConfig builds its text model from text_config only. */
         if (enter_text_config(c, "qwen3_vl_text") != 0) {
             return -1;
@@ -1713,7 +1068,7 @@ static int map_document(map_ctx *c)
         /* The text model is its own model type to the mapper (defaults,
          * known keys, quirks); the checkpoint's stays llava. */
         snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
-    } else if (is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
+    } else if (cfg_is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
                enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
         return -1;
     }
@@ -1742,10 +1097,7 @@ static int map_document(map_ctx *c)
     return cfg_map_vision(c, c->m->model_type);
 }
 
-/* Maps an already parsed document (a profile's "config" object is mapped
- * in place: printing and re-parsing it could round LongRoPE factors). */
-static int parse_object(pecert_certify_model *out, const cJSON *root, const char *name, char *err,
-                        size_t err_len)
+int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *name, char *err, size_t err_len)
 {
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
@@ -1755,10 +1107,9 @@ static int parse_object(pecert_certify_model *out, const cJSON *root, const char
 }
 
 /* What Python's json and cJSON would read differently is refused before
- * the mapping sees it (json_text.h): duplicate keys (Python keeps the
- * last, cJSON's lookups the first), NUL bytes and \u0000, bad UTF-8. */
-/* Python's json, which transformers reads config.json with, keeps the
- * last of two equal keys; cJSON's lookups see the first. */
+ * the mapping sees it (json_text.h): duplicate keys (Python's json, which
+ * transformers reads config.json with, keeps the last; cJSON's lookups
+ * the first), NUL bytes and \u0000, bad UTF-8, text after the value. */
 #define DUPLICATE_KEY_NOTE                                                                                           \
     " (Python's json, which transformers reads config.json with, would keep the last value; pecert refuses the "    \
     "ambiguity)"
@@ -1769,7 +1120,7 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
     cJSON *root = pecert_json_parse_strict(json_text, strlen(json_text), name, DUPLICATE_KEY_NOTE, err, err_len);
     int rc = -1;
     if (root != NULL) {
-        rc = parse_object(out, root, name, err, err_len);
+        rc = cfg_map_object(out, root, name, err, err_len);
     } else {
         memset(out, 0, sizeof(*out));
     }
@@ -1777,413 +1128,8 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
     return rc;
 }
 
-/* A config.json or profile: a checkpoint's config is a few KiB. */
-#define MAX_CONFIG_BYTES ((size_t)16 << 20)
-#define MAX_CONFIG_WORDS "the 16 MiB a config file may have"
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int pecert_certify_profile_names(const char *dir, char **names, int max)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        return -1;
-    }
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 && (names[n] = strdup(e->d_name)) != NULL) {
-            names[n++][len - 5] = '\0';
-        }
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
-    return n;
-}
-
-/* " (did you mean 'NAME'?)" for the bundled profile nearest to a mistyped
- * name, or "". */
-static void nearest_profile(char *out, size_t len, const char *dir, const char *name)
-{
-    char *names[512];
-    int n = pecert_certify_profile_names(dir, names, 512);
-    pecert_did_you_mean(out, len, name, (const char *const *)names, n > 0 ? (size_t)n : 0);
-    for (int i = 0; i < n; i++) {
-        free(names[i]);
-    }
-}
-
-const char *pecert_certify_profile_vectors(char *buf, size_t len, const char *vectors_dir, const char *name)
-{
-    struct stat st;
-    snprintf(buf, len, "%s/profiles/%s.json", vectors_dir, name);
-    return stat(buf, &st) == 0 ? buf : NULL;
-}
-
-int pecert_certify_load(pecert_certify_model *out, const char *path, char *err, size_t err_len)
-{
-    size_t len = 0;
-    char *text = pecert_input_read(path, MAX_CONFIG_BYTES, MAX_CONFIG_WORDS, &len, err, err_len);
-    if (text == NULL) {
-        memset(out, 0, sizeof(*out));
-        return -1;
-    }
-    if (strlen(text) != len) { /* the parse would stop there, unseen */
-        memset(out, 0, sizeof(*out));
-        snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
-        free(text);
-        return -1;
-    }
-    int rc = pecert_certify_parse(out, text, path, err, err_len);
-    free(text);
-    return rc;
-}
-
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
     static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d"};
     return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_ROPE2D ? names[kind] : "?";
-}
-
-/* ---- the derived parameters, as `pecert certify` prints them ---------- */
-
-typedef struct text_buf {
-    char *out;
-    size_t len;
-    size_t used;
-} text_buf;
-
-static void put(text_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(text_buf *b, const char *fmt, ...)
-{
-    if (b->used + 1 >= b->len) {
-        return;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->out + b->used, b->len - b->used, fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        b->used += (size_t)n < b->len - b->used ? (size_t)n : b->len - b->used - 1;
-    }
-}
-
-/* What _compute_yarn_parameters (transformers v4.57.6) reads for the
- * keys a YaRN config leaves out, or sets to a falsy value: beta_fast and
- * beta_slow are read as `get(...) or 32` and `or 1` (so 0 is the default
- * too), truncate as `get("truncate", True)`. A porter must see the values
- * the checkpoint runs with, not only those its config spells out. */
-static void describe_yarn_defaults(text_buf *b, const pecert_rope_config *r)
-{
-    if (r->rope_type != PECERT_ROPE_YARN) {
-        return;
-    }
-    if (!(r->present & PECERT_ROPE_HAS_BETA_FAST)) {
-        put(b, "  %-34s 32 (default)\n", "beta_fast");
-    } else if (r->beta_fast == 0.0) {
-        put(b, "  %-34s 32 (0 in the config reads as the default: `or 32`)\n", "beta_fast");
-    }
-    if (!(r->present & PECERT_ROPE_HAS_BETA_SLOW)) {
-        put(b, "  %-34s 1 (default)\n", "beta_slow");
-    } else if (r->beta_slow == 0.0) {
-        put(b, "  %-34s 1 (0 in the config reads as the default: `or 1`)\n", "beta_slow");
-    }
-    if (!(r->present & PECERT_ROPE_HAS_TRUNCATE)) {
-        put(b, "  %-34s true (default)\n", "truncate");
-    }
-}
-
-/* The rope_scaling values that are present, "-" otherwise. */
-static void describe_scaling(text_buf *b, const pecert_rope_config *r)
-{
-    static const struct { uint32_t bit; const char *name; size_t off; } fields[] = {
-        {PECERT_ROPE_HAS_FACTOR, "factor", offsetof(pecert_rope_config, factor)},
-        {PECERT_ROPE_HAS_ATTENTION_FACTOR, "attention_factor", offsetof(pecert_rope_config, attention_factor)},
-        {PECERT_ROPE_HAS_BETA_FAST, "beta_fast", offsetof(pecert_rope_config, beta_fast)},
-        {PECERT_ROPE_HAS_BETA_SLOW, "beta_slow", offsetof(pecert_rope_config, beta_slow)},
-        {PECERT_ROPE_HAS_MSCALE, "mscale", offsetof(pecert_rope_config, mscale)},
-        {PECERT_ROPE_HAS_MSCALE_ALL_DIM, "mscale_all_dim", offsetof(pecert_rope_config, mscale_all_dim)},
-        {PECERT_ROPE_HAS_LOW_FREQ_FACTOR, "low_freq_factor", offsetof(pecert_rope_config, low_freq_factor)},
-        {PECERT_ROPE_HAS_HIGH_FREQ_FACTOR, "high_freq_factor", offsetof(pecert_rope_config, high_freq_factor)},
-    };
-    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-        if (r->present & fields[i].bit) {
-            double v;
-            memcpy(&v, (const char *)r + fields[i].off, sizeof(v));
-            put(b, "  %-34s %.17g\n", fields[i].name, v);
-        }
-    }
-    if (r->present & PECERT_ROPE_HAS_TRUNCATE) {
-        put(b, "  %-34s %s\n", "truncate", r->truncate ? "true" : "false");
-    }
-    describe_yarn_defaults(b, r);
-    if (r->present & PECERT_ROPE_HAS_ORIGINAL_MAX_POS) {
-        put(b, "  %-34s %lld (rope_scaling)\n", "original_max_position_embeddings",
-            (long long)r->original_max_position_embeddings);
-    }
-    if (r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS) {
-        put(b, "  %-34s %lld (top level)\n", "original_max_position_embeddings",
-            (long long)r->original_max_position_embeddings);
-    }
-    if (r->num_factors > 0) {
-        put(b, "  %-34s %d each (short %.6g .. %.6g, long %.6g .. %.6g)\n", "short_factor/long_factor",
-            r->num_factors, r->short_factor[0], r->short_factor[r->num_factors - 1], r->long_factor[0],
-            r->long_factor[r->num_factors - 1]);
-    }
-}
-
-static void describe_rope(text_buf *b, const pecert_certify_model *m)
-{
-    const pecert_rope_config *r = &m->rope;
-    put(b, "  %-34s %s%s%s%s\n", "rope_type", pecert_rope_type_name(r->rope_type),
-        m->rope_type_key[0] != '\0' ? " (from rope_scaling." : "", m->rope_type_key,
-        m->rope_type_key[0] != '\0' ? ")" : "");
-    put(b, "  %-34s %.17g\n", "rope_theta", r->rope_theta);
-    put(b, "  %-34s %d of head_dim %d\n", "rotary_dim", r->rotary_dim, r->head_dim);
-    put(b, "  %-34s %s\n", "pairing",
-        m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved (2i, 2i+1)" : "split_half (i, i + rotary_dim/2)");
-    put(b, "  %-34s %lld\n", "max_position_embeddings", (long long)m->max_position_embeddings);
-    describe_scaling(b, r);
-    for (int i = 0; i < m->n_sections; i++) {
-        put(b, "%s%d%s", i == 0 ? "  mrope_section                      [" : ", ", m->mrope_section[i],
-            i + 1 == m->n_sections ? "]\n" : "");
-    }
-    if (m->kind == PECERT_PE_MROPE) {
-        put(b, "  %-34s %s\n", "mrope layout",
-            m->mrope_interleaved ? "interleaved (t h w t h w ..., Qwen3-VL)" : "blocks (t..t h..h w..w, Qwen2-VL)");
-    }
-}
-
-void pecert_certify_layer_ranges(char *out, size_t len, const pecert_certify_model *m, int t)
-{
-    text_buf b = {out, len, 0};
-    if (len > 0) {
-        out[0] = '\0';
-    }
-    for (int32_t i = 0; i < m->n_layers; i++) {
-        if (m->layer_type_of[i] != t || (i > 0 && m->layer_type_of[i - 1] == t)) {
-            continue;
-        }
-        int32_t last = i;
-        while (last + 1 < m->n_layers && m->layer_type_of[last + 1] == t) {
-            last++;
-        }
-        put(&b, last > i ? "%s%d-%d" : "%s%d", b.used > 0 ? ", " : "", (int)i, (int)last);
-    }
-}
-
-/* A layer type's encoding in a few words: "NoPE (no rotation)",
- * "rope_theta 10000, default", "rope_theta 1e+06, linear factor 8". */
-static void layer_encoding(char *out, size_t len, const pecert_rope_config *r)
-{
-    if (r->layer_kind == PECERT_LAYER_NOPE) {
-        snprintf(out, len, "NoPE (no rotation)");
-        return;
-    }
-    char factor[48] = "";
-    if (r->present & PECERT_ROPE_HAS_FACTOR) {
-        snprintf(factor, sizeof(factor), " factor %g", r->factor);
-    }
-    snprintf(out, len, "rope_theta %.17g, %s%s", r->rope_theta, pecert_rope_type_name(r->rope_type), factor);
-}
-
-/* The layer types, their layers and encodings. */
-static void describe_layers(text_buf *b, const pecert_certify_model *m)
-{
-    if (m->n_layer_types == 0) {
-        return;
-    }
-    put(b, "  %-34s %d:", "layers", (int)m->n_layers);
-    for (int t = 0; t < m->n_layer_types; t++) {
-        put(b, "%s %s %d", t == 0 ? "" : ",", m->layer_types[t].name, (int)m->layer_types[t].n_layers);
-    }
-    put(b, "\n");
-    for (int t = 0; t < m->n_layer_types; t++) {
-        char title[64], ranges[1024], encoding[128];
-        snprintf(title, sizeof(title), "layer type %s", m->layer_types[t].name);
-        pecert_certify_layer_ranges(ranges, sizeof(ranges), m, t);
-        layer_encoding(encoding, sizeof(encoding), &m->layer_types[t].rope);
-        put(b, "  %-34s %s; layers %s\n", title, encoding, ranges);
-    }
-}
-
-size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
-{
-    text_buf b = {out, len, 0};
-    if (len > 0) {
-        out[0] = '\0';
-    }
-    put(&b, "  %-34s %s\n", "model_type", m->model_type);
-    put(&b, "  %-34s %s\n", "positional encoding", pecert_pe_kind_name(m->kind));
-    put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
-        m->head_dim);
-    switch (m->kind) {
-    case PECERT_PE_ROPE:
-    case PECERT_PE_MROPE:
-        describe_rope(&b, m);
-        describe_layers(&b, m);
-        break;
-    case PECERT_PE_ALIBI:
-        put(&b, "  %-34s %g\n", "alibi max_bias", m->alibi_max_bias);
-        if (m->alibi_bias_scale != 1.0) {
-            put(&b, "  %-34s %.9g (1/sqrt(head_dim): the bias is added to q.k before the score scale)\n",
-                "alibi bias scale", m->alibi_bias_scale);
-        }
-        if (m->alibi_bf16_reference) {
-            put(&b, "  %-34s %s\n", "alibi reference precision",
-                "bfloat16 slopes and bias (the model's code rounds them; exact ones pass too)");
-        }
-        break;
-    case PECERT_PE_T5:
-        put(&b, "  %-34s %d buckets, max_distance %lld\n", "relative_attention", m->t5_num_buckets,
-            (long long)m->t5_max_distance);
-        break;
-    case PECERT_PE_LEARNED:
-        put(&b, "  %-34s %lld rows x %d\n", "learned table", (long long)m->learned_rows, m->learned_dim);
-        break;
-    case PECERT_PE_ROPE2D:
-        break;
-    }
-    b.used = cfg_describe_vision(out, len, b.used, m);
-    return b.used;
-}
-
-void pecert_certify_point_factors(pecert_certify_model *m)
-{
-    m->rope.short_factor = m->rope.num_factors > 0 ? m->short_factor : NULL;
-    m->rope.long_factor = m->rope.num_factors > 0 ? m->long_factor : NULL;
-}
-
-int64_t pecert_certify_l0(const pecert_certify_model *m)
-{
-    int64_t original = m->kind <= PECERT_PE_MROPE ? pecert_rope_original_length(&m->rope) : 0;
-    return original > 0 ? original : m->max_position_embeddings;
-}
-
-/* ---- profiles ----------------------------------------------------------- */
-
-static int profile_keys_ok(const cJSON *root, const char *path, char *err, size_t err_len)
-{
-    static const char *const keys[] = {"name", "model", "source", "config", NULL};
-    const cJSON *item = NULL;
-    if (!cJSON_IsObject(root)) {
-        snprintf(err, err_len, "%s: expected a JSON object", path);
-        return -1;
-    }
-    cJSON_ArrayForEach(item, root) {
-        if (!cfg_in_list(item->string, keys)) {
-            snprintf(err, err_len, "%s: %s: unknown profile key (name, model, source, config)", path, item->string);
-            return -1;
-        }
-    }
-    for (size_t i = 0; keys[i] != NULL; i++) {
-        const cJSON *v = cfg_get(root, keys[i]);
-        if (v == NULL || (i < 3 ? !cJSON_IsString(v) : !cJSON_IsObject(v))) {
-            snprintf(err, err_len, "%s: %s: required (%s)", path, keys[i], i < 3 ? "a string" : "an object");
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* A profile name is a file name: letters, digits, '.', '-', '_'. */
-static int valid_profile_name(const char *name)
-{
-    if (name[0] == '\0' || name[0] == '.' || strlen(name) >= PECERT_CERTIFY_NAME_LEN) {
-        return 0;
-    }
-    for (const char *p = name; *p != '\0'; p++) {
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-              *p == '-' || *p == '_')) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, const char *name, char *err,
-                                size_t err_len)
-{
-    char path[4096];
-    memset(out, 0, sizeof(*out));
-    if (!valid_profile_name(name)) {
-        snprintf(err, err_len, "--profile '%s': not a profile name (see `pecert certify --list-profiles`)", name);
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/%s.json", dir, name);
-    size_t len = 0;
-    char *text = pecert_input_read(path, MAX_CONFIG_BYTES, MAX_CONFIG_WORDS, &len, err, err_len);
-    cJSON *root = NULL;
-    int rc = -1;
-    if (text == NULL && errno == ENOENT) {
-        char hint[160];
-        nearest_profile(hint, sizeof(hint), dir, name);
-        snprintf(err, err_len, "%s: no such profile%s (see `pecert certify --list-profiles`)", path, hint);
-    } else if (text == NULL) {
-        /* err says why */
-    } else if (strlen(text) != len) {
-        snprintf(err, err_len, "%s: NUL byte at offset %zu", path, strlen(text));
-    } else if ((root = pecert_json_parse_strict(text, len, path, NULL, err, err_len)) == NULL) {
-        /* err says why */
-    } else if (profile_keys_ok(root, path, err, err_len) == 0) {
-        if (strcmp(cfg_get(root, "name")->valuestring, name) != 0) {
-            snprintf(err, err_len, "%s: name: '%s' differs from the file name", path,
-                     cfg_get(root, "name")->valuestring);
-        } else {
-            rc = parse_object(out, cfg_get(root, "config"), name, err, err_len);
-        }
-    }
-    cJSON_Delete(root);
-    free(text);
-    return rc;
-}
-
-void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
-{
-    const pecert_rope_config *r = &m->rope;
-    switch (m->kind) {
-    case PECERT_PE_ROPE:
-    case PECERT_PE_MROPE: {
-        char factor[48] = "";
-        if (r->present & PECERT_ROPE_HAS_FACTOR) {
-            snprintf(factor, sizeof(factor), " factor=%g", r->factor);
-        }
-        snprintf(out, len, "%s%s theta=%g rot=%d/%d %s%s L0=%lld max_pos=%lld",
-                 m->kind != PECERT_PE_MROPE ? "" : m->mrope_interleaved ? "mrope-interleaved " : "mrope ",
-                 pecert_rope_type_name(r->rope_type),
-                 r->rope_theta, r->rotary_dim, r->head_dim,
-                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", factor,
-                 (long long)pecert_certify_l0(m), (long long)m->max_position_embeddings);
-        for (int t = 0; t < m->n_layer_types; t++) {
-            char encoding[128];
-            size_t used = strlen(out);
-            layer_encoding(encoding, sizeof(encoding), &m->layer_types[t].rope);
-            snprintf(out + used, len - used, "%s%s x%d: %s", t == 0 ? "; layers " : "; ", m->layer_types[t].name,
-                     (int)m->layer_types[t].n_layers, encoding);
-        }
-        break;
-    }
-    case PECERT_PE_ALIBI:
-        snprintf(out, len, "alibi heads=%d max_bias=%g%s", m->num_heads, m->alibi_max_bias,
-                 m->alibi_bias_scale != 1.0 ? " bias/sqrt(head_dim)" : "");
-        break;
-    case PECERT_PE_T5:
-        snprintf(out, len, "t5 buckets=%d max_distance=%lld", m->t5_num_buckets, (long long)m->t5_max_distance);
-        break;
-    case PECERT_PE_LEARNED:
-        snprintf(out, len, "learned %lldx%d", (long long)m->learned_rows, m->learned_dim);
-        break;
-    case PECERT_PE_ROPE2D: {
-        const pecert_certify_vision *v = &m->vision;
-        snprintf(out, len, "rope2d %s %s %s-first %s theta=%g head_dim=%d", v->tower,
-                 v->frequencies == PECERT_ROPE2D_BLOCKS ? "blocks" : "alternate", v->columns_first ? "columns" : "rows",
-                 v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", v->theta, v->head_dim);
-        break;
-    }
-    }
 }

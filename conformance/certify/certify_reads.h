@@ -63,6 +63,32 @@ int cfg_in_list(const char *key, const char *const *list);
  * obj in the error. 0, or -1 after cfg_fail. */
 int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix);
 
+/* rope_scaling (certify_scaling.c): the object rs (NULL or null: default
+ * RoPE) into c->m->rope, its keys held to those its rope_type allows and
+ * its values to transformers' rules; cfg_map_rope_scaling reads c->root's.
+ * 0, or -1 after cfg_fail. */
+int cfg_map_scaling_object(map_ctx *c, const cJSON *rs);
+int cfg_map_rope_scaling(map_ctx *c);
+/* Qwen2-VL, Qwen2.5-VL and Qwen3-VL: M-RoPE text models whose config
+ * takes mrope_section in rope_scaling and nests text_config; Qwen3-VL's
+ * sections are interleaved, always. */
+int cfg_is_qwen_vl(const char *model_type);
+int cfg_is_qwen3_vl(const char *model_type);
+
+/* Layer types (certify_layers.c): c->m's layers by the encoding each
+ * rotates with, read as the model's config class reads them; 0, or -1
+ * after cfg_fail. cfg_map_no_rope_layers: the NoPE-layer form alone
+ * (no_rope_layers / its interval), default_layers when the config has no
+ * num_hidden_layers. */
+int cfg_map_layers(map_ctx *c);
+int cfg_map_no_rope_layers(map_ctx *c, int32_t default_layers);
+
+/* cfg_map_object: an already parsed document mapped into *out, named name
+ * (certify_config.c; a profile's "config" object is mapped in place by
+ * certify_profiles.c: printing and re-parsing it could round LongRoPE
+ * factors). 0, or -1 with one line in err. */
+int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *name, char *err, size_t err_len);
+
 /* The vision tower of the checkpoint (certify_vision.c): reads c->doc's
  * vision_config for the checkpoint's model_type into c->m->vision (left
  * empty, with m->vision_note saying why, for a tower pecert does not
