@@ -51,14 +51,15 @@ void pecert_capture_host(pecert_run_info *info)
     snprintf(info->compiler, sizeof(info->compiler), "%s", PECERT_COMPILER);
 }
 
-/* The path shown: relative to the vectors directory when inside it. */
+/* The path shown: relative to the vectors directory when inside it; as
+ * given when there is none ("": an absolute path keeps its leading '/'). */
 static const char *relative_path(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
     while (n > 0 && dir[n - 1] == '/') {
         n--;
     }
-    return strncmp(path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+    return n > 0 && strncmp(path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : path;
 }
 
 #define FNV64_OFFSET UINT64_C(0xcbf29ce484222325)

@@ -220,14 +220,17 @@ static int certify_encoding(pecert_run_results *out, const pecert_certify_model 
     if (status == PECERT_EXIT_PASS && count_only) {
         planned_n[0] = planned_count(&s);
     } else if (status == PECERT_EXIT_PASS) {
-        if (s.sets.have_vectors && pecert_capture_vector_set(out, &s.loaded, 1, "") != 0) {
-            snprintf(err, err_len, "out of memory");
-            status = PECERT_EXIT_USAGE;
-        } else if (layer == NULL && planned_count(&s) == 0) {
+        if (layer == NULL && planned_count(&s) == 0) {
             status = filter_selects_none(&s, opt, err, err_len);
         } else {
             status = run_plan(out, &s, opt);
             pecert_diagnose(out);
+        }
+        /* After the plan, whose run info starts blank: the vector set's
+         * files and hash (the report's "set fnv1a64:..."; once empty). */
+        if (status <= PECERT_EXIT_FAIL && s.sets.have_vectors && pecert_capture_vector_set(out, &s.loaded, 1, "") != 0) {
+            snprintf(err, err_len, "out of memory");
+            status = PECERT_EXIT_USAGE;
         }
     }
     free_state(&s);

@@ -276,6 +276,35 @@ START_TEST(run_certify_and_diagnose_name_the_partial_off_by_one)
 }
 END_TEST
 
+/* The vector set a certification rests on is named: its hash (once empty:
+ * "recorded from the official model class, set ") and its files' paths as
+ * they are (an absolute path once lost its leading '/'). */
+START_TEST(the_vector_set_is_named_in_full)
+{
+    static char out[1 << 17];
+    char dir[] = "/tmp/pecert-vset-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --impl fast --profile llama-3.1-8b --quiet --vectors "
+                                                   "%s/vectors --json %s/c.json --html %s/c.html",
+                                 PECERT_SOURCE_DIR, dir, dir),
+                     0);
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/c.json", dir);
+    char *json = test_read_file(path);
+    char want[1400];
+    snprintf(want, sizeof(want), "\"path\":\t\"%s/vectors/profiles/llama-3.1-8b.json\"", PECERT_SOURCE_DIR);
+    ck_assert_msg(strstr(json, "\"hash\":\t\"fnv1a64:") != NULL && strstr(json, want) != NULL, "%.3000s",
+                  strstr(json, "\"vector_set\"") != NULL ? strstr(json, "\"vector_set\"") : json);
+    free(json);
+    snprintf(path, sizeof(path), "%s/c.html", dir);
+    char *html = test_read_file(path);
+    ck_assert_ptr_nonnull(strstr(html, "recorded from the official model class, set fnv1a64:"));
+    free(html);
+    snprintf(path, sizeof(path), "rm -rf %s", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 /* Every check certify's plan runs belongs to a concern of the table: a
  * check added to the plan without one would be certified under "other
  * checks", which names nothing a porter can act on. */
@@ -365,6 +394,7 @@ Suite *make_certificate_suite(void)
     tcase_add_test(core, run_certify_and_diagnose_name_the_partial_off_by_one);
     tcase_add_test(core, a_partial_run_says_what_was_not_examined);
     tcase_add_test(core, every_planned_check_has_a_concern);
+    tcase_add_test(core, the_vector_set_is_named_in_full);
     tcase_add_test(core, precision_is_noted_under_passing_checks_only);
     suite_add_tcase(s, core);
     return s;
