@@ -231,23 +231,6 @@ static int dump_in_child(void *arg, int out_fd, pecert_case_slot *slot)
     return pecert_write_fully(out_fd, said, strlen(said));
 }
 
-/* Why a child gave no word: a signal, an exit, the time limit. */
-static void child_death(char *out, size_t len, const pecert_child_outcome *o, double timeout_s)
-{
-    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
-    if (o->status == PECERT_CHILD_TIMED_OUT) {
-        snprintf(out, len, "no result within %.3g s (hang or far too slow) during %s", timeout_s, during);
-    } else if (o->status == PECERT_CHILD_SIGNALED) {
-        snprintf(out, len, "the plugin was killed by signal %d (%s) during %s", o->signal, strsignal(o->signal),
-                 during);
-    } else if (o->status == PECERT_CHILD_NOT_RUN) {
-        snprintf(out, len, "could not start the plugin's process: %s", o->output != NULL ? o->output : "?");
-    } else {
-        snprintf(out, len, "the plugin's process exited with status %d without a result during %s", o->exit_code,
-                 during);
-    }
-}
-
 #define DUMP_TIMEOUT_S 120.0
 
 static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *p)
@@ -259,7 +242,7 @@ static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert
     int clean = o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_forged && o.output != NULL;
     if (!clean) {
         char why[1024];
-        child_death(why, sizeof(why), &o, DUMP_TIMEOUT_S);
+        pecert_child_outcome_words(why, sizeof(why), &o, DUMP_TIMEOUT_S, "the plugin's process");
         fprintf(stderr, "pecert: dump: %s: %s\n", p->path, o.output_forged ? "forged result (the plugin wrote it)" : why);
     } else if (strcmp(o.output, "ok") != 0) {
         fprintf(stderr, "pecert: dump: %s\n", strchr(o.output, ' ') != NULL ? strchr(o.output, ' ') + 1 : o.output);

@@ -269,32 +269,39 @@ static void diagnose_frequencies(pecert_run_results *run)
     }
 }
 
-/* The text after PECERT_RECOVERED_NOTE of r's first note with one, or
- * NULL. */
+/* The words of r's recovered finding id, or NULL. rope_recovered.c writes
+ * its "recovered:ID" symptoms and its note lines in one order, so the
+ * finding's rank among the first is its note's among the second. */
 static const char *recovered_text(const pecert_check_result *r, const char *id)
 {
-    char tag[64];
-    snprintf(tag, sizeof(tag), "%s%s", PECERT_SYMPTOM_RECOVERED, id);
-    if (!pecert_check_has_symptom(r, tag)) {
-        return NULL;
+    size_t prefix = strlen(PECERT_SYMPTOM_RECOVERED);
+    int rank = -1;
+    for (int i = 0, k = 0; i < r->n_symptoms && rank < 0; i++) {
+        if (strncmp(r->symptoms[i], PECERT_SYMPTOM_RECOVERED, prefix) == 0) {
+            rank = strcmp(r->symptoms[i] + prefix, id) == 0 ? k : -1;
+            k++;
+        }
     }
-    for (size_t i = 0; i < r->n_failures; i++) {
+    for (size_t i = 0; rank >= 0 && i < r->n_failures; i++) {
         const char *at = strstr(r->failures[i].line, PECERT_RECOVERED_NOTE);
-        if (r->failures[i].kind == PECERT_FAILURE_NOTE && at != NULL) {
+        if (r->failures[i].kind == PECERT_FAILURE_NOTE && at != NULL && rank-- == 0) {
             return at + strlen(PECERT_RECOVERED_NOTE);
         }
     }
     return NULL;
 }
 
-/* The recovered position finding of the first failing apply source, or
- * NULL. */
-static const char *recovered_position(const pecert_run_results *run)
+/* The recovered finding id of the first failing apply source (its check
+ * in *from when from is not NULL), or NULL. */
+static const char *recovered_finding(const pecert_run_results *run, const char *id, const pecert_check_result **from)
 {
     for (size_t s = 0; s < sizeof(apply_sources) / sizeof(apply_sources[0]); s++) {
         const pecert_check_result *r = pecert_run_results_find(run, apply_sources[s]);
-        const char *text = r != NULL && r->verdict >= PECERT_VERDICT_FAIL ? recovered_text(r, "position") : NULL;
+        const char *text = r != NULL && r->verdict >= PECERT_VERDICT_FAIL ? recovered_text(r, id) : NULL;
         if (text != NULL) {
+            if (from != NULL) {
+                *from = r;
+            }
             return text;
         }
     }
@@ -316,12 +323,12 @@ static void diagnose_positions(pecert_run_results *run)
     if (scaled_types_only && !failed(run, "rope.identity_at_zero")) {
         add(run, "seq_len_selection", "rope.apply.golden: only scaled rope types fail; frequencies right at given lengths",
             "dynamic/LongRoPE frequencies selected by the wrong length in apply (not max(position)+1)");
-    } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero") && recovered_position(run) != NULL) {
+    } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero") && recovered_finding(run, "position", NULL) != NULL) {
         /* The recovery names which tokens moved and by how much, as
          * `pecert diagnose` does: more than "wrong at position 0". */
         add(run, "recovered", "rope.identity_at_zero fails; each token's rotation recovered from a failing output, "
                               "as `pecert diagnose` reads a dump",
-            "%s", recovered_position(run));
+            "%s", recovered_finding(run, "position", NULL));
     } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero")) {
         add(run, "position_shift", "rope.identity_at_zero fails while frequencies are right",
             "positions shifted: the rotation is wrong already at position 0 (off-by-one, or token index used as position)");
@@ -852,20 +859,15 @@ static int rotations_named(const pecert_run_results *run)
 static void diagnose_recovered(pecert_run_results *run)
 {
     static const char *const ids[] = {"position", "pairing", "rotary_dim", "frequencies"};
-    if (rotations_named(run)) {
-        return;
-    }
-    for (size_t s = 0; s < sizeof(apply_sources) / sizeof(apply_sources[0]); s++) {
-        const pecert_check_result *r = pecert_run_results_find(run, apply_sources[s]);
-        for (size_t k = 0; r != NULL && r->verdict >= PECERT_VERDICT_FAIL && k < sizeof(ids) / sizeof(ids[0]); k++) {
-            const char *text = recovered_text(r, ids[k]);
-            if (text != NULL) {
-                char evidence[PECERT_RESULT_LINE_MAX];
-                snprintf(evidence, sizeof(evidence), "%s: each token's rotation recovered from the failing output, as "
-                                                     "`pecert diagnose` reads a dump", r->check_id);
-                add(run, "recovered", evidence, "%s", text);
-                return;
-            }
+    const pecert_check_result *from = NULL;
+    for (size_t k = 0; !rotations_named(run) && k < sizeof(ids) / sizeof(ids[0]); k++) {
+        const char *text = recovered_finding(run, ids[k], &from);
+        if (text != NULL) {
+            char evidence[PECERT_RESULT_LINE_MAX];
+            snprintf(evidence, sizeof(evidence), "%s: each token's rotation recovered from the failing output, as "
+                                                 "`pecert diagnose` reads a dump", from->check_id);
+            add(run, "recovered", evidence, "%s", text);
+            return;
         }
     }
 }

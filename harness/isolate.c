@@ -344,3 +344,18 @@ void pecert_child_outcome_free(pecert_child_outcome *out)
     out->output = NULL;
     out->output_len = 0;
 }
+
+void pecert_child_outcome_words(char *out, size_t len, const pecert_child_outcome *o, double timeout_s,
+                                const char *what)
+{
+    const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
+    if (o->status == PECERT_CHILD_TIMED_OUT) {
+        snprintf(out, len, "no result within %.3g s (hang or far too slow) during %s", timeout_s, during);
+    } else if (o->status == PECERT_CHILD_SIGNALED) {
+        snprintf(out, len, "killed by signal %d (%s) during %s", o->signal, strsignal(o->signal), during);
+    } else if (o->status == PECERT_CHILD_NOT_RUN) {
+        snprintf(out, len, "could not start %s: %s", what, o->output != NULL ? o->output : "?");
+    } else {
+        snprintf(out, len, "exited with status %d without a result during %s", o->exit_code, during);
+    }
+}

@@ -76,6 +76,15 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
 
 void pecert_child_outcome_free(pecert_child_outcome *out);
 
+/* pecert_child_outcome_words: why a child gave no result, in one line:
+ * "no result within T s (hang or far too slow) during CASE", "killed by
+ * signal N (NAME) during CASE", "could not start WHAT: why", "exited with
+ * status N without a result during CASE" (CASE "start-up" when none was
+ * named). The runner's CRASH/TIMEOUT diagnosis and `pecert dump` say it
+ * alike. */
+void pecert_child_outcome_words(char *out, size_t len, const pecert_child_outcome *o, double timeout_s,
+                                const char *what);
+
 /* pecert_case_slot_set writes a description of the current case (and
  * forgets the vector of the one before). */
 void pecert_case_slot_set(pecert_case_slot *case_slot, const char *fmt, ...)

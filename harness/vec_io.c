@@ -2,12 +2,8 @@
  * vec_io.c - bounded reads of manifest and payload files, and the inflate
  * of a payload into a buffer of exactly the declared size.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* next_in becomes const: the compressed bytes are only read. */
 #define ZLIB_CONST

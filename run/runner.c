@@ -107,23 +107,8 @@ static int child_run_check(void *arg, int out_fd, pecert_case_slot *case_slot)
 static void diagnose_abnormal(pecert_check_result *r, const pecert_child_outcome *o, double timeout_s)
 {
     const char *during = o->last_case[0] != '\0' ? o->last_case : "start-up";
-    if (o->status == PECERT_CHILD_TIMED_OUT) {
-        r->verdict = PECERT_VERDICT_TIMEOUT;
-        snprintf(r->diagnosis, sizeof(r->diagnosis),
-                 "no result within %.3g s (hang or far too slow) during %s", timeout_s, during);
-    } else if (o->status == PECERT_CHILD_SIGNALED) {
-        r->verdict = PECERT_VERDICT_CRASH;
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "killed by signal %d (%s) during %s",
-                 o->signal, strsignal(o->signal), during);
-    } else if (o->status == PECERT_CHILD_NOT_RUN) {
-        r->verdict = PECERT_VERDICT_CRASH;
-        snprintf(r->diagnosis, sizeof(r->diagnosis), "could not start the check: %s",
-                 o->output != NULL ? o->output : "?");
-    } else {
-        r->verdict = PECERT_VERDICT_CRASH;
-        snprintf(r->diagnosis, sizeof(r->diagnosis),
-                 "exited with status %d without a result during %s", o->exit_code, during);
-    }
+    r->verdict = o->status == PECERT_CHILD_TIMED_OUT ? PECERT_VERDICT_TIMEOUT : PECERT_VERDICT_CRASH;
+    pecert_child_outcome_words(r->diagnosis, sizeof(r->diagnosis), o, timeout_s, "the check");
     r->worst_ratio = INFINITY;
     snprintf(r->worst_case, sizeof(r->worst_case), "%s", during);
     r->worst_vector = o->last_vector; /* cited only if it is a loaded vector */

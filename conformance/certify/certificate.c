@@ -83,8 +83,9 @@ const char *pecert_check_concern(const char *id)
  * written before it) its diagnosis. */
 static int no_operation(const pecert_check_result *r)
 {
+    static const char older[] = "plugin does not implement an operation"; /* runner.h's words */
     return pecert_check_has_symptom(r, PECERT_SYMPTOM_NO_OPERATION) ||
-           strncmp(r->diagnosis, "plugin does not implement an operation", 38) == 0;
+           strncmp(r->diagnosis, older, sizeof(older) - 1) == 0;
 }
 
 /* The M of r's "scope:max_position:M" symptom (its far positions held to
