@@ -215,11 +215,11 @@ static void run_shift(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_alibi_slopes_golden = {
-    "alibi.slopes.golden", "ALiBi slopes equal get_slopes / Bloom / MPT for 1..64 (and 112) heads",
+    PECERT_ID_ALIBI_SLOPES_GOLDEN, "ALiBi slopes equal get_slopes / Bloom / MPT for 1..64 (and 112) heads",
     PECERT_NEED_ALIBI_SLOPES, run_slopes};
 const pecert_check pecert_check_alibi_bias_golden = {
-    "alibi.bias.golden", "ALiBi biases (causal and symmetric) equal Bloom / MPT / llm-foundry",
+    PECERT_ID_ALIBI_BIAS_GOLDEN, "ALiBi biases (causal and symmetric) equal Bloom / MPT / llm-foundry",
     PECERT_NEED_ALIBI_BIAS, run_bias_golden};
 const pecert_check pecert_check_alibi_shift_invariance = {
-    "alibi.shift_invariance", "ALiBi bias(q + s, k + s) = bias(q, k) for s up to 2^30",
+    PECERT_ID_ALIBI_SHIFT_INVARIANCE, "ALiBi bias(q + s, k + s) = bias(q, k) for s up to 2^30",
     PECERT_NEED_ALIBI_BIAS, run_shift};

@@ -64,8 +64,16 @@ typedef struct pecert_check_env {
     int strided_outputs;
 } pecert_check_env;
 
+/*
+ * A check's id is a named constant declared once, beside the check's own
+ * declaration (PECERT_ID_ROPE_APPLY_GOLDEN next to
+ * pecert_check_rope_apply_golden in rope_checks.h), and so is every symptom
+ * tag the diagnosis reads (PECERT_SYMPTOM_*, beside the check that leaves
+ * it): the check writes it and diagnose.c reads it through the one name, so
+ * a typo on either side is a compile error, not a diagnosis silently lost.
+ */
 typedef struct pecert_check {
-    const char *id;        /* stable, e.g. "rope.apply.golden"             */
+    const char *id;        /* stable: its PECERT_ID_* constant          */
     const char *purpose;   /* one line                                     */
     uint32_t needs;        /* PECERT_NEED_* of the plugin under test       */
     void (*run)(const pecert_check_env *env, pecert_check_result *result);

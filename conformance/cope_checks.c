@@ -387,11 +387,11 @@ static void explain(pecert_check_result *r, const cope_call *c, const cope_out *
         cope_variant v;
         const char *symptom;
     } replays[] = {
-        {{.gate_unscaled = 1}, "cope_gate_scale:missing"},
-        {{.forward_cumsum = 1}, "cope_cumsum:forward"},
-        {{.gates_unmasked = 1}, "cope_gates:unmasked"},
-        {{.nodiv_flipped = 1}, "cope_position_scale:flipped"},
-        {{.prefix_clamped = 1}, "cope_clamp:prefix"},
+        {{.gate_unscaled = 1}, PECERT_SYMPTOM_COPE_GATE_UNSCALED},
+        {{.forward_cumsum = 1}, PECERT_SYMPTOM_COPE_CUMSUM_FORWARD},
+        {{.gates_unmasked = 1}, PECERT_SYMPTOM_COPE_GATES_UNMASKED},
+        {{.nodiv_flipped = 1}, PECERT_SYMPTOM_COPE_POSITION_SCALE_FLIPPED},
+        {{.prefix_clamped = 1}, PECERT_SYMPTOM_COPE_CLAMP_PREFIX},
     };
     for (size_t k = 0; k < sizeof(replays) / sizeof(replays[0]); k++) {
         if (replays[k].v.gates_unmasked && !c->masked) {
@@ -721,15 +721,15 @@ static void run_linear(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_cope_golden = {
-    "cope.golden", "CoPE's positions and attention logits equal facebookresearch/RAM's ContextPosSelfAttn",
+    PECERT_ID_COPE_GOLDEN, "CoPE's positions and attention logits equal facebookresearch/RAM's ContextPosSelfAttn",
     PECERT_NEED_COPE_LOGITS, run_golden};
 const pecert_check pecert_check_cope_saturated_gates = {
-    "cope.saturated_gates", "gates all 1 give the ordinary relative positions (visible keys counted from j on)",
+    PECERT_ID_COPE_SATURATED_GATES, "gates all 1 give the ordinary relative positions (visible keys counted from j on)",
     PECERT_NEED_COPE_LOGITS, run_saturated};
 const pecert_check pecert_check_cope_gate_monotone = {
-    "cope.gate_monotone", "changing one key's gate moves the positions of that key and the earlier ones only",
+    PECERT_ID_COPE_GATE_MONOTONE, "changing one key's gate moves the positions of that key and the earlier ones only",
     PECERT_NEED_COPE_LOGITS, run_monotone};
 const pecert_check pecert_check_cope_linear_embedding = {
-    "cope.linear_embedding",
+    PECERT_ID_COPE_LINEAR_EMBEDDING,
     "with position embeddings affine in the position each logit is affine in the plugin's position",
     PECERT_NEED_COPE_LOGITS, run_linear};

@@ -110,6 +110,14 @@ void pecert_decode_compare(pecert_check_result *r, const pecert_logical_batch *b
                            const char *where);
 
 extern const pecert_check pecert_check_decode_prefill_equivalence;
+#define PECERT_ID_DECODE_PREFILL_EQUIVALENCE "decode.prefill_equivalence"
+/* Symptoms it leaves, read by diagnose.c: decode_checks.c: + the feed whose output differs; the ALiBi scale the plugin
+ * got wrong (also certify.alibi.attention). */
+#define PECERT_SYMPTOM_DIFFERS             "differs:"
+#define PECERT_SYMPTOM_ALIBI_SCALE         "alibi_scale:"
+#define PECERT_SYMPTOM_ALIBI_SCALE_IGNORED PECERT_SYMPTOM_ALIBI_SCALE "ignored"
+#define PECERT_SYMPTOM_ALIBI_SCALE_APPLIED PECERT_SYMPTOM_ALIBI_SCALE "applied"
 extern const pecert_check pecert_check_batch_padding_independence;
+#define PECERT_ID_BATCH_PADDING_INDEPENDENCE "batch.padding_independence"
 
 #endif /* PECERT_CONFORMANCE_DECODE_H */

@@ -76,7 +76,9 @@ static void replay_alibi_scale(const pecert_check_env *env, pecert_check_result 
         pecert_decode_bounds_init(&bounds, env, &scratch, &other, label) == 0) {
         pecert_decode_compare(&scratch, &other, &bounds, got, &want, 1.0, label);
         if (scratch.n_failed == 0 && scratch.n_cases > 0) {
-            pecert_check_symptom(r, "%s", b->alibi_bias_scale != 0 ? "alibi_scale:ignored" : "alibi_scale:applied");
+            pecert_check_symptom(r, "%s",
+                                 b->alibi_bias_scale != 0 ? PECERT_SYMPTOM_ALIBI_SCALE_IGNORED
+                                                          : PECERT_SYMPTOM_ALIBI_SCALE_APPLIED);
         }
         pecert_decode_bounds_free(&bounds);
     }
@@ -116,7 +118,7 @@ static void compare_feeds(const pecert_check_env *env, pecert_check_result *r,
                 snprintf(where, sizeof(where), "%s %s vs the plugin's %s", label, feeds[k].name, feeds[0].name);
                 pecert_decode_compare(r, b, &bounds, &got[k], &got[0], 2.0, where);
                 if (r->n_failed > failed_before) {
-                    pecert_check_symptom(r, "differs:%s", feeds[k].name);
+                    pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_DIFFERS, feeds[k].name);
                 }
             }
         }
@@ -340,10 +342,9 @@ static void run_padding_independence(const pecert_check_env *env, pecert_check_r
 }
 
 const pecert_check pecert_check_decode_prefill_equivalence = {
-    "decode.prefill_equivalence",
+    PECERT_ID_DECODE_PREFILL_EQUIVALENCE,
     "one prefill, prefill + decode steps and uneven chunks give the same attention outputs as the oracle",
     PECERT_NEED_SESSION, run_prefill_equivalence};
 const pecert_check pecert_check_batch_padding_independence = {
-    "batch.padding_independence",
-    "left/right-padded batched runs give every valid token its unpadded output",
+    PECERT_ID_BATCH_PADDING_INDEPENDENCE, "left/right-padded batched runs give every valid token its unpadded output",
     PECERT_NEED_SESSION, run_padding_independence};

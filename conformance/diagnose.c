@@ -1,5 +1,8 @@
 /* diagnose.c - rules from symptoms and verdicts to named bugs. */
 #include "diagnose.h"
+#include "certify_checks.h"
+#include "decode.h"
+#include "family.h"
 #include "rope_checks.h"
 
 #include <stdarg.h>
@@ -38,6 +41,20 @@ static const char *symptom_value(const pecert_run_results *run, const char *id, 
     return NULL;
 }
 
+/* 1 if name (a symptom's value, may be NULL) is rope type t's name. */
+static int is_type(const char *name, pecert_rope_type t)
+{
+    return name != NULL && strcmp(name, pecert_rope_type_name(t)) == 0;
+}
+
+/* 1 if check id carries the symptom prefix + rope type t's name. */
+static int has_type(const pecert_run_results *run, const char *id, const char *prefix, pecert_rope_type t)
+{
+    char tag[PECERT_SYMPTOM_LEN];
+    snprintf(tag, sizeof(tag), "%s%s", prefix, pecert_rope_type_name(t));
+    return has(run, id, tag);
+}
+
 /* Symptoms of r (may be NULL) starting with prefix. */
 static int result_count_prefix(const pecert_check_result *r, const char *prefix)
 {
@@ -60,8 +77,8 @@ static int count_prefix(const pecert_run_results *run, const char *id, const cha
  * hypotheses. One set of rules reads both, so certify names a bug exactly
  * as run does.
  */
-static const char *const apply_sources[] = {"rope.apply.golden", "certify.rope.reference"};
-static const char *const freq_sources[] = {"rope.freq.golden", "certify.rope.reference"};
+static const char *const apply_sources[] = {PECERT_ID_ROPE_APPLY_GOLDEN, PECERT_ID_CERTIFY_ROPE_REFERENCE};
+static const char *const freq_sources[] = {PECERT_ID_ROPE_FREQ_GOLDEN, PECERT_ID_CERTIFY_ROPE_REFERENCE};
 #define N_SOURCES 2
 
 /* The first source holding symptom tag, or NULL. */
@@ -97,10 +114,10 @@ static const char *cases_of(const char *source)
  * golden check passed, or certify's oracle comparison ran with none off. */
 static int freqs_right(const pecert_run_results *run)
 {
-    const pecert_check_result *golden = pecert_run_results_find(run, "rope.freq.golden");
-    const pecert_check_result *certify = pecert_run_results_find(run, "certify.rope.reference");
-    if (source_with_prefix(run, freq_sources, "freq_off:") != NULL ||
-        source_with_prefix(run, freq_sources, "scaling:") != NULL) {
+    const pecert_check_result *golden = pecert_run_results_find(run, PECERT_ID_ROPE_FREQ_GOLDEN);
+    const pecert_check_result *certify = pecert_run_results_find(run, PECERT_ID_CERTIFY_ROPE_REFERENCE);
+    if (source_with_prefix(run, freq_sources, PECERT_SYMPTOM_FREQ_OFF) != NULL ||
+        source_with_prefix(run, freq_sources, PECERT_SYMPTOM_SCALING) != NULL) {
         return 0;
     }
     return golden != NULL ? golden->verdict == PECERT_VERDICT_PASS
@@ -110,17 +127,18 @@ static int freqs_right(const pecert_run_results *run)
 /* 1 if rotations are shown right; 0 if shown wrong or not shown. */
 static int rotations_right(const pecert_run_results *run)
 {
-    if (pecert_run_results_find(run, "rope.apply.golden") != NULL) {
-        return passed(run, "rope.apply.golden");
+    if (pecert_run_results_find(run, PECERT_ID_ROPE_APPLY_GOLDEN) != NULL) {
+        return passed(run, PECERT_ID_ROPE_APPLY_GOLDEN);
     }
-    const pecert_check_result *certify = pecert_run_results_find(run, "certify.rope.reference");
+    const pecert_check_result *certify = pecert_run_results_find(run, PECERT_ID_CERTIFY_ROPE_REFERENCE);
     return certify != NULL && certify->verdict <= PECERT_VERDICT_FAIL &&
-           count_prefix(run, "certify.rope.reference", "apply_off:") == 0;
+           count_prefix(run, PECERT_ID_CERTIFY_ROPE_REFERENCE, PECERT_SYMPTOM_APPLY_OFF) == 0;
 }
 
 static int rotations_wrong(const pecert_run_results *run)
 {
-    return failed(run, "rope.apply.golden") || count_prefix(run, "certify.rope.reference", "apply_off:") > 0;
+    return failed(run, PECERT_ID_ROPE_APPLY_GOLDEN) ||
+           count_prefix(run, PECERT_ID_CERTIFY_ROPE_REFERENCE, PECERT_SYMPTOM_APPLY_OFF) > 0;
 }
 
 static void add(pecert_run_results *run, const char *id, const char *evidence, const char *fmt, ...)
@@ -152,7 +170,7 @@ static void diagnose_hypotheses(pecert_run_results *run)
     const char *tag, *id, *bug;
     for (size_t i = 0; (tag = pecert_rope_hypothesis(i, &id, &bug)) != NULL; i++) {
         char symptom[64];
-        snprintf(symptom, sizeof(symptom), "hypothesis:%s", tag);
+        snprintf(symptom, sizeof(symptom), "%s%s", PECERT_SYMPTOM_HYPOTHESIS, tag);
         const char *source = source_with(run, apply_sources, symptom);
         if (source == NULL) {
             continue;
@@ -160,10 +178,10 @@ static void diagnose_hypotheses(pecert_run_results *run)
         char evidence[PECERT_RESULT_LINE_MAX];
         snprintf(evidence, sizeof(evidence), "%s: the failing %s replayed on the oracle under this hypothesis match",
                  source, cases_of(source));
-        const char *type = symptom_value(run, source, "apply_off:");
-        int one_type = count_prefix(run, source, "apply_off:") == 1;
+        const char *type = symptom_value(run, source, PECERT_SYMPTOM_APPLY_OFF);
+        int one_type = count_prefix(run, source, PECERT_SYMPTOM_APPLY_OFF) == 1;
         if (strcmp(id, "scaling_ignored") == 0 && one_type && freqs_right(run) &&
-            (strcmp(type, "dynamic") == 0 || strcmp(type, "longrope") == 0)) {
+            (is_type(type, PECERT_ROPE_DYNAMIC) || is_type(type, PECERT_ROPE_LONGROPE))) {
             /* Plain RoPE is what dynamic NTK and LongRoPE compute below L0:
              * with the frequencies right at the lengths asked, apply picks
              * its length wrongly (the chunk's, not max(position)+1). */
@@ -181,20 +199,21 @@ static void diagnose_hypotheses(pecert_run_results *run)
 
 static void diagnose_pairing(pecert_run_results *run)
 {
-    const char *probe = "rope.pairing_convention";
+    const char *probe = PECERT_ID_ROPE_PAIRING_CONVENTION;
     if (passed(run, probe)) {
         return;
     }
-    if (has(run, probe, "pairing:split_half_over_head_dim")) {
+    if (has(run, probe, PECERT_SYMPTOM_PAIRING_SPLIT_HALF_OVER_HEAD_DIM)) {
         add(run, "rotary_dim", "rope.pairing_convention: channel 0 pairs with head_dim/2",
             "rotary_dim taken as head_dim: partial rotary ignored");
-    } else if (has(run, probe, "pairing:unrotated")) {
+    } else if (has(run, probe, PECERT_SYMPTOM_PAIRING_UNROTATED)) {
         add(run, "rotary_slice", "rope.pairing_convention: channel 0 is not rotated",
             "rotation applied to the wrong channel slice (not the first rotary_dim channels)");
-    } else if (has(run, probe, "pairing:interleaved") || has(run, probe, "pairing:split_half")) {
+    } else if (has(run, probe, PECERT_SYMPTOM_PAIRING_INTERLEAVED) ||
+               has(run, probe, PECERT_SYMPTOM_PAIRING_SPLIT_HALF)) {
         add(run, "pairing", "rope.pairing_convention: channel 0 rotates into the other convention's partner",
             "pairing convention swapped: interleaved (GPT-J) and split-half (NeoX/Llama) exchanged");
-    } else if (has(run, probe, "pairing:sign")) {
+    } else if (has(run, probe, PECERT_SYMPTOM_PAIRING_SIGN)) {
         add(run, "rotation_sign", "rope.pairing_convention: the partner channel has the opposite sign",
             "rotation by -theta: sign of the sin term (rotate_half) inverted");
     }
@@ -208,11 +227,11 @@ static void diagnose_scaling(pecert_run_results *run)
         const char *evidence;
         const char *bug;
     } map[] = {
-        {"scaling:missing", "scaling_missing", "attention_scaling is 1 where the reference's is not",
+        {PECERT_SYMPTOM_SCALING_MISSING, "scaling_missing", "attention_scaling is 1 where the reference's is not",
          "attention scaling (YaRN mscale / LongRoPE attention factor) not applied"},
-        {"scaling:squared", "scaling_twice", "attention_scaling is the reference's squared",
+        {PECERT_SYMPTOM_SCALING_SQUARED, "scaling_twice", "attention_scaling is the reference's squared",
          "attention scaling applied twice"},
-        {"scaling:wrong", "scaling_wrong", "attention_scaling differs",
+        {PECERT_SYMPTOM_SCALING_WRONG, "scaling_wrong", "attention_scaling differs",
          "attention scaling wrong: check mscale, mscale_all_dim and attention_factor defaults"},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
@@ -229,19 +248,19 @@ static void diagnose_scaling(pecert_run_results *run)
 /* Wrong frequencies, named by the only rope type (and flags) they hit. */
 static void diagnose_frequencies(pecert_run_results *run)
 {
-    const char *freq = source_with_prefix(run, freq_sources, "freq_off:");
+    const char *freq = source_with_prefix(run, freq_sources, PECERT_SYMPTOM_FREQ_OFF);
     if (freq == NULL) {
         return;
     }
-    int types = count_prefix(run, freq, "freq_off:");
-    const char *type = symptom_value(run, freq, "freq_off:");
+    int types = count_prefix(run, freq, PECERT_SYMPTOM_FREQ_OFF);
+    const char *type = symptom_value(run, freq, PECERT_SYMPTOM_FREQ_OFF);
     if (run->n_findings > 0 && strcmp(run->findings[0].id, "rotary_dim") == 0) {
         return; /* rotary_dim already explains the wrong frequencies */
     }
     /* The golden vectors span every rope type, so "only this type fails"
      * localises the bug; certify's one config says only which type it is. */
     char evidence[PECERT_RESULT_LINE_MAX];
-    if (strcmp(freq, "rope.freq.golden") == 0) {
+    if (strcmp(freq, PECERT_ID_ROPE_FREQ_GOLDEN) == 0) {
         if (types > 1) {
             snprintf(evidence, sizeof(evidence), "rope.freq.golden: inverse frequencies off for several rope types");
         } else {
@@ -251,18 +270,18 @@ static void diagnose_frequencies(pecert_run_results *run)
         snprintf(evidence, sizeof(evidence), "%s: inverse frequencies differ from the oracle's at the checkpoint's "
                  "rope_type %s", freq, type);
     }
-    if (types > 1 || strcmp(type, "default") == 0) {
+    if (types > 1 || is_type(type, PECERT_ROPE_DEFAULT)) {
         add(run, "base_frequencies", evidence,
             "base frequencies wrong: rope_theta, the exponent 2i/rotary_dim, or rotary_dim itself");
-    } else if (strcmp(type, "longrope") == 0) {
+    } else if (is_type(type, PECERT_ROPE_LONGROPE)) {
         add(run, "longrope_switch", evidence,
             "LongRoPE short/long factors chosen wrongly (keyed on the wrong length or the wrong side of L0)");
-    } else if (strcmp(type, "dynamic") == 0) {
+    } else if (is_type(type, PECERT_ROPE_DYNAMIC)) {
         add(run, "dynamic_ntk", evidence, "dynamic NTK base wrong (applied statically, or computed from the wrong length)");
-    } else if (strcmp(type, "llama3") == 0) {
+    } else if (is_type(type, PECERT_ROPE_LLAMA3)) {
         add(run, "llama3", evidence,
             "llama3 frequency scaling ignored or wrong (factor, low/high_freq_factor, original length)");
-    } else if (strcmp(type, "yarn") == 0) {
+    } else if (is_type(type, PECERT_ROPE_YARN)) {
         add(run, "yarn_ramp", evidence, "YaRN ramp wrong: beta_fast/beta_slow, truncate or the correction range");
     } else {
         add(run, type, evidence, "%s scaling wrong", type);
@@ -313,26 +332,27 @@ static const char *recovered_finding(const pecert_run_results *run, const char *
 static void diagnose_positions(pecert_run_results *run)
 {
     if (!freqs_right(run) || !rotations_wrong(run) ||
-        count_prefix(run, "rope.pairing_convention", "pairing:") > 0 ||
-        has(run, "rope.partial_passthrough", "passthrough_changed")) {
+        count_prefix(run, PECERT_ID_ROPE_PAIRING_CONVENTION, PECERT_SYMPTOM_PAIRING) > 0 ||
+        has(run, PECERT_ID_ROPE_PARTIAL_PASSTHROUGH, PECERT_SYMPTOM_PASSTHROUGH_CHANGED)) {
         return;
     }
-    const char *from = symptom_value(run, "rope.long_position_precision", "precision_lost_from:");
-    int scaled_types_only = count_prefix(run, "rope.apply.golden", "apply_off:") > 0 &&
-                            !has(run, "rope.apply.golden", "apply_off:default");
-    if (scaled_types_only && !failed(run, "rope.identity_at_zero")) {
+    const char *from = symptom_value(run, PECERT_ID_ROPE_LONG_POSITION_PRECISION, PECERT_SYMPTOM_PRECISION_LOST_FROM);
+    int scaled_types_only = count_prefix(run, PECERT_ID_ROPE_APPLY_GOLDEN, PECERT_SYMPTOM_APPLY_OFF) > 0 &&
+                            !has_type(run, PECERT_ID_ROPE_APPLY_GOLDEN, PECERT_SYMPTOM_APPLY_OFF, PECERT_ROPE_DEFAULT);
+    if (scaled_types_only && !failed(run, PECERT_ID_ROPE_IDENTITY_AT_ZERO)) {
         add(run, "seq_len_selection", "rope.apply.golden: only scaled rope types fail; frequencies right at given lengths",
             "dynamic/LongRoPE frequencies selected by the wrong length in apply (not max(position)+1)");
-    } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero") && recovered_finding(run, "position", NULL) != NULL) {
+    } else if (has(run, PECERT_ID_ROPE_IDENTITY_AT_ZERO, PECERT_SYMPTOM_MOVES_AT_ZERO) &&
+               recovered_finding(run, "position", NULL) != NULL) {
         /* The recovery names which tokens moved and by how much, as
          * `pecert diagnose` does: more than "wrong at position 0". */
         add(run, "recovered", "rope.identity_at_zero fails; each token's rotation recovered from a failing output, "
                               "as `pecert diagnose` reads a dump",
             "%s", recovered_finding(run, "position", NULL));
-    } else if (has(run, "rope.identity_at_zero", "moves_at_position_zero")) {
+    } else if (has(run, PECERT_ID_ROPE_IDENTITY_AT_ZERO, PECERT_SYMPTOM_MOVES_AT_ZERO)) {
         add(run, "position_shift", "rope.identity_at_zero fails while frequencies are right",
             "positions shifted: the rotation is wrong already at position 0 (off-by-one, or token index used as position)");
-    } else if (from != NULL && atoll(from) >= 1024 && !failed(run, "rope.identity_at_zero")) {
+    } else if (from != NULL && atoll(from) >= 1024 && !failed(run, PECERT_ID_ROPE_IDENTITY_AT_ZERO)) {
         /* Lost far out, and exact at position 0 (a NaN there, or any
          * failure at 0, is not a precision limit of far positions). */
         add(run, "precision", "rope.long_position_precision: exact below, lost from a far position",
@@ -343,28 +363,29 @@ static void diagnose_positions(pecert_run_results *run)
 
 static void diagnose_calls(pecert_run_results *run)
 {
-    const char *dec = "decode.prefill_equivalence";
-    const char *pad = "batch.padding_independence";
+    const char *dec = PECERT_ID_DECODE_PREFILL_EQUIVALENCE;
+    const char *pad = PECERT_ID_BATCH_PADDING_INDEPENDENCE;
     if (has(run, dec, "differs:prefill + 5 decode steps") || has(run, dec, "differs:chunks 7,1,9,7")) {
         add(run, "decode_positions", "decode.prefill_equivalence: the plugin's own runs disagree",
             "decode steps or chunks do not continue one prefill: position or cache bookkeeping across calls");
     }
-    int calls_drift = count_prefix(run, dec, "differs:") > 0;
+    int calls_drift = count_prefix(run, dec, PECERT_SYMPTOM_DIFFERS) > 0;
     /* The registry's ALiBi sessions, or certify's at the checkpoint's heads. */
-    const char *att = count_prefix(run, dec, "alibi_scale:") > 0 ? dec : "certify.alibi.attention";
-    int alibi_scale = count_prefix(run, att, "alibi_scale:") > 0;
+    const char *att = count_prefix(run, dec, PECERT_SYMPTOM_ALIBI_SCALE) > 0 ? dec : PECERT_ID_CERTIFY_ALIBI_ATTENTION;
+    int alibi_scale = count_prefix(run, att, PECERT_SYMPTOM_ALIBI_SCALE) > 0;
     if (alibi_scale) {
-        add(run, "alibi_bias_scale", strcmp(att, dec) == 0
+        add(run, "alibi_bias_scale",
+            strcmp(att, dec) == 0
                 ? "decode.prefill_equivalence: the outputs match the ALiBi term on the other side of the score scale"
                 : "certify.alibi.attention: the outputs match the ALiBi term on the other side of the score scale",
-            has(run, att, "alibi_scale:ignored")
+            has(run, att, PECERT_SYMPTOM_ALIBI_SCALE_IGNORED)
                 ? "ALiBi added after the score scale where the model adds it to q.k before the 1/sqrt(head_dim) "
                   "scale (Falcon's alibi: true): the bias is sqrt(head_dim) times too large"
                 : "ALiBi scaled by 1/sqrt(head_dim) (Falcon's order) where the model adds it to the scaled scores "
                   "(Bloom, MPT)");
     }
     if (!calls_drift && !alibi_scale && failed(run, dec) && rotations_right(run) &&
-        passed(run, "rope.pairing_convention")) {
+        passed(run, PECERT_ID_ROPE_PAIRING_CONVENTION)) {
         add(run, "cache_rotation", "decode.prefill_equivalence: consistent across calls but not the oracle; rotations right",
             "attention over the cache is wrong while rotations are right: cached keys used at positions they were not rotated for");
     }
@@ -376,17 +397,17 @@ static void diagnose_calls(pecert_run_results *run)
 
 static void diagnose_layout(pecert_run_results *run)
 {
-    if (has(run, "rope.partial_passthrough", "passthrough_changed")) {
+    if (has(run, PECERT_ID_ROPE_PARTIAL_PASSTHROUGH, PECERT_SYMPTOM_PASSTHROUGH_CHANGED)) {
         add(run, "passthrough", "rope.partial_passthrough: channels past rotary_dim changed",
             "channels past rotary_dim are modified (scaled, rotated or not copied)");
     }
     if (!rotations_right(run)) {
         return; /* the packed path is wrong too: not a layout bug */
     }
-    if (has(run, "rope.inplace_and_strides", "layout:in_place_differs")) {
+    if (has(run, PECERT_ID_ROPE_INPLACE_AND_STRIDES, PECERT_SYMPTOM_IN_PLACE_DIFFERS)) {
         add(run, "in_place", "rope.inplace_and_strides: in place differs from out of place",
             "in-place rotation reads a channel after overwriting it");
-    } else if (has(run, "rope.inplace_and_strides", "layout:strided_differs")) {
+    } else if (has(run, PECERT_ID_ROPE_INPLACE_AND_STRIDES, PECERT_SYMPTOM_STRIDED_DIFFERS)) {
         add(run, "strided", "rope.inplace_and_strides: a strided view differs from packed",
             "strides ignored or mishandled");
     }
@@ -397,14 +418,15 @@ static void diagnose_layout(pecert_run_results *run)
  * (the layer kind ignored) from any other change. */
 static void diagnose_layers(pecert_run_results *run)
 {
-    if (!failed(run, "rope.nope_layer")) {
+    if (!failed(run, PECERT_ID_ROPE_NOPE_LAYER)) {
         return;
     }
-    if (has(run, "rope.nope_layer", "nope_rotated") || has(run, "rope.nope_layer", "nope_session_rotated")) {
+    if (has(run, PECERT_ID_ROPE_NOPE_LAYER, PECERT_SYMPTOM_NOPE_ROTATED) ||
+        has(run, PECERT_ID_ROPE_NOPE_LAYER, PECERT_SYMPTOM_NOPE_SESSION_ROTATED)) {
         add(run, "nope_rotated", "rope.nope_layer: a NoPE layer's output is the rotary layer's",
             "a NoPE layer is rotated: the plugin ignores the layer kind (no_rope_layers / layer_types) and applies "
             "RoPE on every layer");
-    } else if (has(run, "rope.nope_layer", "nope_changed")) {
+    } else if (has(run, PECERT_ID_ROPE_NOPE_LAYER, PECERT_SYMPTOM_NOPE_CHANGED)) {
         add(run, "nope_changed", "rope.nope_layer: a NoPE layer's output differs from its input",
             "a NoPE layer's q/k are changed (not rotated as a rotary layer would be): it must pass them through "
             "bit for bit");
@@ -415,11 +437,11 @@ static void diagnose_layers(pecert_run_results *run)
  * frequency-to-axis assignment (mrope_checks.c, replay_layout). */
 static void diagnose_mrope_layout(pecert_run_results *run)
 {
-    if (has(run, "mrope.apply.golden", "mrope_layout:blocks")) {
+    if (has(run, PECERT_ID_MROPE_APPLY_GOLDEN, PECERT_SYMPTOM_MROPE_BLOCKS)) {
         add(run, "mrope_layout", "mrope.apply.golden: the outputs match the sections applied as blocks",
             "M-RoPE sections applied as blocks (t..t h..h w..w) where the model interleaves them (t h w t h w ..., "
             "Qwen3-VL's mrope_interleaved)");
-    } else if (has(run, "mrope.apply.golden", "mrope_layout:interleaved")) {
+    } else if (has(run, PECERT_ID_MROPE_APPLY_GOLDEN, PECERT_SYMPTOM_MROPE_INTERLEAVED)) {
         add(run, "mrope_layout", "mrope.apply.golden: the outputs match the sections interleaved",
             "M-RoPE sections interleaved (t h w t h w ...) where the model applies them as blocks (Qwen2-VL)");
     }
@@ -434,39 +456,39 @@ static const char *rope2d_evidence(const pecert_run_results *run, const char *go
     if (failed(run, golden)) {
         return golden;
     }
-    return has(run, "certify.rope2d.reference", part_tag) ? "certify.rope2d.reference" : NULL;
+    return has(run, PECERT_ID_CERTIFY_ROPE2D_REFERENCE, part_tag) ? PECERT_ID_CERTIFY_ROPE2D_REFERENCE : NULL;
 }
 
 /* 2-D vision RoPE: the convention a failed case's replay on the oracle
  * reproduced (rope2d_checks.c), else what the properties show. */
 static void diagnose_rope2d_index(pecert_run_results *run)
 {
-    const char *g = rope2d_evidence(run, "rope2d.index.golden", "rope2d_index_wrong");
+    const char *g = rope2d_evidence(run, PECERT_ID_ROPE2D_INDEX_GOLDEN, PECERT_SYMPTOM_ROPE2D_INDEX_WRONG);
     char why[160];
     if (g == NULL) {
         return;
     }
-    if (has(run, g, "rope2d_order:row_major")) {
+    if (has(run, g, PECERT_SYMPTOM_ROPE2D_ORDER_ROW_MAJOR)) {
         snprintf(why, sizeof(why), "%s: the positions are the grid's in row-major order", g);
         add(run, "rope2d_order", why,
             "vision patches numbered row by row where the tower visits them by spatial-merge window (Qwen2-VL's "
             "rot_pos_emb: windows of merge x merge patches, row-major inside)");
-    } else if (has(run, g, "rope2d_order:merge_windows")) {
+    } else if (has(run, g, PECERT_SYMPTOM_ROPE2D_ORDER_MERGE_WINDOWS)) {
         snprintf(why, sizeof(why), "%s: the positions are the merge-window order's, not the attention windows'", g);
         add(run, "rope2d_window_order", why,
             "Qwen2.5-VL's rotary positions left in merge-window order: forward reorders the tokens into "
             "attention windows (get_window_index) and the rotary rows must follow them");
-    } else if (has(run, g, "rope2d_frames_interleaved")) {
+    } else if (has(run, g, PECERT_SYMPTOM_ROPE2D_FRAMES_INTERLEAVED)) {
         snprintf(why, sizeof(why), "%s: each frame's row repeated t times in place", g);
         add(run, "rope2d_frames", why,
             "a video's rotary table repeated row by row (mx.repeat) instead of tiled frame by frame (torch's "
             ".repeat(t, 1)): its frames' positions interleaved");
-    } else if (has(run, g, "rope2d_index_axes_swapped")) {
+    } else if (has(run, g, PECERT_SYMPTOM_ROPE2D_INDEX_AXES_SWAPPED)) {
         snprintf(why, sizeof(why), "%s: every (row, column) comes back as (column, row)", g);
         add(run, "rope2d_index_axes", why, "vision patch positions with rows and columns exchanged");
     } else {
         snprintf(why, sizeof(why), "%s fails (the patch positions)", g);
-        add(run, "rope2d_index", strcmp(g, "rope2d.index.golden") == 0 ? "rope2d.index.golden fails" : why,
+        add(run, "rope2d_index", strcmp(g, PECERT_ID_ROPE2D_INDEX_GOLDEN) == 0 ? "rope2d.index.golden fails" : why,
             "vision patch positions wrong: the order, the 1-based positions and class token of Llama 4, or the "
             "frames of a video");
     }
@@ -478,22 +500,24 @@ static int rope2d_apply_replayed(pecert_run_results *run, const char *g)
     static const struct {
         const char *symptom, *id, *evidence, *bug;
     } replays[] = {
-        {"rope2d_axes_swapped", "rope2d_axes", "the outputs match the row and column axes exchanged",
+        {PECERT_SYMPTOM_ROPE2D_AXES_SWAPPED, "rope2d_axes", "the outputs match the row and column axes exchanged",
          "2-D RoPE axes swapped: the half the model turns by the column turned by the row (Llama 4's x-first "
          "order versus Pixtral's and Qwen2-VL's row-first)"},
-        {"rope2d_frequencies:blocks", "rope2d_frequencies", "the outputs match the frequencies in blocks",
+        {PECERT_SYMPTOM_ROPE2D_FREQUENCIES_BLOCKS, "rope2d_frequencies", "the outputs match the frequencies in blocks",
          "2-D RoPE frequencies split in blocks (theta^(-4i/D) on both axes) where the model alternates them "
          "(Pixtral: the even frequencies for the height, the odd for the width)"},
-        {"rope2d_frequencies:alternate", "rope2d_frequencies", "the outputs match the frequencies alternating",
+        {PECERT_SYMPTOM_ROPE2D_FREQUENCIES_ALTERNATE, "rope2d_frequencies",
+         "the outputs match the frequencies alternating",
          "2-D RoPE frequencies alternating between the axes (Pixtral's) where the model gives both axes "
          "theta^(-4i/D)"},
-        {"rope2d_pairing", "rope2d_pairing", "the outputs match the other pairing",
+        {PECERT_SYMPTOM_ROPE2D_PAIRING, "rope2d_pairing", "the outputs match the other pairing",
          "2-D RoPE pairing exchanged: split-half (rotate_half: Qwen2-VL, Pixtral) versus interleaved "
          "(Llama 4's complex multiply)"},
-        {"rope2d_one_axis", "rope2d_one_axis", "the outputs match both halves turned by the first axis",
+        {PECERT_SYMPTOM_ROPE2D_ONE_AXIS, "rope2d_one_axis", "the outputs match both halves turned by the first axis",
          "2-D RoPE second half turned by the first axis' angles: the cos/sin of the first half reused for "
          "both, so the width never enters"},
-        {"rope2d_cos_layout", "rope2d_cos_layout", "the outputs match cos/sin repeated per pair under rotate_half",
+        {PECERT_SYMPTOM_ROPE2D_COS_LAYOUT, "rope2d_cos_layout",
+         "the outputs match cos/sin repeated per pair under rotate_half",
          "2-D RoPE cos/sin laid out for interleaved pairs ([c0, c0, c1, c1, ...], a repeat where the model "
          "tiles [c0..cn, c0..cn]) while the rotation pairs channel d with d + D/2"},
     };
@@ -510,18 +534,19 @@ static int rope2d_apply_replayed(pecert_run_results *run, const char *g)
 
 static void diagnose_rope2d_apply(pecert_run_results *run)
 {
-    const char *g = rope2d_evidence(run, "rope2d.apply.golden", "rope2d_rotation_wrong");
+    const char *g = rope2d_evidence(run, PECERT_ID_ROPE2D_APPLY_GOLDEN, PECERT_SYMPTOM_ROPE2D_ROTATION_WRONG);
     if (g != NULL && rope2d_apply_replayed(run, g)) {
         return;
     }
-    if (g != NULL && strcmp(g, "rope2d.apply.golden") != 0) {
+    if (g != NULL && strcmp(g, PECERT_ID_ROPE2D_APPLY_GOLDEN) != 0) {
         add(run, "rope2d_rotation", "certify.rope2d.reference fails (the rotation)",
-            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details of "
-            "certify.rope2d.reference");
-    } else if (g != NULL || failed(run, "rope2d.norm_preservation") || failed(run, "rope2d.axis_separation")) {
+            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details "
+            "of " PECERT_ID_CERTIFY_ROPE2D_REFERENCE);
+    } else if (g != NULL || failed(run, PECERT_ID_ROPE2D_NORM_PRESERVATION) ||
+               failed(run, PECERT_ID_ROPE2D_AXIS_SEPARATION)) {
         add(run, "rope2d_rotation", "rope2d.apply.golden or its properties fail",
-            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details of "
-            "rope2d.apply.golden");
+            "2-D vision RoPE rotation wrong in a way no single convention change explains: read the details "
+            "of " PECERT_ID_ROPE2D_APPLY_GOLDEN);
     }
 }
 
@@ -536,39 +561,44 @@ static void diagnose_posinterp(pecert_run_results *run)
     static const struct {
         const char *symptom, *id, *evidence, *bug;
     } replays[] = {
-        {"posinterp_shortcut:same_count", "posinterp_shortcut", "the table comes back unchanged for as many patches",
+        {PECERT_SYMPTOM_POSINTERP_SHORTCUT, "posinterp_shortcut", "the table comes back unchanged for as many patches",
          "position table returned as it is because the patch count is unchanged, though the grid's shape is not "
          "(a shortcut on the token count)"},
-        {"posinterp_axes:swapped", "posinterp_axes", "the outputs match the grid with height and width exchanged",
+        {PECERT_SYMPTOM_POSINTERP_AXES_SWAPPED, "posinterp_axes",
+         "the outputs match the grid with height and width exchanged",
          "non-square position grid built with its height and width exchanged (coordinates passed as (y, x), "
          "meshgrid \"xy\"): square grids hide it"},
-        {"posinterp_align_corners:true", "posinterp_align_corners", "the outputs match align_corners=True",
+        {PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_TRUE, "posinterp_align_corners", "the outputs match align_corners=True",
          "position grid resized corners to corners (align_corners=True) where the model uses half-pixel centres"},
-        {"posinterp_align_corners:false", "posinterp_align_corners", "the outputs match align_corners=False",
+        {PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_FALSE, "posinterp_align_corners",
+         "the outputs match align_corners=False",
          "position grid resized with half-pixel centres (align_corners=False) where the model samples corners to "
          "corners (Qwen3-VL's torch.linspace(0, side - 1, n))"},
-        {"posinterp_antialias:dropped", "posinterp_antialias", "the outputs match the resize without antialias",
+        {PECERT_SYMPTOM_POSINTERP_ANTIALIAS_DROPPED, "posinterp_antialias",
+         "the outputs match the resize without antialias",
          "position grid resized without the antialias filter the model asks for (F.interpolate(..., "
          "antialias=True): SigLIP 2, DINOv2 with registers); wrong wherever the grid shrinks"},
-        {"posinterp_mode:bicubic", "posinterp_mode", "the outputs match a bicubic resize",
+        {PECERT_SYMPTOM_POSINTERP_MODE_BICUBIC, "posinterp_mode", "the outputs match a bicubic resize",
          "position grid resized bicubically where the model interpolates bilinearly (SigLIP 2, Qwen3-VL)"},
-        {"posinterp_mode:bilinear", "posinterp_mode", "the outputs match a bilinear resize",
+        {PECERT_SYMPTOM_POSINTERP_MODE_BILINEAR, "posinterp_mode", "the outputs match a bilinear resize",
          "position grid resized bilinearly where the model interpolates bicubically (ViT, DeiT, CLIP, DINOv2)"},
-        {"posinterp_scale_form:size", "posinterp_scale_form", "the outputs match the size form",
+        {PECERT_SYMPTOM_POSINTERP_SCALE_FORM_SIZE, "posinterp_scale_form", "the outputs match the size form",
          "position grid resized to a size where the model passes DINOv2's scale_factor (n + 0.1) / M, whose "
          "coordinates PyTorch maps by 1 / scale"},
-        {"posinterp_scale_form:offset", "posinterp_scale_form", "the outputs match DINOv2's scale_factor form",
+        {PECERT_SYMPTOM_POSINTERP_SCALE_FORM_OFFSET, "posinterp_scale_form",
+         "the outputs match DINOv2's scale_factor form",
          "position grid resized with DINOv2's scale_factor (n + 0.1) / M where the model passes the output size"},
-        {"posinterp_cubic_coefficient", "posinterp_cubic_coefficient", "the outputs match bicubic with a = -0.5",
+        {PECERT_SYMPTOM_POSINTERP_CUBIC_COEFFICIENT, "posinterp_cubic_coefficient",
+         "the outputs match bicubic with a = -0.5",
          "bicubic kernel with Keys' a = -0.5 where PyTorch's mode=\"bicubic\" uses A = -0.75"},
-        {"posinterp_antialias:added", "posinterp_antialias", "the outputs match the resize with antialias",
+        {PECERT_SYMPTOM_POSINTERP_ANTIALIAS_ADDED, "posinterp_antialias", "the outputs match the resize with antialias",
          "position grid resized with the antialias filter where the model uses the plain taps"},
-        {"posinterp_order:row_major", "posinterp_order", "the outputs match the grid in row-major order",
+        {PECERT_SYMPTOM_POSINTERP_ORDER_ROW_MAJOR, "posinterp_order", "the outputs match the grid in row-major order",
          "resized grid written row by row where Qwen3-VL orders it by spatial-merge window"},
     };
-    const char *g = failed(run, "posinterp.golden") || !failed(run, "certify.posinterp.reference")
-                        ? "posinterp.golden"
-                        : "certify.posinterp.reference";
+    const char *g = failed(run, PECERT_ID_POSINTERP_GOLDEN) || !failed(run, PECERT_ID_CERTIFY_POSINTERP_REFERENCE)
+                        ? PECERT_ID_POSINTERP_GOLDEN
+                        : PECERT_ID_CERTIFY_POSINTERP_REFERENCE;
     for (size_t i = 0; i < sizeof(replays) / sizeof(replays[0]); i++) {
         if (has(run, g, replays[i].symptom)) {
             char why[192];
@@ -577,18 +607,19 @@ static void diagnose_posinterp(pecert_run_results *run)
             return;
         }
     }
-    if (failed(run, "posinterp.constant")) {
+    if (failed(run, PECERT_ID_POSINTERP_CONSTANT)) {
         add(run, "posinterp_weights", "posinterp.constant: a constant grid does not stay constant",
             "interpolation weights that do not sum to one (lost, truncated or not normalised), at the borders or "
             "everywhere");
-    } else if (strcmp(g, "posinterp.golden") != 0) {
+    } else if (strcmp(g, PECERT_ID_POSINTERP_GOLDEN) != 0) {
         add(run, "posinterp_values", "certify.posinterp.reference fails",
-            "position grid resized in a way no single convention change explains: read the details of "
-            "certify.posinterp.reference");
-    } else if (failed(run, g) || failed(run, "posinterp.native_identity") || failed(run, "posinterp.mirror_symmetry")) {
+            "position grid resized in a way no single convention change explains: read the details "
+            "of " PECERT_ID_CERTIFY_POSINTERP_REFERENCE);
+    } else if (failed(run, g) || failed(run, PECERT_ID_POSINTERP_NATIVE_IDENTITY) ||
+               failed(run, PECERT_ID_POSINTERP_MIRROR_SYMMETRY)) {
         add(run, "posinterp_values", "posinterp.golden or its properties fail",
-            "position grid resized in a way no single convention change explains: read the details of "
-            "posinterp.golden");
+            "position grid resized in a way no single convention change explains: read the details "
+            "of " PECERT_ID_POSINTERP_GOLDEN);
     }
 }
 
@@ -596,39 +627,39 @@ static void diagnose_posinterp(pecert_run_results *run)
  * (cope_checks.c), else what the properties show. */
 static void diagnose_cope(pecert_run_results *run)
 {
-    const char *g = "cope.golden";
-    if (has(run, g, "cope_gate_scale:missing")) {
+    const char *g = PECERT_ID_COPE_GOLDEN;
+    if (has(run, g, PECERT_SYMPTOM_COPE_GATE_UNSCALED)) {
         add(run, "cope_gate_scale", "cope.golden: the outputs match gates sigmoid(q . k) without 1/sqrt(d)",
             "CoPE gates computed as sigmoid(q . k), the paper's formula, where the authors' code divides the gate "
             "logit by sqrt(head_dim) first");
-    } else if (has(run, g, "cope_cumsum:forward")) {
+    } else if (has(run, g, PECERT_SYMPTOM_COPE_CUMSUM_FORWARD)) {
         add(run, "cope_cumsum", "cope.golden: the outputs match a forward cumulative sum of the gates",
             "CoPE positions counted from the first key (gates.cumsum) where they count from the key to the last "
             "one (flip, cumsum, flip)");
-    } else if (has(run, g, "cope_gates:unmasked")) {
+    } else if (has(run, g, PECERT_SYMPTOM_COPE_GATES_UNMASKED)) {
         add(run, "cope_gates_mask", "cope.golden: the outputs match gates summed without the mask",
             "CoPE gates summed before the attention mask is applied to them: later or padded keys are counted in "
             "every position");
-    } else if (has(run, g, "cope_position_scale:flipped")) {
+    } else if (has(run, g, PECERT_SYMPTOM_COPE_POSITION_SCALE_FLIPPED)) {
         add(run, "cope_position_scale", "cope.golden: the outputs match the other order of scale and position term",
             "CoPE position logits added on the wrong side of the 1/sqrt(head_dim) scale (the --cope-nodiv order "
             "confused: (q.k + z) / sqrt(d) against q.k / sqrt(d) + z)");
-    } else if (has(run, g, "cope_clamp:prefix")) {
+    } else if (has(run, g, PECERT_SYMPTOM_COPE_CLAMP_PREFIX)) {
         add(run, "cope_clamp", "cope.golden: the outputs match clamped prefix sums subtracted",
             "CoPE clamp at npos - 1 taken on prefix sums whose difference is the position, not on each position: "
             "once the prefix saturates the positions collapse");
-    } else if (failed(run, "cope.saturated_gates")) {
+    } else if (failed(run, PECERT_ID_COPE_SATURATED_GATES)) {
         add(run, "cope_positions", "cope.saturated_gates: gates of 1 do not give the relative positions",
             "CoPE positions that do not count the visible keys from each key to the query (the cumulative sum's "
             "direction, its mask or its clamp)");
-    } else if (failed(run, "cope.linear_embedding")) {
+    } else if (failed(run, PECERT_ID_COPE_LINEAR_EMBEDDING)) {
         add(run, "cope_interpolation", "cope.linear_embedding: the logits are not affine in the positions",
             "CoPE position logits not blended linearly between the integer embeddings floor(p) and ceil(p), or "
             "scaled wrongly");
-    } else if (failed(run, g) || failed(run, "cope.gate_monotone")) {
+    } else if (failed(run, g) || failed(run, PECERT_ID_COPE_GATE_MONOTONE)) {
         add(run, "cope_values", "cope.golden or its properties fail",
-            "CoPE positions or logits wrong in a way no single convention change explains: read the details of "
-            "cope.golden");
+            "CoPE positions or logits wrong in a way no single convention change explains: read the details "
+            "of " PECERT_ID_COPE_GOLDEN);
     }
 }
 
@@ -636,26 +667,26 @@ static void diagnose_cope(pecert_run_results *run)
  * output (peg_checks.c), else what the properties show. */
 static void diagnose_peg(pecert_run_results *run)
 {
-    const char *g = "peg.golden";
-    if (has(run, g, "peg_layout:transposed")) {
+    const char *g = PECERT_ID_PEG_GOLDEN;
+    if (has(run, g, PECERT_SYMPTOM_PEG_TRANSPOSED)) {
         add(run, "peg_layout", "peg.golden: the outputs match the tokens' transpose read as the grid [H, W, C]",
             "PEG tokens transposed to [C, N] and reshaped to a channels-last grid [H, W, C] (PyTorch's "
             "transpose(1, 2).view(B, C, H, W) carried into a channels-last port): the convolution mixes unrelated "
             "tokens and channels");
-    } else if (has(run, g, "peg_layout:axes_swapped")) {
+    } else if (has(run, g, PECERT_SYMPTOM_PEG_AXES_SWAPPED)) {
         add(run, "peg_axes", "peg.golden: the outputs match the grid viewed as W x H",
             "PEG grid viewed with its height and width exchanged (view(B, C, W, H)): square grids hide it");
-    } else if (has(run, g, "peg_layout:square")) {
+    } else if (has(run, g, PECERT_SYMPTOM_PEG_SQUARE)) {
         add(run, "peg_square", "peg.golden: the outputs match a sqrt(N) x sqrt(N) grid",
             "PEG grid side taken as sqrt(N) whatever the image's shape: non-square grids are convolved as the "
             "wrong grid or refused");
-    } else if (failed(run, "peg.zero_kernel")) {
+    } else if (failed(run, PECERT_ID_PEG_ZERO_KERNEL)) {
         add(run, "peg_residual", "peg.zero_kernel: a zero kernel does not return the input",
             "PEG residual dropped, doubled or altered (PosCNN adds its input to the convolution)");
-    } else if (failed(run, "peg.zero_padding")) {
+    } else if (failed(run, PECERT_ID_PEG_ZERO_PADDING)) {
         add(run, "peg_padding", "peg.zero_padding: the border taps do not read zeros",
             "PEG border handled by another padding than zeros (replicated or mirrored edge)");
-    } else if (failed(run, g) || failed(run, "peg.translation")) {
+    } else if (failed(run, g) || failed(run, PECERT_ID_PEG_TRANSLATION)) {
         add(run, "peg_values", "peg.golden or its properties fail",
             "PEG outputs wrong in a way no token-layout change explains: read the details of peg.golden");
     }
@@ -665,33 +696,34 @@ static void diagnose_peg(pecert_run_results *run)
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
 {
-    if (failed(run, "alibi.slopes.golden")) {
+    if (failed(run, PECERT_ID_ALIBI_SLOPES_GOLDEN)) {
         add(run, "alibi_slopes", "alibi.slopes.golden: slopes differ from get_slopes",
             "ALiBi slopes wrong: the non-power-of-two interleaving, the exponent (h vs h+1) or max_bias");
-    } else if (failed(run, "alibi.bias.golden")) {
+    } else if (failed(run, PECERT_ID_ALIBI_BIAS_GOLDEN)) {
         add(run, "alibi_bias", "alibi.bias.golden fails with the slopes right",
             "ALiBi bias wrong with the right slopes: sign, |q-k| vs q-k, or the distance itself");
     }
-    if (failed(run, "t5.bucket.saturation")) {
+    if (failed(run, PECERT_ID_T5_BUCKET_SATURATION)) {
         add(run, "t5_clamp", "t5.bucket.saturation: buckets past max_distance are not the last",
             "T5 buckets past max_distance not clamped to the last bucket");
-    } else if (failed(run, "t5.bucket.golden")) {
+    } else if (failed(run, PECERT_ID_T5_BUCKET_GOLDEN)) {
         add(run, "t5_buckets", "t5.bucket.golden fails", "T5 bucket formula wrong (exact range, log scale, or direction)");
     }
-    if (failed(run, "learned.golden")) {
+    if (failed(run, PECERT_ID_LEARNED_GOLDEN)) {
         add(run, "learned_offset", "learned.golden: rows read at other indices",
             "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
     }
-    if (failed(run, "learned.out_of_range") && has(run, "learned.out_of_range", "learned:wrong_status") &&
-        !has(run, "learned.out_of_range", "learned:not_refused")) {
+    if (failed(run, PECERT_ID_LEARNED_OUT_OF_RANGE) &&
+        has(run, PECERT_ID_LEARNED_OUT_OF_RANGE, PECERT_SYMPTOM_LEARNED_WRONG_STATUS) &&
+        !has(run, PECERT_ID_LEARNED_OUT_OF_RANGE, PECERT_SYMPTOM_LEARNED_NOT_REFUSED)) {
         add(run, "learned_status", "learned.out_of_range: every row past the table refused, with PECERT_E_UNSUPPORTED",
             "learned lookup refuses a row outside the table with PECERT_E_UNSUPPORTED: the ABI asks PECERT_E_INVAL "
             "(invalid input, not a case to decline)");
-    } else if (failed(run, "learned.out_of_range")) {
+    } else if (failed(run, PECERT_ID_LEARNED_OUT_OF_RANGE)) {
         add(run, "learned_bounds", "learned.out_of_range: a position past the table was read, or not refused",
             "learned lookup does not check the table's bounds: a row outside [0, rows) must be refused, never read");
     }
-    if (failed(run, "sinusoidal.golden")) {
+    if (failed(run, PECERT_ID_SINUSOIDAL_GOLDEN)) {
         add(run, "sinusoidal_variant", "sinusoidal.golden fails",
             "sinusoidal table of another variant: sin/cos interleaved vs concatenated, the d/2-1 denominator, or fairseq's offset");
     }
@@ -752,7 +784,7 @@ static int rope_family(const char *check_id)
 {
     return strncmp(check_id, "rope.", 5) == 0 || strncmp(check_id, "mrope.", 6) == 0 ||
            strncmp(check_id, "decode.", 7) == 0 || strncmp(check_id, "batch.", 6) == 0 ||
-           strcmp(check_id, "certify.rope.reference") == 0;
+           strcmp(check_id, PECERT_ID_CERTIFY_ROPE_REFERENCE) == 0;
 }
 
 /* The kinds of RoPE failure one failing check shows: rope.freq.golden
@@ -761,10 +793,11 @@ static int rope_family(const char *check_id)
 static unsigned failure_kinds(const pecert_check_result *r)
 {
     unsigned kinds = 0;
-    kinds |= result_count_prefix(r, "freq_off:") > 0 ? COVERS_INV_FREQ : 0u;
-    kinds |= result_count_prefix(r, "scaling:") > 0 ? COVERS_SCALING : 0u;
-    if (strcmp(r->check_id, "rope.freq.golden") != 0 &&
-        (strcmp(r->check_id, "certify.rope.reference") != 0 || result_count_prefix(r, "apply_off:") > 0)) {
+    kinds |= result_count_prefix(r, PECERT_SYMPTOM_FREQ_OFF) > 0 ? COVERS_INV_FREQ : 0u;
+    kinds |= result_count_prefix(r, PECERT_SYMPTOM_SCALING) > 0 ? COVERS_SCALING : 0u;
+    if (strcmp(r->check_id, PECERT_ID_ROPE_FREQ_GOLDEN) != 0 &&
+        (strcmp(r->check_id, PECERT_ID_CERTIFY_ROPE_REFERENCE) != 0 ||
+         result_count_prefix(r, PECERT_SYMPTOM_APPLY_OFF) > 0)) {
         kinds |= COVERS_ROTATIONS;
     }
     return kinds;
@@ -780,7 +813,7 @@ static unsigned rope_failures(const pecert_run_results *run)
             shown |= failure_kinds(r);
         }
     }
-    if (failed(run, "rope.freq.golden") && !(shown & (COVERS_INV_FREQ | COVERS_SCALING))) {
+    if (failed(run, PECERT_ID_ROPE_FREQ_GOLDEN) && !(shown & (COVERS_INV_FREQ | COVERS_SCALING))) {
         shown |= COVERS_INV_FREQ; /* off without a named part (NaN, an error status) */
     }
     return shown;

@@ -83,24 +83,49 @@ void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
 /* ---- the checks of each family (registry.c lists them) ----------------- */
 
 extern const pecert_check pecert_check_alibi_slopes_golden;
+#define PECERT_ID_ALIBI_SLOPES_GOLDEN "alibi.slopes.golden"
 extern const pecert_check pecert_check_alibi_bias_golden;
+#define PECERT_ID_ALIBI_BIAS_GOLDEN "alibi.bias.golden"
 extern const pecert_check pecert_check_alibi_shift_invariance;
+#define PECERT_ID_ALIBI_SHIFT_INVARIANCE "alibi.shift_invariance"
 extern const pecert_check pecert_check_t5_bucket_golden;
+#define PECERT_ID_T5_BUCKET_GOLDEN "t5.bucket.golden"
 extern const pecert_check pecert_check_t5_bucket_monotone;
+#define PECERT_ID_T5_BUCKET_MONOTONE "t5.bucket.monotone"
 extern const pecert_check pecert_check_t5_bucket_saturation;
+#define PECERT_ID_T5_BUCKET_SATURATION "t5.bucket.saturation"
 extern const pecert_check pecert_check_sinusoidal_golden;
+#define PECERT_ID_SINUSOIDAL_GOLDEN "sinusoidal.golden"
 extern const pecert_check pecert_check_learned_golden;
+#define PECERT_ID_LEARNED_GOLDEN "learned.golden"
 extern const pecert_check pecert_check_learned_out_of_range;
+#define PECERT_ID_LEARNED_OUT_OF_RANGE "learned.out_of_range"
+/* Symptoms it leaves, read by diagnose.c: learned_checks.c. */
+#define PECERT_SYMPTOM_LEARNED_WRONG_STATUS "learned:wrong_status"
+#define PECERT_SYMPTOM_LEARNED_NOT_REFUSED  "learned:not_refused"
 extern const pecert_check pecert_check_sincos2d_golden;
+#define PECERT_ID_SINCOS2D_GOLDEN "sincos2d.golden"
 extern const pecert_check pecert_check_swin_index_golden;
+#define PECERT_ID_SWIN_INDEX_GOLDEN "swin.index.golden"
 extern const pecert_check pecert_check_swin_index_bijective;
+#define PECERT_ID_SWIN_INDEX_BIJECTIVE "swin.index.bijective"
 extern const pecert_check pecert_check_shaw_index_golden;
+#define PECERT_ID_SHAW_INDEX_GOLDEN "shaw.index.golden"
 extern const pecert_check pecert_check_shaw_shift_invariance;
+#define PECERT_ID_SHAW_SHIFT_INVARIANCE "shaw.shift_invariance"
 extern const pecert_check pecert_check_txl_pos_emb_golden;
+#define PECERT_ID_TXL_POS_EMB_GOLDEN "txl.pos_emb.golden"
 extern const pecert_check pecert_check_txl_rel_shift_golden;
+#define PECERT_ID_TXL_REL_SHIFT_GOLDEN "txl.rel_shift.golden"
 extern const pecert_check pecert_check_mrope_index_golden;
+#define PECERT_ID_MROPE_INDEX_GOLDEN "mrope.index.golden"
 extern const pecert_check pecert_check_mrope_apply_golden;
+#define PECERT_ID_MROPE_APPLY_GOLDEN "mrope.apply.golden"
+/* Symptoms it leaves, read by diagnose.c: mrope_checks.c: the section layout that reproduces the plugin's output. */
+#define PECERT_SYMPTOM_MROPE_BLOCKS      "mrope_layout:blocks"
+#define PECERT_SYMPTOM_MROPE_INTERLEAVED "mrope_layout:interleaved"
 extern const pecert_check pecert_check_mrope_text_only_is_rope;
+#define PECERT_ID_MROPE_TEXT_ONLY_IS_ROPE "mrope.text_only_is_rope"
 /* The 2-D RoPE of vision towers at one call (rope2d_checks.c), for the
  * golden checks and certify's reference check at a checkpoint's tower. */
 typedef struct pecert_rope2d_index_call {
@@ -160,20 +185,75 @@ void pecert_posinterp_judge(const pecert_check_env *env, pecert_check_result *r,
                             const pecert_out_buf *got, const pecert_out_buf *want, const char *where);
 
 extern const pecert_check pecert_check_rope2d_index_golden;
+#define PECERT_ID_ROPE2D_INDEX_GOLDEN "rope2d.index.golden"
+/* Symptoms it leaves, read by diagnose.c: rope2d_checks.c and certify.rope2d.reference (certify_vision_checks.c). */
+#define PECERT_SYMPTOM_ROPE2D_INDEX_WRONG         "rope2d_index_wrong"
+#define PECERT_SYMPTOM_ROPE2D_ORDER_ROW_MAJOR     "rope2d_order:row_major"
+#define PECERT_SYMPTOM_ROPE2D_ORDER_MERGE_WINDOWS "rope2d_order:merge_windows"
+#define PECERT_SYMPTOM_ROPE2D_FRAMES_INTERLEAVED  "rope2d_frames_interleaved"
+#define PECERT_SYMPTOM_ROPE2D_INDEX_AXES_SWAPPED  "rope2d_index_axes_swapped"
 extern const pecert_check pecert_check_rope2d_apply_golden;
+#define PECERT_ID_ROPE2D_APPLY_GOLDEN "rope2d.apply.golden"
+/* Symptoms it leaves, read by diagnose.c: rope2d_checks.c and certify.rope2d.reference: the convention change that
+ * reproduces the plugin's rotation. */
+#define PECERT_SYMPTOM_ROPE2D_ROTATION_WRONG        "rope2d_rotation_wrong"
+#define PECERT_SYMPTOM_ROPE2D_AXES_SWAPPED          "rope2d_axes_swapped"
+#define PECERT_SYMPTOM_ROPE2D_FREQUENCIES_BLOCKS    "rope2d_frequencies:blocks"
+#define PECERT_SYMPTOM_ROPE2D_FREQUENCIES_ALTERNATE "rope2d_frequencies:alternate"
+#define PECERT_SYMPTOM_ROPE2D_PAIRING               "rope2d_pairing"
+#define PECERT_SYMPTOM_ROPE2D_ONE_AXIS              "rope2d_one_axis"
+#define PECERT_SYMPTOM_ROPE2D_COS_LAYOUT            "rope2d_cos_layout"
 extern const pecert_check pecert_check_rope2d_norm_preservation;
+#define PECERT_ID_ROPE2D_NORM_PRESERVATION "rope2d.norm_preservation"
 extern const pecert_check pecert_check_rope2d_axis_separation;
+#define PECERT_ID_ROPE2D_AXIS_SEPARATION "rope2d.axis_separation"
 extern const pecert_check pecert_check_posinterp_golden;
+#define PECERT_ID_POSINTERP_GOLDEN "posinterp.golden"
+/* Symptoms it leaves, read by diagnose.c: posinterp_checks.c: the convention change that reproduces the plugin's
+ * resize. */
+#define PECERT_SYMPTOM_POSINTERP_SHORTCUT            "posinterp_shortcut:same_count"
+#define PECERT_SYMPTOM_POSINTERP_AXES_SWAPPED        "posinterp_axes:swapped"
+#define PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_TRUE  "posinterp_align_corners:true"
+#define PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_FALSE "posinterp_align_corners:false"
+#define PECERT_SYMPTOM_POSINTERP_ANTIALIAS_DROPPED   "posinterp_antialias:dropped"
+#define PECERT_SYMPTOM_POSINTERP_ANTIALIAS_ADDED     "posinterp_antialias:added"
+#define PECERT_SYMPTOM_POSINTERP_MODE_BICUBIC        "posinterp_mode:bicubic"
+#define PECERT_SYMPTOM_POSINTERP_MODE_BILINEAR       "posinterp_mode:bilinear"
+#define PECERT_SYMPTOM_POSINTERP_SCALE_FORM_SIZE     "posinterp_scale_form:size"
+#define PECERT_SYMPTOM_POSINTERP_SCALE_FORM_OFFSET   "posinterp_scale_form:offset"
+#define PECERT_SYMPTOM_POSINTERP_CUBIC_COEFFICIENT   "posinterp_cubic_coefficient"
+#define PECERT_SYMPTOM_POSINTERP_ORDER_ROW_MAJOR     "posinterp_order:row_major"
 extern const pecert_check pecert_check_posinterp_native_identity;
+#define PECERT_ID_POSINTERP_NATIVE_IDENTITY "posinterp.native_identity"
 extern const pecert_check pecert_check_posinterp_constant;
+#define PECERT_ID_POSINTERP_CONSTANT "posinterp.constant"
 extern const pecert_check pecert_check_posinterp_mirror_symmetry;
+#define PECERT_ID_POSINTERP_MIRROR_SYMMETRY "posinterp.mirror_symmetry"
 extern const pecert_check pecert_check_cope_golden;
+#define PECERT_ID_COPE_GOLDEN "cope.golden"
+/* Symptoms it leaves, read by diagnose.c: cope_checks.c: the convention change that reproduces the plugin's logits. */
+#define PECERT_SYMPTOM_COPE_GATE_UNSCALED          "cope_gate_scale:missing"
+#define PECERT_SYMPTOM_COPE_CUMSUM_FORWARD         "cope_cumsum:forward"
+#define PECERT_SYMPTOM_COPE_GATES_UNMASKED         "cope_gates:unmasked"
+#define PECERT_SYMPTOM_COPE_POSITION_SCALE_FLIPPED "cope_position_scale:flipped"
+#define PECERT_SYMPTOM_COPE_CLAMP_PREFIX           "cope_clamp:prefix"
 extern const pecert_check pecert_check_cope_saturated_gates;
+#define PECERT_ID_COPE_SATURATED_GATES "cope.saturated_gates"
 extern const pecert_check pecert_check_cope_gate_monotone;
+#define PECERT_ID_COPE_GATE_MONOTONE "cope.gate_monotone"
 extern const pecert_check pecert_check_cope_linear_embedding;
+#define PECERT_ID_COPE_LINEAR_EMBEDDING "cope.linear_embedding"
 extern const pecert_check pecert_check_peg_golden;
+#define PECERT_ID_PEG_GOLDEN "peg.golden"
+/* Symptoms it leaves, read by diagnose.c: peg_checks.c: the token layout that reproduces the plugin's output. */
+#define PECERT_SYMPTOM_PEG_TRANSPOSED   "peg_layout:transposed"
+#define PECERT_SYMPTOM_PEG_AXES_SWAPPED "peg_layout:axes_swapped"
+#define PECERT_SYMPTOM_PEG_SQUARE       "peg_layout:square"
 extern const pecert_check pecert_check_peg_zero_kernel;
+#define PECERT_ID_PEG_ZERO_KERNEL "peg.zero_kernel"
 extern const pecert_check pecert_check_peg_translation;
+#define PECERT_ID_PEG_TRANSLATION "peg.translation"
 extern const pecert_check pecert_check_peg_zero_padding;
+#define PECERT_ID_PEG_ZERO_PADDING "peg.zero_padding"
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

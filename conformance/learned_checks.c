@@ -131,14 +131,14 @@ static void expect_inval(const pecert_check_env *env, pecert_check_result *r,
         pecert_case_fail(r, where, "refused with PECERT_E_UNSUPPORTED (%d), where the ABI asks PECERT_E_INVAL (%d): "
                          "a position outside the table is invalid input, not a case to decline",
                          (int)st, (int)PECERT_E_INVAL);
-        pecert_check_symptom(r, "learned:wrong_status");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_LEARNED_WRONG_STATUS);
     } else if (st != PECERT_E_INVAL) {
         pecert_case_fail(r, where, "learned_lookup returned %d, not PECERT_E_INVAL (%d)", (int)st,
                          (int)PECERT_E_INVAL);
-        pecert_check_symptom(r, "learned:not_refused");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_LEARNED_NOT_REFUSED);
     } else if (!pecert_out_guards_ok(&out)) {
         pecert_case_fail(r, where, "learned_lookup wrote outside its output view");
-        pecert_check_symptom(r, "learned:not_refused");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_LEARNED_NOT_REFUSED);
     } else {
         pecert_case_passed(r, where, "refused with PECERT_E_INVAL, as it must be");
     }
@@ -196,9 +196,9 @@ static void run_range(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_learned_golden = {
-    "learned.golden", "learned position rows equal fairseq / RoBERTa (padding_idx+1 offset) / BERT",
+    PECERT_ID_LEARNED_GOLDEN, "learned position rows equal fairseq / RoBERTa (padding_idx+1 offset) / BERT",
     PECERT_NEED_LEARNED, run_golden};
 const pecert_check pecert_check_learned_out_of_range = {
-    "learned.out_of_range",
+    PECERT_ID_LEARNED_OUT_OF_RANGE,
     "a position past the table is PECERT_E_INVAL, never a read out of bounds (guard pages)",
     PECERT_NEED_LEARNED, run_range};

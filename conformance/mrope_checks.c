@@ -264,7 +264,8 @@ static void replay_layout(const pecert_check_env *env, pecert_check_result *r, c
     if (want != NULL) {
         compare_apply(env, &scratch, &other, x, got, want, where);
         if (scratch.n_failed == 0 && scratch.n_cases > 0) {
-            pecert_check_symptom(r, "%s", c->interleaved ? "mrope_layout:blocks" : "mrope_layout:interleaved");
+            pecert_check_symptom(r, "%s",
+                                 c->interleaved ? PECERT_SYMPTOM_MROPE_BLOCKS : PECERT_SYMPTOM_MROPE_INTERLEAVED);
         }
     }
     free(want);
@@ -391,11 +392,11 @@ static void run_text_only(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_mrope_index_golden = {
-    "mrope.index.golden", "M-RoPE position ids equal Qwen2-VL get_rope_index (images, videos, padding)",
+    PECERT_ID_MROPE_INDEX_GOLDEN, "M-RoPE position ids equal Qwen2-VL get_rope_index (images, videos, padding)",
     PECERT_NEED_MROPE_INDEX, run_index_golden};
 const pecert_check pecert_check_mrope_apply_golden = {
-    "mrope.apply.golden", "M-RoPE rotation equals apply_multimodal_rotary_pos_emb with mrope_section",
+    PECERT_ID_MROPE_APPLY_GOLDEN, "M-RoPE rotation equals apply_multimodal_rotary_pos_emb with mrope_section",
     PECERT_NEED_MROPE_APPLY, run_apply_golden};
 const pecert_check pecert_check_mrope_text_only_is_rope = {
-    "mrope.text_only_is_rope", "text-only M-RoPE reduces to plain RoPE (index, when implemented, and rotation)",
+    PECERT_ID_MROPE_TEXT_ONLY_IS_ROPE, "text-only M-RoPE reduces to plain RoPE (index, when implemented, and rotation)",
     PECERT_NEED_MROPE_APPLY | PECERT_NEED_ROPE_APPLY, run_text_only};

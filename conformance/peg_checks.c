@@ -249,9 +249,9 @@ static void explain(pecert_check_result *r, const peg_call *c, const pecert_out_
         peg_layout v;
         const char *symptom;
     } replays[] = {
-        {{.transposed = 1}, "peg_layout:transposed"},
-        {{.axes_swapped = 1}, "peg_layout:axes_swapped"},
-        {{.square = 1}, "peg_layout:square"},
+        {{.transposed = 1}, PECERT_SYMPTOM_PEG_TRANSPOSED},
+        {{.axes_swapped = 1}, PECERT_SYMPTOM_PEG_AXES_SWAPPED},
+        {{.square = 1}, PECERT_SYMPTOM_PEG_SQUARE},
     };
     for (size_t k = 0; k < sizeof(replays) / sizeof(replays[0]); k++) {
         if (layout_explains(c, &replays[k].v, got, want, tol)) {
@@ -489,14 +489,14 @@ static void run_padding(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_peg_golden = {
-    "peg.golden", "CPVT's PEG over a patch grid equals the authors' PosCNN (Twins gvt.py)", PECERT_NEED_PEG_APPLY,
-    run_golden};
+    PECERT_ID_PEG_GOLDEN, "CPVT's PEG over a patch grid equals the authors' PosCNN (Twins gvt.py)",
+    PECERT_NEED_PEG_APPLY, run_golden};
 const pecert_check pecert_check_peg_zero_kernel = {
-    "peg.zero_kernel", "a PEG of zero weight and bias returns its input bit for bit (the residual)",
+    PECERT_ID_PEG_ZERO_KERNEL, "a PEG of zero weight and bias returns its input bit for bit (the residual)",
     PECERT_NEED_PEG_APPLY, run_zero_kernel};
 const pecert_check pecert_check_peg_translation = {
-    "peg.translation", "shifting the grid shifts the PEG's outputs away from the borders", PECERT_NEED_PEG_APPLY,
-    run_translation};
+    PECERT_ID_PEG_TRANSLATION, "shifting the grid shifts the PEG's outputs away from the borders",
+    PECERT_NEED_PEG_APPLY, run_translation};
 const pecert_check pecert_check_peg_zero_padding = {
-    "peg.zero_padding", "the grid inside a ring of zero patches gives the same outputs (the padding is zeros)",
+    PECERT_ID_PEG_ZERO_PADDING, "the grid inside a ring of zero patches gives the same outputs (the padding is zeros)",
     PECERT_NEED_PEG_APPLY, run_padding};

@@ -436,11 +436,11 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
                     const double *bounds, const char *where)
 {
     if (shortcut_explains(c, got)) {
-        pecert_check_symptom(r, "posinterp_shortcut:same_count");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_POSINTERP_SHORTCUT);
         return;
     }
     if (swapped_axes_explain(env, r, c, got, where)) {
-        pecert_check_symptom(r, "posinterp_axes:swapped");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_POSINTERP_AXES_SWAPPED);
         return;
     }
     pi_call other = *c;
@@ -448,8 +448,9 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
     if (!c->a.antialias && !scaled) {
         other.a.align_corners = !c->a.align_corners;
         if (oracle_explains(env, r, &other, got, where)) {
-            pecert_check_symptom(r, "%s", c->a.align_corners ? "posinterp_align_corners:false"
-                                                             : "posinterp_align_corners:true");
+            pecert_check_symptom(r, "%s",
+                                 c->a.align_corners ? PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_FALSE
+                                                    : PECERT_SYMPTOM_POSINTERP_ALIGN_CORNERS_TRUE);
             return;
         }
     }
@@ -457,7 +458,9 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
     if (!c->a.align_corners) {
         other.a.antialias = !c->a.antialias;
         if (oracle_explains(env, r, &other, got, where)) {
-            pecert_check_symptom(r, "%s", c->a.antialias ? "posinterp_antialias:dropped" : "posinterp_antialias:added");
+            pecert_check_symptom(r, "%s",
+                                 c->a.antialias ? PECERT_SYMPTOM_POSINTERP_ANTIALIAS_DROPPED
+                                                : PECERT_SYMPTOM_POSINTERP_ANTIALIAS_ADDED);
             return;
         }
     }
@@ -465,8 +468,9 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
     if (!scaled) {
         other.a.mode = c->a.mode == PECERT_POSINTERP_BICUBIC ? PECERT_POSINTERP_BILINEAR : PECERT_POSINTERP_BICUBIC;
         if (oracle_explains(env, r, &other, got, where)) {
-            pecert_check_symptom(r, "%s", other.a.mode == PECERT_POSINTERP_BICUBIC ? "posinterp_mode:bicubic"
-                                                                                 : "posinterp_mode:bilinear");
+            pecert_check_symptom(r, "%s",
+                                 other.a.mode == PECERT_POSINTERP_BICUBIC ? PECERT_SYMPTOM_POSINTERP_MODE_BICUBIC
+                                                                          : PECERT_SYMPTOM_POSINTERP_MODE_BILINEAR);
             return;
         }
     }
@@ -478,17 +482,18 @@ static void explain(const pecert_check_env *env, pecert_check_result *r, const p
         other.a.scale_w = offset_scale(c->a.grid_w, c->a.out_w);
     }
     if ((scaled || other.a.scale_h > 0.0) && oracle_explains(env, r, &other, got, where)) {
-        pecert_check_symptom(r, "%s", scaled ? "posinterp_scale_form:size" : "posinterp_scale_form:offset");
+        pecert_check_symptom(
+            r, "%s", scaled ? PECERT_SYMPTOM_POSINTERP_SCALE_FORM_SIZE : PECERT_SYMPTOM_POSINTERP_SCALE_FORM_OFFSET);
         return;
     }
     if (keys_explains(c, got, bounds)) {
-        pecert_check_symptom(r, "posinterp_cubic_coefficient");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_POSINTERP_CUBIC_COEFFICIENT);
         return;
     }
     other = *c;
     other.a.merge_size = 1;
     if (c->a.merge_size > 1 && oracle_explains(env, r, &other, got, where)) {
-        pecert_check_symptom(r, "posinterp_order:row_major");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_POSINTERP_ORDER_ROW_MAJOR);
     }
 }
 
@@ -703,15 +708,16 @@ static void run_mirror(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_posinterp_golden = {
-    "posinterp.golden",
+    PECERT_ID_POSINTERP_GOLDEN,
     "a resized position grid equals ViT/DeiT/CLIP/DINOv2/SigLIP 2/Qwen3-VL's official interpolation",
     PECERT_NEED_POS_INTERPOLATE, run_golden};
 const pecert_check pecert_check_posinterp_native_identity = {
-    "posinterp.native_identity", "resizing a position grid to its own size gives it back bit for bit",
+    PECERT_ID_POSINTERP_NATIVE_IDENTITY, "resizing a position grid to its own size gives it back bit for bit",
     PECERT_NEED_POS_INTERPOLATE, run_identity};
 const pecert_check pecert_check_posinterp_constant = {
-    "posinterp.constant", "a constant position grid stays constant (the weights sum to one, at the borders too)",
+    PECERT_ID_POSINTERP_CONSTANT,
+    "a constant position grid stays constant (the weights sum to one, at the borders too)",
     PECERT_NEED_POS_INTERPOLATE, run_constant};
 const pecert_check pecert_check_posinterp_mirror_symmetry = {
-    "posinterp.mirror_symmetry", "resizing the mirrored grid gives the mirrored result (the size form)",
+    PECERT_ID_POSINTERP_MIRROR_SYMMETRY, "resizing the mirrored grid gives the mirrored result (the size form)",
     PECERT_NEED_POS_INTERPOLATE, run_mirror};

@@ -215,14 +215,14 @@ static void run_txl_shift(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_shaw_index_golden = {
-    "shaw.index.golden", "Shaw clipped relative indices equal tensor2tensor's matrix",
+    PECERT_ID_SHAW_INDEX_GOLDEN, "Shaw clipped relative indices equal tensor2tensor's matrix",
     PECERT_NEED_SHAW_INDEX, run_shaw_golden};
 const pecert_check pecert_check_shaw_shift_invariance = {
-    "shaw.shift_invariance", "Shaw index(q + s, k + s) = index(q, k) for s up to 2^40",
+    PECERT_ID_SHAW_SHIFT_INVARIANCE, "Shaw index(q + s, k + s) = index(q, k) for s up to 2^40",
     PECERT_NEED_SHAW_INDEX, run_shaw_shift};
 const pecert_check pecert_check_txl_pos_emb_golden = {
-    "txl.pos_emb.golden", "Transformer-XL reversed, clamped relative sinusoid equals mem_transformer's",
+    PECERT_ID_TXL_POS_EMB_GOLDEN, "Transformer-XL reversed, clamped relative sinusoid equals mem_transformer's",
     PECERT_NEED_TXL_POS_EMB, run_txl_pos};
 const pecert_check pecert_check_txl_rel_shift_golden = {
-    "txl.rel_shift.golden", "Transformer-XL _rel_shift moves the same scores (causal part; zero_triu)",
+    PECERT_ID_TXL_REL_SHIFT_GOLDEN, "Transformer-XL _rel_shift moves the same scores (causal part; zero_triu)",
     PECERT_NEED_TXL_REL_SHIFT, run_txl_shift};

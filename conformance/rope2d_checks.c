@@ -143,11 +143,11 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
                           const pecert_out_buf *got, const pecert_vtensor *want, const char *where)
 {
     if (same_positions(got, want, 1)) {
-        pecert_check_symptom(r, "rope2d_index_axes_swapped");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_INDEX_AXES_SWAPPED);
         return;
     }
     if (frames_interleaved(got, want, c)) {
-        pecert_check_symptom(r, "rope2d_frames_interleaved");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_FRAMES_INTERLEAVED);
         return;
     }
     index_call other = *c;
@@ -155,7 +155,7 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
         other.scheme = PECERT_ROPE2D_MERGE_WINDOWS;
         other.window_units = 0;
         if (oracle_order_matches(env, r, &other, got, where)) {
-            pecert_check_symptom(r, "rope2d_order:merge_windows");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_ORDER_MERGE_WINDOWS);
             return;
         }
     }
@@ -165,7 +165,7 @@ static void explain_index(const pecert_check_env *env, pecert_check_result *r, c
         other.merge = 1;
         other.window_units = 0;
         if (oracle_order_matches(env, r, &other, got, where)) {
-            pecert_check_symptom(r, "rope2d_order:row_major");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_ORDER_ROW_MAJOR);
         }
     }
 }
@@ -389,28 +389,29 @@ static void explain_apply(const pecert_check_env *env, pecert_check_result *r, c
     apply_call other = *c;
     other.columns_first = !c->columns_first;
     if (oracle_explains(env, r, &other, x, got, where)) {
-        pecert_check_symptom(r, "rope2d_axes_swapped");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_AXES_SWAPPED);
         return;
     }
     other = *c;
     other.frequencies = c->frequencies == PECERT_ROPE2D_BLOCKS ? PECERT_ROPE2D_ALTERNATE : PECERT_ROPE2D_BLOCKS;
     if (oracle_explains(env, r, &other, x, got, where)) {
-        pecert_check_symptom(r, "%s", other.frequencies == PECERT_ROPE2D_BLOCKS ? "rope2d_frequencies:blocks"
-                                                                                : "rope2d_frequencies:alternate");
+        pecert_check_symptom(r, "%s",
+                             other.frequencies == PECERT_ROPE2D_BLOCKS ? PECERT_SYMPTOM_ROPE2D_FREQUENCIES_BLOCKS
+                                                                       : PECERT_SYMPTOM_ROPE2D_FREQUENCIES_ALTERNATE);
         return;
     }
     other = *c;
     other.pairing = c->pairing == PECERT_PAIRING_SPLIT_HALF ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
     if (oracle_explains(env, r, &other, x, got, where)) {
-        pecert_check_symptom(r, "rope2d_pairing");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_PAIRING);
         return;
     }
     if (one_axis_explains(env, r, c, x, got, where)) {
-        pecert_check_symptom(r, "rope2d_one_axis");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_ONE_AXIS);
         return;
     }
     if (repeated_layout_explains(c, x, got)) {
-        pecert_check_symptom(r, "rope2d_cos_layout");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_COS_LAYOUT);
     }
 }
 
@@ -553,17 +554,16 @@ static void run_separation(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope2d_index_golden = {
-    "rope2d.index.golden",
+    PECERT_ID_ROPE2D_INDEX_GOLDEN,
     "vision-tower patch positions equal Qwen2-VL rot_pos_emb, Pixtral position_ids_in_meshgrid, Llama 4's table",
     PECERT_NEED_ROPE2D_INDEX, run_index_golden};
 const pecert_check pecert_check_rope2d_apply_golden = {
-    "rope2d.apply.golden",
+    PECERT_ID_ROPE2D_APPLY_GOLDEN,
     "2-D vision RoPE equals the towers' apply functions (Qwen2-VL, Qwen2.5-VL, Pixtral, Llama 4)",
     PECERT_NEED_ROPE2D_APPLY, run_apply_golden};
 const pecert_check pecert_check_rope2d_norm_preservation = {
-    "rope2d.norm_preservation", "2-D vision RoPE keeps the norm of every channel pair",
+    PECERT_ID_ROPE2D_NORM_PRESERVATION, "2-D vision RoPE keeps the norm of every channel pair",
     PECERT_NEED_ROPE2D_APPLY, run_norm};
 const pecert_check pecert_check_rope2d_axis_separation = {
-    "rope2d.axis_separation",
-    "a patch in row 0 (column 0) leaves the row (column) axis' channels bit for bit",
+    PECERT_ID_ROPE2D_AXIS_SEPARATION, "a patch in row 0 (column 0) leaves the row (column) axis' channels bit for bit",
     PECERT_NEED_ROPE2D_APPLY, run_separation};

@@ -151,6 +151,6 @@ static void run_boundary(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_boundary_lengths = {
-    "rope.boundary_lengths",
-    "frequencies and rotations at L0-1, L0, L0+1, 4*L0 and the largest length equal the oracle; no jump where the reference is continuous",
+    PECERT_ID_ROPE_BOUNDARY_LENGTHS,
+    "frequencies and rotations at L0-1, L0, L0+1, 4*L0 and the largest length equal the oracle; no jump where the " "reference is continuous",
     PECERT_NEED_ROPE_FREQS | PECERT_NEED_ROPE_APPLY, run_boundary};

@@ -154,19 +154,66 @@ void pecert_grade_apply(const pecert_check_env *env, pecert_check_result *r, con
 
 /* The checks this file family defines (registry.c lists them). */
 extern const pecert_check pecert_check_rope_freq_golden;
+#define PECERT_ID_ROPE_FREQ_GOLDEN "rope.freq.golden"
+/* Symptoms it leaves, read by diagnose.c: rope_golden.c and certify.rope.reference (certify_checks.c): a rope type's
+ * frequencies off, or the attention scaling. */
+#define PECERT_SYMPTOM_FREQ_OFF        "freq_off:"
+#define PECERT_SYMPTOM_SCALING         "scaling:"
+#define PECERT_SYMPTOM_SCALING_MISSING PECERT_SYMPTOM_SCALING "missing"
+#define PECERT_SYMPTOM_SCALING_SQUARED PECERT_SYMPTOM_SCALING "squared"
+#define PECERT_SYMPTOM_SCALING_WRONG   PECERT_SYMPTOM_SCALING "wrong"
 extern const pecert_check pecert_check_rope_cos_sin_golden;
+#define PECERT_ID_ROPE_COS_SIN_GOLDEN "rope.cos_sin.golden"
 extern const pecert_check pecert_check_rope_apply_golden;
+#define PECERT_ID_ROPE_APPLY_GOLDEN "rope.apply.golden"
+/* Symptoms it leaves, read by diagnose.c: rope_golden.c and certify.rope.reference: a rope type's rotations off (+
+ * pecert_rope_type_name); rope_hypotheses.c: the replay that explains them (+ its tag). */
+#define PECERT_SYMPTOM_APPLY_OFF  "apply_off:"
+#define PECERT_SYMPTOM_HYPOTHESIS "hypothesis:"
 extern const pecert_check pecert_check_rope_norm_preservation;
+#define PECERT_ID_ROPE_NORM_PRESERVATION "rope.norm_preservation"
 extern const pecert_check pecert_check_rope_shift_invariance;
+#define PECERT_ID_ROPE_SHIFT_INVARIANCE "rope.shift_invariance"
 extern const pecert_check pecert_check_rope_identity_at_zero;
+#define PECERT_ID_ROPE_IDENTITY_AT_ZERO "rope.identity_at_zero"
+/* Symptoms it leaves, read by diagnose.c: rope_props.c. */
+#define PECERT_SYMPTOM_MOVES_AT_ZERO "moves_at_position_zero"
 extern const pecert_check pecert_check_rope_inverse;
+#define PECERT_ID_ROPE_INVERSE "rope.inverse"
 extern const pecert_check pecert_check_rope_partial_passthrough;
+#define PECERT_ID_ROPE_PARTIAL_PASSTHROUGH "rope.partial_passthrough"
+/* Symptoms it leaves, read by diagnose.c: rope_layout.c. */
+#define PECERT_SYMPTOM_PASSTHROUGH_CHANGED "passthrough_changed"
 extern const pecert_check pecert_check_rope_inplace_and_strides;
+#define PECERT_ID_ROPE_INPLACE_AND_STRIDES "rope.inplace_and_strides"
+/* Symptoms it leaves, read by diagnose.c: rope_layout.c. */
+#define PECERT_SYMPTOM_IN_PLACE_DIFFERS "layout:in_place_differs"
+#define PECERT_SYMPTOM_STRIDED_DIFFERS  "layout:strided_differs"
 extern const pecert_check pecert_check_rope_boundary_lengths;
+#define PECERT_ID_ROPE_BOUNDARY_LENGTHS "rope.boundary_lengths"
 extern const pecert_check pecert_check_rope_pairing_convention;
+#define PECERT_ID_ROPE_PAIRING_CONVENTION "rope.pairing_convention"
+/* Symptoms it leaves, read by diagnose.c: rope_probe.c: the partner channel 0 rotates into. */
+#define PECERT_SYMPTOM_PAIRING                          "pairing:"
+#define PECERT_SYMPTOM_PAIRING_UNROTATED                PECERT_SYMPTOM_PAIRING "unrotated"
+#define PECERT_SYMPTOM_PAIRING_INTERLEAVED              PECERT_SYMPTOM_PAIRING "interleaved"
+#define PECERT_SYMPTOM_PAIRING_SPLIT_HALF               PECERT_SYMPTOM_PAIRING "split_half"
+#define PECERT_SYMPTOM_PAIRING_SPLIT_HALF_OVER_HEAD_DIM PECERT_SYMPTOM_PAIRING "split_half_over_head_dim"
+#define PECERT_SYMPTOM_PAIRING_OTHER                    PECERT_SYMPTOM_PAIRING "other"
+#define PECERT_SYMPTOM_PAIRING_SIGN                     PECERT_SYMPTOM_PAIRING "sign"
 extern const pecert_check pecert_check_rope_nope_layer;
+#define PECERT_ID_ROPE_NOPE_LAYER "rope.nope_layer"
+/* Symptoms it leaves, read by diagnose.c: rope_nope.c. */
+#define PECERT_SYMPTOM_NOPE_ROTATED         "nope_rotated"
+#define PECERT_SYMPTOM_NOPE_CHANGED         "nope_changed"
+#define PECERT_SYMPTOM_NOPE_SESSION_ROTATED "nope_session_rotated"
 extern const pecert_check pecert_check_rope_long_position_precision;
+#define PECERT_ID_ROPE_LONG_POSITION_PRECISION "rope.long_position_precision"
+/* Symptoms it leaves, read by diagnose.c: rope_precision.c: + the first far position that fails. */
+#define PECERT_SYMPTOM_PRECISION_LOST_FROM "precision_lost_from:"
 extern const pecert_check pecert_check_rope_thread_determinism;
+#define PECERT_ID_ROPE_THREAD_DETERMINISM "rope.thread_determinism"
 extern const pecert_check pecert_check_rope_half_precision;
+#define PECERT_ID_ROPE_HALF_PRECISION "rope.half_precision"
 
 #endif /* PECERT_CONFORMANCE_ROPE_CHECKS_H */

@@ -21,7 +21,7 @@
 /* Wrong frequencies: which rope type, and the flags of the vector. */
 static void freq_symptoms(pecert_check_result *r, const pecert_vtest *t)
 {
-    pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_name(t->rope.rope_type));
+    pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_FREQ_OFF, pecert_rope_type_name(t->rope.rope_type));
     for (size_t i = 0; i < t->n_flags; i++) {
         pecert_check_symptom(r, "freq_flag:%s", t->flags[i]);
     }
@@ -34,11 +34,11 @@ void pecert_rope_scaling_symptom(pecert_check_result *r, double got, double want
         return;
     }
     if (!pecert_exceeds(fabs(got - 1.0), tol)) {
-        pecert_check_symptom(r, "scaling:missing");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SCALING_MISSING);
     } else if (!pecert_exceeds(fabs(got - want * want), tol * fabs(want))) {
-        pecert_check_symptom(r, "scaling:squared");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SCALING_SQUARED);
     } else {
-        pecert_check_symptom(r, "scaling:wrong");
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SCALING_WRONG);
     }
 }
 
@@ -183,7 +183,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
      * rotation that is off for this rope type: read as one, a single NaN in
      * a dynamic-NTK case was once named a wrong length selection. */
     if (r->n_failed > failed_before && !pecert_values_nonfinite(got, (size_t)(x->shape[0] * x->shape[1] * x->shape[2]))) {
-        pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_name(t->rope.rope_type));
+        pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_APPLY_OFF, pecert_rope_type_name(t->rope.rope_type));
         pecert_rope_explain(env, r, &call, x->data, got, where);
     }
     free(got);
@@ -196,11 +196,11 @@ static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r
 }
 
 const pecert_check pecert_check_rope_freq_golden = {
-    "rope.freq.golden", "inverse frequencies and attention scaling equal the official code's",
+    PECERT_ID_ROPE_FREQ_GOLDEN, "inverse frequencies and attention scaling equal the official code's",
     PECERT_NEED_ROPE_FREQS, run_freq_golden};
 const pecert_check pecert_check_rope_cos_sin_golden = {
-    "rope.cos_sin.golden", "cos/sin tables equal the official rotary-embedding module's",
+    PECERT_ID_ROPE_COS_SIN_GOLDEN, "cos/sin tables equal the official rotary-embedding module's",
     PECERT_NEED_ROPE_COS_SIN, run_cos_sin_golden};
 const pecert_check pecert_check_rope_apply_golden = {
-    "rope.apply.golden", "rotated q/k equal the official apply_rotary_pos_emb output",
+    PECERT_ID_ROPE_APPLY_GOLDEN, "rotated q/k equal the official apply_rotary_pos_emb output",
     PECERT_NEED_ROPE_APPLY, run_apply_golden};

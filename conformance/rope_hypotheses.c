@@ -165,7 +165,7 @@ void pecert_rope_explain(const pecert_check_env *env, pecert_check_result *r, co
     free(inv);
     for (size_t i = 0; i < sizeof(hypotheses) / sizeof(hypotheses[0]); i++) {
         if (explains(env, call, x, got, &hypotheses[i], scaling)) {
-            pecert_check_symptom(r, "hypothesis:%s", hypotheses[i].tag);
+            pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_HYPOTHESIS, hypotheses[i].tag);
             char line[PECERT_RESULT_LINE_MAX];
             snprintf(line, sizeof(line), "%s: outputs match the reference with %s", where, hypotheses[i].text);
             (void)pecert_check_result_add_line(r, PECERT_FAILURE_NOTE, line);

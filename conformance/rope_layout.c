@@ -85,7 +85,7 @@ static void passthrough_case(const pecert_check_env *env, pecert_check_result *r
             }
         }
         if (bad > 0) {
-            pecert_check_symptom(r, "passthrough_changed");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_PASSTHROUGH_CHANGED);
             pecert_case_fail(r, where, "%lld passthrough channels (>= rotary_dim %d of head_dim %d) changed",
                              (long long)bad, wide.rotary_dim, wide.head_dim);
         }
@@ -212,7 +212,7 @@ static void strided_layout(const pecert_check_env *env, pecert_check_result *r,
         fused_gather(got, &b, c, 1);
         pecert_rope_compare(env, r, c, x, got, packed, at, 0, 1.0);
         if (r->n_failed > failed_before) {
-            pecert_check_symptom(r, in_place ? "layout:in_place_differs" : "layout:strided_differs");
+            pecert_check_symptom(r, in_place ? PECERT_SYMPTOM_IN_PLACE_DIFFERS : PECERT_SYMPTOM_STRIDED_DIFFERS);
         }
         int64_t damage = fused_damage(&b, c, src, 1);
         if (damage > 0) {
@@ -249,8 +249,10 @@ static void run_strides(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_partial_passthrough = {
-    "rope.partial_passthrough", "channels past rotary_dim are copied bit for bit, the rest rotate as with no extra channels",
+    PECERT_ID_ROPE_PARTIAL_PASSTHROUGH,
+    "channels past rotary_dim are copied bit for bit, the rest rotate as with no extra channels",
     PECERT_NEED_ROPE_APPLY, run_passthrough};
 const pecert_check pecert_check_rope_inplace_and_strides = {
-    "rope.inplace_and_strides", "strided and in-place calls equal the packed result and write nothing outside their view",
+    PECERT_ID_ROPE_INPLACE_AND_STRIDES,
+    "strided and in-place calls equal the packed result and write nothing outside their view",
     PECERT_NEED_ROPE_APPLY, run_strides};

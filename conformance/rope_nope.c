@@ -71,7 +71,7 @@ static int is_rotary_output(const pecert_check_env *env, const pecert_rope_call 
     pecert_rope_call call = *nope;
     call.config = &rotary;
     pecert_check_result scratch;
-    pecert_check_result_init(&scratch, "rope.nope_layer");
+    pecert_check_result_init(&scratch, PECERT_ID_ROPE_NOPE_LAYER);
     float *want = pecert_rope_run_with(&env->oracle, &scratch, &call, x, "");
     pecert_case_worst w;
     int rotated = want != NULL && pecert_rope_worst(&w, env, &call, x, got, want, 1.0) == 0 && w.ratio <= 1.0;
@@ -96,7 +96,7 @@ static void judge_copy(const pecert_check_env *env, pecert_check_result *r, cons
                      (long long)token, (long long)call->positions[token], (long long)(bad / hd % call->heads),
                      (long long)(bad % hd), (double)got[bad], (double)x[bad],
                      rotated ? ": it is the rotary layer's output, the layer kind was ignored" : "");
-    pecert_check_symptom(r, rotated ? "nope_rotated" : "nope_changed");
+    pecert_check_symptom(r, rotated ? PECERT_SYMPTOM_NOPE_ROTATED : PECERT_SYMPTOM_NOPE_CHANGED);
 }
 
 /* rope_apply in place on a copy of x. */
@@ -188,7 +188,7 @@ static void session_case(const pecert_check_env *env, pecert_check_result *r, co
         int64_t failed_before = r->n_failed;
         pecert_decode_compare(r, &b, &bounds, &got, &want, 1.0, where);
         if (r->n_failed > failed_before) {
-            pecert_check_symptom(r, "nope_session_rotated");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NOPE_SESSION_ROTATED);
         }
         pecert_decode_bounds_free(&bounds);
     }
@@ -240,6 +240,6 @@ static void run_nope(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_nope_layer = {
-    "rope.nope_layer", "a NoPE layer (layer_kind nope) is left unrotated: rope_apply returns x bit for bit, "
-                       "a decode session attends with unrotated keys",
+    PECERT_ID_ROPE_NOPE_LAYER,
+    "a NoPE layer (layer_kind nope) is left unrotated: rope_apply returns x bit for bit, " "a decode session attends with unrotated keys",
     PECERT_NEED_ROPE_APPLY, run_nope};

@@ -85,7 +85,7 @@ static void summarize(pecert_check_result *r)
         }
     }
     if (first_bad >= 0) {
-        pecert_check_symptom(r, "precision_lost_from:%lld", (long long)first_bad);
+        pecert_check_symptom(r, "%s%lld", PECERT_SYMPTOM_PRECISION_LOST_FROM, (long long)first_bad);
     }
     if (r->verdict == PECERT_VERDICT_PASS) {
         snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
@@ -114,6 +114,6 @@ static void run_precision(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_long_position_precision = {
-    "rope.long_position_precision",
+    PECERT_ID_ROPE_LONG_POSITION_PRECISION,
     "apply at positions 2^11..2^24 stays within the float32 angle bound of the exact oracle",
     PECERT_NEED_ROPE_APPLY, run_precision};

@@ -33,15 +33,15 @@ static int64_t brightest_partner(const float *out, int64_t head_dim)
 static const char *partner_tag(int64_t partner, int64_t rot, int64_t head_dim)
 {
     if (partner < 0) {
-        return "pairing:unrotated";
+        return PECERT_SYMPTOM_PAIRING_UNROTATED;
     }
     if (partner == 1) {
-        return "pairing:interleaved";
+        return PECERT_SYMPTOM_PAIRING_INTERLEAVED;
     }
     if (partner == rot / 2) {
-        return "pairing:split_half";
+        return PECERT_SYMPTOM_PAIRING_SPLIT_HALF;
     }
-    return partner == head_dim / 2 ? "pairing:split_half_over_head_dim" : "pairing:other";
+    return partner == head_dim / 2 ? PECERT_SYMPTOM_PAIRING_SPLIT_HALF_OVER_HEAD_DIM : PECERT_SYMPTOM_PAIRING_OTHER;
 }
 
 /* Names the convention a partner channel reveals. */
@@ -96,7 +96,7 @@ static void probe_case(const pecert_check_env *env, pecert_check_result *r, cons
                              pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", seen);
         } else if (actual >= 0 && fabs((double)g[actual] + e[actual]) < 1e-3 * fabs(e[actual]) &&
                    fabs((double)g[0] - e[0]) < 1e-3) {
-            pecert_check_symptom(r, "pairing:sign");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_PAIRING_SIGN);
             pecert_case_fail(r, where, "%s but with the opposite sign: rotation by -theta", seen);
         } else {
             pecert_rope_compare(env, r, &call, x, got, want, where, 0, 1.0);
@@ -136,6 +136,6 @@ static void run_probe(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_pairing_convention = {
-    "rope.pairing_convention",
+    PECERT_ID_ROPE_PAIRING_CONVENTION,
     "a unit vector on channel 0 rotates into the partner channel the requested pairing names",
     PECERT_NEED_ROPE_APPLY, run_probe};

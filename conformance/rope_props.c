@@ -149,7 +149,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
         int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, y, want, where, 0, 1.0);
         if (r->n_failed > failed_before && !pecert_values_nonfinite(y, pecert_rope_call_size(&call))) {
-            pecert_check_symptom(r, "moves_at_position_zero");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_MOVES_AT_ZERO);
         }
     }
     free(want);
@@ -306,14 +306,14 @@ static void run_shift(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_rope_norm_preservation = {
-    "rope.norm_preservation", "every rotated pair keeps its norm (times the attention scaling)",
+    PECERT_ID_ROPE_NORM_PRESERVATION, "every rotated pair keeps its norm (times the attention scaling)",
     PECERT_NEED_ROPE_APPLY, run_norm};
 const pecert_check pecert_check_rope_identity_at_zero = {
-    "rope.identity_at_zero", "position 0 leaves q/k unchanged (up to the attention scaling)",
+    PECERT_ID_ROPE_IDENTITY_AT_ZERO, "position 0 leaves q/k unchanged (up to the attention scaling)",
     PECERT_NEED_ROPE_APPLY, run_identity};
 const pecert_check pecert_check_rope_inverse = {
-    "rope.inverse", "rotating by p then by -p restores the input",
+    PECERT_ID_ROPE_INVERSE, "rotating by p then by -p restores the input",
     PECERT_NEED_ROPE_APPLY, run_inverse};
 const pecert_check pecert_check_rope_shift_invariance = {
-    "rope.shift_invariance", "q.k is unchanged when both positions shift by s (s up to 2^20)",
+    PECERT_ID_ROPE_SHIFT_INVARIANCE, "q.k is unchanged when both positions shift by s (s up to 2^20)",
     PECERT_NEED_ROPE_APPLY, run_shift};

@@ -546,8 +546,8 @@ static void run_half_precision(const pecert_check_env *env, pecert_check_result 
 }
 
 const pecert_check pecert_check_rope_thread_determinism = {
-    "rope.thread_determinism", "results are bit-identical for 1, 2 and 3 threads (set_num_threads)",
+    PECERT_ID_ROPE_THREAD_DETERMINISM, "results are bit-identical for 1, 2 and 3 threads (set_num_threads)",
     PECERT_NEED_ROPE_APPLY, run_thread_determinism};
 const pecert_check pecert_check_rope_half_precision = {
-    "rope.half_precision", "f16/bf16 rope_apply equals the f32 oracle within one half-type ulp",
+    PECERT_ID_ROPE_HALF_PRECISION, "f16/bf16 rope_apply equals the f32 oracle within one half-type ulp",
     PECERT_NEED_ROPE_APPLY, run_half_precision};

@@ -68,5 +68,5 @@ static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_sincos2d_golden = {
-    "sincos2d.golden", "2-D sin-cos tables equal MAE's get_2d_sincos_pos_embed (non-square too)",
+    PECERT_ID_SINCOS2D_GOLDEN, "2-D sin-cos tables equal MAE's get_2d_sincos_pos_embed (non-square too)",
     PECERT_NEED_SINCOS_2D, run_golden};

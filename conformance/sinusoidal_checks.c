@@ -70,6 +70,6 @@ static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_sinusoidal_golden = {
-    "sinusoidal.golden",
+    PECERT_ID_SINUSOIDAL_GOLDEN,
     "sinusoidal tables equal the official code of each variant (interleaved, concat, t2t, fairseq)",
     PECERT_NEED_SINUSOIDAL, run_golden};

@@ -127,8 +127,8 @@ static void run_bijective(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_swin_index_golden = {
-    "swin.index.golden", "Swin relative_position_index equals WindowAttention's (non-square too)",
+    PECERT_ID_SWIN_INDEX_GOLDEN, "Swin relative_position_index equals WindowAttention's (non-square too)",
     PECERT_NEED_SWIN_INDEX, run_golden};
 const pecert_check pecert_check_swin_index_bijective = {
-    "swin.index.bijective", "Swin index depends on the relative offset only, one table row per offset",
+    PECERT_ID_SWIN_INDEX_BIJECTIVE, "Swin index depends on the relative offset only, one table row per offset",
     PECERT_NEED_SWIN_INDEX, run_bijective};

@@ -220,11 +220,11 @@ static void run_saturation(const pecert_check_env *env, pecert_check_result *r)
 }
 
 const pecert_check pecert_check_t5_bucket_golden = {
-    "t5.bucket.golden", "T5 relative buckets equal T5Attention._relative_position_bucket",
+    PECERT_ID_T5_BUCKET_GOLDEN, "T5 relative buckets equal T5Attention._relative_position_bucket",
     PECERT_NEED_T5_BUCKET, run_golden};
 const pecert_check pecert_check_t5_bucket_monotone = {
-    "t5.bucket.monotone", "T5 buckets never decrease with |distance| (per side; causal future in 0)",
+    PECERT_ID_T5_BUCKET_MONOTONE, "T5 buckets never decrease with |distance| (per side; causal future in 0)",
     PECERT_NEED_T5_BUCKET, run_monotone};
 const pecert_check pecert_check_t5_bucket_saturation = {
-    "t5.bucket.saturation", "T5 buckets are the last one from max_distance on, up to 2^52",
+    PECERT_ID_T5_BUCKET_SATURATION, "T5 buckets are the last one from max_distance on, up to 2^52",
     PECERT_NEED_T5_BUCKET, run_saturation};

@@ -4,7 +4,11 @@
  */
 #include "certificate.h"
 
+#include "certify_checks.h"
 #include "checks.h"
+#include "decode.h"
+#include "family.h"
+#include "rope_checks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,30 +21,31 @@ static const struct {
     const char *const checks[MAX_CONCERN_CHECKS];
 } concern_table[] = {
     {"the checkpoint's encoding",
-     {"certify.rope.reference", "certify.alibi.reference", "certify.alibi.attention", "certify.t5.reference",
-      "certify.learned.reference"}},
-    {"config mapping", {"certify.mapping"}},
-    {"frequencies", {"rope.freq.golden", "rope.cos_sin.golden"}},
-    {"M-RoPE sections", {"mrope.apply.golden", "mrope.text_only_is_rope"}},
+     {PECERT_ID_CERTIFY_ROPE_REFERENCE, PECERT_ID_CERTIFY_ALIBI_REFERENCE, PECERT_ID_CERTIFY_ALIBI_ATTENTION,
+      PECERT_ID_CERTIFY_T5_REFERENCE, PECERT_ID_CERTIFY_LEARNED_REFERENCE}},
+    {"config mapping", {PECERT_ID_CERTIFY_MAPPING}},
+    {"frequencies", {PECERT_ID_ROPE_FREQ_GOLDEN, PECERT_ID_ROPE_COS_SIN_GOLDEN}},
+    {"M-RoPE sections", {PECERT_ID_MROPE_APPLY_GOLDEN, PECERT_ID_MROPE_TEXT_ONLY_IS_ROPE}},
     {"rotation",
-     {"rope.apply.golden", "rope.norm_preservation",
-      "rope.shift_invariance", "rope.identity_at_zero", "rope.inverse", "rope.partial_passthrough",
-      "rope.pairing_convention", "rope.inplace_and_strides"}},
-    {"positions", {"rope.boundary_lengths", "rope.long_position_precision"}},
-    {"half precision", {"rope.half_precision"}},
-    {"threads", {"rope.thread_determinism"}},
-    {"NoPE layers", {"rope.nope_layer"}},
-    {"decode/KV cache", {"decode.prefill_equivalence"}},
-    {"batching/padding", {"batch.padding_independence"}},
-    {"ALiBi bias", {"alibi.slopes.golden", "alibi.bias.golden", "alibi.shift_invariance"}},
-    {"T5 buckets", {"t5.bucket.golden", "t5.bucket.monotone", "t5.bucket.saturation"}},
-    {"learned table", {"learned.golden", "learned.out_of_range"}},
+     {PECERT_ID_ROPE_APPLY_GOLDEN, PECERT_ID_ROPE_NORM_PRESERVATION, PECERT_ID_ROPE_SHIFT_INVARIANCE,
+      PECERT_ID_ROPE_IDENTITY_AT_ZERO, PECERT_ID_ROPE_INVERSE, PECERT_ID_ROPE_PARTIAL_PASSTHROUGH,
+      PECERT_ID_ROPE_PAIRING_CONVENTION, PECERT_ID_ROPE_INPLACE_AND_STRIDES}},
+    {"positions", {PECERT_ID_ROPE_BOUNDARY_LENGTHS, PECERT_ID_ROPE_LONG_POSITION_PRECISION}},
+    {"half precision", {PECERT_ID_ROPE_HALF_PRECISION}},
+    {"threads", {PECERT_ID_ROPE_THREAD_DETERMINISM}},
+    {"NoPE layers", {PECERT_ID_ROPE_NOPE_LAYER}},
+    {"decode/KV cache", {PECERT_ID_DECODE_PREFILL_EQUIVALENCE}},
+    {"batching/padding", {PECERT_ID_BATCH_PADDING_INDEPENDENCE}},
+    {"ALiBi bias", {PECERT_ID_ALIBI_SLOPES_GOLDEN, PECERT_ID_ALIBI_BIAS_GOLDEN, PECERT_ID_ALIBI_SHIFT_INVARIANCE}},
+    {"T5 buckets", {PECERT_ID_T5_BUCKET_GOLDEN, PECERT_ID_T5_BUCKET_MONOTONE, PECERT_ID_T5_BUCKET_SATURATION}},
+    {"learned table", {PECERT_ID_LEARNED_GOLDEN, PECERT_ID_LEARNED_OUT_OF_RANGE}},
     /* Every check of the @vision pass is the tower's (pecert_check_concern);
      * these are its own. */
     {"vision tower",
-     {"certify.rope2d.reference", "rope2d.index.golden", "rope2d.apply.golden", "rope2d.norm_preservation",
-      "rope2d.axis_separation", "certify.posinterp.reference", "posinterp.golden", "posinterp.native_identity",
-      "posinterp.constant", "posinterp.mirror_symmetry"}},
+     {PECERT_ID_CERTIFY_ROPE2D_REFERENCE, PECERT_ID_ROPE2D_INDEX_GOLDEN, PECERT_ID_ROPE2D_APPLY_GOLDEN,
+      PECERT_ID_ROPE2D_NORM_PRESERVATION, PECERT_ID_ROPE2D_AXIS_SEPARATION, PECERT_ID_CERTIFY_POSINTERP_REFERENCE,
+      PECERT_ID_POSINTERP_GOLDEN, PECERT_ID_POSINTERP_NATIVE_IDENTITY, PECERT_ID_POSINTERP_CONSTANT,
+      PECERT_ID_POSINTERP_MIRROR_SYMMETRY}},
 };
 #define N_TABLE (sizeof(concern_table) / sizeof(concern_table[0]))
 #define VISION_TOWER "vision tower"

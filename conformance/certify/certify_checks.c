@@ -268,7 +268,7 @@ static void rope_freq_case(const pecert_check_env *env, pecert_check_result *r, 
             pecert_case_worst_add(&w, i, buf[i], buf[half + i], pecert_tol_freq(buf[half + i], i));
         }
         if (w.n_bad > 0) { /* the symptoms rope.freq.golden leaves: one diagnosis reads both */
-            pecert_check_symptom(r, "freq_off:%s", pecert_rope_type_name(c->rope_type));
+            pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_FREQ_OFF, pecert_rope_type_name(c->rope_type));
         }
         pecert_rope_scaling_symptom(r, got_s, want_s);
         pecert_case_worst_add(&w, half, got_s, want_s, pecert_tol_scaling(want_s));
@@ -302,7 +302,7 @@ static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r,
         int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, got, want, where, 64, 1.0);
         if (r->n_failed > failed_before) { /* as rope.apply.golden: name the bug by replay */
-            pecert_check_symptom(r, "apply_off:%s", pecert_rope_type_name(m->rope.rope_type));
+            pecert_check_symptom(r, "%s%s", PECERT_SYMPTOM_APPLY_OFF, pecert_rope_type_name(m->rope.rope_type));
             pecert_rope_explain(env, r, &call, x, got, where);
         }
     }
@@ -699,23 +699,23 @@ static void run_learned_reference(const pecert_check_env *env, pecert_check_resu
 }
 
 const pecert_check pecert_check_certify_mapping = {
-    "certify.mapping", "pecert's config.json mapping equals the official config class's, field for field",
+    PECERT_ID_CERTIFY_MAPPING, "pecert's config.json mapping equals the official config class's, field for field",
     0, run_mapping};
 const pecert_check pecert_check_certify_rope_reference = {
-    "certify.rope.reference", "rope at the checkpoint's parameters, pairing and lengths equals ref",
+    PECERT_ID_CERTIFY_ROPE_REFERENCE, "rope at the checkpoint's parameters, pairing and lengths equals ref",
     PECERT_NEED_ROPE_APPLY, run_rope_reference};
 const pecert_check pecert_check_certify_alibi_reference = {
-    "certify.alibi.reference", "ALiBi slopes and biases for the checkpoint's heads and lengths equal ref",
+    PECERT_ID_CERTIFY_ALIBI_REFERENCE, "ALiBi slopes and biases for the checkpoint's heads and lengths equal ref",
     PECERT_NEED_ALIBI_SLOPES | PECERT_NEED_ALIBI_BIAS, run_alibi_reference};
 const pecert_check pecert_check_certify_alibi_attention = {
-    "certify.alibi.attention",
+    PECERT_ID_CERTIFY_ALIBI_ATTENTION,
     "attention with the checkpoint's ALiBi term (heads, head_dim, bias scale) in prefill, decode and chunks equals ref",
     PECERT_NEED_SESSION, run_alibi_attention};
 const pecert_check pecert_check_certify_t5_reference = {
-    "certify.t5.reference", "T5 buckets of the checkpoint's config, both directions, equal ref",
+    PECERT_ID_CERTIFY_T5_REFERENCE, "T5 buckets of the checkpoint's config, both directions, equal ref",
     PECERT_NEED_T5_BUCKET, run_t5_reference};
 const pecert_check pecert_check_certify_learned_reference = {
-    "certify.learned.reference", "every row of a learned table of the checkpoint's shape is looked up as ref",
+    PECERT_ID_CERTIFY_LEARNED_REFERENCE, "every row of a learned table of the checkpoint's shape is looked up as ref",
     PECERT_NEED_LEARNED, run_learned_reference};
 
 static const pecert_check *const certify_checks[] = {

@@ -20,13 +20,21 @@
 size_t pecert_certify_lengths(const pecert_certify_model *m, int64_t out[6]);
 
 extern const pecert_check pecert_check_certify_mapping;
+#define PECERT_ID_CERTIFY_MAPPING "certify.mapping"
 extern const pecert_check pecert_check_certify_rope_reference;
+#define PECERT_ID_CERTIFY_ROPE_REFERENCE "certify.rope.reference"
 extern const pecert_check pecert_check_certify_alibi_reference;
+#define PECERT_ID_CERTIFY_ALIBI_REFERENCE "certify.alibi.reference"
 extern const pecert_check pecert_check_certify_alibi_attention;
+#define PECERT_ID_CERTIFY_ALIBI_ATTENTION "certify.alibi.attention"
 extern const pecert_check pecert_check_certify_t5_reference;
+#define PECERT_ID_CERTIFY_T5_REFERENCE "certify.t5.reference"
 extern const pecert_check pecert_check_certify_learned_reference;
+#define PECERT_ID_CERTIFY_LEARNED_REFERENCE "certify.learned.reference"
 extern const pecert_check pecert_check_certify_rope2d_reference; /* certify_vision_checks.c */
+#define PECERT_ID_CERTIFY_ROPE2D_REFERENCE "certify.rope2d.reference"
 extern const pecert_check pecert_check_certify_posinterp_reference; /* certify_vision_checks.c */
+#define PECERT_ID_CERTIFY_POSINTERP_REFERENCE "certify.posinterp.reference"
 
 /* pecert_known_check: the check named id, of the registry (checks.h) or
  * of certify's own, with or without a layer type ("ID@sliding"); NULL for

@@ -72,7 +72,7 @@ static int index_part(const pecert_check_env *env, pecert_check_result *r, const
         int64_t failed_before = r->n_failed;
         pecert_rope2d_judge_index(env, r, c, &got, &expected, where);
         if (r->n_failed > failed_before) {
-            pecert_check_symptom(r, "rope2d_index_wrong");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_INDEX_WRONG);
         }
         pecert_out_free(&got);
     }
@@ -99,7 +99,7 @@ static void apply_part(const pecert_check_env *env, pecert_check_result *r, cons
         int64_t failed_before = r->n_failed;
         pecert_rope2d_judge_apply(env, r, &c, x, got, want, where);
         if (r->n_failed > failed_before) {
-            pecert_check_symptom(r, "rope2d_rotation_wrong");
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ROPE2D_ROTATION_WRONG);
         }
     }
     free(got);
@@ -187,11 +187,11 @@ static void run_posinterp_reference(const pecert_check_env *env, pecert_check_re
 }
 
 const pecert_check pecert_check_certify_posinterp_reference = {
-    "certify.posinterp.reference",
+    PECERT_ID_CERTIFY_POSINTERP_REFERENCE,
     "the vision tower's learned position table resized to each image grid equals ref",
     PECERT_NEED_POS_INTERPOLATE, run_posinterp_reference};
 
 const pecert_check pecert_check_certify_rope2d_reference = {
-    "certify.rope2d.reference",
+    PECERT_ID_CERTIFY_ROPE2D_REFERENCE,
     "the vision tower's patch positions and 2-D rotation at its parameters and image grids equal ref",
     PECERT_NEED_ROPE2D_INDEX | PECERT_NEED_ROPE2D_APPLY, run_rope2d_reference};
