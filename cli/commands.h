@@ -24,14 +24,6 @@ int pecert_cmd_certify(int argc, char **argv);
 int pecert_cmd_diagnose(int argc, char **argv);
 int pecert_cmd_dump(int argc, char **argv);
 
-/* pecert_load_rope_model: a RoPE checkpoint from config (a config.json)
- * or profile (NAME in profiles), its rope set to layer type `layer` when
- * given (NULL: the first rotary type, said on stderr when layers differ).
- * 0, or -1 with the reason in err. (diagnose.c) */
-struct pecert_certify_model;
-int pecert_load_rope_model(struct pecert_certify_model *m, const char *config, const char *profile,
-                           const char *profiles, const char *layer, char *err, size_t len);
-
 /* pecert_usage_error prints "pecert: <message>", a blank line and usage
  * to stderr, and returns PECERT_EXIT_USAGE. */
 int pecert_usage_error(const char *usage, const char *fmt, ...)

@@ -16,9 +16,11 @@
 #include <string.h>
 
 #include "atomic_write.h"
-#include "cJSON.h"
 #include "commands.h"
 #include "diagnose_html.h"
+#include "diagnose_json.h"
+#include "dump_model.h"
+#include "trace_divergence.h"
 #include "cache_diagnosis.h"
 #include "dump_diagnosis.h"
 #include "dump_input.h"
@@ -233,236 +235,41 @@ static void print_report(const pecert_dump_report *r, const pecert_certify_model
     }
 }
 
-/* ---- JSON ----------------------------------------------------------------- */
-
-static const char *pairing_tag(const pecert_dump_report *r)
+/* Writes text (malloc'ed; NULL: out of memory) to path atomically, for
+ * option --json or --html, and frees it. */
+static int write_text(const char *option, const char *path, char *text)
 {
-    return !r->pairing_found ? "neither" : r->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half";
-}
-
-static cJSON *hypotheses_json(const pecert_dump_report *r)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int32_t i = 0; i < r->n_hypotheses; i++) {
-        const pecert_dump_hypothesis *h = &r->hypotheses[i];
-        if (h->explained < 0) {
-            continue;
-        }
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "label", h->label);
-        cJSON_AddBoolToObject(o, "config", i == 0);
-        cJSON_AddBoolToObject(o, "best", i == r->best);
-        cJSON_AddNumberToObject(o, "rope_theta", h->rope.rope_theta);
-        cJSON_AddNumberToObject(o, "tokens_explained", (double)h->explained);
-        cJSON_AddNumberToObject(o, "tokens_at_given_positions", (double)h->matched);
-        cJSON_AddItemToArray(a, o);
-    }
-    return a;
-}
-
-static cJSON *tokens_json(const pecert_dump_report *r, const int64_t *positions)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int64_t t = 0; t < r->n_tokens; t++) {
-        const pecert_recovered_position *p = &r->tokens[t];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "token", (double)t);
-        cJSON_AddNumberToObject(o, "position", (double)p->nearest);
-        cJSON_AddNumberToObject(o, "estimate", isfinite(p->estimate) ? p->estimate : -1.0);
-        cJSON_AddBoolToObject(o, "integer", p->integer);
-        cJSON_AddNumberToObject(o, "residual", isfinite(p->residual) ? p->residual : -1.0);
-        if (positions != NULL) {
-            cJSON_AddNumberToObject(o, "expected", (double)positions[t]);
-        }
-        cJSON_AddItemToArray(a, o);
-    }
-    return a;
-}
-
-/* The report's common part; the caller adds tokens or slots, findings and
- * the verdict. */
-static cJSON *report_json(const pecert_dump_report *r, const pecert_certify_model *m, const char *before,
-                          const char *after, const pecert_dump_shape *s, pecert_npy_dtype dtype)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "pecert-diagnose/1");
-    cJSON_AddStringToObject(root, "checkpoint", m->name);
-    cJSON_AddStringToObject(root, "before", before);
-    cJSON_AddStringToObject(root, "after", after);
-    cJSON *dump = cJSON_AddObjectToObject(root, "dump");
-    cJSON_AddNumberToObject(dump, "tokens", (double)s->tokens);
-    cJSON_AddNumberToObject(dump, "heads", s->heads);
-    cJSON_AddNumberToObject(dump, "head_dim", s->dim);
-    cJSON_AddStringToObject(dump, "dtype", pecert_npy_dtype_name(dtype));
-    cJSON *rot = cJSON_AddArrayToObject(root, "rotated_channels");
-    cJSON_AddItemToArray(rot, cJSON_CreateNumber(r->rotated_lo));
-    cJSON_AddItemToArray(rot, cJSON_CreateNumber(r->rotated_hi));
-    cJSON_AddNumberToObject(root, "config_rotary_dim", m->rope.rotary_dim);
-    cJSON_AddStringToObject(root, "pairing", pairing_tag(r));
-    cJSON_AddStringToObject(root, "config_pairing", m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
-                                                                                             : "split_half");
-    cJSON_AddNumberToObject(root, "spread_split_half", r->spread[0]);
-    cJSON_AddNumberToObject(root, "spread_interleaved", r->spread[1]);
-    cJSON_AddNumberToObject(root, "attention_factor", r->attention_factor);
-    cJSON_AddNumberToObject(root, "config_attention_factor", r->expected_factor);
-    cJSON_AddItemToObject(root, "hypotheses", hypotheses_json(r));
-    return root;
-}
-
-static void add_finding_json(cJSON *findings, const char *id, const char *text)
-{
-    cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "id", id);
-    cJSON_AddStringToObject(f, "text", text);
-    cJSON_AddItemToArray(findings, f);
-}
-
-/* Writes root to path (atomically) and deletes it. */
-static int write_json(const char *path, cJSON *root)
-{
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
     char err[1024] = "";
     int rc = text != NULL ? pecert_write_files_atomic(&path, (const char *const *)&text, 1, err, sizeof(err)) : -1;
     if (rc != 0) {
-        fprintf(stderr, "pecert: diagnose: --json %s: %s\n", path, text == NULL ? "out of memory" : err);
+        fprintf(stderr, "pecert: diagnose: %s %s: %s\n", option, path, text == NULL ? "out of memory" : err);
     }
     free(text);
     return rc;
 }
 
-/* Writes the page (atomically). */
-static int write_html(const char *path, const pecert_diagnose_page *page)
+static void print_findings(const pecert_diagnose_finding *f, size_t n, size_t n_shown)
 {
-    char *text = pecert_diagnose_html(page);
-    char err[1024] = "";
-    int rc = text != NULL ? pecert_write_files_atomic(&path, (const char *const *)&text, 1, err, sizeof(err)) : -1;
-    if (rc != 0) {
-        fprintf(stderr, "pecert: diagnose: --html %s: %s\n", path, text == NULL ? "out of memory" : err);
+    for (size_t i = 0; i < n && i < n_shown; i++) {
+        char line[600];
+        snprintf(line, sizeof(line), "%s: %s", f[i].id, f[i].text);
+        printf("%s", i == 0 ? "findings:\n" : "");
+        pecert_print_wrapped(2, 4, line);
     }
-    free(text);
-    return rc;
 }
 
-/* The dump's (or trace's) page: one point per token. */
-static int dump_html(const diagnose_cli *cli, const pecert_dump_report *r, const pecert_dump_input *d,
-                     const char *verdict, const char *title, const char *trace_text)
+/* The --html and --json documents of one diagnosis; status unless one
+ * cannot be written. */
+static int write_outputs(const diagnose_cli *cli, const pecert_diagnose_page *page, const pecert_diagnose_doc *doc,
+                         int status)
 {
-    pecert_diagnose_finding f[PECERT_DUMP_MAX_FINDINGS + 1];
-    size_t n = 0;
-    for (int32_t i = 0; i < r->n_findings; i++) {
-        f[n++] = (pecert_diagnose_finding){r->findings[i].id, r->findings[i].text};
+    if (cli->html != NULL && write_text("--html", cli->html, pecert_diagnose_html(page)) != 0) {
+        status = PECERT_EXIT_USAGE;
     }
-    if (trace_text != NULL) {
-        f[n++] = (pecert_diagnose_finding){"trace", trace_text};
+    if (cli->json != NULL && write_text("--json", cli->json, pecert_diagnose_json(doc)) != 0) {
+        status = PECERT_EXIT_USAGE;
     }
-    int64_t *recovered = malloc(((size_t)r->n_tokens + 1) * sizeof(int64_t));
-    if (recovered == NULL) {
-        fprintf(stderr, "pecert: diagnose: --html %s: out of memory\n", cli->html);
-        return -1;
-    }
-    for (int64_t t = 0; t < r->n_tokens; t++) {
-        recovered[t] = r->tokens[t].integer ? r->tokens[t].nearest : -1;
-    }
-    pecert_diagnose_page page = {title, verdict, n == 0, r, f, n, "token", r->n_tokens, recovered, d->positions,
-                                 d->step_first, d->n_steps};
-    int rc = write_html(cli->html, &page);
-    free(recovered);
-    return rc;
-}
-
-/* ---- the command --------------------------------------------------------- */
-
-/* --layer: the rope of that layer type becomes the model's; without it a
- * model whose layers differ is read as its first rotary type (said). */
-static int select_layer(pecert_certify_model *m, const char *layer, const char *name, char *err, size_t len)
-{
-    if (layer == NULL) {
-        /* m->rope is the type the config's own rope fields describe. */
-        for (int32_t t = 0; m->n_layer_types > 1 && t < m->n_layer_types; t++) {
-            const pecert_rope_config *r = &m->layer_types[t].rope;
-            if (r->layer_kind == m->rope.layer_kind && r->rope_type == m->rope.rope_type &&
-                r->rope_theta == m->rope.rope_theta && r->rotary_dim == m->rope.rotary_dim) {
-                fprintf(stderr, "pecert: %s: layers differ: reading the dump as '%s' layers (--layer to choose)\n",
-                        name, m->layer_types[t].name);
-                break;
-            }
-        }
-        return 0;
-    }
-    for (int32_t t = 0; t < m->n_layer_types; t++) {
-        if (strcmp(m->layer_types[t].name, layer) == 0) {
-            m->rope = m->layer_types[t].rope; /* a NoPE layer's: its dump must equal its input */
-            return 0;
-        }
-    }
-    char known[128] = "";
-    for (int32_t t = 0; t < m->n_layer_types; t++) {
-        size_t used = strlen(known);
-        snprintf(known + used, sizeof(known) - used, "%s%s", t > 0 ? ", " : "", m->layer_types[t].name);
-    }
-    snprintf(err, len, "%s: --layer %s: the model's layer types are %s", name, layer,
-             m->n_layer_types > 0 ? known : "none (every layer rotates alike)");
-    return -1;
-}
-
-int pecert_load_rope_model(pecert_certify_model *m, const char *config, const char *profile, const char *profiles,
-                           const char *layer, char *err, size_t len)
-{
-    int rc = config != NULL ? pecert_certify_load(m, config, err, len)
-                            : pecert_certify_load_profile(m, profiles, profile, err, len);
-    const char *name = config != NULL ? config : profile;
-    if (rc == 0 && m->kind != PECERT_PE_ROPE) {
-        snprintf(err, len, "%s: %s: dumps are of RoPE models (this model's encoding is %s)", name, m->model_type,
-                 pecert_pe_kind_name(m->kind));
-        return -1;
-    }
-    return rc == 0 ? select_layer(m, layer, name, err, len) : rc;
-}
-
-static void print_finding(int *printed, const char *id, const char *text)
-{
-    char line[600];
-    snprintf(line, sizeof(line), "%s: %s", id, text);
-    printf("%s", (*printed)++ == 0 ? "findings:\n" : "");
-    pecert_print_wrapped(2, 4, line);
-}
-
-/* ---- a trace: the first step that diverges ------------------------------- */
-
-typedef struct trace_divergence {
-    int32_t step;          /* index into the trace's steps; -1: none */
-    int64_t token;
-    char text[400];
-} trace_divergence;
-
-static void find_divergence(trace_divergence *out, const pecert_dump_report *r, const pecert_dump_input *d)
-{
-    out->step = -1;
-    int64_t t = 0;
-    while (t < d->shape.tokens && r->tokens[t].integer && r->tokens[t].nearest == d->positions[t]) {
-        t++;
-    }
-    if (t == d->shape.tokens || r->rotated_hi == 0) {
-        return;
-    }
-    int32_t k = 0;
-    while (d->step_first[k + 1] <= t) {
-        k++;
-    }
-    out->step = k;
-    out->token = t;
-    char got[64];
-    if (r->tokens[t].integer) {
-        snprintf(got, sizeof(got), "position %lld", (long long)r->tokens[t].nearest);
-    } else {
-        snprintf(got, sizeof(got), "no integer position");
-    }
-    snprintf(out->text, sizeof(out->text), "step %04d is the first to diverge: its token %lld (token %lld of the "
-             "run) was rotated for %s, expected %lld (%s); the %d step%s before it agree", (int)d->step_number[k],
-             (long long)(t - d->step_first[k]), (long long)t, got, (long long)d->positions[t],
-             d->steps_give_positions ? "its positions.npy" : "each step continuing the one before", (int)k,
-             k == 1 ? "" : "s");
+    return status;
 }
 
 /* ---- a dump pair, or a trace read as one ---------------------------------- */
@@ -474,6 +281,7 @@ static int diagnose_dump(const diagnose_cli *cli, const pecert_certify_model *m,
     pecert_dump_source src = {cli->tensor, cli->bf16, cli->htd};
     pecert_dump_report r;
     memset(&r, 0, sizeof(r));
+    int64_t *recovered = NULL;
     int status = PECERT_EXIT_USAGE;
     int rc = cli->trace != NULL ? pecert_dump_load_trace(&d, cli->trace, &src, m, err, sizeof(err))
                                 : pecert_dump_load_pair(&d, cli->before, cli->after, &src, m, err, sizeof(err));
@@ -486,69 +294,53 @@ static int diagnose_dump(const diagnose_cli *cli, const pecert_certify_model *m,
         fprintf(stderr, "pecert: %s\n", err);
         goto out;
     }
-    trace_divergence div = {.step = -1};
+    if ((recovered = malloc(((size_t)r.n_tokens + 1) * sizeof(int64_t))) == NULL) {
+        fprintf(stderr, "pecert: diagnose: out of memory\n");
+        goto out;
+    }
+    pecert_trace_divergence div = {.step = -1};
     if (cli->trace != NULL) {
-        find_divergence(&div, &r, &d);
+        pecert_trace_first_divergence(&div, &r, &d);
         printf("pecert %s: diagnose trace %s (%d steps) against %s\n", PECERT_VERSION, cli->trace, (int)d.n_steps,
                m->name);
     } else {
         printf("pecert %s: diagnose %s -> %s against %s\n", PECERT_VERSION, cli->before, cli->after, m->name);
     }
     print_report(&r, m, &d.shape, d.dtype, 1);
-    int printed = 0;
+    pecert_diagnose_finding f[PECERT_DUMP_MAX_FINDINGS + 1];
+    size_t n = 0;
     for (int32_t i = 0; i < r.n_findings; i++) {
-        print_finding(&printed, r.findings[i].id, r.findings[i].text);
+        f[n++] = (pecert_diagnose_finding){r.findings[i].id, r.findings[i].text, 0, 0, 0};
     }
     if (div.step >= 0) {
-        print_finding(&printed, "trace", div.text);
+        f[n++] = (pecert_diagnose_finding){"trace", div.text, 0, 0, 0};
     }
-    const char *verdict = printed == 0 ? (d.positions != NULL ? "the config's RoPE at the given positions"
-                                                               : "the config's RoPE (positions as recovered)")
-                                       : "the dump differs from the config (findings above)";
+    print_findings(f, n, n);
+    const char *verdict = n == 0 ? (d.positions != NULL ? "the config's RoPE at the given positions"
+                                                        : "the config's RoPE (positions as recovered)")
+                                 : "the dump differs from the config (findings above)";
     printf("verdict: %s\n", verdict);
-    status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
-    if (cli->html != NULL) {
-        char title[2048];
-        snprintf(title, sizeof(title), "%s%s%s against %s", cli->trace != NULL ? cli->trace : cli->before,
-                 cli->trace != NULL ? " (a decode trace)" : " -> ", cli->trace != NULL ? "" : cli->after, m->name);
-        status = dump_html(cli, &r, &d, verdict, title, div.step >= 0 ? div.text : NULL) == 0 ? status
-                                                                                          : PECERT_EXIT_USAGE;
+    for (int64_t t = 0; t < r.n_tokens; t++) {
+        recovered[t] = r.tokens[t].integer ? r.tokens[t].nearest : -1;
     }
-    if (cli->json != NULL) {
-        cJSON *root = report_json(&r, m, cli->trace != NULL ? cli->trace : cli->before,
-                                  cli->trace != NULL ? cli->trace : cli->after, &d.shape, d.dtype);
-        cJSON_AddItemToObject(root, "tokens", tokens_json(&r, d.positions));
-        cJSON *fs = cJSON_AddArrayToObject(root, "findings");
-        for (int32_t i = 0; i < r.n_findings; i++) {
-            add_finding_json(fs, r.findings[i].id, r.findings[i].text);
-        }
-        if (cli->trace != NULL) {
-            cJSON *tr = cJSON_AddObjectToObject(root, "trace");
-            cJSON_AddNumberToObject(tr, "steps", d.n_steps);
-            cJSON_AddNumberToObject(tr, "first_diverging_step", div.step >= 0 ? d.step_number[div.step] : -1);
-            cJSON_AddNumberToObject(tr, "first_diverging_token", div.step >= 0 ? (double)div.token : -1.0);
-            if (div.step >= 0) {
-                add_finding_json(fs, "trace", div.text);
-            }
-        }
-        cJSON_AddStringToObject(root, "verdict", printed == 0 ? "pass" : "findings");
-        status = write_json(cli->json, root) == 0 ? status : PECERT_EXIT_USAGE;
-    }
+    char title[2048];
+    snprintf(title, sizeof(title), "%s%s%s against %s", cli->trace != NULL ? cli->trace : cli->before,
+             cli->trace != NULL ? " (a decode trace)" : " -> ", cli->trace != NULL ? "" : cli->after, m->name);
+    pecert_diagnose_page page = {title, verdict, n == 0, &r, f, n, "token", r.n_tokens, recovered, d.positions,
+                                 d.step_first, d.n_steps};
+    const char *read = cli->trace != NULL ? cli->trace : cli->before;
+    pecert_diagnose_doc doc = {m, read, cli->trace != NULL ? cli->trace : cli->after, &d.shape, d.dtype, &r, f, n,
+                               d.positions, NULL, NULL, d.n_steps, div.step >= 0 ? d.step_number[div.step] : -1,
+                               div.step >= 0 ? div.token : -1};
+    status = write_outputs(cli, &page, &doc, n == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL);
 out:
+    free(recovered);
     pecert_dump_report_free(&r);
     pecert_dump_input_free(&d);
     return status;
 }
 
 /* ---- a KV cache ----------------------------------------------------------- */
-
-/* The cache's findings of the slots read together: the per-slot runs say
- * which positions are wrong (and a best-fit "frequencies" line counting
- * unexplained tokens is theirs too). */
-static int global_finding_shown(const pecert_dump_report *r, const pecert_dump_finding *f)
-{
-    return strcmp(f->id, "position") != 0 && !(strcmp(f->id, "frequencies") == 0 && r->best == 0);
-}
 
 static void print_slot_counts(const pecert_cache_report *c)
 {
@@ -569,40 +361,6 @@ static void print_slot_counts(const pecert_cache_report *c)
 
 #define MAX_RUNS_PRINTED 24
 
-/* The cache's page: one point per slot, every run a finding. */
-static int cache_html(const diagnose_cli *cli, const pecert_cache_report *c, const int64_t *slots,
-                      const char *verdict, const char *model)
-{
-    size_t cap = (size_t)c->rope.n_findings + (size_t)c->n_runs + 1;
-    pecert_diagnose_finding *f = malloc(cap * sizeof(*f));
-    char (*texts)[600] = malloc(((size_t)c->n_runs + 1) * sizeof(*texts));
-    int rc = -1;
-    if (f == NULL || texts == NULL) {
-        fprintf(stderr, "pecert: diagnose: --html %s: out of memory\n", cli->html);
-        goto out;
-    }
-    size_t n = 0;
-    for (int32_t i = 0; i < c->rope.n_findings; i++) {
-        if (global_finding_shown(&c->rope, &c->rope.findings[i])) {
-            f[n++] = (pecert_diagnose_finding){c->rope.findings[i].id, c->rope.findings[i].text};
-        }
-    }
-    for (int32_t i = 0; i < c->n_runs; i++) {
-        pecert_slot_run_text(c, &c->runs[i], slots, texts[i], sizeof(texts[i]));
-        f[n++] = (pecert_diagnose_finding){pecert_slot_state_tag(c->runs[i].state), texts[i]};
-    }
-    char title[2048];
-    snprintf(title, sizeof(title), "cache %s (keys as written: %s, slots: %s) against %s", cli->cache, cli->before,
-             cli->slots, model);
-    pecert_diagnose_page page = {title, verdict, n == 0, &c->rope, f, n, "slot", c->n_slots, c->recovered, slots,
-                                 NULL, 0};
-    rc = write_html(cli->html, &page);
-out:
-    free(f);
-    free(texts);
-    return rc;
-}
-
 static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m, const pecert_loaded_plugin *oracle)
 {
     char err[1024] = "";
@@ -611,6 +369,8 @@ static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m
     pecert_cache_report c;
     memset(&c, 0, sizeof(c));
     int64_t *slots = NULL;
+    pecert_diagnose_finding *f = NULL;
+    char(*texts)[600] = NULL;
     int status = PECERT_EXIT_USAGE;
     int rc = pecert_dump_load_pair(&d, cli->before, cli->cache, &src, m, err, sizeof(err));
     if (rc == 0 && (slots = pecert_dump_read_positions(cli->slots, d.shape.tokens, -1, err, sizeof(err))) == NULL) {
@@ -621,61 +381,48 @@ static int diagnose_cache(const diagnose_cli *cli, const pecert_certify_model *m
         fprintf(stderr, "pecert: %s\n", err);
         goto out;
     }
+    f = malloc(((size_t)c.rope.n_findings + (size_t)c.n_runs + 1) * sizeof(*f));
+    texts = malloc(((size_t)c.n_runs + 1) * sizeof(*texts));
+    if (f == NULL || texts == NULL) {
+        fprintf(stderr, "pecert: diagnose: out of memory\n");
+        goto out;
+    }
+    size_t n = 0;
+    for (int32_t i = 0; i < c.rope.n_findings; i++) {
+        if (pecert_cache_finding_is_global(&c.rope, &c.rope.findings[i])) {
+            f[n++] = (pecert_diagnose_finding){c.rope.findings[i].id, c.rope.findings[i].text, 0, 0, 0};
+        }
+    }
+    size_t n_global = n;
+    for (int32_t i = 0; i < c.n_runs; i++) {
+        pecert_slot_run_text(&c, &c.runs[i], slots, texts[i], sizeof(texts[i]));
+        f[n++] = (pecert_diagnose_finding){pecert_slot_state_tag(c.runs[i].state), texts[i], 1, c.runs[i].first,
+                                           c.runs[i].last};
+    }
     printf("pecert %s: diagnose cache %s (keys as written: %s) against %s\n", PECERT_VERSION, cli->cache, cli->before,
            m->name);
     printf("  %-26s %lld slots (%lld occupied)\n", "cache", (long long)c.n_slots, (long long)c.occupied);
     print_report(&c.rope, m, &d.shape, d.dtype, 0);
     print_slot_counts(&c);
-    int printed = 0;
-    for (int32_t i = 0; i < c.rope.n_findings; i++) {
-        if (global_finding_shown(&c.rope, &c.rope.findings[i])) {
-            print_finding(&printed, c.rope.findings[i].id, c.rope.findings[i].text);
-        }
-    }
-    char text[600];
-    for (int32_t i = 0; i < c.n_runs && i < MAX_RUNS_PRINTED; i++) {
-        pecert_slot_run_text(&c, &c.runs[i], slots, text, sizeof(text));
-        print_finding(&printed, pecert_slot_state_tag(c.runs[i].state), text);
-    }
+    print_findings(f, n, n_global + MAX_RUNS_PRINTED);
     if (c.n_runs > MAX_RUNS_PRINTED) {
         printf("  ... and %d more runs of slots (--json FILE lists them all)\n", (int)(c.n_runs - MAX_RUNS_PRINTED));
     }
-    const char *verdict = printed == 0 ? "every occupied slot holds its key rotated for its own position"
-                                       : "the cache differs from the config's RoPE at its slots' positions "
-                                         "(findings above)";
+    const char *verdict = n == 0 ? "every occupied slot holds its key rotated for its own position"
+                                 : "the cache differs from the config's RoPE at its slots' positions "
+                                   "(findings above)";
     printf("verdict: %s\n", verdict);
-    status = printed == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
-    if (cli->html != NULL && cache_html(cli, &c, slots, verdict, m->name) != 0) {
-        status = PECERT_EXIT_USAGE;
-    }
-    if (cli->json != NULL) {
-        cJSON *root = report_json(&c.rope, m, cli->before, cli->cache, &d.shape, d.dtype);
-        cJSON *sl = cJSON_AddArrayToObject(root, "slots");
-        for (int64_t s = 0; s < c.n_slots; s++) {
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "slot", (double)s);
-            cJSON_AddNumberToObject(o, "position", (double)slots[s]);
-            cJSON_AddNumberToObject(o, "recovered", (double)c.recovered[s]);
-            cJSON_AddStringToObject(o, "state", pecert_slot_state_tag(c.state[s]));
-            cJSON_AddItemToArray(sl, o);
-        }
-        cJSON *fs = cJSON_AddArrayToObject(root, "findings");
-        for (int32_t i = 0; i < c.rope.n_findings; i++) {
-            if (global_finding_shown(&c.rope, &c.rope.findings[i])) {
-                add_finding_json(fs, c.rope.findings[i].id, c.rope.findings[i].text);
-            }
-        }
-        for (int32_t i = 0; i < c.n_runs; i++) {
-            pecert_slot_run_text(&c, &c.runs[i], slots, text, sizeof(text));
-            add_finding_json(fs, pecert_slot_state_tag(c.runs[i].state), text);
-            cJSON *last = cJSON_GetArrayItem(fs, cJSON_GetArraySize(fs) - 1);
-            cJSON_AddNumberToObject(last, "first_slot", (double)c.runs[i].first);
-            cJSON_AddNumberToObject(last, "last_slot", (double)c.runs[i].last);
-        }
-        cJSON_AddStringToObject(root, "verdict", printed == 0 ? "pass" : "findings");
-        status = write_json(cli->json, root) == 0 ? status : PECERT_EXIT_USAGE;
-    }
+    char title[2048];
+    snprintf(title, sizeof(title), "cache %s (keys as written: %s, slots: %s) against %s", cli->cache, cli->before,
+             cli->slots, m->name);
+    pecert_diagnose_page page = {title, verdict, n == 0, &c.rope, f, n, "slot", c.n_slots, c.recovered, slots,
+                                 NULL, 0};
+    pecert_diagnose_doc doc = {m, cli->before, cli->cache, &d.shape, d.dtype, &c.rope, f, n, NULL, &c, slots, 0, -1,
+                               -1};
+    status = write_outputs(cli, &page, &doc, n == 0 ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL);
 out:
+    free(f);
+    free(texts);
     pecert_cache_report_free(&c);
     pecert_dump_input_free(&d);
     free(slots);
@@ -701,7 +448,7 @@ int pecert_cmd_diagnose(int argc, char **argv)
     }
     pecert_certify_model *m = malloc(sizeof(*m));
     char err[1024];
-    if (m == NULL || pecert_load_rope_model(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
+    if (m == NULL || pecert_dump_model_load(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", m == NULL ? "out of memory" : err);
         free(m);
         return PECERT_EXIT_USAGE;

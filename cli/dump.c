@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "certify_config.h"
+#include "dump_model.h"
 #include "isolate.h"
 #include "checks.h"
 #include "commands.h"
@@ -272,7 +273,7 @@ int pecert_cmd_dump(int argc, char **argv)
     }
     pecert_certify_model *m = malloc(sizeof(*m));
     char err[1024];
-    if (m == NULL || pecert_load_rope_model(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
+    if (m == NULL || pecert_dump_model_load(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", m == NULL ? "out of memory" : err);
         free(m);
         return PECERT_EXIT_USAGE;

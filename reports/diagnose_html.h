@@ -13,9 +13,13 @@
 
 #include "dump_diagnosis.h"
 
+/* A finding as the diagnosis shows it, in every output alike; a cache's
+ * run of slots carries its range. */
 typedef struct pecert_diagnose_finding {
     const char *id;
     const char *text;
+    int has_slots;
+    int64_t first_slot, last_slot;
 } pecert_diagnose_finding;
 
 typedef struct pecert_diagnose_page {

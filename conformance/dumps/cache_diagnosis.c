@@ -432,3 +432,8 @@ void pecert_cache_report_free(pecert_cache_report *r)
     free(r->runs);
     memset(r, 0, sizeof(*r));
 }
+
+int pecert_cache_finding_is_global(const pecert_dump_report *r, const pecert_dump_finding *f)
+{
+    return strcmp(f->id, "position") != 0 && !(strcmp(f->id, "frequencies") == 0 && r->best == 0);
+}

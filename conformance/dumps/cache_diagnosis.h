@@ -63,6 +63,12 @@ void pecert_slot_run_text(const pecert_cache_report *r, const pecert_slot_run *r
 
 const char *pecert_slot_state_tag(pecert_slot_state s);
 
+/* pecert_cache_finding_is_global: 1 if f, a finding of the slots read
+ * together (r = the report's rope), is the cache's to show; the per-slot
+ * runs say which positions are wrong, so the positions finding, and a
+ * best-fit "frequencies" line counting unexplained tokens, are theirs. */
+int pecert_cache_finding_is_global(const pecert_dump_report *r, const pecert_dump_finding *f);
+
 void pecert_cache_report_free(pecert_cache_report *r);
 
 #endif /* PECERT_CONFORMANCE_CACHE_DIAGNOSIS_H */
