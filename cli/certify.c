@@ -16,6 +16,7 @@
 #include "certify_config.h"
 #include "certify_passes.h"
 #include "commands.h"
+#include "outputs.h"
 #include "plugin_load.h"
 #include "report.h"
 #include "runner.h"
@@ -50,9 +51,7 @@ static const char usage_certify[] =
     "                     a file, or a vector directory holding profiles/NAME.json\n"
     "                     (default for --profile NAME: the default vector directory's)\n"
     "  --profiles DIR     where profiles live (default: the source tree's)\n"
-    "  --json FILE        write the results as JSON (atomically)\n"
-    "  --html FILE        write a self-contained HTML report (atomically)\n"
-    "  --junit FILE       write JUnit XML for CI (atomically)\n"
+    PECERT_OUTPUTS_USAGE
     "  --timeout S        seconds per check before it is killed (default 120)\n"
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
@@ -85,9 +84,7 @@ typedef struct certify_cli {
     const char *oracle;
     const char *vectors;
     const char *profiles;
-    const char *json;
-    const char *html;
-    const char *junit;
+    pecert_report_outputs out;  /* --json, --html, --junit, --no-timings */
     double timeout_s;
     int print_only;
     int list;
@@ -95,7 +92,6 @@ typedef struct certify_cli {
     int all;
     int quiet;
     int verbose;
-    int no_timings;
     const char *filter; /* globs over the planned checks' ids (--filter) */
     const char *images[PECERT_CERTIFY_MAX_IMAGES]; /* --image HxW, as given */
     int n_images;
@@ -110,15 +106,14 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"config", required_argument, NULL, 'c'},  {"profile", required_argument, NULL, 'p'},
         {"impl", required_argument, NULL, 'i'},    {"oracle", required_argument, NULL, 'o'},
         {"vectors", required_argument, NULL, 'v'}, {"profiles", required_argument, NULL, 'P'},
-        {"json", required_argument, NULL, 'O'},    {"html", required_argument, NULL, 'H'},
-        {"junit", required_argument, NULL, 'J'},   {"timeout", required_argument, NULL, 't'},
+        {"timeout", required_argument, NULL, 't'},
         {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
         {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
         {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
-        {"verbose", no_argument, NULL, 'V'},       {"no-timings", no_argument, NULL, 'T'},
+        {"verbose", no_argument, NULL, 'V'},
         {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
         {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
-        {"jobs", required_argument, NULL, 'N'},    {NULL, 0, NULL, 0}};
+        {"jobs", required_argument, NULL, 'N'},    PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
@@ -136,16 +131,12 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'o': cli->oracle = optarg; break;
         case 'v': cli->vectors = optarg; break;
         case 'P': cli->profiles = optarg; break;
-        case 'O': cli->json = optarg; break;
-        case 'H': cli->html = optarg; break;
-        case 'J': cli->junit = optarg; break;
         case 'n': cli->print_only = 1; break;
         case 'l': cli->list = 1; break;
         case 'M': cli->list_types = 1; break;
         case 'A': cli->all = 1; break;
         case 'q': cli->quiet = 1; break;
         case 'V': cli->verbose = 1; break;
-        case 'T': cli->no_timings = 1; break;
         case 'f': cli->filter = optarg; break;
         case 'X': cli->text_only = 1; break;
         case 'I':
@@ -168,6 +159,9 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
             break;
         case 'h': fputs(usage_certify, stdout); return -1;
         default:
+            if (pecert_outputs_option(&cli->out, c, optarg)) {
+                break;
+            }
             return pecert_usage_error(usage_certify, "certify: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -265,7 +259,7 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
     const certify_cli *cli = user;
     (void)done;
     (void)total;
-    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->out.no_timings, cli->max_details};
     pecert_print_check(r, &o);
     fflush(stdout);
 }
@@ -275,24 +269,9 @@ static void on_check(const pecert_check_result *r, size_t done, size_t total, vo
  * origin says which command produced it. */
 static int write_outputs(pecert_run_results *res, const certify_cli *cli, const pecert_certify_model *m)
 {
-    if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
-        return 0;
-    }
-    pecert_report rep = {.no_timings = cli->no_timings};
-    pecert_report_outputs out = {cli->html, cli->junit, cli->json};
-    char err[2048] = "out of memory";
     char origin[256];
     snprintf(origin, sizeof(origin), "pecert certify %s", m->name);
-    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, origin);
-    if (rc == 0) {
-        pecert_report_finish(&rep);
-        rc = pecert_report_write(&rep, &out, err, sizeof(err));
-    }
-    if (rc != 0) {
-        fprintf(stderr, "pecert: %s\n", err);
-    }
-    pecert_report_free(&rep);
-    return rc;
+    return pecert_outputs_write_run(res, origin, &cli->out);
 }
 
 /* Less precise than the official float32 code is not wrong: said after the
@@ -372,7 +351,7 @@ static int certify_all_profiles(const certify_cli *cli)
         return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
-                                 cli->json, cli->html, cli->junit, cli->jobs, cli->no_timings};
+                                 &cli->out, cli->jobs};
     return pecert_certify_all(&o);
 }
 
@@ -467,9 +446,7 @@ int pecert_cmd_certify(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
-    const char *const names[] = {"--json", "--html", "--junit"};
-    const char *const paths[] = {cli.json, cli.html, cli.junit};
-    if (pecert_check_outputs("certify", names, paths, 3) != 0) {
+    if (pecert_outputs_check("certify", &cli.out) != 0) {
         return PECERT_EXIT_USAGE;
     }
     if (cli.list) {

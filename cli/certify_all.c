@@ -196,7 +196,7 @@ static void profile_delivered(size_t index, const char *text, size_t len, const 
  * same in all of them). */
 static int write_matrix(pecert_report *rep, const pecert_certify_all_opts *o)
 {
-    if (o->json == NULL && o->html == NULL && o->junit == NULL) {
+    if (!pecert_report_outputs_wanted(o->out)) {
         return 0;
     }
     pecert_report_finish(rep);
@@ -204,9 +204,8 @@ static int write_matrix(pecert_report *rep, const pecert_certify_all_opts *o)
         snprintf(rep->runs[i].label, sizeof(rep->runs[i].label), "%s · %s", rep->runs[i].res.info.plugin_name,
                  rep->runs[i].origin);
     }
-    pecert_report_outputs out = {o->html, o->junit, o->json};
     char err[2048] = "out of memory";
-    if (pecert_report_write(rep, &out, err, sizeof(err)) != 0) {
+    if (pecert_report_write(rep, o->out, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", err);
         return -1;
     }
@@ -222,7 +221,7 @@ int pecert_certify_all(const pecert_certify_all_opts *o)
         return PECERT_EXIT_USAGE;
     }
     printf("pecert certify --all-profiles: %s on %d profiles\n", o->plugin_path, n);
-    pecert_report rep = {.no_timings = o->no_timings};
+    pecert_report rep = {.no_timings = o->out->no_timings};
     int counts[BROKEN + 1] = {0};
     int load_failed = 0;
     char err[512] = "";

@@ -5,17 +5,16 @@
 #ifndef PECERT_CLI_CERTIFY_ALL_H
 #define PECERT_CLI_CERTIFY_ALL_H
 
+#include "report.h"
+
 typedef struct pecert_certify_all_opts {
     const char *profiles_dir;  /* conformance/profiles                    */
     const char *vectors_dir;   /* profile vectors: DIR/profiles/NAME.json */
     const char *plugin_path;   /* resolved                                */
     const char *oracle_path;   /* resolved                                */
     double timeout_s;
-    const char *json;          /* outputs for the whole matrix, or NULL   */
-    const char *html;
-    const char *junit;
+    const pecert_report_outputs *out; /* for the whole matrix         */
     int jobs;                  /* -j: profiles certified at once          */
-    int no_timings;            /* --no-timings: every elapsed time 0      */
 } pecert_certify_all_opts;
 
 /* Returns 0 when every profile the plugin applies to is certified (and

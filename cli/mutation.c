@@ -24,6 +24,7 @@
 #include "certify_checks.h"
 #include "checks.h"
 #include "commands.h"
+#include "outputs.h"
 #include "input_file.h"
 #include "json_text.h"
 #include "job_pool.h"
@@ -53,6 +54,7 @@ static const char usage_mutation[] =
     "  --html FILE        the HTML report of the mutants, atomically\n"
     "  --junit FILE       JUnit XML: one testcase per mutant, passing when it is\n"
     "                     caught and diagnosed, atomically\n"
+    "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
     "  --honest FILE      results of an honest variant (pecert run --json);\n"
     "                     repeatable: the honest side of the separation table\n"
     "  --separation FILE  write the separation table (markdown) to FILE\n"
@@ -84,7 +86,7 @@ typedef struct mutation_opts {
     const char *doc;
     int jobs;
     int quiet;
-    pecert_report_outputs out; /* --html, --junit, --json */
+    pecert_report_outputs out; /* --json, --html, --junit, --no-timings */
 } mutation_opts;
 
 /* The catalogue and the document the separation table goes into: a few
@@ -413,8 +415,7 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         {"honest", required_argument, NULL, 'H'},    {"separation", required_argument, NULL, 's'},
         {"doc", required_argument, NULL, 'D'},       {"help", no_argument, NULL, 'h'},
         {"jobs", required_argument, NULL, 'j'},      {"quiet", no_argument, NULL, 'q'},
-        {"json", required_argument, NULL, 'J'},      {"html", required_argument, NULL, 'M'},
-        {"junit", required_argument, NULL, 'U'},     {NULL, 0, NULL, 0}};
+        PECERT_OUTPUT_GETOPT,                        {NULL, 0, NULL, 0}};
     int c;
     char *end = NULL;
     opterr = 0;
@@ -451,11 +452,11 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         case 's': o->separation = optarg; break;
         case 'D': o->doc = optarg; break;
         case 'q': o->quiet = 1; break;
-        case 'J': o->out.json = optarg; break;
-        case 'M': o->out.html = optarg; break;
-        case 'U': o->out.junit = optarg; break;
         case 'h': fputs(usage_mutation, stdout); return -1;
         default:
+            if (pecert_outputs_option(&o->out, c, optarg)) {
+                break;
+            }
             return pecert_usage_error(usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -564,6 +565,7 @@ static int write_outputs(mutation_run *st)
     }
     int rc = pecert_report_apply_catalogue(&st->out, st->o->catalogue, err, sizeof(err));
     if (rc == 0) {
+        st->out.no_timings = st->o->out.no_timings;
         pecert_report_finish(&st->out);
         rc = pecert_report_write(&st->out, &st->o->out, err, sizeof(err));
     }
@@ -613,9 +615,9 @@ int pecert_cmd_mutation(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
-    const char *const names[] = {"--json", "--html", "--junit", "--separation", "--doc"};
-    const char *const paths[] = {o.out.json, o.out.html, o.out.junit, o.separation, o.doc};
-    if (pecert_check_outputs("mutation", names, paths, 5) != 0) {
+    const char *const names[] = {"--separation", "--doc"};
+    const char *const paths[] = {o.separation, o.doc};
+    if (pecert_outputs_check("mutation", &o.out) != 0 || pecert_check_outputs("mutation", names, paths, 2) != 0) {
         return PECERT_EXIT_USAGE;
     }
     if (o.n_dirs == 0) {
@@ -631,7 +633,7 @@ int pecert_cmd_mutation(int argc, char **argv)
     mutation_run st = {.o = &o, .oracle = oracle};
     st.list = cJSON_GetObjectItemCaseSensitive(root, "mutants");
     st.per_base = cJSON_GetArraySize(st.list);
-    st.want_out = o.out.json != NULL || o.out.html != NULL || o.out.junit != NULL;
+    st.want_out = pecert_report_outputs_wanted(&o.out);
     if (!o.quiet) {
         printf("pecert mutation: %d mutants from %s, on %d bases, %d at a time\n", st.per_base, o.catalogue, o.n_dirs,
                o.jobs);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "outputs.h"
 #include "report.h"
 #include "report_bench.h"
 #include "runner.h"
@@ -62,7 +63,6 @@ typedef struct report_cli {
     int n_allow_fail;
     const char *bench[MAX_BENCH];
     int n_bench;
-    int no_timings;
     int quiet;
     int mutant_failures; /* --mutant-failures N; -1: every record */
 } report_cli;
@@ -70,21 +70,16 @@ typedef struct report_cli {
 static int parse_report_args(report_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"html", required_argument, NULL, 'o'},       {"junit", required_argument, NULL, 'J'},
-        {"json", required_argument, NULL, 'j'},       {"mutants", required_argument, NULL, 'm'},
-        {"allow-fail", required_argument, NULL, 'a'}, {"no-timings", no_argument, NULL, 'T'},
+        {"mutants", required_argument, NULL, 'm'},    {"allow-fail", required_argument, NULL, 'a'},
         {"quiet", no_argument, NULL, 'q'},            {"help", no_argument, NULL, 'h'},
         {"bench", required_argument, NULL, 'B'},      {"mutant-failures", required_argument, NULL, 'M'},
-        {NULL, 0, NULL, 0}};
+        PECERT_OUTPUT_GETOPT,                         {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': cli->out.html = optarg; break;
-        case 'J': cli->out.junit = optarg; break;
-        case 'j': cli->out.json = optarg; break;
+        case 'o': cli->out.path[PECERT_FORMAT_HTML] = optarg; break; /* -o: --html */
         case 'm': cli->catalogue = optarg; break;
-        case 'T': cli->no_timings = 1; break;
         case 'q': cli->quiet = 1; break;
         case 'M':
             if (pecert_parse_count(&cli->mutant_failures, optarg, 0, PECERT_RESULT_MAX_FAILURES) != 0) {
@@ -106,6 +101,9 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
             break;
         case 'h': fputs(usage_report, stdout); return -1;
         default:
+            if (pecert_outputs_option(&cli->out, c, optarg)) {
+                break;
+            }
             return pecert_usage_error(usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -146,7 +144,7 @@ static int build_report(pecert_report *rep, pecert_bench *bench, const report_cl
             return -1;
         }
     }
-    rep->no_timings = cli->no_timings;
+    rep->no_timings = cli->out.no_timings;
     pecert_report_finish(rep);
     if (cli->mutant_failures >= 0) {
         pecert_report_summarize_mutants(rep, cli->mutant_failures);
@@ -205,6 +203,9 @@ int pecert_cmd_report(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
+    if (pecert_outputs_check("report", &cli.out) != 0) {
+        return PECERT_EXIT_USAGE;
+    }
     pecert_report rep;
     pecert_bench bench;
     memset(&rep, 0, sizeof(rep));
@@ -223,9 +224,9 @@ int pecert_cmd_report(int argc, char **argv)
     }
     printf("report: %s\n", passed ? "PASS" : "FAIL");
     if (!cli.quiet) {
-        print_written("html", cli.out.html);
-        print_written("junit", cli.out.junit);
-        print_written("json", cli.out.json);
+        for (int i = 0; i < PECERT_FORMAT_COUNT; i++) {
+            print_written(pecert_report_formats[i].option, cli.out.path[i]);
+        }
     }
     pecert_report_free(&rep);
     pecert_bench_free(&bench);

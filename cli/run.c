@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "outputs.h"
 #include "plugin_load.h"
 #include "report.h"
 #include "runner.h"
@@ -29,9 +30,7 @@ static const char usage_run[] =
     "                     the property checks take their configs from them too, so a\n"
     "                     check whose family has no vectors in DIR is not applicable;\n"
     "                     *.json files that are not vector manifests are skipped\n"
-    "  --json FILE        write the results as JSON (atomically)\n"
-    "  --html FILE        write a self-contained HTML report (atomically)\n"
-    "  --junit FILE       write JUnit XML for CI (atomically)\n"
+    PECERT_OUTPUTS_USAGE
     "  --shard I/N        run only shard I of N (checks k with k mod N = I-1);\n"
     "                     `pecert report` merges the shards' --json files\n"
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
@@ -69,14 +68,11 @@ typedef struct run_cli {
     const char *impl;
     const char *filter;
     const char *vectors;
-    const char *json;
-    const char *html;
-    const char *junit;
+    pecert_report_outputs out;  /* --json, --html, --junit, --no-timings */
     const char *oracle;
     double timeout_s;
     int verbose;
     int quiet;
-    int no_timings;
     int max_details;     /* failure lines per check (--max-details)    */
     int shard_index;     /* 0/0: not sharded */
     int shard_count;
@@ -116,7 +112,7 @@ static void print_rerun(const pecert_check_result *r, const run_cli *cli)
 
 static void print_result(const pecert_check_result *r, const run_cli *cli)
 {
-    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->no_timings, cli->max_details};
+    pecert_print_opts o = {PECERT_CHECK_ID_COLUMN, cli->quiet, cli->verbose, cli->out.no_timings, cli->max_details};
     pecert_print_check(r, &o);
     print_rerun(r, cli);
 }
@@ -201,15 +197,14 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {
         {"impl", required_argument, NULL, 'i'},   {"filter", required_argument, NULL, 'f'},
-        {"vectors", required_argument, NULL, 'v'}, {"json", required_argument, NULL, 'O'},
+        {"vectors", required_argument, NULL, 'v'},
         {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
         {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
-        {"html", required_argument, NULL, 'H'},    {"junit", required_argument, NULL, 'J'},
         {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
-        {"no-timings", no_argument, NULL, 'T'},    {"max-details", required_argument, NULL, 'D'},
+        {"max-details", required_argument, NULL, 'D'},
         {"jobs", required_argument, NULL, 'N'},    {"fail-fast", no_argument, NULL, 'F'},
         {"durations", required_argument, NULL, 'R'}, {"case", required_argument, NULL, 'C'},
-        {"last-failed", required_argument, NULL, 'L'}, {NULL, 0, NULL, 0}};
+        {"last-failed", required_argument, NULL, 'L'}, PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
@@ -231,7 +226,6 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'i': cli->impl = optarg; break;
         case 'f': cli->filter = optarg; break;
         case 'v': cli->vectors = optarg; break;
-        case 'O': cli->json = optarg; break;
         case 'j':
             if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
                 return pecert_usage_error(usage_run, "run: -j '%s': expected a count in [1, %d]", optarg,
@@ -240,10 +234,7 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             break;
         case 'o': cli->oracle = optarg; break;
         case 'V': cli->verbose = 1; break;
-        case 'H': cli->html = optarg; break;
-        case 'J': cli->junit = optarg; break;
         case 'q': cli->quiet = 1; break;
-        case 'T': cli->no_timings = 1; break;
         case 'D':
             if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
                 return pecert_usage_error(usage_run, "run: --max-details '%s': expected a count >= 0 or 'all'", optarg);
@@ -262,6 +253,9 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             break;
         case 'h': fputs(usage_run, stdout); return -1;
         default:
+            if (pecert_outputs_option(&cli->out, c, optarg)) {
+                break;
+            }
             return pecert_usage_error(usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -303,28 +297,6 @@ static void print_environment(const pecert_run_results *res)
            i->plugin_describe[0] != '\0' ? ", " : "", i->plugin_describe,
            i->plugin_scope[0] != '\0' ? i->plugin_scope : "none declared");
     printf("vectors: %d files, %d vectors, %s\n", i->n_vector_files, i->n_vectors, i->vectors_hash);
-}
-
-/* Writes the outputs asked for (JSON, HTML, JUnit) from one results model;
- * *res is moved into the report. Returns 0, or -1 after saying why. */
-static int write_outputs(pecert_run_results *res, const run_cli *cli)
-{
-    if (cli->json == NULL && cli->html == NULL && cli->junit == NULL) {
-        return 0;
-    }
-    pecert_report rep = {.no_timings = cli->no_timings};
-    pecert_report_outputs out = {cli->html, cli->junit, cli->json};
-    char err[2048] = "out of memory";
-    int rc = pecert_report_add_run(&rep, res, PECERT_ROLE_CERTIFY, "pecert run");
-    if (rc == 0) {
-        pecert_report_finish(&rep);
-        rc = pecert_report_write(&rep, &out, err, sizeof(err));
-    }
-    if (rc != 0) {
-        fprintf(stderr, "pecert: %s\n", err);
-    }
-    pecert_report_free(&rep);
-    return rc;
 }
 
 /* --last-failed FILE: the ids of the checks that failed, crashed or timed
@@ -379,9 +351,7 @@ int pecert_cmd_run(int argc, char **argv)
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
     }
-    const char *const names[] = {"--json", "--html", "--junit"};
-    const char *const paths[] = {cli.json, cli.html, cli.junit};
-    if (pecert_check_outputs("run", names, paths, 3) != 0) {
+    if (pecert_outputs_check("run", &cli.out) != 0) {
         return PECERT_EXIT_USAGE;
     }
     char dir[PATH_MAX];
@@ -426,7 +396,7 @@ int pecert_cmd_run(int argc, char **argv)
     if (cli.case_spec != NULL && cli.n_no_case > 0) {
         printf("--case %s: %zu checks have no case on it (not run)\n", cli.case_spec, cli.n_no_case);
     }
-    if (cli.durations > 0 && !cli.no_timings) {
+    if (cli.durations > 0 && !cli.out.no_timings) {
         pecert_print_durations(&res, cli.durations);
     }
     print_summary(&res);
@@ -434,7 +404,7 @@ int pecert_cmd_run(int argc, char **argv)
         printf("--fail-fast: stopped after the first failure; %zu of %zu checks not run\n",
                cli.planned - res.n_checks, cli.planned);
     }
-    if (write_outputs(&res, &cli) != 0) {
+    if (pecert_outputs_write_run(&res, "pecert run", &cli.out) != 0) {
         status = PECERT_EXIT_USAGE;
     }
     pecert_run_results_free(&res);

@@ -109,7 +109,12 @@ int pecert_capture_vector_set(pecert_run_results *run, const pecert_vfile *files
         snprintf(s->commit, sizeof(s->commit), "%s", f->prov_commit != NULL ? f->prov_commit : "");
         snprintf(s->tag, sizeof(s->tag), "%s", f->prov_tag != NULL ? f->prov_tag : "");
         s->n_vectors = (int64_t)f->n_tests;
-        h = fnv1a(h, rel, strlen(rel) + 1); /* the NUL separates name from bytes */
+        /* The name the set knows the file by, never where this checkout
+         * keeps it: a file outside any vectors directory (certify's one
+         * profile file) by its base name. */
+        const char *slash = strrchr(rel, '/');
+        const char *name = rel[0] == '/' && slash != NULL ? slash + 1 : rel;
+        h = fnv1a(h, name, strlen(name) + 1); /* the NUL separates name from bytes */
         h = fnv1a_file(h, f->path);
     }
     snprintf(run->info.vectors_hash, sizeof(run->info.vectors_hash), "fnv1a64:%016" PRIx64, h);

@@ -199,12 +199,33 @@ char *pecert_report_junit(const pecert_report *rep);
  * run as its pecert-results/1 document, anything else as pecert-report/1. */
 char *pecert_report_json(const pecert_report *rep);
 
-/* Output files of a report; NULL = not wanted. */
+/* ---- outputs (report_write.c) -------------------------------------------
+ * Every format a report is written in is one row of pecert_report_formats:
+ * its option (every command that writes a report takes the same ones,
+ * cli/outputs.h), its renderer, in the order they are rendered. A new
+ * format is an id here, a row there and its renderer. */
+typedef enum pecert_report_format_id {
+    PECERT_FORMAT_HTML,
+    PECERT_FORMAT_JUNIT,
+    PECERT_FORMAT_JSON,
+    PECERT_FORMAT_COUNT
+} pecert_report_format_id;
+
+typedef struct pecert_report_format {
+    const char *option;            /* "json": the option --json FILE      */
+    char *(*render)(const pecert_report *rep);
+} pecert_report_format;
+
+extern const pecert_report_format pecert_report_formats[PECERT_FORMAT_COUNT];
+
+/* The outputs a command was asked for. */
 typedef struct pecert_report_outputs {
-    const char *html;
-    const char *junit;
-    const char *json;
+    const char *path[PECERT_FORMAT_COUNT]; /* NULL: not wanted            */
+    int no_timings;                /* --no-timings: every elapsed time 0  */
 } pecert_report_outputs;
+
+/* 1 if out asks for any file. */
+int pecert_report_outputs_wanted(const pecert_report_outputs *out);
 
 /* pecert_report_write renders every wanted output first and only then
  * writes them (atomically, each through a temporary file), so bad input

@@ -102,39 +102,3 @@ char *pecert_report_json(const pecert_report *rep)
     cJSON_Delete(root);
     return text;
 }
-
-/* An output rendered, then made valid UTF-8 whatever a plugin said. */
-static char *render_utf8(char *(*render)(const pecert_report *), const pecert_report *rep)
-{
-    char *text = render(rep);
-    char *repaired = text != NULL ? pecert_utf8_repaired(text) : NULL;
-    free(text);
-    return repaired;
-}
-
-int pecert_report_write(const pecert_report *rep, const pecert_report_outputs *out, char *err,
-                        size_t err_len)
-{
-    struct {
-        const char *path;
-        char *text;
-    } files[3] = {{out->html, NULL}, {out->junit, NULL}, {out->json, NULL}};
-    char *(*const render[3])(const pecert_report *) = {pecert_report_html, pecert_report_junit,
-                                                      pecert_report_json};
-    int rc = 0;
-    for (int i = 0; rc == 0 && i < 3; i++) {
-        if (files[i].path != NULL && (files[i].text = render_utf8(render[i], rep)) == NULL) {
-            snprintf(err, err_len, "%s: out of memory while rendering", files[i].path);
-            rc = -1;
-        }
-    }
-    if (rc == 0) { /* all three or none: a.html is never replaced when x.json cannot be */
-        const char *paths[3] = {files[0].path, files[1].path, files[2].path};
-        const char *texts[3] = {files[0].text, files[1].text, files[2].text};
-        rc = pecert_write_files_atomic(paths, texts, 3, err, err_len);
-    }
-    for (int i = 0; i < 3; i++) {
-        free(files[i].text);
-    }
-    return rc;
-}
