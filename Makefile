@@ -240,10 +240,12 @@ mutation: all $(HONEST_RUNS)
 	$(Q)$(BUILD)/pecert mutation --jobs $(MUTATION_JOBS) $$(for f in $(BUILD)/honest/runs/*.json; do printf ' --honest %s' "$$f"; done) \
 	    --doc conformance/TOLERANCES.md --separation $(BUILD)/separation.md --junit $(BUILD)/mutation.xml
 
-# The README is true: every command of its sh blocks that runs offline
-# runs (the plugin and the adapter it shows are built from its own text),
-# with the exit status it promises, and its sample outputs and counts are
-# what the commands print (tests/readme/check_readme.py).
+# The README and the manuals under docs/ are true: every command of their
+# sh blocks that runs offline runs, with the exit status the page promises;
+# every C block is built (the adapter from the page's own text, then
+# certified; the .npy writer's dumps read by diagnose); their sample
+# outputs and counts are what the commands print, and every relative link
+# resolves (tests/readme/check_readme.py).
 readme: all
 	$(Q)/usr/bin/python3 tests/readme/check_readme.py $(BUILD)
 
@@ -259,8 +261,9 @@ inventory: all
 inventory-table: all
 	$(Q)/usr/bin/python3 tests/inventory/check_inventory.py $(BUILD) --write
 
-# Every bundled profile certifies ref and fast, and README.md's table of
-# them is what `certify --list-profiles` and `--all-profiles` print
+# Every bundled profile certifies ref and fast, and the table of them in
+# docs/certify.md (wherever its markers are, README.md or docs/*.md) is
+# what `certify --list-profiles` and `--all-profiles` print
 # (`make profiles-table` rewrites it).
 profiles: all
 	$(Q)/usr/bin/python3 tests/profiles/check_profile_table.py $(BUILD)
