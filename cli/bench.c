@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "runner.h"
 
-static const char usage_bench[] =
+const char pecert_usage_bench[] =
     "usage: pecert bench [options]\n"
     "\n"
     "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
@@ -58,7 +58,7 @@ static int parse_list(int64_t *out, int *n, const char *text, int64_t low, int64
 
 static int bench_usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "pecert: bench: %s '%s'\n\n%s", what, arg, usage_bench);
+    fprintf(stderr, "pecert: bench: %s '%s'\n\n%s", what, arg, pecert_usage_bench);
     return PECERT_EXIT_USAGE;
 }
 
@@ -110,7 +110,7 @@ static int parse_args(bench_options *cli, int argc, char **argv)
             }
             cli->reps = (int)reps[0];
             break;
-        case 'h': fputs(usage_bench, stdout); return -1;
+        case 'h': fputs(pecert_usage_bench, stdout); return -1;
         default: return bench_usage_error("unknown or incomplete option", argv[optind - 1]);
         }
     }

@@ -21,7 +21,7 @@
 #include "report.h"
 #include "runner.h"
 
-static const char usage_certify[] =
+const char pecert_usage_certify[] =
     "usage: pecert certify (--config PATH | --profile NAME) --impl NAME|PATH [options]\n"
     "       pecert certify (--config PATH | --profile NAME) --print\n"
     "       pecert certify --all-profiles --impl NAME|PATH [options]\n"
@@ -121,7 +121,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'N':
         case 'j':
             if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
-                return pecert_usage_error(usage_certify, "certify: %s '%s': expected a count in [1, %d]",
+                return pecert_usage_error(pecert_usage_certify, "certify: %s '%s': expected a count in [1, %d]",
                                           c == 'j' ? "-j" : "--jobs", optarg, PECERT_MAX_JOBS);
             }
             break;
@@ -141,35 +141,35 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         case 'X': cli->text_only = 1; break;
         case 'I':
             if (cli->n_images >= PECERT_CERTIFY_MAX_IMAGES) {
-                return pecert_usage_error(usage_certify, "certify: --image: at most %d images",
+                return pecert_usage_error(pecert_usage_certify, "certify: --image: at most %d images",
                                           PECERT_CERTIFY_MAX_IMAGES);
             }
             cli->images[cli->n_images++] = optarg;
             break;
         case 'D':
             if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
-                return pecert_usage_error(usage_certify, "certify: --max-details '%s': expected a count >= 0 or 'all'",
+                return pecert_usage_error(pecert_usage_certify, "certify: --max-details '%s': expected a count >= 0 or 'all'",
                                           optarg);
             }
             break;
         case 't':
             if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
-                return pecert_usage_error(usage_certify, "certify: --timeout '%s': expected seconds in (0, 86400]", optarg);
+                return pecert_usage_error(pecert_usage_certify, "certify: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
-        case 'h': fputs(usage_certify, stdout); return -1;
+        case 'h': fputs(pecert_usage_certify, stdout); return -1;
         default:
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(usage_certify, "certify: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(pecert_usage_certify, "certify: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_certify, "certify: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_certify, "certify: unexpected argument '%s'", argv[optind]);
     }
     if (cli->quiet && cli->verbose) {
-        return pecert_usage_error(usage_certify, "certify: --quiet and --verbose exclude each other");
+        return pecert_usage_error(pecert_usage_certify, "certify: --quiet and --verbose exclude each other");
     }
     if (cli->list || cli->list_types) {
         return 0;
@@ -177,17 +177,17 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
     if (cli->all) {
         if (cli->config != NULL || cli->profile != NULL || cli->print_only || cli->vectors != NULL ||
             cli->n_images > 0 || cli->text_only) {
-            return pecert_usage_error(usage_certify,
+            return pecert_usage_error(pecert_usage_certify,
                                       "certify: --all-profiles takes no --config, --profile, --print, --vectors, "
                                       "--image or --text-only");
         }
-        return cli->impl != NULL ? 0 : pecert_usage_error(usage_certify, "certify: --all-profiles needs --impl NAME|PATH");
+        return cli->impl != NULL ? 0 : pecert_usage_error(pecert_usage_certify, "certify: --all-profiles needs --impl NAME|PATH");
     }
     if ((cli->config == NULL) == (cli->profile == NULL)) {
-        return pecert_usage_error(usage_certify, "certify: give exactly one of --config PATH and --profile NAME");
+        return pecert_usage_error(pecert_usage_certify, "certify: give exactly one of --config PATH and --profile NAME");
     }
     if (cli->impl == NULL && !cli->print_only) {
-        return pecert_usage_error(usage_certify, "certify: --impl NAME|PATH is required (or --print)");
+        return pecert_usage_error(pecert_usage_certify, "certify: --impl NAME|PATH is required (or --print)");
     }
     return 0;
 }
@@ -348,7 +348,7 @@ static int certify_all_profiles(const certify_cli *cli)
     char plugin_path[PATH_MAX];
     char oracle_path[PATH_MAX];
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
-        return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
+        return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
                                  &cli->out, cli->jobs};
@@ -360,7 +360,7 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
     char plugin_path[PATH_MAX];
     char oracle_path[PATH_MAX];
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
-        return pecert_usage_error(usage_certify, "certify: --impl/--oracle: path too long");
+        return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, cli->filter, on_check,
                                   (void *)(uintptr_t)cli, cli->verbose};

@@ -13,16 +13,21 @@
 #define PECERT_VERSION "0.1.0"
 #endif
 
-/* Subcommands: each takes argv from the subcommand name on and returns an
- * exit status (runner.h PECERT_EXIT_*). */
-int pecert_cmd_run(int argc, char **argv);         /* run.c */
-int pecert_cmd_list(int argc, char **argv);        /* list.c */
-int pecert_cmd_bench(int argc, char **argv);       /* bench.c */
-int pecert_cmd_mutation(int argc, char **argv);
-int pecert_cmd_report(int argc, char **argv);
-int pecert_cmd_certify(int argc, char **argv);
-int pecert_cmd_diagnose(int argc, char **argv);
-int pecert_cmd_dump(int argc, char **argv);
+/* Subcommands, one file each (cli/NAME.c): pecert_cmd_NAME takes argv
+ * from the subcommand name on and returns an exit status (runner.h
+ * PECERT_EXIT_*); pecert_usage_NAME is its --help text. main.c's table
+ * lists them. */
+#define PECERT_COMMAND(name)                 \
+    int pecert_cmd_##name(int argc, char **argv); \
+    extern const char pecert_usage_##name[]
+PECERT_COMMAND(list);
+PECERT_COMMAND(run);
+PECERT_COMMAND(certify);
+PECERT_COMMAND(report);
+PECERT_COMMAND(diagnose);
+PECERT_COMMAND(dump);
+PECERT_COMMAND(mutation);
+PECERT_COMMAND(bench);
 
 /* pecert_usage_error prints "pecert: <message>", a blank line and usage
  * to stderr, and returns PECERT_EXIT_USAGE. */

@@ -29,7 +29,7 @@
 #include "runner.h"
 #include "safetensors.h"
 
-static const char usage_diagnose[] =
+const char pecert_usage_diagnose[] =
     "usage: pecert diagnose --config config.json|--profile NAME --before q_pre.npy --after q_post.npy\n"
     "                       [--positions pos.npy] [--layout thd|htd] [--bf16] [--layer TYPE]\n"
     "                       [--tensor NAME] [--json FILE] [--oracle PATH]\n"
@@ -94,24 +94,24 @@ static int check_mode(const diagnose_cli *cli)
     if (cli->trace != NULL) {
         if (cli->before != NULL || cli->after != NULL || cli->positions != NULL || cli->cache != NULL ||
             cli->slots != NULL || cli->tensor != NULL) {
-            return pecert_usage_error(usage_diagnose, "diagnose: --trace reads its own step files: give none of "
+            return pecert_usage_error(pecert_usage_diagnose, "diagnose: --trace reads its own step files: give none of "
                                       "--before, --after, --positions, --cache, --slots, --tensor");
         }
         return 0;
     }
     if (cli->cache != NULL || cli->slots != NULL) {
         if (cli->cache == NULL || cli->slots == NULL || cli->before == NULL) {
-            return pecert_usage_error(usage_diagnose, "diagnose: a cache needs --cache, --slots and --before (the "
+            return pecert_usage_error(pecert_usage_diagnose, "diagnose: a cache needs --cache, --slots and --before (the "
                                       "keys as written, before RoPE)");
         }
         if (cli->after != NULL || cli->positions != NULL) {
-            return pecert_usage_error(usage_diagnose, "diagnose: with --cache, the cache is the after and --slots "
+            return pecert_usage_error(pecert_usage_diagnose, "diagnose: with --cache, the cache is the after and --slots "
                                       "the positions: give neither --after nor --positions");
         }
         return 0;
     }
     if (cli->before == NULL || cli->after == NULL) {
-        return pecert_usage_error(usage_diagnose, "diagnose: --before and --after are required (or --cache, or "
+        return pecert_usage_error(pecert_usage_diagnose, "diagnose: --before and --after are required (or --cache, or "
                                   "--trace)");
     }
     return 0;
@@ -151,19 +151,19 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         case 'B': cli->bf16 = 1; break;
         case 'l':
             if (strcmp(optarg, "thd") != 0 && strcmp(optarg, "htd") != 0) {
-                return pecert_usage_error(usage_diagnose, "diagnose: --layout %s: expected thd or htd", optarg);
+                return pecert_usage_error(pecert_usage_diagnose, "diagnose: --layout %s: expected thd or htd", optarg);
             }
             cli->htd = strcmp(optarg, "htd") == 0;
             break;
-        case 'h': fputs(usage_diagnose, stdout); return -1;
-        default: return pecert_usage_error(usage_diagnose, "diagnose: bad option");
+        case 'h': fputs(pecert_usage_diagnose, stdout); return -1;
+        default: return pecert_usage_error(pecert_usage_diagnose, "diagnose: bad option");
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_diagnose, "diagnose: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_diagnose, "diagnose: unexpected argument '%s'", argv[optind]);
     }
     if ((cli->config == NULL) == (cli->profile == NULL)) {
-        return pecert_usage_error(usage_diagnose, "diagnose: give exactly one of --config and --profile");
+        return pecert_usage_error(pecert_usage_diagnose, "diagnose: give exactly one of --config and --profile");
     }
     return check_mode(cli);
 }

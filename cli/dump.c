@@ -7,7 +7,7 @@
  * q_pre.npy and q_post.npy [tokens, heads, head_dim] float32 and
  * positions.npy [tokens] int64. With --impl ref that is what the
  * checkpoint's engine must produce for the same q; with a plugin, what
- * the plugin does (the worked example of README "Debug a running engine").
+ * the plugin does (the worked example of docs/diagnose.md).
  * The plugin runs as run and certify run it: in a child process of its own
  * with a time limit (isolate.h), so a crash, a hang or an exit() in its
  * rope_apply is one line naming it, never pecert's own death; and its
@@ -29,7 +29,7 @@
 #include "plugin_load.h"
 #include "runner.h"
 
-static const char usage_dump[] =
+const char pecert_usage_dump[] =
     "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
     "                   [--tokens N] [--first P] [--layer TYPE]\n"
     "\n"
@@ -96,23 +96,23 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
         case 'O': cli->out = optarg; break;
         case 'n':
             if (parse_count(&cli->tokens, optarg, 1, MAX_DUMP_TOKENS) != 0) {
-                return pecert_usage_error(usage_dump, "dump: --tokens %s: expected 1..%d", optarg, MAX_DUMP_TOKENS);
+                return pecert_usage_error(pecert_usage_dump, "dump: --tokens %s: expected 1..%d", optarg, MAX_DUMP_TOKENS);
             }
             break;
         case 'f':
             if (parse_count(&cli->first, optarg, 0, (int64_t)1 << 40) != 0) {
-                return pecert_usage_error(usage_dump, "dump: --first %s: expected 0..2^40", optarg);
+                return pecert_usage_error(pecert_usage_dump, "dump: --first %s: expected 0..2^40", optarg);
             }
             break;
-        case 'h': fputs(usage_dump, stdout); return -1;
-        default: return pecert_usage_error(usage_dump, "dump: bad option");
+        case 'h': fputs(pecert_usage_dump, stdout); return -1;
+        default: return pecert_usage_error(pecert_usage_dump, "dump: bad option");
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_dump, "dump: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_dump, "dump: unexpected argument '%s'", argv[optind]);
     }
     if (cli->impl == NULL || cli->out == NULL || (cli->config == NULL) == (cli->profile == NULL)) {
-        return pecert_usage_error(usage_dump, "dump: --impl, --out and one of --config / --profile are required");
+        return pecert_usage_error(pecert_usage_dump, "dump: --impl, --out and one of --config / --profile are required");
     }
     return 0;
 }

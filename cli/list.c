@@ -15,7 +15,7 @@
 #include "runner.h"
 #include "vectors.h"
 
-static const char usage_list[] =
+const char pecert_usage_list[] =
     "usage: pecert list [--vectors DIR]\n"
     "\n"
     "Lists the checks (id and purpose), the vector files with their counts and\n"
@@ -194,14 +194,14 @@ int pecert_cmd_list(int argc, char **argv)
         if (c == 'v') {
             vectors = optarg;
         } else if (c == 'h') {
-            fputs(usage_list, stdout);
+            fputs(pecert_usage_list, stdout);
             return PECERT_EXIT_PASS;
         } else {
-            return pecert_usage_error(usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(pecert_usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_list, "list: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_list, "list: unexpected argument '%s'", argv[optind]);
     }
     list_checks();
     int status = list_vectors(vectors);

@@ -33,7 +33,7 @@
 #include "results_json.h"
 #include "runner.h"
 
-static const char usage_mutation[] =
+const char pecert_usage_mutation[] =
     "usage: pecert mutation [options]\n"
     "\n"
     "Runs every mutant (a correct engine with one real-world bug, built on ref\n"
@@ -424,20 +424,20 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         case 'c': o->catalogue = optarg; break;
         case 'd':
             if (o->n_dirs == MAX_BASES) {
-                return pecert_usage_error(usage_mutation, "mutation: --dir: at most %d", MAX_BASES);
+                return pecert_usage_error(pecert_usage_mutation, "mutation: --dir: at most %d", MAX_BASES);
             }
             o->dirs[o->n_dirs++] = optarg;
             break;
         case 'v': o->vectors = optarg; break;
         case 't':
             if (pecert_parse_seconds(&o->timeout_s, optarg) != 0) {
-                return pecert_usage_error(usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
+                return pecert_usage_error(pecert_usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
         case 'j': {
             long n = strtol(optarg, &end, 10);
             if (end == optarg || *end != '\0' || n < 1 || n > PECERT_POOL_MAX_JOBS) {
-                return pecert_usage_error(usage_mutation, "mutation: --jobs '%s': expected a count in [1, %d]", optarg,
+                return pecert_usage_error(pecert_usage_mutation, "mutation: --jobs '%s': expected a count in [1, %d]", optarg,
                                           PECERT_POOL_MAX_JOBS);
             }
             o->jobs = (int)n;
@@ -445,23 +445,23 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         }
         case 'H':
             if (o->n_honest == (int)(sizeof(o->honest) / sizeof(o->honest[0]))) {
-                return pecert_usage_error(usage_mutation, "mutation: --honest: at most %d files", o->n_honest);
+                return pecert_usage_error(pecert_usage_mutation, "mutation: --honest: at most %d files", o->n_honest);
             }
             o->honest[o->n_honest++] = optarg;
             break;
         case 's': o->separation = optarg; break;
         case 'D': o->doc = optarg; break;
         case 'q': o->quiet = 1; break;
-        case 'h': fputs(usage_mutation, stdout); return -1;
+        case 'h': fputs(pecert_usage_mutation, stdout); return -1;
         default:
             if (pecert_outputs_option(&o->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(pecert_usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_mutation, "mutation: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_mutation, "mutation: unexpected argument '%s'", argv[optind]);
     }
     return 0;
 }

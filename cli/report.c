@@ -22,7 +22,7 @@
 #include "report_bench.h"
 #include "runner.h"
 
-static const char usage_report[] =
+const char pecert_usage_report[] =
     "usage: pecert report RESULTS.json... [-o FILE.html] [--junit FILE] [--json FILE] [options]\n"
     "\n"
     "Renders or merges results saved by `pecert run --json`: several plugins,\n"
@@ -83,35 +83,35 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
         case 'q': cli->quiet = 1; break;
         case 'M':
             if (pecert_parse_count(&cli->mutant_failures, optarg, 0, PECERT_RESULT_MAX_FAILURES) != 0) {
-                return pecert_usage_error(usage_report, "report: --mutant-failures '%s': expected a count in [0, %d]",
+                return pecert_usage_error(pecert_usage_report, "report: --mutant-failures '%s': expected a count in [0, %d]",
                                           optarg, PECERT_RESULT_MAX_FAILURES);
             }
             break;
         case 'a':
             if (cli->n_allow_fail == MAX_ALLOW_FAIL) {
-                return pecert_usage_error(usage_report, "report: more than %d --allow-fail", MAX_ALLOW_FAIL);
+                return pecert_usage_error(pecert_usage_report, "report: more than %d --allow-fail", MAX_ALLOW_FAIL);
             }
             cli->allow_fail[cli->n_allow_fail++] = optarg;
             break;
         case 'B':
             if (cli->n_bench == MAX_BENCH) {
-                return pecert_usage_error(usage_report, "report: more than %d --bench", MAX_BENCH);
+                return pecert_usage_error(pecert_usage_report, "report: more than %d --bench", MAX_BENCH);
             }
             cli->bench[cli->n_bench++] = optarg;
             break;
-        case 'h': fputs(usage_report, stdout); return -1;
+        case 'h': fputs(pecert_usage_report, stdout); return -1;
         default:
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(pecert_usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (cli->mutant_failures >= 0 && cli->catalogue == NULL) {
-        return pecert_usage_error(usage_report, "report: --mutant-failures needs --mutants (which runs are mutants)");
+        return pecert_usage_error(pecert_usage_report, "report: --mutant-failures needs --mutants (which runs are mutants)");
     }
     if (optind == argc) {
-        return pecert_usage_error(usage_report, "report: no results file given");
+        return pecert_usage_error(pecert_usage_report, "report: no results file given");
     }
     return 0;
 }

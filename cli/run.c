@@ -16,7 +16,7 @@
 #include "report.h"
 #include "runner.h"
 
-static const char usage_run[] =
+const char pecert_usage_run[] =
     "usage: pecert run --impl NAME|PATH [options]\n"
     "\n"
     "Runs every check (each in its own process, with a time limit) on a plugin.\n"
@@ -211,7 +211,7 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         switch (c) {
         case 'N':
             if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
-                return pecert_usage_error(usage_run, "run: --jobs '%s': expected a count in [1, %d]", optarg,
+                return pecert_usage_error(pecert_usage_run, "run: --jobs '%s': expected a count in [1, %d]", optarg,
                                           PECERT_MAX_JOBS);
             }
             break;
@@ -220,7 +220,7 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'L': cli->last_failed = optarg; break;
         case 'R':
             if (pecert_parse_count(&cli->durations, optarg, 1, 100000) != 0) {
-                return pecert_usage_error(usage_run, "run: --durations '%s': expected a count >= 1", optarg);
+                return pecert_usage_error(pecert_usage_run, "run: --durations '%s': expected a count >= 1", optarg);
             }
             break;
         case 'i': cli->impl = optarg; break;
@@ -228,7 +228,7 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'v': cli->vectors = optarg; break;
         case 'j':
             if (pecert_parse_count(&cli->jobs, optarg, 1, PECERT_MAX_JOBS) != 0) {
-                return pecert_usage_error(usage_run, "run: -j '%s': expected a count in [1, %d]", optarg,
+                return pecert_usage_error(pecert_usage_run, "run: -j '%s': expected a count in [1, %d]", optarg,
                                           PECERT_MAX_JOBS);
             }
             break;
@@ -237,39 +237,39 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         case 'q': cli->quiet = 1; break;
         case 'D':
             if (pecert_parse_max_details(&cli->max_details, optarg) != 0) {
-                return pecert_usage_error(usage_run, "run: --max-details '%s': expected a count >= 0 or 'all'", optarg);
+                return pecert_usage_error(pecert_usage_run, "run: --max-details '%s': expected a count >= 0 or 'all'", optarg);
             }
             break;
         case 'S':
             if (parse_shard(cli, optarg) != 0) {
-                return pecert_usage_error(usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= %d", optarg,
+                return pecert_usage_error(pecert_usage_run, "run: --shard '%s': expected I/N with 1 <= I <= N <= %d", optarg,
                                           PECERT_MAX_SHARDS);
             }
             break;
         case 't':
             if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
-                return pecert_usage_error(usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
+                return pecert_usage_error(pecert_usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
             }
             break;
-        case 'h': fputs(usage_run, stdout); return -1;
+        case 'h': fputs(pecert_usage_run, stdout); return -1;
         default:
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_usage_error(pecert_usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) {
-        return pecert_usage_error(usage_run, "run: unexpected argument '%s'", argv[optind]);
+        return pecert_usage_error(pecert_usage_run, "run: unexpected argument '%s'", argv[optind]);
     }
     if (cli->impl == NULL) {
-        return pecert_usage_error(usage_run, "run: --impl NAME|PATH is required");
+        return pecert_usage_error(pecert_usage_run, "run: --impl NAME|PATH is required");
     }
     if (cli->quiet && cli->verbose) {
-        return pecert_usage_error(usage_run, "run: --quiet and --verbose exclude each other");
+        return pecert_usage_error(pecert_usage_run, "run: --quiet and --verbose exclude each other");
     }
     if (cli->last_failed != NULL && cli->filter != NULL) {
-        return pecert_usage_error(usage_run, "run: --last-failed and --filter exclude each other");
+        return pecert_usage_error(pecert_usage_run, "run: --last-failed and --filter exclude each other");
     }
     return 0;
 }
@@ -360,7 +360,7 @@ int pecert_cmd_run(int argc, char **argv)
     pecert_impl_dir(dir, sizeof(dir));
     if (pecert_plugin_resolve(plugin_path, sizeof(plugin_path), cli.impl, dir) != 0 ||
         pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli.oracle != NULL ? cli.oracle : "ref", dir) != 0) {
-        return pecert_usage_error(usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
+        return pecert_usage_error(pecert_usage_run, "run: --impl/--oracle '%s': path too long", cli.impl);
     }
     pecert_run_options opt = {plugin_path, oracle_path, cli.vectors, cli.filter, cli.timeout_s,
                               on_check, &cli};

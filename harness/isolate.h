@@ -15,7 +15,7 @@
  * after has no nonce; one it wrote before the real one leaves the text
  * unparsable. Either is "forged" (output_forged), never a verdict. This
  * detects a buggy or careless plugin; code that sets out to read the nonce
- * pipe can still forge (README, "Threat model").
+ * pipe can still forge (docs/threat-model.md).
  */
 #ifndef PECERT_HARNESS_ISOLATE_H
 #define PECERT_HARNESS_ISOLATE_H

@@ -135,7 +135,7 @@ static cJSON *vrefs_to_json(const pecert_check_result *r)
     return arr;
 }
 
-/* One record per failing case (and per note), as data (README.md, "JSON").
+/* One record per failing case (and per note), as data (docs/reports.md).
  * The numbers are written for value failures only. */
 static cJSON *failure_to_json(const pecert_failure *f)
 {

@@ -5,7 +5,7 @@
  * --all-profiles`, the report's header, its JSON and its JUnit give one
  * plugin on one checkpoint the same class in the same words.
  *
- * The rule (README "What a verdict means" says it in the same words):
+ * The rule (docs/certify.md, "What a verdict means", says it in the same words):
  *
  *   NOT CERTIFIED   a check failed, crashed or timed out, or the plugin
  *                   declined (or put beyond its declared scope) a case of
