@@ -60,6 +60,24 @@ int pecert_parse_max_details(int *out, const char *arg);
  * or -1 for anything else. */
 int pecert_parse_count(int *out, const char *arg, int min, int max);
 
+/* The checkpoint a dump is read against (--config or --profile in
+ * --profiles, at --layer), as `pecert dump` and `pecert diagnose` take it. */
+typedef struct pecert_model_args {
+    const char *config;
+    const char *profile;
+    const char *profiles;
+    const char *layer;
+} pecert_model_args;
+
+/* pecert_open_model_and_plugin: the RoPE model of a (malloc'ed into *m)
+ * and plugin (a built-in name or a path) opened into *p. PECERT_EXIT_PASS,
+ * or after saying why ("pecert: WHO: ...") PECERT_EXIT_USAGE (the model)
+ * or PECERT_EXIT_LOAD (the plugin), with nothing left to free. */
+struct pecert_certify_model;
+struct pecert_loaded_plugin;
+int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
+                                 struct pecert_certify_model **m, struct pecert_loaded_plugin *p);
+
 /* -j N takes at most this many workers (more only wait). */
 #define PECERT_MAX_JOBS 1024
 

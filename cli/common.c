@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "dump_model.h"
 #include "plugin_load.h"
 #include "results.h"
 #include "runner.h"
@@ -159,4 +160,26 @@ int pecert_parse_count(int *out, const char *arg, int min, int max)
     }
     *out = (int)n;
     return 0;
+}
+
+int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
+                                 pecert_certify_model **m, pecert_loaded_plugin *p)
+{
+    char err[1024];
+    *m = malloc(sizeof(**m));
+    if (*m == NULL || pecert_dump_model_load(*m, a->config, a->profile, a->profiles, a->layer, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s\n", *m == NULL ? "out of memory" : err);
+        free(*m);
+        return PECERT_EXIT_USAGE;
+    }
+    char dir[PATH_MAX];
+    char path[PATH_MAX];
+    pecert_impl_dir(dir, sizeof(dir));
+    if (pecert_plugin_resolve(path, sizeof(path), plugin, dir) != 0 ||
+        pecert_plugin_open(p, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "pecert: %s: %s\n", who, err);
+        free(*m);
+        return PECERT_EXIT_LOAD;
+    }
+    return PECERT_EXIT_PASS;
 }

@@ -70,14 +70,11 @@ const char pecert_usage_diagnose[] =
     "             2 bad usage or input, 3 the oracle failed to load\n";
 
 typedef struct diagnose_cli {
-    const char *config;
-    const char *profile;
-    const char *profiles;
+    pecert_model_args model; /* --config, --profile, --profiles, --layer */
     const char *before;
     const char *after;
     const char *positions;
     const char *oracle;
-    const char *layer;
     const char *json;
     const char *html;
     const char *tensor;
@@ -134,14 +131,14 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'c': cli->config = optarg; break;
-        case 'p': cli->profile = optarg; break;
-        case 'P': cli->profiles = optarg; break;
+        case 'c': cli->model.config = optarg; break;
+        case 'p': cli->model.profile = optarg; break;
+        case 'P': cli->model.profiles = optarg; break;
         case 'b': cli->before = optarg; break;
         case 'a': cli->after = optarg; break;
         case 'x': cli->positions = optarg; break;
         case 'o': cli->oracle = optarg; break;
-        case 'L': cli->layer = optarg; break;
+        case 'L': cli->model.layer = optarg; break;
         case 'j': cli->json = optarg; break;
         case 't': cli->tensor = optarg; break;
         case 'C': cli->cache = optarg; break;
@@ -162,7 +159,7 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
     if (optind < argc) {
         return pecert_usage_error(pecert_usage_diagnose, "diagnose: unexpected argument '%s'", argv[optind]);
     }
-    if ((cli->config == NULL) == (cli->profile == NULL)) {
+    if ((cli->model.config == NULL) == (cli->model.profile == NULL)) {
         return pecert_usage_error(pecert_usage_diagnose, "diagnose: give exactly one of --config and --profile");
     }
     return check_mode(cli);
@@ -436,7 +433,7 @@ static int diagnose(const diagnose_cli *cli, const pecert_certify_model *m, cons
 
 int pecert_cmd_diagnose(int argc, char **argv)
 {
-    diagnose_cli cli = {.profiles = pecert_default_profiles()};
+    diagnose_cli cli = {.model.profiles = pecert_default_profiles()};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
@@ -446,22 +443,12 @@ int pecert_cmd_diagnose(int argc, char **argv)
     if (pecert_check_outputs("diagnose", names, paths, 2) != 0) {
         return PECERT_EXIT_USAGE;
     }
-    pecert_certify_model *m = malloc(sizeof(*m));
-    char err[1024];
-    if (m == NULL || pecert_dump_model_load(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: %s\n", m == NULL ? "out of memory" : err);
-        free(m);
-        return PECERT_EXIT_USAGE;
-    }
-    char dir[PATH_MAX];
-    char oracle_path[PATH_MAX];
-    pecert_impl_dir(dir, sizeof(dir));
+    pecert_certify_model *m;
     pecert_loaded_plugin oracle;
-    if (pecert_plugin_resolve(oracle_path, sizeof(oracle_path), cli.oracle != NULL ? cli.oracle : "ref", dir) != 0 ||
-        pecert_plugin_open(&oracle, oracle_path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: diagnose: oracle: %s\n", err);
-        free(m);
-        return PECERT_EXIT_LOAD;
+    rc = pecert_open_model_and_plugin("diagnose: oracle", &cli.model, cli.oracle != NULL ? cli.oracle : "ref", &m,
+                                      &oracle);
+    if (rc != PECERT_EXIT_PASS) {
+        return rc;
     }
     rc = diagnose(&cli, m, &oracle);
     pecert_plugin_close(&oracle);

@@ -56,10 +56,7 @@ const char pecert_usage_dump[] =
 
 typedef struct dump_cli {
     const char *impl;
-    const char *config;
-    const char *profile;
-    const char *profiles;
-    const char *layer;
+    pecert_model_args model; /* --config, --profile, --profiles, --layer */
     const char *out;
     int64_t tokens;
     int64_t first;
@@ -89,10 +86,10 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'i': cli->impl = optarg; break;
-        case 'c': cli->config = optarg; break;
-        case 'p': cli->profile = optarg; break;
-        case 'P': cli->profiles = optarg; break;
-        case 'L': cli->layer = optarg; break;
+        case 'c': cli->model.config = optarg; break;
+        case 'p': cli->model.profile = optarg; break;
+        case 'P': cli->model.profiles = optarg; break;
+        case 'L': cli->model.layer = optarg; break;
         case 'O': cli->out = optarg; break;
         case 'n':
             if (parse_count(&cli->tokens, optarg, 1, MAX_DUMP_TOKENS) != 0) {
@@ -111,7 +108,7 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
     if (optind < argc) {
         return pecert_usage_error(pecert_usage_dump, "dump: unexpected argument '%s'", argv[optind]);
     }
-    if (cli->impl == NULL || cli->out == NULL || (cli->config == NULL) == (cli->profile == NULL)) {
+    if (cli->impl == NULL || cli->out == NULL || (cli->model.config == NULL) == (cli->model.profile == NULL)) {
         return pecert_usage_error(pecert_usage_dump, "dump: --impl, --out and one of --config / --profile are required");
     }
     return 0;
@@ -261,7 +258,7 @@ static int dump(const dump_cli *cli, const pecert_certify_model *m, const pecert
 
 int pecert_cmd_dump(int argc, char **argv)
 {
-    dump_cli cli = {.profiles = pecert_default_profiles(), .tokens = 40};
+    dump_cli cli = {.model.profiles = pecert_default_profiles(), .tokens = 40};
     int rc = parse_args(&cli, argc, argv);
     if (rc != 0) {
         return rc < 0 ? PECERT_EXIT_PASS : rc;
@@ -271,22 +268,11 @@ int pecert_cmd_dump(int argc, char **argv)
         fprintf(stderr, "pecert: dump: --out %s: not a directory (create it first)\n", cli.out);
         return PECERT_EXIT_USAGE;
     }
-    pecert_certify_model *m = malloc(sizeof(*m));
-    char err[1024];
-    if (m == NULL || pecert_dump_model_load(m, cli.config, cli.profile, cli.profiles, cli.layer, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: %s\n", m == NULL ? "out of memory" : err);
-        free(m);
-        return PECERT_EXIT_USAGE;
-    }
-    char dir[PATH_MAX];
-    char path[PATH_MAX];
-    pecert_impl_dir(dir, sizeof(dir));
+    pecert_certify_model *m;
     pecert_loaded_plugin p;
-    if (pecert_plugin_resolve(path, sizeof(path), cli.impl, dir) != 0 ||
-        pecert_plugin_open(&p, path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "pecert: dump: %s\n", err);
-        free(m);
-        return PECERT_EXIT_LOAD;
+    rc = pecert_open_model_and_plugin("dump", &cli.model, cli.impl, &m, &p);
+    if (rc != PECERT_EXIT_PASS) {
+        return rc;
     }
     rc = dump(&cli, m, &p);
     pecert_plugin_close(&p);
