@@ -383,19 +383,17 @@ END_TEST
 
 Suite *make_certificate_suite(void)
 {
-    Suite *s = suite_create("certificate");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 900);
-    tcase_add_test(core, one_class_from_every_path);
-    tcase_add_test(core, coverage_is_in_every_output);
-    tcase_add_test(core, the_session_follows_the_checkpoint);
-    tcase_add_test(core, a_wrong_status_is_named_as_a_wrong_status);
-    tcase_add_test(core, a_declared_scope_trims_sweeps_case_by_case);
-    tcase_add_test(core, run_certify_and_diagnose_name_the_partial_off_by_one);
-    tcase_add_test(core, a_partial_run_says_what_was_not_examined);
-    tcase_add_test(core, every_planned_check_has_a_concern);
-    tcase_add_test(core, the_vector_set_is_named_in_full);
-    tcase_add_test(core, precision_is_noted_under_passing_checks_only);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("certificate",
+                         TEST_TCASE("core", 900,
+                                    one_class_from_every_path,
+                                    coverage_is_in_every_output,
+                                    the_session_follows_the_checkpoint,
+                                    a_wrong_status_is_named_as_a_wrong_status,
+                                    a_declared_scope_trims_sweeps_case_by_case,
+                                    run_certify_and_diagnose_name_the_partial_off_by_one,
+                                    a_partial_run_says_what_was_not_examined,
+                                    every_planned_check_has_a_concern,
+                                    the_vector_set_is_named_in_full,
+                                    precision_is_noted_under_passing_checks_only),
+                         NULL);
 }

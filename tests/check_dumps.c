@@ -975,21 +975,19 @@ END_TEST
 
 Suite *make_dumps_suite(void)
 {
-    Suite *s = suite_create("dumps");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, npy_reader_limits);
-    tcase_add_test(core, correct_engines_recover_exact_positions);
-    tcase_add_test(core, planted_bugs_are_named);
-    tcase_add_test(core, ref_dumps_of_the_planted_cases_are_clean);
-    tcase_add_test(core, command_reads_npy_and_names_the_bug);
-    tcase_add_test(core, bad_files_are_one_line_and_exit_2);
-    tcase_add_test(core, safetensors_dumps);
-    tcase_add_test(core, theta_outside_the_common_list_is_fitted);
-    tcase_add_test(core, cache_slot_bugs_are_found_by_slot);
-    tcase_add_test(core, cache_command_reports_slot_ranges);
-    tcase_add_test(core, trace_names_the_first_diverging_step);
-    tcase_add_test(core, dump_runs_the_plugin_isolated);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("dumps",
+                         TEST_TCASE("core", 120,
+                                    npy_reader_limits,
+                                    correct_engines_recover_exact_positions,
+                                    planted_bugs_are_named,
+                                    ref_dumps_of_the_planted_cases_are_clean,
+                                    command_reads_npy_and_names_the_bug,
+                                    bad_files_are_one_line_and_exit_2,
+                                    safetensors_dumps,
+                                    theta_outside_the_common_list_is_fitted,
+                                    cache_slot_bugs_are_found_by_slot,
+                                    cache_command_reports_slot_ranges,
+                                    trace_names_the_first_diverging_step,
+                                    dump_runs_the_plugin_isolated),
+                         NULL);
 }

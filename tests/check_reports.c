@@ -1475,42 +1475,36 @@ END_TEST
 
 Suite *make_reports_suite(void)
 {
-    Suite *s = suite_create("reports");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, escape_replaces_markup_quotes_and_bad_bytes);
-    tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
-    tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
-    tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
-    tcase_add_test(core, the_plotted_bound_is_the_plotted_error_s_own);
-    tcase_add_test(core, plot_axis_comes_from_the_samples_not_the_check_id);
-    tcase_add_test(core, case_log_round_trips_and_forged_logs_are_refused);
-    tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
-    tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);
-    tcase_add_test(core, json_round_trip_keeps_points_heatmap_and_citations);
-    tcase_add_test(core, shards_cover_every_check_exactly_once);
-    tcase_add_test(core, merged_shards_equal_an_unsharded_run_byte_for_byte);
-    tcase_add_test(core, report_merges_shards_per_plugin_and_round_trips);
-    tcase_add_test(core, mutant_runs_are_summarized_and_point_to_their_file);
-    suite_add_tcase(s, core);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 60);
-    tcase_add_test(errors, report_refuses_a_missing_file);
-    tcase_add_test(errors, report_refuses_a_wrong_schema_or_bad_json);
-    tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
-    tcase_add_test(errors, report_refuses_an_edited_results_file);
-    tcase_add_test(errors, report_outputs_are_all_or_none);
-    tcase_add_test(errors, report_refuses_a_verdict_its_record_contradicts);
-    tcase_add_test(errors, report_refuses_shards_edited_by_hand);
-    tcase_add_test(errors, run_refuses_a_bad_shard);
-    suite_add_tcase(s, errors);
-    TCase *bench = tcase_create("bench");
-    tcase_set_timeout(bench, 60);
-    tcase_add_test(bench, speed_section_shows_the_figures_of_the_bench_files);
-    tcase_add_test(bench, speed_section_without_mrope_or_peers);
-    tcase_add_test(bench, bench_files_change_the_html_only);
+    TCase *bench = TEST_TCASE("bench", 60,
+                              speed_section_shows_the_figures_of_the_bench_files,
+                              speed_section_without_mrope_or_peers,
+                              bench_files_change_the_html_only);
     tcase_add_loop_test(bench, report_refuses_a_malformed_bench_file, 0, N_BAD_BENCH);
     tcase_add_test(bench, report_refuses_two_bench_files_of_one_schema);
-    suite_add_tcase(s, bench);
-    return s;
+    return test_suite_of("reports",
+                         TEST_TCASE("core", 120,
+                                    escape_replaces_markup_quotes_and_bad_bytes,
+                                    separation_takes_honest_worst_and_mutant_least_per_check,
+                                    html_and_junit_escape_every_plugin_and_vector_string,
+                                    identical_plots_are_drawn_once_and_exact_ones_are_a_line,
+                                    the_plotted_bound_is_the_plotted_error_s_own,
+                                    plot_axis_comes_from_the_samples_not_the_check_id,
+                                    case_log_round_trips_and_forged_logs_are_refused,
+                                    junit_is_well_formed_with_one_testcase_per_check_per_plugin,
+                                    mutants_pass_when_caught_and_fail_when_escaped,
+                                    json_round_trip_keeps_points_heatmap_and_citations,
+                                    shards_cover_every_check_exactly_once,
+                                    merged_shards_equal_an_unsharded_run_byte_for_byte,
+                                    report_merges_shards_per_plugin_and_round_trips,
+                                    mutant_runs_are_summarized_and_point_to_their_file),
+                         TEST_TCASE("errors", 60,
+                                    report_refuses_a_missing_file,
+                                    report_refuses_a_wrong_schema_or_bad_json,
+                                    report_refuses_incomplete_or_repeated_shards,
+                                    report_refuses_an_edited_results_file,
+                                    report_outputs_are_all_or_none,
+                                    report_refuses_a_verdict_its_record_contradicts,
+                                    report_refuses_shards_edited_by_hand,
+                                    run_refuses_a_bad_shard),
+                         bench, NULL);
 }
