@@ -151,9 +151,7 @@ START_TEST(one_class_from_every_path)
         }
         free(matrix);
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -198,8 +196,7 @@ START_TEST(coverage_is_in_every_output)
                       files[i], says[i]);
         free(text);
     }
-    snprintf(args, sizeof(args), "rm -rf %s", dir);
-    ck_assert_int_eq(system(args), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -270,9 +267,7 @@ START_TEST(run_certify_and_diagnose_name_the_partial_off_by_one)
                                  dir, dir, dir),
                      1);
     ck_assert_msg(strstr(out, named) != NULL, "diagnose:\n%.4000s", out);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -300,8 +295,7 @@ START_TEST(the_vector_set_is_named_in_full)
     char *html = test_read_file(path);
     ck_assert_ptr_nonnull(strstr(html, "recorded from the official model class, set fnv1a64:"));
     free(html);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -340,8 +334,7 @@ START_TEST(a_partial_run_says_what_was_not_examined)
                       strstr(html, "checks not supported: not examined)") != NULL,
                   "%.2000s", strstr(html, "<p class=\"big\">") != NULL ? strstr(html, "<p class=\"big\">") : html);
     free(html);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 

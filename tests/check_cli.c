@@ -161,8 +161,7 @@ START_TEST(mutation_reports_a_missed_mutant)
     ck_assert_int_eq(pecert(err, sizeof(err), args), 1);
     ck_assert_msg(strstr(err, "MISSED  inplace_stale_read") != NULL, "%s", err);
     ck_assert_ptr_nonnull(strstr(err, "0/1 mutants caught"));
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
     unlink(path);
 }
 END_TEST
@@ -255,9 +254,7 @@ START_TEST(report_quiet_prints_only_failures_and_the_verdict)
     ck_assert_msg(strcmp(out, "report: PASS\n") == 0, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/ref.json %s/shifted.json", dir, dir), 1);
     ck_assert_msg(strstr(out, "PASS    ref") != NULL, "%s", out);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -347,8 +344,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_msg(strstr(out, "mutation: 3/3 mutants caught") != NULL, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --jobs 0"), 2);
     ck_assert_msg(strstr(out, "--jobs '0': expected a count in [1, 1024]") != NULL, "%s", out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -376,8 +372,7 @@ START_TEST(partial_vector_directory_is_judged_honestly)
     snprintf(cmd, sizeof(cmd), "run --impl ref --vectors %s", dir);
     ck_assert_int_eq(pecert(out, sizeof(out), cmd), 2);
     ck_assert_msg(strstr(out, "no vector manifests (pecert-vectors/1)") != NULL, "%s", out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -431,8 +426,7 @@ START_TEST(all_evidence_reaches_every_output)
     free(json);
     free(html);
     free(xml);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -474,8 +468,7 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
         ck_assert_msg(pecert_json_text_check(text, strlen(text), why, sizeof(why)) == 0, "%s: %s", files[i], why);
         free(text);
     }
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -493,8 +486,7 @@ START_TEST(a_closed_pipe_does_not_lose_the_results)
     char *text = test_read_file(cmd);
     ck_assert_ptr_nonnull(strstr(text, "pecert-results/1"));
     free(text);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 

@@ -146,8 +146,7 @@ START_TEST(impl_file_name_is_in_the_working_directory)
     ck_assert_msg(rc == 0, "exit %d:\n%.4000s", rc, out);
     ck_assert_msg(strstr(out, "certifying ./myrope.so") != NULL, "%.4000s", out);
     free(out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -268,8 +267,7 @@ START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
     free(results);
     snprintf(path, sizeof(path), "%s/usr/share/pecert/vectors/t5", dir);
     ck_assert_int_eq(access(path, R_OK), 0);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 

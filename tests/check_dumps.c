@@ -379,9 +379,7 @@ START_TEST(command_reads_npy_and_names_the_bug)
                      "%s/post.npy", dir, dir);
     ck_assert_msg(rc == 2 && strstr(out, "the model's layer types are sliding, full") != NULL, "rc %d:\n%s", rc, out);
     free_dump(&d);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -451,9 +449,7 @@ START_TEST(safetensors_dumps)
     ck_assert_msg(rc == 2 && strstr(out, "bad.safetensors:q: shape: dimension 2 is not an integer in 0..") != NULL,
                   "rc %d:\n%s", rc, out);
     free_dump(&d);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -525,9 +521,7 @@ START_TEST(bad_files_are_one_line_and_exit_2)
         ck_assert_msg(strstr(out, path) != NULL && strstr(out, cases[c].says) != NULL, "%s: %s", cases[c].name, out);
         ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "%s: more than one line: %s", cases[c].name, out);
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -832,9 +826,7 @@ START_TEST(cache_command_reports_slot_ranges)
     ck_assert_msg(rc == 2 && strstr(out, "k_pre.npy: float32: positions must be int64 or int32"), "rc %d:\n%s", rc,
                   out);
     free_cache(&c);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -935,8 +927,7 @@ START_TEST(trace_names_the_first_diverging_step)
     ck_assert_int_eq(system(cmd), 0);
     rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s/t", dir);
     ck_assert_msg(rc == 2 && strstr(out, "/t: no step_NNNN directory") != NULL, "rc %d:\n%s", rc, out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -968,8 +959,7 @@ START_TEST(dump_runs_the_plugin_isolated)
     ck_assert_msg(rc == 1 && strstr(out, "beyond the plugin's declared scope: position 70000 past the declared "
                                          "max_position 65536") != NULL,
                   "exit %d: %s", rc, out);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 

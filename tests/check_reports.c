@@ -66,6 +66,20 @@ static void assert_same_file(const char *a, const char *b)
     free(y);
 }
 
+/* The JSON, HTML and JUnit outputs dir/A.* and dir/B.* are byte for byte
+ * the same. */
+static void assert_same_outputs(const char *dir, const char *a, const char *b)
+{
+    const char *ext[3] = {"json", "html", "xml"};
+    for (int i = 0; i < 3; i++) {
+        char pa[256];
+        char pb[256];
+        snprintf(pa, sizeof(pa), "%s/%s.%s", dir, a, ext[i]);
+        snprintf(pb, sizeof(pb), "%s/%s.%s", dir, b, ext[i]);
+        assert_same_file(pa, pb);
+    }
+}
+
 static size_t count(const char *text, const char *needle)
 {
     size_t n = 0;
@@ -709,17 +723,8 @@ START_TEST(merged_shards_equal_an_unsharded_run_byte_for_byte)
     /* shards in any order */
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/s3.json %s/s1.json %s/s2.json --no-timings -o %s/m.html "
                             "--json %s/m.json --junit %s/m.xml", dir, dir, dir, dir, dir, dir), 1);
-    const char *ext[3] = {"json", "html", "xml"};
-    for (int i = 0; i < 3; i++) {
-        char a[256];
-        char b[256];
-        snprintf(a, sizeof(a), "%s/one.%s", dir, ext[i]);
-        snprintf(b, sizeof(b), "%s/m.%s", dir, ext[i]);
-        assert_same_file(a, b);
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    assert_same_outputs(dir, "one", "m");
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -747,17 +752,8 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     free(json);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/a.json -o %s/b.html --json %s/b.json --junit %s/b.xml",
                             dir, dir, dir, dir), 1);
-    const char *ext[3] = {"json", "html", "xml"};
-    for (int i = 0; i < 3; i++) {
-        char a[256];
-        char b[256];
-        snprintf(a, sizeof(a), "%s/a.%s", dir, ext[i]);
-        snprintf(b, sizeof(b), "%s/b.%s", dir, ext[i]);
-        assert_same_file(a, b);
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    assert_same_outputs(dir, "a", "b");
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -783,8 +779,7 @@ static void assert_report_refuses(const char *inputs, const char *names, const c
         snprintf(path, sizeof(path), "%s/r.%s", dir, ext[i]);
         ck_assert_msg(!exists(path), "%s written despite bad input", path);
     }
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 
 /* A results file (one shard of sin_interleaved) for the error tests. */
@@ -1069,8 +1064,7 @@ START_TEST(report_outputs_are_all_or_none)
                                "test \"$(stat -c %%a %s/a.html)\" = \"$(umask -S >/dev/null; printf '%%o' $((0666 & ~$(umask))))\"",
              dir, dir);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -1328,8 +1322,7 @@ START_TEST(bench_files_change_the_html_only)
     free(without);
     free(with);
     unlink(good);
-    snprintf(out, sizeof(out), "rm -rf %s", dir);
-    ck_assert_int_eq(system(out), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -1468,8 +1461,7 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
     cJSON_Delete(merged);
     free(whole_text);
     free(merged_text);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 

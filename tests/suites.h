@@ -50,6 +50,10 @@ Suite *test_suite_of(const char *name, ...);
  * tests' seeded random inputs, the same on every machine. */
 uint64_t test_next_random(uint64_t *state);
 
+/* test_remove_dir: removes the directory dir and all below it (a test's
+ * mkdtemp directory); the test fails if it cannot. */
+void test_remove_dir(const char *dir);
+
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);
 /* test_impl_path: BUILD/impls/NAME.so into path ("mutants/x", "ref", ...). */

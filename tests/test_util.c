@@ -3,6 +3,9 @@
  * suite and test-case builders, and the tests' random numbers.
  */
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "suites.h"
 
@@ -37,4 +40,13 @@ uint64_t test_next_random(uint64_t *state)
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
     return z ^ (z >> 31);
+}
+
+void test_remove_dir(const char *dir)
+{
+    char cmd[1200];
+
+    ck_assert_uint_lt(strlen(dir), sizeof(cmd) - 16);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
 }
