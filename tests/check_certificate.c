@@ -151,9 +151,7 @@ START_TEST(one_class_from_every_path)
         }
         free(matrix);
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -198,8 +196,7 @@ START_TEST(coverage_is_in_every_output)
                       files[i], says[i]);
         free(text);
     }
-    snprintf(args, sizeof(args), "rm -rf %s", dir);
-    ck_assert_int_eq(system(args), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -270,9 +267,7 @@ START_TEST(run_certify_and_diagnose_name_the_partial_off_by_one)
                                  dir, dir, dir),
                      1);
     ck_assert_msg(strstr(out, named) != NULL, "diagnose:\n%.4000s", out);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -300,8 +295,7 @@ START_TEST(the_vector_set_is_named_in_full)
     char *html = test_read_file(path);
     ck_assert_ptr_nonnull(strstr(html, "recorded from the official model class, set fnv1a64:"));
     free(html);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -340,8 +334,7 @@ START_TEST(a_partial_run_says_what_was_not_examined)
                       strstr(html, "checks not supported: not examined)") != NULL,
                   "%.2000s", strstr(html, "<p class=\"big\">") != NULL ? strstr(html, "<p class=\"big\">") : html);
     free(html);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -383,19 +376,17 @@ END_TEST
 
 Suite *make_certificate_suite(void)
 {
-    Suite *s = suite_create("certificate");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 900);
-    tcase_add_test(core, one_class_from_every_path);
-    tcase_add_test(core, coverage_is_in_every_output);
-    tcase_add_test(core, the_session_follows_the_checkpoint);
-    tcase_add_test(core, a_wrong_status_is_named_as_a_wrong_status);
-    tcase_add_test(core, a_declared_scope_trims_sweeps_case_by_case);
-    tcase_add_test(core, run_certify_and_diagnose_name_the_partial_off_by_one);
-    tcase_add_test(core, a_partial_run_says_what_was_not_examined);
-    tcase_add_test(core, every_planned_check_has_a_concern);
-    tcase_add_test(core, the_vector_set_is_named_in_full);
-    tcase_add_test(core, precision_is_noted_under_passing_checks_only);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("certificate",
+                         TEST_TCASE("core", 900,
+                                    one_class_from_every_path,
+                                    coverage_is_in_every_output,
+                                    the_session_follows_the_checkpoint,
+                                    a_wrong_status_is_named_as_a_wrong_status,
+                                    a_declared_scope_trims_sweeps_case_by_case,
+                                    run_certify_and_diagnose_name_the_partial_off_by_one,
+                                    a_partial_run_says_what_was_not_examined,
+                                    every_planned_check_has_a_concern,
+                                    the_vector_set_is_named_in_full,
+                                    precision_is_noted_under_passing_checks_only),
+                         NULL);
 }

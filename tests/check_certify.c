@@ -1350,52 +1350,46 @@ END_TEST
 
 Suite *make_certify_suite(void)
 {
-    Suite *s = suite_create("certify");
-    TCase *core = tcase_create("core");
-    TCase *limits = tcase_create("limits");
-    TCase *errors = tcase_create("errors");
-    tcase_add_test(core, legacy_type_is_read_like_rope_type);
-    tcase_add_test(core, rope_type_precedence_is_the_config_class_s);
-    tcase_add_test(core, llama3_fields);
-    tcase_add_test(core, llama3_low_equal_high_is_a_warning_and_computes);
-    tcase_add_test(core, llama3_low_equal_high_certifies);
-    tcase_add_test(core, official_warnings_are_warnings);
-    tcase_add_test(core, phi3_validation_is_phi3_s);
-    tcase_add_test(core, llama4_text_config_maps);
-    tcase_add_test(core, llama4_profiles_catch_planted_bugs);
-    tcase_add_test(core, per_layer_encodings_map);
-    tcase_add_test(core, qwen3_vl_interleaved_mrope_maps);
-    tcase_add_test(core, model_quirks_are_the_model_s);
-    tcase_add_test(core, falcon_is_falcon_attention_s);
-    tcase_add_test(core, hunyuan_alpha_is_a_fixed_base);
-    tcase_add_test(core, falcon_alibi_attention_certifies);
-    tcase_add_test(core, per_layer_certify_reports_each_type);
-    tcase_add_test(core, certify_names_planted_bugs_as_run_does);
-    tcase_add_test(core, run_and_certify_agree);
-    tcase_add_test(core, one_bug_one_lead);
-    tcase_add_test(core, declined_encoding_is_the_reason);
-    tcase_add_test(core, all_profiles_matrix);
-    tcase_add_test(core, partial_rotary_factor_on_head_dim);
-    tcase_add_test(core, gptj_rotary_dim_and_pairing);
-    tcase_add_test(core, qwen2_vl_mrope_section);
-    tcase_add_test(core, configs_as_transformers_saves_them);
-    tcase_add_test(core, absent_keys_take_the_config_class_defaults);
-    tcase_add_test(core, alibi_and_learned_families);
-    tcase_add_test(core, every_profile_maps);
-    tcase_add_test(core, certify_passes_ref_and_fails_planted_bugs);
-    tcase_add_test(core, profile_vectors_reproduced_through_the_mapping);
-    tcase_add_test(core, mapping_bugs_caught_by_profile_vectors);
-    tcase_set_timeout(core, 120);
-    tcase_add_test(limits, non_positional_keys_ignored_null_is_absent);
-    tcase_add_test(errors, unknown_keys_are_errors);
-    tcase_add_test(errors, out_of_range_values_are_errors);
-    tcase_add_test(errors, longrope_lists_beyond_storage_are_errors);
-    tcase_add_test(errors, ambiguous_json_is_refused);
-    tcase_add_test(errors, command_exit_codes);
-    tcase_add_test(core, print_states_yarn_defaults_and_attention_factor);
-    tcase_set_timeout(errors, 60);
-    suite_add_tcase(s, core);
-    suite_add_tcase(s, limits);
-    suite_add_tcase(s, errors);
-    return s;
+    return test_suite_of("certify",
+                         TEST_TCASE("core", 120,
+                                    legacy_type_is_read_like_rope_type,
+                                    rope_type_precedence_is_the_config_class_s,
+                                    llama3_fields,
+                                    llama3_low_equal_high_is_a_warning_and_computes,
+                                    llama3_low_equal_high_certifies,
+                                    official_warnings_are_warnings,
+                                    phi3_validation_is_phi3_s,
+                                    llama4_text_config_maps,
+                                    llama4_profiles_catch_planted_bugs,
+                                    per_layer_encodings_map,
+                                    qwen3_vl_interleaved_mrope_maps,
+                                    model_quirks_are_the_model_s,
+                                    falcon_is_falcon_attention_s,
+                                    hunyuan_alpha_is_a_fixed_base,
+                                    falcon_alibi_attention_certifies,
+                                    per_layer_certify_reports_each_type,
+                                    certify_names_planted_bugs_as_run_does,
+                                    run_and_certify_agree,
+                                    one_bug_one_lead,
+                                    declined_encoding_is_the_reason,
+                                    all_profiles_matrix,
+                                    partial_rotary_factor_on_head_dim,
+                                    gptj_rotary_dim_and_pairing,
+                                    qwen2_vl_mrope_section,
+                                    configs_as_transformers_saves_them,
+                                    absent_keys_take_the_config_class_defaults,
+                                    alibi_and_learned_families,
+                                    every_profile_maps,
+                                    certify_passes_ref_and_fails_planted_bugs,
+                                    profile_vectors_reproduced_through_the_mapping,
+                                    mapping_bugs_caught_by_profile_vectors,
+                                    print_states_yarn_defaults_and_attention_factor),
+                         TEST_TCASE("limits", 0, non_positional_keys_ignored_null_is_absent),
+                         TEST_TCASE("errors", 60,
+                                    unknown_keys_are_errors,
+                                    out_of_range_values_are_errors,
+                                    longrope_lists_beyond_storage_are_errors,
+                                    ambiguous_json_is_refused,
+                                    command_exit_codes),
+                         NULL);
 }

@@ -581,22 +581,19 @@ END_TEST
 
 Suite *make_certify_vision_suite(void)
 {
-    Suite *s = suite_create("certify_vision");
-    TCase *mapping = tcase_create("mapping");
-    tcase_add_test(mapping, qwen_towers_read_their_own_width);
-    tcase_add_test(mapping, pixtral_and_llama4_towers_map);
-    tcase_add_test(mapping, vit_family_is_its_own_tower);
-    tcase_add_test(mapping, vision_refusals_name_the_key);
-    tcase_add_test(mapping, every_vision_key_read_changes_the_answer);
-    tcase_add_test(mapping, images_are_what_the_processors_hand_over);
-    suite_add_tcase(s, mapping);
-    TCase *run = tcase_create("run");
-    tcase_set_timeout(run, 600);
-    tcase_add_test(run, vision_pass_certifies_the_oracle_and_fast);
-    tcase_add_test(run, vit_family_pass_certifies_the_oracle_and_fast);
-    tcase_add_test(run, vision_pass_names_the_real_bugs);
-    tcase_add_test(run, vision_mapping_bugs_and_missing_operations_fail);
-    tcase_add_test(run, image_options_on_the_command_line);
-    suite_add_tcase(s, run);
-    return s;
+    return test_suite_of("certify_vision",
+                         TEST_TCASE("mapping", 0,
+                                    qwen_towers_read_their_own_width,
+                                    pixtral_and_llama4_towers_map,
+                                    vit_family_is_its_own_tower,
+                                    vision_refusals_name_the_key,
+                                    every_vision_key_read_changes_the_answer,
+                                    images_are_what_the_processors_hand_over),
+                         TEST_TCASE("run", 600,
+                                    vision_pass_certifies_the_oracle_and_fast,
+                                    vit_family_pass_certifies_the_oracle_and_fast,
+                                    vision_pass_names_the_real_bugs,
+                                    vision_mapping_bugs_and_missing_operations_fail,
+                                    image_options_on_the_command_line),
+                         NULL);
 }

@@ -161,8 +161,7 @@ START_TEST(mutation_reports_a_missed_mutant)
     ck_assert_int_eq(pecert(err, sizeof(err), args), 1);
     ck_assert_msg(strstr(err, "MISSED  inplace_stale_read") != NULL, "%s", err);
     ck_assert_ptr_nonnull(strstr(err, "0/1 mutants caught"));
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
     unlink(path);
 }
 END_TEST
@@ -255,9 +254,7 @@ START_TEST(report_quiet_prints_only_failures_and_the_verdict)
     ck_assert_msg(strcmp(out, "report: PASS\n") == 0, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/ref.json %s/shifted.json", dir, dir), 1);
     ck_assert_msg(strstr(out, "PASS    ref") != NULL, "%s", out);
-    char cmd[256];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -347,8 +344,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_msg(strstr(out, "mutation: 3/3 mutants caught") != NULL, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --jobs 0"), 2);
     ck_assert_msg(strstr(out, "--jobs '0': expected a count in [1, 1024]") != NULL, "%s", out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -376,8 +372,7 @@ START_TEST(partial_vector_directory_is_judged_honestly)
     snprintf(cmd, sizeof(cmd), "run --impl ref --vectors %s", dir);
     ck_assert_int_eq(pecert(out, sizeof(out), cmd), 2);
     ck_assert_msg(strstr(out, "no vector manifests (pecert-vectors/1)") != NULL, "%s", out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -431,8 +426,7 @@ START_TEST(all_evidence_reaches_every_output)
     free(json);
     free(html);
     free(xml);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -474,8 +468,7 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
         ck_assert_msg(pecert_json_text_check(text, strlen(text), why, sizeof(why)) == 0, "%s: %s", files[i], why);
         free(text);
     }
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -493,8 +486,7 @@ START_TEST(a_closed_pipe_does_not_lose_the_results)
     char *text = test_read_file(cmd);
     ck_assert_ptr_nonnull(strstr(text, "pecert-results/1"));
     free(text);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -577,38 +569,33 @@ END_TEST
 
 Suite *make_cli_suite(void)
 {
-    Suite *s = suite_create("cli");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 300);
-    tcase_add_test(core, help_everywhere_exits_zero);
-    tcase_add_test(core, list_shows_checks_and_vectors);
-    tcase_add_test(core, every_check_id_fits_the_id_column);
-    tcase_add_test(core, shifted_ref_fails_the_run_with_status_1);
-    tcase_add_test(core, mutation_reports_a_missed_mutant);
-    tcase_add_test(core, mutation_in_parallel_reads_as_in_sequence);
-    tcase_add_test(core, verbose_shows_every_case);
-    tcase_add_test(core, report_quiet_prints_only_failures_and_the_verdict);
-    tcase_add_test(core, all_evidence_reaches_every_output);
-    suite_add_tcase(s, core);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 60);
-    tcase_add_test(errors, no_command_is_usage_error);
-    tcase_add_test(errors, unknown_command_is_named);
-    tcase_add_test(errors, run_without_impl_is_usage_error);
-    tcase_add_test(errors, bad_timeout_is_usage_error);
-    tcase_add_test(errors, unknown_option_is_usage_error);
-    tcase_add_test(errors, missing_plugin_exits_3);
-    tcase_add_test(errors, missing_vectors_dir_exits_2);
-    tcase_add_test(errors, unwritable_json_exits_2_and_writes_nothing);
-    tcase_add_test(errors, unwritable_outputs_are_refused_before_any_work);
-    tcase_add_test(errors, mutation_rejects_unknown_check_ids);
-    tcase_add_test(errors, partial_vector_directory_is_judged_honestly);
-    suite_add_tcase(s, errors);
-    TCase *hostile = tcase_create("hostile"); /* see check_runner.c */
-    tcase_set_timeout(hostile, 120);
-    tcase_add_test(hostile, hostile_plugin_text_is_shown_not_obeyed);
-    tcase_add_test(hostile, a_closed_pipe_does_not_lose_the_results);
-    tcase_add_test(hostile, load_time_misbehaviour_is_a_load_error);
-    suite_add_tcase(s, hostile);
-    return s;
+    return test_suite_of("cli",
+                         TEST_TCASE("core", 300,
+                                    help_everywhere_exits_zero,
+                                    list_shows_checks_and_vectors,
+                                    every_check_id_fits_the_id_column,
+                                    shifted_ref_fails_the_run_with_status_1,
+                                    mutation_reports_a_missed_mutant,
+                                    mutation_in_parallel_reads_as_in_sequence,
+                                    verbose_shows_every_case,
+                                    report_quiet_prints_only_failures_and_the_verdict,
+                                    all_evidence_reaches_every_output),
+                         TEST_TCASE("errors", 60,
+                                    no_command_is_usage_error,
+                                    unknown_command_is_named,
+                                    run_without_impl_is_usage_error,
+                                    bad_timeout_is_usage_error,
+                                    unknown_option_is_usage_error,
+                                    missing_plugin_exits_3,
+                                    missing_vectors_dir_exits_2,
+                                    unwritable_json_exits_2_and_writes_nothing,
+                                    unwritable_outputs_are_refused_before_any_work,
+                                    mutation_rejects_unknown_check_ids,
+                                    partial_vector_directory_is_judged_honestly),
+                         /* see check_runner.c */
+                         TEST_TCASE("hostile", 120,
+                                    hostile_plugin_text_is_shown_not_obeyed,
+                                    a_closed_pipe_does_not_lose_the_results,
+                                    load_time_misbehaviour_is_a_load_error),
+                         NULL);
 }

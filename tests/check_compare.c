@@ -292,26 +292,22 @@ END_TEST
 
 Suite *make_compare_suite(void)
 {
-    Suite *s = suite_create("compare");
-    TCase *core = tcase_create("core");
-    tcase_add_test(core, equal_values_have_ratio_zero);
-    tcase_add_test(core, worst_element_is_kept);
-    tcase_add_test(core, rotated_bound_grows_with_angle);
-    tcase_add_test(core, frequency_bound_grows_with_the_pair_index);
-    tcase_add_test(core, pairing_maps_channels);
-    tcase_add_test(core, failed_case_records_a_detail_line);
-    tcase_add_test(core, result_json_round_trip_keeps_infinity);
-    tcase_add_test(core, failures_kept_up_to_the_cap_then_counted);
-    tcase_add_test(core, old_details_lines_load_as_records);
-    suite_add_tcase(s, core);
-    TCase *limits = tcase_create("limits");
-    tcase_add_test(limits, off_by_one_is_far_outside_the_bound_at_small_positions);
-    suite_add_tcase(s, limits);
-    TCase *errors = tcase_create("errors");
-    tcase_add_test(errors, nan_output_is_never_within_a_bound);
-    tcase_add_test(errors, a_check_that_ran_nothing_is_not_applicable);
-    tcase_add_test(errors, atomic_write_reports_unwritable_path);
-    tcase_add_test(errors, atomic_write_leaves_no_temporary);
-    suite_add_tcase(s, errors);
-    return s;
+    return test_suite_of("compare",
+                         TEST_TCASE("core", 0,
+                                    equal_values_have_ratio_zero,
+                                    worst_element_is_kept,
+                                    rotated_bound_grows_with_angle,
+                                    frequency_bound_grows_with_the_pair_index,
+                                    pairing_maps_channels,
+                                    failed_case_records_a_detail_line,
+                                    result_json_round_trip_keeps_infinity,
+                                    failures_kept_up_to_the_cap_then_counted,
+                                    old_details_lines_load_as_records),
+                         TEST_TCASE("limits", 0, off_by_one_is_far_outside_the_bound_at_small_positions),
+                         TEST_TCASE("errors", 0,
+                                    nan_output_is_never_within_a_bound,
+                                    a_check_that_ran_nothing_is_not_applicable,
+                                    atomic_write_reports_unwritable_path,
+                                    atomic_write_leaves_no_temporary),
+                         NULL);
 }

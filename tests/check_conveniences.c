@@ -146,8 +146,7 @@ START_TEST(impl_file_name_is_in_the_working_directory)
     ck_assert_msg(rc == 0, "exit %d:\n%.4000s", rc, out);
     ck_assert_msg(strstr(out, "certifying ./myrope.so") != NULL, "%.4000s", out);
     free(out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -268,8 +267,7 @@ START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
     free(results);
     snprintf(path, sizeof(path), "%s/usr/share/pecert/vectors/t5", dir);
     ck_assert_int_eq(access(path, R_OK), 0);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -346,20 +344,18 @@ END_TEST
 
 Suite *make_conveniences_suite(void)
 {
-    Suite *s = suite_create("conveniences");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, jobs_read_as_one_at_a_time);
-    tcase_add_test(core, fail_fast_stops_at_the_first_failure);
-    tcase_add_test(core, durations_list_the_slowest_checks);
-    tcase_add_test(core, impl_file_name_is_in_the_working_directory);
-    tcase_add_test(core, not_implemented_checks_fold_into_one_line);
-    tcase_add_test(core, mistyped_names_get_a_suggestion);
-    tcase_add_test(core, every_command_help_gives_options_and_exit_statuses);
-    tcase_add_test(core, make_install_gives_a_working_pecert_and_a_pkg_config_file);
-    tcase_add_test(core, case_reruns_the_one_vector_a_failure_names);
-    tcase_add_test(core, last_failed_reruns_the_failures_of_a_results_file);
-    tcase_add_test(core, all_profiles_in_parallel_read_as_in_sequence);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("conveniences",
+                         TEST_TCASE("core", 120,
+                                    jobs_read_as_one_at_a_time,
+                                    fail_fast_stops_at_the_first_failure,
+                                    durations_list_the_slowest_checks,
+                                    impl_file_name_is_in_the_working_directory,
+                                    not_implemented_checks_fold_into_one_line,
+                                    mistyped_names_get_a_suggestion,
+                                    every_command_help_gives_options_and_exit_statuses,
+                                    make_install_gives_a_working_pecert_and_a_pkg_config_file,
+                                    case_reruns_the_one_vector_a_failure_names,
+                                    last_failed_reruns_the_failures_of_a_results_file,
+                                    all_profiles_in_parallel_read_as_in_sequence),
+                         NULL);
 }

@@ -234,13 +234,8 @@ END_TEST
 static void expect_refusal(const fast_handle *h, const char *name, pecert_cope_args a, const float *out, size_t n,
                            pecert_status want, const char *field)
 {
-    pecert_status st = h->plugin.desc->cope_logits(h->instance, &a);
-    const char *err = h->plugin.desc->last_error(h->instance);
-    ck_assert_msg(st == want, "%s: %s returned %d, want %d (%s)", name, field, st, want, err);
-    ck_assert_msg(strstr(err, field) != NULL, "%s: the error '%s' does not name %s", name, err, field);
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_msg(out[i] == -7.0f, "%s: %s refused but an output was written", name, field);
-    }
+    expect_refused(h, name, h->plugin.desc->cope_logits(h->instance, &a), want, field);
+    expect_unwritten(out, n, -7.0f, name, field);
 }
 
 START_TEST(test_refusals)
@@ -341,14 +336,12 @@ END_TEST
 
 Suite *make_cope_suite(void)
 {
-    Suite *s = suite_create("cope");
-    TCase *tc = tcase_create("cope");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_on_paper);
-    tcase_add_test(tc, test_scale_on_paper);
-    tcase_add_test(tc, test_fast_invariants);
-    tcase_add_test(tc, test_refusals);
-    tcase_add_test(tc, test_nan_position);
-    suite_add_tcase(s, tc);
-    return s;
+    return test_suite_of("cope",
+                         TEST_TCASE("cope", 120,
+                                    test_on_paper,
+                                    test_scale_on_paper,
+                                    test_fast_invariants,
+                                    test_refusals,
+                                    test_nan_position),
+                         NULL);
 }

@@ -379,9 +379,7 @@ START_TEST(command_reads_npy_and_names_the_bug)
                      "%s/post.npy", dir, dir);
     ck_assert_msg(rc == 2 && strstr(out, "the model's layer types are sliding, full") != NULL, "rc %d:\n%s", rc, out);
     free_dump(&d);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -451,9 +449,7 @@ START_TEST(safetensors_dumps)
     ck_assert_msg(rc == 2 && strstr(out, "bad.safetensors:q: shape: dimension 2 is not an integer in 0..") != NULL,
                   "rc %d:\n%s", rc, out);
     free_dump(&d);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -525,9 +521,7 @@ START_TEST(bad_files_are_one_line_and_exit_2)
         ck_assert_msg(strstr(out, path) != NULL && strstr(out, cases[c].says) != NULL, "%s: %s", cases[c].name, out);
         ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "%s: more than one line: %s", cases[c].name, out);
     }
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -832,9 +826,7 @@ START_TEST(cache_command_reports_slot_ranges)
     ck_assert_msg(rc == 2 && strstr(out, "k_pre.npy: float32: positions must be int64 or int32"), "rc %d:\n%s", rc,
                   out);
     free_cache(&c);
-    char cmd[1200];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -935,8 +927,7 @@ START_TEST(trace_names_the_first_diverging_step)
     ck_assert_int_eq(system(cmd), 0);
     rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s/t", dir);
     ck_assert_msg(rc == 2 && strstr(out, "/t: no step_NNNN directory") != NULL, "rc %d:\n%s", rc, out);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -968,28 +959,25 @@ START_TEST(dump_runs_the_plugin_isolated)
     ck_assert_msg(rc == 1 && strstr(out, "beyond the plugin's declared scope: position 70000 past the declared "
                                          "max_position 65536") != NULL,
                   "exit %d: %s", rc, out);
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
 Suite *make_dumps_suite(void)
 {
-    Suite *s = suite_create("dumps");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, npy_reader_limits);
-    tcase_add_test(core, correct_engines_recover_exact_positions);
-    tcase_add_test(core, planted_bugs_are_named);
-    tcase_add_test(core, ref_dumps_of_the_planted_cases_are_clean);
-    tcase_add_test(core, command_reads_npy_and_names_the_bug);
-    tcase_add_test(core, bad_files_are_one_line_and_exit_2);
-    tcase_add_test(core, safetensors_dumps);
-    tcase_add_test(core, theta_outside_the_common_list_is_fitted);
-    tcase_add_test(core, cache_slot_bugs_are_found_by_slot);
-    tcase_add_test(core, cache_command_reports_slot_ranges);
-    tcase_add_test(core, trace_names_the_first_diverging_step);
-    tcase_add_test(core, dump_runs_the_plugin_isolated);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("dumps",
+                         TEST_TCASE("core", 120,
+                                    npy_reader_limits,
+                                    correct_engines_recover_exact_positions,
+                                    planted_bugs_are_named,
+                                    ref_dumps_of_the_planted_cases_are_clean,
+                                    command_reads_npy_and_names_the_bug,
+                                    bad_files_are_one_line_and_exit_2,
+                                    safetensors_dumps,
+                                    theta_outside_the_common_list_is_fitted,
+                                    cache_slot_bugs_are_found_by_slot,
+                                    cache_command_reports_slot_ranges,
+                                    trace_names_the_first_diverging_step,
+                                    dump_runs_the_plugin_isolated),
+                         NULL);
 }

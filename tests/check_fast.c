@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "fast_handle.h"
 #include "suites.h"
 
@@ -33,29 +34,11 @@ static pecert_rope_config make_config(int32_t head_dim, int32_t rotary_dim)
 static pecert_tensor view3(void *data, pecert_dtype dtype, int64_t t, int64_t h, int64_t d,
                            int64_t chan_stride)
 {
-    pecert_tensor v;
+    const int64_t row = d * chan_stride + 3; /* padded rows */
+    pecert_tensor v = pecert_tensor_3d(data, t, h, d, h * row, row, chan_stride);
 
-    memset(&v, 0, sizeof(v));
-    v.struct_size = sizeof(v);
     v.dtype = dtype;
-    v.ndim = 3;
-    v.data = data;
-    v.shape[0] = t;
-    v.shape[1] = h;
-    v.shape[2] = d;
-    v.strides[2] = chan_stride;
-    v.strides[1] = d * chan_stride + 3; /* padded rows */
-    v.strides[0] = h * v.strides[1];
     return v;
-}
-
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /* One apply shape; x holds `bytes` of random (or given) bits. */
@@ -202,7 +185,7 @@ static unsigned char *random_input(const apply_shape *s, uint64_t seed)
 
     ck_assert(x != NULL);
     for (size_t i = 0; i + 4 <= bytes; i += 4) {
-        float v = (float)((double)(next_random(&seed) >> 40) * 0x1p-22 - 2.0);
+        float v = (float)((double)(test_next_random(&seed) >> 40) * 0x1p-22 - 2.0);
         uint32_t bits;
 
         memcpy(&bits, &v, 4);
@@ -367,7 +350,7 @@ static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing 
 
     ck_assert(x != NULL && want != NULL && got != NULL && pos != NULL);
     for (size_t i = 0; i < bytes; i += 2) { /* finite halves; f32 from pairs of them */
-        uint16_t bits = (uint16_t)(next_random(&seed) >> 48) & 0xbbff;
+        uint16_t bits = (uint16_t)(test_next_random(&seed) >> 48) & 0xbbff;
         memcpy(x + i, &bits, 2);
     }
     fill_positions(pos, tokens);
@@ -613,20 +596,16 @@ END_TEST
 
 Suite *make_fast_suite(void)
 {
-    Suite *s = suite_create("fast");
-    TCase *core = tcase_create("core");
-    TCase *errors = tcase_create("errors");
-
-    tcase_set_timeout(core, 60);
-    tcase_add_test(core, isa_variants_agree_on_every_layout);
-    tcase_add_test(core, isa_variants_agree_on_every_half_pattern);
-    tcase_add_test(core, isa_variants_agree_on_tables);
-    tcase_add_test(core, streaming_and_threads_do_not_change_bits);
-    tcase_add_test(core, angles_match_ref_near_and_far);
-    tcase_add_test(errors, bad_arguments_are_refused_with_a_message);
-    tcase_add_test(errors, isa_choice_and_threads_are_described);
-    tcase_add_test(errors, self_overlapping_output_runs_canonically);
-    suite_add_tcase(s, core);
-    suite_add_tcase(s, errors);
-    return s;
+    return test_suite_of("fast",
+                         TEST_TCASE("core", 60,
+                                    isa_variants_agree_on_every_layout,
+                                    isa_variants_agree_on_every_half_pattern,
+                                    isa_variants_agree_on_tables,
+                                    streaming_and_threads_do_not_change_bits,
+                                    angles_match_ref_near_and_far),
+                         TEST_TCASE("errors", 0,
+                                    bad_arguments_are_refused_with_a_message,
+                                    isa_choice_and_threads_are_described,
+                                    self_overlapping_output_runs_canonically),
+                         NULL);
 }

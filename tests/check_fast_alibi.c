@@ -230,19 +230,10 @@ static void assert_same(const bias_buffer *want, const bias_buffer *got, const b
 
 /* ---- positions and layouts ------------------------------------------------ */
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* A value in [-POS_MAX, POS_MAX]. */
 static int64_t random_position(uint64_t *state)
 {
-    return (int64_t)(next_random(state) % (2 * (uint64_t)POS_MAX + 1)) - POS_MAX;
+    return (int64_t)(test_next_random(state) % (2 * (uint64_t)POS_MAX + 1)) - POS_MAX;
 }
 
 enum { SET_SMALL, SET_HUGE, SET_RANDOM, SET_WORDS, SET_COUNT };
@@ -582,17 +573,12 @@ END_TEST
 
 Suite *make_fast_alibi_suite(void)
 {
-    Suite *s = suite_create("fast_alibi");
-    TCase *core = tcase_create("core");
-    TCase *errors = tcase_create("errors");
-
-    tcase_set_timeout(core, 60);
-    tcase_add_test(core, model_slopes_are_the_papers);
-    tcase_add_test(core, every_isa_gives_the_scalar_bits_on_every_tail);
-    tcase_add_test(core, threads_and_streaming_do_not_change_bits);
-    tcase_add_test(core, overlapping_rows_are_written_in_order);
-    tcase_add_test(errors, bad_arguments_write_nothing);
-    suite_add_tcase(s, core);
-    suite_add_tcase(s, errors);
-    return s;
+    return test_suite_of("fast_alibi",
+                         TEST_TCASE("core", 60,
+                                    model_slopes_are_the_papers,
+                                    every_isa_gives_the_scalar_bits_on_every_tail,
+                                    threads_and_streaming_do_not_change_bits,
+                                    overlapping_rows_are_written_in_order),
+                         TEST_TCASE("errors", 0, bad_arguments_write_nothing),
+                         NULL);
 }

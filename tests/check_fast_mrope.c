@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks.h"
 #include "fast_handle.h"
 #include "suites.h"
 
@@ -46,34 +47,14 @@ static pecert_rope_config make_config(const mrope_shape *s)
 
 static pecert_tensor view(const mrope_shape *s, float *data)
 {
-    pecert_tensor v;
+    const int64_t row = s->head_dim * s->chan_stride;
 
-    memset(&v, 0, sizeof(v));
-    v.struct_size = sizeof(v);
-    v.dtype = PECERT_DTYPE_F32;
-    v.ndim = 3;
-    v.data = data;
-    v.shape[0] = s->tokens;
-    v.shape[1] = s->heads;
-    v.shape[2] = s->head_dim;
-    v.strides[2] = s->chan_stride;
-    v.strides[1] = s->head_dim * s->chan_stride;
-    v.strides[0] = s->heads * v.strides[1];
-    return v;
+    return pecert_tensor_3d(data, s->tokens, s->heads, s->head_dim, s->heads * row, row, s->chan_stride);
 }
 
 static size_t shape_floats(const mrope_shape *s)
 {
     return (size_t)(s->tokens * s->heads * s->head_dim * s->chan_stride);
-}
-
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 /* 64-byte aligned: streaming stores need aligned rows. */
@@ -91,7 +72,7 @@ static float *random_floats(size_t n, uint64_t seed)
     float *x = alloc_floats(n);
 
     for (size_t i = 0; i < n; i++) {
-        x[i] = (float)((double)(next_random(&seed) >> 40) * 0x1p-22 - 2.0);
+        x[i] = (float)((double)(test_next_random(&seed) >> 40) * 0x1p-22 - 2.0);
     }
     return x;
 }
@@ -340,13 +321,10 @@ END_TEST
 
 Suite *make_fast_mrope_suite(void)
 {
-    Suite *s = suite_create("fast_mrope");
-    TCase *core = tcase_create("core");
-
-    tcase_set_timeout(core, 60);
-    tcase_add_test(core, mrope_isa_variants_agree);
-    tcase_add_test(core, mrope_with_identical_axes_is_rope_apply);
-    tcase_add_test(core, mrope_threads_and_streaming_do_not_change_bits);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("fast_mrope",
+                         TEST_TCASE("core", 60,
+                                    mrope_isa_variants_agree,
+                                    mrope_with_identical_axes_is_rope_apply,
+                                    mrope_threads_and_streaming_do_not_change_bits),
+                         NULL);
 }

@@ -316,14 +316,12 @@ END_TEST
 
 Suite *make_hostile_suite(void)
 {
-    Suite *s = suite_create("hostile_input");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 600);
-    tcase_add_test(core, every_reader_refuses_a_fifo_or_a_directory);
-    tcase_add_test(core, safetensors_names_are_read_as_the_library_reads_them_or_refused);
-    tcase_add_test(core, int64_elements_past_2_53_are_refused_with_their_value);
-    tcase_add_test(core, a_results_file_of_more_checks_than_a_run_is_refused_before_parsing);
-    tcase_add_test(core, a_nan_output_is_diagnosed_as_a_nan);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("hostile_input",
+                         TEST_TCASE("core", 600,
+                                    every_reader_refuses_a_fifo_or_a_directory,
+                                    safetensors_names_are_read_as_the_library_reads_them_or_refused,
+                                    int64_elements_past_2_53_are_refused_with_their_value,
+                                    a_results_file_of_more_checks_than_a_run_is_refused_before_parsing,
+                                    a_nan_output_is_diagnosed_as_a_nan),
+                         NULL);
 }

@@ -60,10 +60,8 @@ END_TEST
 
 Suite *make_hypotheses_suite(void)
 {
-    Suite *s = suite_create("hypotheses");
     TCase *core = tcase_create("core");
     tcase_set_timeout(core, 120);
     tcase_add_loop_test(core, each_base_gets_the_hypothesis_of_its_bug, 0, (int)(2 * N_CASES));
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("hypotheses", core, NULL);
 }

@@ -90,18 +90,16 @@ END_TEST
 
 Suite *make_plugin_load_suite(void)
 {
-    Suite *s = suite_create("plugin_load");
-    TCase *core = tcase_create("core");
-    tcase_add_test(core, ref_loads_and_is_described);
-    tcase_add_test(core, names_resolve_to_the_impl_dir);
-    tcase_add_test(core, status_names_are_distinct);
-    suite_add_tcase(s, core);
-    TCase *errors = tcase_create("errors");
-    tcase_add_test(errors, wrong_major_version_is_refused);
-    tcase_add_test(errors, missing_entry_symbol_is_refused);
-    tcase_add_test(errors, too_small_descriptor_is_refused);
-    tcase_add_test(errors, entry_returning_null_is_refused);
-    tcase_add_test(errors, missing_file_is_refused);
-    suite_add_tcase(s, errors);
-    return s;
+    return test_suite_of("plugin_load",
+                         TEST_TCASE("core", 0,
+                                    ref_loads_and_is_described,
+                                    names_resolve_to_the_impl_dir,
+                                    status_names_are_distinct),
+                         TEST_TCASE("errors", 0,
+                                    wrong_major_version_is_refused,
+                                    missing_entry_symbol_is_refused,
+                                    too_small_descriptor_is_refused,
+                                    entry_returning_null_is_refused,
+                                    missing_file_is_refused),
+                         NULL);
 }

@@ -241,13 +241,8 @@ END_TEST
 static void expect_refusal(const fast_handle *h, const char *name, pecert_posinterp_args a, const float *out, size_t n,
                            pecert_status want, const char *field)
 {
-    pecert_status st = h->plugin.desc->pos_interpolate(h->instance, &a);
-    const char *err = h->plugin.desc->last_error(h->instance);
-    ck_assert_msg(st == want, "%s: %s returned %d, want %d (%s)", name, field, st, want, err);
-    ck_assert_msg(strstr(err, field) != NULL, "%s: the error '%s' does not name %s", name, err, field);
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_msg(out[i] == -1.0f, "%s: %s refused but out[%zu] was written", name, field, i);
-    }
+    expect_refused(h, name, h->plugin.desc->pos_interpolate(h->instance, &a), want, field);
+    expect_unwritten(out, n, -1.0f, name, field);
 }
 
 START_TEST(test_refusals)
@@ -317,12 +312,10 @@ END_TEST
 
 Suite *make_posinterp_suite(void)
 {
-    Suite *s = suite_create("posinterp");
-    TCase *tc = tcase_create("posinterp");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_on_paper);
-    tcase_add_test(tc, test_fast_matches_ref);
-    tcase_add_test(tc, test_refusals);
-    suite_add_tcase(s, tc);
-    return s;
+    return test_suite_of("posinterp",
+                         TEST_TCASE("posinterp", 120,
+                                    test_on_paper,
+                                    test_fast_matches_ref,
+                                    test_refusals),
+                         NULL);
 }

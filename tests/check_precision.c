@@ -103,13 +103,11 @@ END_TEST
 
 Suite *make_precision_suite(void)
 {
-    Suite *s = suite_create("precision");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, grade_is_the_largest_multiple_of_the_official_error);
-    tcase_add_test(core, recurrence_passes_and_is_graded_less_precise);
-    tcase_add_test(core, official_arithmetic_is_graded_as_precise);
-    tcase_add_test(core, certify_says_less_precise_and_certifies);
-    suite_add_tcase(s, core);
-    return s;
+    return test_suite_of("precision",
+                         TEST_TCASE("core", 120,
+                                    grade_is_the_largest_multiple_of_the_official_error,
+                                    recurrence_passes_and_is_graded_less_precise,
+                                    official_arithmetic_is_graded_as_precise,
+                                    certify_says_less_precise_and_certifies),
+                         NULL);
 }

@@ -66,6 +66,20 @@ static void assert_same_file(const char *a, const char *b)
     free(y);
 }
 
+/* The JSON, HTML and JUnit outputs dir/A.* and dir/B.* are byte for byte
+ * the same. */
+static void assert_same_outputs(const char *dir, const char *a, const char *b)
+{
+    const char *ext[3] = {"json", "html", "xml"};
+    for (int i = 0; i < 3; i++) {
+        char pa[256];
+        char pb[256];
+        snprintf(pa, sizeof(pa), "%s/%s.%s", dir, a, ext[i]);
+        snprintf(pb, sizeof(pb), "%s/%s.%s", dir, b, ext[i]);
+        assert_same_file(pa, pb);
+    }
+}
+
 static size_t count(const char *text, const char *needle)
 {
     size_t n = 0;
@@ -709,17 +723,8 @@ START_TEST(merged_shards_equal_an_unsharded_run_byte_for_byte)
     /* shards in any order */
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/s3.json %s/s1.json %s/s2.json --no-timings -o %s/m.html "
                             "--json %s/m.json --junit %s/m.xml", dir, dir, dir, dir, dir, dir), 1);
-    const char *ext[3] = {"json", "html", "xml"};
-    for (int i = 0; i < 3; i++) {
-        char a[256];
-        char b[256];
-        snprintf(a, sizeof(a), "%s/one.%s", dir, ext[i]);
-        snprintf(b, sizeof(b), "%s/m.%s", dir, ext[i]);
-        assert_same_file(a, b);
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    assert_same_outputs(dir, "one", "m");
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -747,17 +752,8 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     free(json);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/a.json -o %s/b.html --json %s/b.json --junit %s/b.xml",
                             dir, dir, dir, dir), 1);
-    const char *ext[3] = {"json", "html", "xml"};
-    for (int i = 0; i < 3; i++) {
-        char a[256];
-        char b[256];
-        snprintf(a, sizeof(a), "%s/a.%s", dir, ext[i]);
-        snprintf(b, sizeof(b), "%s/b.%s", dir, ext[i]);
-        assert_same_file(a, b);
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    assert_same_outputs(dir, "a", "b");
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -783,8 +779,7 @@ static void assert_report_refuses(const char *inputs, const char *names, const c
         snprintf(path, sizeof(path), "%s/r.%s", dir, ext[i]);
         ck_assert_msg(!exists(path), "%s written despite bad input", path);
     }
-    snprintf(path, sizeof(path), "rm -rf %s", dir);
-    ck_assert_int_eq(system(path), 0);
+    test_remove_dir(dir);
 }
 
 /* A results file (one shard of sin_interleaved) for the error tests. */
@@ -1069,8 +1064,7 @@ START_TEST(report_outputs_are_all_or_none)
                                "test \"$(stat -c %%a %s/a.html)\" = \"$(umask -S >/dev/null; printf '%%o' $((0666 & ~$(umask))))\"",
              dir, dir);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -1328,8 +1322,7 @@ START_TEST(bench_files_change_the_html_only)
     free(without);
     free(with);
     unlink(good);
-    snprintf(out, sizeof(out), "rm -rf %s", dir);
-    ck_assert_int_eq(system(out), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
@@ -1468,49 +1461,42 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
     cJSON_Delete(merged);
     free(whole_text);
     free(merged_text);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    test_remove_dir(dir);
 }
 END_TEST
 
 Suite *make_reports_suite(void)
 {
-    Suite *s = suite_create("reports");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, escape_replaces_markup_quotes_and_bad_bytes);
-    tcase_add_test(core, separation_takes_honest_worst_and_mutant_least_per_check);
-    tcase_add_test(core, html_and_junit_escape_every_plugin_and_vector_string);
-    tcase_add_test(core, identical_plots_are_drawn_once_and_exact_ones_are_a_line);
-    tcase_add_test(core, the_plotted_bound_is_the_plotted_error_s_own);
-    tcase_add_test(core, plot_axis_comes_from_the_samples_not_the_check_id);
-    tcase_add_test(core, case_log_round_trips_and_forged_logs_are_refused);
-    tcase_add_test(core, junit_is_well_formed_with_one_testcase_per_check_per_plugin);
-    tcase_add_test(core, mutants_pass_when_caught_and_fail_when_escaped);
-    tcase_add_test(core, json_round_trip_keeps_points_heatmap_and_citations);
-    tcase_add_test(core, shards_cover_every_check_exactly_once);
-    tcase_add_test(core, merged_shards_equal_an_unsharded_run_byte_for_byte);
-    tcase_add_test(core, report_merges_shards_per_plugin_and_round_trips);
-    tcase_add_test(core, mutant_runs_are_summarized_and_point_to_their_file);
-    suite_add_tcase(s, core);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 60);
-    tcase_add_test(errors, report_refuses_a_missing_file);
-    tcase_add_test(errors, report_refuses_a_wrong_schema_or_bad_json);
-    tcase_add_test(errors, report_refuses_incomplete_or_repeated_shards);
-    tcase_add_test(errors, report_refuses_an_edited_results_file);
-    tcase_add_test(errors, report_outputs_are_all_or_none);
-    tcase_add_test(errors, report_refuses_a_verdict_its_record_contradicts);
-    tcase_add_test(errors, report_refuses_shards_edited_by_hand);
-    tcase_add_test(errors, run_refuses_a_bad_shard);
-    suite_add_tcase(s, errors);
-    TCase *bench = tcase_create("bench");
-    tcase_set_timeout(bench, 60);
-    tcase_add_test(bench, speed_section_shows_the_figures_of_the_bench_files);
-    tcase_add_test(bench, speed_section_without_mrope_or_peers);
-    tcase_add_test(bench, bench_files_change_the_html_only);
+    TCase *bench = TEST_TCASE("bench", 60,
+                              speed_section_shows_the_figures_of_the_bench_files,
+                              speed_section_without_mrope_or_peers,
+                              bench_files_change_the_html_only);
     tcase_add_loop_test(bench, report_refuses_a_malformed_bench_file, 0, N_BAD_BENCH);
     tcase_add_test(bench, report_refuses_two_bench_files_of_one_schema);
-    suite_add_tcase(s, bench);
-    return s;
+    return test_suite_of("reports",
+                         TEST_TCASE("core", 120,
+                                    escape_replaces_markup_quotes_and_bad_bytes,
+                                    separation_takes_honest_worst_and_mutant_least_per_check,
+                                    html_and_junit_escape_every_plugin_and_vector_string,
+                                    identical_plots_are_drawn_once_and_exact_ones_are_a_line,
+                                    the_plotted_bound_is_the_plotted_error_s_own,
+                                    plot_axis_comes_from_the_samples_not_the_check_id,
+                                    case_log_round_trips_and_forged_logs_are_refused,
+                                    junit_is_well_formed_with_one_testcase_per_check_per_plugin,
+                                    mutants_pass_when_caught_and_fail_when_escaped,
+                                    json_round_trip_keeps_points_heatmap_and_citations,
+                                    shards_cover_every_check_exactly_once,
+                                    merged_shards_equal_an_unsharded_run_byte_for_byte,
+                                    report_merges_shards_per_plugin_and_round_trips,
+                                    mutant_runs_are_summarized_and_point_to_their_file),
+                         TEST_TCASE("errors", 60,
+                                    report_refuses_a_missing_file,
+                                    report_refuses_a_wrong_schema_or_bad_json,
+                                    report_refuses_incomplete_or_repeated_shards,
+                                    report_refuses_an_edited_results_file,
+                                    report_outputs_are_all_or_none,
+                                    report_refuses_a_verdict_its_record_contradicts,
+                                    report_refuses_shards_edited_by_hand,
+                                    run_refuses_a_bad_shard),
+                         bench, NULL);
 }

@@ -198,14 +198,6 @@ END_TEST
 
 /* ---- fast against ref --------------------------------------------------------- */
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 typedef struct fast_shape {
     apply_case c;
     int32_t head_dim;
@@ -235,10 +227,10 @@ static void compare_fast(const fast_shape *s, const char *isa)
     ck_assert(x != NULL && want != NULL && got != NULL && pos != NULL);
     uint64_t state = 0x726f706532640001ull + (uint64_t)s->head_dim;
     for (size_t i = 0; i < n; i++) {
-        x[i] = (float)((double)(next_random(&state) >> 11) * 0x1p-53 * 2.0 - 1.0);
+        x[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-53 * 2.0 - 1.0);
     }
     for (int64_t i = 0; i < 2 * s->tokens; i++) {
-        pos[i] = (int64_t)(next_random(&state) % (uint64_t)(s->spread + s->spread / 8)) - s->spread / 8;
+        pos[i] = (int64_t)(test_next_random(&state) % (uint64_t)(s->spread + s->spread / 8)) - s->spread / 8;
     }
     fast_handle ref;
     fast_handle fast;
@@ -295,10 +287,7 @@ END_TEST
 static void expect_apply_refusal(const fast_handle *h, const char *name, pecert_rope2d_apply_args a, pecert_status want,
                                  const char *field)
 {
-    pecert_status st = h->plugin.desc->rope2d_apply(h->instance, &a);
-    const char *err = h->plugin.desc->last_error(h->instance);
-    ck_assert_msg(st == want, "%s: %s returned %d, want %d (%s)", name, field, st, want, err);
-    ck_assert_msg(strstr(err, field) != NULL, "%s: the error '%s' does not name %s", name, err, field);
+    expect_refused(h, name, h->plugin.desc->rope2d_apply(h->instance, &a), want, field);
 }
 
 START_TEST(test_refusals)
@@ -375,15 +364,13 @@ END_TEST
 
 Suite *make_rope2d_suite(void)
 {
-    Suite *s = suite_create("rope2d");
-    TCase *tc = tcase_create("rope2d");
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_index_on_paper);
-    tcase_add_test(tc, test_attention_windows_on_paper);
-    tcase_add_test(tc, test_attention_windows_fast_matches_ref);
-    tcase_add_test(tc, test_apply_on_paper);
-    tcase_add_test(tc, test_fast_matches_ref);
-    tcase_add_test(tc, test_refusals);
-    suite_add_tcase(s, tc);
-    return s;
+    return test_suite_of("rope2d",
+                         TEST_TCASE("rope2d", 120,
+                                    test_index_on_paper,
+                                    test_attention_windows_on_paper,
+                                    test_attention_windows_fast_matches_ref,
+                                    test_apply_on_paper,
+                                    test_fast_matches_ref,
+                                    test_refusals),
+                         NULL);
 }

@@ -399,30 +399,24 @@ END_TEST
 
 Suite *make_runner_suite(void)
 {
-    Suite *s = suite_create("runner");
-    TCase *core = tcase_create("core");
-    tcase_set_timeout(core, 120);
-    tcase_add_test(core, ref_passes_golden_frequencies);
-    tcase_add_test(core, filter_takes_several_globs_and_exclusions);
-    tcase_add_test(core, job_pool_delivers_in_order_and_reports_dead_workers);
-    tcase_add_test(core, oracle_refusal_is_not_the_plugins_failure);
-    tcase_add_test(core, text_only_rotation_judged_without_mrope_index);
-    tcase_add_test(core, narrow_engines_get_verdicts_inside_their_scope);
-    tcase_add_test(core, shifted_positions_fail_golden_apply);
-    suite_add_tcase(s, core);
-    TCase *errors = tcase_create("errors");
-    tcase_set_timeout(errors, 120);
-    tcase_add_test(errors, segfaulting_plugin_is_a_crash_naming_the_case);
-    tcase_add_test(errors, hanging_plugin_times_out_and_the_run_finishes);
-    tcase_add_test(errors, nan_output_fails_golden_apply);
-    tcase_add_test(errors, unknown_filter_is_a_usage_error);
-    suite_add_tcase(s, errors);
-    /* The hostile-plugin suite (README, "Reliability and threat model"):
-     * CK_RUN_CASE=hostile runs it across the suites. */
-    TCase *hostile = tcase_create("hostile");
-    tcase_set_timeout(hostile, 120);
-    tcase_add_test(hostile, forged_results_are_crashes);
-    tcase_add_test(hostile, a_grandchild_neither_holds_the_check_nor_outlives_it);
-    suite_add_tcase(s, hostile);
-    return s;
+    return test_suite_of("runner",
+                         TEST_TCASE("core", 120,
+                                    ref_passes_golden_frequencies,
+                                    filter_takes_several_globs_and_exclusions,
+                                    job_pool_delivers_in_order_and_reports_dead_workers,
+                                    oracle_refusal_is_not_the_plugins_failure,
+                                    text_only_rotation_judged_without_mrope_index,
+                                    narrow_engines_get_verdicts_inside_their_scope,
+                                    shifted_positions_fail_golden_apply),
+                         TEST_TCASE("errors", 120,
+                                    segfaulting_plugin_is_a_crash_naming_the_case,
+                                    hanging_plugin_times_out_and_the_run_finishes,
+                                    nan_output_fails_golden_apply,
+                                    unknown_filter_is_a_usage_error),
+                         /* The hostile-plugin suite (README, "Reliability and threat model"):
+                          * CK_RUN_CASE=hostile runs it across the suites. */
+                         TEST_TCASE("hostile", 120,
+                                    forged_results_are_crashes,
+                                    a_grandchild_neither_holds_the_check_nor_outlives_it),
+                         NULL);
 }

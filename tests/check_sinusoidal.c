@@ -134,14 +134,8 @@ END_TEST
 
 Suite *make_sinusoidal_suite(void)
 {
-    Suite *s = suite_create("sinusoidal");
     TCase *cross = tcase_create("cross");
     tcase_set_timeout(cross, 120);
     tcase_add_loop_test(cross, variant_fails_other_variants, 0, N_VARIANTS * N_VARIANTS);
-    suite_add_tcase(s, cross);
-    TCase *abi = tcase_create("abi");
-    tcase_set_timeout(abi, 120);
-    tcase_add_test(abi, abi_v11_plugin_is_not_supported);
-    suite_add_tcase(s, abi);
-    return s;
+    return test_suite_of("sinusoidal", cross, TEST_TCASE("abi", 120, abi_v11_plugin_is_not_supported), NULL);
 }

@@ -1822,18 +1822,9 @@ END_TEST
 #define FUZZ_PER_ROUND 500
 #define FUZZ_MAX_NODES 1024
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 static size_t rng_below(uint64_t *s, size_t n)
 {
-    return n > 0 ? (size_t)(rng_next(s) % n) : 0;
+    return n > 0 ? (size_t)(test_next_random(s) % n) : 0;
 }
 
 /* Values a generator bug or a hand edit could put anywhere. */
@@ -1925,7 +1916,7 @@ static size_t fuzz_bytes(unsigned char *buf, size_t len, uint64_t *rng)
         size_t at = rng_below(rng, len + 1);
 
         memmove(buf + at + 1, buf + at, len - at);
-        buf[at] = (unsigned char)rng_next(rng);
+        buf[at] = (unsigned char)test_next_random(rng);
         return len + 1;
     }
     default:
@@ -2289,53 +2280,49 @@ END_TEST
 
 /* ---- suite ------------------------------------------------------------- */
 
+/* A test case of tests on the tv fixture that setup builds. */
+static TCase *with_fixture(TCase *tc, void (*setup)(void))
+{
+    tcase_add_checked_fixture(tc, setup, tv_teardown);
+    return tc;
+}
+
 Suite *make_vectors_suite(void)
 {
-    Suite *s = suite_create("vectors");
-    TCase *core = tcase_create("core");
-    TCase *limits = tcase_create("limits");
-    TCase *errors = tcase_create("errors");
-
-    tcase_add_checked_fixture(core, tv_setup, tv_teardown);
-    tcase_add_test(core, core_load_valid);
-    tcase_add_test(core, core_tensors);
-    tcase_add_test(core, core_config);
-    tcase_add_test(core, core_config_variants);
-    tcase_add_test(core, core_compact_and_relative);
-    tcase_add_test(core, core_free_and_lookup);
-    tcase_add_test(core, core_bad_arguments);
-    tcase_add_test(core, core_list);
-    tcase_add_test(core, core_list_errors);
-    tcase_add_test(core, core_committed_vectors);
-    tcase_add_test(core, core_list_families);
-    suite_add_tcase(s, core);
-
-    /* A 16 MiB manifest and a 64 MiB inflate are slow under sanitizers. */
-    tcase_set_timeout(limits, 60);
-    tcase_add_checked_fixture(limits, tv_setup, tv_teardown);
-    tcase_add_test(limits, limits_manifest_size);
-    tcase_add_test(limits, limits_elements);
-    tcase_add_test(limits, limits_ndim);
-    tcase_add_test(limits, limits_payload_size);
-    tcase_add_test(limits, limits_tests_and_ids);
-    tcase_add_test(limits, limits_bomb);
-    tcase_add_test(limits, limits_err_truncation);
-    tcase_add_test(limits, limits_err_one_line);
-    suite_add_tcase(s, limits);
-
+    TCase *errors = with_fixture(tcase_create("errors"), tv_setup);
     tcase_set_timeout(errors, 120);
-    tcase_add_checked_fixture(errors, tv_setup, tv_teardown);
     tcase_add_loop_test(errors, errors_table, 0, N_BAD_CASES);
     tcase_add_loop_test(errors, errors_fuzz, 0, FUZZ_ROUNDS);
-    suite_add_tcase(s, errors);
 
-    TCase *families = tcase_create("families");
-    tcase_set_timeout(families, 120);
-    tcase_add_checked_fixture(families, fv_setup, tv_teardown);
-    tcase_add_test(families, families_load);
+    TCase *families = with_fixture(TEST_TCASE("families", 120, families_load), fv_setup);
     tcase_add_loop_test(families, families_errors_table, 0, N_FAMILY_BAD_CASES);
     tcase_add_test(families, families_posinterp_no_channels);
     tcase_add_loop_test(families, errors_fuzz, 0, FUZZ_ROUNDS);
-    suite_add_tcase(s, families);
-    return s;
+
+    return test_suite_of("vectors",
+                         with_fixture(TEST_TCASE("core", 0,
+                                                 core_load_valid,
+                                                 core_tensors,
+                                                 core_config,
+                                                 core_config_variants,
+                                                 core_compact_and_relative,
+                                                 core_free_and_lookup,
+                                                 core_bad_arguments,
+                                                 core_list,
+                                                 core_list_errors,
+                                                 core_committed_vectors,
+                                                 core_list_families),
+                                      tv_setup),
+                         /* A 16 MiB manifest and a 64 MiB inflate are slow under sanitizers. */
+                         with_fixture(TEST_TCASE("limits", 60,
+                                                 limits_manifest_size,
+                                                 limits_elements,
+                                                 limits_ndim,
+                                                 limits_payload_size,
+                                                 limits_tests_and_ids,
+                                                 limits_bomb,
+                                                 limits_err_truncation,
+                                                 limits_err_one_line),
+                                      tv_setup),
+                         errors, families, NULL);
 }

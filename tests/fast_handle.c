@@ -4,6 +4,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fast_handle.h"
 #include "suites.h"
@@ -49,4 +50,18 @@ void fast_close(fast_handle *h)
 {
     builtin_close(h);
     unsetenv("PECERT_ISA");
+}
+
+void expect_refused(const fast_handle *h, const char *name, pecert_status st, pecert_status want, const char *field)
+{
+    const char *err = h->plugin.desc->last_error(h->instance);
+    ck_assert_msg(st == want, "%s: %s returned %d, want %d (%s)", name, field, st, want, err);
+    ck_assert_msg(strstr(err, field) != NULL, "%s: the error '%s' does not name %s", name, err, field);
+}
+
+void expect_unwritten(const float *out, size_t n, float fill, const char *name, const char *field)
+{
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_msg(out[i] == fill, "%s: %s refused but out[%zu] was written", name, field, i);
+    }
 }

@@ -25,4 +25,13 @@ void fast_close(fast_handle *h);
 void builtin_open(fast_handle *h, const char *name);
 void builtin_close(fast_handle *h);
 
+/* expect_refused: a call on h (the plugin named name) that returned st
+ * must have returned want, and its last error must name field: what was
+ * wrong, said in one line. */
+void expect_refused(const fast_handle *h, const char *name, pecert_status st, pecert_status want, const char *field);
+
+/* expect_unwritten: after the refusal of field, out[0..n) must still hold
+ * fill, the value the test wrote there before the call. */
+void expect_unwritten(const float *out, size_t n, float fill, const char *name, const char *field);
+
 #endif /* PECERT_TESTS_FAST_HANDLE_H */

@@ -6,6 +6,9 @@
 #ifndef PECERT_TESTS_SUITES_H
 #define PECERT_TESTS_SUITES_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <check.h>
 
 Suite *make_vectors_suite(void);
@@ -30,6 +33,26 @@ Suite *make_dumps_suite(void);
 Suite *make_conveniences_suite(void);
 Suite *make_hostile_suite(void);
 Suite *make_certificate_suite(void);
+
+/* test_tcase_of: a test case named name holding tests[0..n) in that order;
+ * timeout_s > 0 sets its timeout, 0 keeps Check's default. TEST_TCASE
+ * takes the tests as arguments: TEST_TCASE("core", 120, a, b, c). */
+TCase *test_tcase_of(const char *name, double timeout_s, const TTest *const *tests, size_t n);
+#define TEST_TCASE(name, timeout_s, ...)                                                                          \
+    test_tcase_of((name), (timeout_s), (const TTest *const[]){__VA_ARGS__},                                      \
+                  sizeof((const TTest *const[]){__VA_ARGS__}) / sizeof(const TTest *))
+
+/* test_suite_of: a suite named name of the test cases that follow, in that
+ * order, ended by NULL. */
+Suite *test_suite_of(const char *name, ...);
+
+/* test_next_random: SplitMix64's next value from state (advanced): the
+ * tests' seeded random inputs, the same on every machine. */
+uint64_t test_next_random(uint64_t *state);
+
+/* test_remove_dir: removes the directory dir and all below it (a test's
+ * mkdtemp directory); the test fails if it cannot. */
+void test_remove_dir(const char *dir);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);

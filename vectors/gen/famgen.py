@@ -57,3 +57,14 @@ def finish(out_dir, files):
 def new_file(name, family, description, generator, provenance, notes):
     return vecfile.VectorFile(name, family, description, generator, provenance,
                               notes_catalog(notes))
+
+
+def build_and_finish(out_dir, family, generator, notes, files):
+    """One VectorFile per (name, description, provenance, build) of files, in order, each
+    filled by build(vf) before the next is made; then `finish` on them all."""
+    built = []
+    for name, description, provenance, build in files:
+        vf = new_file(name, family, description, generator, provenance, notes)
+        build(vf)
+        built.append(vf)
+    return finish(out_dir, built)

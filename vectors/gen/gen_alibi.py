@@ -241,22 +241,17 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/alibi")
     args = parser.parse_args(argv)
     s = Sources(args)
-    files = []
-    for name, desc, prov, build in (
+    return famgen.build_and_finish(args.out, FAMILY, GENERATOR, NOTES, (
         ("slopes_paper", "ALiBi slopes for 1..64 heads from the ALiBi authors' get_slopes",
-         s.alibi.provenance(s.packages), build_paper),
+         s.alibi.provenance(s.packages), lambda vf: build_paper(s, vf)),
         ("bloom", "ALiBi slopes and biases from Bloom's build_alibi_tensor",
-         s.hf_provenance(), build_bloom),
+         s.hf_provenance(), lambda vf: build_bloom(s, vf)),
         ("mpt", "ALiBi causal biases from MPT's build_mpt_alibi_tensor (alibi_bias_max)",
-         s.hf_provenance(), build_mpt),
+         s.hf_provenance(), lambda vf: build_mpt(s, vf)),
         ("mpt_foundry", "ALiBi slopes (gen_slopes) and symmetric biases (build_alibi_bias "
                         "full=True) from llm-foundry", s.foundry.provenance(s.packages),
-         build_foundry),
-    ):
-        vf = famgen.new_file(name, FAMILY, desc, GENERATOR, prov, NOTES)
-        build(s, vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+         lambda vf: build_foundry(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

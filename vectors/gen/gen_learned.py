@@ -220,19 +220,14 @@ def main(argv=None):
     packages["transformers"] = hf.transformers.__version__
     hf_prov = {"repo": hfref.REF_REPO, "commit": hfref.REF_COMMIT, "tag": hfref.REF_TAG,
                "packages": packages}
-    files = []
-    for name, desc, prov, build in (
+    return famgen.build_and_finish(args.out, FAMILY, GENERATOR, NOTES, (
         ("fairseq", "Learned positions, fairseq LearnedPositionalEmbedding (padding_idx offset)",
          fs.provenance(packages), lambda vf: build_fairseq(fs_lpe, torch, vf)),
         ("roberta", "Learned positions, transformers RobertaEmbeddings (padding_idx offset)",
          hf_prov, lambda vf: build_roberta(hf, torch, vf)),
         ("bert", "Learned positions, transformers BertEmbeddings (plain indexing)", hf_prov,
          lambda vf: build_bert(hf, torch, vf)),
-    ):
-        vf = famgen.new_file(name, FAMILY, desc, GENERATOR, prov, NOTES)
-        build(vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+    ))
 
 
 if __name__ == "__main__":

@@ -261,18 +261,14 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/mrope")
     args = parser.parse_args(argv)
     s = Sources(args)
-    files = []
-    for name, desc, build in (
-        ("index", "M-RoPE position ids from Qwen2VLModel.get_rope_index", build_index),
+    return famgen.build_and_finish(args.out, "mrope", GENERATOR, NOTES, (
+        ("index", "M-RoPE position ids from Qwen2VLModel.get_rope_index", s.prov,
+         lambda vf: build_index(s, vf)),
         ("apply", "M-RoPE apply: Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb",
-         build_apply),
+         s.prov, lambda vf: build_apply(s, vf)),
         ("apply_interleaved", "Interleaved M-RoPE apply (Qwen3-VL): Qwen3VLTextRotaryEmbedding + "
-                              "apply_rotary_pos_emb", build_apply_interleaved),
-    ):
-        vf = famgen.new_file(name, "mrope", desc, GENERATOR, s.prov, NOTES)
-        build(s, vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+                              "apply_rotary_pos_emb", s.prov, lambda vf: build_apply_interleaved(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

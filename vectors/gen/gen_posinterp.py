@@ -326,20 +326,16 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/posinterp")
     args = parser.parse_args(argv)
     s = Sources(args)
-    files = []
-    for name, desc, build, prov in (
-        ("vit", "ViT-family interpolate_pos_encoding (ViT, DeiT, CLIP, DINOv2) in transformers", build_vit,
-         s.hf_prov),
+    return famgen.build_and_finish(args.out, "posinterp", GENERATOR, NOTES, (
+        ("vit", "ViT-family interpolate_pos_encoding (ViT, DeiT, CLIP, DINOv2) in transformers", s.hf_prov,
+         lambda vf: build_vit(s, vf)),
         ("dinov2", "The authors' DINOv2 interpolate_pos_encoding (scale_factor form; registers' antialias)",
-         build_dinov2, s.dinov2_prov),
-        ("siglip2", "Siglip2 resize_positional_embeddings (bilinear, antialias)", build_siglip2, s.hf_prov),
+         s.dinov2_prov, lambda vf: build_dinov2(s, vf)),
+        ("siglip2", "Siglip2 resize_positional_embeddings (bilinear, antialias)", s.hf_prov,
+         lambda vf: build_siglip2(s, vf)),
         ("qwen3_vl", "Qwen3-VL fast_pos_embed_interpolate (bilinear, align_corners, merge windows)",
-         build_qwen3_vl, s.hf_prov),
-    ):
-        vf = famgen.new_file(name, "posinterp", desc, GENERATOR, prov, NOTES)
-        build(s, vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+         s.hf_prov, lambda vf: build_qwen3_vl(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

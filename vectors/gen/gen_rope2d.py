@@ -507,16 +507,13 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/rope2d")
     args = parser.parse_args(argv)
     s = Sources(hfref.Reference(args.transformers))
-    files = []
-    for name, desc, build in (
+    return famgen.build_and_finish(args.out, "rope2d", GENERATOR, NOTES, (
         ("index", "2-D vision RoPE patch positions (Qwen2-VL rot_pos_emb, Pixtral "
-                  "position_ids_in_meshgrid, Llama 4 Llama4VisionRotaryEmbedding)", build_index),
-        ("apply", "2-D vision RoPE rotation, recorded from each vision tower's forward", build_apply),
-    ):
-        vf = famgen.new_file(name, "rope2d", desc, GENERATOR, s.prov, NOTES)
-        build(s, vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+                  "position_ids_in_meshgrid, Llama 4 Llama4VisionRotaryEmbedding)", s.prov,
+         lambda vf: build_index(s, vf)),
+        ("apply", "2-D vision RoPE rotation, recorded from each vision tower's forward", s.prov,
+         lambda vf: build_apply(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

@@ -318,21 +318,17 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="output directory, e.g. vectors/sinusoidal")
     args = parser.parse_args(argv)
     s = Sources(args)
-    files = []
-    for name, desc, prov, build in (
+    return famgen.build_and_finish(args.out, FAMILY, GENERATOR, NOTES, (
         ("interleaved", "Sinusoidal, interleaved sin/cos (AIAYN 3.5; transformers "
-                        "create_sinusoidal_embeddings)", s.hf_provenance(), build_interleaved),
+                        "create_sinusoidal_embeddings)", s.hf_provenance(), lambda vf: build_interleaved(s, vf)),
         ("concat", "Sinusoidal, sin | cos halves with 2i/d (transformers Marian)",
-         s.hf_provenance(), build_concat),
+         s.hf_provenance(), lambda vf: build_concat(s, vf)),
         ("t2t", "Sinusoidal, sin | cos halves with i/(d/2-1) (tensor2tensor "
-                "get_timing_signal_1d)", s.t2t.provenance(s.packages), build_t2t),
+                "get_timing_signal_1d)", s.t2t.provenance(s.packages),
+         lambda vf: build_t2t(s, vf)),
         ("fairseq", "Sinusoidal, fairseq SinusoidalPositionalEmbedding (padding_idx offset)",
-         s.fs.provenance(s.packages), build_fairseq),
-    ):
-        vf = famgen.new_file(name, FAMILY, desc, GENERATOR, prov, NOTES)
-        build(s, vf)
-        files.append(vf)
-    return famgen.finish(args.out, files)
+         s.fs.provenance(s.packages), lambda vf: build_fairseq(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

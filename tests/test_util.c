@@ -1,0 +1,52 @@
+/*
+ * test_util.c - helpers every suite may use (declared in suites.h): the
+ * suite and test-case builders, and the tests' random numbers.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+
+TCase *test_tcase_of(const char *name, double timeout_s, const TTest *const *tests, size_t n)
+{
+    TCase *tc = tcase_create(name);
+    if (timeout_s > 0) {
+        tcase_set_timeout(tc, timeout_s);
+    }
+    for (size_t i = 0; i < n; i++) {
+        tcase_add_test(tc, tests[i]);
+    }
+    return tc;
+}
+
+Suite *test_suite_of(const char *name, ...)
+{
+    Suite *s = suite_create(name);
+    va_list ap;
+    va_start(ap, name);
+    for (TCase *tc = va_arg(ap, TCase *); tc != NULL; tc = va_arg(ap, TCase *)) {
+        suite_add_tcase(s, tc);
+    }
+    va_end(ap);
+    return s;
+}
+
+uint64_t test_next_random(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+void test_remove_dir(const char *dir)
+{
+    char cmd[1200];
+
+    ck_assert_uint_lt(strlen(dir), sizeof(cmd) - 16);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    ck_assert_msg(system(cmd) == 0, "%s", cmd);
+}
