@@ -146,3 +146,81 @@ void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...)
     snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s: %s",
              c->key_prefix != NULL ? c->key_prefix : "", key, what);
 }
+
+/* ---- readers every model family shares ---------------------------------- */
+
+/* Head geometry: head_dim, else hidden_size / num_attention_heads (key
+ * names differ per model family). */
+int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key)
+{
+    pecert_certify_model *m = c->m;
+    int32_t hidden = 0;
+    if (cfg_read_int32(c, c->root, hidden_key, 1, 1 << 20, &hidden) < 0 ||
+        cfg_read_int32(c, c->root, heads_key, 1, 1 << 16, &m->num_heads) < 0) {
+        return -1;
+    }
+    m->num_kv_heads = m->num_heads;
+    if (kv_key != NULL && cfg_read_int32(c, c->root, kv_key, 1, m->num_heads, &m->num_kv_heads) < 0) {
+        return -1;
+    }
+    if (m->num_heads < 1) {
+        return cfg_fail(c, heads_key, "required");
+    }
+    if (m->num_heads % m->num_kv_heads != 0) {
+        return cfg_fail(c, kv_key, "%d does not divide %s = %d", m->num_kv_heads, heads_key, m->num_heads);
+    }
+    m->head_dim = hidden / m->num_heads;
+    if (cfg_read_int32(c, c->root, "head_dim", 1, 1 << 16, &m->head_dim) < 0) {
+        return -1;
+    }
+    if (m->head_dim >= 1) {
+        return 0;
+    }
+    if (hidden > 0) { /* present, but fewer channels than heads */
+        return cfg_fail(c, hidden_key, "%d is smaller than %s = %d: head_dim = %s // %s would be 0 (give head_dim)",
+                        hidden, heads_key, m->num_heads, hidden_key, heads_key);
+    }
+    return cfg_fail(c, hidden_key, "required (or head_dim)");
+}
+
+/* rotary_dim = int(head_dim * partial_rotary_factor) (HF
+ * _compute_default_rope_parameters), even. */
+int cfg_set_rotary_dim(map_ctx *c, double partial, const char *key)
+{
+    pecert_rope_config *r = &c->m->rope;
+    r->head_dim = c->m->head_dim;
+    r->rotary_dim = (int32_t)(c->m->head_dim * partial);
+    if (r->rotary_dim < 2 || r->rotary_dim % 2 != 0) {
+        return cfg_fail(c, key, "gives rotary_dim %d (head_dim %d): must be even and >= 2", r->rotary_dim,
+                        r->head_dim);
+    }
+    return 0;
+}
+
+/* max_position_embeddings, rope_theta, top-level original_max (Phi-3). */
+int cfg_read_rope_common(map_ctx *c, const char *theta_key, double theta_default)
+{
+    pecert_rope_config *r = &c->m->rope;
+    int64_t top_omp = 0;
+    r->struct_size = sizeof(*r);
+    r->rope_theta = theta_default;
+    if (cfg_read_num(c, c->root, theta_key, theta_key, 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
+        cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+                     &c->m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (c->m->max_position_embeddings < 1) {
+        return cfg_fail(c, "max_position_embeddings", "required");
+    }
+    r->max_position_embeddings = c->m->max_position_embeddings;
+    int rc = cfg_read_int(c, c->root, "original_max_position_embeddings", "original_max_position_embeddings", 1,
+                          (int64_t)1 << 40, &top_omp);
+    if (rc < 0) {
+        return -1;
+    }
+    if (rc == 1) {
+        r->present |= PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS;
+        r->original_max_position_embeddings = top_omp;
+    }
+    return 0;
+}

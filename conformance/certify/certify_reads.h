@@ -63,6 +63,29 @@ int cfg_in_list(const char *key, const char *const *list);
  * obj in the error. 0, or -1 after cfg_fail. */
 int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix);
 
+/* Readers every family shares (certify_reads.c): the head geometry
+ * (head_dim, else hidden_size / heads, by each family's key names),
+ * rotary_dim from a partial rotary factor, and rope_theta with
+ * max_position_embeddings. 0, or -1 with c->err. */
+int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key);
+int cfg_set_rotary_dim(map_ctx *c, double partial, const char *key);
+int cfg_read_rope_common(map_ctx *c, const char *theta_key, double theta_default);
+
+/* The model readers the table of certify_config.c picks, one per config
+ * class or group: the Llama-like decoders and Llama 4's text model
+ * (certify_llama.c), every other family (certify_families.c). */
+int cfg_map_llama_like(map_ctx *c);
+int cfg_map_llama4_text(map_ctx *c);
+int cfg_map_gpt_neox(map_ctx *c);
+int cfg_map_gptj(map_ctx *c);
+int cfg_map_falcon(map_ctx *c);
+int cfg_map_hunyuan(map_ctx *c);
+int cfg_map_bloom(map_ctx *c);
+int cfg_map_mpt(map_ctx *c);
+int cfg_map_t5(map_ctx *c);
+int cfg_map_learned_text(map_ctx *c);
+int cfg_map_vit(map_ctx *c);
+
 /* rope_scaling (certify_scaling.c): the object rs (NULL or null: default
  * RoPE) into c->m->rope, its keys held to those its rope_type allows and
  * its values to transformers' rules; cfg_map_rope_scaling reads c->root's.

@@ -1,0 +1,346 @@
+/*
+ * certify_families.c - the readers of the other model families: the RoPE
+ * decoders with config classes of their own (GPT-NeoX, GPT-J, Falcon,
+ * HunYuan), ALiBi (BLOOM, MPT; Falcon's alibi), T5's buckets, and the
+ * learned position tables (BERT-like text models, ViT).
+ *
+ * Source of every rule: transformers v4.57.6 (753d6110), the model's
+ * configuration_*.py.
+ */
+#include "certify_config.h"
+#include "certify_reads.h"
+#include "vectors.h"
+
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* GPT-NeoX: rotary_pct (default 0.25) and rotary_emb_base (default 10000)
+ * become partial_rotary_factor and rope_theta (GPTNeoXConfig.__init__).
+ * A config.json that save_pretrained wrote holds those two as well; the
+ * class sets them from rotary_pct and rotary_emb_base whatever the file
+ * says (the inventory's probes: conformance/inventory.json), so they are
+ * read by nothing and ignored here too. */
+int cfg_map_gpt_neox(map_ctx *c)
+{
+    static const char *const known[] = {"rotary_pct", "rotary_emb_base", "rope_scaling",
+                                        "max_position_embeddings", "use_parallel_residual",
+                                        "partial_rotary_factor", "rope_theta", NULL};
+    double partial = 0.25;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        cfg_read_num(c, c->root, "rotary_pct", "rotary_pct", 1e-6, 1.0, &partial) < 0 ||
+        cfg_read_rope_common(c, "rotary_emb_base", 10000.0) != 0 ||
+        cfg_set_rotary_dim(c, partial, "rotary_pct") != 0) {
+        return -1;
+    }
+    return cfg_map_rope_scaling(c);
+}
+
+/* GPT-J: rotary_dim channels (null = the whole head), base 10000 literal
+ * in create_sinusoidal_positions, table of n_positions rows. */
+int cfg_map_gptj(map_ctx *c)
+{
+    static const char *const known[] = {"rotary_dim", "n_positions", NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "n_embd", "n_head", NULL) != 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    r->head_dim = m->head_dim;
+    /* GPTJConfig's rotary_dim defaults to 64; an explicit null rotates the
+     * whole head (GPTJAttention: `if self.rotary_dim is not None`). */
+    r->rotary_dim = cfg_get(c->root, "rotary_dim") == NULL ? 64 : m->head_dim;
+    if (cfg_read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
+        cfg_read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (r->rotary_dim % 2 != 0 || r->rotary_dim > m->head_dim) {
+        return cfg_fail(c, "rotary_dim", "%d: must be even and at most head_dim %d (64 when absent)", r->rotary_dim,
+                        m->head_dim);
+    }
+    if (m->max_position_embeddings < 1) {
+        return cfg_fail(c, "n_positions", "required");
+    }
+    r->max_position_embeddings = m->max_position_embeddings;
+    return 0;
+}
+
+/* Falcon (FalconConfig, modeling_falcon.py): head_dim is a read-only
+ * property (hidden_size // num_attention_heads), so a head_dim key makes
+ * PretrainedConfig's setattr raise; the key/value heads are num_kv_heads
+ * under new_decoder_architecture or without multi_query, else 1
+ * (FalconAttention.num_kv_heads); FalconRotaryEmbedding is Llama's
+ * (rope_type read first, no validation) and rotates the whole head with
+ * rotate_half. alibi true replaces the rotation by ALiBi. */
+static int read_falcon_heads(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    int new_arch = 0;
+    int multi_query = 1;
+    if (cfg_get(c->root, "head_dim") != NULL) {
+        return cfg_fail(c, "head_dim", "FalconConfig.head_dim is a read-only property (hidden_size // "
+                        "num_attention_heads): transformers cannot load a config that sets it");
+    }
+    const char *hidden = cfg_get(c->root, "hidden_size") == NULL && cfg_get(c->root, "n_embed") != NULL ? "n_embed"
+                                                                                                 : "hidden_size";
+    if (cfg_read_heads(c, hidden, "num_attention_heads", "num_kv_heads") != 0 ||
+        cfg_read_bool(c, c->root, "new_decoder_architecture", "new_decoder_architecture", &new_arch) < 0 ||
+        cfg_read_bool(c, c->root, "multi_query", "multi_query", &multi_query) < 0) {
+        return -1;
+    }
+    if (!new_arch && multi_query) {
+        m->num_kv_heads = 1;
+    }
+    return 0;
+}
+
+/* Falcon with alibi true (Falcon-RW): build_alibi_tensor is Bloom's
+ * (max_bias 8), but FalconAttention adds the bias to q . k and scales the
+ * sum by 1/sqrt(head_dim) (eager: attention_logits *= inv_norm_factor;
+ * sdpa: _update_causal_mask puts alibi / sqrt(head_dim) in the mask). The
+ * rotary fields stay in the config (FalconRotaryEmbedding is built and
+ * never applied); a rope_scaling there would be ignored: refused. */
+static int map_falcon_alibi(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    if (rs != NULL && !cJSON_IsNull(rs)) {
+        return cfg_fail(c, "rope_scaling", "set with alibi true: FalconAttention never rotates then, so the model "
+                        "ignores it; pecert refuses a field the model ignores");
+    }
+    m->kind = PECERT_PE_ALIBI;
+    m->alibi_max_bias = 8.0;
+    m->alibi_bias_scale = 1.0 / sqrt((double)m->head_dim);
+    m->alibi_bf16_reference = 1; /* slopes[..., None].bfloat16() * arange_tensor */
+    m->max_position_embeddings = 2048; /* FalconConfig's default */
+    return cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+                        &m->max_position_embeddings) < 0 ? -1 : 0;
+}
+
+int cfg_map_falcon(map_ctx *c)
+{
+    static const char *const known[] = {"alibi", "rope_theta", "rope_scaling", "max_position_embeddings", NULL};
+    int alibi = 0;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || read_falcon_heads(c) != 0 ||
+        cfg_read_bool(c, c->root, "alibi", "alibi", &alibi) < 0) {
+        return -1;
+    }
+    if (alibi) {
+        return map_falcon_alibi(c);
+    }
+    c->m->max_position_embeddings = 2048; /* FalconConfig's default */
+    return cfg_read_rope_common(c, "rope_theta", 10000.0) != 0 || cfg_set_rotary_dim(c, 1.0, "num_attention_heads") != 0
+               ? -1
+               : cfg_map_rope_scaling(c);
+}
+
+/* Hunyuan (HunYuanDenseV1 / HunYuanMoEV1RotaryEmbedding, transformers
+ * v4.57.6): rope_scaling type "dynamic" with a truthy alpha is a fixed
+ * base, rope_theta * alpha^(d / (d - 2)) with d = config.head_dim, over
+ * the whole head, attention_scaling 1; the other keys of that dict are not
+ * read (factor only by dynamic_rope_update past max_position_embeddings,
+ * where it recomputes dynamic NTK from rope_theta without alpha). Any other
+ * rope_scaling is the library's. Both classes size their heads by
+ * config.head_dim, which the config class leaves None: required. */
+static int map_hunyuan_alpha(map_ctx *c, const cJSON *rs)
+{
+    static const char *const keys[] = {"type", "rope_type", "alpha", "factor", "beta_fast", "beta_slow",
+                                       "mscale", "mscale_all_dim", NULL};
+    pecert_rope_config *r = &c->m->rope;
+    double alpha = 0.0;
+    const cJSON *item = NULL;
+    int unread = 0;
+    cJSON_ArrayForEach(item, rs) {
+        char shown[160];
+        snprintf(shown, sizeof(shown), "rope_scaling.%s", item->string);
+        if (!cfg_in_list(item->string, keys)) {
+            return cfg_fail(c, shown, "not a key of Hunyuan's dynamic-alpha rope_scaling (pecert refuses what it "
+                            "cannot certify)");
+        }
+        unread += strcmp(item->string, "type") != 0 && strcmp(item->string, "rope_type") != 0 &&
+                  strcmp(item->string, "alpha") != 0;
+    }
+    if (cfg_read_num(c, rs, "alpha", "rope_scaling.alpha", DBL_TRUE_MIN, 1e12, &alpha) < 0) {
+        return -1;
+    }
+    if (r->head_dim <= 2) {
+        return cfg_fail(c, "head_dim", "%d: the alpha base divides by head_dim - 2", r->head_dim);
+    }
+    double theta = r->rope_theta;
+    r->rope_theta = theta * pow(alpha, (double)r->head_dim / (double)(r->head_dim - 2));
+    r->rope_type = PECERT_ROPE_DEFAULT;
+    if (unread > 0) {
+        cfg_warn(c, "rope_scaling", "%d key(s) besides type and alpha are not read by the alpha path (ignored)",
+                 unread);
+    }
+    cfg_warn(c, "rope_scaling.alpha", "certified as default RoPE, base rope_theta * alpha^(d/(d-2)) = %.17g, at every "
+             "position; past max_position_embeddings transformers recomputes dynamic NTK without alpha", r->rope_theta);
+    return 0;
+}
+
+int cfg_map_hunyuan(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings", NULL};
+    const cJSON *hd = cfg_get(c->root, "head_dim");
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
+        return -1;
+    }
+    if (hd == NULL || cJSON_IsNull(hd)) {
+        return cfg_fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
+                        "class leaves None (transformers cannot run it)");
+    }
+    c->m->max_position_embeddings = 2048; /* HunYuanDenseV1Config's default */
+    if (cfg_read_rope_common(c, "rope_theta", 10000.0) != 0 || cfg_set_rotary_dim(c, 1.0, "head_dim") != 0) {
+        return -1;
+    }
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    const cJSON *type = cJSON_IsObject(rs) ? cfg_get(rs, "rope_type") : NULL;
+    type = cJSON_IsObject(rs) && type == NULL ? cfg_get(rs, "type") : type;
+    const cJSON *alpha = cJSON_IsObject(rs) ? cfg_get(rs, "alpha") : NULL;
+    int alpha_path = cJSON_IsString(type) && strcmp(type->valuestring, "dynamic") == 0 && alpha != NULL &&
+                     !cJSON_IsNull(alpha) && !(cJSON_IsNumber(alpha) && alpha->valuedouble == 0.0) &&
+                     !cJSON_IsFalse(alpha);
+    return alpha_path ? map_hunyuan_alpha(c, rs) : cfg_map_rope_scaling(c);
+}
+
+/* Bloom: ALiBi with max_bias 8 (build_alibi_tensor's literal), n_head. */
+int cfg_map_bloom(map_ctx *c)
+{
+    static const char *const known[] = {NULL};
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "n_head", NULL) != 0) {
+        return -1;
+    }
+    c->m->kind = PECERT_PE_ALIBI;
+    c->m->alibi_max_bias = 8.0;
+    c->m->alibi_bias_scale = 1.0;
+    return 0;
+}
+
+/* MPT: attn_config.alibi / alibi_bias_max (MptAttentionConfig defaults
+ * true / 8). transformers' MptModel always applies ALiBi, so alibi false
+ * (llm-foundry's learned or rotary positions) has no reference here; and
+ * learned_pos_emb is llm-foundry's switch, which MptModel never reads. */
+int cfg_map_mpt(map_ctx *c)
+{
+    static const char *const known_top[] = {"max_seq_len", "learned_pos_emb", NULL};
+    static const char *const known_attn[] = {"alibi", "alibi_bias_max", NULL};
+    const cJSON *attn = cfg_get(c->root, "attn_config");
+    int alibi = 1;
+    int32_t bias_max = 8;
+    pecert_certify_model *m = c->m;
+    /* An array's items have no key: only an object can be read (a fuzzer
+     * find: attn_config given as [3, 1, 1]). */
+    if (attn != NULL && !cJSON_IsObject(attn)) {
+        return cfg_fail(c, "attn_config", "expected an object (MptAttentionConfig's fields)");
+    }
+    if (cfg_reject_unknown_positional(c, c->root, known_top, "") != 0 ||
+        (attn != NULL && cfg_reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
+        cfg_read_heads(c, "d_model", "n_heads", NULL) != 0 ||
+        cfg_read_int(c, c->root, "max_seq_len", "max_seq_len", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (attn != NULL && (cfg_read_bool(c, attn, "alibi", "attn_config.alibi", &alibi) < 0 ||
+                         cfg_read_int32(c, attn, "alibi_bias_max", 1, 64, &bias_max) < 0)) {
+        return -1;
+    }
+    if (!alibi) {
+        return cfg_fail(c, "attn_config.alibi", "false has no reference in transformers' MptModel (ALiBi only)");
+    }
+    m->kind = PECERT_PE_ALIBI;
+    m->alibi_max_bias = bias_max;
+    m->alibi_bias_scale = 1.0;
+    return 0;
+}
+
+/* T5: relative_attention_num_buckets (32), _max_distance (128). */
+int cfg_map_t5(map_ctx *c)
+{
+    static const char *const known[] = {"relative_attention_num_buckets", "relative_attention_max_distance", NULL};
+    pecert_certify_model *m = c->m;
+    int32_t d_kv = 64;
+    m->t5_num_buckets = 32;
+    m->t5_max_distance = 128;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_int32(c, c->root, "num_heads", 1, 1 << 16, &m->num_heads) < 0 ||
+        cfg_read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
+        cfg_read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
+        cfg_read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
+                     (int64_t)1 << 40, &m->t5_max_distance) < 0) {
+        return -1;
+    }
+    /* _relative_position_bucket: max_exact = num_buckets/2 (bidirectional
+     * halves it again) must stay below max_distance for the log branch. */
+    if (m->t5_max_distance <= m->t5_num_buckets / 2) {
+        return cfg_fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
+                        (long long)m->t5_max_distance, m->t5_num_buckets / 2);
+    }
+    m->kind = PECERT_PE_T5;
+    m->head_dim = d_kv;
+    m->num_kv_heads = m->num_heads;
+    return 0;
+}
+
+/* BERT / RoBERTa / GPT-2: a learned table of max_position_embeddings (GPT-2:
+ * n_positions) rows; only position_embedding_type "absolute" is learned. */
+int cfg_map_learned_text(map_ctx *c)
+{
+    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
+    pecert_certify_model *m = c->m;
+    const int gpt2 = strcmp(m->model_type, "gpt2") == 0;
+    const cJSON *pet = cfg_get(c->root, "position_embedding_type");
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, gpt2 ? "n_embd" : "hidden_size", gpt2 ? "n_head" : "num_attention_heads", NULL) != 0 ||
+        cfg_read_int(c, c->root, gpt2 ? "n_positions" : "max_position_embeddings",
+                     gpt2 ? "n_positions" : "max_position_embeddings", 1, (int64_t)1 << 32,
+                     &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
+        return cfg_fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
+    }
+    if (m->max_position_embeddings < 1) {
+        return cfg_fail(c, gpt2 ? "n_positions" : "max_position_embeddings", "required");
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = m->max_position_embeddings;
+    m->learned_dim = m->head_dim * m->num_heads;
+    return 0;
+}
+
+/* The ViT family: a learned table of (image_size / patch_size)^2 rows
+ * after its class row (ViTEmbeddings, Dinov2Embeddings,
+ * Dinov2WithRegistersEmbeddings: the registers take no position) or its
+ * class and distillation rows (DeiTEmbeddings). The config classes'
+ * patch_size defaults: 16, and Dinov2Config's 14. The resize of the
+ * table to another image is the @vision pass's (certify_vision.c). */
+int cfg_map_vit(map_ctx *c)
+{
+    static const char *const known[] = {NULL};
+    pecert_certify_model *m = c->m;
+    int32_t image, patch, prefix;
+    if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix) != 0) {
+        return cfg_fail(c, "model_type", "'%s' has no ViT-family rule in certify_vision.c", m->model_type);
+    }
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
+        cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
+        return -1;
+    }
+    if (image % patch != 0) {
+        return cfg_fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = (int64_t)(image / patch) * (image / patch) + prefix;
+    m->learned_dim = m->head_dim * m->num_heads;
+    m->max_position_embeddings = m->learned_rows;
+    return 0;
+}

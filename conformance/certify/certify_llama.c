@@ -1,0 +1,392 @@
+/*
+ * certify_llama.c - the readers of the Llama-like decoders: every model
+ * type whose config class is LlamaConfig's kin (Llama, Mistral, Qwen 2/3
+ * and their VL text models, Phi, Gemma, DeepSeek, OLMo 2, GPT-OSS, ...:
+ * the table in certify_config.c), with the quirks each config class adds,
+ * and Llama 4's text model.
+ *
+ * Source of every rule: transformers v4.57.6 (753d6110), the model's
+ * configuration_*.py and modeling_rope_utils.py.
+ */
+#include "certify_config.h"
+#include "certify_reads.h"
+#include "vectors.h"
+
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Phi3Config (transformers v4.57.6): original_max_position_embeddings
+ * defaults to 4096, so LongRoPE's switch length and factor come from it
+ * even when config.json omits it; _rope_scaling_validation raises
+ * ValueError unless rope_scaling is exactly {type, short_factor,
+ * long_factor} with type longrope (after "su" / "yarn" are renamed). */
+static int check_phi3_scaling(map_ctx *c)
+{
+    pecert_rope_config *r = &c->m->rope;
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    if (!(r->present & PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS)) {
+        r->present |= PECERT_ROPE_HAS_TOP_ORIGINAL_MAX_POS;
+        r->original_max_position_embeddings = 4096;
+    }
+    if (rs == NULL) {
+        return 0;
+    }
+    const cJSON *type = cfg_get(rs, "type");
+    if (!cJSON_IsObject(rs) || cJSON_GetArraySize(rs) != 3 || !cJSON_IsString(type) ||
+        cfg_get(rs, "short_factor") == NULL || cfg_get(rs, "long_factor") == NULL) {
+        return cfg_fail(c, "rope_scaling", "Phi3Config requires exactly the keys type, short_factor and long_factor "
+                                           "(it raises ValueError otherwise)");
+    }
+    if (strcmp(type->valuestring, "longrope") != 0 && strcmp(type->valuestring, "su") != 0 &&
+        strcmp(type->valuestring, "yarn") != 0) {
+        return cfg_fail(c, "rope_scaling.type", "'%s': Phi3Config accepts only longrope (or su / yarn, renamed to it) "
+                        "and raises ValueError otherwise", type->valuestring);
+    }
+    return 0;
+}
+
+/* DeepseekV3Config sets head_dim = qk_rope_head_dim before calling
+ * PretrainedConfig.__init__, which then sets every leftover kwarg: a
+ * config.json head_dim wins (configuration_deepseek_v3.py, __init__; V2
+ * sets it after, so there the file's value is dropped). The rotary module
+ * reads head_dim, the rotated slice is qk_rope_head_dim wide: with the
+ * two different the official code builds cos/sin that do not fit, so
+ * there is no encoding to certify. */
+static int check_deepseek_v3_head_dim(map_ctx *c)
+{
+    int32_t head_dim = c->m->head_dim;
+    if (cfg_read_int32(c, c->root, "head_dim", 1, 1 << 16, &head_dim) < 0) {
+        return -1;
+    }
+    if (head_dim != c->m->head_dim) {
+        return cfg_fail(c, "head_dim", "%d differs from qk_rope_head_dim %d: DeepseekV3Config keeps it, its rotary "
+                        "module then builds cos/sin %d wide for a rotated slice %d wide, which transformers cannot "
+                        "run", (int)head_dim, (int)c->m->head_dim, (int)head_dim, (int)c->m->head_dim);
+    }
+    return 0;
+}
+
+/* The Llama-shaped models: head_dim or hidden/heads, partial_rotary_factor,
+ * rope_theta, rope_scaling. */
+/* What a Llama-shaped config class assumes for a key config.json leaves
+ * out: its __init__ defaults in transformers v4.57.6 (conformance/
+ * inventory.json holds each class's defaults, and tests/inventory/ checks
+ * that a config without the key is certified as with the default). head_dim
+ * 0: hidden_size / num_attention_heads (also what an explicit null gives,
+ * and what Qwen3MoeConfig, which has no head_dim parameter, always gives
+ * unless config.json sets one); scaling NULL: none. Models not listed
+ * default to rope_theta 10000, partial 1.0. */
+typedef struct rope_defaults {
+    const char *model_type;
+    double rope_theta;
+    double partial_rotary_factor;
+    int32_t head_dim;
+    const char *rope_scaling; /* JSON of the class's default rope_scaling */
+} rope_defaults;
+
+static const rope_defaults llama_like_defaults[] = {
+    {"mixtral", 1e6, 1.0, 0, NULL},
+    {"qwen2_vl", 1e6, 1.0, 0, NULL},
+    {"qwen2_5_vl", 1e6, 1.0, 0, NULL},
+    {"qwen3_vl", 5e6, 1.0, 128, NULL},
+    {"ernie4_5_moe", 500000.0, 1.0, 0, NULL},
+    {"glm4_moe", 10000.0, 0.5, 0, NULL},
+    {"nemotron", 10000.0, 0.5, 0, NULL},
+    {"qwen3_next", 10000.0, 0.25, 256, NULL},
+    {"phi", 10000.0, 0.5, 0, NULL},
+    {"stablelm", 10000.0, 0.25, 0, NULL},
+    {"glm4", 10000.0, 0.5, 128, NULL},
+    {"gemma", 10000.0, 1.0, 256, NULL},
+    {"gemma2", 10000.0, 1.0, 256, NULL},
+    {"gemma3_text", 1e6, 1.0, 256, NULL},
+    {"gemma3", 1e6, 1.0, 256, NULL},
+    {"smollm3", 2e6, 1.0, 0, NULL},
+    {"cohere2", 10000.0, 1.0, 0, NULL},
+    {"exaone4", 10000.0, 1.0, 0, NULL},
+    {"qwen3", 10000.0, 1.0, 128, NULL},
+    {"seed_oss", 10000.0, 1.0, 128, NULL},
+    {"ernie4_5", 500000.0, 1.0, 128, NULL},
+    {"helium", 100000.0, 1.0, 128, NULL},
+    {"apertus", 12000000.0, 1.0, 0,
+     "{\"factor\": 8.0, \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0, "
+     "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"},
+    {"gpt_oss", 150000.0, 1.0, 64,
+     "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
+     "\"rope_type\": \"yarn\", \"truncate\": false}"},
+};
+
+static const rope_defaults *defaults_of(const char *model_type)
+{
+    static const rope_defaults plain = {"", 10000.0, 1.0, 0, NULL};
+    for (size_t i = 0; i < sizeof(llama_like_defaults) / sizeof(llama_like_defaults[0]); i++) {
+        if (strcmp(llama_like_defaults[i].model_type, model_type) == 0) {
+            return &llama_like_defaults[i];
+        }
+    }
+    return &plain;
+}
+
+/* Whether the model's code rotates part of a head: Phi3's, GLM-4's,
+ * GLM-4.5's (glm4_moe), Nemotron's and Qwen3-Next's
+ * apply_rotary_pos_emb slice q[..., :rotary_dim] themselves, Phi's and
+ * StableLM's attention does (query_rot / query_pass). Every other
+ * Llama-shaped apply multiplies the whole head by cos/sin of rotary_dim
+ * channels, which does not broadcast: transformers cannot run it. */
+static int splits_partial_rotary(const char *model_type)
+{
+    static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", "glm4_moe", "nemotron", "qwen3_next", NULL};
+    return cfg_in_list(model_type, splitters);
+}
+
+/* The class's default rope_scaling, mapped as if config.json held it. */
+static int map_default_scaling(map_ctx *c, const char *json)
+{
+    cJSON *rs = cJSON_Parse(json);
+    int rc = rs != NULL ? cfg_map_scaling_object(c, rs) : cfg_fail(c, "rope_scaling", "internal: bad default");
+    cJSON_Delete(rs);
+    return rc;
+}
+
+/* DeepseekV3Attention.__init__ multiplies its softmax scale by
+ * yarn_get_mscale(factor, mscale_all_dim)^2 when rope_scaling has a truthy
+ * mscale_all_dim (modeling_deepseek_v3.py): a YaRN effect outside the
+ * rotation, which certify does not check; it says so. */
+static void warn_deepseek_v3_softmax_scale(map_ctx *c)
+{
+    const pecert_rope_config *r = &c->m->rope;
+    if (!(r->present & PECERT_ROPE_HAS_MSCALE_ALL_DIM) || r->mscale_all_dim == 0.0 ||
+        !(r->present & PECERT_ROPE_HAS_FACTOR)) {
+        return;
+    }
+    double mscale = r->factor <= 1.0 ? 1.0 : 0.1 * r->mscale_all_dim * log(r->factor) + 1.0;
+    cfg_warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
+             "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
+}
+
+/* Olmo2Config._rope_scaling_validation: rope_scaling is null or exactly
+ * {"type": "linear" | "dynamic", "factor": float > 1}, else ValueError.
+ * (An integer factor, which it also refuses, reads here as the number it
+ * is: cJSON keeps no int/float distinction.) */
+static int check_olmo2_scaling(map_ctx *c)
+{
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    if (rs == NULL || cJSON_IsNull(rs)) {
+        return 0;
+    }
+    const cJSON *type = cJSON_IsObject(rs) ? cfg_get(rs, "type") : NULL;
+    const cJSON *factor = cJSON_IsObject(rs) ? cfg_get(rs, "factor") : NULL;
+    if (cJSON_GetArraySize(rs) != 2 || !cJSON_IsString(type) ||
+        (strcmp(type->valuestring, "linear") != 0 && strcmp(type->valuestring, "dynamic") != 0) ||
+        !cJSON_IsNumber(factor) || !(factor->valuedouble > 1.0)) {
+        return cfg_fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
+                                           "\"factor\": > 1} (it raises ValueError otherwise)");
+    }
+    return 0;
+}
+
+/* Qwen2VLAttention and Qwen2_5_VLAttention index
+ * rope_scaling["mrope_section"] unconditionally: without it transformers
+ * raises KeyError, so a Qwen-VL config is M-RoPE or nothing. */
+/* Qwen3VLTextRotaryEmbedding.__init__ reads config.rope_scaling.get(...)
+ * (AttributeError when null), its rope_type only ("default" when absent:
+ * a legacy "type" is read by nothing), mrope_section with the default
+ * [24, 20, 20], and interleaves the sections whatever mrope_interleaved
+ * says (forward calls apply_interleaved_mrope unconditionally). */
+static int map_qwen3_vl_scaling(map_ctx *c)
+{
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    if (!cJSON_IsObject(rs)) {
+        return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
+                        "config.rope_scaling.get(...): null raises AttributeError)");
+    }
+    if (cfg_get(rs, "type") != NULL) {
+        return cfg_fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
+                        "key the model ignores");
+    }
+    int interleaved = 1;
+    if (cfg_read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
+        return -1;
+    }
+    if (!interleaved) {
+        cfg_warn(c, "rope_scaling.mrope_interleaved", "false, but Qwen3VLTextRotaryEmbedding interleaves the sections "
+                 "whatever it says: certified interleaved");
+    }
+    c->m->mrope_interleaved = 1;
+    if (cfg_get(rs, "mrope_section") == NULL) {
+        static const int32_t defaults[3] = {24, 20, 20};
+        if (c->m->rope.rotary_dim / 2 != 64) {
+            return cfg_fail(c, "rope_scaling.mrope_section", "absent: the default [24, 20, 20] does not cover "
+                            "rotary_dim/2 = %d", c->m->rope.rotary_dim / 2);
+        }
+        memcpy(c->m->mrope_section, defaults, sizeof(defaults));
+        c->m->n_sections = 3;
+        c->m->kind = PECERT_PE_MROPE;
+    } else if (c->m->n_sections != 3) {
+        return cfg_fail(c, "rope_scaling.mrope_section", "has %d sections: interleaved M-RoPE takes 3 (t, h, w)",
+                        (int)c->m->n_sections);
+    }
+    return 0;
+}
+
+static int require_mrope(map_ctx *c)
+{
+    if (cfg_is_qwen_vl(c->m->model_type) && c->m->kind != PECERT_PE_MROPE) {
+        return cfg_fail(c, "rope_scaling.mrope_section", "required for model_type '%s' (its attention reads "
+                        "rope_scaling[\"mrope_section\"])", c->m->model_type);
+    }
+    return 0;
+}
+
+/* The positional keys a Llama-shaped model_type reads: the common ones,
+ * and its per-layer ones. */
+/* GraniteMoeConfig sets position_embedding_type "rope" before
+ * PretrainedConfig applies config.json's keys, so config.json's value wins;
+ * GraniteMoeModel builds no rotary module unless it is "rope". */
+static int check_position_embedding_type(map_ctx *c)
+{
+    const cJSON *pe = cfg_get(c->root, "position_embedding_type");
+    if (pe == NULL || cJSON_IsNull(pe)) {
+        return 0;
+    }
+    if (!cJSON_IsString(pe)) {
+        return cfg_fail(c, "position_embedding_type", "expected a string");
+    }
+    return strcmp(pe->valuestring, "rope") == 0
+               ? 0
+               : cfg_fail(c, "position_embedding_type",
+                          "'%s': GraniteMoeModel rotates only with \"rope\" (anything else "
+                          "is a model without position encoding, which pecert does not certify)", pe->valuestring);
+}
+
+static int reject_unknown_llama_like(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                        "partial_rotary_factor", "original_max_position_embeddings",
+                                        "qk_rope_head_dim", "rope_interleave", NULL};
+    static const char *const gemma3[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                         "partial_rotary_factor", "rope_local_base_freq", NULL};
+    static const char *const no_rope[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                          "partial_rotary_factor", "no_rope_layers", "no_rope_layer_interval", NULL};
+    static const char *const granitemoe[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                             "position_embedding_type", NULL};
+    const char *mt = c->m->model_type;
+    const char *const *keys = strncmp(mt, "gemma3", 6) == 0  ? gemma3
+                              : strcmp(mt, "smollm3") == 0   ? no_rope
+                              : strcmp(mt, "granitemoe") == 0 ? granitemoe
+                                                             : known;
+    return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
+}
+
+
+/* What one model's code does differently from the Llama shape:
+ * OlmoeAttention and GraniteMoeAttention size their heads hidden_size /
+ * num_attention_heads whatever head_dim says, while its rotary module reads head_dim (a
+ * different head_dim is a model transformers cannot run);
+ * NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says
+ * (its config class has no such field), so a scaled config is refused. */
+static int check_model_quirks(map_ctx *c)
+{
+    const pecert_certify_model *m = c->m;
+    int32_t hidden = 0;
+    if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "granitemoe") == 0) &&
+        cfg_get(c->root, "head_dim") != NULL &&
+        cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
+        return cfg_fail(c, "head_dim",
+                        "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
+                        "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
+                        (int)(hidden / m->num_heads), m->model_type);
+    }
+    if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
+        return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
+                        "(NemotronConfig has no such field); pecert refuses a field the model ignores");
+    }
+    return 0;
+}
+
+int cfg_map_llama_like(map_ctx *c)
+{
+    const rope_defaults *d = defaults_of(c->m->model_type);
+    double partial = d->partial_rotary_factor;
+    pecert_certify_model *m = c->m;
+    if (reject_unknown_llama_like(c) != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
+        cfg_read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
+        return -1;
+    }
+    if (d->head_dim > 0 && cfg_get(c->root, "head_dim") == NULL) {
+        m->head_dim = d->head_dim;
+    }
+    if (check_model_quirks(c) != 0) {
+        return -1;
+    }
+    /* DeepSeek MLA: the rotary part of q/k is qk_rope_head_dim wide
+     * (DeepseekV2Config sets head_dim = qk_rope_head_dim, 64 by default). */
+    if (strncmp(m->model_type, "deepseek", 8) == 0) {
+        m->head_dim = 64;
+        if (cfg_read_int32(c, c->root, "qk_rope_head_dim", 2, 1 << 16, &m->head_dim) < 0) {
+            return -1;
+        }
+    }
+    if (partial < 1.0 && !splits_partial_rotary(m->model_type)) {
+        return cfg_fail(c, "partial_rotary_factor", "%.17g: %s's apply_rotary_pos_emb rotates the whole head with "
+                        "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
+                        "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
+    }
+    if (strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) {
+        return -1;
+    }
+    if (cfg_read_rope_common(c, "rope_theta", d->rope_theta) != 0 ||
+        cfg_set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
+        (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0) ||
+        (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c) != 0)) {
+        return -1;
+    }
+    /* The top-level original length is read by LongRoPE only (getattr on
+     * the config); every other rope type ignores it. */
+    int defaulted = d->rope_scaling != NULL && cfg_get(c->root, "rope_scaling") == NULL;
+    int rc = defaulted ? map_default_scaling(c, d->rope_scaling) : cfg_map_rope_scaling(c);
+    if (rc == 0 && cfg_is_qwen3_vl(m->model_type)) {
+        rc = map_qwen3_vl_scaling(c);
+    }
+    if (rc == 0 && strcmp(m->model_type, "deepseek_v3") == 0) {
+        warn_deepseek_v3_softmax_scale(c);
+    }
+    return rc != 0 || require_mrope(c) != 0 ? -1 : cfg_map_layers(c);
+}
+
+/* Llama 4 (Llama4TextConfig + Llama4TextRotaryEmbedding, transformers
+ * v4.57.6): head_dim defaults to 128 and rope_theta to 500000; the rotary
+ * class computes llama3 whenever rope_scaling is set, whatever its
+ * rope_type says, and default rope otherwise; apply_rotary_emb multiplies
+ * adjacent pairs as complex numbers (interleaved). Llama4TextConfig runs no
+ * rope_config_validation. */
+int cfg_map_llama4_text(map_ctx *c)
+{
+    static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                        "no_rope_layers", "no_rope_layer_interval", NULL};
+    pecert_certify_model *m = c->m;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0) {
+        return -1;
+    }
+    if (cfg_get(c->root, "head_dim") == NULL) {
+        m->head_dim = 128;
+    }
+    if (cfg_read_rope_common(c, "rope_theta", 500000.0) != 0 || cfg_set_rotary_dim(c, 1.0, "head_dim") != 0) {
+        return -1;
+    }
+    const cJSON *rs = cfg_get(c->root, "rope_scaling");
+    const cJSON *type = rs == NULL                           ? NULL
+                        : cfg_get(rs, "rope_type") != NULL ? cfg_get(rs, "rope_type")
+                                                           : cfg_get(rs, "type");
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "llama3") != 0) {
+        return cfg_fail(c, "rope_scaling.rope_type",
+                        "'%s': Llama4TextRotaryEmbedding computes llama3 whenever rope_scaling is set (KeyError "
+                        "without llama3's keys); pecert refuses a rope_type the official model ignores",
+                        type->valuestring);
+    }
+    return cfg_map_rope_scaling(c) != 0 ? -1 : cfg_map_no_rope_layers(c, 48);
+}
