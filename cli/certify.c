@@ -115,6 +115,7 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
         {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
         {"jobs", required_argument, NULL, 'N'},    PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
+    int rc;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
         switch (c) {
@@ -153,8 +154,8 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
             }
             break;
         case 't':
-            if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
-                return pecert_usage_error(pecert_usage_certify, "certify: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            if ((rc = pecert_timeout_arg(&cli->timeout_s, pecert_usage_certify, "certify", optarg)) != 0) {
+                return rc;
             }
             break;
         case 'h': fputs(pecert_usage_certify, stdout); return -1;
@@ -162,11 +163,11 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(pecert_usage_certify, "certify: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_bad_option(pecert_usage_certify, "certify", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_certify, "certify: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_certify, "certify", argc, argv)) != 0) {
+        return rc;
     }
     if (cli->quiet && cli->verbose) {
         return pecert_usage_error(pecert_usage_certify, "certify: --quiet and --verbose exclude each other");

@@ -78,6 +78,15 @@ struct pecert_loaded_plugin;
 int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
                                  struct pecert_certify_model **m, struct pecert_loaded_plugin *p);
 
+/* The common ends of a command's option parse, each a usage error naming
+ * the command: pecert_bad_option, an option getopt did not know or one
+ * missing its argument (argv[optind - 1]); pecert_no_operands, 0 unless
+ * an operand is left (argv[optind]); pecert_timeout_arg, --timeout's
+ * seconds into *out (0) or the error. */
+int pecert_bad_option(const char *usage, const char *cmd, char **argv);
+int pecert_no_operands(const char *usage, const char *cmd, int argc, char **argv);
+int pecert_timeout_arg(double *out, const char *usage, const char *cmd, const char *arg);
+
 /* -j N takes at most this many workers (more only wait). */
 #define PECERT_MAX_JOBS 1024
 

@@ -1,5 +1,6 @@
 /* common.c - helpers every pecert subcommand uses. */
 #include <errno.h>
+#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -182,4 +183,21 @@ int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, co
         return PECERT_EXIT_LOAD;
     }
     return PECERT_EXIT_PASS;
+}
+
+int pecert_bad_option(const char *usage, const char *cmd, char **argv)
+{
+    return pecert_usage_error(usage, "%s: unknown or incomplete option '%s'", cmd, argv[optind - 1]);
+}
+
+int pecert_no_operands(const char *usage, const char *cmd, int argc, char **argv)
+{
+    return optind < argc ? pecert_usage_error(usage, "%s: unexpected argument '%s'", cmd, argv[optind]) : 0;
+}
+
+int pecert_timeout_arg(double *out, const char *usage, const char *cmd, const char *arg)
+{
+    return pecert_parse_seconds(out, arg) != 0
+               ? pecert_usage_error(usage, "%s: --timeout '%s': expected seconds in (0, 86400]", cmd, arg)
+               : 0;
 }

@@ -128,7 +128,9 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
         {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     int c;
+    int rc;
     optind = 1;
+    opterr = 0; /* one line of ours, not getopt's */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': cli->model.config = optarg; break;
@@ -153,11 +155,11 @@ static int parse_args(diagnose_cli *cli, int argc, char **argv)
             cli->htd = strcmp(optarg, "htd") == 0;
             break;
         case 'h': fputs(pecert_usage_diagnose, stdout); return -1;
-        default: return pecert_usage_error(pecert_usage_diagnose, "diagnose: bad option");
+        default: return pecert_bad_option(pecert_usage_diagnose, "diagnose", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_diagnose, "diagnose: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_diagnose, "diagnose", argc, argv)) != 0) {
+        return rc;
     }
     if ((cli->model.config == NULL) == (cli->model.profile == NULL)) {
         return pecert_usage_error(pecert_usage_diagnose, "diagnose: give exactly one of --config and --profile");

@@ -82,7 +82,9 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
         {"tokens", required_argument, NULL, 'n'},   {"first", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
     int c;
+    int rc;
     optind = 1;
+    opterr = 0; /* one line of ours, not getopt's */
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'i': cli->impl = optarg; break;
@@ -102,11 +104,11 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
             }
             break;
         case 'h': fputs(pecert_usage_dump, stdout); return -1;
-        default: return pecert_usage_error(pecert_usage_dump, "dump: bad option");
+        default: return pecert_bad_option(pecert_usage_dump, "dump", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_dump, "dump: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_dump, "dump", argc, argv)) != 0) {
+        return rc;
     }
     if (cli->impl == NULL || cli->out == NULL || (cli->model.config == NULL) == (cli->model.profile == NULL)) {
         return pecert_usage_error(pecert_usage_dump, "dump: --impl, --out and one of --config / --profile are required");

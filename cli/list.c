@@ -189,6 +189,7 @@ int pecert_cmd_list(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     const char *vectors = pecert_default_vectors();
     int c;
+    int rc;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (c == 'v') {
@@ -197,11 +198,11 @@ int pecert_cmd_list(int argc, char **argv)
             fputs(pecert_usage_list, stdout);
             return PECERT_EXIT_PASS;
         } else {
-            return pecert_usage_error(pecert_usage_list, "list: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_bad_option(pecert_usage_list, "list", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_list, "list: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_list, "list", argc, argv)) != 0) {
+        return rc;
     }
     list_checks();
     int status = list_vectors(vectors);

@@ -417,6 +417,7 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
         {"jobs", required_argument, NULL, 'j'},      {"quiet", no_argument, NULL, 'q'},
         PECERT_OUTPUT_GETOPT,                        {NULL, 0, NULL, 0}};
     int c;
+    int rc;
     char *end = NULL;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -430,8 +431,8 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
             break;
         case 'v': o->vectors = optarg; break;
         case 't':
-            if (pecert_parse_seconds(&o->timeout_s, optarg) != 0) {
-                return pecert_usage_error(pecert_usage_mutation, "mutation: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            if ((rc = pecert_timeout_arg(&o->timeout_s, pecert_usage_mutation, "mutation", optarg)) != 0) {
+                return rc;
             }
             break;
         case 'j': {
@@ -457,11 +458,11 @@ static int parse_mutation_args(mutation_opts *o, int argc, char **argv)
             if (pecert_outputs_option(&o->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(pecert_usage_mutation, "mutation: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_bad_option(pecert_usage_mutation, "mutation", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_mutation, "mutation: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_mutation, "mutation", argc, argv)) != 0) {
+        return rc;
     }
     return 0;
 }

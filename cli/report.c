@@ -104,7 +104,7 @@ static int parse_report_args(report_cli *cli, int argc, char **argv)
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(pecert_usage_report, "report: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_bad_option(pecert_usage_report, "report", argv);
         }
     }
     if (cli->mutant_failures >= 0 && cli->catalogue == NULL) {

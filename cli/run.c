@@ -206,6 +206,7 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
         {"durations", required_argument, NULL, 'R'}, {"case", required_argument, NULL, 'C'},
         {"last-failed", required_argument, NULL, 'L'}, PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
+    int rc;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "j:", opts, NULL)) != -1) {
         switch (c) {
@@ -247,8 +248,8 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             }
             break;
         case 't':
-            if (pecert_parse_seconds(&cli->timeout_s, optarg) != 0) {
-                return pecert_usage_error(pecert_usage_run, "run: --timeout '%s': expected seconds in (0, 86400]", optarg);
+            if ((rc = pecert_timeout_arg(&cli->timeout_s, pecert_usage_run, "run", optarg)) != 0) {
+                return rc;
             }
             break;
         case 'h': fputs(pecert_usage_run, stdout); return -1;
@@ -256,11 +257,11 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
             if (pecert_outputs_option(&cli->out, c, optarg)) {
                 break;
             }
-            return pecert_usage_error(pecert_usage_run, "run: unknown or incomplete option '%s'", argv[optind - 1]);
+            return pecert_bad_option(pecert_usage_run, "run", argv);
         }
     }
-    if (optind < argc) {
-        return pecert_usage_error(pecert_usage_run, "run: unexpected argument '%s'", argv[optind]);
+    if ((rc = pecert_no_operands(pecert_usage_run, "run", argc, argv)) != 0) {
+        return rc;
     }
     if (cli->impl == NULL) {
         return pecert_usage_error(pecert_usage_run, "run: --impl NAME|PATH is required");
