@@ -282,9 +282,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_msg(a != NULL && b != NULL && c != NULL && a < b && b < c, "%s", out);
     ck_assert_msg(strstr(out, "2 at a time") != NULL && strstr(out, "3/3 mutants caught") != NULL, "%s", out);
     ck_assert_msg(strchr(out, '\r') == NULL, "a progress line on a pipe: %s", out);
-    char path[700];
-    snprintf(path, sizeof(path), "%s/m.xml", dir);
-    char *text = test_read_file(path);
+    char *text = test_read_in(dir, "m.xml");
     ck_assert_ptr_nonnull(text);
     for (int i = 0; i < 3; i++) {
         char testcase[128];
@@ -293,8 +291,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     }
     ck_assert_msg(strstr(text, "failures=\"0\"") != NULL, "%s", text);
     free(text);
-    snprintf(path, sizeof(path), "%s/m.json", dir);
-    text = test_read_file(path);
+    text = test_read_in(dir, "m.json");
     ck_assert_ptr_nonnull(text);
     cJSON *json = cJSON_Parse(text);
     free(text);
@@ -348,6 +345,15 @@ static int count_of(const char *text, const char *needle)
     return n;
 }
 
+/* pecert run --impl BUILD/impls/IMPL.so FLAGS with the JSON, HTML and
+ * JUnit outputs written to dir/r.json, r.html and r.xml; its exit status,
+ * and what it printed in out. */
+static int run_to_every_output(char *out, size_t out_len, const char *dir, const char *impl, const char *flags)
+{
+    return test_pecert(out, out_len, "run --impl %s/impls/%s.so %s --json %s/r.json --html %s/r.html --junit %s/r.xml",
+                       test_build_dir(), impl, flags, dir, dir, dir);
+}
+
 /* Every failing vector reaches the outputs: the terminal prints
  * --max-details of them and says how many more; the JSON holds each as a
  * record (file, tcId, element, error, bound); the HTML lists them all in a
@@ -357,17 +363,13 @@ START_TEST(all_evidence_reaches_every_output)
 {
     char dir[] = "/tmp/pecert-evidence-XXXXXX";
     char cmd[4096];
-    char path[512];
     static char out[1 << 18];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof(cmd),
-             "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details 2 --json %s/r.json"
-             " --html %s/r.html --junit %s/r.xml",
-             test_build_dir(), dir, dir, dir);
-    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_int_eq(run_to_every_output(out, sizeof(out), dir, "mutants/pairing_swapped",
+                                         "--filter rope.apply.golden --max-details 2"),
+                     1);
     ck_assert_msg(count_of(out, "\n          /") == 2, "%s", out);
-    snprintf(path, sizeof(path), "%s/r.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "r.json");
     int values = count_of(json, "\"kind\":\t\"value\"");
     ck_assert_int_ge(values, 20);
     ck_assert_int_eq(count_of(json, "\"element\":"), values);
@@ -375,11 +377,9 @@ START_TEST(all_evidence_reaches_every_output)
     char more[64];
     snprintf(more, sizeof(more), "... and %d more", 2 * values - 2);
     ck_assert_msg(strstr(out, more) != NULL, "want '%s' in: %s", more, out);
-    snprintf(path, sizeof(path), "%s/r.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "r.html");
     ck_assert_ptr_nonnull(strstr(html, "<details class=\"all-failures\"><summary>All "));
-    snprintf(path, sizeof(path), "%s/r.xml", dir);
-    char *xml = test_read_file(path);
+    char *xml = test_read_in(dir, "r.xml");
     ck_assert_int_ge(count_of(xml, "elements off)"), values); /* + the message's first line */
     /* --max-details all: no "more" line; 0: none but the count. */
     snprintf(cmd, sizeof(cmd), "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details all",
@@ -405,11 +405,8 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
     char why[128];
     static char out[1 << 16];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof(cmd),
-             "run --impl %s/impls/testing/bad_text.so --filter rope.freq.golden --verbose --json %s/r.json --html %s/r.html"
-             " --junit %s/r.xml",
-             test_build_dir(), dir, dir, dir);
-    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_int_eq(run_to_every_output(out, sizeof(out), dir, "testing/bad_text", "--filter rope.freq.golden --verbose"),
+                     1);
     ck_assert_msg(strpbrk(out, "\r\033\a") == NULL && strstr(out, "\xc2\x9b") == NULL &&
                       strstr(out, "\xff") == NULL,
                   "raw control bytes reached the terminal");
@@ -537,7 +534,7 @@ Suite *make_cli_suite(void)
                                mutation_rejects_unknown_check_ids,
                                partial_vector_directory_is_judged_honestly);
     tcase_add_loop_test(errors, refused_line_exits_with_its_status_and_says_why, 0,
-                        (int)(sizeof refused_lines / sizeof refused_lines[0]));
+                        (int)ARRAY_LEN(refused_lines));
     return test_suite_of("cli",
                          TEST_TCASE("core", 300,
                                     help_everywhere_exits_zero,

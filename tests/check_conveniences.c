@@ -252,16 +252,14 @@ START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
              ">>%s/log 2>&1 && %s/engine",
              PECERT_SOURCE_DIR, build, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
     int rc = system(cmd);
-    snprintf(path, sizeof(path), "%s/log", dir);
-    char *log = test_read_file(path);
+    char *log = test_read_in(dir, "log");
     ck_assert_msg(rc == 0, "exit %d:\n%.4000s", rc, log);
     char want[4200];
     snprintf(want, sizeof(want), "certifying %s/usr/bin/../lib/pecert/impls/ref.so", dir);
     ck_assert_msg(strstr(log, want) != NULL, "not the installed plugin:\n%.4000s", log);
     ck_assert_msg(strstr(log, "PASS    t5.bucket.golden") != NULL, "%.4000s", log);
     free(log);
-    snprintf(path, sizeof(path), "%s/r.json", dir);
-    char *results = test_read_file(path);
+    char *results = test_read_in(dir, "r.json");
     snprintf(want, sizeof(want), "\"vectors_dir\":\t\"%s/usr/bin/../share/pecert/vectors\"", dir);
     ck_assert_msg(strstr(results, want) != NULL, "not the installed vectors (%s)", want);
     free(results);

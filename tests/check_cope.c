@@ -15,8 +15,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* One call's tensors, packed unless a stride says otherwise. */
 typedef struct cope_io {
     pecert_tensor q, k, g, e, m, p, l;
@@ -24,19 +22,9 @@ typedef struct cope_io {
 
 static pecert_cope_args make_args(cope_io *io, int64_t npos, int nodiv, int masked)
 {
-    pecert_cope_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.npos = npos;
-    a.nodiv = nodiv;
-    a.q = &io->q;
-    a.k = &io->k;
-    a.gate_k = &io->g;
-    a.pos_emb = &io->e;
-    a.mask = masked ? &io->m : NULL;
-    a.positions = &io->p;
-    a.logits = &io->l;
-    return a;
+    return (pecert_cope_args){.struct_size = sizeof(pecert_cope_args), .npos = npos, .nodiv = nodiv,
+                              .q = &io->q, .k = &io->k, .gate_k = &io->g, .pos_emb = &io->e,
+                              .mask = masked ? &io->m : NULL, .positions = &io->p, .logits = &io->l};
 }
 
 static pecert_tensor f32(float *data, int64_t rows, int64_t cols)
@@ -246,9 +234,7 @@ START_TEST(test_refusals)
         builtin_open(&h, names[p]);
         float q[2 * 4] = {0}, k[3 * 4] = {0}, e[4 * 5] = {0}, m[2 * 3] = {1, 1, 1, 1, 1, 1};
         float out[2 * 2 * 3];
-        for (size_t i = 0; i < ARRAY_LEN(out); i++) {
-            out[i] = -7.0f;
-        }
+        fill_f32(out, ARRAY_LEN(out), -7.0f);
         cope_io io = {f32(q, 2, 4), f32(k, 3, 4), f32(k, 3, 4), f32(e, 4, 5), f32(m, 2, 3), f32(out, 2, 3),
                       f32(out + 6, 2, 3)};
         const pecert_cope_args good = make_args(&io, 5, 0, 1);

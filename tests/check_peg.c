@@ -14,8 +14,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 static pecert_tensor f32_2d(float *data, int64_t rows, int64_t cols)
 {
     return pecert_tensor_2d(data, PECERT_DTYPE_F32, rows, cols);
@@ -36,18 +34,8 @@ static pecert_tensor kernel_view(float *data, int64_t c, int64_t k)
 static pecert_peg_args make_args(int32_t prefix, int64_t h, int64_t w, int64_t k, const pecert_tensor *x,
                                  const pecert_tensor *weight, const pecert_tensor *bias, pecert_tensor *out)
 {
-    pecert_peg_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.prefix_tokens = prefix;
-    a.grid_h = h;
-    a.grid_w = w;
-    a.kernel = k;
-    a.x = x;
-    a.weight = weight;
-    a.bias = bias;
-    a.out = out;
-    return a;
+    return (pecert_peg_args){.struct_size = sizeof(pecert_peg_args), .prefix_tokens = prefix, .grid_h = h,
+                             .grid_w = w, .kernel = k, .x = x, .weight = weight, .bias = bias, .out = out};
 }
 
 /* ---- on paper ------------------------------------------------------------------ */
@@ -245,9 +233,7 @@ START_TEST(test_refusals)
         fast_handle h;
         builtin_open(&h, names[p]);
         float x[1 + 2 * 3] = {0}, w[9] = {0}, b[1] = {0}, out[7];
-        for (size_t i = 0; i < ARRAY_LEN(out); i++) {
-            out[i] = -7.0f;
-        }
+        fill_f32(out, ARRAY_LEN(out), -7.0f);
         pecert_tensor tx = f32_2d(x, 7, 1), tw = kernel_view(w, 1, 3), tb = f32_1d(b, 1), to = f32_2d(out, 7, 1);
         const pecert_peg_args good = make_args(1, 2, 3, 3, &tx, &tw, &tb, &to);
         size_t n = ARRAY_LEN(out);

@@ -744,9 +744,7 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/c2.json %s/t.json %s/c1.json -o %s/a.html --json %s/a.json "
                             "--junit %s/a.xml", dir, dir, dir, dir, dir, dir), 1);
     ck_assert_msg(strstr(out, "sin_concat") != NULL && strstr(out, "sin_t2t") != NULL, "%s", out);
-    char path[256];
-    snprintf(path, sizeof(path), "%s/a.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "a.json");
     ck_assert_ptr_nonnull(strstr(json, "\"pecert-report/1\""));
     ck_assert_uint_eq(count(json, "\"certify\""), 2); /* two runs, shards merged */
     free(json);
@@ -1404,10 +1402,8 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
                                "--json %s/merged.json -o %s/merged.html",
              dir, dir, dir, dir);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 0);
-    snprintf(path, sizeof(path), "%s/m.json", dir);
-    char *whole_text = test_read_file(path);
-    snprintf(path, sizeof(path), "%s/merged.json", dir);
-    char *merged_text = test_read_file(path);
+    char *whole_text = test_read_in(dir, "m.json");
+    char *merged_text = test_read_in(dir, "merged.json");
     cJSON *whole = cJSON_Parse(whole_text);
     cJSON *merged = cJSON_Parse(merged_text);
     ck_assert_ptr_nonnull(whole);
@@ -1448,8 +1444,7 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
                       had_points);
     }
     ck_assert_int_gt(left_out, 0);
-    snprintf(path, sizeof(path), "%s/merged.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "merged.html");
     ck_assert_ptr_nonnull(strstr(html, "more failing cases in the run's own results file"));
     /* The summarized report is still a results file pecert reads. */
     snprintf(cmd, sizeof(cmd), "report %s/merged.json --mutants %s/catalogue.json", dir, dir);

@@ -25,6 +25,15 @@ void fast_close(fast_handle *h);
 void builtin_open(fast_handle *h, const char *name);
 void builtin_close(fast_handle *h);
 
+/* ref_and_fast_open: opens ref (as builtin_open) and fast under
+ * PECERT_ISA=isa; returns 1 with both open, or 0 with both closed when
+ * this CPU lacks the ISA (E_UNSUPPORTED). Close them with builtin_close
+ * and fast_close. */
+int ref_and_fast_open(fast_handle *ref, fast_handle *fast, const char *isa);
+
+/* fill_f32: out[0..n) := value (what expect_unwritten then looks for). */
+void fill_f32(float *out, size_t n, float value);
+
 /* expect_refused: a call on h (the plugin named name) that returned st
  * must have returned want, and its last error must name field: what was
  * wrong, said in one line. */

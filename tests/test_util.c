@@ -50,3 +50,12 @@ void test_remove_dir(const char *dir)
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
 }
+
+char *test_read_in(const char *dir, const char *name)
+{
+    char path[1200];
+
+    ck_assert_uint_lt(strlen(dir) + strlen(name), sizeof(path) - 2);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return test_read_file(path);
+}
