@@ -175,9 +175,7 @@ START_TEST(verbose_shows_every_case)
 {
     static char out[1 << 18];
     char path[] = "/tmp/pecert-verbose-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(path);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl example --filter rope.freq.golden --verbose --json %s",
                                  path),
                      0);
@@ -242,10 +240,7 @@ static void write_catalogue_subset(const char *path, const char *const *names, i
     }
     ck_assert_int_eq(cJSON_GetArraySize(list), n);
     char *out = cJSON_Print(root);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(out, f);
-    fclose(f);
+    test_write_text(path, out);
     free(out);
     cJSON_Delete(root);
 }

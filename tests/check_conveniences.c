@@ -193,17 +193,12 @@ START_TEST(mistyped_names_get_a_suggestion)
     /* A model_type written another way is named; a real model type a letter
      * from a mapped one (gpt_neo, gpt_neox) is another model: no guess. */
     char config[] = "/tmp/pecert-mt-XXXXXX";
-    int fd = mkstemp(config);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, "{\"model_type\": \"Qwen2-MoE\"}", 27), 27);
-    close(fd);
+    test_make_temp_file(config);
+    test_write_text(config, "{\"model_type\": \"Qwen2-MoE\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
     ck_assert_msg(strstr(out, "'Qwen2-MoE' has no mapping in pecert (did you mean 'qwen2_moe'?)") != NULL, "%.4000s",
                   out);
-    FILE *f = fopen(config, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"model_type\": \"gpt_neo\"}", f);
-    fclose(f);
+    test_write_text(config, "{\"model_type\": \"gpt_neo\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
     ck_assert_msg(strstr(out, "'gpt_neo' has no mapping") != NULL && strstr(out, "did you mean") == NULL, "%.4000s",
                   out);

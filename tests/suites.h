@@ -69,6 +69,12 @@ int test_pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((
 /* test_read_file: the whole file at path, malloc'ed and NUL-terminated
  * (the test fails if it cannot be read). */
 char *test_read_file(const char *path);
+/* test_make_temp_file: creates the empty file mkstemp names from
+ * path_template (".../name-XXXXXX", rewritten in place); the test
+ * unlinks it. */
+void test_make_temp_file(char *path_template);
+/* test_write_text: the file at path (created or truncated) := text. */
+void test_write_text(const char *path, const char *text);
 /* test_read_in: the file dir/name, read as test_read_file reads it. */
 char *test_read_in(const char *dir, const char *name);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "suites.h"
 
@@ -58,4 +59,21 @@ char *test_read_in(const char *dir, const char *name)
     ck_assert_uint_lt(strlen(dir) + strlen(name), sizeof(path) - 2);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     return test_read_file(path);
+}
+
+void test_make_temp_file(char *path_template)
+{
+    int fd = mkstemp(path_template);
+
+    ck_assert_msg(fd >= 0, "mkstemp %s", path_template);
+    close(fd);
+}
+
+void test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    ck_assert_msg(fclose(f) == 0, "cannot write %s", path);
 }
