@@ -11,6 +11,8 @@
 
 const char *const fast_isas[4] = {"scalar", "avx2", "avx512", "avx512-nobf16"};
 
+const char *const abi_engines[3] = {"ref", "fast", "honest/official_f32"};
+
 pecert_status fast_open(fast_handle *h, const char *isa)
 {
     char path[1024];

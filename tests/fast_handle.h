@@ -10,6 +10,11 @@
 /* Every variant name PECERT_ISA accepts; [0] is the scalar reference. */
 extern const char *const fast_isas[4];
 
+/* The engines (builtin_open names) an op's ABI tests run on: the
+ * reference, fast, and the honest engine in the official float32
+ * arithmetic. */
+extern const char *const abi_engines[3];
+
 typedef struct fast_handle {
     pecert_loaded_plugin plugin;
     void *instance;
