@@ -283,16 +283,13 @@ START_TEST(the_vector_set_is_named_in_full)
                                                    "%s/vectors --json %s/c.json --html %s/c.html",
                                  PECERT_SOURCE_DIR, dir, dir),
                      0);
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/c.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "c.json");
     char want[1400];
     snprintf(want, sizeof(want), "\"path\":\t\"%s/vectors/profiles/llama-3.1-8b.json\"", PECERT_SOURCE_DIR);
     ck_assert_msg(strstr(json, "\"hash\":\t\"fnv1a64:") != NULL && strstr(json, want) != NULL, "%.3000s",
                   strstr(json, "\"vector_set\"") != NULL ? strstr(json, "\"vector_set\"") : json);
     free(json);
-    snprintf(path, sizeof(path), "%s/c.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "c.html");
     ck_assert_ptr_nonnull(strstr(html, "recorded from the official model class, set fnv1a64:"));
     free(html);
     test_remove_dir(dir);
@@ -327,9 +324,7 @@ START_TEST(a_partial_run_says_what_was_not_examined)
                                  test_build_dir(), dir),
                      0);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/r.json -o %s/r.html", dir, dir), 0);
-    char path[1200];
-    snprintf(path, sizeof(path), "%s/r.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "r.html");
     ck_assert_msg(strstr(html, "1 plugin passes every check it was examined by (") != NULL &&
                       strstr(html, "checks not supported: not examined)") != NULL,
                   "%.2000s", strstr(html, "<p class=\"big\">") != NULL ? strstr(html, "<p class=\"big\">") : html);

@@ -174,10 +174,7 @@ START_TEST(llama3_low_equal_high_certifies)
     static char out[1 << 16];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/config.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(SCOUT_ROPE_JSON, f);
-    fclose(f);
+    test_write_text(path, SCOUT_ROPE_JSON);
     const char *const plugins[] = {"ref", "fast"};
     for (int k = 0; k < 2; k++) {
         int status = test_pecert(out, sizeof(out), "certify --config %s --impl %s --quiet", path, plugins[k]);
@@ -196,9 +193,7 @@ START_TEST(all_profiles_matrix)
 {
     static char out[1 << 16];
     char json[] = "/tmp/pecert-all-XXXXXX";
-    int fd = mkstemp(json);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(json);
     int status = test_pecert(out, sizeof(out), "certify --all-profiles --impl fast --json %s", json);
     ck_assert_msg(status == 0, "exit %d: %s", status, out);
     ck_assert_msg(strstr(out, "  llama-3.1-8b           CERTIFIED\n") != NULL, "%s", out);
@@ -500,10 +495,8 @@ START_TEST(declined_encoding_is_the_reason)
 {
     static char out[1 << 16];
     char path[] = "/tmp/pecert-declined-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, LLAMA31, strlen(LLAMA31)), (ssize_t)strlen(LLAMA31));
-    close(fd);
+    test_make_temp_file(path);
+    test_write_text(path, LLAMA31);
     int status = test_pecert(out, sizeof(out), "certify --config %s --impl %s/impls/example.so --quiet", path,
                              test_build_dir());
     unlink(path);
@@ -1311,15 +1304,12 @@ static int run_certify_cmd(const char *config_json, const char *extra, char *out
     char cmd[2048];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/config.json", dir);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(config_json, f);
-    fclose(f);
+    test_write_text(path, config_json);
     snprintf(cmd, sizeof(cmd), "%s/pecert certify --config %s %s 2>%s/err >/dev/null", test_build_dir(), path,
              extra, dir);
     int status = system(cmd);
     snprintf(path, sizeof(path), "%s/err", dir);
-    f = fopen(path, "r");
+    FILE *f = fopen(path, "r");
     size_t n = f != NULL ? fread(out, 1, out_len - 1, f) : 0;
     out[n] = '\0';
     if (f != NULL) {

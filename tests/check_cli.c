@@ -20,22 +20,6 @@ static int pecert(char *err, size_t err_len, const char *args)
     return test_pecert(err, err_len, "%s", args);
 }
 
-START_TEST(no_command_is_usage_error)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), ""), 2);
-    ck_assert_ptr_nonnull(strstr(err, "usage: pecert"));
-}
-END_TEST
-
-START_TEST(unknown_command_is_named)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "frobnicate"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "unknown command 'frobnicate'"));
-}
-END_TEST
-
 START_TEST(help_everywhere_exits_zero)
 {
     char err[8192];
@@ -45,52 +29,31 @@ START_TEST(help_everywhere_exits_zero)
 }
 END_TEST
 
-START_TEST(run_without_impl_is_usage_error)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "run"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "--impl NAME|PATH is required"));
-}
-END_TEST
+/* A command line the tool must refuse: its exit status, and a piece of
+ * the one-line error that must name what was wrong. */
+typedef struct refused_line {
+    const char *args;
+    int status;
+    const char *says;
+} refused_line;
 
-START_TEST(bad_timeout_is_usage_error)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --timeout -3"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "--timeout '-3'"));
-}
-END_TEST
+static const refused_line refused_lines[] = {
+    {"", 2, "usage: pecert"},
+    {"frobnicate", 2, "unknown command 'frobnicate'"},
+    {"run", 2, "--impl NAME|PATH is required"},
+    {"run --impl ref --timeout -3", 2, "--timeout '-3'"},
+    {"run --impl ref --frob", 2, "--frob"},
+    {"run --impl /nonexistent/plugin.so", 3, "/nonexistent/plugin.so: cannot load"},
+    {"run --impl ref --vectors /nonexistent-vectors", 2, "/nonexistent-vectors"},
+    {"run --impl ref --filter rope.freq.golden --json /nonexistent-dir/r.json", 2, "/nonexistent-dir/r.json"},
+};
 
-START_TEST(unknown_option_is_usage_error)
+START_TEST(refused_line_exits_with_its_status_and_says_why)
 {
+    const refused_line *c = &refused_lines[_i];
     char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --frob"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "--frob"));
-}
-END_TEST
-
-START_TEST(missing_plugin_exits_3)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl /nonexistent/plugin.so"), 3);
-    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/plugin.so: cannot load"));
-}
-END_TEST
-
-START_TEST(missing_vectors_dir_exits_2)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err), "run --impl ref --vectors /nonexistent-vectors"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-vectors"));
-}
-END_TEST
-
-START_TEST(unwritable_json_exits_2_and_writes_nothing)
-{
-    char err[8192];
-    ck_assert_int_eq(pecert(err, sizeof(err),
-                            "run --impl ref --filter rope.freq.golden --json /nonexistent-dir/r.json"), 2);
-    ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/r.json"));
+    ck_assert_int_eq(pecert(err, sizeof(err), c->args), c->status);
+    ck_assert_msg(strstr(err, c->says) != NULL, "pecert %s: no '%s' in: %s", c->args, c->says, err);
 }
 END_TEST
 
@@ -212,9 +175,7 @@ START_TEST(verbose_shows_every_case)
 {
     static char out[1 << 18];
     char path[] = "/tmp/pecert-verbose-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(path);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl example --filter rope.freq.golden --verbose --json %s",
                                  path),
                      0);
@@ -279,10 +240,7 @@ static void write_catalogue_subset(const char *path, const char *const *names, i
     }
     ck_assert_int_eq(cJSON_GetArraySize(list), n);
     char *out = cJSON_Print(root);
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(out, f);
-    fclose(f);
+    test_write_text(path, out);
     free(out);
     cJSON_Delete(root);
 }
@@ -319,9 +277,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_msg(a != NULL && b != NULL && c != NULL && a < b && b < c, "%s", out);
     ck_assert_msg(strstr(out, "2 at a time") != NULL && strstr(out, "3/3 mutants caught") != NULL, "%s", out);
     ck_assert_msg(strchr(out, '\r') == NULL, "a progress line on a pipe: %s", out);
-    char path[700];
-    snprintf(path, sizeof(path), "%s/m.xml", dir);
-    char *text = test_read_file(path);
+    char *text = test_read_in(dir, "m.xml");
     ck_assert_ptr_nonnull(text);
     for (int i = 0; i < 3; i++) {
         char testcase[128];
@@ -330,8 +286,7 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     }
     ck_assert_msg(strstr(text, "failures=\"0\"") != NULL, "%s", text);
     free(text);
-    snprintf(path, sizeof(path), "%s/m.json", dir);
-    text = test_read_file(path);
+    text = test_read_in(dir, "m.json");
     ck_assert_ptr_nonnull(text);
     cJSON *json = cJSON_Parse(text);
     free(text);
@@ -385,6 +340,15 @@ static int count_of(const char *text, const char *needle)
     return n;
 }
 
+/* pecert run --impl BUILD/impls/IMPL.so FLAGS with the JSON, HTML and
+ * JUnit outputs written to dir/r.json, r.html and r.xml; its exit status,
+ * and what it printed in out. */
+static int run_to_every_output(char *out, size_t out_len, const char *dir, const char *impl, const char *flags)
+{
+    return test_pecert(out, out_len, "run --impl %s/impls/%s.so %s --json %s/r.json --html %s/r.html --junit %s/r.xml",
+                       test_build_dir(), impl, flags, dir, dir, dir);
+}
+
 /* Every failing vector reaches the outputs: the terminal prints
  * --max-details of them and says how many more; the JSON holds each as a
  * record (file, tcId, element, error, bound); the HTML lists them all in a
@@ -394,17 +358,13 @@ START_TEST(all_evidence_reaches_every_output)
 {
     char dir[] = "/tmp/pecert-evidence-XXXXXX";
     char cmd[4096];
-    char path[512];
     static char out[1 << 18];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof(cmd),
-             "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details 2 --json %s/r.json"
-             " --html %s/r.html --junit %s/r.xml",
-             test_build_dir(), dir, dir, dir);
-    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_int_eq(run_to_every_output(out, sizeof(out), dir, "mutants/pairing_swapped",
+                                         "--filter rope.apply.golden --max-details 2"),
+                     1);
     ck_assert_msg(count_of(out, "\n          /") == 2, "%s", out);
-    snprintf(path, sizeof(path), "%s/r.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "r.json");
     int values = count_of(json, "\"kind\":\t\"value\"");
     ck_assert_int_ge(values, 20);
     ck_assert_int_eq(count_of(json, "\"element\":"), values);
@@ -412,11 +372,9 @@ START_TEST(all_evidence_reaches_every_output)
     char more[64];
     snprintf(more, sizeof(more), "... and %d more", 2 * values - 2);
     ck_assert_msg(strstr(out, more) != NULL, "want '%s' in: %s", more, out);
-    snprintf(path, sizeof(path), "%s/r.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "r.html");
     ck_assert_ptr_nonnull(strstr(html, "<details class=\"all-failures\"><summary>All "));
-    snprintf(path, sizeof(path), "%s/r.xml", dir);
-    char *xml = test_read_file(path);
+    char *xml = test_read_in(dir, "r.xml");
     ck_assert_int_ge(count_of(xml, "elements off)"), values); /* + the message's first line */
     /* --max-details all: no "more" line; 0: none but the count. */
     snprintf(cmd, sizeof(cmd), "run --impl %s/impls/mutants/pairing_swapped.so --filter rope.apply.golden --max-details all",
@@ -442,11 +400,8 @@ START_TEST(hostile_plugin_text_is_shown_not_obeyed)
     char why[128];
     static char out[1 << 16];
     ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(cmd, sizeof(cmd),
-             "run --impl %s/impls/testing/bad_text.so --filter rope.freq.golden --verbose --json %s/r.json --html %s/r.html"
-             " --junit %s/r.xml",
-             test_build_dir(), dir, dir, dir);
-    ck_assert_int_eq(pecert(out, sizeof(out), cmd), 1);
+    ck_assert_int_eq(run_to_every_output(out, sizeof(out), dir, "testing/bad_text", "--filter rope.freq.golden --verbose"),
+                     1);
     ck_assert_msg(strpbrk(out, "\r\033\a") == NULL && strstr(out, "\xc2\x9b") == NULL &&
                       strstr(out, "\xff") == NULL,
                   "raw control bytes reached the terminal");
@@ -569,6 +524,12 @@ END_TEST
 
 Suite *make_cli_suite(void)
 {
+    TCase *errors = TEST_TCASE("errors", 60,
+                               unwritable_outputs_are_refused_before_any_work,
+                               mutation_rejects_unknown_check_ids,
+                               partial_vector_directory_is_judged_honestly);
+    tcase_add_loop_test(errors, refused_line_exits_with_its_status_and_says_why, 0,
+                        (int)ARRAY_LEN(refused_lines));
     return test_suite_of("cli",
                          TEST_TCASE("core", 300,
                                     help_everywhere_exits_zero,
@@ -580,18 +541,7 @@ Suite *make_cli_suite(void)
                                     verbose_shows_every_case,
                                     report_quiet_prints_only_failures_and_the_verdict,
                                     all_evidence_reaches_every_output),
-                         TEST_TCASE("errors", 60,
-                                    no_command_is_usage_error,
-                                    unknown_command_is_named,
-                                    run_without_impl_is_usage_error,
-                                    bad_timeout_is_usage_error,
-                                    unknown_option_is_usage_error,
-                                    missing_plugin_exits_3,
-                                    missing_vectors_dir_exits_2,
-                                    unwritable_json_exits_2_and_writes_nothing,
-                                    unwritable_outputs_are_refused_before_any_work,
-                                    mutation_rejects_unknown_check_ids,
-                                    partial_vector_directory_is_judged_honestly),
+                         errors,
                          /* see check_runner.c */
                          TEST_TCASE("hostile", 120,
                                     hostile_plugin_text_is_shown_not_obeyed,

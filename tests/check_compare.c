@@ -111,6 +111,20 @@ START_TEST(pairing_maps_channels)
 }
 END_TEST
 
+/* f is a value failure of vector tc_id in file, at element, against
+ * bound, with n_bad of n_checked elements off. */
+static void expect_value_failure(const pecert_failure *f, const char *file, int64_t tc_id, const char *element,
+                                 double bound, int64_t n_bad, int64_t n_checked)
+{
+    ck_assert_int_eq(f->kind, PECERT_FAILURE_VALUE);
+    ck_assert_str_eq(f->file, file);
+    ck_assert_int_eq(f->tc_id, tc_id);
+    ck_assert_str_eq(f->element, element);
+    ck_assert_double_eq(f->bound, bound);
+    ck_assert_int_eq(f->n_bad, n_bad);
+    ck_assert_int_eq(f->n_checked, n_checked);
+}
+
 START_TEST(failed_case_records_a_detail_line)
 {
     pecert_check_result r;
@@ -128,16 +142,10 @@ START_TEST(failed_case_records_a_detail_line)
     ck_assert_ptr_nonnull(strstr(r.diagnosis, "1 of 1 vectors outside the bound"));
     /* ... and the same case as data: the vector, the element, the numbers. */
     const pecert_failure *f = &r.failures[0];
-    ck_assert_int_eq(f->kind, PECERT_FAILURE_VALUE);
-    ck_assert_str_eq(f->file, "file.json");
-    ck_assert_int_eq(f->tc_id, 3);
-    ck_assert_str_eq(f->element, "[t=0]");
+    expect_value_failure(f, "file.json", 3, "[t=0]", 0.5, 1, 1);
     ck_assert_double_eq(f->want, 1.0);
     ck_assert_double_eq(f->got, 2.0);
     ck_assert_double_eq(f->error, 1.0);
-    ck_assert_double_eq(f->bound, 0.5);
-    ck_assert_int_eq(f->n_bad, 1);
-    ck_assert_int_eq(f->n_checked, 1);
     pecert_check_result_release(&r);
 }
 END_TEST
@@ -197,15 +205,9 @@ START_TEST(result_json_round_trip_keeps_infinity)
     ck_assert_int_eq(back.failures[0].kind, PECERT_FAILURE_STATUS);
     ck_assert_int_eq(back.failures[0].tc_id, -1);
     const pecert_failure *b = &back.failures[1];
-    ck_assert_int_eq(b->kind, PECERT_FAILURE_VALUE);
-    ck_assert_str_eq(b->file, "dir/a.json");
-    ck_assert_int_eq(b->tc_id, 12);
-    ck_assert_str_eq(b->element, "[t=1,h=0,d=3] pos=7");
+    expect_value_failure(b, "dir/a.json", 12, "[t=1,h=0,d=3] pos=7", 1e-7, 2, 64);
     ck_assert_int_eq(b->position, 7);
     ck_assert(isnan(b->got) && isinf(b->error));
-    ck_assert_double_eq(b->bound, 1e-7);
-    ck_assert_int_eq(b->n_bad, 2);
-    ck_assert_int_eq(b->n_checked, 64);
     ck_assert_int_eq((int)back.n_points, 1);
     ck_assert_int_eq(back.points[0].position, 65536);
     /* an axis pecert has no name for is refused, not read as position */

@@ -193,17 +193,12 @@ START_TEST(mistyped_names_get_a_suggestion)
     /* A model_type written another way is named; a real model type a letter
      * from a mapped one (gpt_neo, gpt_neox) is another model: no guess. */
     char config[] = "/tmp/pecert-mt-XXXXXX";
-    int fd = mkstemp(config);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, "{\"model_type\": \"Qwen2-MoE\"}", 27), 27);
-    close(fd);
+    test_make_temp_file(config);
+    test_write_text(config, "{\"model_type\": \"Qwen2-MoE\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
     ck_assert_msg(strstr(out, "'Qwen2-MoE' has no mapping in pecert (did you mean 'qwen2_moe'?)") != NULL, "%.4000s",
                   out);
-    FILE *f = fopen(config, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs("{\"model_type\": \"gpt_neo\"}", f);
-    fclose(f);
+    test_write_text(config, "{\"model_type\": \"gpt_neo\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
     ck_assert_msg(strstr(out, "'gpt_neo' has no mapping") != NULL && strstr(out, "did you mean") == NULL, "%.4000s",
                   out);
@@ -252,16 +247,14 @@ START_TEST(make_install_gives_a_working_pecert_and_a_pkg_config_file)
              ">>%s/log 2>&1 && %s/engine",
              PECERT_SOURCE_DIR, build, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
     int rc = system(cmd);
-    snprintf(path, sizeof(path), "%s/log", dir);
-    char *log = test_read_file(path);
+    char *log = test_read_in(dir, "log");
     ck_assert_msg(rc == 0, "exit %d:\n%.4000s", rc, log);
     char want[4200];
     snprintf(want, sizeof(want), "certifying %s/usr/bin/../lib/pecert/impls/ref.so", dir);
     ck_assert_msg(strstr(log, want) != NULL, "not the installed plugin:\n%.4000s", log);
     ck_assert_msg(strstr(log, "PASS    t5.bucket.golden") != NULL, "%.4000s", log);
     free(log);
-    snprintf(path, sizeof(path), "%s/r.json", dir);
-    char *results = test_read_file(path);
+    char *results = test_read_in(dir, "r.json");
     snprintf(want, sizeof(want), "\"vectors_dir\":\t\"%s/usr/bin/../share/pecert/vectors\"", dir);
     ck_assert_msg(strstr(results, want) != NULL, "not the installed vectors (%s)", want);
     free(results);

@@ -15,8 +15,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* One call's tensors, packed unless a stride says otherwise. */
 typedef struct cope_io {
     pecert_tensor q, k, g, e, m, p, l;
@@ -24,19 +22,9 @@ typedef struct cope_io {
 
 static pecert_cope_args make_args(cope_io *io, int64_t npos, int nodiv, int masked)
 {
-    pecert_cope_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.npos = npos;
-    a.nodiv = nodiv;
-    a.q = &io->q;
-    a.k = &io->k;
-    a.gate_k = &io->g;
-    a.pos_emb = &io->e;
-    a.mask = masked ? &io->m : NULL;
-    a.positions = &io->p;
-    a.logits = &io->l;
-    return a;
+    return (pecert_cope_args){.struct_size = sizeof(pecert_cope_args), .npos = npos, .nodiv = nodiv,
+                              .q = &io->q, .k = &io->k, .gate_k = &io->g, .pos_emb = &io->e,
+                              .mask = masked ? &io->m : NULL, .positions = &io->p, .logits = &io->l};
 }
 
 static pecert_tensor f32(float *data, int64_t rows, int64_t cols)
@@ -95,10 +83,9 @@ START_TEST(test_on_paper)
         {"causal, npos 2", 2, 1, {0.5f, 0, 0, 1, 0.5f, 0, 1, 1, 0.5f}, {0.5f, ninf, ninf, 1, 0.5f, ninf, 1, 1, 0.5f}},
         {"no mask", 4, 0, {1.5f, 1, 0.5f, 1.5f, 1, 0.5f, 1.5f, 1, 0.5f}, {1.5f, 1, 0.5f, 1.5f, 1, 0.5f, 1.5f, 1, 0.5f}},
     };
-    const char *plugins[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t k = 0; k < ARRAY_LEN(plugins); k++) {
+    for (size_t k = 0; k < ARRAY_LEN(abi_engines); k++) {
         for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
-            paper_run(plugins[k], &cases[c]);
+            paper_run(abi_engines[k], &cases[c]);
         }
     }
 }
@@ -112,10 +99,9 @@ END_TEST
  */
 START_TEST(test_scale_on_paper)
 {
-    const char *plugins[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t k = 0; k < ARRAY_LEN(plugins); k++) {
+    for (size_t k = 0; k < ARRAY_LEN(abi_engines); k++) {
         fast_handle h;
-        builtin_open(&h, plugins[k]);
+        builtin_open(&h, abi_engines[k]);
         float q[4] = {1, 1, 1, 1}, key[4] = {1, 0, 0, 0}, g[4] = {0}, e[8] = {2, 2, 2, 2, 2, 2, 2, 2};
         for (int nodiv = 0; nodiv <= 1; nodiv++) {
             float p = -1, l = -1;
@@ -123,7 +109,7 @@ START_TEST(test_scale_on_paper)
                           f32(&l, 1, 1)};
             pecert_cope_args a = make_args(&io, 2, nodiv, 0);
             ck_assert_int_eq(h.plugin.desc->cope_logits(h.instance, &a), PECERT_OK);
-            ck_assert_msg(p == 0.5f && l == (nodiv ? 8.5f : 4.5f), "%s nodiv=%d: p %g l %g", plugins[k], nodiv,
+            ck_assert_msg(p == 0.5f && l == (nodiv ? 8.5f : 4.5f), "%s nodiv=%d: p %g l %g", abi_engines[k], nodiv,
                           (double)p, (double)l);
         }
         builtin_close(&h);
@@ -240,31 +226,28 @@ static void expect_refusal(const fast_handle *h, const char *name, pecert_cope_a
 
 START_TEST(test_refusals)
 {
-    const char *names[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t p = 0; p < ARRAY_LEN(names); p++) {
+    for (size_t p = 0; p < ARRAY_LEN(abi_engines); p++) {
         fast_handle h;
-        builtin_open(&h, names[p]);
+        builtin_open(&h, abi_engines[p]);
         float q[2 * 4] = {0}, k[3 * 4] = {0}, e[4 * 5] = {0}, m[2 * 3] = {1, 1, 1, 1, 1, 1};
         float out[2 * 2 * 3];
-        for (size_t i = 0; i < ARRAY_LEN(out); i++) {
-            out[i] = -7.0f;
-        }
+        fill_f32(out, ARRAY_LEN(out), -7.0f);
         cope_io io = {f32(q, 2, 4), f32(k, 3, 4), f32(k, 3, 4), f32(e, 4, 5), f32(m, 2, 3), f32(out, 2, 3),
                       f32(out + 6, 2, 3)};
         const pecert_cope_args good = make_args(&io, 5, 0, 1);
         size_t n = ARRAY_LEN(out);
         pecert_cope_args a = good;
         m[4] = 0.5f;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "mask[1, 1]");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "mask[1, 1]");
         m[4] = 1.0f;
         a.npos = 0;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "npos");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "npos");
         a = good;
         a.npos = 4; /* pos_emb holds 5 positions */
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "pos_emb");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "pos_emb");
         a = good;
         a.nodiv = 2;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "nodiv");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "nodiv");
         pecert_tensor no_keys = f32(k, 0, 4), no_gates = f32(k, 0, 4), no_mask = f32(m, 2, 0);
         pecert_tensor no_p = f32(out, 2, 0), no_l = f32(out + 6, 2, 0);
         a = good;
@@ -273,29 +256,29 @@ START_TEST(test_refusals)
         a.mask = &no_mask;
         a.positions = &no_p;
         a.logits = &no_l;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "k.shape");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "k.shape");
         pecert_tensor narrow_g = f32(k, 3, 3);
         a = good;
         a.gate_k = &narrow_g;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "gate_k");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "gate_k");
         pecert_tensor short_l = f32(out + 6, 2, 2);
         a = good;
         a.logits = &short_l;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "logits");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "logits");
         pecert_tensor over_q = f32(q, 2, 3);
         a = good;
         a.positions = &over_q;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "overlaps q");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "overlaps q");
         pecert_tensor over_p = f32(out + 2, 2, 3);
         a = good;
         a.logits = &over_p;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "positions overlaps logits");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "positions overlaps logits");
         a = good;
         a.reserved[1] = 1;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_UNSUPPORTED, "reserved");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_UNSUPPORTED, "reserved");
         a = good;
         a.struct_size = 16;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_ABI, "struct_size");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_ABI, "struct_size");
         ck_assert_int_eq(h.plugin.desc->cope_logits(h.instance, &good), PECERT_OK);
         pecert_tensor no_q = f32(q, 0, 4), none_m = f32(m, 0, 3), none_p = f32(out, 0, 3), none_l = f32(out + 6, 0, 3);
         a = good;
@@ -303,8 +286,8 @@ START_TEST(test_refusals)
         a.mask = &none_m;
         a.positions = &none_p;
         a.logits = &none_l;
-        ck_assert_msg(h.plugin.desc->cope_logits(h.instance, &a) == PECERT_OK, "%s: no queries refused: %s", names[p],
-                      h.plugin.desc->last_error(h.instance));
+        ck_assert_msg(h.plugin.desc->cope_logits(h.instance, &a) == PECERT_OK, "%s: no queries refused: %s",
+                      abi_engines[p], h.plugin.desc->last_error(h.instance));
         builtin_close(&h);
     }
 }
@@ -316,17 +299,16 @@ END_TEST
  * there (no embedding to read), never an index taken from a NaN. */
 START_TEST(test_nan_position)
 {
-    const char *names[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t p = 0; p < ARRAY_LEN(names); p++) {
+    for (size_t p = 0; p < ARRAY_LEN(abi_engines); p++) {
         fast_handle h;
-        builtin_open(&h, names[p]);
+        builtin_open(&h, abi_engines[p]);
         float q[2] = {0, 1}, k[4] = {0}, g[4] = {0, 0, INFINITY, 0}, e[2 * 3] = {0}, pos[2], l[2];
         cope_io io = {f32(q, 1, 2), f32(k, 2, 2), f32(g, 2, 2), f32(e, 2, 3), f32(NULL, 0, 0), f32(pos, 1, 2),
                       f32(l, 1, 2)};
         pecert_cope_args a = make_args(&io, 3, 0, 0);
         ck_assert_int_eq(h.plugin.desc->cope_logits(h.instance, &a), PECERT_OK);
         for (int j = 0; j < 2; j++) {
-            ck_assert_msg(isnan(pos[j]) && isnan(l[j]), "%s: key %d: position %g, logit %g", names[p], j,
+            ck_assert_msg(isnan(pos[j]) && isnan(l[j]), "%s: key %d: position %g, logit %g", abi_engines[p], j,
                           (double)pos[j], (double)l[j]);
         }
         builtin_close(&h);

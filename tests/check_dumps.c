@@ -359,9 +359,7 @@ START_TEST(command_reads_npy_and_names_the_bug)
     rc = test_pecert(out, sizeof(out), "diagnose --profile gemma-3-27b --layer sliding --before %s/pre.npy --after "
                      "%s/post.npy --positions %s/pos.npy --json %s/r.json", dir, dir, dir, dir);
     ck_assert_msg(rc == 0, "rc %d:\n%s", rc, out);
-    char path[1100];
-    snprintf(path, sizeof(path), "%s/r.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "r.json");
     cJSON *doc = cJSON_Parse(json);
     ck_assert_ptr_nonnull(doc);
     ck_assert_str_eq(cJSON_GetObjectItem(doc, "schema")->valuestring, "pecert-diagnose/1");
@@ -789,9 +787,7 @@ START_TEST(cache_command_reports_slot_ranges)
                       strstr(out, "neighbour_position: slots 30..33") != NULL &&
                       strstr(out, "not_a_rotation: slot 60 (position 1060)") != NULL,
                   "rc %d:\n%s", rc, out);
-    char path[1100];
-    snprintf(path, sizeof(path), "%s/c.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "c.json");
     cJSON *doc = cJSON_Parse(json);
     ck_assert_ptr_nonnull(doc);
     const cJSON *slots = cJSON_GetObjectItem(doc, "slots");
@@ -803,8 +799,7 @@ START_TEST(cache_command_reports_slot_ranges)
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")), 5);
     cJSON_Delete(doc);
     free(json);
-    snprintf(path, sizeof(path), "%s/c.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "c.html");
     ck_assert_msg(strstr(html, "data-verdict=\"findings\"") != NULL && strstr(html, "<svg class=\"plot\"") != NULL &&
                       strstr(html, "<code>stale_position</code> slots 40..55") != NULL &&
                       strstr(html, "recovered minus expected position per slot") != NULL &&
@@ -887,9 +882,7 @@ START_TEST(trace_names_the_first_diverging_step)
         ck_assert_msg(rc == 1 && strstr(out, "trace: step 0006 is the first to diverge: its token 0") != NULL &&
                           strstr(out, "the 6 steps before it agree") != NULL,
                       "rc %d:\n%s", rc, out);
-        char path[1100];
-        snprintf(path, sizeof(path), "%s/r.json", dir);
-        char *json = test_read_file(path);
+        char *json = test_read_in(dir, "r.json");
         cJSON *doc = cJSON_Parse(json);
         ck_assert_ptr_nonnull(doc);
         const cJSON *trace = cJSON_GetObjectItem(doc, "trace");
@@ -900,8 +893,7 @@ START_TEST(trace_names_the_first_diverging_step)
         ck_assert_double_eq(cJSON_GetObjectItem(tok, "expected")->valuedouble, 13.0);
         cJSON_Delete(doc);
         free(json);
-        snprintf(path, sizeof(path), "%s/r.html", dir);
-        char *html = test_read_file(path);
+        char *html = test_read_in(dir, "r.html");
         ck_assert_msg(strstr(html, "<code>trace</code> step 0006 is the first to diverge") != NULL &&
                           strstr(html, "where each step of the trace begins") != NULL,
                       "%s", html);
@@ -911,8 +903,7 @@ START_TEST(trace_names_the_first_diverging_step)
         write_trace(tdir, &m, 99, with_positions);
         rc = test_pecert(out, sizeof(out), "diagnose --profile llama-3.1-8b --trace %s --html %s/r.html", tdir, dir);
         ck_assert_msg(rc == 0 && strstr(out, "(12 steps)") != NULL, "rc %d:\n%s", rc, out);
-        snprintf(path, sizeof(path), "%s/r.html", dir);
-        html = test_read_file(path);
+        html = test_read_in(dir, "r.html");
         ck_assert_msg(strstr(html, "data-verdict=\"pass\"") != NULL && strstr(html, "id=\"findings\"") == NULL, "%s",
                       html);
         free(html);

@@ -15,20 +15,11 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 static pecert_rope_config make_config(int32_t head_dim, int32_t rotary_dim)
 {
-    pecert_rope_config c;
-
-    memset(&c, 0, sizeof(c));
-    c.struct_size = sizeof(c);
-    c.rope_type = PECERT_ROPE_DEFAULT;
-    c.head_dim = head_dim;
-    c.rotary_dim = rotary_dim;
-    c.rope_theta = 10000.0;
-    c.max_position_embeddings = 4096;
-    return c;
+    return (pecert_rope_config){.struct_size = sizeof(pecert_rope_config), .rope_type = PECERT_ROPE_DEFAULT,
+                                .head_dim = head_dim, .rotary_dim = rotary_dim, .rope_theta = 10000.0,
+                                .max_position_embeddings = 4096};
 }
 
 static pecert_tensor view3(void *data, pecert_dtype dtype, int64_t t, int64_t h, int64_t d,
@@ -87,7 +78,8 @@ static unsigned char *run_shape(fast_handle *h, const apply_shape *s, const unsi
     unsigned char *out = malloc(bytes);
     pecert_tensor tx;
     pecert_tensor tout;
-    pecert_rope_apply_args args;
+    pecert_rope_apply_args args = {.struct_size = sizeof(args), .pairing = s->pairing, .config = &config,
+                                   .positions = pos, .x = &tx, .out = &tout};
 
     ck_assert(x != NULL && out != NULL);
     memcpy(x, x_bits, bytes);
@@ -95,13 +87,6 @@ static unsigned char *run_shape(fast_handle *h, const apply_shape *s, const unsi
     tx = view3(x, s->dtype, s->tokens, s->heads, s->head_dim, s->chan_stride);
     tout = view3(s->in_place ? x : out, s->dtype, s->tokens, s->heads, s->head_dim,
                  s->chan_stride);
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = s->pairing;
-    args.config = &config;
-    args.positions = pos;
-    args.x = &tx;
-    args.out = &tout;
     ck_assert_msg(h->plugin.desc->rope_apply(h->instance, &args) == PECERT_OK, "%s",
                   h->plugin.desc->last_error(h->instance));
     if (s->in_place) {
@@ -266,15 +251,9 @@ static double *run_table(fast_handle *h, pecert_dtype dtype, int64_t stride, con
 
     ck_assert(buffer != NULL && values != NULL);
     for (int k = 0; k < 2; k++) {
-        memset(&t[k], 0, sizeof(t[k]));
-        t[k].struct_size = sizeof(t[k]);
-        t[k].dtype = dtype;
-        t[k].ndim = 2;
-        t[k].data = buffer + (size_t)k * count * size;
-        t[k].shape[0] = n;
-        t[k].shape[1] = half;
-        t[k].strides[0] = half * stride;
-        t[k].strides[1] = stride;
+        t[k] = (pecert_tensor){.struct_size = sizeof(pecert_tensor), .dtype = dtype, .ndim = 2,
+                               .data = buffer + (size_t)k * count * size, .shape = {n, half},
+                               .strides = {half * stride, stride}};
     }
     ck_assert_msg(h->plugin.desc->rope_cos_sin(h->instance, &t[0], &t[1], &config, 0, pos, n) ==
                       PECERT_OK,
@@ -345,7 +324,8 @@ static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing 
     const int32_t counts[] = {1, 2, 5};
     pecert_tensor tx = {sizeof(tx), dtype, 3, 0, NULL, {chunk, 32, 128}, {32 * 128, 128, 1}};
     pecert_tensor tout = tx;
-    pecert_rope_apply_args args;
+    pecert_rope_apply_args args = {.struct_size = sizeof(args), .pairing = pairing, .config = &config,
+                                   .x = &tx, .out = &tout};
     uint64_t seed = 99;
 
     ck_assert(x != NULL && want != NULL && got != NULL && pos != NULL);
@@ -354,12 +334,6 @@ static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing 
         memcpy(x + i, &bits, 2);
     }
     fill_positions(pos, tokens);
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = pairing;
-    args.config = &config;
-    args.x = &tx;
-    args.out = &tout;
     ck_assert_int_eq(h->plugin.desc->set_num_threads(h->instance, 1), PECERT_OK);
     for (int64_t t = 0; t < tokens; t += chunk) {
         tx.data = x + (size_t)t * row * size;
@@ -473,17 +447,12 @@ START_TEST(bad_arguments_are_refused_with_a_message)
     int64_t pos[2] = {0, 1};
     pecert_tensor tx = {sizeof(tx), PECERT_DTYPE_F32, 3, 0, x, {2, 2, 8}, {16, 8, 1}};
     pecert_tensor ty = tx;
-    pecert_rope_apply_args args;
+    pecert_rope_apply_args args = {.struct_size = sizeof(args), .config = &config, .positions = pos, .x = &tx,
+                                   .out = &ty};
     fast_handle h;
 
     memset(x, 0, sizeof(x));
     ty.data = y;
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.config = &config;
-    args.positions = pos;
-    args.x = &tx;
-    args.out = &ty;
     ck_assert_int_eq(fast_open(&h, NULL), PECERT_OK);
     ck_assert_int_eq(h.plugin.desc->rope_apply(h.instance, &args), PECERT_OK);
     ck_assert_str_eq(h.plugin.desc->last_error(h.instance), "");
@@ -562,18 +531,12 @@ START_TEST(self_overlapping_output_runs_canonically)
     int64_t pos[3] = {1, 2, 3};
     pecert_tensor tx = {sizeof(tx), PECERT_DTYPE_F32, 3, 0, x, {3, 4, 8}, {32, 8, 1}};
     pecert_tensor ty = {sizeof(ty), PECERT_DTYPE_F32, 3, 0, NULL, {3, 4, 8}, {11, 1, 1}};
-    pecert_rope_apply_args args;
+    pecert_rope_apply_args args = {.struct_size = sizeof(args), .pairing = PECERT_PAIRING_INTERLEAVED,
+                                   .config = &config, .positions = pos, .x = &tx, .out = &ty};
 
     for (size_t i = 0; i < ARRAY_LEN(x); i++) {
         x[i] = (float)i / 97.0f;
     }
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = PECERT_PAIRING_INTERLEAVED;
-    args.config = &config;
-    args.positions = pos;
-    args.x = &tx;
-    args.out = &ty;
     for (size_t i = 0; i < ARRAY_LEN(fast_isas); i++) {
         fast_handle h;
 

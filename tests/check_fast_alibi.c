@@ -22,8 +22,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* Bytes before and after every view, and the byte they are filled with. */
 #define GUARD 256
 #define SENTINEL 0xa5
@@ -132,28 +130,13 @@ static bias_buffer make_buffer(const bias_case *c)
 
 static pecert_status call_bias(fast_handle *f, const bias_case *c, void *data)
 {
-    pecert_tensor out;
-    pecert_alibi_bias_args args;
+    pecert_tensor out = {.struct_size = sizeof(out), .dtype = c->dtype, .ndim = 3, .data = data,
+                         .shape = {c->heads, c->n_q, c->n_k}};
+    pecert_alibi_bias_args args = {.struct_size = sizeof(args), .num_heads = c->heads, .max_bias = c->max_bias,
+                                   .symmetric = c->symmetric, .q_positions = c->q, .n_q = c->n_q,
+                                   .k_positions = c->k, .n_k = c->n_k, .out = &out};
 
-    memset(&out, 0, sizeof(out));
-    out.struct_size = sizeof(out);
-    out.dtype = c->dtype;
-    out.ndim = 3;
-    out.data = data;
-    out.shape[0] = c->heads;
-    out.shape[1] = c->n_q;
-    out.shape[2] = c->n_k;
     memcpy(out.strides, c->strides, sizeof(c->strides));
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.num_heads = c->heads;
-    args.max_bias = c->max_bias;
-    args.symmetric = c->symmetric;
-    args.q_positions = c->q;
-    args.n_q = c->n_q;
-    args.k_positions = c->k;
-    args.n_k = c->n_k;
-    args.out = &out;
     return f->plugin.desc->alibi_bias(f->instance, &args);
 }
 

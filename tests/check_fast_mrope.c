@@ -15,8 +15,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 /* One mrope_apply shape: [tokens, heads, head_dim] f32, channels
  * chan_stride apart (1: the SIMD kernels). */
 typedef struct mrope_shape {
@@ -33,16 +31,9 @@ typedef struct mrope_shape {
 
 static pecert_rope_config make_config(const mrope_shape *s)
 {
-    pecert_rope_config c;
-
-    memset(&c, 0, sizeof(c));
-    c.struct_size = sizeof(c);
-    c.rope_type = PECERT_ROPE_DEFAULT;
-    c.head_dim = s->head_dim;
-    c.rotary_dim = s->rotary_dim;
-    c.rope_theta = 1000000.0;
-    c.max_position_embeddings = 32768;
-    return c;
+    return (pecert_rope_config){.struct_size = sizeof(pecert_rope_config), .rope_type = PECERT_ROPE_DEFAULT,
+                                .head_dim = s->head_dim, .rotary_dim = s->rotary_dim, .rope_theta = 1000000.0,
+                                .max_position_embeddings = 32768};
 }
 
 static pecert_tensor view(const mrope_shape *s, float *data)
@@ -136,18 +127,11 @@ static float *run_mrope(fast_handle *h, const mrope_shape *s, const float *x_in,
                         const int64_t *pos)
 {
     call_io io;
-    pecert_mrope_apply_args a;
+    pecert_mrope_apply_args a = {.struct_size = sizeof(a), .pairing = s->pairing, .config = &io.config,
+                                 .num_axes = s->num_axes, .positions = pos, .x = &io.tx, .out = &io.tout};
 
     io_open(&io, s, x_in);
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.pairing = s->pairing;
-    a.config = &io.config;
-    a.num_axes = s->num_axes;
     memcpy(a.section, s->section, sizeof(a.section));
-    a.positions = pos;
-    a.x = &io.tx;
-    a.out = &io.tout;
     return io_close(&io, h, h->plugin.desc->mrope_apply(h->instance, &a));
 }
 
@@ -156,16 +140,10 @@ static float *run_rope(fast_handle *h, const mrope_shape *s, const float *x_in,
                        const int64_t *pos)
 {
     call_io io;
-    pecert_rope_apply_args a;
+    pecert_rope_apply_args a = {.struct_size = sizeof(a), .pairing = s->pairing, .config = &io.config,
+                                .positions = pos, .x = &io.tx, .out = &io.tout};
 
     io_open(&io, s, x_in);
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.pairing = s->pairing;
-    a.config = &io.config;
-    a.positions = pos;
-    a.x = &io.tx;
-    a.out = &io.tout;
     return io_close(&io, h, h->plugin.desc->rope_apply(h->instance, &a));
 }
 

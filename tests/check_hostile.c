@@ -220,9 +220,7 @@ static void write_i64(const char *path, int64_t v)
 START_TEST(int64_elements_past_2_53_are_refused_with_their_value)
 {
     char path[] = "/tmp/pecert-i64-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(path);
     char err[1024];
     pecert_npy a;
     write_i64(path, INT64_MAX);

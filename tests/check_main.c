@@ -28,9 +28,7 @@ int test_pecert(char *out, size_t out_len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
-    int fd = mkstemp(log);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(log);
     snprintf(cmd, sizeof(cmd), "%s/pecert %s >%s 2>&1", test_build_dir(), args, log);
     int status = system(cmd);
     FILE *f = fopen(log, "r");

@@ -14,8 +14,6 @@
 #include "fast_handle.h"
 #include "suites.h"
 
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
 static pecert_tensor f32_2d(float *data, int64_t rows, int64_t cols)
 {
     return pecert_tensor_2d(data, PECERT_DTYPE_F32, rows, cols);
@@ -36,18 +34,8 @@ static pecert_tensor kernel_view(float *data, int64_t c, int64_t k)
 static pecert_peg_args make_args(int32_t prefix, int64_t h, int64_t w, int64_t k, const pecert_tensor *x,
                                  const pecert_tensor *weight, const pecert_tensor *bias, pecert_tensor *out)
 {
-    pecert_peg_args a;
-    memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
-    a.prefix_tokens = prefix;
-    a.grid_h = h;
-    a.grid_w = w;
-    a.kernel = k;
-    a.x = x;
-    a.weight = weight;
-    a.bias = bias;
-    a.out = out;
-    return a;
+    return (pecert_peg_args){.struct_size = sizeof(pecert_peg_args), .prefix_tokens = prefix, .grid_h = h,
+                             .grid_w = w, .kernel = k, .x = x, .weight = weight, .bias = bias, .out = out};
 }
 
 /* ---- on paper ------------------------------------------------------------------ */
@@ -67,10 +55,9 @@ static pecert_peg_args make_args(int32_t prefix, int64_t h, int64_t w, int64_t k
  */
 START_TEST(test_on_paper)
 {
-    const char *plugins[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t p = 0; p < ARRAY_LEN(plugins); p++) {
+    for (size_t p = 0; p < ARRAY_LEN(abi_engines); p++) {
         fast_handle h;
-        builtin_open(&h, plugins[p]);
+        builtin_open(&h, abi_engines[p]);
         float x[7] = {7, 1, 2, 3, 4, 5, 6};
         float ones[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, centre[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
         float half = 0.5f, zero = 0.0f, out[7];
@@ -80,7 +67,7 @@ START_TEST(test_on_paper)
         ck_assert_int_eq(h.plugin.desc->peg_apply(h.instance, &a), PECERT_OK);
         const float want[7] = {7, 13.5f, 23.5f, 19.5f, 16.5f, 26.5f, 22.5f};
         for (int i = 0; i < 7; i++) {
-            ck_assert_msg(out[i] == want[i], "%s: out[%d] = %g, want %g", plugins[p], i, (double)out[i],
+            ck_assert_msg(out[i] == want[i], "%s: out[%d] = %g, want %g", abi_engines[p], i, (double)out[i],
                           (double)want[i]);
         }
         pecert_tensor tc = kernel_view(centre, 1, 3), tz = f32_1d(&zero, 1);
@@ -88,7 +75,7 @@ START_TEST(test_on_paper)
         ck_assert_int_eq(h.plugin.desc->peg_apply(h.instance, &a), PECERT_OK);
         for (int i = 0; i < 7; i++) {
             float twice = i == 0 ? 7.0f : 2.0f * x[i];
-            ck_assert_msg(out[i] == twice, "%s, centre tap: out[%d] = %g, want %g", plugins[p], i, (double)out[i],
+            ck_assert_msg(out[i] == twice, "%s, centre tap: out[%d] = %g, want %g", abi_engines[p], i, (double)out[i],
                           (double)twice);
         }
         builtin_close(&h);
@@ -240,44 +227,41 @@ static void expect_refusal(const fast_handle *h, const char *name, pecert_peg_ar
 
 START_TEST(test_refusals)
 {
-    const char *names[] = {"ref", "fast", "honest/official_f32"};
-    for (size_t p = 0; p < ARRAY_LEN(names); p++) {
+    for (size_t p = 0; p < ARRAY_LEN(abi_engines); p++) {
         fast_handle h;
-        builtin_open(&h, names[p]);
+        builtin_open(&h, abi_engines[p]);
         float x[1 + 2 * 3] = {0}, w[9] = {0}, b[1] = {0}, out[7];
-        for (size_t i = 0; i < ARRAY_LEN(out); i++) {
-            out[i] = -7.0f;
-        }
+        fill_f32(out, ARRAY_LEN(out), -7.0f);
         pecert_tensor tx = f32_2d(x, 7, 1), tw = kernel_view(w, 1, 3), tb = f32_1d(b, 1), to = f32_2d(out, 7, 1);
         const pecert_peg_args good = make_args(1, 2, 3, 3, &tx, &tw, &tb, &to);
         size_t n = ARRAY_LEN(out);
         pecert_peg_args a = good;
         a.kernel = 2;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "kernel");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "kernel");
         a = good;
         a.grid_w = 0;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "grid_w");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "grid_w");
         a = good;
         a.prefix_tokens = 0; /* x then has a row too many */
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "x.shape");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "x.shape");
         pecert_tensor wide_w = kernel_view(w, 1, 1);
         a = good;
         a.weight = &wide_w;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "weight");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "weight");
         pecert_tensor no_bias = f32_1d(b, 2);
         a = good;
         a.bias = &no_bias;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "bias");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "bias");
         pecert_tensor over_x = f32_2d(x, 7, 1);
         a = good;
         a.out = &over_x;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_INVAL, "overlaps");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_INVAL, "overlaps");
         a = good;
         a.reserved[3] = 1;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_UNSUPPORTED, "reserved");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_UNSUPPORTED, "reserved");
         a = good;
         a.struct_size = 8;
-        expect_refusal(&h, names[p], a, out, n, PECERT_E_ABI, "struct_size");
+        expect_refusal(&h, abi_engines[p], a, out, n, PECERT_E_ABI, "struct_size");
         ck_assert_int_eq(h.plugin.desc->peg_apply(h.instance, &good), PECERT_OK);
         builtin_close(&h);
     }

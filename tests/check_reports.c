@@ -38,14 +38,6 @@
 /* Runs build/pecert with printf-style args; returns its exit status, with
  * stdout and stderr in out. */
 
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static int exists(const char *path)
 {
     struct stat st;
@@ -538,10 +530,8 @@ END_TEST
 START_TEST(mutants_pass_when_caught_and_fail_when_escaped)
 {
     char catalogue[] = "/tmp/pecert-reports-catalogue-XXXXXX";
-    int fd = mkstemp(catalogue);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    write_text(catalogue, "{\"mutants\": [{\"name\": \"caught_one\", \"must_fail\": [\"rope.apply.golden\"], "
+    test_make_temp_file(catalogue);
+    test_write_text(catalogue, "{\"mutants\": [{\"name\": \"caught_one\", \"must_fail\": [\"rope.apply.golden\"], "
                           "\"finding\": \"pairing\"}, {\"name\": \"never_run\", \"must_fail\": [\"rope.freq.golden\"]}]}");
     pecert_report rep = {0};
     pecert_run_results m;
@@ -585,10 +575,8 @@ static void one_check_run(pecert_run_results *res, const char *name, const char 
 START_TEST(separation_takes_honest_worst_and_mutant_least_per_check)
 {
     char catalogue[] = "/tmp/pecert-reports-catalogue-XXXXXX";
-    int fd = mkstemp(catalogue);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    write_text(catalogue, "{\"mutants\": [{\"name\": \"bug\", \"must_fail\": [\"rope.apply.golden\"]}]}");
+    test_make_temp_file(catalogue);
+    test_write_text(catalogue, "{\"mutants\": [{\"name\": \"bug\", \"must_fail\": [\"rope.apply.golden\"]}]}");
     pecert_report rep = {0};
     pecert_run_results r;
     one_check_run(&r, "honest-a", "org.pecert.honest.a", "rope.apply.golden", PECERT_VERDICT_PASS, 0.3);
@@ -744,9 +732,7 @@ START_TEST(report_merges_shards_per_plugin_and_round_trips)
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/c2.json %s/t.json %s/c1.json -o %s/a.html --json %s/a.json "
                             "--junit %s/a.xml", dir, dir, dir, dir, dir, dir), 1);
     ck_assert_msg(strstr(out, "sin_concat") != NULL && strstr(out, "sin_t2t") != NULL, "%s", out);
-    char path[256];
-    snprintf(path, sizeof(path), "%s/a.json", dir);
-    char *json = test_read_file(path);
+    char *json = test_read_in(dir, "a.json");
     ck_assert_ptr_nonnull(strstr(json, "\"pecert-report/1\""));
     ck_assert_uint_eq(count(json, "\"certify\""), 2); /* two runs, shards merged */
     free(json);
@@ -805,17 +791,15 @@ END_TEST
 START_TEST(report_refuses_a_wrong_schema_or_bad_json)
 {
     char bad[] = "/tmp/pecert-bad-XXXXXX";
-    int fd = mkstemp(bad);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    write_text(bad, "{\"schema\": \"pecert-vectors/1\", \"checks\": []}");
+    test_make_temp_file(bad);
+    test_write_text(bad, "{\"schema\": \"pecert-vectors/1\", \"checks\": []}");
     assert_report_refuses(bad, bad, "schema");
-    write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [{\"check\": 3}]}");
+    test_write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": {\"name\": \"x\"}, \"checks\": [{\"check\": 3}]}");
     assert_report_refuses(bad, bad, "checks[0]");
-    write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": ");
+    test_write_text(bad, "{\"schema\": \"pecert-results/1\", \"plugin\": ");
     assert_report_refuses(bad, bad, "not valid JSON");
     /* A second key was added by hand: which one a reader sees is a guess. */
-    write_text(bad, "{\"schema\": \"pecert-results/1\", \"checks\": [{\"check\": \"a\", \"verdict\": \"fail\","
+    test_write_text(bad, "{\"schema\": \"pecert-results/1\", \"checks\": [{\"check\": \"a\", \"verdict\": \"fail\","
                     " \"verdict\": \"pass\"}]}");
     assert_report_refuses(bad, bad, "checks[0].verdict: duplicate key");
     unlink(bad);
@@ -836,24 +820,22 @@ END_TEST
 START_TEST(report_refuses_an_edited_results_file)
 {
     char bad[] = "/tmp/pecert-edited-XXXXXX";
-    int fd = mkstemp(bad);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0")));
+    test_make_temp_file(bad);
+    test_write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0")));
     assert_report_refuses(bad, bad, "the file holds 1 checks, the selection has 2 (a check was removed from it)");
-    write_text(bad, RESULTS_WITH("35", ""));
+    test_write_text(bad, RESULTS_WITH("35", ""));
     assert_report_refuses(bad, bad, "the file holds 0 checks, the selection has 35");
-    write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0") "," PASSING("rope.inverse", "1")));
+    test_write_text(bad, RESULTS_WITH("2", PASSING("rope.inverse", "0") "," PASSING("rope.inverse", "1")));
     assert_report_refuses(bad, bad, "checks[1].check: 'rope.inverse' appears twice");
-    write_text(bad, RESULTS_WITH("1", PASSING("rope.forged", "0")));
+    test_write_text(bad, RESULTS_WITH("1", PASSING("rope.forged", "0")));
     assert_report_refuses(bad, bad, "checks[0].check: 'rope.forged' is not a pecert check");
-    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": 1e300}"));
+    test_write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": 1e300}"));
     assert_report_refuses(bad, bad, "is not an integer in [0, 2^53]");
-    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": \"nan\"}"));
+    test_write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"pass\", \"cases\": \"nan\"}"));
     assert_report_refuses(bad, bad, "is not an integer in [0, 2^53]");
-    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"fail\", \"cases\": 1, \"failed\": 2}"));
+    test_write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"verdict\": \"fail\", \"cases\": 1, \"failed\": 2}"));
     assert_report_refuses(bad, bad, "counts do not add up");
-    write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.apply.golden\", \"verdict\": \"pass\", \"cases\": 1, "
+    test_write_text(bad, RESULTS_WITH("1", "{\"check\": \"rope.apply.golden\", \"verdict\": \"pass\", \"cases\": 1, "
                                       "\"worst_ratio\": 0.5, \"heatmap\": "
                                       "{\"rows\": 4294967296, \"cols\": 4294967296, \"ratio\": []}}"));
     assert_report_refuses(bad, bad, "malformed 'heatmap'");
@@ -866,7 +848,7 @@ START_TEST(report_refuses_an_edited_results_file)
         n += (size_t)snprintf(big + n, cap - n, "%s{\"check\": \"rope.inverse\", \"verdict\": \"pass\"}", i ? "," : "");
     }
     snprintf(big + n, cap - n, "]}");
-    write_text(bad, big);
+    test_write_text(bad, big);
     free(big);
     assert_report_refuses(bad, bad, "checks: more than");
     /* More checks than a run can hold (each check once per layer type):
@@ -880,7 +862,7 @@ START_TEST(report_refuses_an_edited_results_file)
         m += (size_t)snprintf(more + m, more_cap - m, "%s{\"check\": \"rope.inverse\"}", i ? "," : "");
     }
     snprintf(more + m, more_cap - m, "]}");
-    write_text(bad, more);
+    test_write_text(bad, more);
     free(more);
     char says[96];
     snprintf(says, sizeof(says), "checks: more than %zu checks, the most a pecert run holds", too_many - 1);
@@ -898,7 +880,7 @@ START_TEST(report_refuses_an_edited_results_file)
                               i ? "," : "", i);
     }
     snprintf(big + n, cap - n, "]}");
-    write_text(bad, big);
+    test_write_text(bad, big);
     free(big);
     assert_report_refuses(bad, bad, "more than 4096 runs, the most a report holds: not a file pecert wrote");
     unlink(bad);
@@ -913,9 +895,7 @@ END_TEST
 START_TEST(report_refuses_a_verdict_its_record_contradicts)
 {
     char bad[] = "/tmp/pecert-verdict-XXXXXX";
-    int fd = mkstemp(bad);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(bad);
     /* The check, after "rope.inverse", and what is refused. */
 #define CHECK_WITH(fields) RESULTS_WITH("1", "{\"check\": \"rope.inverse\", \"index\": 0, " fields "}")
     static const struct {
@@ -936,11 +916,11 @@ START_TEST(report_refuses_a_verdict_its_record_contradicts)
          "verdict \"unsupported\" contradicts its own record: failed 2 of 3"},
     };
     for (size_t i = 0; i < sizeof(forged) / sizeof(forged[0]); i++) {
-        write_text(bad, forged[i].results);
+        test_write_text(bad, forged[i].results);
         assert_report_refuses(bad, bad, forged[i].says);
     }
     /* Worse than the record: a crash after three passing cases is read. */
-    write_text(bad, CHECK_WITH("\"verdict\": \"crash\", \"cases\": 3"));
+    test_write_text(bad, CHECK_WITH("\"verdict\": \"crash\", \"cases\": 3"));
 #undef CHECK_WITH
     char out[16384];
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s", bad), 1);
@@ -961,7 +941,7 @@ static cJSON *read_json(const char *path)
 static void write_json(const char *path, const cJSON *root)
 {
     char *text = cJSON_Print(root);
-    write_text(path, text);
+    test_write_text(path, text);
     free(text);
 }
 
@@ -990,8 +970,8 @@ START_TEST(report_refuses_shards_edited_by_hand)
     cJSON_Delete(a);
     cJSON_Delete(b);
     /* Renamed: shard 2's first check takes the id of shard 1's first. */
-    write_text(s1, one);
-    write_text(s2, two);
+    test_write_text(s1, one);
+    test_write_text(s2, two);
     a = read_json(s1);
     b = read_json(s2);
     const char *id = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "checks"), 0), "check")->valuestring;
@@ -999,7 +979,7 @@ START_TEST(report_refuses_shards_edited_by_hand)
     write_json(s2, b);
     assert_report_refuses(inputs, "appears twice in the shards", id);
     cJSON_Delete(b);
-    write_text(s2, two);
+    test_write_text(s2, two);
     /* A shard count of 0, or of 2^40 (an int of 0 once cast). */
     const char *counts[] = {"0", "1099511627776", "4097", "-1", "1.5"};
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -1018,10 +998,10 @@ START_TEST(report_refuses_shards_edited_by_hand)
     ck_assert_ptr_nonnull(at);
     at++;
     snprintf(cut, strlen(one) + 64, "%.*s\\u0000%s", (int)(at - one), one, at);
-    write_text(s1, cut);
+    test_write_text(s1, cut);
     assert_report_refuses(s1, s1, "\\u0000 in a string at offset");
     snprintf(cut, strlen(one) + 64, "%s{\"checks\": []}", one);
-    write_text(s1, cut);
+    test_write_text(s1, cut);
     assert_report_refuses(s1, s1, "text after the JSON value");
     free(cut);
     free(one);
@@ -1043,7 +1023,7 @@ START_TEST(report_outputs_are_all_or_none)
     static char out[1 << 16];
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof(path), "%s/a.html", dir);
-    write_text(path, "old");
+    test_write_text(path, "old");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "run --impl ref --filter rope.inverse --json %s/good.json", dir), 0);
     int rc = test_pecert(out, sizeof(out), "report %s/good.json -o %s/a.html --json /proc/pecert-x.json", dir, dir);
     ck_assert_msg(rc == 2 && strstr(out, "/proc/pecert-x.json: cannot create") != NULL, "exit %d: %s", rc, out);
@@ -1055,9 +1035,9 @@ START_TEST(report_outputs_are_all_or_none)
     /* What a SIGKILLed pecert left (pid 2^22 + 1 runs nowhere: above
      * pid_max's ceiling) goes at the next write; a live one's stays. */
     snprintf(path, sizeof(path), "%s/.a.html.pecert-tmp-4194305-AbCdEf", dir);
-    write_text(path, "stale");
+    test_write_text(path, "stale");
     snprintf(path, sizeof(path), "%s/.a.html.pecert-tmp-1-AbCdEf", dir); /* init: alive */
-    write_text(path, "live");
+    test_write_text(path, "live");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "report %s/good.json -o %s/a.html --junit %s/j.xml", dir, dir, dir), 0);
     unlink(path);
     snprintf(cmd, sizeof(cmd), "test \"$(ls -A %s | tr '\\n' ' ')\" = 'a.html good.json j.xml ' && "
@@ -1257,7 +1237,7 @@ static void write_bench_variant(const char *out, const char *fixture, const char
         ck_assert(cJSON_ReplaceItemInObjectCaseSensitive(node, key, cJSON_Parse(json)));
     }
     char *printed = cJSON_Print(root);
-    write_text(out, printed);
+    test_write_text(out, printed);
     free(printed);
     cJSON_Delete(root);
     free(text);
@@ -1266,14 +1246,10 @@ static void write_bench_variant(const char *out, const char *fixture, const char
 START_TEST(speed_section_without_mrope_or_peers)
 {
     char path[] = "/tmp/pecert-bench-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(path);
     write_bench_variant(path, BENCH_FIXTURE, "mrope", NULL);
     char path2[] = "/tmp/pecert-bench-XXXXXX";
-    fd = mkstemp(path2);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(path2);
     write_bench_variant(path2, path, "rope2d", NULL);
     unlink(path);
     memcpy(path, path2, sizeof(path));
@@ -1357,9 +1333,7 @@ START_TEST(report_refuses_a_malformed_bench_file)
     char bad[] = "/tmp/pecert-bad-bench-XXXXXX";
     char good[256];
     char inputs[600];
-    int fd = mkstemp(bad);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(bad);
     write_bench_variant(bad, t->fixture, t->path, t->json);
     good_results(good, sizeof(good), "bench", 1, 1);
     snprintf(inputs, sizeof(inputs), "%s --bench %s", good, bad);
@@ -1397,17 +1371,15 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
              test_build_dir(), dir);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 1);
     snprintf(path, sizeof(path), "%s/catalogue.json", dir);
-    write_text(path, "{\"schema\": \"pecert-mutants/1\", \"mutants\": [{\"name\": \"pairing_swapped\", "
+    test_write_text(path, "{\"schema\": \"pecert-mutants/1\", \"mutants\": [{\"name\": \"pairing_swapped\", "
                      "\"must_fail\": [\"rope.apply.golden\", \"rope.norm_preservation\", "
                      "\"rope.pairing_convention\"], \"finding\": \"pairing\"}]}");
     snprintf(cmd, sizeof(cmd), "report %s/m.json --mutants %s/catalogue.json --mutant-failures 1 "
                                "--json %s/merged.json -o %s/merged.html",
              dir, dir, dir, dir);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "%s", cmd), 0);
-    snprintf(path, sizeof(path), "%s/m.json", dir);
-    char *whole_text = test_read_file(path);
-    snprintf(path, sizeof(path), "%s/merged.json", dir);
-    char *merged_text = test_read_file(path);
+    char *whole_text = test_read_in(dir, "m.json");
+    char *merged_text = test_read_in(dir, "merged.json");
     cJSON *whole = cJSON_Parse(whole_text);
     cJSON *merged = cJSON_Parse(merged_text);
     ck_assert_ptr_nonnull(whole);
@@ -1448,8 +1420,7 @@ START_TEST(mutant_runs_are_summarized_and_point_to_their_file)
                       had_points);
     }
     ck_assert_int_gt(left_out, 0);
-    snprintf(path, sizeof(path), "%s/merged.html", dir);
-    char *html = test_read_file(path);
+    char *html = test_read_in(dir, "merged.html");
     ck_assert_ptr_nonnull(strstr(html, "more failing cases in the run's own results file"));
     /* The summarized report is still a results file pecert reads. */
     snprintf(cmd, sizeof(cmd), "report %s/merged.json --mutants %s/catalogue.json", dir, dir);

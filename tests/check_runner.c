@@ -264,9 +264,7 @@ END_TEST
 START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
 {
     char pidfile[] = "/tmp/pecert-grandchild-XXXXXX";
-    int fd = mkstemp(pidfile);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(pidfile);
     ck_assert_int_eq(setenv("GRANDCHILD_PIDFILE", pidfile, 1), 0);
     run_fixture f;
     run_plugin(&f, "testing/grandchild.so", "rope.freq.golden", 20.0);

@@ -103,9 +103,7 @@ START_TEST(abi_v11_plugin_is_not_supported)
 {
     char cmd[2048];
     char out[] = "/tmp/pecert-v11-XXXXXX";
-    int fd = mkstemp(out);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    test_make_temp_file(out);
     snprintf(cmd, sizeof(cmd), "%s/pecert run --impl %s/impls/testing/abi_v11.so "
              "--filter '[ahlmst][a-z0-9]*.*' >%s 2>&1", test_build_dir(), test_build_dir(), out);
     int status = system(cmd);

@@ -23,6 +23,7 @@
 #include <cJSON.h>
 #include <zlib.h>
 
+#include "json_text.h"
 #include "suites.h"
 #include "vectors.h"
 
@@ -1274,33 +1275,13 @@ START_TEST(limits_bomb)
 }
 END_TEST
 
-static int utf8_complete(const char *s)
-{
-    size_t n = strlen(s);
-    size_t i;
-    size_t need = 1;
-
-    if (n == 0) {
-        return 1;
-    }
-    i = n - 1;
-    while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80) {
-        i--;
-    }
-    if (((unsigned char)s[i] & 0xE0) == 0xC0) {
-        need = 2;
-    } else if (((unsigned char)s[i] & 0xF0) == 0xE0) {
-        need = 3;
-    }
-    return n - i >= need;
-}
-
 /* Any buffer size gives a NUL-terminated prefix, never a cut character. */
 START_TEST(limits_err_truncation)
 {
     pecert_vfile f;
     char full[1024];
     char small[1024];
+    char why[128];
     size_t n;
 
     tv_set(&g_tv, "tests[0].caf\xc3\xa9\xe2\x82\xac", "1");
@@ -1319,7 +1300,8 @@ START_TEST(limits_err_truncation)
                       len);
         ck_assert_msg(strlen(small) + 3 >= len - 1 || len > n,
                       "len %zu: cut too short", len);
-        ck_assert_msg(utf8_complete(small), "len %zu: cut UTF-8", len);
+        ck_assert_msg(pecert_json_text_check(small, strlen(small), why, sizeof why) == 0, "len %zu: cut UTF-8: %s",
+                      len, why);
         ck_assert(small[len] == 'Z');
     }
     ck_assert_str_eq(small, full);
@@ -1437,36 +1419,6 @@ static void m_dup_key(tv *v)
     cJSON_AddNumberToObject(tv_node(v->root, "tests[0]"), "tcId", 9);
 }
 
-static void m_shape_mismatch(tv *v)
-{
-    tv_set(v, "tests[0].outputs.inv_freq.shape", "[3]");
-    tv_set(v, "tests[0].outputs.inv_freq.nbytes", "12");
-}
-
-static void m_x_shape(tv *v)
-{
-    tv_set(v, "tests[3].inputs.x.shape", "[2, 2, 16]");
-    tv_set(v, "tests[3].inputs.x.nbytes", "256");
-}
-
-static void m_out_shape(tv *v)
-{
-    tv_set(v, "tests[3].outputs.out.shape", "[3, 1, 16]");
-    tv_set(v, "tests[3].outputs.out.nbytes", "192");
-}
-
-static void m_cos_shape(tv *v)
-{
-    tv_set(v, "tests[2].outputs.sin.shape", "[4, 4]");
-    tv_set(v, "tests[2].outputs.sin.nbytes", "64");
-}
-
-static void m_dtype_mismatch(tv *v)
-{
-    tv_set(v, "tests[0].outputs.inv_freq.dtype", "\"f64\"");
-    tv_set(v, "tests[0].outputs.inv_freq.nbytes", "32");
-}
-
 /* Change one payload byte inside inv_freq, keep the payload CRC right. */
 static void m_tensor_bytes(tv *v)
 {
@@ -1559,14 +1511,59 @@ static void m_manifest_over(tv *v)
 static const char tensor_json[] =
     "{\"dtype\":\"i64\",\"shape\":[1],\"offset\":0,\"nbytes\":8,\"crc32\":0}";
 
-/* The valid file plus: path := json (NULL json: delete path), then
- * mutate; the message must contain expect. */
+/* The valid file plus: path := json (NULL json: delete path; a shape or
+ * a dtype is set with its nbytes made to agree), then mutate; the message
+ * must contain expect. */
 typedef struct bad_case {
     const char *path;
     const char *json;
     void (*mutate)(tv *v);
     const char *expect;
 } bad_case;
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s);
+    size_t m = strlen(suffix);
+
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* After a shape or dtype edit, make nbytes agree, so that the check that
+ * fires is the op's dtype or shape rule, not the byte count. */
+static void fix_nbytes(tv *v, const char *path)
+{
+    char tref[256];
+    cJSON *t;
+    const cJSON *e;
+    double count = 1;
+
+    (void)snprintf(tref, sizeof tref, "%.*s", (int)(strrchr(path, '.') - path), path);
+    t = tv_node(v->root, tref);
+    ck_assert_ptr_nonnull(t);
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "shape")) {
+        count *= e->valuedouble;
+    }
+    count *= (double)dtype_size(cJSON_GetObjectItemCaseSensitive(t, "dtype")->valuestring);
+    cJSON_ReplaceItemInObjectCaseSensitive(t, "nbytes", cJSON_CreateNumber(count));
+}
+
+static void expect_bad_case_fails(tv *v, const bad_case *c)
+{
+    if (c->path != NULL && c->json == NULL) {
+        tv_set(v, c->path, NULL);
+    } else if (c->path != NULL && (ends_with(c->path, ".shape") || ends_with(c->path, ".dtype"))) {
+        tv_set(v, c->path, c->json);
+        fix_nbytes(v, c->path);
+    } else if (c->path != NULL) {
+        tv_set_literal(v, c->path, c->json);
+    }
+    if (c->mutate != NULL) {
+        c->mutate(v);
+    }
+    expect_fail(v, c->expect);
+}
+
 
 static const bad_case bad_cases[] = {
     /* JSON text */
@@ -1753,19 +1750,19 @@ static const bad_case bad_cases[] = {
      ": tests[0].outputs.inv_freq.dtype: unknown dtype \"f8\""},
     {"tests[0].outputs.inv_freq.dtype", "\"bf16\"", NULL,
      ": tests[0].outputs.inv_freq.dtype: dtype \"bf16\" is reserved"},
-    {NULL, NULL, m_dtype_mismatch,
+    {"tests[0].outputs.inv_freq.dtype", "\"f64\"", NULL,
      ": tests[0].outputs.inv_freq.dtype: expected f32 for rope.freq, got "
      "f64"},
-    {NULL, NULL, m_shape_mismatch,
+    {"tests[0].outputs.inv_freq.shape", "[3]", NULL,
      ": tests[0].outputs.inv_freq.shape: expected [4] for rotary_dim 8, got "
      "[3]"},
-    {NULL, NULL, m_x_shape,
+    {"tests[3].inputs.x.shape", "[2, 2, 16]", NULL,
      ": tests[3].inputs.x.shape: expected [3, H, 16] for head_dim 16, got "
      "[2, 2, 16]"},
-    {NULL, NULL, m_out_shape,
+    {"tests[3].outputs.out.shape", "[3, 1, 16]", NULL,
      ": tests[3].outputs.out.shape: expected [3, 2, 16] for head_dim 16, got "
      "[3, 1, 16]"},
-    {NULL, NULL, m_cos_shape,
+    {"tests[2].outputs.sin.shape", "[4, 4]", NULL,
      ": tests[2].outputs.sin.shape: expected [5, 4] for rotary_dim 8, got "
      "[4, 4]"},
     {"tests[0].outputs.attention_scaling.shape", "[1]", NULL,
@@ -1798,17 +1795,7 @@ static const bad_case bad_cases[] = {
 
 START_TEST(errors_table)
 {
-    const bad_case *c = &bad_cases[_i];
-
-    if (c->path != NULL && c->json == NULL) {
-        tv_set(&g_tv, c->path, NULL);
-    } else if (c->path != NULL) {
-        tv_set_literal(&g_tv, c->path, c->json);
-    }
-    if (c->mutate != NULL) {
-        c->mutate(&g_tv);
-    }
-    expect_fail(&g_tv, c->expect);
+    expect_bad_case_fails(&g_tv, &bad_cases[_i]);
 }
 END_TEST
 
@@ -2221,33 +2208,6 @@ static const bad_case family_bad_cases[] = {
 
 #define N_FAMILY_BAD_CASES ((int)(sizeof family_bad_cases / sizeof family_bad_cases[0]))
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s);
-    size_t m = strlen(suffix);
-
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* After a shape or dtype edit, make nbytes agree, so that the check that
- * fires is the op's dtype or shape rule, not the byte count. */
-static void fix_nbytes(tv *v, const char *path)
-{
-    char tref[256];
-    cJSON *t;
-    const cJSON *e;
-    double count = 1;
-
-    (void)snprintf(tref, sizeof tref, "%.*s", (int)(strrchr(path, '.') - path), path);
-    t = tv_node(v->root, tref);
-    ck_assert_ptr_nonnull(t);
-    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(t, "shape")) {
-        count *= e->valuedouble;
-    }
-    count *= (double)dtype_size(cJSON_GetObjectItemCaseSensitive(t, "dtype")->valuestring);
-    cJSON_ReplaceItemInObjectCaseSensitive(t, "nbytes", cJSON_CreateNumber(count));
-}
-
 /* A table of no channels (D = 0) with an output to match: the shapes
  * agree, and the op still refuses it, naming the table. */
 START_TEST(families_posinterp_no_channels)
@@ -2264,17 +2224,7 @@ END_TEST
 
 START_TEST(families_errors_table)
 {
-    const bad_case *c = &family_bad_cases[_i];
-
-    if (c->json == NULL) {
-        tv_set(&g_tv, c->path, NULL);
-    } else if (ends_with(c->path, ".shape") || ends_with(c->path, ".dtype")) {
-        tv_set(&g_tv, c->path, c->json);
-        fix_nbytes(&g_tv, c->path);
-    } else {
-        tv_set_literal(&g_tv, c->path, c->json);
-    }
-    expect_fail(&g_tv, c->expect);
+    expect_bad_case_fails(&g_tv, &family_bad_cases[_i]);
 }
 END_TEST
 

@@ -11,6 +11,8 @@
 
 const char *const fast_isas[4] = {"scalar", "avx2", "avx512", "avx512-nobf16"};
 
+const char *const abi_engines[3] = {"ref", "fast", "honest/official_f32"};
+
 pecert_status fast_open(fast_handle *h, const char *isa)
 {
     char path[1024];
@@ -50,6 +52,26 @@ void fast_close(fast_handle *h)
 {
     builtin_close(h);
     unsetenv("PECERT_ISA");
+}
+
+int ref_and_fast_open(fast_handle *ref, fast_handle *fast, const char *isa)
+{
+    builtin_open(ref, "ref");
+    pecert_status st = fast_open(fast, isa);
+    if (st == PECERT_E_UNSUPPORTED) {
+        fast_close(fast);
+        builtin_close(ref);
+        return 0;
+    }
+    ck_assert_int_eq(st, PECERT_OK);
+    return 1;
+}
+
+void fill_f32(float *out, size_t n, float value)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = value;
+    }
 }
 
 void expect_refused(const fast_handle *h, const char *name, pecert_status st, pecert_status want, const char *field)

@@ -34,6 +34,9 @@ Suite *make_conveniences_suite(void);
 Suite *make_hostile_suite(void);
 Suite *make_certificate_suite(void);
 
+/* ARRAY_LEN: how many elements the array a holds (an array, not a pointer). */
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /* test_tcase_of: a test case named name holding tests[0..n) in that order;
  * timeout_s > 0 sets its timeout, 0 keeps Check's default. TEST_TCASE
  * takes the tests as arguments: TEST_TCASE("core", 120, a, b, c). */
@@ -66,5 +69,13 @@ int test_pecert(char *out, size_t out_len, const char *fmt, ...) __attribute__((
 /* test_read_file: the whole file at path, malloc'ed and NUL-terminated
  * (the test fails if it cannot be read). */
 char *test_read_file(const char *path);
+/* test_make_temp_file: creates the empty file mkstemp names from
+ * path_template (".../name-XXXXXX", rewritten in place); the test
+ * unlinks it. */
+void test_make_temp_file(char *path_template);
+/* test_write_text: the file at path (created or truncated) := text. */
+void test_write_text(const char *path, const char *text);
+/* test_read_in: the file dir/name, read as test_read_file reads it. */
+char *test_read_in(const char *dir, const char *name);
 
 #endif /* PECERT_TESTS_SUITES_H */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "suites.h"
 
@@ -49,4 +50,30 @@ void test_remove_dir(const char *dir)
     ck_assert_uint_lt(strlen(dir), sizeof(cmd) - 16);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
     ck_assert_msg(system(cmd) == 0, "%s", cmd);
+}
+
+char *test_read_in(const char *dir, const char *name)
+{
+    char path[1200];
+
+    ck_assert_uint_lt(strlen(dir) + strlen(name), sizeof(path) - 2);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    return test_read_file(path);
+}
+
+void test_make_temp_file(char *path_template)
+{
+    int fd = mkstemp(path_template);
+
+    ck_assert_msg(fd >= 0, "mkstemp %s", path_template);
+    close(fd);
+}
+
+void test_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    ck_assert_msg(fclose(f) == 0, "cannot write %s", path);
 }

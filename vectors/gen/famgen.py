@@ -6,6 +6,7 @@ then `finish` writes them, re-reads them with the independent checker
 number.
 """
 
+import argparse
 import os
 import sys
 import zlib
@@ -14,6 +15,37 @@ import numpy as np
 
 import check_vectors
 import vecfile
+
+
+def parse_args(doc, argv, family, checkouts):
+    """The command line of a family generator: a required --NAME for each checkout it
+    reads ({"--NAME": help}), and --out."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for option, help_text in checkouts.items():
+        parser.add_argument(option, required=True, help=help_text)
+    parser.add_argument("--out", required=True, help=f"output directory, e.g. vectors/{family}")
+    return parser.parse_args(argv)
+
+
+def notes_table(text):
+    """The flag catalogue {flag: (bugType, description)}, written as a table: a line
+    "flag BUG_TYPE description" starts a flag, the indented lines below it go on with its
+    description (joined with one space)."""
+    notes = {}
+    flag = None
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line:
+            continue
+        if line[0].isspace():
+            bug_type, description = notes[flag]
+            notes[flag] = (bug_type, description + " " + line.strip())
+            continue
+        flag, bug_type, description = line.split(None, 2)
+        if flag in notes:
+            raise ValueError(f"notes_table: flag {flag} twice")
+        notes[flag] = (bug_type, description)
+    return notes
 
 
 def notes_catalog(notes):

@@ -21,7 +21,6 @@ cannot tell it from -m_h (q - k)): those vectors are the linear form at q = 0.  
 adds m_h * (k - (S - 1)) to every row: the linear form of the last query, q = S - 1.
 """
 
-import argparse
 import math
 import os
 import sys
@@ -38,30 +37,28 @@ import refsrc  # noqa: E402
 GENERATOR = "vectors/gen/gen_alibi.py"
 FAMILY = "alibi"
 
-NOTES = {
-    "power_of_two": ("FUNCTIONALITY", "num_heads a power of two: the plain geometric sequence."),
-    "non_power_of_two": ("EDGE_CASE",
-                         "num_heads not a power of two: the slopes of the closest smaller power "
-                         "of two, then every other slope of the next (a uniform sequence, an "
-                         "exponent off by one or a crash here are known bugs: mlx #343, "
-                         "TensorRT-LLM #1611, transformers #28380)."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Head count of a released checkpoint (Bloom-176B 112, MPT-30B 56, ...)."),
-    "alibi_bias_max": ("MODIFIED_PARAMETER",
-                       "MPT alibi_bias_max other than 8: slopes 2^(-max_bias h / c)."),
-    "float32_slopes": ("FUNCTIONALITY",
-                       "The reference computes the slopes in float32 (pow of a rounded base)."),
-    "softmax_shift_form": ("REFERENCE_QUIRK",
-                           "The reference adds m*k to every query row; softmax ignores the "
-                           "per-row constant, so it is the linear bias -m(q-k) at q = 0."),
-    "last_query_row": ("REFERENCE_QUIRK",
-                       "MPT adds m*(k - (S-1)) to every row: the linear bias of the last "
-                       "query q = S-1."),
-    "symmetric": ("FUNCTIONALITY", "Bidirectional bias -m|q - k| (llm-foundry full=True)."),
-    "left_padding": ("EDGE_CASE",
-                     "Left-padded row: key positions cumsum(mask)-1, padding keys at 0."),
-    "long_position": ("EDGE_CASE", "Key positions past 2^16: bias magnitudes in the thousands."),
-}
+NOTES = famgen.notes_table("""
+power_of_two        FUNCTIONALITY       num_heads a power of two: the plain geometric sequence.
+non_power_of_two    EDGE_CASE           num_heads not a power of two: the slopes of the closest
+                                        smaller power of two, then every other slope of the next (a
+                                        uniform sequence, an exponent off by one or a crash here are
+                                        known bugs: mlx #343, TensorRT-LLM #1611, transformers
+                                        #28380).
+real_checkpoint     FUNCTIONALITY       Head count of a released checkpoint (Bloom-176B 112, MPT-30B
+                                        56, ...).
+alibi_bias_max      MODIFIED_PARAMETER  MPT alibi_bias_max other than 8: slopes 2^(-max_bias h / c).
+float32_slopes      FUNCTIONALITY       The reference computes the slopes in float32 (pow of a
+                                        rounded base).
+softmax_shift_form  REFERENCE_QUIRK     The reference adds m*k to every query row; softmax ignores
+                                        the per-row constant, so it is the linear bias -m(q-k) at q
+                                        = 0.
+last_query_row      REFERENCE_QUIRK     MPT adds m*(k - (S-1)) to every row: the linear bias of the
+                                        last query q = S-1.
+symmetric           FUNCTIONALITY       Bidirectional bias -m|q - k| (llm-foundry full=True).
+left_padding        EDGE_CASE           Left-padded row: key positions cumsum(mask)-1, padding keys
+                                        at 0.
+long_position       EDGE_CASE           Key positions past 2^16: bias magnitudes in the thousands.
+""")
 
 # Head counts: 1..64 for the paper's get_slopes; for the others the issue's
 # non-powers of two, and released checkpoints.
@@ -233,13 +230,11 @@ def build_foundry(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--alibi", required=True,
-                        help="ofirpress/attention_with_linear_biases checkout")
-    parser.add_argument("--llm-foundry", required=True, help="mosaicml/llm-foundry checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/alibi")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "alibi", {
+        "--transformers": "transformers checkout (v4.57.6)",
+        "--alibi": "ofirpress/attention_with_linear_biases checkout",
+        "--llm-foundry": "mosaicml/llm-foundry checkout",
+    })
     s = Sources(args)
     return famgen.build_and_finish(args.out, FAMILY, GENERATOR, NOTES, (
         ("slopes_paper", "ALiBi slopes for 1..64 heads from the ALiBi authors' get_slopes",

@@ -22,7 +22,6 @@ forward's own output (softmax of the logits times the values), and against plugi
 formula recomputed here in numpy, to 1e-12.
 """
 
-import argparse
 import importlib.util
 import math
 import os
@@ -41,23 +40,27 @@ GENERATOR = "vectors/gen/gen_cope.py"
 REPO = "facebookresearch/RAM"
 SRC = "projects/cope/src/cope/context_position.py"
 
-NOTES = {
-    "cope": ("FUNCTIONALITY", "ContextPosSelfAttn: gates sigmoid(q.k / sqrt(d)), positions their reversed "
-                              "cumulative sum, embeddings interpolated between integer positions."),
-    "causal": ("FUNCTIONALITY", "The decoder's causal mask: gates of later keys are 0, their logits -inf."),
-    "sep_key": ("EDGE_CASE", "--cope-sep-key: the gates read a key projection of their own, the logits "
-                             "the attention keys."),
-    "val_gates": ("EDGE_CASE", "--cope-val-gates: the gates read the values."),
-    "nodiv": ("EDGE_CASE", "--cope-nodiv: the position logits added after the 1/sqrt(d) scale, not before."),
-    "clamp": ("EDGE_CASE", "npos smaller than the row's gate sum: positions clamp at npos - 1."),
-    "padding": ("EDGE_CASE", "pad2attn_mask's padding keys (each pad query keeps itself): masked gates "
-                             "count nothing."),
-    "unmasked": ("EDGE_CASE", "No mask (the encoder's): every key's gate counts, later keys too."),
-    "decode": ("FUNCTIONALITY", "One query over the cached keys (generation: no mask for a single token)."),
-    "integer_positions": ("EDGE_CASE", "Gates saturated at 1: positions are the integers i - j + 1, "
-                                       "floor and ceil coincide."),
-    "odd_head_dim": ("EDGE_CASE", "A head_dim that is not a multiple of 8: the tails of vector loops."),
-}
+NOTES = famgen.notes_table("""
+cope               FUNCTIONALITY  ContextPosSelfAttn: gates sigmoid(q.k / sqrt(d)), positions their
+                                  reversed cumulative sum, embeddings interpolated between integer
+                                  positions.
+causal             FUNCTIONALITY  The decoder's causal mask: gates of later keys are 0, their logits
+                                  -inf.
+sep_key            EDGE_CASE      --cope-sep-key: the gates read a key projection of their own, the
+                                  logits the attention keys.
+val_gates          EDGE_CASE      --cope-val-gates: the gates read the values.
+nodiv              EDGE_CASE      --cope-nodiv: the position logits added after the 1/sqrt(d) scale,
+                                  not before.
+clamp              EDGE_CASE      npos smaller than the row's gate sum: positions clamp at npos - 1.
+padding            EDGE_CASE      pad2attn_mask's padding keys (each pad query keeps itself): masked
+                                  gates count nothing.
+unmasked           EDGE_CASE      No mask (the encoder's): every key's gate counts, later keys too.
+decode             FUNCTIONALITY  One query over the cached keys (generation: no mask for a single
+                                  token).
+integer_positions  EDGE_CASE      Gates saturated at 1: positions are the integers i - j + 1, floor
+                                  and ceil coincide.
+odd_head_dim       EDGE_CASE      A head_dim that is not a multiple of 8: the tails of vector loops.
+""")
 
 
 class Sources:
@@ -194,15 +197,12 @@ def build(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ram", required=True, help="facebookresearch/RAM checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/cope")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "cope", {"--ram": "facebookresearch/RAM checkout"})
     s = Sources(args)
-    vf = famgen.new_file("cope", "cope", "CoPE attention logits (facebookresearch/RAM ContextPosSelfAttn)",
-                         GENERATOR, s.prov, NOTES)
-    build(s, vf)
-    return famgen.finish(args.out, [vf])
+    return famgen.build_and_finish(args.out, "cope", GENERATOR, NOTES, (
+        ("cope", "CoPE attention logits (facebookresearch/RAM ContextPosSelfAttn)", s.prov,
+         lambda vf: build(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ length; -1 for a padding token); the generator checks that p maps to the row the
 official code used.
 """
 
-import argparse
 import os
 import sys
 
@@ -39,21 +38,19 @@ GENERATOR = "vectors/gen/gen_learned.py"
 FAMILY = "learned"
 PAD = 1
 
-NOTES = {
-    "padding_offset": ("FUNCTIONALITY",
-                       "fairseq / RoBERTa: token p reads row padding_idx + 1 + p (fairseq #1177: "
-                       "forgetting the offset reads the wrong row)."),
-    "plain": ("FUNCTIONALITY", "BERT: token p reads row p."),
-    "left_padding": ("EDGE_CASE", "Left-padded row: padding tokens read row padding_idx."),
-    "right_padding": ("EDGE_CASE", "Right-padded row: padding tokens read row padding_idx."),
-    "past_length": ("FUNCTIONALITY", "past_key_values_length > 0: positions continue a cache."),
-    "decode_step": ("FUNCTIONALITY",
-                    "fairseq incremental decoding: one token at row padding_idx + seq_len."),
-    "last_row": ("EDGE_CASE", "The last row of the table is read."),
-    "inputs_embeds": ("REFERENCE_QUIRK",
-                      "RobertaEmbeddings given inputs_embeds: sequential positions "
-                      "padding_idx + 1 + t for every token, padding not detected."),
-}
+NOTES = famgen.notes_table("""
+padding_offset  FUNCTIONALITY    fairseq / RoBERTa: token p reads row padding_idx + 1 + p (fairseq
+                                 #1177: forgetting the offset reads the wrong row).
+plain           FUNCTIONALITY    BERT: token p reads row p.
+left_padding    EDGE_CASE        Left-padded row: padding tokens read row padding_idx.
+right_padding   EDGE_CASE        Right-padded row: padding tokens read row padding_idx.
+past_length     FUNCTIONALITY    past_key_values_length > 0: positions continue a cache.
+decode_step     FUNCTIONALITY    fairseq incremental decoding: one token at row padding_idx +
+                                 seq_len.
+last_row        EDGE_CASE        The last row of the table is read.
+inputs_embeds   REFERENCE_QUIRK  RobertaEmbeddings given inputs_embeds: sequential positions
+                                 padding_idx + 1 + t for every token, padding not detected.
+""")
 
 
 def table(label, rows, dim):
@@ -204,11 +201,10 @@ def build_bert(hf, torch, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--fairseq", required=True, help="facebookresearch/fairseq checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/learned")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "learned", {
+        "--transformers": "transformers checkout (v4.57.6)",
+        "--fairseq": "facebookresearch/fairseq checkout",
+    })
     fs = refsrc.Checkout("facebookresearch/fairseq", args.fairseq)
     hf = hfref.Reference(args.transformers)
     torch = hf.torch

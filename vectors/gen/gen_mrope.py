@@ -20,7 +20,6 @@ move tensors between the model's [B, H, S, D] and FORMAT.md's [T, H, D] (pure in
 with positions [3, T].
 """
 
-import argparse
 import os
 import sys
 
@@ -37,32 +36,31 @@ GENERATOR = "vectors/gen/gen_mrope.py"
 IMAGE, VIDEO, START, END = 151655, 151656, 151652, 151653
 MERGE = 2
 
-NOTES = {
-    "text_only": ("FUNCTIONALITY",
-                  "No image or video: the text-only branch, the three axes equal plain positions."),
-    "image": ("FUNCTIONALITY", "One image: its merged patches get (0, row, column) offsets."),
-    "non_square_grid": ("EDGE_CASE",
-                        "Image grid h != w: the height and width axes must not be swapped."),
-    "video": ("FUNCTIONALITY", "A video: temporal index t on the first axis."),
-    "several_images": ("FUNCTIONALITY",
-                       "Several images in one sequence: each starts after the largest position "
-                       "so far."),
-    "image_and_video": ("FUNCTIONALITY", "An image and a video in one sequence."),
-    "left_padding": ("EDGE_CASE",
-                     "Left-padded batch: padding gets position 1, the rows' images are taken in "
-                     "order from image_grid_thw."),
-    "deltas_quirk": ("REFERENCE_QUIRK",
-                     "Text-only branch with a mask: the deltas count padding's position 1 in the "
-                     "maximum (a row with one real token gets 2 - S, not 1 - S)."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Qwen2-VL-7B / 2B text config: head_dim 128, rope_theta 1e6, "
-                        "mrope_section [16, 24, 24]; a 448 x 448 image (grid 1 x 32 x 32)."),
-    "synthetic": ("MODIFIED_PARAMETER", "A head size and sections no released model uses."),
-    "interleaved": ("FUNCTIONALITY",
-                    "Qwen3-VL's interleaved sections (Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): "
-                    "frequency i on axis i mod 3 within three times each section, not in blocks."),
-    "batch": ("FUNCTIONALITY", "Several sequences flattened to tokens."),
-}
+NOTES = famgen.notes_table("""
+text_only        FUNCTIONALITY       No image or video: the text-only branch, the three axes equal
+                                     plain positions.
+image            FUNCTIONALITY       One image: its merged patches get (0, row, column) offsets.
+non_square_grid  EDGE_CASE           Image grid h != w: the height and width axes must not be
+                                     swapped.
+video            FUNCTIONALITY       A video: temporal index t on the first axis.
+several_images   FUNCTIONALITY       Several images in one sequence: each starts after the largest
+                                     position so far.
+image_and_video  FUNCTIONALITY       An image and a video in one sequence.
+left_padding     EDGE_CASE           Left-padded batch: padding gets position 1, the rows' images
+                                     are taken in order from image_grid_thw.
+deltas_quirk     REFERENCE_QUIRK     Text-only branch with a mask: the deltas count padding's
+                                     position 1 in the maximum (a row with one real token gets 2 -
+                                     S, not 1 - S).
+real_checkpoint  FUNCTIONALITY       Qwen2-VL-7B / 2B text config: head_dim 128, rope_theta 1e6,
+                                     mrope_section [16, 24, 24]; a 448 x 448 image (grid 1 x 32 x
+                                     32).
+synthetic        MODIFIED_PARAMETER  A head size and sections no released model uses.
+interleaved      FUNCTIONALITY       Qwen3-VL's interleaved sections
+                                     (Qwen3VLTextRotaryEmbedding.apply_interleaved_mrope): frequency
+                                     i on axis i mod 3 within three times each section, not in
+                                     blocks.
+batch            FUNCTIONALITY       Several sequences flattened to tokens.
+""")
 
 
 def image_tokens(t, h, w, kind=IMAGE):
@@ -256,10 +254,7 @@ def build_apply_interleaved(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/mrope")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "mrope", {"--transformers": "transformers checkout (v4.57.6)"})
     s = Sources(args)
     return famgen.build_and_finish(args.out, "mrope", GENERATOR, NOTES, (
         ("index", "M-RoPE position ids from Qwen2VLModel.get_rope_index", s.prov,

@@ -24,7 +24,6 @@ PosCNN's output on the grid tokens alone, which is how the paper describes them 
 token kept out of the convolution).
 """
 
-import argparse
 import os
 import sys
 import types
@@ -41,19 +40,20 @@ GENERATOR = "vectors/gen/gen_peg.py"
 REPO = "Meituan-AutoML/Twins"
 SRC = "gvt.py"
 
-NOTES = {
-    "peg": ("FUNCTIONALITY", "PosCNN: a depthwise 3 x 3 convolution over the patch grid, zero padded, added "
-                             "to its input."),
-    "real_checkpoint": ("FUNCTIONALITY", "A stage of a released checkpoint (Twins-PCPVT / CPVT at 224 x 224): "
-                                         "its grid and width."),
-    "non_square_grid": ("EDGE_CASE", "Grid h != w: rows and columns must not be swapped."),
-    "square_token_count": ("EDGE_CASE", "A non-square grid whose token count is a square (8 x 2 = 16): a grid "
-                                        "taken as sqrt(N) x sqrt(N) is wrong without an error."),
-    "one_row": ("EDGE_CASE", "A single row of patches: every vertical neighbour is padding."),
-    "one_patch": ("EDGE_CASE", "A 1 x 1 grid: only the centre tap sees a token."),
-    "class_token": ("EDGE_CASE", "A prefix row (class token) before the grid: kept out of the convolution, "
-                                 "copied as it is (composed: the released code has no class-token PEG)."),
-}
+NOTES = famgen.notes_table("""
+peg                 FUNCTIONALITY  PosCNN: a depthwise 3 x 3 convolution over the patch grid, zero
+                                   padded, added to its input.
+real_checkpoint     FUNCTIONALITY  A stage of a released checkpoint (Twins-PCPVT / CPVT at 224 x
+                                   224): its grid and width.
+non_square_grid     EDGE_CASE      Grid h != w: rows and columns must not be swapped.
+square_token_count  EDGE_CASE      A non-square grid whose token count is a square (8 x 2 = 16): a
+                                   grid taken as sqrt(N) x sqrt(N) is wrong without an error.
+one_row             EDGE_CASE      A single row of patches: every vertical neighbour is padding.
+one_patch           EDGE_CASE      A 1 x 1 grid: only the centre tap sees a token.
+class_token         EDGE_CASE      A prefix row (class token) before the grid: kept out of the
+                                   convolution, copied as it is (composed: the released code has no
+                                   class-token PEG).
+""")
 
 
 def stub_timm():
@@ -148,14 +148,11 @@ def build(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--twins", required=True, help="Meituan-AutoML/Twins checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/peg")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "peg", {"--twins": "Meituan-AutoML/Twins checkout"})
     s = Sources(args)
-    vf = famgen.new_file("peg", "peg", "CPVT's PEG (PosCNN) as released with Twins", GENERATOR, s.prov, NOTES)
-    build(s, vf)
-    return famgen.finish(args.out, [vf])
+    return famgen.build_and_finish(args.out, "peg", GENERATOR, NOTES, (
+        ("peg", "CPVT's PEG (PosCNN) as released with Twins", s.prov, lambda vf: build(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ checkpoints' 768 to 1152): the resize is per channel, so D changes no number, on
 tails of the vector loops, and the vectors stay small.
 """
 
-import argparse
 import os
 import sys
 
@@ -45,33 +44,32 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_posinterp.py"
 
-NOTES = {
-    "vit": ("FUNCTIONALITY", "ViTEmbeddings.interpolate_pos_encoding: bicubic, size form, class token apart."),
-    "deit": ("FUNCTIONALITY", "DeiT: two prefix rows (class and distillation tokens) kept apart."),
-    "clip": ("FUNCTIONALITY", "CLIPVisionEmbeddings.interpolate_pos_encoding (ViT-B/32's 7 x 7 grid)."),
-    "dinov2": ("FUNCTIONALITY", "DINOv2 (transformers' port): bicubic, size form."),
-    "dinov2_official": ("FUNCTIONALITY",
-                        "The authors' DinoVisionTransformer.interpolate_pos_encoding."),
-    "scale_factor_form": ("EDGE_CASE",
-                          "interpolate called with scale_factor (n_out + 0.1) / n_in, not a size: "
-                          "the source coordinates follow the scale, not n_in / n_out."),
-    "antialias": ("EDGE_CASE", "antialias=True: a wider, normalised kernel when the grid shrinks."),
-    "downsample": ("EDGE_CASE", "The grid shrinks: where antialias changes the answer."),
-    "upsample": ("FUNCTIONALITY", "The grid grows."),
-    "non_square_grid": ("EDGE_CASE", "Output h != w: rows and columns must not be swapped."),
-    "one_axis_unchanged": ("EDGE_CASE", "One axis keeps its size: it must come out as it went in."),
-    "siglip2": ("FUNCTIONALITY",
-                "Siglip2's resize_positional_embeddings: bilinear, antialias, per image shape."),
-    "qwen3_vl": ("FUNCTIONALITY",
-                 "Qwen3-VL's fast_pos_embed_interpolate: bilinear corner to corner, merge windows."),
-    "align_corners": ("EDGE_CASE", "Corners map to corners: coordinate i * (n_in - 1) / (n_out - 1)."),
-    "merge_windows": ("EDGE_CASE", "Output in 2 x 2 spatial-merge windows, not row-major."),
-    "tiny_grid": ("EDGE_CASE", "An output of 2 x 2: the largest downsampling step."),
-    "same_patch_count": ("EDGE_CASE",
-                         "As many patches as the table's grid, in another shape: a shortcut on the patch "
-                         "count returns the table unchanged."),
-    "real_checkpoint": ("FUNCTIONALITY", "A released checkpoint's grid at a resolution it is used at."),
-}
+NOTES = famgen.notes_table("""
+vit                 FUNCTIONALITY  ViTEmbeddings.interpolate_pos_encoding: bicubic, size form, class
+                                   token apart.
+deit                FUNCTIONALITY  DeiT: two prefix rows (class and distillation tokens) kept apart.
+clip                FUNCTIONALITY  CLIPVisionEmbeddings.interpolate_pos_encoding (ViT-B/32's 7 x 7
+                                   grid).
+dinov2              FUNCTIONALITY  DINOv2 (transformers' port): bicubic, size form.
+dinov2_official     FUNCTIONALITY  The authors' DinoVisionTransformer.interpolate_pos_encoding.
+scale_factor_form   EDGE_CASE      interpolate called with scale_factor (n_out + 0.1) / n_in, not a
+                                   size: the source coordinates follow the scale, not n_in / n_out.
+antialias           EDGE_CASE      antialias=True: a wider, normalised kernel when the grid shrinks.
+downsample          EDGE_CASE      The grid shrinks: where antialias changes the answer.
+upsample            FUNCTIONALITY  The grid grows.
+non_square_grid     EDGE_CASE      Output h != w: rows and columns must not be swapped.
+one_axis_unchanged  EDGE_CASE      One axis keeps its size: it must come out as it went in.
+siglip2             FUNCTIONALITY  Siglip2's resize_positional_embeddings: bilinear, antialias, per
+                                   image shape.
+qwen3_vl            FUNCTIONALITY  Qwen3-VL's fast_pos_embed_interpolate: bilinear corner to corner,
+                                   merge windows.
+align_corners       EDGE_CASE      Corners map to corners: coordinate i * (n_in - 1) / (n_out - 1).
+merge_windows       EDGE_CASE      Output in 2 x 2 spatial-merge windows, not row-major.
+tiny_grid           EDGE_CASE      An output of 2 x 2: the largest downsampling step.
+same_patch_count    EDGE_CASE      As many patches as the table's grid, in another shape: a shortcut
+                                   on the patch count returns the table unchanged.
+real_checkpoint     FUNCTIONALITY  A released checkpoint's grid at a resolution it is used at.
+""")
 
 SRC = {
     "vit": "src/transformers/models/vit/modeling_vit.py",
@@ -320,11 +318,10 @@ def build_qwen3_vl(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--dinov2", required=True, help="facebookresearch/dinov2 checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/posinterp")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "posinterp", {
+        "--transformers": "transformers checkout (v4.57.6)",
+        "--dinov2": "facebookresearch/dinov2 checkout",
+    })
     s = Sources(args)
     return famgen.build_and_finish(args.out, "posinterp", GENERATOR, NOTES, (
         ("vit", "ViT-family interpolate_pos_encoding (ViT, DeiT, CLIP, DINOv2) in transformers", s.hf_prov,

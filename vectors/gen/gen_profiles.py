@@ -48,26 +48,25 @@ import vecfile  # noqa: E402
 GENERATOR = "vectors/gen/gen_profiles.py"
 FAMILY = "profile"
 
-NOTES = {
-    "profile": ("BASIC", "A released checkpoint's positional encoding, built by the model's own "
-                         "transformers classes from the profile's config.json fields."),
-    "init_freqs": ("DEFAULT_VALUE", "The rotary module's inv_freq and attention_scaling as "
-                                    "__init__ leaves them (no sequence length seen yet)."),
-    "boundary": ("EDGE_CASE", "Positions at L0-1, L0, L0+1 and max_position_embeddings-1, where "
-                              "scaled rope types switch behaviour."),
-    "long_position": ("EDGE_CASE", "Positions far past every trained length (2^20)."),
-    "mrope_axes": ("FUNCTIONALITY", "Three position axes (temporal, height, width) that differ, "
-                                    "so every mrope_section is exercised."),
-    "bf16_reference": ("EDGE_CASE", "The reference rounds its ALiBi slopes and biases to bfloat16 (Falcon's "
-                                    "build_alibi_tensor: slopes[..., None].bfloat16() * arange_tensor); they are "
-                                    "compared within that rounding."),
-    "layers_full": ("FUNCTIONALITY", "The encoding of the full-attention layers: the rotary module "
-                                     "the model builds for them (Gemma3TextModel.rotary_emb)."),
-    "layers_sliding": ("FUNCTIONALITY", "The encoding of the sliding-window layers: the rotary module "
-                                        "the model builds for them (Gemma3TextModel.rotary_emb_local, "
-                                        "from a copy of the config with rope_local_base_freq)."),
-    **profile_vision.NOTES,
-}
+NOTES = {**famgen.notes_table("""
+profile         BASIC          A released checkpoint's positional encoding, built by the model's own
+                               transformers classes from the profile's config.json fields.
+init_freqs      DEFAULT_VALUE  The rotary module's inv_freq and attention_scaling as __init__ leaves
+                               them (no sequence length seen yet).
+boundary        EDGE_CASE      Positions at L0-1, L0, L0+1 and max_position_embeddings-1, where
+                               scaled rope types switch behaviour.
+long_position   EDGE_CASE      Positions far past every trained length (2^20).
+mrope_axes      FUNCTIONALITY  Three position axes (temporal, height, width) that differ, so every
+                               mrope_section is exercised.
+bf16_reference  EDGE_CASE      The reference rounds its ALiBi slopes and biases to bfloat16
+                               (Falcon's build_alibi_tensor: slopes[..., None].bfloat16() *
+                               arange_tensor); they are compared within that rounding.
+layers_full     FUNCTIONALITY  The encoding of the full-attention layers: the rotary module the
+                               model builds for them (Gemma3TextModel.rotary_emb).
+layers_sliding  FUNCTIONALITY  The encoding of the sliding-window layers: the rotary module the
+                               model builds for them (Gemma3TextModel.rotary_emb_local, from a copy
+                               of the config with rope_local_base_freq).
+"""), **profile_vision.NOTES}
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
 # apply is the name of the model's own q/k rotation function.

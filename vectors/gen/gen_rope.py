@@ -32,6 +32,7 @@ import check_vectors  # noqa: E402
 import checkpoints as ck  # noqa: E402
 import compare_double  # noqa: E402
 import crosscheck  # noqa: E402
+import famgen  # noqa: E402
 import hfref  # noqa: E402
 import vecfile  # noqa: E402
 
@@ -48,86 +49,83 @@ SCALING_KEYS = {
 # Wycheproof-style flag catalogue; each file's manifest gets the notes of the flags it uses.
 # L0 is the length at which a type changes behaviour: max_position_embeddings for dynamic,
 # the top-level original_max_position_embeddings (else max_position_embeddings) for longrope.
-NOTES = {
-    "basic": ("BASIC", "Plain configuration of a released checkpoint, small positions."),
-    "default_seq_len": ("DEFAULT_VALUE",
-                        "No sequence length given (seq_len 0): the init-time frequencies the "
-                        "model builds before its first forward."),
-    "seq_len_ignored": ("MODIFIED_PARAMETER",
-                        "A sequence length is given to a rope type whose frequencies do not "
-                        "depend on it; the result must equal the seq_len-free one."),
-    "boundary_L0_minus_1": ("EDGE_CASE", "Sequence length L0-1: still unscaled / short."),
-    "boundary_L0": ("EDGE_CASE",
-                    "Sequence length exactly L0: still unscaled / short (the switch is "
-                    "strictly greater than L0)."),
-    "boundary_L0_plus_1": ("EDGE_CASE", "Sequence length L0+1: first scaled / long length."),
-    "beyond_L0_4x": ("EDGE_CASE", "Sequence length 4*L0, well inside the scaled regime."),
-    "long_position": ("EDGE_CASE",
-                      "Far positions (2^16, 2^20 and neighbours): the reference forms the angle "
-                      "p*inv_freq in float32, so its error grows with p."),
-    "split_half": ("FUNCTIONALITY",
-                   "Channel i pairs with channel i + rotary_dim/2 (rotate_half)."),
-    "interleaved": ("FUNCTIONALITY",
-                    "Channel 2i pairs with channel 2i+1 (GPT-J rotate_every_two, DeepSeek-V2 "
-                    "complex multiply)."),
-    "partial_rotary": ("EDGE_CASE",
-                       "rotary_dim < head_dim: only the first rotary_dim channels rotate, the "
-                       "rest pass through unchanged."),
-    "odd_frequency_count": ("EDGE_CASE", "rotary_dim/2 is odd."),
-    "odd_heads": ("EDGE_CASE", "An odd number of heads per token."),
-    "left_padding": ("EDGE_CASE",
-                     "Left-padded batch: positions as generate() builds them, cumsum(mask)-1 "
-                     "with padding tokens at position 1; padding tokens are included."),
-    "batch": ("FUNCTIONALITY", "Several sequences flattened to tokens, each with its positions."),
-    "attention_scaling": ("FUNCTIONALITY",
-                          "cos and sin carry an attention factor different from 1."),
-    "linear_scaling": ("FUNCTIONALITY", "rope_type linear: inv_freq / factor."),
-    "dynamic_ntk": ("FUNCTIONALITY",
-                    "rope_type dynamic: the base grows with the sequence length past "
-                    "max_position_embeddings."),
-    "yarn": ("FUNCTIONALITY", "rope_type yarn: ramp between interpolation and extrapolation."),
-    "yarn_mscale": ("FUNCTIONALITY",
-                    "yarn with both mscale and mscale_all_dim non-zero: attention factor is "
-                    "the ratio of the two mscale terms."),
-    "yarn_mscale_fallback": ("REFERENCE_QUIRK",
-                             "yarn with only one of mscale / mscale_all_dim non-zero: the "
-                             "reference ignores it and uses 0.1*ln(factor)+1."),
-    "yarn_betas": ("MODIFIED_PARAMETER", "yarn with explicit beta_fast / beta_slow."),
-    "yarn_no_truncate": ("FUNCTIONALITY",
-                         "yarn truncate=false: the correction range keeps fractional bounds."),
-    "yarn_attention_factor": ("MODIFIED_PARAMETER", "yarn with an explicit attention_factor."),
-    "yarn_default_original": ("DEFAULT_VALUE",
-                              "yarn without rope_scaling.original_max_position_embeddings: "
-                              "max_position_embeddings is used instead."),
-    "longrope_short": ("FUNCTIONALITY", "longrope at or below L0: short_factor applies."),
-    "longrope_long": ("FUNCTIONALITY", "longrope above L0: long_factor applies."),
-    "longrope_top_level_original": ("FUNCTIONALITY",
-                                    "Phi-3 style longrope: L0 and the attention factor come from "
-                                    "the top-level original_max_position_embeddings "
-                                    "(factor = max_position_embeddings / it)."),
-    "longrope_no_top_level": ("REFERENCE_QUIRK",
-                              "longrope without the top-level original_max_position_embeddings: "
-                              "factor comes from rope_scaling, L0 is max_position_embeddings, "
-                              "and rope_scaling.original_max_position_embeddings is ignored."),
-    "longrope_attention_factor": ("MODIFIED_PARAMETER",
-                                  "longrope with an explicit attention_factor."),
-    "llama3_scaling": ("FUNCTIONALITY",
-                       "rope_type llama3: low frequencies divided by factor, a smooth band "
-                       "between low_freq_factor and high_freq_factor."),
-    "ignored_field": ("REFERENCE_QUIRK",
-                      "rope_scaling carries original_max_position_embeddings, which this rope "
-                      "type ignores in the reference (dynamic uses max_position_embeddings)."),
-    "large_theta": ("EDGE_CASE", "rope_theta of 1.5e5 or more."),
-    "factor_one": ("EDGE_CASE", "Scaling factor exactly 1: the attention factor is exactly 1."),
-    "wide_head": ("EDGE_CASE", "head_dim 256."),
-    "gptj_table": ("FUNCTIONALITY",
-                   "GPT-J precomputes a sin|cos table for n_positions and gathers rows by "
-                   "position."),
-}
-
-
-def notes_catalog():
-    return {k: {"bugType": b, "description": d} for k, (b, d) in NOTES.items()}
+NOTES = famgen.notes_table("""
+basic                        BASIC               Plain configuration of a released checkpoint, small
+                                                 positions.
+default_seq_len              DEFAULT_VALUE       No sequence length given (seq_len 0): the init-time
+                                                 frequencies the model builds before its first
+                                                 forward.
+seq_len_ignored              MODIFIED_PARAMETER  A sequence length is given to a rope type whose
+                                                 frequencies do not depend on it; the result must
+                                                 equal the seq_len-free one.
+boundary_L0_minus_1          EDGE_CASE           Sequence length L0-1: still unscaled / short.
+boundary_L0                  EDGE_CASE           Sequence length exactly L0: still unscaled / short
+                                                 (the switch is strictly greater than L0).
+boundary_L0_plus_1           EDGE_CASE           Sequence length L0+1: first scaled / long length.
+beyond_L0_4x                 EDGE_CASE           Sequence length 4*L0, well inside the scaled
+                                                 regime.
+long_position                EDGE_CASE           Far positions (2^16, 2^20 and neighbours): the
+                                                 reference forms the angle p*inv_freq in float32, so
+                                                 its error grows with p.
+split_half                   FUNCTIONALITY       Channel i pairs with channel i + rotary_dim/2
+                                                 (rotate_half).
+interleaved                  FUNCTIONALITY       Channel 2i pairs with channel 2i+1 (GPT-J
+                                                 rotate_every_two, DeepSeek-V2 complex multiply).
+partial_rotary               EDGE_CASE           rotary_dim < head_dim: only the first rotary_dim
+                                                 channels rotate, the rest pass through unchanged.
+odd_frequency_count          EDGE_CASE           rotary_dim/2 is odd.
+odd_heads                    EDGE_CASE           An odd number of heads per token.
+left_padding                 EDGE_CASE           Left-padded batch: positions as generate() builds
+                                                 them, cumsum(mask)-1 with padding tokens at
+                                                 position 1; padding tokens are included.
+batch                        FUNCTIONALITY       Several sequences flattened to tokens, each with
+                                                 its positions.
+attention_scaling            FUNCTIONALITY       cos and sin carry an attention factor different
+                                                 from 1.
+linear_scaling               FUNCTIONALITY       rope_type linear: inv_freq / factor.
+dynamic_ntk                  FUNCTIONALITY       rope_type dynamic: the base grows with the sequence
+                                                 length past max_position_embeddings.
+yarn                         FUNCTIONALITY       rope_type yarn: ramp between interpolation and
+                                                 extrapolation.
+yarn_mscale                  FUNCTIONALITY       yarn with both mscale and mscale_all_dim non-zero:
+                                                 attention factor is the ratio of the two mscale
+                                                 terms.
+yarn_mscale_fallback         REFERENCE_QUIRK     yarn with only one of mscale / mscale_all_dim
+                                                 non-zero: the reference ignores it and uses
+                                                 0.1*ln(factor)+1.
+yarn_betas                   MODIFIED_PARAMETER  yarn with explicit beta_fast / beta_slow.
+yarn_no_truncate             FUNCTIONALITY       yarn truncate=false: the correction range keeps
+                                                 fractional bounds.
+yarn_attention_factor        MODIFIED_PARAMETER  yarn with an explicit attention_factor.
+yarn_default_original        DEFAULT_VALUE       yarn without
+                                                 rope_scaling.original_max_position_embeddings:
+                                                 max_position_embeddings is used instead.
+longrope_short               FUNCTIONALITY       longrope at or below L0: short_factor applies.
+longrope_long                FUNCTIONALITY       longrope above L0: long_factor applies.
+longrope_top_level_original  FUNCTIONALITY       Phi-3 style longrope: L0 and the attention factor
+                                                 come from the top-level
+                                                 original_max_position_embeddings (factor =
+                                                 max_position_embeddings / it).
+longrope_no_top_level        REFERENCE_QUIRK     longrope without the top-level
+                                                 original_max_position_embeddings: factor comes from
+                                                 rope_scaling, L0 is max_position_embeddings, and
+                                                 rope_scaling.original_max_position_embeddings is
+                                                 ignored.
+longrope_attention_factor    MODIFIED_PARAMETER  longrope with an explicit attention_factor.
+llama3_scaling               FUNCTIONALITY       rope_type llama3: low frequencies divided by
+                                                 factor, a smooth band between low_freq_factor and
+                                                 high_freq_factor.
+ignored_field                REFERENCE_QUIRK     rope_scaling carries
+                                                 original_max_position_embeddings, which this rope
+                                                 type ignores in the reference (dynamic uses
+                                                 max_position_embeddings).
+large_theta                  EDGE_CASE           rope_theta of 1.5e5 or more.
+factor_one                   EDGE_CASE           Scaling factor exactly 1: the attention factor is
+                                                 exactly 1.
+wide_head                    EDGE_CASE           head_dim 256.
+gptj_table                   FUNCTIONALITY       GPT-J precomputes a sin|cos table for n_positions
+                                                 and gathers rows by position.
+""")
 
 
 # --------------------------------------------------------------------------------------
@@ -842,7 +840,7 @@ def main(argv=None):
     prov = provenance(ref)
     written = []
     for name, description, build in FILES:
-        vf = vecfile.VectorFile(name, FAMILY, description, GENERATOR, prov, notes_catalog())
+        vf = vecfile.VectorFile(name, FAMILY, description, GENERATOR, prov, famgen.notes_catalog(NOTES))
         build(gen, vf)
         comments = [t["comment"] for t in vf.tests]
         if len(set(comments)) != len(comments):

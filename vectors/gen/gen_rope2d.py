@@ -49,7 +49,6 @@ built with one layer and two heads (the rotation is per head; the head size is t
 checkpoint's), so the tensors stay small.
 """
 
-import argparse
 import os
 import sys
 
@@ -66,28 +65,26 @@ GENERATOR = "vectors/gen/gen_rope2d.py"
 HEADS = 2
 READBACK_FREQ = 1e-4  # an inverse frequency whose angles stay below 0.01 rad
 
-NOTES = {
-    "qwen2_vl": ("FUNCTIONALITY", "Qwen2-VL's vision tower (VisionRotaryEmbedding through rot_pos_emb)."),
-    "qwen2_5_vl": ("FUNCTIONALITY",
-                   "Qwen2.5-VL's vision tower: rot_pos_emb as Qwen2-VL's, the tokens then in "
-                   "window order (get_window_index), the rotary table reordered with them."),
-    "pixtral": ("FUNCTIONALITY",
-                "Pixtral's PixtralRotaryEmbedding: height on the even frequencies, width on the odd."),
-    "llama4": ("FUNCTIONALITY",
-               "Llama 4's Llama4VisionRotaryEmbedding: positions column + 1 and row + 1, "
-               "interleaved pairs, the class token last at angle 0."),
-    "merge_windows": ("EDGE_CASE",
-                      "Patches visited by spatial-merge window (2 x 2), not row-major: a port that "
-                      "flattens the grid row by row gives the wrong patch its angle."),
-    "non_square_grid": ("EDGE_CASE", "Grid h != w: rows and columns must not be swapped."),
-    "video": ("FUNCTIONALITY", "A video: every frame repeats the grid's positions."),
-    "several_images": ("FUNCTIONALITY", "Several images in one call: each starts again at (0, 0)."),
-    "class_token": ("EDGE_CASE", "A class token that turns by no angle."),
-    "window_order": ("EDGE_CASE",
-                     "Qwen2.5-VL's window order: the rotary table must follow the tokens into "
-                     "their windows."),
-    "real_checkpoint": ("FUNCTIONALITY", "The released checkpoint's vision head size and theta."),
-}
+NOTES = famgen.notes_table("""
+qwen2_vl         FUNCTIONALITY  Qwen2-VL's vision tower (VisionRotaryEmbedding through rot_pos_emb).
+qwen2_5_vl       FUNCTIONALITY  Qwen2.5-VL's vision tower: rot_pos_emb as Qwen2-VL's, the tokens
+                                then in window order (get_window_index), the rotary table reordered
+                                with them.
+pixtral          FUNCTIONALITY  Pixtral's PixtralRotaryEmbedding: height on the even frequencies,
+                                width on the odd.
+llama4           FUNCTIONALITY  Llama 4's Llama4VisionRotaryEmbedding: positions column + 1 and row
+                                + 1, interleaved pairs, the class token last at angle 0.
+merge_windows    EDGE_CASE      Patches visited by spatial-merge window (2 x 2), not row-major: a
+                                port that flattens the grid row by row gives the wrong patch its
+                                angle.
+non_square_grid  EDGE_CASE      Grid h != w: rows and columns must not be swapped.
+video            FUNCTIONALITY  A video: every frame repeats the grid's positions.
+several_images   FUNCTIONALITY  Several images in one call: each starts again at (0, 0).
+class_token      EDGE_CASE      A class token that turns by no angle.
+window_order     EDGE_CASE      Qwen2.5-VL's window order: the rotary table must follow the tokens
+                                into their windows.
+real_checkpoint  FUNCTIONALITY  The released checkpoint's vision head size and theta.
+""")
 
 
 class Recorded(Exception):
@@ -502,10 +499,7 @@ def build_apply(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/rope2d")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "rope2d", {"--transformers": "transformers checkout (v4.57.6)"})
     s = Sources(hfref.Reference(args.transformers))
     return famgen.build_and_finish(args.out, "rope2d", GENERATOR, NOTES, (
         ("index", "2-D vision RoPE patch positions (Qwen2-VL rot_pos_emb, Pixtral "

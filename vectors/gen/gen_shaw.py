@@ -15,7 +15,6 @@ length_q of the length_k keys (range_vec_k[-length_q:]), with it the one query i
 last key (distance_mat = range(-length_k + 1, 1)).
 """
 
-import argparse
 import os
 import sys
 
@@ -29,19 +28,16 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_shaw.py"
 
-NOTES = {
-    "self_attention": ("FUNCTIONALITY", "length_q == length_k: queries and keys 0..L-1."),
-    "shorter_queries": ("FUNCTIONALITY",
-                        "length_q < length_k: the queries are the last length_q keys."),
-    "cache": ("FUNCTIONALITY", "cache=True (decoding): one query, the last key."),
-    "clipping": ("EDGE_CASE",
-                 "Distances past max_relative_position clip to +-K (index 0 or 2K)."),
-    "no_clipping": ("EDGE_CASE", "Every distance within K: index = k - q + K."),
-    "k_zero": ("EDGE_CASE", "max_relative_position 0: every pair in the one entry."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "max_relative_position of a released setting (Shaw et al.: K = 16; "
-                        "t2t transformer_relative: 20)."),
-}
+NOTES = famgen.notes_table("""
+self_attention   FUNCTIONALITY  length_q == length_k: queries and keys 0..L-1.
+shorter_queries  FUNCTIONALITY  length_q < length_k: the queries are the last length_q keys.
+cache            FUNCTIONALITY  cache=True (decoding): one query, the last key.
+clipping         EDGE_CASE      Distances past max_relative_position clip to +-K (index 0 or 2K).
+no_clipping      EDGE_CASE      Every distance within K: index = k - q + K.
+k_zero           EDGE_CASE      max_relative_position 0: every pair in the one entry.
+real_checkpoint  FUNCTIONALITY  max_relative_position of a released setting (Shaw et al.: K = 16;
+                                t2t transformer_relative: 20).
+""")
 
 
 class NumpyTF:
@@ -61,10 +57,7 @@ class NumpyTF:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tensor2tensor", required=True, help="tensorflow/tensor2tensor checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/shaw")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "shaw", {"--tensor2tensor": "tensorflow/tensor2tensor checkout"})
     t2t = refsrc.Checkout("tensorflow/tensor2tensor", args.tensor2tensor)
     matrix, _ = refsrc.load_function(t2t.path("tensor2tensor/layers/common_attention.py"),
                                      "_generate_relative_positions_matrix", {"tf": NumpyTF()})

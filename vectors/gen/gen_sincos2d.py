@@ -17,7 +17,6 @@ NumPy 1.24 removed; it is restored (np.float = float) before the call.  Nothing 
 touched.
 """
 
-import argparse
 import os
 import sys
 
@@ -31,25 +30,20 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_sincos2d.py"
 
-NOTES = {
-    "square": ("FUNCTIONALITY", "Square grid through get_2d_sincos_pos_embed."),
-    "non_square": ("EDGE_CASE",
-                   "grid_h != grid_w: the first half of the channels encodes the column (w), "
-                   "the second the row (h); swapping them only shows on such grids and on "
-                   "transposed patches."),
-    "cls_token": ("FUNCTIONALITY", "A zero row for the cls token first."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Grid of a released model: 14 x 14 (ViT-B/16, ViT-L/16 at 224 px), "
-                        "16 x 16 (ViT-H/14 at 224 px); or its width 768 / 1024 / 1280."),
-    "single_patch": ("EDGE_CASE", "A 1 x 1 grid, or a single row or column."),
-}
+NOTES = famgen.notes_table("""
+square           FUNCTIONALITY  Square grid through get_2d_sincos_pos_embed.
+non_square       EDGE_CASE      grid_h != grid_w: the first half of the channels encodes the column
+                                (w), the second the row (h); swapping them only shows on such grids
+                                and on transposed patches.
+cls_token        FUNCTIONALITY  A zero row for the cls token first.
+real_checkpoint  FUNCTIONALITY  Grid of a released model: 14 x 14 (ViT-B/16, ViT-L/16 at 224 px), 16
+                                x 16 (ViT-H/14 at 224 px); or its width 768 / 1024 / 1280.
+single_patch     EDGE_CASE      A 1 x 1 grid, or a single row or column.
+""")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mae", required=True, help="facebookresearch/mae checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/sincos2d")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "sincos2d", {"--mae": "facebookresearch/mae checkout"})
     mae = refsrc.Checkout("facebookresearch/mae", args.mae)
     if not hasattr(np, "float"):
         np.float = float  # removed alias (NumPy 1.24); util/pos_embed.py still uses it

@@ -26,7 +26,6 @@ its row; -1 marks a fairseq padding token); the output is the embedding the offi
 returns for that token.
 """
 
-import argparse
 import math
 import os
 import sys
@@ -44,31 +43,28 @@ GENERATOR = "vectors/gen/gen_sinusoidal.py"
 FAMILY = "sinusoidal"
 FAR = [0, 1, 2, 1023, 1024, 4095, 4096, 65535, 65536, 65537]
 
-NOTES = {
-    "basic": ("BASIC", "Positions 0..n-1 of a released model's embedding width."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Embedding width of a released model (DistilBERT 768, Marian 512, "
-                        "transformer_base 512, transformer_big 1024, XLM 1024/2048)."),
-    "long_position": ("EDGE_CASE",
-                      "Positions up to 65537: a float32 angle p * f loses p's low bits."),
-    "odd_dim": ("EDGE_CASE",
-                "Odd embedding width: a zero last channel (t2t, fairseq) or one more sine "
-                "than cosine (interleaved, concat)."),
-    "tiny_dim": ("EDGE_CASE",
-                 "Width 2 or 4: t2t divides by max(d/2 - 1, 1); fairseq by d/2 - 1 = 1."),
-    "timescale": ("MODIFIED_PARAMETER", "t2t max_timescale other than 1e4 (base)."),
-    "start_index": ("FUNCTIONALITY", "t2t start_index: positions start past 0."),
-    "padding_offset": ("FUNCTIONALITY",
-                       "fairseq: token p uses row padding_idx + 1 + p (make_positions)."),
-    "left_padding": ("EDGE_CASE", "fairseq left-padded row: padding tokens get the zero row."),
-    "right_padding": ("EDGE_CASE", "fairseq right-padded row: padding tokens get the zero row."),
-    "decode_step": ("FUNCTIONALITY",
-                    "fairseq incremental decoding: one token at row padding_idx + seq_len."),
-    "table_growth": ("EDGE_CASE",
-                     "fairseq recomputes its table when padding_idx + 1 + seq_len exceeds "
-                     "init_size (1024)."),
-    "past_length": ("FUNCTIONALITY", "Marian forward with past_key_values_length (decode)."),
-}
+NOTES = famgen.notes_table("""
+basic            BASIC               Positions 0..n-1 of a released model's embedding width.
+real_checkpoint  FUNCTIONALITY       Embedding width of a released model (DistilBERT 768, Marian
+                                     512, transformer_base 512, transformer_big 1024, XLM
+                                     1024/2048).
+long_position    EDGE_CASE           Positions up to 65537: a float32 angle p * f loses p's low
+                                     bits.
+odd_dim          EDGE_CASE           Odd embedding width: a zero last channel (t2t, fairseq) or one
+                                     more sine than cosine (interleaved, concat).
+tiny_dim         EDGE_CASE           Width 2 or 4: t2t divides by max(d/2 - 1, 1); fairseq by d/2 -
+                                     1 = 1.
+timescale        MODIFIED_PARAMETER  t2t max_timescale other than 1e4 (base).
+start_index      FUNCTIONALITY       t2t start_index: positions start past 0.
+padding_offset   FUNCTIONALITY       fairseq: token p uses row padding_idx + 1 + p (make_positions).
+left_padding     EDGE_CASE           fairseq left-padded row: padding tokens get the zero row.
+right_padding    EDGE_CASE           fairseq right-padded row: padding tokens get the zero row.
+decode_step      FUNCTIONALITY       fairseq incremental decoding: one token at row padding_idx +
+                                     seq_len.
+table_growth     EDGE_CASE           fairseq recomputes its table when padding_idx + 1 + seq_len
+                                     exceeds init_size (1024).
+past_length      FUNCTIONALITY       Marian forward with past_key_values_length (decode).
+""")
 
 
 class NumpyTF:
@@ -311,12 +307,11 @@ def build_fairseq(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--tensor2tensor", required=True, help="tensorflow/tensor2tensor checkout")
-    parser.add_argument("--fairseq", required=True, help="facebookresearch/fairseq checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/sinusoidal")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "sinusoidal", {
+        "--transformers": "transformers checkout (v4.57.6)",
+        "--tensor2tensor": "tensorflow/tensor2tensor checkout",
+        "--fairseq": "facebookresearch/fairseq checkout",
+    })
     s = Sources(args)
     return famgen.build_and_finish(args.out, FAMILY, GENERATOR, NOTES, (
         ("interleaved", "Sinusoidal, interleaved sin/cos (AIAYN 3.5; transformers "

@@ -15,7 +15,6 @@ by the patch embedding, not by WindowAttention).  The file also tries to import 
 CUDA kernel and prints a warning when it is missing; that is expected.
 """
 
-import argparse
 import contextlib
 import io
 import os
@@ -32,16 +31,15 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_swin.py"
 
-NOTES = {
-    "square": ("FUNCTIONALITY", "Square window."),
-    "non_square": ("EDGE_CASE",
-                   "Wh != Ww: the row offset is multiplied by 2 Ww - 1; a multiplier from the "
-                   "wrong side makes different offsets share a table entry (nnFormer #88)."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Window of a released model: 7 (Swin-T/S/B/L at 224 px), 12 (Swin-B/L "
-                        "at 384 px), 8 (SwinV2 at 256 px)."),
-    "degenerate": ("EDGE_CASE", "A window one token high or wide, or a single token."),
-}
+NOTES = famgen.notes_table("""
+square           FUNCTIONALITY  Square window.
+non_square       EDGE_CASE      Wh != Ww: the row offset is multiplied by 2 Ww - 1; a multiplier
+                                from the wrong side makes different offsets share a table entry
+                                (nnFormer #88).
+real_checkpoint  FUNCTIONALITY  Window of a released model: 7 (Swin-T/S/B/L at 224 px), 12 (Swin-B/L
+                                at 384 px), 8 (SwinV2 at 256 px).
+degenerate       EDGE_CASE      A window one token high or wide, or a single token.
+""")
 
 
 def install_timm_stub(torch):
@@ -59,10 +57,7 @@ def install_timm_stub(torch):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--swin", required=True, help="microsoft/Swin-Transformer checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/swin")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "swin", {"--swin": "microsoft/Swin-Transformer checkout"})
     swin = refsrc.Checkout("microsoft/Swin-Transformer", args.swin)
     import torch
     install_timm_stub(torch)

@@ -8,7 +8,6 @@ T5Attention._relative_position_bucket (a staticmethod, called as the model calls
 relative_position = memory_position - context_position, bidirectional = not is_decoder).
 """
 
-import argparse
 import os
 import sys
 
@@ -23,25 +22,23 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_t5.py"
 
-NOTES = {
-    "encoder": ("FUNCTIONALITY",
-                "bidirectional=True (encoder self-attention): half the buckets per sign."),
-    "decoder": ("FUNCTIONALITY",
-                "bidirectional=False (causal decoder): every key after the query in bucket 0."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "num_buckets 32, max_distance 128: T5, T5 v1.1, Flan-T5, mT5, ByT5, "
-                        "LongT5 and UMT5 configs."),
-    "dense": ("FUNCTIONALITY", "Every relative position in a window around 0."),
-    "far": ("EDGE_CASE",
-            "Relative positions far past max_distance (up to 2^40): the bucket must saturate "
-            "(a missing min-clamp gives buckets past num_buckets: candle #1312)."),
-    "log_boundary": ("EDGE_CASE",
-                     "Positions where the log bucket coordinate is (near) an integer: the "
-                     "reference's float32 log decides the bucket (TOLERANCES.md accepts both "
-                     "neighbours there)."),
-    "odd_num_buckets": ("EDGE_CASE", "num_buckets odd: num_buckets // 2 per side."),
-    "synthetic": ("MODIFIED_PARAMETER", "A configuration no released checkpoint uses."),
-}
+NOTES = famgen.notes_table("""
+encoder          FUNCTIONALITY       bidirectional=True (encoder self-attention): half the buckets
+                                     per sign.
+decoder          FUNCTIONALITY       bidirectional=False (causal decoder): every key after the query
+                                     in bucket 0.
+real_checkpoint  FUNCTIONALITY       num_buckets 32, max_distance 128: T5, T5 v1.1, Flan-T5, mT5,
+                                     ByT5, LongT5 and UMT5 configs.
+dense            FUNCTIONALITY       Every relative position in a window around 0.
+far              EDGE_CASE           Relative positions far past max_distance (up to 2^40): the
+                                     bucket must saturate (a missing min-clamp gives buckets past
+                                     num_buckets: candle #1312).
+log_boundary     EDGE_CASE           Positions where the log bucket coordinate is (near) an integer:
+                                     the reference's float32 log decides the bucket (TOLERANCES.md
+                                     accepts both neighbours there).
+odd_num_buckets  EDGE_CASE           num_buckets odd: num_buckets // 2 per side.
+synthetic        MODIFIED_PARAMETER  A configuration no released checkpoint uses.
+""")
 
 # (bidirectional, num_buckets, max_distance, extra flags)
 CONFIGS = [
@@ -64,10 +61,7 @@ def far_positions(max_distance):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--transformers", required=True, help="transformers checkout (v4.57.6)")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/t5")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "t5", {"--transformers": "transformers checkout (v4.57.6)"})
     hf = hfref.Reference(args.transformers)
     torch = hf.torch
     from transformers.models.t5 import modeling_t5

@@ -23,7 +23,6 @@ to "10.0" while the module is imported and restored afterwards.  The loss is com
 CPU and plays no part in the vectors.
 """
 
-import argparse
 import os
 import sys
 
@@ -37,18 +36,18 @@ import refsrc  # noqa: E402
 
 GENERATOR = "vectors/gen/gen_txl.py"
 
-NOTES = {
-    "reversed_positions": ("FUNCTIONALITY",
-                           "Row r is the sinusoid of position klen - 1 - r: the farthest key first."),
-    "memory": ("FUNCTIONALITY", "A forward with memory: klen = mlen + qlen."),
-    "clamp_len": ("EDGE_CASE", "clamp_len > 0: positions past it repeat the clamp_len row."),
-    "real_checkpoint": ("FUNCTIONALITY",
-                        "Width, tgt_len, mem_len or clamp_len of the released scripts (wt103 "
-                        "base: 410, eval 64 / 640 / 400; enwik8 base: 512, eval 80 / 2100 / 820)."),
-    "forward_hook": ("FUNCTIONALITY", "Recorded inside a MemTransformerLM forward."),
-    "zero_triu": ("FUNCTIONALITY", "_rel_shift with zero_triu=True: above the diagonal is zero."),
-    "single_query": ("EDGE_CASE", "qlen 1 (a decode step): every key visible."),
-}
+NOTES = famgen.notes_table("""
+reversed_positions  FUNCTIONALITY  Row r is the sinusoid of position klen - 1 - r: the farthest key
+                                   first.
+memory              FUNCTIONALITY  A forward with memory: klen = mlen + qlen.
+clamp_len           EDGE_CASE      clamp_len > 0: positions past it repeat the clamp_len row.
+real_checkpoint     FUNCTIONALITY  Width, tgt_len, mem_len or clamp_len of the released scripts
+                                   (wt103 base: 410, eval 64 / 640 / 400; enwik8 base: 512, eval 80
+                                   / 2100 / 820).
+forward_hook        FUNCTIONALITY  Recorded inside a MemTransformerLM forward.
+zero_triu           FUNCTIONALITY  _rel_shift with zero_triu=True: above the diagonal is zero.
+single_query        EDGE_CASE      qlen 1 (a decode step): every key visible.
+""")
 
 
 class Sources:
@@ -161,16 +160,12 @@ def build(s, vf):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--txl", required=True, help="kimiyoung/transformer-xl checkout")
-    parser.add_argument("--out", required=True, help="output directory, e.g. vectors/txl")
-    args = parser.parse_args(argv)
+    args = famgen.parse_args(__doc__, argv, "txl", {"--txl": "kimiyoung/transformer-xl checkout"})
     s = Sources(args)
-    vf = famgen.new_file("mem_transformer", "txl", "Transformer-XL relative sinusoid and "
-                         "_rel_shift from mem_transformer.py", GENERATOR,
-                         s.txl.provenance(refsrc.packages(s.torch)), NOTES)
-    build(s, vf)
-    return famgen.finish(args.out, [vf])
+    return famgen.build_and_finish(args.out, "txl", GENERATOR, NOTES, (
+        ("mem_transformer", "Transformer-XL relative sinusoid and _rel_shift from mem_transformer.py",
+         s.txl.provenance(refsrc.packages(s.torch)), lambda vf: build(s, vf)),
+    ))
 
 
 if __name__ == "__main__":

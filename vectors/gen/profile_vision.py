@@ -71,12 +71,11 @@ TABLE_TOWERS = {
                               "Dinov2WithRegistersEmbeddings"),
 }
 
-NOTES = {
-    "layers_vision": ("FUNCTIONALITY", "The checkpoint's vision tower: its 2-D RoPE, or its learned "
-                                       "position table resized to an image, built by its own transformers "
-                                       "classes from the profile's vision_config (a ViT-family model's own "
-                                       "config)."),
-}
+NOTES = famgen.notes_table("""
+layers_vision  FUNCTIONALITY  The checkpoint's vision tower: its 2-D RoPE, or its learned position
+                              table resized to an image, built by its own transformers classes from
+                              the profile's vision_config (a ViT-family model's own config).
+""")
 
 ROTARY_ATTR = {"qwen": "rotary_pos_emb", "pixtral": "patch_positional_embedding", "llama4": "rotary_embedding"}
 
