@@ -37,7 +37,7 @@ static const char *const profiles[] = {"llama-3.1-8b", "gpt-neox-20b", "qwen2-vl
  *  - a session that declines rotary_dim < head_dim: gpt-neox-20b (24 of
  *    96) NOT CERTIFIED, the full-rotary ones still CERTIFIED; Bloom's
  *    attention runs in the session (ALiBi inside it): CERTIFIED;
- *  - rope declining every scaled rope_type (the README adapter's way):
+ *  - rope declining every scaled rope_type (the way docs/certify.md's adapter does):
  *    llama-3.1-8b (llama3 scaling) NOT CERTIFIED from both paths (it once
  *    read NOT APPLICABLE in --all-profiles), the default-RoPE ones
  *    CERTIFIED;

@@ -30,6 +30,10 @@
 #include "runner.h"
 #include "suites.h"
 
+#ifndef PECERT_SOURCE_DIR
+#define PECERT_SOURCE_DIR "."
+#endif
+
 static pecert_certify_model model;
 static char err[1024];
 
@@ -442,7 +446,7 @@ static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t
     "{\"model_type\": \"falcon\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"               \
     " \"multi_query\": false, \"alibi\": true}"
 
-/* The README walkthrough's planted bugs, and Falcon's ALiBi order:
+/* The docs/certify.md walkthrough's planted bugs, and Falcon's ALiBi order:
  * `certify --config` (the checkpoint's parameters only, no profile
  * vectors) names each exactly as `pecert run` does on the golden vectors,
  * as its first and only lead. */
@@ -1338,6 +1342,40 @@ START_TEST(command_exit_codes)
 }
 END_TEST
 
+/* certify's vector-set hash names the profile file, not where this
+ * checkout keeps it: the same vectors copied elsewhere hash alike (it once
+ * hashed the absolute path, so two checkouts never agreed). */
+START_TEST(vector_set_hash_is_the_same_wherever_the_vectors_are)
+{
+    static char out[16384];
+    char dir[] = "/tmp/pecert-vhash-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char hashes[2][64];
+    for (int copy = 0; copy < 2; copy++) {
+        char vectors[512] = "";
+        if (copy == 1) {
+            char cmd[1024];
+            snprintf(cmd, sizeof(cmd), "mkdir -p %s/profiles && cp %s/vectors/profiles/llama-3.1-8b.json "
+                     "%s/vectors/profiles/llama-3.1-8b.bin.z %s/profiles/", dir, PECERT_SOURCE_DIR, PECERT_SOURCE_DIR,
+                     dir);
+            ck_assert_int_eq(system(cmd), 0);
+            snprintf(vectors, sizeof(vectors), "--vectors %s", dir);
+        }
+        ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile llama-3.1-8b --impl ref %s --filter "
+                                     "certify.mapping --no-timings --json %s/run%d.json", vectors, dir, copy), 0);
+        char name[32];
+        snprintf(name, sizeof(name), "run%d.json", copy);
+        char *text = test_read_in(dir, name);
+        const char *h = strstr(text, "\"fnv1a64:");
+        ck_assert_msg(h != NULL, "%s", name);
+        snprintf(hashes[copy], sizeof(hashes[copy]), "%.26s", h);
+        free(text);
+    }
+    ck_assert_str_eq(hashes[0], hashes[1]);
+    test_remove_dir(dir);
+}
+END_TEST
+
 Suite *make_certify_suite(void)
 {
     return test_suite_of("certify",
@@ -1373,7 +1411,8 @@ Suite *make_certify_suite(void)
                                     certify_passes_ref_and_fails_planted_bugs,
                                     profile_vectors_reproduced_through_the_mapping,
                                     mapping_bugs_caught_by_profile_vectors,
-                                    print_states_yarn_defaults_and_attention_factor),
+                                    print_states_yarn_defaults_and_attention_factor,
+                                    vector_set_hash_is_the_same_wherever_the_vectors_are),
                          TEST_TCASE("limits", 0, non_positional_keys_ignored_null_is_absent),
                          TEST_TCASE("errors", 60,
                                     unknown_keys_are_errors,

@@ -29,6 +29,31 @@ START_TEST(help_everywhere_exits_zero)
 }
 END_TEST
 
+/* `pecert help` lists the commands of main.c's table, and `pecert help
+ * NAME` prints exactly what `pecert NAME --help` prints, for each. */
+START_TEST(help_names_every_command_and_prints_its_usage)
+{
+    static char list[8192], by_help[16384], by_option[16384];
+    ck_assert_int_eq(pecert(list, sizeof(list), "help"), 0);
+    const char *line = strstr(list, "commands:\n");
+    ck_assert_ptr_nonnull(line);
+    int n = 0;
+    for (line = strchr(line, '\n') + 1; strncmp(line, "  help ", 7) != 0; line = strchr(line, '\n') + 1) {
+        char name[32];
+        ck_assert_int_eq(sscanf(line, "  %31s", name), 1);
+        char args[64];
+        snprintf(args, sizeof(args), "help %s", name);
+        ck_assert_int_eq(pecert(by_help, sizeof(by_help), args), 0);
+        snprintf(args, sizeof(args), "%s --help", name);
+        ck_assert_int_eq(pecert(by_option, sizeof(by_option), args), 0);
+        ck_assert_msg(strncmp(by_help, "usage: pecert ", 14) == 0, "help %s: %.200s", name, by_help);
+        ck_assert_str_eq(by_help, by_option);
+        n++;
+    }
+    ck_assert_int_eq(n, 8);
+}
+END_TEST
+
 /* A command line the tool must refuse: its exit status, and a piece of
  * the one-line error that must name what was wrong. */
 typedef struct refused_line {
@@ -46,6 +71,16 @@ static const refused_line refused_lines[] = {
     {"run --impl /nonexistent/plugin.so", 3, "/nonexistent/plugin.so: cannot load"},
     {"run --impl ref --vectors /nonexistent-vectors", 2, "/nonexistent-vectors"},
     {"run --impl ref --filter rope.freq.golden --json /nonexistent-dir/r.json", 2, "/nonexistent-dir/r.json"},
+    {"help rnu", 2, "unknown command 'rnu' (did you mean 'run'?)"},
+    {"diagnose --profile llama-3.1-8b --bogus", 2, "diagnose: unknown or incomplete option '--bogus'"},
+    {"dump --bogus", 2, "dump: unknown or incomplete option '--bogus'"},
+    /* Every report-writing command checks its outputs (cli/outputs.c)
+     * before it reads or runs anything. */
+    {"certify --profile llama-3.1-8b --impl ref --junit /nonexistent-dir/c.xml", 2,
+     "certify: --junit /nonexistent-dir/c.xml: cannot write in /nonexistent-dir"},
+    {"report --html /nonexistent-dir/r.html /nonexistent-results.json", 2,
+     "report: --html /nonexistent-dir/r.html: cannot write in /nonexistent-dir"},
+    {"mutation --json /nonexistent-dir/m.json", 2, "mutation: --json /nonexistent-dir/m.json: cannot write in"},
 };
 
 START_TEST(refused_line_exits_with_its_status_and_says_why)
@@ -533,6 +568,7 @@ Suite *make_cli_suite(void)
     return test_suite_of("cli",
                          TEST_TCASE("core", 300,
                                     help_everywhere_exits_zero,
+                                    help_names_every_command_and_prints_its_usage,
                                     list_shows_checks_and_vectors,
                                     every_check_id_fits_the_id_column,
                                     shifted_ref_fails_the_run_with_status_1,

@@ -923,7 +923,7 @@ START_TEST(trace_names_the_first_diverging_step)
 END_TEST
 
 /* `pecert dump` runs the plugin as run and certify do: a stateless plugin
- * (create NULL, as plugin.h allows, and the README's adapter) is dumped
+ * (create NULL, as plugin.h allows, and docs/certify.md's adapter) is dumped
  * (it once segfaulted pecert, exit 139), a crash in rope_apply is one line
  * naming the signal and the call, and a call beyond the declared scope is
  * refused by the scope guard; no file is written when the plugin fails. */

@@ -411,7 +411,7 @@ Suite *make_runner_suite(void)
                                     hanging_plugin_times_out_and_the_run_finishes,
                                     nan_output_fails_golden_apply,
                                     unknown_filter_is_a_usage_error),
-                         /* The hostile-plugin suite (README, "Reliability and threat model"):
+                         /* The hostile-plugin suite (docs/threat-model.md):
                           * CK_RUN_CASE=hostile runs it across the suites. */
                          TEST_TCASE("hostile", 120,
                                     forged_results_are_crashes,
