@@ -64,9 +64,7 @@ pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes
     int64_t shape[1];
     int64_t h;
 
-    pecert__ref_begin_call(&call, instance, "alibi_slopes");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "alibi_slopes", args, sizeof(*args));
     if (status != PECERT_OK) {
         return status;
     }
@@ -124,9 +122,7 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
     pecert_status status;
     int64_t idx[3];
 
-    pecert__ref_begin_call(&call, instance, "alibi_bias");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "alibi_bias", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_bias_args(&call, args);
     }

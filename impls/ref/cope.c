@@ -200,8 +200,7 @@ static void row_logits(const pecert_cope_args *a, int64_t i, double inv_sqrt_d, 
 pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "cope_logits");
-    pecert_status status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status status = pecert__ref_enter(&call, instance, "cope_logits", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__ref_check_cope(&call, args);
     }

@@ -99,9 +99,7 @@ pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_ar
     int64_t dst[2];
     int64_t src[2];
 
-    pecert__ref_begin_call(&call, instance, "learned_lookup");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "learned_lookup", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_learned_args(&call, args);
     }

@@ -160,9 +160,7 @@ pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_a
     pecert_status status;
     double *c = NULL;
 
-    pecert__ref_begin_call(&call, instance, "mrope_apply");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "mrope_apply", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_mrope_args(&call, args);
     }

@@ -270,9 +270,7 @@ pecert_status pecert__ref_mrope_index(void *instance, const pecert_mrope_index_a
     pecert__ref_call call;
     pecert_status status;
 
-    pecert__ref_begin_call(&call, instance, "mrope_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "mrope_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_index_args(&call, args);
     }

@@ -108,8 +108,7 @@ static double cell(const pecert_peg_args *a, int64_t y, int64_t x, int64_t c)
 pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "peg_apply");
-    pecert_status status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status status = pecert__ref_enter(&call, instance, "peg_apply", args, sizeof(*args));
     status = status == PECERT_OK ? pecert__ref_check_peg(&call, args) : status;
     if (status != PECERT_OK) {
         return status;

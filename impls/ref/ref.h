@@ -157,9 +157,11 @@ pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *n
 pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
                                          const uint64_t *words, size_t n);
 
-/* pecert__ref_check_args: args non-NULL and struct_size >= need (E_ABI). */
-pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
-                                     uint32_t struct_size, size_t need);
+/* pecert__ref_enter starts an op that takes one argument struct (plugin.h:
+ * struct_size first): pecert__ref_begin_call, then args non-NULL (E_INVAL)
+ * and its struct_size >= need (E_ABI). */
+pecert_status pecert__ref_enter(pecert__ref_call *call, void *instance, const char *op,
+                                const void *args, size_t need);
 
 /* pecert__ref_check_ints: n >= 0, values non-NULL and aligned when n > 0,
  * each in (-2^53, 2^53). */

@@ -215,9 +215,7 @@ pecert_status pecert__ref_rope2d_index(void *instance, const pecert_rope2d_index
     int64_t tokens = 0;
     int64_t next = 0;
 
-    pecert__ref_begin_call(&call, instance, "rope2d_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "rope2d_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_index_args(&call, args, &tokens);
     }
@@ -340,9 +338,7 @@ pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply
     pecert_status status;
     double *freq;
 
-    pecert__ref_begin_call(&call, instance, "rope2d_apply");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "rope2d_apply", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__ref_check_rope2d_apply(&call, args);
     }

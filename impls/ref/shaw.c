@@ -45,9 +45,7 @@ pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_arg
     pecert_status status;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "shaw_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "shaw_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_shaw_args(&call, args);
     }

@@ -77,9 +77,7 @@ pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *
     pecert_status status;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "sincos_2d");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "sincos_2d", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_sincos2d_args(&call, args);
     }

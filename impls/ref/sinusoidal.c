@@ -126,9 +126,7 @@ pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_arg
     pecert_status status;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "sinusoidal");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "sinusoidal", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_sinusoidal_args(&call, args);
     }

@@ -20,9 +20,7 @@ pecert_status pecert__ref_swin_index(void *instance, const pecert_swin_index_arg
     int64_t idx[2];
     int64_t shape[2];
 
-    pecert__ref_begin_call(&call, instance, "swin_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "swin_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__ref_check_reserved(&call, "args", args->reserved, 4);
     }

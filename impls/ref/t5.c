@@ -90,9 +90,7 @@ pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args 
     pecert_status status;
     int64_t i;
 
-    pecert__ref_begin_call(&call, instance, "t5_bucket");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "t5_bucket", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__ref_check_t5_args(&call, args);
     }

@@ -50,9 +50,7 @@ pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_a
     pecert_status status;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "txl_pos_emb");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "txl_pos_emb", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_pos_emb_args(&call, args);
     }
@@ -125,9 +123,7 @@ pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shi
     int64_t dst[3];
     int64_t src[3];
 
-    pecert__ref_begin_call(&call, instance, "txl_rel_shift");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "txl_rel_shift", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_shift_args(&call, args);
     }

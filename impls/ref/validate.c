@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "ref.h"
 
@@ -462,12 +463,16 @@ pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const cha
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
-                                     uint32_t struct_size, size_t need)
+pecert_status pecert__ref_enter(pecert__ref_call *call, void *instance, const char *op,
+                                const void *args, size_t need)
 {
+    uint32_t struct_size;
+
+    pecert__ref_begin_call(call, instance, op);
     if (args == NULL) {
         return pecert__ref_fail(call, PECERT_E_INVAL, "args is NULL");
     }
+    memcpy(&struct_size, args, sizeof(struct_size));
     if (struct_size < need) {
         return pecert__ref_fail(call, PECERT_E_ABI,
                                 "args.struct_size=%" PRIu32 " is smaller than %zu",

@@ -35,11 +35,7 @@ pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_ar
     int64_t wh;
     int64_t ww;
 
-    if (pecert__fast_begin_call(&call, instance, "swin_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "swin_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -94,11 +90,7 @@ pecert_status pecert__fast_shaw_index(void *instance, const pecert_shaw_index_ar
     pecert_status status;
     int64_t k;
 
-    if (pecert__fast_begin_call(&call, instance, "shaw_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "shaw_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -148,11 +140,7 @@ pecert_status pecert__fast_txl_pos_emb(void *instance, const pecert_txl_pos_emb_
     int64_t half;
     double *f;
 
-    if (pecert__fast_begin_call(&call, instance, "txl_pos_emb") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "txl_pos_emb", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -211,11 +199,7 @@ pecert_status pecert__fast_txl_rel_shift(void *instance, const pecert_txl_rel_sh
     int64_t klen;
     int64_t n;
 
-    if (pecert__fast_begin_call(&call, instance, "txl_rel_shift") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "txl_rel_shift", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }

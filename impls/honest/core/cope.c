@@ -88,8 +88,7 @@ static void row_logits(const pecert_cope_args *a, int64_t i, float scale, const 
 pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "cope_logits");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status st = pecert__ref_enter(&call, instance, "cope_logits", args, sizeof(*args));
     if (st == PECERT_OK) {
         st = pecert__ref_check_cope(&call, args);
     }

@@ -33,8 +33,7 @@ static float conv(const pecert_peg_args *a, int64_t y, int64_t x, int64_t c)
 pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "peg_apply");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status st = pecert__ref_enter(&call, instance, "peg_apply", args, sizeof(*args));
     st = st == PECERT_OK ? pecert__ref_check_peg(&call, args) : st;
     if (st != PECERT_OK) {
         return st;

@@ -176,8 +176,7 @@ static void resize_cell(const pecert_posinterp_args *a, const float_taps *ty, co
 pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "pos_interpolate");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status st = pecert__ref_enter(&call, instance, "pos_interpolate", args, sizeof(*args));
     if (st == PECERT_OK) {
         st = pecert__ref_check_posinterp(&call, args);
     }

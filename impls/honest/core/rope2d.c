@@ -75,8 +75,7 @@ static void rotate_token(const pecert_rope2d_apply_args *a, int64_t t, const flo
 pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "rope2d_apply");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status st = pecert__ref_enter(&call, instance, "rope2d_apply", args, sizeof(*args));
     if (st == PECERT_OK) {
         st = pecert__ref_check_rope2d_apply(&call, args);
     }

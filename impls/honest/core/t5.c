@@ -36,8 +36,7 @@ static int64_t bucket_f32(int64_t r, int bidirectional, int64_t num_buckets, int
 pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args)
 {
     pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "t5_bucket");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    pecert_status st = pecert__ref_enter(&call, instance, "t5_bucket", args, sizeof(*args));
     if (st == PECERT_OK) {
         st = pecert__ref_check_t5_args(&call, args);
     }
