@@ -85,9 +85,9 @@ pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes
     return PECERT_OK;
 }
 
-static pecert_status check_bias_args(const pecert__ref_call *call,
-                                     const pecert_alibi_bias_args *args)
+static pecert_status check_bias_args(const pecert__ref_call *call, const void *op_args)
 {
+    const pecert_alibi_bias_args *args = op_args;
     int64_t shape[3];
     pecert_status status = pecert__ref_check_reserved(call, "args", args->reserved, 4);
 
@@ -116,19 +116,12 @@ static pecert_status check_bias_args(const pecert__ref_call *call,
     return status;
 }
 
-pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args)
+static pecert_status alibi_bias(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_alibi_bias_args *args = op_args;
     int64_t idx[3];
 
-    status = pecert__ref_enter(&call, instance, "alibi_bias", args, sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_bias_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (idx[0] = 0; idx[0] < args->num_heads; idx[0]++) {
         double m = pecert__ref_alibi_slope(args->num_heads, args->max_bias, idx[0]);
 
@@ -145,4 +138,10 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args)
+{
+    return pecert__ref_run(instance, "alibi_bias", args, sizeof(*args),
+                           check_bias_args, alibi_bias);
 }

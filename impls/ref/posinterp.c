@@ -138,8 +138,9 @@ static pecert_status check_tensors(const pecert__ref_call *call, const pecert_po
     return status;
 }
 
-pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const pecert_posinterp_args *a)
+pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const void *args)
 {
+    const pecert_posinterp_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK) {

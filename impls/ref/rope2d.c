@@ -230,9 +230,9 @@ pecert_status pecert__ref_rope2d_index(void *instance, const pecert_rope2d_index
 
 /* ---- rope2d_apply --------------------------------------------------------- */
 
-pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call,
-                                             const pecert_rope2d_apply_args *a)
+pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call, const void *args)
 {
+    const pecert_rope2d_apply_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && a->reserved0 != 0) {
@@ -332,22 +332,14 @@ static void rotate_token(const pecert_rope2d_apply_args *a, int64_t t, const dou
     }
 }
 
-pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+static pecert_status rope2d_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_rope2d_apply_args *args = op_args;
     double *freq;
 
-    status = pecert__ref_enter(&call, instance, "rope2d_apply", args, sizeof(*args));
-    if (status == PECERT_OK) {
-        status = pecert__ref_check_rope2d_apply(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
     freq = malloc((size_t)(args->head_dim / 2) * sizeof(double));
     if (freq == NULL) {
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     pair_freqs(args, freq);
     for (int64_t t = 0; t < args->x->shape[0]; t++) {
@@ -355,4 +347,10 @@ pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply
     }
     free(freq);
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+{
+    return pecert__ref_run(instance, "rope2d_apply", args, sizeof(*args),
+                           pecert__ref_check_rope2d_apply, rope2d_apply);
 }

@@ -481,6 +481,21 @@ pecert_status pecert__ref_enter(pecert__ref_call *call, void *instance, const ch
     return PECERT_OK;
 }
 
+pecert_status pecert__ref_run(void *instance, const char *op, const void *args, size_t args_size,
+                              pecert__ref_step check, pecert__ref_step compute)
+{
+    pecert__ref_call call;
+    pecert_status status = pecert__ref_enter(&call, instance, op, args, args_size);
+
+    if (status == PECERT_OK) {
+        status = check(&call, args);
+    }
+    if (status == PECERT_OK) {
+        status = compute(&call, args);
+    }
+    return status;
+}
+
 pecert_status pecert__ref_check_ints(const pecert__ref_call *call, const char *name,
                                      const int64_t *values, int64_t n)
 {
