@@ -153,7 +153,11 @@ pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *n
                                      const pecert_tensor *tensor, uint32_t ndim,
                                      const int64_t *shape, uint32_t dtypes, int is_output);
 
-/* pecert__ref_check_reserved: every word zero, else E_UNSUPPORTED. */
+/* pecert__ref_check_reserved_of: every word zero, else E_UNSUPPORTED
+ * saying that ABI abi ("1.0") gives the word no meaning. */
+pecert_status pecert__ref_check_reserved_of(const pecert__ref_call *call, const char *name,
+                                            const uint64_t *words, size_t n, const char *abi);
+/* pecert__ref_check_reserved: the same for the families of ABI 1.2. */
 pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
                                          const uint64_t *words, size_t n);
 
@@ -258,6 +262,10 @@ pecert_status pecert__ref_check_session_append(const pecert__ref_call *call,
                                                const pecert_session_append_args *args,
                                                int64_t n_heads, int64_t n_kv_heads,
                                                int64_t head_dim);
+/* The view session_read_keys writes: an f32 [count, n_kv_heads, head_dim]
+ * output (the session and seq already found). */
+pecert_status pecert__ref_check_read_keys(const pecert__ref_call *call, const pecert_tensor *out_keys,
+                                          int64_t count, int32_t n_kv_heads, int32_t head_dim);
 
 /* Decode session (session.c): attention over a KV cache in double. */
 pecert_status pecert__ref_session_create(void *instance, void **out_session,
