@@ -28,9 +28,15 @@
 
 /* ---- family/common.c ---------------------------------------------------- */
 
-/* args non-NULL (E_INVAL) and struct_size >= need (E_ABI). */
+/* args non-NULL (E_INVAL) and its struct_size (plugin.h: the first field of
+ * every argument struct) >= need (E_ABI). */
 pecert_status pecert__fast_fam_check_args(const pecert__fast_call *call, const void *args,
-                                          uint32_t struct_size, size_t need);
+                                          size_t need);
+/* The start of every family op (plugin.h: one argument struct, struct_size
+ * first): pecert__fast_begin_call (E_INVAL for a NULL instance), then args
+ * non-NULL (E_INVAL) and its struct_size >= need (E_ABI). */
+pecert_status pecert__fast_fam_enter(pecert__fast_call *call, void *instance, const char *op,
+                                     const void *args, size_t need);
 /* Every word zero, else E_UNSUPPORTED naming the first non-zero one. */
 pecert_status pecert__fast_fam_check_reserved(const pecert__fast_call *call, const char *name,
                                               const uint64_t *words, size_t n);

@@ -290,6 +290,13 @@ pecert_status pecert__fast_check_seq_len(const pecert__fast_call *call, int64_t 
 pecert_status pecert__fast_check_positions(const pecert__fast_call *call,
                                            const int64_t *positions, int64_t n_positions,
                                            pecert__fast_positions *out);
+/* The header of a view: non-NULL (E_INVAL), struct_size (E_ABI), ndim and
+ * reserved0 (E_INVAL). */
+pecert_status pecert__fast_check_tensor_header(const pecert__fast_call *call, const char *name,
+                                               const pecert_tensor *tensor, uint32_t ndim);
+/* The data of a non-empty view: non-NULL and aligned to its dtype. */
+pecert_status pecert__fast_check_tensor_data(const pecert__fast_call *call, const char *name,
+                                             const pecert_tensor *tensor);
 /* Checks one tensor view of ndim axes whose dtype is in the allowed mask
  * (bit 1 << PECERT_DTYPE_*); is_output forbids zero strides on extents > 1. */
 pecert_status pecert__fast_check_tensor(const pecert__fast_call *call, const char *name,

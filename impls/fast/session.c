@@ -273,8 +273,7 @@ static pecert_status check_append_args(const pecert__fast_call *call, const fast
     const pecert_tensor *views[4];
     int64_t heads[4];
     pecert__fast_positions seen;
-    pecert_status status = pecert__fast_fam_check_args(call, a, a != NULL ? a->struct_size : 0,
-                                                       sizeof(*a));
+    pecert_status status = pecert__fast_fam_check_args(call, a, sizeof(*a));
 
     if (status != PECERT_OK) {
         return status;

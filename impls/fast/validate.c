@@ -312,8 +312,8 @@ static pecert_status check_output_strides(const pecert__fast_call *call, const c
     return PECERT_OK;
 }
 
-static pecert_status check_tensor_header(const pecert__fast_call *call, const char *name,
-                                         const pecert_tensor *tensor, uint32_t ndim)
+pecert_status pecert__fast_check_tensor_header(const pecert__fast_call *call, const char *name,
+                                               const pecert_tensor *tensor, uint32_t ndim)
 {
     if (tensor == NULL) {
         return pecert__fast_fail(call, PECERT_E_INVAL, "%s is NULL", name);
@@ -338,8 +338,7 @@ pecert_status pecert__fast_check_tensor(const pecert__fast_call *call, const cha
                                         const pecert_tensor *tensor, uint32_t ndim,
                                         uint32_t dtypes, int is_output)
 {
-    pecert_status status = check_tensor_header(call, name, tensor, ndim);
-    size_t size;
+    pecert_status status = pecert__fast_check_tensor_header(call, name, tensor, ndim);
 
     if (status == PECERT_OK) {
         status = check_dtype(call, name, tensor->dtype, dtypes);
@@ -353,7 +352,14 @@ pecert_status pecert__fast_check_tensor(const pecert__fast_call *call, const cha
     if (status != PECERT_OK || pecert__fast_is_empty(tensor)) {
         return status;
     }
-    size = pecert__fast_dtype_size(tensor->dtype);
+    return pecert__fast_check_tensor_data(call, name, tensor);
+}
+
+pecert_status pecert__fast_check_tensor_data(const pecert__fast_call *call, const char *name,
+                                             const pecert_tensor *tensor)
+{
+    size_t size = pecert__fast_dtype_size(tensor->dtype);
+
     if (tensor->data == NULL) {
         return pecert__fast_fail(call, PECERT_E_INVAL, "%s.data is NULL", name);
     }

@@ -6,7 +6,5 @@
 const honest_formulation honest = {
     .name = "fast_math",
     .follows = "fast-math sin/cos: float32 Cody-Waite reduction + polynomial (nvcc --use_fast_math)",
-    .freqs = HONEST_FREQ_TORCH,
     .trig = HONEST_TRIG_FAST,
-    .rotation = HONEST_ROTATE_HF,
 };

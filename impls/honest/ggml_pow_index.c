@@ -8,6 +8,4 @@ const honest_formulation honest = {
     .name = "ggml_pow_index",
     .follows = "ggml-cuda rope.cu: pos * powf(theta_scale, i), float32",
     .freqs = HONEST_FREQ_POW_INDEX,
-    .trig = HONEST_TRIG_LIBM,
-    .rotation = HONEST_ROTATE_HF,
 };

@@ -9,6 +9,4 @@ const honest_formulation honest = {
     .name = "ggml_recurrence",
     .follows = "ggml-cpu ops.cpp ggml_rope_cache_init: theta *= theta_scale, float32",
     .freqs = HONEST_FREQ_RECURRENCE,
-    .trig = HONEST_TRIG_LIBM,
-    .rotation = HONEST_ROTATE_HF,
 };

@@ -8,7 +8,5 @@
 const honest_formulation honest = {
     .name = "half_in_dtype",
     .follows = "transformers apply_rotary_pos_emb on f16/bf16: cos/sin and products in the model dtype",
-    .freqs = HONEST_FREQ_TORCH,
-    .trig = HONEST_TRIG_LIBM,
     .rotation = HONEST_ROTATE_IN_DTYPE,
 };

@@ -7,7 +7,5 @@
 const honest_formulation honest = {
     .name = "meta_complex",
     .follows = "meta-llama model.py precompute_freqs_cis + apply_rotary_emb, complex64",
-    .freqs = HONEST_FREQ_TORCH,
-    .trig = HONEST_TRIG_LIBM,
     .rotation = HONEST_ROTATE_COMPLEX,
 };

@@ -9,6 +9,8 @@ const honest_formulation honest = {
     .name = "official_f32",
     .follows = "transformers modeling_rope_utils.py + modeling_llama.py, float32",
     .freqs = HONEST_FREQ_TORCH,
+    .scaled_in_f32 = 0,
     .trig = HONEST_TRIG_LIBM,
     .rotation = HONEST_ROTATE_HF,
+    .position_cache = 0,
 };

@@ -8,8 +8,5 @@
 const honest_formulation honest = {
     .name = "scaled_f32",
     .follows = "YaRN/LongRoPE/llama3/dynamic constants in float32 (ggml_rope_yarn_corr_dims style)",
-    .freqs = HONEST_FREQ_TORCH,
     .scaled_in_f32 = 1,
-    .trig = HONEST_TRIG_LIBM,
-    .rotation = HONEST_ROTATE_HF,
 };

@@ -7,8 +7,5 @@
 const honest_formulation honest = {
     .name = "serving_cache",
     .follows = "vLLM rotary_embedding _compute_cos_sin_cache: float32 table indexed by position",
-    .freqs = HONEST_FREQ_TORCH,
-    .trig = HONEST_TRIG_LIBM,
-    .rotation = HONEST_ROTATE_HF,
     .position_cache = 1,
 };

@@ -19,22 +19,4 @@ static double slope(int32_t h, int32_t n, double max_bias)
     return pow(2.0, -max_bias * (double)(2 * j - 1) / (double)(2 * c));
 }
 
-static pecert_status slopes(void *instance, const pecert_alibi_slopes_args *a)
-{
-    (void)instance;
-    return mutant_alibi_slopes(a, slope);
-}
-
-static pecert_status bias(void *instance, const pecert_alibi_bias_args *a)
-{
-    (void)instance;
-    return mutant_alibi_bias(a, slope);
-}
-
-static void patch(pecert_plugin *desc)
-{
-    desc->alibi_slopes = slopes;
-    desc->alibi_bias = bias;
-}
-
-const mutant_def mutant = {.name = "alibi_exponent_off_by_one", .patch = patch};
+const mutant_def mutant = {.name = "alibi_exponent_off_by_one", .alibi_slope = slope};

@@ -11,22 +11,4 @@ static double geometric_slope(int32_t h, int32_t n, double max_bias)
     return pow(2.0, -max_bias * (double)(h + 1) / (double)n);
 }
 
-static pecert_status slopes(void *instance, const pecert_alibi_slopes_args *a)
-{
-    (void)instance;
-    return mutant_alibi_slopes(a, geometric_slope);
-}
-
-static pecert_status bias(void *instance, const pecert_alibi_bias_args *a)
-{
-    (void)instance;
-    return mutant_alibi_bias(a, geometric_slope);
-}
-
-static void patch(pecert_plugin *desc)
-{
-    desc->alibi_slopes = slopes;
-    desc->alibi_bias = bias;
-}
-
-const mutant_def mutant = {.name = "alibi_geometric", .patch = patch};
+const mutant_def mutant = {.name = "alibi_geometric", .alibi_slope = geometric_slope};

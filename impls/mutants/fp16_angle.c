@@ -2,7 +2,6 @@
  * at position 1857 (EleutherAI/gpt-neox #1003; candle PR #3520). The
  * frequencies and scaling are ref's; only the angle's precision is lost. */
 #include <math.h>
-#include <stdlib.h>
 
 #include "core/mutant.h"
 
@@ -32,21 +31,7 @@ static void rotate_row(const pecert_rope_apply_args *a, int64_t t, int64_t h, co
 
 static pecert_status apply_fp16_angle(void *ref_instance, const pecert_rope_apply_args *args)
 {
-    int64_t n = args->x->shape[0];
-    double *inv = malloc((size_t)(args->config->rotary_dim / 2 + 1) * sizeof(double));
-    double scaling = 1.0;
-    if (inv == NULL) {
-        return PECERT_E_NOMEM;
-    }
-    pecert_status st = mutant_ref_freqs(ref_instance, inv, &scaling, args->config, args->seq_len,
-                                        args->positions, n);
-    for (int64_t t = 0; st == PECERT_OK && t < n; t++) {
-        for (int64_t h = 0; h < args->x->shape[1]; h++) {
-            rotate_row(args, t, h, inv, scaling);
-        }
-    }
-    free(inv);
-    return st;
+    return mutant_apply_rows(ref_instance, args, rotate_row);
 }
 
 const mutant_def mutant = {.name = "fp16_angle", .apply = apply_fp16_angle};

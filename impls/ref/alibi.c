@@ -57,39 +57,41 @@ static pecert_status check_heads(const pecert__ref_call *call, int32_t num_heads
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes_args *args)
+static pecert_status check_slopes_args(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
-    int64_t shape[1];
-    int64_t h;
+    const pecert_alibi_slopes_args *args = op_args;
+    int64_t shape[1] = {args->num_heads};
+    pecert_status status = pecert__ref_check_reserved(call, "args", args->reserved, 4);
 
-    pecert__ref_begin_call(&call, instance, "alibi_slopes");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status != PECERT_OK) {
-        return status;
-    }
-    status = pecert__ref_check_reserved(&call, "args", args->reserved, 4);
     if (status == PECERT_OK) {
-        status = check_heads(&call, args->num_heads, args->max_bias);
+        status = check_heads(call, args->num_heads, args->max_bias);
     }
-    shape[0] = args->num_heads;
     if (status == PECERT_OK) {
-        status = pecert__ref_check_view(&call, "out", args->out, 1, shape, PECERT__REF_FLOAT, 1);
+        status = pecert__ref_check_view(call, "out", args->out, 1, shape, PECERT__REF_FLOAT, 1);
     }
-    if (status != PECERT_OK) {
-        return status;
-    }
-    for (h = 0; h < args->num_heads; h++) {
+    return status;
+}
+
+static pecert_status alibi_slopes(const pecert__ref_call *call, const void *op_args)
+{
+    const pecert_alibi_slopes_args *args = op_args;
+
+    (void)call;
+    for (int64_t h = 0; h < args->num_heads; h++) {
         pecert__ref_store_float(args->out, &h, pecert__ref_alibi_slope(args->num_heads, args->max_bias, h));
     }
     return PECERT_OK;
 }
 
-static pecert_status check_bias_args(const pecert__ref_call *call,
-                                     const pecert_alibi_bias_args *args)
+pecert_status pecert__ref_alibi_slopes(void *instance, const pecert_alibi_slopes_args *args)
 {
+    return pecert__ref_run(instance, "alibi_slopes", args, sizeof(*args), check_slopes_args,
+                           alibi_slopes);
+}
+
+static pecert_status check_bias_args(const pecert__ref_call *call, const void *op_args)
+{
+    const pecert_alibi_bias_args *args = op_args;
     int64_t shape[3];
     pecert_status status = pecert__ref_check_reserved(call, "args", args->reserved, 4);
 
@@ -118,21 +120,12 @@ static pecert_status check_bias_args(const pecert__ref_call *call,
     return status;
 }
 
-pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args)
+static pecert_status alibi_bias(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_alibi_bias_args *args = op_args;
     int64_t idx[3];
 
-    pecert__ref_begin_call(&call, instance, "alibi_bias");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_bias_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (idx[0] = 0; idx[0] < args->num_heads; idx[0]++) {
         double m = pecert__ref_alibi_slope(args->num_heads, args->max_bias, idx[0]);
 
@@ -149,4 +142,10 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_args *args)
+{
+    return pecert__ref_run(instance, "alibi_bias", args, sizeof(*args),
+                           check_bias_args, alibi_bias);
 }

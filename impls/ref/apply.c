@@ -62,8 +62,6 @@ static void rotate_row(const channel_row *row, const pecert__ref_rotation *rotat
 static pecert_status check_args_header(const pecert__ref_call *call,
                                        const pecert_rope_apply_args *args)
 {
-    size_t i;
-
     if (args == NULL) {
         return pecert__ref_fail(call, PECERT_E_INVAL, "args is NULL");
     }
@@ -81,15 +79,8 @@ static pecert_status check_args_header(const pecert__ref_call *call,
     }
     /* Reserved for M-RoPE: a non-zero word asks for something ABI 1.0
      * cannot express, so it is refused rather than ignored. */
-    for (i = 0; i < sizeof(args->reserved) / sizeof(args->reserved[0]); i++) {
-        if (args->reserved[i] != 0) {
-            return pecert__ref_fail(call, PECERT_E_UNSUPPORTED,
-                                    "args.reserved[%zu]=0x%" PRIx64 " is non-zero; "
-                                    "ABI 1.0 gives it no meaning",
-                                    i, args->reserved[i]);
-        }
-    }
-    return PECERT_OK;
+    return pecert__ref_check_reserved_of(call, "args", args->reserved,
+                                         sizeof(args->reserved) / sizeof(args->reserved[0]), "1.0");
 }
 
 static pecert_status check_shapes(const pecert__ref_call *call,

@@ -109,8 +109,9 @@ static pecert_status check_overlaps(const pecert__ref_call *call, const pecert_c
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_check_cope(const pecert__ref_call *call, const pecert_cope_args *a)
+pecert_status pecert__ref_check_cope(const pecert__ref_call *call, const void *args)
 {
+    const pecert_cope_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
     if (status == PECERT_OK && a->nodiv != 0 && a->nodiv != 1) {
         status = pecert__ref_fail(call, PECERT_E_INVAL, "nodiv=%" PRId32 " must be 0 or 1", a->nodiv);
@@ -197,21 +198,13 @@ static void row_logits(const pecert_cope_args *a, int64_t i, double inv_sqrt_d, 
     }
 }
 
-pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *args)
+static pecert_status cope_logits(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "cope_logits");
-    pecert_status status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    if (status == PECERT_OK) {
-        status = pecert__ref_check_cope(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    const pecert_cope_args *args = op_args;
     int64_t n_k = args->k->shape[0];
     double *p = malloc((size_t)(n_k > 0 ? n_k : 1) * sizeof(double));
     if (p == NULL) {
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     double inv_sqrt_d = 1.0 / sqrt((double)args->q->shape[1]);
     for (int64_t i = 0; i < args->q->shape[0]; i++) {
@@ -220,4 +213,10 @@ pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *ar
     }
     free(p);
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *args)
+{
+    return pecert__ref_run(instance, "cope_logits", args, sizeof(*args),
+                           pecert__ref_check_cope, cope_logits);
 }

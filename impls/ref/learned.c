@@ -68,8 +68,9 @@ static pecert_status check_convention(const pecert__ref_call *call, const pecert
     return PECERT_OK;
 }
 
-static pecert_status check_learned_args(const pecert__ref_call *call, const pecert_learned_args *a)
+static pecert_status check_learned_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_learned_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK) {
@@ -92,22 +93,13 @@ static pecert_status check_learned_args(const pecert__ref_call *call, const pece
     return status;
 }
 
-pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_args *args)
+static pecert_status learned_lookup(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_learned_args *args = op_args;
     int64_t dst[2];
     int64_t src[2];
 
-    pecert__ref_begin_call(&call, instance, "learned_lookup");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_learned_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (dst[0] = 0; dst[0] < args->n; dst[0]++) {
         src[0] = row_of(args, args->positions[dst[0]]);
         for (dst[1] = 0; dst[1] < args->table->shape[1]; dst[1]++) {
@@ -117,4 +109,10 @@ pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_ar
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_args *args)
+{
+    return pecert__ref_run(instance, "learned_lookup", args, sizeof(*args),
+                           check_learned_args, learned_lookup);
 }

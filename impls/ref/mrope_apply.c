@@ -45,8 +45,9 @@ static pecert_status check_sections(const pecert__ref_call *call, const pecert_m
     return PECERT_OK;
 }
 
-static pecert_status check_mrope_args(const pecert__ref_call *call, const pecert_mrope_apply_args *a)
+static pecert_status check_mrope_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_mrope_apply_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && a->interleaved != 0 && a->interleaved != 1) {
@@ -153,31 +154,23 @@ static void rotate_token(const pecert_mrope_apply_args *a, int64_t t, int32_t ha
     }
 }
 
-pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_args *args)
+static pecert_status mrope_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
+    const pecert_mrope_apply_args *args = op_args;
     pecert__ref_rotation rot;
-    pecert_status status;
     double *c = NULL;
-
-    pecert__ref_begin_call(&call, instance, "mrope_apply");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_mrope_args(&call, args);
-    }
     /* seq_len 0 = max over every axis' positions + 1 (all are passed). */
-    if (status == PECERT_OK) {
-        status = pecert__ref_rotation_init(&call, &rot, args->config, args->seq_len,
-                                           args->positions, args->num_axes * args->x->shape[0]);
-    }
+    pecert_status status = pecert__ref_rotation_init(call, &rot, args->config, args->seq_len,
+                                                     args->positions,
+                                                     args->num_axes * args->x->shape[0]);
+
     if (status != PECERT_OK) {
         return status;
     }
     c = malloc(2 * (size_t)(rot.half > 0 ? rot.half : 1) * sizeof(double));
     if (c == NULL) {
         pecert__ref_rotation_free(&rot);
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     for (int64_t t = 0; t < args->x->shape[0] && args->x->shape[1] > 0; t++) {
         token_row(&rot, args, t, c, c + rot.half);
@@ -186,4 +179,10 @@ pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_a
     free(c);
     pecert__ref_rotation_free(&rot);
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_args *args)
+{
+    return pecert__ref_run(instance, "mrope_apply", args, sizeof(*args), check_mrope_args,
+                           mrope_apply);
 }

@@ -226,8 +226,9 @@ static pecert_status multimodal_branch(const pecert__ref_call *call, const pecer
     return status;
 }
 
-static pecert_status check_index_args(const pecert__ref_call *call, const pecert_mrope_index_args *a)
+static pecert_status check_index_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_mrope_index_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
     int64_t shape[3] = {3, a->batch, a->seq_len};
 
@@ -265,22 +266,18 @@ static pecert_status check_index_args(const pecert__ref_call *call, const pecert
     return status;
 }
 
-pecert_status pecert__ref_mrope_index(void *instance, const pecert_mrope_index_args *args)
+static pecert_status mrope_index(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_mrope_index_args *args = op_args;
 
-    pecert__ref_begin_call(&call, instance, "mrope_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_index_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
     if (args->n_images == 0 && args->n_videos == 0) {
         return text_branch(args);
     }
-    return multimodal_branch(&call, args);
+    return multimodal_branch(call, args);
+}
+
+pecert_status pecert__ref_mrope_index(void *instance, const pecert_mrope_index_args *args)
+{
+    return pecert__ref_run(instance, "mrope_index", args, sizeof(*args),
+                           check_index_args, mrope_index);
 }

@@ -38,8 +38,9 @@ static pecert_status check_geometry(const pecert__ref_call *call, const pecert_p
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_check_peg(const pecert__ref_call *call, const pecert_peg_args *a)
+pecert_status pecert__ref_check_peg(const pecert__ref_call *call, const void *args)
 {
+    const pecert_peg_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
     status = status == PECERT_OK ? check_geometry(call, a) : status;
     status = status == PECERT_OK ? pecert__ref_check_view(call, "x", a->x, 2, NULL, PECERT__REF_F32_ONLY, 0) : status;
@@ -105,15 +106,11 @@ static double cell(const pecert_peg_args *a, int64_t y, int64_t x, int64_t c)
     return x_at(a->x, a->prefix_tokens + y * a->grid_w + x, c) + (sum + bias);
 }
 
-pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args)
+static pecert_status peg_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "peg_apply");
-    pecert_status status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    status = status == PECERT_OK ? pecert__ref_check_peg(&call, args) : status;
-    if (status != PECERT_OK) {
-        return status;
-    }
+    const pecert_peg_args *args = op_args;
+
+    (void)call;
     int64_t channels = args->x->shape[1];
     for (int64_t r = 0; r < args->prefix_tokens; r++) {
         for (int64_t c = 0; c < channels; c++) {
@@ -128,4 +125,10 @@ pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args)
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args)
+{
+    return pecert__ref_run(instance, "peg_apply", args, sizeof(*args),
+                           pecert__ref_check_peg, peg_apply);
 }

@@ -138,8 +138,9 @@ static pecert_status check_tensors(const pecert__ref_call *call, const pecert_po
     return status;
 }
 
-pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const pecert_posinterp_args *a)
+pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const void *args)
 {
+    const pecert_posinterp_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK) {
@@ -319,8 +320,7 @@ pecert_status pecert__ref_pos_interpolate(void *instance, const pecert_posinterp
     axis_taps ty = {0, NULL, NULL};
     axis_taps tx = {0, NULL, NULL};
 
-    pecert__ref_begin_call(&call, instance, "pos_interpolate");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    status = pecert__ref_enter(&call, instance, "pos_interpolate", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__ref_check_posinterp(&call, args);
     }

@@ -153,13 +153,30 @@ pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *n
                                      const pecert_tensor *tensor, uint32_t ndim,
                                      const int64_t *shape, uint32_t dtypes, int is_output);
 
-/* pecert__ref_check_reserved: every word zero, else E_UNSUPPORTED. */
+/* pecert__ref_check_reserved_of: every word zero, else E_UNSUPPORTED
+ * saying that ABI abi ("1.0") gives the word no meaning. */
+pecert_status pecert__ref_check_reserved_of(const pecert__ref_call *call, const char *name,
+                                            const uint64_t *words, size_t n, const char *abi);
+/* pecert__ref_check_reserved: the same for the families of ABI 1.2. */
 pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
                                          const uint64_t *words, size_t n);
 
-/* pecert__ref_check_args: args non-NULL and struct_size >= need (E_ABI). */
-pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
-                                     uint32_t struct_size, size_t need);
+/* The checks and the computation of an op of the families, run by
+ * pecert__ref_run: each is given the op's own argument struct as const
+ * void * (as qsort gives its comparator the elements), so that one runner
+ * serves every op. */
+typedef pecert_status (*pecert__ref_step)(const pecert__ref_call *call, const void *args);
+
+/* pecert__ref_run carries out an op: pecert__ref_enter (op, args of
+ * args_size bytes), then check, then compute; the first failure's status. */
+pecert_status pecert__ref_run(void *instance, const char *op, const void *args, size_t args_size,
+                              pecert__ref_step check, pecert__ref_step compute);
+
+/* pecert__ref_enter starts an op that takes one argument struct (plugin.h:
+ * struct_size first): pecert__ref_begin_call, then args non-NULL (E_INVAL)
+ * and its struct_size >= need (E_ABI). */
+pecert_status pecert__ref_enter(pecert__ref_call *call, void *instance, const char *op,
+                                const void *args, size_t need);
 
 /* pecert__ref_check_ints: n >= 0, values non-NULL and aligned when n > 0,
  * each in (-2^53, 2^53). */
@@ -245,6 +262,10 @@ pecert_status pecert__ref_check_session_append(const pecert__ref_call *call,
                                                const pecert_session_append_args *args,
                                                int64_t n_heads, int64_t n_kv_heads,
                                                int64_t head_dim);
+/* The view session_read_keys writes: an f32 [count, n_kv_heads, head_dim]
+ * output (the session and seq already found). */
+pecert_status pecert__ref_check_read_keys(const pecert__ref_call *call, const pecert_tensor *out_keys,
+                                          int64_t count, int32_t n_kv_heads, int32_t head_dim);
 
 /* Decode session (session.c): attention over a KV cache in double. */
 pecert_status pecert__ref_session_create(void *instance, void **out_session,
@@ -281,7 +302,7 @@ pecert_status pecert__ref_alibi_bias(void *instance, const pecert_alibi_bias_arg
 pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
 /* pecert__ref_check_t5_args: the fields and views of t5_bucket's args
  * (struct_size checked before). */
-pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const pecert_t5_bucket_args *a);
+pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const void *args);
 
 /* sinusoidal.c */
 pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
@@ -308,22 +329,21 @@ pecert_status pecert__ref_mrope_apply(void *instance, const pecert_mrope_apply_a
 
 /* rope2d.c; the argument checks of rope2d_apply (struct size excepted),
  * shared with the honest variants. */
-pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call,
-                                             const pecert_rope2d_apply_args *a);
+pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call, const void *args);
 pecert_status pecert__ref_rope2d_index(void *instance, const pecert_rope2d_index_args *args);
 pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args);
 
 /* posinterp.c; the argument checks of pos_interpolate (struct size
  * excepted). */
-pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const pecert_posinterp_args *a);
+pecert_status pecert__ref_check_posinterp(const pecert__ref_call *call, const void *args);
 pecert_status pecert__ref_pos_interpolate(void *instance, const pecert_posinterp_args *args);
 
 /* cope.c; the argument checks of cope_logits (struct size excepted). */
-pecert_status pecert__ref_check_cope(const pecert__ref_call *call, const pecert_cope_args *a);
+pecert_status pecert__ref_check_cope(const pecert__ref_call *call, const void *args);
 pecert_status pecert__ref_cope_logits(void *instance, const pecert_cope_args *args);
 
 /* peg.c; the argument checks of peg_apply (struct size excepted). */
-pecert_status pecert__ref_check_peg(const pecert__ref_call *call, const pecert_peg_args *a);
+pecert_status pecert__ref_check_peg(const pecert__ref_call *call, const void *args);
 pecert_status pecert__ref_peg_apply(void *instance, const pecert_peg_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */

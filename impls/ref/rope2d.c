@@ -101,9 +101,10 @@ static pecert_status count_tokens(const pecert__ref_call *call, const pecert_rop
     return PECERT_OK;
 }
 
-static pecert_status check_index_args(const pecert__ref_call *call,
-                                      const pecert_rope2d_index_args *a, int64_t *out_tokens)
+static pecert_status check_index_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_rope2d_index_args *a = args;
+    int64_t tokens = 0;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && (a->scheme < PECERT_ROPE2D_MERGE_WINDOWS ||
@@ -137,10 +138,10 @@ static pecert_status check_index_args(const pecert__ref_call *call,
         status = pecert__ref_check_ints(call, "grid_thw", a->grid_thw, 3 * a->n_images);
     }
     if (status == PECERT_OK) {
-        status = count_tokens(call, a, out_tokens);
+        status = count_tokens(call, a, &tokens);
     }
     if (status == PECERT_OK) {
-        int64_t shape[2] = {2, *out_tokens};
+        int64_t shape[2] = {2, tokens};
         status = pecert__ref_check_view(call, "out_positions", a->out_positions, 2, shape,
                                         PECERT__REF_INT, 1);
     }
@@ -208,33 +209,29 @@ static int64_t place_image(const pecert_rope2d_index_args *a, const int64_t *g, 
     return next;
 }
 
-pecert_status pecert__ref_rope2d_index(void *instance, const pecert_rope2d_index_args *args)
+static pecert_status rope2d_index(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
-    int64_t tokens = 0;
+    const pecert_rope2d_index_args *args = op_args;
     int64_t next = 0;
 
-    pecert__ref_begin_call(&call, instance, "rope2d_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_index_args(&call, args, &tokens);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (int64_t k = 0; k < args->n_images; k++) {
         next = place_image(args, args->grid_thw + 3 * k, next);
     }
     return PECERT_OK;
 }
 
+pecert_status pecert__ref_rope2d_index(void *instance, const pecert_rope2d_index_args *args)
+{
+    return pecert__ref_run(instance, "rope2d_index", args, sizeof(*args), check_index_args,
+                           rope2d_index);
+}
+
 /* ---- rope2d_apply --------------------------------------------------------- */
 
-pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call,
-                                             const pecert_rope2d_apply_args *a)
+pecert_status pecert__ref_check_rope2d_apply(const pecert__ref_call *call, const void *args)
 {
+    const pecert_rope2d_apply_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && a->reserved0 != 0) {
@@ -334,24 +331,14 @@ static void rotate_token(const pecert_rope2d_apply_args *a, int64_t t, const dou
     }
 }
 
-pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+static pecert_status rope2d_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_rope2d_apply_args *args = op_args;
     double *freq;
 
-    pecert__ref_begin_call(&call, instance, "rope2d_apply");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = pecert__ref_check_rope2d_apply(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
     freq = malloc((size_t)(args->head_dim / 2) * sizeof(double));
     if (freq == NULL) {
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     pair_freqs(args, freq);
     for (int64_t t = 0; t < args->x->shape[0]; t++) {
@@ -359,4 +346,10 @@ pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply
     }
     free(freq);
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+{
+    return pecert__ref_run(instance, "rope2d_apply", args, sizeof(*args),
+                           pecert__ref_check_rope2d_apply, rope2d_apply);
 }

@@ -282,12 +282,7 @@ pecert_status pecert__ref_session_read_keys(void *instance, void *session, pecer
         return pecert__ref_fail(&call, PECERT_E_INVAL, "session NULL or seq=%d out of range", seq);
     }
     const ref_sequence *q = &s->seqs[seq];
-    pecert_status st = pecert__ref_check_tensor(&call, "out_keys", out_keys, 3, 0, 1);
-    if (st == PECERT_OK && (out_keys->shape[0] != q->count || out_keys->shape[1] != s->n_kv_heads ||
-                            out_keys->shape[2] != s->head_dim)) {
-        st = pecert__ref_fail(&call, PECERT_E_INVAL, "out_keys must be [%" PRId64 ",%d,%d]", q->count,
-                              s->n_kv_heads, s->head_dim);
-    }
+    pecert_status st = pecert__ref_check_read_keys(&call, out_keys, q->count, s->n_kv_heads, s->head_dim);
     for (int64_t j = 0; st == PECERT_OK && j < q->count; j++) {
         for (int64_t h = 0; h < s->n_kv_heads; h++) {
             for (int64_t d = 0; d < s->head_dim; d++) {

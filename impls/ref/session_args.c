@@ -88,3 +88,14 @@ pecert_status pecert__ref_check_session_append(const pecert__ref_call *call, con
     return pecert__ref_check_positions(call, a->positions, a->n_tokens);
 }
 
+pecert_status pecert__ref_check_read_keys(const pecert__ref_call *call, const pecert_tensor *out_keys,
+                                          int64_t count, int32_t n_kv_heads, int32_t head_dim)
+{
+    pecert_status st = pecert__ref_check_tensor(call, "out_keys", out_keys, 3, 0, 1);
+    if (st == PECERT_OK && (out_keys->shape[0] != count || out_keys->shape[1] != n_kv_heads ||
+                            out_keys->shape[2] != head_dim)) {
+        st = pecert__ref_fail(call, PECERT_E_INVAL, "out_keys must be [%" PRId64 ",%d,%d]", count,
+                              n_kv_heads, head_dim);
+    }
+    return st;
+}

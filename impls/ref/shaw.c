@@ -12,8 +12,9 @@
 
 #include "ref.h"
 
-static pecert_status check_shaw_args(const pecert__ref_call *call, const pecert_shaw_index_args *a)
+static pecert_status check_shaw_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_shaw_index_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && a->reserved0 != 0) {
@@ -39,30 +40,28 @@ static pecert_status check_shaw_args(const pecert__ref_call *call, const pecert_
     return status;
 }
 
-pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_args *args)
+/* out[i][j] = clip(k_j - q_i, -K, K) + K. */
+static pecert_status shaw_index(const pecert__ref_call *call, const void *args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_shaw_index_args *a = args;
+    int64_t k = a->max_relative_position;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "shaw_index");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_shaw_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
-    for (idx[0] = 0; idx[0] < args->n_q; idx[0]++) {
-        for (idx[1] = 0; idx[1] < args->n_k; idx[1]++) {
-            int64_t k = args->max_relative_position;
+    (void)call;
+    for (idx[0] = 0; idx[0] < a->n_q; idx[0]++) {
+        for (idx[1] = 0; idx[1] < a->n_k; idx[1]++) {
             /* |positions| < 2^53: the difference is exact. */
-            int64_t d = args->k_positions[idx[1]] - args->q_positions[idx[0]];
+            int64_t d = a->k_positions[idx[1]] - a->q_positions[idx[0]];
 
             d = d < -k ? -k : (d > k ? k : d);
-            pecert__ref_store_int(args->out, idx, d + k);
+            pecert__ref_store_int(a->out, idx, d + k);
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_args *args)
+{
+    return pecert__ref_run(instance, "shaw_index", args, sizeof(*args), check_shaw_args,
+                           shaw_index);
 }

@@ -17,9 +17,9 @@
 
 #include "ref.h"
 
-static pecert_status check_sincos2d_args(const pecert__ref_call *call,
-                                         const pecert_sincos2d_args *a)
+static pecert_status check_sincos2d_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_sincos2d_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
     int64_t shape[2];
 
@@ -71,21 +71,12 @@ static void write_half(const pecert_sincos2d_args *a, int64_t row, int64_t c0, i
     }
 }
 
-pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args)
+static pecert_status sincos_2d(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_sincos2d_args *args = op_args;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "sincos_2d");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_sincos2d_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     if (args->cls_token) {
         idx[0] = 0;
         for (idx[1] = 0; idx[1] < args->embed_dim; idx[1]++) {
@@ -101,4 +92,10 @@ pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args)
+{
+    return pecert__ref_run(instance, "sincos_2d", args, sizeof(*args),
+                           check_sincos2d_args, sincos_2d);
 }

@@ -101,9 +101,9 @@ static pecert_status check_variant(const pecert__ref_call *call, const pecert_si
     return PECERT_OK;
 }
 
-static pecert_status check_sinusoidal_args(const pecert__ref_call *call,
-                                           const pecert_sinusoidal_args *a)
+static pecert_status check_sinusoidal_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_sinusoidal_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK) {
@@ -120,21 +120,12 @@ static pecert_status check_sinusoidal_args(const pecert__ref_call *call,
     return status;
 }
 
-pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args)
+static pecert_status sinusoidal(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_sinusoidal_args *args = op_args;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "sinusoidal");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_sinusoidal_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (idx[0] = 0; idx[0] < args->n; idx[0]++) {
         int64_t row = table_row(args, args->positions[idx[0]]);
 
@@ -154,4 +145,10 @@ pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_arg
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args)
+{
+    return pecert__ref_run(instance, "sinusoidal", args, sizeof(*args),
+                           check_sinusoidal_args, sinusoidal);
 }

@@ -51,8 +51,9 @@ static int64_t bucket(int64_t r, int bidirectional, int64_t num_buckets, int64_t
     return base + (large < n - 1 ? large : n - 1);
 }
 
-pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const pecert_t5_bucket_args *a)
+pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_t5_bucket_args *a = args;
     int64_t n = a->bidirectional ? a->num_buckets / 2 : a->num_buckets;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
@@ -84,25 +85,22 @@ pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const pece
     return status;
 }
 
-pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args *args)
+static pecert_status t5_bucket(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_t5_bucket_args *args = op_args;
     int64_t i;
 
-    pecert__ref_begin_call(&call, instance, "t5_bucket");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = pecert__ref_check_t5_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     for (i = 0; i < args->n; i++) {
         pecert__ref_store_int(args->out, &i,
                               bucket(args->relative_positions[i], args->bidirectional,
                                      args->num_buckets, args->max_distance));
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_t5_bucket(void *instance, const pecert_t5_bucket_args *args)
+{
+    return pecert__ref_run(instance, "t5_bucket", args, sizeof(*args),
+                           pecert__ref_check_t5_args, t5_bucket);
 }

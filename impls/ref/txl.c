@@ -23,9 +23,9 @@
 
 #include "ref.h"
 
-static pecert_status check_pos_emb_args(const pecert__ref_call *call,
-                                        const pecert_txl_pos_emb_args *a)
+static pecert_status check_pos_emb_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_txl_pos_emb_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && (a->d_model < 2 || a->d_model % 2 != 0)) {
@@ -44,21 +44,12 @@ static pecert_status check_pos_emb_args(const pecert__ref_call *call,
     return status;
 }
 
-pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args)
+static pecert_status txl_pos_emb(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_txl_pos_emb_args *args = op_args;
     int64_t idx[2];
 
-    pecert__ref_begin_call(&call, instance, "txl_pos_emb");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_pos_emb_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     int64_t half = args->d_model / 2;
     for (idx[0] = 0; idx[0] < args->klen; idx[0]++) {
         int64_t p = args->klen - 1 - idx[0];
@@ -81,6 +72,12 @@ pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_a
     return PECERT_OK;
 }
 
+pecert_status pecert__ref_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args)
+{
+    return pecert__ref_run(instance, "txl_pos_emb", args, sizeof(*args),
+                           check_pos_emb_args, txl_pos_emb);
+}
+
 /* Whether the byte spans of two checked f32 views intersect. */
 static int spans_meet(const pecert_tensor *a, const pecert_tensor *b)
 {
@@ -92,9 +89,9 @@ static int spans_meet(const pecert_tensor *a, const pecert_tensor *b)
     return a0 < b1 && b0 < a1;
 }
 
-static pecert_status check_shift_args(const pecert__ref_call *call,
-                                      const pecert_txl_rel_shift_args *a)
+static pecert_status check_shift_args(const pecert__ref_call *call, const void *args)
 {
+    const pecert_txl_rel_shift_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
 
     if (status == PECERT_OK && a->zero_triu != 0 && a->zero_triu != 1) {
@@ -118,22 +115,13 @@ static pecert_status check_shift_args(const pecert__ref_call *call,
     return status;
 }
 
-pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args)
+static pecert_status txl_rel_shift(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert_status status;
+    const pecert_txl_rel_shift_args *args = op_args;
     int64_t dst[3];
     int64_t src[3];
 
-    pecert__ref_begin_call(&call, instance, "txl_rel_shift");
-    status = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                    sizeof(*args));
-    if (status == PECERT_OK) {
-        status = check_shift_args(&call, args);
-    }
-    if (status != PECERT_OK) {
-        return status;
-    }
+    (void)call;
     int64_t qlen = args->x->shape[0];
     int64_t klen = args->x->shape[1];
     for (dst[0] = 0; dst[0] < qlen; dst[0]++) {
@@ -155,4 +143,10 @@ pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shi
         }
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args)
+{
+    return pecert__ref_run(instance, "txl_rel_shift", args, sizeof(*args),
+                           check_shift_args, txl_rel_shift);
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "ref.h"
 
@@ -56,23 +57,15 @@ static pecert_status check_config_header(const pecert__ref_call *call,
 static pecert_status check_config_reserved(const pecert__ref_call *call,
                                            const pecert_rope_config *config)
 {
-    size_t i;
-
     if (config->reserved0 != 0 || config->reserved1 != 0) {
         return pecert__ref_fail(call, PECERT_E_INVAL,
                                 "config.reserved%d=%" PRId32 " must be 0",
                                 config->reserved0 != 0 ? 0 : 1,
                                 config->reserved0 != 0 ? config->reserved0 : config->reserved1);
     }
-    for (i = 0; i < sizeof(config->reserved) / sizeof(config->reserved[0]); i++) {
-        if (config->reserved[i] != 0) {
-            return pecert__ref_fail(call, PECERT_E_UNSUPPORTED,
-                                    "config.reserved[%zu]=0x%" PRIx64 " is non-zero; "
-                                    "ABI 1.0 gives it no meaning",
-                                    i, config->reserved[i]);
-        }
-    }
-    return PECERT_OK;
+    return pecert__ref_check_reserved_of(call, "config", config->reserved,
+                                         sizeof(config->reserved) / sizeof(config->reserved[0]),
+                                         "1.0");
 }
 
 static pecert_status check_config_dims(const pecert__ref_call *call,
@@ -321,20 +314,13 @@ static pecert_status check_tensor_header(const pecert__ref_call *call,
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_check_tensor(const pecert__ref_call *call,
-                                       const char *name,
-                                       const pecert_tensor *tensor,
-                                       uint32_t ndim, int allow_f64,
-                                       int is_output)
+/* The layout of a view whose header and dtype are checked: extents, an
+ * output's strides, then (when not empty) data present and aligned. */
+static pecert_status check_layout(const pecert__ref_call *call, const char *name,
+                                  const pecert_tensor *tensor, int is_output)
 {
-    pecert_status status = check_tensor_header(call, name, tensor, ndim);
+    pecert_status status = check_extents(call, name, tensor);
 
-    if (status == PECERT_OK) {
-        status = check_float_dtype(call, name, tensor->dtype, allow_f64);
-    }
-    if (status == PECERT_OK) {
-        status = check_extents(call, name, tensor);
-    }
     if (status == PECERT_OK && is_output) {
         status = check_output_strides(call, name, tensor);
     }
@@ -350,6 +336,20 @@ pecert_status pecert__ref_check_tensor(const pecert__ref_call *call,
                                 name, dtype_size(tensor->dtype));
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_check_tensor(const pecert__ref_call *call,
+                                       const char *name,
+                                       const pecert_tensor *tensor,
+                                       uint32_t ndim, int allow_f64,
+                                       int is_output)
+{
+    pecert_status status = check_tensor_header(call, name, tensor, ndim);
+
+    if (status == PECERT_OK) {
+        status = check_float_dtype(call, name, tensor->dtype, allow_f64);
+    }
+    return status == PECERT_OK ? check_layout(call, name, tensor, is_output) : status;
 }
 
 static int same_view(const pecert_tensor *a, const pecert_tensor *b)
@@ -427,28 +427,11 @@ pecert_status pecert__ref_check_view(const pecert__ref_call *call, const char *n
                                       name, k, tensor->shape[k], shape[k]);
         }
     }
-    if (status == PECERT_OK) {
-        status = check_extents(call, name, tensor);
-    }
-    if (status == PECERT_OK && is_output) {
-        status = check_output_strides(call, name, tensor);
-    }
-    if (status != PECERT_OK || pecert__ref_is_empty(tensor)) {
-        return status;
-    }
-    if (tensor->data == NULL) {
-        return pecert__ref_fail(call, PECERT_E_INVAL, "%s.data is NULL", name);
-    }
-    if ((uintptr_t)tensor->data % dtype_size(tensor->dtype) != 0) {
-        return pecert__ref_fail(call, PECERT_E_INVAL,
-                                "%s.data is not aligned to its %zu-byte dtype",
-                                name, dtype_size(tensor->dtype));
-    }
-    return PECERT_OK;
+    return status == PECERT_OK ? check_layout(call, name, tensor, is_output) : status;
 }
 
-pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
-                                         const uint64_t *words, size_t n)
+pecert_status pecert__ref_check_reserved_of(const pecert__ref_call *call, const char *name,
+                                            const uint64_t *words, size_t n, const char *abi)
 {
     size_t i;
 
@@ -456,24 +439,49 @@ pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const cha
         if (words[i] != 0) {
             return pecert__ref_fail(call, PECERT_E_UNSUPPORTED,
                                     "%s.reserved[%zu]=0x%" PRIx64 " is non-zero; "
-                                    "ABI 1.2 gives it no meaning", name, i, words[i]);
+                                    "ABI %s gives it no meaning", name, i, words[i], abi);
         }
     }
     return PECERT_OK;
 }
 
-pecert_status pecert__ref_check_args(const pecert__ref_call *call, const void *args,
-                                     uint32_t struct_size, size_t need)
+pecert_status pecert__ref_check_reserved(const pecert__ref_call *call, const char *name,
+                                         const uint64_t *words, size_t n)
 {
+    return pecert__ref_check_reserved_of(call, name, words, n, "1.2");
+}
+
+pecert_status pecert__ref_enter(pecert__ref_call *call, void *instance, const char *op,
+                                const void *args, size_t need)
+{
+    uint32_t struct_size;
+
+    pecert__ref_begin_call(call, instance, op);
     if (args == NULL) {
         return pecert__ref_fail(call, PECERT_E_INVAL, "args is NULL");
     }
+    memcpy(&struct_size, args, sizeof(struct_size));
     if (struct_size < need) {
         return pecert__ref_fail(call, PECERT_E_ABI,
                                 "args.struct_size=%" PRIu32 " is smaller than %zu",
                                 struct_size, need);
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__ref_run(void *instance, const char *op, const void *args, size_t args_size,
+                              pecert__ref_step check, pecert__ref_step compute)
+{
+    pecert__ref_call call;
+    pecert_status status = pecert__ref_enter(&call, instance, op, args, args_size);
+
+    if (status == PECERT_OK) {
+        status = check(&call, args);
+    }
+    if (status == PECERT_OK) {
+        status = compute(&call, args);
+    }
+    return status;
 }
 
 pecert_status pecert__ref_check_ints(const pecert__ref_call *call, const char *name,

@@ -13,11 +13,5 @@ static pecert_status apply_hang(void *instance, const pecert_rope_apply_args *ar
     return PECERT_OK;
 }
 
-static const pecert_plugin desc =
+static const pecert_plugin misbehave_desc =
     MISBEHAVE_DESCRIPTOR(PECERT_ABI_VERSION, sizeof(pecert_plugin), apply_hang);
-
-const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
-{
-    (void)host_abi_version;
-    return &desc;
-}

@@ -1,4 +1,5 @@
-/* misbehave.h - a descriptor skeleton for the test-only plugins. */
+/* misbehave.h - a descriptor skeleton and the entry point for the test-only
+ * plugins that misbehave in one way. */
 #ifndef PECERT_TESTING_MISBEHAVE_H
 #define PECERT_TESTING_MISBEHAVE_H
 
@@ -20,5 +21,15 @@ static const char *misbehave_last_error(void *instance)
         .capabilities = misbehave_caps, .last_error = misbehave_last_error,         \
         .rope_apply = (apply_fn)                                                    \
     }
+
+/* Each plugin's file defines this descriptor with MISBEHAVE_DESCRIPTOR; the
+ * entry point hands it to any host, whatever its version. */
+static const pecert_plugin misbehave_desc;
+
+const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
+{
+    (void)host_abi_version;
+    return &misbehave_desc;
+}
 
 #endif

@@ -4,11 +4,5 @@
 
 #include "misbehave.h"
 
-static const pecert_plugin desc =
+static const pecert_plugin misbehave_desc =
     MISBEHAVE_DESCRIPTOR(PECERT_ABI_VERSION, offsetof(pecert_plugin, rope_freqs), NULL);
-
-const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
-{
-    (void)host_abi_version;
-    return &desc;
-}

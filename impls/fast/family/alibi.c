@@ -54,11 +54,7 @@ pecert_status pecert__fast_alibi_slopes(void *instance, const pecert_alibi_slope
     pecert_status status;
     int64_t shape[1];
 
-    if (pecert__fast_begin_call(&call, instance, "alibi_slopes") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "alibi_slopes", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -286,11 +282,7 @@ pecert_status pecert__fast_alibi_bias(void *instance, const pecert_alibi_bias_ar
     bias_plan plan;
     int threads = 1;
 
-    if (pecert__fast_begin_call(&call, instance, "alibi_bias") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "alibi_bias", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_bias_args(&call, args);
     }

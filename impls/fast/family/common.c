@@ -5,21 +5,34 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdalign.h>
+#include <string.h>
 
 #include "../family.h"
 
 pecert_status pecert__fast_fam_check_args(const pecert__fast_call *call, const void *args,
-                                          uint32_t struct_size, size_t need)
+                                          size_t need)
 {
+    uint32_t struct_size;
+
     if (args == NULL) {
         return pecert__fast_fail(call, PECERT_E_INVAL, "args is NULL");
     }
+    memcpy(&struct_size, args, sizeof(struct_size));
     if (struct_size < need) {
         return pecert__fast_fail(call, PECERT_E_ABI,
                                  "args.struct_size=%" PRIu32 " is below the %zu bytes of ABI 1.2",
                                  struct_size, need);
     }
     return PECERT_OK;
+}
+
+pecert_status pecert__fast_fam_enter(pecert__fast_call *call, void *instance, const char *op,
+                                     const void *args, size_t need)
+{
+    if (pecert__fast_begin_call(call, instance, op) != PECERT_OK) {
+        return PECERT_E_INVAL;
+    }
+    return pecert__fast_fam_check_args(call, args, need);
 }
 
 pecert_status pecert__fast_fam_check_reserved(const pecert__fast_call *call, const char *name,
@@ -109,28 +122,13 @@ pecert_status pecert__fast_fam_check_view(const pecert__fast_call *call, const c
                                           const pecert_tensor *tensor, uint32_t ndim,
                                           const int64_t *shape, uint32_t dtypes, int is_output)
 {
-    pecert_status status;
+    pecert_status status = pecert__fast_check_tensor_header(call, name, tensor, ndim);
     int64_t limit;
     int64_t reach = 0;
-    size_t size;
 
-    if (tensor == NULL) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "%s is NULL", name);
+    if (status == PECERT_OK) {
+        status = check_dtype(call, name, tensor->dtype, dtypes);
     }
-    if (tensor->struct_size < sizeof(pecert_tensor)) {
-        return pecert__fast_fail(call, PECERT_E_ABI,
-                                 "%s.struct_size=%" PRIu32 " is below sizeof(pecert_tensor)=%zu",
-                                 name, tensor->struct_size, sizeof(pecert_tensor));
-    }
-    if (tensor->ndim != ndim) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.ndim=%" PRIu32 " must be %" PRIu32,
-                                 name, tensor->ndim, ndim);
-    }
-    if (tensor->reserved0 != 0) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.reserved0=%" PRIu32 " must be 0", name,
-                                 tensor->reserved0);
-    }
-    status = check_dtype(call, name, tensor->dtype, dtypes);
     if (status != PECERT_OK) {
         return status;
     }
@@ -150,8 +148,7 @@ pecert_status pecert__fast_fam_check_view(const pecert__fast_call *call, const c
     if (pecert__fast_is_empty(tensor)) {
         return PECERT_OK;
     }
-    size = pecert__fast_dtype_size(tensor->dtype);
-    limit = PTRDIFF_MAX / (int64_t)size;
+    limit = PTRDIFF_MAX / (int64_t)pecert__fast_dtype_size(tensor->dtype);
     for (uint32_t k = 0; k < ndim; k++) {
         int64_t extent = tensor->shape[k] - 1;
 
@@ -169,14 +166,7 @@ pecert_status pecert__fast_fam_check_view(const pecert__fast_call *call, const c
                                      name, k, k, tensor->shape[k]);
         }
     }
-    if (tensor->data == NULL) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.data is NULL", name);
-    }
-    if ((uintptr_t)tensor->data % size != 0) {
-        return pecert__fast_fail(call, PECERT_E_INVAL, "%s.data is not aligned to its %zu-byte dtype",
-                                 name, size);
-    }
-    return PECERT_OK;
+    return pecert__fast_check_tensor_data(call, name, tensor);
 }
 
 void *pecert__fast_fam_elem(const pecert_tensor *t, const int64_t *index)

@@ -249,11 +249,7 @@ static int same_view(const pecert_tensor *x, const pecert_tensor *y)
 pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *args)
 {
     pecert__fast_call call;
-    if (pecert__fast_begin_call(&call, instance, "cope_logits") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    pecert_status status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                                       sizeof(*args));
+    pecert_status status = pecert__fast_fam_enter(&call, instance, "cope_logits", args, sizeof(*args));
     status = status == PECERT_OK ? check_args(&call, args) : status;
     if (status != PECERT_OK) {
         return status;

@@ -89,11 +89,7 @@ pecert_status pecert__fast_learned_lookup(void *instance, const pecert_learned_a
     float *out;
     int64_t dim;
 
-    if (pecert__fast_begin_call(&call, instance, "learned_lookup") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "learned_lookup", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_learned_args(&call, args);
     }

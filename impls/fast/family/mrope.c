@@ -288,11 +288,7 @@ pecert_status pecert__fast_mrope_index(void *instance, const pecert_mrope_index_
     pecert__fast_call call;
     pecert_status status;
 
-    if (pecert__fast_begin_call(&call, instance, "mrope_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "mrope_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_index_args(&call, args);
     }
@@ -393,11 +389,7 @@ pecert_status pecert__fast_mrope_apply(void *instance, const pecert_mrope_apply_
     pecert__fast_rotation job;
     pecert_status status;
 
-    if (pecert__fast_begin_call(&call, instance, "mrope_apply") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "mrope_apply", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_apply_args(&call, args, &seen);
     }

@@ -170,11 +170,7 @@ static void peg_share(void *context, int ith, int nth)
 pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args)
 {
     pecert__fast_call call;
-    if (pecert__fast_begin_call(&call, instance, "peg_apply") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    pecert_status status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                                       sizeof(*args));
+    pecert_status status = pecert__fast_fam_enter(&call, instance, "peg_apply", args, sizeof(*args));
     status = status == PECERT_OK ? check_args(&call, args) : status;
     if (status != PECERT_OK) {
         return status;

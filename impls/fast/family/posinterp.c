@@ -290,10 +290,7 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
     pecert_status status;
     plan pl;
 
-    if (pecert__fast_begin_call(&call, instance, "pos_interpolate") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "pos_interpolate", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_args(&call, args);
     }

@@ -27,6 +27,20 @@ static void store_index(const pecert_tensor *out, int64_t i, int64_t j, int64_t 
     pecert__fast_fam_store_int(out, idx, value);
 }
 
+/* The reserved words of swin_index and shaw_index: reserved[4] and
+ * reserved0. */
+static pecert_status check_reserved(const pecert__fast_call *call, const uint64_t *reserved,
+                                    int32_t reserved0)
+{
+    pecert_status status = pecert__fast_fam_check_reserved(call, "args", reserved, 4);
+
+    if (status == PECERT_OK && reserved0 != 0) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL, "reserved0=%" PRId32 " must be 0",
+                                   reserved0);
+    }
+    return status;
+}
+
 pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_args *args)
 {
     pecert__fast_call call;
@@ -35,17 +49,9 @@ pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_ar
     int64_t wh;
     int64_t ww;
 
-    if (pecert__fast_begin_call(&call, instance, "swin_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "swin_index", args, sizeof(*args));
     if (status == PECERT_OK) {
-        status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
-    }
-    if (status == PECERT_OK && args->reserved0 != 0) {
-        status = pecert__fast_fail(&call, PECERT_E_INVAL, "reserved0=%" PRId32 " must be 0",
-                                   args->reserved0);
+        status = check_reserved(&call, args->reserved, args->reserved0);
     }
     if (status == PECERT_OK && (args->window_h < 1 || args->window_h > SWIN_MAX_WINDOW ||
                                 args->window_w < 1 || args->window_w > SWIN_MAX_WINDOW)) {
@@ -94,17 +100,9 @@ pecert_status pecert__fast_shaw_index(void *instance, const pecert_shaw_index_ar
     pecert_status status;
     int64_t k;
 
-    if (pecert__fast_begin_call(&call, instance, "shaw_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "shaw_index", args, sizeof(*args));
     if (status == PECERT_OK) {
-        status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
-    }
-    if (status == PECERT_OK && args->reserved0 != 0) {
-        status = pecert__fast_fail(&call, PECERT_E_INVAL, "reserved0=%" PRId32 " must be 0",
-                                   args->reserved0);
+        status = check_reserved(&call, args->reserved, args->reserved0);
     }
     if (status == PECERT_OK && (args->max_relative_position < 0 ||
                                 args->max_relative_position >= PECERT__FAST_POSITION_LIMIT)) {
@@ -148,11 +146,7 @@ pecert_status pecert__fast_txl_pos_emb(void *instance, const pecert_txl_pos_emb_
     int64_t half;
     double *f;
 
-    if (pecert__fast_begin_call(&call, instance, "txl_pos_emb") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "txl_pos_emb", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -211,11 +205,7 @@ pecert_status pecert__fast_txl_rel_shift(void *instance, const pecert_txl_rel_sh
     int64_t klen;
     int64_t n;
 
-    if (pecert__fast_begin_call(&call, instance, "txl_rel_shift") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "txl_rel_shift", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }

@@ -186,11 +186,7 @@ pecert_status pecert__fast_rope2d_index(void *instance, const pecert_rope2d_inde
     int64_t tokens = 0;
     int64_t next = 0;
 
-    if (pecert__fast_begin_call(&call, instance, "rope2d_index") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "rope2d_index", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_index_args(&call, args, &tokens);
     }
@@ -450,11 +446,7 @@ pecert_status pecert__fast_rope2d_apply(void *instance, const pecert_rope2d_appl
     apply_plan plan;
     double *freq;
 
-    if (pecert__fast_begin_call(&call, instance, "rope2d_apply") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "rope2d_apply", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_apply_args(&call, args);
     }

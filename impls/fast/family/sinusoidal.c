@@ -98,11 +98,7 @@ pecert_status pecert__fast_sinusoidal(void *instance, const pecert_sinusoidal_ar
     double *freq;
     int *kind;
 
-    if (pecert__fast_begin_call(&call, instance, "sinusoidal") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "sinusoidal", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = pecert__fast_fam_check_reserved(&call, "args", args->reserved, 4);
     }
@@ -212,11 +208,7 @@ pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args 
     double *row_sin;
     double *row_cos;
 
-    if (pecert__fast_begin_call(&call, instance, "sincos_2d") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "sincos_2d", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_sincos2d_args(&call, args);
     }

@@ -91,11 +91,7 @@ pecert_status pecert__fast_t5_bucket(void *instance, const pecert_t5_bucket_args
     pecert_status status;
     t5_plan plan;
 
-    if (pecert__fast_begin_call(&call, instance, "t5_bucket") != PECERT_OK) {
-        return PECERT_E_INVAL;
-    }
-    status = pecert__fast_fam_check_args(&call, args, args != NULL ? args->struct_size : 0,
-                                         sizeof(*args));
+    status = pecert__fast_fam_enter(&call, instance, "t5_bucket", args, sizeof(*args));
     if (status == PECERT_OK) {
         status = check_t5_args(&call, args);
     }

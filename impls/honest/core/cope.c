@@ -85,22 +85,14 @@ static void row_logits(const pecert_cope_args *a, int64_t i, float scale, const 
     }
 }
 
-pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args)
+static pecert_status cope_logits(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "cope_logits");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    if (st == PECERT_OK) {
-        st = pecert__ref_check_cope(&call, args);
-    }
-    if (st != PECERT_OK) {
-        return st;
-    }
+    const pecert_cope_args *args = op_args;
     int64_t n_k = args->k->shape[0];
     size_t n = (size_t)(2 * n_k + args->npos);
     float *scratch = malloc(n * sizeof(float));
     if (scratch == NULL) {
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     float scale = 1.0f / sqrtf((float)args->q->shape[1]);
     for (int64_t i = 0; i < args->q->shape[0]; i++) {
@@ -109,4 +101,10 @@ pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args)
     }
     free(scratch);
     return PECERT_OK;
+}
+
+pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args)
+{
+    return pecert__ref_run(instance, "cope_logits", args, sizeof(*args),
+                           pecert__ref_check_cope, cope_logits);
 }

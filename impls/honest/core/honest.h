@@ -52,6 +52,9 @@ typedef enum honest_rotation {
                               half-precision model); f32 x as ROTATE_HF    */
 } honest_rotation;
 
+/* A formulation. The first value of each enum and 0 for each flag is the
+ * official float32 arithmetic (official_f32.c, which spells every field
+ * out), so a variant's file names only the fields it departs in. */
 typedef struct honest_formulation {
     const char *name;        /* file name without .c                      */
     const char *follows;     /* the engine and source file it reproduces  */

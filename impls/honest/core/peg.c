@@ -30,15 +30,11 @@ static float conv(const pecert_peg_args *a, int64_t y, int64_t x, int64_t c)
     return acc;
 }
 
-pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args)
+static pecert_status peg_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "peg_apply");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    st = st == PECERT_OK ? pecert__ref_check_peg(&call, args) : st;
-    if (st != PECERT_OK) {
-        return st;
-    }
+    const pecert_peg_args *args = op_args;
+
+    (void)call;
     int64_t channels = args->x->shape[1];
     float *out = args->out->data;
     for (int64_t row = 0; row < args->x->shape[0]; row++) {
@@ -52,4 +48,10 @@ pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args)
         }
     }
     return PECERT_OK;
+}
+
+pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args)
+{
+    return pecert__ref_run(instance, "peg_apply", args, sizeof(*args),
+                           pecert__ref_check_peg, peg_apply);
 }

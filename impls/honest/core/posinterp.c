@@ -173,17 +173,10 @@ static void resize_cell(const pecert_posinterp_args *a, const float_taps *ty, co
     }
 }
 
-pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args)
+static pecert_status pos_interpolate(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "pos_interpolate");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    if (st == PECERT_OK) {
-        st = pecert__ref_check_posinterp(&call, args);
-    }
-    if (st != PECERT_OK) {
-        return st;
-    }
+    const pecert_posinterp_args *args = op_args;
+    pecert_status st = PECERT_OK;
     float_taps ty = {0, NULL, NULL};
     float_taps tx = {0, NULL, NULL};
     if (plan_axis(args, args->grid_h, args->out_h, args->scale_h, &ty) &&
@@ -199,8 +192,14 @@ pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args
             }
         }
     } else {
-        st = pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        st = pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     free(ty.index), free(ty.weight), free(tx.index), free(tx.weight);
     return st;
+}
+
+pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args *args)
+{
+    return pecert__ref_run(instance, "pos_interpolate", args, sizeof(*args),
+                           pecert__ref_check_posinterp, pos_interpolate);
 }

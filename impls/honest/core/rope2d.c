@@ -72,20 +72,13 @@ static void rotate_token(const pecert_rope2d_apply_args *a, int64_t t, const flo
     }
 }
 
-pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+static pecert_status rope2d_apply(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "rope2d_apply");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    if (st == PECERT_OK) {
-        st = pecert__ref_check_rope2d_apply(&call, args);
-    }
-    if (st != PECERT_OK) {
-        return st;
-    }
+    const pecert_rope2d_apply_args *args = op_args;
+    pecert_status st = PECERT_OK;
     pecert_rope_config config = head_config(args);
     honest_freqs f;
-    st = honest_freqs_init(&call, &f, &config, 1, NULL, 0);
+    st = honest_freqs_init(call, &f, &config, 1, NULL, 0);
     if (st != PECERT_OK) {
         return st;
     }
@@ -93,7 +86,7 @@ pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args
     float *buf = malloc(4 * (size_t)half * sizeof(float));
     if (buf == NULL) {
         honest_freqs_free(&f);
-        return pecert__ref_fail(&call, PECERT_E_NOMEM, "out of memory");
+        return pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
     for (int64_t t = 0; t < args->x->shape[0]; t++) {
         token_trig(args, &f, t, buf, buf + 2 * half, buf + 3 * half);
@@ -102,4 +95,10 @@ pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args
     free(buf);
     honest_freqs_free(&f);
     return PECERT_OK;
+}
+
+pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args)
+{
+    return pecert__ref_run(instance, "rope2d_apply", args, sizeof(*args),
+                           pecert__ref_check_rope2d_apply, rope2d_apply);
 }

@@ -33,18 +33,21 @@ static int64_t bucket_f32(int64_t r, int bidirectional, int64_t num_buckets, int
     return base + (large < n - 1 ? large : n - 1);
 }
 
-pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args)
+static pecert_status t5_bucket(const pecert__ref_call *call, const void *op_args)
 {
-    pecert__ref_call call;
-    pecert__ref_begin_call(&call, instance, "t5_bucket");
-    pecert_status st = pecert__ref_check_args(&call, args, args != NULL ? args->struct_size : 0, sizeof(*args));
-    if (st == PECERT_OK) {
-        st = pecert__ref_check_t5_args(&call, args);
-    }
-    for (int64_t i = 0; st == PECERT_OK && i < args->n; i++) {
+    const pecert_t5_bucket_args *args = op_args;
+
+    (void)call;
+    for (int64_t i = 0; i < args->n; i++) {
         pecert__ref_store_int(args->out, &i,
                               bucket_f32(args->relative_positions[i], args->bidirectional, args->num_buckets,
                                          args->max_distance));
     }
-    return st;
+    return PECERT_OK;
+}
+
+pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args)
+{
+    return pecert__ref_run(instance, "t5_bucket", args, sizeof(*args), pecert__ref_check_t5_args,
+                           t5_bucket);
 }

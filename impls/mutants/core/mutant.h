@@ -44,6 +44,9 @@ static inline void mutant_sincos(mutant_real angle, mutant_real *out_sin, mutant
 #endif
 }
 
+/* A per-head ALiBi slope rule (h 0-based of n heads). */
+typedef double (*mutant_slope_fn)(int32_t h, int32_t n, double max_bias);
+
 typedef struct mutant_def {
     const char *name; /* file name without .c, e.g. "pairing_swapped" */
 
@@ -68,6 +71,9 @@ typedef struct mutant_def {
     /* Decode session: rewrite one append call's positions and padding
      * flags (private copies) before ref's session sees them. */
     void (*edit_append)(int64_t *positions, uint8_t *valid, const int32_t *seq_ids, int64_t n);
+    /* ALiBi: a (buggy) slope rule; alibi_slopes and alibi_bias are computed
+     * from it, so an ALiBi mutant states only its rule. */
+    mutant_slope_fn alibi_slope;
     /* Other families: patch the exported descriptor (a copy of ref's with
      * the RoPE and session entries wrapped), e.g. replace alibi_slopes. */
     void (*patch)(pecert_plugin *desc);
@@ -75,12 +81,6 @@ typedef struct mutant_def {
 
 /* Stores v at element i of a 1-D tensor of f32/f64/i32/i64. */
 void mutant_store_1d(const pecert_tensor *t, int64_t i, double v);
-/* A per-head ALiBi slope rule (h 0-based of n heads). */
-typedef double (*mutant_slope_fn)(int32_t h, int32_t n, double max_bias);
-/* alibi_slopes / alibi_bias computed from a (buggy) slope rule, so an ALiBi
- * mutant states only its rule. */
-pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope);
-pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn slope);
 
 /* The 2-D vision RoPE (plugin.h, rope2d_apply) in the base's precision,
  * with the conventions a rule breaks (core/rope2d.c). All zero = right. */
@@ -148,6 +148,14 @@ const pecert_plugin *mutant_ref(void);
 pecert_status mutant_ref_freqs(void *ref_instance, double *out, double *scaling,
                                const pecert_rope_config *config, int64_t seq_len,
                                const int64_t *positions, int64_t n);
+
+/* A rope_apply of whole rows: ref's frequencies and scaling for the call
+ * (mutant_ref_freqs), then row(a, t, h, inv, scaling) for every token t and
+ * head h; for a mutant whose bug is in how one row is rotated. */
+typedef void (*mutant_row_fn)(const pecert_rope_apply_args *a, int64_t t, int64_t h,
+                              const double *inv, double scaling);
+pecert_status mutant_apply_rows(void *ref_instance, const pecert_rope_apply_args *args,
+                                mutant_row_fn row);
 
 /* Pointer to element (t, h, d) of a 3-D f32 tensor. */
 static inline float *mutant_elem(const pecert_tensor *t, int64_t i0, int64_t i1, int64_t i2)

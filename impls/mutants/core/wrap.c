@@ -96,6 +96,26 @@ pecert_status mutant_ref_freqs(void *ref_instance, double *out, double *scaling,
     return ref->rope_freqs(ref_instance, out, scaling, config, seq_len);
 }
 
+pecert_status mutant_apply_rows(void *ref_instance, const pecert_rope_apply_args *args,
+                                mutant_row_fn row)
+{
+    int64_t n = args->x->shape[0];
+    double *inv = malloc((size_t)(args->config->rotary_dim / 2 + 1) * sizeof(double));
+    double scaling = 1.0;
+    if (inv == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    pecert_status st = mutant_ref_freqs(ref_instance, inv, &scaling, args->config, args->seq_len,
+                                        args->positions, n);
+    for (int64_t t = 0; st == PECERT_OK && t < n; t++) {
+        for (int64_t h = 0; h < args->x->shape[1]; h++) {
+            row(args, t, h, inv, scaling);
+        }
+    }
+    free(inv);
+    return st;
+}
+
 static double scaling_factor(const pecert_rope_config *c, double scaling)
 {
     return mutant.scaling_factor != NULL ? mutant.scaling_factor(c, scaling) : 1.0;
@@ -369,8 +389,11 @@ void mutant_store_2d_int(const pecert_tensor *t, int64_t i, int64_t j, int64_t v
     }
 }
 
-pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slope_fn slope)
+static pecert_status alibi_slopes(void *instance, const pecert_alibi_slopes_args *a)
 {
+    mutant_slope_fn slope = mutant.alibi_slope;
+
+    (void)instance;
     if (a == NULL || a->out == NULL || a->num_heads < 1 || a->out->shape[0] != a->num_heads) {
         return PECERT_E_INVAL;
     }
@@ -380,8 +403,11 @@ pecert_status mutant_alibi_slopes(const pecert_alibi_slopes_args *a, mutant_slop
     return PECERT_OK;
 }
 
-pecert_status mutant_alibi_bias(const pecert_alibi_bias_args *a, mutant_slope_fn slope)
+static pecert_status alibi_bias(void *instance, const pecert_alibi_bias_args *a)
 {
+    mutant_slope_fn slope = mutant.alibi_slope;
+
+    (void)instance;
     if (a == NULL || a->out == NULL || a->num_heads < 1 || a->out->ndim != 3) {
         return PECERT_E_INVAL;
     }
@@ -427,6 +453,10 @@ static void build_descriptor(void)
     desc.session_destroy = wrapped.session_destroy;
     desc.session_append = wrapped.session_append;
     desc.session_read_keys = wrapped.session_read_keys;
+    if (mutant.alibi_slope != NULL) {
+        desc.alibi_slopes = alibi_slopes;
+        desc.alibi_bias = alibi_bias;
+    }
     if (mutant.patch != NULL) {
         mutant.patch(&desc);
     }
