@@ -10,7 +10,7 @@
  * E_UNSUPPORTED where the ABI asks E_INVAL (the row is still never read).
  * PECERT_TEST_DEFAULT_ROPE_ONLY=1 declines every scaled rope_type in
  * rope_freqs, rope_cos_sin and rope_apply (an engine without llama3 or YaRN
- * scaling, as the README's adapter).
+ * scaling, as docs/certify.md's adapter).
  */
 #define _GNU_SOURCE /* dladdr, in ref_beside.h */
 #include <stdlib.h>

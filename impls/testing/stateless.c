@@ -1,6 +1,6 @@
 /*
  * stateless.c - `ref` as a stateless plugin: create and destroy NULL, as
- * plugin.h allows ("every call gets NULL"), the way the README's own
+ * plugin.h allows ("every call gets NULL"), the way docs/certify.md's
  * adapter is written. Every tool must run it: `pecert dump` once
  * segfaulted calling the NULL create. Each call makes and releases a ref
  * instance of its own, keeping ref's last error in a buffer.
