@@ -431,8 +431,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "cope.logits", golden_case);
-    pecert_check_conclude(r, "cope.logits cases (packed and strided)");
+    pecert_run_golden(env, r, "cope.logits", golden_case);
 }
 
 /* ---- shared by the properties ------------------------------------------------------------- */
@@ -520,9 +519,7 @@ static void saturated_case(const pecert_check_env *env, pecert_check_result *r, 
 
 static void run_saturated(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope saturated gates");
-    pecert_for_each_test(env, r, "cope.logits", saturated_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", saturated_case);
 }
 
 /* ---- cope.gate_monotone ----------------------------------------------------------------------- */
@@ -606,9 +603,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
 
 static void run_monotone(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope one gate changed");
-    pecert_for_each_test(env, r, "cope.logits", monotone_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", monotone_case);
 }
 
 /* ---- cope.linear_embedding ---------------------------------------------------------------------- */
@@ -715,9 +710,7 @@ static void linear_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_linear(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope affine position embeddings");
-    pecert_for_each_test(env, r, "cope.logits", linear_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", linear_case);
 }
 
 const pecert_check pecert_check_cope_golden = {

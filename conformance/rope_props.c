@@ -52,19 +52,12 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, property_
                 .heads = N_HEADS,
                 .head_dim = configs[c]->head_dim,
             };
-            char label[128];
             char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[c]);
-            snprintf(where, sizeof(where), "%s %s", label,
-                     pairings[p] == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            size_t size = pecert_rope_call_size(&call);
-            float *x = malloc(size * sizeof(float));
+            pecert_rope_case_begin(env, where, sizeof(where), configs[c], pairings[p], "");
+            float *x = pecert_random_floats(r, pecert_rope_call_size(&call), seed + c * 2 + p, where);
             if (x == NULL) {
-                pecert_case_fail(r, where, "out of memory");
                 continue;
             }
-            pecert_fill_random(x, size, seed + c * 2 + p);
             fn(env, r, &call, x, where);
             free(x);
         }
@@ -81,6 +74,20 @@ static double oracle_scaling(const pecert_check_env *env, const pecert_rope_call
     }
     free(inv);
     return s;
+}
+
+/* x with its rotated channels times factor and the rest as they are: what
+ * a rotation by angle 0 (or by p, then -p) gives, its scaling applied;
+ * malloc'ed, NULL without memory. */
+static float *scaled_rotary(const pecert_rope_call *call, const float *x, double factor)
+{
+    size_t n = pecert_rope_call_size(call);
+    float *out = malloc(n * sizeof(float));
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        int rotated = (int64_t)(i % (size_t)call->head_dim) < call->config->rotary_dim;
+        out[i] = rotated ? (float)(factor * x[i]) : x[i];
+    }
+    return out;
 }
 
 /* ---- rope.norm_preservation -------------------------------------------- */
@@ -138,14 +145,8 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
     if (y == NULL) {
         return;
     }
-    double s = oracle_scaling(env, &call);
-    float *want = malloc(pecert_rope_call_size(&call) * sizeof(float));
+    float *want = scaled_rotary(&call, x, oracle_scaling(env, &call));
     if (want != NULL) {
-        int64_t hd = call.head_dim;
-        for (size_t i = 0; i < pecert_rope_call_size(&call); i++) {
-            int rotated = (int64_t)(i % (size_t)hd) < call.config->rotary_dim;
-            want[i] = rotated ? (float)(s * x[i]) : x[i];
-        }
         int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, y, want, where, 0, 1.0);
         if (r->n_failed > failed_before && !pecert_values_nonfinite(y, pecert_rope_call_size(&call))) {
@@ -177,14 +178,9 @@ static void inverse_case(const pecert_check_env *env, pecert_check_result *r,
     back.positions = neg;
     float *y = pecert_rope_run_packed(env, r, &fwd, x, where);
     float *z = y != NULL ? pecert_rope_run_packed(env, r, &back, y, where) : NULL;
-    float *want = malloc(pecert_rope_call_size(&fwd) * sizeof(float));
     double s = oracle_scaling(env, &fwd);
-    if (z != NULL && want != NULL) {
-        int64_t hd = fwd.head_dim;
-        for (size_t i = 0; i < pecert_rope_call_size(&fwd); i++) {
-            int rotated = (int64_t)(i % (size_t)hd) < fwd.config->rotary_dim;
-            want[i] = rotated ? (float)(s * s * x[i]) : x[i];
-        }
+    float *want = z != NULL ? scaled_rotary(&fwd, x, s * s) : NULL;
+    if (want != NULL) {
         /* Two rotations: the bound of one, twice, at the scaled norm. */
         pecert_rope_compare(env, r, &fwd, x, z, want, where, 0, 2.0 * fabs(s));
     }

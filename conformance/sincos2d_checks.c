@@ -40,8 +40,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "embedding");
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
         return;
     }
     pecert_sincos2d_args a;
@@ -63,8 +62,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "sincos2d.embed", golden_case);
-    pecert_check_conclude(r, "sincos2d.embed cases (packed and strided)");
+    pecert_run_golden(env, r, "sincos2d.embed", golden_case);
 }
 
 const pecert_check pecert_check_sincos2d_golden = {

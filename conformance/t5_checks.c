@@ -33,8 +33,7 @@ static t5_config config_of(const pecert_vtest *t)
 static int run_buckets(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, const t5_config *c,
                        const int64_t *rel, int64_t n, pecert_out_buf *out, const char *where)
 {
-    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 1, &n) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_I64, 1, &n, where)) {
         return 0;
     }
     pecert_t5_bucket_args a;
@@ -47,11 +46,7 @@ static int run_buckets(const pecert_check_env *env, const pecert_subject *s, pec
     a.n = n;
     a.out = &out->view;
     pecert_status st = s->desc->t5_bucket(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "t5_bucket")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "t5_bucket");
 }
 
 /* ---- t5.bucket.golden --------------------------------------------------- */
@@ -85,8 +80,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "t5.bucket", golden_case);
-    pecert_check_conclude(r, "t5.bucket cases (packed and strided)");
+    pecert_run_golden(env, r, "t5.bucket", golden_case);
 }
 
 /* ---- properties --------------------------------------------------------- */

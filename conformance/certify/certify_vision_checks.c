@@ -85,13 +85,10 @@ static void apply_part(const pecert_check_env *env, pecert_check_result *r, cons
 {
     pecert_rope2d_apply_call c = {v->pairing, v->frequencies, v->columns_first, v->head_dim, v->theta,
                                   pos, tokens, VISION_HEADS};
-    size_t n = (size_t)(tokens * VISION_HEADS * v->head_dim);
-    float *x = malloc((n > 0 ? n : 1) * sizeof(float));
+    float *x = pecert_random_floats(r, (size_t)(tokens * VISION_HEADS * v->head_dim), 0x766973696f6eull, where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, n, 0x766973696f6eull);
     pecert_case_slot_set(env->case_slot, "certify %s", where);
     float *want = pecert_rope2d_run_apply(&env->oracle, r, &c, x, where);
     float *got = want != NULL ? pecert_rope2d_run_apply(&env->plugin, r, &c, x, where) : NULL;
