@@ -47,12 +47,9 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
     a.num_heads = (int32_t)n;
     a.max_bias = pecert_vtest_number(t, "max_bias", 8.0);
     a.out = &out.view;
+    slope_ctx c = {n, pecert_vtest_has_flag(t, BF16_REFERENCE)};
     pecert_status st = env->plugin.desc->alibi_slopes(env->plugin.instance, &a);
-    if (pecert_out_status(r, &env->plugin, st, &out, where, "alibi_slopes")) {
-        slope_ctx c = {n, pecert_vtest_has_flag(t, BF16_REFERENCE)};
-        pecert_compare_bounded(r, &out, want, slope_bound, &c, where);
-    }
-    pecert_out_free(&out);
+    pecert_judge_bounded(r, &env->plugin, st, &out, want, slope_bound, &c, where, "alibi_slopes");
 }
 
 static void run_slopes(const pecert_check_env *env, pecert_check_result *r)

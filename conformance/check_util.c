@@ -40,6 +40,13 @@ int pecert_case_worst_holds(const pecert_case_worst *w)
     return w->n_bad == 0 && w->n_checked > 0;
 }
 
+void pecert_case_worst_symptom(pecert_check_result *r, const pecert_case_worst *w, const char *tag)
+{
+    if (w->n_bad > 0) {
+        pecert_check_symptom(r, "%s", tag);
+    }
+}
+
 void pecert_case_worst_add_pair(pecert_case_worst *w, int64_t base, int64_t a, int64_t b, const float *got,
                                 const float *want, double bound)
 {

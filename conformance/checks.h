@@ -111,6 +111,9 @@ void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
  * within its bound: how a replay (the oracle, or a model, asked with one
  * convention changed) is judged to reproduce the plugin's output. */
 int pecert_case_worst_holds(const pecert_case_worst *w);
+/* pecert_case_worst_symptom: a property case that failed (w has elements
+ * outside their bound) leaves the symptom tag. */
+void pecert_case_worst_symptom(pecert_check_result *r, const pecert_case_worst *w, const char *tag);
 /* pecert_case_worst_add_pair: both channels a and b of one rotated pair
  * of the row at base, under the pair's one bound. */
 void pecert_case_worst_add_pair(pecert_case_worst *w, int64_t base, int64_t a, int64_t b, const float *got,

@@ -588,9 +588,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
                 pecert_case_passed(r, where, "every row could reach npos - 1: nothing to compare");
             } else {
                 finish_case(r, &w, &c, "position change", where);
-                if (w.n_bad > 0) {
-                    pecert_check_symptom(r, "cope_positions_not_monotone");
-                }
+                pecert_case_worst_symptom(r, &w, "cope_positions_not_monotone");
             }
             out_free(&after);
         }
@@ -697,9 +695,7 @@ static void linear_case(const pecert_check_env *env, pecert_check_result *r, con
                 linear_row(&c, a, b, i, &got, &w);
             }
             finish_case(r, &w, &c, "logits", where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "cope_interpolation_not_linear");
-            }
+            pecert_case_worst_symptom(r, &w, "cope_interpolation_not_linear");
             out_free(&got);
         }
     }

@@ -106,6 +106,12 @@ typedef double (*pecert_elem_bound)(const void *ctx, int64_t index, double want)
 void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
                             const pecert_vtensor *want, pecert_elem_bound bound,
                             const void *ctx, const char *where);
+/* pecert_judge_bounded ends a golden case: the call's status
+ * (pecert_out_status), then got against want (pecert_compare_bounded);
+ * got is freed either way. */
+void pecert_judge_bounded(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *got,
+                          const pecert_vtensor *want, pecert_elem_bound bound, const void *ctx, const char *where,
+                          const char *op);
 
 /* ---- the checks of each family (registry.c lists them) ----------------- */
 

@@ -312,3 +312,13 @@ void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
     }
     finish(r, &w, want, where);
 }
+
+void pecert_judge_bounded(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *got,
+                          const pecert_vtensor *want, pecert_elem_bound bound, const void *ctx, const char *where,
+                          const char *op)
+{
+    if (pecert_out_status(r, s, st, got, where, op)) {
+        pecert_compare_bounded(r, got, want, bound, ctx, where);
+    }
+    pecert_out_free(got);
+}

@@ -310,9 +310,7 @@ static void zero_kernel_case(const pecert_check_env *env, pecert_check_result *r
         pecert_case_worst_init(&w);
         pecert_out_worst_exact(&w, &got, c.x, got.n);
         finish_case(r, &w, &c, where);
-        if (w.n_bad > 0) {
-            pecert_check_symptom(r, "peg_residual");
-        }
+        pecert_case_worst_symptom(r, &w, "peg_residual");
         pecert_out_free(&got);
     }
     free(zeros);
@@ -387,9 +385,7 @@ static void translation_case(const pecert_check_env *env, pecert_check_result *r
             pecert_case_worst w;
             compare_shifted(&c, &straight, &moved, buf + n, &w);
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "peg_not_translation_equivariant");
-            }
+            pecert_case_worst_symptom(r, &w, "peg_not_translation_equivariant");
             pecert_out_free(&moved);
         }
         pecert_out_free(&straight);
@@ -458,9 +454,7 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
                 }
             }
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "peg_padding_not_zero");
-            }
+            pecert_case_worst_symptom(r, &w, "peg_padding_not_zero");
             pecert_out_free(&inside);
         }
         pecert_out_free(&alone);

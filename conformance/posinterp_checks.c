@@ -558,9 +558,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r, c
     pecert_case_worst_init(&w);
     pecert_out_worst_exact(&w, &got, c.table, got.n);
     finish_case(r, &w, &c, where);
-    if (w.n_bad > 0) {
-        pecert_check_symptom(r, "posinterp_native_not_identity");
-    }
+    pecert_case_worst_symptom(r, &w, "posinterp_native_not_identity");
     pecert_out_free(&got);
 }
 
@@ -601,9 +599,7 @@ static void constant_case(const pecert_check_env *env, pecert_check_result *r, c
                 pecert_case_worst_add(&w, i, pecert_out_get(&got, i), want, bounds[i]);
             }
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "posinterp_weights_not_normalised");
-            }
+            pecert_case_worst_symptom(r, &w, "posinterp_weights_not_normalised");
         }
         free(bounds);
         pecert_out_free(&got);
@@ -675,9 +671,7 @@ static void mirror_case(const pecert_check_env *env, pecert_check_result *r, con
                     }
                 }
                 finish_case(r, &w, &c, where);
-                if (w.n_bad > 0) {
-                    pecert_check_symptom(r, "posinterp_not_symmetric");
-                }
+                pecert_case_worst_symptom(r, &w, "posinterp_not_symmetric");
             }
             free(bounds);
             pecert_out_free(&turned);

@@ -454,9 +454,7 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r, const
         }
     }
     finish_apply(r, &w, &c, where);
-    if (w.n_bad > 0) {
-        pecert_check_symptom(r, "rope2d_not_rotation");
-    }
+    pecert_case_worst_symptom(r, &w, "rope2d_not_rotation");
     free(got);
 }
 
@@ -515,9 +513,7 @@ static void separation_case(const pecert_check_env *env, pecert_check_result *r,
             }
         }
         finish_apply(r, &w, &c, where);
-        if (w.n_bad > 0) {
-            pecert_check_symptom(r, "rope2d_axis_leak");
-        }
+        pecert_case_worst_symptom(r, &w, "rope2d_axis_leak");
     }
     free(got);
     free(x);

@@ -33,7 +33,9 @@ static void grid_positions(int64_t *pos, const pecert_rope_config *c)
 typedef void (*layout_fn)(const pecert_check_env *env, pecert_check_result *r,
                           const pecert_rope_call *call, const char *where);
 
-static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn fn)
+/* Runs fn for every config x pairing on the grid, then concludes, the
+ * cases named what. */
+static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn fn, const char *what)
 {
     const pecert_rope_config **configs = NULL;
     size_t n = pecert_rope_configs(env, &configs);
@@ -48,6 +50,7 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn
             fn(env, r, &call, where);
         }
     }
+    pecert_check_conclude(r, what);
 }
 
 /* ---- rope.partial_passthrough ------------------------------------------ */
@@ -92,8 +95,7 @@ static void passthrough_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_passthrough(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, passthrough_case);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, passthrough_case, "config/pairing sweeps");
 }
 
 /* ---- rope.inplace_and_strides ------------------------------------------ */
@@ -221,8 +223,7 @@ static void strides_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_strides(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, strides_case);
-    pecert_check_conclude(r, "layouts");
+    sweep(env, r, strides_case, "layouts");
 }
 
 const pecert_check pecert_check_rope_partial_passthrough = {

@@ -35,9 +35,10 @@ static int64_t grid_positions(int64_t *pos, const pecert_rope_config *c)
 typedef void (*property_fn)(const pecert_check_env *env, pecert_check_result *r,
                             const pecert_rope_call *call, const float *x, const char *where);
 
-/* Runs fn for every config x pairing on the grid of positions. */
+/* Runs fn for every config x pairing on the grid of positions, then
+ * concludes, the cases named what. */
 static void sweep(const pecert_check_env *env, pecert_check_result *r, property_fn fn,
-                  uint64_t seed)
+                  uint64_t seed, const char *what)
 {
     const pecert_rope_config **configs = NULL;
     size_t n = pecert_rope_configs(env, &configs);
@@ -62,6 +63,7 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, property_
             free(x);
         }
     }
+    pecert_check_conclude(r, what);
 }
 
 static double oracle_scaling(const pecert_check_env *env, const pecert_rope_call *call)
@@ -126,8 +128,7 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_norm(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, norm_case, 101);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, norm_case, 101, "config/pairing sweeps");
 }
 
 /* ---- rope.identity_at_zero --------------------------------------------- */
@@ -159,8 +160,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_identity(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, identity_case, 202);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, identity_case, 202, "config/pairing sweeps");
 }
 
 /* ---- rope.inverse ------------------------------------------------------ */
@@ -191,8 +191,7 @@ static void inverse_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_inverse(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, inverse_case, 303);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, inverse_case, 303, "config/pairing sweeps");
 }
 
 /* ---- rope.shift_invariance --------------------------------------------- */
@@ -297,8 +296,7 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_shift(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, shift_case, 404);
-    pecert_check_conclude(r, "(m, n, shift) cases");
+    sweep(env, r, shift_case, 404, "(m, n, shift) cases");
 }
 
 const pecert_check pecert_check_rope_norm_preservation = {

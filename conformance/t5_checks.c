@@ -85,10 +85,11 @@ static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 
 /* ---- properties --------------------------------------------------------- */
 
-/* Runs fn once per distinct config of the vectors. */
-static void for_each_config(const pecert_check_env *env, pecert_check_result *r,
-                            void (*fn)(const pecert_check_env *, pecert_check_result *,
-                                       const t5_config *, const char *))
+/* Runs fn once per distinct config of the vectors, then concludes: a
+ * property of the bucketing holds or fails per config. */
+static void check_each_config(const pecert_check_env *env, pecert_check_result *r,
+                              void (*fn)(const pecert_check_env *, pecert_check_result *,
+                                         const t5_config *, const char *))
 {
     t5_config seen[64];
     size_t n_seen = 0;
@@ -115,6 +116,7 @@ static void for_each_config(const pecert_check_env *env, pecert_check_result *r,
             fn(env, r, &c, where);
         }
     }
+    pecert_check_conclude(r, "configs");
 }
 
 /* The last bucket of a side: n - 1 (causal and the negative side), or
@@ -173,8 +175,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_monotone(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_config(env, r, monotone_case);
-    pecert_check_conclude(r, "configs");
+    check_each_config(env, r, monotone_case);
 }
 
 /* From |d| = max_distance on, each side sits in its last bucket. */
@@ -209,8 +210,7 @@ static void saturation_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_saturation(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_config(env, r, saturation_case);
-    pecert_check_conclude(r, "configs");
+    check_each_config(env, r, saturation_case);
 }
 
 const pecert_check pecert_check_t5_bucket_golden = {

@@ -170,14 +170,9 @@ static void run_posinterp_reference(const pecert_check_env *env, pecert_check_re
 {
     const pecert_certify_vision *v = &env->certify_model->vision;
     size_t n = ((size_t)v->table_prefix + (size_t)v->table_side * (size_t)v->table_side) * (size_t)v->hidden_size;
-    float *table = malloc((n > 0 ? n : 1) * sizeof(float));
-    if (table == NULL) {
-        pecert_case_fail(r, "pos_interpolate", "out of memory");
-    } else {
-        pecert_fill_random(table, n, 0x7461626c65ull);
-        for (int i = 0; i < v->n_images; i++) {
-            table_case(env, r, v, table, v->grid_thw[i]);
-        }
+    float *table = pecert_random_floats(r, n, 0x7461626c65ull, "pos_interpolate");
+    for (int i = 0; table != NULL && i < v->n_images; i++) {
+        table_case(env, r, v, table, v->grid_thw[i]);
     }
     free(table);
     pecert_check_conclude(r, "resize cases");
