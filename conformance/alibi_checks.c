@@ -38,8 +38,7 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *want = pecert_vtest_output(t, "slopes");
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 1, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 1, want->shape, where)) {
         return;
     }
     pecert_alibi_slopes_args a;
@@ -48,18 +47,14 @@ static void slopes_case(const pecert_check_env *env, pecert_check_result *r,
     a.num_heads = (int32_t)n;
     a.max_bias = pecert_vtest_number(t, "max_bias", 8.0);
     a.out = &out.view;
+    slope_ctx c = {n, pecert_vtest_has_flag(t, BF16_REFERENCE)};
     pecert_status st = env->plugin.desc->alibi_slopes(env->plugin.instance, &a);
-    if (pecert_out_status(r, &env->plugin, st, &out, where, "alibi_slopes")) {
-        slope_ctx c = {n, pecert_vtest_has_flag(t, BF16_REFERENCE)};
-        pecert_compare_bounded(r, &out, want, slope_bound, &c, where);
-    }
-    pecert_out_free(&out);
+    pecert_judge_bounded(r, &env->plugin, st, &out, want, slope_bound, &c, where, "alibi_slopes");
 }
 
 static void run_slopes(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "alibi.slopes", slopes_case);
-    pecert_check_conclude(r, "alibi.slopes cases (packed and strided)");
+    pecert_run_golden(env, r, "alibi.slopes", slopes_case);
 }
 
 /* ---- alibi.bias.golden -------------------------------------------------- */
@@ -86,8 +81,7 @@ static int run_bias(const pecert_check_env *env, pecert_check_result *r, const p
 {
     int64_t n = pecert_vtest_int(t, "num_heads", 0);
     int64_t shape[3] = {n, n_q, n_k};
-    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 3, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_F32, 3, shape, where)) {
         return 0;
     }
     pecert_alibi_bias_args a;
@@ -103,11 +97,7 @@ static int run_bias(const pecert_check_env *env, pecert_check_result *r, const p
     a.out = &out->view;
     const pecert_subject *s = &env->plugin;
     pecert_status st = s->desc->alibi_bias(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "alibi_bias")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "alibi_bias");
 }
 
 /* The oracle's slopes of vector t's n heads (malloc'ed), or NULL after
@@ -150,8 +140,7 @@ static void bias_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_bias_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "alibi.bias", bias_case);
-    pecert_check_conclude(r, "alibi.bias cases (packed and strided)");
+    pecert_run_golden(env, r, "alibi.bias", bias_case);
 }
 
 /* ---- alibi.shift_invariance --------------------------------------------- */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void pecert_case_worst_init(pecert_case_worst *w)
@@ -32,6 +33,25 @@ void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
     if (ratio > w->ratio || w->index < 0) {
         *w = (pecert_case_worst){ratio, got, want, err, bound, index, w->n_bad, w->n_checked};
     }
+}
+
+int pecert_case_worst_holds(const pecert_case_worst *w)
+{
+    return w->n_bad == 0 && w->n_checked > 0;
+}
+
+void pecert_case_worst_symptom(pecert_check_result *r, const pecert_case_worst *w, const char *tag)
+{
+    if (w->n_bad > 0) {
+        pecert_check_symptom(r, "%s", tag);
+    }
+}
+
+void pecert_case_worst_add_pair(pecert_case_worst *w, int64_t base, int64_t a, int64_t b, const float *got,
+                                const float *want, double bound)
+{
+    pecert_case_worst_add(w, base + a, got[base + a], want[base + a], bound);
+    pecert_case_worst_add(w, base + b, got[base + b], want[base + b], bound);
 }
 
 /* A failure record of kind for the case where, its line already made. */
@@ -255,37 +275,76 @@ float pecert_rng_float(pecert_rng *rng)
     return (float)((double)(z >> 40) * 0x1p-23 - 1.0);
 }
 
-pecert_tensor pecert_tensor_3d(float *data, int64_t n0, int64_t n1, int64_t n2,
-                               int64_t s0, int64_t s1, int64_t s2)
-{
-    pecert_tensor t;
-    memset(&t, 0, sizeof(t));
-    t.struct_size = sizeof(t);
-    t.dtype = PECERT_DTYPE_F32;
-    t.ndim = 3;
-    t.data = data;
-    t.shape[0] = n0;
-    t.shape[1] = n1;
-    t.shape[2] = n2;
-    t.strides[0] = s0;
-    t.strides[1] = s1;
-    t.strides[2] = s2;
-    return t;
-}
-
-pecert_tensor pecert_tensor_2d(void *data, pecert_dtype dtype, int64_t n0, int64_t n1)
+/* A view of ndim axes (at most PECERT_MAX_DIMS) given its shape and strides. */
+static pecert_tensor tensor_view(void *data, pecert_dtype dtype, uint32_t ndim, const int64_t *shape,
+                                 const int64_t *strides)
 {
     pecert_tensor t;
     memset(&t, 0, sizeof(t));
     t.struct_size = sizeof(t);
     t.dtype = dtype;
-    t.ndim = 2;
+    t.ndim = ndim;
     t.data = data;
-    t.shape[0] = n0;
-    t.shape[1] = n1;
-    t.strides[0] = n1;
-    t.strides[1] = 1;
+    memcpy(t.shape, shape, ndim * sizeof(shape[0]));
+    memcpy(t.strides, strides, ndim * sizeof(strides[0]));
     return t;
+}
+
+pecert_tensor pecert_tensor_3d(float *data, int64_t n0, int64_t n1, int64_t n2,
+                               int64_t s0, int64_t s1, int64_t s2)
+{
+    const int64_t shape[3] = {n0, n1, n2};
+    const int64_t strides[3] = {s0, s1, s2};
+    return tensor_view(data, PECERT_DTYPE_F32, 3, shape, strides);
+}
+
+pecert_tensor pecert_tensor_rows(const float *data, int64_t tokens, int64_t heads, int64_t head_dim)
+{
+    return pecert_tensor_3d((float *)(uintptr_t)data, tokens, heads, head_dim, heads * head_dim, head_dim, 1);
+}
+
+/* n floats (room for one when n is 0), all NaN; NULL after recording "out
+ * of memory" as the case's failure. */
+static float *nan_floats(pecert_check_result *r, size_t n, const char *where)
+{
+    float *v = malloc((n > 0 ? n : 1) * sizeof(float));
+    if (v == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        v[i] = NAN;
+    }
+    return v;
+}
+
+int pecert_rows_open(pecert_rows_call *io, pecert_check_result *r, const float *x, int64_t tokens, int64_t heads,
+                     int64_t head_dim, const char *where)
+{
+    io->data = nan_floats(r, (size_t)(tokens * heads * head_dim), where);
+    if (io->data == NULL) {
+        return 0;
+    }
+    io->x = pecert_tensor_rows(x, tokens, heads, head_dim);
+    io->out = pecert_tensor_rows(io->data, tokens, heads, head_dim);
+    return 1;
+}
+
+float *pecert_floats_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, float *out,
+                          const char *where, const char *op)
+{
+    if (!pecert_case_status(r, s, st, where, op)) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+pecert_tensor pecert_tensor_2d(void *data, pecert_dtype dtype, int64_t n0, int64_t n1)
+{
+    const int64_t shape[2] = {n0, n1};
+    const int64_t strides[2] = {n1, 1};
+    return tensor_view(data, dtype, 2, shape, strides);
 }
 
 double pecert_vtensor_get(const pecert_vtensor *t, int64_t i)

@@ -107,6 +107,17 @@ void pecert_case_worst_init(pecert_case_worst *w);
 /* pecert_case_worst_add compares one element against its bound. */
 void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
                            double want, double bound);
+/* pecert_case_worst_holds: 1 if w compared something and every element lay
+ * within its bound: how a replay (the oracle, or a model, asked with one
+ * convention changed) is judged to reproduce the plugin's output. */
+int pecert_case_worst_holds(const pecert_case_worst *w);
+/* pecert_case_worst_symptom: a property case that failed (w has elements
+ * outside their bound) leaves the symptom tag. */
+void pecert_case_worst_symptom(pecert_check_result *r, const pecert_case_worst *w, const char *tag);
+/* pecert_case_worst_add_pair: both channels a and b of one rotated pair
+ * of the row at base, under the pair's one bound. */
+void pecert_case_worst_add_pair(pecert_case_worst *w, int64_t base, int64_t a, int64_t b, const float *got,
+                                const float *want, double bound);
 
 /*
  * pecert_case_finish records a finished case into the result: counts it,
@@ -152,6 +163,28 @@ float pecert_rng_float(pecert_rng *rng);
 pecert_tensor pecert_tensor_3d(float *data, int64_t n0, int64_t n1, int64_t n2,
                                int64_t s0, int64_t s1, int64_t s2);
 pecert_tensor pecert_tensor_2d(void *data, pecert_dtype dtype, int64_t n0, int64_t n1);
+/* pecert_tensor_rows: the packed f32 [tokens, heads, head_dim] view every
+ * rotation takes and gives. data is const for an input: the ABI's tensor
+ * has one pointer type for both, and a plugin never writes its x. */
+pecert_tensor pecert_tensor_rows(const float *data, int64_t tokens, int64_t heads, int64_t head_dim);
+
+/* The views of one rotation call on packed [tokens, heads, head_dim]
+ * rows: the caller's x, and out over fresh floats (data, the caller's to
+ * free) all NaN, so an element the plugin forgets to write shows up. */
+typedef struct pecert_rows_call {
+    float *data;
+    pecert_tensor x;
+    pecert_tensor out;
+} pecert_rows_call;
+/* pecert_rows_open: 1 when io is ready, else 0 after recording "out of
+ * memory" as the case's failure. */
+int pecert_rows_open(pecert_rows_call *io, pecert_check_result *r, const float *x, int64_t tokens, int64_t heads,
+                     int64_t head_dim, const char *where);
+/* pecert_floats_kept: out when the call's status lets the case go on
+ * (pecert_case_status), else NULL with out freed: what a run that hands
+ * back its output returns. */
+float *pecert_floats_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, float *out,
+                          const char *where, const char *op);
 
 /* Reads element i of a packed f32/f64/i64 vector tensor as double. */
 double pecert_vtensor_get(const pecert_vtensor *t, int64_t i);

@@ -431,8 +431,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "cope.logits", golden_case);
-    pecert_check_conclude(r, "cope.logits cases (packed and strided)");
+    pecert_run_golden(env, r, "cope.logits", golden_case);
 }
 
 /* ---- shared by the properties ------------------------------------------------------------- */
@@ -520,9 +519,7 @@ static void saturated_case(const pecert_check_env *env, pecert_check_result *r, 
 
 static void run_saturated(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope saturated gates");
-    pecert_for_each_test(env, r, "cope.logits", saturated_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", saturated_case);
 }
 
 /* ---- cope.gate_monotone ----------------------------------------------------------------------- */
@@ -591,9 +588,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
                 pecert_case_passed(r, where, "every row could reach npos - 1: nothing to compare");
             } else {
                 finish_case(r, &w, &c, "position change", where);
-                if (w.n_bad > 0) {
-                    pecert_check_symptom(r, "cope_positions_not_monotone");
-                }
+                pecert_case_worst_symptom(r, &w, "cope_positions_not_monotone");
             }
             out_free(&after);
         }
@@ -606,9 +601,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r, c
 
 static void run_monotone(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope one gate changed");
-    pecert_for_each_test(env, r, "cope.logits", monotone_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", monotone_case);
 }
 
 /* ---- cope.linear_embedding ---------------------------------------------------------------------- */
@@ -702,9 +695,7 @@ static void linear_case(const pecert_check_env *env, pecert_check_result *r, con
                 linear_row(&c, a, b, i, &got, &w);
             }
             finish_case(r, &w, &c, "logits", where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "cope_interpolation_not_linear");
-            }
+            pecert_case_worst_symptom(r, &w, "cope_interpolation_not_linear");
             out_free(&got);
         }
     }
@@ -715,9 +706,7 @@ static void linear_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_linear(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "cope affine position embeddings");
-    pecert_for_each_test(env, r, "cope.logits", linear_case);
-    pecert_check_conclude(r, "cope.logits configurations");
+    pecert_run_configurations(env, r, "cope.logits", linear_case);
 }
 
 const pecert_check pecert_check_cope_golden = {

@@ -156,15 +156,23 @@ static void build_single_feeds(feed_builder *one, feed_builder *steps, feed_buil
     add_tokens(chunks, 0, done, PREFILL_LEN - done);
 }
 
+/* Three feeds, built by build and named by names, compared (compare_feeds). */
+static void compare_built_feeds(const pecert_check_env *env, pecert_check_result *r, const pecert_logical_batch *b,
+                                const char *label, void (*build)(feed_builder *, feed_builder *, feed_builder *),
+                                const char *const names[3])
+{
+    static feed_builder fb[3]; /* large: not on the stack */
+    build(&fb[0], &fb[1], &fb[2]);
+    const pecert_feed feeds[3] = {as_feed(&fb[0], names[0]), as_feed(&fb[1], names[1]), as_feed(&fb[2], names[2])};
+    compare_feeds(env, r, b, label, feeds);
+}
+
 /* One prefill, prefill + decode steps, uneven chunks. */
 void pecert_decode_equivalence_case(const pecert_check_env *env, pecert_check_result *r,
                                     const pecert_logical_batch *b, const char *label)
 {
-    static feed_builder fb[3];
-    build_single_feeds(&fb[0], &fb[1], &fb[2]);
-    const pecert_feed feeds[3] = {as_feed(&fb[0], "one prefill"), as_feed(&fb[1], "prefill + 5 decode steps"),
-                                  as_feed(&fb[2], "chunks 7,1,9,7")};
-    compare_feeds(env, r, b, label, feeds);
+    static const char *const names[3] = {"one prefill", "prefill + 5 decode steps", "chunks 7,1,9,7"};
+    compare_built_feeds(env, r, b, label, build_single_feeds, names);
 }
 
 /* The pairings a session sweep runs (p = 1: interleaved): both in `pecert
@@ -296,11 +304,8 @@ static void build_padding_feeds(feed_builder *alone, feed_builder *left, feed_bu
 static void padding_case(const pecert_check_env *env, pecert_check_result *r,
                          const pecert_logical_batch *b, const char *label)
 {
-    static feed_builder fb[3];
-    build_padding_feeds(&fb[0], &fb[1], &fb[2]);
-    const pecert_feed feeds[3] = {as_feed(&fb[0], "unpadded rows"), as_feed(&fb[1], "left-padded batch"),
-                                  as_feed(&fb[2], "right-padded batch")};
-    compare_feeds(env, r, b, label, feeds);
+    static const char *const names[3] = {"unpadded rows", "left-padded batch", "right-padded batch"};
+    compare_built_feeds(env, r, b, label, build_padding_feeds, names);
 }
 
 static void run_padding_independence(const pecert_check_env *env, pecert_check_result *r)

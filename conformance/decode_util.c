@@ -138,10 +138,10 @@ static pecert_status append_call(const pecert_subject *s, void *session, const p
                                  call_buffers *c, int64_t n)
 {
     int64_t hd = b->head_dim;
-    pecert_tensor q = pecert_tensor_3d(c->q, n, b->n_heads, hd, b->n_heads * hd, hd, 1);
-    pecert_tensor k = pecert_tensor_3d(c->k, n, b->n_kv_heads, hd, b->n_kv_heads * hd, hd, 1);
-    pecert_tensor v = pecert_tensor_3d(c->v, n, b->n_kv_heads, hd, b->n_kv_heads * hd, hd, 1);
-    pecert_tensor out = pecert_tensor_3d(c->out, n, b->n_heads, hd, b->n_heads * hd, hd, 1);
+    pecert_tensor q = pecert_tensor_rows(c->q, n, b->n_heads, hd);
+    pecert_tensor k = pecert_tensor_rows(c->k, n, b->n_kv_heads, hd);
+    pecert_tensor v = pecert_tensor_rows(c->v, n, b->n_kv_heads, hd);
+    pecert_tensor out = pecert_tensor_rows(c->out, n, b->n_heads, hd);
     for (size_t i = 0; i < (size_t)(n * b->n_heads * hd); i++) {
         c->out[i] = NAN;
     }

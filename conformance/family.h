@@ -13,7 +13,8 @@
 typedef void (*pecert_test_fn)(const pecert_check_env *env, pecert_check_result *r,
                                const pecert_vtest *t, const char *where);
 
-/* pecert_for_each_test runs fn on every test of op in the loaded files and
+/* pecert_for_each_test runs fn on every test of op in the loaded files,
+ * each named as the running case (isolate.h) before fn sees it, and
  * returns how many there were. */
 size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
                             const char *op, pecert_test_fn fn);
@@ -24,6 +25,20 @@ size_t pecert_for_each_test(const pecert_check_env *env, pecert_check_result *r,
  * Golden checks use it; the ABI's views are strided. */
 size_t pecert_for_each_golden(const pecert_check_env *env, pecert_check_result *r,
                               const char *op, pecert_test_fn fn);
+
+/*
+ * A check over one op's vectors is "run fn on each, then conclude", and
+ * the conclusion names the cases alike in every family, by kind:
+ *   pecert_run_golden           golden, packed and strided outputs
+ *                               ("<op> cases (packed and strided)");
+ *   pecert_run_vectors          each vector once ("<op> vectors");
+ *   pecert_run_configurations   a property over each vector's
+ *                               configuration ("<op> configurations").
+ */
+void pecert_run_golden(const pecert_check_env *env, pecert_check_result *r, const char *op, pecert_test_fn fn);
+void pecert_run_vectors(const pecert_check_env *env, pecert_check_result *r, const char *op, pecert_test_fn fn);
+void pecert_run_configurations(const pecert_check_env *env, pecert_check_result *r, const char *op,
+                               pecert_test_fn fn);
 
 /* Elements of guard zone on each side of an output buffer. */
 #define PECERT_GUARD_ELEMS 16
@@ -47,6 +62,10 @@ typedef struct pecert_out_buf {
  * are (strided_outputs); returns 0 or -1 (no memory). */
 int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype dtype, uint32_t ndim,
                     const int64_t *shape);
+/* pecert_out_open: pecert_out_init for a case: 1 when the view is ready,
+ * else 0 after recording "out of memory" as the case's failure. */
+int pecert_out_open(pecert_out_buf *b, const pecert_check_env *env, pecert_check_result *r, pecert_dtype dtype,
+                    uint32_t ndim, const int64_t *shape, const char *where);
 void pecert_out_free(pecert_out_buf *b);
 /* pecert_out_guards_ok: 1 if no byte outside the view changed. */
 int pecert_out_guards_ok(const pecert_out_buf *b);
@@ -61,6 +80,10 @@ double pecert_out_get(const pecert_out_buf *b, int64_t i);
  * outside the output fails the case). Returns 1 if the case goes on. */
 int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_status st,
                       const pecert_out_buf *b, const char *where, const char *op);
+/* pecert_out_kept: pecert_out_status, and b freed when the case does not
+ * go on: what a subject's run returns (1: b holds its answer). */
+int pecert_out_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *b,
+                    const char *where, const char *op);
 
 /* pecert_elem_name writes "name[i,j,k]" for packed index i of a shape. */
 void pecert_elem_name(char *out, size_t len, const char *name, uint32_t ndim,
@@ -71,6 +94,10 @@ void pecert_elem_name(char *out, size_t len, const char *name, uint32_t ndim,
 void pecert_compare_exact(pecert_check_result *r, const pecert_out_buf *got,
                           const pecert_vtensor *want, const char *where);
 
+/* pecert_out_worst_exact adds elements 0..n-1 of got to w against the
+ * floats want, bit for bit (bound 0). */
+void pecert_out_worst_exact(pecert_case_worst *w, const pecert_out_buf *got, const float *want, int64_t n);
+
 /* pecert_elem_bound: the tolerance of one element (index i, golden w). */
 typedef double (*pecert_elem_bound)(const void *ctx, int64_t index, double want);
 
@@ -79,6 +106,12 @@ typedef double (*pecert_elem_bound)(const void *ctx, int64_t index, double want)
 void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
                             const pecert_vtensor *want, pecert_elem_bound bound,
                             const void *ctx, const char *where);
+/* pecert_judge_bounded ends a golden case: the call's status
+ * (pecert_out_status), then got against want (pecert_compare_bounded);
+ * got is freed either way. */
+void pecert_judge_bounded(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *got,
+                          const pecert_vtensor *want, pecert_elem_bound bound, const void *ctx, const char *where,
+                          const char *op);
 
 /* ---- the checks of each family (registry.c lists them) ----------------- */
 

@@ -47,6 +47,37 @@ size_t pecert_for_each_golden(const pecert_check_env *env, pecert_check_result *
     return n;
 }
 
+/* Runs fn on every test of op (both passes when golden) and concludes,
+ * the cases named "<op> <noun>". */
+static void run_and_conclude(const pecert_check_env *env, pecert_check_result *r, const char *op,
+                             pecert_test_fn fn, int golden, const char *noun)
+{
+    if (golden) {
+        (void)pecert_for_each_golden(env, r, op, fn);
+    } else {
+        (void)pecert_for_each_test(env, r, op, fn);
+    }
+    char what[PECERT_RESULT_LINE_MAX];
+    snprintf(what, sizeof(what), "%s %s", op, noun);
+    pecert_check_conclude(r, what);
+}
+
+void pecert_run_golden(const pecert_check_env *env, pecert_check_result *r, const char *op, pecert_test_fn fn)
+{
+    run_and_conclude(env, r, op, fn, 1, "cases (packed and strided)");
+}
+
+void pecert_run_vectors(const pecert_check_env *env, pecert_check_result *r, const char *op, pecert_test_fn fn)
+{
+    run_and_conclude(env, r, op, fn, 0, "vectors");
+}
+
+void pecert_run_configurations(const pecert_check_env *env, pecert_check_result *r, const char *op,
+                               pecert_test_fn fn)
+{
+    run_and_conclude(env, r, op, fn, 0, "configurations");
+}
+
 static size_t elem_size(pecert_dtype dtype)
 {
     return (dtype == PECERT_DTYPE_F64 || dtype == PECERT_DTYPE_I64) ? 8 : 4;
@@ -123,6 +154,16 @@ int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype
     b->view.dtype = dtype;
     b->view.data = data;
     return 0;
+}
+
+int pecert_out_open(pecert_out_buf *b, const pecert_check_env *env, pecert_check_result *r, pecert_dtype dtype,
+                    uint32_t ndim, const int64_t *shape, const char *where)
+{
+    if (pecert_out_init(b, env, dtype, ndim, shape) != 0) {
+        pecert_case_fail(r, where, "out of memory");
+        return 0;
+    }
+    return 1;
 }
 
 void pecert_out_free(pecert_out_buf *b)
@@ -205,6 +246,16 @@ int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_st
     return 1;
 }
 
+int pecert_out_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *b,
+                    const char *where, const char *op)
+{
+    if (!pecert_out_status(r, s, st, b, where, op)) {
+        pecert_out_free(b);
+        return 0;
+    }
+    return 1;
+}
+
 void pecert_elem_name(char *out, size_t len, const char *name, uint32_t ndim,
                       const int64_t *shape, int64_t index)
 {
@@ -231,6 +282,13 @@ static void finish(pecert_check_result *r, const pecert_case_worst *w, const pec
     pecert_case_finish(r, w, where, elem);
 }
 
+void pecert_out_worst_exact(pecert_case_worst *w, const pecert_out_buf *got, const float *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        pecert_case_worst_add(w, i, pecert_out_get(got, i), want[i], 0.0);
+    }
+}
+
 void pecert_compare_exact(pecert_check_result *r, const pecert_out_buf *got,
                           const pecert_vtensor *want, const char *where)
 {
@@ -253,4 +311,14 @@ void pecert_compare_bounded(pecert_check_result *r, const pecert_out_buf *got,
         pecert_case_worst_add(&w, i, pecert_out_get(got, i), v, bound(ctx, i, v));
     }
     finish(r, &w, want, where);
+}
+
+void pecert_judge_bounded(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *got,
+                          const pecert_vtensor *want, pecert_elem_bound bound, const void *ctx, const char *where,
+                          const char *op)
+{
+    if (pecert_out_status(r, s, st, got, where, op)) {
+        pecert_compare_bounded(r, got, want, bound, ctx, where);
+    }
+    pecert_out_free(got);
 }

@@ -43,8 +43,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     pecert_tensor table = pecert_tensor_2d((void *)(uintptr_t)tab->data, PECERT_DTYPE_F32,
                                            tab->shape[0], tab->shape[1]);
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
         return;
     }
     pecert_status st = run_lookup(&env->plugin, t, &table, pos->data, pos->num_elements, &out.view);
@@ -56,8 +55,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "learned.lookup", golden_case);
-    pecert_check_conclude(r, "learned.lookup cases (packed and strided)");
+    pecert_run_golden(env, r, "learned.lookup", golden_case);
 }
 
 /* ---- learned.out_of_range ----------------------------------------------- */
@@ -117,8 +115,7 @@ static void expect_inval(const pecert_check_env *env, pecert_check_result *r,
 {
     int64_t shape[2] = {n, table->shape[1]};
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return;
     }
     pecert_case_slot_set(env->case_slot, "%s (a read past the table would crash here)", where);

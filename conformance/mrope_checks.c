@@ -40,13 +40,11 @@ static int run_index(const pecert_check_env *env, pecert_check_result *r, const 
 {
     const pecert_subject *s = &env->plugin;
     int64_t shape[3] = {3, c->batch, c->seq};
-    if (pecert_out_init(pos, env, PECERT_DTYPE_I64, 3, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(pos, env, r, PECERT_DTYPE_I64, 3, shape, where)) {
         return 0;
     }
-    if (pecert_out_init(deltas, env, PECERT_DTYPE_I64, 1, shape + 1) != 0) {
+    if (!pecert_out_open(deltas, env, r, PECERT_DTYPE_I64, 1, shape + 1, where)) {
         pecert_out_free(pos);
-        pecert_case_fail(r, where, "out of memory");
         return 0;
     }
     pecert_mrope_index_args a;
@@ -106,8 +104,7 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_index_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "mrope.index", index_case);
-    pecert_check_conclude(r, "mrope.index cases (packed and strided)");
+    pecert_run_golden(env, r, "mrope.index", index_case);
 }
 
 /* ---- mrope.apply.golden ------------------------------------------------- */
@@ -127,22 +124,14 @@ typedef struct apply_call {
 static float *run_apply(const pecert_subject *s, pecert_check_result *r, const apply_call *c,
                         const float *x, const char *where)
 {
-    int64_t hd = c->config->head_dim;
-    size_t n = (size_t)(c->tokens * c->heads * hd);
     if (c->interleaved && !s->is_oracle && !pecert_plugin_speaks(s->desc, 4)) {
         pecert_case_needs_abi(r, s, where, "interleaved M-RoPE (mrope_apply_args.interleaved)", 4);
         return NULL;
     }
-    float *out = malloc((n > 0 ? n : 1) * sizeof(float));
-    if (out == NULL) {
-        pecert_case_fail(r, where, "out of memory");
+    pecert_rows_call io;
+    if (!pecert_rows_open(&io, r, x, c->tokens, c->heads, c->config->head_dim, where)) {
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NAN;
-    }
-    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x, c->tokens, c->heads, hd, c->heads * hd, hd, 1);
-    pecert_tensor to = pecert_tensor_3d(out, c->tokens, c->heads, hd, c->heads * hd, hd, 1);
     pecert_mrope_apply_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
@@ -153,14 +142,10 @@ static float *run_apply(const pecert_subject *s, pecert_check_result *r, const a
     a.interleaved = c->interleaved;
     memcpy(a.section, c->section, sizeof(a.section));
     a.positions = c->positions;
-    a.x = &tx;
-    a.out = &to;
+    a.x = &io.x;
+    a.out = &io.out;
     pecert_status st = s->desc->mrope_apply(s->instance, &a);
-    if (!pecert_case_status(r, s, st, where, "mrope_apply")) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    return pecert_floats_kept(r, s, st, io.data, where, "mrope_apply");
 }
 
 /* The axis whose section holds frequency i: in blocks (Qwen2-VL), or
@@ -207,12 +192,9 @@ static void compare_apply(const pecert_check_env *env, pecert_check_result *r, c
                 pecert_rope_pair(c->pairing, rot, i, &a, &b);
                 double p = fabs((double)c->positions[axis_of(c, i) * c->tokens + t]);
                 double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), p * inv[i], inv[i], i, scaling);
-                pecert_case_worst_add(&w, base + a, got[base + a], want[base + a], bound);
-                pecert_case_worst_add(&w, base + b, got[base + b], want[base + b], bound);
+                pecert_case_worst_add_pair(&w, base, a, b, got, want, bound);
             }
-            for (int64_t d = rot; d < hd; d++) {
-                pecert_case_worst_add(&w, base + d, got[base + d], want[base + d], 0.0);
-            }
+            pecert_rope_worst_passthrough(&w, base, rot, hd, got, want);
         }
     }
     int64_t e = w.index < 0 ? 0 : w.index;
@@ -290,8 +272,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "mrope.apply", apply_case);
-    pecert_check_conclude(r, "mrope.apply vectors");
+    pecert_run_vectors(env, r, "mrope.apply", apply_case);
 }
 
 /* ---- mrope.text_only_is_rope -------------------------------------------- */
@@ -356,17 +337,14 @@ static void text_apply_case(const pecert_check_env *env, pecert_check_result *r,
     c.heads = HEADS;
     c.seq_len = 0;
     const pecert_rope_pairing pairings[2] = {PECERT_PAIRING_SPLIT_HALF, PECERT_PAIRING_INTERLEAVED};
-    size_t n = (size_t)(N * HEADS * c.config->head_dim);
-    float *x = malloc(n * sizeof(float));
+    float *x = pecert_random_floats(r, (size_t)(N * HEADS * c.config->head_dim), 0x6d726f7065ull + (uint64_t)t->tc_id,
+                                    where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, n, 0x6d726f7065ull + (uint64_t)t->tc_id);
     for (int p = 0; p < 2; p++) {
         char at[PECERT_RESULT_LINE_MAX];
-        snprintf(at, sizeof(at), "%s %s, three equal axes", where,
-                 pairings[p] == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
+        snprintf(at, sizeof(at), "%s %s, three equal axes", where, pecert_rope_pairing_name(pairings[p]));
         c.pairing = pairings[p];
         pecert_rope_call rc = {c.config, c.pairing, 0, grid, N, HEADS, c.config->head_dim};
         float *want = pecert_rope_run_packed(env, r, &rc, x, at);

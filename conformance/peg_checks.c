@@ -77,8 +77,7 @@ static int run_peg(const pecert_check_env *env, pecert_check_result *r, const pe
 {
     const pecert_subject *s = &env->plugin;
     int64_t shape[2] = {rows_of(c), c->channels};
-    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return 0;
     }
     int strided = env->strided_outputs;
@@ -117,11 +116,7 @@ static int run_peg(const pecert_check_env *env, pecert_check_result *r, const pe
     free(sx);
     free(sw);
     free(sb);
-    if (!pecert_out_status(r, s, st, out, where, "peg_apply")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "peg_apply");
 }
 
 /* ---- the model and its bound ---------------------------------------------------------- */
@@ -240,7 +235,7 @@ static int layout_explains(const peg_call *c, const peg_layout *v, const pecert_
     for (int64_t i = 0; i < got->n; i++) {
         pecert_case_worst_add(&w, i, pecert_out_get(got, i), want[i], tol[i]);
     }
-    return w.n_bad == 0 && w.n_checked > 0;
+    return pecert_case_worst_holds(&w);
 }
 
 static void explain(pecert_check_result *r, const peg_call *c, const pecert_out_buf *got, double *want, double *tol)
@@ -292,8 +287,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "peg.apply", golden_case);
-    pecert_check_conclude(r, "peg.apply cases (packed and strided)");
+    pecert_run_golden(env, r, "peg.apply", golden_case);
 }
 
 /* ---- peg.zero_kernel ------------------------------------------------------------------------- */
@@ -314,13 +308,9 @@ static void zero_kernel_case(const pecert_check_env *env, pecert_check_result *r
     if (run_peg(env, r, &c, &got, where)) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);
-        for (int64_t i = 0; i < got.n; i++) {
-            pecert_case_worst_add(&w, i, pecert_out_get(&got, i), c.x[i], 0.0);
-        }
+        pecert_out_worst_exact(&w, &got, c.x, got.n);
         finish_case(r, &w, &c, where);
-        if (w.n_bad > 0) {
-            pecert_check_symptom(r, "peg_residual");
-        }
+        pecert_case_worst_symptom(r, &w, "peg_residual");
         pecert_out_free(&got);
     }
     free(zeros);
@@ -328,9 +318,7 @@ static void zero_kernel_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_zero_kernel(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "peg zero kernel");
-    pecert_for_each_test(env, r, "peg.apply", zero_kernel_case);
-    pecert_check_conclude(r, "peg.apply configurations");
+    pecert_run_configurations(env, r, "peg.apply", zero_kernel_case);
 }
 
 /* ---- peg.translation ---------------------------------------------------------------------------- */
@@ -397,9 +385,7 @@ static void translation_case(const pecert_check_env *env, pecert_check_result *r
             pecert_case_worst w;
             compare_shifted(&c, &straight, &moved, buf + n, &w);
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "peg_not_translation_equivariant");
-            }
+            pecert_case_worst_symptom(r, &w, "peg_not_translation_equivariant");
             pecert_out_free(&moved);
         }
         pecert_out_free(&straight);
@@ -410,9 +396,7 @@ static void translation_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_translation(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "peg shifted grid");
-    pecert_for_each_test(env, r, "peg.apply", translation_case);
-    pecert_check_conclude(r, "peg.apply configurations");
+    pecert_run_configurations(env, r, "peg.apply", translation_case);
 }
 
 /* ---- peg.zero_padding ----------------------------------------------------------------------------- */
@@ -470,9 +454,7 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
                 }
             }
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "peg_padding_not_zero");
-            }
+            pecert_case_worst_symptom(r, &w, "peg_padding_not_zero");
             pecert_out_free(&inside);
         }
         pecert_out_free(&alone);
@@ -483,9 +465,7 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
 
 static void run_padding(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "peg grid inside zeros");
-    pecert_for_each_test(env, r, "peg.apply", padding_case);
-    pecert_check_conclude(r, "peg.apply configurations");
+    pecert_run_configurations(env, r, "peg.apply", padding_case);
 }
 
 const pecert_check pecert_check_peg_golden = {

@@ -71,8 +71,7 @@ int pecert_posinterp_run(const pecert_check_env *env, const pecert_subject *s, p
 {
     int64_t shape[2] = {out_rows(c), c->dim};
     int64_t table_shape[2] = {c->a.prefix_tokens + c->a.grid_h * c->a.grid_w, c->dim};
-    if (pecert_out_init(out, env, PECERT_DTYPE_F32, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return 0;
     }
     pecert_tensor table = pecert_tensor_2d((void *)(uintptr_t)c->table, PECERT_DTYPE_F32, table_shape[0],
@@ -81,11 +80,7 @@ int pecert_posinterp_run(const pecert_check_env *env, const pecert_subject *s, p
     a.table = &table;
     a.out = &out->view;
     pecert_status st = s->desc->pos_interpolate(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "pos_interpolate")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "pos_interpolate");
 }
 
 /* ---- the error model --------------------------------------------------------- */
@@ -308,7 +303,7 @@ static int oracle_explains(const pecert_check_env *env, const pecert_check_resul
         if (bounds != NULL) {
             pecert_case_worst w;
             compare_all(&w, got, &want, bounds);
-            explains = w.n_bad == 0 && w.n_checked > 0;
+            explains = pecert_case_worst_holds(&w);
         }
         free(bounds);
         pecert_out_free(&want);
@@ -363,9 +358,7 @@ static int keys_explains(const pi_call *c, const pecert_out_buf *got, const doub
     if (keys_axis(c, 1, &ay) && keys_axis(c, 0, &ax)) {
         pecert_case_worst w;
         pecert_case_worst_init(&w);
-        for (int64_t i = 0; i < c->a.prefix_tokens * c->dim; i++) {
-            pecert_case_worst_add(&w, i, pecert_out_get(got, i), c->table[i], 0.0);
-        }
+        pecert_out_worst_exact(&w, got, c->table, c->a.prefix_tokens * c->dim); /* the prefix rows: as they are */
         for (int64_t y = 0; y < c->a.out_h; y++) {
             for (int64_t x = 0; x < c->a.out_w; x++) {
                 int64_t row = cell_row(c, y, x);
@@ -383,7 +376,7 @@ static int keys_explains(const pi_call *c, const pecert_out_buf *got, const doub
                 }
             }
         }
-        explains = w.n_bad == 0 && w.n_checked > 0;
+        explains = pecert_case_worst_holds(&w);
     }
     axis_free(&ay);
     axis_free(&ax);
@@ -540,8 +533,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "posinterp.resize", golden_case);
-    pecert_check_conclude(r, "posinterp.resize cases (packed and strided)");
+    pecert_run_golden(env, r, "posinterp.resize", golden_case);
 }
 
 /* ---- posinterp.native_identity --------------------------------------------------------- */
@@ -564,20 +556,15 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r, c
     }
     pecert_case_worst w;
     pecert_case_worst_init(&w);
-    for (int64_t i = 0; i < got.n; i++) {
-        pecert_case_worst_add(&w, i, pecert_out_get(&got, i), c.table[i], 0.0);
-    }
+    pecert_out_worst_exact(&w, &got, c.table, got.n);
     finish_case(r, &w, &c, where);
-    if (w.n_bad > 0) {
-        pecert_check_symptom(r, "posinterp_native_not_identity");
-    }
+    pecert_case_worst_symptom(r, &w, "posinterp_native_not_identity");
     pecert_out_free(&got);
 }
 
 static void run_identity(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "posinterp.resize", identity_case);
-    pecert_check_conclude(r, "posinterp.resize configurations");
+    pecert_run_configurations(env, r, "posinterp.resize", identity_case);
 }
 
 /* ---- posinterp.constant ----------------------------------------------------------------- */
@@ -612,9 +599,7 @@ static void constant_case(const pecert_check_env *env, pecert_check_result *r, c
                 pecert_case_worst_add(&w, i, pecert_out_get(&got, i), want, bounds[i]);
             }
             finish_case(r, &w, &c, where);
-            if (w.n_bad > 0) {
-                pecert_check_symptom(r, "posinterp_weights_not_normalised");
-            }
+            pecert_case_worst_symptom(r, &w, "posinterp_weights_not_normalised");
         }
         free(bounds);
         pecert_out_free(&got);
@@ -624,9 +609,7 @@ static void constant_case(const pecert_check_env *env, pecert_check_result *r, c
 
 static void run_constant(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "posinterp constant table");
-    pecert_for_each_test(env, r, "posinterp.resize", constant_case);
-    pecert_check_conclude(r, "posinterp.resize configurations");
+    pecert_run_configurations(env, r, "posinterp.resize", constant_case);
 }
 
 /* ---- posinterp.mirror_symmetry ------------------------------------------------------------ */
@@ -688,9 +671,7 @@ static void mirror_case(const pecert_check_env *env, pecert_check_result *r, con
                     }
                 }
                 finish_case(r, &w, &c, where);
-                if (w.n_bad > 0) {
-                    pecert_check_symptom(r, "posinterp_not_symmetric");
-                }
+                pecert_case_worst_symptom(r, &w, "posinterp_not_symmetric");
             }
             free(bounds);
             pecert_out_free(&turned);
@@ -702,9 +683,7 @@ static void mirror_case(const pecert_check_env *env, pecert_check_result *r, con
 
 static void run_mirror(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "posinterp mirrored table");
-    pecert_for_each_test(env, r, "posinterp.resize", mirror_case);
-    pecert_check_conclude(r, "posinterp.resize configurations");
+    pecert_run_configurations(env, r, "posinterp.resize", mirror_case);
 }
 
 const pecert_check pecert_check_posinterp_golden = {

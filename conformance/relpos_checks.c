@@ -22,8 +22,7 @@ static int run_shaw(const pecert_check_env *env, const pecert_subject *s, pecert
                     pecert_out_buf *out, const char *where)
 {
     int64_t shape[2] = {n_q, n_k};
-    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_I64, 2, shape, where)) {
         return 0;
     }
     pecert_shaw_index_args a;
@@ -36,11 +35,7 @@ static int run_shaw(const pecert_check_env *env, const pecert_subject *s, pecert
     a.n_k = n_k;
     a.out = &out->view;
     pecert_status st = s->desc->shaw_index(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "shaw_index")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "shaw_index");
 }
 
 static void shaw_golden_case(const pecert_check_env *env, pecert_check_result *r,
@@ -58,8 +53,7 @@ static void shaw_golden_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_shaw_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "shaw.index", shaw_golden_case);
-    pecert_check_conclude(r, "shaw.index cases (packed and strided)");
+    pecert_run_golden(env, r, "shaw.index", shaw_golden_case);
 }
 
 /* index(q + s, k + s) = index(q, k), exactly, for s up to 2^40. */
@@ -140,8 +134,7 @@ static void txl_pos_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "pos_emb");
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
         return;
     }
     pecert_txl_pos_emb_args a;
@@ -151,18 +144,14 @@ static void txl_pos_case(const pecert_check_env *env, pecert_check_result *r,
     a.klen = pecert_vtest_int(t, "klen", 0);
     a.clamp_len = pecert_vtest_int(t, "clamp_len", -1);
     a.out = &out.view;
+    txl_ctx c = {a.d_model, a.klen, a.clamp_len};
     pecert_status st = env->plugin.desc->txl_pos_emb(env->plugin.instance, &a);
-    if (pecert_out_status(r, &env->plugin, st, &out, where, "txl_pos_emb")) {
-        txl_ctx c = {a.d_model, a.klen, a.clamp_len};
-        pecert_compare_bounded(r, &out, want, txl_bound, &c, where);
-    }
-    pecert_out_free(&out);
+    pecert_judge_bounded(r, &env->plugin, st, &out, want, txl_bound, &c, where, "txl_pos_emb");
 }
 
 static void run_txl_pos(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "txl.pos_emb", txl_pos_case);
-    pecert_check_conclude(r, "txl.pos_emb cases (packed and strided)");
+    pecert_run_golden(env, r, "txl.pos_emb", txl_pos_case);
 }
 
 /* ---- txl.rel_shift.golden ----------------------------------------------- */
@@ -174,8 +163,7 @@ static void txl_shift_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *want = pecert_vtest_output(t, "out");
     int zero_triu = (int)pecert_vtest_int(t, "zero_triu", 0);
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 3, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 3, want->shape, where)) {
         return;
     }
     pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x->data, x->shape[0], x->shape[1],
@@ -210,8 +198,7 @@ static void txl_shift_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_txl_shift(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "txl.rel_shift", txl_shift_case);
-    pecert_check_conclude(r, "txl.rel_shift cases (packed and strided)");
+    pecert_run_golden(env, r, "txl.rel_shift", txl_shift_case);
 }
 
 const pecert_check pecert_check_shaw_index_golden = {

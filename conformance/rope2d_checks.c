@@ -33,8 +33,7 @@ int pecert_rope2d_run_index(const pecert_check_env *env, const pecert_subject *s
         return 0;
     }
     int64_t shape[2] = {2, c->tokens};
-    if (pecert_out_init(pos, env, PECERT_DTYPE_I64, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(pos, env, r, PECERT_DTYPE_I64, 2, shape, where)) {
         return 0;
     }
     pecert_rope2d_index_args a;
@@ -47,11 +46,7 @@ int pecert_rope2d_run_index(const pecert_check_env *env, const pecert_subject *s
     a.n_images = c->n_images;
     a.out_positions = &pos->view;
     pecert_status st = s->desc->rope2d_index(s->instance, &a);
-    if (!pecert_out_status(r, s, st, pos, where, "rope2d_index")) {
-        pecert_out_free(pos);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, pos, where, "rope2d_index");
 }
 
 /* 1 if got holds, for every token, (row, col) of want with the axes as
@@ -198,8 +193,7 @@ static void index_case(const pecert_check_env *env, pecert_check_result *r, cons
 
 static void run_index_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "rope2d.index", index_case);
-    pecert_check_conclude(r, "rope2d.index cases (packed and strided)");
+    pecert_run_golden(env, r, "rope2d.index", index_case);
 }
 
 /* ---- the rotation ------------------------------------------------------------ */
@@ -223,18 +217,10 @@ static apply_call call_of(const pecert_vtest *t)
 float *pecert_rope2d_run_apply(const pecert_subject *s, pecert_check_result *r, const apply_call *c,
                                const float *x, const char *where)
 {
-    int64_t hd = c->head_dim;
-    size_t n = (size_t)(c->tokens * c->heads * hd);
-    float *out = malloc((n > 0 ? n : 1) * sizeof(float));
-    if (out == NULL) {
-        pecert_case_fail(r, where, "out of memory");
+    pecert_rows_call io;
+    if (!pecert_rows_open(&io, r, x, c->tokens, c->heads, c->head_dim, where)) {
         return NULL;
     }
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NAN;
-    }
-    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x, c->tokens, c->heads, hd, c->heads * hd, hd, 1);
-    pecert_tensor to = pecert_tensor_3d(out, c->tokens, c->heads, hd, c->heads * hd, hd, 1);
     pecert_rope2d_apply_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
@@ -244,14 +230,10 @@ float *pecert_rope2d_run_apply(const pecert_subject *s, pecert_check_result *r, 
     a.head_dim = c->head_dim;
     a.theta = c->theta;
     a.positions = c->positions;
-    a.x = &tx;
-    a.out = &to;
+    a.x = &io.x;
+    a.out = &io.out;
     pecert_status st = s->desc->rope2d_apply(s->instance, &a);
-    if (!pecert_case_status(r, s, st, where, "rope2d_apply")) {
-        free(out);
-        return NULL;
-    }
-    return out;
+    return pecert_floats_kept(r, s, st, io.data, where, "rope2d_apply");
 }
 
 /* Pair j's frequency as plugin.h states it: theta^(-2k/D) with k = 2i in
@@ -296,8 +278,7 @@ static void apply_worst(pecert_case_worst *w, const apply_call *c, const float *
             for (int64_t h = 0; h < c->heads; h++) {
                 int64_t base = (t * c->heads + h) * hd;
                 double bound = pecert_tol_rotated(hypot(x[base + ia], x[base + ib]), angle, f, k, 1.0);
-                pecert_case_worst_add(w, base + ia, got[base + ia], want[base + ia], bound);
-                pecert_case_worst_add(w, base + ib, got[base + ib], want[base + ib], bound);
+                pecert_case_worst_add_pair(w, base, ia, ib, got, want, bound);
             }
         }
     }
@@ -326,7 +307,7 @@ static int oracle_explains(const pecert_check_env *env, const pecert_check_resul
     if (want != NULL) {
         pecert_case_worst w;
         apply_worst(&w, other, x, got, want);
-        explains = w.n_bad == 0 && w.n_checked > 0;
+        explains = pecert_case_worst_holds(&w);
     }
     free(want);
     pecert_check_result_release(&scratch);
@@ -360,7 +341,7 @@ static int repeated_layout_explains(const apply_call *c, const float *x, const f
             }
         }
     }
-    return w.n_bad == 0 && w.n_checked > 0;
+    return pecert_case_worst_holds(&w);
 }
 
 /* Both halves turned by the first axis' position (ncnn #6833: the second
@@ -443,8 +424,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r, cons
 
 static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "rope2d.apply", apply_case);
-    pecert_check_conclude(r, "rope2d.apply vectors");
+    pecert_run_vectors(env, r, "rope2d.apply", apply_case);
 }
 
 /* ---- rope2d.norm_preservation ---------------------------------------------- */
@@ -474,16 +454,13 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r, const
         }
     }
     finish_apply(r, &w, &c, where);
-    if (w.n_bad > 0) {
-        pecert_check_symptom(r, "rope2d_not_rotation");
-    }
+    pecert_case_worst_symptom(r, &w, "rope2d_not_rotation");
     free(got);
 }
 
 static void run_norm(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "rope2d.apply", norm_case);
-    pecert_check_conclude(r, "rope2d.apply configurations");
+    pecert_run_configurations(env, r, "rope2d.apply", norm_case);
 }
 
 /* ---- rope2d.axis_separation -------------------------------------------------- */
@@ -508,13 +485,11 @@ static void separation_case(const pecert_check_env *env, pecert_check_result *r,
     c.positions = pos;
     c.tokens = 2 * SEP_N;
     c.heads = SEP_HEADS;
-    size_t n = (size_t)(c.tokens * c.heads * c.head_dim);
-    float *x = malloc(n * sizeof(float));
+    float *x = pecert_random_floats(r, (size_t)(c.tokens * c.heads * c.head_dim), 0x726f70653264ull + (uint64_t)t->tc_id,
+                                    where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, n, 0x726f70653264ull + (uint64_t)t->tc_id);
     float *got = pecert_rope2d_run_apply(&env->plugin, r, &c, x, where);
     if (got != NULL) {
         pecert_case_worst w;
@@ -538,9 +513,7 @@ static void separation_case(const pecert_check_env *env, pecert_check_result *r,
             }
         }
         finish_apply(r, &w, &c, where);
-        if (w.n_bad > 0) {
-            pecert_check_symptom(r, "rope2d_axis_leak");
-        }
+        pecert_case_worst_symptom(r, &w, "rope2d_axis_leak");
     }
     free(got);
     free(x);
@@ -548,9 +521,7 @@ static void separation_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_separation(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_case_slot_set(env->case_slot, "rope2d axis separation");
-    pecert_for_each_test(env, r, "rope2d.apply", separation_case);
-    pecert_check_conclude(r, "rope2d.apply configurations");
+    pecert_run_configurations(env, r, "rope2d.apply", separation_case);
 }
 
 const pecert_check pecert_check_rope2d_index_golden = {

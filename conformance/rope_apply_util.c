@@ -5,25 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "isolate.h"
 #include "rope_checks.h"
 #include "tolerance.h"
 
-float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
-                            const pecert_rope_call *call, const float *x, const char *where)
+pecert_status pecert_rope_apply_views(const pecert_subject *s, const pecert_rope_call *call, const pecert_tensor *x,
+                                      pecert_tensor *out)
 {
-    size_t n = pecert_rope_call_size(call);
-    float *out = malloc((n > 0 ? n : 1) * sizeof(float));
-    if (out == NULL) {
-        pecert_case_fail(r, where, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        out[i] = NAN; /* an element the plugin forgets to write shows up */
-    }
-    int64_t hd = call->head_dim;
-    int64_t row = call->heads * hd;
-    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x, call->tokens, call->heads, hd, row, hd, 1);
-    pecert_tensor tout = pecert_tensor_3d(out, call->tokens, call->heads, hd, row, hd, 1);
     pecert_rope_apply_args args;
     memset(&args, 0, sizeof(args));
     args.struct_size = sizeof(args);
@@ -31,20 +19,42 @@ float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
     args.config = call->config;
     args.seq_len = call->seq_len;
     args.positions = call->positions;
-    args.x = &tx;
-    args.out = &tout;
-    pecert_status st = s->desc->rope_apply(s->instance, &args);
-    if (!pecert_case_status(r, s, st, where, "rope_apply")) {
-        free(out);
+    args.x = x;
+    args.out = out;
+    return s->desc->rope_apply(s->instance, &args);
+}
+
+pecert_status pecert_rope_apply_packed(const pecert_subject *s, const pecert_rope_call *call, const float *x,
+                                       float *out)
+{
+    pecert_tensor tx = pecert_tensor_rows(x, call->tokens, call->heads, call->head_dim);
+    pecert_tensor tout = pecert_tensor_rows(out, call->tokens, call->heads, call->head_dim);
+    return pecert_rope_apply_views(s, call, &tx, &tout);
+}
+
+float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
+                            const pecert_rope_call *call, const float *x, const char *where)
+{
+    pecert_rows_call io;
+    if (!pecert_rows_open(&io, r, x, call->tokens, call->heads, call->head_dim, where)) {
         return NULL;
     }
-    return out;
+    pecert_status st = pecert_rope_apply_views(s, call, &io.x, &io.out);
+    return pecert_floats_kept(r, s, st, io.data, where, "rope_apply");
 }
 
 float *pecert_rope_run_packed(const pecert_check_env *env, pecert_check_result *r,
                               const pecert_rope_call *call, const float *x, const char *where)
 {
     return pecert_rope_run_with(&env->plugin, r, call, x, where);
+}
+
+int pecert_rope_run_both(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                         const float *x, const char *where, float **got, float **want)
+{
+    *got = pecert_rope_run_packed(env, r, call, x, where);
+    *want = *got != NULL ? pecert_rope_run_with(&env->oracle, r, call, x, where) : NULL;
+    return *want != NULL;
 }
 
 void pecert_rope_describe_elem(char *out, size_t len, const pecert_rope_call *call, int64_t index)
@@ -55,6 +65,14 @@ void pecert_rope_describe_elem(char *out, size_t len, const pecert_rope_call *ca
     int64_t d = index % hd;
     snprintf(out, len, "[t=%lld,h=%lld,d=%lld] pos=%lld", (long long)t, (long long)h,
              (long long)d, (long long)call->positions[t]);
+}
+
+void pecert_rope_worst_passthrough(pecert_case_worst *w, int64_t base, int64_t rotary_dim, int64_t head_dim,
+                                   const float *got, const float *want)
+{
+    for (int64_t d = rotary_dim; d < head_dim; d++) {
+        pecert_case_worst_add(w, base + d, got[base + d], want[base + d], 0.0);
+    }
 }
 
 /* Compares one token's channels; returns its worst (err, bound). */
@@ -73,15 +91,11 @@ static void compare_token(pecert_case_worst *w, const pecert_rope_call *call,
             pecert_rope_pair(call->pairing, rot, i, &a, &b);
             double norm = hypot(x[base + a], x[base + b]);
             double bound = pecert_tol_rotated(norm, p * inv_freq[i], inv_freq[i], i, scaling);
-            pecert_case_worst_add(w, base + a, got[base + a], want[base + a], bound);
-            pecert_case_worst_add(w, base + b, got[base + b], want[base + b], bound);
-            pecert_case_worst_add(token_w, base + a, got[base + a], want[base + a], bound);
-            pecert_case_worst_add(token_w, base + b, got[base + b], want[base + b], bound);
+            pecert_case_worst_add_pair(w, base, a, b, got, want, bound);
+            pecert_case_worst_add_pair(token_w, base, a, b, got, want, bound);
         }
-        for (int64_t d = rot; d < hd; d++) { /* passthrough: bit-exact */
-            pecert_case_worst_add(w, base + d, got[base + d], want[base + d], 0.0);
-            pecert_case_worst_add(token_w, base + d, got[base + d], want[base + d], 0.0);
-        }
+        pecert_rope_worst_passthrough(w, base, rot, hd, got, want);
+        pecert_rope_worst_passthrough(token_w, base, rot, hd, got, want);
     }
 }
 
@@ -137,6 +151,23 @@ int pecert_rope_worst(pecert_case_worst *w, const pecert_check_env *env, const p
     return 0;
 }
 
+void pecert_rope_versus_oracle(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                               uint64_t seed, size_t max_points, const char *where)
+{
+    float *x = pecert_random_floats(r, pecert_rope_call_size(call), seed, where);
+    if (x == NULL) {
+        return;
+    }
+    float *got;
+    float *want;
+    if (pecert_rope_run_both(env, r, call, x, where, &got, &want)) {
+        pecert_rope_compare(env, r, call, x, got, want, where, max_points, 1.0);
+    }
+    free(want);
+    free(got);
+    free(x);
+}
+
 /* The worst error/bound ratio of pair i of head h over every token. */
 static double pair_ratio(const pecert_rope_call *call, const double *inv_freq, double scaling,
                          int64_t h, int64_t i, const float *x, const float *got, const float *want)
@@ -151,8 +182,7 @@ static double pair_ratio(const pecert_rope_call *call, const double *inv_freq, d
         double bound = pecert_tol_rotated(hypot(x[base + a], x[base + b]), angle, inv_freq[i], i, scaling);
         pecert_case_worst w;
         pecert_case_worst_init(&w);
-        pecert_case_worst_add(&w, base + a, got[base + a], want[base + a], bound);
-        pecert_case_worst_add(&w, base + b, got[base + b], want[base + b], bound);
+        pecert_case_worst_add_pair(&w, base, a, b, got, want, bound);
         worst = w.ratio > worst ? w.ratio : worst;
     }
     return worst;
@@ -232,10 +262,45 @@ void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c
              c->head_dim, c->rope_theta);
 }
 
+void pecert_rope_case_begin(const pecert_check_env *env, char *where, size_t len, const pecert_rope_config *c,
+                            pecert_rope_pairing pairing, const char *tail)
+{
+    char label[128];
+    pecert_rope_config_label(label, sizeof(label), c);
+    snprintf(where, len, "%s %s%s", label, pecert_rope_pairing_name(pairing), tail);
+    pecert_case_slot_set(env->case_slot, "%s", where);
+}
+
+void pecert_rope_sweep_pairings(const pecert_check_env *env, pecert_check_result *r, const char *tail,
+                                pecert_rope_pairing_fn fn)
+{
+    static const pecert_rope_pairing pairings[] = {PECERT_PAIRING_SPLIT_HALF, PECERT_PAIRING_INTERLEAVED};
+    const pecert_rope_config **configs = NULL;
+    size_t n = pecert_rope_configs(env, &configs);
+    for (size_t c = 0; c < n; c++) {
+        for (size_t p = 0; p < sizeof(pairings) / sizeof(pairings[0]); p++) {
+            char where[PECERT_RESULT_LINE_MAX];
+            pecert_rope_case_begin(env, where, sizeof(where), configs[c], pairings[p], tail);
+            fn(env, r, configs[c], pairings[p], where);
+        }
+    }
+}
+
 void pecert_fill_random(float *x, size_t n, uint64_t seed)
 {
     pecert_rng rng = {seed};
     for (size_t i = 0; i < n; i++) {
         x[i] = pecert_rng_float(&rng);
     }
+}
+
+float *pecert_random_floats(pecert_check_result *r, size_t n, uint64_t seed, const char *where)
+{
+    float *x = malloc((n > 0 ? n : 1) * sizeof(float));
+    if (x == NULL) {
+        pecert_case_fail(r, where, "out of memory");
+        return NULL;
+    }
+    pecert_fill_random(x, n, seed);
+    return x;
 }

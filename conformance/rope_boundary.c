@@ -115,23 +115,9 @@ static void apply_boundaries(const pecert_check_env *env, pecert_check_result *r
                                      &position, 1, HEADS, c->head_dim};
             char where[PECERT_RESULT_LINE_MAX];
             snprintf(where, sizeof(where), "%s %s decode at position %lld", label,
-                     p ? "interleaved" : "split_half", (long long)position);
+                     pecert_rope_pairing_name(call.pairing), (long long)position);
             pecert_case_slot_set(env->case_slot, "%s", where);
-            size_t size = pecert_rope_call_size(&call);
-            float *x = malloc(size * sizeof(float));
-            if (x == NULL) {
-                pecert_case_fail(r, where, "out of memory");
-                continue;
-            }
-            pecert_fill_random(x, size, 808 + (uint64_t)k);
-            float *got = pecert_rope_run_packed(env, r, &call, x, where);
-            float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
-            if (want != NULL) {
-                pecert_rope_compare(env, r, &call, x, got, want, where, 64, 1.0);
-            }
-            free(want);
-            free(got);
-            free(x);
+            pecert_rope_versus_oracle(env, r, &call, 808 + (uint64_t)k, 64, where);
         }
     }
 }

@@ -46,7 +46,32 @@ static inline void pecert_rope_pair(pecert_rope_pairing pairing, int64_t rotary_
 float *pecert_rope_run_packed(const pecert_check_env *env, pecert_check_result *r,
                               const pecert_rope_call *call, const float *x, const char *where);
 
-/* pecert_rope_run_subject: the same with an explicit subject (the oracle). */
+/* pecert_rope_run_both: the plugin's output (*got), then, if it gave one,
+ * the oracle's (*want), both run as pecert_rope_run_packed does; 1 when
+ * both are there to compare. The caller frees both (NULL is fine). */
+int pecert_rope_run_both(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                         const float *x, const char *where, float **got, float **want);
+
+/* pecert_rope_versus_oracle: one case on random input (seed): the
+ * plugin's rotation against the oracle's under the error model
+ * (pecert_rope_compare, up to max_points samples). */
+void pecert_rope_versus_oracle(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
+                               uint64_t seed, size_t max_points, const char *where);
+
+/* pecert_rope_apply_views: the subject's rope_apply of call on views x
+ * and out (out may be x: in place), its status as returned. */
+pecert_status pecert_rope_apply_views(const pecert_subject *s, const pecert_rope_call *call, const pecert_tensor *x,
+                                      pecert_tensor *out);
+/* pecert_rope_apply_packed: the same on packed x and out (pecert_tensor_rows). */
+pecert_status pecert_rope_apply_packed(const pecert_subject *s, const pecert_rope_call *call, const float *x,
+                                       float *out);
+
+/* pecert_rope_worst_passthrough: channels rotary_dim..head_dim of the row
+ * at base, which no rotation touches: bit-exact (bound 0). */
+void pecert_rope_worst_passthrough(pecert_case_worst *w, int64_t base, int64_t rotary_dim, int64_t head_dim,
+                                   const float *got, const float *want);
+
+/* pecert_rope_run_with: pecert_rope_run_packed with an explicit subject (the oracle). */
 float *pecert_rope_run_with(const pecert_subject *s, pecert_check_result *r,
                             const pecert_rope_call *call, const float *x, const char *where);
 
@@ -118,8 +143,32 @@ void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c
 /* The pretraining length L0 that switches scaled RoPE's behaviour is
  * pecert_rope_l0 (vectors.h). */
 
+/* The pairing as the case names say it. */
+static inline const char *pecert_rope_pairing_name(pecert_rope_pairing pairing)
+{
+    return pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half";
+}
+
+/* pecert_rope_case_begin: where = "<config label> <pairing><tail>", the
+ * name of one case of a config x pairing sweep, and the running case
+ * (isolate.h) named so. */
+void pecert_rope_case_begin(const pecert_check_env *env, char *where, size_t len, const pecert_rope_config *c,
+                            pecert_rope_pairing pairing, const char *tail);
+
+/* pecert_rope_sweep_pairings runs fn on every config of the vectors
+ * (pecert_rope_configs) with split-half, then interleaved pairing, each
+ * case begun and named by pecert_rope_case_begin(tail). */
+typedef void (*pecert_rope_pairing_fn)(const pecert_check_env *env, pecert_check_result *r,
+                                       const pecert_rope_config *config, pecert_rope_pairing pairing,
+                                       const char *where);
+void pecert_rope_sweep_pairings(const pecert_check_env *env, pecert_check_result *r, const char *tail,
+                                pecert_rope_pairing_fn fn);
+
 /* Fill n floats deterministically from seed. */
 void pecert_fill_random(float *x, size_t n, uint64_t seed);
+/* pecert_random_floats: n floats of pecert_fill_random(seed), malloc'ed;
+ * NULL after recording "out of memory" as the case's failure. */
+float *pecert_random_floats(pecert_check_result *r, size_t n, uint64_t seed, const char *where);
 
 /* pecert_rope_describe_elem: "[t=..,h=..,d=..] pos=.." of flat element
  * index of a packed [tokens, heads, head_dim] call. */

@@ -86,8 +86,7 @@ static void freq_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_freq_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "rope.freq", freq_case);
-    pecert_check_conclude(r, "rope.freq vectors");
+    pecert_run_vectors(env, r, "rope.freq", freq_case);
 }
 
 /* ---- rope.cos_sin.golden ----------------------------------------------- */
@@ -150,8 +149,7 @@ out_free:
 
 static void run_cos_sin_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "rope.cos_sin", cos_sin_case);
-    pecert_check_conclude(r, "rope.cos_sin vectors");
+    pecert_run_vectors(env, r, "rope.cos_sin", cos_sin_case);
 }
 
 /* ---- rope.apply.golden ------------------------------------------------- */
@@ -191,8 +189,7 @@ static void apply_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_apply_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_test(env, r, "rope.apply", apply_case);
-    pecert_check_conclude(r, "rope.apply vectors");
+    pecert_run_vectors(env, r, "rope.apply", apply_case);
 }
 
 const pecert_check pecert_check_rope_freq_golden = {

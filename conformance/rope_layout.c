@@ -33,7 +33,9 @@ static void grid_positions(int64_t *pos, const pecert_rope_config *c)
 typedef void (*layout_fn)(const pecert_check_env *env, pecert_check_result *r,
                           const pecert_rope_call *call, const char *where);
 
-static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn fn)
+/* Runs fn for every config x pairing on the grid, then concludes, the
+ * cases named what. */
+static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn fn, const char *what)
 {
     const pecert_rope_config **configs = NULL;
     size_t n = pecert_rope_configs(env, &configs);
@@ -43,14 +45,12 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, layout_fn
             grid_positions(pos, configs[c]);
             pecert_rope_call call = {configs[c], pairings[p], 0, pos, TOKENS, HEADS,
                                      configs[c]->head_dim};
-            char label[128];
             char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[c]);
-            snprintf(where, sizeof(where), "%s %s", label, p ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
+            pecert_rope_case_begin(env, where, sizeof(where), configs[c], pairings[p], "");
             fn(env, r, &call, where);
         }
     }
+    pecert_check_conclude(r, what);
 }
 
 /* ---- rope.partial_passthrough ------------------------------------------ */
@@ -66,15 +66,13 @@ static void passthrough_case(const pecert_check_env *env, pecert_check_result *r
     call.config = &wide;
     call.head_dim = wide.head_dim;
     size_t size = pecert_rope_call_size(&call);
-    float *x = malloc(size * sizeof(float));
+    float *x = pecert_random_floats(r, size, 505, where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, size, 505);
-    float *got = pecert_rope_run_packed(env, r, &call, x, where);
-    float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
-    if (want != NULL) {
+    float *got;
+    float *want;
+    if (pecert_rope_run_both(env, r, &call, x, where, &got, &want)) {
         /* compare: rotated channels against the oracle, the rest exactly. */
         pecert_rope_compare(env, r, &call, x, got, want, where, 0, 1.0);
         int64_t bad = 0;
@@ -97,8 +95,7 @@ static void passthrough_case(const pecert_check_env *env, pecert_check_result *r
 
 static void run_passthrough(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, passthrough_case);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, passthrough_case, "config/pairing sweeps");
 }
 
 /* ---- rope.inplace_and_strides ------------------------------------------ */
@@ -167,21 +164,6 @@ static int64_t fused_damage(const fused_buffer *b, const pecert_rope_call *c, in
     return damage;
 }
 
-static pecert_status apply_views(const pecert_subject *s, const pecert_rope_call *c,
-                                 const pecert_tensor *x, pecert_tensor *out)
-{
-    pecert_rope_apply_args args;
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = c->pairing;
-    args.config = c->config;
-    args.seq_len = c->seq_len;
-    args.positions = c->positions;
-    args.x = x;
-    args.out = out;
-    return s->desc->rope_apply(s->instance, &args);
-}
-
 /* Runs one strided layout; in_place: k rotated in its own storage, else
  * q read from block 0 and written to block 1. */
 static void strided_layout(const pecert_check_env *env, pecert_check_result *r,
@@ -207,7 +189,7 @@ static void strided_layout(const pecert_check_env *env, pecert_check_result *r,
     char at[PECERT_RESULT_LINE_MAX];
     snprintf(at, sizeof(at), "%s %s", where, in_place ? "in place (k of fused qkv)" : "strided q->k");
     int64_t failed_before = r->n_failed;
-    pecert_status st = apply_views(&env->plugin, c, &vin, &vout);
+    pecert_status st = pecert_rope_apply_views(&env->plugin, c, &vin, &vout);
     if (pecert_case_status(r, &env->plugin, st, at, "rope_apply")) {
         fused_gather(got, &b, c, 1);
         pecert_rope_compare(env, r, c, x, got, packed, at, 0, 1.0);
@@ -226,13 +208,10 @@ static void strided_layout(const pecert_check_env *env, pecert_check_result *r,
 static void strides_case(const pecert_check_env *env, pecert_check_result *r,
                          const pecert_rope_call *c, const char *where)
 {
-    size_t size = pecert_rope_call_size(c);
-    float *x = malloc(size * sizeof(float));
+    float *x = pecert_random_floats(r, pecert_rope_call_size(c), 606, where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, size, 606);
     float *packed = pecert_rope_run_packed(env, r, c, x, where);
     if (packed != NULL) {
         strided_layout(env, r, c, x, packed, 0, where);
@@ -244,8 +223,7 @@ static void strides_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_strides(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, strides_case);
-    pecert_check_conclude(r, "layouts");
+    sweep(env, r, strides_case, "layouts");
 }
 
 const pecert_check pecert_check_rope_partial_passthrough = {

@@ -110,22 +110,9 @@ static float *run_in_place(const pecert_check_env *env, pecert_check_result *r, 
         return NULL;
     }
     memcpy(buf, x, n * sizeof(float));
-    int64_t hd = call->head_dim;
-    pecert_tensor t = pecert_tensor_3d(buf, call->tokens, call->heads, hd, call->heads * hd, hd, 1);
-    pecert_rope_apply_args args;
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = call->pairing;
-    args.config = call->config;
-    args.positions = call->positions;
-    args.x = &t;
-    args.out = &t;
-    pecert_status st = env->plugin.desc->rope_apply(env->plugin.instance, &args);
-    if (!pecert_case_status(r, &env->plugin, st, where, "rope_apply")) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    pecert_tensor t = pecert_tensor_rows(buf, call->tokens, call->heads, call->head_dim);
+    pecert_status st = pecert_rope_apply_views(&env->plugin, call, &t, &t);
+    return pecert_floats_kept(r, &env->plugin, st, buf, where, "rope_apply");
 }
 
 static void apply_cases(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_call *call,
@@ -223,14 +210,11 @@ static void run_nope(const pecert_check_env *env, pecert_check_result *r)
             char label[PECERT_RESULT_LINE_MAX];
             pecert_rope_config_label(cfg, sizeof(cfg), configs[c]);
             snprintf(label, sizeof(label), "NoPE layer of %s %s", cfg,
-                     pairings[p] == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
-            size_t size = pecert_rope_call_size(&call);
-            float *x = malloc((size > 0 ? size : 1) * sizeof(float));
+                     pecert_rope_pairing_name(pairings[p]));
+            float *x = pecert_random_floats(r, pecert_rope_call_size(&call), 303 + c * 2 + p, label);
             if (x == NULL) {
-                pecert_case_fail(r, label, "out of memory");
                 continue;
             }
-            pecert_fill_random(x, size, 303 + c * 2 + p);
             apply_cases(env, r, &call, x, label);
             free(x);
             session_case(env, r, &nope, pairings[p], label);

@@ -35,21 +35,7 @@ static void precision_case(const pecert_check_env *env, pecert_check_result *r,
         return;
     }
     pecert_rope_call call = {config, pairing, 0, pos, n, HEADS, config->head_dim};
-    size_t size = pecert_rope_call_size(&call);
-    float *x = malloc(size * sizeof(float));
-    if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
-        return;
-    }
-    pecert_fill_random(x, size, 707);
-    float *got = pecert_rope_run_packed(env, r, &call, x, where);
-    float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
-    if (want != NULL) {
-        pecert_rope_compare(env, r, &call, x, got, want, where, 4096, 1.0);
-    }
-    free(want);
-    free(got);
-    free(x);
+    pecert_rope_versus_oracle(env, r, &call, 707, 4096, where);
 }
 
 /* The worst error seen at each far position, for the diagnosis line:
@@ -96,19 +82,7 @@ static void summarize(pecert_check_result *r)
 
 static void run_precision(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_rope_config **configs = NULL;
-    size_t n = pecert_rope_configs(env, &configs);
-    for (size_t c = 0; c < n; c++) {
-        for (int p = 0; p < 2; p++) {
-            char label[128];
-            char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[c]);
-            snprintf(where, sizeof(where), "%s %s", label, p ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            precision_case(env, r, configs[c], p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF,
-                           where);
-        }
-    }
+    pecert_rope_sweep_pairings(env, r, "", precision_case);
     pecert_check_conclude(r, "config/pairing sweeps at 2^11..2^24");
     summarize(r);
 }

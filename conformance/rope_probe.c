@@ -80,9 +80,9 @@ static void probe_case(const pecert_check_env *env, pecert_check_result *r, cons
     }
     x[0] = 1.0f;
     x[wide.head_dim] = 1.0f;
-    float *got = pecert_rope_run_packed(env, r, &call, x, where);
-    float *want = got != NULL ? pecert_rope_run_with(&env->oracle, r, &call, x, where) : NULL;
-    if (want != NULL) {
+    float *got;
+    float *want;
+    if (pecert_rope_run_both(env, r, &call, x, where, &got, &want)) {
         int64_t rot = wide.rotary_dim;
         const float *g = got + wide.head_dim; /* the token at position 1 */
         const float *e = want + wide.head_dim;
@@ -93,7 +93,7 @@ static void probe_case(const pecert_check_env *env, pecert_check_result *r, cons
         if (actual != expected) {
             pecert_check_symptom(r, "%s", partner_tag(actual, rot, wide.head_dim));
             pecert_case_fail(r, where, "asked for %s, %s: pairing convention wrong",
-                             pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", seen);
+                             pecert_rope_pairing_name(pairing), seen);
         } else if (actual >= 0 && fabs((double)g[actual] + e[actual]) < 1e-3 * fabs(e[actual]) &&
                    fabs((double)g[0] - e[0]) < 1e-3) {
             pecert_check_symptom(r, "%s", PECERT_SYMPTOM_PAIRING_SIGN);
@@ -107,31 +107,25 @@ static void probe_case(const pecert_check_env *env, pecert_check_result *r, cons
     free(x);
 }
 
+/* A partial head (rotary_dim of 2 rotary_dim) also tells "split half over
+ * head_dim" from "over rotary_dim"; an engine that rotates whole heads only
+ * declines it and is probed on a whole head, so that its pairing still
+ * gets a verdict. */
+static void probe_pairing(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *config,
+                          pecert_rope_pairing pairing, const char *where)
+{
+    int64_t declined = r->n_unsupported;
+    probe_case(env, r, config, pairing, 2 * config->rotary_dim, where);
+    if (r->n_unsupported > declined) {
+        char whole[PECERT_RESULT_LINE_MAX];
+        snprintf(whole, sizeof(whole), "%s (whole head: the partial one declined)", where);
+        probe_case(env, r, config, pairing, config->rotary_dim, whole);
+    }
+}
+
 static void run_probe(const pecert_check_env *env, pecert_check_result *r)
 {
-    const pecert_rope_config **configs = NULL;
-    size_t n = pecert_rope_configs(env, &configs);
-    for (size_t c = 0; c < n; c++) {
-        for (int p = 0; p < 2; p++) {
-            char label[128];
-            char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[c]);
-            snprintf(where, sizeof(where), "%s %s probe", label, p ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            pecert_rope_pairing pairing = p ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
-            /* A partial head (rotary_dim of 2 rotary_dim) also tells "split
-             * half over head_dim" from "over rotary_dim"; an engine that
-             * rotates whole heads only declines it and is probed on a whole
-             * head, so that its pairing still gets a verdict. */
-            int64_t declined = r->n_unsupported;
-            probe_case(env, r, configs[c], pairing, 2 * configs[c]->rotary_dim, where);
-            if (r->n_unsupported > declined) {
-                char whole[PECERT_RESULT_LINE_MAX];
-                snprintf(whole, sizeof(whole), "%s (whole head: the partial one declined)", where);
-                probe_case(env, r, configs[c], pairing, configs[c]->rotary_dim, whole);
-            }
-        }
-    }
+    pecert_rope_sweep_pairings(env, r, " probe", probe_pairing);
     pecert_check_conclude(r, "pairing probes");
 }
 

@@ -35,9 +35,10 @@ static int64_t grid_positions(int64_t *pos, const pecert_rope_config *c)
 typedef void (*property_fn)(const pecert_check_env *env, pecert_check_result *r,
                             const pecert_rope_call *call, const float *x, const char *where);
 
-/* Runs fn for every config x pairing on the grid of positions. */
+/* Runs fn for every config x pairing on the grid of positions, then
+ * concludes, the cases named what. */
 static void sweep(const pecert_check_env *env, pecert_check_result *r, property_fn fn,
-                  uint64_t seed)
+                  uint64_t seed, const char *what)
 {
     const pecert_rope_config **configs = NULL;
     size_t n = pecert_rope_configs(env, &configs);
@@ -52,23 +53,17 @@ static void sweep(const pecert_check_env *env, pecert_check_result *r, property_
                 .heads = N_HEADS,
                 .head_dim = configs[c]->head_dim,
             };
-            char label[128];
             char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[c]);
-            snprintf(where, sizeof(where), "%s %s", label,
-                     pairings[p] == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
-            size_t size = pecert_rope_call_size(&call);
-            float *x = malloc(size * sizeof(float));
+            pecert_rope_case_begin(env, where, sizeof(where), configs[c], pairings[p], "");
+            float *x = pecert_random_floats(r, pecert_rope_call_size(&call), seed + c * 2 + p, where);
             if (x == NULL) {
-                pecert_case_fail(r, where, "out of memory");
                 continue;
             }
-            pecert_fill_random(x, size, seed + c * 2 + p);
             fn(env, r, &call, x, where);
             free(x);
         }
     }
+    pecert_check_conclude(r, what);
 }
 
 static double oracle_scaling(const pecert_check_env *env, const pecert_rope_call *call)
@@ -81,6 +76,20 @@ static double oracle_scaling(const pecert_check_env *env, const pecert_rope_call
     }
     free(inv);
     return s;
+}
+
+/* x with its rotated channels times factor and the rest as they are: what
+ * a rotation by angle 0 (or by p, then -p) gives, its scaling applied;
+ * malloc'ed, NULL without memory. */
+static float *scaled_rotary(const pecert_rope_call *call, const float *x, double factor)
+{
+    size_t n = pecert_rope_call_size(call);
+    float *out = malloc(n * sizeof(float));
+    for (size_t i = 0; out != NULL && i < n; i++) {
+        int rotated = (int64_t)(i % (size_t)call->head_dim) < call->config->rotary_dim;
+        out[i] = rotated ? (float)(factor * x[i]) : x[i];
+    }
+    return out;
 }
 
 /* ---- rope.norm_preservation -------------------------------------------- */
@@ -119,8 +128,7 @@ static void norm_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_norm(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, norm_case, 101);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, norm_case, 101, "config/pairing sweeps");
 }
 
 /* ---- rope.identity_at_zero --------------------------------------------- */
@@ -138,14 +146,8 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
     if (y == NULL) {
         return;
     }
-    double s = oracle_scaling(env, &call);
-    float *want = malloc(pecert_rope_call_size(&call) * sizeof(float));
+    float *want = scaled_rotary(&call, x, oracle_scaling(env, &call));
     if (want != NULL) {
-        int64_t hd = call.head_dim;
-        for (size_t i = 0; i < pecert_rope_call_size(&call); i++) {
-            int rotated = (int64_t)(i % (size_t)hd) < call.config->rotary_dim;
-            want[i] = rotated ? (float)(s * x[i]) : x[i];
-        }
         int64_t failed_before = r->n_failed;
         pecert_rope_compare(env, r, &call, x, y, want, where, 0, 1.0);
         if (r->n_failed > failed_before && !pecert_values_nonfinite(y, pecert_rope_call_size(&call))) {
@@ -158,8 +160,7 @@ static void identity_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_identity(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, identity_case, 202);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, identity_case, 202, "config/pairing sweeps");
 }
 
 /* ---- rope.inverse ------------------------------------------------------ */
@@ -177,14 +178,9 @@ static void inverse_case(const pecert_check_env *env, pecert_check_result *r,
     back.positions = neg;
     float *y = pecert_rope_run_packed(env, r, &fwd, x, where);
     float *z = y != NULL ? pecert_rope_run_packed(env, r, &back, y, where) : NULL;
-    float *want = malloc(pecert_rope_call_size(&fwd) * sizeof(float));
     double s = oracle_scaling(env, &fwd);
-    if (z != NULL && want != NULL) {
-        int64_t hd = fwd.head_dim;
-        for (size_t i = 0; i < pecert_rope_call_size(&fwd); i++) {
-            int rotated = (int64_t)(i % (size_t)hd) < fwd.config->rotary_dim;
-            want[i] = rotated ? (float)(s * s * x[i]) : x[i];
-        }
+    float *want = z != NULL ? scaled_rotary(&fwd, x, s * s) : NULL;
+    if (want != NULL) {
         /* Two rotations: the bound of one, twice, at the scaled norm. */
         pecert_rope_compare(env, r, &fwd, x, z, want, where, 0, 2.0 * fabs(s));
     }
@@ -195,8 +191,7 @@ static void inverse_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_inverse(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, inverse_case, 303);
-    pecert_check_conclude(r, "config/pairing sweeps");
+    sweep(env, r, inverse_case, 303, "config/pairing sweeps");
 }
 
 /* ---- rope.shift_invariance --------------------------------------------- */
@@ -301,8 +296,7 @@ static void shift_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_shift(const pecert_check_env *env, pecert_check_result *r)
 {
-    sweep(env, r, shift_case, 404);
-    pecert_check_conclude(r, "(m, n, shift) cases");
+    sweep(env, r, shift_case, 404, "(m, n, shift) cases");
 }
 
 const pecert_check pecert_check_rope_norm_preservation = {

@@ -88,25 +88,6 @@ static pecert_status set_threads(const pecert_subject *s, int32_t n)
     return s->desc->set_num_threads(s->instance, n);
 }
 
-static pecert_status apply_packed(const pecert_subject *s, const pecert_rope_call *c,
-                                  const float *x, float *out)
-{
-    int64_t hd = c->head_dim;
-    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)x, c->tokens, c->heads, hd,
-                                        c->heads * hd, hd, 1);
-    pecert_tensor tout = pecert_tensor_3d(out, c->tokens, c->heads, hd, c->heads * hd, hd, 1);
-    pecert_rope_apply_args args;
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = c->pairing;
-    args.config = c->config;
-    args.seq_len = c->seq_len;
-    args.positions = c->positions;
-    args.x = &tx;
-    args.out = &tout;
-    return s->desc->rope_apply(s->instance, &args);
-}
-
 /* Records the comparison of n floats run with `threads` threads against
  * the 1-thread result: equal bits, or a failure naming the first
  * difference. */
@@ -155,7 +136,7 @@ static void det_apply_case(const pecert_check_env *env, pecert_check_result *r,
             if (in_place) {
                 memcpy(dst, x, n * sizeof(float));
             }
-            st = apply_packed(&env->plugin, c, in_place ? dst : x, dst);
+            st = pecert_rope_apply_packed(&env->plugin, c, in_place ? dst : x, dst);
         }
         if (!pecert_case_status(r, &env->plugin, st, where, k == 0 ? "rope_apply" : "set_num_threads/rope_apply")) {
             goto out_free;
@@ -196,13 +177,10 @@ static void det_apply(const pecert_check_env *env, pecert_check_result *r)
                                  DET_HEADS, configs[i]->head_dim};
         pecert_rope_call call32 = call;
         call32.positions = pos + DET_TOKENS;
-        size_t n = pecert_rope_call_size(&call);
-        float *x = malloc(n * sizeof(float));
+        float *x = pecert_random_floats(r, pecert_rope_call_size(&call), 707 + i, "input");
         if (x == NULL) {
-            pecert_case_fail(r, "input", "out of memory");
             continue;
         }
-        pecert_fill_random(x, n, 707 + i);
         for (size_t p = 0; p < ARRAY_LEN(pairings); p++) {
             for (int in_place = 0; in_place < 2; in_place++) {
                 char label[128];
@@ -210,7 +188,7 @@ static void det_apply(const pecert_check_env *env, pecert_check_result *r)
                 call.pairing = pairings[p];
                 call32.pairing = pairings[p];
                 pecert_rope_config_label(label, sizeof(label), configs[i]);
-                snprintf(where, sizeof(where), "%s %s %s [%d,%d,%d]", label, p ? "interleaved" : "split_half",
+                snprintf(where, sizeof(where), "%s %s %s [%d,%d,%d]", label, pecert_rope_pairing_name(pairings[p]),
                          in_place ? "in place" : "out of place", DET_TOKENS, DET_HEADS,
                          (int)call.head_dim);
                 pecert_case_slot_set(env->case_slot, "%s", where);
@@ -455,22 +433,13 @@ static pecert_status half_apply(const pecert_subject *s, const pecert_rope_call 
     if (in_place) {
         memcpy(out, x, n * sizeof(uint16_t));
     }
-    pecert_tensor tx = pecert_tensor_3d((float *)(uintptr_t)(in_place ? out : x), c->tokens,
-                                        c->heads, hd, c->heads * hd, hd, 1);
-    pecert_tensor tout = pecert_tensor_3d((float *)(void *)out, c->tokens, c->heads, hd,
-                                          c->heads * hd, hd, 1);
+    /* Half data in the f32 rows view, its dtype changed (same shape and
+     * strides in elements). */
+    pecert_tensor tx = pecert_tensor_rows((const float *)(const void *)(in_place ? out : x), c->tokens, c->heads, hd);
+    pecert_tensor tout = pecert_tensor_rows((const float *)(void *)out, c->tokens, c->heads, hd);
     tx.dtype = h->dtype;
     tout.dtype = h->dtype;
-    pecert_rope_apply_args args;
-    memset(&args, 0, sizeof(args));
-    args.struct_size = sizeof(args);
-    args.pairing = c->pairing;
-    args.config = c->config;
-    args.seq_len = c->seq_len;
-    args.positions = c->positions;
-    args.x = &tx;
-    args.out = in_place ? &tx : &tout;
-    return s->desc->rope_apply(s->instance, &args);
+    return pecert_rope_apply_views(s, c, &tx, in_place ? &tx : &tout);
 }
 
 /* Inputs rounded to the half type, the oracle on their f32 widening. */
@@ -524,18 +493,12 @@ static void run_half_precision(const pecert_check_env *env, pecert_check_result 
         int64_t n_pos = pecert_scope_trim(env, r, pos, 10);
         for (size_t p = 0; p < ARRAY_LEN(pairings); p++) {
             pecert_rope_call call = {configs[i], pairings[p], 0, pos, n_pos, HALF_HEADS, configs[i]->head_dim};
-            size_t n = pecert_rope_call_size(&call);
-            float *x = malloc(n * sizeof(float));
-            char label[128];
             char where[PECERT_RESULT_LINE_MAX];
-            pecert_rope_config_label(label, sizeof(label), configs[i]);
-            snprintf(where, sizeof(where), "%s %s", label, p ? "interleaved" : "split_half");
-            pecert_case_slot_set(env->case_slot, "%s", where);
+            pecert_rope_case_begin(env, where, sizeof(where), configs[i], pairings[p], "");
+            float *x = pecert_random_floats(r, pecert_rope_call_size(&call), 808 + 2 * i + p, where);
             if (x == NULL) {
-                pecert_case_fail(r, where, "out of memory");
                 continue;
             }
-            pecert_fill_random(x, n, 808 + 2 * i + p);
             for (size_t t = 0; t < ARRAY_LEN(half_types); t++) {
                 half_type_case(env, r, &call, x, &half_types[t], where);
             }

@@ -40,8 +40,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "embedding");
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
         return;
     }
     pecert_sincos2d_args a;
@@ -53,18 +52,14 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     a.cls_token = (int32_t)pecert_vtest_int(t, "cls_token", 0);
     a.base = pecert_vtest_number(t, "base", 1e4);
     a.out = &out.view;
+    grid_ctx c = {a.embed_dim, a.grid_w, a.cls_token, a.base};
     pecert_status st = env->plugin.desc->sincos_2d(env->plugin.instance, &a);
-    if (pecert_out_status(r, &env->plugin, st, &out, where, "sincos_2d")) {
-        grid_ctx c = {a.embed_dim, a.grid_w, a.cls_token, a.base};
-        pecert_compare_bounded(r, &out, want, grid_bound, &c, where);
-    }
-    pecert_out_free(&out);
+    pecert_judge_bounded(r, &env->plugin, st, &out, want, grid_bound, &c, where, "sincos_2d");
 }
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "sincos2d.embed", golden_case);
-    pecert_check_conclude(r, "sincos2d.embed cases (packed and strided)");
+    pecert_run_golden(env, r, "sincos2d.embed", golden_case);
 }
 
 const pecert_check pecert_check_sincos2d_golden = {

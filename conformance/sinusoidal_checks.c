@@ -41,8 +41,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_vtensor *pos = pecert_vtest_input(t, "positions");
     const pecert_vtensor *want = pecert_vtest_output(t, "embedding");
     pecert_out_buf out;
-    if (pecert_out_init(&out, env, PECERT_DTYPE_F32, 2, want->shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
         return;
     }
     pecert_sinusoidal_args a;
@@ -55,18 +54,14 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     a.positions = pos->data;
     a.n = pos->num_elements;
     a.out = &out.view;
+    sin_ctx c = {t, pos->data, a.dim};
     pecert_status st = env->plugin.desc->sinusoidal(env->plugin.instance, &a);
-    if (pecert_out_status(r, &env->plugin, st, &out, where, "sinusoidal")) {
-        sin_ctx c = {t, pos->data, a.dim};
-        pecert_compare_bounded(r, &out, want, sin_bound, &c, where);
-    }
-    pecert_out_free(&out);
+    pecert_judge_bounded(r, &env->plugin, st, &out, want, sin_bound, &c, where, "sinusoidal");
 }
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "sinusoidal.embed", golden_case);
-    pecert_check_conclude(r, "sinusoidal.embed cases (packed and strided)");
+    pecert_run_golden(env, r, "sinusoidal.embed", golden_case);
 }
 
 const pecert_check pecert_check_sinusoidal_golden = {

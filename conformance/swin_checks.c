@@ -18,8 +18,7 @@ static int run_index(const pecert_check_env *env, const pecert_subject *s, pecer
 {
     int64_t n = (int64_t)wh * ww;
     int64_t shape[2] = {n, n};
-    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_I64, 2, shape, where)) {
         return 0;
     }
     pecert_swin_index_args a;
@@ -29,11 +28,7 @@ static int run_index(const pecert_check_env *env, const pecert_subject *s, pecer
     a.window_w = ww;
     a.out = &out->view;
     pecert_status st = s->desc->swin_index(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "swin_index")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "swin_index");
 }
 
 static void golden_case(const pecert_check_env *env, pecert_check_result *r,
@@ -49,8 +44,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "swin.index", golden_case);
-    pecert_check_conclude(r, "swin.index cases (packed and strided)");
+    pecert_run_golden(env, r, "swin.index", golden_case);
 }
 
 /* First broken rule of the bijection, or NULL. table[k] holds the offset

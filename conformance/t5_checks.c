@@ -33,8 +33,7 @@ static t5_config config_of(const pecert_vtest *t)
 static int run_buckets(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, const t5_config *c,
                        const int64_t *rel, int64_t n, pecert_out_buf *out, const char *where)
 {
-    if (pecert_out_init(out, env, PECERT_DTYPE_I64, 1, &n) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_I64, 1, &n, where)) {
         return 0;
     }
     pecert_t5_bucket_args a;
@@ -47,11 +46,7 @@ static int run_buckets(const pecert_check_env *env, const pecert_subject *s, pec
     a.n = n;
     a.out = &out->view;
     pecert_status st = s->desc->t5_bucket(s->instance, &a);
-    if (!pecert_out_status(r, s, st, out, where, "t5_bucket")) {
-        pecert_out_free(out);
-        return 0;
-    }
-    return 1;
+    return pecert_out_kept(r, s, st, out, where, "t5_bucket");
 }
 
 /* ---- t5.bucket.golden --------------------------------------------------- */
@@ -85,16 +80,16 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
 {
-    pecert_for_each_golden(env, r, "t5.bucket", golden_case);
-    pecert_check_conclude(r, "t5.bucket cases (packed and strided)");
+    pecert_run_golden(env, r, "t5.bucket", golden_case);
 }
 
 /* ---- properties --------------------------------------------------------- */
 
-/* Runs fn once per distinct config of the vectors. */
-static void for_each_config(const pecert_check_env *env, pecert_check_result *r,
-                            void (*fn)(const pecert_check_env *, pecert_check_result *,
-                                       const t5_config *, const char *))
+/* Runs fn once per distinct config of the vectors, then concludes: a
+ * property of the bucketing holds or fails per config. */
+static void check_each_config(const pecert_check_env *env, pecert_check_result *r,
+                              void (*fn)(const pecert_check_env *, pecert_check_result *,
+                                         const t5_config *, const char *))
 {
     t5_config seen[64];
     size_t n_seen = 0;
@@ -121,6 +116,7 @@ static void for_each_config(const pecert_check_env *env, pecert_check_result *r,
             fn(env, r, &c, where);
         }
     }
+    pecert_check_conclude(r, "configs");
 }
 
 /* The last bucket of a side: n - 1 (causal and the negative side), or
@@ -179,8 +175,7 @@ static void monotone_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_monotone(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_config(env, r, monotone_case);
-    pecert_check_conclude(r, "configs");
+    check_each_config(env, r, monotone_case);
 }
 
 /* From |d| = max_distance on, each side sits in its last bucket. */
@@ -215,8 +210,7 @@ static void saturation_case(const pecert_check_env *env, pecert_check_result *r,
 
 static void run_saturation(const pecert_check_env *env, pecert_check_result *r)
 {
-    for_each_config(env, r, saturation_case);
-    pecert_check_conclude(r, "configs");
+    check_each_config(env, r, saturation_case);
 }
 
 const pecert_check pecert_check_t5_bucket_golden = {

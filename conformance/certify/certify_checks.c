@@ -284,18 +284,14 @@ static void rope_apply_case(const pecert_check_env *env, pecert_check_result *r,
     const pecert_certify_model *m = env->certify_model;
     const int64_t pos[4] = {0, len > 2 ? 1 : 0, len / 2, len - 1};
     pecert_rope_call call = {&m->rope, m->pairing, 0, pos, 4, APPLY_HEADS, m->rope.head_dim};
-    size_t n = pecert_rope_call_size(&call);
-    float *x = malloc(n * sizeof(float));
     char where[128];
-    snprintf(where, sizeof(where), "rope_apply %s positions 0,1,%lld,%lld",
-             m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half",
+    snprintf(where, sizeof(where), "rope_apply %s positions 0,1,%lld,%lld", pecert_rope_pairing_name(m->pairing),
              (long long)(len / 2), (long long)(len - 1));
     pecert_case_slot_set(env->case_slot, "certify %s", where);
+    float *x = pecert_random_floats(r, pecert_rope_call_size(&call), 0x5eedu + (uint64_t)len, where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, n, 0x5eedu + (uint64_t)len);
     float *want = pecert_rope_run_with(&env->oracle, r, &call, x, where);
     float *got = want != NULL ? pecert_rope_run_packed(env, r, &call, x, where) : NULL;
     if (got != NULL) {
@@ -424,8 +420,7 @@ static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r
     pecert_out_buf want;
     pecert_out_buf got;
     int rc = -1;
-    if (pecert_out_init(&want, env, PECERT_DTYPE_F64, 1, &h) != 0) {
-        pecert_case_fail(r, "alibi_slopes", "out of memory");
+    if (!pecert_out_open(&want, env, r, PECERT_DTYPE_F64, 1, &h, "alibi_slopes")) {
         return -1;
     }
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 1, &h) == 0) {
@@ -591,8 +586,7 @@ static void t5_case(const pecert_check_env *env, pecert_check_result *r, int bid
     pecert_out_buf want;
     pecert_out_buf got;
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (pecert_out_init(&want, env, PECERT_DTYPE_I64, 1, &n) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&want, env, r, PECERT_DTYPE_I64, 1, &n, where)) {
         return;
     }
     if (pecert_out_init(&got, env, PECERT_DTYPE_I64, 1, &n) == 0) {
@@ -663,8 +657,7 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
         pos[i] = rows - 1 - i;
     }
     pecert_case_slot_set(env->case_slot, "certify %s", where);
-    if (pecert_out_init(&want, env, PECERT_DTYPE_F32, 2, shape) != 0) {
-        pecert_case_fail(r, where, "out of memory");
+    if (!pecert_out_open(&want, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return;
     }
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 2, shape) == 0) {

@@ -100,14 +100,12 @@ static void encoding_label(char *out, size_t len, const pecert_certify_model *m,
         const pecert_certify_vision *v = &m->vision;
         snprintf(out, len, "2-D RoPE of %s (frequencies %s, %s first, %s pairing, theta %g, head_dim %d)", v->tower,
                  v->frequencies == PECERT_ROPE2D_BLOCKS ? "in blocks" : "alternating",
-                 v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
-                                                                                                : "split_half",
-                 v->theta, v->head_dim);
+                 v->columns_first ? "columns" : "rows", pecert_rope_pairing_name(v->pairing), v->theta, v->head_dim);
     } else if (m->kind <= PECERT_PE_MROPE) {
         snprintf(out, len, "%srope_type %s (rotary_dim %d of %d, %s pairing)",
                  m->kind == PECERT_PE_MROPE ? "M-RoPE, " : "",
                  pecert_rope_type_name(m->rope.rope_type), (int)m->rope.rotary_dim, (int)m->rope.head_dim,
-                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half");
+                 pecert_rope_pairing_name(m->pairing));
     } else {
         snprintf(out, len, "%s", pecert_pe_kind_name(m->kind));
     }

@@ -85,13 +85,10 @@ static void apply_part(const pecert_check_env *env, pecert_check_result *r, cons
 {
     pecert_rope2d_apply_call c = {v->pairing, v->frequencies, v->columns_first, v->head_dim, v->theta,
                                   pos, tokens, VISION_HEADS};
-    size_t n = (size_t)(tokens * VISION_HEADS * v->head_dim);
-    float *x = malloc((n > 0 ? n : 1) * sizeof(float));
+    float *x = pecert_random_floats(r, (size_t)(tokens * VISION_HEADS * v->head_dim), 0x766973696f6eull, where);
     if (x == NULL) {
-        pecert_case_fail(r, where, "out of memory");
         return;
     }
-    pecert_fill_random(x, n, 0x766973696f6eull);
     pecert_case_slot_set(env->case_slot, "certify %s", where);
     float *want = pecert_rope2d_run_apply(&env->oracle, r, &c, x, where);
     float *got = want != NULL ? pecert_rope2d_run_apply(&env->plugin, r, &c, x, where) : NULL;
@@ -173,14 +170,9 @@ static void run_posinterp_reference(const pecert_check_env *env, pecert_check_re
 {
     const pecert_certify_vision *v = &env->certify_model->vision;
     size_t n = ((size_t)v->table_prefix + (size_t)v->table_side * (size_t)v->table_side) * (size_t)v->hidden_size;
-    float *table = malloc((n > 0 ? n : 1) * sizeof(float));
-    if (table == NULL) {
-        pecert_case_fail(r, "pos_interpolate", "out of memory");
-    } else {
-        pecert_fill_random(table, n, 0x7461626c65ull);
-        for (int i = 0; i < v->n_images; i++) {
-            table_case(env, r, v, table, v->grid_thw[i]);
-        }
+    float *table = pecert_random_floats(r, n, 0x7461626c65ull, "pos_interpolate");
+    for (int i = 0; table != NULL && i < v->n_images; i++) {
+        table_case(env, r, v, table, v->grid_thw[i]);
     }
     free(table);
     pecert_check_conclude(r, "resize cases");
