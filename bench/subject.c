@@ -18,16 +18,14 @@ static void refresh_description(bench_subject *s)
 int bench_subject_open(bench_subject *s, const char *path, char *err, size_t err_len)
 {
     const pecert_plugin *d;
-    pecert_status status = PECERT_OK;
+    pecert_status status;
 
     memset(s, 0, sizeof(*s));
     if (pecert_plugin_open(&s->plugin, path, err, err_len) != 0) {
         return -1;
     }
     d = s->plugin.desc;
-    if (d->create != NULL) {
-        status = d->create(&s->instance);
-    }
+    status = pecert_plugin_instance(d, &s->instance);
     if (status != PECERT_OK) {
         /* fast says why create failed through last_error(NULL). */
         const char *why = d->last_error != NULL ? d->last_error(NULL) : NULL;
@@ -49,8 +47,8 @@ void bench_subject_close(bench_subject *s)
 {
     const pecert_plugin *d = s->plugin.desc;
 
-    if (d != NULL && d->destroy != NULL) {
-        d->destroy(s->instance);
+    if (d != NULL) {
+        pecert_plugin_release(d, s->instance);
     }
     pecert_plugin_close(&s->plugin);
     memset(s, 0, sizeof(*s));
