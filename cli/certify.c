@@ -16,6 +16,7 @@
 #include "certify_config.h"
 #include "certify_passes.h"
 #include "commands.h"
+#include "vectors.h"
 #include "outputs.h"
 #include "plugin_load.h"
 #include "report.h"
@@ -231,7 +232,7 @@ static int list_model_types(void)
         width = (int)strlen(name) > width ? (int)strlen(name) : width;
     }
     for (size_t i = 0; (name = pecert_certify_model_type(i, &pairing, &reads)) != NULL; i++) {
-        printf("  %-*s %-11s %s\n", width, name, pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half",
+        printf("  %-*s %-11s %s\n", width, name, pecert_rope_pairing_name(pairing),
                reads);
     }
     const char *config_class;

@@ -143,12 +143,6 @@ void pecert_rope_config_label(char *out, size_t len, const pecert_rope_config *c
 /* The pretraining length L0 that switches scaled RoPE's behaviour is
  * pecert_rope_l0 (vectors.h). */
 
-/* The pairing as the case names say it. */
-static inline const char *pecert_rope_pairing_name(pecert_rope_pairing pairing)
-{
-    return pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half";
-}
-
 /* pecert_rope_case_begin: where = "<config label> <pairing><tail>", the
  * name of one case of a config x pairing sweep, and the running case
  * (isolate.h) named so. */

@@ -392,3 +392,8 @@ int pecert__vec_rope_config_items(vec_loader *ld, const char *loc,
     }
     return 0;
 }
+
+const char *pecert_rope_pairing_name(pecert_rope_pairing pairing)
+{
+    return pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half";
+}

@@ -134,6 +134,11 @@ int pecert_vtest_has_flag(const pecert_vtest *test, const char *name);
  * table of them is the loader's (vec_rope.c). */
 const char *pecert_rope_type_name(pecert_rope_type t);
 
+/* pecert_rope_pairing_name: "interleaved" or "split_half", as the vectors'
+ * configs, the case names, certify and the JSON outputs spell a pairing
+ * (vec_rope.c). */
+const char *pecert_rope_pairing_name(pecert_rope_pairing pairing);
+
 /* pecert_rope_original_length: the pretraining length L0 c's rope type
  * switches behaviour at when the config states one, as transformers reads
  * it: rope_scaling's original_max_position_embeddings for yarn and

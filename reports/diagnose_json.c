@@ -4,10 +4,11 @@
 #include <math.h>
 
 #include "cJSON.h"
+#include "vectors.h"
 
 static const char *pairing_tag(const pecert_dump_report *r)
 {
-    return !r->pairing_found ? "neither" : r->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half";
+    return !r->pairing_found ? "neither" : pecert_rope_pairing_name(r->pairing);
 }
 
 static cJSON *hypotheses_json(const pecert_dump_report *r)
@@ -70,8 +71,7 @@ static cJSON *report_json(const pecert_diagnose_doc *d)
     cJSON_AddItemToArray(rot, cJSON_CreateNumber(r->rotated_hi));
     cJSON_AddNumberToObject(root, "config_rotary_dim", m->rope.rotary_dim);
     cJSON_AddStringToObject(root, "pairing", pairing_tag(r));
-    cJSON_AddStringToObject(root, "config_pairing", m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
-                                                                                             : "split_half");
+    cJSON_AddStringToObject(root, "config_pairing", pecert_rope_pairing_name(m->pairing));
     cJSON_AddNumberToObject(root, "spread_split_half", r->spread[0]);
     cJSON_AddNumberToObject(root, "spread_interleaved", r->spread[1]);
     cJSON_AddNumberToObject(root, "attention_factor", r->attention_factor);

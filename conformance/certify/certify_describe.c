@@ -242,7 +242,7 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
                  m->kind != PECERT_PE_MROPE ? "" : m->mrope_interleaved ? "mrope-interleaved " : "mrope ",
                  pecert_rope_type_name(r->rope_type),
                  r->rope_theta, r->rotary_dim, r->head_dim,
-                 m->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", factor,
+                 pecert_rope_pairing_name(m->pairing), factor,
                  (long long)pecert_certify_l0(m), (long long)m->max_position_embeddings);
         for (int t = 0; t < m->n_layer_types; t++) {
             char encoding[128];
@@ -267,7 +267,7 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         const pecert_certify_vision *v = &m->vision;
         snprintf(out, len, "rope2d %s %s %s-first %s theta=%g head_dim=%d", v->tower,
                  v->frequencies == PECERT_ROPE2D_BLOCKS ? "blocks" : "alternate", v->columns_first ? "columns" : "rows",
-                 v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved" : "split_half", v->theta, v->head_dim);
+                 pecert_rope_pairing_name(v->pairing), v->theta, v->head_dim);
         break;
     }
     }

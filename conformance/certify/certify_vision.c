@@ -49,6 +49,7 @@
  *               tokens come after and take no position).
  */
 #include "certify_reads.h"
+#include "vectors.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -697,8 +698,7 @@ static size_t describe_rotary_tower(char *out, size_t len, size_t used, const pe
                v->head_dim, v->hidden_size, v->theta);
     used = put(out, len, used, "  %-34s %s, %s first, %s pairs\n", "vision rotation",
                v->frequencies == PECERT_ROPE2D_BLOCKS ? "frequencies in blocks" : "frequencies alternating",
-               v->columns_first ? "columns" : "rows", v->pairing == PECERT_PAIRING_INTERLEAVED ? "interleaved"
-                                                                                              : "split_half");
+               v->columns_first ? "columns" : "rows", pecert_rope_pairing_name(v->pairing));
     used = put(out, len, used, "  %-34s %s; patch %d px", "vision patch order", scheme_words(v), v->patch_size);
     if (in_merge_windows(v)) {
         used = put(out, len, used, ", windows of %d x %d, %d frames per temporal patch", v->spatial_merge_size,
