@@ -397,7 +397,7 @@ static int certify_results(pecert_run_results *res, const char *plugin, const ch
     char oracle_path[1024];
     test_impl_path(plugin_path, sizeof(plugin_path), plugin);
     test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, 60.0, NULL, NULL, NULL, 0};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL, NULL, NULL, 0};
     int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res->n_checks, 1);
     return status;
@@ -423,7 +423,8 @@ static void leads(const char *plugin, char *certify_lead, char *run_lead, size_t
     pecert_run_results_free(&res);
     test_impl_path(plugin_path, sizeof(plugin_path), plugin);
     test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_run_options ropt = {plugin_path, oracle_path, PECERT_SOURCE_DIR "/vectors", NULL, 60.0, NULL, NULL};
+    pecert_run_options ropt = {plugin_path, oracle_path, PECERT_SOURCE_DIR "/vectors", NULL, test_check_timeout(60.0),
+                               NULL, NULL};
     ck_assert_int_eq(pecert_run(&res, &ropt, err, sizeof(err)), PECERT_EXIT_FAIL);
     snprintf(run_lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "(none)");
     pecert_run_results_free(&res);
@@ -564,7 +565,7 @@ START_TEST(run_and_certify_agree)
         char plugin_path[1024], oracle_path[1024];
         test_impl_path(plugin_path, sizeof(plugin_path), cases[i].plugin);
         test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-        pecert_run_options ropt = {plugin_path, oracle_path, dir, ids, 60.0, NULL, NULL};
+        pecert_run_options ropt = {plugin_path, oracle_path, dir, ids, test_check_timeout(60.0), NULL, NULL};
         int want = cases[i].fails ? PECERT_EXIT_FAIL : PECERT_EXIT_PASS;
         ck_assert_int_eq(pecert_run(&run, &ropt, err, sizeof(err)), want);
         for (size_t k = 0; k < cert.n_checks; k++) {

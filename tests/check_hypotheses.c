@@ -43,7 +43,8 @@ START_TEST(each_base_gets_the_hypothesis_of_its_bug)
     char err[2048] = "";
     snprintf(plugin, sizeof(plugin), "%s/impls/%s/%s.so", test_build_dir(), base, mutant);
     snprintf(oracle, sizeof(oracle), "%s/impls/ref.so", test_build_dir());
-    pecert_run_options opt = {plugin, oracle, PECERT_SOURCE_DIR "/vectors", "rope.apply.golden", 60.0, NULL, NULL};
+    pecert_run_options opt = {
+        plugin, oracle, PECERT_SOURCE_DIR "/vectors", "rope.apply.golden", test_check_timeout(60.0), NULL, NULL};
     pecert_run_results res;
     int status = pecert_run(&res, &opt, err, sizeof(err));
     ck_assert_msg(status == PECERT_EXIT_FAIL && res.n_checks == 1, "%s/%s: status %d %s", base, mutant, status, err);

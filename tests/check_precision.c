@@ -44,7 +44,8 @@ static pecert_run_results run_freq(const char *variant)
     char err[2048] = "";
     snprintf(plugin, sizeof(plugin), "%s/impls/honest/%s.so", test_build_dir(), variant);
     snprintf(oracle, sizeof(oracle), "%s/impls/ref.so", test_build_dir());
-    pecert_run_options opt = {plugin, oracle, PECERT_SOURCE_DIR "/vectors", "rope.freq.golden", 60.0, NULL, NULL};
+    pecert_run_options opt = {
+        plugin, oracle, PECERT_SOURCE_DIR "/vectors", "rope.freq.golden", test_check_timeout(60.0), NULL, NULL};
     pecert_run_results res;
     int status = pecert_run(&res, &opt, err, sizeof(err));
     ck_assert_msg(status == PECERT_EXIT_PASS && res.n_checks == 1, "%s: status %d %s", variant, status, err);

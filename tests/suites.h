@@ -57,6 +57,11 @@ uint64_t test_next_random(uint64_t *state);
  * mkdtemp directory); the test fails if it cannot. */
 void test_remove_dir(const char *dir);
 
+/* test_check_timeout: a per-check time limit handed to pecert, times
+ * CK_TIMEOUT_MULTIPLIER when set (make asan sets 4: every check runs
+ * several times slower there). */
+double test_check_timeout(double seconds);
+
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);
 /* test_impl_path: BUILD/impls/NAME.so into path ("mutants/x", "ref", ...). */

@@ -77,3 +77,10 @@ void test_write_text(const char *path, const char *text)
     fputs(text, f);
     ck_assert_msg(fclose(f) == 0, "cannot write %s", path);
 }
+
+double test_check_timeout(double seconds)
+{
+    const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+    double k = m != NULL ? atof(m) : 1.0;
+    return seconds * (k > 1.0 ? k : 1.0);
+}
