@@ -166,7 +166,7 @@ int pecert_parse_count(int *out, const char *arg, int min, int max)
 int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
                                  pecert_certify_model **m, pecert_loaded_plugin *p)
 {
-    char err[1024];
+    char err[1024] = "path too long";
     *m = malloc(sizeof(**m));
     if (*m == NULL || pecert_dump_model_load(*m, a->config, a->profile, a->profiles, a->layer, err, sizeof(err)) != 0) {
         fprintf(stderr, "pecert: %s\n", *m == NULL ? "out of memory" : err);

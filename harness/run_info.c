@@ -110,10 +110,10 @@ int pecert_capture_vector_set(pecert_run_results *run, const pecert_vfile *files
         snprintf(s->tag, sizeof(s->tag), "%s", f->prov_tag != NULL ? f->prov_tag : "");
         s->n_vectors = (int64_t)f->n_tests;
         /* The name the set knows the file by, never where this checkout
-         * keeps it: a file outside any vectors directory (certify's one
-         * profile file) by its base name. */
-        const char *slash = strrchr(rel, '/');
-        const char *name = rel[0] == '/' && slash != NULL ? slash + 1 : rel;
+         * keeps it: a file outside the vectors directory (certify's one
+         * profile file, given absolutely or relatively) by its base name. */
+        const char *slash = strrchr(f->path, '/');
+        const char *name = rel != f->path ? rel : slash != NULL ? slash + 1 : f->path;
         h = fnv1a(h, name, strlen(name) + 1); /* the NUL separates name from bytes */
         h = fnv1a_file(h, f->path);
     }

@@ -24,7 +24,7 @@ void pecert_capture_host(pecert_run_info *info);
 /*
  * pecert_capture_vector_set records the loaded files in run->sources
  * (paths relative to dir) and an FNV-1a 64 hash of their relative paths
- * (an absolute one: its base name) and manifest bytes in
+ * (a file outside dir: its base name) and manifest bytes in
  * run->info.vectors_hash ("fnv1a64:<hex>"): equal hashes mean the same
  * vectors wherever they are kept (a manifest holds its payload's CRC).
  * Returns 0, or -1 when out of memory.
