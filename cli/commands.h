@@ -34,8 +34,6 @@ PECERT_COMMAND(bench);
 int pecert_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* pecert_parse_seconds: a positive number of seconds up to a day; 0 or -1. */
-int pecert_parse_seconds(double *out, const char *arg);
 
 /* pecert_check_outputs: each non-NULL path of names[i] (an option such as
  * "--json") must be writable where it will be written: its directory

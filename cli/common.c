@@ -36,7 +36,8 @@ int pecert_usage_error(const char *usage, const char *fmt, ...)
     return PECERT_EXIT_USAGE;
 }
 
-int pecert_parse_seconds(double *out, const char *arg)
+/* A positive number of seconds up to a day; 0, or -1. */
+static int parse_seconds(double *out, const char *arg)
 {
     char *end = NULL;
     double v = strtod(arg, &end);
@@ -197,7 +198,7 @@ int pecert_no_operands(const char *usage, const char *cmd, int argc, char **argv
 
 int pecert_timeout_arg(double *out, const char *usage, const char *cmd, const char *arg)
 {
-    return pecert_parse_seconds(out, arg) != 0
+    return parse_seconds(out, arg) != 0
                ? pecert_usage_error(usage, "%s: --timeout '%s': expected seconds in (0, 86400]", cmd, arg)
                : 0;
 }
