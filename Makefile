@@ -21,7 +21,7 @@
 BUILD     ?= build
 CC        ?= gcc
 PKGS      := libcjson zlib
-DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check
+DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check libseccomp-dev
 # The browser test of the HTML report (Debian's, not PyPI's selenium).
 BROWSER_DEB_PKGS := chromium chromium-driver python3-selenium
 # The fuzz targets (tests/fuzz/): clang with libFuzzer and its sanitizers.
@@ -59,6 +59,10 @@ HARNESS_SRC := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c)))
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_SRC     := $(sort $(wildcard cli/*.c) $(wildcard bench/*.c))
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+# The engine host (engine/): the one process that loads the plugin under
+# test, sandboxed by Debian's libseccomp; it sees only include/.
+ENGINE_SRC  := $(sort $(wildcard engine/*.c))
+ENGINE_OBJ  := $(ENGINE_SRC:%.c=$(BUILD)/obj/%.o)
 
 # One plugin per directory under impls/ (impls/NAME/*.c -> build/impls/NAME.so);
 # impls/testing/*.c are single-file plugins used only by the tests.
@@ -96,7 +100,7 @@ TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 # building a newly added source's object for an existing archive.
 .PRECIOUS: $(BUILD)/obj/%.o $(BUILD)/obj/f32/impls/mutants/%.o $(BUILD)/obj/impls/testing/%.o
 
-all: $(BUILD)/pecert $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F32)
+all: $(BUILD)/pecert $(BUILD)/pecert-engine $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F32)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
@@ -117,6 +121,10 @@ $(BUILD)/libpecert.a: $(HARNESS_OBJ)
 $(BUILD)/pecert: $(CLI_OBJ) $(BUILD)/libpecert.a
 	$(if $(Q),@echo "  LD    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ $(LDLIBS_ALL)
+
+$(BUILD)/pecert-engine: $(ENGINE_OBJ)
+	$(if $(Q),@echo "  LD    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -o $@ -lseccomp -ldl
 
 # One rule per plugin directory: impls/NAME/**/*.c -> build/impls/NAME.so.
 define plugin_rule
@@ -342,6 +350,7 @@ install: all
 	    $(INSTALL_ROOT)/lib/pecert/impls/mutants-f32 $(INSTALL_ROOT)/share/pecert/conformance/profiles \
 	    $(INSTALL_ROOT)/share/pecert/impls/mutants
 	$(Q)install -m 755 $(BUILD)/pecert $(INSTALL_ROOT)/bin/pecert
+	$(Q)install -m 755 $(BUILD)/pecert-engine $(INSTALL_ROOT)/lib/pecert/pecert-engine
 	$(Q)install -m 755 $(PLUGINS) $(INSTALL_ROOT)/lib/pecert/impls/
 	$(Q)install -m 755 $(HONEST) $(INSTALL_ROOT)/lib/pecert/impls/honest/
 	$(Q)install -m 755 $(MUTANTS) $(INSTALL_ROOT)/lib/pecert/impls/mutants/

@@ -364,8 +364,9 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, cli->filter, on_check,
-                                  (void *)(uintptr_t)cli, cli->verbose};
+    pecert_certify_options opt = {
+        plugin_path,  oracle_path,      vectors, cli->timeout_s, cli->filter, on_check, (void *)(uintptr_t)cli,
+        cli->verbose, PECERT_SANDBOX_ON};
     pecert_run_results res;
     char err[2048] = "";
     printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",

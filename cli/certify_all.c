@@ -78,7 +78,8 @@ static void certify_one(profile_run *pr, const pecert_certify_all_opts *o, const
                                   NULL,
                                   NULL,
                                   NULL,
-                                  0};
+                                  0,
+                                  PECERT_SANDBOX_ON};
     pr->status = pecert_certify_run(&pr->res, m, &opt, pr->err, sizeof(pr->err));
     free(m);
 }

@@ -373,8 +373,8 @@ int pecert_cmd_run(int argc, char **argv)
         cli.filter = failed_filter; /* NULL: nothing failed there, every check runs */
         opt.filter = cli.filter;
     }
-    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start,     cli.verbose,
-                                cli.jobs,        cli.fail_fast,   cli.case_spec};
+    pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start,      cli.verbose,
+                                cli.jobs,        cli.fail_fast,   cli.case_spec, PECERT_SANDBOX_ON};
     pecert_run_results res;
     char err[2048] = "";
     cli.progress = !cli.quiet && isatty(STDOUT_FILENO);

@@ -226,6 +226,16 @@ static void append_not_run(pecert_check_result *r, int used)
     }
 }
 
+void pecert_check_engine_violation(pecert_check_result *r, const char *line)
+{
+    pecert_case_fail(r, "engine", "%s", line);
+    pecert_check_symptom(r, "%s", PECERT_SYMPTOM_ENGINE_WROTE_OUTSIDE);
+    if (r->verdict < PECERT_VERDICT_FAIL) {
+        r->verdict = PECERT_VERDICT_FAIL;
+    }
+    snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", line);
+}
+
 void pecert_check_conclude(pecert_check_result *r, const char *what)
 {
     int64_t answered = r->n_cases - r->n_unsupported - r->n_oracle_refused;

@@ -147,6 +147,14 @@ void pecert_case_passed(pecert_check_result *r, const char *where, const char *w
 void pecert_case_fail(pecert_check_result *r, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* pecert_check_engine_violation: the engine wrote outside its outputs
+ * during the check (engine.h, pecert_engine_violation: into an input, past
+ * an output, between a strided output's elements). The check fails with
+ * that line as its diagnosis, whatever its cases concluded: a result
+ * computed next to such a write proves nothing. */
+void pecert_check_engine_violation(pecert_check_result *r, const char *line);
+#define PECERT_SYMPTOM_ENGINE_WROTE_OUTSIDE "engine:wrote-outside-outputs"
+
 /* pecert_check_conclude sets verdict and diagnosis from the counts. */
 void pecert_check_conclude(pecert_check_result *r, const char *what);
 

@@ -28,6 +28,24 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* This process's slot, when it is an isolated child. */
+static pecert_case_slot *own_slot;
+
+void pecert_child_fault(const char *fmt, ...)
+{
+    char why[PECERT_CASE_SLOT_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    (void)vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    if (own_slot != NULL) {
+        memcpy(own_slot->fault, why, sizeof(why));
+    } else {
+        fprintf(stderr, "pecert: %s\n", why);
+    }
+    _exit(PECERT_CHILD_FAULT_EXIT);
+}
+
 void pecert_case_slot_set(pecert_case_slot *case_slot, const char *fmt, ...)
 {
     va_list ap;
@@ -203,6 +221,7 @@ static void run_child(pecert_child_fn fn, void *arg, int fds[2], int nonce_fd, p
                       double timeout_s)
 {
     close(fds[0]);
+    own_slot = slot;
     (void)setpgid(0, 0);
     (void)prctl(PR_SET_PDEATHSIG, SIGKILL); /* pecert gone (Ctrl-C): so is the check */
     /* Default dispositions: a crash must kill the child, not a handler the
@@ -293,6 +312,7 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
         return;
     }
     slot->text[0] = '\0';
+    slot->fault[0] = '\0';
     slot->vector = (pecert_vector_id){"", -1};
     if (make_nonce(nonce) != 0 || nonce_pipe(nfds, nonce) != 0) {
         set_not_run(out, "no random nonce (getrandom or pipe failed)");
@@ -334,6 +354,10 @@ void pecert_run_isolated(pecert_child_outcome *out, pecert_child_fn fn,
     out->last_case[sizeof(out->last_case) - 1] = '\0';
     out->last_vector = slot->vector;
     out->last_vector.file[sizeof(out->last_vector.file) - 1] = '\0';
+    if (out->status == PECERT_CHILD_EXITED && out->exit_code == PECERT_CHILD_FAULT_EXIT) {
+        memcpy(out->fault, slot->fault, sizeof(out->fault));
+        out->fault[sizeof(out->fault) - 1] = '\0';
+    }
 out_unmap:
     munmap(slot, sizeof(*slot));
 }
@@ -355,6 +379,8 @@ void pecert_child_outcome_words(char *out, size_t len, const pecert_child_outcom
         snprintf(out, len, "killed by signal %d (%s) during %s", o->signal, strsignal(o->signal), during);
     } else if (o->status == PECERT_CHILD_NOT_RUN) {
         snprintf(out, len, "could not start %s: %s", what, o->output != NULL ? o->output : "?");
+    } else if (o->fault[0] != '\0') {
+        snprintf(out, len, "%s during %s", o->fault, during);
     } else {
         snprintf(out, len, "exited with status %d without a result during %s", o->exit_code, during);
     }

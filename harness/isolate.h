@@ -40,7 +40,11 @@ typedef enum pecert_child_status {
 typedef struct pecert_case_slot {
     char text[PECERT_CASE_SLOT_LEN];
     pecert_vector_id vector;
+    char fault[PECERT_CASE_SLOT_LEN]; /* pecert_child_fault's words */
 } pecert_case_slot;
+
+/* The exit status of a child that ended by pecert_child_fault. */
+#define PECERT_CHILD_FAULT_EXIT 86
 /* Result text bigger than this is a runaway child: it is cut and flagged. */
 #define PECERT_CHILD_MAX_OUTPUT ((size_t)64 << 20)
 
@@ -56,6 +60,7 @@ typedef struct pecert_child_outcome {
                                          * (output then holds it unstripped) */
     char last_case[PECERT_CASE_SLOT_LEN]; /* case running when it ended    */
     pecert_vector_id last_vector;       /* its golden vector ("" if none)  */
+    char fault[PECERT_CASE_SLOT_LEN];   /* why it ended by pecert_child_fault ("" if not) */
     double elapsed_s;
 } pecert_child_outcome;
 
@@ -79,7 +84,7 @@ void pecert_child_outcome_free(pecert_child_outcome *out);
 /* pecert_child_outcome_words: why a child gave no result, in one line:
  * "no result within T s (hang or far too slow) during CASE", "killed by
  * signal N (NAME) during CASE", "could not start WHAT: why", "exited with
- * status N without a result during CASE" (CASE "start-up" when none was
+ * status N without a result during CASE", "FAULT during CASE" (CASE "start-up" when none was
  * named). The runner's CRASH/TIMEOUT diagnosis and `pecert dump` say it
  * alike. */
 void pecert_child_outcome_words(char *out, size_t len, const pecert_child_outcome *o, double timeout_s,
@@ -92,6 +97,12 @@ void pecert_case_slot_set(pecert_case_slot *case_slot, const char *fmt, ...)
 /* pecert_case_slot_vector: the current case checks golden vector (file,
  * tc_id). */
 void pecert_case_slot_vector(pecert_case_slot *case_slot, const char *file, int64_t tc_id);
+
+/* pecert_child_fault: in an isolated child, ends it at once with why
+ * (printf-style) as its outcome's fault, for a failure the child saw
+ * rather than one it made: its engine host broke the wire protocol. Out
+ * of one, prints it and exits with the same status. */
+_Noreturn void pecert_child_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* pecert_write_fully writes len bytes to fd, retrying short writes. */
 int pecert_write_fully(int fd, const char *buf, size_t len);

@@ -32,8 +32,7 @@ int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
     return (n < 0 || (size_t)n >= out_len) ? -1 : 0;
 }
 
-static int validate_descriptor(const pecert_plugin *desc, const char *path,
-                               char *err, size_t err_len)
+int pecert_plugin_validate(const pecert_plugin *desc, const char *path, char *err, size_t err_len)
 {
     if (PECERT_ABI_MAJOR_OF(desc->abi_version) != PECERT_ABI_MAJOR) {
         snprintf(err, err_len, "%s: plugin ABI %u.%u, host speaks %u.x", path,
@@ -84,7 +83,7 @@ static int open_here(pecert_loaded_plugin *out, const char *path, char *err, siz
                  (unsigned)PECERT_ABI_MAJOR, (unsigned)PECERT_ABI_MINOR);
         goto out_close;
     }
-    if (validate_descriptor(desc, path, err, err_len) != 0) {
+    if (pecert_plugin_validate(desc, path, err, err_len) != 0) {
         goto out_close;
     }
     out->dl_handle = handle;
@@ -102,6 +101,7 @@ void pecert_plugin_close(pecert_loaded_plugin *plugin)
     if (plugin->dl_handle != NULL) {
         dlclose(plugin->dl_handle);
     }
+    pecert_engine_free(plugin->engine);
     memset(plugin, 0, sizeof(*plugin));
 }
 
@@ -173,7 +173,7 @@ void pecert_scope_describe(char *out, size_t len, const pecert_scope *scope)
  * ($PECERT_LOAD_TIMEOUT seconds, if set, for an engine that loads slower). */
 #define LOAD_TIMEOUT_S 30.0
 
-static double load_timeout_s(void)
+double pecert_load_timeout_s(void)
 {
     const char *env = getenv("PECERT_LOAD_TIMEOUT");
     char *end = NULL;
@@ -199,7 +199,7 @@ static int probe_child(void *arg, int out_fd, pecert_case_slot *case_slot)
 static int probe(const char *path, char *err, size_t err_len)
 {
     pecert_child_outcome o;
-    double timeout_s = load_timeout_s();
+    double timeout_s = pecert_load_timeout_s();
     pecert_run_isolated(&o, probe_child, (void *)(uintptr_t)path, timeout_s);
     int rc = -1;
     if (o.status == PECERT_CHILD_TIMED_OUT) {
@@ -231,6 +231,21 @@ int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
         return -1;
     }
     return open_here(out, path, err, err_len);
+}
+
+int pecert_plugin_open_hosted(pecert_loaded_plugin *out, const char *path, pecert_sandbox_mode mode, char *err,
+                              size_t err_len)
+{
+    memset(out, 0, sizeof(*out));
+    if (snprintf(out->path, sizeof(out->path), "%s", path) >= (int)sizeof(out->path)) {
+        snprintf(err, err_len, "%s: path too long", path);
+        return -1;
+    }
+    if (pecert_engine_load(&out->engine, path, mode, err, err_len) != 0) {
+        return -1;
+    }
+    out->desc = pecert_engine_desc(out->engine);
+    return 0;
 }
 
 int pecert_exe_dir(char *out, size_t len)
@@ -268,13 +283,20 @@ void pecert_impl_dir(char *out, size_t len)
 
 pecert_status pecert_plugin_instance(const pecert_plugin *desc, void **out)
 {
+    pecert_engine *engine = pecert_engine_of(desc);
     *out = NULL;
+    if (engine != NULL) {
+        return pecert_engine_instance(engine, out);
+    }
     return desc->create != NULL ? desc->create(out) : PECERT_OK;
 }
 
 void pecert_plugin_release(const pecert_plugin *desc, void *instance)
 {
-    if (desc->destroy != NULL) {
+    pecert_engine *engine = pecert_engine_of(desc);
+    if (engine != NULL) {
+        pecert_engine_release(engine, instance);
+    } else if (desc->destroy != NULL) {
         desc->destroy(instance);
     }
 }

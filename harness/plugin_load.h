@@ -6,11 +6,13 @@
 
 #include <stddef.h>
 
+#include "engine.h"
 #include "pecert/plugin.h"
 
 typedef struct pecert_loaded_plugin {
-    void *dl_handle;            /* from dlopen                          */
-    const pecert_plugin *desc;  /* validated descriptor                 */
+    void *dl_handle;            /* from dlopen (in this process)        */
+    pecert_engine *engine;      /* or its engine host (engine.h)        */
+    const pecert_plugin *desc;  /* validated descriptor (or its proxies) */
     char path[1024];            /* the file that was opened             */
 } pecert_loaded_plugin;
 
@@ -34,13 +36,33 @@ void pecert_impl_dir(char *out, size_t len);
 int pecert_exe_dir(char *out, size_t len);
 
 /*
- * pecert_plugin_open dlopens path, calls its pecert_plugin_entry with the
+ * pecert_plugin_open_hosted: the plugin under test, in an engine host
+ * (engine.h): pecert never maps its code. desc is the descriptor of
+ * proxies, checked as pecert_plugin_open checks one. 0, or -1 with
+ * "path: reason" in err.
+ */
+int pecert_plugin_open_hosted(pecert_loaded_plugin *out, const char *path, pecert_sandbox_mode mode, char *err,
+                              size_t err_len);
+
+/*
+ * pecert_plugin_open dlopens path into this process (pecert's own plugins
+ * only: the oracle, and what `pecert bench` times), calls its pecert_plugin_entry with the
  * host ABI version and validates the descriptor: ABI major, struct_size
  * covering every field the host reads, non-NULL id/name/version.
  * Returns 0, or -1 with "path: reason" in err (the plugin is closed).
  */
 int pecert_plugin_open(pecert_loaded_plugin *out, const char *path, char *err,
                        size_t err_len);
+
+/* pecert_load_timeout_s: how long a plugin's load-time code may run
+ * before it counts as hung: $PECERT_LOAD_TIMEOUT seconds, or 30. */
+double pecert_load_timeout_s(void);
+
+/* pecert_plugin_validate: the descriptor's rules (ABI major, a
+ * struct_size covering what the host reads, id, name, version and
+ * last_error present, create and destroy both or neither). 0, or -1 with
+ * "path: reason". */
+int pecert_plugin_validate(const pecert_plugin *desc, const char *path, char *err, size_t err_len);
 
 /* pecert_plugin_instance: an instance of desc in *out. plugin.h lets
  * create be NULL (a stateless plugin: every call gets NULL), so nothing
@@ -51,7 +73,8 @@ pecert_status pecert_plugin_instance(const pecert_plugin *desc, void **out);
  * (nothing when destroy is NULL, as it is exactly when create is). */
 void pecert_plugin_release(const pecert_plugin *desc, void *instance);
 
-/* pecert_plugin_close dlcloses; a zeroed plugin is a no-op. */
+/* pecert_plugin_close dlcloses (or frees the engine); a zeroed plugin is a
+ * no-op. */
 void pecert_plugin_close(pecert_loaded_plugin *plugin);
 
 /* pecert_plugin_scope: the plugin's declared scope (ABI 1.3), or NULL when

@@ -74,7 +74,7 @@ static int planned(const certify_state *s, const pecert_plan_entry *e)
 
 static int load_state(certify_state *s, const pecert_certify_options *opt, char *err, size_t err_len)
 {
-    if (pecert_plugin_open(&s->plugin, opt->plugin_path, err, err_len) != 0 ||
+    if (pecert_plugin_open_hosted(&s->plugin, opt->plugin_path, opt->sandbox, err, err_len) != 0 ||
         pecert_plugin_open(&s->oracle, opt->oracle_path, err, err_len) != 0) {
         return PECERT_EXIT_LOAD;
     }

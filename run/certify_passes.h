@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "certify_config.h"
+#include "engine.h"
 #include "results.h"
 
 typedef struct pecert_certify_options {
@@ -27,6 +28,7 @@ typedef struct pecert_certify_options {
     void (*on_check)(const pecert_check_result *r, size_t done, size_t total, void *user);
     void *user;
     int keep_cases;            /* --verbose: every case that did not fail */
+    pecert_sandbox_mode sandbox; /* --sandbox (runner.h, pecert_run_extras) */
 } pecert_certify_options;
 
 /*

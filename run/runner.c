@@ -13,6 +13,7 @@
 
 #include "checks.h"
 #include "diagnose.h"
+#include "engine.h"
 #include "did_you_mean.h"
 #include "isolate.h"
 #include "job_pool.h"
@@ -84,6 +85,12 @@ static int check_in_child(const pecert_check *check, const pecert_exec_subjects 
     pecert_case_slot_set(case_slot, "destroy instance");
     drop_subject(&env.oracle);
     drop_subject(&env.plugin);
+    pecert_engine *engine = pecert_engine_of(x->plugin);
+    const char *broke = pecert_engine_violation(engine);
+    if (broke != NULL) {
+        pecert_check_engine_violation(&r, broke);
+    }
+    pecert_engine_stop(engine); /* before the capture ends: it holds stdout */
     r.plugin_output_bytes = pecert_capture_end(printed, r.plugin_output, sizeof(r.plugin_output));
     cJSON *json = pecert_check_result_to_json(&r);
     char *text = json != NULL ? cJSON_PrintUnformatted(json) : NULL;
@@ -569,7 +576,7 @@ int pecert_run(pecert_run_results *out, const pecert_run_options *opt, char *err
 int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
                   const pecert_run_extras *extras, char *err, size_t err_len)
 {
-    static const pecert_run_extras no_extras = {1, 1, NULL, 0, 1, 0, NULL};
+    static const pecert_run_extras no_extras = {1, 1, NULL, 0, 1, 0, NULL, PECERT_SANDBOX_ON};
     const pecert_run_extras *ex = extras != NULL ? extras : &no_extras;
     int shard_count = ex->shard_count > 0 ? ex->shard_count : 1;
     int shard_index = ex->shard_count > 0 ? ex->shard_index : 1;
@@ -588,7 +595,7 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
         snprintf(err, err_len, "--shard %d/%d: I must be in 1..N", shard_index, shard_count);
         return PECERT_EXIT_USAGE;
     }
-    if (pecert_plugin_open(&s.plugin, opt->plugin_path, err, err_len) != 0 ||
+    if (pecert_plugin_open_hosted(&s.plugin, opt->plugin_path, ex->sandbox, err, err_len) != 0 ||
         pecert_plugin_open(&s.oracle, opt->oracle_path, err, err_len) != 0) {
         goto out_free;
     }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "filter.h" /* pecert_filter_selects: --filter, for the callers of a run */
+#include "engine.h"
 #include "results.h"
 
 /* Exit statuses of `pecert run` (and of pecert_run's return). */
@@ -51,6 +52,9 @@ typedef struct pecert_run_extras {
      * file's path, or its path's tail after a '/': "rope/x.json", "x.json";
      * it must name one file). NULL: every vector. */
     const char *case_spec;
+    /* --sandbox off: the engine host without its seccomp filters (a GPU
+     * driver needs more than they allow); every output says so. */
+    pecert_sandbox_mode sandbox;
 } pecert_run_extras;
 
 /*

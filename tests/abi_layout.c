@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "pecert/plugin.h"
+#include "pecert/wire.h"
 
 #if defined(__x86_64__) && defined(__LP64__)
 _Static_assert(sizeof(pecert_tensor) == 152, "ABI v1 layout: sizeof pecert_tensor");
@@ -263,4 +264,52 @@ _Static_assert(sizeof(pecert_plugin) == 288, "ABI 1.9 layout: sizeof pecert_plug
  * reserved (the struct's size and every other offset unchanged). */
 _Static_assert(offsetof(pecert_rope2d_index_args, window_units) == 12,
                "ABI 1.10 layout: pecert_rope2d_index_args.window_units");
+
+/* The wire protocol (include/pecert/WIRE.md), version 1: a host in another
+ * language reads these bytes; a change here is a new PECERT_WIRE_VERSION. */
+_Static_assert(sizeof(pecert_wire_header) == 16, "wire v1 layout: sizeof pecert_wire_header");
+_Static_assert(offsetof(pecert_wire_header, version) == 4, "wire v1 layout: pecert_wire_header.version");
+_Static_assert(offsetof(pecert_wire_header, type) == 6, "wire v1 layout: pecert_wire_header.type");
+_Static_assert(offsetof(pecert_wire_header, length) == 8, "wire v1 layout: pecert_wire_header.length");
+_Static_assert(offsetof(pecert_wire_header, seq) == 12, "wire v1 layout: pecert_wire_header.seq");
+_Static_assert(sizeof(pecert_wire_hello) == 96, "wire v1 layout: sizeof pecert_wire_hello");
+_Static_assert(offsetof(pecert_wire_hello, abi_version) == 16, "wire v1 layout: pecert_wire_hello.abi_version");
+_Static_assert(offsetof(pecert_wire_hello, struct_size) == 20, "wire v1 layout: pecert_wire_hello.struct_size");
+_Static_assert(offsetof(pecert_wire_hello, op_mask) == 24, "wire v1 layout: pecert_wire_hello.op_mask");
+_Static_assert(offsetof(pecert_wire_hello, present) == 32, "wire v1 layout: pecert_wire_hello.present");
+_Static_assert(offsetof(pecert_wire_hello, host_pid) == 36, "wire v1 layout: pecert_wire_hello.host_pid");
+_Static_assert(offsetof(pecert_wire_hello, scope) == 40, "wire v1 layout: pecert_wire_hello.scope");
+_Static_assert(sizeof(pecert_wire_arena) == 32, "wire v1 layout: sizeof pecert_wire_arena");
+_Static_assert(offsetof(pecert_wire_arena, size) == 16, "wire v1 layout: pecert_wire_arena.size");
+_Static_assert(offsetof(pecert_wire_arena, generation) == 24, "wire v1 layout: pecert_wire_arena.generation");
+_Static_assert(sizeof(pecert_wire_reloc) == 16, "wire v1 layout: sizeof pecert_wire_reloc");
+_Static_assert(offsetof(pecert_wire_reloc, space) == 4, "wire v1 layout: pecert_wire_reloc.space");
+_Static_assert(offsetof(pecert_wire_reloc, target) == 8, "wire v1 layout: pecert_wire_reloc.target");
+_Static_assert(sizeof(pecert_wire_call) == 48, "wire v1 layout: sizeof pecert_wire_call");
+_Static_assert(offsetof(pecert_wire_call, op) == 16, "wire v1 layout: pecert_wire_call.op");
+_Static_assert(offsetof(pecert_wire_call, instance) == 20, "wire v1 layout: pecert_wire_call.instance");
+_Static_assert(offsetof(pecert_wire_call, session) == 24, "wire v1 layout: pecert_wire_call.session");
+_Static_assert(offsetof(pecert_wire_call, frame_len) == 28, "wire v1 layout: pecert_wire_call.frame_len");
+_Static_assert(offsetof(pecert_wire_call, n_relocs) == 32, "wire v1 layout: pecert_wire_call.n_relocs");
+_Static_assert(offsetof(pecert_wire_call, generation) == 40, "wire v1 layout: pecert_wire_call.generation");
+_Static_assert(sizeof(pecert_wire_reply) == 32, "wire v1 layout: sizeof pecert_wire_reply");
+_Static_assert(offsetof(pecert_wire_reply, status) == 16, "wire v1 layout: pecert_wire_reply.status");
+_Static_assert(offsetof(pecert_wire_reply, handle) == 20, "wire v1 layout: pecert_wire_reply.handle");
+_Static_assert(offsetof(pecert_wire_reply, text_len) == 24, "wire v1 layout: pecert_wire_reply.text_len");
+_Static_assert(offsetof(pecert_wire_reply, flags) == 28, "wire v1 layout: pecert_wire_reply.flags");
+_Static_assert(sizeof(pecert_wire_frame_rope_freqs) == 32, "wire v1 layout: sizeof pecert_wire_frame_rope_freqs");
+_Static_assert(offsetof(pecert_wire_frame_rope_freqs, config) == 16,
+               "wire v1 layout: pecert_wire_frame_rope_freqs.config");
+_Static_assert(offsetof(pecert_wire_frame_rope_freqs, seq_len) == 24,
+               "wire v1 layout: pecert_wire_frame_rope_freqs.seq_len");
+_Static_assert(sizeof(pecert_wire_frame_rope_cos_sin) == 48, "wire v1 layout: sizeof pecert_wire_frame_rope_cos_sin");
+_Static_assert(offsetof(pecert_wire_frame_rope_cos_sin, positions) == 32,
+               "wire v1 layout: pecert_wire_frame_rope_cos_sin.positions");
+_Static_assert(offsetof(pecert_wire_frame_rope_cos_sin, n_positions) == 40,
+               "wire v1 layout: pecert_wire_frame_rope_cos_sin.n_positions");
+_Static_assert(sizeof(pecert_wire_frame_threads) == 8, "wire v1 layout: sizeof pecert_wire_frame_threads");
+_Static_assert(sizeof(pecert_wire_frame_session_create) == 8,
+               "wire v1 layout: sizeof pecert_wire_frame_session_create");
+_Static_assert(sizeof(pecert_wire_frame_read_keys) == 16, "wire v1 layout: sizeof pecert_wire_frame_read_keys");
+_Static_assert(offsetof(pecert_wire_frame_read_keys, seq) == 8, "wire v1 layout: pecert_wire_frame_read_keys.seq");
 #endif

@@ -397,7 +397,8 @@ static int certify_results(pecert_run_results *res, const char *plugin, const ch
     char oracle_path[1024];
     test_impl_path(plugin_path, sizeof(plugin_path), plugin);
     test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL, NULL, NULL, 0};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL,
+                                  NULL,        NULL,        0,       PECERT_SANDBOX_ON};
     int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
     ck_assert_int_ge((int)res->n_checks, 1);
     return status;

@@ -364,7 +364,8 @@ static int certify_profile(pecert_run_results *res, const char *profile, const c
     test_impl_path(oracle_path, sizeof(oracle_path), "ref");
     ck_assert_ptr_nonnull(pecert_certify_profile_vectors(vectors, sizeof(vectors), PECERT_SOURCE_DIR "/vectors",
                                                          profile));
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL, NULL, NULL, 0};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL,
+                                  NULL,        NULL,        0,       PECERT_SANDBOX_ON};
     int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
     ck_assert_msg(status <= PECERT_EXIT_FAIL, "%s", err);
     return status;

@@ -660,7 +660,7 @@ static void run_shard(pecert_run_results *res, int index, int count)
     snprintf(plugin, sizeof(plugin), "%s/impls/testing/sin_interleaved.so", test_build_dir());
     snprintf(oracle, sizeof(oracle), "%s/impls/ref.so", test_build_dir());
     pecert_run_options opt = {plugin, oracle, PECERT_SOURCE_DIR "/vectors", NULL, test_check_timeout(30.0), NULL, NULL};
-    pecert_run_extras extras = {index, count, NULL, 0, 1, 0, NULL};
+    pecert_run_extras extras = {index, count, NULL, 0, 1, 0, NULL, PECERT_SANDBOX_ON};
     int status = pecert_run_ex(res, &opt, &extras, err, sizeof(err));
     ck_assert_msg(status == PECERT_EXIT_PASS || status == PECERT_EXIT_FAIL, "status %d: %s", status, err);
     ck_assert_int_eq(res->info.n_selected, (int)pecert_num_checks);

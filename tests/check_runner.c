@@ -235,32 +235,35 @@ START_TEST(narrow_engines_get_verdicts_inside_their_scope)
 }
 END_TEST
 
-/* A plugin that writes a PASS into the result pipe (impls/testing/forger.c)
- * and _exit()s, or lets the genuine FAIL follow, or names another check:
- * each is a CRASH "forged result", never a pass. */
+/* A plugin that looks for the result pipe to write a PASS into
+ * (impls/testing/forger.c) finds none: it runs in the engine host, which
+ * holds no descriptor of the check's but its channel. Then it _exit()s
+ * (a CRASH saying the engine exited in the middle of a call), or lets the
+ * check go on with its wrong frequency (a FAIL): never a pass. */
 START_TEST(forged_results_are_crashes)
 {
     const char *const modes[] = {"exit", "continue", "other"};
-    const char *const why[] = {"does not end with the harness's nonce", "not one JSON result",
-                               "does not end with the harness's nonce"};
+    const pecert_verdict verdicts[] = {PECERT_VERDICT_CRASH, PECERT_VERDICT_FAIL, PECERT_VERDICT_CRASH};
     for (int m = 0; m < 3; m++) {
         run_fixture f;
         ck_assert_int_eq(setenv("FORGER_MODE", modes[m], 1), 0);
         run_plugin(&f, "testing/forger.so", "rope.freq.golden", 30.0);
         ck_assert_msg(f.status == PECERT_EXIT_FAIL, "%s: status %d: %s", modes[m], f.status, f.err);
         const pecert_check_result *r = find(&f, "rope.freq.golden");
-        ck_assert_int_eq(r->verdict, PECERT_VERDICT_CRASH);
-        ck_assert_msg(strstr(r->diagnosis, "forged result: ") != NULL && strstr(r->diagnosis, why[m]) != NULL, "%s: %s",
-                      modes[m], r->diagnosis);
+        ck_assert_msg(r->verdict == verdicts[m], "%s: verdict %d: %s", modes[m], (int)r->verdict, r->diagnosis);
+        ck_assert_msg(verdicts[m] != PECERT_VERDICT_CRASH ||
+                          strstr(r->diagnosis, "the engine host exited with status 0 in the middle of a call") != NULL,
+                      "%s: %s", modes[m], r->diagnosis);
         pecert_run_results_free(&f.results);
     }
     unsetenv("FORGER_MODE");
 }
 END_TEST
 
-/* A grandchild the plugin forked holds the result pipe open: the check
- * still ends with its own verdict when its process does (not a TIMEOUT),
- * and the grandchild dies with the check's process group. */
+/* A plugin that forks a sleeper (impls/testing/grandchild.c) is refused:
+ * the engine host's sandbox allows threads, never processes, and never a
+ * file opened for writing. The check ends with its own verdict, and the
+ * plugin's own words (captured) say that fork failed. */
 START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
 {
     char pidfile[] = "/tmp/pecert-grandchild-XXXXXX";
@@ -272,29 +275,14 @@ START_TEST(a_grandchild_neither_holds_the_check_nor_outlives_it)
     ck_assert_msg(f.status == PECERT_EXIT_PASS, "status %d: %s", f.status, f.err);
     const pecert_check_result *r = find(&f, "rope.freq.golden");
     ck_assert_msg(r->verdict == PECERT_VERDICT_PASS && r->elapsed_s < 10.0, "%s (%.1f s)", r->diagnosis, r->elapsed_s);
+    ck_assert_msg(strstr(r->plugin_output, "grandchild: fork: Operation not permitted") != NULL, "plugin said '%s'",
+                  r->plugin_output);
     FILE *p = fopen(pidfile, "r");
     int pid = 0;
     ck_assert_ptr_nonnull(p);
-    ck_assert_int_eq(fscanf(p, "%d", &pid), 1);
+    ck_assert_int_eq(fscanf(p, "%d", &pid), EOF); /* not written: no file opens for writing */
     fclose(p);
     unlink(pidfile);
-    /* Gone, or a zombie waiting for a reaper: not sleeping any more. */
-    char stat_path[64];
-    char state = 'X';
-    snprintf(stat_path, sizeof(stat_path), "/proc/%d/stat", pid);
-    for (int tries = 0; tries < 100; tries++) {
-        FILE *st = fopen(stat_path, "r");
-        state = 'X';
-        if (st != NULL) {
-            ck_assert_int_eq(fscanf(st, "%*d %*s %c", &state), 1);
-            fclose(st);
-        }
-        if (state == 'X' || state == 'Z') {
-            break;
-        }
-        usleep(20000);
-    }
-    ck_assert_msg(state == 'X' || state == 'Z', "grandchild %d still in state %c", pid, state);
     pecert_run_results_free(&f.results);
 }
 END_TEST

@@ -7,7 +7,8 @@ pecert is layered: the plugin ABI at the bottom, the host library above it
 (results, vectors, isolation, plugin loading), the checks above that, then
 the runner, the outputs and the command line. Each folder is a floor:
 
-    0  include/                      the ABI
+    0  include/                      the ABI and the wire protocol
+    0  engine/                       the engine host program: sees only include/
     1  harness/                      the host library: knows no check id
     2  conformance/                  everything that knows a check id
     3  run/                          the one runner
@@ -33,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Where `#include "x.h"` is looked for, after the including file's own
 # folder: the Makefile's -I order.
 SEARCH = ["include", "harness", "conformance", "conformance/certify", "conformance/dumps", "run", "reports"]
-FLOORS = [("cli/", 5), ("include/", 0), ("harness/", 1), ("conformance/", 2),
+FLOORS = [("cli/", 5), ("include/", 0), ("engine/", 0), ("harness/", 1), ("conformance/", 2),
           ("run/", 3), ("reports/", 4), ("bench/", 4)]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -55,7 +56,7 @@ def resolve(including, name):
 
 
 def sources():
-    for top in ("include", "harness", "conformance", "run", "reports", "bench", "cli"):
+    for top in ("include", "engine", "harness", "conformance", "run", "reports", "bench", "cli"):
         for folder, _, files in os.walk(os.path.join(ROOT, top)):
             for f in sorted(files):
                 if f.endswith((".c", ".h")):

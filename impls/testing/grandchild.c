@@ -1,14 +1,16 @@
 /*
- * grandchild.c - `ref` whose rope_freqs forks a process that sleeps for
- * ten minutes holding every descriptor the check had (the result pipe
- * among them), and writes its pid to $GRANDCHILD_PIDFILE. The check must
- * still finish with its own verdict when the check's process exits, not
- * time out waiting for the pipe to close, and the sleeper must be killed
- * with the check's process group (tests/check_runner.c).
+ * grandchild.c - `ref` whose rope_freqs forks a process that would sleep
+ * for ten minutes holding every descriptor the engine host has, and writes
+ * its pid to $GRANDCHILD_PIDFILE; when fork fails it says why on stderr.
+ * In the sandboxed engine host both are refused (no process, no file
+ * opened for writing), and the check ends with its own verdict
+ * (tests/check_runner.c).
  */
 #define _GNU_SOURCE /* dladdr, in ref_beside.h */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pecert/plugin.h"
@@ -27,6 +29,9 @@ static pecert_status forking_freqs(void *instance, double *out_inv_freq, double 
         if (pid == 0) {
             sleep(600);
             _exit(0);
+        }
+        if (pid < 0) {
+            fprintf(stderr, "grandchild: fork: %s\n", strerror(errno));
         }
         const char *pidfile = getenv("GRANDCHILD_PIDFILE");
         FILE *f = pidfile != NULL ? fopen(pidfile, "w") : NULL;

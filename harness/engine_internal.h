@@ -1,0 +1,126 @@
+/*
+ * engine_internal.h - what engine_link.c (the host process and its
+ * hello), engine_call.c (one call's marshalling) and engine_proxy.c (the
+ * operations) share. Not for use outside harness/engine_*.c.
+ */
+#ifndef PECERT_HARNESS_ENGINE_INTERNAL_H
+#define PECERT_HARNESS_ENGINE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "engine.h"
+#include "pecert/wire.h"
+
+#define ENGINE_VIOLATION_LEN 512
+
+struct pecert_engine {
+    pecert_plugin desc; /* the proxies; its id points into text[0] */
+    pecert_sandbox_mode mode;
+    char path[4096];
+    char text[4][PECERT_WIRE_MAX_TEXT]; /* id, name, version, vendor */
+    char cap_text[PECERT_WIRE_MAX_CAPS][PECERT_WIRE_MAX_CAP_LEN];
+    const char *caps[PECERT_WIRE_MAX_CAPS + 1];
+    pecert_scope scope;
+    uint64_t op_mask;
+    uint32_t hello_present;
+    /* This process's host: owner is the process that started it (a child
+     * of the process that loaded the engine starts its own). */
+    pid_t owner;
+    pid_t host;
+    int fd;
+    /* The arena: a sealed memfd both sides map. */
+    unsigned char *arena;
+    size_t arena_size;
+    uint64_t generation;
+    uint32_t seq;
+    unsigned char *mask; /* which bytes of a block an output may write */
+    size_t mask_cap;
+    /* The text of the last reply (describe, last_error after a failure). */
+    char reply_text[PECERT_WIRE_MAX_TEXT + 1];
+    int reply_text_null;
+    int error_text_valid; /* the last call failed and brought last_error */
+    char violation[ENGINE_VIOLATION_LEN];
+};
+
+/* An instance the checks hold: the engine and the host's handle. */
+typedef struct engine_instance {
+    pecert_engine *e;
+    uint32_t handle;
+} engine_instance;
+
+/* engine_connect: a host for this process, started and greeted if it has
+ * none. 0; a host that cannot start ends the process (engine_fail). */
+void engine_connect(pecert_engine *e);
+
+/* engine_fail: the host broke the protocol, closed the channel or died
+ * during a call. A host killed by a signal ends this process by the same
+ * signal (the runner reads it as it read a crash of the plugin in the
+ * check's own process); one that exited or broke the protocol ends it as
+ * an isolated child's fault (isolate.h) saying so. Never returns. */
+_Noreturn void engine_fail(pecert_engine *e, const char *why);
+
+/* engine_send_message: the whole message, on the channel (with fd as
+ * SCM_RIGHTS when >= 0); 0, or -1. */
+int engine_send_message(pecert_engine *e, const void *msg, size_t len, int fd);
+
+/* ---- one call (engine_call.c) ------------------------------------------ */
+
+#define ENGINE_MAX_REGIONS 32
+
+/* A range of the judge's memory a pointer of the arguments reaches. */
+typedef struct engine_region {
+    const unsigned char *start;
+    size_t len;
+    int output;                /* the operation writes it             */
+    const pecert_tensor *view; /* its elements (strided output), or NULL: all of it */
+    const char *name;          /* the argument, for the violation line */
+    size_t block;
+} engine_region;
+
+typedef struct engine_call {
+    pecert_engine *e;
+    pecert_wire_op op;
+    const char *op_name;
+    unsigned char frame[PECERT_WIRE_MAX_FRAME] __attribute__((aligned(16)));
+    size_t frame_len;
+    pecert_wire_reloc relocs[PECERT_WIRE_MAX_RELOCS];
+    size_t n_relocs;
+    engine_region regions[ENGINE_MAX_REGIONS];
+    uint32_t region_slot[ENGINE_MAX_REGIONS]; /* the slot each region's pointer fills */
+    size_t region_delta[ENGINE_MAX_REGIONS];  /* the pointer's offset into its region (0) */
+    size_t n_regions;
+    int overflow; /* more than the wire's limits: a bug of pecert's, said so */
+} engine_call;
+
+/* What came back. */
+typedef struct engine_reply {
+    pecert_status status;
+    uint32_t handle;
+} engine_reply;
+
+void engine_call_begin(engine_call *c, pecert_engine *e, pecert_wire_op op, const char *op_name);
+
+/* engine_frame: size bytes of src at the next 8-aligned offset of the
+ * frame (zeros when src is NULL); the offset. */
+size_t engine_frame(engine_call *c, const void *src, size_t size);
+
+/* engine_struct: the struct src (size bytes) the pointer at frame offset
+ * slot points to, copied into the frame and relocated; its offset, or
+ * (size_t)-1 when src is NULL (the slot is then NULL). */
+size_t engine_struct(engine_call *c, size_t slot, const void *src, size_t size);
+
+/* engine_data: the pointer at slot reaches len bytes of the judge's
+ * memory at ptr (an input, or an output the host may write all of). */
+void engine_data(engine_call *c, size_t slot, const void *ptr, size_t len, int output, const char *name);
+
+/* engine_tensor: the pecert_tensor pointer at slot: the struct, and the
+ * bytes its view spans (only its elements writable, when output). */
+void engine_tensor(engine_call *c, size_t slot, const pecert_tensor *t, int output, const char *name);
+
+/* engine_call_run: the call laid out in the arena, sent, answered, its
+ * outputs copied back and every other byte checked. */
+engine_reply engine_call_run(engine_call *c, uint32_t instance, uint32_t session);
+
+#endif /* PECERT_HARNESS_ENGINE_INTERNAL_H */
