@@ -51,9 +51,8 @@ const char pecert_usage_certify[] =
     "  --vectors FILE|DIR profile vectors recorded from the official model class:\n"
     "                     a file, or a vector directory holding profiles/NAME.json\n"
     "                     (default for --profile NAME: the default vector directory's)\n"
-    "  --profiles DIR     where profiles live (default: the source tree's)\n"
-    PECERT_OUTPUTS_USAGE
-    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    "  --profiles DIR     where profiles live (default: the source tree's)\n" PECERT_OUTPUTS_USAGE
+    "  --timeout S        seconds per check before it is killed (default 120)\n" PECERT_SANDBOX_USAGE
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
@@ -99,22 +98,33 @@ typedef struct certify_cli {
     int text_only;     /* --text-only: the vision tower left out */
     int max_details;   /* failure lines per check (--max-details) */
     int jobs;          /* -j N: profiles at once (--all-profiles)  */
+    pecert_sandbox_mode sandbox; /* --sandbox                     */
 } certify_cli;
 
 static int parse_args(certify_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'},  {"profile", required_argument, NULL, 'p'},
-        {"impl", required_argument, NULL, 'i'},    {"oracle", required_argument, NULL, 'o'},
-        {"vectors", required_argument, NULL, 'v'}, {"profiles", required_argument, NULL, 'P'},
-        {"timeout", required_argument, NULL, 't'},
-        {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
-        {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
-        {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
-        {"verbose", no_argument, NULL, 'V'},
-        {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
-        {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
-        {"jobs", required_argument, NULL, 'N'},    PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"impl", required_argument, NULL, 'i'},
+                                         {"oracle", required_argument, NULL, 'o'},
+                                         {"vectors", required_argument, NULL, 'v'},
+                                         {"profiles", required_argument, NULL, 'P'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"print", no_argument, NULL, 'n'},
+                                         {"list-profiles", no_argument, NULL, 'l'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"all-profiles", no_argument, NULL, 'A'},
+                                         {"max-details", required_argument, NULL, 'D'},
+                                         {"verbose", no_argument, NULL, 'V'},
+                                         {"filter", required_argument, NULL, 'f'},
+                                         {"list-model-types", no_argument, NULL, 'M'},
+                                         {"image", required_argument, NULL, 'I'},
+                                         {"text-only", no_argument, NULL, 'X'},
+                                         {"jobs", required_argument, NULL, 'N'},
+                                         {"sandbox", required_argument, NULL, 'B'},
+                                         PECERT_OUTPUT_GETOPT,
+                                         {NULL, 0, NULL, 0}};
     int c;
     int rc;
     opterr = 0;
@@ -156,6 +166,11 @@ static int parse_args(certify_cli *cli, int argc, char **argv)
             break;
         case 't':
             if ((rc = pecert_timeout_arg(&cli->timeout_s, pecert_usage_certify, "certify", optarg)) != 0) {
+                return rc;
+            }
+            break;
+        case 'B':
+            if ((rc = pecert_sandbox_arg(&cli->sandbox, pecert_usage_certify, "certify", optarg)) != 0) {
                 return rc;
             }
             break;
@@ -319,10 +334,11 @@ static void print_verdict(const pecert_run_results *res, const pecert_certify_mo
     char line[1536];
     snprintf(line, sizeof(line),
              "verdict: %s %s for %s (%s): %zu passed, %zu failed, %zu crashed, %zu timed out, "
-             "%zu not supported (of %zu checks)%s",
+             "%zu not supported (of %zu checks)%s%s%s",
              res->info.plugin_name, verdict_word(status, filter, &c), m->name, m->model_type,
              counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL], counts[PECERT_VERDICT_CRASH],
-             counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks, tail);
+             counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks, tail,
+             res->info.unsandboxed ? "; " : "", res->info.unsandboxed ? PECERT_UNSANDBOXED_WORDS : "");
     puts(line); /* one line, never wrapped: what a CI log greps for */
     if (filter == NULL) {
         char coverage[4096];
@@ -352,8 +368,9 @@ static int certify_all_profiles(const certify_cli *cli)
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
-    pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
-                                 &cli->out, cli->jobs};
+    pecert_certify_all_opts o = {
+        cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s, &cli->out, cli->jobs,
+        cli->sandbox};
     return pecert_certify_all(&o);
 }
 
@@ -365,8 +382,8 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
         return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
     pecert_certify_options opt = {
-        plugin_path,  oracle_path,      vectors, cli->timeout_s, cli->filter, on_check, (void *)(uintptr_t)cli,
-        cli->verbose, PECERT_SANDBOX_ON};
+        plugin_path,  oracle_path, vectors, cli->timeout_s, cli->filter, on_check, (void *)(uintptr_t)cli,
+        cli->verbose, cli->sandbox};
     pecert_run_results res;
     char err[2048] = "";
     printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",

@@ -79,7 +79,7 @@ static void certify_one(profile_run *pr, const pecert_certify_all_opts *o, const
                                   NULL,
                                   NULL,
                                   0,
-                                  PECERT_SANDBOX_ON};
+                                  o->sandbox};
     pr->status = pecert_certify_run(&pr->res, m, &opt, pr->err, sizeof(pr->err));
     free(m);
 }
@@ -246,9 +246,10 @@ int pecert_certify_all(const pecert_certify_all_opts *o)
     for (int i = 0; i < n; i++) {
         free(names[i]);
     }
-    printf("certify: %d certified, %d not certified, %d not applicable%s%s\n", counts[CERTIFIED],
+    printf("certify: %d certified, %d not certified, %d not applicable%s%s%s\n", counts[CERTIFIED],
            counts[NOT_CERTIFIED], counts[NOT_APPLICABLE], counts[BROKEN] > 0 ? ", errors: " : "",
-           counts[BROKEN] > 0 ? "see above" : "");
+           counts[BROKEN] > 0 ? "see above" : "",
+           o->sandbox == PECERT_SANDBOX_OFF ? "; " PECERT_UNSANDBOXED_WORDS : "");
     int written = write_matrix(&rep, o);
     pecert_report_free(&rep);
     if (load_failed) {

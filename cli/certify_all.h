@@ -5,6 +5,7 @@
 #ifndef PECERT_CLI_CERTIFY_ALL_H
 #define PECERT_CLI_CERTIFY_ALL_H
 
+#include "engine.h"
 #include "report.h"
 
 typedef struct pecert_certify_all_opts {
@@ -15,6 +16,7 @@ typedef struct pecert_certify_all_opts {
     double timeout_s;
     const pecert_report_outputs *out; /* for the whole matrix         */
     int jobs;                  /* -j: profiles certified at once          */
+    pecert_sandbox_mode sandbox; /* --sandbox                             */
 } pecert_certify_all_opts;
 
 /* Returns 0 when every profile the plugin applies to is certified (and

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "engine.h"
+
 #ifndef PECERT_SOURCE_DIR
 #define PECERT_SOURCE_DIR "."
 #endif
@@ -68,13 +70,16 @@ typedef struct pecert_model_args {
 } pecert_model_args;
 
 /* pecert_open_model_and_plugin: the RoPE model of a (malloc'ed into *m)
- * and plugin (a built-in name or a path) opened into *p. PECERT_EXIT_PASS,
+ * and plugin (a built-in name or a path) opened into *p: in an engine host
+ * with *hosted's sandbox (a plugin under test), or in this process when
+ * hosted is NULL (pecert's own oracle). PECERT_EXIT_PASS,
  * or after saying why ("pecert: WHO: ...") PECERT_EXIT_USAGE (the model)
  * or PECERT_EXIT_LOAD (the plugin), with nothing left to free. */
 struct pecert_certify_model;
 struct pecert_loaded_plugin;
 int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
-                                 struct pecert_certify_model **m, struct pecert_loaded_plugin *p);
+                                 const pecert_sandbox_mode *hosted, struct pecert_certify_model **m,
+                                 struct pecert_loaded_plugin *p);
 
 /* The common ends of a command's option parse, each a usage error naming
  * the command: pecert_bad_option, an option getopt did not know or one
@@ -84,6 +89,14 @@ int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, co
 int pecert_bad_option(const char *usage, const char *cmd, char **argv);
 int pecert_no_operands(const char *usage, const char *cmd, int argc, char **argv);
 int pecert_timeout_arg(double *out, const char *usage, const char *cmd, const char *arg);
+
+/* --sandbox on|off (engine.h): the engine host's seccomp filters, on by
+ * default; off for an engine that needs more (a GPU driver), and every
+ * output then says so. pecert_sandbox_arg: into *out (0) or the error. */
+#define PECERT_SANDBOX_USAGE                                                                                           \
+    "  --sandbox on|off   the engine host's seccomp sandbox (default on); off for an\n"                                \
+    "                     engine that needs more (a GPU driver): every output says so\n"
+int pecert_sandbox_arg(pecert_sandbox_mode *out, const char *usage, const char *cmd, const char *arg);
 
 /* -j N takes at most this many workers (more only wait). */
 #define PECERT_MAX_JOBS 1024

@@ -165,7 +165,7 @@ int pecert_parse_count(int *out, const char *arg, int min, int max)
 }
 
 int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, const char *plugin,
-                                 pecert_certify_model **m, pecert_loaded_plugin *p)
+                                 const pecert_sandbox_mode *hosted, pecert_certify_model **m, pecert_loaded_plugin *p)
 {
     char err[1024] = "path too long";
     *m = malloc(sizeof(**m));
@@ -178,7 +178,8 @@ int pecert_open_model_and_plugin(const char *who, const pecert_model_args *a, co
     char path[PATH_MAX];
     pecert_impl_dir(dir, sizeof(dir));
     if (pecert_plugin_resolve(path, sizeof(path), plugin, dir) != 0 ||
-        pecert_plugin_open(p, path, err, sizeof(err)) != 0) {
+        (hosted != NULL ? pecert_plugin_open_hosted(p, path, *hosted, err, sizeof(err))
+                        : pecert_plugin_open(p, path, err, sizeof(err))) != 0) {
         fprintf(stderr, "pecert: %s: %s\n", who, err);
         free(*m);
         return PECERT_EXIT_LOAD;
@@ -201,4 +202,13 @@ int pecert_timeout_arg(double *out, const char *usage, const char *cmd, const ch
     return parse_seconds(out, arg) != 0
                ? pecert_usage_error(usage, "%s: --timeout '%s': expected seconds in (0, 86400]", cmd, arg)
                : 0;
+}
+
+int pecert_sandbox_arg(pecert_sandbox_mode *out, const char *usage, const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
+        *out = arg[1] == 'n' ? PECERT_SANDBOX_ON : PECERT_SANDBOX_OFF;
+        return 0;
+    }
+    return pecert_usage_error(usage, "%s: --sandbox '%s': expected on or off", cmd, arg);
 }

@@ -447,7 +447,7 @@ int pecert_cmd_diagnose(int argc, char **argv)
     }
     pecert_certify_model *m;
     pecert_loaded_plugin oracle;
-    rc = pecert_open_model_and_plugin("diagnose: oracle", &cli.model, cli.oracle != NULL ? cli.oracle : "ref", &m,
+    rc = pecert_open_model_and_plugin("diagnose: oracle", &cli.model, cli.oracle != NULL ? cli.oracle : "ref", NULL, &m,
                                       &oracle);
     if (rc != PECERT_EXIT_PASS) {
         return rc;

@@ -29,28 +29,27 @@
 #include "plugin_load.h"
 #include "runner.h"
 
-const char pecert_usage_dump[] =
-    "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
-    "                   [--tokens N] [--first P] [--layer TYPE]\n"
-    "\n"
-    "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
-    "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
-    "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n"
-    "\n"
-    "options:\n"
-    "  --impl NAME|PATH   the plugin whose rope_apply rotates q (built-in name or .so)\n"
-    "  --config PATH      the checkpoint's config.json, or\n"
-    "  --profile NAME     a bundled profile (see `pecert certify --list-profiles`)\n"
-    "  --profiles DIR     where profiles live (default: the source tree's)\n"
-    "  --layer TYPE       the layer type whose RoPE to use, for checkpoints whose\n"
-    "                     layers differ (default: the first rotary one, said on stderr)\n"
-    "  --out DIR          an existing directory for the three .npy files\n"
-    "  --tokens N         tokens to rotate, 1..65536 (default 40)\n"
-    "  --first P          the first position, 0..2^40 (default 0)\n"
-    "  --help             this text\n"
-    "\n"
-    "exit status: 0 written, 1 the plugin's rope_apply failed or declined, 2 bad\n"
-    "             usage, config or output directory, 3 the plugin failed to load\n";
+const char pecert_usage_dump[] = "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
+                                 "                   [--tokens N] [--first P] [--layer TYPE]\n"
+                                 "\n"
+                                 "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
+                                 "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
+                                 "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n"
+                                 "\n"
+                                 "options:\n"
+                                 "  --impl NAME|PATH   the plugin whose rope_apply rotates q (built-in name or .so)\n"
+                                 "  --config PATH      the checkpoint's config.json, or\n"
+                                 "  --profile NAME     a bundled profile (see `pecert certify --list-profiles`)\n"
+                                 "  --profiles DIR     where profiles live (default: the source tree's)\n"
+                                 "  --layer TYPE       the layer type whose RoPE to use, for checkpoints whose\n"
+                                 "                     layers differ (default: the first rotary one, said on stderr)\n"
+                                 "  --out DIR          an existing directory for the three .npy files\n"
+                                 "  --tokens N         tokens to rotate, 1..65536 (default 40)\n"
+                                 "  --first P          the first position, 0..2^40 (default 0)\n" PECERT_SANDBOX_USAGE
+                                 "  --help             this text\n"
+                                 "\n"
+                                 "exit status: 0 written, 1 the plugin's rope_apply failed or declined, 2 bad\n"
+                                 "             usage, config or output directory, 3 the plugin failed to load\n";
 
 #define MAX_DUMP_TOKENS 65536
 
@@ -60,6 +59,7 @@ typedef struct dump_cli {
     const char *out;
     int64_t tokens;
     int64_t first;
+    pecert_sandbox_mode sandbox; /* --sandbox */
 } dump_cli;
 
 static int parse_count(int64_t *out, const char *arg, int64_t lo, int64_t hi)
@@ -75,12 +75,17 @@ static int parse_count(int64_t *out, const char *arg, int64_t lo, int64_t hi)
 
 static int parse_args(dump_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"impl", required_argument, NULL, 'i'},     {"config", required_argument, NULL, 'c'},
-        {"profile", required_argument, NULL, 'p'},  {"profiles", required_argument, NULL, 'P'},
-        {"layer", required_argument, NULL, 'L'},    {"out", required_argument, NULL, 'O'},
-        {"tokens", required_argument, NULL, 'n'},   {"first", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"impl", required_argument, NULL, 'i'},
+                                         {"config", required_argument, NULL, 'c'},
+                                         {"profile", required_argument, NULL, 'p'},
+                                         {"profiles", required_argument, NULL, 'P'},
+                                         {"layer", required_argument, NULL, 'L'},
+                                         {"out", required_argument, NULL, 'O'},
+                                         {"tokens", required_argument, NULL, 'n'},
+                                         {"first", required_argument, NULL, 'f'},
+                                         {"sandbox", required_argument, NULL, 'B'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     int rc;
     optind = 1;
@@ -101,6 +106,11 @@ static int parse_args(dump_cli *cli, int argc, char **argv)
         case 'f':
             if (parse_count(&cli->first, optarg, 0, (int64_t)1 << 40) != 0) {
                 return pecert_usage_error(pecert_usage_dump, "dump: --first %s: expected 0..2^40", optarg);
+            }
+            break;
+        case 'B':
+            if ((rc = pecert_sandbox_arg(&cli->sandbox, pecert_usage_dump, "dump", optarg)) != 0) {
+                return rc;
             }
             break;
         case 'h': fputs(pecert_usage_dump, stdout); return -1;
@@ -272,7 +282,7 @@ int pecert_cmd_dump(int argc, char **argv)
     }
     pecert_certify_model *m;
     pecert_loaded_plugin p;
-    rc = pecert_open_model_and_plugin("dump", &cli.model, cli.impl, &m, &p);
+    rc = pecert_open_model_and_plugin("dump", &cli.model, cli.impl, &cli.sandbox, &m, &p);
     if (rc != PECERT_EXIT_PASS) {
         return rc;
     }

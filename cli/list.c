@@ -174,7 +174,7 @@ static void list_plugins(void)
         char err[2048];
         pecert_loaded_plugin p;
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (pecert_plugin_open(&p, path, err, sizeof(err)) == 0) {
+        if (pecert_plugin_open_hosted(&p, path, PECERT_SANDBOX_ON, err, sizeof(err)) == 0) {
             printf("  %-10s %s %s\n", p.desc->name, p.desc->id, p.desc->version);
             pecert_plugin_close(&p);
         }

@@ -29,12 +29,11 @@ const char pecert_usage_run[] =
     "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's);\n"
     "                     the property checks take their configs from them too, so a\n"
     "                     check whose family has no vectors in DIR is not applicable;\n"
-    "                     *.json files that are not vector manifests are skipped\n"
-    PECERT_OUTPUTS_USAGE
+    "                     *.json files that are not vector manifests are skipped\n" PECERT_OUTPUTS_USAGE
     "  --shard I/N        run only shard I of N (checks k with k mod N = I-1);\n"
     "                     `pecert report` merges the shards' --json files\n"
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
-    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    "  --timeout S        seconds per check before it is killed (default 120)\n" PECERT_SANDBOX_USAGE
     "  -j, --jobs N       checks run at once, each in a process of its own (default\n"
     "                     1); the lines and files are those of one at a time\n"
     "  --fail-fast        start no check after the first that fails, crashes or times\n"
@@ -61,7 +60,6 @@ const char pecert_usage_run[] =
     "             timed out (or none passed: nothing certified), 2 bad usage or\n"
     "             input, 3 the plugin failed to load\n";
 
-
 #define PECERT_MAX_FOLDED 1024
 
 typedef struct run_cli {
@@ -81,6 +79,7 @@ typedef struct run_cli {
     int durations;       /* --durations N: the N slowest, 0 = none     */
     size_t planned;      /* checks this run (shard) planned            */
     const char *case_spec;   /* --case FILE:tcId                       */
+    pecert_sandbox_mode sandbox; /* --sandbox                          */
     const char *last_failed; /* --last-failed FILE                     */
     size_t n_no_case;        /* --case: checks with no case on it      */
     /* The checks whose operations the plugin leaves NULL, folded into one
@@ -195,16 +194,24 @@ static int parse_shard(run_cli *cli, const char *arg)
 
 static int parse_run_args(run_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"impl", required_argument, NULL, 'i'},   {"filter", required_argument, NULL, 'f'},
-        {"vectors", required_argument, NULL, 'v'},
-        {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
-        {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
-        {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
-        {"max-details", required_argument, NULL, 'D'},
-        {"jobs", required_argument, NULL, 'N'},    {"fail-fast", no_argument, NULL, 'F'},
-        {"durations", required_argument, NULL, 'R'}, {"case", required_argument, NULL, 'C'},
-        {"last-failed", required_argument, NULL, 'L'}, PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"impl", required_argument, NULL, 'i'},
+                                         {"filter", required_argument, NULL, 'f'},
+                                         {"vectors", required_argument, NULL, 'v'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"oracle", required_argument, NULL, 'o'},
+                                         {"verbose", no_argument, NULL, 'V'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"shard", required_argument, NULL, 'S'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"max-details", required_argument, NULL, 'D'},
+                                         {"jobs", required_argument, NULL, 'N'},
+                                         {"fail-fast", no_argument, NULL, 'F'},
+                                         {"durations", required_argument, NULL, 'R'},
+                                         {"case", required_argument, NULL, 'C'},
+                                         {"last-failed", required_argument, NULL, 'L'},
+                                         {"sandbox", required_argument, NULL, 'B'},
+                                         PECERT_OUTPUT_GETOPT,
+                                         {NULL, 0, NULL, 0}};
     int c;
     int rc;
     opterr = 0;
@@ -252,6 +259,11 @@ static int parse_run_args(run_cli *cli, int argc, char **argv)
                 return rc;
             }
             break;
+        case 'B':
+            if ((rc = pecert_sandbox_arg(&cli->sandbox, pecert_usage_run, "run", optarg)) != 0) {
+                return rc;
+            }
+            break;
         case 'h': fputs(pecert_usage_run, stdout); return -1;
         default:
             if (pecert_outputs_option(&cli->out, c, optarg)) {
@@ -284,10 +296,10 @@ static void print_summary(const pecert_run_results *res)
     pecert_print_findings(res);
     size_t counts[PECERT_VERDICT_COUNT];
     pecert_run_results_count(res, counts);
-    printf("%s: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported (of %zu checks)\n",
+    printf("%s: %zu passed, %zu failed, %zu crashed, %zu timed out, %zu not supported (of %zu checks)%s%s\n",
            res->info.plugin_name, counts[PECERT_VERDICT_PASS], counts[PECERT_VERDICT_FAIL],
-           counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT],
-           counts[PECERT_VERDICT_UNSUPPORTED], res->n_checks);
+           counts[PECERT_VERDICT_CRASH], counts[PECERT_VERDICT_TIMEOUT], counts[PECERT_VERDICT_UNSUPPORTED],
+           res->n_checks, res->info.unsandboxed ? "; " : "", res->info.unsandboxed ? PECERT_UNSANDBOXED_WORDS : "");
 }
 
 static void print_environment(const pecert_run_results *res)
@@ -374,7 +386,7 @@ int pecert_cmd_run(int argc, char **argv)
         opt.filter = cli.filter;
     }
     pecert_run_extras extras = {cli.shard_index, cli.shard_count, on_start,      cli.verbose,
-                                cli.jobs,        cli.fail_fast,   cli.case_spec, PECERT_SANDBOX_ON};
+                                cli.jobs,        cli.fail_fast,   cli.case_spec, cli.sandbox};
     pecert_run_results res;
     char err[2048] = "";
     cli.progress = !cli.quiet && isatty(STDOUT_FILENO);

@@ -283,7 +283,13 @@ typedef struct pecert_run_info {
     int shard_index;
     int shard_count;
     int n_selected;              /* checks selected before sharding     */
+    /* --sandbox off: the engine host ran without its seccomp filters
+     * (engine.h), so the plugin could reach what the sandbox keeps from
+     * it. Every output says so, in these words. */
+    int unsandboxed;
 } pecert_run_info;
+
+#define PECERT_UNSANDBOXED_WORDS "engine NOT sandboxed (--sandbox off)"
 
 /* A vector file the run loaded, and where its golden values come from. */
 typedef struct pecert_vector_source {

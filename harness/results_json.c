@@ -606,6 +606,9 @@ static cJSON *info_to_json(const pecert_run_info *info)
     cJSON_AddStringToObject(obj, "version", info->plugin_version);
     cJSON_AddStringToObject(obj, "describe", info->plugin_describe);
     cJSON_AddStringToObject(obj, "scope", info->plugin_scope);
+    if (info->unsandboxed) { /* absent: the engine host ran sandboxed */
+        cJSON_AddStringToObject(obj, "sandbox", "off");
+    }
     return obj;
 }
 
@@ -698,6 +701,9 @@ static void info_from_json(pecert_run_info *info, const cJSON *root)
     read_string(info->plugin_version, sizeof(info->plugin_version), plugin, "version");
     read_string(info->plugin_describe, sizeof(info->plugin_describe), plugin, "describe");
     read_string(info->plugin_scope, sizeof(info->plugin_scope), plugin, "scope");
+    char sandbox[8] = "";
+    read_string(sandbox, sizeof(sandbox), plugin, "sandbox");
+    info->unsandboxed = strcmp(sandbox, "off") == 0;
     read_string(info->pecert_version, sizeof(info->pecert_version), root, "pecert_version");
     read_string(info->vectors_dir, sizeof(info->vectors_dir), root, "vectors_dir");
     info->n_vector_files = (int)read_int(root, "vector_files", 0);

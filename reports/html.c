@@ -142,8 +142,22 @@ static void certify_banner(pecert_sbuf *b, const pecert_report *rep, int pass)
     pecert_sbuf_puts(b, "</p>\n");
 }
 
+/* A run whose engine host ran without its sandbox says so in the banner,
+ * by name: its results were computed beside code that could reach them. */
+static void unsandboxed_line(pecert_sbuf *b, const pecert_report *rep)
+{
+    for (size_t i = 0; i < rep->n_runs; i++) {
+        if (rep->runs[i].res.info.unsandboxed) {
+            pecert_sbuf_puts(b, "<p class=\"meta\">");
+            pecert_sbuf_escaped(b, rep->runs[i].label, 0);
+            pecert_sbuf_puts(b, ": " PECERT_UNSANDBOXED_WORDS "</p>\n");
+        }
+    }
+}
+
 static void toc(pecert_sbuf *b, const pecert_report *rep)
 {
+    unsandboxed_line(b, rep);
     pecert_sbuf_puts(b, "<nav class=\"toc\"><a href=\"#summary\">Summary</a><a href=\"#matrix\">Matrix</a>"
                         "<a href=\"#failures\">Failures</a>");
     pecert_sbuf_puts(b, pecert__html_has_grades(rep) ? "<a href=\"#grades\">Precision grades</a>" : "");

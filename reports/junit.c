@@ -155,6 +155,9 @@ static void run_suite(pecert_sbuf *b, const pecert_report_run *run)
     property(b, "plugin.version", info->plugin_version);
     property(b, "plugin.path", info->plugin_path);
     property(b, "plugin.describe", info->plugin_describe);
+    if (info->unsandboxed) {
+        property(b, "engine.sandbox", "off: " PECERT_UNSANDBOXED_WORDS);
+    }
     property(b, "pecert.version", info->pecert_version);
     property(b, "vectors.hash", info->vectors_hash);
     if (info->filter[0] != '\0') {

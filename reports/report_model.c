@@ -58,6 +58,9 @@ static const char *shard_mismatch(const pecert_run_info *a, const pecert_run_inf
     if (strcmp(a->vectors_hash, b->vectors_hash) != 0) {
         return "vector set";
     }
+    if (a->unsandboxed != b->unsandboxed) {
+        return "sandbox (--sandbox)";
+    }
     return strcmp(a->pecert_version, b->pecert_version) != 0 ? "pecert version" : NULL;
 }
 

@@ -286,6 +286,7 @@ void pecert_capture_plugin(pecert_run_info *info, const pecert_loaded_plugin *p,
     capture_describe(info, p->desc, timeout_s);
     capture_scope(info, p->desc);
     snprintf(info->plugin_path, sizeof(info->plugin_path), "%s", p->path);
+    info->unsandboxed = p->engine != NULL && !pecert_engine_sandboxed(p->engine);
     snprintf(info->plugin_id, sizeof(info->plugin_id), "%s", p->desc->id);
     snprintf(info->plugin_name, sizeof(info->plugin_name), "%s", p->desc->name);
     snprintf(info->plugin_version, sizeof(info->plugin_version), "%s", p->desc->version);
