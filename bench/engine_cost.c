@@ -1,0 +1,131 @@
+/*
+ * engine_cost.c - what the engine host (harness/engine.h) costs a call:
+ * the same call made on the plugin loaded in this process and through its
+ * sandboxed engine host, measured side by side (their samples in turn).
+ *
+ *   rope_freqs, 64 frequencies: no tensor, the round trip itself (two
+ *                 messages, two context switches, the canary checks);
+ *   rope_apply [1, 32, 128]: a decode step (16 KiB in, 16 KiB out);
+ *   rope_apply [T, 32, 128] at the run's largest T: the copies into and
+ *                 out of the shared arena, which grow with the bytes.
+ *
+ * The checks call through the host; `pecert bench`'s other figures time
+ * the plugin in process (timing is not a verdict).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct cost_call {
+    const pecert_plugin *desc;
+    void *instance;
+    const pecert_rope_config *config;
+    pecert_rope_apply_args apply; /* x, out, positions point into the buffers */
+    int freqs_only;
+} cost_call;
+
+static int cost_once(void *context)
+{
+    cost_call *c = context;
+    if (c->freqs_only) {
+        double inv[64];
+        double scaling;
+        return c->desc->rope_freqs(c->instance, inv, &scaling, c->config, 0) == PECERT_OK ? 0 : -1;
+    }
+    return c->desc->rope_apply(c->instance, &c->apply) == PECERT_OK ? 0 : -1;
+}
+
+/* Both sides of one call, their samples in turn; 0, or -1. */
+static int measure_pair(bench_stats out[2], cost_call calls[2], int reps)
+{
+    bench_member members[2];
+    memset(members, 0, sizeof(members));
+    for (int i = 0; i < 2; i++) {
+        members[i].fn = cost_once;
+        members[i].context = &calls[i];
+    }
+    if (bench_measure_group(members, 2, reps, BENCH_MIN_SAMPLE_S) != 0) {
+        return -1;
+    }
+    out[0] = members[0].stats;
+    out[1] = members[1].stats;
+    return 0;
+}
+
+static void cost_row(cJSON *rows, const char *what, const bench_stats s[2])
+{
+    double overhead = s[1].median - s[0].median;
+    printf("  %-30s in process %9.2f us   engine host %9.2f us   +%8.2f us   %.2fx\n", what, s[0].median * 1e6,
+           s[1].median * 1e6, overhead * 1e6, s[1].median / s[0].median);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "call", what);
+    cJSON_AddItemToObject(o, "in_process", bench_stats_json(&s[0]));
+    cJSON_AddItemToObject(o, "engine_host", bench_stats_json(&s[1]));
+    cJSON_AddNumberToObject(o, "overhead_s", overhead);
+    cJSON_AddNumberToObject(o, "ratio", s[1].median / s[0].median);
+    cJSON_AddItemToArray(rows, o);
+}
+
+static void cost_apply(cost_call *c, bench_buffers *b, const pecert_rope_config *config, int64_t tokens,
+                       pecert_tensor *x, pecert_tensor *out)
+{
+    *x = (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, b->x, {tokens, 32, 128}, {32 * 128, 128, 1}};
+    *out = *x;
+    out->data = b->out;
+    c->apply = (pecert_rope_apply_args){.struct_size = sizeof(pecert_rope_apply_args),
+                                        .pairing = PECERT_PAIRING_SPLIT_HALF,
+                                        .config = config,
+                                        .positions = b->positions,
+                                        .x = x,
+                                        .out = out};
+    c->freqs_only = 0;
+}
+
+int bench_engine_cost(cJSON *root, const bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps)
+{
+    pecert_loaded_plugin hosted;
+    char err[1024];
+    void *instance = NULL;
+    if (pecert_plugin_open_hosted(&hosted, in_process->plugin.path, PECERT_SANDBOX_ON, err, sizeof(err)) != 0 ||
+        pecert_plugin_instance(hosted.desc, &instance) != PECERT_OK) {
+        printf("  engine host: %s\n", err);
+        return -1;
+    }
+    /* One thread on both sides: the in-process subject runs with the
+     * count the driver set last, 1 for its first case. */
+    if (hosted.desc->set_num_threads != NULL) {
+        (void)hosted.desc->set_num_threads(instance, 1);
+        (void)in_process->plugin.desc->set_num_threads(in_process->instance, 1);
+    }
+    pecert_rope_config config = {.struct_size = sizeof(config), .head_dim = 128, .rotary_dim = 128,
+                                 .rope_theta = 10000.0, .max_position_embeddings = 4096, .factor = 1.0};
+    cost_call calls[2] = {{in_process->plugin.desc, in_process->instance, &config, {0}, 1},
+                          {hosted.desc, instance, &config, {0}, 1}};
+    pecert_tensor views[2][2];
+    bench_stats s[2];
+    cJSON *rows = cJSON_AddArrayToObject(root, "engine_cost");
+    char what[64];
+    int rc = 0;
+    printf("\nengine host: the same call in this process and through the sandboxed engine host "
+           "(medians)\n");
+    bench_buffers_fill(b, PECERT_DTYPE_F32);
+    rc |= measure_pair(s, calls, reps);
+    if (rc == 0) {
+        cost_row(rows, "rope_freqs, 64 frequencies", s);
+    }
+    const int64_t shapes[2] = {1, tokens};
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        for (int i = 0; i < 2; i++) {
+            cost_apply(&calls[i], b, &config, shapes[k], &views[i][0], &views[i][1]);
+        }
+        rc |= measure_pair(s, calls, reps);
+        snprintf(what, sizeof(what), "rope_apply [%lld, 32, 128] f32", (long long)shapes[k]);
+        if (rc == 0) {
+            cost_row(rows, what, s);
+        }
+    }
+    pecert_plugin_release(hosted.desc, instance);
+    pecert_plugin_close(&hosted);
+    return rc;
+}
