@@ -13,9 +13,9 @@
  * child's harness code reads it from a pipe only after the work returned,
  * then ends the result with it. A result the plugin wrote and _exit()ed
  * after has no nonce; one it wrote before the real one leaves the text
- * unparsable. Either is "forged" (output_forged), never a verdict. This
- * detects a buggy or careless plugin; code that sets out to read the nonce
- * pipe can still forge (docs/threat-model.md).
+ * unparsable. Either is "forged" (output_forged), never a verdict. The
+ * plugin under test does not run in the child at all (engine.h): the nonce
+ * guards the judge's own result against a mistake of its own.
  */
 #ifndef PECERT_HARNESS_ISOLATE_H
 #define PECERT_HARNESS_ISOLATE_H

@@ -238,16 +238,6 @@ static int child_describe(void *arg, int out_fd, pecert_case_slot *case_slot)
     return rc;
 }
 
-/* In a child too: the scope is plugin memory, and a bad pointer there
- * must crash a child, not pecert. */
-static int child_scope(void *arg, int out_fd, pecert_case_slot *case_slot)
-{
-    char text[192];
-    pecert_case_slot_set(case_slot, "scope");
-    pecert_scope_describe(text, sizeof(text), pecert_plugin_scope(arg));
-    return pecert_write_fully(out_fd, text, strlen(text));
-}
-
 /* describe() is one line of text: a plugin that takes longer has hung,
  * and the checks will time out on it anyway. */
 #define DESCRIBE_TIMEOUT_S 10.0
@@ -269,15 +259,11 @@ static void capture_describe(pecert_run_info *info, const pecert_plugin *desc, d
     pecert_child_outcome_free(&o);
 }
 
-/* The plugin's declared scope in words, "none declared", or why not. */
+/* The plugin's declared scope in words, or "none declared": the judge's
+ * copy of it (the engine host's hello), or pecert's own plugin's. */
 static void capture_scope(pecert_run_info *info, const pecert_plugin *desc)
 {
-    pecert_child_outcome o;
-    pecert_run_isolated(&o, child_scope, (void *)(uintptr_t)desc, DESCRIBE_TIMEOUT_S);
-    snprintf(info->plugin_scope, sizeof(info->plugin_scope), "%s",
-             o.status == PECERT_CHILD_EXITED && o.exit_code == 0 && !o.output_forged && o.output != NULL ? o.output
-                                                                                    : "(unreadable: the check children will crash on it)");
-    pecert_child_outcome_free(&o);
+    pecert_scope_describe(info->plugin_scope, sizeof(info->plugin_scope), pecert_plugin_scope(desc));
 }
 
 void pecert_capture_plugin(pecert_run_info *info, const pecert_loaded_plugin *p, double timeout_s)
