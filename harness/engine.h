@@ -49,6 +49,13 @@ pecert_engine *pecert_engine_of(const pecert_plugin *desc);
 /* pecert_engine_sandboxed: 1 when the host runs under its filters. */
 int pecert_engine_sandboxed(const pecert_engine *e);
 
+/* pecert_engine_keep_output: the hosts this process starts print into its
+ * stdout and stderr (a check's child, which captures them into the
+ * result). By default they print into /dev/null: what a plugin prints
+ * while pecert loads it, or describes it, must not reach pecert's own
+ * output. Stdin is /dev/null always. */
+void pecert_engine_keep_output(pecert_engine *e);
+
 /* pecert_engine_instance / _release: an instance in this process's host
  * (started first if there is none), as pecert_plugin_instance. */
 pecert_status pecert_engine_instance(pecert_engine *e, void **out);

@@ -18,6 +18,7 @@
 struct pecert_engine {
     pecert_plugin desc; /* the proxies; its id points into text[0] */
     pecert_sandbox_mode mode;
+    int output_kept; /* the host's stdout/stderr: this process's, not /dev/null */
     char path[4096];
     char text[4][PECERT_WIRE_MAX_TEXT]; /* id, name, version, vendor */
     char cap_text[PECERT_WIRE_MAX_CAPS][PECERT_WIRE_MAX_CAP_LEN];

@@ -56,13 +56,17 @@ static int host_path(char *out, size_t len)
 
 /* In the forked child, before exec: only async-signal-safe calls. Its own
  * process group, death with its parent, the channel at its fixed
- * descriptor and no other descriptor but stdin, stdout and stderr. */
-static void exec_host(const char *exe, const char *path, pecert_sandbox_mode mode, int channel, pid_t parent)
+ * descriptor, stdin /dev/null (a terminal there is read-write: a plugin
+ * could dup it onto stdout and write around the capture), stdout and
+ * stderr this process's (kept: a check's capture) or /dev/null, and no
+ * other descriptor. */
+static void exec_host(const char *exe, const pecert_engine *e, int channel, int null_fd, pid_t parent)
 {
     (void)setpgid(0, 0);
     (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) {
-        _exit(127); /* the parent is already gone */
+    if (getppid() != parent || null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
+        (!e->output_kept && (dup2(null_fd, STDOUT_FILENO) < 0 || dup2(null_fd, STDERR_FILENO) < 0))) {
+        _exit(127); /* the parent is already gone, or no /dev/null */
     }
     if (channel == PECERT_WIRE_CHANNEL_FD) {
         (void)fcntl(channel, F_SETFD, 0);
@@ -76,10 +80,10 @@ static void exec_host(const char *exe, const char *path, pecert_sandbox_mode mod
     char *argv[4];
     int argc = 0;
     argv[argc++] = (char *)(uintptr_t) "pecert-engine";
-    if (mode == PECERT_SANDBOX_OFF) {
+    if (e->mode == PECERT_SANDBOX_OFF) {
         argv[argc++] = (char *)(uintptr_t) "--no-sandbox";
     }
-    argv[argc++] = (char *)(uintptr_t)path;
+    argv[argc++] = (char *)(uintptr_t)e->path;
     argv[argc] = NULL;
     execv(exe, argv);
     _exit(127);
@@ -101,14 +105,18 @@ static int spawn(pecert_engine *e, char *err, size_t len)
         return -1;
     }
     (void)prctl(PR_SET_DUMPABLE, 0);
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(sv[0]);
-        exec_host(exe, e->path, e->mode, sv[1], parent);
+        exec_host(exe, e, sv[1], null_fd, parent);
     }
     close(sv[1]);
+    if (null_fd >= 0) {
+        close(null_fd);
+    }
     if (pid < 0) {
         close(sv[0]);
         snprintf(err, len, "%s: fork: %s", e->path, strerror(errno));
@@ -439,6 +447,11 @@ void pecert_engine_free(pecert_engine *e)
 const pecert_plugin *pecert_engine_desc(const pecert_engine *e)
 {
     return &e->desc;
+}
+
+void pecert_engine_keep_output(pecert_engine *e)
+{
+    e->output_kept = 1;
 }
 
 int pecert_engine_sandboxed(const pecert_engine *e)

@@ -69,6 +69,10 @@ static int check_in_child(const pecert_check *check, const pecert_exec_subjects 
     pecert_check_result_init(&r, check->id);
     r.keep_cases = x->keep_cases;
     pecert_capture *printed = pecert_capture_begin();
+    pecert_engine *engine = pecert_engine_of(x->plugin);
+    if (engine != NULL) {
+        pecert_engine_keep_output(engine); /* into the capture */
+    }
     pecert_case_slot_set(case_slot, "create instance");
     pecert_status st = make_subject(&env.plugin, x->plugin);
     if (st == PECERT_OK) {
@@ -85,7 +89,6 @@ static int check_in_child(const pecert_check *check, const pecert_exec_subjects 
     pecert_case_slot_set(case_slot, "destroy instance");
     drop_subject(&env.oracle);
     drop_subject(&env.plugin);
-    pecert_engine *engine = pecert_engine_of(x->plugin);
     const char *broke = pecert_engine_violation(engine);
     if (broke != NULL) {
         pecert_check_engine_violation(&r, broke);
