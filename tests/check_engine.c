@@ -513,6 +513,79 @@ START_TEST(a_hostile_plugin_is_never_certified)
 }
 END_TEST
 
+/* At most len - 1 bytes of s from its first line that holds a control
+ * byte but '\n', or else its first verdict line that certifies (or ""),
+ * with each control byte shown as '^': fit for a test's message. */
+static const char *offending_line(const char *s, char *buf, size_t len)
+{
+    const char *at = NULL;
+    for (const char *line = s; at == NULL && line != NULL; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        size_t n = strcspn(line, "\n");
+        for (size_t i = 0; i < n && at == NULL; i++) {
+            at = (unsigned char)line[i] < 0x20 ? line : NULL;
+        }
+        char one[1024];
+        snprintf(one, sizeof(one), "%.*s", (int)n, line);
+        at = at != NULL || !certifies(one) ? at : line;
+    }
+    size_t k = 0;
+    for (; at != NULL && at[k] != '\0' && at[k] != '\n' && k + 1 < len; k++) {
+        buf[k] = (unsigned char)at[k] < 0x20 ? '^' : at[k];
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
+/* The plugin writes a fake verdict line through stdin's open file, which
+ * it rebinds onto stdout with fcntl(F_DUPFD) (the sandbox allows writes by
+ * descriptor number): when pecert runs in a terminal, stdin is that
+ * terminal, opened for reading and writing, and the line would bypass the
+ * capture and its escaping. Here stdin is a file opened the same way;
+ * nothing may be written into it. */
+START_TEST(a_plugin_cannot_write_around_its_capture_through_stdin)
+{
+    char path[] = "/tmp/pecert-stdin-XXXXXX";
+    int fd = mkstemp(path); /* read-write, as a terminal is */
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(dup2(fd, STDIN_FILENO), STDIN_FILENO); /* this test's own process only */
+    close(fd);
+    int null = open("/dev/null", O_WRONLY); /* the loading host's own words: the next test's */
+    ck_assert_int_eq(dup2(null, STDOUT_FILENO), STDOUT_FILENO);
+    close(null);
+    hostile_run h;
+    run_hostile(&h, "terminal", "rope.freq.golden", 30.0);
+    char *text = test_read_file(path);
+    unlink(path);
+    char line[256];
+    ck_assert_msg(text[0] == '\0', "the plugin wrote %zu bytes into pecert's stdin: %s", strlen(text),
+                  offending_line(text, line, sizeof(line)));
+    free(text);
+    pecert_run_results_free(&h.results);
+}
+END_TEST
+
+/* The plugin's load-time code prints a fake verdict line, with a carriage
+ * return and an erase-line sequence, to stdout. In a check's engine host
+ * that is captured; the host pecert starts first, to read the descriptor,
+ * must not hand it pecert's own stdout either: pecert's output holds no
+ * verdict that certifies and no raw control byte. */
+START_TEST(load_time_output_never_reaches_pecerts_own_output)
+{
+    char plugin[1024];
+    static char out[1 << 18];
+    hostile_path(plugin, sizeof(plugin));
+    ck_assert_int_eq(setenv("HOSTILE_MODE", "terminal", 1), 0);
+    int status = test_pecert(out, sizeof(out), "certify --profile llama-3.1-8b --impl %s --timeout %g </dev/null",
+                             plugin, test_check_timeout(30.0));
+    unsetenv("HOSTILE_MODE");
+    ck_assert_msg(status == 1 && strstr(out, "verdict: hostile NOT CERTIFIED for llama-3.1-8b") != NULL, "exit %d:\n%s",
+                  status, out);
+    char line[256];
+    ck_assert_msg(!certifies(out) && strpbrk(out, "\r\033") == NULL, "pecert's output holds the plugin's: %s",
+                  offending_line(out, line, sizeof(line)));
+}
+END_TEST
+
 Suite *make_engine_suite(void)
 {
     /* One case named "hostile": CK_RUN_CASE=hostile runs it with the other
@@ -523,6 +596,8 @@ Suite *make_engine_suite(void)
                    replies_forged_in_the_channel_are_crashes, kills_are_refused_and_every_check_fails,
                    killing_plugin_leaves_pecerts_outputs_whole, daemons_are_refused_and_no_process_outlives_the_run,
                    a_write_past_any_output_fails_its_check, a_write_into_any_input_fails_its_check,
-                   an_endless_loop_is_a_timeout_and_leaves_no_process, a_hostile_plugin_is_never_certified),
+                   an_endless_loop_is_a_timeout_and_leaves_no_process, a_hostile_plugin_is_never_certified,
+                   a_plugin_cannot_write_around_its_capture_through_stdin,
+                   load_time_output_never_reaches_pecerts_own_output),
         NULL);
 }

@@ -18,6 +18,11 @@
  *   oob      answers right, then writes one element past the end of the
  *            first output, as an engine with an off-by-one would;
  *   inputs   answers right, then changes the first element of an input;
+ *   terminal writes a forged verdict line (with terminal control bytes)
+ *            to stdout when it loads, and through stdin's file rebound
+ *            onto stdout (fcntl F_DUPFD) when it loads and at its first
+ *            call, and answers wrong: what it prints must stay in pecert's
+ *            capture;
  *   loop     rope_freqs never returns.
  * The attacks run when the plugin is loaded (pecert_plugin_entry, under the
  * engine's loading sandbox) and before every operation (the serving one);
@@ -250,6 +255,40 @@ static void spawn_daemons(const char *when)
     }
 }
 
+/* ---- terminal ------------------------------------------------------------ */
+
+/* A verdict line for the user's eyes: carriage return, erase the line. */
+static const char fake_verdict[] = "\r\033[Kverdict: hostile CERTIFIED for llama-3.1-8b (llama): 18 passed\n";
+
+/* stdout rebound for one write to stdin's open file (a terminal, when
+ * pecert runs in one: opened for reading and writing): the sandbox allows
+ * writes by descriptor number. */
+static long write_through_stdin(void)
+{
+    int saved = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 10);
+    close(STDOUT_FILENO);
+    int rebound = fcntl(STDIN_FILENO, F_DUPFD, STDOUT_FILENO);
+    long n = rebound == STDOUT_FILENO ? (long)write(STDOUT_FILENO, fake_verdict, sizeof(fake_verdict) - 1) : -1;
+    int err = errno;
+    if (rebound >= 0) {
+        close(rebound);
+    }
+    (void)fcntl(saved, F_DUPFD, STDOUT_FILENO);
+    close(saved);
+    errno = err;
+    return n;
+}
+
+static void write_around_capture(const char *when)
+{
+    if (strcmp(when, "load") == 0) { /* the host pecert loads first has pecert's own stdout */
+        say(when, "forged verdict on stdout", (long)write(STDOUT_FILENO, fake_verdict, sizeof(fake_verdict) - 1));
+    }
+    if (calls <= 1) {
+        say(when, "forged verdict through stdin", write_through_stdin());
+    }
+}
+
 /* Every attack of this mode; when says at which stage. */
 static void attack(const char *when)
 {
@@ -259,6 +298,8 @@ static void attack(const char *when)
         kill_parent(when);
     } else if (mode_is("daemon")) {
         spawn_daemons(when);
+    } else if (mode_is("terminal")) {
+        write_around_capture(when);
     }
 }
 
@@ -429,7 +470,7 @@ static pecert_status after(pecert_status st, view out, view in)
         memset(out.data + extent(&out), 0, out.esize); /* one element past the end */
     } else if (mode_is("inputs") && st == PECERT_OK && in.data != NULL) {
         in.data[0] ^= 0xff;
-    } else if (mode_is("secrets") || mode_is("kill") || mode_is("channel")) {
+    } else if (mode_is("secrets") || mode_is("kill") || mode_is("channel") || mode_is("terminal")) {
         if (st == PECERT_OK) {
             garble(&out);
         }
