@@ -210,7 +210,6 @@ START_TEST(secrets_stay_secret_and_nothing_forged_passes)
     static const char *const refused[] = {
         "hostile: load: read /proc/ppid/mem: Permission denied",
         "hostile: load: read /proc/ppid/environ: Permission denied",
-        "descriptors seen, 0 named, 0 reopened",
         "hostile: load: process_vm_readv: Operation not permitted",
         "hostile: load: ptrace(PTRACE_ATTACH): Operation not permitted",
         "hostile: load: pidfd_getfd: Operation not permitted",
@@ -223,6 +222,12 @@ START_TEST(secrets_stay_secret_and_nothing_forged_passes)
     for (size_t i = 0; i < ARRAY_LEN(refused); i++) {
         ck_assert_msg(strstr(out, refused[i]) != NULL, "want '%s' in the plugin's output:\n%s", refused[i], out);
     }
+    /* The descriptors' numbers may be listed (root owns an undumpable
+     * process's /proc directory, and root's host may open it), never what
+     * they are. */
+    ck_assert_msg(strstr(out, "hostile: load: list /proc/ppid/fd: Permission denied") != NULL ||
+                      strstr(out, "descriptors seen, 0 named, 0 reopened") != NULL,
+                  "%s", out);
     ck_assert_msg(strstr(out, "succeeded") == NULL, "an attack succeeded:\n%s", out);
     pecert_run_results_free(&h.results);
 }
