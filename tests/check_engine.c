@@ -591,18 +591,35 @@ START_TEST(load_time_output_never_reaches_pecerts_own_output)
 }
 END_TEST
 
+/* A thread the plugin starts while it loads (as a thread pool or a logger
+ * would) and that opens a file once the host serves: the serving stage
+ * allows no open (WIRE.md), for that thread as for the one serving. */
+START_TEST(a_thread_started_at_load_is_held_to_the_serving_sandbox)
+{
+    hostile_run h;
+    run_hostile(&h, "stage", "rope.freq.golden", 30.0);
+    const pecert_check_result *r = find(&h, "rope.freq.golden");
+    ck_assert_msg(r->verdict == PECERT_VERDICT_PASS, "verdict %d: %s", (int)r->verdict, r->diagnosis);
+    ck_assert_msg(strstr(r->plugin_output, "hostile: load: thread started: succeeded") != NULL, "%s", r->plugin_output);
+    ck_assert_msg(
+        strstr(r->plugin_output, "hostile: call: open from a thread started at load: Operation not permitted") != NULL,
+        "the serving sandbox did not hold for a thread started at load:\n%s", r->plugin_output);
+    pecert_run_results_free(&h.results);
+}
+END_TEST
+
 Suite *make_engine_suite(void)
 {
     /* One case named "hostile": CK_RUN_CASE=hostile runs it with the other
      * suites' hostile-plugin tests (docs/threat-model.md). */
     return test_suite_of(
         "engine",
-        TEST_TCASE("hostile", 120, secrets_stay_secret_and_nothing_forged_passes,
-                   replies_forged_in_the_channel_are_crashes, kills_are_refused_and_every_check_fails,
-                   killing_plugin_leaves_pecerts_outputs_whole, daemons_are_refused_and_no_process_outlives_the_run,
-                   a_write_past_any_output_fails_its_check, a_write_into_any_input_fails_its_check,
-                   an_endless_loop_is_a_timeout_and_leaves_no_process, a_hostile_plugin_is_never_certified,
-                   a_plugin_cannot_write_around_its_capture_through_stdin,
-                   load_time_output_never_reaches_pecerts_own_output),
+        TEST_TCASE(
+            "hostile", 120, secrets_stay_secret_and_nothing_forged_passes, replies_forged_in_the_channel_are_crashes,
+            kills_are_refused_and_every_check_fails, killing_plugin_leaves_pecerts_outputs_whole,
+            daemons_are_refused_and_no_process_outlives_the_run, a_write_past_any_output_fails_its_check,
+            a_write_into_any_input_fails_its_check, an_endless_loop_is_a_timeout_and_leaves_no_process,
+            a_hostile_plugin_is_never_certified, a_plugin_cannot_write_around_its_capture_through_stdin,
+            load_time_output_never_reaches_pecerts_own_output, a_thread_started_at_load_is_held_to_the_serving_sandbox),
         NULL);
 }

@@ -23,6 +23,9 @@
  *            onto stdout (fcntl F_DUPFD) when it loads and at its first
  *            call, and answers wrong: what it prints must stay in pecert's
  *            capture;
+ *   stage    starts a thread when it loads that, at the first call, opens
+ *            a file (the serving sandbox allows no open), then answers
+ *            right;
  *   loop     rope_freqs never returns.
  * The attacks run when the plugin is loaded (pecert_plugin_entry, under the
  * engine's loading sandbox) and before every operation (the serving one);
@@ -35,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -289,6 +293,50 @@ static void write_around_capture(const char *when)
     }
 }
 
+/* ---- stage ------------------------------------------------------------------ */
+
+/* A thread started under the loading sandbox keeps whatever filter it was
+ * born with: it opens a file once the host serves (told so by go), and
+ * says how that went (errno, or 0) in opened. */
+static int go;
+static int opened = -1;
+
+static void *open_when_serving(void *arg)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)(intptr_t)arg);
+    while (!__atomic_load_n(&go, __ATOMIC_SEQ_CST)) {
+        usleep(1000);
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int err = fd >= 0 ? 0 : errno;
+    if (fd >= 0) {
+        close(fd);
+    }
+    __atomic_store_n(&opened, err, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static void open_from_a_loading_thread(const char *when)
+{
+    static pthread_t thread;
+    static int started;
+    if (strcmp(when, "load") == 0) {
+        started = pthread_create(&thread, NULL, open_when_serving, (void *)(intptr_t)getppid()) == 0;
+        say(when, "thread started", started ? 0 : -1);
+        return;
+    }
+    if (!started || calls != 1) {
+        return;
+    }
+    __atomic_store_n(&go, 1, __ATOMIC_SEQ_CST);
+    for (int ms = 0; ms < 2000 && __atomic_load_n(&opened, __ATOMIC_SEQ_CST) < 0; ms++) {
+        usleep(1000);
+    }
+    errno = __atomic_load_n(&opened, __ATOMIC_SEQ_CST);
+    say(when, "open from a thread started at load", errno == 0 ? 0 : -1);
+}
+
 /* Every attack of this mode; when says at which stage. */
 static void attack(const char *when)
 {
@@ -300,6 +348,8 @@ static void attack(const char *when)
         spawn_daemons(when);
     } else if (mode_is("terminal")) {
         write_around_capture(when);
+    } else if (mode_is("stage")) {
+        open_from_a_loading_thread(when);
     }
 }
 
