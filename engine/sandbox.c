@@ -186,7 +186,12 @@ int engine_sandbox(engine_stage stage, char *err, size_t len)
         snprintf(err, len, "seccomp_init failed");
         return -1;
     }
-    int rc = allow_all(ctx, always, sizeof(always) / sizeof(always[0]));
+    /* Every thread of the host, those a library started while it loaded
+     * (a thread pool) included, gets the filter: not only the caller. */
+    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+    if (rc == 0) {
+        rc = allow_all(ctx, always, sizeof(always) / sizeof(always[0]));
+    }
     if (rc == 0) {
         rc = allow_own_outputs(ctx);
     }

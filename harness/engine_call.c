@@ -222,11 +222,11 @@ static void grow_arena(pecert_engine *e, size_t need)
     int fd = memfd_create("pecert-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-        engine_fail(e, "cannot make the shared arena (memfd)");
+        engine_fail(e, ENGINE_JUDGE, "cannot make the shared arena (memfd)");
     }
     void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) {
-        engine_fail(e, "cannot map the shared arena");
+        engine_fail(e, ENGINE_JUDGE, "cannot map the shared arena");
     }
     if (e->arena != NULL) {
         munmap(e->arena, e->arena_size);
@@ -239,7 +239,7 @@ static void grow_arena(pecert_engine *e, size_t need)
     int rc = engine_send_message(e, &msg, sizeof(msg), fd);
     close(fd);
     if (rc != 0) {
-        engine_fail(e, "the channel closed");
+        engine_fail(e, ENGINE_LOST, "the channel closed");
     }
 }
 
@@ -474,7 +474,7 @@ static void send_call(engine_call *c, uint32_t instance, uint32_t session)
     size_t frame_padded = (c->frame_len + 7) & ~(size_t)7;
     size_t len = sizeof(pecert_wire_call) + frame_padded + c->n_relocs * sizeof(pecert_wire_reloc);
     if (c->overflow || len > sizeof(msg)) {
-        engine_fail(e, "a call's arguments exceed the wire's limits (a bug of pecert's)");
+        engine_fail(e, ENGINE_JUDGE, "a call's arguments exceed the wire's limits (a bug of pecert's)");
     }
     pecert_wire_call h = {{PECERT_WIRE_MAGIC, PECERT_WIRE_VERSION, PECERT_WIRE_CALL, (uint32_t)len, ++e->seq},
                           (uint32_t)c->op,
@@ -489,7 +489,7 @@ static void send_call(engine_call *c, uint32_t instance, uint32_t session)
     memcpy(msg + sizeof(h), c->frame, c->frame_len);
     memcpy(msg + sizeof(h) + frame_padded, c->relocs, c->n_relocs * sizeof(pecert_wire_reloc));
     if (engine_send_message(e, msg, len, -1) != 0) {
-        engine_fail(e, "the channel closed");
+        engine_fail(e, ENGINE_LOST, "the channel closed");
     }
 }
 
@@ -509,17 +509,17 @@ static engine_reply receive_reply(pecert_engine *e)
         n = recv(e->fd, buf, sizeof(buf), 0);
     }
     if (n <= 0) {
-        engine_fail(e, n == 0 ? "the channel closed" : "the channel failed");
+        engine_fail(e, ENGINE_LOST, n == 0 ? "the channel closed" : "the channel failed");
     }
     pecert_wire_reply r;
     if ((size_t)n < sizeof(r)) {
-        engine_fail(e, "a reply shorter than its header");
+        engine_fail(e, ENGINE_BROKE, "a reply shorter than its header");
     }
     memcpy(&r, buf, sizeof(r));
     if (r.h.magic != PECERT_WIRE_MAGIC || r.h.version != PECERT_WIRE_VERSION || r.h.type != PECERT_WIRE_REPLY ||
         r.h.length != (uint32_t)n || r.h.seq != e->seq || r.text_len > PECERT_WIRE_MAX_TEXT ||
         sizeof(r) + r.text_len != (size_t)n || (r.flags & ~(uint32_t)PECERT_WIRE_REPLY_TEXT_NULL) != 0) {
-        engine_fail(e, "a reply that is not the protocol (header, length, sequence or text length)");
+        engine_fail(e, ENGINE_BROKE, "a reply that is not the protocol (header, length, sequence or text length)");
     }
     memcpy(e->reply_text, buf + sizeof(r), r.text_len);
     e->reply_text[r.text_len] = '\0'; /* read up to its first NUL, as a C string */

@@ -55,12 +55,19 @@ typedef struct engine_instance {
  * none. 0; a host that cannot start ends the process (engine_fail). */
 void engine_connect(pecert_engine *e);
 
-/* engine_fail: the host broke the protocol, closed the channel or died
- * during a call. A host killed by a signal ends this process by the same
- * signal (the runner reads it as it read a crash of the plugin in the
- * check's own process); one that exited or broke the protocol ends it as
- * an isolated child's fault (isolate.h) saying so. Never returns. */
-_Noreturn void engine_fail(pecert_engine *e, const char *why);
+/* How a call failed, for engine_fail. */
+typedef enum engine_failure {
+    ENGINE_LOST,  /* the channel closed or failed: the host is ending       */
+    ENGINE_BROKE, /* the host sent what is not the protocol: it is killed   */
+    ENGINE_JUDGE  /* pecert itself could not go on (memory, its own limits) */
+} engine_failure;
+
+/* engine_fail: ends this process, for a call that cannot complete. A host
+ * lost to a signal ends it by the same signal (the runner reads it as it
+ * read a crash of the plugin in the check's own process); one that exited
+ * or broke the protocol, or a failure of pecert's own, ends it as an
+ * isolated child's fault (isolate.h) saying so. Never returns. */
+_Noreturn void engine_fail(pecert_engine *e, engine_failure kind, const char *why);
 
 /* engine_send_message: the whole message, on the channel (with fd as
  * SCM_RIGHTS when >= 0); 0, or -1. */

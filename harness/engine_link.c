@@ -185,12 +185,19 @@ void pecert_engine_stop(pecert_engine *e)
     e->owner = 0;
 }
 
-_Noreturn void engine_fail(pecert_engine *e, const char *why)
+_Noreturn void engine_fail(pecert_engine *e, engine_failure kind, const char *why)
 {
-    close_channel(e);
     int killed = 0;
-    int status = e->host > 0 ? reap(e, 2.0, &killed) : 0;
-    if (!killed && WIFSIGNALED(status)) {
+    int status = 0;
+    if (kind != ENGINE_LOST && e->host > 0) {
+        (void)kill(-e->host, SIGKILL); /* alive and wrong: it says nothing more */
+        (void)kill(e->host, SIGKILL);
+    }
+    close_channel(e);
+    if (e->host > 0) {
+        status = reap(e, kind == ENGINE_LOST ? 2.0 : 0.0, &killed);
+    }
+    if (kind == ENGINE_LOST && !killed && WIFSIGNALED(status)) {
         /* The plugin crashed: this process ends by the same signal. */
         int sig = WTERMSIG(status);
         sigset_t set;
@@ -200,8 +207,11 @@ _Noreturn void engine_fail(pecert_engine *e, const char *why)
         sigprocmask(SIG_UNBLOCK, &set, NULL);
         raise(sig);
     }
-    if (!killed && WIFEXITED(status)) {
+    if (kind == ENGINE_LOST && !killed && WIFEXITED(status)) {
         pecert_child_fault("the engine host exited with status %d in the middle of a call", WEXITSTATUS(status));
+    }
+    if (kind == ENGINE_JUDGE) {
+        pecert_child_fault("pecert could not reach the engine host: %s", why);
     }
     pecert_child_fault("the engine host broke the wire protocol: %s", why);
 }
@@ -428,10 +438,10 @@ void engine_connect(pecert_engine *e)
         pecert_child_fault("the engine host could not load the plugin in this process: %s", err);
     }
     if (got != 1) {
-        engine_fail(e, err[0] != '\0' ? err : "it ended before its hello");
+        engine_fail(e, err[0] != '\0' ? ENGINE_BROKE : ENGINE_LOST, err[0] != '\0' ? err : "it ended before its hello");
     }
     if (e->op_mask != mask || e->desc.abi_version != abi || e->desc.struct_size != size) {
-        engine_fail(e, "its hello describes another plugin than the one loaded");
+        engine_fail(e, ENGINE_BROKE, "its hello describes another plugin than the one loaded");
     }
 }
 
