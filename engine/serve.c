@@ -24,8 +24,6 @@ typedef struct engine_state {
     int session_used[PECERT_WIRE_MAX_SESSIONS + 1];
 } engine_state;
 
-/* Non-blocking reads of the next message before a blocking one. */
-#define SPIN_POLLS 50
 
 static alignas(64) unsigned char message[PECERT_WIRE_MAX_MESSAGE];
 static alignas(64) unsigned char frame[PECERT_WIRE_MAX_FRAME];
@@ -36,17 +34,10 @@ static ssize_t receive(int *fd)
     char control[CMSG_SPACE(sizeof(int))];
     struct iovec iov = {message, sizeof(message)};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control, .msg_controllen = sizeof(control)};
-    ssize_t n = -1;
-    errno = EAGAIN;
-    /* The judge's next call often follows at once: asked for before
-     * sleeping (a sleeping process takes tens of microseconds to wake on
-     * a virtual machine). */
-    for (int spin = 0; spin < SPIN_POLLS && n < 0; spin++) {
-        n = recvmsg(PECERT_WIRE_CHANNEL_FD, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-    }
-    while (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+    ssize_t n;
+    do {
         n = recvmsg(PECERT_WIRE_CHANNEL_FD, &mh, MSG_CMSG_CLOEXEC);
-    }
+    } while (n < 0 && errno == EINTR);
     *fd = -1;
     struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
     if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
@@ -86,8 +77,7 @@ static int relocate(const engine_state *s, const pecert_wire_call *c, size_t len
         (c->n_relocs > 0 && c->generation != s->generation)) {
         return -1;
     }
-    memset(frame, 0, sizeof(frame));
-    memcpy(frame, message + frame_at, c->frame_len);
+    memcpy(frame, message + frame_at, c->frame_len); /* the plugin reads no byte past it */
     for (uint32_t i = 0; i < c->n_relocs; i++) {
         pecert_wire_reloc r;
         memcpy(&r, message + relocs_at + i * sizeof(r), sizeof(r));
