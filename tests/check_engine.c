@@ -323,6 +323,48 @@ START_TEST(killing_plugin_leaves_pecerts_outputs_whole)
 }
 END_TEST
 
+/* --sandbox off is said by every output of the run, in the same words,
+ * and by certify's verdict line; a sandboxed run's JSON has no "sandbox"
+ * key (byte for byte what it was before the engine host). */
+START_TEST(an_unsandboxed_run_says_so_everywhere)
+{
+    char dir[] = "/tmp/pecert-engine-XXXXXX";
+    static char out[1 << 18];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    int status = test_pecert(out, sizeof(out),
+                             "run --impl ref --sandbox off --filter rope.freq.golden --json %s/off.json --junit "
+                             "%s/off.xml --html %s/off.html",
+                             dir, dir, dir);
+    ck_assert_msg(status == 0, "exit %d:\n%s", status, out);
+    ck_assert_msg(strstr(out, "; " PECERT_UNSANDBOXED_WORDS "\n") != NULL, "%s", out);
+    char *json = test_read_in(dir, "off.json");
+    char *xml = test_read_in(dir, "off.xml");
+    char *html = test_read_in(dir, "off.html");
+    ck_assert_msg(strstr(json, "\"sandbox\":\t\"off\"") != NULL, "%s", json);
+    ck_assert_msg(strstr(xml, "name=\"engine.sandbox\" value=\"off: " PECERT_UNSANDBOXED_WORDS "\"") != NULL, "%s",
+                  xml);
+    ck_assert_msg(strstr(html, PECERT_UNSANDBOXED_WORDS) != NULL, "the HTML does not say it");
+    free(json);
+    free(xml);
+    free(html);
+    status = test_pecert(out, sizeof(out), "run --impl ref --filter rope.freq.golden --json %s/on.json", dir);
+    ck_assert_msg(status == 0, "exit %d:\n%s", status, out);
+    json = test_read_in(dir, "on.json");
+    ck_assert_msg(strstr(json, "\"sandbox\"") == NULL && strstr(out, PECERT_UNSANDBOXED_WORDS) == NULL, "%s", json);
+    free(json);
+    status = test_pecert(out, sizeof(out), "certify --profile llama-2-7b --impl ref --sandbox off --quiet");
+    ck_assert_msg(status == 0, "exit %d:\n%s", status, out);
+    const char *verdict = strstr(out, "verdict: ");
+    ck_assert_msg(verdict != NULL && strstr(verdict, "CERTIFIED") != NULL &&
+                      strstr(verdict, "; " PECERT_UNSANDBOXED_WORDS) != NULL,
+                  "%s", out);
+    status = test_pecert(out, sizeof(out), "run --impl ref --sandbox maybe");
+    ck_assert_msg(status == 2 && strstr(out, "--sandbox 'maybe': expected on or off") != NULL, "exit %d:\n%s", status,
+                  out);
+    test_remove_dir(dir);
+}
+END_TEST
+
 /* The plugin forks a sleeper that calls setsid(), clones a child that
  * would exec `sleep`, calls setsid() and setpgid() itself and opens a
  * socket, then computes right. Each is refused, the checks pass on their
@@ -615,12 +657,13 @@ Suite *make_engine_suite(void)
      * suites' hostile-plugin tests (docs/threat-model.md). */
     return test_suite_of(
         "engine",
-        TEST_TCASE(
-            "hostile", 120, secrets_stay_secret_and_nothing_forged_passes, replies_forged_in_the_channel_are_crashes,
-            kills_are_refused_and_every_check_fails, killing_plugin_leaves_pecerts_outputs_whole,
-            daemons_are_refused_and_no_process_outlives_the_run, a_write_past_any_output_fails_its_check,
-            a_write_into_any_input_fails_its_check, an_endless_loop_is_a_timeout_and_leaves_no_process,
-            a_hostile_plugin_is_never_certified, a_plugin_cannot_write_around_its_capture_through_stdin,
-            load_time_output_never_reaches_pecerts_own_output, a_thread_started_at_load_is_held_to_the_serving_sandbox),
+        TEST_TCASE("hostile", 120, secrets_stay_secret_and_nothing_forged_passes,
+                   replies_forged_in_the_channel_are_crashes, kills_are_refused_and_every_check_fails,
+                   killing_plugin_leaves_pecerts_outputs_whole, an_unsandboxed_run_says_so_everywhere,
+                   daemons_are_refused_and_no_process_outlives_the_run, a_write_past_any_output_fails_its_check,
+                   a_write_into_any_input_fails_its_check, an_endless_loop_is_a_timeout_and_leaves_no_process,
+                   a_hostile_plugin_is_never_certified, a_plugin_cannot_write_around_its_capture_through_stdin,
+                   load_time_output_never_reaches_pecerts_own_output,
+                   a_thread_started_at_load_is_held_to_the_serving_sandbox),
         NULL);
 }
