@@ -161,6 +161,7 @@ static int rotate(const pecert_loaded_plugin *loaded, const pecert_certify_model
                  why != NULL && why[0] != '\0' ? why : "(no message from last_error)");
     }
     pecert_plugin_release(p->desc, inst);
+    pecert_engine_stop(pecert_engine_of(p->desc)); /* reaped here, not left to init */
     return st == PECERT_OK ? 0 : -1;
 }
 

@@ -238,6 +238,7 @@ static int child_describe(void *arg, int out_fd, pecert_case_slot *case_slot)
     const char *text = desc->describe(s.instance);
     int rc = pecert_write_fully(out_fd, text != NULL ? text : "", text != NULL ? strlen(text) : 0);
     drop_subject(&s);
+    pecert_engine_stop(pecert_engine_of(desc)); /* reaped here, not left to init */
     return rc;
 }
 
