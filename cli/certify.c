@@ -51,8 +51,10 @@ const char pecert_usage_certify[] =
     "  --vectors FILE|DIR profile vectors recorded from the official model class:\n"
     "                     a file, or a vector directory holding profiles/NAME.json\n"
     "                     (default for --profile NAME: the default vector directory's)\n"
-    "  --profiles DIR     where profiles live (default: the source tree's)\n" PECERT_OUTPUTS_USAGE
-    "  --timeout S        seconds per check before it is killed (default 120)\n" PECERT_SANDBOX_USAGE
+    "  --profiles DIR     where profiles live (default: the source tree's)\n"
+    PECERT_OUTPUTS_USAGE
+    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    PECERT_SANDBOX_USAGE
     "  --oracle PATH      the reference plugin (default: built-in ref)\n"
     "  --max-details N    failing cases printed per check (default 8; 'all' for every\n"
     "                     one); --json, --html and --junit always hold every one\n"
@@ -103,28 +105,19 @@ typedef struct certify_cli {
 
 static int parse_args(certify_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-                                         {"profile", required_argument, NULL, 'p'},
-                                         {"impl", required_argument, NULL, 'i'},
-                                         {"oracle", required_argument, NULL, 'o'},
-                                         {"vectors", required_argument, NULL, 'v'},
-                                         {"profiles", required_argument, NULL, 'P'},
-                                         {"timeout", required_argument, NULL, 't'},
-                                         {"print", no_argument, NULL, 'n'},
-                                         {"list-profiles", no_argument, NULL, 'l'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"all-profiles", no_argument, NULL, 'A'},
-                                         {"max-details", required_argument, NULL, 'D'},
-                                         {"verbose", no_argument, NULL, 'V'},
-                                         {"filter", required_argument, NULL, 'f'},
-                                         {"list-model-types", no_argument, NULL, 'M'},
-                                         {"image", required_argument, NULL, 'I'},
-                                         {"text-only", no_argument, NULL, 'X'},
-                                         {"jobs", required_argument, NULL, 'N'},
-                                         {"sandbox", required_argument, NULL, 'B'},
-                                         PECERT_OUTPUT_GETOPT,
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},  {"profile", required_argument, NULL, 'p'},
+        {"impl", required_argument, NULL, 'i'},    {"oracle", required_argument, NULL, 'o'},
+        {"vectors", required_argument, NULL, 'v'}, {"profiles", required_argument, NULL, 'P'},
+        {"timeout", required_argument, NULL, 't'},
+        {"print", no_argument, NULL, 'n'},         {"list-profiles", no_argument, NULL, 'l'},
+        {"quiet", no_argument, NULL, 'q'},         {"help", no_argument, NULL, 'h'},
+        {"all-profiles", no_argument, NULL, 'A'},  {"max-details", required_argument, NULL, 'D'},
+        {"verbose", no_argument, NULL, 'V'},
+        {"filter", required_argument, NULL, 'f'},  {"list-model-types", no_argument, NULL, 'M'},
+        {"image", required_argument, NULL, 'I'},   {"text-only", no_argument, NULL, 'X'},
+        {"jobs", required_argument, NULL, 'N'},    {"sandbox", required_argument, NULL, 'B'},
+        PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
     int rc;
     opterr = 0;
@@ -368,9 +361,8 @@ static int certify_all_profiles(const certify_cli *cli)
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
-    pecert_certify_all_opts o = {
-        cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s, &cli->out, cli->jobs,
-        cli->sandbox};
+    pecert_certify_all_opts o = {cli->profiles, pecert_default_vectors(), plugin_path, oracle_path, cli->timeout_s,
+                                 &cli->out,     cli->jobs,                cli->sandbox};
     return pecert_certify_all(&o);
 }
 
@@ -381,9 +373,8 @@ static int run_certify(const certify_cli *cli, const pecert_certify_model *m, co
     if (resolve_plugins(cli, plugin_path, oracle_path) != 0) {
         return pecert_usage_error(pecert_usage_certify, "certify: --impl/--oracle: path too long");
     }
-    pecert_certify_options opt = {
-        plugin_path,  oracle_path, vectors, cli->timeout_s, cli->filter, on_check, (void *)(uintptr_t)cli,
-        cli->verbose, cli->sandbox};
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, cli->timeout_s, cli->filter, on_check,
+                                  (void *)(uintptr_t)cli, cli->verbose, cli->sandbox};
     pecert_run_results res;
     char err[2048] = "";
     printf("checks (plugin %s, oracle ref%s%s):\n", plugin_path, vectors != NULL ? ", profile vectors " : "",

@@ -29,27 +29,29 @@
 #include "plugin_load.h"
 #include "runner.h"
 
-const char pecert_usage_dump[] = "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
-                                 "                   [--tokens N] [--first P] [--layer TYPE]\n"
-                                 "\n"
-                                 "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
-                                 "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
-                                 "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n"
-                                 "\n"
-                                 "options:\n"
-                                 "  --impl NAME|PATH   the plugin whose rope_apply rotates q (built-in name or .so)\n"
-                                 "  --config PATH      the checkpoint's config.json, or\n"
-                                 "  --profile NAME     a bundled profile (see `pecert certify --list-profiles`)\n"
-                                 "  --profiles DIR     where profiles live (default: the source tree's)\n"
-                                 "  --layer TYPE       the layer type whose RoPE to use, for checkpoints whose\n"
-                                 "                     layers differ (default: the first rotary one, said on stderr)\n"
-                                 "  --out DIR          an existing directory for the three .npy files\n"
-                                 "  --tokens N         tokens to rotate, 1..65536 (default 40)\n"
-                                 "  --first P          the first position, 0..2^40 (default 0)\n" PECERT_SANDBOX_USAGE
-                                 "  --help             this text\n"
-                                 "\n"
-                                 "exit status: 0 written, 1 the plugin's rope_apply failed or declined, 2 bad\n"
-                                 "             usage, config or output directory, 3 the plugin failed to load\n";
+const char pecert_usage_dump[] =
+    "usage: pecert dump --impl NAME|PATH --config config.json|--profile NAME --out DIR\n"
+    "                   [--tokens N] [--first P] [--layer TYPE]\n"
+    "\n"
+    "Writes DIR/q_pre.npy, DIR/q_post.npy ([tokens, kv heads, head_dim], float32) and\n"
+    "DIR/positions.npy (int64): deterministic q rotated by the plugin's rope_apply at\n"
+    "positions P..P+N-1 (default 0..39), for `pecert diagnose`.\n"
+    "\n"
+    "options:\n"
+    "  --impl NAME|PATH   the plugin whose rope_apply rotates q (built-in name or .so)\n"
+    "  --config PATH      the checkpoint's config.json, or\n"
+    "  --profile NAME     a bundled profile (see `pecert certify --list-profiles`)\n"
+    "  --profiles DIR     where profiles live (default: the source tree's)\n"
+    "  --layer TYPE       the layer type whose RoPE to use, for checkpoints whose\n"
+    "                     layers differ (default: the first rotary one, said on stderr)\n"
+    "  --out DIR          an existing directory for the three .npy files\n"
+    "  --tokens N         tokens to rotate, 1..65536 (default 40)\n"
+    "  --first P          the first position, 0..2^40 (default 0)\n"
+    PECERT_SANDBOX_USAGE
+    "  --help             this text\n"
+    "\n"
+    "exit status: 0 written, 1 the plugin's rope_apply failed or declined, 2 bad\n"
+    "             usage, config or output directory, 3 the plugin failed to load\n";
 
 #define MAX_DUMP_TOKENS 65536
 
@@ -75,17 +77,13 @@ static int parse_count(int64_t *out, const char *arg, int64_t lo, int64_t hi)
 
 static int parse_args(dump_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"impl", required_argument, NULL, 'i'},
-                                         {"config", required_argument, NULL, 'c'},
-                                         {"profile", required_argument, NULL, 'p'},
-                                         {"profiles", required_argument, NULL, 'P'},
-                                         {"layer", required_argument, NULL, 'L'},
-                                         {"out", required_argument, NULL, 'O'},
-                                         {"tokens", required_argument, NULL, 'n'},
-                                         {"first", required_argument, NULL, 'f'},
-                                         {"sandbox", required_argument, NULL, 'B'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"impl", required_argument, NULL, 'i'},     {"config", required_argument, NULL, 'c'},
+        {"profile", required_argument, NULL, 'p'},  {"profiles", required_argument, NULL, 'P'},
+        {"layer", required_argument, NULL, 'L'},    {"out", required_argument, NULL, 'O'},
+        {"tokens", required_argument, NULL, 'n'},   {"first", required_argument, NULL, 'f'},
+        {"sandbox", required_argument, NULL, 'B'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int c;
     int rc;
     optind = 1;

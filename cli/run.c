@@ -29,11 +29,13 @@ const char pecert_usage_run[] =
     "  --vectors DIR      golden vectors (default: $PECERT_VECTORS or the source tree's);\n"
     "                     the property checks take their configs from them too, so a\n"
     "                     check whose family has no vectors in DIR is not applicable;\n"
-    "                     *.json files that are not vector manifests are skipped\n" PECERT_OUTPUTS_USAGE
+    "                     *.json files that are not vector manifests are skipped\n"
+    PECERT_OUTPUTS_USAGE
     "  --shard I/N        run only shard I of N (checks k with k mod N = I-1);\n"
     "                     `pecert report` merges the shards' --json files\n"
     "  --no-timings       write 0 for every elapsed time (byte-stable outputs)\n"
-    "  --timeout S        seconds per check before it is killed (default 120)\n" PECERT_SANDBOX_USAGE
+    "  --timeout S        seconds per check before it is killed (default 120)\n"
+    PECERT_SANDBOX_USAGE
     "  -j, --jobs N       checks run at once, each in a process of its own (default\n"
     "                     1); the lines and files are those of one at a time\n"
     "  --fail-fast        start no check after the first that fails, crashes or times\n"
@@ -59,6 +61,7 @@ const char pecert_usage_run[] =
     "exit status: 0 every selected check passed, 1 a check failed, crashed or\n"
     "             timed out (or none passed: nothing certified), 2 bad usage or\n"
     "             input, 3 the plugin failed to load\n";
+
 
 #define PECERT_MAX_FOLDED 1024
 
@@ -194,24 +197,17 @@ static int parse_shard(run_cli *cli, const char *arg)
 
 static int parse_run_args(run_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"impl", required_argument, NULL, 'i'},
-                                         {"filter", required_argument, NULL, 'f'},
-                                         {"vectors", required_argument, NULL, 'v'},
-                                         {"timeout", required_argument, NULL, 't'},
-                                         {"oracle", required_argument, NULL, 'o'},
-                                         {"verbose", no_argument, NULL, 'V'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"shard", required_argument, NULL, 'S'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"max-details", required_argument, NULL, 'D'},
-                                         {"jobs", required_argument, NULL, 'N'},
-                                         {"fail-fast", no_argument, NULL, 'F'},
-                                         {"durations", required_argument, NULL, 'R'},
-                                         {"case", required_argument, NULL, 'C'},
-                                         {"last-failed", required_argument, NULL, 'L'},
-                                         {"sandbox", required_argument, NULL, 'B'},
-                                         PECERT_OUTPUT_GETOPT,
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"impl", required_argument, NULL, 'i'},   {"filter", required_argument, NULL, 'f'},
+        {"vectors", required_argument, NULL, 'v'},
+        {"timeout", required_argument, NULL, 't'}, {"oracle", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'V'},       {"help", no_argument, NULL, 'h'},
+        {"shard", required_argument, NULL, 'S'},   {"quiet", no_argument, NULL, 'q'},
+        {"max-details", required_argument, NULL, 'D'},
+        {"jobs", required_argument, NULL, 'N'},    {"fail-fast", no_argument, NULL, 'F'},
+        {"durations", required_argument, NULL, 'R'}, {"case", required_argument, NULL, 'C'},
+        {"last-failed", required_argument, NULL, 'L'}, {"sandbox", required_argument, NULL, 'B'},
+        PECERT_OUTPUT_GETOPT, {NULL, 0, NULL, 0}};
     int c;
     int rc;
     opterr = 0;
