@@ -337,6 +337,6 @@ int bench_run(const bench_options *opt);
 /* bench_engine_cost: the plugin's small and large calls in this process
  * (in_process) and through its sandboxed engine host, side by side,
  * printed and added to root's "engine_cost". 0, or -1. */
-int bench_engine_cost(cJSON *root, const bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps);
+int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps);
 
 #endif /* PECERT_BENCH_H */

@@ -82,7 +82,7 @@ static void cost_apply(cost_call *c, bench_buffers *b, const pecert_rope_config 
     c->freqs_only = 0;
 }
 
-int bench_engine_cost(cJSON *root, const bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps)
+int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps)
 {
     pecert_loaded_plugin hosted;
     char err[1024];
@@ -93,11 +93,11 @@ int bench_engine_cost(cJSON *root, const bench_subject *in_process, bench_buffer
         return -1;
     }
     /* One thread on both sides: the in-process subject runs with the
-     * count the driver set last, 1 for its first case. */
+     * count the driver set last. */
     if (hosted.desc->set_num_threads != NULL) {
         (void)hosted.desc->set_num_threads(instance, 1);
-        (void)in_process->plugin.desc->set_num_threads(in_process->instance, 1);
     }
+    (void)bench_subject_threads(in_process, 1);
     pecert_rope_config config = {.struct_size = sizeof(config), .head_dim = 128, .rotary_dim = 128,
                                  .rope_theta = 10000.0, .max_position_embeddings = 4096, .factor = 1.0};
     cost_call calls[2] = {{in_process->plugin.desc, in_process->instance, &config, {0}, 1},

@@ -102,19 +102,18 @@ static const struct {
     FIELD_OP(peg_apply, PECERT_WIRE_OP_PEG_APPLY),
 };
 
-int engine_op_present(const pecert_plugin *desc, pecert_wire_op op)
+void *engine_op_fn(const pecert_plugin *desc, pecert_wire_op op)
 {
     for (size_t i = 0; i < sizeof(op_fields) / sizeof(op_fields[0]); i++) {
         if (op_fields[i].op == op) {
             void *fn = NULL;
-            if (desc->struct_size < op_fields[i].offset + op_fields[i].size) {
-                return 0; /* past what this descriptor's minor has */
+            if (desc->struct_size >= op_fields[i].offset + op_fields[i].size) { /* this minor has it */
+                memcpy(&fn, (const char *)desc + op_fields[i].offset, sizeof(fn));
             }
-            memcpy(&fn, (const char *)desc + op_fields[i].offset, sizeof(fn));
-            return fn != NULL;
+            return fn;
         }
     }
-    return 0;
+    return NULL;
 }
 
 /* Appends s (cut to the wire's limit) and its NUL at *used. */
@@ -189,7 +188,7 @@ static int load(engine_plugin *p, const char *path)
     }
     p->op_mask = 0;
     for (int op = 0; op < PECERT_WIRE_OP_COUNT; op++) {
-        p->op_mask |= (uint64_t)engine_op_present(p->desc, (pecert_wire_op)op) << op;
+        p->op_mask |= (uint64_t)(engine_op_fn(p->desc, (pecert_wire_op)op) != NULL) << op;
     }
     return -1; /* loaded: no error sent */
 }

@@ -27,7 +27,9 @@ int engine_send(const void *msg, size_t len);
  * channel closes; returns the process's exit status. */
 int engine_serve(const engine_plugin *p);
 
-/* engine_op_present: 1 if the descriptor holds operation op. */
-int engine_op_present(const pecert_plugin *desc, pecert_wire_op op);
+/* engine_op_fn: operation op's function pointer in the descriptor (as an
+ * object pointer; the caller casts it to the operation's type), or NULL
+ * when it is NULL or past the descriptor's struct_size. */
+void *engine_op_fn(const pecert_plugin *desc, pecert_wire_op op);
 
 #endif /* PECERT_ENGINE_HOST_H */

@@ -118,34 +118,9 @@ typedef pecert_status (*args_op)(void *instance, const void *args);
 
 static args_op family_op(const pecert_plugin *d, pecert_wire_op op)
 {
-    args_op fn = NULL;
-#define CASE(OP, field)                                                                                                \
-    case OP:                                                                                                           \
-        *(void **)&fn = *(void *const *)&d->field;                                                                     \
-        break;
-    switch (op) {
-        CASE(PECERT_WIRE_OP_ROPE_APPLY, rope_apply)
-        CASE(PECERT_WIRE_OP_ALIBI_SLOPES, alibi_slopes)
-        CASE(PECERT_WIRE_OP_ALIBI_BIAS, alibi_bias)
-        CASE(PECERT_WIRE_OP_T5_BUCKET, t5_bucket)
-        CASE(PECERT_WIRE_OP_SINUSOIDAL, sinusoidal)
-        CASE(PECERT_WIRE_OP_LEARNED_LOOKUP, learned_lookup)
-        CASE(PECERT_WIRE_OP_SINCOS_2D, sincos_2d)
-        CASE(PECERT_WIRE_OP_SWIN_INDEX, swin_index)
-        CASE(PECERT_WIRE_OP_SHAW_INDEX, shaw_index)
-        CASE(PECERT_WIRE_OP_TXL_POS_EMB, txl_pos_emb)
-        CASE(PECERT_WIRE_OP_TXL_REL_SHIFT, txl_rel_shift)
-        CASE(PECERT_WIRE_OP_MROPE_INDEX, mrope_index)
-        CASE(PECERT_WIRE_OP_MROPE_APPLY, mrope_apply)
-        CASE(PECERT_WIRE_OP_ROPE2D_INDEX, rope2d_index)
-        CASE(PECERT_WIRE_OP_ROPE2D_APPLY, rope2d_apply)
-        CASE(PECERT_WIRE_OP_POS_INTERPOLATE, pos_interpolate)
-        CASE(PECERT_WIRE_OP_COPE_LOGITS, cope_logits)
-        CASE(PECERT_WIRE_OP_PEG_APPLY, peg_apply)
-    default:
-        break;
-    }
-#undef CASE
+    args_op fn;
+    void *p = engine_op_fn(d, op);
+    memcpy(&fn, &p, sizeof(fn)); /* POSIX: function and object pointers convert */
     return fn;
 }
 

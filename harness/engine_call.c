@@ -85,20 +85,19 @@ size_t engine_struct(engine_call *c, size_t slot, const void *src, size_t size)
     return at;
 }
 
-void engine_data(engine_call *c, size_t slot, const void *ptr, size_t len, int output, const char *name)
+engine_region *engine_data(engine_call *c, size_t slot, const void *ptr, size_t len, int output, const char *name)
 {
     clear_slot(c, slot);
     if (ptr == NULL) {
-        return;
+        return NULL;
     }
     if (c->n_regions >= ENGINE_MAX_REGIONS) {
         c->overflow = 1;
-        return;
+        return NULL;
     }
-    size_t i = c->n_regions++;
-    c->regions[i] = (engine_region){ptr, len <= MAX_REGION_BYTES ? len : 0, output, NULL, name, 0};
-    c->region_slot[i] = (uint32_t)slot;
-    c->region_delta[i] = 0;
+    engine_region *r = &c->regions[c->n_regions++];
+    *r = (engine_region){ptr, len <= MAX_REGION_BYTES ? len : 0, output, NULL, name, (uint32_t)slot, 0};
+    return r;
 }
 
 static size_t dtype_size(pecert_dtype d)
@@ -151,10 +150,9 @@ void engine_tensor(engine_call *c, size_t slot, const pecert_tensor *t, int outp
     if (at == (size_t)-1) {
         return;
     }
-    size_t data_slot = at + offsetof(pecert_tensor, data);
-    engine_data(c, data_slot, t->data, view_bytes(t), output, name);
-    if (c->n_regions > 0 && c->regions[c->n_regions - 1].start == t->data && t->data != NULL) {
-        c->regions[c->n_regions - 1].view = t;
+    engine_region *r = engine_data(c, at + offsetof(pecert_tensor, data), t->data, view_bytes(t), output, name);
+    if (r != NULL) {
+        r->view = t;
     }
 }
 
@@ -260,7 +258,7 @@ static void point_slots(engine_call *c, const block *blocks)
     for (size_t i = 0; i < c->n_regions; i++) {
         const engine_region *r = &c->regions[i];
         const block *b = &blocks[r->block];
-        add_reloc(c, c->region_slot[i], PECERT_WIRE_SPACE_ARENA, b->at + (size_t)(r->start - b->start));
+        add_reloc(c, r->slot, PECERT_WIRE_SPACE_ARENA, b->at + (size_t)(r->start - b->start));
     }
 }
 

@@ -20,6 +20,7 @@ struct pecert_engine {
     pecert_sandbox_mode mode;
     int output_kept; /* the host's stdout/stderr: this process's, not /dev/null */
     char path[4096];
+    char host_exe[4096];                /* pecert-engine, found once at load */
     char text[4][PECERT_WIRE_MAX_TEXT]; /* id, name, version, vendor */
     char cap_text[PECERT_WIRE_MAX_CAPS][PECERT_WIRE_MAX_CAP_LEN];
     const char *caps[PECERT_WIRE_MAX_CAPS + 1];
@@ -84,6 +85,7 @@ typedef struct engine_region {
     int output;                /* the operation writes it             */
     const pecert_tensor *view; /* its elements (strided output), or NULL: all of it */
     const char *name;          /* the argument, for the violation line */
+    uint32_t slot;             /* the frame slot its pointer fills    */
     size_t block;
 } engine_region;
 
@@ -96,8 +98,6 @@ typedef struct engine_call {
     pecert_wire_reloc relocs[PECERT_WIRE_MAX_RELOCS];
     size_t n_relocs;
     engine_region regions[ENGINE_MAX_REGIONS];
-    uint32_t region_slot[ENGINE_MAX_REGIONS]; /* the slot each region's pointer fills */
-    size_t region_delta[ENGINE_MAX_REGIONS];  /* the pointer's offset into its region (0) */
     size_t n_regions;
     int overflow; /* more than the wire's limits: a bug of pecert's, said so */
 } engine_call;
@@ -120,8 +120,9 @@ size_t engine_frame(engine_call *c, const void *src, size_t size);
 size_t engine_struct(engine_call *c, size_t slot, const void *src, size_t size);
 
 /* engine_data: the pointer at slot reaches len bytes of the judge's
- * memory at ptr (an input, or an output the host may write all of). */
-void engine_data(engine_call *c, size_t slot, const void *ptr, size_t len, int output, const char *name);
+ * memory at ptr (an input, or an output the host may write all of); its
+ * region, or NULL when ptr is NULL (or past the call's limits). */
+engine_region *engine_data(engine_call *c, size_t slot, const void *ptr, size_t len, int output, const char *name);
 
 /* engine_tensor: the pecert_tensor pointer at slot: the struct, and the
  * bytes its view spans (only its elements writable, when output). */

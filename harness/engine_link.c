@@ -94,12 +94,7 @@ static void exec_host(const char *exe, const pecert_engine *e, int channel, int 
  * through /proc. 0, or -1 with why. */
 static int spawn(pecert_engine *e, char *err, size_t len)
 {
-    char exe[PATH_MAX];
     int sv[2];
-    if (host_path(exe, sizeof(exe)) != 0) {
-        snprintf(err, len, "%s: cannot find pecert-engine (set PECERT_ENGINE)", e->path);
-        return -1;
-    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         snprintf(err, len, "%s: socketpair: %s", e->path, strerror(errno));
         return -1;
@@ -111,7 +106,7 @@ static int spawn(pecert_engine *e, char *err, size_t len)
     pid_t pid = fork();
     if (pid == 0) {
         close(sv[0]);
-        exec_host(exe, e, sv[1], null_fd, parent);
+        exec_host(e->host_exe, e, sv[1], null_fd, parent);
     }
     close(sv[1]);
     if (null_fd >= 0) {
@@ -131,22 +126,23 @@ static int spawn(pecert_engine *e, char *err, size_t len)
 }
 
 /* The host's end: its wait status, waiting up to grace_s for it to exit
- * by itself before it and its group are killed (*killed set then). */
+ * by itself before it is killed (*killed set then). Its group is killed
+ * while the host is still unreaped (a zombie), so that its number cannot
+ * have gone to another process group yet. */
 static int reap(pecert_engine *e, double grace_s, int *killed)
 {
     int status = 0;
     double until = now_s() + grace_s;
+    siginfo_t info;
     *killed = 0;
     for (;;) {
-        pid_t r = waitpid(e->host, &status, WNOHANG);
-        if (r == e->host || (r < 0 && errno != EINTR)) {
+        info.si_pid = 0;
+        int r = waitid(P_PID, (id_t)e->host, &info, WEXITED | WNOHANG | WNOWAIT);
+        if ((r == 0 && info.si_pid == e->host) || (r < 0 && errno != EINTR)) {
             break;
         }
         if (now_s() >= until) {
-            (void)kill(-e->host, SIGKILL);
             (void)kill(e->host, SIGKILL);
-            while (waitpid(e->host, &status, 0) < 0 && errno == EINTR) {
-            }
             *killed = 1;
             break;
         }
@@ -154,6 +150,8 @@ static int reap(pecert_engine *e, double grace_s, int *killed)
         nanosleep(&nap, NULL);
     }
     (void)kill(-e->host, SIGKILL); /* anything left in its group */
+    while (waitpid(e->host, &status, 0) < 0 && errno == EINTR) {
+    }
     e->host = 0;
     return status;
 }
@@ -174,7 +172,6 @@ void pecert_engine_stop(pecert_engine *e)
     close_channel(e);
     if (e->host > 0) {
         int killed;
-        (void)kill(-e->host, SIGKILL);
         (void)reap(e, 0.0, &killed);
     }
     if (e->arena != NULL) {
@@ -189,12 +186,8 @@ _Noreturn void engine_fail(pecert_engine *e, engine_failure kind, const char *wh
 {
     int killed = 0;
     int status = 0;
-    if (kind != ENGINE_LOST && e->host > 0) {
-        (void)kill(-e->host, SIGKILL); /* alive and wrong: it says nothing more */
-        (void)kill(e->host, SIGKILL);
-    }
     close_channel(e);
-    if (e->host > 0) {
+    if (e->host > 0) { /* a host that broke the protocol gets no grace: it says nothing more */
         status = reap(e, kind == ENGINE_LOST ? 2.0 : 0.0, &killed);
     }
     if (kind == ENGINE_LOST && !killed && WIFSIGNALED(status)) {
@@ -329,8 +322,8 @@ static int take_hello(pecert_engine *e, const unsigned char *buf, size_t n, char
 }
 
 /* The first message, within deadline (0: none). 1 hello, 0 load error,
- * -1 the host ended or broke the protocol (why in err, the host reaped),
- * -2 past the deadline (the host killed). */
+ * -1 the host broke the protocol (why in err) or ended (err ""), -2 past
+ * the deadline (the host killed and reaped). */
 static int await_hello(pecert_engine *e, double deadline, char *err, size_t len)
 {
     static unsigned char buf[PECERT_WIRE_MAX_MESSAGE];
@@ -395,6 +388,11 @@ int pecert_engine_load(pecert_engine **out, const char *path, pecert_sandbox_mod
     }
     e->fd = -1;
     e->mode = mode;
+    if (host_path(e->host_exe, sizeof(e->host_exe)) != 0) {
+        snprintf(err, len, "%s: cannot find pecert-engine (set PECERT_ENGINE)", path);
+        free(e);
+        return -1;
+    }
     if (spawn(e, err, len) != 0) {
         free(e);
         return -1;
