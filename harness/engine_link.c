@@ -3,12 +3,13 @@
  * against the descriptor rules, stopped; and what a call that finds it
  * gone or lying does to the calling process (engine.h).
  */
-#define _GNU_SOURCE /* close_range */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,39 +55,67 @@ static int host_path(char *out, size_t len)
     return 0;
 }
 
-/* In the forked child, before exec: only async-signal-safe calls. Its own
- * process group, death with its parent, the channel at its fixed
- * descriptor, stdin /dev/null (a terminal there is read-write: a plugin
- * could dup it onto stdout and write around the capture), stdout and
- * stderr this process's (kept: a check's capture) or /dev/null, and no
- * other descriptor. */
-static void exec_host(const char *exe, const pecert_engine *e, int channel, int null_fd, pid_t parent)
+/* The host's descriptors: stdin /dev/null (a terminal there is
+ * read-write: a plugin could dup it onto stdout and write around the
+ * capture), stdout and stderr this process's (kept: a check's capture) or
+ * /dev/null, the channel at its fixed descriptor, and no other. */
+static int host_files(posix_spawn_file_actions_t *fa, const pecert_engine *e, int channel, int null_fd)
 {
-    (void)setpgid(0, 0);
-    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent || null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
-        (!e->output_kept && (dup2(null_fd, STDOUT_FILENO) < 0 || dup2(null_fd, STDERR_FILENO) < 0))) {
-        _exit(127); /* the parent is already gone, or no /dev/null */
+    int rc = posix_spawn_file_actions_init(fa);
+    if (rc != 0) {
+        return rc;
     }
-    if (channel == PECERT_WIRE_CHANNEL_FD) {
-        (void)fcntl(channel, F_SETFD, 0);
-    } else if (dup2(channel, PECERT_WIRE_CHANNEL_FD) < 0) {
-        _exit(127);
+    rc = posix_spawn_file_actions_adddup2(fa, null_fd, STDIN_FILENO);
+    if (rc == 0 && !e->output_kept) {
+        rc = posix_spawn_file_actions_adddup2(fa, null_fd, STDOUT_FILENO);
+        rc = rc != 0 ? rc : posix_spawn_file_actions_adddup2(fa, null_fd, STDERR_FILENO);
     }
-    (void)close_range(PECERT_WIRE_CHANNEL_FD + 1, ~0u, 0);
+    rc = rc != 0 ? rc : posix_spawn_file_actions_adddup2(fa, channel, PECERT_WIRE_CHANNEL_FD);
+    rc = rc != 0 ? rc : posix_spawn_file_actions_addclosefrom_np(fa, PECERT_WIRE_CHANNEL_FD + 1);
+    if (rc != 0) {
+        posix_spawn_file_actions_destroy(fa);
+    }
+    return rc;
+}
+
+/* The host started with posix_spawn (a vfork, not a fork: this process's
+ * pages are neither copied into its page tables nor made copy-on-write,
+ * which every later write here would pay a fault for), in a process group
+ * of its own, with no signal blocked. It asks for death with this process
+ * itself (--parent, WIRE.md), since nothing runs between the vfork and the
+ * exec. pid, or 0 with errno's value in *err_no. */
+static pid_t start_host(const pecert_engine *e, int channel, int null_fd, int *err_no)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
     sigset_t none;
-    sigemptyset(&none);
-    (void)sigprocmask(SIG_SETMASK, &none, NULL);
-    char *argv[4];
+    char parent[32];
+    snprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
+    char *argv[5];
     int argc = 0;
     argv[argc++] = (char *)(uintptr_t) "pecert-engine";
     if (e->mode == PECERT_SANDBOX_OFF) {
         argv[argc++] = (char *)(uintptr_t) "--no-sandbox";
     }
+    argv[argc++] = parent;
     argv[argc++] = (char *)(uintptr_t)e->path;
     argv[argc] = NULL;
-    execv(exe, argv);
-    _exit(127);
+    sigemptyset(&none);
+    pid_t pid = 0;
+    int rc = host_files(&fa, e, channel, null_fd);
+    if (rc == 0) {
+        rc = posix_spawnattr_init(&attr);
+        if (rc == 0) {
+            rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+            rc = rc != 0 ? rc : posix_spawnattr_setpgroup(&attr, 0);
+            rc = rc != 0 ? rc : posix_spawnattr_setsigmask(&attr, &none);
+            rc = rc != 0 ? rc : posix_spawn(&pid, e->host_exe, &fa, &attr, argv, environ);
+            posix_spawnattr_destroy(&attr);
+        }
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    *err_no = rc;
+    return rc == 0 ? pid : 0;
 }
 
 /* A host for path, on e->fd. This process becomes undumpable first: no
@@ -99,28 +128,33 @@ static int spawn(pecert_engine *e, char *err, size_t len)
         snprintf(err, len, "%s: socketpair: %s", e->path, strerror(errno));
         return -1;
     }
+    if (sv[1] == PECERT_WIRE_CHANNEL_FD) { /* dup2 onto itself would keep its close-on-exec */
+        int moved = fcntl(sv[1], F_DUPFD_CLOEXEC, PECERT_WIRE_CHANNEL_FD + 1);
+        close(sv[1]);
+        sv[1] = moved;
+    }
     (void)prctl(PR_SET_DUMPABLE, 0);
     int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-    fflush(NULL);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(sv[0]);
-        exec_host(e->host_exe, e, sv[1], null_fd, parent);
+    int err_no = errno;
+    pid_t pid = 0;
+    if (sv[1] >= 0 && null_fd >= 0) {
+        pid = start_host(e, sv[1], null_fd, &err_no);
     }
-    close(sv[1]);
+    if (sv[1] >= 0) {
+        close(sv[1]);
+    }
     if (null_fd >= 0) {
         close(null_fd);
     }
-    if (pid < 0) {
+    if (pid <= 0) {
         close(sv[0]);
-        snprintf(err, len, "%s: fork: %s", e->path, strerror(errno));
+        snprintf(err, len, "%s: cannot start %s: %s", e->path, e->host_exe, strerror(err_no));
         return -1;
     }
     (void)setpgid(pid, pid); /* as the child does: no race with kill(-pid) */
     e->fd = sv[0];
     e->host = pid;
-    e->owner = parent;
+    e->owner = getpid();
     e->seq = 0;
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -651,6 +652,29 @@ START_TEST(a_thread_started_at_load_is_held_to_the_serving_sandbox)
 }
 END_TEST
 
+/* A host whose judge is gone before it asks to die with it (its parent is
+ * no longer the --parent it was given) exits at once, before loading
+ * anything: posix_spawn leaves that guard to the host itself. */
+START_TEST(a_host_whose_judge_is_gone_exits_at_once)
+{
+    char exe[PATH_MAX];
+    char plugin[1024];
+    snprintf(exe, sizeof(exe), "%s/pecert-engine", test_build_dir());
+    test_impl_path(plugin, sizeof(plugin), "ref");
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char parent[32];
+        snprintf(parent, sizeof(parent), "--parent=%ld", (long)getppid() + 1); /* not this child's parent */
+        execl(exe, "pecert-engine", parent, plugin, (char *)NULL);
+        _exit(126);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 127, "status 0x%x", status);
+}
+END_TEST
+
 Suite *make_engine_suite(void)
 {
     /* One case named "hostile": CK_RUN_CASE=hostile runs it with the other
@@ -664,6 +688,6 @@ Suite *make_engine_suite(void)
                    a_write_into_any_input_fails_its_check, an_endless_loop_is_a_timeout_and_leaves_no_process,
                    a_hostile_plugin_is_never_certified, a_plugin_cannot_write_around_its_capture_through_stdin,
                    load_time_output_never_reaches_pecerts_own_output,
-                   a_thread_started_at_load_is_held_to_the_serving_sandbox),
+                   a_thread_started_at_load_is_held_to_the_serving_sandbox, a_host_whose_judge_is_gone_exits_at_once),
         NULL);
 }
