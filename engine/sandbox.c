@@ -1,19 +1,21 @@
-/* sandbox.c - the engine host's seccomp allow-lists, by stage (sandbox.h). */
-#define _GNU_SOURCE /* CLONE_THREAD */
+/* sandbox.c - the engine host drops its privileges and installs its
+ * seccomp filters, by stage (sandbox.h). */
 #include "sandbox.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdint.h>
 #include <linux/capability.h>
-#include <sched.h>
-#include <seccomp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pecert/wire.h"
+/* Generated into $(BUILD)/gen by filters/export.c: the two programs and
+ * ENGINE_FILTER_SELF_PID, the placeholder install() writes the pid over. */
+#include "engine_filters.h"
 
 int engine_drop_privileges(char *err, size_t len)
 {
@@ -31,189 +33,47 @@ int engine_drop_privileges(char *err, size_t len)
     return 0;
 }
 
-/* Calls with no argument worth restricting: computing, memory, threads'
- * synchronisation, time, and the process's own signal state. */
-/* clang-format off: a table, several calls to a line */
-static const int always[] = {
-    SCMP_SYS(read),
-    SCMP_SYS(pread64),
-    SCMP_SYS(readv),
-    SCMP_SYS(close),
-    SCMP_SYS(fstat),
-    SCMP_SYS(newfstatat),
-    SCMP_SYS(lseek),
-    SCMP_SYS(fcntl),
-    SCMP_SYS(mmap),
-    SCMP_SYS(munmap),
-    SCMP_SYS(mprotect),
-    SCMP_SYS(mremap),
-    SCMP_SYS(madvise),
-    SCMP_SYS(brk),
-    SCMP_SYS(futex),
-    SCMP_SYS(sched_yield),
-    SCMP_SYS(sched_getaffinity),
-    SCMP_SYS(getcpu),
-    SCMP_SYS(set_robust_list),
-    SCMP_SYS(get_robust_list),
-    SCMP_SYS(rseq),
-    SCMP_SYS(set_tid_address),
-    SCMP_SYS(gettid),
-    SCMP_SYS(getpid),
-    SCMP_SYS(getppid),
-    SCMP_SYS(getuid),
-    SCMP_SYS(geteuid),
-    SCMP_SYS(getgid),
-    SCMP_SYS(getegid),
-    SCMP_SYS(rt_sigaction),
-    SCMP_SYS(rt_sigprocmask),
-    SCMP_SYS(rt_sigreturn),
-    SCMP_SYS(sigaltstack),
-    SCMP_SYS(exit),
-    SCMP_SYS(exit_group),
-    SCMP_SYS(clock_gettime),
-    SCMP_SYS(clock_getres),
-    SCMP_SYS(gettimeofday),
-    SCMP_SYS(time),
-    SCMP_SYS(nanosleep),
-    SCMP_SYS(clock_nanosleep),
-    SCMP_SYS(getrandom),
-    SCMP_SYS(uname),
-    SCMP_SYS(sysinfo),
-    SCMP_SYS(membarrier),
-    SCMP_SYS(getrusage),
-    SCMP_SYS(times),
-    SCMP_SYS(sched_getparam),
-    SCMP_SYS(sched_getscheduler),
-    SCMP_SYS(recvmsg),
-    SCMP_SYS(recvfrom),
-    SCMP_SYS(poll),
-    SCMP_SYS(ppoll),
-    SCMP_SYS(arch_prctl),
-};
-
-/* What dlopen and load-time code read: files and folders, never written. */
-static const int loading_only[] = {
-    SCMP_SYS(access),
-    SCMP_SYS(faccessat),
-    SCMP_SYS(faccessat2),
-    SCMP_SYS(readlink),
-    SCMP_SYS(readlinkat),
-    SCMP_SYS(getdents64),
-    SCMP_SYS(stat),
-    SCMP_SYS(lstat),
-    SCMP_SYS(statx),
-    SCMP_SYS(statfs),
-    SCMP_SYS(fstatfs),
-    SCMP_SYS(getcwd),
-    /* The serving stage's filter is installed from inside this one. */
-    SCMP_SYS(seccomp),
-};
-/* clang-format on */
-
-static int allow_all(scmp_filter_ctx ctx, const int *calls, size_t n)
+/* The stage's program with this process's pid where the build left its
+ * placeholder, installed on every thread of the host, those a library
+ * started while it loaded (a thread pool) included: not only the caller's.
+ * no_new_privs is already set (engine_drop_privileges). */
+static int install(const struct sock_filter *program, size_t n, char *err, size_t len)
 {
+    struct sock_filter copy[512];
+    if (n > sizeof(copy) / sizeof(copy[0])) {
+        snprintf(err, len, "a filter of %zu instructions (at most 512)", n);
+        return -1;
+    }
+    uint32_t self = (uint32_t)getpid();
     for (size_t i = 0; i < n; i++) {
-        if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, calls[i], 0) != 0) {
-            return -1;
+        copy[i] = program[i];
+        if (copy[i].code == (BPF_JMP | BPF_JEQ | BPF_K) && copy[i].k == ENGINE_FILTER_SELF_PID) {
+            copy[i].k = self;
         }
     }
-    return 0;
-}
-
-/* write and sendmsg: stdout, stderr (captured by the judge) and the
- * channel; nothing else the plugin could open or inherit. */
-static int allow_own_outputs(scmp_filter_ctx ctx)
-{
-    static const int writers[] = {SCMP_SYS(write), SCMP_SYS(writev), SCMP_SYS(sendmsg), SCMP_SYS(sendto)};
-    static const int fds[] = {STDOUT_FILENO, STDERR_FILENO, PECERT_WIRE_CHANNEL_FD};
-    for (size_t w = 0; w < sizeof(writers) / sizeof(writers[0]); w++) {
-        for (size_t f = 0; f < sizeof(fds) / sizeof(fds[0]); f++) {
-            if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, writers[w], 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fds[f])) != 0) {
-                return -1;
-            }
-        }
+    struct sock_fprog prog = {(unsigned short)n, copy};
+    long rc = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+    if (rc > 0) {
+        snprintf(err, len, "thread %ld could not take the filter", rc);
+        return -1;
+    }
+    if (rc != 0) {
+        snprintf(err, len, "seccomp: %s", strerror(errno));
+        return -1;
     }
     return 0;
-}
-
-/* Threads, never processes: clone with CLONE_THREAD only. clone3 hides
- * its flags in memory a filter cannot read, so it answers ENOSYS and
- * glibc falls back to clone. */
-static int allow_threads(scmp_filter_ctx ctx)
-{
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-                         SCMP_A0(SCMP_CMP_MASKED_EQ, (scmp_datum_t)CLONE_THREAD, (scmp_datum_t)CLONE_THREAD)) != 0) {
-        return -1;
-    }
-    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-}
-
-/* Signals to itself only (abort(), raise(), a thread's own): kill and
- * tgkill naming this process; prlimit64 reads its own limits only. */
-static int allow_self(scmp_filter_ctx ctx)
-{
-    scmp_datum_t self = (scmp_datum_t)getpid();
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_EQ, self)) != 0 ||
-        seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_EQ, self)) != 0 ||
-        seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
-                         SCMP_A2(SCMP_CMP_EQ, 0)) != 0) {
-        return -1;
-    }
-    /* isatty() and friends: "not a terminal", never a device request. */
-    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOTTY), SCMP_SYS(ioctl), 0);
-}
-
-/* open and openat for reading only: no O_WRONLY, O_RDWR, O_CREAT, O_TRUNC
- * or O_APPEND bit. */
-static int allow_read_only_open(scmp_filter_ctx ctx)
-{
-    scmp_datum_t writing = O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND;
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, writing, 0)) != 0) {
-        return -1;
-    }
-    if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, writing, 0)) != 0) {
-        return -1;
-    }
-    /* libseccomp sets no_new_privs again before it loads a filter. */
-    return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
-                            SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)PR_SET_NO_NEW_PRIVS));
 }
 
 int engine_sandbox(engine_stage stage, char *err, size_t len)
 {
-    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
-    if (ctx == NULL) {
-        snprintf(err, len, "seccomp_init failed");
-        return -1;
-    }
-    /* Every thread of the host, those a library started while it loaded
-     * (a thread pool) included, gets the filter: not only the caller. */
-    int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-    if (rc == 0) {
-        rc = allow_all(ctx, always, sizeof(always) / sizeof(always[0]));
-    }
-    if (rc == 0) {
-        rc = allow_own_outputs(ctx);
-    }
-    if (rc == 0) {
-        rc = allow_threads(ctx);
-    }
-    if (rc == 0) {
-        rc = allow_self(ctx);
-    }
-    if (rc == 0 && stage == ENGINE_STAGE_LOADING) {
-        rc = allow_all(ctx, loading_only, sizeof(loading_only) / sizeof(loading_only[0]));
-        if (rc == 0) {
-            rc = allow_read_only_open(ctx);
-        }
-    }
-    if (rc == 0) {
-        rc = seccomp_load(ctx);
-    }
+    char why[128];
+    int loading = stage == ENGINE_STAGE_LOADING;
+    int rc = loading ? install(engine_filter_loading, sizeof(engine_filter_loading) / sizeof(engine_filter_loading[0]),
+                               why, sizeof(why))
+                     : install(engine_filter_serving, sizeof(engine_filter_serving) / sizeof(engine_filter_serving[0]),
+                               why, sizeof(why));
     if (rc != 0) {
-        snprintf(err, len, "seccomp filter (%s stage): %s", stage == ENGINE_STAGE_LOADING ? "loading" : "serving",
-                 strerror(rc < 0 ? -rc : EINVAL));
+        snprintf(err, len, "seccomp filter (%s stage): %s", loading ? "loading" : "serving", why);
     }
-    seccomp_release(ctx);
-    return rc == 0 ? 0 : -1;
+    return rc;
 }

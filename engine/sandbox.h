@@ -1,5 +1,6 @@
 /*
- * sandbox.h - the engine host's seccomp filters (Debian's libseccomp).
+ * sandbox.h - the engine host's seccomp filters: written with Debian's
+ * libseccomp (filters/rules.c), compiled to BPF when pecert is built.
  *
  * Two stages, each a filter stacked on the one before (a filter can only
  * narrow what the earlier ones allow):
