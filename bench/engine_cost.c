@@ -7,7 +7,11 @@
  *                 messages, two context switches, the canary checks);
  *   rope_apply [1, 32, 128]: a decode step (16 KiB in, 16 KiB out);
  *   rope_apply [T, 32, 128] at the run's largest T: the copies into and
- *                 out of the shared arena, which grow with the bytes.
+ *                 out of the shared arena, which grow with the bytes;
+ *   a host's life: what every check pays once: the host started
+ *                 (posix_spawn, exec, the plugin loaded, its filters, the
+ *                 hello), an instance created and released, the host
+ *                 stopped and reaped. In process: the instance alone.
  *
  * The checks call through the host; `pecert bench`'s other figures time
  * the plugin in process (timing is not a verdict).
@@ -23,11 +27,29 @@ typedef struct cost_call {
     const pecert_rope_config *config;
     pecert_rope_apply_args apply; /* x, out, positions point into the buffers */
     int freqs_only;
+    int lifecycle; /* a host's life, not a call */
 } cost_call;
+
+/* An instance created and released; for an engine-hosted plugin, in a
+ * host started for it and stopped after (pecert_engine_of: NULL in
+ * process, where stop does nothing). */
+static int host_life(const cost_call *c)
+{
+    void *instance = NULL;
+    if (pecert_plugin_instance(c->desc, &instance) != PECERT_OK) {
+        return -1;
+    }
+    pecert_plugin_release(c->desc, instance);
+    pecert_engine_stop(pecert_engine_of(c->desc));
+    return 0;
+}
 
 static int cost_once(void *context)
 {
     cost_call *c = context;
+    if (c->lifecycle) {
+        return host_life(c);
+    }
     if (c->freqs_only) {
         double inv[64];
         double scaling;
@@ -100,8 +122,8 @@ int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, 
     (void)bench_subject_threads(in_process, 1);
     pecert_rope_config config = {.struct_size = sizeof(config), .head_dim = 128, .rotary_dim = 128,
                                  .rope_theta = 10000.0, .max_position_embeddings = 4096, .factor = 1.0};
-    cost_call calls[2] = {{in_process->plugin.desc, in_process->instance, &config, {0}, 1},
-                          {hosted.desc, instance, &config, {0}, 1}};
+    cost_call calls[2] = {{in_process->plugin.desc, in_process->instance, &config, {0}, 1, 0},
+                          {hosted.desc, instance, &config, {0}, 1, 0}};
     pecert_tensor views[2][2];
     bench_stats s[2];
     cJSON *rows = cJSON_AddArrayToObject(root, "engine_cost");
@@ -126,6 +148,10 @@ int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, 
         }
     }
     pecert_plugin_release(hosted.desc, instance);
+    cost_call lives[2] = {{in_process->plugin.desc, NULL, &config, {0}, 0, 1}, {hosted.desc, NULL, &config, {0}, 0, 1}};
+    if (rc == 0 && measure_pair(s, lives, reps) == 0) {
+        cost_row(rows, "a host's life (start to stop)", s);
+    }
     pecert_plugin_close(&hosted);
     return rc;
 }
