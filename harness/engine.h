@@ -65,6 +65,18 @@ void pecert_engine_release(pecert_engine *e, void *instance);
  * process group, and waits for it. A no-op when there is none. */
 void pecert_engine_stop(pecert_engine *e);
 
+/* pecert_engine_lend_arena / _arena_back: around one isolated child that
+ * runs a check, in a process that runs them one at a time. The child's
+ * host gets this process's shared arena (made once; its pages, allocated
+ * and zeroed by the first check that wrote them, kept for the next)
+ * instead of a fresh one. back says whether the child exited by itself
+ * (it then reaped its host first: nothing else maps the arena); if not (a
+ * timeout, a signal), the arena is dropped and the next check gets a new
+ * one. Sandboxed hosts only (an unsandboxed one may fork what outlives
+ * it). NULL (an in-process plugin) is a no-op. */
+void pecert_engine_lend_arena(pecert_engine *e);
+void pecert_engine_arena_back(pecert_engine *e, int child_exited);
+
 /* pecert_engine_violation: the first write the host made outside an
  * output (into an input, past an output's end, between elements of a
  * strided one) in this process, as one line, or NULL. A check whose

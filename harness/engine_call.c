@@ -10,7 +10,6 @@
  * byte the host changed (an input, a canary, a gap of a strided output)
  * is the engine's violation, kept as one line for the check's verdict.
  */
-#define _GNU_SOURCE /* memfd_create, F_ADD_SEALS */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -205,38 +204,6 @@ static size_t lay_out(engine_call *c, block *blocks, size_t *n_blocks)
     }
     *n_blocks = n;
     return cursor + CANARY;
-}
-
-/* A new arena of at least need bytes: a memfd, sealed at its size, mapped
- * here, and sent. */
-static void grow_arena(pecert_engine *e, size_t need)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t size = e->arena_size * 2 > need ? e->arena_size * 2 : need;
-    size = size < ((size_t)1 << 20) ? (size_t)1 << 20 : size;
-    size = (size + page - 1) / page * page;
-    int fd = memfd_create("pecert-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0 || ftruncate(fd, (off_t)size) != 0 ||
-        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-        engine_fail(e, ENGINE_JUDGE, "cannot make the shared arena (memfd)");
-    }
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED) {
-        engine_fail(e, ENGINE_JUDGE, "cannot map the shared arena");
-    }
-    if (e->arena != NULL) {
-        munmap(e->arena, e->arena_size);
-    }
-    e->arena = m;
-    e->arena_size = size;
-    e->generation++;
-    pecert_wire_arena msg = {
-        {PECERT_WIRE_MAGIC, PECERT_WIRE_VERSION, PECERT_WIRE_ARENA, sizeof(msg), 0}, size, e->generation};
-    int rc = engine_send_message(e, &msg, sizeof(msg), fd);
-    close(fd);
-    if (rc != 0) {
-        engine_fail(e, ENGINE_LOST, "the channel closed");
-    }
 }
 
 /* Canaries everywhere but the blocks, then the blocks' bytes. */
@@ -530,7 +497,7 @@ engine_reply engine_call_run(engine_call *c, uint32_t instance, uint32_t session
     engine_connect(e);
     size_t used = lay_out(c, blocks, &n);
     if (used > e->arena_size) {
-        grow_arena(e, used);
+        engine_arena_grow(e, used);
     }
     fill(e, blocks, n, used);
     point_slots(c, blocks);

@@ -36,6 +36,14 @@ struct pecert_engine {
     unsigned char *arena;
     size_t arena_size;
     uint64_t generation;
+    /* The arena this process lends its children, one at a time
+     * (pecert_engine_lend_arena, engine_arena.c): its mapping, size and
+     * memfd; lent is NULL when there is none. */
+    unsigned char *lent;
+    size_t lent_size;
+    int lent_fd;
+    pid_t lent_by;
+    int lent_open; /* lent now: the child forked now may adopt it */
     uint32_t seq;
     unsigned char *mask; /* which bytes of a block an output may write */
     size_t mask_cap;
@@ -73,6 +81,19 @@ _Noreturn void engine_fail(pecert_engine *e, engine_failure kind, const char *wh
 /* engine_send_message: the whole message, on the channel (with fd as
  * SCM_RIGHTS when >= 0); 0, or -1. */
 int engine_send_message(pecert_engine *e, const void *msg, size_t len, int fd);
+
+/* ---- the arena (engine_arena.c) ---------------------------------------- */
+
+/* engine_arena_adopt: a host just greeted gets the arena this process's
+ * parent lent it, if it lends one now (once per process). */
+void engine_arena_adopt(pecert_engine *e);
+
+/* engine_arena_grow: a new arena of at least need bytes, this process's
+ * own, sent to the host; the one before is unmapped here. */
+void engine_arena_grow(pecert_engine *e, size_t need);
+
+/* engine_arena_free: the arena this process lends, dropped. */
+void engine_arena_free(pecert_engine *e);
 
 /* ---- one call (engine_call.c) ------------------------------------------ */
 

@@ -475,12 +475,14 @@ void engine_connect(pecert_engine *e)
     if (e->op_mask != mask || e->desc.abi_version != abi || e->desc.struct_size != size) {
         engine_fail(e, ENGINE_BROKE, "its hello describes another plugin than the one loaded");
     }
+    engine_arena_adopt(e);
 }
 
 void pecert_engine_free(pecert_engine *e)
 {
     if (e != NULL) {
         pecert_engine_stop(e);
+        engine_arena_free(e);
         free(e->mask);
         free(e);
     }

@@ -180,7 +180,10 @@ void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const 
     }
     child_job job = {x, check};
     pecert_child_outcome o;
+    pecert_engine *engine = pecert_engine_of(x->plugin);
+    pecert_engine_lend_arena(engine);
     pecert_run_isolated(&o, child_run_check, &job, x->timeout_s);
+    pecert_engine_arena_back(engine, o.status == PECERT_CHILD_EXITED);
     accept_child_result(r, &o, check->id, x->timeout_s);
     pecert_child_outcome_free(&o);
 }
