@@ -21,7 +21,13 @@
 BUILD     ?= build
 CC        ?= gcc
 PKGS      := libcjson zlib
-DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check libseccomp-dev
+DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check libseccomp-dev \
+             python3 python3-numpy python3-torch
+# Engines written in Python (--impl python:SPEC) run under this interpreter
+# in the tests: Debian's, with the python3-numpy and python3-torch above
+# (a user's own python3, with their packages, is pecert's default).
+export PECERT_PYTHON ?= /usr/bin/python3
+
 # The browser test of the HTML report (Debian's, not PyPI's selenium).
 BROWSER_DEB_PKGS := chromium chromium-driver python3-selenium
 # The fuzz targets (tests/fuzz/): clang with libFuzzer and its sanitizers.
@@ -93,7 +99,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps install check unit conformance abi-cxx layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps install check unit conformance abi-cxx python-abi layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -101,7 +107,7 @@ TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 # building a newly added source's object for an existing archive.
 .PRECIOUS: $(BUILD)/obj/%.o $(BUILD)/obj/f32/impls/mutants/%.o $(BUILD)/obj/impls/testing/%.o
 
-all: $(BUILD)/pecert $(BUILD)/pecert-engine $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F32)
+all: $(BUILD)/pecert $(BUILD)/pecert-engine $(BUILD)/engine-filters.bpf $(PLUGINS) $(TEST_PLUGINS) $(MUTANTS) $(HONEST) $(MUTANTS_F32)
 
 # ---- dependencies (idempotent: installs only what is missing) -------------
 deps:
@@ -138,6 +144,10 @@ $(BUILD)/gen/engine_filters.h: $(BUILD)/engine-filters
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  GEN   $@")
 	$(Q)$< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/engine-filters.bpf: $(BUILD)/engine-filters
+	$(if $(Q),@echo "  GEN   $@")
+	$(Q)$< --binary > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/engine/sandbox.o: $(BUILD)/gen/engine_filters.h
 $(BUILD)/obj/engine/sandbox.o: ALL_CFLAGS += -I$(BUILD)/gen
@@ -207,7 +217,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 # Each part runs as `make PART` (tools/check_parts.sh), and the wall time
 # of each is printed at the end (and kept in $(BUILD)/check-times.txt).
-CHECK_PARTS := abi-cxx layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
+CHECK_PARTS := abi-cxx python-abi layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
 	$(Q)sh tools/check_parts.sh $(BUILD) $(CHECK_PARTS)
@@ -222,6 +232,10 @@ layers: all
 # The public header must stay valid C++ (and the same layout from C++).
 abi-cxx:
 	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -Iinclude -fsyntax-only tests/abi_cxx.cc
+
+# The Python host's mirror of plugin.h and wire.h against the compiler's.
+python-abi:
+	$(Q)/usr/bin/python3 tests/python/check_abi_layout.py $(CC)
 
 unit: $(BUILD)/unit-tests all
 	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests
@@ -367,6 +381,9 @@ install: all
 	    $(INSTALL_ROOT)/share/pecert/impls/mutants
 	$(Q)install -m 755 $(BUILD)/pecert $(INSTALL_ROOT)/bin/pecert
 	$(Q)install -m 755 $(BUILD)/pecert-engine $(INSTALL_ROOT)/lib/pecert/pecert-engine
+	$(Q)install -m 644 $(BUILD)/engine-filters.bpf $(INSTALL_ROOT)/lib/pecert/engine-filters.bpf
+	$(Q)install -d $(INSTALL_ROOT)/lib/pecert/python/pecert
+	$(Q)install -m 644 python/pecert/*.py $(INSTALL_ROOT)/lib/pecert/python/pecert/
 	$(Q)install -m 755 $(PLUGINS) $(INSTALL_ROOT)/lib/pecert/impls/
 	$(Q)install -m 755 $(HONEST) $(INSTALL_ROOT)/lib/pecert/impls/honest/
 	$(Q)install -m 755 $(MUTANTS) $(INSTALL_ROOT)/lib/pecert/impls/mutants/

@@ -20,7 +20,10 @@ struct pecert_engine {
     pecert_sandbox_mode mode;
     int output_kept; /* the host's stdout/stderr: this process's, not /dev/null */
     char path[4096];
-    char host_exe[4096];                /* pecert-engine, found once at load */
+    char host_exe[4096];                /* pecert-engine or the Python interpreter */
+    char python_dir[4096];              /* a Python engine's: where pecert/host.py is */
+    char filters[4096];                 /* and the sandbox's BPF (engine-filters.bpf) */
+    int python;                         /* path is "python:SPEC"           */
     char text[4][PECERT_WIRE_MAX_TEXT]; /* id, name, version, vendor */
     char cap_text[PECERT_WIRE_MAX_CAPS][PECERT_WIRE_MAX_CAP_LEN];
     const char *caps[PECERT_WIRE_MAX_CAPS + 1];
@@ -81,6 +84,29 @@ _Noreturn void engine_fail(pecert_engine *e, engine_failure kind, const char *wh
 /* engine_send_message: the whole message, on the channel (with fd as
  * SCM_RIGHTS when >= 0); 0, or -1. */
 int engine_send_message(pecert_engine *e, const void *msg, size_t len, int fd);
+
+/* ---- the host's command (engine_command.c) ------------------------------ */
+
+/* The prefix of --impl that names an engine written in Python. */
+#define ENGINE_PYTHON_PREFIX "python:"
+
+/* engine_find_host: the executable (and for a Python engine the folder of
+ * pecert's Python package) e's hosts run, found once at load. 0, or -1
+ * with why in err. */
+int engine_find_host(pecert_engine *e, char *err, size_t len);
+
+/* A host's argv and environment, built for one start. */
+typedef struct engine_command {
+    char *argv[12];
+    char **envp;
+    char parent[32];
+    char filters[4200];
+    char pythonpath[8192];
+} engine_command;
+
+/* engine_command_build / _free: 0, or -1 (out of memory). */
+int engine_command_build(engine_command *cmd, const pecert_engine *e);
+void engine_command_free(engine_command *cmd);
 
 /* ---- the arena (engine_arena.c) ---------------------------------------- */
 

@@ -33,28 +33,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* pecert-engine: $PECERT_ENGINE, or beside the running executable (the
- * build tree), or ../lib/pecert/ from it (`make install`). */
-static int host_path(char *out, size_t len)
-{
-    const char *env = getenv("PECERT_ENGINE");
-    char dir[PATH_MAX];
-    struct stat st;
-    if (env != NULL && env[0] != '\0') {
-        return snprintf(out, len, "%s", env) < (int)len ? 0 : -1;
-    }
-    if (pecert_exe_dir(dir, sizeof(dir)) != 0) {
-        return -1;
-    }
-    if (snprintf(out, len, "%s/pecert-engine", dir) >= (int)len) {
-        return -1;
-    }
-    if (stat(out, &st) != 0 && snprintf(out, len, "%s/../lib/pecert/pecert-engine", dir) >= (int)len) {
-        return -1;
-    }
-    return 0;
-}
-
 /* The host's descriptors: stdin /dev/null (a terminal there is
  * read-write: a plugin could dup it onto stdout and write around the
  * capture), stdout and stderr this process's (kept: a check's capture) or
@@ -81,25 +59,20 @@ static int host_files(posix_spawn_file_actions_t *fa, const pecert_engine *e, in
 /* The host started with posix_spawn (a vfork, not a fork: this process's
  * pages are neither copied into its page tables nor made copy-on-write,
  * which every later write here would pay a fault for), in a process group
- * of its own, with no signal blocked. It asks for death with this process
- * itself (--parent, WIRE.md), since nothing runs between the vfork and the
- * exec. pid, or 0 with errno's value in *err_no. */
+ * of its own, with no signal blocked, its command line and environment
+ * engine_command_build's. It asks for death with this process itself
+ * (--parent, WIRE.md), since nothing runs between the vfork and the exec.
+ * pid, or 0 with errno's value in *err_no. */
 static pid_t start_host(const pecert_engine *e, int channel, int null_fd, int *err_no)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     sigset_t none;
-    char parent[32];
-    snprintf(parent, sizeof(parent), "--parent=%ld", (long)getpid());
-    char *argv[5];
-    int argc = 0;
-    argv[argc++] = (char *)(uintptr_t) "pecert-engine";
-    if (e->mode == PECERT_SANDBOX_OFF) {
-        argv[argc++] = (char *)(uintptr_t) "--no-sandbox";
+    engine_command cmd;
+    if (engine_command_build(&cmd, e) != 0) {
+        *err_no = ENOMEM;
+        return 0;
     }
-    argv[argc++] = parent;
-    argv[argc++] = (char *)(uintptr_t)e->path;
-    argv[argc] = NULL;
     sigemptyset(&none);
     pid_t pid = 0;
     int rc = host_files(&fa, e, channel, null_fd);
@@ -109,11 +82,15 @@ static pid_t start_host(const pecert_engine *e, int channel, int null_fd, int *e
             rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
             rc = rc != 0 ? rc : posix_spawnattr_setpgroup(&attr, 0);
             rc = rc != 0 ? rc : posix_spawnattr_setsigmask(&attr, &none);
-            rc = rc != 0 ? rc : posix_spawn(&pid, e->host_exe, &fa, &attr, argv, environ);
+            /* posix_spawnp: an interpreter named without a folder is
+             * looked up in PATH, as a shell would. */
+            rc = rc != 0 ? rc
+                         : posix_spawnp(&pid, e->host_exe, &fa, &attr, cmd.argv, cmd.envp != NULL ? cmd.envp : environ);
             posix_spawnattr_destroy(&attr);
         }
         posix_spawn_file_actions_destroy(&fa);
     }
+    engine_command_free(&cmd);
     *err_no = rc;
     return rc == 0 ? pid : 0;
 }
@@ -422,8 +399,7 @@ int pecert_engine_load(pecert_engine **out, const char *path, pecert_sandbox_mod
     }
     e->fd = -1;
     e->mode = mode;
-    if (host_path(e->host_exe, sizeof(e->host_exe)) != 0) {
-        snprintf(err, len, "%s: cannot find pecert-engine (set PECERT_ENGINE)", path);
+    if (engine_find_host(e, err, len) != 0) {
         free(e);
         return -1;
     }

@@ -1,0 +1,147 @@
+"""torch_rope: an honest RoPE engine written the way Hugging Face model code
+writes it, in PyTorch (Debian's python3-torch): the inverse frequencies of
+the rope type, a cos/sin cache `cat((freqs, freqs))` in float32, and
+`q * cos + rotate_half(q) * sin`. pecert runs it with
+`--impl python:impls/python/torch_rope.py`.
+
+Float32 throughout, as model code runs: positions become float32 (exact up
+to 2^24), angles are float32 products. It implements the default, linear,
+dynamic NTK and Llama 3.1 frequencies and declines YaRN and LongRoPE
+(NotImplementedError: "not supported"), f32 tensors only.
+"""
+import math
+
+import numpy as np
+import torch
+
+import pecert
+
+name = "torch-rope"
+id = "org.pecert.python.torch-rope"
+version = "1"
+vendor = "pecert (impls/python)"
+
+
+# One thread, and no set_num_threads: torch's float32 cos and sin are not
+# bit-identical across thread counts (pecert's rope.thread_determinism
+# measured 0.1-0.2% of values 1 ulp apart between 1 and 2 or 3 threads,
+# torch 1.13 on x86-64: the vectorized and scalar paths split the tensor
+# differently), so this engine's results would depend on the machine's
+# cores. Pinned, they depend on nothing.
+torch.set_num_threads(1)
+
+
+def describe():
+    return "torch %s, 1 thread, float32" % torch.__version__
+
+
+def _default(config, base):
+    dim = config.rotary_dim
+    return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(dtype=torch.float) / dim))
+
+
+def _llama3(config):
+    inv_freq = _default(config, config.rope_theta)
+    factor = config.factor
+    low, high = config.low_freq_factor, config.high_freq_factor
+    old_context_len = config.original_max_position_embeddings
+    low_freq_wavelen = old_context_len / low
+    high_freq_wavelen = old_context_len / high
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth_factor = (old_context_len / wavelen - low) / (high - low)
+    smoothed_inv_freq = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+    is_medium_freq = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+    return torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
+
+
+def _inv_freq(config, seq_len):
+    """inv_freq (float32) and the attention scaling for seq_len (0: the
+    config's own length, as at model init)."""
+    if config.layer_kind != pecert.LAYER_ROPE:
+        raise pecert.InvalidArgument("a NoPE layer has no frequencies")
+    if config.rotary_dim <= 0 or config.rotary_dim % 2 or config.rotary_dim > config.head_dim:
+        raise pecert.InvalidArgument("rotary_dim %d of head_dim %d" % (config.rotary_dim, config.head_dim))
+    kind = config.rope_type
+    if kind == pecert.ROPE_DEFAULT:
+        return _default(config, config.rope_theta), 1.0
+    if kind == pecert.ROPE_LINEAR:
+        return _default(config, config.rope_theta) / config.factor, 1.0
+    if kind == pecert.ROPE_DYNAMIC:
+        max_pos = config.max_position_embeddings
+        length = seq_len if seq_len > max_pos else max_pos
+        dim = config.rotary_dim
+        base = config.rope_theta * ((config.factor * length / max_pos) - (config.factor - 1)) ** (dim / (dim - 2))
+        return _default(config, base), 1.0
+    if kind == pecert.ROPE_LLAMA3:
+        return _llama3(config), 1.0
+    raise NotImplementedError("rope_type %d (YaRN, LongRoPE) is not in this engine" % kind)
+
+
+def rope_freqs(out_inv_freq, out_attention_scaling, config, seq_len):
+    inv_freq, scaling = _inv_freq(config, seq_len)
+    out_inv_freq[:] = inv_freq.numpy()
+    out_attention_scaling[0] = scaling
+
+
+def _cos_sin(config, seq_len, positions):
+    """The cache as model code builds it: [tokens, rotary_dim/2] angles."""
+    inv_freq, scaling = _inv_freq(config, seq_len)
+    freqs = torch.outer(torch.from_numpy(np.array(positions)).float(), inv_freq)
+    return freqs.cos() * scaling, freqs.sin() * scaling
+
+
+def _length(seq_len, positions):
+    """The length that selects dynamic frequencies: 0 means max(positions) + 1,
+    as transformers' forward derives it."""
+    return seq_len if seq_len > 0 else (int(positions.max()) + 1 if len(positions) else 0)
+
+
+def rope_cos_sin(out_cos, out_sin, config, seq_len, positions):
+    cos, sin = _cos_sin(config, _length(seq_len, positions), positions)
+    out_cos[...] = cos.numpy()
+    out_sin[...] = sin.numpy()
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rotate_every_two(x):
+    x1 = x[..., ::2]
+    x2 = x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def _same_view(a, b):
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.shape == b.shape
+            and a.strides == b.strides)
+
+
+def rope_apply(x, positions, config, out, pairing, seq_len):
+    if x.dtype != np.float32 or out.dtype != np.float32:
+        raise NotImplementedError("float32 tensors only")
+    if x.ndim != 3 or out.shape != x.shape or x.shape[2] != config.head_dim:
+        raise pecert.InvalidArgument("x %s, out %s, head_dim %d" % (x.shape, out.shape, config.head_dim))
+    if np.shares_memory(x, out) and not _same_view(x, out):
+        raise pecert.InvalidArgument("x and out overlap without being the same view")
+    q = torch.from_numpy(np.array(x))
+    if config.layer_kind == pecert.LAYER_NOPE:
+        out[...] = q.numpy()
+        return
+    rd = config.rotary_dim
+    cos, sin = _cos_sin(config, _length(seq_len, positions), positions)
+    q_rot, q_pass = q[..., :rd], q[..., rd:]
+    if pairing == pecert.PAIRING_SPLIT_HALF:
+        cos = torch.cat((cos, cos), dim=-1).unsqueeze(1)
+        sin = torch.cat((sin, sin), dim=-1).unsqueeze(1)
+        q_embed = (q_rot * cos) + (rotate_half(q_rot) * sin)
+    elif pairing == pecert.PAIRING_INTERLEAVED:
+        cos = torch.repeat_interleave(cos, 2, dim=-1).unsqueeze(1)
+        sin = torch.repeat_interleave(sin, 2, dim=-1).unsqueeze(1)
+        q_embed = (q_rot * cos) + (rotate_every_two(q_rot) * sin)
+    else:
+        raise pecert.InvalidArgument("pairing %d" % pairing)
+    out[...] = torch.cat((q_embed, q_pass), dim=-1).numpy()
