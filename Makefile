@@ -22,7 +22,7 @@ BUILD     ?= build
 CC        ?= gcc
 PKGS      := libcjson zlib
 DEB_PKGS  := gcc g++ make pkg-config libcjson-dev zlib1g-dev check libseccomp-dev \
-             python3 python3-numpy python3-torch
+             python3 python3-numpy python3-torch python3-pytest
 # Engines written in Python (--impl python:SPEC) run under this interpreter
 # in the tests: Debian's, with the python3-numpy and python3-torch above
 # (a user's own python3, with their packages, is pecert's default).
@@ -99,7 +99,7 @@ TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 TEST_SRC    := $(sort $(wildcard tests/*.c))
 TEST_OBJ    := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps gen-deps install check unit conformance abi-cxx python-abi layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
+.PHONY: all deps gen-deps install check unit conformance abi-cxx python layers honest mutation browser readme inventory inventory-table profiles profiles-table run vectors asan clean bench bench-peers \
         fuzz fuzz-smoke
 .DEFAULT_GOAL := all
 # Keep objects of pattern-built plugins (no "rm ...o" after each build).
@@ -217,7 +217,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # that must pass. Ends with one verdict line.
 # Each part runs as `make PART` (tools/check_parts.sh), and the wall time
 # of each is printed at the end (and kept in $(BUILD)/check-times.txt).
-CHECK_PARTS := abi-cxx python-abi layers unit conformance honest mutation browser readme inventory profiles fuzz-smoke
+CHECK_PARTS := abi-cxx layers unit conformance honest mutation python browser readme inventory profiles fuzz-smoke
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
 	$(Q)sh tools/check_parts.sh $(BUILD) $(CHECK_PARTS)
@@ -233,9 +233,16 @@ layers: all
 abi-cxx:
 	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -Iinclude -fsyntax-only tests/abi_cxx.cc
 
-# The Python host's mirror of plugin.h and wire.h against the compiler's.
-python-abi:
+# Engines written in Python: the Python host's mirror of plugin.h and
+# wire.h against the compiler's, the planted bugs of impls/python/mutants
+# caught and diagnosed as their C twins are, and the pytest integration as
+# a user's CI runs it (Debian's python3-pytest).
+python: all
 	$(Q)/usr/bin/python3 tests/python/check_abi_layout.py $(CC)
+	$(Q)$(BUILD)/pecert mutation --catalogue impls/python/mutants/catalogue.json \
+	    --dir python:impls/python/mutants --jobs $(MUTATION_JOBS) --quiet
+	$(Q)PECERT=$(CURDIR)/$(BUILD)/pecert PYTHONPATH=$(CURDIR)/python /usr/bin/python3 -m pytest -q \
+	    -p no:cacheprovider -W ignore::pytest.PytestAssertRewriteWarning tests/python/
 
 unit: $(BUILD)/unit-tests all
 	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests

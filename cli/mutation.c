@@ -21,6 +21,9 @@
 
 #include <cJSON.h>
 
+/* --dir python:DIR: the mutants are Python engines (as --impl python:). */
+#define PYTHON_PREFIX "python:"
+
 #include "certify_checks.h"
 #include "checks.h"
 #include "commands.h"
@@ -44,7 +47,8 @@ const char pecert_usage_mutation[] =
     "options:\n"
     "  --catalogue FILE   mutant catalogue (default: impls/mutants/catalogue.json)\n"
     "  --dir DIR          built mutants of one base; repeatable (default:\n"
-    "                     <build>/impls/mutants and <build>/impls/mutants-f32)\n"
+    "                     <build>/impls/mutants and <build>/impls/mutants-f32);\n"
+    "                     python:DIR for engines written in Python (DIR/NAME.py)\n"
     "  --vectors DIR      golden vectors (default as for `pecert run`)\n"
     "  --jobs N           mutants run at once, each in a worker process of its\n"
     "                     own (default 1); the lines still print in catalogue order\n"
@@ -238,13 +242,21 @@ static int judge_mutant(mutation_run *st, int base, const cJSON *m, const pecert
     return caught;
 }
 
+/* A base's mutants are plugins (NAME.so) or, in a python:DIR base,
+ * engines written in Python (NAME.py, run as python:DIR/NAME.py). */
+static const char *mutant_suffix(const char *dir)
+{
+    return strncmp(dir, PYTHON_PREFIX, strlen(PYTHON_PREFIX)) == 0 ? ".py" : ".so";
+}
+
 /* Job index of the pool: mutant (index mod per_base) of base (index div
  * per_base); its catalogue entry, and its plugin's path in path. */
 static const cJSON *job_mutant(const mutation_run *st, size_t index, int *base, char *path, size_t path_len)
 {
     *base = (int)(index / (size_t)st->per_base);
     const cJSON *m = cJSON_GetArrayItem(st->list, (int)(index % (size_t)st->per_base));
-    snprintf(path, path_len, "%s/%s.so", st->o->dirs[*base], cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring);
+    snprintf(path, path_len, "%s/%s%s", st->o->dirs[*base], cJSON_GetObjectItemCaseSensitive(m, "name")->valuestring,
+             mutant_suffix(st->o->dirs[*base]));
     return m;
 }
 
@@ -351,12 +363,14 @@ static void on_result(size_t index, const char *text, size_t len, const char *wh
  * running). Returns the number of unlisted mutants. */
 static int unlisted_mutants(mutation_run *st, int base)
 {
-    DIR *d = opendir(st->o->dirs[base]);
+    const char *dir = st->o->dirs[base];
+    const char *suffix = mutant_suffix(dir);
+    DIR *d = opendir(strcmp(suffix, ".py") == 0 ? dir + strlen(PYTHON_PREFIX) : dir);
     int unlisted = 0;
     struct dirent *e;
     while (d != NULL && (e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0) {
+        if (len < 4 || strcmp(e->d_name + len - 3, suffix) != 0) {
             continue;
         }
         int found = 0;

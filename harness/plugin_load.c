@@ -22,7 +22,8 @@ int pecert_plugin_resolve(char *out, size_t out_len, const char *name_or_path,
                           const char *impl_dir)
 {
     size_t len = strlen(name_or_path);
-    int has_slash = strchr(name_or_path, '/') != NULL;
+    /* An engine written in Python (python:SPEC) is its host's to find. */
+    int has_slash = strchr(name_or_path, '/') != NULL || strncmp(name_or_path, "python:", 7) == 0;
     int is_so = len > 3 && strcmp(name_or_path + len - 3, ".so") == 0;
     /* "myrope.so" is a file in the working directory, as a shell user
      * means it: dlopen() would search the library path for a bare name. */

@@ -18,7 +18,8 @@ typedef struct pecert_loaded_plugin {
 
 /*
  * pecert_plugin_resolve turns NAME or PATH into a file path: anything with
- * a '/' is a path; a file name ending in ".so" is in the working directory
+ * a '/' is a path, and python:SPEC (an engine written in Python) stays as
+ * it is; a file name ending in ".so" is in the working directory
  * ("./NAME.so", as the shell user means it); a bare name is
  * IMPL_DIR/NAME.so.
  * Returns 0, or -1 if the result does not fit in out_len.

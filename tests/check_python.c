@@ -1,6 +1,7 @@
 /*
  * check_python.c - engines written in Python (--impl python:SPEC): the
- * shipped PyTorch engine certified as a user would run it, an exception
+ * shipped PyTorch engine through every RoPE check (its certificate is
+ * tests/python/test_python_engines.py's, through pytest), an exception
  * and a decline said as the C ABI says them, a module that cannot load,
  * and the Python host's sandbox holding against a hostile engine.
  */
@@ -59,15 +60,6 @@ START_TEST(the_torch_engine_passes_every_rope_check_it_implements)
     ck_assert_msg(strstr(out, "torch-rope: 13 passed, 0 failed, 0 crashed, 0 timed out, 2 not supported") != NULL, "%s",
                   out);
     ck_assert_msg(strstr(out, "NOT sandboxed") == NULL, "%s", out);
-}
-END_TEST
-
-START_TEST(the_torch_engine_is_certified_for_llama_3_1)
-{
-    int status = test_pecert(out, sizeof(out), "certify --profile llama-3.1-8b --impl %s --timeout %g", TORCH_ROPE,
-                             test_check_timeout(120.0));
-    ck_assert_msg(status == 0, "status %d:\n%s", status, out);
-    ck_assert_msg(strstr(out, "verdict: torch-rope CERTIFIED for llama-3.1-8b") != NULL, "%s", out);
 }
 END_TEST
 
@@ -145,7 +137,6 @@ Suite *make_python_suite(void)
 {
     return test_suite_of("python",
                          TEST_TCASE("engines", 600, the_torch_engine_passes_every_rope_check_it_implements,
-                                    the_torch_engine_is_certified_for_llama_3_1,
                                     an_exception_fails_with_its_line_and_a_decline_is_not_supported,
                                     a_module_that_cannot_load_is_one_line_and_exit_3, the_python_host_is_sandboxed),
                          NULL);

@@ -58,6 +58,11 @@ EXPECTED = [
     # impls/example (default RoPE, both pairings): the pages show its
     # failures without promising a status, so 0 or 1 (never 2 or 3).
     (r"^build/pecert run --impl \./libmyrope\.so", None),
+    # The README's Python engine (default RoPE, f32): every check it
+    # implements passes.
+    (r"^build/pecert run --impl python:my_rope\.py ", 0),
+    # docs/python-engines.md: the shipped PyTorch engine is certified.
+    (r"^build/pecert certify --profile llama-3\.1-8b --impl python:impls/python/torch_rope\.py$", 0),
     (r"^build/pecert report ", 0),
     (r"^build/pecert certify --profile llama-3\.1-8b --impl ref$", 0),
     (r"^build/pecert certify --config config\.json --impl \./my_adapter\.so$", 0),
@@ -421,6 +426,18 @@ def check_c_blocks(scratch, docs, stage):
     return failures, built
 
 
+def write_python_files(scratch, docs):
+    """A Python block whose first line is a comment naming a file
+    ("# my_rope.py: ...") is that file: written before the commands run."""
+    written = 0
+    for _, body in blocks(docs, "python"):
+        named = re.match(r"#\s*([A-Za-z0-9_]+\.py)\b", body)
+        if named:
+            (scratch / named.group(1)).write_text(body)
+            written += 1
+    return written
+
+
 def check_python_blocks(docs):
     failures = []
     for page, body in blocks(docs, "python"):
@@ -474,6 +491,7 @@ def main():
     try:
         setup(scratch, build)
         f_before, built_before = check_c_blocks(scratch, docs, "before")
+        write_python_files(scratch, docs)
         f_cmds, occurrences, skipped = run_commands(scratch, docs, outputs)
         f_after, built_after = check_c_blocks(scratch, docs, "after")
         f_py, parsed = check_python_blocks(docs)
