@@ -339,4 +339,10 @@ int bench_run(const bench_options *opt);
  * printed and added to root's "engine_cost". 0, or -1. */
 int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, int64_t tokens, int reps);
 
+/* bench_python_cost: a small call and a host's life through the C host
+ * (subject's plugin) and the Python host (bench/python_null.py), side by
+ * side, printed and added to root's "python_host_cost". 0, or -1 (said:
+ * no Python with numpy, for one). */
+int bench_python_cost(cJSON *root, const bench_subject *subject, int reps);
+
 #endif /* PECERT_BENCH_H */

@@ -770,6 +770,7 @@ static int run_bench_cases(bench_state *st)
     tables(st);
     alibi(st);
     (void)bench_engine_cost(st->root, &st->subject, &st->buffers, largest_tokens(&st->cli), st->cli.reps);
+    (void)bench_python_cost(st->root, &st->subject, st->cli.reps);
     summary(st);
     return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
 }

@@ -75,18 +75,38 @@ static int measure_pair(bench_stats out[2], cost_call calls[2], int reps)
     return 0;
 }
 
-static void cost_row(cJSON *rows, const char *what, const bench_stats s[2])
+/* One row: side a (in process, or the C host) against side b. */
+typedef struct cost_sides {
+    const char *a, *b;         /* as printed                      */
+    const char *key_a, *key_b; /* as the JSON names them          */
+} cost_sides;
+
+static const cost_sides IN_PROCESS_VS_HOST = {"in process", "engine host", "in_process", "engine_host"};
+static const cost_sides C_HOST_VS_PYTHON = {"C host", "Python host", "c_host", "python_host"};
+
+static void cost_row(cJSON *rows, const char *what, const bench_stats s[2], const cost_sides *sides)
 {
     double overhead = s[1].median - s[0].median;
-    printf("  %-30s in process %9.2f us   engine host %9.2f us   +%8.2f us   %.2fx\n", what, s[0].median * 1e6,
+    printf("  %-30s %s %9.2f us   %s %9.2f us   +%8.2f us   %.2fx\n", what, sides->a, s[0].median * 1e6, sides->b,
            s[1].median * 1e6, overhead * 1e6, s[1].median / s[0].median);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "call", what);
-    cJSON_AddItemToObject(o, "in_process", bench_stats_json(&s[0]));
-    cJSON_AddItemToObject(o, "engine_host", bench_stats_json(&s[1]));
+    cJSON_AddItemToObject(o, sides->key_a, bench_stats_json(&s[0]));
+    cJSON_AddItemToObject(o, sides->key_b, bench_stats_json(&s[1]));
     cJSON_AddNumberToObject(o, "overhead_s", overhead);
     cJSON_AddNumberToObject(o, "ratio", s[1].median / s[0].median);
     cJSON_AddItemToArray(rows, o);
+}
+
+/* Default RoPE at head_dim 128: every call of this file's tables. */
+static pecert_rope_config small_config(void)
+{
+    return (pecert_rope_config){.struct_size = sizeof(pecert_rope_config),
+                                .head_dim = 128,
+                                .rotary_dim = 128,
+                                .rope_theta = 10000.0,
+                                .max_position_embeddings = 4096,
+                                .factor = 1.0};
 }
 
 static void cost_apply(cost_call *c, bench_buffers *b, const pecert_rope_config *config, int64_t tokens,
@@ -120,8 +140,7 @@ int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, 
         (void)hosted.desc->set_num_threads(instance, 1);
     }
     (void)bench_subject_threads(in_process, 1);
-    pecert_rope_config config = {.struct_size = sizeof(config), .head_dim = 128, .rotary_dim = 128,
-                                 .rope_theta = 10000.0, .max_position_embeddings = 4096, .factor = 1.0};
+    pecert_rope_config config = small_config();
     cost_call calls[2] = {{in_process->plugin.desc, in_process->instance, &config, {0}, 1, 0},
                           {hosted.desc, instance, &config, {0}, 1, 0}};
     pecert_tensor views[2][2];
@@ -134,7 +153,7 @@ int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, 
     bench_buffers_fill(b, PECERT_DTYPE_F32);
     rc |= measure_pair(s, calls, reps);
     if (rc == 0) {
-        cost_row(rows, "rope_freqs, 64 frequencies", s);
+        cost_row(rows, "rope_freqs, 64 frequencies", s, &IN_PROCESS_VS_HOST);
     }
     const int64_t shapes[2] = {1, tokens};
     for (int k = 0; k < 2 && rc == 0; k++) {
@@ -144,14 +163,61 @@ int bench_engine_cost(cJSON *root, bench_subject *in_process, bench_buffers *b, 
         rc |= measure_pair(s, calls, reps);
         snprintf(what, sizeof(what), "rope_apply [%lld, 32, 128] f32", (long long)shapes[k]);
         if (rc == 0) {
-            cost_row(rows, what, s);
+            cost_row(rows, what, s, &IN_PROCESS_VS_HOST);
         }
     }
     pecert_plugin_release(hosted.desc, instance);
     cost_call lives[2] = {{in_process->plugin.desc, NULL, &config, {0}, 0, 1}, {hosted.desc, NULL, &config, {0}, 0, 1}};
     if (rc == 0 && measure_pair(s, lives, reps) == 0) {
-        cost_row(rows, "a host's life (start to stop)", s);
+        cost_row(rows, "a host's life (start to stop)", s, &IN_PROCESS_VS_HOST);
     }
     pecert_plugin_close(&hosted);
+    return rc;
+}
+
+/* The Python host's own cost: the same small call through the C host (the
+ * plugin under bench) and through the Python host (bench/python_null.py,
+ * numpy that does next to nothing), and a host's life in each. */
+int bench_python_cost(cJSON *root, const bench_subject *subject, int reps)
+{
+    pecert_loaded_plugin hosts[2];
+    char err[1024] = "";
+    void *instances[2] = {NULL, NULL};
+    const char *paths[2] = {subject->plugin.path, "python:" PECERT_SOURCE_DIR "/bench/python_null.py"};
+    int opened = 0;
+    while (opened < 2 &&
+           pecert_plugin_open_hosted(&hosts[opened], paths[opened], PECERT_SANDBOX_ON, err, sizeof(err)) == 0) {
+        (void)pecert_plugin_instance(hosts[opened].desc, &instances[opened]);
+        opened++;
+    }
+    printf("\nPython host: the same small call through the C host and the Python host (medians)\n");
+    int rc = opened == 2 ? 0 : -1;
+    if (rc != 0) {
+        printf("  not measured: %s\n", err);
+    }
+    pecert_rope_config config = small_config();
+    cJSON *rows = cJSON_AddArrayToObject(root, "python_host_cost");
+    bench_stats s[2];
+    if (rc == 0) {
+        cost_call calls[2] = {{hosts[0].desc, instances[0], &config, {0}, 1, 0},
+                              {hosts[1].desc, instances[1], &config, {0}, 1, 0}};
+        rc = measure_pair(s, calls, reps);
+        if (rc == 0) {
+            cost_row(rows, "rope_freqs, 64 frequencies", s, &C_HOST_VS_PYTHON);
+        }
+    }
+    for (int i = 0; i < opened; i++) {
+        pecert_plugin_release(hosts[i].desc, instances[i]);
+    }
+    if (rc == 0) {
+        cost_call lives[2] = {{hosts[0].desc, NULL, &config, {0}, 0, 1}, {hosts[1].desc, NULL, &config, {0}, 0, 1}};
+        rc = measure_pair(s, lives, reps);
+        if (rc == 0) {
+            cost_row(rows, "a host's life (start to stop)", s, &C_HOST_VS_PYTHON);
+        }
+    }
+    for (int i = 0; i < opened; i++) {
+        pecert_plugin_close(&hosts[i]);
+    }
     return rc;
 }

@@ -6,6 +6,7 @@
  * and the Python host's sandbox holding against a hostile engine.
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,11 +134,64 @@ START_TEST(the_python_host_is_sandboxed)
 }
 END_TEST
 
+/* Processes whose command line holds text (a Python host's holds its
+ * engine's path), waiting up to 3 s for them to go. */
+static int processes_holding(const char *text)
+{
+    for (int tries = 0; tries < 150; tries++) {
+        int found = 0;
+        DIR *d = opendir("/proc");
+        struct dirent *e;
+        while (d != NULL && (e = readdir(d)) != NULL) {
+            char path[300];
+            char cmd[4096];
+            snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+            FILE *f = e->d_name[0] >= '1' && e->d_name[0] <= '9' ? fopen(path, "r") : NULL;
+            size_t n = f != NULL ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+            if (f != NULL) {
+                fclose(f);
+            }
+            for (size_t i = 0; i < n; i++) {
+                cmd[i] = cmd[i] == '\0' ? ' ' : cmd[i];
+            }
+            cmd[n] = '\0';
+            found += strstr(cmd, text) != NULL && strstr(cmd, "pecert.host") != NULL;
+        }
+        if (d != NULL) {
+            closedir(d);
+        }
+        if (found == 0) {
+            return 0;
+        }
+        usleep(20000);
+    }
+    return 1;
+}
+
+/* An engine that never returns is the case's TIMEOUT, and its host is
+ * gone when the run ends. */
+START_TEST(an_endless_python_engine_times_out_and_leaves_no_process)
+{
+    char path[1024];
+    python_engine(path, sizeof(path),
+                  "def rope_freqs(out_inv_freq, out_attention_scaling, config, seq_len):\n"
+                  "    while True:\n"
+                  "        pass\n");
+    int status = test_pecert(out, sizeof(out), "run --impl python:%s --filter rope.freq.golden --timeout %g", path,
+                             test_check_timeout(3.0));
+    ck_assert_msg(status == 1, "status %d:\n%s", status, out);
+    ck_assert_msg(strstr(out, "TIMEOUT rope.freq.golden") != NULL, "%s", out);
+    ck_assert_int_eq(processes_holding(path), 0);
+    remove_engine(path);
+}
+END_TEST
+
 Suite *make_python_suite(void)
 {
     return test_suite_of("python",
                          TEST_TCASE("engines", 600, the_torch_engine_passes_every_rope_check_it_implements,
                                     an_exception_fails_with_its_line_and_a_decline_is_not_supported,
-                                    a_module_that_cannot_load_is_one_line_and_exit_3, the_python_host_is_sandboxed),
+                                    a_module_that_cannot_load_is_one_line_and_exit_3, the_python_host_is_sandboxed,
+                                    an_endless_python_engine_times_out_and_leaves_no_process),
                          NULL);
 }

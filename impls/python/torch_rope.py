@@ -5,9 +5,10 @@ the rope type, a cos/sin cache `cat((freqs, freqs))` in float32, and
 `--impl python:impls/python/torch_rope.py`.
 
 Float32 throughout, as model code runs: positions become float32 (exact up
-to 2^24), angles are float32 products. It implements the default, linear,
-dynamic NTK and Llama 3.1 frequencies and declines YaRN and LongRoPE
-(NotImplementedError: "not supported"), f32 tensors only.
+to 2^24), angles are float32 products. Every rope type of plugin.h: the
+default, linear, dynamic NTK, YaRN, LongRoPE and Llama 3.1 frequencies, as
+transformers' modeling_rope_utils defines them; f32 tensors only (f16 and
+bf16 are declined: NotImplementedError, "not supported").
 """
 import math
 
@@ -55,6 +56,79 @@ def _llama3(config):
     return torch.where(is_medium_freq, smoothed_inv_freq, inv_freq_llama)
 
 
+def _present(config, bit):
+    return bool(config.present & bit)
+
+
+def _get_mscale(scale, mscale=1.0):
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _yarn(config):
+    """YaRN: interpolated and extrapolated frequencies blended by a linear
+    ramp between the correction dimensions of beta_fast and beta_slow, and
+    the attention factor (mscale)."""
+    base, dim, factor = config.rope_theta, config.rotary_dim, config.factor
+    # rope_scaling's original_max_position_embeddings, `or` the config's
+    # max_position_embeddings (transformers v4.57 reads it so; the factor
+    # stays rope_scaling's).
+    original = (config.original_max_position_embeddings if _present(config, pecert.ROPE_HAS_ORIGINAL_MAX_POS)
+                else 0) or config.max_position_embeddings
+    mscale = config.mscale if _present(config, pecert.ROPE_HAS_MSCALE) else None
+    mscale_all_dim = config.mscale_all_dim if _present(config, pecert.ROPE_HAS_MSCALE_ALL_DIM) else None
+    if _present(config, pecert.ROPE_HAS_ATTENTION_FACTOR):
+        attention_factor = config.attention_factor
+    elif mscale and mscale_all_dim:
+        attention_factor = float(_get_mscale(factor, mscale) / _get_mscale(factor, mscale_all_dim))
+    else:
+        attention_factor = _get_mscale(factor)
+    beta_fast = (config.beta_fast if _present(config, pecert.ROPE_HAS_BETA_FAST) else 0) or 32
+    beta_slow = (config.beta_slow if _present(config, pecert.ROPE_HAS_BETA_SLOW) else 0) or 1
+    truncate = bool(config.truncate) if _present(config, pecert.ROPE_HAS_TRUNCATE) else True
+
+    def correction_dim(rotations):
+        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001  # no division by zero
+    ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+    pos_freqs = base ** (torch.arange(0, dim, 2).to(dtype=torch.float) / dim)
+    extrapolation, interpolation = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+    extrapolation_factor = 1 - ramp
+    inv_freq = interpolation * (1 - extrapolation_factor) + extrapolation * extrapolation_factor
+    return inv_freq, attention_factor
+
+
+def _longrope(config, seq_len):
+    """LongRoPE (Phi-3): per-frequency factors, the long ones past the
+    pretraining length, and sqrt(1 + ln(factor) / ln(L0))."""
+    base, dim = config.rope_theta, config.rotary_dim
+    if _present(config, pecert.ROPE_HAS_TOP_ORIGINAL_MAX_POS):
+        original = config.original_max_position_embeddings
+        factor = config.max_position_embeddings / original
+    else:
+        original = config.max_position_embeddings
+        factor = config.factor if _present(config, pecert.ROPE_HAS_FACTOR) else 1.0
+    if _present(config, pecert.ROPE_HAS_ATTENTION_FACTOR):
+        attention_factor = config.attention_factor
+    elif factor <= 1.0:
+        attention_factor = 1.0
+    else:
+        attention_factor = math.sqrt(1 + math.log(factor) / math.log(original))
+    factors = config.long_factor if seq_len and seq_len > original else config.short_factor
+    if factors is None or len(factors) != dim // 2:
+        raise pecert.InvalidArgument("LongRoPE needs %d short and long factors" % (dim // 2))
+    ext_factors = torch.tensor(np.array(factors), dtype=torch.float32)
+    inv_freq_shape = torch.arange(0, dim, 2, dtype=torch.int64).float() / dim
+    return 1.0 / (ext_factors * base ** inv_freq_shape), attention_factor
+
+
 def _inv_freq(config, seq_len):
     """inv_freq (float32) and the attention scaling for seq_len (0: the
     config's own length, as at model init)."""
@@ -75,7 +149,11 @@ def _inv_freq(config, seq_len):
         return _default(config, base), 1.0
     if kind == pecert.ROPE_LLAMA3:
         return _llama3(config), 1.0
-    raise NotImplementedError("rope_type %d (YaRN, LongRoPE) is not in this engine" % kind)
+    if kind == pecert.ROPE_YARN:
+        return _yarn(config)
+    if kind == pecert.ROPE_LONGROPE:
+        return _longrope(config, seq_len)
+    raise NotImplementedError("rope_type %d is not one this engine knows" % kind)
 
 
 def rope_freqs(out_inv_freq, out_attention_scaling, config, seq_len):

@@ -14,12 +14,12 @@ NotImplementedError to decline (E_UNSUPPORTED), InvalidArgument to refuse
 an argument (E_INVAL); any other exception is the call's failure, its
 message the check's one line.
 """
-from .abi import (OK, E_UNSUPPORTED, E_INVAL, E_NOMEM, E_INTERNAL, E_ABI,  # noqa: F401
-                  DTYPE_F32, DTYPE_F64, DTYPE_F16, DTYPE_BF16, DTYPE_I32, DTYPE_I64,
-                  PAIRING_SPLIT_HALF, PAIRING_INTERLEAVED,
-                  ROPE_DEFAULT, ROPE_LINEAR, ROPE_DYNAMIC, ROPE_YARN, ROPE_LONGROPE, ROPE_LLAMA3,
-                  LAYER_ROPE, LAYER_NOPE,
-                  SINUSOIDAL_INTERLEAVED, SINUSOIDAL_CONCAT, SINUSOIDAL_T2T, SINUSOIDAL_FAIRSEQ)
+from . import abi as _abi
+
+# Every constant of plugin.h (status codes, dtypes, rope types, pairings,
+# the config's present bits, layer kinds, sinusoidal variants, scope flags)
+# under its C name without PECERT_: pecert.E_INVAL, pecert.ROPE_HAS_FACTOR.
+globals().update({k: v for k, v in vars(_abi).items() if k.isupper()})
 
 
 class InvalidArgument(ValueError):

@@ -103,8 +103,9 @@ class Engine:
         self.capabilities = [str(c) for c in getattr(target, "capabilities", ())][:wire.MAX_CAPS]
         self.instances = {0: None if self.is_class else target}
         self.last_error = {}
+        self.mask = self._op_mask()
 
-    def op_mask(self):
+    def _op_mask(self):
         mask = 1 << wire.OP["last_error"]  # the host keeps it
         if self.is_class:
             mask |= 1 << wire.OP["create"] | 1 << wire.OP["destroy"]
@@ -148,9 +149,7 @@ class Call:
             return None
         if t[0] != wire.SPACE_ARENA or count < 0:
             raise Refusal(abi.E_INVAL, "an array that is not in the arena")
-        view = np.ndarray((count,), dtype=dtype, buffer=self.arena, offset=t[1])
-        view.flags.writeable = writable
-        return view
+        return self._view(t[1], (count,), dtype, None, writable, "an array")
 
     def tensor(self, slot, name, writable):
         """The pecert_tensor a slot points to, as a numpy view; a view the
@@ -173,8 +172,15 @@ class Call:
         if data is None or data[0] != wire.SPACE_ARENA:
             raise Refusal(abi.E_INVAL, "%s: no data" % name)
         size = np.dtype(dtype).itemsize
-        view = np.ndarray(shape, dtype=dtype, buffer=self.arena, offset=data[1],
-                          strides=tuple(s * size for s in strides))
+        return self._view(data[1], shape, dtype, tuple(s * size for s in strides), writable, name)
+
+    def _view(self, offset, shape, dtype, strides, writable, name):
+        """A numpy view of the arena; a view past its end (a size the ABI
+        calls invalid, which pecert shares no memory for) is refused."""
+        try:
+            view = np.ndarray(shape, dtype=dtype, buffer=self.arena, offset=offset, strides=strides)
+        except (TypeError, ValueError) as exc:
+            raise Refusal(abi.E_INVAL, "%s: not a view of the memory pecert shared (%s)" % (name, exc))
         view.flags.writeable = writable
         return view
 
@@ -373,7 +379,7 @@ class Host:
         (_, _, _, _, seq, op, handle, session, frame_len, n_relocs, _, generation) = wire.CALL_FIXED.unpack_from(
             message)
         name = wire.OPS[op] if op < len(wire.OPS) else None
-        if name is None or not (self.engine.op_mask() >> op) & 1:
+        if name is None or not (self.engine.mask >> op) & 1:
             raise ProtocolError("an operation the hello did not offer")
         frame, relocs = self.relocations(message, frame_len, n_relocs, generation)
         target = self.instance_of(handle)
@@ -466,7 +472,7 @@ def hello(channel, engine, sandboxed):
     text += b"".join(_text(c, wire.MAX_CAP_LEN) for c in engine.capabilities) + b"\0"
     fixed = wire.HELLO_FIXED.size + wire.SCOPE_BYTES
     body = wire.HELLO_FIXED.pack(wire.MAGIC, wire.VERSION, wire.HELLO, fixed + len(text), 0, abi.ABI_VERSION,
-                                 abi.PLUGIN_STRUCT_SIZE, engine.op_mask(), present, os.getpid())
+                                 abi.PLUGIN_STRUCT_SIZE, engine.mask, present, os.getpid())
     channel.sendmsg([body + bytes(wire.SCOPE_BYTES) + text])
 
 
