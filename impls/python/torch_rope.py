@@ -1,7 +1,8 @@
 """torch_rope: an honest RoPE engine written the way Hugging Face model code
 writes it, in PyTorch (Debian's python3-torch): the inverse frequencies of
 the rope type, a cos/sin cache `cat((freqs, freqs))` in float32, and
-`q * cos + rotate_half(q) * sin`. pecert runs it with
+`q * cos + rotate_half(q) * sin`; and a decode session: a KV cache of
+rotated keys per sequence and scaled dot-product attention over it. pecert runs it with
 `--impl python:impls/python/torch_rope.py`.
 
 Float32 throughout, as model code runs: positions become float32 (exact up
@@ -198,19 +199,11 @@ def _same_view(a, b):
             and a.strides == b.strides)
 
 
-def rope_apply(x, positions, config, out, pairing, seq_len):
-    if x.dtype != np.float32 or out.dtype != np.float32:
-        raise NotImplementedError("float32 tensors only")
-    if x.ndim != 3 or out.shape != x.shape or x.shape[2] != config.head_dim:
-        raise pecert.InvalidArgument("x %s, out %s, head_dim %d" % (x.shape, out.shape, config.head_dim))
-    if np.shares_memory(x, out) and not _same_view(x, out):
-        raise pecert.InvalidArgument("x and out overlap without being the same view")
-    q = torch.from_numpy(np.array(x))
-    if config.layer_kind == pecert.LAYER_NOPE:
-        out[...] = q.numpy()
-        return
-    rd = config.rotary_dim
-    cos, sin = _cos_sin(config, _length(seq_len, positions), positions)
+def _rotate(q, positions, inv_freq, scaling, pairing, rd):
+    """q [T, heads, head_dim] float32 rotated at positions: model code's
+    apply_rotary_pos_emb on a cos/sin cache, the channels past rd kept."""
+    freqs = torch.outer(torch.from_numpy(np.array(positions)).float(), inv_freq)
+    cos, sin = freqs.cos() * scaling, freqs.sin() * scaling
     q_rot, q_pass = q[..., :rd], q[..., rd:]
     if pairing == pecert.PAIRING_SPLIT_HALF:
         cos = torch.cat((cos, cos), dim=-1).unsqueeze(1)
@@ -222,4 +215,110 @@ def rope_apply(x, positions, config, out, pairing, seq_len):
         q_embed = (q_rot * cos) + (rotate_every_two(q_rot) * sin)
     else:
         raise pecert.InvalidArgument("pairing %d" % pairing)
-    out[...] = torch.cat((q_embed, q_pass), dim=-1).numpy()
+    return torch.cat((q_embed, q_pass), dim=-1)
+
+
+def rope_apply(x, positions, config, out, pairing, seq_len):
+    if x.dtype != np.float32 or out.dtype != np.float32:
+        raise NotImplementedError("float32 tensors only")
+    if x.ndim != 3 or out.shape != x.shape or x.shape[2] != config.head_dim:
+        raise pecert.InvalidArgument("x %s, out %s, head_dim %d" % (x.shape, out.shape, config.head_dim))
+    if np.shares_memory(x, out) and not _same_view(x, out):
+        raise pecert.InvalidArgument("x and out overlap without being the same view")
+    q = torch.from_numpy(np.array(x))
+    if config.layer_kind == pecert.LAYER_NOPE:
+        out[...] = q.numpy()
+        return
+    inv_freq, scaling = _inv_freq(config, _length(seq_len, positions))
+    out[...] = _rotate(q, positions, inv_freq, scaling, pairing, config.rotary_dim).numpy()
+
+
+# ---- the decode session: a KV cache as model code keeps one -------------------
+
+class Session:
+    """One session: per sequence, the rotated keys, the values and which
+    slots are padding, appended in order (transformers' DynamicCache, one
+    per batch row); attention as scaled_dot_product_attention computes it,
+    query head h reading kv head h // (n_heads // n_kv_heads)."""
+
+    def __init__(self, config):
+        rope = config.rope
+        if rope is None or config.alibi:
+            raise NotImplementedError("ALiBi sessions: this engine is RoPE only")
+        if config.n_heads <= 0 or config.n_kv_heads <= 0 or config.n_heads % config.n_kv_heads:
+            raise pecert.InvalidArgument("n_heads %d, n_kv_heads %d" % (config.n_heads, config.n_kv_heads))
+        if config.n_seqs <= 0 or config.max_tokens <= 0 or config.head_dim not in (0, rope.head_dim):
+            raise pecert.InvalidArgument("n_seqs %d, max_tokens %d, head_dim %d" % (
+                config.n_seqs, config.max_tokens, config.head_dim))
+        self.rope, self.pairing = rope, config.pairing
+        self.nope = rope.layer_kind == pecert.LAYER_NOPE
+        if not self.nope:
+            # Frequencies of config.seq_len, fixed for the session's life.
+            self.inv_freq, self.scaling = _inv_freq(rope, config.seq_len)
+        self.groups = config.n_heads // config.n_kv_heads
+        self.n_heads, self.n_kv_heads, self.max_tokens = config.n_heads, config.n_kv_heads, config.max_tokens
+        self.scale = config.softmax_scale if config.softmax_scale else 1.0 / math.sqrt(rope.head_dim)
+        self.keys = [[] for _ in range(config.n_seqs)]
+        self.values = [[] for _ in range(config.n_seqs)]
+        self.valid = [[] for _ in range(config.n_seqs)]
+
+    def rotated(self, x, positions):
+        x = torch.from_numpy(np.array(x))
+        if self.nope:
+            return x
+        return _rotate(x, positions, self.inv_freq, self.scaling, self.pairing, self.rope.rotary_dim)
+
+    def attend(self, q, s, upto):
+        """q [heads, head_dim] of the token in slot upto of sequence s, over
+        the valid slots 0..upto of s."""
+        keys = torch.stack(self.keys[s][:upto + 1])          # [n, kv_heads, d]
+        values = torch.stack(self.values[s][:upto + 1])
+        mask = torch.tensor(self.valid[s][:upto + 1])
+        keys = keys.repeat_interleave(self.groups, dim=1)     # repeat_kv
+        values = values.repeat_interleave(self.groups, dim=1)
+        scores = torch.einsum("hd,nhd->hn", q, keys) * self.scale
+        scores = scores.masked_fill(~mask[None, :], float("-inf"))
+        weights = torch.softmax(scores, dim=-1)
+        return torch.einsum("hn,nhd->hd", weights, values)
+
+
+def _check_append(session, n_tokens, positions, seq_ids, q, k, v, out):
+    d = session.rope.head_dim
+    shapes = {"q": (q, session.n_heads), "k": (k, session.n_kv_heads), "v": (v, session.n_kv_heads),
+              "out": (out, session.n_heads)}
+    for what, (t, heads) in shapes.items():
+        if t is None or t.dtype != np.float32 or t.shape != (n_tokens, heads, d):
+            raise pecert.InvalidArgument("%s: want [%d, %d, %d] f32" % (what, n_tokens, heads, d))
+    if positions is None or seq_ids is None or np.any(seq_ids < 0) or np.any(seq_ids >= len(session.keys)):
+        raise pecert.InvalidArgument("positions or seq_ids")
+    for s in set(seq_ids.tolist()):
+        if len(session.keys[s]) + int(np.sum(seq_ids == s)) > session.max_tokens:
+            raise pecert.InvalidArgument("sequence %d past its %d cached tokens" % (s, session.max_tokens))
+
+
+def session_create(config):
+    return Session(config)
+
+
+def session_append(session, n_tokens, positions, seq_ids, valid, q, k, v, out):
+    _check_append(session, n_tokens, positions, seq_ids, q, k, v, out)
+    q_rot, k_rot = session.rotated(q, positions), session.rotated(k, positions)
+    values = torch.from_numpy(np.array(v))
+    result = torch.zeros((n_tokens, session.n_heads, session.rope.head_dim), dtype=torch.float32)
+    for t in range(n_tokens):  # append order is causal order, within a call too
+        s = int(seq_ids[t])
+        session.keys[s].append(k_rot[t])
+        session.values[s].append(values[t])
+        session.valid[s].append(bool(valid[t]) if valid is not None else True)
+        if session.valid[s][-1]:
+            result[t] = session.attend(q_rot[t], s, len(session.keys[s]) - 1)
+    out[...] = result.numpy()
+
+
+def session_read_keys(session, out_keys, seq):
+    if not 0 <= seq < len(session.keys):
+        raise pecert.InvalidArgument("sequence %d" % seq)
+    n = len(session.keys[seq])
+    if out_keys is None or out_keys.shape != (n, session.n_kv_heads, session.rope.head_dim):
+        raise pecert.InvalidArgument("out_keys: want [%d, %d, %d]" % (n, session.n_kv_heads, session.rope.head_dim))
+    out_keys[...] = torch.stack(session.keys[seq]).numpy() if n else 0

@@ -115,6 +115,19 @@ class SinusoidalArgs(ctypes.Structure):
                 ("positions", _ptr), ("n", _i64), ("out", _ptr), ("reserved", _u64 * 4)]
 
 
+class SessionConfig(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("pairing", _i32), ("rope", _ptr), ("seq_len", _i64), ("n_seqs", _i32),
+                ("max_tokens", _i32), ("n_heads", _i32), ("n_kv_heads", _i32), ("softmax_scale", _f64),
+                ("alibi", _i32), ("head_dim", _i32), ("alibi_max_bias", _f64), ("alibi_bias_scale", _f64),
+                ("reserved", _u64 * 5)]
+
+
+class SessionAppendArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("reserved0", _u32), ("n_tokens", _i64), ("positions", _ptr),
+                ("seq_ids", _ptr), ("valid", _ptr), ("q", _ptr), ("k", _ptr), ("v", _ptr), ("out", _ptr),
+                ("reserved", _u64 * 8)]
+
+
 class Scope(ctypes.Structure):
     _fields_ = [("struct_size", _u32), ("flags", _u32), ("max_position", _i64), ("rope_apply_dtypes", _u32),
                 ("reserved0", _u32), ("reserved", _u64 * 4)]
@@ -134,6 +147,14 @@ class FrameThreads(ctypes.Structure):
     _fields_ = [("n", _i32), ("reserved0", _i32)]
 
 
+class FrameSessionCreate(ctypes.Structure):
+    _fields_ = [("config", _ptr)]
+
+
+class FrameReadKeys(ctypes.Structure):
+    _fields_ = [("out_keys", _ptr), ("seq", _i32), ("reserved0", _i32)]
+
+
 # sizeof(pecert_plugin) at ABI 1.10, what this host's hello declares: two
 # words, five strings, 29 operations and the scope pointer (checked against
 # the compiler's by the layout test).
@@ -145,5 +166,7 @@ MIRRORS = [
     ("pecert_alibi_slopes_args", AlibiSlopesArgs), ("pecert_alibi_bias_args", AlibiBiasArgs),
     ("pecert_t5_bucket_args", T5BucketArgs), ("pecert_sinusoidal_args", SinusoidalArgs), ("pecert_scope", Scope),
     ("pecert_wire_frame_rope_freqs", FrameRopeFreqs), ("pecert_wire_frame_rope_cos_sin", FrameRopeCosSin),
-    ("pecert_wire_frame_threads", FrameThreads),
+    ("pecert_wire_frame_threads", FrameThreads), ("pecert_session_config", SessionConfig),
+    ("pecert_session_append_args", SessionAppendArgs), ("pecert_wire_frame_session_create", FrameSessionCreate),
+    ("pecert_wire_frame_read_keys", FrameReadKeys),
 ]

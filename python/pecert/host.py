@@ -98,6 +98,8 @@ class Engine:
         # are not offered (the judge reads them as not implemented).
         self.ops = [name for name in wire.OPS
                     if (name in ARGUMENTS or name == "describe") and callable(getattr(target, name, None))]
+        if "session_create" in self.ops and "session_destroy" not in self.ops:
+            self.ops.append("session_destroy")  # the host drops the object: Python frees it
         self.strings = [str(getattr(target, "id", "python." + stem)), str(getattr(target, "name", stem)),
                         str(getattr(target, "version", "0")), getattr(target, "vendor", None)]
         self.capabilities = [str(c) for c in getattr(target, "capabilities", ())][:wire.MAX_CAPS]
@@ -196,8 +198,11 @@ class Call:
         fields = {name: getattr(c, name) for name, _ in abi.RopeConfig._fields_
                   if not name.startswith("reserved") and name not in ("short_factor", "long_factor")}
         n = max(c.num_factors, 0)
-        fields["short_factor"] = self.array(at + abi.RopeConfig.short_factor.offset, "<f8", n)
-        fields["long_factor"] = self.array(at + abi.RopeConfig.long_factor.offset, "<f8", n)
+        # Copies, not views: an engine may keep the config (a session does)
+        # past the call, and the arena's bytes are the next call's.
+        for name in ("short_factor", "long_factor"):
+            view = self.array(at + getattr(abi.RopeConfig, name).offset, "<f8", n)
+            fields[name] = None if view is None else np.array(view)
         return types.SimpleNamespace(**fields)
 
 
@@ -278,9 +283,42 @@ def _sinusoidal(call):
                 out=call.tensor(_slot(abi.SinusoidalArgs, "out"), "out", True))
 
 
+def _session_config(call):
+    found = call.frame_struct(abi.SessionConfig, _slot(abi.FrameSessionCreate, "config"))
+    if found is None:
+        raise Refusal(abi.E_INVAL, "session_create: no config")
+    c, at = found
+    if c.struct_size < ctypes.sizeof(abi.SessionConfig):
+        raise Refusal(abi.E_ABI, "session config: struct_size %d" % c.struct_size)
+    _reserved_clear(c, "session config")
+    fields = {name: getattr(c, name) for name, _ in abi.SessionConfig._fields_
+              if not name.startswith("reserved") and name != "rope"}
+    fields["rope"] = call.config(at + abi.SessionConfig.rope.offset)
+    return dict(config=types.SimpleNamespace(**fields))
+
+
+def _session_append(call):
+    a = _args(call, abi.SessionAppendArgs, "session_append")
+    n = max(a.n_tokens, 0)
+    valid = call.array(_slot(abi.SessionAppendArgs, "valid"), "<u1", n)
+    return dict(n_tokens=a.n_tokens, positions=call.array(_slot(abi.SessionAppendArgs, "positions"), "<i8", n),
+                seq_ids=call.array(_slot(abi.SessionAppendArgs, "seq_ids"), "<i4", n), valid=valid,
+                q=call.tensor(_slot(abi.SessionAppendArgs, "q"), "q", False),
+                k=call.tensor(_slot(abi.SessionAppendArgs, "k"), "k", False),
+                v=call.tensor(_slot(abi.SessionAppendArgs, "v"), "v", False),
+                out=call.tensor(_slot(abi.SessionAppendArgs, "out"), "out", True))
+
+
+def _session_read_keys(call):
+    f = call.struct(abi.FrameReadKeys, 0)
+    return dict(out_keys=call.tensor(_slot(abi.FrameReadKeys, "out_keys"), "out_keys", True), seq=f.seq)
+
+
 ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_apply": _rope_apply,
              "set_num_threads": _set_num_threads, "alibi_slopes": _alibi_slopes, "alibi_bias": _alibi_bias,
-             "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal}
+             "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal, "session_create": _session_config,
+             "session_append": _session_append, "session_read_keys": _session_read_keys,
+             "session_destroy": lambda call: {}}
 
 
 # ---- calling the engine --------------------------------------------------------
@@ -383,6 +421,8 @@ class Host:
             raise ProtocolError("an operation the hello did not offer")
         frame, relocs = self.relocations(message, frame_len, n_relocs, generation)
         target = self.instance_of(handle)
+        if session and session not in self.sessions:
+            raise ProtocolError("a handle no session has")
         if name == "create":
             return self.create(seq)
         if name == "destroy":
@@ -393,9 +433,32 @@ class Host:
             return self.reply(seq, abi.OK, text=self.engine.last_error.get(handle, ""))
         if name == "describe":
             return self.describe(seq, target, handle)
-        status, text = self.run(name, target, Call(frame, relocs, self.arena))
+        call = Call(frame, relocs, self.arena)
+        if name == "session_create":
+            return self.create_session(seq, target, handle, call)
+        extra = {"session": self.sessions[session]} if name.startswith("session_") else {}
+        if name == "session_destroy":
+            self.sessions.pop(session, None)
+            if not callable(getattr(target, name, None)):
+                return self.reply(seq, abi.OK)
+        status, text = self.run(name, target, call, extra)
         self.engine.last_error[handle] = text
         return self.reply(seq, status, text=text if status != abi.OK else None)
+
+    def create_session(self, seq, target, handle, call):
+        """session_create: the engine's object kept under a handle (1..64);
+        the judge only ever holds the handle."""
+        free = [k for k in range(1, wire.MAX_SESSIONS + 1) if k not in self.sessions]
+        status, text, made = self.run("session_create", target, call, {}, keep=True)
+        if status == abi.OK and made is None:
+            status, text = abi.E_INTERNAL, "session_create returned None: it returns the session object"
+        if status == abi.OK and not free:
+            status, text = abi.E_NOMEM, "more than %d sessions" % wire.MAX_SESSIONS
+        self.engine.last_error[handle] = text
+        if status != abi.OK:
+            return self.reply(seq, status, text=text)
+        self.sessions[free[0]] = made
+        return self.reply(seq, abi.OK, handle=free[0])
 
     def create(self, seq):
         free = [k for k in range(1, wire.MAX_SESSIONS + 1) if k not in self.engine.instances]
@@ -416,15 +479,21 @@ class Host:
             text = _one_line(exc)
         return self.reply(seq, abi.OK, text=None if text is None else str(text))
 
-    def run(self, name, target, call):
+    def run(self, name, target, call, extra, keep=False):
+        """The engine's method called with the call's arguments (and
+        extra's): (status, text), and with keep the value it returned."""
         try:
             kwargs = ARGUMENTS[name](call)
         except Refusal as exc:
-            return exc.status, str(exc)
+            return (exc.status, str(exc)) + ((None,) if keep else ())
+        kwargs.update(extra)
         try:
-            return _returned(getattr(target, name)(**kwargs), name)
+            value = getattr(target, name)(**kwargs)
         except Exception as exc:
-            return _status_of(exc)
+            return _status_of(exc) + ((None,) if keep else ())
+        if keep:
+            return abi.OK, "", value
+        return _returned(value, name)
 
     def serve(self):
         while True:
