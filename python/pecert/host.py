@@ -436,11 +436,11 @@ class Host:
         call = Call(frame, relocs, self.arena)
         if name == "session_create":
             return self.create_session(seq, target, handle, call)
-        extra = {"session": self.sessions[session]} if name.startswith("session_") else {}
+        extra = {"session": self.sessions.get(session)} if name.startswith("session_") else {}
         if name == "session_destroy":
             self.sessions.pop(session, None)
-            if not callable(getattr(target, name, None)):
-                return self.reply(seq, abi.OK)
+            if not session or not callable(getattr(target, name, None)):
+                return self.reply(seq, abi.OK)  # destroying no session is a no-op, as in C
         status, text = self.run(name, target, call, extra)
         self.engine.last_error[handle] = text
         return self.reply(seq, status, text=text if status != abi.OK else None)
