@@ -64,7 +64,6 @@ const char pecert_usage_run[] =
     "             timed out (or none passed: nothing certified), 2 bad usage or\n"
     "             input, 3 the plugin failed to load\n";
 
-
 #define PECERT_MAX_FOLDED 1024
 
 typedef struct run_cli {

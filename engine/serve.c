@@ -24,7 +24,6 @@ typedef struct engine_state {
     int session_used[PECERT_WIRE_MAX_SESSIONS + 1];
 } engine_state;
 
-
 static alignas(64) unsigned char message[PECERT_WIRE_MAX_MESSAGE];
 static alignas(64) unsigned char frame[PECERT_WIRE_MAX_FRAME];
 

@@ -14,6 +14,8 @@
 #include "engine_internal.h"
 #include "plugin_load.h"
 
+extern char **environ;
+
 #ifndef PECERT_SOURCE_DIR
 #define PECERT_SOURCE_DIR "."
 #endif
@@ -86,7 +88,6 @@ int engine_find_host(pecert_engine *e, char *err, size_t len)
 /* The environment with PYTHONPATH starting at pecert's package. */
 static int python_environment(engine_command *cmd, const pecert_engine *e)
 {
-    extern char **environ;
     size_t n = 0;
     while (environ[n] != NULL) {
         n++;
@@ -113,7 +114,6 @@ static int python_environment(engine_command *cmd, const pecert_engine *e)
 
 int engine_command_build(engine_command *cmd, const pecert_engine *e)
 {
-    extern char **environ;
     int argc = 0;
     cmd->envp = NULL;
     snprintf(cmd->parent, sizeof(cmd->parent), "--parent=%ld", (long)getpid());
@@ -134,11 +134,7 @@ int engine_command_build(engine_command *cmd, const pecert_engine *e)
     }
     cmd->argv[argc++] = (char *)(uintptr_t)(e->python ? e->path + strlen(ENGINE_PYTHON_PREFIX) : e->path);
     cmd->argv[argc] = NULL;
-    if (!e->python) {
-        cmd->envp = NULL;
-        return 0;
-    }
-    return python_environment(cmd, e);
+    return e->python ? python_environment(cmd, e) : 0; /* a C host: envp NULL, this process's */
 }
 
 void engine_command_free(engine_command *cmd)

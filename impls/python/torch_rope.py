@@ -163,9 +163,8 @@ def rope_freqs(out_inv_freq, out_attention_scaling, config, seq_len):
     out_attention_scaling[0] = scaling
 
 
-def _cos_sin(config, seq_len, positions):
-    """The cache as model code builds it: [tokens, rotary_dim/2] angles."""
-    inv_freq, scaling = _inv_freq(config, seq_len)
+def _cache(positions, inv_freq, scaling):
+    """The cos/sin cache as model code builds it: [tokens, rotary_dim/2]."""
     freqs = torch.outer(torch.from_numpy(np.array(positions)).float(), inv_freq)
     return freqs.cos() * scaling, freqs.sin() * scaling
 
@@ -177,7 +176,7 @@ def _length(seq_len, positions):
 
 
 def rope_cos_sin(out_cos, out_sin, config, seq_len, positions):
-    cos, sin = _cos_sin(config, _length(seq_len, positions), positions)
+    cos, sin = _cache(positions, *_inv_freq(config, _length(seq_len, positions)))
     out_cos[...] = cos.numpy()
     out_sin[...] = sin.numpy()
 
@@ -202,8 +201,7 @@ def _same_view(a, b):
 def _rotate(q, positions, inv_freq, scaling, pairing, rd):
     """q [T, heads, head_dim] float32 rotated at positions: model code's
     apply_rotary_pos_emb on a cos/sin cache, the channels past rd kept."""
-    freqs = torch.outer(torch.from_numpy(np.array(positions)).float(), inv_freq)
-    cos, sin = freqs.cos() * scaling, freqs.sin() * scaling
+    cos, sin = _cache(positions, inv_freq, scaling)
     q_rot, q_pass = q[..., :rd], q[..., rd:]
     if pairing == pecert.PAIRING_SPLIT_HALF:
         cos = torch.cat((cos, cos), dim=-1).unsqueeze(1)

@@ -125,7 +125,6 @@ class Call:
         self.frame = frame
         self.relocs = relocs
         self.arena = arena
-        self.outputs = []
 
     def struct(self, cls, at):
         if at is None or at < 0 or at + ctypes.sizeof(cls) > len(self.frame):
@@ -432,7 +431,7 @@ class Host:
         if name == "last_error":
             return self.reply(seq, abi.OK, text=self.engine.last_error.get(handle, ""))
         if name == "describe":
-            return self.describe(seq, target, handle)
+            return self.describe(seq, target)
         call = Call(frame, relocs, self.arena)
         if name == "session_create":
             return self.create_session(seq, target, handle, call)
@@ -472,7 +471,7 @@ class Host:
         self.engine.instances[free[0]] = made
         return self.reply(seq, abi.OK, handle=free[0])
 
-    def describe(self, seq, target, handle):
+    def describe(self, seq, target):
         try:
             text = target.describe()
         except Exception as exc:
