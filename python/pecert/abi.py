@@ -4,7 +4,7 @@ Status codes, dtypes and the other enumerations carry the C names without
 their PECERT_ prefix. The argument structs are mirrored with ctypes, field
 for field, in the C order; pointers are plain 64-bit words here (the host
 resolves each through the call's relocations, include/pecert/WIRE.md).
-tests/python/test_abi_layout.py checks every offset and size against the C
+tests/python/check_abi_layout.py checks every offset and size against the C
 compiler's, so this file cannot drift from plugin.h unnoticed.
 """
 import ctypes
@@ -66,6 +66,25 @@ SINUSOIDAL_CONCAT = 1
 SINUSOIDAL_T2T = 2
 SINUSOIDAL_FAIRSEQ = 3
 
+# learned conventions
+LEARNED_PLAIN = 0
+LEARNED_PADDING_OFFSET = 1
+
+# M-RoPE
+MROPE_MAX_AXES = 4
+
+# rope2d frequencies and index schemes
+ROPE2D_BLOCKS = 0
+ROPE2D_ALTERNATE = 1
+ROPE2D_MERGE_WINDOWS = 0
+ROPE2D_ROW_MAJOR = 1
+ROPE2D_ROW_MAJOR_CLS = 2
+ROPE2D_ATTENTION_WINDOWS = 3
+
+# pos_interpolate modes
+POSINTERP_BICUBIC = 0
+POSINTERP_BILINEAR = 1
+
 # pecert_scope.flags
 SCOPE_WHOLE_HEAD_ONLY = 1 << 0
 
@@ -115,6 +134,77 @@ class SinusoidalArgs(ctypes.Structure):
                 ("positions", _ptr), ("n", _i64), ("out", _ptr), ("reserved", _u64 * 4)]
 
 
+class LearnedArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("convention", _i32), ("padding_idx", _i32), ("reserved0", _i32),
+                ("table", _ptr), ("positions", _ptr), ("n", _i64), ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class Sincos2dArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("embed_dim", _i32), ("grid_h", _i32), ("grid_w", _i32), ("cls_token", _i32),
+                ("reserved0", _i32), ("base", _f64), ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class SwinIndexArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("window_h", _i32), ("window_w", _i32), ("reserved0", _i32), ("out", _ptr),
+                ("reserved", _u64 * 4)]
+
+
+class ShawIndexArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("reserved0", _i32), ("max_relative_position", _i64), ("q_positions", _ptr),
+                ("n_q", _i64), ("k_positions", _ptr), ("n_k", _i64), ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class TxlPosEmbArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("d_model", _i32), ("klen", _i64), ("clamp_len", _i64), ("out", _ptr),
+                ("reserved", _u64 * 4)]
+
+
+class TxlRelShiftArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("zero_triu", _i32), ("x", _ptr), ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class MropeIndexArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("spatial_merge_size", _i32), ("image_token_id", _i64),
+                ("video_token_id", _i64), ("vision_start_token_id", _i64), ("batch", _i64), ("seq_len", _i64),
+                ("input_ids", _ptr), ("attention_mask", _ptr), ("image_grid_thw", _ptr), ("n_images", _i64),
+                ("video_grid_thw", _ptr), ("n_videos", _i64), ("out_position_ids", _ptr), ("out_deltas", _ptr),
+                ("reserved", _u64 * 4)]
+
+
+class MropeApplyArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("pairing", _i32), ("config", _ptr), ("seq_len", _i64), ("num_axes", _i32),
+                ("section", _i32 * MROPE_MAX_AXES), ("interleaved", _i32), ("positions", _ptr), ("x", _ptr),
+                ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class Rope2dApplyArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("pairing", _i32), ("frequencies", _i32), ("columns_first", _i32),
+                ("head_dim", _i32), ("reserved0", _i32), ("theta", _f64), ("positions", _ptr), ("x", _ptr),
+                ("out", _ptr), ("reserved", _u64 * 4)]
+
+
+class Rope2dIndexArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("scheme", _i32), ("spatial_merge_size", _i32), ("window_units", _i32),
+                ("grid_thw", _ptr), ("n_images", _i64), ("out_positions", _ptr), ("reserved", _u64 * 4)]
+
+
+class PosinterpArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("mode", _i32), ("align_corners", _i32), ("antialias", _i32),
+                ("prefix_tokens", _i32), ("merge_size", _i32), ("grid_h", _i64), ("grid_w", _i64), ("out_h", _i64),
+                ("out_w", _i64), ("scale_h", _f64), ("scale_w", _f64), ("table", _ptr), ("out", _ptr),
+                ("reserved", _u64 * 4)]
+
+
+class CopeArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("nodiv", _i32), ("npos", _i64), ("q", _ptr), ("k", _ptr), ("gate_k", _ptr),
+                ("pos_emb", _ptr), ("mask", _ptr), ("positions", _ptr), ("logits", _ptr), ("reserved", _u64 * 4)]
+
+
+class PegArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("prefix_tokens", _i32), ("grid_h", _i64), ("grid_w", _i64), ("kernel", _i64),
+                ("x", _ptr), ("weight", _ptr), ("bias", _ptr), ("out", _ptr), ("reserved", _u64 * 4)]
+
+
 class SessionConfig(ctypes.Structure):
     _fields_ = [("struct_size", _u32), ("pairing", _i32), ("rope", _ptr), ("seq_len", _i64), ("n_seqs", _i32),
                 ("max_tokens", _i32), ("n_heads", _i32), ("n_kv_heads", _i32), ("softmax_scale", _f64),
@@ -155,10 +245,24 @@ class FrameReadKeys(ctypes.Structure):
     _fields_ = [("out_keys", _ptr), ("seq", _i32), ("reserved0", _i32)]
 
 
-# sizeof(pecert_plugin) at ABI 1.10, what this host's hello declares: two
-# words, five strings, 29 operations and the scope pointer (checked against
-# the compiler's by the layout test).
-PLUGIN_STRUCT_SIZE = 8 + 8 * 5 + 8 * 29 + 8
+# The plugin descriptor: two words, five strings, the operations (each a
+# function pointer, in the wire's order) with the scope pointer after
+# mrope_apply, where ABI 1.3 added it.
+_DESCRIPTOR_OPS = ["create", "destroy", "last_error", "rope_freqs", "rope_cos_sin", "rope_apply",
+                   "set_num_threads", "describe", "session_create", "session_destroy", "session_append",
+                   "session_read_keys", "alibi_slopes", "alibi_bias", "t5_bucket", "sinusoidal", "learned_lookup",
+                   "sincos_2d", "swin_index", "shaw_index", "txl_pos_emb", "txl_rel_shift", "mrope_index",
+                   "mrope_apply", "scope", "rope2d_index", "rope2d_apply", "pos_interpolate", "cope_logits",
+                   "peg_apply"]
+
+
+class Plugin(ctypes.Structure):
+    _fields_ = ([("abi_version", _u32), ("struct_size", _u32), ("id", _ptr), ("name", _ptr), ("version", _ptr),
+                 ("vendor", _ptr), ("capabilities", _ptr)] + [(name, _ptr) for name in _DESCRIPTOR_OPS])
+
+
+# sizeof(pecert_plugin) at ABI 1.10, what this host's hello declares.
+PLUGIN_STRUCT_SIZE = ctypes.sizeof(Plugin)
 
 # The C layouts the tests compare: (C struct name, ctypes mirror).
 MIRRORS = [
@@ -168,5 +272,11 @@ MIRRORS = [
     ("pecert_wire_frame_rope_freqs", FrameRopeFreqs), ("pecert_wire_frame_rope_cos_sin", FrameRopeCosSin),
     ("pecert_wire_frame_threads", FrameThreads), ("pecert_session_config", SessionConfig),
     ("pecert_session_append_args", SessionAppendArgs), ("pecert_wire_frame_session_create", FrameSessionCreate),
-    ("pecert_wire_frame_read_keys", FrameReadKeys),
+    ("pecert_wire_frame_read_keys", FrameReadKeys), ("pecert_learned_args", LearnedArgs),
+    ("pecert_sincos2d_args", Sincos2dArgs), ("pecert_swin_index_args", SwinIndexArgs),
+    ("pecert_shaw_index_args", ShawIndexArgs), ("pecert_txl_pos_emb_args", TxlPosEmbArgs),
+    ("pecert_txl_rel_shift_args", TxlRelShiftArgs), ("pecert_mrope_index_args", MropeIndexArgs),
+    ("pecert_mrope_apply_args", MropeApplyArgs), ("pecert_rope2d_apply_args", Rope2dApplyArgs),
+    ("pecert_rope2d_index_args", Rope2dIndexArgs), ("pecert_posinterp_args", PosinterpArgs),
+    ("pecert_cope_args", CopeArgs), ("pecert_peg_args", PegArgs), ("pecert_plugin", Plugin),
 ]

@@ -87,6 +87,25 @@ def _load_engine(spec):
     return getattr(module, attr), attr
 
 
+def _scope(declared):
+    """The engine's `scope` (a dict or an object with pecert_scope's fields
+    flags, max_position, rope_apply_dtypes) as the C struct, or None when
+    it declares none. A value the struct cannot hold is a load error."""
+    if declared is None:
+        return None
+    scope = abi.Scope(struct_size=ctypes.sizeof(abi.Scope))
+    limits = {"flags": 1 << 32, "max_position": 1 << 63, "rope_apply_dtypes": 1 << 32}
+    for name, limit in limits.items():
+        value = declared.get(name, 0) if isinstance(declared, dict) else getattr(declared, name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < limit:
+            raise ValueError("scope.%s is %r: an integer in [0, %d)" % (name, value, limit))
+        setattr(scope, name, value)
+    unknown = set(declared) - set(limits) if isinstance(declared, dict) else set()
+    if unknown:
+        raise ValueError("scope has %s: pecert_scope has only %s" % (", ".join(sorted(unknown)), ", ".join(limits)))
+    return scope
+
+
 class Engine:
     """The loaded engine as the host serves it: its operations, the
     descriptor's strings, and the instances the judge holds."""
@@ -103,6 +122,7 @@ class Engine:
         self.strings = [str(getattr(target, "id", "python." + stem)), str(getattr(target, "name", stem)),
                         str(getattr(target, "version", "0")), getattr(target, "vendor", None)]
         self.capabilities = [str(c) for c in getattr(target, "capabilities", ())][:wire.MAX_CAPS]
+        self.scope = _scope(getattr(target, "scope", None))
         self.instances = {0: None if self.is_class else target}
         self.last_error = {}
         self.mask = self._op_mask()
@@ -151,6 +171,14 @@ class Call:
         if t[0] != wire.SPACE_ARENA or count < 0:
             raise Refusal(abi.E_INVAL, "an array that is not in the arena")
         return self._view(t[1], (count,), dtype, None, writable, "an array")
+
+    def matrix(self, slot, dtype, rows, cols):
+        """rows x cols elements at the pointer of slot (a C [rows, cols]
+        array), as a 2-D view; an extent that is not positive gives an
+        empty one, as the C host shares no bytes for it."""
+        rows, cols = (rows, cols) if rows > 0 and cols > 0 else (0, max(cols, 0))
+        view = self.array(slot, dtype, rows * cols)
+        return None if view is None else view.reshape(rows, cols)
 
     def tensor(self, slot, name, writable):
         """The pecert_tensor a slot points to, as a numpy view; a view the
@@ -313,11 +341,124 @@ def _session_read_keys(call):
     return dict(out_keys=call.tensor(_slot(abi.FrameReadKeys, "out_keys"), "out_keys", True), seq=f.seq)
 
 
+def _learned_lookup(call):
+    a = _args(call, abi.LearnedArgs, "learned_lookup")
+    return dict(convention=a.convention, padding_idx=a.padding_idx,
+                table=call.tensor(_slot(abi.LearnedArgs, "table"), "table", False),
+                positions=call.array(_slot(abi.LearnedArgs, "positions"), "<i8", max(a.n, 0)),
+                out=call.tensor(_slot(abi.LearnedArgs, "out"), "out", True))
+
+
+def _sincos_2d(call):
+    a = _args(call, abi.Sincos2dArgs, "sincos_2d")
+    return dict(embed_dim=a.embed_dim, grid_h=a.grid_h, grid_w=a.grid_w, cls_token=a.cls_token, base=a.base,
+                out=call.tensor(_slot(abi.Sincos2dArgs, "out"), "out", True))
+
+
+def _swin_index(call):
+    a = _args(call, abi.SwinIndexArgs, "swin_index")
+    return dict(window_h=a.window_h, window_w=a.window_w,
+                out=call.tensor(_slot(abi.SwinIndexArgs, "out"), "out", True))
+
+
+def _shaw_index(call):
+    a = _args(call, abi.ShawIndexArgs, "shaw_index")
+    return dict(max_relative_position=a.max_relative_position,
+                q_positions=call.array(_slot(abi.ShawIndexArgs, "q_positions"), "<i8", max(a.n_q, 0)),
+                k_positions=call.array(_slot(abi.ShawIndexArgs, "k_positions"), "<i8", max(a.n_k, 0)),
+                out=call.tensor(_slot(abi.ShawIndexArgs, "out"), "out", True))
+
+
+def _txl_pos_emb(call):
+    a = _args(call, abi.TxlPosEmbArgs, "txl_pos_emb")
+    return dict(d_model=a.d_model, klen=a.klen, clamp_len=a.clamp_len,
+                out=call.tensor(_slot(abi.TxlPosEmbArgs, "out"), "out", True))
+
+
+def _txl_rel_shift(call):
+    a = _args(call, abi.TxlRelShiftArgs, "txl_rel_shift")
+    return dict(zero_triu=a.zero_triu, x=call.tensor(_slot(abi.TxlRelShiftArgs, "x"), "x", False),
+                out=call.tensor(_slot(abi.TxlRelShiftArgs, "out"), "out", True))
+
+
+def _mrope_index(call):
+    a = _args(call, abi.MropeIndexArgs, "mrope_index")
+    slot = lambda field: _slot(abi.MropeIndexArgs, field)  # noqa: E731
+    return dict(spatial_merge_size=a.spatial_merge_size, image_token_id=a.image_token_id,
+                video_token_id=a.video_token_id, vision_start_token_id=a.vision_start_token_id, batch=a.batch,
+                seq_len=a.seq_len, input_ids=call.matrix(slot("input_ids"), "<i8", a.batch, a.seq_len),
+                attention_mask=call.matrix(slot("attention_mask"), "<i8", a.batch, a.seq_len),
+                image_grid_thw=call.matrix(slot("image_grid_thw"), "<i8", a.n_images, 3), n_images=a.n_images,
+                video_grid_thw=call.matrix(slot("video_grid_thw"), "<i8", a.n_videos, 3), n_videos=a.n_videos,
+                out_position_ids=call.tensor(slot("out_position_ids"), "out_position_ids", True),
+                out_deltas=call.tensor(slot("out_deltas"), "out_deltas", True))
+
+
+def _rows(tensor):
+    return tensor.shape[0] if tensor is not None and tensor.ndim >= 1 else 0
+
+
+def _mrope_apply(call):
+    a = _args(call, abi.MropeApplyArgs, "mrope_apply")
+    x = call.tensor(_slot(abi.MropeApplyArgs, "x"), "x", False)
+    axes = a.num_axes if 1 <= a.num_axes <= abi.MROPE_MAX_AXES else 0
+    return dict(pairing=a.pairing, config=call.config(_slot(abi.MropeApplyArgs, "config")), seq_len=a.seq_len,
+                num_axes=a.num_axes, section=list(a.section), interleaved=a.interleaved,
+                positions=call.matrix(_slot(abi.MropeApplyArgs, "positions"), "<i8", axes, _rows(x)), x=x,
+                out=call.tensor(_slot(abi.MropeApplyArgs, "out"), "out", True))
+
+
+def _rope2d_index(call):
+    a = _args(call, abi.Rope2dIndexArgs, "rope2d_index")
+    return dict(scheme=a.scheme, spatial_merge_size=a.spatial_merge_size, window_units=a.window_units,
+                grid_thw=call.matrix(_slot(abi.Rope2dIndexArgs, "grid_thw"), "<i8", a.n_images, 3),
+                n_images=a.n_images, out_positions=call.tensor(_slot(abi.Rope2dIndexArgs, "out_positions"),
+                                                               "out_positions", True))
+
+
+def _rope2d_apply(call):
+    a = _args(call, abi.Rope2dApplyArgs, "rope2d_apply")
+    x = call.tensor(_slot(abi.Rope2dApplyArgs, "x"), "x", False)
+    return dict(pairing=a.pairing, frequencies=a.frequencies, columns_first=a.columns_first, head_dim=a.head_dim,
+                theta=a.theta, positions=call.matrix(_slot(abi.Rope2dApplyArgs, "positions"), "<i8", 2, _rows(x)),
+                x=x, out=call.tensor(_slot(abi.Rope2dApplyArgs, "out"), "out", True))
+
+
+def _pos_interpolate(call):
+    a = _args(call, abi.PosinterpArgs, "pos_interpolate")
+    return dict(mode=a.mode, align_corners=a.align_corners, antialias=a.antialias, prefix_tokens=a.prefix_tokens,
+                merge_size=a.merge_size, grid_h=a.grid_h, grid_w=a.grid_w, out_h=a.out_h, out_w=a.out_w,
+                scale_h=a.scale_h, scale_w=a.scale_w,
+                table=call.tensor(_slot(abi.PosinterpArgs, "table"), "table", False),
+                out=call.tensor(_slot(abi.PosinterpArgs, "out"), "out", True))
+
+
+def _cope_logits(call):
+    a = _args(call, abi.CopeArgs, "cope_logits")
+    kwargs = dict(nodiv=a.nodiv, npos=a.npos)
+    for name, writable in (("q", False), ("k", False), ("gate_k", False), ("pos_emb", False), ("mask", False),
+                           ("positions", True), ("logits", True)):
+        kwargs[name] = call.tensor(_slot(abi.CopeArgs, name), name, writable)
+    return kwargs
+
+
+def _peg_apply(call):
+    a = _args(call, abi.PegArgs, "peg_apply")
+    kwargs = dict(prefix_tokens=a.prefix_tokens, grid_h=a.grid_h, grid_w=a.grid_w, kernel=a.kernel)
+    for name, writable in (("x", False), ("weight", False), ("bias", False), ("out", True)):
+        kwargs[name] = call.tensor(_slot(abi.PegArgs, name), name, writable)
+    return kwargs
+
+
 ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_apply": _rope_apply,
              "set_num_threads": _set_num_threads, "alibi_slopes": _alibi_slopes, "alibi_bias": _alibi_bias,
              "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal, "session_create": _session_config,
              "session_append": _session_append, "session_read_keys": _session_read_keys,
-             "session_destroy": lambda call: {}}
+             "session_destroy": lambda call: {}, "learned_lookup": _learned_lookup, "sincos_2d": _sincos_2d,
+             "swin_index": _swin_index, "shaw_index": _shaw_index, "txl_pos_emb": _txl_pos_emb,
+             "txl_rel_shift": _txl_rel_shift, "mrope_index": _mrope_index, "mrope_apply": _mrope_apply,
+             "rope2d_index": _rope2d_index, "rope2d_apply": _rope2d_apply, "pos_interpolate": _pos_interpolate,
+             "cope_logits": _cope_logits, "peg_apply": _peg_apply}
 
 
 # ---- calling the engine --------------------------------------------------------
@@ -536,12 +677,14 @@ def _text(value, limit):
 def hello(channel, engine, sandboxed):
     present = wire.HAS_ID | wire.HAS_NAME | wire.HAS_VERSION | (wire.HAS_VENDOR if engine.strings[3] else 0)
     present |= wire.SANDBOXED if sandboxed else 0
+    present |= wire.HAS_SCOPE if engine.scope is not None else 0
     text = b"".join(_text(s, wire.MAX_TEXT) for s in engine.strings)
     text += b"".join(_text(c, wire.MAX_CAP_LEN) for c in engine.capabilities) + b"\0"
     fixed = wire.HELLO_FIXED.size + wire.SCOPE_BYTES
     body = wire.HELLO_FIXED.pack(wire.MAGIC, wire.VERSION, wire.HELLO, fixed + len(text), 0, abi.ABI_VERSION,
                                  abi.PLUGIN_STRUCT_SIZE, engine.mask, present, os.getpid())
-    channel.sendmsg([body + bytes(wire.SCOPE_BYTES) + text])
+    scope = bytes(engine.scope) if engine.scope is not None else bytes(wire.SCOPE_BYTES)
+    channel.sendmsg([body + scope + text])
 
 
 def load_error(channel, text):
