@@ -125,7 +125,8 @@ static int spawn(pecert_engine *e, char *err, size_t len)
     }
     if (pid <= 0) {
         close(sv[0]);
-        snprintf(err, len, "%s: cannot start %s: %s", e->path, e->host_exe, strerror(err_no));
+        snprintf(err, len, "%s: cannot start %s: %s%s", e->path, e->host_exe, strerror(err_no),
+                 e->python ? " (the Python engine host runs $PECERT_PYTHON, else python3 on PATH)" : "");
         return -1;
     }
     (void)setpgid(pid, pid); /* as the child does: no race with kill(-pid) */
@@ -381,7 +382,7 @@ static void load_failure(pecert_engine *e, int got, double timeout_s, char *err,
         snprintf(err, len, "%s: cannot load: %s was killed by signal %d (%s)", e->path, code, WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     } else if (!killed && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-        snprintf(err, len, "%s: cannot load: the engine host (pecert-engine) did not start", e->path);
+        snprintf(err, len, "%s: cannot load: the engine host (%s) did not start", e->path, e->host_exe);
     } else {
         snprintf(err, len, "%s: cannot load: its load-time code exited (status %d) before pecert could use it", e->path,
                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
