@@ -52,6 +52,7 @@ static Suite *(*const suites[])(void) = {
     make_rope2d_suite,    make_posinterp_suite,    make_cope_suite,       make_peg_suite,
     make_compare_suite,   make_plugin_load_suite,  make_sinusoidal_suite, make_hypotheses_suite,
     make_precision_suite, make_conveniences_suite, make_hostile_suite,    make_certificate_suite,
+    make_certify_wrappers_suite,
 };
 #define N_SUITES (sizeof(suites) / sizeof(suites[0]))
 

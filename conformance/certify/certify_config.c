@@ -259,6 +259,7 @@ static int map_document(map_ctx *c)
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
     const char *rule_type = mt->valuestring;
+    const wrapper_rule *wrapper = cfg_find_wrapper(rule_type);
     if (strcmp(rule_type, "llama4") == 0) {
         if (enter_text_config(c, "llama4_text") != 0) {
             return -1;
@@ -274,22 +275,22 @@ static int map_document(map_ctx *c)
         if (enter_text_config(c, "qwen3_vl_text") != 0) {
             return -1;
         }
-    } else if (strcmp(rule_type, "llava") == 0) {
-        /* LlavaConfig: the language model under text_config, its
-         * model_type "llama" when left out (Pixtral-12B's is mistral). */
-        const cJSON *text = cfg_get(c->root, "text_config");
-        const cJSON *inner = cJSON_IsObject(text) ? cfg_get(text, "model_type") : NULL;
-        rule_type = cJSON_IsString(inner) ? inner->valuestring : "llama";
+    } else if (wrapper != NULL) {
+        /* The text model is its own model type to the mapper (defaults,
+         * known keys, quirks); the checkpoint's stays the wrapper's. */
+        const char *stated = NULL;
+        rule_type = cfg_wrapper_text_type(wrapper, cfg_get(c->root, "text_config"), &stated);
         const model_rule *inner_rule = find_model(rule_type);
-        if (enter_text_config(c, rule_type) != 0) {
+        if (cfg_wrapper_check_text(c, wrapper, stated) != 0 || enter_text_config(c, rule_type) != 0 ||
+            cfg_wrapper_fill_text(c, wrapper) != 0) {
             return -1;
         }
-        if (inner_rule == NULL || inner_rule->map != cfg_map_llama_like) {
-            return cfg_fail(c, "model_type", "'%s' under llava has no mapping in pecert (llava's text models: the "
-                            "llama-like ones of --list-model-types)", rule_type);
+        if (inner_rule == NULL || inner_rule->map != cfg_map_llama_like || cfg_is_qwen_vl(rule_type)) {
+            return cfg_fail(c, "model_type",
+                            "'%s' under %s has no mapping in pecert (its text models: the "
+                            "llama-like ones of --list-model-types)",
+                            rule_type, mt->valuestring);
         }
-        /* The text model is its own model type to the mapper (defaults,
-         * known keys, quirks); the checkpoint's stays llava. */
         snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
     } else if (cfg_is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
                enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
@@ -317,7 +318,14 @@ static int map_document(map_ctx *c)
         c->m->pairing = interleave ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
-    return cfg_map_vision(c, c->m->model_type);
+    if (cfg_map_vision(c, c->m->model_type) != 0) {
+        return -1;
+    }
+    if (wrapper != NULL) {
+        cfg_wrapper_note_tower(c, wrapper);
+        cfg_wrapper_warn_positions(c, wrapper);
+    }
+    return 0;
 }
 
 int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *name, char *err, size_t err_len)
@@ -325,8 +333,10 @@ int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *nam
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
     err[0] = '\0';
-    map_ctx c = {root, out, err, err_len, root, "", 0, 0};
-    return root == NULL ? cfg_fail(&c, "(document)", "not valid JSON") : map_document(&c);
+    map_ctx c = {root, out, err, err_len, root, "", 0, 0, NULL};
+    int rc = root == NULL ? cfg_fail(&c, "(document)", "not valid JSON") : map_document(&c);
+    cJSON_Delete(c.owned);
+    return rc;
 }
 
 /* What Python's json and cJSON would read differently is refused before

@@ -206,6 +206,11 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
  * read, in words. */
 const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads);
 
+/* pecert_certify_wrapper: the i-th model_type whose language model
+ * certify reads from its text_config (NULL past the last), its config
+ * class and the text model type an absent text_config.model_type means. */
+const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default);
+
 /* pecert_certify_vision_tower: the i-th checkpoint model_type whose vision
  * tower certify reads (NULL past the last), the tower's config class and
  * what of its vision_config is read, in words. */

@@ -31,6 +31,9 @@ typedef struct map_ctx {
      * the only place transformers warns about rope values. */
     int type_overrides_rope_type;
     int runs_validation;
+    /* A text config the mapping built (a wrapper's defaults under the
+     * given fields, certify_wrappers.c), freed with the context. */
+    cJSON *owned;
 } map_ctx;
 
 /* Writes "NAME: PREFIXkey: what" to c->err; returns -1. */
@@ -117,6 +120,26 @@ int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *nam
  * empty, with m->vision_note saying why, for a tower pecert does not
  * certify). 0, or -1 after cfg_fail. */
 int cfg_map_vision(map_ctx *c, const char *model_type);
+
+/* Wrappers of a language model (certify_wrappers.c): the vision- and
+ * speech-language checkpoints whose text model is built from text_config.
+ * cfg_find_wrapper: model_type's rule, or NULL. cfg_wrapper_text_type: the
+ * text model type the wrapper builds from text (*stated: what text says,
+ * or NULL). cfg_wrapper_check_text: 0, or -1 after cfg_fail when the
+ * stated type contradicts a forced one. cfg_wrapper_fill_text: c->root
+ * (the entered text_config) with the wrapper's own defaults under the
+ * fields it lacks, when the wrapper has such (0, or -1 after cfg_fail).
+ * cfg_wrapper_note_tower: the other
+ * tower named in m->vision_note when pecert certifies none.
+ * cfg_wrapper_warn_positions: a warning for what the wrapper does to the
+ * positions, when it does something. */
+typedef struct wrapper_rule wrapper_rule;
+const wrapper_rule *cfg_find_wrapper(const char *model_type);
+const char *cfg_wrapper_text_type(const wrapper_rule *w, const cJSON *text, const char **stated);
+int cfg_wrapper_check_text(map_ctx *c, const wrapper_rule *w, const char *stated);
+int cfg_wrapper_fill_text(map_ctx *c, const wrapper_rule *w);
+void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w);
+void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w);
 
 /* A ViT-family model's table layout by its config class's defaults
  * (certify_vision.c's rules, the one place they are written): image_size,

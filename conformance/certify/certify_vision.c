@@ -82,6 +82,12 @@ typedef struct vision_rule {
     int32_t table_prefix;
     int32_t table_antialias;
     const char *const *positional; /* positional keys it knows               */
+    /* A wrapper whose vision_config may name another tower (LLaVA's CLIP,
+     * Mistral 3's other): that one is noted as not certified, not refused;
+     * absent_tower is what a config without vision_config.model_type gets
+     * (NULL: tower), and a null one is the config class's KeyError. */
+    int32_t other_towers;
+    const char *absent_tower;
     const char *reads;            /* what is read, in words (--list-model-types) */
 } vision_rule;
 
@@ -112,8 +118,16 @@ static const vision_rule vision_rules[] = {
      .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
      .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
      .frequencies = PECERT_ROPE2D_ALTERNATE, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = theta_only,
+     .other_towers = 1, .absent_tower = "clip_vision_model",
      .reads = "vision_config of model_type pixtral: hidden_size / num_attention_heads, image_size, patch_size, "
               "rope_theta; row-major, alternating, split_half"},
+    /* Mistral3Config: vision_config.get("model_type", "pixtral"), the tower
+     * AutoModel.from_config(config.vision_config): Pixtral's, as above. */
+    {.model_type = "mistral3", .tower = "pixtral", .config_class = "PixtralVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
+     .frequencies = PECERT_ROPE2D_ALTERNATE, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = theta_only,
+     .other_towers = 1, .reads = "as llava's (vision_config of model_type pixtral, the default here)"},
     {.model_type = "llama4", .tower = "llama4_vision_model", .config_class = "Llama4VisionConfig",
      .hidden_key = "hidden_size", .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 16,
      .patch_default = 14, .image_default = 448, .fixed_image = 1, .reads_theta = 1,
@@ -313,33 +327,32 @@ static int fit_default_grids(map_ctx *c, pecert_certify_vision *v)
 
 /* vision_config's model_type, when given, must be the tower's (pecert
  * refuses a config that names another tower, which the Qwen and Llama 4
- * classes would build regardless). LlavaConfig reads an absent one as
- * "clip_vision_model" and a null one as a KeyError: a LLaVA tower other
- * than Pixtral's has a learned table, no 2-D RoPE (*is_tower 0, a note). */
+ * classes would build regardless). A wrapper that builds whatever tower
+ * its vision_config names (LlavaConfig, Mistral3Config: CONFIG_MAPPING of
+ * it, a KeyError for a null one) gets another one noted: a learned table,
+ * no 2-D RoPE (*is_tower 0, a note). */
 static int check_tower_type(map_ctx *c, const cJSON *vc, const vision_rule *rule, int *is_tower)
 {
-    const int llava = strcmp(rule->model_type, "llava") == 0;
     const cJSON *raw = cJSON_GetObjectItemCaseSensitive(vc, "model_type");
     const cJSON *mt = cfg_get(vc, "model_type");
     *is_tower = rule->table_only; /* the checkpoint is the tower */
     if (rule->table_only) {
         return 0;
     }
-    if (llava && cJSON_IsNull(raw)) {
-        return cfg_fail(c, "model_type", "null: LlavaConfig looks it up in CONFIG_MAPPING (KeyError)");
+    if (rule->other_towers && cJSON_IsNull(raw)) {
+        return cfg_fail(c, "model_type", "null: %s looks it up in CONFIG_MAPPING (KeyError)",
+                        strcmp(rule->model_type, "llava") == 0 ? "LlavaConfig" : "the config class");
     }
     if (mt != NULL && !cJSON_IsString(mt)) {
         return cfg_fail(c, "model_type", "expected a string");
     }
-    const char *given = mt != NULL ? mt->valuestring : rule->tower;
-    if (llava && mt == NULL) {
-        given = "clip_vision_model";
-    }
+    const char *absent = rule->absent_tower != NULL ? rule->absent_tower : rule->tower;
+    const char *given = mt != NULL ? mt->valuestring : absent;
     *is_tower = strcmp(given, rule->tower) == 0;
     if (*is_tower) {
         return 0;
     }
-    if (!llava) {
+    if (!rule->other_towers) {
         return cfg_fail(c, "model_type", "'%.40s': expected '%s' (%s)", given, rule->tower, rule->config_class);
     }
     snprintf(c->m->vision_note, sizeof(c->m->vision_note),
@@ -718,7 +731,12 @@ size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_cert
 {
     const pecert_certify_vision *v = &m->vision;
     if (v->tower[0] == '\0') {
-        return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n", "vision tower", m->vision_note) : used;
+        /* A speech model's encoder (certify_wrappers.c) is noted here too. */
+        const int audio = strncmp(m->vision_note, "audio_config", 12) == 0 ||
+                          strncmp(m->vision_note, "encoder_config", 14) == 0;
+        return m->vision_note[0] != '\0'
+                   ? put(out, len, used, "  %-34s %s\n", audio ? "audio tower" : "vision tower", m->vision_note)
+                   : used;
     }
     if (!v->rotary) {
         used = describe_table_tower(out, len, used, v);

@@ -92,11 +92,21 @@ def wrong_defaults(build, scratch, r, answer):
     """The position fields of r whose absence makes pecert answer otherwise than with
     the class's default value there (r's config is the class's defaults, so a config
     without the field means the same thing to transformers). A refusal is no wrong
-    answer: pecert may require what the class would default."""
+    answer: pecert may require what the class would default.
+    A nested text config's absent field takes what the class makes of the dict without
+    it (the row's absent_defaults, recorded by running the class: the text model's
+    own default, or the wrapper's where it puts its own under the given fields), which
+    need not be the value the wrapper's default config shows (Mistral3Config's
+    overrides apply only when text_config is None); null is the class's None."""
     out = []
+    text_key = r.get("text_config")
+    absent = r.get("absent_defaults", {})
     for key in sorted(r.get("fields", {})):
-        status, stdout, _ = pecert(build, scratch, edited(r["config"], r.get("text_config"), key))
-        if status == 0 and stdout != answer[1]:  # the derived parameters (a warning may name another key)
+        status, stdout, _ = pecert(build, scratch, edited(r["config"], text_key, key))
+        expected = answer
+        if key in absent and absent[key] != r["config"][text_key].get(key):
+            expected = pecert(build, scratch, edited(r["config"], text_key, key, absent[key]))
+        if status == 0 and stdout != expected[1]:  # the derived parameters (a warning may name another key)
             out.append(key)
     return out
 

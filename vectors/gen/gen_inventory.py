@@ -233,6 +233,27 @@ def probes(cls, d, text_key):
     return out
 
 
+def absent_defaults(cls, d, text_key):
+    """For a nested text config: what the config class ends with for each position
+    field when the given text_config dict lacks it. The text model's own class
+    default (CONFIG_MAPPING[...](**text_config)), or the wrapper's defaults where it
+    puts them under the given fields (VoxtralConfig): not always the value the
+    wrapper's own default config shows (Mistral3Config's overrides apply only when
+    text_config is None). A key the class leaves absent is null."""
+    inner = d[text_key]
+    out = {}
+    for key in PE_KEYS:
+        if key not in inner:
+            continue
+        given = {k: v for k, v in inner.items() if k != key}
+        try:
+            got = cls(**{text_key: given}).to_dict()[text_key]
+        except Exception:  # noqa: BLE001 - a class that needs the key: no default to record
+            continue
+        out[key] = kept(got[key])[0] if key in got else None
+    return out
+
+
 # ---- the rows -----------------------------------------------------------------
 
 def row(ref, configuration_auto, base, model_type):
@@ -250,6 +271,8 @@ def row(ref, configuration_auto, base, model_type):
     out["fields"] = pe_fields(d[text_key] if text_key else d)
     out["config"] = reduced_config(d, base)
     out["probes"] = probes(cls, d, text_key)
+    if text_key:
+        out["absent_defaults"] = absent_defaults(cls, d, text_key)
     return out
 
 

@@ -1,0 +1,177 @@
+/*
+ * certify_wrappers.c - checkpoints that wrap a language model pecert maps:
+ * the vision-language and speech-language models whose text model is
+ * AutoModel.from_config(config.text_config) (or AutoModelForCausalLM's),
+ * so that its positions are the text model's own, read from text_config
+ * by that model type's rule.
+ *
+ * Source of every row: transformers v4.57.6 (753d6110), the wrapper's
+ * configuration_*.py (text_config.get("model_type", DEFAULT): the model
+ * type an absent key means; the tower's config key and default) and its
+ * modeling_*.py (the language model built from text_config, and what the
+ * wrapper does to position_ids before it hands them over: nothing, but
+ * for PaliGemma). A config.json without text_config is refused: the
+ * wrapper then builds a text config of its own overrides, which pecert
+ * does not hold.
+ */
+#include "certify_reads.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct wrapper_rule {
+    const char *model_type;
+    const char *config_class;
+    const char *text_default; /* the text model type an absent key means */
+    /* The config class builds text_default's class from text_config
+     * whatever its model_type says (Ovis2Config: Qwen2Config(**text_config)). */
+    int text_forced;
+    const char *tower_key;     /* the other tower's config key            */
+    const char *tower_default; /* its model_type when the key is absent, or
+                                * its fixed config class                  */
+    int tower_fixed;           /* the class is fixed, whatever is stated  */
+    /* Defaults the config class puts under the given text_config fields
+     * (VoxtralConfig: {**_default_text_config_kwargs, **text_config}), as
+     * JSON; NULL: the text model's own class defaults apply. */
+    const char *text_defaults;
+    /* What the wrapper does to the text model's positions, when it does
+     * something: said as a warning (pecert certifies the rotation at the
+     * positions it is given, not the ids the wrapper computes). */
+    const char *positions;
+} wrapper_rule;
+
+static const wrapper_rule wrappers[] = {
+    {"llava", "LlavaConfig", "llama", 0, "vision_config", "clip_vision_model", 0, NULL, NULL},
+    {"llava_next", "LlavaNextConfig", "llama", 0, "vision_config", "clip_vision_model", 0, NULL, NULL},
+    {"llava_next_video", "LlavaNextVideoConfig", "llama", 0, "vision_config", "clip_vision_model", 0, NULL, NULL},
+    {"llava_onevision", "LlavaOnevisionConfig", "qwen2", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
+    {"vipllava", "VipLlavaConfig", "llama", 0, "vision_config", "clip_vision_model", 0, NULL, NULL},
+    {"video_llava", "VideoLlavaConfig", "llama", 0, "vision_config", "clip_vision_model", 0, NULL, NULL},
+    {"aya_vision", "AyaVisionConfig", "cohere2", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
+    {"cohere2_vision", "Cohere2VisionConfig", "cohere2", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
+    {"mistral3", "Mistral3Config", "mistral", 0, "vision_config", "pixtral", 0, NULL, NULL},
+    {"internvl", "InternVLConfig", "qwen2", 0, "vision_config", "InternVLVisionConfig", 1, NULL, NULL},
+    {"got_ocr2", "GotOcr2Config", "qwen2", 0, "vision_config", "GotOcr2VisionConfig", 1, NULL, NULL},
+    {"ovis2", "Ovis2Config", "qwen2", 1, "vision_config", "Ovis2VisionConfig", 1, NULL, NULL},
+    {"perception_lm", "PerceptionLMConfig", "llama", 0, "vision_config", "TimmWrapperConfig", 1, NULL, NULL},
+    {"idefics2", "Idefics2Config", "mistral", 0, "vision_config", "Idefics2VisionConfig", 1, NULL, NULL},
+    {"idefics3", "Idefics3Config", "llama", 0, "vision_config", "Idefics3VisionConfig", 1, NULL, NULL},
+    {"smolvlm", "SmolVLMConfig", "llama", 0, "vision_config", "SmolVLMVisionConfig", 1, NULL, NULL},
+    {"deepseek_vl", "DeepseekVLConfig", "llama", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
+    {"deepseek_vl_hybrid", "DeepseekVLHybridConfig", "llama", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
+    {"janus", "JanusConfig", "llama", 0, "vision_config", "JanusVisionConfig", 1, NULL, NULL},
+    {"qwen2_audio", "Qwen2AudioConfig", "qwen2", 0, "audio_config", "qwen2_audio_encoder", 0, NULL, NULL},
+    /* VoxtralConfig._default_text_config_kwargs, under text_config's own. */
+    {"voxtral", "VoxtralConfig", "llama", 0, "audio_config", "voxtral_encoder", 0,
+     "{\"vocab_size\": 131072, \"hidden_size\": 3072, \"intermediate_size\": 8192, \"num_hidden_layers\": 30, "
+     "\"num_key_value_heads\": 8, \"max_position_embeddings\": 131072, \"rms_norm_eps\": 1e-05, "
+     "\"use_cache\": true, \"rope_theta\": 100000000.0, \"head_dim\": 128}",
+     NULL},
+    {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
+     NULL},
+    /* PaliGemmaModel.forward: position_ids = cache_position.unsqueeze(0)
+     * + 1 when none are given ("Paligemma positions are 1-indexed"). */
+    {"paligemma", "PaliGemmaConfig", "gemma", 0, "vision_config", "siglip_vision_model", 0, NULL,
+     "PaliGemmaModel hands the text model positions from 1 (cache_position + 1): pecert certifies the rotation at "
+     "the positions given, not that offset"},
+};
+#define N_WRAPPERS (sizeof(wrappers) / sizeof(wrappers[0]))
+
+const wrapper_rule *cfg_find_wrapper(const char *model_type)
+{
+    for (size_t i = 0; i < N_WRAPPERS; i++) {
+        if (strcmp(wrappers[i].model_type, model_type) == 0) {
+            return &wrappers[i];
+        }
+    }
+    return NULL;
+}
+
+const char *cfg_wrapper_text_type(const wrapper_rule *w, const cJSON *text, const char **stated)
+{
+    const cJSON *inner = cJSON_IsObject(text) ? cfg_get(text, "model_type") : NULL;
+    *stated = cJSON_IsString(inner) ? inner->valuestring : NULL;
+    return w->text_forced || *stated == NULL ? w->text_default : *stated;
+}
+
+int cfg_wrapper_check_text(map_ctx *c, const wrapper_rule *w, const char *stated)
+{
+    if (w->text_forced && stated != NULL && strcmp(stated, w->text_default) != 0) {
+        return cfg_fail(c, "text_config.model_type",
+                        "'%.40s': %s builds its text model as '%s' whatever this says; "
+                        "pecert refuses the contradiction",
+                        stated, w->config_class, w->text_default);
+    }
+    return 0;
+}
+
+int cfg_wrapper_fill_text(map_ctx *c, const wrapper_rule *w)
+{
+    if (w->text_defaults == NULL) {
+        return 0;
+    }
+    cJSON *merged = cJSON_Parse(w->text_defaults);
+    if (merged == NULL) {
+        return cfg_fail(c, "text_config", "out of memory");
+    }
+    const cJSON *item = NULL;
+    cJSON_ArrayForEach(item, c->root)
+    {
+        cJSON_DeleteItemFromObjectCaseSensitive(merged, item->string);
+        cJSON *copy = cJSON_Duplicate(item, 1);
+        if (copy == NULL || !cJSON_AddItemToObject(merged, item->string, copy)) {
+            cJSON_Delete(copy);
+            cJSON_Delete(merged);
+            return cfg_fail(c, "text_config", "out of memory");
+        }
+    }
+    cJSON_Delete(c->owned);
+    c->owned = merged;
+    c->root = merged;
+    return 0;
+}
+
+/* The wrapper's other tower, which pecert does not certify (a learned
+ * table, a relative bias, an audio encoder): named in the description,
+ * never silently passed over. A tower pecert does certify (Pixtral's 2-D
+ * RoPE) is certify_vision.c's. */
+void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
+{
+    pecert_certify_model *m = c->m;
+    if (m->vision.tower[0] != '\0' || m->vision_note[0] != '\0') {
+        return;
+    }
+    const cJSON *tower = cfg_get(c->doc, w->tower_key);
+    const cJSON *mt = cJSON_IsObject(tower) ? cfg_get(tower, "model_type") : NULL;
+    const int audio = strcmp(w->tower_key, "vision_config") != 0;
+    if (w->tower_fixed) {
+        snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s, fixed by %s): %s, not certified by pecert",
+                 w->tower_key, w->tower_default, w->config_class,
+                 audio ? "an audio tower" : "a tower without 2-D RoPE");
+        return;
+    }
+    snprintf(m->vision_note, sizeof(m->vision_note), "%s.model_type '%.40s'%s%s%s: %s, not certified by pecert",
+             w->tower_key, cJSON_IsString(mt) ? mt->valuestring : w->tower_default, cJSON_IsString(mt) ? "" : " (",
+             cJSON_IsString(mt) ? "" : w->config_class, cJSON_IsString(mt) ? "" : "'s default)",
+             audio ? "an audio tower" : "a tower without 2-D RoPE");
+}
+
+void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w)
+{
+    if (w->positions != NULL) {
+        const char *prefix = c->key_prefix;
+        c->key_prefix = ""; /* the wrapper's, not text_config's */
+        cfg_warn(c, "position_ids", "%s", w->positions);
+        c->key_prefix = prefix;
+    }
+}
+
+const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default)
+{
+    if (i >= N_WRAPPERS) {
+        return NULL;
+    }
+    *config_class = wrappers[i].config_class;
+    *text_default = wrappers[i].text_default;
+    return wrappers[i].model_type;
+}

@@ -1,0 +1,139 @@
+/*
+ * check_certify_wrappers.c - checkpoints that wrap a language model
+ * (certify_wrappers.c): the text model read from text_config by its own
+ * rule, the wrapper's defaults where transformers applies them, the other
+ * tower named as not certified, and the refusals.
+ *
+ * Every expected value is transformers v4.57.6's, read in the wrapper's
+ * configuration_*.py and modeling_*.py (conformance/profiles/README.md,
+ * "Wrappers of a language model"); the inventory (make inventory) holds
+ * every wrapper's default config to the class's own answers.
+ */
+#include <string.h>
+
+#include "certify_config.h"
+#include "suites.h"
+
+static pecert_certify_model model;
+static char err[1024];
+
+static void parse_ok(const char *json)
+{
+    ck_assert_msg(pecert_certify_parse(&model, json, "test", err, sizeof(err)) == 0, "%s", err);
+}
+
+static void parse_fails_naming(const char *json, const char *key)
+{
+    ck_assert_int_eq(pecert_certify_parse(&model, json, "test", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+static int warned_about(const char *key)
+{
+    for (int i = 0; i < model.n_warnings; i++) {
+        if (strncmp(model.warnings[i], key, strlen(key)) == 0 && model.warnings[i][strlen(key)] == ':') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* What every released text_config states (the llama-like rules require
+ * them: a config.json always has them). */
+#define TEXT_FIELDS "\"hidden_size\": 4096, \"num_attention_heads\": 32, \"max_position_embeddings\": 8192"
+
+/* LLaVA-NeXT with a Mistral text model (llava-v1.6-mistral-7b's shape):
+ * Mistral's own rule reads it, its rope_theta and heads. */
+START_TEST(the_text_model_is_read_by_its_own_rule)
+{
+    parse_ok("{\"model_type\": \"llava_next\", \"text_config\": {\"model_type\": \"mistral\", \"hidden_size\": 4096,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"rope_theta\": 1000000.0,"
+             " \"max_position_embeddings\": 32768}}");
+    ck_assert_str_eq(model.model_type, "llava_next");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE);
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert(model.rope.rope_theta == 1000000.0);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "clip_vision_model"));
+    ck_assert_int_eq(model.n_warnings, 0);
+    /* Aya Vision's default text model is Cohere 2: adjacent pairs. */
+    parse_ok("{\"model_type\": \"aya_vision\", \"text_config\": {" TEXT_FIELDS "}}");
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+}
+END_TEST
+
+/* VoxtralConfig puts _default_text_config_kwargs under the given fields:
+ * head_dim 128 and rope_theta 1e8 when text_config does not say, though
+ * LlamaConfig alone would give 3072 / 32 = 96 and 10000. */
+START_TEST(a_wrappers_own_text_defaults_apply)
+{
+    parse_ok(
+        "{\"model_type\": \"voxtral\", \"text_config\": {\"model_type\": \"llama\", \"num_attention_heads\": 32}}");
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert(model.rope.rope_theta == 100000000.0);
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "audio_config.model_type 'voxtral_encoder'"));
+    parse_ok("{\"model_type\": \"voxtral\", \"text_config\": {\"num_attention_heads\": 32, \"rope_theta\": 500000.0,"
+             " \"head_dim\": 64}}");
+    ck_assert_int_eq(model.rope.head_dim, 64);
+    ck_assert(model.rope.rope_theta == 500000.0);
+}
+END_TEST
+
+/* Mistral 3's default tower is Pixtral's: certified as LLaVA's is. */
+START_TEST(mistral3s_pixtral_tower_is_certified)
+{
+    parse_ok("{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"mistral\", " TEXT_FIELDS "},"
+             " \"vision_config\": {\"hidden_size\": 1024, \"num_attention_heads\": 16, \"image_size\": 1540}}");
+    ck_assert_str_eq(model.vision.tower, "pixtral");
+    ck_assert_int_eq(model.vision.head_dim, 64);
+    ck_assert_int_eq(model.vision.image_size, 1540);
+    ck_assert_str_eq(model.vision_note, "");
+    parse_ok("{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"mistral\", " TEXT_FIELDS "},"
+             " \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}");
+    ck_assert_str_eq(model.vision.tower, "");
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+}
+END_TEST
+
+START_TEST(paligemmas_one_based_positions_are_warned)
+{
+    parse_ok("{\"model_type\": \"paligemma\", \"text_config\": {\"model_type\": \"gemma\", \"hidden_size\": 2048,"
+             " \"num_attention_heads\": 8, \"num_key_value_heads\": 1, \"head_dim\": 256,"
+             " \"max_position_embeddings\": 8192}}");
+    ck_assert_int_eq(model.rope.head_dim, 256);
+    ck_assert(warned_about("position_ids"));
+    parse_ok("{\"model_type\": \"llava_onevision\", \"text_config\": {\"model_type\": \"qwen2\", " TEXT_FIELDS "}}");
+    ck_assert(!warned_about("position_ids"));
+}
+END_TEST
+
+START_TEST(wrapper_refusals_name_the_key)
+{
+    /* No text_config: the wrapper would build its own overrides. */
+    parse_fails_naming("{\"model_type\": \"idefics3\"}", "text_config");
+    /* Ovis2Config builds Qwen2Config whatever text_config says. */
+    parse_fails_naming("{\"model_type\": \"ovis2\", \"text_config\": {\"model_type\": \"llama\"}}",
+                       "text_config.model_type");
+    parse_ok("{\"model_type\": \"ovis2\", \"text_config\": {\"model_type\": \"qwen2\", " TEXT_FIELDS "}}");
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Ovis2VisionConfig, fixed by Ovis2Config"));
+    /* A text model that is not a llama-like rule's. */
+    parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"gpt2\"}}", "model_type");
+    parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"qwen2_vl\"}}", "model_type");
+    /* The text model's own refusals, named under text_config. */
+    parse_fails_naming("{\"model_type\": \"smolvlm\", \"text_config\": {" TEXT_FIELDS ", \"rope_theta\": -1}}",
+                       "text_config.rope_theta");
+}
+END_TEST
+
+Suite *make_certify_wrappers_suite(void)
+{
+    return test_suite_of("certify_wrappers",
+                         TEST_TCASE("mapping", 0, the_text_model_is_read_by_its_own_rule,
+                                    a_wrappers_own_text_defaults_apply, mistral3s_pixtral_tower_is_certified,
+                                    paligemmas_one_based_positions_are_warned, wrapper_refusals_name_the_key),
+                         NULL);
+}
