@@ -94,6 +94,10 @@ typedef struct pecert_failure {
  * before the one the check needs): not examined, never "declined"
  * (certificate.h). */
 #define PECERT_SYMPTOM_NO_OPERATION "unsupported:no_operation"
+/* A part of the checkpoint pecert itself does not certify (a tower of
+ * another kind, the position ids a wrapper computes), named by certify
+ * so that the certificate says so: not examined, the diagnosis why. */
+#define PECERT_SYMPTOM_NOT_BY_PECERT "unsupported:not_by_pecert"
 
 /* A failing case whose worst element is a NaN (on either side: a
  * property compares two outputs of the plugin) or an infinity where a

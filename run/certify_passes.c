@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "certificate.h"
+#include "certify_checks.h"
 #include "certify_plan.h"
 #include "certify_vectors.h"
 #include "diagnose.h"
@@ -343,6 +344,18 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                                                                      : certify_encoding(out, m, NULL, opt, n, 0, err,
                                                                                         err_len);
     if (opt->filter == NULL && status <= PECERT_EXIT_FAIL) {
+        /* What pecert does not certify is named in the results, so that
+         * every output of the certificate says it was not examined. */
+        pecert_check_result parts[2];
+        size_t n_parts = pecert_certify_unexamined(parts, m);
+        for (size_t i = 0; i < n_parts; i++) {
+            parts[i].index = (int32_t)out->n_checks;
+            if (pecert_run_results_append(out, &parts[i]) != 0) {
+                snprintf(err, err_len, "out of memory");
+                return PECERT_EXIT_USAGE;
+            }
+            out->info.n_selected++;
+        }
         /* A certification's exit status is its class (certificate.h):
          * what every output of it says too. */
         pecert_certificate c;

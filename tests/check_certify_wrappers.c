@@ -9,7 +9,10 @@
  * "Wrappers of a language model"); the inventory (make inventory) holds
  * every wrapper's default config to the class's own answers.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "certify_config.h"
 #include "suites.h"
@@ -129,11 +132,48 @@ START_TEST(wrapper_refusals_name_the_key)
 }
 END_TEST
 
+/* What pecert does not certify is said by the verdict, in every output:
+ * a CERTIFIED PaliGemma reads "not examined: position ids, vision tower",
+ * from certify's line as from the report of its JSON. */
+START_TEST(the_verdict_names_what_pecert_does_not_certify)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-wrappers-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char config[64];
+    char json[64];
+    snprintf(config, sizeof(config), "%s/config.json", dir);
+    snprintf(json, sizeof(json), "%s/r.json", dir);
+    test_write_text(config, "{\"model_type\": \"paligemma\", \"text_config\": {\"model_type\": \"gemma\", "
+                            "\"hidden_size\": 2048, \"num_attention_heads\": 8, \"num_key_value_heads\": 1, "
+                            "\"head_dim\": 256, \"max_position_embeddings\": 8192}}");
+    int status = test_pecert(out, sizeof(out), "certify --config %s --impl fast --json %s", config, json);
+    ck_assert_msg(status == 0, "exit %d: %s", status, out);
+    ck_assert_msg(strstr(out, "CERTIFIED for") != NULL && strstr(out, "; not examined: position ids, vision tower\n"),
+                  "%s", out);
+    ck_assert_msg(strstr(out, "not examined: position ids (PaliGemmaModel hands the text model positions from 1"), "%s",
+                  out);
+    ck_assert_msg(strstr(out, "vision tower (vision_config.model_type 'siglip_vision_model'"), "%s", out);
+    status = test_pecert(out, sizeof(out), "report %s -o /dev/null", json);
+    ck_assert_msg(status == 0 && strstr(out, "not examined: position ids (PaliGemmaModel") != NULL, "exit %d: %s",
+                  status, out);
+    /* A tower pecert certifies is no such part: Mistral 3's Pixtral. */
+    test_write_text(config,
+                    "{\"model_type\": \"mistral3\", \"text_config\": {\"model_type\": \"mistral\", " TEXT_FIELDS "}}");
+    status = test_pecert(out, sizeof(out), "certify --config %s --impl fast", config);
+    ck_assert_msg(status == 0 && strstr(out, "not examined") == NULL && strstr(out, "vision tower") != NULL,
+                  "exit %d: %s", status, out);
+    unlink(config);
+    unlink(json);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *make_certify_wrappers_suite(void)
 {
     return test_suite_of("certify_wrappers",
                          TEST_TCASE("mapping", 0, the_text_model_is_read_by_its_own_rule,
                                     a_wrappers_own_text_defaults_apply, mistral3s_pixtral_tower_is_certified,
                                     paligemmas_one_based_positions_are_warned, wrapper_refusals_name_the_key),
-                         NULL);
+                         TEST_TCASE("run", 300, the_verdict_names_what_pecert_does_not_certify), NULL);
 }

@@ -35,6 +35,7 @@ static const struct {
     {"threads", {PECERT_ID_ROPE_THREAD_DETERMINISM}},
     {"NoPE layers", {PECERT_ID_ROPE_NOPE_LAYER}},
     {"decode/KV cache", {PECERT_ID_DECODE_PREFILL_EQUIVALENCE}},
+    {"position ids", {PECERT_ID_CERTIFY_POSITION_IDS}},
     {"batching/padding", {PECERT_ID_BATCH_PADDING_INDEPENDENCE}},
     {"ALiBi bias", {PECERT_ID_ALIBI_SLOPES_GOLDEN, PECERT_ID_ALIBI_BIAS_GOLDEN, PECERT_ID_ALIBI_SHIFT_INVARIANCE}},
     {"T5 buckets", {PECERT_ID_T5_BUCKET_GOLDEN, PECERT_ID_T5_BUCKET_MONOTONE, PECERT_ID_T5_BUCKET_SATURATION}},
@@ -45,7 +46,8 @@ static const struct {
      {PECERT_ID_CERTIFY_ROPE2D_REFERENCE, PECERT_ID_ROPE2D_INDEX_GOLDEN, PECERT_ID_ROPE2D_APPLY_GOLDEN,
       PECERT_ID_ROPE2D_NORM_PRESERVATION, PECERT_ID_ROPE2D_AXIS_SEPARATION, PECERT_ID_CERTIFY_POSINTERP_REFERENCE,
       PECERT_ID_POSINTERP_GOLDEN, PECERT_ID_POSINTERP_NATIVE_IDENTITY, PECERT_ID_POSINTERP_CONSTANT,
-      PECERT_ID_POSINTERP_MIRROR_SYMMETRY}},
+      PECERT_ID_POSINTERP_MIRROR_SYMMETRY, PECERT_ID_CERTIFY_VISION_TOWER}},
+    {"audio tower", {PECERT_ID_CERTIFY_AUDIO_TOWER}},
 };
 #define N_TABLE (sizeof(concern_table) / sizeof(concern_table[0]))
 #define VISION_TOWER "vision tower"
@@ -110,6 +112,10 @@ static const char *scoped_max_position(const pecert_check_result *r)
 static pecert_concern_state check_state(const pecert_check_result *r, char *why, size_t len)
 {
     why[0] = '\0';
+    if (pecert_check_has_symptom(r, PECERT_SYMPTOM_NOT_BY_PECERT)) {
+        snprintf(why, len, "%s", r->diagnosis); /* pecert's own limit, in its words */
+        return PECERT_CONCERN_NOT_EXAMINED;
+    }
     if (pecert_check_has_symptom(r, PECERT_SYMPTOM_ESSENTIAL_DECLINED)) {
         snprintf(why, len, "%s: %s", r->check_id, r->diagnosis); /* the plugin's own words */
         return PECERT_CONCERN_DECLINED;

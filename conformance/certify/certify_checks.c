@@ -711,11 +711,56 @@ const pecert_check pecert_check_certify_learned_reference = {
     PECERT_ID_CERTIFY_LEARNED_REFERENCE, "every row of a learned table of the checkpoint's shape is looked up as ref",
     PECERT_NEED_LEARNED, run_learned_reference};
 
+/* ---- what pecert does not certify ------------------------------------------ */
+
+/* The part's result: never run as a check (certify names it after the
+ * passes), so a run of it by id says only what it is. */
+static void run_unexamined(const pecert_check_env *env, pecert_check_result *r)
+{
+    (void)env;
+    r->verdict = PECERT_VERDICT_UNSUPPORTED;
+    snprintf(r->diagnosis, sizeof(r->diagnosis), "a part of the checkpoint pecert does not certify");
+    pecert_check_symptom(r, "%s", PECERT_SYMPTOM_NOT_BY_PECERT);
+}
+
+const pecert_check pecert_check_certify_vision_tower = {
+    PECERT_ID_CERTIFY_VISION_TOWER, "the checkpoint's vision tower, of a kind pecert does not certify, is named", 0,
+    run_unexamined};
+const pecert_check pecert_check_certify_audio_tower = {
+    PECERT_ID_CERTIFY_AUDIO_TOWER, "the checkpoint's audio tower, which pecert does not certify, is named", 0,
+    run_unexamined};
+const pecert_check pecert_check_certify_position_ids = {
+    PECERT_ID_CERTIFY_POSITION_IDS, "the position ids a wrapper computes, which pecert does not certify, are named", 0,
+    run_unexamined};
+
+static void unexamined(pecert_check_result *r, const pecert_check *check, const char *why)
+{
+    memset(r, 0, sizeof(*r));
+    snprintf(r->check_id, sizeof(r->check_id), "%s", check->id);
+    run_unexamined(NULL, r);
+    snprintf(r->diagnosis, sizeof(r->diagnosis), "%s", why);
+}
+
+size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certify_model *m)
+{
+    size_t n = 0;
+    if (m->vision.tower[0] == '\0' && m->vision_note[0] != '\0') {
+        unexamined(&out[n++], pecert_certify_audio_tower(m) ? &pecert_check_certify_audio_tower : &pecert_check_certify_vision_tower,
+                   m->vision_note);
+    }
+    if (m->position_note[0] != '\0') {
+        unexamined(&out[n++], &pecert_check_certify_position_ids, m->position_note);
+    }
+    return n;
+}
+
 static const pecert_check *const certify_checks[] = {
-    &pecert_check_certify_mapping,       &pecert_check_certify_rope_reference,
-    &pecert_check_certify_alibi_reference, &pecert_check_certify_alibi_attention, &pecert_check_certify_t5_reference,
-    &pecert_check_certify_learned_reference, &pecert_check_certify_rope2d_reference,
-    &pecert_check_certify_posinterp_reference,
+    &pecert_check_certify_mapping,          &pecert_check_certify_rope_reference,
+    &pecert_check_certify_alibi_reference,  &pecert_check_certify_alibi_attention,
+    &pecert_check_certify_t5_reference,     &pecert_check_certify_learned_reference,
+    &pecert_check_certify_rope2d_reference, &pecert_check_certify_posinterp_reference,
+    &pecert_check_certify_vision_tower,     &pecert_check_certify_audio_tower,
+    &pecert_check_certify_position_ids,
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))
 

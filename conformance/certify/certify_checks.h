@@ -31,6 +31,22 @@ extern const pecert_check pecert_check_certify_t5_reference;
 #define PECERT_ID_CERTIFY_T5_REFERENCE "certify.t5.reference"
 extern const pecert_check pecert_check_certify_learned_reference;
 #define PECERT_ID_CERTIFY_LEARNED_REFERENCE "certify.learned.reference"
+/* What of the checkpoint pecert does not certify, named in the results
+ * (pecert_certify_unexamined): the other tower (its vision_note), the
+ * position ids a wrapper computes (its position_note). */
+extern const pecert_check pecert_check_certify_vision_tower;
+#define PECERT_ID_CERTIFY_VISION_TOWER "certify.vision_tower"
+extern const pecert_check pecert_check_certify_audio_tower;
+#define PECERT_ID_CERTIFY_AUDIO_TOWER "certify.audio_tower"
+extern const pecert_check pecert_check_certify_position_ids;
+#define PECERT_ID_CERTIFY_POSITION_IDS "certify.position_ids"
+
+/* pecert_certify_unexamined: the results of m's parts pecert does not
+ * certify, each "not supported" with its reason and the symptom
+ * PECERT_SYMPTOM_NOT_BY_PECERT, into out[] (room for 2). Returns the
+ * count. */
+size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certify_model *m);
+
 extern const pecert_check pecert_check_certify_rope2d_reference; /* certify_vision_checks.c */
 #define PECERT_ID_CERTIFY_ROPE2D_REFERENCE "certify.rope2d.reference"
 extern const pecert_check pecert_check_certify_posinterp_reference; /* certify_vision_checks.c */

@@ -732,11 +732,10 @@ size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_cert
     const pecert_certify_vision *v = &m->vision;
     if (v->tower[0] == '\0') {
         /* A speech model's encoder (certify_wrappers.c) is noted here too. */
-        const int audio = strncmp(m->vision_note, "audio_config", 12) == 0 ||
-                          strncmp(m->vision_note, "encoder_config", 14) == 0;
-        return m->vision_note[0] != '\0'
-                   ? put(out, len, used, "  %-34s %s\n", audio ? "audio tower" : "vision tower", m->vision_note)
-                   : used;
+        return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n",
+                                               pecert_certify_audio_tower(m) ? "audio tower" : "vision tower",
+                                               m->vision_note)
+                                         : used;
     }
     if (!v->rotary) {
         used = describe_table_tower(out, len, used, v);

@@ -156,9 +156,15 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
              audio ? "an audio tower" : "a tower without 2-D RoPE");
 }
 
+int pecert_certify_audio_tower(const pecert_certify_model *m)
+{
+    return strncmp(m->vision_note, "audio_config", 12) == 0 || strncmp(m->vision_note, "encoder_config", 14) == 0;
+}
+
 void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w)
 {
     if (w->positions != NULL) {
+        snprintf(c->m->position_note, sizeof(c->m->position_note), "%s", w->positions);
         const char *prefix = c->key_prefix;
         c->key_prefix = ""; /* the wrapper's, not text_config's */
         cfg_warn(c, "position_ids", "%s", w->positions);
