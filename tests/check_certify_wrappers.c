@@ -65,6 +65,11 @@ START_TEST(the_text_model_is_read_by_its_own_rule)
     parse_ok("{\"model_type\": \"aya_vision\", \"text_config\": {" TEXT_FIELDS "}}");
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
     ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+    /* Fuyu's Persimmon: half the head rotated; no tower to name. */
+    parse_ok("{\"model_type\": \"fuyu\", \"text_config\": {" TEXT_FIELDS "}}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert(model.rope.rope_theta == 25000.0);
+    ck_assert_str_eq(model.vision_note, "");
 }
 END_TEST
 
@@ -99,6 +104,11 @@ START_TEST(mistral3s_pixtral_tower_is_certified)
              " \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}");
     ck_assert_str_eq(model.vision.tower, "");
     ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+    /* Fuyu's Persimmon: half the head rotated; no tower to name. */
+    parse_ok("{\"model_type\": \"fuyu\", \"text_config\": {" TEXT_FIELDS "}}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert(model.rope.rope_theta == 25000.0);
+    ck_assert_str_eq(model.vision_note, "");
 }
 END_TEST
 

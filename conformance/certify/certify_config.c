@@ -76,6 +76,15 @@ typedef struct model_rule {
  * HunYuanDenseV1Config do neither, and have their own mappers
  * (cfg_map_falcon: key/value heads, ALiBi with the bias before the score
  * scale; cfg_map_hunyuan: the dynamic-alpha fixed base). All split halves.
+ * Fourth round (issue 47): FlexOlmoConfig, DiffLlamaConfig, PersimmonConfig
+ * and DogeConfig copy "type" and validate; Olmo3Config and
+ * GraniteMoeSharedConfig validate without copying (GraniteMoeShared is
+ * GraniteMoE's attention and position_embedding_type rule); OlmoConfig,
+ * BitNetConfig, Dots1Config, VaultGemmaConfig and GlmConfig do neither.
+ * Split halves but GLM's adjacent pairs on its first rotary_dim channels
+ * (GLM-4's apply); Persimmon's attention splits its partial head as Phi's
+ * does. Olmo3's, Dots1's and VaultGemma's layer_types differ in their
+ * attention window only: every layer rotates alike.
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -118,6 +127,17 @@ static const model_rule model_rules[] = {
     {"exaone4", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deepseek_v2", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"deepseek_v3", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"olmo", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"olmo3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"flex_olmo", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"bitnet", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"granitemoeshared", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"diffllama", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"dots1", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vaultgemma", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"persimmon", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"glm", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"doge", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gptj", cfg_map_gptj, PECERT_PAIRING_INTERLEAVED, 0, 0},

@@ -113,6 +113,11 @@ static const rope_defaults llama_like_defaults[] = {
     {"apertus", 12000000.0, 1.0, 0,
      "{\"factor\": 8.0, \"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0, "
      "\"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\"}"},
+    {"bitnet", 500000.0, 1.0, 0, NULL},
+    {"flex_olmo", 500000.0, 1.0, 0, NULL},
+    {"vaultgemma", 10000.0, 1.0, 256, NULL},
+    {"persimmon", 25000.0, 0.5, 0, NULL},
+    {"glm", 10000.0, 0.5, 128, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -137,7 +142,8 @@ static const rope_defaults *defaults_of(const char *model_type)
  * channels, which does not broadcast: transformers cannot run it. */
 static int splits_partial_rotary(const char *model_type)
 {
-    static const char *const splitters[] = {"phi3", "phi", "stablelm", "glm4", "glm4_moe", "nemotron", "qwen3_next", NULL};
+    static const char *const splitters[] = {"phi3",     "phi",        "stablelm",  "glm4", "glm4_moe",
+                                            "nemotron", "qwen3_next", "persimmon", "glm",  NULL};
     return cfg_in_list(model_type, splitters);
 }
 
@@ -261,6 +267,13 @@ static int check_position_embedding_type(map_ctx *c)
                           "is a model without position encoding, which pecert does not certify)", pe->valuestring);
 }
 
+/* GraniteMoE and GraniteMoeShared (its shared-expert variant, the same
+ * attention, rotary module and position_embedding_type rule). */
+static int is_granitemoe(const char *model_type)
+{
+    return strcmp(model_type, "granitemoe") == 0 || strcmp(model_type, "granitemoeshared") == 0;
+}
+
 static int reject_unknown_llama_like(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
@@ -275,7 +288,7 @@ static int reject_unknown_llama_like(map_ctx *c)
     const char *mt = c->m->model_type;
     const char *const *keys = strncmp(mt, "gemma3", 6) == 0  ? gemma3
                               : strcmp(mt, "smollm3") == 0   ? no_rope
-                              : strcmp(mt, "granitemoe") == 0 ? granitemoe
+                              : is_granitemoe(mt)             ? granitemoe
                                                              : known;
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
@@ -291,7 +304,7 @@ static int check_model_quirks(map_ctx *c)
 {
     const pecert_certify_model *m = c->m;
     int32_t hidden = 0;
-    if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "granitemoe") == 0) &&
+    if ((strcmp(m->model_type, "olmoe") == 0 || is_granitemoe(m->model_type)) &&
         cfg_get(c->root, "head_dim") != NULL &&
         cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
         return cfg_fail(c, "head_dim",

@@ -26,7 +26,7 @@ typedef struct wrapper_rule {
     /* The config class builds text_default's class from text_config
      * whatever its model_type says (Ovis2Config: Qwen2Config(**text_config)). */
     int text_forced;
-    const char *tower_key;     /* the other tower's config key            */
+    const char *tower_key;     /* the other tower's config key; NULL: none */
     const char *tower_default; /* its model_type when the key is absent, or
                                 * its fixed config class                  */
     int tower_fixed;           /* the class is fixed, whatever is stated  */
@@ -67,6 +67,10 @@ static const wrapper_rule wrappers[] = {
      "\"num_key_value_heads\": 8, \"max_position_embeddings\": 131072, \"rms_norm_eps\": 1e-05, "
      "\"use_cache\": true, \"rope_theta\": 100000000.0, \"head_dim\": 128}",
      NULL},
+    /* FuyuModel: image patches enter the text model through a linear
+     * projection (vision_embed_tokens), with no tower and no position of
+     * their own: the text model's positions are all there is. */
+    {"fuyu", "FuyuConfig", "persimmon", 0, NULL, NULL, 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},
     /* PaliGemmaModel.forward: position_ids = cache_position.unsqueeze(0)
@@ -138,7 +142,7 @@ int cfg_wrapper_fill_text(map_ctx *c, const wrapper_rule *w)
 void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
 {
     pecert_certify_model *m = c->m;
-    if (m->vision.tower[0] != '\0' || m->vision_note[0] != '\0') {
+    if (w->tower_key == NULL || m->vision.tower[0] != '\0' || m->vision_note[0] != '\0') {
         return;
     }
     const cJSON *tower = cfg_get(c->doc, w->tower_key);

@@ -114,6 +114,17 @@ ROPE_MODELS = {
     "falcon": ("FalconConfig", "FalconRotaryEmbedding", "apply_rotary_pos_emb"),
     "granitemoe": ("GraniteMoeConfig", "GraniteMoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "hunyuan_v1_dense": ("HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding", "apply_rotary_pos_emb"),
+    "olmo": ("OlmoConfig", "OlmoRotaryEmbedding", "apply_rotary_pos_emb"),
+    "olmo3": ("Olmo3Config", "Olmo3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "flex_olmo": ("FlexOlmoConfig", "FlexOlmoRotaryEmbedding", "apply_rotary_pos_emb"),
+    "bitnet": ("BitNetConfig", "BitNetRotaryEmbedding", "apply_rotary_pos_emb"),
+    "granitemoeshared": ("GraniteMoeSharedConfig", "GraniteMoeSharedRotaryEmbedding", "apply_rotary_pos_emb"),
+    "diffllama": ("DiffLlamaConfig", "DiffLlamaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "dots1": ("Dots1Config", "Dots1RotaryEmbedding", "apply_rotary_pos_emb"),
+    "vaultgemma": ("VaultGemmaConfig", "VaultGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "persimmon": ("PersimmonConfig", "PersimmonRotaryEmbedding", "apply_rotary_pos_emb"),
+    "glm": ("GlmConfig", "GlmRotaryEmbedding", "apply_rotary_pos_emb"),
+    "doge": ("DogeConfig", "DogeRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -138,11 +149,12 @@ LAYERED_MODULES = {
 # Models whose attention, not their apply function, splits a partial rotary head:
 # PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
 # to apply_rotary_pos_emb and concatenate query_states[..., rotary_ndims:] back after it
-# (modeling_phi.py, modeling_stablelm.py); rotate() makes the same split.
-ATTENTION_SPLITS = ("phi", "stablelm")
+# (modeling_phi.py, modeling_stablelm.py; PersimmonAttention.forward likewise,
+# modeling_persimmon.py); rotate() makes the same split.
+ATTENTION_SPLITS = ("phi", "stablelm", "persimmon")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
-ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3")
+ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
