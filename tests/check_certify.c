@@ -1069,6 +1069,25 @@ START_TEST(model_quirks_are_the_model_s)
     parse_fails_naming("{\"model_type\": \"qwen3_next\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
                        " \"max_position_embeddings\": 4096, \"num_hidden_layers\": 2, \"layer_types\": [\"x\", \"y\"]}",
                        "layer_types");
+    /* Lfm2Config: kwargs.get("theta", rope_theta), the original key wins. */
+    parse_ok("{\"model_type\": \"lfm2\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 128000, \"rope_theta\": 5000.0, \"theta\": 1000000.0}");
+    ck_assert_double_eq(model.rope.rope_theta, 1000000.0);
+    parse_ok("{\"model_type\": \"lfm2\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 128000}");
+    ck_assert_double_eq(model.rope.rope_theta, 1000000.0);
+    /* GraniteMoeShared is GraniteMoE's attention: hidden / heads only. */
+    parse_fails_naming("{\"model_type\": \"granitemoeshared\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
+                       " \"head_dim\": 128, \"max_position_embeddings\": 4096}", "head_dim");
+    /* Persimmon's attention and GLM's apply rotate half the head. */
+    parse_ok("{\"model_type\": \"persimmon\", \"hidden_size\": 4096, \"num_attention_heads\": 64,"
+             " \"max_position_embeddings\": 16384}");
+    ck_assert_int_eq(model.rope.rotary_dim, 32);
+    ck_assert_double_eq(model.rope.rope_theta, 25000.0);
+    parse_ok("{\"model_type\": \"glm\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
 }
 END_TEST
 

@@ -84,7 +84,10 @@ typedef struct model_rule {
  * Split halves but GLM's adjacent pairs on its first rotary_dim channels
  * (GLM-4's apply); Persimmon's attention splits its partial head as Phi's
  * does. Olmo3's, Dots1's and VaultGemma's layer_types differ in their
- * attention window only: every layer rotates alike.
+ * attention window only: every layer rotates alike. Lfm2Config neither
+ * copies nor validates; its "conv" layers have no attention, its
+ * attention layers all rotate alike (the rotary module reads a
+ * rope_scaling config.json sets, rope_type first).
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -138,6 +141,7 @@ static const model_rule model_rules[] = {
     {"persimmon", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"glm", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"doge", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"lfm2", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gptj", cfg_map_gptj, PECERT_PAIRING_INTERLEAVED, 0, 0},

@@ -118,6 +118,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"vaultgemma", 10000.0, 1.0, 256, NULL},
     {"persimmon", 25000.0, 0.5, 0, NULL},
     {"glm", 10000.0, 0.5, 128, NULL},
+    {"lfm2", 1e6, 1.0, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -274,6 +275,14 @@ static int is_granitemoe(const char *model_type)
     return strcmp(model_type, "granitemoe") == 0 || strcmp(model_type, "granitemoeshared") == 0;
 }
 
+/* Where the base is read: Lfm2Config.__init__ takes kwargs.get("theta",
+ * rope_theta) ("to fit original config keys"): a "theta" key wins over
+ * rope_theta. Every other class reads rope_theta. */
+static const char *theta_key(const map_ctx *c)
+{
+    return strcmp(c->m->model_type, "lfm2") == 0 && cfg_get(c->root, "theta") != NULL ? "theta" : "rope_theta";
+}
+
 static int reject_unknown_llama_like(map_ctx *c)
 {
     static const char *const known[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
@@ -351,7 +360,7 @@ int cfg_map_llama_like(map_ctx *c)
     if (strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) {
         return -1;
     }
-    if (cfg_read_rope_common(c, "rope_theta", d->rope_theta) != 0 ||
+    if (cfg_read_rope_common(c, theta_key(c), d->rope_theta) != 0 ||
         cfg_set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
         (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0) ||
         (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c) != 0)) {

@@ -71,6 +71,7 @@ static const wrapper_rule wrappers[] = {
      * projection (vision_embed_tokens), with no tower and no position of
      * their own: the text model's positions are all there is. */
     {"fuyu", "FuyuConfig", "persimmon", 0, NULL, NULL, 0, NULL, NULL},
+    {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},
     /* PaliGemmaModel.forward: position_ids = cache_position.unsqueeze(0)

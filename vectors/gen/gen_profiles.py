@@ -125,6 +125,7 @@ ROPE_MODELS = {
     "persimmon": ("PersimmonConfig", "PersimmonRotaryEmbedding", "apply_rotary_pos_emb"),
     "glm": ("GlmConfig", "GlmRotaryEmbedding", "apply_rotary_pos_emb"),
     "doge": ("DogeConfig", "DogeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "lfm2": ("Lfm2Config", "Lfm2RotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
