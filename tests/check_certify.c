@@ -1079,6 +1079,23 @@ START_TEST(model_quirks_are_the_model_s)
     /* GraniteMoeShared is GraniteMoE's attention: hidden / heads only. */
     parse_fails_naming("{\"model_type\": \"granitemoeshared\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
                        " \"head_dim\": 128, \"max_position_embeddings\": 4096}", "head_dim");
+    /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
+     * wide, which only a single head can use. */
+    parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    parse_fails_naming("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048,"
+                       " \"rotary_dim\": null}", "rotary_dim");
+    parse_ok("{\"model_type\": \"gptj\", \"n_embd\": 64, \"n_head\": 1, \"n_positions\": 2048, \"rotary_dim\": null}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    /* GPTNeoXJapaneseConfig: GPT-NeoX's keys, the whole head by default. */
+    parse_ok("{\"model_type\": \"gpt_neox_japanese\", \"hidden_size\": 2560, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.rope.rotary_dim, 80);
+    parse_ok("{\"model_type\": \"gpt_neox_japanese\", \"hidden_size\": 2560, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048, \"rotary_pct\": 0.5, \"rotary_emb_base\": 20000}");
+    ck_assert_int_eq(model.rope.rotary_dim, 40);
+    ck_assert_double_eq(model.rope.rope_theta, 20000.0);
     /* Persimmon's attention and GLM's apply rotate half the head. */
     parse_ok("{\"model_type\": \"persimmon\", \"hidden_size\": 4096, \"num_attention_heads\": 64,"
              " \"max_position_embeddings\": 16384}");

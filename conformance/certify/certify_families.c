@@ -28,7 +28,9 @@ int cfg_map_gpt_neox(map_ctx *c)
     static const char *const known[] = {"rotary_pct", "rotary_emb_base", "rope_scaling",
                                         "max_position_embeddings", "use_parallel_residual",
                                         "partial_rotary_factor", "rope_theta", NULL};
-    double partial = 0.25;
+    /* GPTNeoXJapaneseConfig: the same keys and rule, rotary_pct 1.0; its
+     * attention slices the rotary part off (query[..., :rotary_ndims]). */
+    double partial = strcmp(c->m->model_type, "gpt_neox_japanese") == 0 ? 1.0 : 0.25;
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
         cfg_read_num(c, c->root, "rotary_pct", "rotary_pct", 1e-6, 1.0, &partial) < 0 ||
@@ -39,8 +41,12 @@ int cfg_map_gpt_neox(map_ctx *c)
     return cfg_map_rope_scaling(c);
 }
 
-/* GPT-J: rotary_dim channels (null = the whole head), base 10000 literal
- * in create_sinusoidal_positions, table of n_positions rows. */
+/* GPT-J and CodeGen (its modeling_codegen.py copies GPT-J's scheme):
+ * rotary_dim channels, base 10000 literal in create_sinusoidal_positions,
+ * table of n_positions rows. A null rotary_dim builds the table
+ * n_embd wide (`pos_embd_dim = self.rotary_dim or self.embed_dim`) and
+ * rotates the whole head with it, which broadcasts only when the head is
+ * all of n_embd: one head. */
 int cfg_map_gptj(map_ctx *c)
 {
     static const char *const known[] = {"rotary_dim", "n_positions", NULL};
@@ -53,9 +59,16 @@ int cfg_map_gptj(map_ctx *c)
     r->struct_size = sizeof(*r);
     r->rope_theta = 10000.0;
     r->head_dim = m->head_dim;
-    /* GPTJConfig's rotary_dim defaults to 64; an explicit null rotates the
-     * whole head (GPTJAttention: `if self.rotary_dim is not None`). */
-    r->rotary_dim = cfg_get(c->root, "rotary_dim") == NULL ? 64 : m->head_dim;
+    /* GPTJConfig's and CodeGenConfig's rotary_dim default to 64; an
+     * explicit null rotates the whole head (`if self.rotary_dim is not
+     * None`) with a table n_embd wide. */
+    const int null_dim = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c->root, "rotary_dim"));
+    r->rotary_dim = null_dim ? m->head_dim : 64;
+    if (null_dim && m->num_heads > 1) {
+        return cfg_fail(c, "rotary_dim", "null with %d heads: the attention then builds its sin/cos table n_embd = %d "
+                        "wide for heads of %d (create_sinusoidal_positions(n_positions, embed_dim)), which transformers "
+                        "cannot run", m->num_heads, m->head_dim * m->num_heads, m->head_dim);
+    }
     if (cfg_read_int32(c, c->root, "rotary_dim", 2, m->head_dim, &r->rotary_dim) < 0 ||
         cfg_read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0) {
         return -1;

@@ -126,6 +126,7 @@ ROPE_MODELS = {
     "glm": ("GlmConfig", "GlmRotaryEmbedding", "apply_rotary_pos_emb"),
     "doge": ("DogeConfig", "DogeRotaryEmbedding", "apply_rotary_pos_emb"),
     "lfm2": ("Lfm2Config", "Lfm2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -151,8 +152,9 @@ LAYERED_MODULES = {
 # PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
 # to apply_rotary_pos_emb and concatenate query_states[..., rotary_ndims:] back after it
 # (modeling_phi.py, modeling_stablelm.py; PersimmonAttention.forward likewise,
-# modeling_persimmon.py); rotate() makes the same split.
-ATTENTION_SPLITS = ("phi", "stablelm", "persimmon")
+# modeling_persimmon.py; GPTNeoXJapaneseAttention.forward,
+# modeling_gpt_neox_japanese.py); rotate() makes the same split.
+ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
 ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm")
@@ -441,6 +443,44 @@ def build_gptj(ref, gen, vf, profile):
                             "apply at 0, 1, n-2, n-1 (2 heads)", ["profile", "boundary"])
 
 
+def build_codegen(ref, gen, vf, profile):
+    """CodeGen: GPT-J's scheme in modeling_codegen.py's own code. CodeGenAttention.__init__
+    builds create_sinusoidal_positions(n_positions, rotary_dim) (sin | cos halves), forward
+    gathers rows by position id (embed_positions[position_ids]), rotates
+    query[..., :rotary_dim] with apply_rotary_pos_emb (rotate_every_two: adjacent pairs)
+    and concatenates the rest back; each step below is that code's, with the module's own
+    functions."""
+    torch = ref.torch
+    _, mdl = modules("codegen")
+    c = {k: v for k, v in profile["config"].items() if k != "model_type"}
+    n_pos, rot = c["n_positions"], c["rotary_dim"]
+    head_dim = c["n_embd"] // c["n_head"]
+    config = {"rope_type": "default", "rope_theta": 10000, "head_dim": head_dim, "rotary_dim": rot,
+              "max_position_embeddings": n_pos}
+    table = mdl.create_sinusoidal_positions(n_pos, rot)
+    pos = [0, 1, n_pos - 2, n_pos - 1]
+    rows = table[pos]
+    half = rot // 2
+    vf.add_test("rope.cos_sin", "create_sinusoidal_positions rows 0, 1, n-2, n-1", ["profile", "boundary"],
+                source_of(ref, mdl.create_sinusoidal_positions, "create_sinusoidal_positions"), config,
+                {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(rows[:, half:].numpy(), "f32"), "sin": vf.tensor(rows[:, :half].numpy(), "f32")})
+    comment = "apply at 0, 1, n-2, n-1 (2 heads)"
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (len(pos), HEADS, head_dim))
+    query = torch.from_numpy(x.copy()).view(1, len(pos), HEADS, head_dim)
+    with torch.no_grad():
+        sincos = table[torch.tensor([pos])]
+        sin, cos = torch.split(sincos, sincos.shape[-1] // 2, dim=-1)
+        q_rot = mdl.apply_rotary_pos_emb(query[:, :, :, :rot], sin, cos)
+        out = torch.cat([q_rot, query[:, :, :, rot:]], dim=-1)
+    vf.add_test("rope.apply", comment, ["profile", "boundary"],
+                source_of(ref, mdl.CodeGenAttention, "create_sinusoidal_positions + CodeGenAttention.forward "
+                          "(rotary_dim slice) + apply_rotary_pos_emb"),
+                config, {"seq_len": 0, "pairing": "interleaved"},
+                {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out.reshape(len(pos), HEADS, head_dim).numpy(), "f32")})
+
+
 def falcon_bias_scale(torch, mdl, c, mask, alibi):
     """The factor Falcon puts on its ALiBi bias in the attention scores, read off the
     additive mask FalconModel._update_causal_mask builds from build_alibi_tensor's output
@@ -580,6 +620,8 @@ def build(ref, gen, vf, profile):
         build_rope(ref, gen, vf, profile)
     elif mt == "gptj":
         build_gptj(ref, gen, vf, profile)
+    elif mt == "codegen":
+        build_codegen(ref, gen, vf, profile)
     elif mt in ("bloom", "mpt") or (mt == "falcon" and profile["config"].get("alibi")):
         build_alibi(ref, vf, profile)
     elif mt == "t5":
