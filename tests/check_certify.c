@@ -1079,6 +1079,12 @@ START_TEST(model_quirks_are_the_model_s)
     /* GraniteMoeShared is GraniteMoE's attention: hidden / heads only. */
     parse_fails_naming("{\"model_type\": \"granitemoeshared\", \"hidden_size\": 1024, \"num_attention_heads\": 16,"
                        " \"head_dim\": 128, \"max_position_embeddings\": 4096}", "head_dim");
+    /* MiniMax: lightning-attention layers (the odd ones by default) have
+     * no positions, said in a warning. */
+    parse_ok("{\"model_type\": \"minimax\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
+             " \"max_position_embeddings\": 131072, \"num_hidden_layers\": 4}");
+    ck_assert(warned_about("layer_types"));
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "2 of 4 layers are linear attention (lightning attention"));
     /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
      * wide, which only a single head can use. */
     parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");

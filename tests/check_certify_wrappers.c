@@ -133,6 +133,11 @@ START_TEST(wrapper_refusals_name_the_key)
                        "text_config.model_type");
     parse_ok("{\"model_type\": \"ovis2\", \"text_config\": {\"model_type\": \"qwen2\", " TEXT_FIELDS "}}");
     ck_assert_ptr_nonnull(strstr(model.vision_note, "Ovis2VisionConfig, fixed by Ovis2Config"));
+    /* AriaConfig builds AriaTextConfig only from a text_config naming a
+     * model_type, any: none is refused, another is read as aria_text. */
+    parse_fails_naming("{\"model_type\": \"aria\", \"text_config\": {" TEXT_FIELDS "}}", "text_config.model_type");
+    parse_ok("{\"model_type\": \"aria\", \"text_config\": {\"model_type\": \"aria_text\", " TEXT_FIELDS "}}");
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Idefics3VisionConfig"));
     /* A text model that is not a llama-like rule's. */
     parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"gpt2\"}}", "model_type");
     parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"qwen2_vl\"}}", "model_type");

@@ -87,7 +87,11 @@ typedef struct model_rule {
  * attention window only: every layer rotates alike. Lfm2Config neither
  * copies nor validates; its "conv" layers have no attention, its
  * attention layers all rotate alike (the rotary module reads a
- * rope_scaling config.json sets, rope_type first).
+ * rope_scaling config.json sets, rope_type first). FalconH1Config and
+ * MiniMaxConfig neither copy nor validate, AriaTextConfig does both;
+ * Falcon-H1's layers all attend (beside their Mamba mixer) and its
+ * key_multiplier scales k before the rotation, not the rotation;
+ * MiniMax's linear-attention layers have no positions (warned).
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -142,6 +146,9 @@ static const model_rule model_rules[] = {
     {"glm", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"doge", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"lfm2", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"falcon_h1", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"aria_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"minimax", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},

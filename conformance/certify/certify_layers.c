@@ -238,18 +238,21 @@ static int map_sliding_rope_layers(map_ctx *c, int32_t default_layers)
     return 0;
 }
 
-/* Qwen3-Next: layer_types, or a full-attention layer every
- * full_attention_interval (default 4) layers, the others linear attention
- * (Qwen3NextGatedDeltaNet), which has no positions to encode. The
- * full-attention layers rotate with the config's rope; the others are no
- * attention layer a plugin's rope or session computes, so certify says it
- * leaves them out. */
+/* Layers of linear attention, which has no positions to encode, beside
+ * full-attention ones: Qwen3-Next's layer_types, or a full-attention layer
+ * every full_attention_interval (default 4) layers, the others
+ * Qwen3NextGatedDeltaNet; MiniMax's layer_types, or (MiniMaxConfig's
+ * default) full attention on the even layers and lightning attention on
+ * the odd ones. The full-attention layers rotate with the config's rope;
+ * the others are no attention layer a plugin's rope or session computes,
+ * so certify says it leaves them out. */
 static int map_linear_attention_layers(map_ctx *c)
 {
-    int32_t interval = 4;
+    const int minimax = strcmp(c->m->model_type, "minimax") == 0;
+    int32_t interval = minimax ? 2 : 4;
     int linear = 0;
-    if (read_layer_count(c, 48) != 0 ||
-        cfg_read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0) {
+    if (read_layer_count(c, minimax ? 32 : 48) != 0 ||
+        (!minimax && cfg_read_int32(c, c->root, "full_attention_interval", 1, 1 << 16, &interval) < 0)) {
         return -1;
     }
     const cJSON *list = cfg_get(c->root, "layer_types");
@@ -265,12 +268,13 @@ static int map_linear_attention_layers(map_ctx *c)
             return cfg_fail(c, "layer_types", "element %d: expected \"linear_attention\" or \"full_attention\"",
                             (int)i);
         }
-        linear += list != NULL ? is_linear : (i + 1) % interval != 0;
+        linear += list != NULL ? is_linear : minimax ? (i + 1) % 2 == 0 : (i + 1) % interval != 0;
     }
     if (linear > 0) {
-        cfg_warn(c, list != NULL ? "layer_types" : "full_attention_interval",
-                 "%d of %d layers are linear attention (Gated DeltaNet, no position encoding): certify checks the "
-                 "rotation of the %d full-attention layers", linear, (int)c->m->n_layers, (int)c->m->n_layers - linear);
+        cfg_warn(c, list != NULL || minimax ? "layer_types" : "full_attention_interval",
+                 "%d of %d layers are linear attention (%s, no position encoding): certify checks the "
+                 "rotation of the %d full-attention layers", linear, (int)c->m->n_layers,
+                 minimax ? "lightning attention" : "Gated DeltaNet", (int)c->m->n_layers - linear);
     }
     return 0;
 }
@@ -292,7 +296,7 @@ int cfg_map_layers(map_ctx *c)
     if (strcmp(mt, "exaone4") == 0) {
         return map_sliding_rope_layers(c, 32);
     }
-    if (strcmp(mt, "qwen3_next") == 0) {
+    if (strcmp(mt, "qwen3_next") == 0 || strcmp(mt, "minimax") == 0) {
         return map_linear_attention_layers(c);
     }
     return 0;

@@ -19,12 +19,16 @@
 #include <stdio.h>
 #include <string.h>
 
+enum { TEXT_FREE = 0, TEXT_FORCED = 1, TEXT_FORCED_NAMED = 2 };
+
 typedef struct wrapper_rule {
     const char *model_type;
     const char *config_class;
     const char *text_default; /* the text model type an absent key means */
-    /* The config class builds text_default's class from text_config
-     * whatever its model_type says (Ovis2Config: Qwen2Config(**text_config)). */
+    /* TEXT_FORCED: the config class builds text_default's class from
+     * text_config whatever its model_type says (Ovis2Config:
+     * Qwen2Config(**text_config)); TEXT_FORCED_NAMED: only when it names a
+     * model_type, any (AriaConfig), and leaves a dict without one as it is. */
     int text_forced;
     const char *tower_key;     /* the other tower's config key; NULL: none */
     const char *tower_default; /* its model_type when the key is absent, or
@@ -52,7 +56,7 @@ static const wrapper_rule wrappers[] = {
     {"mistral3", "Mistral3Config", "mistral", 0, "vision_config", "pixtral", 0, NULL, NULL},
     {"internvl", "InternVLConfig", "qwen2", 0, "vision_config", "InternVLVisionConfig", 1, NULL, NULL},
     {"got_ocr2", "GotOcr2Config", "qwen2", 0, "vision_config", "GotOcr2VisionConfig", 1, NULL, NULL},
-    {"ovis2", "Ovis2Config", "qwen2", 1, "vision_config", "Ovis2VisionConfig", 1, NULL, NULL},
+    {"ovis2", "Ovis2Config", "qwen2", TEXT_FORCED, "vision_config", "Ovis2VisionConfig", 1, NULL, NULL},
     {"perception_lm", "PerceptionLMConfig", "llama", 0, "vision_config", "TimmWrapperConfig", 1, NULL, NULL},
     {"idefics2", "Idefics2Config", "mistral", 0, "vision_config", "Idefics2VisionConfig", 1, NULL, NULL},
     {"idefics3", "Idefics3Config", "llama", 0, "vision_config", "Idefics3VisionConfig", 1, NULL, NULL},
@@ -71,6 +75,10 @@ static const wrapper_rule wrappers[] = {
      * projection (vision_embed_tokens), with no tower and no position of
      * their own: the text model's positions are all there is. */
     {"fuyu", "FuyuConfig", "persimmon", 0, NULL, NULL, 0, NULL, NULL},
+    /* AriaConfig builds AriaTextConfig from text_config only when it names
+     * its model_type (a dict without one stays a dict the model cannot
+     * use): refused then, as enter_text_config requires. */
+    {"aria", "AriaConfig", "aria_text", TEXT_FORCED_NAMED, "vision_config", "Idefics3VisionConfig", 1, NULL, NULL},
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},
@@ -101,6 +109,10 @@ const char *cfg_wrapper_text_type(const wrapper_rule *w, const cJSON *text, cons
 
 int cfg_wrapper_check_text(map_ctx *c, const wrapper_rule *w, const char *stated)
 {
+    if (w->text_forced == TEXT_FORCED_NAMED && stated == NULL) {
+        return cfg_fail(c, "text_config.model_type", "required: %s builds its text model only from a text_config that "
+                        "names a model_type (a dict without one stays a dict the model cannot use)", w->config_class);
+    }
     if (w->text_forced && stated != NULL && strcmp(stated, w->text_default) != 0) {
         return cfg_fail(c, "text_config.model_type",
                         "'%.40s': %s builds its text model as '%s' whatever this says; "

@@ -126,6 +126,9 @@ ROPE_MODELS = {
     "glm": ("GlmConfig", "GlmRotaryEmbedding", "apply_rotary_pos_emb"),
     "doge": ("DogeConfig", "DogeRotaryEmbedding", "apply_rotary_pos_emb"),
     "lfm2": ("Lfm2Config", "Lfm2RotaryEmbedding", "apply_rotary_pos_emb"),
+    "falcon_h1": ("FalconH1Config", "FalconH1RotaryEmbedding", "apply_rotary_pos_emb"),
+    "aria_text": ("AriaTextConfig", "AriaTextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "minimax": ("MiniMaxConfig", "MiniMaxRotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
@@ -140,7 +143,7 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
 # The module a model_type's classes live in, where it is not the model_type.
-MODULE_OF = {"gemma3_text": "gemma3"}
+MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria"}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
 # The model is built once (with a few layers and tiny widths; head_dim and every
