@@ -65,6 +65,12 @@ START_TEST(the_text_model_is_read_by_its_own_rule)
     parse_ok("{\"model_type\": \"aya_vision\", \"text_config\": {" TEXT_FIELDS "}}");
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
     ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+    /* Emu3's text class is fixed (Emu3TextConfig, rope_theta 1e6); its
+     * images are VQ tokens of the text sequence: no tower to name. */
+    parse_ok("{\"model_type\": \"emu3\", \"text_config\": {" TEXT_FIELDS "}}");
+    ck_assert_str_eq(model.model_type, "emu3");
+    ck_assert(model.rope.rope_theta == 1000000.0);
+    ck_assert_str_eq(model.vision_note, "");
     /* Fuyu's Persimmon: half the head rotated; no tower to name. */
     parse_ok("{\"model_type\": \"fuyu\", \"text_config\": {" TEXT_FIELDS "}}");
     ck_assert_int_eq(model.rope.rotary_dim, 64);
@@ -104,6 +110,12 @@ START_TEST(mistral3s_pixtral_tower_is_certified)
              " \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}");
     ck_assert_str_eq(model.vision.tower, "");
     ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
+    /* Emu3's text class is fixed (Emu3TextConfig, rope_theta 1e6); its
+     * images are VQ tokens of the text sequence: no tower to name. */
+    parse_ok("{\"model_type\": \"emu3\", \"text_config\": {" TEXT_FIELDS "}}");
+    ck_assert_str_eq(model.model_type, "emu3");
+    ck_assert(model.rope.rope_theta == 1000000.0);
+    ck_assert_str_eq(model.vision_note, "");
     /* Fuyu's Persimmon: half the head rotated; no tower to name. */
     parse_ok("{\"model_type\": \"fuyu\", \"text_config\": {" TEXT_FIELDS "}}");
     ck_assert_int_eq(model.rope.rotary_dim, 64);

@@ -121,6 +121,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"lfm2", 1e6, 1.0, 0, NULL},
     {"falcon_h1", 100000.0, 1.0, 0, NULL},
     {"minimax", 1e6, 1.0, 0, NULL},
+    {"emu3_text_model", 1e6, 1.0, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},

@@ -79,6 +79,10 @@ static const wrapper_rule wrappers[] = {
      * its model_type (a dict without one stays a dict the model cannot
      * use): refused then, as enter_text_config requires. */
     {"aria", "AriaConfig", "aria_text", TEXT_FORCED_NAMED, "vision_config", "Idefics3VisionConfig", 1, NULL, NULL},
+    /* Emu3Config: Emu3TextConfig(**text_config) always, the language model
+     * Emu3TextModel; images enter as VQ-VAE tokens of the text sequence,
+     * with no tower and no positions of their own. */
+    {"emu3", "Emu3Config", "emu3_text_model", TEXT_FORCED, NULL, NULL, 0, NULL, NULL},
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},

@@ -129,6 +129,7 @@ ROPE_MODELS = {
     "falcon_h1": ("FalconH1Config", "FalconH1RotaryEmbedding", "apply_rotary_pos_emb"),
     "aria_text": ("AriaTextConfig", "AriaTextRotaryEmbedding", "apply_rotary_pos_emb"),
     "minimax": ("MiniMaxConfig", "MiniMaxRotaryEmbedding", "apply_rotary_pos_emb"),
+    "emu3_text_model": ("Emu3TextConfig", "Emu3RotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
@@ -143,7 +144,7 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
 # The module a model_type's classes live in, where it is not the model_type.
-MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria"}
+MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3"}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
 # The model is built once (with a few layers and tiny widths; head_dim and every
@@ -646,11 +647,21 @@ def inventory_profiles(path, model_types):
         rows = {r["model_type"]: r for r in json.load(f)["model_types"]}
     out = []
     for mt in model_types:
-        r = rows[mt]
-        out.append((mt, {"name": mt, "model": "the default %s" % r["config_class"],
-                         "source": "%s() of transformers v4.57.6, as conformance/inventory.json records it"
-                                   % r["config_class"],
-                         "config": r["config"]}))
+        if mt in rows:
+            r = rows[mt]
+            out.append((mt, {"name": mt, "model": "the default %s" % r["config_class"],
+                             "source": "%s() of transformers v4.57.6, as conformance/inventory.json records it"
+                                       % r["config_class"],
+                             "config": r["config"]}))
+            continue
+        # A text model type that is no model type of its own (Emu3TextConfig's
+        # emu3_text_model is not in CONFIG_MAPPING): its wrapper's default text_config.
+        r = next(r for r in rows.values() if r.get("text_config")
+                 and r["config"][r["text_config"]].get("model_type") == mt)
+        out.append((mt, {"name": mt, "model": "the default %s's %s" % (r["config_class"], r["text_config"]),
+                         "source": "%s().%s of transformers v4.57.6, as conformance/inventory.json records it"
+                                   % (r["config_class"], r["text_config"]),
+                         "config": r["config"][r["text_config"]]}))
     return out
 
 

@@ -184,6 +184,19 @@ def _install_torch_import_shims(torch):
         torch._dynamo = dynamo
         sys.modules["torch._dynamo"] = dynamo
         installed.append("torch._dynamo.allow_in_graph")
+    try:
+        torch.no_grad(lambda: None)
+    except TypeError:
+        # torch 2.x lets no_grad decorate bare (`@torch.no_grad`, Emu3Model.
+        # decode_image_tokens, off every rotary path); 1.13 needs the call.
+        # The same context either way: no_grad() around the function.
+        grad_off = torch.no_grad
+
+        def no_grad(func=None):
+            return grad_off() if func is None else grad_off()(func)
+
+        torch.no_grad = no_grad
+        installed.append("torch.no_grad as a bare decorator")
     for name in ("float8_e4m3fn", "float8_e5m2"):
         if not hasattr(torch, name):
             # Only ever a value in a name->dtype table; never a tensor dtype here.
