@@ -1085,6 +1085,15 @@ START_TEST(model_quirks_are_the_model_s)
              " \"max_position_embeddings\": 131072, \"num_hidden_layers\": 4}");
     ck_assert(warned_about("layer_types"));
     ck_assert_ptr_nonnull(strstr(model.warnings[0], "2 of 4 layers are linear attention (lightning attention"));
+    /* LongCat-Flash: MLA's 64-channel slice, adjacent pairs; head_dim
+     * (the rotary module's) must be that slice. */
+    parse_ok("{\"model_type\": \"longcat_flash\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
+             " \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_double_eq(model.rope.rope_theta, 10000000.0);
+    parse_fails_naming("{\"model_type\": \"longcat_flash\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
+                       " \"max_position_embeddings\": 131072, \"qk_rope_head_dim\": 32}", "qk_rope_head_dim");
     /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
      * wide, which only a single head can use. */
     parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");

@@ -93,7 +93,10 @@ typedef struct model_rule {
  * key_multiplier scales k before the rotation, not the rotation;
  * MiniMax's linear-attention layers have no positions (warned).
  * Emu3TextConfig (emu3_text_model, reached through Emu3Config's
- * text_config) validates without copying.
+ * text_config) validates without copying. LongcatFlashConfig copies and
+ * validates; its MLA rotates the qk_rope_head_dim slice with DeepSeek-V3's
+ * apply_rotary_pos_emb_interleave (adjacent pairs) and scales the softmax
+ * by mscale^2 as DeepSeek-V3 does (warned).
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -152,6 +155,7 @@ static const model_rule model_rules[] = {
     {"aria_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"minimax", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"emu3_text_model", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"longcat_flash", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},

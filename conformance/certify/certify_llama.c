@@ -69,6 +69,24 @@ static int check_deepseek_v3_head_dim(map_ctx *c)
     return 0;
 }
 
+/* LongcatFlashConfig keeps head_dim (64), which its rotary module reads,
+ * apart from qk_rope_head_dim (64), the slice its MLA rotates
+ * (configuration_longcat_flash.py, LongcatFlashMLA.forward): with the two
+ * different the official code cannot run. */
+static int check_longcat_head_dim(map_ctx *c)
+{
+    int32_t rope = 64;
+    if (cfg_read_int32(c, c->root, "qk_rope_head_dim", 1, 1 << 16, &rope) < 0) {
+        return -1;
+    }
+    if (rope != c->m->head_dim) {
+        return cfg_fail(c, "qk_rope_head_dim", "%d differs from head_dim %d: LongcatFlashRotaryEmbedding builds cos/sin "
+                        "%d wide for a rotated slice %d wide, which transformers cannot run", (int)rope,
+                        (int)c->m->head_dim, (int)c->m->head_dim, (int)rope);
+    }
+    return 0;
+}
+
 /* The Llama-shaped models: head_dim or hidden/heads, partial_rotary_factor,
  * rope_theta, rope_scaling. */
 /* What a Llama-shaped config class assumes for a key config.json leaves
@@ -122,6 +140,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"falcon_h1", 100000.0, 1.0, 0, NULL},
     {"minimax", 1e6, 1.0, 0, NULL},
     {"emu3_text_model", 1e6, 1.0, 0, NULL},
+    {"longcat_flash", 1e7, 1.0, 64, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -360,7 +379,8 @@ int cfg_map_llama_like(map_ctx *c)
                         "cos/sin of int(head_dim * factor) channels, which transformers cannot run (only Phi, Phi-3, "
                         "StableLM, GLM-4 and GPT-NeoX rotate part of a head)", partial, m->model_type);
     }
-    if (strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) {
+    if ((strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) ||
+        (strcmp(m->model_type, "longcat_flash") == 0 && check_longcat_head_dim(c) != 0)) {
         return -1;
     }
     if (cfg_read_rope_common(c, theta_key(c), d->rope_theta) != 0 ||
@@ -376,7 +396,7 @@ int cfg_map_llama_like(map_ctx *c)
     if (rc == 0 && cfg_is_qwen3_vl(m->model_type)) {
         rc = map_qwen3_vl_scaling(c);
     }
-    if (rc == 0 && strcmp(m->model_type, "deepseek_v3") == 0) {
+    if (rc == 0 && (strcmp(m->model_type, "deepseek_v3") == 0 || strcmp(m->model_type, "longcat_flash") == 0)) {
         warn_deepseek_v3_softmax_scale(c);
     }
     return rc != 0 || require_mrope(c) != 0 ? -1 : cfg_map_layers(c);

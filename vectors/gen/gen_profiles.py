@@ -130,6 +130,7 @@ ROPE_MODELS = {
     "aria_text": ("AriaTextConfig", "AriaTextRotaryEmbedding", "apply_rotary_pos_emb"),
     "minimax": ("MiniMaxConfig", "MiniMaxRotaryEmbedding", "apply_rotary_pos_emb"),
     "emu3_text_model": ("Emu3TextConfig", "Emu3RotaryEmbedding", "apply_rotary_pos_emb"),
+    "longcat_flash": ("LongcatFlashConfig", "LongcatFlashRotaryEmbedding", "apply_rotary_pos_emb_interleave"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
@@ -161,7 +162,8 @@ LAYERED_MODULES = {
 ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
-ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm")
+ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm",
+                  "longcat_flash")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
