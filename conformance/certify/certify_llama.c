@@ -191,8 +191,9 @@ static void warn_deepseek_v3_softmax_scale(map_ctx *c)
         return;
     }
     double mscale = r->factor <= 1.0 ? 1.0 : 0.1 * r->mscale_all_dim * log(r->factor) + 1.0;
-    cfg_warn(c, "rope_scaling.mscale_all_dim", "DeepseekV3Attention scales its softmax by yarn_get_mscale(factor, "
-             "mscale_all_dim)^2 = %.6g, outside the rotation: not certified", mscale * mscale);
+    cfg_warn(c, "rope_scaling.mscale_all_dim", "%s scales its softmax by yarn_get_mscale(factor, "
+             "mscale_all_dim)^2 = %.6g, outside the rotation: not certified",
+             strcmp(c->m->model_type, "longcat_flash") == 0 ? "LongcatFlashMLA" : "DeepseekV3Attention", mscale * mscale);
 }
 
 /* Olmo2Config._rope_scaling_validation: rope_scaling is null or exactly
