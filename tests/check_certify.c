@@ -1094,6 +1094,14 @@ START_TEST(model_quirks_are_the_model_s)
     ck_assert_double_eq(model.rope.rope_theta, 10000000.0);
     parse_fails_naming("{\"model_type\": \"longcat_flash\", \"hidden_size\": 6144, \"num_attention_heads\": 64,"
                        " \"max_position_embeddings\": 131072, \"qk_rope_head_dim\": 32}", "qk_rope_head_dim");
+    /* The T5 family's buckets: MT5 as T5; UMT5's bias in every layer
+     * warned (the buckets are certified, not the tables). */
+    parse_ok("{\"model_type\": \"mt5\", \"num_heads\": 6, \"d_kv\": 64}");
+    ck_assert_int_eq(model.kind, PECERT_PE_T5);
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok("{\"model_type\": \"umt5\", \"num_heads\": 6, \"d_kv\": 64, \"relative_attention_num_buckets\": 64}");
+    ck_assert_int_eq(model.t5_num_buckets, 64);
+    ck_assert(warned_about("relative_attention_num_buckets"));
     /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
      * wide, which only a single head can use. */
     parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");

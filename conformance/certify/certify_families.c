@@ -273,7 +273,12 @@ int cfg_map_mpt(map_ctx *c)
     return 0;
 }
 
-/* T5: relative_attention_num_buckets (32), _max_distance (128). */
+/* T5: relative_attention_num_buckets (32), _max_distance (128). MT5,
+ * Switch Transformers and Pop2Piano copy T5's _relative_position_bucket
+ * and its layer-0 bias; UMT5's is the same arithmetic (its log ratio
+ * written in two steps, the same operations in the same order) with a bias
+ * table in every layer (UMT5Block: has_relative_attention_bias=True),
+ * which pecert does not see: warned. */
 int cfg_map_t5(map_ctx *c)
 {
     static const char *const known[] = {"relative_attention_num_buckets", "relative_attention_max_distance", NULL};
@@ -294,6 +299,10 @@ int cfg_map_t5(map_ctx *c)
     if (m->t5_max_distance <= m->t5_num_buckets / 2) {
         return cfg_fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
                         (long long)m->t5_max_distance, m->t5_num_buckets / 2);
+    }
+    if (strcmp(m->model_type, "umt5") == 0) {
+        cfg_warn(c, "relative_attention_num_buckets", "UMT5 gives every layer its own bias table: pecert certifies "
+                 "the buckets, which every layer computes alike, not that each layer reads its own table");
     }
     m->kind = PECERT_PE_T5;
     m->head_dim = d_kv;
