@@ -712,6 +712,11 @@ static void diagnose_families(pecert_run_results *run)
     if (failed(run, PECERT_ID_LEARNED_GOLDEN)) {
         add(run, "learned_offset", "learned.golden: rows read at other indices",
             "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
+    } else if (failed(run, PECERT_ID_CERTIFY_LEARNED_REFERENCE) &&
+               has(run, PECERT_ID_CERTIFY_LEARNED_REFERENCE, PECERT_SYMPTOM_LEARNED_PADDING_OFFSET)) {
+        add(run, "learned_offset", "certify.learned.reference: rows read at other indices than pad_token_id + 1 + p",
+            "learned positions read at the wrong row: the checkpoint's padding_idx + 1 offset (RoBERTa's "
+            "create_position_ids_from_input_ids)");
     }
     if (failed(run, PECERT_ID_LEARNED_OUT_OF_RANGE) &&
         has(run, PECERT_ID_LEARNED_OUT_OF_RANGE, PECERT_SYMPTOM_LEARNED_WRONG_STATUS) &&

@@ -135,6 +135,9 @@ extern const pecert_check pecert_check_learned_out_of_range;
 #define PECERT_ID_LEARNED_OUT_OF_RANGE "learned.out_of_range"
 /* Symptoms it leaves, read by diagnose.c: learned_checks.c. */
 #define PECERT_SYMPTOM_LEARNED_WRONG_STATUS "learned:wrong_status"
+/* certify.learned.reference read the rows through the checkpoint's
+ * padding_idx + 1 offset (RoBERTa's positions): a failure there names it. */
+#define PECERT_SYMPTOM_LEARNED_PADDING_OFFSET "learned:padding_offset"
 #define PECERT_SYMPTOM_LEARNED_NOT_REFUSED  "learned:not_refused"
 extern const pecert_check pecert_check_sincos2d_golden;
 #define PECERT_ID_SINCOS2D_GOLDEN "sincos2d.golden"

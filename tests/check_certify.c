@@ -699,6 +699,31 @@ START_TEST(certify_passes_ref_and_fails_planted_bugs)
 }
 END_TEST
 
+/* The RoBERTa family's positions (create_position_ids_from_input_ids):
+ * rows from pad_token_id + 1, padding at pad_token_id, certified through
+ * the PADDING_OFFSET lookup; BERT's are the rows themselves. The port that
+ * drops the offset loses the certificate for XLM-R only, and is named. */
+START_TEST(roberta_positions_start_past_pad_token_id)
+{
+    parse_ok("{\"model_type\": \"xlm-roberta\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 514}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
+    pecert_run_results res;
+    ck_assert_int_eq(certify_results(&res, "mutants/fairseq_offset_missing", NULL), PECERT_EXIT_FAIL);
+    ck_assert_msg(res.n_findings > 0 && strcmp(res.findings[0].id, "learned_offset") == 0, "%s",
+                  res.n_findings > 0 ? res.findings[0].id : "(none)");
+    pecert_run_results_free(&res);
+    parse_ok("{\"model_type\": \"bert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_PASS);
+    parse_fails_naming("{\"model_type\": \"camembert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": 514, \"pad_token_id\": 513}", "pad_token_id");
+}
+END_TEST
+
 /* ---- limits ------------------------------------------------------------- */
 
 START_TEST(non_positional_keys_ignored_null_is_absent)
@@ -1469,7 +1494,7 @@ Suite *make_certify_suite(void)
                                     absent_keys_take_the_config_class_defaults,
                                     alibi_and_learned_families,
                                     every_profile_maps,
-                                    certify_passes_ref_and_fails_planted_bugs,
+                                    certify_passes_ref_and_fails_planted_bugs, roberta_positions_start_past_pad_token_id,
                                     profile_vectors_reproduced_through_the_mapping,
                                     mapping_bugs_caught_by_profile_vectors,
                                     print_states_yarn_defaults_and_attention_factor,

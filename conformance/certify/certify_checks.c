@@ -619,13 +619,13 @@ static void run_t5_reference(const pecert_check_env *env, pecert_check_result *r
 /* ---- certify.learned.reference ------------------------------------------ */
 
 static pecert_status call_lookup(const pecert_subject *s, pecert_out_buf *out, const pecert_tensor *table,
-                                 const int64_t *pos, int64_t n)
+                                 const int64_t *pos, int64_t n, const pecert_certify_model *m)
 {
     pecert_learned_args a;
     memset(&a, 0, sizeof(a));
     a.struct_size = sizeof(a);
-    a.convention = PECERT_LEARNED_PLAIN;
-    a.padding_idx = -1;
+    a.convention = m->learned_convention;
+    a.padding_idx = m->learned_convention == PECERT_LEARNED_PADDING_OFFSET ? m->learned_padding_idx : -1;
     a.table = table;
     a.positions = pos;
     a.n = n;
@@ -641,30 +641,39 @@ static double exact_bound(const void *ctx, int64_t i, double want)
     return 0.0;
 }
 
-/* Every row of a random table of the checkpoint's shape, in reverse
- * order (row rows-1 first: the last trained position). */
+/* Every position the checkpoint's convention gives a row of a random
+ * table of its shape, in reverse order (the last trained position first):
+ * rows-1 .. 0, or with RoBERTa's offset rows-padding_idx-2 .. 0 and the
+ * padding token's -1 (the rows below padding_idx are never read). */
 static void learned_case(const pecert_check_env *env, pecert_check_result *r, float *tab, int64_t *pos,
                          double *vals)
 {
-    int64_t rows = env->certify_model->learned_rows;
-    int64_t shape[2] = {rows, env->certify_model->learned_dim};
-    pecert_tensor table = pecert_tensor_2d(tab, PECERT_DTYPE_F32, shape[0], shape[1]);
-    const char *where = "learned_lookup all rows";
+    const pecert_certify_model *m = env->certify_model;
+    int64_t rows = m->learned_rows;
+    int64_t table_shape[2] = {rows, m->learned_dim};
+    int offset = m->learned_convention == PECERT_LEARNED_PADDING_OFFSET;
+    int64_t n = offset ? rows - m->learned_padding_idx : rows;
+    int64_t shape[2] = {n, m->learned_dim};
+    pecert_tensor table = pecert_tensor_2d(tab, PECERT_DTYPE_F32, table_shape[0], table_shape[1]);
+    const char *where = offset ? "learned_lookup every position (padding_idx + 1 offset)" : "learned_lookup all rows";
     pecert_out_buf want;
     pecert_out_buf got;
-    pecert_fill_random(tab, (size_t)(rows * shape[1]), 0x7ab1eu);
-    for (int64_t i = 0; i < rows; i++) {
-        pos[i] = rows - 1 - i;
+    pecert_fill_random(tab, (size_t)(rows * table_shape[1]), 0x7ab1eu);
+    if (offset) {
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_LEARNED_PADDING_OFFSET);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        pos[i] = n - 1 - i - (offset ? 1 : 0);
     }
     pecert_case_slot_set(env->case_slot, "certify %s", where);
     if (!pecert_out_open(&want, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return;
     }
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 2, shape) == 0) {
-        if (pecert_out_status(r, &env->oracle, call_lookup(&env->oracle, &want, &table, pos, rows), &want, where,
+        if (pecert_out_status(r, &env->oracle, call_lookup(&env->oracle, &want, &table, pos, n, m), &want, where,
                               "learned_lookup")) {
             pecert_vtensor w = as_want(&want, vals, 2, shape);
-            if (pecert_out_status(r, &env->plugin, call_lookup(&env->plugin, &got, &table, pos, rows), &got,
+            if (pecert_out_status(r, &env->plugin, call_lookup(&env->plugin, &got, &table, pos, n, m), &got,
                                   where, "learned_lookup")) {
                 pecert_compare_bounded(r, &got, &w, exact_bound, NULL, where);
             }

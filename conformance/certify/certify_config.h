@@ -144,6 +144,12 @@ typedef struct pecert_certify_model {
     int64_t t5_max_distance;                  /* T5                           */
     int64_t learned_rows;                     /* LEARNED: table rows          */
     int32_t learned_dim;                      /* LEARNED: embedding width     */
+    /* LEARNED: how token positions become rows: PECERT_LEARNED_PLAIN (row
+     * p), or PECERT_LEARNED_PADDING_OFFSET (RoBERTa's
+     * create_position_ids_from_input_ids: row padding_idx + 1 + p, padding
+     * row padding_idx) with learned_padding_idx = config.pad_token_id. */
+    int32_t learned_convention;
+    int32_t learned_padding_idx;
     double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
     double long_factor[PECERT_CERTIFY_MAX_FACTORS];
     /* What transformers v4.57.6 warns about and still computes (its

@@ -310,6 +310,34 @@ int cfg_map_t5(map_ctx *c)
     return 0;
 }
 
+/* The RoBERTa family: RobertaEmbeddings (and XLM-R's, CamemBERT's,
+ * XLM-R XL's, RoBERTa-PreLayerNorm's, X-MOD's copies of it) numbers the
+ * positions by create_position_ids_from_input_ids: the k-th token that is
+ * not padding (k from 1) gets row padding_idx + k, a padding token row
+ * padding_idx, with padding_idx = config.pad_token_id (1 in every one of
+ * their config classes): pecert's PADDING_OFFSET convention. */
+static int roberta_positions(const char *model_type)
+{
+    static const char *const family[] = {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert",
+                                         "roberta-prelayernorm", "xmod", NULL};
+    return cfg_in_list(model_type, family);
+}
+
+static int read_roberta_padding(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    m->learned_padding_idx = 1;
+    if (cfg_read_int32(c, c->root, "pad_token_id", 0, 1 << 30, &m->learned_padding_idx) < 0) {
+        return -1;
+    }
+    if (m->learned_padding_idx >= m->learned_rows - 1) {
+        return cfg_fail(c, "pad_token_id", "%d: the positions start at pad_token_id + 1, past the table's %lld rows",
+                        m->learned_padding_idx, (long long)m->learned_rows);
+    }
+    m->learned_convention = PECERT_LEARNED_PADDING_OFFSET;
+    return 0;
+}
+
 /* BERT / RoBERTa / GPT-2: a learned table of max_position_embeddings (GPT-2:
  * n_positions) rows; only position_embedding_type "absolute" is learned. */
 int cfg_map_learned_text(map_ctx *c)
@@ -334,7 +362,7 @@ int cfg_map_learned_text(map_ctx *c)
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = m->max_position_embeddings;
     m->learned_dim = m->head_dim * m->num_heads;
-    return 0;
+    return roberta_positions(m->model_type) ? read_roberta_padding(c) : 0;
 }
 
 /* The ViT family: a learned table of (image_size / patch_size)^2 rows

@@ -158,7 +158,7 @@ def profile_names():
 def derived(stdout):
     """pecert's derived parameters, one line: 'rope default, rotary_dim 128 of ...'."""
     keep = ("positional encoding", "rope_type", "rotary_dim", "pairing", "alibi max_bias",
-            "relative_attention", "learned table", "mrope_section", "layers", "layer type")
+            "relative_attention", "learned table", "learned positions", "mrope_section", "layers", "layer type")
     parts = []
     for line in stdout.splitlines():
         text = line.strip()
