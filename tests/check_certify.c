@@ -721,6 +721,15 @@ START_TEST(roberta_positions_start_past_pad_token_id)
     ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_PASS);
     parse_fails_naming("{\"model_type\": \"camembert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
                        " \"max_position_embeddings\": 514, \"pad_token_id\": 513}", "pad_token_id");
+    /* The factorized tables' width: ELECTRA's embedding_size (128 by
+     * default), RemBERT's input_embedding_size. */
+    parse_ok("{\"model_type\": \"electra\", \"hidden_size\": 256, \"num_attention_heads\": 4,"
+             " \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.learned_dim, 128);
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    parse_ok("{\"model_type\": \"rembert\", \"hidden_size\": 1152, \"num_attention_heads\": 18,"
+             " \"max_position_embeddings\": 512, \"input_embedding_size\": 256}");
+    ck_assert_int_eq(model.learned_dim, 256);
 }
 END_TEST
 

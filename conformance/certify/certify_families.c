@@ -338,7 +338,31 @@ static int read_roberta_padding(map_ctx *c)
     return 0;
 }
 
-/* BERT / RoBERTa / GPT-2: a learned table of max_position_embeddings (GPT-2:
+/* The learned table's width where it is not hidden_size: the factorized
+ * embeddings of ELECTRA, ALBERT and ConvBERT (embedding_size: 128, 128,
+ * 768 by default) and RemBERT's input_embedding_size (256); 0 when it is
+ * hidden_size (MobileBERT's table too, whatever its embedding_size). */
+static int32_t learned_width(map_ctx *c)
+{
+    static const struct {
+        const char *model_type;
+        const char *key;
+        int32_t width;
+    } widths[] = {{"electra", "embedding_size", 128}, {"albert", "embedding_size", 128},
+                  {"convbert", "embedding_size", 768}, {"rembert", "input_embedding_size", 256}};
+    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+        if (strcmp(c->m->model_type, widths[i].model_type) == 0) {
+            int32_t width = widths[i].width;
+            return cfg_read_int32(c, c->root, widths[i].key, 1, 1 << 20, &width) < 0 ? -1 : width;
+        }
+    }
+    return 0;
+}
+
+/* BERT / RoBERTa / GPT-2 and the BERT-shaped encoders (ELECTRA, ERNIE,
+ * Megatron-BERT, BertGeneration, RoCBert, ALBERT, ConvBERT, RemBERT,
+ * Splinter, MobileBERT: position_ids = arange from the cache's length, row
+ * p for position p): a learned table of max_position_embeddings (GPT-2:
  * n_positions) rows; only position_embedding_type "absolute" is learned. */
 int cfg_map_learned_text(map_ctx *c)
 {
@@ -359,9 +383,13 @@ int cfg_map_learned_text(map_ctx *c)
     if (m->max_position_embeddings < 1) {
         return cfg_fail(c, gpt2 ? "n_positions" : "max_position_embeddings", "required");
     }
+    int32_t width = learned_width(c);
+    if (width < 0) {
+        return -1;
+    }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = m->max_position_embeddings;
-    m->learned_dim = m->head_dim * m->num_heads;
+    m->learned_dim = width > 0 ? width : m->head_dim * m->num_heads;
     return roberta_positions(m->model_type) ? read_roberta_padding(c) : 0;
 }
 
