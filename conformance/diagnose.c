@@ -714,9 +714,9 @@ static void diagnose_families(pecert_run_results *run)
             "learned positions read at the wrong row: fairseq/RoBERTa's padding_idx + 1 offset");
     } else if (failed(run, PECERT_ID_CERTIFY_LEARNED_REFERENCE) &&
                has(run, PECERT_ID_CERTIFY_LEARNED_REFERENCE, PECERT_SYMPTOM_LEARNED_PADDING_OFFSET)) {
-        add(run, "learned_offset", "certify.learned.reference: rows read at other indices than pad_token_id + 1 + p",
-            "learned positions read at the wrong row: the checkpoint's padding_idx + 1 offset (RoBERTa's "
-            "create_position_ids_from_input_ids)");
+        add(run, "learned_offset", "certify.learned.reference: rows read at other indices than padding_idx + 1 + p",
+            "learned positions read at the wrong row: the checkpoint's offset (RoBERTa's pad_token_id + 1, OPT's and "
+            "BART's 2)");
     }
     if (failed(run, PECERT_ID_LEARNED_OUT_OF_RANGE) &&
         has(run, PECERT_ID_LEARNED_OUT_OF_RANGE, PECERT_SYMPTOM_LEARNED_WRONG_STATUS) &&

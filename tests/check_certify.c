@@ -721,6 +721,20 @@ START_TEST(roberta_positions_start_past_pad_token_id)
     ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_PASS);
     parse_fails_naming("{\"model_type\": \"camembert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
                        " \"max_position_embeddings\": 514, \"pad_token_id\": 513}", "pad_token_id");
+    /* OPT: max_position_embeddings + 2 rows, row 2 + p, padding row 1
+     * (the mask's cumsum); BART: the same rows, padding takes positions. */
+    parse_ok("{\"model_type\": \"opt\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.learned_rows, 2050);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    ck_assert_int_eq(model.learned_padding_row, 1);
+    ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_FAIL);
+    parse_ok("{\"model_type\": \"bart\", \"d_model\": 1024, \"encoder_attention_heads\": 16,"
+             " \"max_position_embeddings\": 1024}");
+    ck_assert_int_eq(model.learned_rows, 1026);
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_row, 0);
+    ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
     /* The factorized tables' width: ELECTRA's embedding_size (128 by
      * default), RemBERT's input_embedding_size. */
     parse_ok("{\"model_type\": \"electra\", \"hidden_size\": 256, \"num_attention_heads\": 4,"

@@ -643,8 +643,9 @@ static double exact_bound(const void *ctx, int64_t i, double want)
 
 /* Every position the checkpoint's convention gives a row of a random
  * table of its shape, in reverse order (the last trained position first):
- * rows-1 .. 0, or with RoBERTa's offset rows-padding_idx-2 .. 0 and the
- * padding token's -1 (the rows below padding_idx are never read). */
+ * rows-1 .. 0, or with an offset (RoBERTa's, OPT's, BART's)
+ * rows-padding_idx-2 .. 0, and the padding token's -1 where it reads row
+ * padding_idx (the rows below are never read). */
 static void learned_case(const pecert_check_env *env, pecert_check_result *r, float *tab, int64_t *pos,
                          double *vals)
 {
@@ -652,7 +653,8 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
     int64_t rows = m->learned_rows;
     int64_t table_shape[2] = {rows, m->learned_dim};
     int offset = m->learned_convention == PECERT_LEARNED_PADDING_OFFSET;
-    int64_t n = offset ? rows - m->learned_padding_idx : rows;
+    int pad = offset && m->learned_padding_row; /* the padding token's -1 too */
+    int64_t n = offset ? rows - m->learned_padding_idx - 1 + pad : rows;
     int64_t shape[2] = {n, m->learned_dim};
     pecert_tensor table = pecert_tensor_2d(tab, PECERT_DTYPE_F32, table_shape[0], table_shape[1]);
     const char *where = offset ? "learned_lookup every position (padding_idx + 1 offset)" : "learned_lookup all rows";
@@ -663,7 +665,7 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
         pecert_check_symptom(r, "%s", PECERT_SYMPTOM_LEARNED_PADDING_OFFSET);
     }
     for (int64_t i = 0; i < n; i++) {
-        pos[i] = n - 1 - i - (offset ? 1 : 0);
+        pos[i] = n - 1 - i - pad;
     }
     pecert_case_slot_set(env->case_slot, "certify %s", where);
     if (!pecert_out_open(&want, env, r, PECERT_DTYPE_F32, 2, shape, where)) {

@@ -150,6 +150,9 @@ typedef struct pecert_certify_model {
      * row padding_idx) with learned_padding_idx = config.pad_token_id. */
     int32_t learned_convention;
     int32_t learned_padding_idx;
+    /* PADDING_OFFSET: 1 when a padding token reads row padding_idx
+     * (RoBERTa, OPT), 0 when positions ignore padding (BART's arange). */
+    int32_t learned_padding_row;
     double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
     double long_factor[PECERT_CERTIFY_MAX_FACTORS];
     /* What transformers v4.57.6 warns about and still computes (its

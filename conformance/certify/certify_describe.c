@@ -208,9 +208,12 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
         break;
     case PECERT_PE_LEARNED:
         put(&b, "  %-34s %lld rows x %d\n", "learned table", (long long)m->learned_rows, m->learned_dim);
-        if (m->learned_convention == PECERT_LEARNED_PADDING_OFFSET) {
-            put(&b, "  %-34s row pad_token_id + 1 + p = %d + p; padding row %d (create_position_ids_from_input_ids)\n",
-                "learned positions", m->learned_padding_idx + 1, m->learned_padding_idx);
+        if (m->learned_convention == PECERT_LEARNED_PADDING_OFFSET && m->learned_padding_row) {
+            put(&b, "  %-34s row %d + p; a padding token row %d\n", "learned positions", m->learned_padding_idx + 1,
+                m->learned_padding_idx);
+        } else if (m->learned_convention == PECERT_LEARNED_PADDING_OFFSET) {
+            put(&b, "  %-34s row %d + p (padding takes positions like any token)\n", "learned positions",
+                m->learned_padding_idx + 1);
         }
         break;
     case PECERT_PE_ROPE2D:

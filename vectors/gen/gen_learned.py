@@ -12,6 +12,11 @@ Sources:
             (create_position_ids_from_input_ids, past_key_values_length, and the
             inputs_embeds path): the same offset
   bert      transformers v4.57.6 models/bert/modeling_bert.py BertEmbeddings.forward: row p
+  opt       transformers v4.57.6 models/opt/modeling_opt.py OPTLearnedPositionalEmbedding.forward
+            (cumsum of the attention mask, minus 1, plus its offset 2): row 2 + p, padding row 1
+  bart      transformers v4.57.6 models/bart/modeling_bart.py BartLearnedPositionalEmbedding.forward
+            (arange from the cache's length, plus its offset 2): row 2 + p for every token,
+            padding included
 
 The embedding table is an input (seeded float32, every row distinct, the padding row
 included: nn.Embedding's padding_idx only stops its gradient).  The transformers modules
@@ -50,6 +55,8 @@ decode_step     FUNCTIONALITY    fairseq incremental decoding: one token at row 
 last_row        EDGE_CASE        The last row of the table is read.
 inputs_embeds   REFERENCE_QUIRK  RobertaEmbeddings given inputs_embeds: sequential positions
                                  padding_idx + 1 + t for every token, padding not detected.
+offset_two      FUNCTIONALITY    OPT / BART: an offset of 2 rows (padding_idx 1 in pecert's
+                                 convention); OPT's padding row 1, BART's padding takes positions.
 """)
 
 
@@ -200,6 +207,64 @@ def build_bert(hf, torch, vf):
             src, f"BERT, {comment}", ["plain"] + flags)
 
 
+def rows_of(out, weight):
+    """The table rows an embedding module returned, found by value (every row of a
+    seeded table is distinct): what the official forward read, observed, not
+    recomputed."""
+    found = []
+    for vec in np.asarray(out, dtype=np.float32):
+        hits = [r for r in range(weight.shape[0]) if np.array_equal(weight[r].view(np.uint32), vec.view(np.uint32))]
+        if len(hits) != 1:
+            raise AssertionError("an output row is not exactly one table row")
+        found.append(hits[0])
+    return found
+
+
+def build_opt(hf, torch, vf):
+    """OPT: the model hands OPTLearnedPositionalEmbedding the attention mask (OPTDecoder.
+    forward); the positions are the mask's cumsum times the mask, minus 1 (padding -1),
+    the rows those plus 2."""
+    from transformers.models.opt import modeling_opt
+    src = famgen.source("src/transformers/models/opt/modeling_opt.py", "OPTLearnedPositionalEmbedding.forward")
+    rows, dim = 10, 4  # max_position_embeddings 8 + the offset 2
+    cases = (
+        ([[1, 1, 1, 1, 1]], 0, "5 tokens", []),
+        ([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]], 0, "left-padded batch", ["left_padding"]),
+        ([[1, 1, 1, 1, 1, 1]], 4, "2 tokens after 4 cached", ["past_length"]),
+        ([[1] * 8], 0, "8 tokens up to the last row", ["last_row"]),
+    )
+    for mask, past, comment, flags in cases:
+        weight = table(f"opt {comment}", rows, dim)
+        module = modeling_opt.OPTLearnedPositionalEmbedding(rows - 2, dim)
+        with torch.no_grad():
+            module.weight.copy_(torch.from_numpy(weight))
+            m = torch.tensor(mask, dtype=torch.int64)
+            out = module.forward(m, past_key_values_length=past)
+        for b, row in enumerate(mask):
+            # pecert's position of each token: its index among the unmasked ones, -1 masked.
+            pos = positions_from_tokens([[5 if t else 0 for t in row]], 0)[0][past:]
+            what = f", row {b}" if len(mask) > 1 else ""
+            add(vf, "padding_offset", weight, pos, rows_of(out[b].numpy(), weight), out[b].numpy(), src,
+                f"OPT, {comment}{what}", ["padding_offset", "offset_two"] + flags)
+
+
+def build_bart(hf, torch, vf):
+    """BART (and mBART, PLBart, MVP, which copy it): arange from the cache's length plus 2."""
+    from transformers.models.bart import modeling_bart
+    src = famgen.source("src/transformers/models/bart/modeling_bart.py", "BartLearnedPositionalEmbedding.forward")
+    rows, dim = 10, 4
+    for seq, past, comment, flags in ((5, 0, "5 tokens", []), (2, 4, "2 tokens after 4 cached", ["past_length"]),
+                                      (8, 0, "8 tokens up to the last row", ["last_row"])):
+        weight = table(f"bart {comment}", rows, dim)
+        module = modeling_bart.BartLearnedPositionalEmbedding(rows - 2, dim)
+        with torch.no_grad():
+            module.weight.copy_(torch.from_numpy(weight))
+            out = module.forward(torch.full((1, seq), 5, dtype=torch.int64), past_key_values_length=past)
+        pos = list(range(past, past + seq))
+        add(vf, "padding_offset", weight, pos, rows_of(out[0].numpy(), weight), out[0].numpy(), src,
+            f"BART, {comment}", ["padding_offset", "offset_two"] + flags)
+
+
 def main(argv=None):
     args = famgen.parse_args(__doc__, argv, "learned", {
         "--transformers": "transformers checkout (v4.57.6)",
@@ -223,6 +288,10 @@ def main(argv=None):
          hf_prov, lambda vf: build_roberta(hf, torch, vf)),
         ("bert", "Learned positions, transformers BertEmbeddings (plain indexing)", hf_prov,
          lambda vf: build_bert(hf, torch, vf)),
+        ("opt", "Learned positions, transformers OPTLearnedPositionalEmbedding (mask cumsum, offset 2)",
+         hf_prov, lambda vf: build_opt(hf, torch, vf)),
+        ("bart", "Learned positions, transformers BartLearnedPositionalEmbedding (arange, offset 2)",
+         hf_prov, lambda vf: build_bart(hf, torch, vf)),
     ))
 
 
