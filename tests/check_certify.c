@@ -1150,6 +1150,12 @@ START_TEST(model_quirks_are_the_model_s)
     parse_ok("{\"model_type\": \"umt5\", \"num_heads\": 6, \"d_kv\": 64, \"relative_attention_num_buckets\": 64}");
     ck_assert_int_eq(model.t5_num_buckets, 64);
     ck_assert(warned_about("relative_attention_num_buckets"));
+    /* JetMoE: the head is kv_channels wide (head_dim's alias), not
+     * hidden_size / num_attention_heads. */
+    parse_ok("{\"model_type\": \"jetmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 16, \"kv_channels\": 96, \"max_position_embeddings\": 4096}");
+    ck_assert_int_eq(model.rope.head_dim, 96);
+    ck_assert_int_eq(model.rope.rotary_dim, 96);
     /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
      * wide, which only a single head can use. */
     parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");

@@ -141,6 +141,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"minimax", 1e6, 1.0, 0, NULL},
     {"emu3_text_model", 1e6, 1.0, 0, NULL},
     {"longcat_flash", 1e7, 1.0, 64, NULL},
+    {"jetmoe", 10000.0, 1.0, 128, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -363,6 +364,13 @@ int cfg_map_llama_like(map_ctx *c)
     }
     if (d->head_dim > 0 && cfg_get(c->root, "head_dim") == NULL) {
         m->head_dim = d->head_dim;
+    }
+    /* JetMoeConfig: head_dim is an attribute_map alias of kv_channels, the
+     * width JetMoeAttention and its rotary module use; its query heads are
+     * num_key_value_heads * num_experts_per_tok, which config.json states. */
+    if (strcmp(m->model_type, "jetmoe") == 0 &&
+        cfg_read_int32(c, c->root, "kv_channels", 2, 1 << 16, &m->head_dim) < 0) {
+        return -1;
     }
     if (check_model_quirks(c) != 0) {
         return -1;

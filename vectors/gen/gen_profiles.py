@@ -132,6 +132,7 @@ ROPE_MODELS = {
     "emu3_text_model": ("Emu3TextConfig", "Emu3RotaryEmbedding", "apply_rotary_pos_emb"),
     "longcat_flash": ("LongcatFlashConfig", "LongcatFlashRotaryEmbedding", "apply_rotary_pos_emb_interleave"),
     "mimi": ("MimiConfig", "MimiRotaryEmbedding", "apply_rotary_pos_emb"),
+    "jetmoe": ("JetMoeConfig", "JetMoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
