@@ -246,10 +246,10 @@ static int list_model_types(void)
     }
     const char *config_class;
     const char *text_default;
-    printf("wrappers (the language model read from text_config by its model_type's rule above; absent: the "
-           "default shown):\n");
-    for (size_t i = 0; (name = pecert_certify_wrapper(i, &config_class, &text_default)) != NULL; i++) {
-        printf("  %-*s %s: text_config of model_type %s by default\n", width, name, config_class, text_default);
+    const char *how;
+    printf("wrappers (the language model read from text_config by its model_type's rule above):\n");
+    for (size_t i = 0; (name = pecert_certify_wrapper(i, &config_class, &text_default, &how)) != NULL; i++) {
+        printf("  %-*s %s: text_config read as %s%s\n", width, name, config_class, text_default, how);
     }
     printf("vision towers (vision_config of these model_types, or the model itself; certified as ID@vision):\n");
     for (size_t i = 0; (name = pecert_certify_vision_tower(i, &config_class, &reads)) != NULL; i++) {

@@ -220,8 +220,9 @@ const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, co
 
 /* pecert_certify_wrapper: the i-th model_type whose language model
  * certify reads from its text_config (NULL past the last), its config
- * class and the text model type an absent text_config.model_type means. */
-const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default);
+ * class, the text model type an absent text_config.model_type means, and
+ * when (", always" where the class fixes it). */
+const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default, const char **how);
 
 /* pecert_certify_audio_tower: 1 if m's vision_note names a speech
  * wrapper's audio tower (its audio_config or encoder_config), not a vision

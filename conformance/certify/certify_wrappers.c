@@ -193,12 +193,15 @@ void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w)
     }
 }
 
-const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default)
+const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default, const char **how)
 {
     if (i >= N_WRAPPERS) {
         return NULL;
     }
+    static const char *const hows[] = {" unless it names another model_type", ", always (naming another is refused)",
+                                       ", which must name a model_type (any)"};
     *config_class = wrappers[i].config_class;
     *text_default = wrappers[i].text_default;
+    *how = hows[wrappers[i].text_forced];
     return wrappers[i].model_type;
 }
