@@ -1156,6 +1156,11 @@ START_TEST(model_quirks_are_the_model_s)
              " \"num_key_value_heads\": 16, \"kv_channels\": 96, \"max_position_embeddings\": 4096}");
     ck_assert_int_eq(model.rope.head_dim, 96);
     ck_assert_int_eq(model.rope.rotary_dim, 96);
+    /* CSM: the backbone's rope; its depth decoder named as not certified. */
+    parse_ok("{\"model_type\": \"csm\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    ck_assert_ptr_nonnull(strstr(model.position_note, "depth decoder"));
     /* CodeGen is GPT-J's scheme; a null rotary_dim builds the table n_embd
      * wide, which only a single head can use. */
     parse_ok("{\"model_type\": \"codegen\", \"n_embd\": 4096, \"n_head\": 16, \"n_positions\": 2048}");

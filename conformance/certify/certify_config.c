@@ -98,7 +98,9 @@ typedef struct model_rule {
  * apply_rotary_pos_emb_interleave (adjacent pairs) and scales the softmax
  * by mscale^2 as DeepSeek-V3 does (warned). MimiConfig (the audio codec's
  * transformers, every layer rotated) neither copies nor validates, nor does
- * JetMoeConfig (head_dim its kv_channels).
+ * JetMoeConfig (head_dim its kv_channels). CsmConfig (the backbone's
+ * fields at the top) copies and validates; its depth decoder is named as
+ * not certified.
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -160,6 +162,7 @@ static const model_rule model_rules[] = {
     {"longcat_flash", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"mimi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"jetmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"csm", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},

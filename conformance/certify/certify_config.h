@@ -172,7 +172,7 @@ typedef struct pecert_certify_model {
     char vision_note[160];
     /* What a wrapper does to the text model's positions that pecert does
      * not certify (PaliGemma's 1-based ids), or "". */
-    char position_note[160];
+    char position_note[256];
 } pecert_certify_model;
 
 /* pecert_certify_layer_ranges: the layers of type t as ranges, "0-4, 6-10,

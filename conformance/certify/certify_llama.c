@@ -142,6 +142,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"emu3_text_model", 1e6, 1.0, 0, NULL},
     {"longcat_flash", 1e7, 1.0, 64, NULL},
     {"jetmoe", 10000.0, 1.0, 128, NULL},
+    {"csm", 500000.0, 1.0, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -344,6 +345,15 @@ static int check_model_quirks(map_ctx *c)
                         "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
                         "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
                         (int)(hidden / m->num_heads), m->model_type);
+    }
+    /* CSM: the config is the backbone's; its depth decoder
+     * (depth_decoder_config, CsmDepthDecoderModel) rotates with a rope of
+     * its own and numbers its positions by cache_position, ignoring the
+     * position_ids it is given (modeling_csm.py): not certified, said. */
+    if (strcmp(m->model_type, "csm") == 0) {
+        snprintf(c->m->position_note, sizeof(c->m->position_note), "%s",
+                 "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever "
+                 "position_ids it is given: pecert certifies the backbone's rotation only");
     }
     if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
         return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "

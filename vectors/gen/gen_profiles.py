@@ -133,6 +133,7 @@ ROPE_MODELS = {
     "longcat_flash": ("LongcatFlashConfig", "LongcatFlashRotaryEmbedding", "apply_rotary_pos_emb_interleave"),
     "mimi": ("MimiConfig", "MimiRotaryEmbedding", "apply_rotary_pos_emb"),
     "jetmoe": ("JetMoeConfig", "JetMoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "csm": ("CsmConfig", "CsmRotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
