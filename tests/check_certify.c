@@ -1156,6 +1156,17 @@ START_TEST(model_quirks_are_the_model_s)
              " \"num_key_value_heads\": 16, \"kv_channels\": 96, \"max_position_embeddings\": 4096}");
     ck_assert_int_eq(model.rope.head_dim, 96);
     ck_assert_int_eq(model.rope.rotary_dim, 96);
+    /* Chameleon: Olmo2's strict scaling rule; its stateful dynamic class
+     * refused, its linear one the linear angles. */
+    parse_ok("{\"model_type\": \"chameleon\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
+    parse_fails_naming("{\"model_type\": \"chameleon\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}}",
+                       "rope_scaling.type");
+    parse_fails_naming("{\"model_type\": \"chameleon\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2.0}}",
+                       "rope_scaling");
     /* CSM: the backbone's rope; its depth decoder named as not certified. */
     parse_ok("{\"model_type\": \"csm\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"
              " \"max_position_embeddings\": 2048}");

@@ -100,7 +100,10 @@ typedef struct model_rule {
  * transformers, every layer rotated) neither copies nor validates, nor does
  * JetMoeConfig (head_dim its kv_channels). CsmConfig (the backbone's
  * fields at the top) copies and validates; its depth decoder is named as
- * not certified.
+ * not certified. ChameleonConfig runs Olmo2's strict validation (linear or
+ * dynamic with a factor > 1, nothing else); its rotary classes are its
+ * own (linear divides the positions by the factor, the same angles), and
+ * its dynamic one is stateful (refused).
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -163,6 +166,7 @@ static const model_rule model_rules[] = {
     {"mimi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"jetmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"csm", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"chameleon", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},

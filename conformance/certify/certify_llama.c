@@ -198,11 +198,11 @@ static void warn_deepseek_v3_softmax_scale(map_ctx *c)
              strcmp(c->m->model_type, "longcat_flash") == 0 ? "LongcatFlashMLA" : "DeepseekV3Attention", mscale * mscale);
 }
 
-/* Olmo2Config._rope_scaling_validation: rope_scaling is null or exactly
+/* Olmo2Config._rope_scaling_validation (ChameleonConfig's is the same): rope_scaling is null or exactly
  * {"type": "linear" | "dynamic", "factor": float > 1}, else ValueError.
  * (An integer factor, which it also refuses, reads here as the number it
  * is: cJSON keeps no int/float distinction.) */
-static int check_olmo2_scaling(map_ctx *c)
+static int check_olmo2_scaling(map_ctx *c, const char *config_class)
 {
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (rs == NULL || cJSON_IsNull(rs)) {
@@ -213,8 +213,16 @@ static int check_olmo2_scaling(map_ctx *c)
     if (cJSON_GetArraySize(rs) != 2 || !cJSON_IsString(type) ||
         (strcmp(type->valuestring, "linear") != 0 && strcmp(type->valuestring, "dynamic") != 0) ||
         !cJSON_IsNumber(factor) || !(factor->valuedouble > 1.0)) {
-        return cfg_fail(c, "rope_scaling", "Olmo2Config accepts only {\"type\": \"linear\" or \"dynamic\", "
-                                           "\"factor\": > 1} (it raises ValueError otherwise)");
+        return cfg_fail(c, "rope_scaling", "%s accepts only {\"type\": \"linear\" or \"dynamic\", "
+                        "\"factor\": > 1} (it raises ValueError otherwise)", config_class);
+    }
+    /* ChameleonAttention._init_rope's dynamic class recomputes inv_freq
+     * once a position passes max_position_embeddings and keeps it for every
+     * later call: an encoding that depends on what came before. */
+    if (strcmp(config_class, "ChameleonConfig") == 0 && strcmp(type->valuestring, "dynamic") == 0) {
+        return cfg_fail(c, "rope_scaling.type", "dynamic: ChameleonDynamicNTKScalingRotaryEmbedding overwrites its "
+                        "inv_freq past max_position_embeddings and keeps it for later calls; pecert certifies no "
+                        "encoding that depends on earlier calls");
     }
     return 0;
 }
@@ -405,7 +413,8 @@ int cfg_map_llama_like(map_ctx *c)
     if (cfg_read_rope_common(c, theta_key(c), d->rope_theta) != 0 ||
         cfg_set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
         (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0) ||
-        (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c) != 0)) {
+        (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c, "Olmo2Config") != 0) ||
+        (strcmp(m->model_type, "chameleon") == 0 && check_olmo2_scaling(c, "ChameleonConfig") != 0)) {
         return -1;
     }
     /* The top-level original length is read by LongRoPE only (getattr on

@@ -134,6 +134,7 @@ ROPE_MODELS = {
     "mimi": ("MimiConfig", "MimiRotaryEmbedding", "apply_rotary_pos_emb"),
     "jetmoe": ("JetMoeConfig", "JetMoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "csm": ("CsmConfig", "CsmRotaryEmbedding", "apply_rotary_pos_emb"),
+    "chameleon": ("ChameleonConfig", "ChameleonRotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
@@ -251,12 +252,24 @@ def lengths(config):
     return l0, sorted({0, 1, l0 - 1, l0, l0 + 1, mp - 1})
 
 
+def rotary(cls, cfg):
+    """The rotary module as the model builds it: ChameleonAttention._init_rope passes
+    (head_dim, max_position_embeddings, rope_theta) to ChameleonRotaryEmbedding; every
+    other class takes the config."""
+    if cls.__name__ == "ChameleonRotaryEmbedding":
+        return cls(cfg.hidden_size // cfg.num_attention_heads, max_position_embeddings=cfg.max_position_embeddings,
+                   base=cfg.rope_theta)
+    return cls(config=cfg)
+
+
 def add_rope_freq(ref, vf, module, config, cls):
     vf.add_test("rope.freq", "rotary module inv_freq and attention_scaling at init",
                 ["profile", "init_freqs"], source_of(ref, cls, cls.__name__ + ".__init__"),
                 config, {"seq_len": 0}, {},
                 {"inv_freq": vf.tensor(module.inv_freq.numpy(), "f32"),
-                 "attention_scaling": vf.tensor(np.float64(module.attention_scaling), "f64")})
+                 # ChameleonRotaryEmbedding has no attention_scaling: its forward returns
+                 # emb.cos() and emb.sin() unscaled, which is a scaling of 1.
+                 "attention_scaling": vf.tensor(np.float64(getattr(module, "attention_scaling", 1.0)), "f64")})
 
 
 def half_table(t, rot, cls_name=""):
@@ -272,7 +285,7 @@ def half_table(t, rot, cls_name=""):
 
 def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
     """cos/sin of a fresh module (longrope picks its factors from max(pos)+1)."""
-    module = cls(config=cfg)
+    module = rotary(cls, cfg)
     position_ids = torch.tensor([pos], dtype=torch.int64)
     mrope = cls.__name__ in MROPE_PER_AXIS
     if mrope or cls.__name__ in MROPE_INTERLEAVED:  # three equal axes: text-only ids, as get_rope_index forms them
@@ -307,12 +320,12 @@ def rotate(torch, mdl, names, cfg, config, pos, x):
     with torch.no_grad():
         if cls_name == "Llama4TextRotaryEmbedding":  # q as Llama4TextAttention holds it: [1, S, H, D]
             q = q.transpose(1, 2)
-            out, _ = apply(q, q.clone(), cls(config=cfg)(q, position_ids))
+            out, _ = apply(q, q.clone(), rotary(cls, cfg)(q, position_ids))
             return out.reshape(seq, heads, dim).numpy(), apply
         if apply_name == "apply_rotary_emb":  # DeepSeek-V2: complex freqs_cis
-            out, _ = apply(q, q.clone(), cls(config=cfg)(q, position_ids))
+            out, _ = apply(q, q.clone(), rotary(cls, cfg)(q, position_ids))
         else:
-            cos, sin = cls(config=cfg)(q, position_ids)
+            cos, sin = rotary(cls, cfg)(q, position_ids)
             out, _ = apply(q, q.clone(), cos, sin)
             if apply_name in PERMUTED_APPLY:
                 b, h, s, d = out.shape
@@ -413,7 +426,7 @@ def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
     cls = getattr(mdl, names[1])
     pairing = "interleaved" if mt in COMPLEX_ROPE or mt in ADJACENT_PAIRS else "split_half"
     if mt != "deepseek_v2":  # its module holds freqs_cis-producing inv_freq too
-        add_rope_freq(ref, vf, cls(config=cfg), config, cls)
+        add_rope_freq(ref, vf, rotary(cls, cfg), config, cls)
         l0, pos = lengths(config)
         if alpha:  # L0 + 1 is past max_position_embeddings: the alpha path ends there
             pos = [p for p in pos if p < config["max_position_embeddings"]]
@@ -423,7 +436,7 @@ def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
         add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, "cos/sin up to max_position_embeddings-1",
                          ["profile", "boundary"])
     else:
-        add_rope_freq(ref, vf, cls(config=cfg), config, cls)
+        add_rope_freq(ref, vf, rotary(cls, cfg), config, cls)
         l0, pos = lengths(config)
     if section is None:
         add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos,
