@@ -37,23 +37,10 @@
 static pecert_certify_model model;
 static char err[1024];
 
-static int parse(const char *json)
-{
-    return pecert_certify_parse(&model, json, "test", err, sizeof(err));
-}
-
-static void parse_ok(const char *json)
-{
-    ck_assert_msg(parse(json) == 0, "%s", err);
-}
-
+#define parse_ok(json) test_certify_parse_ok(&model, json, err, sizeof(err))
 /* The mapping must refuse json with one line naming key. */
-static void parse_fails_naming(const char *json, const char *key)
-{
-    ck_assert_int_eq(parse(json), -1);
-    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
-    ck_assert_ptr_null(strchr(err, '\n'));
-}
+#define parse_fails_naming(json, key) test_certify_parse_fails_naming(&model, json, key, err, sizeof(err))
+#define warned_about(key) test_certify_warned_about(&model, key)
 
 /* ---- core --------------------------------------------------------------- */
 
@@ -795,15 +782,6 @@ START_TEST(unknown_keys_are_errors)
 }
 END_TEST
 
-static int warned_about(const char *key)
-{
-    for (int i = 0; i < model.n_warnings; i++) {
-        if (strncmp(model.warnings[i], key, strlen(key)) == 0 && model.warnings[i][strlen(key)] == ':') {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 /* What transformers v4.57.6 only warns about (modeling_rope_utils.py,
  * _validate_*_parameters) is parsed, with a warning naming the key, where

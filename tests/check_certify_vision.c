@@ -30,27 +30,9 @@
 static pecert_certify_model model;
 static char err[1024];
 
-static void parse_ok(const char *json)
-{
-    ck_assert_msg(pecert_certify_parse(&model, json, "test", err, sizeof(err)) == 0, "%s", err);
-}
-
-static void parse_fails_naming(const char *json, const char *key)
-{
-    ck_assert_int_eq(pecert_certify_parse(&model, json, "test", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
-    ck_assert_ptr_null(strchr(err, '\n'));
-}
-
-static int warned_about(const char *key)
-{
-    for (int i = 0; i < model.n_warnings; i++) {
-        if (strncmp(model.warnings[i], key, strlen(key)) == 0 && model.warnings[i][strlen(key)] == ':') {
-            return 1;
-        }
-    }
-    return 0;
-}
+#define parse_ok(json) test_certify_parse_ok(&model, json, err, sizeof(err))
+#define parse_fails_naming(json, key) test_certify_parse_fails_naming(&model, json, key, err, sizeof(err))
+#define warned_about(key) test_certify_warned_about(&model, key)
 
 /* Qwen2-VL as released: text fields at the top, vision_config beside. */
 #define QWEN2_VL(vision)                                                                               \

@@ -81,6 +81,16 @@ char *test_read_file(const char *path);
  * path_template (".../name-XXXXXX", rewritten in place); the test
  * unlinks it. */
 void test_make_temp_file(char *path_template);
+/* Mapping a config.json in a certify test: test_certify_parse_ok maps json
+ * into *m or fails the test with pecert's error; test_certify_parse_fails_
+ * naming requires a refusal in one line naming key; both leave pecert's
+ * error in err (of len). test_certify_warned_about is 1 if m warns about
+ * key ("key: why"). */
+struct pecert_certify_model;
+void test_certify_parse_ok(struct pecert_certify_model *m, const char *json, char *err, size_t len);
+void test_certify_parse_fails_naming(struct pecert_certify_model *m, const char *json, const char *key, char *err,
+                                     size_t len);
+int test_certify_warned_about(const struct pecert_certify_model *m, const char *key);
 /* test_write_text: the file at path (created or truncated) := text. */
 void test_write_text(const char *path, const char *text);
 /* test_read_in: the file dir/name, read as test_read_file reads it. */

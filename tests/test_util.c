@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "suites.h"
+#include "certify_config.h"
 
 TCase *test_tcase_of(const char *name, double timeout_s, const TTest *const *tests, size_t n)
 {
@@ -83,4 +84,27 @@ double test_check_timeout(double seconds)
     const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
     double k = m != NULL ? atof(m) : 1.0;
     return seconds * (k > 1.0 ? k : 1.0);
+}
+
+void test_certify_parse_ok(pecert_certify_model *m, const char *json, char *err, size_t len)
+{
+    ck_assert_msg(pecert_certify_parse(m, json, "test", err, len) == 0, "%s", err);
+}
+
+void test_certify_parse_fails_naming(pecert_certify_model *m, const char *json, const char *key, char *err, size_t len)
+{
+    ck_assert_int_eq(pecert_certify_parse(m, json, "test", err, len), -1);
+    ck_assert_msg(strstr(err, key) != NULL, "error '%s' does not name '%s'", err, key);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+int test_certify_warned_about(const pecert_certify_model *m, const char *key)
+{
+    size_t n = strlen(key);
+    for (int i = 0; i < m->n_warnings; i++) {
+        if (strncmp(m->warnings[i], key, n) == 0 && m->warnings[i][n] == ':') {
+            return 1;
+        }
+    }
+    return 0;
 }

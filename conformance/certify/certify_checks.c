@@ -756,7 +756,7 @@ size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certif
 {
     size_t n = 0;
     if (m->vision.tower[0] == '\0' && m->vision_note[0] != '\0') {
-        unexamined(&out[n++], pecert_certify_audio_tower(m) ? &pecert_check_certify_audio_tower : &pecert_check_certify_vision_tower,
+        unexamined(&out[n++], m->audio_tower ? &pecert_check_certify_audio_tower : &pecert_check_certify_vision_tower,
                    m->vision_note);
     }
     if (m->position_note[0] != '\0') {

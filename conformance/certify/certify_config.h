@@ -170,6 +170,9 @@ typedef struct pecert_certify_model {
      * pecert reads) and, when it has one pecert does not certify, why. */
     pecert_certify_vision vision;
     char vision_note[160];
+    /* 1 when vision_note names a speech wrapper's audio tower (its
+     * audio_config or encoder_config), not a vision tower. */
+    int32_t audio_tower;
     /* What a wrapper does to the text model's positions that pecert does
      * not certify (PaliGemma's 1-based ids), or "". */
     char position_note[256];
@@ -223,11 +226,6 @@ const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, co
  * class, the text model type an absent text_config.model_type means, and
  * when (", always" where the class fixes it). */
 const char *pecert_certify_wrapper(size_t i, const char **config_class, const char **text_default, const char **how);
-
-/* pecert_certify_audio_tower: 1 if m's vision_note names a speech
- * wrapper's audio tower (its audio_config or encoder_config), not a vision
- * tower. */
-int pecert_certify_audio_tower(const pecert_certify_model *m);
 
 /* pecert_certify_vision_tower: the i-th checkpoint model_type whose vision
  * tower certify reads (NULL past the last), the tower's config class and

@@ -507,6 +507,7 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     const vision_rule *rule = find_rule(model_type);
     memset(&c->m->vision, 0, sizeof(c->m->vision));
     c->m->vision_note[0] = '\0';
+    c->m->audio_tower = 0;
     if (rule == NULL) {
         return 0;
     }
@@ -733,7 +734,7 @@ size_t cfg_describe_vision(char *out, size_t len, size_t used, const pecert_cert
     if (v->tower[0] == '\0') {
         /* A speech model's encoder (certify_wrappers.c) is noted here too. */
         return m->vision_note[0] != '\0' ? put(out, len, used, "  %-34s %s\n",
-                                               pecert_certify_audio_tower(m) ? "audio tower" : "vision tower",
+                                               m->audio_tower ? "audio tower" : "vision tower",
                                                m->vision_note)
                                          : used;
     }

@@ -165,6 +165,7 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
     const cJSON *tower = cfg_get(c->doc, w->tower_key);
     const cJSON *mt = cJSON_IsObject(tower) ? cfg_get(tower, "model_type") : NULL;
     const int audio = strcmp(w->tower_key, "vision_config") != 0;
+    m->audio_tower = audio;
     if (w->tower_fixed) {
         snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s, fixed by %s): %s, not certified by pecert",
                  w->tower_key, w->tower_default, w->config_class,
@@ -175,11 +176,6 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
              w->tower_key, cJSON_IsString(mt) ? mt->valuestring : w->tower_default, cJSON_IsString(mt) ? "" : " (",
              cJSON_IsString(mt) ? "" : w->config_class, cJSON_IsString(mt) ? "" : "'s default)",
              audio ? "an audio tower" : "a tower without 2-D RoPE");
-}
-
-int pecert_certify_audio_tower(const pecert_certify_model *m)
-{
-    return strncmp(m->vision_note, "audio_config", 12) == 0 || strncmp(m->vision_note, "encoder_config", 14) == 0;
 }
 
 void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w)
