@@ -692,6 +692,47 @@ static void diagnose_peg(pecert_run_results *run)
     }
 }
 
+/* A sinusoidal table that fails its golden vectors or the checkpoint's
+ * reference: named by the porting bug its values match
+ * (pecert_sinusoidal_suspect's symptoms), else as a wrong variant. */
+static void diagnose_sinusoidal(pecert_run_results *run)
+{
+    static const struct {
+        const char *symptom, *id, *lead;
+    } suspects[] = {
+        {PECERT_SYMPTOM_SINUSOIDAL_OFFSET, "sinusoidal_offset",
+         "fairseq sinusoidal positions read at row p: the padding_idx + 1 offset of make_positions dropped "
+         "(M2M-100, NLLB, FSMT, XGLM read row padding_idx + 1 + p)"},
+        {PECERT_SYMPTOM_SINUSOIDAL_LAYOUT, "sinusoidal_layout",
+         "sinusoidal table in the other layout: sin/cos interleaved (2i, 2i+1) where the checkpoint has sin | cos "
+         "halves, or the reverse"},
+        {PECERT_SYMPTOM_SINUSOIDAL_FREQUENCIES, "sinusoidal_frequencies",
+         "sinusoidal frequencies of the other formula: base^(-2i/d) where the checkpoint's table (tensor2tensor, "
+         "fairseq, Whisper) divides by d/2 - 1, or the reverse"},
+    };
+    static const char *const checks[] = {PECERT_ID_SINUSOIDAL_GOLDEN, PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE};
+    for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+        if (!failed(run, checks[c])) {
+            continue;
+        }
+        size_t i = 0;
+        while (i < sizeof(suspects) / sizeof(suspects[0]) && !has(run, checks[c], suspects[i].symptom)) {
+            i++;
+        }
+        char evidence[160];
+        if (i < sizeof(suspects) / sizeof(suspects[0])) {
+            snprintf(evidence, sizeof(evidence), "%s: the table matches %s", checks[c], suspects[i].symptom);
+            add(run, suspects[i].id, evidence, "%s", suspects[i].lead);
+        } else {
+            snprintf(evidence, sizeof(evidence), "%s fails", checks[c]);
+            add(run, "sinusoidal_variant", evidence,
+                "sinusoidal table of another variant: sin/cos interleaved vs concatenated, the d/2-1 denominator, "
+                "or fairseq's offset");
+        }
+        return;
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -728,10 +769,7 @@ static void diagnose_families(pecert_run_results *run)
         add(run, "learned_bounds", "learned.out_of_range: a position past the table was read, or not refused",
             "learned lookup does not check the table's bounds: a row outside [0, rows) must be refused, never read");
     }
-    if (failed(run, PECERT_ID_SINUSOIDAL_GOLDEN)) {
-        add(run, "sinusoidal_variant", "sinusoidal.golden fails",
-            "sinusoidal table of another variant: sin/cos interleaved vs concatenated, the d/2-1 denominator, or fairseq's offset");
-    }
+    diagnose_sinusoidal(run);
 }
 
 /*

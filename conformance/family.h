@@ -129,6 +129,19 @@ extern const pecert_check pecert_check_t5_bucket_saturation;
 #define PECERT_ID_T5_BUCKET_SATURATION "t5.bucket.saturation"
 extern const pecert_check pecert_check_sinusoidal_golden;
 #define PECERT_ID_SINUSOIDAL_GOLDEN "sinusoidal.golden"
+/* What a failed sinusoidal table matches instead (pecert_sinusoidal_
+ * suspect): fairseq's rows read at p (the padding_idx + 1 offset dropped),
+ * the other layout (sin/cos interleaved vs halves) at the right
+ * frequencies, the other frequencies (base^(-2i/d) vs tensor2tensor's
+ * base^(-i/(d/2 - 1))) in the right layout. */
+#define PECERT_SYMPTOM_SINUSOIDAL_OFFSET      "sinusoidal:offset_dropped"
+#define PECERT_SYMPTOM_SINUSOIDAL_LAYOUT      "sinusoidal:layout"
+#define PECERT_SYMPTOM_SINUSOIDAL_FREQUENCIES "sinusoidal:frequencies"
+/* pecert_sinusoidal_suspect: after a's call gave got outside its bound,
+ * the oracle's tables of those porting bugs, each held to got; the one it
+ * matches leaves its symptom on r. */
+void pecert_sinusoidal_suspect(const pecert_check_env *env, pecert_check_result *r, const pecert_sinusoidal_args *a,
+                               const pecert_out_buf *got);
 extern const pecert_check pecert_check_learned_golden;
 #define PECERT_ID_LEARNED_GOLDEN "learned.golden"
 extern const pecert_check pecert_check_learned_out_of_range;

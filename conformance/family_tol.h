@@ -123,4 +123,20 @@ static inline double pecert_tol_sinusoidal(double angle, double freq)
     return freq > 0 ? pecert_tol_trig(angle, freq, PECERT_TOL_PER_CHANNEL, 1.0) : 0.0;
 }
 
+/* pecert_sinusoidal_bound: the bound of channel j for the token at
+ * position p of a sinusoidal table (plugin.h's variant, dim, base,
+ * padding_idx): FAIRSEQ reads row padding_idx + 1 + p, and its padding
+ * token (p = -1) the zero row, bound 0. */
+static inline double pecert_sinusoidal_bound(int32_t variant, int64_t dim, double base, int64_t padding_idx, int64_t p,
+                                             int64_t j)
+{
+    double f = 0.0;
+    if (variant == PECERT_SINUSOIDAL_FAIRSEQ && p == -1) {
+        return 0.0;
+    }
+    int64_t row = variant == PECERT_SINUSOIDAL_FAIRSEQ ? padding_idx + 1 + p : p;
+    double angle = pecert_sinusoidal_angle(variant, dim, base, j, row, &f); /* sets f: before its use */
+    return pecert_tol_sinusoidal(angle, f);
+}
+
 #endif /* PECERT_CONFORMANCE_FAMILY_TOL_H */

@@ -28,6 +28,7 @@ Suite *make_reports_suite(void);
 Suite *make_certify_suite(void);
 Suite *make_certify_vision_suite(void);
 Suite *make_certify_wrappers_suite(void);
+Suite *make_certify_sinusoidal_suite(void);
 Suite *make_hypotheses_suite(void);
 Suite *make_precision_suite(void);
 Suite *make_dumps_suite(void);

@@ -149,6 +149,21 @@ static void compare_table(pecert_check_result *r, const char *where, const pecer
     }
 }
 
+/* A sinusoidal table's formula, width and padding row are the mapping's
+ * claim, as the model's own class built them. */
+static void compare_sinusoidal(pecert_check_result *r, const char *where, const pecert_vtest *t,
+                               const pecert_certify_model *m)
+{
+    if (strcmp(t->op, "sinusoidal.embed") != 0) {
+        return;
+    }
+    compare_field(r, where, "sinusoidal variant", m->sinusoidal_variant, (double)pecert_vtest_int(t, "variant", -1));
+    compare_field(r, where, "sinusoidal width", m->sinusoidal_dim, (double)pecert_vtest_int(t, "dim", -1));
+    compare_field(r, where, "sinusoidal padding_idx", m->sinusoidal_padding_idx,
+                  (double)pecert_vtest_int(t, "padding_idx", -1));
+    compare_field(r, where, "sinusoidal base", m->sinusoidal_base, pecert_vtest_number(t, "base", NAN));
+}
+
 /* The vision tower's parameters (certify_vision.c) against what its own
  * classes resolved: the patch order on rope2d.index tests, the rotation's
  * width, theta and conventions on rope2d.apply tests. */
@@ -208,6 +223,7 @@ static void mapping_test(pecert_check_result *r, const pecert_vfile *f, const pe
     }
     compare_values(r, where, t, m);
     compare_table(r, where, t, m);
+    compare_sinusoidal(r, where, t, m);
     compare_vision(r, where, t, m);
     if (strcmp(t->op, "rope.apply") == 0 || strcmp(t->op, "mrope.apply") == 0) {
         compare_field(r, where, "pairing", m->pairing, t->pairing);
@@ -340,7 +356,8 @@ static void run_rope_reference(const pecert_check_env *env, pecert_check_result 
 
 /* The oracle's output of a finished call, as a packed f64 "golden" tensor
  * the family comparisons take. values must hold b->n doubles. */
-static pecert_vtensor as_want(const pecert_out_buf *b, double *values, uint32_t ndim, const int64_t *shape)
+pecert_vtensor pecert_certify_oracle_tensor(const pecert_out_buf *b, double *values, uint32_t ndim,
+                                            const int64_t *shape)
 {
     pecert_vtensor t;
     memset(&t, 0, sizeof(t));
@@ -426,7 +443,7 @@ static int alibi_slopes_case(const pecert_check_env *env, pecert_check_result *r
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 1, &h) == 0) {
         if (pecert_out_status(r, &env->oracle, call_slopes(&env->oracle, env->certify_model, &want), &want, "alibi_slopes (oracle)",
                               "alibi_slopes")) {
-            pecert_vtensor w = as_want(&want, want_slopes, 1, &h);
+            pecert_vtensor w = pecert_certify_oracle_tensor(&want, want_slopes, 1, &h);
             rc = 0;
             if (pecert_out_status(r, &env->plugin, call_slopes(&env->plugin, env->certify_model, &got), &got, "alibi_slopes",
                                   "alibi_slopes")) {
@@ -462,7 +479,7 @@ static void alibi_bias_case(const pecert_check_env *env, pecert_check_result *r,
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 3, shape) == 0) {
         if (pecert_out_status(r, &env->oracle, call_bias(&env->oracle, env->certify_model, &want, q, 3, k, 4), &want, where,
                               "alibi_bias")) {
-            pecert_vtensor w = as_want(&want, vals, 3, shape);
+            pecert_vtensor w = pecert_certify_oracle_tensor(&want, vals, 3, shape);
             if (pecert_out_status(r, &env->plugin, call_bias(&env->plugin, env->certify_model, &got, q, 3, k, 4), &got, where,
                                   "alibi_bias")) {
                 pecert_compare_bounded(r, &got, &w, bias_bound, &ctx, where);
@@ -674,7 +691,7 @@ static void learned_case(const pecert_check_env *env, pecert_check_result *r, fl
     if (pecert_out_init(&got, env, PECERT_DTYPE_F32, 2, shape) == 0) {
         if (pecert_out_status(r, &env->oracle, call_lookup(&env->oracle, &want, &table, pos, n, m), &want, where,
                               "learned_lookup")) {
-            pecert_vtensor w = as_want(&want, vals, 2, shape);
+            pecert_vtensor w = pecert_certify_oracle_tensor(&want, vals, 2, shape);
             if (pecert_out_status(r, &env->plugin, call_lookup(&env->plugin, &got, &table, pos, n, m), &got,
                                   where, "learned_lookup")) {
                 pecert_compare_bounded(r, &got, &w, exact_bound, NULL, where);
@@ -766,11 +783,17 @@ size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certif
 }
 
 static const pecert_check *const certify_checks[] = {
-    &pecert_check_certify_mapping,          &pecert_check_certify_rope_reference,
-    &pecert_check_certify_alibi_reference,  &pecert_check_certify_alibi_attention,
-    &pecert_check_certify_t5_reference,     &pecert_check_certify_learned_reference,
-    &pecert_check_certify_rope2d_reference, &pecert_check_certify_posinterp_reference,
-    &pecert_check_certify_vision_tower,     &pecert_check_certify_audio_tower,
+    &pecert_check_certify_mapping,
+    &pecert_check_certify_rope_reference,
+    &pecert_check_certify_alibi_reference,
+    &pecert_check_certify_alibi_attention,
+    &pecert_check_certify_t5_reference,
+    &pecert_check_certify_learned_reference,
+    &pecert_check_certify_sinusoidal_reference,
+    &pecert_check_certify_rope2d_reference,
+    &pecert_check_certify_posinterp_reference,
+    &pecert_check_certify_vision_tower,
+    &pecert_check_certify_audio_tower,
     &pecert_check_certify_position_ids,
 };
 #define N_CERTIFY_CHECKS (sizeof(certify_checks) / sizeof(certify_checks[0]))

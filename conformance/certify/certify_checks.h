@@ -12,6 +12,7 @@
 #include "certify_config.h"
 #include "results_json.h"
 #include "checks.h"
+#include "family.h"
 
 /* pecert_certify_lengths: the sequence lengths that matter for m, sorted
  * and distinct: L0-1, L0, L0+1, max_position_embeddings-1 and a far one
@@ -46,6 +47,14 @@ extern const pecert_check pecert_check_certify_position_ids;
  * PECERT_SYMPTOM_NOT_BY_PECERT, into out[] (room for 2). Returns the
  * count. */
 size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certify_model *m);
+
+extern const pecert_check pecert_check_certify_sinusoidal_reference; /* certify_sinusoidal_checks.c */
+#define PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE "certify.sinusoidal.reference"
+
+/* pecert_certify_oracle_tensor: the oracle's output b as a golden tensor
+ * of doubles (values, b->n of them, holds them). */
+pecert_vtensor pecert_certify_oracle_tensor(const pecert_out_buf *b, double *values, uint32_t ndim,
+                                            const int64_t *shape);
 
 extern const pecert_check pecert_check_certify_rope2d_reference; /* certify_vision_checks.c */
 #define PECERT_ID_CERTIFY_ROPE2D_REFERENCE "certify.rope2d.reference"

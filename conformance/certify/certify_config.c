@@ -207,6 +207,19 @@ static const model_rule model_rules[] = {
     {"plbart", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mvp", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gpt2", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"marian", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"pegasus", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ctrl", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"m2m_100", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"nllb-moe", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"fsmt", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"speech_to_text", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"xglm", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"pegasus_x", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"xlm", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"flaubert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"distilbert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"trocr", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -233,6 +246,9 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
     }
     if (map == cfg_map_llama_like && cfg_is_qwen_vl(model_type)) {
         return "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)";
+    }
+    if (map == cfg_map_sinusoidal) {
+        return cfg_sinusoidal_words(model_type);
     }
     return map == cfg_map_llama_like    ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
            : map == cfg_map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
@@ -441,6 +457,6 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
-    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_ROPE2D ? names[kind] : "?";
+    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d", "sinusoidal"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINUSOIDAL ? names[kind] : "?";
 }

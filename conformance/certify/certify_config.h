@@ -21,12 +21,13 @@
 
 /* Which positional-encoding family the checkpoint uses. */
 typedef enum pecert_pe_kind {
-    PECERT_PE_ROPE = 0,   /* rotary (every rope_type), one position axis   */
-    PECERT_PE_MROPE,      /* rotary with mrope_section (Qwen2-VL)          */
-    PECERT_PE_ALIBI,      /* linear biases (Bloom, MPT)                    */
-    PECERT_PE_T5,         /* relative-position buckets (T5)                */
-    PECERT_PE_LEARNED,    /* learned absolute table (BERT, GPT-2, ViT)     */
-    PECERT_PE_ROPE2D      /* a vision tower's 2-D RoPE (certify's @vision) */
+    PECERT_PE_ROPE = 0,  /* rotary (every rope_type), one position axis   */
+    PECERT_PE_MROPE,     /* rotary with mrope_section (Qwen2-VL)          */
+    PECERT_PE_ALIBI,     /* linear biases (Bloom, MPT)                    */
+    PECERT_PE_T5,        /* relative-position buckets (T5)                */
+    PECERT_PE_LEARNED,   /* learned absolute table (BERT, GPT-2, ViT)     */
+    PECERT_PE_ROPE2D,    /* a vision tower's 2-D RoPE (certify's @vision) */
+    PECERT_PE_SINUSOIDAL /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -153,6 +154,20 @@ typedef struct pecert_certify_model {
     /* PADDING_OFFSET: 1 when a padding token reads row padding_idx
      * (RoBERTa, OPT), 0 when positions ignore padding (BART's arange). */
     int32_t learned_padding_row;
+    /* SINUSOIDAL: the table's formula and layout (PECERT_SINUSOIDAL_*,
+     * plugin.h), base and width, and the positions the checkpoint reads:
+     * 0 .. sinusoidal_positions - 1 (its table's rows, or the trained
+     * length where the model grows its table on demand). FAIRSEQ reads row
+     * padding_idx + 1 + p (sinusoidal_padding_idx = pad_token_id); with
+     * sinusoidal_padding_row a padding token reads the zero row
+     * padding_idx (M2M-100's create_position_ids_from_input_ids), without
+     * it padding takes positions like any token (XGLM's arange). */
+    int32_t sinusoidal_variant;
+    int32_t sinusoidal_dim;
+    double sinusoidal_base;
+    int64_t sinusoidal_positions;
+    int32_t sinusoidal_padding_idx; /* FAIRSEQ's; else -1           */
+    int32_t sinusoidal_padding_row;
     double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
     double long_factor[PECERT_CERTIFY_MAX_FACTORS];
     /* What transformers v4.57.6 warns about and still computes (its
@@ -270,7 +285,8 @@ void pecert_certify_leave_out_vision(pecert_certify_model *m, const char *why);
  * @vision pass. */
 void pecert_certify_vision_model(pecert_certify_model *out, const pecert_certify_model *m);
 
-/* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned", "rope2d". */
+/* pecert_pe_kind_name: "rope", "mrope", "alibi", "t5", "learned", "rope2d",
+ * "sinusoidal". */
 const char *pecert_pe_kind_name(pecert_pe_kind kind);
 
 

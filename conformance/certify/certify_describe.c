@@ -175,6 +175,35 @@ static void describe_layers(text_buf *b, const pecert_certify_model *m)
     }
 }
 
+/* The sinusoidal variants as the vector files spell them. */
+static const char *sinusoidal_variant_name(int32_t variant)
+{
+    static const char *const names[] = {"interleaved", "concat", "t2t", "fairseq"};
+    return variant >= 0 && variant <= PECERT_SINUSOIDAL_FAIRSEQ ? names[variant] : "?";
+}
+
+/* The table's formula and layout, and which row a token reads. */
+static void describe_sinusoidal(text_buf *b, const pecert_certify_model *m)
+{
+    static const char *const formula[] = {
+        "sin at 2i, cos at 2i+1, f_i = base^(-2i/d)",
+        "sin | cos halves, f_i = base^(-2i/d)",
+        "sin | cos halves, f_i = base^(-i/(d/2 - 1))",
+        "sin | cos halves, f_i = base^(-i/(d/2 - 1)), fairseq's rows",
+    };
+    int32_t v = m->sinusoidal_variant;
+    put(b, "  %-34s %s: %s, base %g, width %d\n", "sinusoidal table", sinusoidal_variant_name(v),
+        v >= 0 && v <= PECERT_SINUSOIDAL_FAIRSEQ ? formula[v] : "?", m->sinusoidal_base, m->sinusoidal_dim);
+    if (m->sinusoidal_padding_idx < 0) {
+        put(b, "  %-34s row p, p < %lld\n", "sinusoidal positions", (long long)m->sinusoidal_positions);
+    } else if (m->sinusoidal_padding_row) {
+        put(b, "  %-34s row %d + p, p < %lld; a padding token the zero row %d\n", "sinusoidal positions",
+            m->sinusoidal_padding_idx + 1, (long long)m->sinusoidal_positions, m->sinusoidal_padding_idx);
+    } else {
+        put(b, "  %-34s row %d + p, p < %lld (padding takes positions like any token)\n", "sinusoidal positions",
+            m->sinusoidal_padding_idx + 1, (long long)m->sinusoidal_positions);
+    }
+}
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
 {
     text_buf b = {out, len, 0};
@@ -215,6 +244,9 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
             put(&b, "  %-34s row %d + p (padding takes positions like any token)\n", "learned positions",
                 m->learned_padding_idx + 1);
         }
+        break;
+    case PECERT_PE_SINUSOIDAL:
+        describe_sinusoidal(&b, m);
         break;
     case PECERT_PE_ROPE2D:
         break;
@@ -269,6 +301,15 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         break;
     case PECERT_PE_LEARNED:
         snprintf(out, len, "learned %lldx%d", (long long)m->learned_rows, m->learned_dim);
+        break;
+    case PECERT_PE_SINUSOIDAL:
+        snprintf(out, len, "sinusoidal %s %lldx%d%s", sinusoidal_variant_name(m->sinusoidal_variant),
+                 (long long)m->sinusoidal_positions, m->sinusoidal_dim,
+                 m->sinusoidal_padding_idx >= 0 ? " padding_idx" : "");
+        if (m->sinusoidal_padding_idx >= 0) {
+            size_t used = strlen(out);
+            snprintf(out + used, len - used, "=%d", m->sinusoidal_padding_idx);
+        }
         break;
     case PECERT_PE_ROPE2D: {
         const pecert_certify_vision *v = &m->vision;

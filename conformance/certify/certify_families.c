@@ -334,27 +334,40 @@ typedef struct learned_rule {
     int32_t padding_row;   /* a padding token reads row padding_idx            */
     const char *width_key; /* the table's width when not hidden_size         */
     int32_t width_default;
+    /* The config key that switches the model to a sinusoidal table
+     * (certify_sinusoidal.c reads it first), when its name is positional. */
+    const char *switch_key;
 } learned_rule;
 
-#define BERT_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0}
-#define ROBERTA_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, -1, 1, NULL, 0}
-#define BART_SHAPED(mt) {mt, "d_model", "encoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0}
+#define BERT_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL}
+#define ROBERTA_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, -1, 1, NULL, 0, NULL}
+#define BART_SHAPED(mt) {mt, "d_model", "encoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0, NULL}
 
 static const learned_rule learned_rules[] = {
     BERT_SHAPED("bert"), BERT_SHAPED("ernie"), BERT_SHAPED("megatron-bert"), BERT_SHAPED("bert-generation"),
     BERT_SHAPED("roc_bert"), BERT_SHAPED("splinter"), BERT_SHAPED("mobilebert"),
-    {"electra", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128},
-    {"albert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128},
-    {"convbert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 768},
-    {"rembert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "input_embedding_size", 256},
-    {"gpt2", "n_embd", "n_head", "n_positions", 0, 0, 0, NULL, 0},
-    {"blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0},
-    {"blenderbot-small", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0},
+    {"electra", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128, NULL},
+    {"albert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128, NULL},
+    {"convbert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 768, NULL},
+    {"rembert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "input_embedding_size", 256,
+     NULL},
+    {"gpt2", "n_embd", "n_head", "n_positions", 0, 0, 0, NULL, 0, NULL},
+    {"blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
+    {"blenderbot-small", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
     ROBERTA_SHAPED("roberta"), ROBERTA_SHAPED("xlm-roberta"), ROBERTA_SHAPED("xlm-roberta-xl"),
     ROBERTA_SHAPED("camembert"), ROBERTA_SHAPED("roberta-prelayernorm"), ROBERTA_SHAPED("xmod"),
-    {"opt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0},
-    {"biogpt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0},
+    {"opt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0, NULL},
+    {"biogpt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0, NULL},
     BART_SHAPED("bart"), BART_SHAPED("mbart"), BART_SHAPED("plbart"), BART_SHAPED("mvp"),
+    /* The learned tables of models with a sinusoidal switch
+     * (certify_sinusoidal.c): XLM's and Flaubert's position_ids buffer and
+     * DistilBERT's arange read row p; TrOCR's TrOCRLearnedPositionalEmbedding
+     * is BART's (arange + offset 2). */
+    {"xlm", "emb_dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
+    {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
+    {"distilbert", "dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, "sinusoidal_pos_embds"},
+    {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0,
+     "use_learned_position_embeddings"},
 };
 
 static const learned_rule *find_learned_rule(const char *model_type)
@@ -393,12 +406,13 @@ static int read_learned_positions(map_ctx *c, const learned_rule *rule)
  * position_embedding_type "absolute" is learned. */
 int cfg_map_learned_text(map_ctx *c)
 {
-    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
     pecert_certify_model *m = c->m;
     const learned_rule *rule = find_learned_rule(m->model_type);
     if (rule == NULL) {
         return cfg_fail(c, "model_type", "'%s' has no learned-table rule in certify_families.c", m->model_type);
     }
+    const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", rule->switch_key,
+                                 NULL};
     const cJSON *pet = cfg_get(c->root, "position_embedding_type");
     int32_t width = rule->width_default;
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||

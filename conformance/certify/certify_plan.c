@@ -20,7 +20,7 @@
 #define TABLE PECERT_PLAN_TABLE
 #define TURNS PECERT_PLAN_TURNS
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS 0x3fu
+#define ALL_KINDS         0x7fu
 #define VISION (1u << PECERT_PE_ROPE2D)
 
 const pecert_plan_entry pecert_certify_plan[] = {
@@ -60,6 +60,8 @@ const pecert_plan_entry pecert_certify_plan[] = {
     {&pecert_check_learned_golden, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 0, ROTARY},
     /* The table's bounds: a plugin that reads past them is not certified. */
     {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
+    {&pecert_check_certify_sinusoidal_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SINUSOIDAL, NULL, 1, ROTARY},
+    {&pecert_check_sinusoidal_golden, FILES_RECORDED, 1u << PECERT_PE_SINUSOIDAL, "sinusoidal.embed", 0, ROTARY},
     /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
      * tower's parameters and grids, and against the tower's own outputs
      * when the profile vectors recorded them. */

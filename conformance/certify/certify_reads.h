@@ -88,6 +88,11 @@ int cfg_map_mpt(map_ctx *c);
 int cfg_map_t5(map_ctx *c);
 int cfg_map_learned_text(map_ctx *c);
 int cfg_map_vit(map_ctx *c);
+/* The sinusoidal tables (certify_sinusoidal.c), and the learned table of
+ * a model whose config switches between the two; cfg_sinusoidal_words:
+ * what the model type's mapping reads, in words (NULL: not one of them). */
+int cfg_map_sinusoidal(map_ctx *c);
+const char *cfg_sinusoidal_words(const char *model_type);
 
 /* rope_scaling (certify_scaling.c): the object rs (NULL or null: default
  * RoPE) into c->m->rope, its keys held to those its rope_type allows and

@@ -306,6 +306,9 @@ pecert_status pecert__ref_check_t5_args(const pecert__ref_call *call, const void
 
 /* sinusoidal.c */
 pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
+/* pecert__ref_check_sinusoidal_args: the fields and views of sinusoidal's
+ * args (struct_size checked before). */
+pecert_status pecert__ref_check_sinusoidal_args(const pecert__ref_call *call, const void *args);
 
 /* learned.c */
 pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_args *args);

@@ -101,7 +101,7 @@ static pecert_status check_variant(const pecert__ref_call *call, const pecert_si
     return PECERT_OK;
 }
 
-static pecert_status check_sinusoidal_args(const pecert__ref_call *call, const void *args)
+pecert_status pecert__ref_check_sinusoidal_args(const pecert__ref_call *call, const void *args)
 {
     const pecert_sinusoidal_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
@@ -149,6 +149,5 @@ static pecert_status sinusoidal(const pecert__ref_call *call, const void *op_arg
 
 pecert_status pecert__ref_sinusoidal(void *instance, const pecert_sinusoidal_args *args)
 {
-    return pecert__ref_run(instance, "sinusoidal", args, sizeof(*args),
-                           check_sinusoidal_args, sinusoidal);
+    return pecert__ref_run(instance, "sinusoidal", args, sizeof(*args), pecert__ref_check_sinusoidal_args, sinusoidal);
 }

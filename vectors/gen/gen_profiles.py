@@ -63,6 +63,8 @@ bf16_reference  EDGE_CASE      The reference rounds its ALiBi slopes and biases 
                                arange_tensor); they are compared within that rounding.
 layers_full     FUNCTIONALITY  The encoding of the full-attention layers: the rotary module the
                                model builds for them (Gemma3TextModel.rotary_emb).
+padding         FUNCTIONALITY  A left-padded row of ids: the rows its padding tokens and the tokens
+                               after them read, by the model's own position rule.
 layers_sliding  FUNCTIONALITY  The encoding of the sliding-window layers: the rotary module the
                                model builds for them (Gemma3TextModel.rotary_emb_local, from a copy
                                of the config with rope_local_base_freq).
@@ -636,6 +638,105 @@ def build_learned(ref, vf, profile):
                 {"embedding": vf.tensor(out.numpy(), "f32")})
 
 
+# The sinusoidal tables (conformance/certify/certify_sinusoidal.c): model_type -> (the
+# pecert variant, the trained length's config keys, the pad_token_id rule). Each table is
+# built by the model's own class as its encoder or decoder builds it, and read the way
+# its forward reads it (sinusoidal_rows).
+SINUSOIDAL_MODELS = {
+    "marian": ("concat", ("max_position_embeddings",), None),
+    "pegasus": ("concat", ("max_position_embeddings",), None),
+    "ctrl": ("concat", ("n_positions",), None),
+    "m2m_100": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "nllb-moe": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "fsmt": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "speech_to_text": ("fairseq", ("max_source_positions", "max_target_positions"), "zero_row"),
+    "xglm": ("fairseq", ("max_position_embeddings",), "takes_position"),
+    "pegasus_x": ("t2t", ("max_position_embeddings",), None),
+}
+MODULE_OF.update({"nllb-moe": "nllb_moe"})
+# Rows recorded at each end of the trained length (the model's whole table would be
+# megabytes: pegasus_x's is 16384 x 1024).
+SINUSOIDAL_END_ROWS = 16
+
+
+def sinusoidal_module(mdl, mt, cfg, pad):
+    """The position module as the model's encoder (decoder for XGLM) builds it, and its
+    call on ids: (reader(ids) -> [len, dim] embedding, the class or function, where)."""
+    torch = mdl.torch
+    d = cfg.d_model if hasattr(cfg, "d_model") else cfg.n_embd
+    if mt in ("marian", "pegasus"):
+        cls = getattr(mdl, ("Marian" if mt == "marian" else "Pegasus") + "SinusoidalPositionalEmbedding")
+        module = cls(cfg.max_position_embeddings, d, pad)
+        module._init_weight()  # what the model's _init_weights calls
+        return lambda ids: module(ids.shape, 0, None), cls, cls.__name__ + "._init_weight"
+    if mt == "ctrl":
+        table = mdl.positional_encoding(cfg.n_positions, d, torch.float)  # CTRLModel.__init__
+        return lambda ids: table[torch.arange(ids.shape[1])], mdl.positional_encoding, "positional_encoding"
+    if mt in ("m2m_100", "nllb-moe", "speech_to_text"):
+        name = {"m2m_100": "M2M100", "nllb-moe": "NllbMoe", "speech_to_text": "Speech2Text"}[mt]
+        cls = getattr(mdl, name + "SinusoidalPositionalEmbedding")
+        rows = cfg.max_source_positions if mt == "speech_to_text" else cfg.max_position_embeddings
+        module = cls(rows, d, pad)
+        return lambda ids: module(ids)[0], cls, cls.__name__ + ".forward"
+    if mt == "fsmt":
+        module = mdl.SinusoidalPositionalEmbedding(cfg.max_position_embeddings + pad + 1, d, pad)
+        # An nn.Embedding until PretrainedFSMTModel._init_weights sets get_embedding of its
+        # shape, as make_weight does.
+        module.make_weight(cfg.max_position_embeddings + pad + 1, d, pad)
+        return lambda ids: module(ids)[0], type(module), "SinusoidalPositionalEmbedding.forward"
+    if mt == "xglm":
+        module = mdl.XGLMSinusoidalPositionalEmbedding(cfg.max_position_embeddings, d, pad)
+        # XGLMModel.forward: position_ids = arange(past, past + seq), whatever the ids.
+        return lambda ids: module(torch.arange(ids.shape[1])[None], 0)[0], type(module), \
+            "XGLMSinusoidalPositionalEmbedding.forward"
+    module = mdl.PegasusXSinusoidalPositionalEmbedding(d)
+    return lambda ids: module(torch.zeros(1, ids.shape[1], d))[0], type(module), \
+        "PegasusXSinusoidalPositionalEmbedding.forward"
+
+
+def build_sinusoidal(ref, vf, profile):
+    """The table's first and last SINUSOIDAL_END_ROWS positions of the trained length, read
+    by the model's own module from a sequence of that length; and where padding has a rule,
+    a left-padded row of ids, its padding tokens recorded as position -1 (the zero row) or
+    numbered like any token."""
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    variant, keys, padding = SINUSOIDAL_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    mdl.torch = torch
+    cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
+                "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
+                "marian": "MarianConfig", "pegasus": "PegasusConfig"}[mt]
+    cfg = make_config(getattr(cfg_mod, cls_name), c)
+    pad = cfg.pad_token_id
+    trained = max(getattr(cfg, k) for k in keys)
+    read, owner, where = sinusoidal_module(mdl, mt, cfg, pad)
+    config = {"variant": variant, "dim": cfg.d_model if hasattr(cfg, "d_model") else cfg.n_embd, "base": 10000}
+    if variant == "fairseq":
+        config["padding_idx"] = pad
+    token = pad + 1 if pad is not None else 1  # any id that is not padding
+    with torch.no_grad():
+        table = read(torch.full((1, trained), token, dtype=torch.long)).float().numpy()
+    src = source_of(ref, owner, where)
+    ends = sorted(set(range(min(SINUSOIDAL_END_ROWS, trained))) | set(range(max(trained - SINUSOIDAL_END_ROWS, 0), trained)))
+    vf.add_test("sinusoidal.embed", f"positions 0..{SINUSOIDAL_END_ROWS - 1} and the last {SINUSOIDAL_END_ROWS} "
+                f"below {trained}, read by the model's module from {trained} tokens", ["profile", "boundary"], src,
+                config, {}, {"positions": vf.tensor(np.asarray(ends, dtype=np.int64), "i64")},
+                {"embedding": vf.tensor(table[ends], "f32")})
+    if padding is None:
+        return
+    ids = torch.tensor([[pad, pad, pad] + [token] * 5])
+    with torch.no_grad():
+        out = read(ids).float().numpy()
+    positions = [-1, -1, -1, 0, 1, 2, 3, 4] if padding == "zero_row" else list(range(8))
+    vf.add_test("sinusoidal.embed", "a left-padded row of ids: " + (
+                "padding reads the zero row, the first real token position 0" if padding == "zero_row" else
+                "padding numbered like any token (arange)"), ["profile", "padding"], src, config, {},
+                {"positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
+                {"embedding": vf.tensor(out, "f32")})
+
+
 def build(ref, gen, vf, profile):
     mt = text_model_type(profile)
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
@@ -648,6 +749,8 @@ def build(ref, gen, vf, profile):
         build_alibi(ref, vf, profile)
     elif mt == "t5":
         build_t5(ref, vf, profile)
+    elif mt in SINUSOIDAL_MODELS:
+        build_sinusoidal(ref, vf, profile)
     elif mt in ("bert", "gpt2") or mt in VIT_EMBEDDINGS:
         build_learned(ref, vf, profile)
     else:

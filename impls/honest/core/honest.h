@@ -146,6 +146,10 @@ pecert_status honest_session_read_keys(void *instance, void *session, pecert_ten
  * ref's own lookup (an exact copy is the same bits in any engine). */
 pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
 
+/* Sinusoidal tables in the float32 arithmetic of torch's formulations
+ * (sinusoidal.c): every variant an honest float32 engine computes. */
+pecert_status honest_sinusoidal(void *instance, const pecert_sinusoidal_args *args);
+
 /* The 2-D vision RoPE in the variant's float32 arithmetic (rope2d.c);
  * patch positions are ref's own (integers: the same in any engine). */
 pecert_status honest_rope2d_apply(void *instance, const pecert_rope2d_apply_args *args);

@@ -8,9 +8,9 @@
 
 #include "honest.h"
 
-static const char *const capabilities[] = {"pecert.rope/1", "pecert.t5/1", "pecert.learned/1",
-                                            "pecert.rope2d/1", "pecert.posinterp/1",
-                                            "pecert.cope/1", "pecert.peg/1", NULL};
+static const char *const capabilities[] = {"pecert.rope/1",    "pecert.t5/1",     "pecert.sinusoidal/1",
+                                           "pecert.learned/1", "pecert.rope2d/1", "pecert.posinterp/1",
+                                           "pecert.cope/1",    "pecert.peg/1",    NULL};
 
 static pecert_status honest_create(void **out_instance)
 {
@@ -69,6 +69,7 @@ static pecert_plugin descriptor = {
     .session_append = honest_session_append,
     .session_read_keys = honest_session_read_keys,
     .t5_bucket = honest_t5_bucket,
+    .sinusoidal = honest_sinusoidal,
     .learned_lookup = pecert__ref_learned_lookup,
     .rope2d_index = pecert__ref_rope2d_index,
     .rope2d_apply = honest_rope2d_apply,

@@ -132,6 +132,21 @@ typedef struct mutant_peg_rule {
  * call has validated the arguments. */
 void mutant_patch_peg(pecert_plugin *desc, const mutant_peg_rule *rule);
 
+/* A sinusoidal table (plugin.h, sinusoidal) read the way a rule says
+ * (core/sinusoidal.c), each token's row from the base: a call of a
+ * variant in `from` (bits 1u << variant) becomes the base's table of
+ * variant `as`, at the row the right
+ * table reads (FAIRSEQ: padding_idx + 1 + p), or at p when offset_dropped;
+ * a padding token keeps its zero row. */
+typedef struct mutant_sinusoidal_rule {
+    uint32_t from;
+    int32_t as;
+    int offset_dropped;
+} mutant_sinusoidal_rule;
+/* Replaces desc->sinusoidal by the rule's, run after the base's own call
+ * has validated the arguments. */
+void mutant_patch_sinusoidal(pecert_plugin *desc, const mutant_sinusoidal_rule *rule);
+
 /* Stores v at element (i, j) of a 2-D f32/f64 tensor. */
 void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 /* Stores v at element (i, j) of a 2-D i64/i32 tensor. */

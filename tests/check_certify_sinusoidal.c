@@ -1,0 +1,170 @@
+/*
+ * check_certify_sinusoidal.c - checkpoints whose positions are a fixed
+ * sinusoidal table (certify_sinusoidal.c): each model type's variant,
+ * width, trained length and padding rule, the switches between a learned
+ * and a sinusoidal table, the refusals, and the verdict: ref and fast
+ * certified, each porting bug's mutant not certified and named.
+ *
+ * Every expected value is transformers v4.57.6's, read in the model's
+ * modeling_*.py (certify_sinusoidal.c's header); the inventory (make
+ * inventory) holds every default config to vectors the model's own class
+ * recorded (vectors/mappings).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "certify_config.h"
+#include "certify_passes.h"
+#include "runner.h"
+#include "suites.h"
+
+static pecert_certify_model model;
+static char err[1024];
+#define parse_ok(json)                test_certify_parse_ok(&model, json, err, sizeof(err))
+#define parse_fails_naming(json, key) test_certify_parse_fails_naming(&model, json, key, err, sizeof(err))
+
+#define SEQ2SEQ(mt, extra)                                                                                             \
+    "{\"model_type\": \"" mt "\", \"d_model\": 512, \"encoder_attention_heads\": 8,"                                   \
+    " \"max_position_embeddings\": 512" extra "}"
+
+START_TEST(each_model_type_reads_its_own_table)
+{
+    /* Marian: sin | cos halves at 10000^(-2i/d), row p. */
+    parse_ok(SEQ2SEQ("marian", ", \"pad_token_id\": 58100"));
+    ck_assert_int_eq(model.kind, PECERT_PE_SINUSOIDAL);
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_CONCAT);
+    ck_assert_int_eq(model.sinusoidal_dim, 512);
+    ck_assert_int_eq(model.sinusoidal_positions, 512);
+    ck_assert_int_eq(model.sinusoidal_padding_idx, -1); /* pad_token_id is no row here */
+    /* M2M-100: fairseq's rows from pad_token_id, padding the zero row. */
+    parse_ok(SEQ2SEQ("m2m_100", ", \"pad_token_id\": 0"));
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
+    ck_assert_int_eq(model.sinusoidal_padding_idx, 0);
+    ck_assert_int_eq(model.sinusoidal_padding_row, 1);
+    /* XGLM: row 2 + p from arange, padding numbered like any token. */
+    parse_ok("{\"model_type\": \"xglm\", \"d_model\": 1024, \"attention_heads\": 16,"
+             " \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.sinusoidal_padding_idx, 1);
+    ck_assert_int_eq(model.sinusoidal_padding_row, 0);
+    /* Speech2Text: both tables' trained lengths, the longer certified. */
+    parse_ok("{\"model_type\": \"speech_to_text\", \"d_model\": 256, \"encoder_attention_heads\": 4,"
+             " \"max_source_positions\": 6000, \"max_target_positions\": 1024}");
+    ck_assert_int_eq(model.sinusoidal_positions, 6000);
+    /* CTRL's keys; Pegasus-X's tensor2tensor frequencies. */
+    parse_ok("{\"model_type\": \"ctrl\", \"n_embd\": 1280, \"n_head\": 16, \"n_positions\": 256}");
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_CONCAT);
+    ck_assert_int_eq(model.sinusoidal_dim, 1280);
+    parse_ok(SEQ2SEQ("pegasus_x", ""));
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_T2T);
+}
+END_TEST
+
+/* XLM, Flaubert and DistilBERT are learned unless the config asks for
+ * the paper's interleaved table; TrOCR is BART's learned table unless
+ * use_learned_position_embeddings is false. */
+START_TEST(a_switch_picks_learned_or_sinusoidal)
+{
+    parse_ok("{\"model_type\": \"xlm\", \"emb_dim\": 2048, \"n_heads\": 16, \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 512);
+    parse_ok("{\"model_type\": \"xlm\", \"emb_dim\": 2048, \"n_heads\": 16, \"max_position_embeddings\": 512,"
+             " \"sinusoidal_embeddings\": true}");
+    ck_assert_int_eq(model.kind, PECERT_PE_SINUSOIDAL);
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_INTERLEAVED);
+    parse_ok("{\"model_type\": \"distilbert\", \"dim\": 768, \"n_heads\": 12, \"max_position_embeddings\": 512,"
+             " \"sinusoidal_pos_embds\": true}");
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_INTERLEAVED);
+    ck_assert_int_eq(model.sinusoidal_dim, 768);
+    parse_ok("{\"model_type\": \"distilbert\", \"dim\": 768, \"n_heads\": 12, \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    parse_ok("{\"model_type\": \"trocr\", \"d_model\": 1024, \"decoder_attention_heads\": 16,"
+             " \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 514);
+    parse_ok("{\"model_type\": \"trocr\", \"d_model\": 1024, \"decoder_attention_heads\": 16,"
+             " \"max_position_embeddings\": 512, \"use_learned_position_embeddings\": false}");
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
+    ck_assert_int_eq(model.sinusoidal_padding_idx, 1);
+    /* The switch is DistilBERT's alone: BERT does not know the key. */
+    parse_fails_naming("{\"model_type\": \"bert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": 512, \"sinusoidal_pos_embds\": true}",
+                       "sinusoidal_pos_embds");
+}
+END_TEST
+
+START_TEST(refusals_name_the_key)
+{
+    /* XGLM's offset 2 and Speech2Text's 0/1 padding mask are fairseq's
+     * rows only with pad_token_id 1. */
+    parse_fails_naming("{\"model_type\": \"xglm\", \"d_model\": 1024, \"attention_heads\": 16,"
+                       " \"max_position_embeddings\": 2048, \"pad_token_id\": 2}",
+                       "pad_token_id");
+    parse_fails_naming("{\"model_type\": \"speech_to_text\", \"d_model\": 256, \"encoder_attention_heads\": 4,"
+                       " \"max_source_positions\": 6000, \"max_target_positions\": 1024, \"pad_token_id\": 0}",
+                       "pad_token_id");
+    /* Pegasus-X's halves cannot fill an odd width. */
+    parse_fails_naming("{\"model_type\": \"pegasus_x\", \"d_model\": 513, \"encoder_attention_heads\": 1,"
+                       " \"max_position_embeddings\": 512}",
+                       "d_model");
+    parse_fails_naming("{\"model_type\": \"marian\", \"d_model\": 512, \"encoder_attention_heads\": 8}",
+                       "max_position_embeddings");
+    parse_fails_naming(SEQ2SEQ("marian", ", \"sinusoidal_position_base\": 20000"), "sinusoidal_position_base");
+}
+END_TEST
+
+/* certify on the mapped model: the lead finding's id, or "" when it
+ * passed. */
+static int certify_lead(const char *plugin, char *lead, size_t len)
+{
+    char plugin_path[1024];
+    char oracle_path[1024];
+    pecert_run_results res;
+    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
+    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
+    pecert_certify_options opt = {plugin_path, oracle_path, NULL, test_check_timeout(60.0), NULL,
+                                  NULL,        NULL,        0,    PECERT_SANDBOX_ON};
+    int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
+    snprintf(lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "");
+    pecert_run_results_free(&res);
+    return status;
+}
+
+/* ref and fast certify each layout; each porting bug loses the
+ * certificate of the checkpoints it breaks, and only those, named. */
+START_TEST(the_porting_bugs_are_caught_and_named)
+{
+    static const struct {
+        const char *config, *plugin, *lead;
+    } cases[] = {
+        {SEQ2SEQ("marian", ""), "ref", ""},
+        {SEQ2SEQ("marian", ""), "fast", ""},
+        {SEQ2SEQ("m2m_100", ""), "ref", ""},
+        {SEQ2SEQ("m2m_100", ""), "fast", ""},
+        {SEQ2SEQ("pegasus_x", ""), "fast", ""},
+        {SEQ2SEQ("marian", ""), "mutants/sinusoidal_interleaved_for_concat", "sinusoidal_layout"},
+        {SEQ2SEQ("m2m_100", ""), "mutants/sinusoidal_interleaved_for_concat", ""},
+        {SEQ2SEQ("m2m_100", ""), "mutants/sinusoidal_offset_dropped", "sinusoidal_offset"},
+        {SEQ2SEQ("marian", ""), "mutants/sinusoidal_offset_dropped", ""},
+        {SEQ2SEQ("m2m_100", ""), "mutants/sinusoidal_vaswani_frequencies", "sinusoidal_frequencies"},
+        {SEQ2SEQ("pegasus_x", ""), "mutants/sinusoidal_vaswani_frequencies", "sinusoidal_frequencies"},
+        {SEQ2SEQ("marian", ""), "mutants/sinusoidal_vaswani_frequencies", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char lead[64];
+        parse_ok(cases[i].config);
+        int status = certify_lead(cases[i].plugin, lead, sizeof(lead));
+        int want = cases[i].lead[0] == '\0' ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+        ck_assert_msg(status == want && strcmp(lead, cases[i].lead) == 0,
+                      "%s on %s: exit %d, lead '%s' (want %d, '%s')", cases[i].plugin, model.model_type, status, lead,
+                      want, cases[i].lead);
+    }
+}
+END_TEST
+
+Suite *make_certify_sinusoidal_suite(void)
+{
+    return test_suite_of("certify_sinusoidal",
+                         TEST_TCASE("mapping", 0, each_model_type_reads_its_own_table,
+                                    a_switch_picks_learned_or_sinusoidal, refusals_name_the_key),
+                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named), NULL);
+}
