@@ -143,7 +143,12 @@ START_TEST(vit_family_is_its_own_tower)
         ck_assert(v->grid_thw[0][1] == cases[i].side && v->grid_thw[0][2] == cases[i].side);
         ck_assert_int_eq(model.n_warnings, 0);
     }
-    parse_fails_naming("{\"model_type\": \"vit\", \"image_size\": 225" HEADS "}", "patch_size");
+    /* The patch convolution floors (ViTPatchEmbeddings: num_patches =
+     * (image_size // patch_size)^2): 225 px are 14 patches of 16. */
+    parse_ok("{\"model_type\": \"vit\", \"image_size\": 225" HEADS "}");
+    ck_assert_int_eq(model.vision.table_side, 14);
+    ck_assert_int_eq(model.learned_rows, 14 * 14 + 1);
+    parse_fails_naming("{\"model_type\": \"vit\", \"image_size\": 8" HEADS "}", "patch_size");
     parse_fails_naming("{\"model_type\": \"dinov2\", \"patch_size\": 0" HEADS "}", "patch_size");
 }
 END_TEST

@@ -120,12 +120,57 @@ START_TEST(wrapper_refusals_name_the_key)
     parse_fails_naming("{\"model_type\": \"aria\", \"text_config\": {" TEXT_FIELDS "}}", "text_config.model_type");
     parse_ok("{\"model_type\": \"aria\", \"text_config\": {\"model_type\": \"aria_text\", " TEXT_FIELDS "}}");
     ck_assert_ptr_nonnull(strstr(model.vision_note, "Idefics3VisionConfig"));
-    /* A text model that is not a llama-like rule's. */
-    parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"gpt2\"}}", "model_type");
+    /* A text model no rule of pecert maps (Mamba has no positions). */
+    parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"mamba\"}}", "model_type");
     parse_fails_naming("{\"model_type\": \"internvl\", \"text_config\": {\"model_type\": \"qwen2_vl\"}}", "model_type");
     /* The text model's own refusals, named under text_config. */
     parse_fails_naming("{\"model_type\": \"smolvlm\", \"text_config\": {" TEXT_FIELDS ", \"rope_theta\": -1}}",
                        "text_config.rope_theta");
+}
+END_TEST
+
+/* Dual encoders: the text model's own table, read from text_config by its
+ * rule (CLIP's plain rows, AltCLIP's RoBERTa rows, Kosmos-2's fairseq
+ * sinusoid), and a vision tower whose table is ViT's resized in the
+ * @vision pass (CLIP's class row kept, SigLIP's none), or named. */
+START_TEST(a_dual_encoder_certifies_its_text_table_and_its_tower)
+{
+    parse_ok("{\"model_type\": \"clip\", \"text_config\": {\"hidden_size\": 512, \"num_attention_heads\": 8,"
+             " \"max_position_embeddings\": 77}, \"vision_config\": {\"image_size\": 336, \"patch_size\": 14}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 77);
+    ck_assert_str_eq(model.vision.tower, "clip_vision_model");
+    ck_assert_int_eq(model.vision.table_side, 24);
+    ck_assert_int_eq(model.vision.table_prefix, 1);
+    ck_assert_int_eq(model.vision.hidden_size, 768); /* CLIPVisionConfig's default */
+    parse_ok("{\"model_type\": \"siglip\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 64}}");
+    ck_assert_int_eq(model.vision.table_side, 14);
+    ck_assert_int_eq(model.vision.table_prefix, 0);
+    parse_ok("{\"model_type\": \"altclip\", \"text_config\": {\"hidden_size\": 1024, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 514}}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    parse_ok("{\"model_type\": \"kosmos-2\", \"text_config\": {\"embed_dim\": 2048, \"attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_SINUSOIDAL);
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
+    ck_assert_int_eq(model.vision.table_side, 16); /* 224 / 14 */
+    /* GroupViT never passes interpolate_pos_encoding: its tower is named. */
+    parse_ok("{\"model_type\": \"groupvit\", \"text_config\": {\"hidden_size\": 256, \"num_attention_heads\": 4,"
+             " \"max_position_embeddings\": 77}}");
+    ck_assert_str_eq(model.vision.tower, "");
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "GroupViTVisionConfig"));
+    /* CLIPConfig builds CLIPVisionConfig whatever vision_config says. */
+    parse_fails_naming(
+        "{\"model_type\": \"clip\", \"text_config\": {\"hidden_size\": 512, \"num_attention_heads\": 8,"
+        " \"max_position_embeddings\": 77}, \"vision_config\": {\"model_type\": \"siglip_vision_model\"}}",
+        "vision_config.model_type");
+    /* The towers as checkpoints of their own. */
+    parse_ok("{\"model_type\": \"siglip_vision_model\", \"hidden_size\": 1152, \"num_attention_heads\": 16,"
+             " \"image_size\": 384, \"patch_size\": 14}");
+    ck_assert_int_eq(model.learned_rows, 27 * 27);
+    ck_assert_int_eq(model.vision.table_prefix, 0);
 }
 END_TEST
 
@@ -171,6 +216,7 @@ Suite *make_certify_wrappers_suite(void)
     return test_suite_of("certify_wrappers",
                          TEST_TCASE("mapping", 0, the_text_model_is_read_by_its_own_rule,
                                     a_wrappers_own_text_defaults_apply, mistral3s_pixtral_tower_is_certified,
-                                    paligemmas_one_based_positions_are_warned, wrapper_refusals_name_the_key),
+                                    paligemmas_one_based_positions_are_warned, wrapper_refusals_name_the_key,
+                                    a_dual_encoder_certifies_its_text_table_and_its_tower),
                          TEST_TCASE("run", 300, the_verdict_names_what_pecert_does_not_certify), NULL);
 }

@@ -220,6 +220,23 @@ static const model_rule model_rules[] = {
     {"flaubert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"distilbert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"trocr", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"siglip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"chinese_clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"metaclip_2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"altclip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"owlvit_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"owlv2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"groupvit_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"blip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"xclip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bridgetower_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"kosmos_2_text_model", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"clip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"chinese_clip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"siglip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vit_msn", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ijepa", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -250,20 +267,21 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
     if (map == cfg_map_sinusoidal) {
         return cfg_sinusoidal_words(model_type);
     }
-    return map == cfg_map_llama_like    ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
-           : map == cfg_map_llama4_text ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
-           : map == cfg_map_gpt_neox    ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
-           : map == cfg_map_gptj        ? "RoPE: rotary_dim"
-           : map == cfg_map_hunyuan     ? "RoPE: rope_theta, head_dim (required), rope_scaling; dynamic with alpha is a "
-                                      "fixed base rope_theta * alpha^(d/(d-2))"
-           : map == cfg_map_falcon      ? "RoPE: rope_theta, rope_scaling, num_kv_heads / multi_query; ALiBi scaled "
-                                      "by 1/sqrt(head_dim) when alibi is true"
-           : map == cfg_map_bloom       ? "ALiBi: n_head"
-           : map == cfg_map_mpt         ? "ALiBi: attn_config.alibi, alibi_bias_max"
-           : map == cfg_map_t5          ? "T5 buckets: relative_attention_num_buckets, max_distance"
-           : map == cfg_map_vit         ? "learned: the patch grid's table after its class row (deit: and its "
-                                      "distillation row); resized to other images in the @vision pass"
-                                    : "learned: max_position_embeddings / n_positions";
+    return map == cfg_map_llama_like ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
+           : map == cfg_map_llama4_text
+               ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
+           : map == cfg_map_gpt_neox ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
+           : map == cfg_map_gptj     ? "RoPE: rotary_dim"
+           : map == cfg_map_hunyuan  ? "RoPE: rope_theta, head_dim (required), rope_scaling; dynamic with alpha is a "
+                                       "fixed base rope_theta * alpha^(d/(d-2))"
+           : map == cfg_map_falcon   ? "RoPE: rope_theta, rope_scaling, num_kv_heads / multi_query; ALiBi scaled "
+                                       "by 1/sqrt(head_dim) when alibi is true"
+           : map == cfg_map_bloom    ? "ALiBi: n_head"
+           : map == cfg_map_mpt      ? "ALiBi: attn_config.alibi, alibi_bias_max"
+           : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
+           : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "
+                                       "below say which); resized to other images in the @vision pass"
+                                     : "learned: max_position_embeddings / n_positions";
 }
 
 const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads)
@@ -379,10 +397,12 @@ static int map_document(map_ctx *c)
             cfg_wrapper_fill_text(c, wrapper) != 0) {
             return -1;
         }
-        if (inner_rule == NULL || inner_rule->map != cfg_map_llama_like || cfg_is_qwen_vl(rule_type)) {
+        if (inner_rule == NULL || cfg_is_qwen_vl(rule_type) ||
+            (inner_rule->map != cfg_map_llama_like && inner_rule->map != cfg_map_learned_text &&
+             inner_rule->map != cfg_map_sinusoidal)) {
             return cfg_fail(c, "model_type",
                             "'%s' under %s has no mapping in pecert (its text models: the "
-                            "llama-like ones of --list-model-types)",
+                            "llama-like, learned and sinusoidal ones of --list-model-types)",
                             rule_type, mt->valuestring);
         }
         snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);

@@ -368,6 +368,16 @@ static const learned_rule learned_rules[] = {
     {"distilbert", "dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, "sinusoidal_pos_embds"},
     {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0,
      "use_learned_position_embeddings"},
+    /* The text models of dual encoders (certify_wrappers.c): CLIPTextEmbeddings
+     * and its copies read position_ids[:, :seq_length] (MetaCLIP 2, X-CLIP,
+     * OWL-ViT, OWLv2, GroupViT), SiglipTextEmbeddings likewise;
+     * ChineseCLIP's, BLIP's and FLAVA's are BERT's; AltCLIP's
+     * AltRobertaEmbeddings and BridgeTower's are RoBERTa's
+     * (create_position_ids_from_input_ids from pad_token_id). */
+    BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
+    BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
+    BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
+    ROBERTA_SHAPED("altclip_text_model"), ROBERTA_SHAPED("bridgetower_text_model"),
 };
 
 static const learned_rule *find_learned_rule(const char *model_type)
@@ -453,8 +463,10 @@ int cfg_map_vit(map_ctx *c)
         cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
         return -1;
     }
-    if (image % patch != 0) {
-        return cfg_fail(c, "patch_size", "%d does not divide image_size %d", patch, image);
+    /* The patch convolution floors: image_size // patch_size patches a side
+     * (SigLIP so400m's 384 // 14 = 27), as the table's num_patches does. */
+    if (image < patch) {
+        return cfg_fail(c, "patch_size", "%d is larger than image_size %d: no patch fits", patch, image);
     }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = (int64_t)(image / patch) * (image / patch) + prefix;

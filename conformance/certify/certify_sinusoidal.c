@@ -103,6 +103,8 @@ static const sinusoidal_rule rules[] = {
      "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)"},
     {"pegasus_x", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_T2T,
      PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p"},
+    {"kosmos_2_text_model", "embed_dim", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)"},
     {"xlm", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
      "sinusoidal_embeddings", 1, XLM_WORDS},
     {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,

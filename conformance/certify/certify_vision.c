@@ -81,6 +81,10 @@ typedef struct vision_rule {
     int32_t table_only;
     int32_t table_prefix;
     int32_t table_antialias;
+    /* A table-only tower in a composite's vision_config (CLIPConfig's
+     * CLIPVisionConfig), beside a text model certify_wrappers.c reads; 0:
+     * the checkpoint is the tower (ViTConfig). */
+    int32_t in_vision_config;
     const char *const *positional; /* positional keys it knows               */
     /* A wrapper whose vision_config may name another tower (LLaVA's CLIP,
      * Mistral 3's other): that one is noted as not certified, not refused;
@@ -94,6 +98,13 @@ typedef struct vision_rule {
 static const char *const no_positional[] = {NULL};
 static const char *const theta_only[] = {"rope_theta", NULL};
 static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
+
+/* A tower whose only position code is a learned table resized as ViT's. */
+#define TABLE_TOWER(mt, tower_type, cls, image, patch, hidden, heads, prefix, nested, words)                      \
+    {.model_type = mt, .tower = tower_type, .config_class = cls, .hidden_key = "hidden_size",                   \
+     .hidden_default = hidden, .heads_key = "num_attention_heads", .heads_default = heads, .patch_default = patch, \
+     .image_default = image, .table_only = 1, .table_prefix = prefix, .in_vision_config = nested,               \
+     .positional = no_positional, .reads = words}
 
 static const vision_rule vision_rules[] = {
     {.model_type = "qwen2_vl", .tower = "qwen2_vl", .config_class = "Qwen2VLVisionConfig",
@@ -153,6 +164,40 @@ static const vision_rule vision_rules[] = {
      .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 16, .image_default = 224,
      .table_only = 1, .table_prefix = 1, .table_antialias = 1, .positional = no_positional,
      .reads = "the model itself: as dinov2, patch 16, antialias (Dinov2WithRegistersEmbeddings)"},
+    /* Towers of the CLIP and SigLIP families, each its own checkpoint or a
+     * composite's vision_config (certify_wrappers.c reads the text model):
+     * CLIPVisionEmbeddings keeps its table as nn.Embedding with a class
+     * embedding, SiglipVisionEmbeddings (and IJepaEmbeddings) without a
+     * class row; the resize is ViT's (interpolate_pos_encoding=True: the
+     * same bicubic, half-pixel size form and the same early return). */
+    TABLE_TOWER("clip_vision_model", "clip_vision_model", "CLIPVisionConfig", 224, 32, 768, 12, 1, 0,
+                "the model itself: image_size / patch_size (224 / 32), hidden_size; CLIPVisionEmbeddings."
+                "interpolate_pos_encoding: as vit, class row kept"),
+    TABLE_TOWER("chinese_clip_vision_model", "chinese_clip_vision_model", "ChineseCLIPVisionConfig", 224, 32, 768,
+                12, 1, 0, "the model itself: as clip_vision_model (ChineseCLIPVisionEmbeddings, a copy)"),
+    TABLE_TOWER("siglip_vision_model", "siglip_vision_model", "SiglipVisionConfig", 224, 16, 768, 12, 0, 0,
+                "the model itself: image_size / patch_size (224 / 16), hidden_size; SiglipVisionEmbeddings."
+                "interpolate_pos_encoding: as vit, no class row"),
+    TABLE_TOWER("vit_msn", "vit_msn", "ViTMSNConfig", 224, 16, 768, 12, 1, 0,
+                "the model itself: as vit (ViTMSNEmbeddings, a copy)"),
+    TABLE_TOWER("ijepa", "ijepa", "IJepaConfig", 224, 16, 768, 12, 0, 0,
+                "the model itself: as vit, no class row (IJepaEmbeddings)"),
+    TABLE_TOWER("clip", "clip_vision_model", "CLIPVisionConfig", 224, 32, 768, 12, 1, 1,
+                "vision_config (CLIPVisionConfig, fixed by CLIPConfig): as clip_vision_model"),
+    TABLE_TOWER("metaclip_2", "metaclip_2_vision_model", "MetaClip2VisionConfig", 224, 32, 768, 12, 1, 1,
+                "vision_config (MetaClip2VisionConfig): as clip_vision_model (MetaClip2VisionEmbeddings, a copy)"),
+    TABLE_TOWER("chinese_clip", "chinese_clip_vision_model", "ChineseCLIPVisionConfig", 224, 32, 768, 12, 1, 1,
+                "vision_config (ChineseCLIPVisionConfig): as clip_vision_model"),
+    TABLE_TOWER("altclip", "altclip_vision_model", "AltCLIPVisionConfig", 224, 32, 768, 12, 1, 1,
+                "vision_config (AltCLIPVisionConfig): as clip_vision_model (AltCLIPVisionEmbeddings, a copy)"),
+    TABLE_TOWER("owlvit", "owlvit_vision_model", "OwlViTVisionConfig", 768, 32, 768, 12, 1, 1,
+                "vision_config (OwlViTVisionConfig, 768 / 32): as clip_vision_model (OwlViTVisionEmbeddings)"),
+    TABLE_TOWER("owlv2", "owlv2_vision_model", "Owlv2VisionConfig", 768, 16, 768, 12, 1, 1,
+                "vision_config (Owlv2VisionConfig, 768 / 16): as clip_vision_model (Owlv2VisionEmbeddings)"),
+    TABLE_TOWER("siglip", "siglip_vision_model", "SiglipVisionConfig", 224, 16, 768, 12, 0, 1,
+                "vision_config (SiglipVisionConfig, fixed by SiglipConfig): as siglip_vision_model"),
+    TABLE_TOWER("kosmos-2", "kosmos_2_vision_model", "Kosmos2VisionConfig", 224, 14, 1024, 16, 1, 1,
+                "vision_config (Kosmos2VisionConfig, 224 / 14): as clip_vision_model (Kosmos2VisionEmbeddings)"),
 };
 #define N_VISION_RULES (sizeof(vision_rules) / sizeof(vision_rules[0]))
 
@@ -179,7 +224,7 @@ static const vision_rule *find_rule(const char *model_type)
 int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix)
 {
     const vision_rule *rule = find_rule(model_type);
-    if (rule == NULL || !rule->table_only) {
+    if (rule == NULL || !rule->table_only || rule->in_vision_config) {
         return -1;
     }
     *image = rule->image_default;
@@ -335,8 +380,8 @@ static int check_tower_type(map_ctx *c, const cJSON *vc, const vision_rule *rule
 {
     const cJSON *raw = cJSON_GetObjectItemCaseSensitive(vc, "model_type");
     const cJSON *mt = cfg_get(vc, "model_type");
-    *is_tower = rule->table_only; /* the checkpoint is the tower */
-    if (rule->table_only) {
+    *is_tower = rule->table_only && !rule->in_vision_config; /* the checkpoint is the tower */
+    if (*is_tower) {
         return 0;
     }
     if (rule->other_towers && cJSON_IsNull(raw)) {
@@ -487,10 +532,7 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
         v->table_align_corners = 1;
         v->table_merge = v->spatial_merge_size;
     } else if (rule->table_only) {
-        if (v->image_size % v->patch_size != 0) {
-            return cfg_fail(c, "patch_size", "%d does not divide image_size %d", v->patch_size, v->image_size);
-        }
-        v->table_side = v->image_size / v->patch_size;
+        v->table_side = v->image_size / v->patch_size; /* floored, as the patch convolution and num_patches */
         v->table_prefix = rule->table_prefix;
         v->table_mode = PECERT_POSINTERP_BICUBIC;
         v->table_antialias = rule->table_antialias;
@@ -513,7 +555,8 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     }
     /* Absent: the config class's defaults (the reads see no key). The ViT
      * family's fields are the config's own. */
-    const cJSON *vc = rule->table_only ? c->doc : cfg_get(c->doc, "vision_config");
+    const int own_fields = rule->table_only && !rule->in_vision_config;
+    const cJSON *vc = own_fields ? c->doc : cfg_get(c->doc, "vision_config");
     const cJSON *saved_root = c->root;
     const char *saved_prefix = c->key_prefix;
     c->root = c->doc;
@@ -522,7 +565,7 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     int rc = vc != NULL && !cJSON_IsObject(vc) ? cfg_fail(c, "vision_config", "expected an object (the vision "
                                                                              "tower's fields)")
                                                : 0;
-    c->key_prefix = rule->table_only ? "" : "vision_config.";
+    c->key_prefix = own_fields ? "" : "vision_config.";
     rc = rc == 0 ? check_tower_type(c, vc, rule, &is_tower) : rc;
     if (rc == 0 && is_tower) {
         rc = map_tower(c, vc, rule);

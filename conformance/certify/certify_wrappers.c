@@ -86,6 +86,32 @@ static const wrapper_rule wrappers[] = {
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},
+    /* Dual encoders and their kin: the config class builds a fixed text
+     * class from text_config (CLIPConfig: CLIPTextConfig(**text_config)),
+     * whose learned table (or Kosmos-2's fairseq sinusoid) is the text
+     * model's positions; the vision tower's table is certified where it is
+     * ViT's (certify_vision.c), else named. */
+    {"clip", "CLIPConfig", "clip_text_model", TEXT_FORCED, "vision_config", "CLIPVisionConfig", 1, NULL, NULL},
+    {"siglip", "SiglipConfig", "siglip_text_model", TEXT_FORCED, "vision_config", "SiglipVisionConfig", 1, NULL, NULL},
+    {"chinese_clip", "ChineseCLIPConfig", "chinese_clip_text_model", TEXT_FORCED, "vision_config",
+     "ChineseCLIPVisionConfig", 1, NULL, NULL},
+    {"metaclip_2", "MetaClip2Config", "metaclip_2_text_model", TEXT_FORCED, "vision_config", "MetaClip2VisionConfig", 1,
+     NULL, NULL},
+    {"altclip", "AltCLIPConfig", "altclip_text_model", TEXT_FORCED, "vision_config", "AltCLIPVisionConfig", 1, NULL,
+     NULL},
+    {"owlvit", "OwlViTConfig", "owlvit_text_model", TEXT_FORCED, "vision_config", "OwlViTVisionConfig", 1, NULL, NULL},
+    {"owlv2", "Owlv2Config", "owlv2_text_model", TEXT_FORCED, "vision_config", "Owlv2VisionConfig", 1, NULL, NULL},
+    {"kosmos-2", "Kosmos2Config", "kosmos_2_text_model", TEXT_FORCED, "vision_config", "Kosmos2VisionConfig", 1, NULL,
+     NULL},
+    /* Towers of their own kind, named: GroupViT's never resizes its table
+     * (the flag is not passed), BLIP's slices it, X-CLIP's is per frame of
+     * a video, BridgeTower's sizes its heads by hidden_size // 64. */
+    {"groupvit", "GroupViTConfig", "groupvit_text_model", TEXT_FORCED, "vision_config", "GroupViTVisionConfig", 1, NULL,
+     NULL},
+    {"blip", "BlipConfig", "blip_text_model", TEXT_FORCED, "vision_config", "BlipVisionConfig", 1, NULL, NULL},
+    {"xclip", "XCLIPConfig", "xclip_text_model", TEXT_FORCED, "vision_config", "XCLIPVisionConfig", 1, NULL, NULL},
+    {"bridgetower", "BridgeTowerConfig", "bridgetower_text_model", TEXT_FORCED, "vision_config",
+     "BridgeTowerVisionConfig", 1, NULL, NULL},
     /* PaliGemmaModel.forward: position_ids = cache_position.unsqueeze(0)
      * + 1 when none are given ("Paligemma positions are 1-indexed"). */
     {"paligemma", "PaliGemmaConfig", "gemma", 0, "vision_config", "siglip_vision_model", 0, NULL,
@@ -156,6 +182,10 @@ int cfg_wrapper_fill_text(map_ctx *c, const wrapper_rule *w)
  * table, a relative bias, an audio encoder): named in the description,
  * never silently passed over. A tower pecert does certify (Pixtral's 2-D
  * RoPE) is certify_vision.c's. */
+/* A vision tower pecert does not certify in this wrapper: not a 2-D RoPE,
+ * and no table the wrapper resizes as ViT's. */
+#define TOWER_NOT_CERTIFIED "a tower without 2-D RoPE, not certified by pecert"
+
 void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
 {
     pecert_certify_model *m = c->m;
@@ -167,15 +197,14 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
     const int audio = strcmp(w->tower_key, "vision_config") != 0;
     m->audio_tower = audio;
     if (w->tower_fixed) {
-        snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s, fixed by %s): %s, not certified by pecert",
-                 w->tower_key, w->tower_default, w->config_class,
-                 audio ? "an audio tower" : "a tower without 2-D RoPE");
+        snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s, fixed by %s): %s", w->tower_key, w->tower_default,
+                 w->config_class, audio ? "an audio tower, not certified by pecert" : TOWER_NOT_CERTIFIED);
         return;
     }
-    snprintf(m->vision_note, sizeof(m->vision_note), "%s.model_type '%.40s'%s%s%s: %s, not certified by pecert",
-             w->tower_key, cJSON_IsString(mt) ? mt->valuestring : w->tower_default, cJSON_IsString(mt) ? "" : " (",
+    snprintf(m->vision_note, sizeof(m->vision_note), "%s.model_type '%.40s'%s%s%s: %s", w->tower_key,
+             cJSON_IsString(mt) ? mt->valuestring : w->tower_default, cJSON_IsString(mt) ? "" : " (",
              cJSON_IsString(mt) ? "" : w->config_class, cJSON_IsString(mt) ? "" : "'s default)",
-             audio ? "an audio tower" : "a tower without 2-D RoPE");
+             audio ? "an audio tower, not certified by pecert" : TOWER_NOT_CERTIFIED);
 }
 
 void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w)

@@ -21,8 +21,8 @@ code does with positions) is read, and for every model_type its config goes thro
    warning, or not map the model at all.
 2. conformance/profiles/INVENTORY.md is what this script writes from the answers
    (--write writes it); a stale one fails, so the table is generated, never typed.
-3. Every bundled profile's model_type is in the inventory, and every RoPE and sinusoidal
-   mapping is held to the model's own outputs: a bundled profile's vectors, or else
+3. Every bundled profile's model_type is in the inventory, and every RoPE, sinusoidal and
+   ViT-family tower mapping is held to the model's own outputs: a bundled profile's vectors, or else
    vectors/mappings/<model_type>.json, which ref must certify through the mapping.
 4. The check can fail: a planted ignored field and a planted per-layer `if` on the
    llama row must each be reported (self_test). (That a real unknown encoding field is
@@ -287,20 +287,20 @@ def markdown(doc, table, counts):
 
 
 def held_rules(build):
-    """The model types pecert maps to RoPE or to a sinusoidal table (`certify
-    --list-model-types`): a rule of theirs is a formula the model's own class must
-    confirm."""
+    """The model types pecert maps to RoPE, to a sinusoidal table or to a ViT-family
+    tower's resized table (`certify --list-model-types`): a rule of theirs is a formula
+    the model's own class must confirm."""
     p = subprocess.run([os.path.join(build, "pecert"), "certify", "--list-model-types"], capture_output=True,
                        text=True, timeout=60)
     rules = [line.split()[0] for line in p.stdout.splitlines()
-             if line.startswith("  ") and ("RoPE" in line or " sinusoidal: " in line)]
+             if line.startswith("  ") and ("RoPE" in line or " sinusoidal: " in line or "@vision pass" in line)]
     if p.returncode != 0 or not rules:
         raise SystemExit("inventory: `pecert certify --list-model-types` failed or listed no RoPE model type")
     return rules
 
 
 def unproven_mappings(build, scratch, rows, profiles):
-    """Every RoPE and sinusoidal mapping must be held to the model's own outputs: by a bundled profile's
+    """Every RoPE, sinusoidal and ViT-family tower mapping must be held to the model's own outputs: by a bundled profile's
     vectors, or else by vectors/mappings/<model_type>.json (gen_profiles.py --inventory:
     the default config's outputs), which ref must certify through the mapping. Returns
     (failures, number held by mapping vectors)."""
@@ -383,7 +383,7 @@ def main(argv):
                                                                  os.path.relpath(argv[0], ROOT), build))
     for line in failures:
         print("inventory: FAIL %s" % line)
-    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers; %d RoPE and sinusoidal mappings "
+    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers; %d RoPE, sinusoidal and tower mappings "
           "without a profile held to vectors/mappings"
           % ("OK" if not failures else "%d failures" % len(failures), len(table),
              counts["mapped"] + counts["partial"], counts["partial"], counts["refused"], counts["wrapper"], held))

@@ -151,7 +151,8 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
 # The module a model_type's classes live in, where it is not the model_type.
-MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3"}
+MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3",
+             **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
 # The model is built once (with a few layers and tiny widths; head_dim and every
@@ -626,7 +627,9 @@ def build_learned(ref, vf, profile):
             ids = torch.arange(cfg.n_positions)
         else:
             module = getattr(mdl, VIT_EMBEDDINGS[mt][1])(cfg)
-            weight, where = module.position_embeddings[0], VIT_EMBEDDINGS[mt][1] + ".position_embeddings"
+            weight = profile_vision.table_of(module)
+            where = VIT_EMBEDDINGS[mt][1] + (".position_embeddings" if hasattr(module, "position_embeddings")
+                                             else ".position_embedding")
             ids = torch.arange(weight.shape[0])
         table = periodic_table(f"{vf.name}/table", tuple(weight.shape))
         weight = torch.from_numpy(table)
@@ -652,18 +655,27 @@ SINUSOIDAL_MODELS = {
     "speech_to_text": ("fairseq", ("max_source_positions", "max_target_positions"), "zero_row"),
     "xglm": ("fairseq", ("max_position_embeddings",), "takes_position"),
     "pegasus_x": ("t2t", ("max_position_embeddings",), None),
+    "kosmos_2_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
 }
-MODULE_OF.update({"nllb-moe": "nllb_moe"})
+MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2"})
 # Rows recorded at each end of the trained length (the model's whole table would be
 # megabytes: pegasus_x's is 16384 x 1024).
 SINUSOIDAL_END_ROWS = 16
+
+
+def sinusoidal_width(cfg):
+    """The table's width: d_model, CTRL's n_embd, Kosmos-2's embed_dim."""
+    for key in ("d_model", "n_embd", "embed_dim"):
+        if hasattr(cfg, key):
+            return getattr(cfg, key)
+    raise KeyError("no width key in %s" % type(cfg).__name__)
 
 
 def sinusoidal_module(mdl, mt, cfg, pad):
     """The position module as the model's encoder (decoder for XGLM) builds it, and its
     call on ids: (reader(ids) -> [len, dim] embedding, the class or function, where)."""
     torch = mdl.torch
-    d = cfg.d_model if hasattr(cfg, "d_model") else cfg.n_embd
+    d = sinusoidal_width(cfg)
     if mt in ("marian", "pegasus"):
         cls = getattr(mdl, ("Marian" if mt == "marian" else "Pegasus") + "SinusoidalPositionalEmbedding")
         module = cls(cfg.max_position_embeddings, d, pad)
@@ -672,8 +684,9 @@ def sinusoidal_module(mdl, mt, cfg, pad):
     if mt == "ctrl":
         table = mdl.positional_encoding(cfg.n_positions, d, torch.float)  # CTRLModel.__init__
         return lambda ids: table[torch.arange(ids.shape[1])], mdl.positional_encoding, "positional_encoding"
-    if mt in ("m2m_100", "nllb-moe", "speech_to_text"):
-        name = {"m2m_100": "M2M100", "nllb-moe": "NllbMoe", "speech_to_text": "Speech2Text"}[mt]
+    if mt in ("m2m_100", "nllb-moe", "speech_to_text", "kosmos_2_text_model"):
+        name = {"m2m_100": "M2M100", "nllb-moe": "NllbMoe", "speech_to_text": "Speech2Text",
+                "kosmos_2_text_model": "Kosmos2Text"}[mt]
         cls = getattr(mdl, name + "SinusoidalPositionalEmbedding")
         rows = cfg.max_source_positions if mt == "speech_to_text" else cfg.max_position_embeddings
         module = cls(rows, d, pad)
@@ -707,12 +720,12 @@ def build_sinusoidal(ref, vf, profile):
     mdl.torch = torch
     cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
-                "marian": "MarianConfig", "pegasus": "PegasusConfig"}[mt]
+                "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig"}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     pad = cfg.pad_token_id
     trained = max(getattr(cfg, k) for k in keys)
     read, owner, where = sinusoidal_module(mdl, mt, cfg, pad)
-    config = {"variant": variant, "dim": cfg.d_model if hasattr(cfg, "d_model") else cfg.n_embd, "base": 10000}
+    config = {"variant": variant, "dim": sinusoidal_width(cfg), "base": 10000}
     if variant == "fairseq":
         config["padding_idx"] = pad
     token = pad + 1 if pad is not None else 1  # any id that is not padding

@@ -69,7 +69,29 @@ TABLE_TOWERS = {
     "dinov2": ("Dinov2Config", "dinov2", "Dinov2Embeddings"),
     "dinov2_with_registers": ("Dinov2WithRegistersConfig", "dinov2_with_registers",
                               "Dinov2WithRegistersEmbeddings"),
+    "clip_vision_model": ("CLIPVisionConfig", "clip", "CLIPVisionEmbeddings"),
+    "chinese_clip_vision_model": ("ChineseCLIPVisionConfig", "chinese_clip", "ChineseCLIPVisionEmbeddings"),
+    "siglip_vision_model": ("SiglipVisionConfig", "siglip", "SiglipVisionEmbeddings"),
+    "vit_msn": ("ViTMSNConfig", "vit_msn", "ViTMSNEmbeddings"),
+    "ijepa": ("IJepaConfig", "ijepa", "IJepaEmbeddings"),
 }
+
+
+def table_of(module):
+    """The tower's position table as [rows, width]: ViT's nn.Parameter [1, rows, width]
+    (position_embeddings), or CLIP's and SigLIP's nn.Embedding (position_embedding)."""
+    if hasattr(module, "position_embeddings"):
+        return module.position_embeddings[0]
+    return module.position_embedding.weight
+
+
+def set_table(module, torch, table):
+    """Replaces the tower's table by table ([rows, width]), in the form the class keeps it."""
+    if hasattr(module, "position_embeddings"):
+        module.position_embeddings = torch.nn.Parameter(torch.from_numpy(table)[None])
+    else:
+        module.position_embedding = torch.nn.Embedding(*table.shape)
+        module.position_embedding.weight.data.copy_(torch.from_numpy(table))
 
 NOTES = famgen.notes_table("""
 layers_vision  FUNCTIONALITY  The checkpoint's vision tower: its 2-D RoPE, or its learned position
@@ -264,7 +286,7 @@ def build_table_tower(ref, vf, profile):
     cfg = getattr(_module(mod, "configuration"), cls_name)(**kwargs)
     emb_cls = getattr(_module(mod, "modeling"), emb_name)
     module = emb_cls(cfg)
-    rows = module.position_embeddings.shape[1]
+    rows = table_of(module).shape[0]
     patch = int(cfg.patch_size)
     side = int(cfg.image_size) // patch
     prefix = rows - side * side
@@ -273,13 +295,13 @@ def build_table_tower(ref, vf, profile):
     for h, w in table_grids(side, patch):
         table = gen_posinterp.seeded_table(f"{vf.name} vision table {h}x{w}", rows, TABLE_WIDTH)
         with torch.no_grad():
-            module.position_embeddings = torch.nn.Parameter(torch.from_numpy(table)[None])
+            set_table(module, torch, table)
             out = module.interpolate_pos_encoding(torch.zeros(1, prefix + h * w, TABLE_WIDTH), h * patch, w * patch)
         out = out.reshape(-1, TABLE_WIDTH).numpy()
         antialias = c["model_type"] == "dinov2_with_registers"
         conf = gen_posinterp.config("bicubic", (side, side), (h, w), prefix=prefix, antialias=antialias)
-        gen_posinterp.record(s, vf, f"the model's {side} x {side} position table ({prefix} class "
-                                    f"row{'s' if prefix > 1 else ''} kept) resized to a {h * patch} x {w * patch} "
+        kept = f"{prefix} class row{'s' if prefix > 1 else ''} kept" if prefix else "no class row"
+        gen_posinterp.record(s, vf, f"the model's {side} x {side} position table ({kept}) resized to a {h * patch} x {w * patch} "
                                     f"image: {h} x {w} patches ({TABLE_WIDTH} of its channels)",
                              ["profile", "layers_vision"], source, table, conf, out, exact=True)
 
