@@ -709,6 +709,9 @@ static void diagnose_sinusoidal(pecert_run_results *run)
         {PECERT_SYMPTOM_SINUSOIDAL_FREQUENCIES, "sinusoidal_frequencies",
          "sinusoidal frequencies of the other formula: base^(-2i/d) where the checkpoint's table (tensor2tensor, "
          "fairseq, Whisper) divides by d/2 - 1, or the reverse"},
+        {PECERT_SYMPTOM_SINUSOIDAL_PAPER_TABLE, "sinusoidal_paper_table",
+         "the paper's interleaved sinusoid (sin at 2i, cos at 2i+1, base^(-2i/d)) where the checkpoint's table is "
+         "tensor2tensor's sin | cos halves (Whisper's encoder, fairseq)"},
     };
     static const char *const checks[] = {PECERT_ID_SINUSOIDAL_GOLDEN, PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE};
     for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {

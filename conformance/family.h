@@ -137,6 +137,9 @@ extern const pecert_check pecert_check_sinusoidal_golden;
 #define PECERT_SYMPTOM_SINUSOIDAL_OFFSET      "sinusoidal:offset_dropped"
 #define PECERT_SYMPTOM_SINUSOIDAL_LAYOUT      "sinusoidal:layout"
 #define PECERT_SYMPTOM_SINUSOIDAL_FREQUENCIES "sinusoidal:frequencies"
+/* A tensor2tensor or fairseq table (Whisper's encoder) computed as the
+ * paper's: interleaved, at base^(-2i/d). */
+#define PECERT_SYMPTOM_SINUSOIDAL_PAPER_TABLE "sinusoidal:paper_table"
 /* pecert_sinusoidal_suspect: after a's call gave got outside its bound,
  * the oracle's tables of those porting bugs, each held to got; the one it
  * matches leaves its symptom on r. */

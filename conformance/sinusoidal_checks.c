@@ -63,6 +63,8 @@ static int suspects_of(int32_t variant, sin_suspect *out)
         if (layout != freqs) {
             out[n++] =
                 (sin_suspect){v, 1, layout ? PECERT_SYMPTOM_SINUSOIDAL_LAYOUT : PECERT_SYMPTOM_SINUSOIDAL_FREQUENCIES};
+        } else if (v == PECERT_SINUSOIDAL_INTERLEAVED) { /* both differ: the paper's table for tensor2tensor's */
+            out[n++] = (sin_suspect){v, 1, PECERT_SYMPTOM_SINUSOIDAL_PAPER_TABLE};
         }
     }
     return n;

@@ -288,9 +288,9 @@ static void merge_info(pecert_run_results *out, pecert_run_results *part, const 
 static int certify_passes(pecert_run_results *out, const pecert_certify_model *m,
                           const pecert_certify_options *opt, char *err, size_t err_len)
 {
-    pecert_certify_pass passes[PECERT_CERTIFY_MAX_LAYER_TYPES + 1];
+    pecert_certify_pass passes[PECERT_CERTIFY_MAX_PASSES];
     pecert_certify_model *store = NULL;
-    size_t counts[PECERT_CERTIFY_MAX_LAYER_TYPES + 1] = {0};
+    size_t counts[PECERT_CERTIFY_MAX_PASSES] = {0};
     size_t total = 0;
     int n = pecert_certify_passes(passes, &store, m);
     int status = n < 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
@@ -340,9 +340,9 @@ int pecert_certify_run(pecert_run_results *out, const pecert_certify_model *m,
                        const pecert_certify_options *opt, char *err, size_t err_len)
 {
     size_t n[2] = {0, 0};
-    int status = m->n_layer_types > 0 || m->vision.tower[0] != '\0' ? certify_passes(out, m, opt, err, err_len)
-                                                                     : certify_encoding(out, m, NULL, opt, n, 0, err,
-                                                                                        err_len);
+    int several = m->n_layer_types > 0 || m->vision.tower[0] != '\0' || m->decoder_learned_rows > 0;
+    int status = several ? certify_passes(out, m, opt, err, err_len)
+                         : certify_encoding(out, m, NULL, opt, n, 0, err, err_len);
     if (opt->filter == NULL && status <= PECERT_EXIT_FAIL) {
         /* What pecert does not certify is named in the results, so that
          * every output of the certificate says it was not examined. */

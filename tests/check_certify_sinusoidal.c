@@ -11,7 +11,9 @@
  * recorded (vectors/mappings).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "certify_config.h"
 #include "certify_passes.h"
@@ -26,6 +28,11 @@ static char err[1024];
 #define SEQ2SEQ(mt, extra)                                                                                             \
     "{\"model_type\": \"" mt "\", \"d_model\": 512, \"encoder_attention_heads\": 8,"                                   \
     " \"max_position_embeddings\": 512" extra "}"
+
+/* whisper-tiny's shape. */
+#define WHISPER                                                                                         \
+    "{\"model_type\": \"whisper\", \"d_model\": 384, \"encoder_attention_heads\": 6,"                 \
+    " \"max_source_positions\": 1500, \"max_target_positions\": 448}"
 
 START_TEST(each_model_type_reads_its_own_table)
 {
@@ -56,6 +63,13 @@ START_TEST(each_model_type_reads_its_own_table)
     ck_assert_int_eq(model.sinusoidal_dim, 1280);
     parse_ok(SEQ2SEQ("pegasus_x", ""));
     ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_T2T);
+    /* Whisper: the encoder's tensor2tensor sinusoids, all 1500 rows, and
+     * the decoder's learned table (the @decoder pass). */
+    parse_ok(WHISPER);
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_T2T);
+    ck_assert_int_eq(model.sinusoidal_positions, 1500);
+    ck_assert_int_eq(model.decoder_learned_rows, 448);
+    ck_assert_int_eq(model.decoder_learned_dim, 384);
 }
 END_TEST
 
@@ -109,6 +123,14 @@ START_TEST(refusals_name_the_key)
     parse_fails_naming("{\"model_type\": \"marian\", \"d_model\": 512, \"encoder_attention_heads\": 8}",
                        "max_position_embeddings");
     parse_fails_naming(SEQ2SEQ("marian", ", \"sinusoidal_position_base\": 20000"), "sinusoidal_position_base");
+    /* Whisper's sinusoids() raises for an odd width; its decoder's table
+     * has a size. */
+    parse_fails_naming("{\"model_type\": \"whisper\", \"d_model\": 385, \"encoder_attention_heads\": 5,"
+                       " \"max_source_positions\": 1500, \"max_target_positions\": 448}",
+                       "d_model");
+    parse_fails_naming("{\"model_type\": \"whisper\", \"d_model\": 384, \"encoder_attention_heads\": 6,"
+                       " \"max_source_positions\": 1500}",
+                       "max_target_positions");
 }
 END_TEST
 
@@ -148,6 +170,9 @@ START_TEST(the_porting_bugs_are_caught_and_named)
         {SEQ2SEQ("m2m_100", ""), "mutants/sinusoidal_vaswani_frequencies", "sinusoidal_frequencies"},
         {SEQ2SEQ("pegasus_x", ""), "mutants/sinusoidal_vaswani_frequencies", "sinusoidal_frequencies"},
         {SEQ2SEQ("marian", ""), "mutants/sinusoidal_vaswani_frequencies", ""},
+        {WHISPER, "ref", ""},
+        {WHISPER, "fast", ""},
+        {WHISPER, "mutants/sinusoidal_paper_table_for_t2t", "sinusoidal_paper_table"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char lead[64];
@@ -161,10 +186,30 @@ START_TEST(the_porting_bugs_are_caught_and_named)
 }
 END_TEST
 
+/* Whisper's decoder table is a pass of its own, named in the coverage. */
+START_TEST(whispers_decoder_table_is_its_own_pass)
+{
+    static char out[1 << 16];
+    char dir[] = "/tmp/pecert-whisper-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char config[64];
+    snprintf(config, sizeof(config), "%s/config.json", dir);
+    test_write_text(config, WHISPER);
+    int status = test_pecert(out, sizeof(out), "certify --config %s --impl fast", config);
+    ck_assert_msg(status == 0 && strstr(out, "PASS    certify.learned.reference@decoder") != NULL &&
+                      strstr(out, "coverage: certified: the checkpoint's encoding, decoder table") != NULL,
+                  "exit %d: %s", status, out);
+    unlink(config);
+    rmdir(dir);
+}
+END_TEST
+
 Suite *make_certify_sinusoidal_suite(void)
 {
     return test_suite_of("certify_sinusoidal",
                          TEST_TCASE("mapping", 0, each_model_type_reads_its_own_table,
                                     a_switch_picks_learned_or_sinusoidal, refusals_name_the_key),
-                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named), NULL);
+                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named,
+                                    whispers_decoder_table_is_its_own_pass),
+                         NULL);
 }

@@ -41,6 +41,8 @@ static const struct {
     {"T5 buckets", {PECERT_ID_T5_BUCKET_GOLDEN, PECERT_ID_T5_BUCKET_MONOTONE, PECERT_ID_T5_BUCKET_SATURATION}},
     {"learned table", {PECERT_ID_LEARNED_GOLDEN, PECERT_ID_LEARNED_OUT_OF_RANGE}},
     {"sinusoidal table", {PECERT_ID_SINUSOIDAL_GOLDEN}},
+    /* Every check of the @decoder pass is the decoder's table's. */
+    {"decoder table", {NULL}},
     /* Every check of the @vision pass is the tower's (pecert_check_concern);
      * these are its own. */
     {"vision tower",
@@ -52,6 +54,7 @@ static const struct {
 };
 #define N_TABLE (sizeof(concern_table) / sizeof(concern_table[0]))
 #define VISION_TOWER "vision tower"
+#define DECODER_TABLE "decoder table"
 #define OTHER "other checks"
 
 static const char *const class_names[PECERT_CERT_CLASS_COUNT] = {"CERTIFIED", "NOT CERTIFIED", "NOT APPLICABLE"};
@@ -76,6 +79,9 @@ const char *pecert_check_concern(const char *id)
      * never the plugin's vision tower. */
     if (at != NULL && strcmp(at + 1, "vision") == 0 && strncmp(id, "certify.mapping@", 16) != 0) {
         return VISION_TOWER;
+    }
+    if (at != NULL && strcmp(at + 1, "decoder") == 0 && strncmp(id, "certify.mapping@", 16) != 0) {
+        return DECODER_TABLE;
     }
     for (size_t i = 0; i < N_TABLE; i++) {
         for (size_t k = 0; k < MAX_CONCERN_CHECKS && concern_table[i].checks[k] != NULL; k++) {
@@ -178,12 +184,13 @@ static size_t table_rank(const char *name)
 }
 
 /* "sliding layers" for "rope.apply.golden@sliding"; "" without a layer
- * type (no "@", the vision tower's, the mapping's). */
+ * type (no "@", the vision tower's, the decoder table's, the mapping's). */
 static void layer_concern(char *out, size_t len, const char *id)
 {
     const char *at = strchr(id, '@');
     out[0] = '\0';
-    if (at != NULL && strcmp(at + 1, "vision") != 0 && strncmp(id, "certify.mapping@", 16) != 0) {
+    if (at != NULL && strcmp(at + 1, "vision") != 0 && strcmp(at + 1, "decoder") != 0 &&
+        strncmp(id, "certify.mapping@", 16) != 0) {
         snprintf(out, len, "%s layers", at + 1);
     }
 }

@@ -138,14 +138,18 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
     }
 }
 
-/* A learned table's shape is the mapping's claim: rows x width. */
+/* A learned table's shape is the mapping's claim: rows x width (the
+ * model's own table, or its decoder's beside a sinusoid: Whisper's). */
 static void compare_table(pecert_check_result *r, const char *where, const pecert_vtest *t,
                           const pecert_certify_model *m)
 {
     const pecert_vtensor *tab = pecert_vtest_input(t, "table");
+    int own = m->kind == PECERT_PE_LEARNED;
     if (strcmp(t->op, "learned.lookup") == 0 && tab != NULL && tab->ndim == 2) {
-        compare_field(r, where, "learned table rows", (double)m->learned_rows, (double)tab->shape[0]);
-        compare_field(r, where, "learned table width", m->learned_dim, (double)tab->shape[1]);
+        compare_field(r, where, own ? "learned table rows" : "decoder table rows",
+                      (double)(own ? m->learned_rows : m->decoder_learned_rows), (double)tab->shape[0]);
+        compare_field(r, where, own ? "learned table width" : "decoder table width",
+                      own ? m->learned_dim : m->decoder_learned_dim, (double)tab->shape[1]);
     }
 }
 
@@ -835,7 +839,7 @@ const pecert_check *pecert_known_check(const char *id)
 
 size_t pecert_known_check_count(void)
 {
-    return (pecert_num_checks + N_CERTIFY_CHECKS) * (PECERT_CERTIFY_MAX_LAYER_TYPES + 1);
+    return (pecert_num_checks + N_CERTIFY_CHECKS) * (PECERT_CERTIFY_MAX_LAYER_TYPES + 2);
 }
 
 static int is_known_check(const char *id)

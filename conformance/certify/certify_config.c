@@ -237,6 +237,7 @@ static const model_rule model_rules[] = {
     {"siglip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit_msn", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"ijepa", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"whisper", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -166,8 +166,14 @@ typedef struct pecert_certify_model {
     int32_t sinusoidal_dim;
     double sinusoidal_base;
     int64_t sinusoidal_positions;
-    int32_t sinusoidal_padding_idx; /* FAIRSEQ's; else -1           */
+    int32_t sinusoidal_padding_idx; /* FAIRSEQ's; else -1 */
     int32_t sinusoidal_padding_row;
+    /* A second table the model reads elsewhere: Whisper's decoder, a
+     * learned table of max_target_positions rows (row p) beside its
+     * encoder's sinusoid; certified as a pass of its own ("ID@decoder").
+     * 0 rows: none. */
+    int64_t decoder_learned_rows;
+    int32_t decoder_learned_dim;
     double short_factor[PECERT_CERTIFY_MAX_FACTORS]; /* LongRoPE storage      */
     double long_factor[PECERT_CERTIFY_MAX_FACTORS];
     /* What transformers v4.57.6 warns about and still computes (its

@@ -203,6 +203,10 @@ static void describe_sinusoidal(text_buf *b, const pecert_certify_model *m)
         put(b, "  %-34s row %d + p, p < %lld (padding takes positions like any token)\n", "sinusoidal positions",
             m->sinusoidal_padding_idx + 1, (long long)m->sinusoidal_positions);
     }
+    if (m->decoder_learned_rows > 0) {
+        put(b, "  %-34s %lld rows x %d, learned, row p (the @decoder pass)\n", "decoder table",
+            (long long)m->decoder_learned_rows, m->decoder_learned_dim);
+    }
 }
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
 {

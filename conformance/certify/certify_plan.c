@@ -170,10 +170,25 @@ static void layer_model(pecert_certify_model *sub, const pecert_certify_model *m
     sub->n_layer_types = 0;
 }
 
+/* The decoder's learned table as a model of its own (Whisper's: row p). */
+static void decoder_model(pecert_certify_model *sub, const pecert_certify_model *m)
+{
+    *sub = *m;
+    pecert_certify_point_factors(sub);
+    sub->kind = PECERT_PE_LEARNED;
+    sub->learned_rows = m->decoder_learned_rows;
+    sub->learned_dim = m->decoder_learned_dim;
+    sub->learned_convention = PECERT_LEARNED_PLAIN;
+    sub->max_position_embeddings = m->decoder_learned_rows;
+    sub->decoder_learned_rows = 0;
+    memset(&sub->vision, 0, sizeof(sub->vision));
+}
+
 int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m)
 {
     int n_text = m->n_layer_types > 0 ? m->n_layer_types : 1;
-    int n = n_text + (m->vision.tower[0] != '\0' ? 1 : 0);
+    int tower = m->vision.tower[0] != '\0';
+    int n = n_text + tower + (m->decoder_learned_rows > 0 ? 1 : 0);
     *store = malloc((size_t)n * sizeof(**store));
     if (*store == NULL) {
         return -1;
@@ -190,11 +205,17 @@ int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, 
             p[t].name = NULL;
         }
     }
-    if (n > n_text) {
+    if (tower) {
         p[n_text].model = &(*store)[n_text];
         pecert_certify_vision_model(p[n_text].model, m);
         p[n_text].name = "vision";
         p[n_text].findings_of = "tower";
+    }
+    if (n > n_text + tower) {
+        p[n - 1].model = &(*store)[n - 1];
+        decoder_model(p[n - 1].model, m);
+        p[n - 1].name = "decoder";
+        p[n - 1].findings_of = "table";
     }
     return n;
 }

@@ -53,18 +53,22 @@ extern const size_t pecert_certify_plan_len;
 int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *m);
 
 /* One pass of a checkpoint certified in several: a layer type, the text
- * model when it has none (name NULL: its ids unsuffixed), or the vision
- * tower ("vision"). */
+ * model when it has none (name NULL: its ids unsuffixed), the vision
+ * tower ("vision"), or the decoder's table ("decoder"). */
 typedef struct pecert_certify_pass {
     pecert_certify_model *model;
     const char *name;
-    const char *findings_of;   /* "layers" or "tower": "full layers: ..." */
+    const char *findings_of;   /* "layers", "tower", "table": "full layers: ..." */
 } pecert_certify_pass;
 
+/* The most passes a checkpoint is certified in: each layer type, the
+ * vision tower, the decoder's table. */
+#define PECERT_CERTIFY_MAX_PASSES (PECERT_CERTIFY_MAX_LAYER_TYPES + 2)
+
 /* pecert_certify_passes: m's passes into p (room for
- * PECERT_CERTIFY_MAX_LAYER_TYPES + 1; the models malloc'ed in *store, the
- * caller frees it): each layer type, or the text model, then the vision
- * tower. Returns the count, -1 without memory. */
+ * PECERT_CERTIFY_MAX_PASSES; the models malloc'ed in *store, the caller
+ * frees it): each layer type, or the text model, then the vision tower,
+ * then the decoder's table. Returns the count, -1 without memory. */
 int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m);
 
 /* pecert_plan_judge_essential: an essential check's result held to the

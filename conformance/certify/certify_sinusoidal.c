@@ -71,7 +71,10 @@ typedef struct sinusoidal_rule {
      * always sinusoidal), and whether true means sinusoidal. */
     const char *switch_key;
     int32_t switch_means_sinusoidal;
-    const char *reads; /* in words, for --list-model-types         */
+    const char *reads;           /* in words, for --list-model-types         */
+    /* The decoder's learned table's rows (Whisper's max_target_positions),
+     * certified in the @decoder pass; NULL: none. */
+    const char *decoder_rows_key;
 } sinusoidal_rule;
 
 #define CONCAT_WORDS "sinusoidal: sin | cos halves at 10000^(-2i/d), row p"
@@ -84,38 +87,49 @@ typedef struct sinusoidal_rule {
 
 static const sinusoidal_rule rules[] = {
     {"marian", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)"},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL},
     {"pegasus", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)"},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL},
     {"ctrl", "n_embd", "n_head", "n_positions", NULL, PECERT_SINUSOIDAL_CONCAT, PAD_NONE, 0, NULL, 0,
-     CONCAT_WORDS " (n_positions rows of n_embd)"},
+     CONCAT_WORDS " (n_positions rows of n_embd)", NULL},
     {"m2m_100", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
     {"nllb-moe", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
     {"fsmt", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
     {"speech_to_text", "d_model", "encoder_attention_heads", "max_source_positions", "max_target_positions",
      PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 1, NULL, 0,
-     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)"},
+     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)", NULL},
     {"xglm", "d_model", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_TAKES_POSITION, 1, NULL, 0,
-     "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)"},
+     "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)", NULL},
     {"pegasus_x", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_T2T,
-     PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p"},
+     PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p", NULL},
+    /* Whisper: the encoder's sinusoids(max_source_positions, d_model), set
+     * by WhisperPreTrainedModel._init_weights (log(10000) / (d/2 - 1), sin
+     * | cos halves: T2T), read at arange(max_source_positions) whatever the
+     * audio; the decoder's WhisperPositionalEmbedding, learned, row p
+     * (weight[past : past + seq], or position_ids). An odd d_model cannot
+     * run (sinusoids raises). */
+    {"whisper", "d_model", "encoder_attention_heads", "max_source_positions", NULL, PECERT_SINUSOIDAL_T2T, PAD_NONE,
+     0, NULL, 0,
+     "sinusoidal: the encoder's tensor2tensor table of max_source_positions rows (sin | cos halves), row p; the "
+     "decoder's learned table of max_target_positions rows in the @decoder pass",
+     "max_target_positions"},
     {"kosmos_2_text_model", "embed_dim", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)"},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)", NULL},
     {"xlm", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL},
     {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL},
     {"distilbert", "dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
      "sinusoidal_pos_embds", 1,
-     "learned: max_position_embeddings rows of dim; with sinusoidal_pos_embds true, the interleaved sinusoid"},
+     "learned: max_position_embeddings rows of dim; with sinusoidal_pos_embds true, the interleaved sinusoid", NULL},
     {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_ZERO_ROW, 0, "use_learned_position_embeddings", 0,
      "learned: BART's table, row 2 + p; with use_learned_position_embeddings false, fairseq's sinusoid "
-     "(row pad_token_id + 1 + p)"},
+     "(row pad_token_id + 1 + p)", NULL},
 };
 
 static const sinusoidal_rule *find_rule(const char *model_type)
@@ -188,6 +202,21 @@ static int read_padding(map_ctx *c, const sinusoidal_rule *rule)
     return 0;
 }
 
+/* The decoder's learned table (Whisper's): its rows, d_model wide. */
+static int read_decoder_table(map_ctx *c, const sinusoidal_rule *rule)
+{
+    pecert_certify_model *m = c->m;
+    if (cfg_read_int(c, c->root, rule->decoder_rows_key, rule->decoder_rows_key, 1, (int64_t)1 << 24,
+                     &m->decoder_learned_rows) < 0) {
+        return -1;
+    }
+    if (m->decoder_learned_rows < 1) {
+        return cfg_fail(c, rule->decoder_rows_key, "required");
+    }
+    m->decoder_learned_dim = m->sinusoidal_dim;
+    return 0;
+}
+
 int cfg_map_sinusoidal(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
@@ -200,6 +229,7 @@ int cfg_map_sinusoidal(map_ctx *c)
      * sinusoidal_pos_embds says "pos_emb"). */
     const char *const known[] = {rule->positions_key,
                                  rule->positions_key2 != NULL ? rule->positions_key2 : rule->positions_key,
+                                 rule->decoder_rows_key != NULL ? rule->decoder_rows_key : rule->positions_key,
                                  rule->switch_key, NULL};
     if (read_switch(c, rule, &sinusoidal) != 0) {
         return -1;
@@ -218,10 +248,14 @@ int cfg_map_sinusoidal(map_ctx *c)
         return cfg_fail(c, rule->width_key, "%d: a sinusoidal table needs at least 2 channels", m->sinusoidal_dim);
     }
     if (rule->variant == PECERT_SINUSOIDAL_T2T && m->sinusoidal_dim % 2 != 0) {
-        return cfg_fail(c, rule->width_key,
-                        "%d is odd: PegasusXSinusoidalPositionalEmbedding fills sin and cos "
-                        "halves of d_model // 2 channels each, which an odd width cannot hold",
-                        m->sinusoidal_dim);
+        return cfg_fail(c, rule->width_key, "%d is odd: %s", m->sinusoidal_dim,
+                        rule->decoder_rows_key != NULL ? "Whisper's sinusoids() raises for an odd number of channels"
+                                                       : "PegasusXSinusoidalPositionalEmbedding fills sin and cos "
+                                                         "halves of d_model // 2 channels each, which an odd width "
+                                                         "cannot hold");
+    }
+    if (rule->decoder_rows_key != NULL && read_decoder_table(c, rule) != 0) {
+        return -1;
     }
     m->kind = PECERT_PE_SINUSOIDAL;
     m->sinusoidal_variant = rule->variant;

@@ -159,7 +159,7 @@ def derived(stdout):
     """pecert's derived parameters, one line: 'rope default, rotary_dim 128 of ...'."""
     keep = ("positional encoding", "rope_type", "rotary_dim", "pairing", "alibi max_bias",
             "relative_attention", "learned table", "learned positions", "sinusoidal table", "sinusoidal positions",
-            "mrope_section", "layers", "layer type")
+            "decoder table", "mrope_section", "layers", "layer type")
     parts = []
     for line in stdout.splitlines():
         text = line.strip()

@@ -656,6 +656,7 @@ SINUSOIDAL_MODELS = {
     "xglm": ("fairseq", ("max_position_embeddings",), "takes_position"),
     "pegasus_x": ("t2t", ("max_position_embeddings",), None),
     "kosmos_2_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "whisper": ("t2t", ("max_source_positions",), None),
 }
 MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2"})
 # Rows recorded at each end of the trained length (the model's whole table would be
@@ -697,6 +698,11 @@ def sinusoidal_module(mdl, mt, cfg, pad):
         # shape, as make_weight does.
         module.make_weight(cfg.max_position_embeddings + pad + 1, d, pad)
         return lambda ids: module(ids)[0], type(module), "SinusoidalPositionalEmbedding.forward"
+    if mt == "whisper":
+        # WhisperPreTrainedModel._init_weights copies sinusoids(*weight.shape) into the
+        # encoder's embed_positions; WhisperEncoder.forward reads every row in order.
+        table = mdl.sinusoids(cfg.max_source_positions, d)
+        return lambda ids: table[torch.arange(ids.shape[1])], mdl.sinusoids, "sinusoids"
     if mt == "xglm":
         module = mdl.XGLMSinusoidalPositionalEmbedding(cfg.max_position_embeddings, d, pad)
         # XGLMModel.forward: position_ids = arange(past, past + seq), whatever the ids.
@@ -705,6 +711,24 @@ def sinusoidal_module(mdl, mt, cfg, pad):
     module = mdl.PegasusXSinusoidalPositionalEmbedding(d)
     return lambda ids: module(torch.zeros(1, ids.shape[1], d))[0], type(module), \
         "PegasusXSinusoidalPositionalEmbedding.forward"
+
+
+def whisper_decoder_table(ref, vf, mdl, cfg):
+    """Whisper's decoder table, WhisperPositionalEmbedding, read as the decoder reads it
+    (weight[past : past + seq]) over all its rows: a learned.lookup of row p."""
+    torch = ref.torch
+    rows, width = cfg.max_target_positions, cfg.d_model
+    table = periodic_table(f"{vf.name}/decoder table", (rows, width))
+    module = mdl.WhisperPositionalEmbedding(rows, width)
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(table))
+        out = module(torch.zeros(1, rows, dtype=torch.long), 0).numpy()
+    vf.add_test("learned.lookup", f"the decoder's {rows} x {width} table, every row in the order it reads them",
+                ["profile", "boundary"], source_of(ref, mdl.WhisperPositionalEmbedding,
+                                                   "WhisperPositionalEmbedding.forward"),
+                {"convention": "plain"}, {},
+                {"table": vf.tensor(table, "f32"), "positions": vf.tensor(np.arange(rows, dtype=np.int64), "i64")},
+                {"embedding": vf.tensor(out, "f32")})
 
 
 def build_sinusoidal(ref, vf, profile):
@@ -720,7 +744,8 @@ def build_sinusoidal(ref, vf, profile):
     mdl.torch = torch
     cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
-                "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig"}[mt]
+                "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig",
+                "whisper": "WhisperConfig"}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     pad = cfg.pad_token_id
     trained = max(getattr(cfg, k) for k in keys)
@@ -737,6 +762,8 @@ def build_sinusoidal(ref, vf, profile):
                 f"below {trained}, read by the model's module from {trained} tokens", ["profile", "boundary"], src,
                 config, {}, {"positions": vf.tensor(np.asarray(ends, dtype=np.int64), "i64")},
                 {"embedding": vf.tensor(table[ends], "f32")})
+    if mt == "whisper":
+        whisper_decoder_table(ref, vf, mdl, cfg)
     if padding is None:
         return
     ids = torch.tensor([[pad, pad, pad] + [token] * 5])
