@@ -734,6 +734,55 @@ START_TEST(roberta_positions_start_past_pad_token_id)
 }
 END_TEST
 
+/* The learned tables' other shapes (certify_learned.c): each model's own
+ * keys, ERNIE-M's arange + 2 into max_position_embeddings rows, the
+ * offset-2 buffers of Nyströmformer, LED's two tables, DeBERTa's switches,
+ * and the tables pecert names in a warning. */
+START_TEST(learned_rules_read_each_models_keys)
+{
+    parse_ok("{\"model_type\": \"gpt_neo\", \"hidden_size\": 2048, \"num_heads\": 16, \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.learned_rows, 2048);
+    ck_assert_int_eq(model.learned_dim, 2048);
+    parse_ok("{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_head\": 48, \"n_positions\": 8192}");
+    ck_assert_int_eq(model.learned_rows, 8192);
+    parse_ok("{\"model_type\": \"ernie_m\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 514}");
+    ck_assert_int_eq(model.learned_rows, 514); /* position_ids += 2 into the table as it is */
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    ck_assert_int_eq(model.learned_padding_row, 0);
+    parse_ok("{\"model_type\": \"nystromformer\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 510}");
+    ck_assert_int_eq(model.learned_rows, 512);
+    parse_ok("{\"model_type\": \"led\", \"d_model\": 1024, \"encoder_attention_heads\": 16,"
+             " \"max_encoder_position_embeddings\": 16384, \"max_decoder_position_embeddings\": 1024}");
+    ck_assert_int_eq(model.learned_rows, 16384);
+    ck_assert_int_eq(model.decoder_learned_rows, 1024);
+    ck_assert_int_eq(model.decoder_learned_dim, 1024);
+    parse_ok("{\"model_type\": \"deberta-v2\", \"hidden_size\": 1536, \"num_attention_heads\": 24,"
+             " \"max_position_embeddings\": 512, \"embedding_size\": 512}");
+    ck_assert_int_eq(model.learned_dim, 512);
+    parse_fails_naming("{\"model_type\": \"deberta-v2\", \"hidden_size\": 1536, \"num_attention_heads\": 24,"
+                       " \"max_position_embeddings\": 512, \"relative_attention\": true, \"position_buckets\": 256}",
+                       "relative_attention");
+    parse_fails_naming("{\"model_type\": \"deberta\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": 512, \"position_biased_input\": false}",
+                       "position_biased_input");
+    /* LayoutLM's box tables are named, not certified; BERT does not know
+     * the key. */
+    parse_ok("{\"model_type\": \"layoutlm\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 512, \"max_2d_position_embeddings\": 1024}");
+    ck_assert(warned_about("max_2d_position_embeddings"));
+    parse_fails_naming("{\"model_type\": \"bert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": 512, \"max_2d_position_embeddings\": 1024}",
+                       "max_2d_position_embeddings");
+    parse_ok("{\"model_type\": \"longformer\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 514}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
+    ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_FAIL);
+}
+END_TEST
+
 /* ---- limits ------------------------------------------------------------- */
 
 START_TEST(non_positional_keys_ignored_null_is_absent)
@@ -774,7 +823,7 @@ START_TEST(unknown_keys_are_errors)
                        "attn_config.rope");
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 96, \"n_heads\": 32, \"attn_config\": [3, 1, 1]}",
                        "attn_config");
-    parse_fails_naming("{\"model_type\": \"gpt_bigcode\"}", "model_type");
+    parse_fails_naming("{\"model_type\": \"tapas\"}", "model_type"); /* positions reset per table cell */
     /* transformers' MptModel is ALiBi only: alibi false has no reference. */
     parse_fails_naming("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_heads\": 32, \"max_seq_len\": 2048,"
                        " \"attn_config\": {\"alibi\": false}}",
@@ -1518,6 +1567,7 @@ Suite *make_certify_suite(void)
                                     alibi_and_learned_families,
                                     every_profile_maps,
                                     certify_passes_ref_and_fails_planted_bugs, roberta_positions_start_past_pad_token_id,
+                                    learned_rules_read_each_models_keys,
                                     profile_vectors_reproduced_through_the_mapping,
                                     mapping_bugs_caught_by_profile_vectors,
                                     print_states_yarn_defaults_and_attention_factor,

@@ -238,6 +238,36 @@ static const model_rule model_rules[] = {
     {"vit_msn", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"ijepa", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"whisper", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"big_bird", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"realm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"qdqbert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"lxmert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"retribert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"git", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"squeezebert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"layoutlm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"visual_bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deberta-v2", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"gpt_bigcode", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"openai-gpt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"imagegpt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"gpt_neo", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bigbird_pegasus", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"led", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"longformer", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"data2vec-text", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ibert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"lilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"markuplm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"luke", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"nystromformer", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mra", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"yoso", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"ernie_m", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"clipseg_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"align_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"flava_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -326,7 +356,7 @@ static int same_name_but_spelling(const char *a, const char *b)
 
 /* The mapped model type a model_type pecert does not know is a spelling
  * of, or NULL. Only spelling: a real model type a letter away from a
- * mapped one (gpt_neo, gpt_neox) is another model, never a typo of it. */
+ * mapped one (deta, deit) is another model, never a typo of it. */
 static const char *same_but_spelling(const char *model_type)
 {
     for (size_t i = 0; i < sizeof(model_rules) / sizeof(model_rules[0]); i++) {

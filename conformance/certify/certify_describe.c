@@ -203,10 +203,6 @@ static void describe_sinusoidal(text_buf *b, const pecert_certify_model *m)
         put(b, "  %-34s row %d + p, p < %lld (padding takes positions like any token)\n", "sinusoidal positions",
             m->sinusoidal_padding_idx + 1, (long long)m->sinusoidal_positions);
     }
-    if (m->decoder_learned_rows > 0) {
-        put(b, "  %-34s %lld rows x %d, learned, row p (the @decoder pass)\n", "decoder table",
-            (long long)m->decoder_learned_rows, m->decoder_learned_dim);
-    }
 }
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
 {
@@ -254,6 +250,10 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
         break;
     case PECERT_PE_ROPE2D:
         break;
+    }
+    if (m->decoder_learned_rows > 0) {
+        put(&b, "  %-34s %lld rows x %d, learned, row p (the @decoder pass)\n", "decoder table",
+            (long long)m->decoder_learned_rows, m->decoder_learned_dim);
     }
     b.used = cfg_describe_vision(out, len, b.used, m);
     return b.used;

@@ -1,8 +1,8 @@
 /*
  * certify_families.c - the readers of the other model families: the RoPE
  * decoders with config classes of their own (GPT-NeoX, GPT-J, Falcon,
- * HunYuan), ALiBi (BLOOM, MPT; Falcon's alibi), T5's buckets, and the
- * learned position tables (BERT-like text models, ViT).
+ * HunYuan), ALiBi (BLOOM, MPT; Falcon's alibi), T5's buckets, and ViT's
+ * learned table (the text models' learned tables: certify_learned.c).
  *
  * Source of every rule: transformers v4.57.6 (753d6110), the model's
  * configuration_*.py.
@@ -308,139 +308,6 @@ int cfg_map_t5(map_ctx *c)
     m->head_dim = d_kv;
     m->num_kv_heads = m->num_heads;
     return 0;
-}
-
-/* How a text model with a learned position table reads it, each row from
- * its *Embeddings / *LearnedPositionalEmbedding class (transformers
- * v4.57.6):
- *   BERT-shaped (bert, electra, ernie, megatron-bert, bert-generation,
- *     roc_bert, albert, convbert, rembert, splinter, mobilebert, gpt2,
- *     blenderbot, blenderbot-small): position_ids = arange from the
- *     cache's length, row p;
- *   RoBERTa family (roberta, xlm-roberta, xlm-roberta-xl, camembert,
- *     roberta-prelayernorm, xmod): create_position_ids_from_input_ids, the
- *     k-th token that is not padding (k from 1) row pad_token_id + k, a
- *     padding token row pad_token_id (1 in every config class);
- *   OPT and BioGPT: cumsum(attention_mask) * mask - 1 + offset 2, a table
- *     of max_position_embeddings + 2 rows: row 2 + p, a padding token row 1;
- *   BART family (bart, mbart, plbart, mvp): arange + offset 2, the same
- *     table, row 2 + p; padding takes positions like any token.
- * Rows 2 + p with padding row 1 is PADDING_OFFSET with padding_idx 1. */
-typedef struct learned_rule {
-    const char *model_type;
-    const char *hidden_key, *heads_key, *rows_key;
-    int32_t offset_rows;   /* rows past max_position_embeddings (the +2)       */
-    int32_t padding_idx;   /* PADDING_OFFSET's; -1: config.pad_token_id; 0: PLAIN */
-    int32_t padding_row;   /* a padding token reads row padding_idx            */
-    const char *width_key; /* the table's width when not hidden_size         */
-    int32_t width_default;
-    /* The config key that switches the model to a sinusoidal table
-     * (certify_sinusoidal.c reads it first), when its name is positional. */
-    const char *switch_key;
-} learned_rule;
-
-#define BERT_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL}
-#define ROBERTA_SHAPED(mt) {mt, "hidden_size", "num_attention_heads", "max_position_embeddings", 0, -1, 1, NULL, 0, NULL}
-#define BART_SHAPED(mt) {mt, "d_model", "encoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0, NULL}
-
-static const learned_rule learned_rules[] = {
-    BERT_SHAPED("bert"), BERT_SHAPED("ernie"), BERT_SHAPED("megatron-bert"), BERT_SHAPED("bert-generation"),
-    BERT_SHAPED("roc_bert"), BERT_SHAPED("splinter"), BERT_SHAPED("mobilebert"),
-    {"electra", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128, NULL},
-    {"albert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 128, NULL},
-    {"convbert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "embedding_size", 768, NULL},
-    {"rembert", "hidden_size", "num_attention_heads", "max_position_embeddings", 0, 0, 0, "input_embedding_size", 256,
-     NULL},
-    {"gpt2", "n_embd", "n_head", "n_positions", 0, 0, 0, NULL, 0, NULL},
-    {"blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
-    {"blenderbot-small", "d_model", "encoder_attention_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
-    ROBERTA_SHAPED("roberta"), ROBERTA_SHAPED("xlm-roberta"), ROBERTA_SHAPED("xlm-roberta-xl"),
-    ROBERTA_SHAPED("camembert"), ROBERTA_SHAPED("roberta-prelayernorm"), ROBERTA_SHAPED("xmod"),
-    {"opt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0, NULL},
-    {"biogpt", "hidden_size", "num_attention_heads", "max_position_embeddings", 2, 1, 1, NULL, 0, NULL},
-    BART_SHAPED("bart"), BART_SHAPED("mbart"), BART_SHAPED("plbart"), BART_SHAPED("mvp"),
-    /* The learned tables of models with a sinusoidal switch
-     * (certify_sinusoidal.c): XLM's and Flaubert's position_ids buffer and
-     * DistilBERT's arange read row p; TrOCR's TrOCRLearnedPositionalEmbedding
-     * is BART's (arange + offset 2). */
-    {"xlm", "emb_dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
-    {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, NULL},
-    {"distilbert", "dim", "n_heads", "max_position_embeddings", 0, 0, 0, NULL, 0, "sinusoidal_pos_embds"},
-    {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", 2, 1, 0, NULL, 0,
-     "use_learned_position_embeddings"},
-    /* The text models of dual encoders (certify_wrappers.c): CLIPTextEmbeddings
-     * and its copies read position_ids[:, :seq_length] (MetaCLIP 2, X-CLIP,
-     * OWL-ViT, OWLv2, GroupViT), SiglipTextEmbeddings likewise;
-     * ChineseCLIP's, BLIP's and FLAVA's are BERT's; AltCLIP's
-     * AltRobertaEmbeddings and BridgeTower's are RoBERTa's
-     * (create_position_ids_from_input_ids from pad_token_id). */
-    BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
-    BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
-    BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
-    ROBERTA_SHAPED("altclip_text_model"), ROBERTA_SHAPED("bridgetower_text_model"),
-};
-
-static const learned_rule *find_learned_rule(const char *model_type)
-{
-    for (size_t i = 0; i < sizeof(learned_rules) / sizeof(learned_rules[0]); i++) {
-        if (strcmp(learned_rules[i].model_type, model_type) == 0) {
-            return &learned_rules[i];
-        }
-    }
-    return NULL;
-}
-
-/* Which row position p reads (learned_convention, learned_padding_idx,
- * learned_padding_row), pad_token_id read where the rule takes it. */
-static int read_learned_positions(map_ctx *c, const learned_rule *rule)
-{
-    pecert_certify_model *m = c->m;
-    if (rule->padding_idx == 0) {
-        return 0;
-    }
-    m->learned_convention = PECERT_LEARNED_PADDING_OFFSET;
-    m->learned_padding_idx = rule->padding_idx > 0 ? rule->padding_idx : 1;
-    m->learned_padding_row = rule->padding_row;
-    if (rule->padding_idx < 0 && cfg_read_int32(c, c->root, "pad_token_id", 0, 1 << 30, &m->learned_padding_idx) < 0) {
-        return -1;
-    }
-    if (m->learned_padding_idx >= m->learned_rows - 1) {
-        return cfg_fail(c, "pad_token_id", "%d: the positions start at pad_token_id + 1, past the table's %lld rows",
-                        m->learned_padding_idx, (long long)m->learned_rows);
-    }
-    return 0;
-}
-
-/* The text models with a learned table (learned_rules): max_position_
- * embeddings (GPT-2: n_positions) rows, plus OPT's and BART's 2; only
- * position_embedding_type "absolute" is learned. */
-int cfg_map_learned_text(map_ctx *c)
-{
-    pecert_certify_model *m = c->m;
-    const learned_rule *rule = find_learned_rule(m->model_type);
-    if (rule == NULL) {
-        return cfg_fail(c, "model_type", "'%s' has no learned-table rule in certify_families.c", m->model_type);
-    }
-    const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", rule->switch_key,
-                                 NULL};
-    const cJSON *pet = cfg_get(c->root, "position_embedding_type");
-    int32_t width = rule->width_default;
-    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
-        cfg_read_heads(c, rule->hidden_key, rule->heads_key, NULL) != 0 ||
-        cfg_read_int(c, c->root, rule->rows_key, rule->rows_key, 1, (int64_t)1 << 32, &m->max_position_embeddings) < 0 ||
-        (rule->width_key != NULL && cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0)) {
-        return -1;
-    }
-    if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
-        return cfg_fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
-    }
-    if (m->max_position_embeddings < 1) {
-        return cfg_fail(c, rule->rows_key, "required");
-    }
-    m->kind = PECERT_PE_LEARNED;
-    m->learned_rows = m->max_position_embeddings + rule->offset_rows;
-    m->learned_dim = rule->width_key != NULL ? width : m->head_dim * m->num_heads;
-    return read_learned_positions(c, rule);
 }
 
 /* The ViT family: a learned table of (image_size / patch_size)^2 rows

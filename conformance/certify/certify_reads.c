@@ -119,9 +119,17 @@ int cfg_in_list(const char *key, const char *const *list)
 /* Every positional key of obj must be in known; prefix names obj. */
 int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix)
 {
+    static const char *const none[] = {NULL};
+    return cfg_reject_unknown_positional_of(c, obj, known, none, prefix);
+}
+
+int cfg_reject_unknown_positional_of(map_ctx *c, const cJSON *obj, const char *const *known,
+                                     const char *const *also, const char *prefix)
+{
     const cJSON *item = NULL;
     cJSON_ArrayForEach(item, obj) {
-        if (item->string != NULL && cfg_is_positional_name(item->string) && !cfg_in_list(item->string, known)) {
+        if (item->string != NULL && cfg_is_positional_name(item->string) && !cfg_in_list(item->string, known) &&
+            !cfg_in_list(item->string, also)) {
             char shown[160];
             snprintf(shown, sizeof(shown), "%s%s", prefix, item->string);
             return cfg_fail(c, shown, "pecert does not know this positional key for model_type '%s'",
@@ -130,7 +138,6 @@ int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *cons
     }
     return 0;
 }
-
 
 void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...)
 {

@@ -65,6 +65,10 @@ int cfg_in_list(const char *key, const char *const *list);
 /* Every positional key of obj must be in known (NULL-ended); prefix names
  * obj in the error. 0, or -1 after cfg_fail. */
 int cfg_reject_unknown_positional(map_ctx *c, const cJSON *obj, const char *const *known, const char *prefix);
+/* The same, a key of either list known (a rule's own keys beside its
+ * family's). */
+int cfg_reject_unknown_positional_of(map_ctx *c, const cJSON *obj, const char *const *known,
+                                     const char *const *also, const char *prefix);
 
 /* Readers every family shares (certify_reads.c): the head geometry
  * (head_dim, else hidden_size / heads, by each family's key names),
@@ -76,7 +80,8 @@ int cfg_read_rope_common(map_ctx *c, const char *theta_key, double theta_default
 
 /* The model readers the table of certify_config.c picks, one per config
  * class or group: the Llama-like decoders and Llama 4's text model
- * (certify_llama.c), every other family (certify_families.c). */
+ * (certify_llama.c), the learned text tables (certify_learned.c), every
+ * other family (certify_families.c). */
 int cfg_map_llama_like(map_ctx *c);
 int cfg_map_llama4_text(map_ctx *c);
 int cfg_map_gpt_neox(map_ctx *c);

@@ -196,6 +196,9 @@ static const vision_rule vision_rules[] = {
                 "vision_config (Owlv2VisionConfig, 768 / 16): as clip_vision_model (Owlv2VisionEmbeddings)"),
     TABLE_TOWER("siglip", "siglip_vision_model", "SiglipVisionConfig", 224, 16, 768, 12, 0, 1,
                 "vision_config (SiglipVisionConfig, fixed by SiglipConfig): as siglip_vision_model"),
+    TABLE_TOWER("git", "git_vision_model", "GitVisionConfig", 224, 16, 768, 12, 1, 1,
+                "vision_config (GitVisionConfig): as clip_vision_model (GitVisionEmbeddings, a copy; GitModel passes "
+                "interpolate_pos_encoding on)"),
     TABLE_TOWER("kosmos-2", "kosmos_2_vision_model", "Kosmos2VisionConfig", 224, 14, 1024, 16, 1, 1,
                 "vision_config (Kosmos2VisionConfig, 224 / 14): as clip_vision_model (Kosmos2VisionEmbeddings)"),
 };

@@ -112,6 +112,10 @@ static const wrapper_rule wrappers[] = {
     {"xclip", "XCLIPConfig", "xclip_text_model", TEXT_FORCED, "vision_config", "XCLIPVisionConfig", 1, NULL, NULL},
     {"bridgetower", "BridgeTowerConfig", "bridgetower_text_model", TEXT_FORCED, "vision_config",
      "BridgeTowerVisionConfig", 1, NULL, NULL},
+    {"clipseg", "CLIPSegConfig", "clipseg_text_model", TEXT_FORCED, "vision_config", "CLIPSegVisionConfig", 1, NULL,
+     NULL},
+    {"align", "AlignConfig", "align_text_model", TEXT_FORCED, "vision_config", "AlignVisionConfig", 1, NULL, NULL},
+    {"flava", "FlavaConfig", "flava_text_model", TEXT_FORCED, "image_config", "FlavaImageConfig", 1, NULL, NULL},
     /* PaliGemmaModel.forward: position_ids = cache_position.unsqueeze(0)
      * + 1 when none are given ("Paligemma positions are 1-indexed"). */
     {"paligemma", "PaliGemmaConfig", "gemma", 0, "vision_config", "siglip_vision_model", 0, NULL,
@@ -194,7 +198,7 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w)
     }
     const cJSON *tower = cfg_get(c->doc, w->tower_key);
     const cJSON *mt = cJSON_IsObject(tower) ? cfg_get(tower, "model_type") : NULL;
-    const int audio = strcmp(w->tower_key, "vision_config") != 0;
+    const int audio = strcmp(w->tower_key, "vision_config") != 0 && strcmp(w->tower_key, "image_config") != 0;
     m->audio_tower = audio;
     if (w->tower_fixed) {
         snprintf(m->vision_note, sizeof(m->vision_note), "%s (%s, fixed by %s): %s", w->tower_key, w->tower_default,

@@ -1,0 +1,263 @@
+/*
+ * certify_learned.c - the text models whose positions are a learned
+ * table, each read as its *Embeddings / *LearnedPositionalEmbedding class
+ * builds and indexes it (transformers v4.57.6, 753d6110):
+ *   row p (position_ids = arange from the cache's length): BERT and the
+ *     encoders shaped like it, GPT-2 and the decoders shaped like it
+ *     (GPT-Neo, GPT-BigCode, OpenAI GPT, ImageGPT), Blenderbot, BigBird-
+ *     Pegasus and LED (offset 0), the dual encoders' text models;
+ *   RoBERTa's rows (create_position_ids_from_input_ids: the k-th token
+ *     that is not padding, k from 1, row pad_token_id + k; a padding token
+ *     row pad_token_id): the RoBERTa family, Longformer, Data2Vec-Text,
+ *     I-BERT, LiLT, MarkupLM, LUKE, AltCLIP's and BridgeTower's text;
+ *   OPT's rows (cumsum(attention_mask) * mask - 1 + 2, a table of
+ *     max_position_embeddings + 2): OPT, BioGPT, a padding token row 1;
+ *   BART's rows (arange + 2, padding numbered like any token): BART,
+ *     mBART, PLBart, MVP, TrOCR (a table of max_position_embeddings + 2),
+ *     Nyströmformer, MRA, YOSO (their buffer arange(max) + 2, the same
+ *     table), ERNIE-M (arange + 2 into max_position_embeddings rows).
+ * Rows 2 + p with padding row 1 is PADDING_OFFSET with padding_idx 1.
+ */
+#include "certify_config.h"
+#include "certify_reads.h"
+#include "vectors.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct learned_rule {
+    const char *model_type;
+    const char *hidden_key, *heads_key, *rows_key;
+    int32_t offset_rows;   /* rows past rows_key (OPT's and BART's 2)           */
+    int32_t padding_idx;   /* PADDING_OFFSET's; -1: config.pad_token_id; 0: PLAIN */
+    int32_t padding_row;   /* a padding token reads row padding_idx            */
+    const char *width_key; /* the table's width when not hidden_size         */
+    int32_t width_default;
+    /* Positional keys the model has beyond the table's (a switch to a
+     * sinusoidal table certify_sinusoidal.c read first, the tables
+     * pecert names in warning), NULL-ended; NULL: none. */
+    const char *const *also_known;
+    /* A second table of the model, the decoder's, certified in the
+     * @decoder pass: its rows' key (LED's max_decoder_position_embeddings). */
+    const char *decoder_rows_key;
+    /* What else of the model reads positions and pecert does not certify:
+     * "key: why", a warning. */
+    const char *warning;
+    /* A rule of the model's own beyond the table's (DeBERTa's switches). */
+    int (*check)(map_ctx *c);
+} learned_rule;
+
+static const char *const distilbert_keys[] = {"sinusoidal_pos_embds", NULL};
+static const char *const trocr_keys[] = {"use_learned_position_embeddings", NULL};
+static const char *const layout_keys[] = {"max_2d_position_embeddings", NULL};
+static const char *const deberta_keys[] = {"relative_attention", "position_biased_input", "max_relative_positions",
+                                           "position_buckets", NULL};
+static const char *const led_keys[] = {"max_encoder_position_embeddings", "max_decoder_position_embeddings", NULL};
+
+static int check_deberta(map_ctx *c);
+
+#define RULE(mt, hidden, heads, rows) .model_type = mt, .hidden_key = hidden, .heads_key = heads, .rows_key = rows
+#define BERT_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings")}
+#define GPT2_SHAPED(mt) {RULE(mt, "n_embd", "n_head", "n_positions")}
+#define ROBERTA_SHAPED(mt)                                                                                             \
+    {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1, .padding_row = 1}
+#define BART_SHAPED(mt) {RULE(mt, "d_model", "encoder_attention_heads", "max_position_embeddings"), 2, 1, 0}
+#define OFFSET_2_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings"), 2, 1, 0}
+
+static const learned_rule learned_rules[] = {
+    BERT_SHAPED("bert"), BERT_SHAPED("ernie"), BERT_SHAPED("megatron-bert"), BERT_SHAPED("bert-generation"),
+    BERT_SHAPED("roc_bert"), BERT_SHAPED("splinter"), BERT_SHAPED("mobilebert"), BERT_SHAPED("big_bird"),
+    BERT_SHAPED("realm"), BERT_SHAPED("qdqbert"), BERT_SHAPED("lxmert"), BERT_SHAPED("retribert"),
+    BERT_SHAPED("git"),
+    {RULE("electra", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",
+     .width_default = 128},
+    {RULE("albert", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",
+     .width_default = 128},
+    {RULE("convbert", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",
+     .width_default = 768},
+    {RULE("rembert", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .width_key = "input_embedding_size", .width_default = 256},
+    /* SqueezeBERT: a table embedding_size wide (its LayerNorm is
+     * hidden_size wide: the two are equal in every checkpoint). */
+    {RULE("squeezebert", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .width_key = "embedding_size", .width_default = 768},
+    /* LayoutLM: the text table, and x/y/h/w tables indexed by the boxes. */
+    {RULE("layoutlm", "hidden_size", "num_attention_heads", "max_position_embeddings"), .also_known = layout_keys,
+     .warning = "max_2d_position_embeddings: the x, y, height and width tables LayoutLMEmbeddings adds from each "
+                "token's bbox are not certified, only the text table"},
+    /* VisualBERT: the visual tokens read a second table
+     * (visual_position_embeddings), at row 0 or the text rows they align to. */
+    {RULE("visual_bert", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .warning = "max_position_embeddings: the visual tokens' own table (visual_position_embeddings, row 0 or the "
+                "aligned text rows averaged) is not certified, only the text table"},
+    /* DeBERTa: the absolute table only with position_biased_input (the
+     * config classes' default), relative attention refused (check_deberta). */
+    {RULE("deberta", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",
+     .also_known = deberta_keys, .check = check_deberta},
+    {RULE("deberta-v2", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .width_key = "embedding_size", .also_known = deberta_keys, .check = check_deberta},
+    {RULE("gpt2", "n_embd", "n_head", "n_positions")}, GPT2_SHAPED("gpt_bigcode"), GPT2_SHAPED("openai-gpt"),
+    GPT2_SHAPED("imagegpt"),
+    {RULE("gpt_neo", "hidden_size", "num_heads", "max_position_embeddings")},
+    {RULE("blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings")},
+    {RULE("blenderbot-small", "d_model", "encoder_attention_heads", "max_position_embeddings")},
+    {RULE("bigbird_pegasus", "d_model", "encoder_attention_heads", "max_position_embeddings")},
+    /* LED: the encoder's table and the decoder's, of other sizes, arange
+     * from the cache's length into each (offset 0). */
+    {RULE("led", "d_model", "encoder_attention_heads", "max_encoder_position_embeddings"), .also_known = led_keys,
+     .decoder_rows_key = "max_decoder_position_embeddings"},
+    ROBERTA_SHAPED("roberta"), ROBERTA_SHAPED("xlm-roberta"), ROBERTA_SHAPED("xlm-roberta-xl"),
+    ROBERTA_SHAPED("camembert"), ROBERTA_SHAPED("roberta-prelayernorm"), ROBERTA_SHAPED("xmod"),
+    ROBERTA_SHAPED("longformer"), ROBERTA_SHAPED("data2vec-text"), ROBERTA_SHAPED("ibert"),
+    {RULE("lilt", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1, .also_known = layout_keys,
+     .warning = "max_2d_position_embeddings: LiLT's layout tables (box_position_embeddings, read at the same rows, "
+                "and the box coordinates' tables) are not certified, only the text table"},
+    {RULE("markuplm", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1,
+     .warning = "max_depth: MarkupLM's XPath embeddings (each node's tag and subscript path) are not certified, "
+                "only the text table"},
+    {RULE("luke", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1,
+     .warning = "entity_position_ids: LUKE's entity positions (the caller's spans, averaged over the entity table) "
+                "are not certified, only the word table"},
+    {RULE("opt", "hidden_size", "num_attention_heads", "max_position_embeddings"), 2, 1, 1},
+    {RULE("biogpt", "hidden_size", "num_attention_heads", "max_position_embeddings"), 2, 1, 1},
+    BART_SHAPED("bart"), BART_SHAPED("mbart"), BART_SHAPED("plbart"), BART_SHAPED("mvp"),
+    OFFSET_2_SHAPED("nystromformer"), OFFSET_2_SHAPED("mra"), OFFSET_2_SHAPED("yoso"),
+    /* ERNIE-M: position_ids += 2 into a table of max_position_embeddings. */
+    {RULE("ernie_m", "hidden_size", "num_attention_heads", "max_position_embeddings"), 0, 1, 0},
+    /* The learned tables of models with a sinusoidal switch
+     * (certify_sinusoidal.c): XLM's and Flaubert's position_ids buffer and
+     * DistilBERT's arange read row p; TrOCR's TrOCRLearnedPositionalEmbedding
+     * is BART's (arange + offset 2). */
+    {RULE("xlm", "emb_dim", "n_heads", "max_position_embeddings")},
+    {RULE("flaubert", "emb_dim", "n_heads", "max_position_embeddings")},
+    {RULE("distilbert", "dim", "n_heads", "max_position_embeddings"), .also_known = distilbert_keys},
+    {RULE("trocr", "d_model", "decoder_attention_heads", "max_position_embeddings"), 2, 1, 0,
+     .also_known = trocr_keys},
+    /* The text models of dual encoders (certify_wrappers.c): CLIPTextEmbeddings
+     * and its copies read position_ids[:, :seq_length] (MetaCLIP 2, X-CLIP,
+     * OWL-ViT, OWLv2, GroupViT, CLIPSeg), SiglipTextEmbeddings likewise;
+     * ChineseCLIP's, BLIP's, ALIGN's and FLAVA's are BERT's; AltCLIP's
+     * AltRobertaEmbeddings and BridgeTower's are RoBERTa's. */
+    BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
+    BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
+    BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
+    BERT_SHAPED("clipseg_text_model"), BERT_SHAPED("align_text_model"), BERT_SHAPED("flava_text_model"),
+    ROBERTA_SHAPED("altclip_text_model"), ROBERTA_SHAPED("bridgetower_text_model"),
+};
+
+static const learned_rule *find_learned_rule(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(learned_rules) / sizeof(learned_rules[0]); i++) {
+        if (strcmp(learned_rules[i].model_type, model_type) == 0) {
+            return &learned_rules[i];
+        }
+    }
+    return NULL;
+}
+
+/* DeBERTa (DebertaConfig, DebertaV2Config: relative_attention false,
+ * position_biased_input true by default): the absolute table is added only
+ * with position_biased_input; relative_attention adds disentangled
+ * relative positions (c2p/p2c over max_relative_positions or
+ * position_buckets), a family pecert does not have: refused, as is a
+ * config with neither (no positions at all). */
+static int check_deberta(map_ctx *c)
+{
+    int relative = 0;
+    int biased = 1;
+    if (cfg_read_bool(c, c->root, "relative_attention", "relative_attention", &relative) < 0 ||
+        cfg_read_bool(c, c->root, "position_biased_input", "position_biased_input", &biased) < 0) {
+        return -1;
+    }
+    if (relative) {
+        return cfg_fail(c, "relative_attention", "true: DeBERTa's disentangled relative positions (content-to-"
+                        "position and position-to-content over max_relative_positions / position_buckets) are a "
+                        "family pecert does not certify yet");
+    }
+    if (!biased) {
+        return cfg_fail(c, "position_biased_input", "false with relative_attention false: the model has no "
+                        "positions at all, nothing to certify");
+    }
+    return 0;
+}
+
+/* Which row position p reads (learned_convention, learned_padding_idx,
+ * learned_padding_row), pad_token_id read where the rule takes it. */
+static int read_learned_positions(map_ctx *c, const learned_rule *rule)
+{
+    pecert_certify_model *m = c->m;
+    if (rule->padding_idx == 0) {
+        return 0;
+    }
+    m->learned_convention = PECERT_LEARNED_PADDING_OFFSET;
+    m->learned_padding_idx = rule->padding_idx > 0 ? rule->padding_idx : 1;
+    m->learned_padding_row = rule->padding_row;
+    if (rule->padding_idx < 0 && cfg_read_int32(c, c->root, "pad_token_id", 0, 1 << 30, &m->learned_padding_idx) < 0) {
+        return -1;
+    }
+    if (m->learned_padding_idx >= m->learned_rows - 1) {
+        return cfg_fail(c, "pad_token_id", "%d: the positions start at pad_token_id + 1, past the table's %lld rows",
+                        m->learned_padding_idx, (long long)m->learned_rows);
+    }
+    return 0;
+}
+
+/* The decoder's table (LED's), d_model wide like the encoder's. */
+static int read_decoder_table(map_ctx *c, const learned_rule *rule)
+{
+    pecert_certify_model *m = c->m;
+    if (rule->decoder_rows_key == NULL) {
+        return 0;
+    }
+    if (cfg_read_int(c, c->root, rule->decoder_rows_key, rule->decoder_rows_key, 1, (int64_t)1 << 32,
+                     &m->decoder_learned_rows) < 0) {
+        return -1;
+    }
+    if (m->decoder_learned_rows < 1) {
+        return cfg_fail(c, rule->decoder_rows_key, "required");
+    }
+    m->decoder_learned_dim = m->learned_dim;
+    return 0;
+}
+
+/* The text models with a learned table (learned_rules): rows_key's rows,
+ * plus OPT's and BART's 2; only position_embedding_type "absolute" is
+ * learned. */
+int cfg_map_learned_text(map_ctx *c)
+{
+    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
+    pecert_certify_model *m = c->m;
+    const learned_rule *rule = find_learned_rule(m->model_type);
+    if (rule == NULL) {
+        return cfg_fail(c, "model_type", "'%s' has no learned-table rule in certify_learned.c", m->model_type);
+    }
+    const char *const *also = rule->also_known != NULL ? rule->also_known : known + 3;
+    const cJSON *pet = cfg_get(c->root, "position_embedding_type");
+    int32_t width = rule->width_default;
+    if (cfg_reject_unknown_positional_of(c, c->root, known, also, "") != 0 ||
+        (rule->check != NULL && rule->check(c) != 0) || cfg_read_heads(c, rule->hidden_key, rule->heads_key, NULL) != 0 ||
+        cfg_read_int(c, c->root, rule->rows_key, rule->rows_key, 1, (int64_t)1 << 32, &m->max_position_embeddings) < 0 ||
+        (rule->width_key != NULL && cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0)) {
+        return -1;
+    }
+    if (pet != NULL && (!cJSON_IsString(pet) || strcmp(pet->valuestring, "absolute") != 0)) {
+        return cfg_fail(c, "position_embedding_type", "only \"absolute\" (a learned table) is certifiable");
+    }
+    if (m->max_position_embeddings < 1) {
+        return cfg_fail(c, rule->rows_key, "required");
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = m->max_position_embeddings + rule->offset_rows;
+    m->learned_dim = rule->width_key != NULL && width > 0 ? width : m->head_dim * m->num_heads;
+    if (rule->warning != NULL) {
+        const char *colon = strchr(rule->warning, ':');
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(colon - rule->warning), rule->warning);
+        cfg_warn(c, key, "%s", colon + 2);
+    }
+    return read_learned_positions(c, rule) != 0 ? -1 : read_decoder_table(c, rule);
+}
