@@ -740,7 +740,8 @@ END_TEST
  * and the tables pecert names in a warning. */
 START_TEST(learned_rules_read_each_models_keys)
 {
-    parse_ok("{\"model_type\": \"gpt_neo\", \"hidden_size\": 2048, \"num_heads\": 16, \"max_position_embeddings\": 2048}");
+    parse_ok("{\"model_type\": \"gpt_neo\", \"hidden_size\": 2048, \"num_heads\": 16,"
+             " \"max_position_embeddings\": 2048}");
     ck_assert_int_eq(model.learned_rows, 2048);
     ck_assert_int_eq(model.learned_dim, 2048);
     parse_ok("{\"model_type\": \"gpt_bigcode\", \"n_embd\": 6144, \"n_head\": 48, \"n_positions\": 8192}");

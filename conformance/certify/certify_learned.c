@@ -206,24 +206,6 @@ static int read_learned_positions(map_ctx *c, const learned_rule *rule)
     return 0;
 }
 
-/* The decoder's table (LED's), d_model wide like the encoder's. */
-static int read_decoder_table(map_ctx *c, const learned_rule *rule)
-{
-    pecert_certify_model *m = c->m;
-    if (rule->decoder_rows_key == NULL) {
-        return 0;
-    }
-    if (cfg_read_int(c, c->root, rule->decoder_rows_key, rule->decoder_rows_key, 1, (int64_t)1 << 32,
-                     &m->decoder_learned_rows) < 0) {
-        return -1;
-    }
-    if (m->decoder_learned_rows < 1) {
-        return cfg_fail(c, rule->decoder_rows_key, "required");
-    }
-    m->decoder_learned_dim = m->learned_dim;
-    return 0;
-}
-
 /* The text models with a learned table (learned_rules): rows_key's rows,
  * plus OPT's and BART's 2; only position_embedding_type "absolute" is
  * learned. */
@@ -259,5 +241,8 @@ int cfg_map_learned_text(map_ctx *c)
         snprintf(key, sizeof(key), "%.*s", (int)(colon - rule->warning), rule->warning);
         cfg_warn(c, key, "%s", colon + 2);
     }
-    return read_learned_positions(c, rule) != 0 ? -1 : read_decoder_table(c, rule);
+    if (read_learned_positions(c, rule) != 0) {
+        return -1;
+    }
+    return rule->decoder_rows_key != NULL ? cfg_read_decoder_table(c, rule->decoder_rows_key, m->learned_dim) : 0;
 }

@@ -190,6 +190,19 @@ int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, co
     return cfg_fail(c, hidden_key, "required (or head_dim)");
 }
 
+int cfg_read_decoder_table(map_ctx *c, const char *rows_key, int32_t width)
+{
+    pecert_certify_model *m = c->m;
+    if (cfg_read_int(c, c->root, rows_key, rows_key, 1, (int64_t)1 << 32, &m->decoder_learned_rows) < 0) {
+        return -1;
+    }
+    if (m->decoder_learned_rows < 1) {
+        return cfg_fail(c, rows_key, "required");
+    }
+    m->decoder_learned_dim = width;
+    return 0;
+}
+
 /* rotary_dim = int(head_dim * partial_rotary_factor) (HF
  * _compute_default_rope_parameters), even. */
 int cfg_set_rotary_dim(map_ctx *c, double partial, const char *key)

@@ -75,6 +75,9 @@ int cfg_reject_unknown_positional_of(map_ctx *c, const cJSON *obj, const char *c
  * rotary_dim from a partial rotary factor, and rope_theta with
  * max_position_embeddings. 0, or -1 with c->err. */
 int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key);
+/* A decoder's learned table beside the model's own (Whisper's, LED's):
+ * rows_key's rows (required), width wide, into decoder_learned_*. */
+int cfg_read_decoder_table(map_ctx *c, const char *rows_key, int32_t width);
 int cfg_set_rotary_dim(map_ctx *c, double partial, const char *key);
 int cfg_read_rope_common(map_ctx *c, const char *theta_key, double theta_default);
 

@@ -202,21 +202,6 @@ static int read_padding(map_ctx *c, const sinusoidal_rule *rule)
     return 0;
 }
 
-/* The decoder's learned table (Whisper's): its rows, d_model wide. */
-static int read_decoder_table(map_ctx *c, const sinusoidal_rule *rule)
-{
-    pecert_certify_model *m = c->m;
-    if (cfg_read_int(c, c->root, rule->decoder_rows_key, rule->decoder_rows_key, 1, (int64_t)1 << 24,
-                     &m->decoder_learned_rows) < 0) {
-        return -1;
-    }
-    if (m->decoder_learned_rows < 1) {
-        return cfg_fail(c, rule->decoder_rows_key, "required");
-    }
-    m->decoder_learned_dim = m->sinusoidal_dim;
-    return 0;
-}
-
 int cfg_map_sinusoidal(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
@@ -254,7 +239,7 @@ int cfg_map_sinusoidal(map_ctx *c)
                                                          "halves of d_model // 2 channels each, which an odd width "
                                                          "cannot hold");
     }
-    if (rule->decoder_rows_key != NULL && read_decoder_table(c, rule) != 0) {
+    if (rule->decoder_rows_key != NULL && cfg_read_decoder_table(c, rule->decoder_rows_key, m->sinusoidal_dim) != 0) {
         return -1;
     }
     m->kind = PECERT_PE_SINUSOIDAL;
