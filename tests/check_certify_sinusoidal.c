@@ -122,6 +122,10 @@ START_TEST(refusals_name_the_key)
                        "d_model");
     parse_fails_naming("{\"model_type\": \"marian\", \"d_model\": 512, \"encoder_attention_heads\": 8}",
                        "max_position_embeddings");
+    /* tensor2tensor's d/2 - 1 is zero below 4 channels: the model divides by it. */
+    parse_fails_naming("{\"model_type\": \"m2m_100\", \"d_model\": 2, \"encoder_attention_heads\": 1,"
+                       " \"max_position_embeddings\": 512}",
+                       "d_model");
     parse_fails_naming(SEQ2SEQ("marian", ", \"sinusoidal_position_base\": 20000"), "sinusoidal_position_base");
     /* Whisper's sinusoids() raises for an odd width; its decoder's table
      * has a size. */

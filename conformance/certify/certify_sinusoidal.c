@@ -225,12 +225,16 @@ int cfg_map_sinusoidal(map_ctx *c)
     m->sinusoidal_dim = 0;
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         cfg_read_heads(c, rule->width_key, rule->heads_key, NULL) != 0 ||
-        cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &m->sinusoidal_dim) < 0 ||
+        cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 16, &m->sinusoidal_dim) < 0 ||
         read_positions(c, rule) != 0 || read_padding(c, rule) != 0) {
         return -1;
     }
     if (m->sinusoidal_dim < 2) {
         return cfg_fail(c, rule->width_key, "%d: a sinusoidal table needs at least 2 channels", m->sinusoidal_dim);
+    }
+    if (rule->variant >= PECERT_SINUSOIDAL_T2T && m->sinusoidal_dim < 4) {
+        return cfg_fail(c, rule->width_key, "%d: tensor2tensor's frequencies divide by d/2 - 1, zero below 4 "
+                        "channels (the model's own code divides by zero)", m->sinusoidal_dim);
     }
     if (rule->variant == PECERT_SINUSOIDAL_T2T && m->sinusoidal_dim % 2 != 0) {
         return cfg_fail(c, rule->width_key, "%d is odd: %s", m->sinusoidal_dim,
