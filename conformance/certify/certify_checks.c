@@ -150,6 +150,27 @@ static void compare_table(pecert_check_result *r, const char *where, const pecer
                       (double)(own ? m->learned_rows : m->decoder_learned_rows), (double)tab->shape[0]);
         compare_field(r, where, own ? "learned table width" : "decoder table width",
                       own ? m->learned_dim : m->decoder_learned_dim, (double)tab->shape[1]);
+        /* Which rows the positions read, as the model's own forward read
+         * them (a decoder's table reads row p). */
+        int32_t convention = own ? m->learned_convention : PECERT_LEARNED_PLAIN;
+        compare_field(r, where, "learned positions (0 row p, 1 from padding_idx + 1)", convention,
+                      (double)pecert_vtest_int(t, "convention", -1));
+        if (convention == PECERT_LEARNED_PADDING_OFFSET) {
+            compare_field(r, where, "learned padding_idx", m->learned_padding_idx,
+                          (double)pecert_vtest_int(t, "padding_idx", -1));
+        }
+        /* A padding token recorded at -1 read the padding row (RoBERTa's
+         * rule): pecert must say so. (A test without one cannot tell BART's
+         * numbered padding from no padding.) */
+        const pecert_vtensor *pos = pecert_vtest_input(t, "positions");
+        const int64_t *p = pos != NULL ? pos->data : NULL;
+        int padded = 0;
+        for (int64_t i = 0; p != NULL && i < pos->num_elements; i++) {
+            padded |= p[i] == -1;
+        }
+        if (padded) {
+            compare_field(r, where, "learned padding reads its row", own && m->learned_padding_row, 1.0);
+        }
     }
 }
 

@@ -22,7 +22,8 @@ code does with positions) is read, and for every model_type its config goes thro
 2. conformance/profiles/INVENTORY.md is what this script writes from the answers
    (--write writes it); a stale one fails, so the table is generated, never typed.
 3. Every bundled profile's model_type is in the inventory, and every RoPE, sinusoidal and
-   ViT-family tower mapping is held to the model's own outputs: a bundled profile's vectors, or else
+   ViT-family tower mapping (and every other with a vectors/mappings file: the learned
+   tables') is held to the model's own outputs: a bundled profile's vectors, or else
    vectors/mappings/<model_type>.json, which ref must certify through the mapping.
 4. The check can fail: a planted ignored field and a planted per-layer `if` on the
    llama row must each be reported (self_test). (That a real unknown encoding field is
@@ -313,7 +314,10 @@ def unproven_mappings(build, scratch, rows, profiles):
         if inner and inner not in by_type:
             by_type[inner] = dict(r, model_type=inner, config=r["config"][r["text_config"]])
     failures, held = [], 0
-    for rule in held_rules(build):
+    # Any other mapping with recorded outputs (the learned tables' rules) is held too.
+    recorded = sorted(f[:-5] for f in os.listdir(MAPPINGS) if f.endswith(".json"))
+    required = held_rules(build)
+    for rule in required + [mt for mt in recorded if mt not in required]:
         if rule in covered:
             continue
         path = os.path.join(MAPPINGS, rule + ".json")
@@ -383,7 +387,7 @@ def main(argv):
                                                                  os.path.relpath(argv[0], ROOT), build))
     for line in failures:
         print("inventory: FAIL %s" % line)
-    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers; %d RoPE, sinusoidal and tower mappings "
+    print("inventory: %s; %d model types, %d mapped (%d partly), %d refused, %d wrappers; %d mappings "
           "without a profile held to vectors/mappings"
           % ("OK" if not failures else "%d failures" % len(failures), len(table),
              counts["mapped"] + counts["partial"], counts["partial"], counts["refused"], counts["wrapper"], held))

@@ -30,6 +30,7 @@ own parameters. Output is deterministic (vecfile.py). See vectors/gen/README.md.
 import argparse
 import copy
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -40,6 +41,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import famgen  # noqa: E402
+import gen_learned  # noqa: E402
 import gen_rope  # noqa: E402
 import hfref  # noqa: E402
 import profile_vision  # noqa: E402
@@ -777,6 +779,112 @@ def build_sinusoidal(ref, vf, profile):
                 {"embedding": vf.tensor(out, "f32")})
 
 
+# The text models whose learned table lives in an *Embeddings class of their own:
+# model_type -> (module, config class, embeddings class). Each is built from the default
+# config and read by its own forward (certify_learned.c's rules: row p, RoBERTa's rows,
+# arange + 2), the other tables and projections zeroed or left out (embedding_rows).
+LEARNED_EMBEDDINGS = {
+    "ernie": ("ernie", "ErnieConfig", "ErnieEmbeddings"),
+    "splinter": ("splinter", "SplinterConfig", "SplinterEmbeddings"),
+    "electra": ("electra", "ElectraConfig", "ElectraEmbeddings"),
+    "albert": ("albert", "AlbertConfig", "AlbertEmbeddings"),
+    "convbert": ("convbert", "ConvBertConfig", "ConvBertEmbeddings"),
+    "rembert": ("rembert", "RemBertConfig", "RemBertEmbeddings"),
+    "big_bird": ("big_bird", "BigBirdConfig", "BigBirdEmbeddings"),
+    "git": ("git", "GitConfig", "GitEmbeddings"),
+    "squeezebert": ("squeezebert", "SqueezeBertConfig", "SqueezeBertEmbeddings"),
+    "layoutlm": ("layoutlm", "LayoutLMConfig", "LayoutLMEmbeddings"),
+    "visual_bert": ("visual_bert", "VisualBertConfig", "VisualBertEmbeddings"),
+    "deberta": ("deberta", "DebertaConfig", "DebertaEmbeddings"),
+    "deberta-v2": ("deberta_v2", "DebertaV2Config", "DebertaV2Embeddings"),
+    "xlm-roberta": ("xlm_roberta", "XLMRobertaConfig", "XLMRobertaEmbeddings"),
+    "xlm-roberta-xl": ("xlm_roberta_xl", "XLMRobertaXLConfig", "XLMRobertaXLEmbeddings"),
+    "camembert": ("camembert", "CamembertConfig", "CamembertEmbeddings"),
+    "roberta-prelayernorm": ("roberta_prelayernorm", "RobertaPreLayerNormConfig", "RobertaPreLayerNormEmbeddings"),
+    "xmod": ("xmod", "XmodConfig", "XmodEmbeddings"),
+    "longformer": ("longformer", "LongformerConfig", "LongformerEmbeddings"),
+    "data2vec-text": ("data2vec", "Data2VecTextConfig", "Data2VecTextForTextEmbeddings"),
+    "lilt": ("lilt", "LiltConfig", "LiltTextEmbeddings"),
+    "nystromformer": ("nystromformer", "NystromformerConfig", "NystromformerEmbeddings"),
+    "mra": ("mra", "MraConfig", "MraEmbeddings"),
+    "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
+    "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
+    "chinese_clip_text_model": ("chinese_clip", "ChineseCLIPTextConfig", "ChineseCLIPTextEmbeddings"),
+    "blip_text_model": ("blip", "BlipTextConfig", "BlipTextEmbeddings"),
+}
+# Where a class keeps its modeling code in another file than modeling_<module>.py.
+EMBEDDINGS_FILE = {"data2vec-text": ("configuration_data2vec_text", "modeling_data2vec_text"),
+                   "blip_text_model": ("configuration_blip", "modeling_blip_text")}
+POSITION_TABLES = ("position_embeddings", "position_embedding")
+
+
+def embedding_rows(torch, module):
+    """The module with every nn.Embedding but its position table zeroed and its norms made
+    identities, so that its output is the position rows it reads; the table."""
+    table = next(getattr(module, a) for a in POSITION_TABLES if isinstance(getattr(module, a, None), torch.nn.Embedding))
+    for sub in module.modules():
+        if isinstance(sub, torch.nn.Embedding) and sub is not table:
+            sub.weight.data.zero_()
+    for name, sub in list(module.named_children()):
+        if isinstance(sub, torch.nn.LayerNorm) or type(sub).__name__.endswith("LayerNorm"):
+            setattr(module, name, torch.nn.Identity())
+    return table
+
+
+def build_learned_embeddings(ref, vf, profile):
+    """The position rows a text model's own *Embeddings.forward reads, found by value in
+    a periodic table of its shape: for a plain row of every position, and a left-padded
+    row (RoBERTa's rule gives padding its own row)."""
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    mod, cls_name, emb_name = LEARNED_EMBEDDINGS[mt]
+    cfg_file, mdl_file = EMBEDDINGS_FILE.get(mt, ("configuration_" + mod, "modeling_" + mod))
+    cfg_mod = importlib.import_module(f"transformers.models.{mod}.{cfg_file}")
+    mdl = importlib.import_module(f"transformers.models.{mod}.{mdl_file}")
+    cfg = make_config(getattr(cfg_mod, cls_name), c)
+    module = getattr(mdl, emb_name)(cfg).eval()
+    table = embedding_rows(torch, module)
+    weight = periodic_table(f"{vf.name}/table", tuple(table.weight.shape))
+    pad = getattr(cfg, "pad_token_id", None)
+    token = (pad if pad is not None else 0) + 1  # any id that is not padding
+    n = min(64, table.weight.shape[0] // 2)
+    cases = [("every position of a sequence", [token] * n)]
+    if pad is not None:
+        cases.append(("a left-padded sequence", [pad, pad] + [token] * 6))
+    reads = []
+    with torch.no_grad():
+        table.weight.copy_(torch.from_numpy(weight))
+        for _, ids in cases:
+            kwargs = {"input_ids": torch.tensor([ids])}
+            if "bbox" in inspect.signature(module.forward).parameters:
+                kwargs["bbox"] = torch.zeros(1, len(ids), 4, dtype=torch.long)
+            out = module(**kwargs)
+            out = (out[0] if isinstance(out, tuple) else out)[0].numpy()
+            reads.append((ids, gen_learned.rows_of(out, weight), out))
+    # One test (one copy of the table) for both sequences, one after the other.
+    config, positions = pecert_positions(reads, pad)
+    vf.add_test("learned.lookup", " then ".join(c for c, _ in cases) + ": the rows the model's embeddings read",
+                ["profile", "boundary"], source_of(ref, getattr(mdl, emb_name), emb_name + ".forward"), config, {},
+                {"table": vf.tensor(weight, "f32"), "positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
+                {"embedding": vf.tensor(np.concatenate([out for _, _, out in reads]), "f32")})
+
+
+def pecert_positions(reads, pad):
+    """The rows read, in pecert's terms: the rows themselves when the first token of the
+    unpadded sequence read row 0 (plain); else padding_offset, that row padding_idx + 1,
+    padding tokens -1 where they read the padding row (RoBERTa's rule) and numbered like
+    any token where they do not."""
+    first = reads[0][1][0]
+    if first == 0:
+        return {"convention": "plain"}, [r for _, rows, _ in reads for r in rows]
+    padding_idx = int(first - 1)
+    positions = []
+    for ids, rows, _ in reads:
+        positions += [-1 if t == pad and r == padding_idx else r - padding_idx - 1 for r, t in zip(rows, ids)]
+    return {"convention": "padding_offset", "padding_idx": padding_idx}, positions
+
+
 def build(ref, gen, vf, profile):
     mt = text_model_type(profile)
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
@@ -789,6 +897,8 @@ def build(ref, gen, vf, profile):
         build_alibi(ref, vf, profile)
     elif mt == "t5":
         build_t5(ref, vf, profile)
+    elif mt in LEARNED_EMBEDDINGS:
+        build_learned_embeddings(ref, vf, profile)
     elif mt in SINUSOIDAL_MODELS:
         build_sinusoidal(ref, vf, profile)
     elif mt in ("bert", "gpt2") or mt in VIT_EMBEDDINGS:
