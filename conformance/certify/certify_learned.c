@@ -212,12 +212,13 @@ static int read_learned_positions(map_ctx *c, const learned_rule *rule)
 int cfg_map_learned_text(map_ctx *c)
 {
     static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
+    static const char *const none[] = {NULL};
     pecert_certify_model *m = c->m;
     const learned_rule *rule = find_learned_rule(m->model_type);
     if (rule == NULL) {
         return cfg_fail(c, "model_type", "'%s' has no learned-table rule in certify_learned.c", m->model_type);
     }
-    const char *const *also = rule->also_known != NULL ? rule->also_known : known + 3;
+    const char *const *also = rule->also_known != NULL ? rule->also_known : none;
     const cJSON *pet = cfg_get(c->root, "position_embedding_type");
     int32_t width = rule->width_default;
     if (cfg_reject_unknown_positional_of(c, c->root, known, also, "") != 0 ||
@@ -235,7 +236,7 @@ int cfg_map_learned_text(map_ctx *c)
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = m->max_position_embeddings + rule->offset_rows;
     m->learned_dim = rule->width_key != NULL && width > 0 ? width : m->head_dim * m->num_heads;
-    if (rule->warning != NULL) {
+    if (rule->warning != NULL) { /* "key: why", the key the warning names first */
         const char *colon = strchr(rule->warning, ':');
         char key[64];
         snprintf(key, sizeof(key), "%.*s", (int)(colon - rule->warning), rule->warning);
