@@ -145,6 +145,10 @@ extern const pecert_check pecert_check_sinusoidal_golden;
  * matches leaves its symptom on r. */
 void pecert_sinusoidal_suspect(const pecert_check_env *env, pecert_check_result *r, const pecert_sinusoidal_args *a,
                                const pecert_out_buf *got);
+/* pecert_sinusoidal_elem_bound: element i's bound in the [n, dim] output
+ * of the call args (a pecert_sinusoidal_args *): pecert_sinusoidal_bound
+ * at its token's position and its channel (pecert_elem_bound's form). */
+double pecert_sinusoidal_elem_bound(const void *args, int64_t i, double want);
 extern const pecert_check pecert_check_learned_golden;
 #define PECERT_ID_LEARNED_GOLDEN "learned.golden"
 extern const pecert_check pecert_check_learned_out_of_range;

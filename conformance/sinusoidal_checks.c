@@ -14,13 +14,9 @@
 #include "family.h"
 #include "family_tol.h"
 
-typedef struct sin_ctx {
-    const pecert_sinusoidal_args *a;
-} sin_ctx;
-
-static double sin_bound(const void *ctx, int64_t i, double want)
+double pecert_sinusoidal_elem_bound(const void *args, int64_t i, double want)
 {
-    const pecert_sinusoidal_args *a = ((const sin_ctx *)ctx)->a;
+    const pecert_sinusoidal_args *a = args;
     (void)want;
     return pecert_sinusoidal_bound(a->variant, a->dim, a->base, a->padding_idx, a->positions[i / a->dim], i % a->dim);
 }
@@ -141,11 +137,10 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r,
     a.positions = pos->data;
     a.n = pos->num_elements;
     a.out = &out.view;
-    sin_ctx c = {&a};
     pecert_status st = env->plugin.desc->sinusoidal(env->plugin.instance, &a);
     if (pecert_out_status(r, &env->plugin, st, &out, where, "sinusoidal")) {
         int64_t failed = r->n_failed;
-        pecert_compare_bounded(r, &out, want, sin_bound, &c, where);
+        pecert_compare_bounded(r, &out, want, pecert_sinusoidal_elem_bound, &a, where);
         if (r->n_failed > failed) {
             pecert_sinusoidal_suspect(env, r, &a, &out);
         }

@@ -380,15 +380,7 @@ END_TEST
  * may be NULL. Returns the exit status. */
 static int certify_results(pecert_run_results *res, const char *plugin, const char *vectors)
 {
-    char plugin_path[1024];
-    char oracle_path[1024];
-    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
-    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL,
-                                  NULL,        NULL,        0,       PECERT_SANDBOX_ON};
-    int status = pecert_certify_run(res, &model, &opt, err, sizeof(err));
-    ck_assert_int_ge((int)res->n_checks, 1);
-    return status;
+    return test_certify_run(res, &model, plugin, vectors, err, sizeof(err));
 }
 
 static int certify_model(const char *plugin, const char *vectors)

@@ -142,14 +142,8 @@ END_TEST
  * passed. */
 static int certify_lead(const char *plugin, char *lead, size_t len)
 {
-    char plugin_path[1024];
-    char oracle_path[1024];
     pecert_run_results res;
-    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
-    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
-    pecert_certify_options opt = {plugin_path, oracle_path, NULL, test_check_timeout(60.0), NULL,
-                                  NULL,        NULL,        0,    PECERT_SANDBOX_ON};
-    int status = pecert_certify_run(&res, &model, &opt, err, sizeof(err));
+    int status = test_certify_run(&res, &model, plugin, NULL, err, sizeof(err));
     snprintf(lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "");
     pecert_run_results_free(&res);
     return status;

@@ -92,6 +92,13 @@ void test_certify_parse_ok(struct pecert_certify_model *m, const char *json, cha
 void test_certify_parse_fails_naming(struct pecert_certify_model *m, const char *json, const char *key, char *err,
                                      size_t len);
 int test_certify_warned_about(const struct pecert_certify_model *m, const char *key);
+/* test_certify_run: pecert certify of the mapped model m on the plugin
+ * (test_impl_path's name; ref the oracle), vectors NULL or a file or
+ * directory, into *res (free it); pecert's error in err. Returns the exit
+ * status; at least one check must have run. */
+struct pecert_run_results;
+int test_certify_run(struct pecert_run_results *res, const struct pecert_certify_model *m, const char *plugin,
+                     const char *vectors, char *err, size_t len);
 /* test_write_text: the file at path (created or truncated) := text. */
 void test_write_text(const char *path, const char *text);
 /* test_read_in: the file dir/name, read as test_read_file reads it. */

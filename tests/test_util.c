@@ -10,6 +10,7 @@
 
 #include "suites.h"
 #include "certify_config.h"
+#include "certify_passes.h"
 
 TCase *test_tcase_of(const char *name, double timeout_s, const TTest *const *tests, size_t n)
 {
@@ -107,4 +108,18 @@ int test_certify_warned_about(const pecert_certify_model *m, const char *key)
         }
     }
     return 0;
+}
+
+int test_certify_run(pecert_run_results *res, const pecert_certify_model *m, const char *plugin, const char *vectors,
+                     char *err, size_t len)
+{
+    char plugin_path[1024];
+    char oracle_path[1024];
+    test_impl_path(plugin_path, sizeof(plugin_path), plugin);
+    test_impl_path(oracle_path, sizeof(oracle_path), "ref");
+    pecert_certify_options opt = {plugin_path, oracle_path, vectors, test_check_timeout(60.0), NULL,
+                                  NULL,        NULL,        0,       PECERT_SANDBOX_ON};
+    int status = pecert_certify_run(res, m, &opt, err, len);
+    ck_assert_int_ge((int)res->n_checks, 1);
+    return status;
 }

@@ -37,13 +37,6 @@ static int64_t sinusoidal_positions(const pecert_certify_model *m, int64_t *pos)
     return n;
 }
 
-static double table_bound(const void *ctx, int64_t i, double want)
-{
-    const pecert_sinusoidal_args *a = ctx;
-    (void)want;
-    return pecert_sinusoidal_bound(a->variant, a->dim, a->base, a->padding_idx, a->positions[i / a->dim], i % a->dim);
-}
-
 static pecert_status call_table(const pecert_subject *s, pecert_sinusoidal_args *a, pecert_out_buf *out)
 {
     a->out = &out->view;
@@ -66,7 +59,7 @@ static void sinusoidal_case(const pecert_check_env *env, pecert_check_result *r,
             pecert_vtensor w = pecert_certify_oracle_tensor(&want, vals, 2, shape);
             if (pecert_out_status(r, &env->plugin, call_table(&env->plugin, a, &got), &got, where, "sinusoidal")) {
                 int64_t failed = r->n_failed;
-                pecert_compare_bounded(r, &got, &w, table_bound, a, where);
+                pecert_compare_bounded(r, &got, &w, pecert_sinusoidal_elem_bound, a, where);
                 if (r->n_failed > failed) {
                     pecert_sinusoidal_suspect(env, r, a, &got);
                 }

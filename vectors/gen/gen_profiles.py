@@ -674,10 +674,9 @@ def sinusoidal_width(cfg):
     raise KeyError("no width key in %s" % type(cfg).__name__)
 
 
-def sinusoidal_module(mdl, mt, cfg, pad):
+def sinusoidal_module(torch, mdl, mt, cfg, pad):
     """The position module as the model's encoder (decoder for XGLM) builds it, and its
     call on ids: (reader(ids) -> [len, dim] embedding, the class or function, where)."""
-    torch = mdl.torch
     d = sinusoidal_width(cfg)
     if mt in ("marian", "pegasus"):
         cls = getattr(mdl, ("Marian" if mt == "marian" else "Pegasus") + "SinusoidalPositionalEmbedding")
@@ -743,7 +742,6 @@ def build_sinusoidal(ref, vf, profile):
     mt = c["model_type"]
     variant, keys, padding = SINUSOIDAL_MODELS[mt]
     cfg_mod, mdl = modules(mt)
-    mdl.torch = torch
     cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
                 "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig",
@@ -751,7 +749,7 @@ def build_sinusoidal(ref, vf, profile):
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     pad = cfg.pad_token_id
     trained = max(getattr(cfg, k) for k in keys)
-    read, owner, where = sinusoidal_module(mdl, mt, cfg, pad)
+    read, owner, where = sinusoidal_module(torch, mdl, mt, cfg, pad)
     config = {"variant": variant, "dim": sinusoidal_width(cfg), "base": 10000}
     if variant == "fairseq":
         config["padding_idx"] = pad
