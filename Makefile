@@ -260,7 +260,7 @@ python: all $(FAMILY_VECTORS)/copied
 	$(Q)PECERT=$(CURDIR)/$(BUILD)/pecert PYTHONPATH=$(CURDIR)/python /usr/bin/python3 -m pytest -q \
 	    -p no:cacheprovider -W ignore::pytest.PytestAssertRewriteWarning tests/python/
 
-unit: $(BUILD)/unit-tests all
+unit: $(BUILD)/unit-tests all $(FAMILY_VECTORS)/copied
 	$(Q)PECERT_BUILD=$(BUILD) $(BUILD)/unit-tests
 
 # fast runs once per ISA variant (PECERT_ISA) this CPU has the instruction

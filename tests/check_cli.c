@@ -155,7 +155,8 @@ START_TEST(mutation_reports_a_missed_mutant)
              dir, test_build_dir(), dir, test_build_dir(), dir);
     ck_assert_int_eq(system(cmd), 0);
     write_catalogue(path, "rope.apply.golden");
-    snprintf(args, sizeof(args), "mutation --catalogue %s --dir %s/mutants", path, dir);
+    snprintf(args, sizeof(args), "mutation --catalogue %s --dir %s/mutants --vectors %s", path, dir,
+             test_family_vectors());
     ck_assert_int_eq(pecert(err, sizeof(err), args), 1);
     ck_assert_msg(strstr(err, "MISSED  inplace_stale_read") != NULL, "%s", err);
     ck_assert_ptr_nonnull(strstr(err, "0/1 mutants caught"));
@@ -303,8 +304,8 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     snprintf(catalogue, sizeof(catalogue), "%s/catalogue.json", dir);
     write_catalogue_subset(catalogue, names, 3);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --jobs 2 --junit %s/m.xml "
-                                                   "--json %s/m.json",
-                                 catalogue, dir, dir, dir),
+                                                   "--json %s/m.json --vectors %s",
+                                 catalogue, dir, dir, dir, test_family_vectors()),
                      0);
     const char *a = strstr(out, "caught  pairing_swapped");
     const char *b = strstr(out, "caught  decode_off_by_one");
@@ -328,7 +329,8 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_ptr_nonnull(json);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "runs")), 3);
     cJSON_Delete(json);
-    ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --quiet", catalogue, dir),
+    ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --quiet --vectors %s",
+                                 catalogue, dir, test_family_vectors()),
                      0);
     ck_assert_msg(strstr(out, "caught  ") == NULL && strstr(out, "mutants in") == NULL, "%s", out);
     ck_assert_msg(strstr(out, "mutation: 3/3 mutants caught") != NULL, "%s", out);

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <check.h>
+
 #include "job_pool.h"
 #include "suites.h"
 
@@ -12,6 +14,16 @@ const char *test_build_dir(void)
 {
     const char *dir = getenv("PECERT_BUILD");
     return (dir != NULL && dir[0] != '\0') ? dir : "build";
+}
+
+const char *test_family_vectors(void)
+{
+    static char dir[4096];
+    char stamp[4200];
+    snprintf(dir, sizeof(dir), "%s/family-vectors", test_build_dir());
+    snprintf(stamp, sizeof(stamp), "%s/copied", dir);
+    ck_assert_msg(access(stamp, F_OK) == 0, "%s: missing (`make %s` copies the family vectors there)", stamp, stamp);
+    return dir;
 }
 
 void test_impl_path(char *path, size_t len, const char *name)

@@ -68,6 +68,12 @@ double test_check_timeout(double seconds);
 
 /* The build directory (plugins live in BUILD/impls), from $PECERT_BUILD. */
 const char *test_build_dir(void);
+/* BUILD/family-vectors: the families' vectors without the checkpoints'
+ * profiles and mappings, as the mutation gate runs its mutants (`make
+ * unit` copies them there; the test fails, saying so, where they are not):
+ * for a test of a whole run's plumbing or of a mutant's verdict, at 40% of
+ * a run on every vector. */
+const char *test_family_vectors(void);
 /* test_impl_path: BUILD/impls/NAME.so into path ("mutants/x", "ref", ...). */
 void test_impl_path(char *path, size_t len, const char *name);
 
