@@ -257,6 +257,67 @@ START_TEST(gptj_rotary_dim_and_pairing)
 }
 END_TEST
 
+/* RoPE models with keys of their own (transformers v4.57.6): DBRX's base
+ * and key/value heads in attn_config (dbrx-instruct's config.json);
+ * Moonshine's heads under encoder_/decoder_ names, GLM's adjacent pairs
+ * on 90% of the head (moonshine-tiny: hidden 288, 8 heads of 36, 32
+ * rotated); Phi-4-multimodal's Phi-3 rules and its towers named;
+ * PhiMoE's and OpenLlama's scalings refused where pecert cannot state
+ * them; IDEFICS's fixed base and cache length (idefics-80b: 64 heads of
+ * 128), a base key it never reads refused (read in each model's rotary
+ * class). */
+START_TEST(rope_models_read_their_own_keys)
+{
+    parse_ok("{\"model_type\": \"dbrx\", \"d_model\": 6144, \"n_heads\": 48, \"max_seq_len\": 32768,"
+             " \"attn_config\": {\"kv_n_heads\": 8, \"rope_theta\": 500000, \"clip_qkv\": 8}}");
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    ck_assert_int_eq(model.max_position_embeddings, 32768);
+    parse_fails_naming("{\"model_type\": \"dbrx\", \"attn_config\": [1, 2]}", "attn_config");
+    parse_fails_naming("{\"model_type\": \"dbrx\", \"d_model\": 64, \"n_heads\": 4,"
+                       " \"attn_config\": {\"kv_n_heads\": 3}}", "attn_config.kv_n_heads");
+    parse_fails_naming("{\"model_type\": \"dbrx\", \"attn_config\": {\"rope_scaling\": {\"factor\": 2}}}",
+                       "attn_config.rope_scaling");
+    parse_ok("{\"model_type\": \"moonshine\", \"hidden_size\": 288, \"encoder_num_attention_heads\": 8,"
+             " \"decoder_num_attention_heads\": 8, \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.rope.head_dim, 36);
+    ck_assert_int_eq(model.rope.rotary_dim, 32);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    parse_fails_naming("{\"model_type\": \"moonshine\", \"hidden_size\": 288, \"encoder_num_attention_heads\": 8,"
+                       " \"decoder_num_attention_heads\": 6}",
+                       "decoder_num_attention_heads");
+    parse_ok("{\"model_type\": \"phi4_multimodal\", \"hidden_size\": 3072, \"num_attention_heads\": 24,"
+             " \"num_key_value_heads\": 8, \"partial_rotary_factor\": 0.75, \"max_position_embeddings\": 131072}");
+    ck_assert_int_eq(model.rope.rotary_dim, 96);
+    ck_assert_int_eq(model.rope.original_max_position_embeddings, 4096); /* Phi3Config's default */
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "audio encoder's relative attention bias"));
+    parse_fails_naming("{\"model_type\": \"phimoe\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"max_position_embeddings\": 131072, \"rope_scaling\": {\"type\": \"longrope\","
+                       " \"short_mscale\": 1.0, \"long_mscale\": 1.24}}",
+                       "rope_scaling");
+    parse_fails_naming("{\"model_type\": \"phimoe\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+                       " \"head_dim\": 64}",
+                       "head_dim");
+#define OPEN_LLAMA "{\"model_type\": \"open-llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32," \
+                   " \"max_position_embeddings\": 2048, "
+    parse_ok(OPEN_LLAMA "\"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}");
+    ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
+    parse_fails_naming(OPEN_LLAMA "\"rope_scaling\": {\"type\": \"dynamic\", \"factor\": 2.0}}", "rope_scaling.type");
+    ck_assert_ptr_nonnull(strstr(err, "OpenLlamaConfig's dynamic NTK class"));
+    parse_fails_naming(OPEN_LLAMA "\"head_dim\": 64}", "head_dim");
+#undef OPEN_LLAMA
+    parse_ok("{\"model_type\": \"idefics\", \"hidden_size\": 8192, \"num_attention_heads\": 64}");
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+    ck_assert_int_eq(model.max_position_embeddings, 2048);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "CLIP's learned table"));
+    parse_fails_naming("{\"model_type\": \"idefics\", \"hidden_size\": 8192, \"num_attention_heads\": 64,"
+                       " \"rope_theta\": 500000}",
+                       "rope_theta");
+}
+END_TEST
+
 START_TEST(qwen2_vl_mrope_section)
 {
     parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
@@ -1534,6 +1595,7 @@ Suite *make_certify_suite(void)
                                     partial_rotary_factor_on_head_dim,
                                     gptj_rotary_dim_and_pairing,
                                     qwen2_vl_mrope_section,
+                                    rope_models_read_their_own_keys,
                                     configs_as_transformers_saves_them,
                                     absent_keys_take_the_config_class_defaults,
                                     alibi_and_learned_families,

@@ -41,7 +41,8 @@ typedef struct model_rule {
  * Qwen2VLTextConfig, PhiConfig, GptOssConfig, DeepseekV2/V3Config and
  * GPTNeoXConfig copy "type" over "rope_type" and run
  * rope_config_validation; MistralConfig, MixtralConfig, GemmaConfig and
- * Llama4TextConfig do neither; Phi3Config runs its own, stricter
+ * Llama4TextConfig do neither; Phi3Config (and Phi4MultimodalConfig, its
+ * copy) runs its own, stricter
  * _rope_scaling_validation (check_phi3_scaling), Olmo2Config its own
  * (check_olmo2_scaling).
  * Pairing per model's reference code in transformers v4.57.6: rotate_half
@@ -98,7 +99,9 @@ typedef struct model_rule {
  * apply_rotary_pos_emb_interleave (adjacent pairs) and scales the softmax
  * by mscale^2 as DeepSeek-V3 does (warned). MimiConfig (the audio codec's
  * transformers, every layer rotated) neither copies nor validates, nor does
- * JetMoeConfig (head_dim its kv_channels). CsmConfig (the backbone's
+ * JetMoeConfig (head_dim its kv_channels). MoonshineConfig validates
+ * without copying; its encoder and decoder rotate GLM's way (adjacent
+ * pairs, part of the head). CsmConfig (the backbone's
  * fields at the top) copies and validates; its depth decoder is named as
  * not certified. ChameleonConfig runs Olmo2's strict validation (linear or
  * dynamic with a factor > 1, nothing else); its rotary classes are its
@@ -115,6 +118,7 @@ static const model_rule model_rules[] = {
     {"qwen2_5_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen3_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"phi3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"phi4_multimodal", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gemma", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gpt_oss", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -133,6 +137,9 @@ static const model_rule model_rules[] = {
     {"cohere", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
     {"glm4", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"helium", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"moonshine", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
+    {"open-llama", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"phimoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"olmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"starcoder2", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -176,6 +183,8 @@ static const model_rule model_rules[] = {
     {"hunyuan_v1_dense", cfg_map_hunyuan, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bloom", cfg_map_bloom, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mpt", cfg_map_mpt, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dbrx", cfg_map_dbrx, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"idefics", cfg_map_idefics, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"t5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"umt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -309,6 +318,9 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                                        "by 1/sqrt(head_dim) when alibi is true"
            : map == cfg_map_bloom    ? "ALiBi: n_head"
            : map == cfg_map_mpt      ? "ALiBi: attn_config.alibi, alibi_bias_max"
+           : map == cfg_map_dbrx     ? "RoPE: d_model / n_heads, attn_config.rope_theta, kv_n_heads, max_seq_len"
+           : map == cfg_map_idefics  ? "RoPE: hidden_size / num_attention_heads at base 10000 (no positional key); "
+                                       "the vision tower named"
            : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
            : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "
                                        "below say which); resized to other images in the @vision pass"

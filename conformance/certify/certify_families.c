@@ -273,6 +273,70 @@ int cfg_map_mpt(map_ctx *c)
     return 0;
 }
 
+/* DBRX (DbrxConfig, modeling_dbrx.py): heads d_model / n_heads; the
+ * base and the key/value heads are attn_config's (DbrxAttentionConfig:
+ * rope_theta 10000, kv_n_heads 1 by default), and DbrxAttention builds
+ * DbrxRotaryEmbedding from (head_dim, max_seq_len, rope_theta) alone:
+ * default RoPE over the whole head, split-half pairs (rotate_half), no
+ * scaling (neither config class has rope_scaling). */
+int cfg_map_dbrx(map_ctx *c)
+{
+    static const char *const known_top[] = {"max_seq_len", NULL};
+    static const char *const known_attn[] = {"rope_theta", NULL};
+    const cJSON *attn = cfg_get(c->root, "attn_config");
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    int64_t kv_heads = 1;
+    if (attn != NULL && !cJSON_IsObject(attn)) {
+        return cfg_fail(c, "attn_config", "expected an object (DbrxAttentionConfig's fields)");
+    }
+    m->max_position_embeddings = 2048;
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    if (cfg_reject_unknown_positional(c, c->root, known_top, "") != 0 ||
+        (attn != NULL && cfg_reject_unknown_positional(c, attn, known_attn, "attn_config.") != 0) ||
+        cfg_read_heads(c, "d_model", "n_heads", NULL) != 0 ||
+        cfg_read_int(c, c->root, "max_seq_len", "max_seq_len", 1, (int64_t)1 << 40, &m->max_position_embeddings) < 0 ||
+        (attn != NULL &&
+         (cfg_read_num(c, attn, "rope_theta", "attn_config.rope_theta", 1.0 + 1e-9, 1e12, &r->rope_theta) < 0 ||
+          cfg_read_int(c, attn, "kv_n_heads", "attn_config.kv_n_heads", 1, 1 << 16, &kv_heads) < 0)) ||
+        cfg_set_rotary_dim(c, 1.0, "n_heads") != 0) {
+        return -1;
+    }
+    if (m->num_heads % kv_heads != 0) {
+        return cfg_fail(c, "attn_config.kv_n_heads", "%d does not divide n_heads = %d", (int)kv_heads, m->num_heads);
+    }
+    m->num_kv_heads = (int32_t)kv_heads;
+    r->max_position_embeddings = m->max_position_embeddings;
+    return 0;
+}
+
+/* IDEFICS (IdeficsConfig, modeling_idefics.py): a Llama decoder whose
+ * self-attention builds IdeficsEmbedding(head_dim) with its defaults (base
+ * 10000, a cos/sin cache of 2048 rows, rebuilt with the same formula for a
+ * longer sequence) and whose gated cross-attention layers rotate nothing.
+ * The config has no positional key at all; 2048 is the length certified.
+ * The vision tower (CLIP's learned table, interpolated) is named, not
+ * certified. */
+int cfg_map_idefics(map_ctx *c)
+{
+    static const char *const none[] = {NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    if (cfg_reject_unknown_positional(c, c->root, none, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        cfg_set_rotary_dim(c, 1.0, "hidden_size") != 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    m->max_position_embeddings = 2048;
+    r->max_position_embeddings = m->max_position_embeddings;
+    snprintf(m->vision_note, sizeof(m->vision_note), "%s",
+             "IDEFICS's vision tower (CLIP's learned table, interpolated to the image) is not certified");
+    return 0;
+}
+
 /* T5: relative_attention_num_buckets (32), _max_distance (128). MT5,
  * Switch Transformers and Pop2Piano copy T5's _relative_position_bucket
  * and its layer-0 bias; UMT5's is the same arithmetic (its log ratio

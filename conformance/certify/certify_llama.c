@@ -18,8 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Phi3Config (transformers v4.57.6): original_max_position_embeddings
- * defaults to 4096, so LongRoPE's switch length and factor come from it
+/* Phi3Config (transformers v4.57.6), and Phi4MultimodalConfig, its copy:
+ * original_max_position_embeddings defaults to 4096, so LongRoPE's switch
+ * length and factor come from it
  * even when config.json omits it; _rope_scaling_validation raises
  * ValueError unless rope_scaling is exactly {type, short_factor,
  * long_factor} with type longrope (after "su" / "yarn" are renamed). */
@@ -143,6 +144,8 @@ static const rope_defaults llama_like_defaults[] = {
     {"longcat_flash", 1e7, 1.0, 64, NULL},
     {"jetmoe", 10000.0, 1.0, 128, NULL},
     {"csm", 500000.0, 1.0, 0, NULL},
+    {"moonshine", 10000.0, 0.9, 0, NULL},
+    {"phimoe", 1e6, 1.0, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -167,8 +170,9 @@ static const rope_defaults *defaults_of(const char *model_type)
  * channels, which does not broadcast: transformers cannot run it. */
 static int splits_partial_rotary(const char *model_type)
 {
-    static const char *const splitters[] = {"phi3",     "phi",        "stablelm",  "glm4", "glm4_moe",
-                                            "nemotron", "qwen3_next", "persimmon", "glm",  NULL};
+    static const char *const splitters[] = {"phi3",      "phi4_multimodal", "phi",       "stablelm",
+                                            "glm4",      "glm4_moe",        "nemotron",  "qwen3_next",
+                                            "persimmon", "glm",             "moonshine", NULL};
     return cfg_in_list(model_type, splitters);
 }
 
@@ -216,13 +220,14 @@ static int check_olmo2_scaling(map_ctx *c, const char *config_class)
         return cfg_fail(c, "rope_scaling", "%s accepts only {\"type\": \"linear\" or \"dynamic\", "
                         "\"factor\": > 1} (it raises ValueError otherwise)", config_class);
     }
-    /* ChameleonAttention._init_rope's dynamic class recomputes inv_freq
-     * once a position passes max_position_embeddings and keeps it for every
-     * later call: an encoding that depends on what came before. */
-    if (strcmp(config_class, "ChameleonConfig") == 0 && strcmp(type->valuestring, "dynamic") == 0) {
-        return cfg_fail(c, "rope_scaling.type", "dynamic: ChameleonDynamicNTKScalingRotaryEmbedding overwrites its "
-                        "inv_freq past max_position_embeddings and keeps it for later calls; pecert certifies no "
-                        "encoding that depends on earlier calls");
+    /* ChameleonAttention._init_rope's dynamic class (and OpenLlama's)
+     * recomputes inv_freq once a position passes max_position_embeddings
+     * and keeps it for every later call: an encoding that depends on what
+     * came before. */
+    if (strcmp(config_class, "Olmo2Config") != 0 && strcmp(type->valuestring, "dynamic") == 0) {
+        return cfg_fail(c, "rope_scaling.type", "dynamic: %s's dynamic NTK class overwrites its inv_freq past "
+                        "max_position_embeddings and keeps it for later calls; pecert certifies no encoding that "
+                        "depends on earlier calls", config_class);
     }
     return 0;
 }
@@ -337,22 +342,29 @@ static int reject_unknown_llama_like(map_ctx *c)
 
 
 /* What one model's code does differently from the Llama shape:
- * OlmoeAttention and GraniteMoeAttention size their heads hidden_size /
- * num_attention_heads whatever head_dim says, while its rotary module reads head_dim (a
- * different head_dim is a model transformers cannot run);
+ * OlmoeAttention, GraniteMoeAttention and PhimoeAttention size their
+ * heads hidden_size / num_attention_heads whatever head_dim says, while
+ * their rotary modules read head_dim (a different head_dim is a model
+ * transformers cannot run); OpenLlamaAttention builds its rotary module
+ * from its own hidden_size / num_attention_heads, so a head_dim is read by
+ * nothing, and refused as such;
  * NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says
  * (its config class has no such field), so a scaled config is refused. */
 static int check_model_quirks(map_ctx *c)
 {
     const pecert_certify_model *m = c->m;
     int32_t hidden = 0;
-    if ((strcmp(m->model_type, "olmoe") == 0 || is_granitemoe(m->model_type)) &&
+    if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "phimoe") == 0 ||
+         strcmp(m->model_type, "open-llama") == 0 || is_granitemoe(m->model_type)) &&
         cfg_get(c->root, "head_dim") != NULL &&
         cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
         return cfg_fail(c, "head_dim",
-                        "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
-                        "latter, its rotary module the former (transformers cannot run it)", (int)m->head_dim,
-                        (int)(hidden / m->num_heads), m->model_type);
+                        strcmp(m->model_type, "open-llama") == 0
+                            ? "%d differs from hidden_size / num_attention_heads = %d: %s's attention and rotary "
+                              "module use the latter, so head_dim is read by nothing"
+                            : "%d differs from hidden_size / num_attention_heads = %d: %s's attention uses the "
+                              "latter, its rotary module the former (transformers cannot run it)",
+                        (int)m->head_dim, (int)(hidden / m->num_heads), m->model_type);
     }
     /* CSM: the config is the backbone's; its depth decoder
      * (depth_decoder_config, CsmDepthDecoderModel) rotates with a rope of
@@ -363,6 +375,26 @@ static int check_model_quirks(map_ctx *c)
                  "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever "
                  "position_ids it is given: pecert certifies the backbone's rotation only");
     }
+    /* PhimoeRotaryEmbedding multiplies cos/sin by rope_scaling's
+     * short_mscale or long_mscale, picked by the sequence's length, in
+     * place of LongRoPE's attention factor: a pair of scales pecert's rope
+     * configuration cannot state. */
+    if (strcmp(m->model_type, "phimoe") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
+        return cfg_fail(c, "rope_scaling", "PhimoeRotaryEmbedding scales cos/sin by short_mscale or long_mscale, "
+                        "picked by the sequence's length, in place of LongRoPE's attention factor: not certifiable "
+                        "by pecert (its rope configuration has one attention factor)");
+    }
+    /* Phi-4-multimodal: the language model is Phi-3's; its image embedder
+     * (a SigLIP tower whose learned table is read through bucketized
+     * patch coordinates, Phi4MultimodalVisionEmbeddings) and its audio
+     * conformer's relative attention bias
+     * (Phi4MultimodalAudioRelativeAttentionBias) are encodings pecert does
+     * not certify: named as the towers not examined. */
+    if (strcmp(m->model_type, "phi4_multimodal") == 0) {
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
+                 "Phi-4-multimodal's image tower (a learned table read at bucketized patch coordinates) and "
+                 "its audio encoder's relative attention bias are not certified");
+    }
     if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
         return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
                         "(NemotronConfig has no such field); pecert refuses a field the model ignores");
@@ -370,13 +402,47 @@ static int check_model_quirks(map_ctx *c)
     return 0;
 }
 
+/* Moonshine (an encoder-decoder for speech): MoonshineConfig's
+ * attribute_map reads num_attention_heads as encoder_num_attention_heads,
+ * and the encoder's and the decoder's rotary modules are both built on the
+ * whole config, so their channels are int(hidden_size / encoder heads *
+ * partial_rotary_factor) wide; each attention rotates that many channels
+ * of its own heads (hidden_size / its heads wide; MoonshineAttention).
+ * With the decoder's heads another width, its layers are another encoding
+ * (a slice of a different head), which pecert does not model: refused. */
+static int read_moonshine_heads(map_ctx *c)
+{
+    int32_t hidden = 288;
+    int32_t decoder_heads = 8;
+    if (cfg_read_heads(c, "hidden_size", "encoder_num_attention_heads", "encoder_num_key_value_heads") != 0 ||
+        cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) < 0 ||
+        cfg_read_int32(c, c->root, "decoder_num_attention_heads", 1, 1 << 16, &decoder_heads) < 0) {
+        return -1;
+    }
+    if (hidden / decoder_heads != c->m->head_dim) {
+        return cfg_fail(c, "decoder_num_attention_heads", "%d gives the decoder heads %d wide, the encoder's are %d: "
+                        "both rotate the encoder-sized channels, a slice of a different head in each, which pecert "
+                        "does not certify (one head shape per checkpoint)", (int)decoder_heads,
+                        (int)(hidden / decoder_heads), (int)c->m->head_dim);
+    }
+    return 0;
+}
+
+/* The heads of a Llama-shaped config: its own keys for Moonshine. */
+static int read_llama_like_heads(map_ctx *c)
+{
+    if (strcmp(c->m->model_type, "moonshine") == 0) {
+        return read_moonshine_heads(c);
+    }
+    return cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads");
+}
+
 int cfg_map_llama_like(map_ctx *c)
 {
     const rope_defaults *d = defaults_of(c->m->model_type);
     double partial = d->partial_rotary_factor;
     pecert_certify_model *m = c->m;
-    if (reject_unknown_llama_like(c) != 0 ||
-        cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads") != 0 ||
+    if (reject_unknown_llama_like(c) != 0 || read_llama_like_heads(c) != 0 ||
         cfg_read_num(c, c->root, "partial_rotary_factor", "partial_rotary_factor", 1e-6, 1.0, &partial) < 0) {
         return -1;
     }
@@ -412,9 +478,10 @@ int cfg_map_llama_like(map_ctx *c)
     }
     if (cfg_read_rope_common(c, theta_key(c), d->rope_theta) != 0 ||
         cfg_set_rotary_dim(c, partial, "partial_rotary_factor") != 0 ||
-        (strcmp(m->model_type, "phi3") == 0 && check_phi3_scaling(c) != 0) ||
+        (cfg_is_phi3_like(m->model_type) && check_phi3_scaling(c) != 0) ||
         (strcmp(m->model_type, "olmo2") == 0 && check_olmo2_scaling(c, "Olmo2Config") != 0) ||
-        (strcmp(m->model_type, "chameleon") == 0 && check_olmo2_scaling(c, "ChameleonConfig") != 0)) {
+        (strcmp(m->model_type, "chameleon") == 0 && check_olmo2_scaling(c, "ChameleonConfig") != 0) ||
+        (strcmp(m->model_type, "open-llama") == 0 && check_olmo2_scaling(c, "OpenLlamaConfig") != 0)) {
         return -1;
     }
     /* The top-level original length is read by LongRoPE only (getattr on

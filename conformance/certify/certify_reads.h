@@ -93,6 +93,8 @@ int cfg_map_falcon(map_ctx *c);
 int cfg_map_hunyuan(map_ctx *c);
 int cfg_map_bloom(map_ctx *c);
 int cfg_map_mpt(map_ctx *c);
+int cfg_map_dbrx(map_ctx *c);
+int cfg_map_idefics(map_ctx *c);
 int cfg_map_t5(map_ctx *c);
 int cfg_map_learned_text(map_ctx *c);
 int cfg_map_vit(map_ctx *c);
@@ -113,6 +115,9 @@ int cfg_map_rope_scaling(map_ctx *c);
  * sections are interleaved, always. */
 int cfg_is_qwen_vl(const char *model_type);
 int cfg_is_qwen3_vl(const char *model_type);
+/* Phi-3 and Phi-4-multimodal, whose config classes share Phi3Config's
+ * LongRoPE rules (the renames, the defaulted original length). */
+int cfg_is_phi3_like(const char *model_type);
 
 /* Layer types (certify_layers.c): c->m's layers by the encoding each
  * rotates with, read as the model's config class reads them; 0, or -1

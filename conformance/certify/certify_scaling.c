@@ -56,6 +56,11 @@ int cfg_is_qwen_vl(const char *model_type)
 
 /* Qwen3-VL (Qwen3VLTextRotaryEmbedding, transformers v4.57.6): M-RoPE
  * whose sections are interleaved (apply_interleaved_mrope), always. */
+int cfg_is_phi3_like(const char *model_type)
+{
+    return strcmp(model_type, "phi3") == 0 || strcmp(model_type, "phi4_multimodal") == 0;
+}
+
 int cfg_is_qwen3_vl(const char *model_type)
 {
     return strcmp(model_type, "qwen3_vl") == 0;
@@ -83,7 +88,7 @@ static int scaling_type(map_ctx *c, const cJSON *rs, const rope_type_rule **out)
         return cfg_fail(c, shown, "expected a string");
     }
     /* Phi3Config._rope_scaling_adjustment: type "su" or "yarn" is LongRoPE. */
-    const char *name = strcmp(c->m->model_type, "phi3") == 0 && strcmp(v->valuestring, "yarn") == 0
+    const char *name = cfg_is_phi3_like(c->m->model_type) && strcmp(v->valuestring, "yarn") == 0
                            ? "longrope" : v->valuestring;
     for (size_t i = 0; i < sizeof(rope_rules) / sizeof(rope_rules[0]); i++) {
         if (strcmp(name, rope_rules[i].name) == 0) {

@@ -551,11 +551,11 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
 {
     const vision_rule *rule = find_rule(model_type);
     memset(&c->m->vision, 0, sizeof(c->m->vision));
+    if (rule == NULL) {
+        return 0; /* a note the text model's mapping left (a tower it names) stays */
+    }
     c->m->vision_note[0] = '\0';
     c->m->audio_tower = 0;
-    if (rule == NULL) {
-        return 0;
-    }
     /* Absent: the config class's defaults (the reads see no key). The ViT
      * family's fields are the config's own. */
     const int own_fields = rule->table_only && !rule->in_vision_config;

@@ -34,6 +34,7 @@ import inspect
 import json
 import os
 import sys
+import types
 
 import numpy as np
 
@@ -140,6 +141,12 @@ ROPE_MODELS = {
     "csm": ("CsmConfig", "CsmRotaryEmbedding", "apply_rotary_pos_emb"),
     "chameleon": ("ChameleonConfig", "ChameleonRotaryEmbedding", "apply_rotary_pos_emb"),
     "gpt_neox_japanese": ("GPTNeoXJapaneseConfig", "GPTNeoXJapaneseRotaryEmbedding", "apply_rotary_pos_emb"),
+    "moonshine": ("MoonshineConfig", "MoonshineRotaryEmbedding", "apply_rotary_pos_emb"),
+    "phi4_multimodal": ("Phi4MultimodalConfig", "Phi4MultimodalRotaryEmbedding", "apply_rotary_pos_emb"),
+    "dbrx": ("DbrxConfig", "DbrxRotaryEmbedding", "apply_rotary_pos_emb"),
+    "open-llama": ("OpenLlamaConfig", "OpenLlamaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "phimoe": ("PhimoeConfig", "PhimoeRotaryEmbedding", "apply_rotary_pos_emb"),
+    "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -172,7 +179,7 @@ ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
 ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm",
-                  "longcat_flash")
+                  "longcat_flash", "moonshine")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
@@ -190,10 +197,23 @@ FAR = 1 << 20
 HEADS = 2
 
 
+# Model types whose classes live under transformers.models.deprecated.
+DEPRECATED = {"open-llama": "open_llama"}
+# Rotary classes whose forward takes seq_len and returns the table of positions 0 ..
+# seq_len - 1, which apply_rotary_pos_emb then indexes with position_ids (OpenLlama's
+# attention passes kv_seq_len, PhimoeModel cache_position[-1] + 1: max(pos) + 1 here).
+TABLE_FORWARD = ("OpenLlamaRotaryEmbedding", "PhimoeRotaryEmbedding", "IdeficsEmbedding")
+
+
 def modules(model_type):
-    name = MODULE_OF.get(model_type, model_type)
-    cfg_mod = importlib.import_module(f"transformers.models.{name}.configuration_{name}")
-    mdl_mod = importlib.import_module(f"transformers.models.{name}.modeling_{name}")
+    if model_type in DEPRECATED:
+        name = DEPRECATED[model_type]
+        package = f"transformers.models.deprecated.{name}"
+    else:
+        name = MODULE_OF.get(model_type, model_type)
+        package = f"transformers.models.{name}"
+    cfg_mod = importlib.import_module(f"{package}.configuration_{name}")
+    mdl_mod = importlib.import_module(f"{package}.modeling_{name}")
     return cfg_mod, mdl_mod
 
 
@@ -259,19 +279,25 @@ def lengths(config):
 
 def rotary(cls, cfg):
     """The rotary module as the model builds it: ChameleonAttention._init_rope passes
-    (head_dim, max_position_embeddings, rope_theta) to ChameleonRotaryEmbedding; every
-    other class takes the config."""
-    if cls.__name__ == "ChameleonRotaryEmbedding":
+    (head_dim, max_position_embeddings, rope_theta) to ChameleonRotaryEmbedding, and
+    DbrxAttention the same to DbrxRotaryEmbedding (cfg then dbrx_view's), OpenLlamaAttention
+    to OpenLlamaRotaryEmbedding when rope_scaling is null; every other
+    class takes the config."""
+    if cls.__name__ == "IdeficsEmbedding":  # IdeficsAttention: IdeficsEmbedding(self.head_dim)
+        return cls(cfg.hidden_size // cfg.num_attention_heads)
+    if cls.__name__ in ("ChameleonRotaryEmbedding", "DbrxRotaryEmbedding", "OpenLlamaRotaryEmbedding"):
         return cls(cfg.hidden_size // cfg.num_attention_heads, max_position_embeddings=cfg.max_position_embeddings,
                    base=cfg.rope_theta)
     return cls(config=cfg)
 
 
 def add_rope_freq(ref, vf, module, config, cls):
+    # PhimoeRotaryEmbedding keeps no inv_freq: its forward calls rope_init_fn each time.
+    inv_freq = module.inv_freq if hasattr(module, "inv_freq") else module.rope_init_fn(module.config, None)[0]
     vf.add_test("rope.freq", "rotary module inv_freq and attention_scaling at init",
                 ["profile", "init_freqs"], source_of(ref, cls, cls.__name__ + ".__init__"),
                 config, {"seq_len": 0}, {},
-                {"inv_freq": vf.tensor(module.inv_freq.numpy(), "f32"),
+                {"inv_freq": vf.tensor(inv_freq.numpy(), "f32"),
                  # ChameleonRotaryEmbedding has no attention_scaling: its forward returns
                  # emb.cos() and emb.sin() unscaled, which is a scaling of 1.
                  "attention_scaling": vf.tensor(np.float64(getattr(module, "attention_scaling", 1.0)), "f64")})
@@ -299,6 +325,9 @@ def add_rope_cos_sin(ref, torch, vf, cls, cfg, config, pos, comment, flags):
         if cls.__name__ == "Llama4TextRotaryEmbedding":  # freqs_cis: rot/2 complex values
             freqs_cis = module(torch.zeros(1, dtype=torch.float32), position_ids)
             cos, sin = freqs_cis.real, freqs_cis.imag
+        elif cls.__name__ in TABLE_FORWARD:
+            cos, sin = module(torch.zeros(1, dtype=torch.float32), seq_len=max(pos) + 1)
+            cos, sin = cos[position_ids], sin[position_ids]
         else:
             cos, sin = module(torch.zeros(1, dtype=torch.float32), position_ids)
     if mrope:
@@ -329,6 +358,9 @@ def rotate(torch, mdl, names, cfg, config, pos, x):
             return out.reshape(seq, heads, dim).numpy(), apply
         if apply_name == "apply_rotary_emb":  # DeepSeek-V2: complex freqs_cis
             out, _ = apply(q, q.clone(), rotary(cls, cfg)(q, position_ids))
+        elif cls_name in TABLE_FORWARD:  # the table, indexed by the model's own apply
+            cos, sin = rotary(cls, cfg)(q, seq_len=max(pos) + 1)
+            out, _ = apply(q, q.clone(), cos, sin, position_ids)
         else:
             cos, sin = rotary(cls, cfg)(q, position_ids)
             out, _ = apply(q, q.clone(), cos, sin)
@@ -397,11 +429,30 @@ def layer_configs(mdl, mt, cfg):
     return [(layer, getattr(model, attr).config) for layer, attr in attrs]
 
 
+def dbrx_view(cfg):
+    """DbrxConfig as DbrxAttention reads it for its rotary module: heads d_model // n_heads,
+    max_seq_len rows, attn_config.rope_theta; no rope_scaling (the class has none)."""
+    return types.SimpleNamespace(hidden_size=cfg.d_model, num_attention_heads=cfg.n_heads,
+                                 max_position_embeddings=cfg.max_seq_len, rope_theta=cfg.attn_config.rope_theta,
+                                 rope_scaling=None)
+
+
+def idefics_view(cfg):
+    """IdeficsConfig as its rotary module sees it: no positional field, IdeficsEmbedding's
+    defaults (base 10000, a cache of 2048 rows, the length certified)."""
+    return types.SimpleNamespace(hidden_size=cfg.hidden_size, num_attention_heads=cfg.num_attention_heads,
+                                 max_position_embeddings=2048, rope_theta=10000.0, rope_scaling=None)
+
+
 def build_rope(ref, gen, vf, profile):
     mt = text_model_type(profile)
     names = ROPE_MODELS[mt]
     cfg_mod, mdl = modules(mt)
     cfg = make_config(getattr(cfg_mod, names[0]), profile["config"])
+    if mt == "dbrx":
+        cfg = dbrx_view(cfg)
+    if mt == "idefics":
+        cfg = idefics_view(cfg)
     for layer, layer_cfg in layer_configs(mdl, mt, cfg):
         build_rope_module(ref, gen, vf, mt, mdl, names, layer_cfg, [] if layer is None else ["layers_" + layer],
                           "" if layer is None else layer + " layers: ")
