@@ -1210,6 +1210,26 @@ START_TEST(model_quirks_are_the_model_s)
     parse_ok("{\"model_type\": \"umt5\", \"num_heads\": 6, \"d_kv\": 64, \"relative_attention_num_buckets\": 64}");
     ck_assert_int_eq(model.t5_num_buckets, 64);
     ck_assert(warned_about("relative_attention_num_buckets"));
+    /* LongT5's local windows warned; Pix2Struct's buckets are its
+     * text_config's, its vision encoder named; CPM-Ant's under its own
+     * keys (512 buckets over 2048 by default), its segment buckets warned. */
+    parse_ok("{\"model_type\": \"longt5\", \"num_heads\": 12, \"d_kv\": 64, \"encoder_attention_type\": "
+             "\"transient-global\"}");
+    ck_assert(warned_about("encoder_attention_type"));
+    parse_ok("{\"model_type\": \"pix2struct\", \"text_config\": {\"model_type\": \"pix2struct_text_model\","
+             " \"num_heads\": 12, \"d_kv\": 64, \"relative_attention_num_buckets\": 32,"
+             " \"relative_attention_max_distance\": 128}}");
+    ck_assert_int_eq(model.t5_num_buckets, 32);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "row and column embeddings"));
+    parse_fails_naming("{\"model_type\": \"pix2struct\", \"text_config\": {\"relative_attention_max_distance\": 8}}",
+                       "text_config.relative_attention_max_distance");
+    parse_ok("{\"model_type\": \"cpmant\", \"num_attention_heads\": 32, \"dim_head\": 128}");
+    ck_assert_int_eq(model.t5_num_buckets, 512);
+    ck_assert_int_eq(model.t5_max_distance, 2048);
+    ck_assert(warned_about("segment_types"));
+    parse_fails_naming("{\"model_type\": \"cpmant\", \"position_bias_num_buckets\": 512,"
+                       " \"position_bias_max_distance\": 200}",
+                       "position_bias_max_distance");
     /* JetMoE: the head is kv_channels wide (head_dim's alias), not
      * hidden_size / num_attention_heads. */
     parse_ok("{\"model_type\": \"jetmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"

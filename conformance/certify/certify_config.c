@@ -190,6 +190,9 @@ static const model_rule model_rules[] = {
     {"umt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"switch_transformers", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"pop2piano", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"longt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"pix2struct", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"cpmant", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"xlm-roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -307,6 +310,12 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
     if (map == cfg_map_sinusoidal) {
         return cfg_sinusoidal_words(model_type);
     }
+    if (map == cfg_map_t5 && strcmp(model_type, "cpmant") == 0) {
+        return "T5 buckets (bidirectional): position_bias_num_buckets, position_bias_max_distance";
+    }
+    if (map == cfg_map_t5 && strcmp(model_type, "pix2struct") == 0) {
+        return "T5 buckets: text_config's relative_attention_num_buckets, max_distance";
+    }
     return map == cfg_map_llama_like ? "RoPE: rope_theta, rope_scaling, head_dim, partial_rotary_factor"
            : map == cfg_map_llama4_text
                ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
@@ -420,6 +429,11 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "llama4_text";
+    } else if (strcmp(rule_type, "pix2struct") == 0) {
+        /* Pix2StructConfig: the decoder's buckets are text_config's. */
+        if (enter_text_config(c, "pix2struct_text_model") != 0) {
+            return -1;
+        }
     } else if (strcmp(rule_type, "gemma3") == 0) {
         if (enter_text_config(c, "gemma3_text") != 0) {
             return -1;

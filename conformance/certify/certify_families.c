@@ -342,32 +342,87 @@ int cfg_map_idefics(map_ctx *c)
  * and its layer-0 bias; UMT5's is the same arithmetic (its log ratio
  * written in two steps, the same operations in the same order) with a bias
  * table in every layer (UMT5Block: has_relative_attention_bias=True),
- * which pecert does not see: warned. */
-int cfg_map_t5(map_ctx *c)
+ * which pecert does not see: warned. LongT5 and Pix2Struct's text decoder
+ * copy T5's function and keys too; CPM-Ant's _position_bucket is T5's
+ * bidirectional branch under keys of its own. What each adds around the
+ * buckets is said by t5_variant_notes. */
+static void t5_variant_notes(map_ctx *c)
 {
-    static const char *const known[] = {"relative_attention_num_buckets", "relative_attention_max_distance", NULL};
     pecert_certify_model *m = c->m;
-    int32_t d_kv = 64;
-    m->t5_num_buckets = 32;
-    m->t5_max_distance = 128;
+    if (strcmp(m->model_type, "umt5") == 0) {
+        cfg_warn(c, "relative_attention_num_buckets", "UMT5 gives every layer its own bias table: pecert certifies "
+                 "the buckets, which every layer computes alike, not that each layer reads its own table");
+    }
+    /* LongT5's encoder (LongT5LocalAttention, or LongT5TransientGlobalAttention
+     * with its side bias over global blocks) buckets the relative positions
+     * of local windows local_radius wide; the decoder is T5's. */
+    if (strcmp(m->model_type, "longt5") == 0) {
+        cfg_warn(c, "encoder_attention_type", "LongT5's encoder buckets the positions of local windows (and "
+                 "transient global blocks): certify checks T5's buckets and bias, not that window layout");
+    }
+    /* Pix2StructTextAttention: T5's buckets, causal; its vision encoder adds
+     * learned row and column embeddings of each patch (Pix2StructVisionEmbeddings). */
+    if (strcmp(m->model_type, "pix2struct") == 0) {
+        snprintf(m->vision_note, sizeof(m->vision_note), "%s",
+                 "Pix2Struct's vision encoder (learned row and column embeddings per patch) is not certified");
+    }
+    /* CpmAntSegmentPositionEmbedding: T5's bidirectional buckets between
+     * tokens of one segment, a bucket per (query, key) segment pair between
+     * segments, and the positions arange(keylen) - arange(querylen). */
+    if (strcmp(m->model_type, "cpmant") == 0) {
+        cfg_warn(c, "segment_types", "CPM-Ant gives tokens of different segments a bucket per segment pair: certify "
+                 "checks T5's buckets within a segment, not those");
+    }
+}
+
+/* Where a T5-bucket config class keeps T5's four fields, and its
+ * defaults: T5Config's names, or CpmAntConfig's (num_attention_heads,
+ * dim_head, position_bias_num_buckets 512, position_bias_max_distance
+ * 2048). */
+typedef struct t5_keys {
+    const char *heads, *head_dim, *buckets, *max_distance;
+    int32_t default_heads, default_head_dim, default_buckets;
+    int64_t default_max_distance;
+} t5_keys;
+
+static const t5_keys t5_config_keys = {"num_heads", "d_kv", "relative_attention_num_buckets",
+                                       "relative_attention_max_distance", 0, 64, 32, 128};
+static const t5_keys cpmant_config_keys = {"num_attention_heads", "dim_head", "position_bias_num_buckets",
+                                           "position_bias_max_distance", 32, 128, 512, 2048};
+
+static int read_t5_buckets(map_ctx *c, const t5_keys *k, int32_t *d_kv)
+{
+    const char *const known[] = {k->buckets, k->max_distance, NULL};
+    pecert_certify_model *m = c->m;
+    m->num_heads = k->default_heads;
+    *d_kv = k->default_head_dim;
+    m->t5_num_buckets = k->default_buckets;
+    m->t5_max_distance = k->default_max_distance;
     if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
-        cfg_read_int32(c, c->root, "num_heads", 1, 1 << 16, &m->num_heads) < 0 ||
-        cfg_read_int32(c, c->root, "d_kv", 1, 1 << 16, &d_kv) < 0 ||
-        cfg_read_int32(c, c->root, "relative_attention_num_buckets", 4, 1 << 20, &m->t5_num_buckets) < 0 ||
-        cfg_read_int(c, c->root, "relative_attention_max_distance", "relative_attention_max_distance", 1,
-                     (int64_t)1 << 40, &m->t5_max_distance) < 0) {
+        cfg_read_int32(c, c->root, k->heads, 1, 1 << 16, &m->num_heads) < 0 ||
+        cfg_read_int32(c, c->root, k->head_dim, 1, 1 << 16, d_kv) < 0 ||
+        cfg_read_int32(c, c->root, k->buckets, 4, 1 << 20, &m->t5_num_buckets) < 0 ||
+        cfg_read_int(c, c->root, k->max_distance, k->max_distance, 1, (int64_t)1 << 40, &m->t5_max_distance) < 0) {
         return -1;
     }
     /* _relative_position_bucket: max_exact = num_buckets/2 (bidirectional
      * halves it again) must stay below max_distance for the log branch. */
     if (m->t5_max_distance <= m->t5_num_buckets / 2) {
-        return cfg_fail(c, "relative_attention_max_distance", "%lld must exceed num_buckets/2 = %d",
-                        (long long)m->t5_max_distance, m->t5_num_buckets / 2);
+        return cfg_fail(c, k->max_distance, "%lld must exceed num_buckets/2 = %d", (long long)m->t5_max_distance,
+                        m->t5_num_buckets / 2);
     }
-    if (strcmp(m->model_type, "umt5") == 0) {
-        cfg_warn(c, "relative_attention_num_buckets", "UMT5 gives every layer its own bias table: pecert certifies "
-                 "the buckets, which every layer computes alike, not that each layer reads its own table");
+    return 0;
+}
+
+int cfg_map_t5(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    int32_t d_kv = 0;
+    if (read_t5_buckets(c, strcmp(m->model_type, "cpmant") == 0 ? &cpmant_config_keys : &t5_config_keys, &d_kv) !=
+        0) {
+        return -1;
     }
+    t5_variant_notes(c);
     m->kind = PECERT_PE_T5;
     m->head_dim = d_kv;
     m->num_kv_heads = m->num_heads;

@@ -626,20 +626,43 @@ def build_alibi(ref, vf, profile):
                 {"bias": vf.tensor(bias, "f32")})
 
 
+# The bucket function each T5-bucket model calls, and the config keys of its two fields:
+# model_type -> (class, function, num_buckets key, max_distance key, the directions it has).
+# Pix2Struct's keys are its text_config's; CPM-Ant's _position_bucket is an instance method
+# that reads nothing of its instance and is always bidirectional.
+T5_BUCKETS = {
+    "t5": ("T5Attention", "_relative_position_bucket", "relative_attention_num_buckets",
+           "relative_attention_max_distance", (True, False)),
+    "longt5": ("LongT5Attention", "_relative_position_bucket", "relative_attention_num_buckets",
+               "relative_attention_max_distance", (True, False)),
+    "pix2struct": ("Pix2StructTextAttention", "_relative_position_bucket", "relative_attention_num_buckets",
+                   "relative_attention_max_distance", (True, False)),
+    "cpmant": ("CpmAntSegmentPositionEmbedding", "_position_bucket", "position_bias_num_buckets",
+               "position_bias_max_distance", (True,)),
+}
+
+
 def build_t5(ref, vf, profile):
     torch = ref.torch
-    c = profile["config"]
-    _, mdl = modules("t5")
-    fn = mdl.T5Attention._relative_position_bucket
-    nb, md = c["relative_attention_num_buckets"], c["relative_attention_max_distance"]
+    mt = profile["config"]["model_type"]
+    c = profile["config"]["text_config"] if mt == "pix2struct" else profile["config"]
+    cls_name, fn_name, nb_key, md_key, directions = T5_BUCKETS[mt]
+    _, mdl = modules(mt)
+    cls = getattr(mdl, cls_name)
+    nb, md = c[nb_key], c[md_key]
     rel = np.concatenate([np.arange(-2 * md, 2 * md + 1), [-FAR, FAR]]).astype(np.int64)
-    for bidirectional in (True, False):
-        out = fn(torch.from_numpy(rel), bidirectional=bidirectional, num_buckets=nb, max_distance=md)
+    for bidirectional in directions:
+        if mt == "cpmant":
+            out = getattr(cls, fn_name)(None, torch.from_numpy(rel), num_buckets=nb, max_distance=md)
+        else:
+            out = getattr(cls, fn_name)(torch.from_numpy(rel), bidirectional=bidirectional, num_buckets=nb,
+                                        max_distance=md)
         vf.add_test("t5.bucket", ("encoder" if bidirectional else "decoder") + " buckets, -2max..2max and far",
                     ["profile", "long_position"],
-                    source_of(ref, mdl.T5Attention, "T5Attention._relative_position_bucket"),
+                    source_of(ref, cls, f"{cls_name}.{fn_name}"),
                     {"bidirectional": bidirectional, "num_buckets": nb, "max_distance": md}, {},
-                    {"relative_position": vf.tensor(rel, "i64")}, {"bucket": vf.tensor(out.numpy(), "i64")})
+                    {"relative_position": vf.tensor(rel, "i64")},
+                    {"bucket": vf.tensor(out.numpy().astype(np.int64), "i64")})
 
 
 def periodic_table(label, shape):
@@ -944,7 +967,7 @@ def build(ref, gen, vf, profile):
         build_codegen(ref, gen, vf, profile)
     elif mt in ("bloom", "mpt") or (mt == "falcon" and profile["config"].get("alibi")):
         build_alibi(ref, vf, profile)
-    elif mt == "t5":
+    elif mt in T5_BUCKETS:
         build_t5(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS:
         build_learned_embeddings(ref, vf, profile)
