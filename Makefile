@@ -92,7 +92,7 @@ MUTANT_CORE_F32 := $(patsubst %.c,$(BUILD)/obj/f32/%.o,$(wildcard impls/mutants/
 HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
 HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
 HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
-               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 sinusoidal learned rope2d angle posinterp cope peg)
+               $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 sinusoidal learned rope2d angle posinterp cope peg swin)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 

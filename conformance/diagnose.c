@@ -736,6 +736,30 @@ static void diagnose_sinusoidal(pecert_run_results *run)
     }
 }
 
+/* The Swin index: rows that do not hold one relative offset each name the
+ * row multiplier (2 window_w - 1, the row length of the bias table);
+ * any other difference, the offsets' direction or order. */
+static void diagnose_swin(pecert_run_results *run)
+{
+    static const char *const checks[] = {PECERT_ID_SWIN_INDEX_BIJECTIVE, PECERT_ID_CERTIFY_SWIN_REFERENCE,
+                                         PECERT_ID_SWIN_INDEX_GOLDEN};
+    for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+        if (has(run, checks[c], PECERT_SYMPTOM_SWIN_ROWS)) {
+            char evidence[160];
+            snprintf(evidence, sizeof(evidence), "%s: two relative offsets share a bias row, or one runs past the "
+                     "table", checks[c]);
+            add(run, "swin_row_multiplier", evidence, "Swin relative_position_index with the wrong row multiplier: "
+                "the row offset must be multiplied by 2 * window_w - 1, the bias table's row length");
+            return;
+        }
+    }
+    if (failed(run, PECERT_ID_SWIN_INDEX_GOLDEN) || failed(run, PECERT_ID_CERTIFY_SWIN_REFERENCE)) {
+        add(run, "swin_index", "the Swin index differs from WindowAttention's, one row per offset",
+            "Swin relative_position_index differs from WindowAttention's: the offsets' direction (query minus key) "
+            "or the token order (row-major) swapped");
+    }
+}
+
 /* The other families: one finding per family whose golden check fails,
  * sharpened where a property check pins the cause. */
 static void diagnose_families(pecert_run_results *run)
@@ -773,6 +797,7 @@ static void diagnose_families(pecert_run_results *run)
             "learned lookup does not check the table's bounds: a row outside [0, rows) must be refused, never read");
     }
     diagnose_sinusoidal(run);
+    diagnose_swin(run);
 }
 
 /*

@@ -165,6 +165,13 @@ extern const pecert_check pecert_check_swin_index_golden;
 #define PECERT_ID_SWIN_INDEX_GOLDEN "swin.index.golden"
 extern const pecert_check pecert_check_swin_index_bijective;
 #define PECERT_ID_SWIN_INDEX_BIJECTIVE "swin.index.bijective"
+/* pecert_swin_bijection_error: the first rule a window's index output
+ * breaks (an entry outside the table, two offsets on one row, one offset
+ * on two), *at the flat element where; NULL when it is a bijection onto
+ * the relative offsets. swin.index.bijective and certify.swin.reference
+ * leave PECERT_SYMPTOM_SWIN_ROWS when it is not (diagnose.c reads it). */
+const char *pecert_swin_bijection_error(const pecert_out_buf *out, int32_t wh, int32_t ww, int64_t *at);
+#define PECERT_SYMPTOM_SWIN_ROWS "swin:rows_not_one_per_offset"
 extern const pecert_check pecert_check_shaw_index_golden;
 #define PECERT_ID_SHAW_INDEX_GOLDEN "shaw.index.golden"
 extern const pecert_check pecert_check_shaw_shift_invariance;

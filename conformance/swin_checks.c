@@ -47,9 +47,9 @@ static void run_golden(const pecert_check_env *env, pecert_check_result *r)
     pecert_run_golden(env, r, "swin.index", golden_case);
 }
 
-/* First broken rule of the bijection, or NULL. table[k] holds the offset
+/* First broken rule of the bijection, or NULL. seen[k] holds the offset
  * code (dh, dw) first seen at row k. */
-static const char *bijection_error(const pecert_out_buf *out, int32_t wh, int32_t ww, int64_t *at)
+const char *pecert_swin_bijection_error(const pecert_out_buf *out, int32_t wh, int32_t ww, int64_t *at)
 {
     int64_t rows = (int64_t)(2 * wh - 1) * (2 * ww - 1);
     int64_t n = (int64_t)wh * ww;
@@ -100,9 +100,10 @@ static void bijective_one(const pecert_check_env *env, pecert_check_result *r, i
         return;
     }
     int64_t at = 0;
-    const char *bad = bijection_error(&out, wh, ww, &at);
+    const char *bad = pecert_swin_bijection_error(&out, wh, ww, &at);
     if (bad != NULL) {
         int64_t n = (int64_t)wh * ww;
+        pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SWIN_ROWS);
         pecert_case_fail(r, where, "%s (index[%lld,%lld])", bad, (long long)(at / n), (long long)(at % n));
     } else {
         pecert_case_passed(r, where, "a bijection onto the relative offsets");

@@ -318,6 +318,30 @@ START_TEST(rope_models_read_their_own_keys)
 }
 END_TEST
 
+static int certify_model(const char *plugin, const char *vectors);
+
+/* The Swin family: the window every attention layer indexes its bias
+ * table by (Swin-B 384's 12; Swin2SR's default 8), certified against ref;
+ * an absolute table and V2's continuous bias warned, a window given as a
+ * list (the classes square an int) or past pecert's 48 refused. */
+START_TEST(swin_family_reads_the_window)
+{
+    parse_ok("{\"model_type\": \"swin\", \"window_size\": 12, \"embed_dim\": 128, \"num_heads\": [4, 8, 16, 32]}");
+    ck_assert_int_eq(model.kind, PECERT_PE_SWIN);
+    ck_assert_int_eq(model.swin_window, 12);
+    ck_assert_int_eq(model.n_warnings, 0);
+    parse_ok("{\"model_type\": \"swin2sr\"}");
+    ck_assert_int_eq(model.swin_window, 8);
+    ck_assert(warned_about("window_size"));
+    parse_ok("{\"model_type\": \"donut-swin\", \"window_size\": 10, \"use_absolute_embeddings\": true}");
+    ck_assert(warned_about("use_absolute_embeddings"));
+    parse_fails_naming("{\"model_type\": \"swinv2\", \"window_size\": [8, 16]}", "window_size");
+    parse_fails_naming("{\"model_type\": \"maskformer-swin\", \"window_size\": 64}", "window_size");
+    parse_ok("{\"model_type\": \"swin\", \"window_size\": 12}");
+    ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
+}
+END_TEST
+
 START_TEST(qwen2_vl_mrope_section)
 {
     parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
@@ -1616,6 +1640,7 @@ Suite *make_certify_suite(void)
                                     gptj_rotary_dim_and_pairing,
                                     qwen2_vl_mrope_section,
                                     rope_models_read_their_own_keys,
+                                    swin_family_reads_the_window,
                                     configs_as_transformers_saves_them,
                                     absent_keys_take_the_config_class_defaults,
                                     alibi_and_learned_families,

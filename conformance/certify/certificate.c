@@ -22,7 +22,8 @@ static const struct {
 } concern_table[] = {
     {"the checkpoint's encoding",
      {PECERT_ID_CERTIFY_ROPE_REFERENCE, PECERT_ID_CERTIFY_ALIBI_REFERENCE, PECERT_ID_CERTIFY_ALIBI_ATTENTION,
-      PECERT_ID_CERTIFY_T5_REFERENCE, PECERT_ID_CERTIFY_LEARNED_REFERENCE, PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE}},
+      PECERT_ID_CERTIFY_T5_REFERENCE, PECERT_ID_CERTIFY_LEARNED_REFERENCE, PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE,
+      PECERT_ID_CERTIFY_SWIN_REFERENCE}},
     {"config mapping", {PECERT_ID_CERTIFY_MAPPING}},
     {"frequencies", {PECERT_ID_ROPE_FREQ_GOLDEN, PECERT_ID_ROPE_COS_SIN_GOLDEN}},
     {"M-RoPE sections", {PECERT_ID_MROPE_APPLY_GOLDEN, PECERT_ID_MROPE_TEXT_ONLY_IS_ROPE}},
@@ -41,6 +42,7 @@ static const struct {
     {"T5 buckets", {PECERT_ID_T5_BUCKET_GOLDEN, PECERT_ID_T5_BUCKET_MONOTONE, PECERT_ID_T5_BUCKET_SATURATION}},
     {"learned table", {PECERT_ID_LEARNED_GOLDEN, PECERT_ID_LEARNED_OUT_OF_RANGE}},
     {"sinusoidal table", {PECERT_ID_SINUSOIDAL_GOLDEN}},
+    {"window bias index", {PECERT_ID_SWIN_INDEX_GOLDEN}},
     /* Every check of the @decoder pass is the decoder's table's. */
     {"decoder table", {NULL}},
     /* Every check of the @vision pass is the tower's (pecert_check_concern);

@@ -121,6 +121,11 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
         compare_field(r, where, "alibi max_bias", m->alibi_max_bias, pecert_vtest_number(t, "max_bias", 0));
         compare_field(r, where, "alibi bias scale", m->alibi_bias_scale, pecert_vtest_number(t, "bias_scale", 1.0));
     }
+    if (pecert_vtest_value(t, "window_h") != NULL) {
+        compare_field(r, where, "swin window_size (rows)", m->swin_window, (double)pecert_vtest_int(t, "window_h", 0));
+        compare_field(r, where, "swin window_size (columns)", m->swin_window,
+                      (double)pecert_vtest_int(t, "window_w", 0));
+    }
     if (pecert_vtest_value(t, "num_buckets") != NULL) {
         compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
                       (double)pecert_vtest_int(t, "num_buckets", 0));
@@ -815,6 +820,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_t5_reference,
     &pecert_check_certify_learned_reference,
     &pecert_check_certify_sinusoidal_reference,
+    &pecert_check_certify_swin_reference,
     &pecert_check_certify_rope2d_reference,
     &pecert_check_certify_posinterp_reference,
     &pecert_check_certify_vision_tower,

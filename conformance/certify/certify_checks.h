@@ -50,6 +50,8 @@ size_t pecert_certify_unexamined(pecert_check_result out[2], const pecert_certif
 
 extern const pecert_check pecert_check_certify_sinusoidal_reference; /* certify_sinusoidal_checks.c */
 #define PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE "certify.sinusoidal.reference"
+extern const pecert_check pecert_check_certify_swin_reference; /* certify_swin_checks.c */
+#define PECERT_ID_CERTIFY_SWIN_REFERENCE "certify.swin.reference"
 
 /* pecert_certify_oracle_tensor: the oracle's output b as a golden tensor
  * of doubles (values, b->n of them, holds them). */

@@ -193,6 +193,11 @@ static const model_rule model_rules[] = {
     {"longt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"pix2struct", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"cpmant", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"donut-swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"maskformer-swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"swinv2", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"swin2sr", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"xlm-roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -331,6 +336,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_idefics  ? "RoPE: hidden_size / num_attention_heads at base 10000 (no positional key); "
                                        "the vision tower named"
            : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
+           : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
+                                       "continuous bias named"
            : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "
                                        "below say which); resized to other images in the @vision pass"
                                      : "learned: max_position_embeddings / n_positions";
@@ -534,6 +541,6 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
-    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d", "sinusoidal"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINUSOIDAL ? names[kind] : "?";
+    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d", "sinusoidal", "swin"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SWIN ? names[kind] : "?";
 }

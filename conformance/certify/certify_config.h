@@ -27,7 +27,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_T5,        /* relative-position buckets (T5)                */
     PECERT_PE_LEARNED,   /* learned absolute table (BERT, GPT-2, ViT)     */
     PECERT_PE_ROPE2D,    /* a vision tower's 2-D RoPE (certify's @vision) */
-    PECERT_PE_SINUSOIDAL /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
+    PECERT_PE_SINUSOIDAL, /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
+    PECERT_PE_SWIN        /* windowed relative-position bias index (Swin)   */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -143,6 +144,9 @@ typedef struct pecert_certify_model {
     int32_t alibi_bf16_reference;
     int32_t t5_num_buckets;                   /* T5                           */
     int64_t t5_max_distance;                  /* T5                           */
+    /* Swin: the square window whose relative_position_index every
+     * attention layer builds (window_size x window_size tokens). */
+    int32_t swin_window;
     int64_t learned_rows;                     /* LEARNED: table rows          */
     int32_t learned_dim;                      /* LEARNED: embedding width     */
     /* LEARNED: how token positions become rows: PECERT_LEARNED_PLAIN (row

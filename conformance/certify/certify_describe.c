@@ -212,8 +212,10 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     }
     put(&b, "  %-34s %s\n", "model_type", m->model_type);
     put(&b, "  %-34s %s\n", "positional encoding", pecert_pe_kind_name(m->kind));
-    put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
-        m->head_dim);
+    if (m->kind != PECERT_PE_SWIN) { /* Swin's heads differ per stage, and the index depends on none */
+        put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
+            m->head_dim);
+    }
     switch (m->kind) {
     case PECERT_PE_ROPE:
     case PECERT_PE_MROPE:
@@ -247,6 +249,10 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
         break;
     case PECERT_PE_SINUSOIDAL:
         describe_sinusoidal(&b, m);
+        break;
+    case PECERT_PE_SWIN:
+        put(&b, "  %-34s %d x %d tokens: relative_position_index into a (2W-1)^2-row bias table\n", "window",
+            m->swin_window, m->swin_window);
         break;
     case PECERT_PE_ROPE2D:
         break;
@@ -305,6 +311,9 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         break;
     case PECERT_PE_LEARNED:
         snprintf(out, len, "learned %lldx%d", (long long)m->learned_rows, m->learned_dim);
+        break;
+    case PECERT_PE_SWIN:
+        snprintf(out, len, "swin window=%dx%d", m->swin_window, m->swin_window);
         break;
     case PECERT_PE_SINUSOIDAL:
         snprintf(out, len, "sinusoidal %s %lldx%d%s", sinusoidal_variant_name(m->sinusoidal_variant),

@@ -20,7 +20,7 @@
 #define TABLE PECERT_PLAN_TABLE
 #define TURNS PECERT_PLAN_TURNS
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS         0x7fu
+#define ALL_KINDS         0xffu
 #define VISION (1u << PECERT_PE_ROPE2D)
 
 const pecert_plan_entry pecert_certify_plan[] = {
@@ -62,6 +62,8 @@ const pecert_plan_entry pecert_certify_plan[] = {
     {&pecert_check_learned_out_of_range, FILES_RECORDED, 1u << PECERT_PE_LEARNED, "learned.lookup", 1, ROTARY},
     {&pecert_check_certify_sinusoidal_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SINUSOIDAL, NULL, 1, ROTARY},
     {&pecert_check_sinusoidal_golden, FILES_RECORDED, 1u << PECERT_PE_SINUSOIDAL, "sinusoidal.embed", 0, ROTARY},
+    {&pecert_check_certify_swin_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SWIN, NULL, 1, ROTARY},
+    {&pecert_check_swin_index_golden, FILES_RECORDED, 1u << PECERT_PE_SWIN, "swin.index", 0, ROTARY},
     /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
      * tower's parameters and grids, and against the tower's own outputs
      * when the profile vectors recorded them. */

@@ -95,6 +95,8 @@ int cfg_map_bloom(map_ctx *c);
 int cfg_map_mpt(map_ctx *c);
 int cfg_map_dbrx(map_ctx *c);
 int cfg_map_idefics(map_ctx *c);
+/* The Swin family's window (certify_swin.c). */
+int cfg_map_swin(map_ctx *c);
 int cfg_map_t5(map_ctx *c);
 int cfg_map_learned_text(map_ctx *c);
 int cfg_map_vit(map_ctx *c);

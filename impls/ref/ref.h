@@ -318,6 +318,9 @@ pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *
 
 /* swin.c */
 pecert_status pecert__ref_swin_index(void *instance, const pecert_swin_index_args *args);
+/* pecert__ref_check_swin_args: the fields and views of swin_index's args
+ * (struct_size checked before). */
+pecert_status pecert__ref_check_swin_args(const pecert__ref_call *call, const void *args);
 
 /* shaw.c */
 pecert_status pecert__ref_shaw_index(void *instance, const pecert_shaw_index_args *args);

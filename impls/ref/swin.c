@@ -13,7 +13,7 @@
 
 #include "ref.h"
 
-static pecert_status check_swin_args(const pecert__ref_call *call, const void *op_args)
+pecert_status pecert__ref_check_swin_args(const pecert__ref_call *call, const void *op_args)
 {
     const pecert_swin_index_args *args = op_args;
     int64_t shape[2];
@@ -61,6 +61,6 @@ static pecert_status swin_index(const pecert__ref_call *call, const void *op_arg
 
 pecert_status pecert__ref_swin_index(void *instance, const pecert_swin_index_args *args)
 {
-    return pecert__ref_run(instance, "swin_index", args, sizeof(*args), check_swin_args,
+    return pecert__ref_run(instance, "swin_index", args, sizeof(*args), pecert__ref_check_swin_args,
                            swin_index);
 }

@@ -71,6 +71,8 @@ padding         FUNCTIONALITY  A left-padded row of ids: the rows its padding to
 layers_sliding  FUNCTIONALITY  The encoding of the sliding-window layers: the rotary module the
                                model builds for them (Gemma3TextModel.rotary_emb_local, from a copy
                                of the config with rope_local_base_freq).
+window          FUNCTIONALITY  A Swin-family model's square attention window: the
+                               relative_position_index its attention class registers for it.
 """), **profile_vision.NOTES}
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
@@ -199,6 +201,8 @@ HEADS = 2
 
 # Model types whose classes live under transformers.models.deprecated.
 DEPRECATED = {"open-llama": "open_llama"}
+# Model types whose files are not named after them: (package, file stem).
+FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin")}
 # Rotary classes whose forward takes seq_len and returns the table of positions 0 ..
 # seq_len - 1, which apply_rotary_pos_emb then indexes with position_ids (OpenLlama's
 # attention passes kv_seq_len, PhimoeModel cache_position[-1] + 1: max(pos) + 1 here).
@@ -209,6 +213,9 @@ def modules(model_type):
     if model_type in DEPRECATED:
         name = DEPRECATED[model_type]
         package = f"transformers.models.deprecated.{name}"
+    elif model_type in FILES_OF:
+        folder, name = FILES_OF[model_type]
+        package = f"transformers.models.{folder}"
     else:
         name = MODULE_OF.get(model_type, model_type)
         package = f"transformers.models.{name}"
@@ -665,6 +672,35 @@ def build_t5(ref, vf, profile):
                     {"bucket": vf.tensor(out.numpy().astype(np.int64), "i64")})
 
 
+# The Swin family: model_type -> (config class, the self-attention class whose __init__
+# registers relative_position_index for config.window_size). The v2 classes take a
+# pretrained_window_size too, which shapes only their continuous bias table.
+SWIN_MODELS = {
+    "swin": ("SwinConfig", "SwinSelfAttention"),
+    "donut-swin": ("DonutSwinConfig", "DonutSwinSelfAttention"),
+    "maskformer-swin": ("MaskFormerSwinConfig", "MaskFormerSwinSelfAttention"),
+    "swinv2": ("Swinv2Config", "Swinv2SelfAttention"),
+    "swin2sr": ("Swin2SRConfig", "Swin2SRSelfAttention"),
+}
+
+
+def build_swin(ref, vf, profile):
+    """The index the model's first attention layer registers, as it builds it: the class on
+    the config, the first stage's width and heads (the index depends on the window alone)."""
+    mt = profile["config"]["model_type"]
+    cfg_name, cls_name = SWIN_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    cfg = make_config(getattr(cfg_mod, cfg_name), profile["config"])
+    cls = getattr(mdl, cls_name)
+    heads = cfg.num_heads[0] if isinstance(cfg.num_heads, (list, tuple)) else cfg.num_heads
+    attention = cls(cfg, cfg.embed_dim, heads, cfg.window_size)
+    index = attention.relative_position_index.numpy().astype(np.int64)
+    w = cfg.window_size
+    vf.add_test("swin.index", f"relative_position_index of the {w} x {w} window", ["profile", "window"],
+                source_of(ref, cls, cls_name + ".__init__"), {"window_h": w, "window_w": w}, {}, {},
+                {"index": vf.tensor(index, "i64")})
+
+
 def periodic_table(label, shape):
     """A [rows, dim] table of seeded normals repeating with a prime period.
 
@@ -969,6 +1005,8 @@ def build(ref, gen, vf, profile):
         build_alibi(ref, vf, profile)
     elif mt in T5_BUCKETS:
         build_t5(ref, vf, profile)
+    elif mt in SWIN_MODELS:
+        build_swin(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS:
         build_learned_embeddings(ref, vf, profile)
     elif mt in SINUSOIDAL_MODELS:

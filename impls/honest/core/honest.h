@@ -145,6 +145,7 @@ pecert_status honest_session_read_keys(void *instance, void *session, pecert_ten
 /* T5 buckets in the official float32 arithmetic (t5.c); learned rows are
  * ref's own lookup (an exact copy is the same bits in any engine). */
 pecert_status honest_t5_bucket(void *instance, const pecert_t5_bucket_args *args);
+pecert_status honest_swin_index(void *instance, const pecert_swin_index_args *args);
 
 /* Sinusoidal tables in the float32 arithmetic of torch's formulations
  * (sinusoidal.c): every variant an honest float32 engine computes. */

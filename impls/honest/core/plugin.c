@@ -69,6 +69,7 @@ static pecert_plugin descriptor = {
     .session_append = honest_session_append,
     .session_read_keys = honest_session_read_keys,
     .t5_bucket = honest_t5_bucket,
+    .swin_index = honest_swin_index,
     .sinusoidal = honest_sinusoidal,
     .learned_lookup = pecert__ref_learned_lookup,
     .rope2d_index = pecert__ref_rope2d_index,

@@ -152,6 +152,12 @@ void mutant_store_2d(const pecert_tensor *t, int64_t i, int64_t j, double v);
 /* Stores v at element (i, j) of a 2-D i64/i32 tensor. */
 void mutant_store_2d_int(const pecert_tensor *t, int64_t i, int64_t j, int64_t v);
 
+/* A Swin relative_position_index whose row offset is multiplied by
+ * row_length(window_h, window_w) instead of 2 * window_w - 1
+ * (core/swin.c): replaces desc->swin_index, run after the base's own. */
+typedef int64_t (*mutant_swin_row_length)(int32_t window_h, int32_t window_w);
+void mutant_patch_swin_index(pecert_plugin *desc, mutant_swin_row_length row_length);
+
 /* Defined by each mutant's file. */
 extern const mutant_def mutant;
 
