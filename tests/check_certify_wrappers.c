@@ -57,6 +57,13 @@ START_TEST(the_text_model_is_read_by_its_own_rule)
     ck_assert_int_eq(model.rope.rotary_dim, 64);
     ck_assert(model.rope.rope_theta == 25000.0);
     ck_assert_str_eq(model.vision_note, "");
+    /* ShieldGemma 2's text model is Gemma 3's, its sliding and full layers
+     * told apart as Gemma 3's own rule does (a full layer every sixth). */
+    parse_ok("{\"model_type\": \"shieldgemma2\", \"text_config\": {\"hidden_size\": 2560, "
+             "\"num_attention_heads\": 8, \"num_key_value_heads\": 4, \"num_hidden_layers\": 12, "
+             "\"max_position_embeddings\": 131072}}");
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "siglip_vision_model"));
 }
 END_TEST
 

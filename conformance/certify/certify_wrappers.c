@@ -84,6 +84,12 @@ static const wrapper_rule wrappers[] = {
      * with no tower and no positions of their own. */
     {"emu3", "Emu3Config", "emu3_text_model", TEXT_FORCED, NULL, NULL, 0, NULL, NULL},
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
+    /* ShieldGemma2ForImageClassification: AutoModelForImageTextToText
+     * builds Gemma3ForConditionalGeneration from the whole config, its
+     * language model Gemma 3's text model from text_config (gemma3_text
+     * when it names none), whose positions Gemma3Model passes as given
+     * (cache_position when none). */
+    {"shieldgemma2", "ShieldGemma2Config", "gemma3_text", 0, "vision_config", "siglip_vision_model", 0, NULL, NULL},
     {"granite_speech", "GraniteSpeechConfig", "granite", 0, "encoder_config", "GraniteSpeechEncoderConfig", 1, NULL,
      NULL},
     /* Dual encoders and their kin: the config class builds a fixed text
