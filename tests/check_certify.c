@@ -264,8 +264,8 @@ END_TEST
  * rotated); Phi-4-multimodal's Phi-3 rules and its towers named;
  * PhiMoE's and OpenLlama's scalings refused where pecert cannot state
  * them; IDEFICS's fixed base and cache length (idefics-80b: 64 heads of
- * 128), a base key it never reads refused (read in each model's rotary
- * class). */
+ * 128), a base key it never reads refused; Gemma 3n's layers (read in
+ * each model's rotary class). */
 START_TEST(rope_models_read_their_own_keys)
 {
     parse_ok("{\"model_type\": \"dbrx\", \"d_model\": 6144, \"n_heads\": 48, \"max_seq_len\": 32768,"
@@ -315,6 +315,15 @@ START_TEST(rope_models_read_their_own_keys)
     parse_fails_naming("{\"model_type\": \"idefics\", \"hidden_size\": 8192, \"num_attention_heads\": 64,"
                        " \"rope_theta\": 500000}",
                        "rope_theta");
+    /* Gemma 3n: Gemma 3's two rotary modules, a full layer every fifth
+     * without layer_types; the audio encoder named. */
+    parse_ok("{\"model_type\": \"gemma3n\", \"text_config\": {\"model_type\": \"gemma3n_text\", \"hidden_size\": 2048,"
+             " \"num_attention_heads\": 8, \"num_key_value_heads\": 2, \"num_hidden_layers\": 10,"
+             " \"max_position_embeddings\": 32768}}");
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_int_eq(model.layer_types[model.layer_type_of[4]].rope.rope_theta == 1e6, 1);
+    ck_assert_int_eq(model.layer_types[model.layer_type_of[3]].rope.rope_theta == 10000.0, 1);
+    ck_assert_int_eq(model.audio_tower, 1);
 }
 END_TEST
 

@@ -148,6 +148,7 @@ static const model_rule model_rules[] = {
     {"nemotron", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen3_next", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"gemma3_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"gemma3n_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"smollm3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"cohere2", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 0, 1},
     {"exaone4", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -298,6 +299,10 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
         return "RoPE per layer: full layers rope_theta + rope_scaling, sliding layers rope_local_base_freq "
                "(layer_types or sliding_window_pattern; text_config of gemma3)";
     }
+    if (map == cfg_map_llama_like && strcmp(model_type, "gemma3n_text") == 0) {
+        return "RoPE per layer: full layers rope_theta + rope_scaling, sliding layers rope_local_base_freq "
+               "(layer_types, else a full layer every fifth; text_config of gemma3n)";
+    }
     if (map == cfg_map_llama_like && strcmp(model_type, "smollm3") == 0) {
         return "RoPE per layer: rope_theta, rope_scaling; NoPE where no_rope_layers is 0";
     }
@@ -446,6 +451,17 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "gemma3_text";
+    } else if (strcmp(rule_type, "gemma3n") == 0) {
+        /* Gemma3nConfig: the language model Gemma3nTextModel from
+         * text_config; the audio encoder's relative positions named. */
+        if (enter_text_config(c, "gemma3n_text") != 0) {
+            return -1;
+        }
+        rule_type = "gemma3n_text";
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
+                 "Gemma 3n's audio encoder (its conformer's relative position embeddings) is not certified; its "
+                 "vision tower (MobileNet-V5) has no position encoding");
+        c->m->audio_tower = 1;
     } else if (cfg_is_qwen3_vl(rule_type)) {
         /* Qwen3VLConfig builds its text model from text_config only. */
         if (enter_text_config(c, "qwen3_vl_text") != 0) {

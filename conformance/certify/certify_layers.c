@@ -182,7 +182,7 @@ int cfg_map_no_rope_layers(map_ctx *c, int32_t default_layers)
  * deep copy of the config holding rope_theta = rope_local_base_freq
  * (default 10000) and rope_scaling {"rope_type": "default"}
  * (rotary_emb_local); Gemma3DecoderLayer picks by self_attn.is_sliding. */
-static int map_gemma3_layers(map_ctx *c)
+static int map_gemma3_layers(map_ctx *c, int32_t default_layers, int32_t pattern)
 {
     uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
     pecert_rope_config local;
@@ -195,7 +195,7 @@ static int map_gemma3_layers(map_ctx *c)
     local.rope_theta = 10000.0;
     if (cfg_read_num(c, c->root, "rope_local_base_freq", "rope_local_base_freq", 1.0 + 1e-9, 1e12,
                      &local.rope_theta) < 0 ||
-        read_layer_count(c, 26) != 0 || read_sliding_layers(c, 6, kind) != 0) {
+        read_layer_count(c, default_layers) != 0 || read_sliding_layers(c, pattern, kind) != 0) {
         return -1;
     }
     const char *const names[2] = {"sliding", "full"};
@@ -285,7 +285,13 @@ int cfg_map_layers(map_ctx *c)
 {
     const char *mt = c->m->model_type;
     if (strcmp(mt, "gemma3_text") == 0 || strcmp(mt, "gemma3") == 0) {
-        return map_gemma3_layers(c);
+        return map_gemma3_layers(c, 26, 6);
+    }
+    /* Gemma3nTextConfig: 35 layers, a full one every fifth when layer_types
+     * is absent (it has no sliding_window_pattern); the model builds its
+     * two rotary modules as Gemma 3's does. */
+    if (strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0) {
+        return map_gemma3_layers(c, 35, 5);
     }
     if (strcmp(mt, "smollm3") == 0) {
         return cfg_map_no_rope_layers(c, 36);

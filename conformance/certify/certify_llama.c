@@ -122,6 +122,8 @@ static const rope_defaults llama_like_defaults[] = {
     {"gemma2", 10000.0, 1.0, 256, NULL},
     {"gemma3_text", 1e6, 1.0, 256, NULL},
     {"gemma3", 1e6, 1.0, 256, NULL},
+    {"gemma3n_text", 1e6, 1.0, 256, NULL},
+    {"gemma3n", 1e6, 1.0, 256, NULL},
     {"smollm3", 2e6, 1.0, 0, NULL},
     {"cohere2", 10000.0, 1.0, 0, NULL},
     {"exaone4", 10000.0, 1.0, 0, NULL},

@@ -146,6 +146,7 @@ ROPE_MODELS = {
     "moonshine": ("MoonshineConfig", "MoonshineRotaryEmbedding", "apply_rotary_pos_emb"),
     "phi4_multimodal": ("Phi4MultimodalConfig", "Phi4MultimodalRotaryEmbedding", "apply_rotary_pos_emb"),
     "dbrx": ("DbrxConfig", "DbrxRotaryEmbedding", "apply_rotary_pos_emb"),
+    "gemma3n_text": ("Gemma3nTextConfig", "Gemma3nTextRotaryEmbedding", "apply_rotary_pos_emb"),
     "open-llama": ("OpenLlamaConfig", "OpenLlamaRotaryEmbedding", "apply_rotary_pos_emb"),
     "phimoe": ("PhimoeConfig", "PhimoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
@@ -162,7 +163,7 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
 # The module a model_type's classes live in, where it is not the model_type.
-MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3",
+MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -170,6 +171,7 @@ MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "e
 # position field as the profile says) and each module's config is the one recorded.
 LAYERED_MODULES = {
     "gemma3_text": ("Gemma3TextModel", [("full", "rotary_emb"), ("sliding", "rotary_emb_local")]),
+    "gemma3n_text": ("Gemma3nTextModel", [("full", "rotary_emb"), ("sliding", "rotary_emb_local")]),
 }
 # Models whose attention, not their apply function, splits a partial rotary head:
 # PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
@@ -207,6 +209,10 @@ FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskform
 # seq_len - 1, which apply_rotary_pos_emb then indexes with position_ids (OpenLlama's
 # attention passes kv_seq_len, PhimoeModel cache_position[-1] + 1: max(pos) + 1 here).
 TABLE_FORWARD = ("OpenLlamaRotaryEmbedding", "PhimoeRotaryEmbedding", "IdeficsEmbedding")
+# Rotary classes whose model's apply_rotary_pos_emb takes one tensor (Gemma 3n's
+# apply_rotary_pos_emb(x, cos, sin, unsqueeze_dim=1)): q alone, with the [B, H, S, D]
+# layout the default unsqueeze_dim expects.
+SINGLE_APPLY = ("Gemma3nTextRotaryEmbedding",)
 
 
 def modules(model_type):
@@ -232,7 +238,7 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] in ("llama4", "gemma3", "qwen3_vl", "llava"):
+    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "llava"):
         return config["text_config"]
     return config
 
@@ -240,9 +246,17 @@ def text_fields(config):
 def make_config(cls, config):
     """The config class from config.json's fields, as from_pretrained passes them."""
     kwargs = copy.deepcopy({k: v for k, v in text_fields(config).items() if k != "model_type"})
+    layers = kwargs.get("num_hidden_layers")
     kwargs["num_hidden_layers"] = 1
-    if "layer_types" in kwargs:  # the classes check one type per layer (layer_type_validation)
-        kwargs["layer_types"] = kwargs["layer_types"][:1]
+    # The classes check one entry per layer (layer_type_validation; Gemma 3n's per-layer
+    # intermediate_size): a per-layer list keeps the first layer's.
+    for key, value in kwargs.items():
+        if key == "layer_types" or (isinstance(value, list) and layers is not None and len(value) == layers > 1):
+            kwargs[key] = value[:1]
+    # Gemma 3n shares the last num_kv_shared_layers layers' key/value caches: with one
+    # layer, none (the rotary modules the model builds do not read it).
+    if "num_kv_shared_layers" in kwargs:
+        kwargs["num_kv_shared_layers"] = 0
     return cls(**kwargs)
 
 
@@ -368,6 +382,9 @@ def rotate(torch, mdl, names, cfg, config, pos, x):
         elif cls_name in TABLE_FORWARD:  # the table, indexed by the model's own apply
             cos, sin = rotary(cls, cfg)(q, seq_len=max(pos) + 1)
             out, _ = apply(q, q.clone(), cos, sin, position_ids)
+        elif cls_name in SINGLE_APPLY:  # apply_rotary_pos_emb(x, cos, sin, unsqueeze_dim): one tensor
+            cos, sin = rotary(cls, cfg)(q, position_ids)
+            out = apply(q, cos, sin)
         else:
             cos, sin = rotary(cls, cfg)(q, position_ids)
             out, _ = apply(q, q.clone(), cos, sin)
@@ -420,18 +437,25 @@ def text_model_type(profile):
     mt = profile["config"]["model_type"]
     if mt == "llava":  # LlavaConfig: text_config's model_type, "llama" when left out
         return profile["config"]["text_config"].get("model_type", "llama")
-    return "gemma3_text" if mt == "gemma3" else mt
+    return {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text"}.get(mt, mt)
 
 
 def layer_configs(mdl, mt, cfg):
     """[(layer type, the config of its rotary module)] as the model itself builds them:
-    the model class instantiated on cfg made tiny (hidden 8, vocab 16, intermediate 8;
-    head_dim and every position field untouched), each module's .config read back."""
+    the model class instantiated on cfg made tiny (hidden 8, vocab 16, intermediate 8,
+    Gemma 3n's per-layer tables 8 wide; head_dim and every position field untouched), each
+    module's .config read back."""
     if mt not in LAYERED_MODULES:
         return [(None, cfg)]
     model_cls, attrs = LAYERED_MODULES[mt]
     tiny = copy.deepcopy(cfg)
-    tiny.hidden_size, tiny.vocab_size, tiny.intermediate_size = 8, 16, 8
+    tiny.hidden_size, tiny.vocab_size = 8, 16
+    # Gemma 3n: a width per layer, and a per-layer embedding table (vocab_size_per_layer_input
+    # rows) beside the token embeddings.
+    tiny.intermediate_size = [8] * len(cfg.intermediate_size) if isinstance(cfg.intermediate_size, list) else 8
+    for attr in ("vocab_size_per_layer_input", "hidden_size_per_layer_input"):
+        if hasattr(tiny, attr):
+            setattr(tiny, attr, 8)
     model = getattr(mdl, model_cls)(tiny)
     return [(layer, getattr(model, attr).config) for layer, attr in attrs]
 
