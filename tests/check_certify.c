@@ -324,6 +324,17 @@ START_TEST(rope_models_read_their_own_keys)
     ck_assert_int_eq(model.layer_types[model.layer_type_of[4]].rope.rope_theta == 1e6, 1);
     ck_assert_int_eq(model.layer_types[model.layer_type_of[3]].rope.rope_theta == 10000.0, 1);
     ck_assert_int_eq(model.audio_tower, 1);
+    /* ModernBERT's decoder: its base is global_rope_theta (rope_theta, its
+     * alias, wins when given); local_rope_theta is read by nothing. */
+    parse_ok("{\"model_type\": \"modernbert-decoder\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 8192, \"global_rope_theta\": 80000, \"local_rope_theta\": 10000}");
+    ck_assert_double_eq(model.rope.rope_theta, 80000.0);
+    ck_assert(warned_about("local_rope_theta"));
+    parse_ok("{\"model_type\": \"modernbert-decoder\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 8192, \"global_rope_theta\": 80000, \"rope_theta\": 40000,"
+             " \"local_rope_theta\": 40000}");
+    ck_assert_double_eq(model.rope.rope_theta, 40000.0);
+    ck_assert(warned_about("layer_types"));
 }
 END_TEST
 

@@ -148,6 +148,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"csm", 500000.0, 1.0, 0, NULL},
     {"moonshine", 10000.0, 0.9, 0, NULL},
     {"phimoe", 1e6, 1.0, 0, NULL},
+    {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -317,10 +318,19 @@ static int is_granitemoe(const char *model_type)
 
 /* Where the base is read: Lfm2Config.__init__ takes kwargs.get("theta",
  * rope_theta) ("to fit original config keys"): a "theta" key wins over
- * rope_theta. Every other class reads rope_theta. */
+ * rope_theta. ModernBertDecoderConfig keeps it as global_rope_theta
+ * (rope_theta is its attribute_map alias, which PretrainedConfig.__init__
+ * sets after the class's own fields: a rope_theta key wins). Every other
+ * class reads rope_theta. */
 static const char *theta_key(const map_ctx *c)
 {
-    return strcmp(c->m->model_type, "lfm2") == 0 && cfg_get(c->root, "theta") != NULL ? "theta" : "rope_theta";
+    if (strcmp(c->m->model_type, "lfm2") == 0 && cfg_get(c->root, "theta") != NULL) {
+        return "theta";
+    }
+    if (strcmp(c->m->model_type, "modernbert-decoder") == 0 && cfg_get(c->root, "rope_theta") == NULL) {
+        return "global_rope_theta";
+    }
+    return "rope_theta";
 }
 
 static int reject_unknown_llama_like(map_ctx *c)
@@ -334,10 +344,13 @@ static int reject_unknown_llama_like(map_ctx *c)
                                           "partial_rotary_factor", "no_rope_layers", "no_rope_layer_interval", NULL};
     static const char *const granitemoe[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                              "position_embedding_type", NULL};
+    static const char *const modernbert[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                             "global_rope_theta", "local_rope_theta", NULL};
     const char *mt = c->m->model_type;
     const char *const *keys = strncmp(mt, "gemma3", 6) == 0  ? gemma3
                               : strcmp(mt, "smollm3") == 0   ? no_rope
                               : is_granitemoe(mt)             ? granitemoe
+                              : strcmp(mt, "modernbert-decoder") == 0 ? modernbert
                                                              : known;
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
@@ -439,6 +452,28 @@ static int read_llama_like_heads(map_ctx *c)
     return cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads");
 }
 
+/* ModernBertDecoderModel builds its global_rotary_emb and its
+ * local_rotary_emb from the same config: the sliding and the full layers
+ * rotate alike, at the global base, and local_rope_theta is read by
+ * nothing. Said either way (two rotary modules, one encoding). */
+static int warn_modernbert_local_theta(map_ctx *c)
+{
+    double local_theta = 160000.0;
+    int rc = cfg_read_num(c, c->root, "local_rope_theta", "local_rope_theta", 1.0 + 1e-9, 1e12, &local_theta);
+    if (rc < 0) {
+        return -1;
+    }
+    if (local_theta != c->m->rope.rope_theta) {
+        cfg_warn(c, "local_rope_theta", "%g is read by nothing: ModernBertDecoderModel builds its local rotary "
+                 "module from the same config as the global one, so every layer rotates at %g (certified so)",
+                 local_theta, c->m->rope.rope_theta);
+    } else {
+        cfg_warn(c, "layer_types", "the sliding and full layers rotate alike (ModernBertDecoderModel builds "
+                 "local_rotary_emb from the same config as global_rotary_emb): certified as one encoding");
+    }
+    return 0;
+}
+
 int cfg_map_llama_like(map_ctx *c)
 {
     const rope_defaults *d = defaults_of(c->m->model_type);
@@ -492,6 +527,9 @@ int cfg_map_llama_like(map_ctx *c)
     int rc = defaulted ? map_default_scaling(c, d->rope_scaling) : cfg_map_rope_scaling(c);
     if (rc == 0 && cfg_is_qwen3_vl(m->model_type)) {
         rc = map_qwen3_vl_scaling(c);
+    }
+    if (rc == 0 && strcmp(m->model_type, "modernbert-decoder") == 0) {
+        rc = warn_modernbert_local_theta(c);
     }
     if (rc == 0 && (strcmp(m->model_type, "deepseek_v3") == 0 || strcmp(m->model_type, "longcat_flash") == 0)) {
         warn_deepseek_v3_softmax_scale(c);

@@ -147,6 +147,7 @@ ROPE_MODELS = {
     "phi4_multimodal": ("Phi4MultimodalConfig", "Phi4MultimodalRotaryEmbedding", "apply_rotary_pos_emb"),
     "dbrx": ("DbrxConfig", "DbrxRotaryEmbedding", "apply_rotary_pos_emb"),
     "gemma3n_text": ("Gemma3nTextConfig", "Gemma3nTextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "modernbert-decoder": ("ModernBertDecoderConfig", "ModernBertDecoderRotaryEmbedding", "apply_rotary_pos_emb"),
     "open-llama": ("OpenLlamaConfig", "OpenLlamaRotaryEmbedding", "apply_rotary_pos_emb"),
     "phimoe": ("PhimoeConfig", "PhimoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
@@ -204,7 +205,8 @@ HEADS = 2
 # Model types whose classes live under transformers.models.deprecated.
 DEPRECATED = {"open-llama": "open_llama"}
 # Model types whose files are not named after them: (package, file stem).
-FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin")}
+FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin"),
+            "modernbert-decoder": ("modernbert_decoder", "modernbert_decoder")}
 # Rotary classes whose forward takes seq_len and returns the table of positions 0 ..
 # seq_len - 1, which apply_rotary_pos_emb then indexes with position_ids (OpenLlama's
 # attention passes kv_seq_len, PhimoeModel cache_position[-1] + 1: max(pos) + 1 here).
@@ -1070,6 +1072,20 @@ def inventory_profiles(path, model_types):
     return out
 
 
+def compile_stand_in(torch):
+    """Debian's torch 1.13 has no torch.compile, which ModernBERT's modules use as a
+    decorator at import (@torch.compile(dynamic=True) on their MLP helpers, never on a
+    position computation): a stand-in that returns the function unchanged, so the modules
+    import and run eagerly. Nothing when torch has its own."""
+    if hasattr(torch, "compile"):
+        return
+
+    def compile(fn=None, **_):
+        return fn if fn is not None else (lambda f: f)
+
+    torch.compile = compile
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ref", default=os.environ.get("PECERT_TRANSFORMERS_REF"))
@@ -1083,6 +1099,7 @@ def main(argv=None):
     if (args.profiles is None) == (args.inventory is None):
         parser.error("give --profiles or --inventory (with --model-types)")
     ref = hfref.Reference(args.ref)
+    compile_stand_in(ref.torch)
     gen = gen_rope.Generator(ref)
     prov = gen_rope.provenance(ref)
     if args.inventory:
