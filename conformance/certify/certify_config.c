@@ -42,8 +42,8 @@ typedef struct model_rule {
  * GPTNeoXConfig copy "type" over "rope_type" and run
  * rope_config_validation; MistralConfig, MixtralConfig, GemmaConfig and
  * Llama4TextConfig do neither; Phi3Config (and Phi4MultimodalConfig, its
- * copy) runs its own, stricter
- * _rope_scaling_validation (check_phi3_scaling), Olmo2Config its own
+ * copy) runs its own, stricter _rope_scaling_validation
+ * (check_phi3_scaling), Olmo2Config its own
  * (check_olmo2_scaling).
  * Pairing per model's reference code in transformers v4.57.6: rotate_half
  * (split half) in modeling_llama & co; GPT-J rotate_every_two and

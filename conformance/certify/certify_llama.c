@@ -20,10 +20,10 @@
 
 /* Phi3Config (transformers v4.57.6), and Phi4MultimodalConfig, its copy:
  * original_max_position_embeddings defaults to 4096, so LongRoPE's switch
- * length and factor come from it
- * even when config.json omits it; _rope_scaling_validation raises
- * ValueError unless rope_scaling is exactly {type, short_factor,
- * long_factor} with type longrope (after "su" / "yarn" are renamed). */
+ * length and factor come from it even when config.json omits it;
+ * _rope_scaling_validation raises ValueError unless rope_scaling is
+ * exactly {type, short_factor, long_factor} with type longrope (after
+ * "su" / "yarn" are renamed). */
 static int check_phi3_scaling(map_ctx *c)
 {
     pecert_rope_config *r = &c->m->rope;
@@ -347,11 +347,11 @@ static int reject_unknown_llama_like(map_ctx *c)
     static const char *const modernbert[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                              "global_rope_theta", "local_rope_theta", NULL};
     const char *mt = c->m->model_type;
-    const char *const *keys = strncmp(mt, "gemma3", 6) == 0  ? gemma3
-                              : strcmp(mt, "smollm3") == 0   ? no_rope
-                              : is_granitemoe(mt)             ? granitemoe
-                              : strcmp(mt, "modernbert-decoder") == 0 ? modernbert
-                                                             : known;
+    const char *const *keys = strncmp(mt, "gemma3", 6) == 0               ? gemma3
+                              : strcmp(mt, "smollm3") == 0                ? no_rope
+                              : is_granitemoe(mt)                          ? granitemoe
+                              : strcmp(mt, "modernbert-decoder") == 0     ? modernbert
+                                                                          : known;
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
 
