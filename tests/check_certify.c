@@ -335,6 +335,22 @@ START_TEST(rope_models_read_their_own_keys)
              " \"local_rope_theta\": 40000}");
     ck_assert_double_eq(model.rope.rope_theta, 40000.0);
     ck_assert(warned_about("layer_types"));
+    /* RecurrentGemma: half the head (torch.chunk, its only runnable
+     * factor), the attention window the length, the recurrent blocks
+     * warned; a max_position_embeddings it never reads refused. */
+    parse_ok("{\"model_type\": \"recurrent_gemma\", \"hidden_size\": 2560, \"num_attention_heads\": 10,"
+             " \"num_key_value_heads\": 1, \"head_dim\": 256, \"partial_rotary_factor\": 0.5,"
+             " \"attention_window_size\": 2048, \"num_hidden_layers\": 26}");
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_int_eq(model.max_position_embeddings, 2048);
+    ck_assert(warned_about("block_types"));
+    ck_assert_ptr_nonnull(strstr(model.warnings[0], "18 of 26 layers are recurrent"));
+    parse_fails_naming("{\"model_type\": \"recurrent_gemma\", \"hidden_size\": 2560, \"num_attention_heads\": 10,"
+                       " \"partial_rotary_factor\": 0.25}",
+                       "partial_rotary_factor");
+    parse_fails_naming("{\"model_type\": \"recurrent_gemma\", \"hidden_size\": 2560, \"num_attention_heads\": 10,"
+                       " \"max_position_embeddings\": 8192}",
+                       "max_position_embeddings");
 }
 END_TEST
 

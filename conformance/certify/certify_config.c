@@ -141,6 +141,7 @@ static const model_rule model_rules[] = {
     {"open-llama", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phimoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"modernbert-decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"recurrent_gemma", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"olmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"starcoder2", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},

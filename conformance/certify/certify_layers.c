@@ -279,6 +279,38 @@ static int map_linear_attention_layers(map_ctx *c)
     return 0;
 }
 
+/* RecurrentGemma (RecurrentGemmaModel.__init__): layer i is of
+ * block_types[i % len(block_types)] (recurrent, recurrent, attention by
+ * default), and only the attention blocks have positions (the recurrent
+ * ones, RG-LRU, none): certify says it leaves the others out. */
+static int map_recurrent_blocks(map_ctx *c)
+{
+    static const char *const defaults[] = {"recurrent", "recurrent", "attention"};
+    const cJSON *list = cfg_get(c->root, "block_types");
+    int n = list != NULL && cJSON_IsArray(list) ? cJSON_GetArraySize(list) : 3;
+    int attention = 0;
+    if (read_layer_count(c, 26) != 0) {
+        return -1;
+    }
+    if (list != NULL && (!cJSON_IsArray(list) || n == 0)) {
+        return cfg_fail(c, "block_types", "expected a non-empty list of \"recurrent\" / \"attention\"");
+    }
+    for (int32_t i = 0; i < c->m->n_layers; i++) {
+        const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i % n) : NULL;
+        const char *type = list != NULL ? (cJSON_IsString(e) ? e->valuestring : "") : defaults[i % n];
+        if (strcmp(type, "attention") != 0 && strcmp(type, "recurrent") != 0) {
+            return cfg_fail(c, "block_types", "element %d: expected \"recurrent\" or \"attention\"", (int)(i % n));
+        }
+        attention += strcmp(type, "attention") == 0;
+    }
+    if (attention < c->m->n_layers) {
+        cfg_warn(c, "block_types", "%d of %d layers are recurrent (RG-LRU, no position encoding): certify checks the "
+                 "rotation of the %d attention layers", (int)c->m->n_layers - attention, (int)c->m->n_layers,
+                 attention);
+    }
+    return 0;
+}
+
 /* The per-layer rule of a Llama-shaped model_type, after its rope is
  * mapped: which layers rotate, and with what. */
 int cfg_map_layers(map_ctx *c)
@@ -304,6 +336,9 @@ int cfg_map_layers(map_ctx *c)
     }
     if (strcmp(mt, "qwen3_next") == 0 || strcmp(mt, "minimax") == 0) {
         return map_linear_attention_layers(c);
+    }
+    if (strcmp(mt, "recurrent_gemma") == 0) {
+        return map_recurrent_blocks(c);
     }
     return 0;
 }

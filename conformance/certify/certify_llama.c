@@ -149,6 +149,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"moonshine", 10000.0, 0.9, 0, NULL},
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
+    {"recurrent_gemma", 10000.0, 0.5, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -175,7 +176,8 @@ static int splits_partial_rotary(const char *model_type)
 {
     static const char *const splitters[] = {"phi3",      "phi4_multimodal", "phi",       "stablelm",
                                             "glm4",      "glm4_moe",        "nemotron",  "qwen3_next",
-                                            "persimmon", "glm",             "moonshine", NULL};
+                                            "persimmon", "glm",             "moonshine", "recurrent_gemma",
+                                            NULL};
     return cfg_in_list(model_type, splitters);
 }
 
@@ -346,11 +348,15 @@ static int reject_unknown_llama_like(map_ctx *c)
                                              "position_embedding_type", NULL};
     static const char *const modernbert[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                              "global_rope_theta", "local_rope_theta", NULL};
+    /* RecurrentGemmaConfig has neither a rope_scaling nor a
+     * max_position_embeddings: such a key is read by nothing. */
+    static const char *const recurrent_gemma[] = {"rope_theta", "partial_rotary_factor", NULL};
     const char *mt = c->m->model_type;
     const char *const *keys = strncmp(mt, "gemma3", 6) == 0               ? gemma3
                               : strcmp(mt, "smollm3") == 0                ? no_rope
                               : is_granitemoe(mt)                          ? granitemoe
                               : strcmp(mt, "modernbert-decoder") == 0     ? modernbert
+                              : strcmp(mt, "recurrent_gemma") == 0        ? recurrent_gemma
                                                                           : known;
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
 }
@@ -474,6 +480,28 @@ static int warn_modernbert_local_theta(map_ctx *c)
     return 0;
 }
 
+/* RecurrentGemma (RecurrentGemmaSdpaAttention): the rotary module is built
+ * for int(partial_rotary_factor * head_dim) channels, and the head split
+ * by torch.chunk into int(1 / partial_rotary_factor) pieces, the first
+ * rotated and the second passed: only a factor of 0.5 gives two pieces of
+ * the rotated width (any other cannot run). The model has no
+ * max_position_embeddings; its attention is local, attention_window_size
+ * (2048) tokens wide, the length certified. */
+static int read_recurrent_gemma(map_ctx *c, double partial)
+{
+    int64_t window = 2048;
+    if (partial != 0.5) {
+        return cfg_fail(c, "partial_rotary_factor", "%.17g: RecurrentGemmaSdpaAttention splits the head into "
+                        "int(1 / factor) chunks and rotates the first with cos/sin of factor * head_dim channels, "
+                        "which transformers can run only for 0.5", partial);
+    }
+    if (cfg_read_int(c, c->root, "attention_window_size", "attention_window_size", 1, (int64_t)1 << 40, &window) < 0) {
+        return -1;
+    }
+    c->m->max_position_embeddings = window;
+    return 0;
+}
+
 int cfg_map_llama_like(map_ctx *c)
 {
     const rope_defaults *d = defaults_of(c->m->model_type);
@@ -511,6 +539,9 @@ int cfg_map_llama_like(map_ctx *c)
     }
     if ((strcmp(m->model_type, "deepseek_v3") == 0 && check_deepseek_v3_head_dim(c) != 0) ||
         (strcmp(m->model_type, "longcat_flash") == 0 && check_longcat_head_dim(c) != 0)) {
+        return -1;
+    }
+    if (strcmp(m->model_type, "recurrent_gemma") == 0 && read_recurrent_gemma(c, partial) != 0) {
         return -1;
     }
     if (cfg_read_rope_common(c, theta_key(c), d->rope_theta) != 0 ||

@@ -151,6 +151,7 @@ ROPE_MODELS = {
     "open-llama": ("OpenLlamaConfig", "OpenLlamaRotaryEmbedding", "apply_rotary_pos_emb"),
     "phimoe": ("PhimoeConfig", "PhimoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
+    "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -179,8 +180,9 @@ LAYERED_MODULES = {
 # to apply_rotary_pos_emb and concatenate query_states[..., rotary_ndims:] back after it
 # (modeling_phi.py, modeling_stablelm.py; PersimmonAttention.forward likewise,
 # modeling_persimmon.py; GPTNeoXJapaneseAttention.forward,
-# modeling_gpt_neox_japanese.py); rotate() makes the same split.
-ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese")
+# modeling_gpt_neox_japanese.py; RecurrentGemmaSdpaAttention.forward's torch.chunk into two
+# halves at factor 0.5, the only one it runs at); rotate() makes the same split.
+ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese", "recurrent_gemma")
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
 ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm",
@@ -308,6 +310,8 @@ def rotary(cls, cfg):
     class takes the config."""
     if cls.__name__ == "IdeficsEmbedding":  # IdeficsAttention: IdeficsEmbedding(self.head_dim)
         return cls(cfg.hidden_size // cfg.num_attention_heads)
+    if cls.__name__ == "RecurrentGemmaRotaryEmbedding":  # RecurrentGemmaSdpaAttention.__init__
+        return cls(int(cfg.partial_rotary_factor * cfg.head_dim), base=cfg.rope_theta)
     if cls.__name__ in ("ChameleonRotaryEmbedding", "DbrxRotaryEmbedding", "OpenLlamaRotaryEmbedding"):
         return cls(cfg.hidden_size // cfg.num_attention_heads, max_position_embeddings=cfg.max_position_embeddings,
                    base=cfg.rope_theta)
@@ -477,6 +481,16 @@ def idefics_view(cfg):
                                  max_position_embeddings=2048, rope_theta=10000.0, rope_scaling=None)
 
 
+def recurrent_gemma_view(cfg):
+    """RecurrentGemmaConfig as its attention reads it: head_dim, partial_rotary_factor,
+    rope_theta; no max_position_embeddings (its local attention's attention_window_size is the
+    length certified) and no rope_scaling."""
+    return types.SimpleNamespace(hidden_size=cfg.hidden_size, num_attention_heads=cfg.num_attention_heads,
+                                 head_dim=cfg.head_dim, partial_rotary_factor=cfg.partial_rotary_factor,
+                                 max_position_embeddings=cfg.attention_window_size, rope_theta=cfg.rope_theta,
+                                 rope_scaling=None)
+
+
 def build_rope(ref, gen, vf, profile):
     mt = text_model_type(profile)
     names = ROPE_MODELS[mt]
@@ -486,6 +500,8 @@ def build_rope(ref, gen, vf, profile):
         cfg = dbrx_view(cfg)
     if mt == "idefics":
         cfg = idefics_view(cfg)
+    if mt == "recurrent_gemma":
+        cfg = recurrent_gemma_view(cfg)
     for layer, layer_cfg in layer_configs(mdl, mt, cfg):
         build_rope_module(ref, gen, vf, mt, mdl, names, layer_cfg, [] if layer is None else ["layers_" + layer],
                           "" if layer is None else layer + " layers: ")
