@@ -70,6 +70,18 @@ START_TEST(each_model_type_reads_its_own_table)
     ck_assert_int_eq(model.sinusoidal_positions, 1500);
     ck_assert_int_eq(model.decoder_learned_rows, 448);
     ck_assert_int_eq(model.decoder_learned_dim, 384);
+    /* VideoMAE: the interleaved sinusoid, a row per patch of the video
+     * (videomae-base with 32 frames: 16 tubelets of 14 x 14 = 3136); the
+     * pretraining decoder's table warned; no patch fits: refused. */
+    parse_ok("{\"model_type\": \"videomae\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"num_frames\": 32, \"tubelet_size\": 2, \"image_size\": 224, \"patch_size\": 16}");
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_INTERLEAVED);
+    ck_assert_int_eq(model.sinusoidal_positions, 3136);
+    ck_assert_int_eq(model.sinusoidal_dim, 768);
+    ck_assert(test_certify_warned_about(&model, "decoder_hidden_size"));
+    parse_fails_naming("{\"model_type\": \"videomae\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"image_size\": 8, \"patch_size\": 16}",
+                       "patch_size");
 }
 END_TEST
 

@@ -240,6 +240,7 @@ static const model_rule model_rules[] = {
     {"flaubert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"distilbert", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"trocr", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"videomae", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"siglip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"chinese_clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},

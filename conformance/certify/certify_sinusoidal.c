@@ -45,6 +45,12 @@
  *                     fairseq table (max_position_embeddings + pad_token_id
  *                     + 1 rows, make_positions); true (the default): BART's
  *                     learned table, offset 2 (certify_families.c).
+ *   videomae          get_sinusoid_encoding_table(num_patches, hidden_size):
+ *                     the INTERLEAVED sinusoid (numpy, float64, then
+ *                     float32), one row per patch of the video, row p for
+ *                     patch p (VideoMAEEmbeddings adds the whole table;
+ *                     masking only drops rows); num_patches = (num_frames //
+ *                     tubelet_size) * (image_size // patch_size)^2.
  */
 #include "certify_config.h"
 #include "certify_reads.h"
@@ -75,7 +81,12 @@ typedef struct sinusoidal_rule {
     /* The decoder's learned table's rows (Whisper's max_target_positions),
      * certified in the @decoder pass; NULL: none. */
     const char *decoder_rows_key;
+    /* The rows when no key states them (VideoMAE's patches): sets
+     * m->max_position_embeddings; NULL: positions_key's. */
+    int (*derive_positions)(map_ctx *c);
 } sinusoidal_rule;
+
+static int videomae_patches(map_ctx *c);
 
 #define CONCAT_WORDS "sinusoidal: sin | cos halves at 10000^(-2i/d), row p"
 #define FAIRSEQ_WORDS                                                                                                  \
@@ -87,25 +98,27 @@ typedef struct sinusoidal_rule {
 
 static const sinusoidal_rule rules[] = {
     {"marian", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL},
     {"pegasus", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL},
     {"ctrl", "n_embd", "n_head", "n_positions", NULL, PECERT_SINUSOIDAL_CONCAT, PAD_NONE, 0, NULL, 0,
-     CONCAT_WORDS " (n_positions rows of n_embd)", NULL},
+     CONCAT_WORDS " (n_positions rows of n_embd)", NULL, NULL},
     {"m2m_100", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
     {"nllb-moe", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
     {"fsmt", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
     {"speech_to_text", "d_model", "encoder_attention_heads", "max_source_positions", "max_target_positions",
      PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 1, NULL, 0,
-     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)", NULL},
+     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)", NULL, NULL},
     {"xglm", "d_model", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_TAKES_POSITION, 1, NULL, 0,
-     "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)", NULL},
+     "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)", NULL,
+     NULL},
     {"pegasus_x", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_T2T,
-     PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p", NULL},
+     PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p", NULL,
+     NULL},
     /* Whisper: the encoder's sinusoids(max_source_positions, d_model), set
      * by WhisperPreTrainedModel._init_weights (log(10000) / (d/2 - 1), sin
      * | cos halves: T2T), read at arange(max_source_positions) whatever the
@@ -116,21 +129,51 @@ static const sinusoidal_rule rules[] = {
      0, NULL, 0,
      "sinusoidal: the encoder's tensor2tensor table of max_source_positions rows (sin | cos halves), row p; the "
      "decoder's learned table of max_target_positions rows in the @decoder pass",
-     "max_target_positions"},
+     "max_target_positions", NULL},
     {"kosmos_2_text_model", "embed_dim", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)", NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)", NULL, NULL},
     {"xlm", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS, NULL},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL},
     {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS, NULL},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL},
     {"distilbert", "dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
      "sinusoidal_pos_embds", 1,
-     "learned: max_position_embeddings rows of dim; with sinusoidal_pos_embds true, the interleaved sinusoid", NULL},
+     "learned: max_position_embeddings rows of dim; with sinusoidal_pos_embds true, the interleaved sinusoid", NULL,
+     NULL},
     {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_ZERO_ROW, 0, "use_learned_position_embeddings", 0,
      "learned: BART's table, row 2 + p; with use_learned_position_embeddings false, fairseq's sinusoid "
-     "(row pad_token_id + 1 + p)", NULL},
+     "(row pad_token_id + 1 + p)", NULL, NULL},
+    {"videomae", "hidden_size", "num_attention_heads", NULL, NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0, NULL,
+     0, "sinusoidal: the interleaved sinusoid (get_sinusoid_encoding_table), one row per patch of the video: "
+        "(num_frames // tubelet_size) * (image_size // patch_size)^2 rows of hidden_size, row p",
+     NULL, videomae_patches},
 };
+
+/* VideoMAEPatchEmbeddings: (num_frames // tubelet_size) * (image_size //
+ * patch_size)^2 patches (VideoMAEConfig: 16, 2, 224, 16: 1568), each
+ * reading its row of the table. VideoMAEForPreTraining's decoder adds the
+ * same sinusoid decoder_hidden_size wide to its tokens: warned. */
+static int videomae_patches(map_ctx *c)
+{
+    int32_t frames = 16, tubelet = 2, image = 224, patch = 16, decoder = 384;
+    if (cfg_read_int32(c, c->root, "num_frames", 1, 1 << 16, &frames) < 0 ||
+        cfg_read_int32(c, c->root, "tubelet_size", 1, 1 << 16, &tubelet) < 0 ||
+        cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
+        cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0 ||
+        cfg_read_int32(c, c->root, "decoder_hidden_size", 1, 1 << 16, &decoder) < 0) {
+        return -1;
+    }
+    if (frames < tubelet || image < patch) {
+        return cfg_fail(c, frames < tubelet ? "tubelet_size" : "patch_size", "%d is larger than %s %d: no patch fits",
+                        frames < tubelet ? tubelet : patch, frames < tubelet ? "num_frames" : "image_size",
+                        frames < tubelet ? frames : image);
+    }
+    c->m->max_position_embeddings = (int64_t)(frames / tubelet) * (image / patch) * (image / patch);
+    cfg_warn(c, "decoder_hidden_size", "VideoMAEForPreTraining's decoder adds the same sinusoid, %d wide, to its "
+             "tokens: not certified (the encoder's table is)", (int)decoder);
+    return 0;
+}
 
 static const sinusoidal_rule *find_rule(const char *model_type)
 {
@@ -162,6 +205,13 @@ static int read_positions(map_ctx *c, const sinusoidal_rule *rule)
 {
     pecert_certify_model *m = c->m;
     int64_t second = 0;
+    if (rule->derive_positions != NULL) {
+        if (rule->derive_positions(c) != 0) {
+            return -1;
+        }
+        m->sinusoidal_positions = m->max_position_embeddings;
+        return 0;
+    }
     if (cfg_read_int(c, c->root, rule->positions_key, rule->positions_key, 1, (int64_t)1 << 24,
                      &m->max_position_embeddings) < 0 ||
         (rule->positions_key2 != NULL &&

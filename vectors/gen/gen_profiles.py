@@ -811,6 +811,7 @@ SINUSOIDAL_MODELS = {
     "pegasus_x": ("t2t", ("max_position_embeddings",), None),
     "kosmos_2_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
     "whisper": ("t2t", ("max_source_positions",), None),
+    "videomae": ("interleaved", (), None),  # one row per patch: VideoMAEEmbeddings.num_patches
 }
 MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2"})
 # Rows recorded at each end of the trained length (the model's whole table would be
@@ -819,8 +820,8 @@ SINUSOIDAL_END_ROWS = 16
 
 
 def sinusoidal_width(cfg):
-    """The table's width: d_model, CTRL's n_embd, Kosmos-2's embed_dim."""
-    for key in ("d_model", "n_embd", "embed_dim"):
+    """The table's width: d_model, CTRL's n_embd, Kosmos-2's embed_dim, VideoMAE's hidden_size."""
+    for key in ("d_model", "n_embd", "embed_dim", "hidden_size"):
         if hasattr(cfg, key):
             return getattr(cfg, key)
     raise KeyError("no width key in %s" % type(cfg).__name__)
@@ -856,6 +857,12 @@ def sinusoidal_module(torch, mdl, mt, cfg, pad):
         # encoder's embed_positions; WhisperEncoder.forward reads every row in order.
         table = mdl.sinusoids(cfg.max_source_positions, d)
         return lambda ids: table[torch.arange(ids.shape[1])], mdl.sinusoids, "sinusoids"
+    if mt == "videomae":
+        # VideoMAEEmbeddings.__init__: get_sinusoid_encoding_table(num_patches, hidden_size),
+        # added whole to the patch embeddings (row p for patch p).
+        table = mdl.VideoMAEEmbeddings(cfg).position_embeddings[0]
+        return lambda ids: table[torch.arange(ids.shape[1])], mdl.get_sinusoid_encoding_table, \
+            "get_sinusoid_encoding_table"
     if mt == "xglm":
         module = mdl.XGLMSinusoidalPositionalEmbedding(cfg.max_position_embeddings, d, pad)
         # XGLMModel.forward: position_ids = arange(past, past + seq), whatever the ids.
@@ -897,10 +904,10 @@ def build_sinusoidal(ref, vf, profile):
     cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
                 "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig",
-                "whisper": "WhisperConfig"}[mt]
+                "whisper": "WhisperConfig", "videomae": "VideoMAEConfig"}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
-    pad = cfg.pad_token_id
-    trained = max(getattr(cfg, k) for k in keys)
+    pad = getattr(cfg, "pad_token_id", None)
+    trained = max(getattr(cfg, k) for k in keys) if keys else mdl.VideoMAEPatchEmbeddings(cfg).num_patches
     read, owner, where = sinusoidal_module(torch, mdl, mt, cfg, pad)
     config = {"variant": variant, "dim": sinusoidal_width(cfg), "base": 10000}
     if variant == "fairseq":
