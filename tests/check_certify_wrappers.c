@@ -163,6 +163,13 @@ START_TEST(a_dual_encoder_certifies_its_text_table_and_its_tower)
     ck_assert_int_eq(model.kind, PECERT_PE_SINUSOIDAL);
     ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
     ck_assert_int_eq(model.vision.table_side, 16); /* 224 / 14 */
+    /* Kosmos-2.5: Kosmos-2's sinusoid (a copy); its Pix2Struct-like
+     * vision encoder named. */
+    parse_ok("{\"model_type\": \"kosmos-2.5\", \"text_config\": {\"embed_dim\": 1536, \"attention_heads\": 16,"
+             " \"max_position_embeddings\": 4096}}");
+    ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
+    ck_assert_int_eq(model.sinusoidal_positions, 4096);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Kosmos2_5VisionConfig"));
     /* GroupViT never passes interpolate_pos_encoding: its tower is named. */
     parse_ok("{\"model_type\": \"groupvit\", \"text_config\": {\"hidden_size\": 256, \"num_attention_heads\": 4,"
              " \"max_position_embeddings\": 77}}");

@@ -253,6 +253,7 @@ static const model_rule model_rules[] = {
     {"xclip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bridgetower_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"kosmos_2_text_model", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"kosmos_2_5_text_model", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"clip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"chinese_clip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"siglip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -109,6 +109,12 @@ static const wrapper_rule wrappers[] = {
     {"owlv2", "Owlv2Config", "owlv2_text_model", TEXT_FORCED, "vision_config", "Owlv2VisionConfig", 1, NULL, NULL},
     {"kosmos-2", "Kosmos2Config", "kosmos_2_text_model", TEXT_FORCED, "vision_config", "Kosmos2VisionConfig", 1, NULL,
      NULL},
+    /* Kosmos-2.5: Kosmos2_5Config builds Kosmos2_5TextConfig(**text_config),
+     * whose sinusoid is Kosmos-2's (Kosmos2_5TextSinusoidalPositionalEmbedding,
+     * a copy); its vision encoder is Pix2Struct's (learned row and column
+     * tables per patch), named. */
+    {"kosmos-2.5", "Kosmos2_5Config", "kosmos_2_5_text_model", TEXT_FORCED, "vision_config", "Kosmos2_5VisionConfig",
+     1, NULL, NULL},
     /* Towers of their own kind, named: GroupViT's never resizes its table
      * (the flag is not passed), BLIP's slices it, X-CLIP's is per frame of
      * a video, BridgeTower's sizes its heads by hidden_size // 64. */

@@ -810,10 +810,11 @@ SINUSOIDAL_MODELS = {
     "xglm": ("fairseq", ("max_position_embeddings",), "takes_position"),
     "pegasus_x": ("t2t", ("max_position_embeddings",), None),
     "kosmos_2_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "kosmos_2_5_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
     "whisper": ("t2t", ("max_source_positions",), None),
     "videomae": ("interleaved", (), None),  # one row per patch: VideoMAEEmbeddings.num_patches
 }
-MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2"})
+MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2", "kosmos_2_5_text_model": "kosmos2_5"})
 # Rows recorded at each end of the trained length (the model's whole table would be
 # megabytes: pegasus_x's is 16384 x 1024).
 SINUSOIDAL_END_ROWS = 16
@@ -839,9 +840,9 @@ def sinusoidal_module(torch, mdl, mt, cfg, pad):
     if mt == "ctrl":
         table = mdl.positional_encoding(cfg.n_positions, d, torch.float)  # CTRLModel.__init__
         return lambda ids: table[torch.arange(ids.shape[1])], mdl.positional_encoding, "positional_encoding"
-    if mt in ("m2m_100", "nllb-moe", "speech_to_text", "kosmos_2_text_model"):
+    if mt in ("m2m_100", "nllb-moe", "speech_to_text", "kosmos_2_text_model", "kosmos_2_5_text_model"):
         name = {"m2m_100": "M2M100", "nllb-moe": "NllbMoe", "speech_to_text": "Speech2Text",
-                "kosmos_2_text_model": "Kosmos2Text"}[mt]
+                "kosmos_2_text_model": "Kosmos2Text", "kosmos_2_5_text_model": "Kosmos2_5Text"}[mt]
         cls = getattr(mdl, name + "SinusoidalPositionalEmbedding")
         rows = cfg.max_source_positions if mt == "speech_to_text" else cfg.max_position_embeddings
         module = cls(rows, d, pad)
@@ -904,7 +905,8 @@ def build_sinusoidal(ref, vf, profile):
     cls_name = {"m2m_100": "M2M100Config", "nllb-moe": "NllbMoeConfig", "speech_to_text": "Speech2TextConfig",
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
                 "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig",
-                "whisper": "WhisperConfig", "videomae": "VideoMAEConfig"}[mt]
+                "whisper": "WhisperConfig", "videomae": "VideoMAEConfig",
+                "kosmos_2_5_text_model": "Kosmos2_5TextConfig"}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     pad = getattr(cfg, "pad_token_id", None)
     trained = max(getattr(cfg, k) for k in keys) if keys else mdl.VideoMAEPatchEmbeddings(cfg).num_patches
