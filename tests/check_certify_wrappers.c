@@ -170,6 +170,13 @@ START_TEST(a_dual_encoder_certifies_its_text_table_and_its_tower)
     ck_assert_int_eq(model.sinusoidal_variant, PECERT_SINUSOIDAL_FAIRSEQ);
     ck_assert_int_eq(model.sinusoidal_positions, 4096);
     ck_assert_ptr_nonnull(strstr(model.vision_note, "Kosmos2_5VisionConfig"));
+    /* Florence-2's language model is BART's unless text_config names
+     * another: its learned rows from 2 + p; the DaViT tower named. */
+    parse_ok("{\"model_type\": \"florence2\", \"text_config\": {\"d_model\": 768, \"encoder_attention_heads\": 12,"
+             " \"max_position_embeddings\": 1024}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 1026);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Florence2VisionConfig"));
     /* GroupViT never passes interpolate_pos_encoding: its tower is named. */
     parse_ok("{\"model_type\": \"groupvit\", \"text_config\": {\"hidden_size\": 256, \"num_attention_heads\": 4,"
              " \"max_position_embeddings\": 77}}");

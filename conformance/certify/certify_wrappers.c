@@ -84,6 +84,11 @@ static const wrapper_rule wrappers[] = {
      * with no tower and no positions of their own. */
     {"emu3", "Emu3Config", "emu3_text_model", TEXT_FORCED, NULL, NULL, 0, NULL, NULL},
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
+    /* Florence2Model: the language model AutoModel.from_config(text_config)
+     * (BART when text_config names none), fed the image features and the
+     * text embeddings as one sequence, which BART numbers as it numbers
+     * any; the DaViT tower (learned 2-D and cosine 1-D positions) named. */
+    {"florence2", "Florence2Config", "bart", 0, "vision_config", "Florence2VisionConfig", 1, NULL, NULL},
     /* ShieldGemma2ForImageClassification: AutoModelForImageTextToText
      * builds Gemma3ForConditionalGeneration from the whole config, its
      * language model Gemma 3's text model from text_config (gemma3_text
