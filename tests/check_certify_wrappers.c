@@ -177,6 +177,15 @@ START_TEST(a_dual_encoder_certifies_its_text_table_and_its_tower)
     ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
     ck_assert_int_eq(model.learned_rows, 1026);
     ck_assert_ptr_nonnull(strstr(model.vision_note, "Florence2VisionConfig"));
+    /* BLIP-2's OPT: its rows from the attention mask, 2 + p; InstructBLIP's
+     * Q-Former table named beside it. */
+    parse_ok("{\"model_type\": \"blip-2\", \"text_config\": {\"hidden_size\": 2560, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 2048}}");
+    ck_assert_int_eq(model.learned_rows, 2050);
+    ck_assert_str_eq(model.position_note, "");
+    parse_ok("{\"model_type\": \"instructblip\", \"text_config\": {\"hidden_size\": 2560,"
+             " \"num_attention_heads\": 32, \"max_position_embeddings\": 2048}}");
+    ck_assert_ptr_nonnull(strstr(model.position_note, "Q-Former"));
     /* GroupViT never passes interpolate_pos_encoding: its tower is named. */
     parse_ok("{\"model_type\": \"groupvit\", \"text_config\": {\"hidden_size\": 256, \"num_attention_heads\": 4,"
              " \"max_position_embeddings\": 77}}");

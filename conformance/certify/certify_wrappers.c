@@ -84,6 +84,21 @@ static const wrapper_rule wrappers[] = {
      * with no tower and no positions of their own. */
     {"emu3", "Emu3Config", "emu3_text_model", TEXT_FORCED, NULL, NULL, 0, NULL, NULL},
     {"lfm2-vl", "Lfm2VlConfig", "lfm2", 0, "vision_config", "siglip2_vision_model", 0, NULL, NULL},
+    /* BLIP-2 and InstructBLIP: the language model
+     * AutoModelForCausalLM.from_config(text_config) (OPT when it names
+     * none; a T5 is refused, as every T5 text model is), fed the Q-Former's
+     * query outputs and the text as one sequence with its attention mask,
+     * numbered by the language model's own rule. BLIP-2's Q-Former reads
+     * learned queries only; InstructBLIP's also reads the instruction's
+     * tokens, at rows of a learned table of its own: named. */
+    {"blip-2", "Blip2Config", "opt", 0, "vision_config", "Blip2VisionConfig", 1, NULL, NULL},
+    {"instructblip", "InstructBlipConfig", "opt", 0, "vision_config", "InstructBlipVisionConfig", 1, NULL,
+     "InstructBLIP's Q-Former numbers the instruction's tokens in a learned table of its own "
+     "(qformer_config.max_position_embeddings rows, row p): not certified"},
+    {"instructblipvideo", "InstructBlipVideoConfig", "opt", 0, "vision_config", "InstructBlipVideoVisionConfig", 1,
+     NULL,
+     "InstructBLIP-Video's Q-Former numbers the instruction's tokens in a learned table of its own "
+     "(qformer_config.max_position_embeddings rows, row p): not certified"},
     /* Florence2Model: the language model AutoModel.from_config(text_config)
      * (BART when text_config names none), fed the image features and the
      * text embeddings as one sequence, which BART numbers as it numbers
