@@ -846,6 +846,11 @@ START_TEST(learned_rules_read_each_models_keys)
     parse_ok("{\"model_type\": \"nystromformer\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
              " \"max_position_embeddings\": 510}");
     ck_assert_int_eq(model.learned_rows, 512);
+    /* LayoutLMv3: RoBERTa's rows; its layout and relative biases warned. */
+    parse_ok("{\"model_type\": \"layoutlmv3\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 514, \"has_relative_attention_bias\": true}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert(warned_about("has_relative_attention_bias"));
     parse_ok("{\"model_type\": \"led\", \"d_model\": 1024, \"encoder_attention_heads\": 16,"
              " \"max_encoder_position_embeddings\": 16384, \"max_decoder_position_embeddings\": 1024}");
     ck_assert_int_eq(model.learned_rows, 16384);

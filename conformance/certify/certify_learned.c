@@ -51,6 +51,7 @@ typedef struct learned_rule {
 static const char *const distilbert_keys[] = {"sinusoidal_pos_embds", NULL};
 static const char *const trocr_keys[] = {"use_learned_position_embeddings", NULL};
 static const char *const layout_keys[] = {"max_2d_position_embeddings", NULL};
+static const char *const layoutlmv3_keys[] = {"max_2d_position_embeddings", "has_relative_attention_bias", NULL};
 static const char *const deberta_keys[] = {"relative_attention", "position_biased_input", "max_relative_positions",
                                            "position_buckets", NULL};
 static const char *const led_keys[] = {"max_encoder_position_embeddings", "max_decoder_position_embeddings", NULL};
@@ -114,6 +115,13 @@ static const learned_rule learned_rules[] = {
      .padding_row = 1, .also_known = layout_keys,
      .warning = "max_2d_position_embeddings: LiLT's layout tables (box_position_embeddings, read at the same rows, "
                 "and the box coordinates' tables) are not certified, only the text table"},
+    /* LayoutLMv3: RoBERTa's rows for the text (LayoutLMv3TextEmbeddings);
+     * beside them the boxes' tables, the image patches' table and, in
+     * attention, a bucketed 1-D relative bias and a 2-D one. */
+    {RULE("layoutlmv3", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1, .also_known = layoutlmv3_keys,
+     .warning = "has_relative_attention_bias: LayoutLMv3's box tables, its image patches' table and its 1-D and 2-D "
+                "relative attention biases are not certified, only the text table"},
     {RULE("markuplm", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
      .padding_row = 1,
      .warning = "max_depth: MarkupLM's XPath embeddings (each node's tag and subscript path) are not certified, "

@@ -964,6 +964,7 @@ LEARNED_EMBEDDINGS = {
     "longformer": ("longformer", "LongformerConfig", "LongformerEmbeddings"),
     "data2vec-text": ("data2vec", "Data2VecTextConfig", "Data2VecTextForTextEmbeddings"),
     "lilt": ("lilt", "LiltConfig", "LiltTextEmbeddings"),
+    "layoutlmv3": ("layoutlmv3", "LayoutLMv3Config", "LayoutLMv3TextEmbeddings"),
     "nystromformer": ("nystromformer", "NystromformerConfig", "NystromformerEmbeddings"),
     "mra": ("mra", "MraConfig", "MraEmbeddings"),
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
