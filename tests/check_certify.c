@@ -851,6 +851,12 @@ START_TEST(learned_rules_read_each_models_keys)
              " \"max_position_embeddings\": 514, \"has_relative_attention_bias\": true}");
     ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
     ck_assert(warned_about("has_relative_attention_bias"));
+    /* ViLT: BERT's rows for the text (40 by default); its image table warned. */
+    parse_ok("{\"model_type\": \"vilt\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 40}");
+    ck_assert_int_eq(model.learned_rows, 40);
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    ck_assert(warned_about("max_position_embeddings"));
     parse_ok("{\"model_type\": \"led\", \"d_model\": 1024, \"encoder_attention_heads\": 16,"
              " \"max_encoder_position_embeddings\": 16384, \"max_decoder_position_embeddings\": 1024}");
     ck_assert_int_eq(model.learned_rows, 16384);

@@ -283,6 +283,7 @@ static const model_rule model_rules[] = {
     {"lilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"markuplm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"layoutlmv3", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"luke", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"nystromformer", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mra", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -92,6 +92,12 @@ static const learned_rule learned_rules[] = {
     {RULE("visual_bert", "hidden_size", "num_attention_heads", "max_position_embeddings"),
      .warning = "max_position_embeddings: the visual tokens' own table (visual_position_embeddings, row 0 or the "
                 "aligned text rows averaged) is not certified, only the text table"},
+    /* ViLT: the text table (TextEmbeddings, BERT's), beside the image
+     * patches' table ViltEmbeddings.visual_embed resizes to each image
+     * (bilinear, then samples up to max_image_length patches). */
+    {RULE("vilt", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .warning = "max_position_embeddings: ViLT's image patches read a table of their own, resized to each image "
+                "and sampled (visual_embed): not certified, only the text table"},
     /* DeBERTa: the absolute table only with position_biased_input (the
      * config classes' default), relative attention refused (check_deberta). */
     {RULE("deberta", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",

@@ -965,6 +965,7 @@ LEARNED_EMBEDDINGS = {
     "data2vec-text": ("data2vec", "Data2VecTextConfig", "Data2VecTextForTextEmbeddings"),
     "lilt": ("lilt", "LiltConfig", "LiltTextEmbeddings"),
     "layoutlmv3": ("layoutlmv3", "LayoutLMv3Config", "LayoutLMv3TextEmbeddings"),
+    "vilt": ("vilt", "ViltConfig", "TextEmbeddings"),
     "nystromformer": ("nystromformer", "NystromformerConfig", "NystromformerEmbeddings"),
     "mra": ("mra", "MraConfig", "MraEmbeddings"),
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
