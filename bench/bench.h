@@ -184,6 +184,15 @@ void bench_subject_close(bench_subject *s);
  * (and n != 1) or refused it. Refreshes description. */
 int bench_subject_threads(bench_subject *s, int n);
 
+/* ---- session.c -------------------------------------------------------------- */
+
+/* The decode session of a Llama-3-8B-shaped layer (session.c): subject at
+ * each thread count, beside baseline (NULL or without a session: none) on
+ * one thread; rows printed and added to root's "session" array. 0, or -1
+ * if a session failed or memory ran out. */
+int bench_session(cJSON *root, bench_subject *subject, bench_subject *baseline, const int *threads,
+                  int n_threads, int reps);
+
 /* ---- cases.c ----------------------------------------------------------------- */
 
 typedef enum bench_placement { BENCH_OUT_OF_PLACE = 0, BENCH_IN_PLACE = 1 } bench_placement;
@@ -326,7 +335,23 @@ typedef struct bench_options {
     int threads[BENCH_MAX_LIST];
     int n_threads;
     int reps;              /* samples per case                             */
+    unsigned parts;        /* BENCH_PART_* bits to measure                 */
 } bench_options;
+
+/* The parts of a run (--only): the apply cases with their probes (rope,
+ * M-RoPE, 2-D RoPE), the cos/sin table and its accuracy, the ALiBi bias,
+ * the decode session, and the engine hosts' cost. */
+enum {
+    BENCH_PART_APPLY = 1u << 0,
+    BENCH_PART_TABLE = 1u << 1,
+    BENCH_PART_ALIBI = 1u << 2,
+    BENCH_PART_SESSION = 1u << 3,
+    BENCH_PART_HOSTS = 1u << 4,
+    BENCH_PART_ALL = (1u << 5) - 1
+};
+
+/* The part names --only takes, in bit order. */
+extern const char *const bench_part_names[5];
 
 /* bench_run: the whole measurement, printed and (opt->json) written; a
  * PECERT_EXIT_* status (2: the buffers or the file, 3: a plugin). */

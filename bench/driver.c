@@ -7,7 +7,8 @@
  * pairing x placement x rotary_dim x dtype) of the plugin, and `ref`
  * (single-threaded, f32) on the same shapes. Then the cos/sin table at the
  * largest T and its error against `ref` at positions 2^11 .. 2^24, and
- * ALiBi bias (decode and prefill shapes) against the fill probe.
+ * ALiBi bias (decode and prefill shapes) against the fill probe, the decode
+ * session (session.c) against ref, the engine hosts' cost; --only picks.
  * Medians are compared. The probes first find, per size and thread count,
  * the best yardstick (copies out of place, rmw in place, at most as many
  * threads); then the plugin's split-half and interleaved cases of each
@@ -759,18 +760,33 @@ static void notes(bench_state *st)
                   "thread count; GB/s counts bytes written");
 }
 
+const char *const bench_part_names[5] = {"apply", "table", "alibi", "session", "hosts"};
+
 static int run_bench_cases(bench_state *st)
 {
+    unsigned parts = st->cli.parts;
+
     start_report(st);
     notes(st);
-    for (int i = 0; i < st->cli.n_tokens; i++) {
+    for (int i = 0; i < st->cli.n_tokens && (parts & BENCH_PART_APPLY); i++) {
         probe_tokens(st, st->cli.tokens[i]);
         cases_tokens(st, st->cli.tokens[i]);
     }
-    tables(st);
-    alibi(st);
-    (void)bench_engine_cost(st->root, &st->subject, &st->buffers, largest_tokens(&st->cli), st->cli.reps);
-    (void)bench_python_cost(st->root, &st->subject, st->cli.reps);
+    if (parts & BENCH_PART_TABLE) {
+        tables(st);
+    }
+    if (parts & BENCH_PART_ALIBI) {
+        alibi(st);
+    }
+    if (parts & BENCH_PART_SESSION) {
+        (void)bench_session(st->root, &st->subject, st->have_baseline ? &st->baseline : NULL,
+                            st->cli.threads, st->cli.n_threads, st->cli.reps);
+    }
+    if (parts & BENCH_PART_HOSTS) {
+        (void)bench_engine_cost(st->root, &st->subject, &st->buffers, largest_tokens(&st->cli),
+                                st->cli.reps);
+        (void)bench_python_cost(st->root, &st->subject, st->cli.reps);
+    }
     summary(st);
     return st->cli.json != NULL && write_report(st) != 0 ? PECERT_EXIT_USAGE : PECERT_EXIT_PASS;
 }

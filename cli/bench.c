@@ -16,9 +16,10 @@ const char pecert_usage_bench[] =
     "Times rope_apply on q[T, 32, 128] (every pairing, placement, rotary_dim\n"
     "64/128, f32/f16/bf16, 1 and 2 threads), the cos/sin table, mrope_apply\n"
     "(M-RoPE sections 16/24/24), rope2d_apply (a 64-wide image) and the ALiBi\n"
-    "bias, next to the machine's\n"
-    "measured copy and read-modify-write bandwidth and to `ref`. Buffers are\n"
-    "allocated and pre-faulted once; medians of >= 7 samples.\n"
+    "bias, next to the machine's measured copy and read-modify-write bandwidth\n"
+    "and to `ref`; then a decode session of a Llama-3-8B layer (prefill 1024 +\n"
+    "64 decode steps) against `ref`. Buffers are allocated and pre-faulted\n"
+    "once; medians of >= 7 samples (3 for the session).\n"
     "\n"
     "options:\n"
     "  --impl NAME|PATH      plugin to time (default fast)\n"
@@ -26,6 +27,8 @@ const char pecert_usage_bench[] =
     "  --tokens LIST         T values (default 1,16,128,512,4096,32768)\n"
     "  --threads LIST        thread counts (default 1,2)\n"
     "  --reps N              samples per case (default 7)\n"
+    "  --only LIST           parts to measure: apply, table, alibi, session, hosts\n"
+    "                        (default all; the targets of a part left out read n/a)\n"
     "  --json FILE           write the results as JSON (atomically)\n"
     "  --help                this text\n"
     "\n"
@@ -76,6 +79,34 @@ static int parse_threads(bench_options *cli, const char *arg)
     return 0;
 }
 
+/* --only's comma-separated part names as BENCH_PART_* bits; -1 if one is unknown. */
+static int parse_parts(bench_options *cli, const char *text)
+{
+    char *copy = strdup(text);
+    char *save = NULL;
+    unsigned parts = 0;
+    int ok = copy != NULL;
+
+    for (char *item = ok ? strtok_r(copy, ",", &save) : NULL; item != NULL && ok;
+         item = strtok_r(NULL, ",", &save)) {
+        int found = 0;
+
+        for (size_t i = 0; i < sizeof(bench_part_names) / sizeof(bench_part_names[0]); i++) {
+            if (strcmp(item, bench_part_names[i]) == 0) {
+                parts |= 1u << i;
+                found = 1;
+            }
+        }
+        ok = found;
+    }
+    free(copy);
+    if (!ok || parts == 0) {
+        return -1;
+    }
+    cli->parts = parts;
+    return 0;
+}
+
 /* 0 to go on, -1 after --help, or an exit status. */
 static int parse_args(bench_options *cli, int argc, char **argv)
 {
@@ -83,7 +114,8 @@ static int parse_args(bench_options *cli, int argc, char **argv)
         {"impl", required_argument, NULL, 'i'},   {"baseline", required_argument, NULL, 'b'},
         {"tokens", required_argument, NULL, 'T'}, {"threads", required_argument, NULL, 't'},
         {"reps", required_argument, NULL, 'r'},   {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"only", required_argument, NULL, 'o'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int64_t reps[1];
     int n = 0;
     int c;
@@ -110,6 +142,12 @@ static int parse_args(bench_options *cli, int argc, char **argv)
             }
             cli->reps = (int)reps[0];
             break;
+        case 'o':
+            if (parse_parts(cli, optarg) != 0) {
+                return bench_usage_error("--only: expected a list of apply, table, alibi, session, hosts:",
+                                         optarg);
+            }
+            break;
         case 'h': fputs(pecert_usage_bench, stdout); return -1;
         default: return bench_usage_error("unknown or incomplete option", argv[optind - 1]);
         }
@@ -123,7 +161,8 @@ static int parse_args(bench_options *cli, int argc, char **argv)
 int pecert_cmd_bench(int argc, char **argv)
 {
     bench_options opt = {.impl = "fast", .baseline = "ref", .reps = 7, .n_tokens = 6,
-                         .tokens = {1, 16, 128, 512, 4096, 32768}, .n_threads = 2, .threads = {1, 2}};
+                         .tokens = {1, 16, 128, 512, 4096, 32768}, .n_threads = 2, .threads = {1, 2},
+                         .parts = BENCH_PART_ALL};
     int rc = parse_args(&opt, argc, argv);
 
     if (rc != 0) {

@@ -587,6 +587,30 @@ static void alibi_rows(pecert_sbuf *b, const pecert_bench_run *run)
     pecert_sbuf_puts(b, "</tbody></table>\n");
 }
 
+static void session_rows(pecert_sbuf *b, const pecert_bench_run *run)
+{
+    static const char *const columns[] = {"impl", "layer", "#threads", "#median", "#GFLOP/s", "#&#215; ref"};
+    const pecert_bench_session *first = &run->session[0];
+    pecert_sbuf_printf(b, "<h3 id=\"speed-session\">Decode session</h3>\n<p>A session's life: a prefill of %lld "
+                          "tokens in one append, then %lld one-token decode steps (%.3g GFLOP: 4 &#215; head_dim per "
+                          "query head and token it sees). It is bound by arithmetic, not by memory.</p>\n",
+                       (long long)first->prefill, (long long)first->decode, first->flops * 1e-9);
+    table_start(b, "speed-session-table", columns, N_COLUMNS(columns));
+    for (size_t i = 0; i < run->n_session; i++) {
+        const pecert_bench_session *s = &run->session[i];
+        pecert_sbuf_puts(b, "<tr>");
+        td_text(b, s->impl);
+        pecert_sbuf_printf(b, "<td>%lld heads, %lld kv heads, head_dim %lld</td>", (long long)s->heads,
+                           (long long)s->kv_heads, (long long)s->head_dim);
+        td_int(b, s->threads);
+        td_time(b, s->time.median_s);
+        pecert_sbuf_printf(b, "<td class=\"num\">%.2f</td>", s->gflops);
+        td_times(b, s->speedup_vs_ref);
+        pecert_sbuf_puts(b, "</tr>\n");
+    }
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+}
+
 /* ---- machine, load, targets, notes --------------------------------------- */
 
 static void machine(pecert_sbuf *b, const pecert_bench_run *run)
@@ -767,6 +791,9 @@ static void bench_run(pecert_sbuf *b, const pecert_bench_run *run)
     }
     if (run->n_alibi > 0) {
         alibi_rows(b, run);
+    }
+    if (run->n_session > 0) {
+        session_rows(b, run);
     }
     notes(b, &run->notes);
 }

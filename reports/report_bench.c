@@ -115,6 +115,20 @@ static const field alibi_fields[] = {
     OPTIONAL(pecert_bench_alibi, speedup_vs_ref, FIELD_NUMBER),
 };
 
+static const field session_fields[] = {
+    REQUIRED(pecert_bench_session, impl, FIELD_STRING),
+    REQUIRED(pecert_bench_session, heads, FIELD_INT),
+    REQUIRED(pecert_bench_session, kv_heads, FIELD_INT),
+    REQUIRED(pecert_bench_session, head_dim, FIELD_INT),
+    REQUIRED(pecert_bench_session, prefill, FIELD_INT),
+    REQUIRED(pecert_bench_session, decode, FIELD_INT),
+    REQUIRED(pecert_bench_session, threads, FIELD_INT),
+    REQUIRED(pecert_bench_session, flops, FIELD_NUMBER),
+    FIELD_AT(pecert_bench_session, time, FIELD_OBJECT, 0, &time_list),
+    REQUIRED(pecert_bench_session, gflops, FIELD_NUMBER),
+    OPTIONAL(pecert_bench_session, speedup_vs_ref, FIELD_NUMBER),
+};
+
 static const field target_fields[] = {
     REQUIRED(pecert_bench_target, value, FIELD_NUMBER),
     REQUIRED(pecert_bench_target, target, FIELD_NUMBER),
@@ -176,6 +190,7 @@ static const array_spec run_arrays[] = {
     ARRAY(pecert_bench_run, accuracy, 0, accuracy_fields, pecert_bench_accuracy),
     ARRAY(pecert_bench_run, machine_load, 0, machine_load_fields, pecert_bench_load),
     ARRAY(pecert_bench_run, alibi, 0, alibi_fields, pecert_bench_alibi),
+    ARRAY(pecert_bench_run, session, 1, session_fields, pecert_bench_session),
 };
 
 static const array_spec peers_arrays[] = {

@@ -88,6 +88,23 @@ typedef struct pecert_bench_alibi {
     double speedup_vs_ref;       /* optional; NAN                         */
 } pecert_bench_alibi;
 
+/* One element of "session": a decode session's life (session_create, a
+ * prefill append, decode appends of one token, destroy) on one thread
+ * count; its shape is bench/session.c's. */
+typedef struct pecert_bench_session {
+    char impl[32];
+    int64_t heads;
+    int64_t kv_heads;
+    int64_t head_dim;
+    int64_t prefill;             /* tokens of the first append            */
+    int64_t decode;              /* one-token appends after it            */
+    int64_t threads;
+    double flops;                /* 4 * head_dim per (query head, token seen) */
+    pecert_bench_time time;
+    double gflops;
+    double speedup_vs_ref;       /* optional; NAN                         */
+} pecert_bench_session;
+
 /* One member of "targets" (the goals, worst case over the grid). */
 typedef struct pecert_bench_target {
     char key[64];                /* its key in "targets"                  */
@@ -144,6 +161,8 @@ typedef struct pecert_bench_run {
     size_t n_machine_load;
     pecert_bench_alibi *alibi;
     size_t n_alibi;
+    pecert_bench_session *session; /* optional array                      */
+    size_t n_session;
     pecert_bench_target *targets;
     size_t n_targets;
     pecert_bench_notes notes;

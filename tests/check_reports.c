@@ -1142,6 +1142,11 @@ static const char *const speed_figures[] = {
      * fill limit 65.536 = 1.6%; fast 0.1 ms = 5.24288 GB/s = 8.0%, 5.0x. */
     "<td>ref</td><td>[32, 1, 4096]</td>" NUM("1") NUM("500.00" US) NUM("1.05") NUM("1.6%") DASH,
     "<td>fast</td><td>[32, 1, 4096]</td>" NUM("1") NUM("100.00" US) NUM("5.24") NUM("8.0%") NUM("5.0" TIMES),
+    /* the decode session: figures as measured (ref 20 ms, fast 2 ms and the
+     * 10x it wrote); the prefill, steps and work in the heading */
+    "a prefill of 1024 tokens in one append, then 64 one-token decode steps (0.1 GFLOP",
+    "<td>ref</td><td>32 heads, 8 kv heads, head_dim 128</td>" NUM("1") NUM("20.000" MS) NUM("5.00") DASH,
+    "<td>fast</td><td>32 heads, 8 kv heads, head_dim 128</td>" NUM("2") NUM("2.000" MS) NUM("50.00") NUM("10.0" TIMES),
     /* machine_load: 25% > 5% at T=4096 is a disturbed run; 1% at T=1 is not */
     "<li>T=4096: other processes used 25% of the CPUs</li></ul>",
     /* targets: worst out-of-place case 50% (of 80, 64, 62.5, 50) */
@@ -1258,7 +1263,8 @@ START_TEST(speed_section_without_mrope_or_peers)
     test_make_temp_file(path2);
     write_bench_variant(path2, path, "rope2d", NULL);
     unlink(path);
-    memcpy(path, path2, sizeof(path));
+    write_bench_variant(path, path2, "session", NULL);
+    unlink(path2);
     pecert_bench bench;
     char err[1024];
     memset(&bench, 0, sizeof(bench));
@@ -1268,6 +1274,35 @@ START_TEST(speed_section_without_mrope_or_peers)
     ck_assert_ptr_null(strstr(html, "M-RoPE"));
     ck_assert_ptr_null(strstr(html, "speed-rope2d"));
     ck_assert_ptr_null(strstr(html, "Next to PyTorch"));
+    ck_assert_ptr_null(strstr(html, "speed-session"));
+    free(html);
+    pecert_bench_free(&bench);
+    unlink(path);
+}
+END_TEST
+
+/* What `pecert bench --only session` writes is what the Speed section
+ * reads: the decode session of fast alone, one sample, one thread. */
+START_TEST(bench_session_rows_load_and_show)
+{
+    char path[] = "/tmp/pecert-bench-XXXXXX";
+    char out[8192];
+    char err[1024];
+    pecert_bench bench;
+
+    test_make_temp_file(path);
+    ck_assert_msg(test_pecert(out, sizeof(out), "bench --only session --baseline none --threads 1 --reps 1 "
+                                                "--tokens 1 --json %s", path) == 0, "%s", out);
+    memset(&bench, 0, sizeof(bench));
+    ck_assert_msg(pecert_bench_load_file(&bench, path, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(bench.run.n_session, 1);
+    ck_assert_str_eq(bench.run.session[0].impl, "fast");
+    ck_assert_int_eq(bench.run.session[0].heads, 32);
+    ck_assert_int_eq(bench.run.session[0].prefill, 1024);
+    ck_assert(bench.run.session[0].gflops > 0 && isnan(bench.run.session[0].speedup_vs_ref));
+    ck_assert_uint_eq(bench.run.n_alibi, 0);
+    char *html = render_with_bench(&bench);
+    ck_assert_ptr_nonnull(strstr(html, "id=\"speed-session\""));
     free(html);
     pecert_bench_free(&bench);
     unlink(path);
@@ -1446,7 +1481,7 @@ Suite *make_reports_suite(void)
 {
     TCase *bench = TEST_TCASE("bench", 60,
                               speed_section_shows_the_figures_of_the_bench_files,
-                              speed_section_without_mrope_or_peers,
+                              speed_section_without_mrope_or_peers, bench_session_rows_load_and_show,
                               bench_files_change_the_html_only);
     tcase_add_loop_test(bench, report_refuses_a_malformed_bench_file, 0, N_BAD_BENCH);
     tcase_add_test(bench, report_refuses_two_bench_files_of_one_schema);

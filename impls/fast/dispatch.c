@@ -3,8 +3,8 @@
  *
  * One table per ISA. The scalar table is complete and portable; the SIMD
  * tables replace the hot kernels (table rows, contiguous rotations, ALiBi
- * bias rows) and add streaming-store versions; the rest (strided views,
- * far angles) is portable code every table shares. Every table computes
+ * bias rows, the session's attention) and add streaming-store versions;
+ * the rest (strided views, far angles) is portable code every table shares. Every table computes
  * bit-identical results (fast.h), so the choice changes speed, never
  * numbers.
  *
@@ -32,6 +32,9 @@ static const pecert__fast_kernels scalar_kernels = {
     .alibi_keys = pecert__fast_alibi_keys_scalar,
     .alibi_row_f32 = pecert__fast_alibi_row_f32_scalar,
     .alibi_row_f64 = pecert__fast_alibi_row_f64_scalar,
+    .dot_rows = pecert__fast_dot_rows_scalar,
+    .softmax_weights = pecert__fast_softmax_weights_scalar,
+    .weighted_rows = pecert__fast_weighted_rows_scalar,
 };
 
 #if defined(__x86_64__)
@@ -56,6 +59,8 @@ static const pecert__fast_kernels scalar_kernels = {
         .alibi_row_f64 = pecert__fast_alibi_row_f64_##S,                                      \
         .alibi_row_f32_stream = pecert__fast_alibi_row_f32_##S##_stream,                      \
         .alibi_row_f64_stream = pecert__fast_alibi_row_f64_##S##_stream,                      \
+        .dot_rows = pecert__fast_dot_rows_##S, .softmax_weights = pecert__fast_softmax_weights_##S, \
+        .weighted_rows = pecert__fast_weighted_rows_##S,                                      \
     }
 
 static const pecert__fast_kernels avx2_kernels = SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2);

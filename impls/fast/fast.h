@@ -146,6 +146,55 @@ typedef void (*pecert__fast_alibi_row_f32_fn)(float *out, const double *k, int64
 typedef void (*pecert__fast_alibi_row_f64_fn)(double *out, const double *k, int64_t n, double m,
                                               double q, int symmetric);
 
+/* The decode session's attention kernels (session.c; scalar/attend.c has
+ * the arithmetic every ISA reproduces), for the g query heads of one kv
+ * head at once (they read the same rows):
+ * dot_rows: out[h * out_stride + j] = q_h . rows[j * stride ..] over d
+ *   channels, float32 in 16 lanes (q_h = q + h * q_stride);
+ * softmax_weights: w[j] = float(exp(scores[j] - max)), returns their sum
+ *   in double (one head);
+ * weighted_rows: out[h * out_stride + c] = sum_j w_h[j] rows[j * stride + c]
+ *   in float32 (w_h = w + h * w_stride), rows whose weight is 0 skipped
+ *   for that head; at most PECERT__FAST_ATTEND_BLOCK rows per call. */
+typedef void (*pecert__fast_dot_rows_fn)(const float *q, size_t q_stride, int32_t g,
+                                         const float *rows, size_t stride, int64_t n, int32_t d,
+                                         float *out, size_t out_stride);
+typedef double (*pecert__fast_softmax_weights_fn)(const double *scores, int64_t n, double max,
+                                                  float *w);
+typedef void (*pecert__fast_weighted_rows_fn)(const float *w, size_t w_stride, int32_t g,
+                                              const float *rows, size_t stride, int64_t n,
+                                              int32_t d, float *out, size_t out_stride);
+
+/* The kernels serve this many heads at once; PECERT__FAST_BY_GROUP calls
+ * fn(G, ...) for the next min(left, PECERT__FAST_MAX_GROUP) of them, G a
+ * constant, so that fn's loops over heads unroll into registers. */
+#define PECERT__FAST_MAX_GROUP 4
+#define PECERT__FAST_BY_GROUP(left, fn, ...)                                          \
+    switch ((left) >= PECERT__FAST_MAX_GROUP ? PECERT__FAST_MAX_GROUP : (left)) {     \
+    case 4: fn(4, __VA_ARGS__); break;                                                \
+    case 3: fn(3, __VA_ARGS__); break;                                                \
+    case 2: fn(2, __VA_ARGS__); break;                                                \
+    default: fn(1, __VA_ARGS__); break;                                               \
+    }
+
+/* Rows whose float32 weighted sum the session adds in double, a block at
+ * a time: the float rounding of an output never spans more terms. */
+#define PECERT__FAST_ATTEND_BLOCK 64
+
+/* The exponential of softmax_weights (scalar/attend.c): ln 2 split so that
+ * k * LN2_HI is exact for |k| < 2^21 (its last 21 bits are zero) and
+ * LN2_HI + LN2_LO = ln 2 to 2^-86; 1 / ln 2 rounded; below EXP_FLOOR
+ * exp(x) < 2^-150, which rounds to +0 in float32. */
+#define PECERT__FAST_LN2_HI 0x1.62e42feep-1
+#define PECERT__FAST_LN2_LO 0x1.a39ef35793c76p-33
+#define PECERT__FAST_INV_LN2 0x1.71547652b82fep0
+#define PECERT__FAST_EXP_FLOOR (-104.0)
+/* exp(r)'s Taylor coefficients 1/11! .. 1/0!, highest first (Horner). */
+#define PECERT__FAST_EXP_TERMS 12
+#define PECERT__FAST_EXP_TAYLOR                                                                   \
+    {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, \
+     1.0 / 120.0,      1.0 / 24.0,      1.0 / 6.0,      0.5,           1.0,          1.0}
+
 /* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
 typedef struct pecert__fast_kernels {
     pecert__fast_isa isa;
@@ -171,6 +220,9 @@ typedef struct pecert__fast_kernels {
     pecert__fast_alibi_row_f64_fn alibi_row_f64;
     pecert__fast_alibi_row_f32_fn alibi_row_f32_stream;
     pecert__fast_alibi_row_f64_fn alibi_row_f64_stream;
+    pecert__fast_dot_rows_fn dot_rows;
+    pecert__fast_softmax_weights_fn softmax_weights;
+    pecert__fast_weighted_rows_fn weighted_rows;
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -501,6 +553,26 @@ PECERT__FAST_DECLARE_ALIBI(avx2);
 PECERT__FAST_DECLARE_ALIBI(avx512);
 PECERT__FAST_DECLARE_ALIBI(avx2_stream);
 PECERT__FAST_DECLARE_ALIBI(avx512_stream);
+
+/* Attention kernels: pecert__fast_<op>_<isa>; exp_weight_scalar is the
+ * exponential of one weight (x = score - max), bit-identical to every lane. */
+#define PECERT__FAST_DECLARE_ATTEND(suffix)                                                    \
+    void pecert__fast_dot_rows_##suffix(const float *q, size_t q_stride, int32_t g,              \
+                                        const float *rows, size_t stride, int64_t n, int32_t d, \
+                                        float *out, size_t out_stride);                        \
+    double pecert__fast_softmax_weights_##suffix(const double *scores, int64_t n, double max,   \
+                                                 float *w);                                    \
+    void pecert__fast_weighted_rows_##suffix(const float *w, size_t w_stride, int32_t g,         \
+                                             const float *rows, size_t stride, int64_t n,      \
+                                             int32_t d, float *out, size_t out_stride)
+PECERT__FAST_DECLARE_ATTEND(scalar);
+PECERT__FAST_DECLARE_ATTEND(avx2);
+PECERT__FAST_DECLARE_ATTEND(avx512);
+double pecert__fast_exp_weight_scalar(double x);
+/* weighted_rows of one head (w its weights) over channels [0, d): the
+ * SIMD kernels' tail channels. */
+void pecert__fast_weighted_head_scalar(const float *w, const float *rows, size_t stride, int64_t n,
+                                       int32_t d, float *out);
 
 /* The generic kernel: any channel strides, any dtype (scalar; used by
  * every ISA for views whose channels are not contiguous). */

@@ -7,11 +7,26 @@
  * attends to itself and to the valid tokens of its sequence appended before
  * it. Rotation: cos/sin rows in double by fast's trig (the kernels' row
  * function, far_angle.c past 2^36 rad), the pair rotated in double and
- * rounded once. Scores: float products summed in double; softmax in
- * double with the maximum subtracted; the output accumulates p_j v_j in
- * double over contiguous rows (a loop the compiler vectorizes) and rounds
- * once. Frequencies are those of config.seq_len, fixed at create, so the
- * outputs do not depend on how the tokens are split into calls.
+ * rounded once. Frequencies are those of config.seq_len, fixed at create,
+ * so the outputs do not depend on how the tokens are split into calls.
+ *
+ * An append runs in two phases. First every token is cached, in call
+ * order, and learns how many tokens it sees; then every (token, kv head)
+ * item attends, on the instance's threads: items are split in ranges of
+ * equal work (a prefill's later tokens see more), each thread with its
+ * own scratch, the query heads of one kv head in turn while its cached
+ * rows are warm. Per query head (scalar/attend.c has the kernels'
+ * arithmetic and errors; conformance/TOLERANCES.md the bound):
+ *   scores  q . k in float32 by the ISA's dot_rows, then in double the
+ *           softmax scale, ALiBi's term and the maximum;
+ *   weights exp(score - max) in double, rounded to float32, their sum in
+ *           double (softmax_weights);
+ *   output  sum_j w_j v_j in float32 over blocks of at most 64 rows
+ *           (weighted_rows), the blocks added in double, divided by the
+ *           sum and rounded once.
+ * Neither the thread that computes an item nor the ISA changes its bits,
+ * and blocks start at multiples of 64 cached tokens, so a prefill and the
+ * same tokens appended one by one give the same outputs, bit for bit.
  *
  * Caches grow on demand (doubling, up to max_tokens), and every check
  * and allocation of an append happens before the first token moves: a
@@ -31,8 +46,11 @@
 typedef struct fast_sequence {
     int64_t count;      /* tokens appended                                */
     int64_t cap;        /* tokens the arrays hold                         */
-    float *keys;        /* [cap, n_kv_heads, head_dim], rotated           */
-    float *values;      /* [cap, n_kv_heads, head_dim]                    */
+    /* Head-major, so that one kv head's rows are one contiguous stream
+     * (token-major rows 4 KiB apart at Llama's shape fall in a few cache
+     * sets: the L2 then held a quarter of a head's keys). */
+    float *keys;        /* [n_kv_heads, cap, head_dim], rotated           */
+    float *values;      /* [n_kv_heads, cap, head_dim]                    */
     uint8_t *valid;     /* [cap]                                          */
     int64_t *positions; /* [cap], ALiBi's distances                       */
 } fast_sequence;
@@ -50,12 +68,6 @@ typedef struct fast_session {
     double max_inv_freq;
     double *inv_freq;      /* [half]                                       */
     double *slopes;        /* [n_heads], NULL without ALiBi                */
-    double *cos;           /* [half] the current token's row               */
-    double *sin;           /* [half]                                       */
-    float *q;              /* [head_dim] rotated query                     */
-    double *acc;           /* [head_dim] output accumulator                */
-    double *scores;        /* [scores_cap]                                 */
-    int64_t scores_cap;
     fast_sequence *seqs;   /* [n_seqs]                                     */
 } fast_session;
 
@@ -73,10 +85,6 @@ static void session_free(fast_session *s)
     free(s->seqs);
     free(s->inv_freq);
     free(s->slopes);
-    free(s->cos);
-    free(s->q);
-    free(s->acc);
-    free(s->scores);
     free(s);
 }
 
@@ -239,15 +247,10 @@ pecert_status pecert__fast_session_create(void *instance, void **out_session,
     s->softmax_scale =
         config->softmax_scale > 0 ? config->softmax_scale : 1.0 / sqrt((double)s->head_dim);
     s->seqs = calloc((size_t)s->n_seqs, sizeof(*s->seqs));
-    s->cos = malloc(((size_t)s->half * 2 + 1) * sizeof(double));
-    s->sin = s->cos != NULL ? s->cos + s->half : NULL;
-    s->q = malloc((size_t)s->head_dim * sizeof(float));
-    s->acc = malloc((size_t)s->head_dim * sizeof(double));
     if (config->alibi) {
         s->slopes = malloc((size_t)s->n_heads * sizeof(double));
     }
-    if (s->seqs == NULL || s->cos == NULL || s->q == NULL || s->acc == NULL ||
-        (config->alibi && s->slopes == NULL)) {
+    if (s->seqs == NULL || (config->alibi && s->slopes == NULL)) {
         session_free(s);
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "no memory for the session");
     }
@@ -326,11 +329,39 @@ static pecert_status check_append_args(const pecert__fast_call *call, const fast
     return status;
 }
 
+static size_t align64(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+
+/* A head-major cache of `count` tokens moved from capacity old_cap to cap
+ * (NULL: no memory, the old one kept). */
+static float *regrow_cache(const fast_session *s, float *old, int64_t old_cap, int64_t count,
+                           int64_t cap)
+{
+    size_t hd = (size_t)s->head_dim;
+    float *p;
+
+    /* n_kv_heads * max_tokens * head_dim may pass size_t: no memory. */
+    if ((double)s->n_kv_heads * (double)cap * (double)hd * sizeof(float) > 0x1p62) {
+        return NULL;
+    }
+    p = aligned_alloc(64, align64((size_t)s->n_kv_heads * (size_t)cap * hd * sizeof(float)));
+    if (p == NULL) {
+        return NULL;
+    }
+    for (int32_t h = 0; h < s->n_kv_heads && count > 0; h++) {
+        memcpy(p + (size_t)h * (size_t)cap * hd, old + (size_t)h * (size_t)old_cap * hd,
+               (size_t)count * hd * sizeof(float));
+    }
+    return p;
+}
+
 /* Grows a sequence's arrays to hold `need` tokens (need <= max_tokens). */
 static int grow_sequence(const fast_session *s, fast_sequence *seq, int64_t need)
 {
-    size_t row = (size_t)s->n_kv_heads * (size_t)s->head_dim;
     int64_t cap = seq->cap > 0 ? seq->cap : 16;
+    float *keys, *values;
     void *p;
 
     if (need <= seq->cap) {
@@ -340,14 +371,6 @@ static int grow_sequence(const fast_session *s, fast_sequence *seq, int64_t need
         cap *= 2;
     }
     cap = cap > s->max_tokens ? s->max_tokens : cap;
-    if ((p = realloc(seq->keys, (size_t)cap * row * sizeof(float))) == NULL) {
-        return 0;
-    }
-    seq->keys = p;
-    if ((p = realloc(seq->values, (size_t)cap * row * sizeof(float))) == NULL) {
-        return 0;
-    }
-    seq->values = p;
     if ((p = realloc(seq->valid, (size_t)cap)) == NULL) {
         return 0;
     }
@@ -356,76 +379,172 @@ static int grow_sequence(const fast_session *s, fast_sequence *seq, int64_t need
         return 0;
     }
     seq->positions = p;
+    keys = regrow_cache(s, seq->keys, seq->cap, seq->count, cap);
+    values = keys != NULL ? regrow_cache(s, seq->values, seq->cap, seq->count, cap) : NULL;
+    if (values == NULL) {
+        free(keys);
+        return 0;
+    }
+    free(seq->keys);
+    free(seq->values);
+    seq->keys = keys;
+    seq->values = values;
     seq->cap = cap;
     return 1;
 }
 
+/* One append's attention: what the threads share (read-only). */
+typedef struct attend_job {
+    const fast_session *s;
+    const pecert_session_append_args *args;
+    const pecert__fast_kernels *kernels;
+    const int64_t *visible;   /* [T] tokens each token attends over      */
+    const int64_t *cost;      /* [items + 1] work before each item       */
+    const double *rows;       /* [T][2 half] cos then sin of each token  */
+    unsigned char *scratch;   /* thread i's at i * per_thread            */
+    size_t per_thread;        /* bytes, a multiple of 64                 */
+    int64_t longest;          /* most tokens a query attends over        */
+    int64_t tokens;           /* T                                       */
+    int64_t items;            /* T * n_kv_heads, kv head-major: one kv
+                               * head's rows stay cached over its tokens */
+} attend_job;
+
+/* One thread's scratch, carved from attend_job.scratch: G = the query
+ * heads of one kv head, L = longest. */
+typedef struct attend_scratch {
+    float *q;                 /* [G, head_dim] the rotated queries       */
+    float *part;              /* [G, head_dim] one block's float sums    */
+    double *acc;              /* [G, head_dim] the blocks' sums          */
+    float *dots;              /* [G, L]                                  */
+    float *weights;           /* [G, L]                                  */
+    double *scores;           /* [L] one head's at a time                */
+    double *totals;           /* [G] the weights' sums                   */
+} attend_scratch;
+
+/* Bytes of one thread's scratch for queries that see up to `longest`. */
+static size_t scratch_bytes(const fast_session *s, int64_t longest)
+{
+    size_t g = (size_t)(s->n_heads / s->n_kv_heads);
+    size_t hd = (size_t)s->head_dim;
+    size_t n = (size_t)longest;
+
+    return 2 * align64(g * hd * sizeof(float)) + align64(g * hd * sizeof(double)) +
+           2 * align64(g * n * sizeof(float)) + align64(n * sizeof(double)) +
+           align64(g * sizeof(double));
+}
+
+static attend_scratch carve_scratch(const attend_job *job, int ith)
+{
+    unsigned char *p = job->scratch + (size_t)ith * job->per_thread;
+    size_t g = (size_t)(job->s->n_heads / job->s->n_kv_heads);
+    size_t hd = (size_t)job->s->head_dim;
+    size_t n = (size_t)job->longest;
+    attend_scratch w;
+
+    w.q = (float *)p;
+    p += align64(g * hd * sizeof(float));
+    w.part = (float *)p;
+    p += align64(g * hd * sizeof(float));
+    w.acc = (double *)p;
+    p += align64(g * hd * sizeof(double));
+    w.dots = (float *)p;
+    p += align64(g * n * sizeof(float));
+    w.weights = (float *)p;
+    p += align64(g * n * sizeof(float));
+    w.scores = (double *)p;
+    p += align64(n * sizeof(double));
+    w.totals = (double *)p;
+    return w;
+}
+
+/* What an append needs, counted before anything moves. */
+typedef struct append_plan {
+    int64_t longest;          /* most tokens a query attends over        */
+    double work;              /* key and value bytes the heads read      */
+    int threads;
+    size_t per_thread;        /* scratch bytes per thread                */
+    size_t bytes;             /* the whole scratch                       */
+} append_plan;
+
 /* Sequence ids in range, room in every cache, memory for every token and
- * score: all before anything moves. */
+ * every thread's scratch: all before anything moves. */
 static pecert_status reserve(const pecert__fast_call *call, fast_session *s,
-                             const pecert_session_append_args *a)
+                             const pecert_session_append_args *a, append_plan *plan)
 {
     int64_t *adding = calloc((size_t)s->n_seqs, sizeof(int64_t));
-    int64_t longest = 0;
     pecert_status status = PECERT_OK;
+    size_t t = (size_t)a->n_tokens;
+    size_t items = t * (size_t)s->n_kv_heads;
 
+    memset(plan, 0, sizeof(*plan));
     if (adding == NULL) {
         return pecert__fast_fail(call, PECERT_E_NOMEM, "no memory for %" PRId32 " counters",
                                  s->n_seqs);
     }
-    for (int64_t t = 0; t < a->n_tokens; t++) {
-        if (a->seq_ids[t] < 0 || a->seq_ids[t] >= s->n_seqs) {
+    for (int64_t i = 0; i < a->n_tokens; i++) {
+        if (a->seq_ids[i] < 0 || a->seq_ids[i] >= s->n_seqs) {
             status = pecert__fast_fail(call, PECERT_E_INVAL,
-                                       "seq_ids[%" PRId64 "]=%" PRId32 " is outside 0..%" PRId32, t,
-                                       a->seq_ids[t], s->n_seqs - 1);
+                                       "seq_ids[%" PRId64 "]=%" PRId32 " is outside 0..%" PRId32, i,
+                                       a->seq_ids[i], s->n_seqs - 1);
             break;
         }
-        adding[a->seq_ids[t]]++;
+        adding[a->seq_ids[i]]++;
     }
     for (int32_t i = 0; status == PECERT_OK && i < s->n_seqs; i++) {
-        int64_t need = s->seqs[i].count + adding[i];
+        int64_t before = s->seqs[i].count;
+        int64_t need = before + adding[i];
 
         if (need > s->max_tokens) {
             status = pecert__fast_fail(call, PECERT_E_INVAL,
                                        "sequence %" PRId32 ": %" PRId64 " + %" PRId64
                                        " tokens exceed max_tokens=%" PRId32,
-                                       i, s->seqs[i].count, adding[i], s->max_tokens);
+                                       i, before, adding[i], s->max_tokens);
         } else if (!grow_sequence(s, &s->seqs[i], need)) {
             status = pecert__fast_fail(call, PECERT_E_NOMEM,
                                        "no memory for %" PRId64 " cached tokens", need);
         }
-        longest = need > longest ? need : longest;
+        /* The new tokens see before + 1 .. need tokens. */
+        plan->work += ((double)adding[i] * (double)before +
+                       (double)adding[i] * (double)(adding[i] + 1) / 2) *
+                      (double)s->n_heads * (double)s->head_dim * 2 * sizeof(float);
+        plan->longest = need > plan->longest ? need : plan->longest;
     }
     free(adding);
-    if (status == PECERT_OK && longest > s->scores_cap) {
-        double *p = realloc(s->scores, (size_t)longest * sizeof(double));
-
-        if (p == NULL) {
-            return pecert__fast_fail(call, PECERT_E_NOMEM, "no memory for %" PRId64 " scores",
-                                     longest);
-        }
-        s->scores = p;
-        s->scores_cap = longest;
+    if (status != PECERT_OK) {
+        return status;
     }
-    return status;
+    plan->threads = pecert__fast_threads(call, plan->work < 0x1p62 ? (size_t)plan->work : SIZE_MAX,
+                                         (int64_t)items);
+    if ((double)t * (double)(s->half + 2) * 16 + (double)items * 8 + (double)(s->n_heads / s->n_kv_heads) *
+            (double)(plan->longest + s->head_dim) * 32 * plan->threads > 0x1p62) {
+        return pecert__fast_fail(call, PECERT_E_NOMEM, "no memory for the scratch of %" PRId64
+                                 " tokens that see up to %" PRId64, a->n_tokens, plan->longest);
+    }
+    plan->per_thread = scratch_bytes(s, plan->longest);
+    plan->bytes = align64(t * sizeof(int64_t)) + align64((items + 1) * sizeof(int64_t)) +
+                  align64(t * 2 * (size_t)s->half * sizeof(double)) +
+                  (size_t)plan->threads * plan->per_thread;
+    return pecert__fast_scratch(call, plan->bytes) != NULL ? PECERT_OK : PECERT_E_NOMEM;
 }
 
-/* s->cos / s->sin for position p (unscaled). */
-static void token_row(const pecert__fast_call *call, fast_session *s, int64_t p)
+/* cos, sin [half] for position p (unscaled). */
+static void token_row(const pecert__fast_call *call, const fast_session *s, int64_t p, double *cos,
+                      double *sin)
 {
     if (s->half == 0) {
         return;
     }
     if (fabs((double)p) * s->max_inv_freq < PECERT__FAST_NEAR_LIMIT) {
-        call->instance->kernels->sincos_row(s->inv_freq, s->half, (double)p, s->cos, s->sin);
+        call->instance->kernels->sincos_row(s->inv_freq, s->half, (double)p, cos, sin);
     } else {
-        pecert__fast_far_row(s->inv_freq, s->half, (double)p, s->cos, s->sin);
+        pecert__fast_far_row(s->inv_freq, s->half, (double)p, cos, sin);
     }
 }
 
 /* One head row of x (channel stride `stride`) into out, rotated by the
- * current row when the session has RoPE. */
-static void rotate_into(const fast_session *s, const float *x, int64_t stride, float *out)
+ * token's row when the session has RoPE. */
+static void rotate_into(const fast_session *s, const double *cos, const double *sin,
+                        const float *x, int64_t stride, float *out)
 {
     int32_t half = s->half;
 
@@ -438,24 +557,25 @@ static void rotate_into(const fast_session *s, const float *x, int64_t stride, f
         double xa = out[ia];
         double xb = out[ib];
 
-        out[ia] = (float)((xa * s->cos[i] - xb * s->sin[i]) * s->scaling);
-        out[ib] = (float)((xb * s->cos[i] + xa * s->sin[i]) * s->scaling);
+        out[ia] = (float)((xa * cos[i] - xb * sin[i]) * s->scaling);
+        out[ib] = (float)((xb * cos[i] + xa * sin[i]) * s->scaling);
     }
 }
 
-static void cache_token(fast_session *s, fast_sequence *seq, const pecert_session_append_args *a,
-                        int64_t t)
+static void cache_token(const fast_session *s, fast_sequence *seq,
+                        const pecert_session_append_args *a, int64_t t, const double *cos,
+                        const double *sin)
 {
     int64_t slot = seq->count++;
     const pecert_tensor *k = a->k;
     const pecert_tensor *v = a->v;
 
     for (int64_t h = 0; h < s->n_kv_heads; h++) {
-        size_t at = ((size_t)slot * (size_t)s->n_kv_heads + (size_t)h) * (size_t)s->head_dim;
+        size_t at = ((size_t)h * (size_t)seq->cap + (size_t)slot) * (size_t)s->head_dim;
         const float *kx = (const float *)k->data + t * k->strides[0] + h * k->strides[1];
         const float *vx = (const float *)v->data + t * v->strides[0] + h * v->strides[1];
 
-        rotate_into(s, kx, k->strides[2], seq->keys + at);
+        rotate_into(s, cos, sin, kx, k->strides[2], seq->keys + at);
         for (int32_t d = 0; d < s->head_dim; d++) {
             seq->values[at + (size_t)d] = vx[d * v->strides[2]];
         }
@@ -464,76 +584,119 @@ static void cache_token(fast_session *s, fast_sequence *seq, const pecert_sessio
     seq->positions[slot] = a->positions[t];
 }
 
-/* q . k in double (float products are exact in double), four partial sums. */
-static double dot(const float *restrict q, const float *restrict k, int32_t n)
+/* Query head h's scores from its dot products (n of them), in
+ * w->scores; returns the largest (-inf when no token is valid). */
+static double head_scores(const attend_job *job, attend_scratch *w, const fast_sequence *seq,
+                          int64_t t, int32_t h, const float *dots, int64_t n)
 {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    int32_t d = 0;
-
-    for (; d + 4 <= n; d += 4) {
-        s0 += (double)q[d] * (double)k[d];
-        s1 += (double)q[d + 1] * (double)k[d + 1];
-        s2 += (double)q[d + 2] * (double)k[d + 2];
-        s3 += (double)q[d + 3] * (double)k[d + 3];
-    }
-    for (; d < n; d++) {
-        s0 += (double)q[d] * (double)k[d];
-    }
-    return (s0 + s1) + (s2 + s3);
-}
-
-static void attend(fast_session *s, const fast_sequence *seq, const pecert_session_append_args *a,
-                   int64_t t, int32_t h)
-{
-    int32_t hd = s->head_dim;
-    int32_t kvh = h / (s->n_heads / s->n_kv_heads);
-    size_t row = (size_t)s->n_kv_heads * (size_t)hd;
-    const pecert_tensor *qv = a->q;
-    const pecert_tensor *o = a->out;
-    double *score = s->scores;
-    double *restrict acc = s->acc;
+    const fast_session *s = job->s;
+    int64_t p = job->args->positions[t];
     double max = -INFINITY;
-    double total = 0.0;
-    int64_t p = a->positions[t];
-    float *out;
 
-    rotate_into(s, (const float *)qv->data + t * qv->strides[0] + h * qv->strides[1],
-                qv->strides[2], s->q);
-    for (int64_t j = 0; j < seq->count; j++) {
+    for (int64_t j = 0; j < n; j++) {
         double value = -INFINITY;
 
         if (seq->valid[j]) {
-            value = dot(s->q, seq->keys + (size_t)j * row + (size_t)kvh * (size_t)hd, hd) *
-                    s->softmax_scale;
+            value = (double)dots[j] * s->softmax_scale;
             if (s->slopes != NULL) {
                 value -= s->slopes[h] * (double)(p - seq->positions[j]);
             }
         }
-        score[j] = value;
+        w->scores[j] = value;
         max = value > max ? value : max;
     }
-    for (int32_t d = 0; d < hd; d++) {
-        acc[d] = 0.0;
-    }
-    for (int64_t j = 0; j < seq->count; j++) {
-        const float *restrict v;
-        double w;
+    return max;
+}
 
-        if (!seq->valid[j]) {
-            continue;
-        }
-        w = exp(score[j] - max);
-        total += w;
-        v = seq->values + (size_t)j * row + (size_t)kvh * (size_t)hd;
-        for (int32_t d = 0; d < hd; d++) {
-            acc[d] += w * (double)v[d];
+/* Token t's query heads that read kv head kv: scores, weights, the
+ * weighted values; every cached row is read once for all of them. */
+static void attend_group(const attend_job *job, attend_scratch *w, int64_t t, int32_t kv)
+{
+    const fast_session *s = job->s;
+    const pecert_session_append_args *a = job->args;
+    const fast_sequence *seq = &s->seqs[a->seq_ids[t]];
+    int32_t hd = s->head_dim;
+    int32_t group = s->n_heads / s->n_kv_heads;
+    size_t stride = (size_t)job->longest;
+    size_t head = (size_t)kv * (size_t)seq->cap * (size_t)hd;
+    int64_t n = job->visible[t];
+    const double *cos = job->rows + (size_t)t * 2 * (size_t)s->half;
+    const pecert_tensor *o = a->out;
+    double *total = w->totals;
+
+    for (int32_t g = 0; g < group; g++) {
+        int32_t h = kv * group + g;
+
+        rotate_into(s, cos, cos + s->half,
+                    (const float *)a->q->data + t * a->q->strides[0] + h * a->q->strides[1],
+                    a->q->strides[2], w->q + (size_t)g * (size_t)hd);
+    }
+    job->kernels->dot_rows(w->q, (size_t)hd, group, seq->keys + head, (size_t)hd, n, hd, w->dots,
+                           stride);
+    for (int32_t g = 0; g < group; g++) {
+        float *weights = w->weights + (size_t)g * stride;
+        double max = head_scores(job, w, seq, t, kv * group + g, w->dots + (size_t)g * stride, n);
+
+        total[g] = 0.0;
+        if (max > -INFINITY) {
+            total[g] = job->kernels->softmax_weights(w->scores, n, max, weights);
+        } else {
+            memset(weights, 0, (size_t)n * sizeof(float)); /* nothing to attend to */
         }
     }
-    out = (float *)o->data + t * o->strides[0] + h * o->strides[1];
-    for (int32_t d = 0; d < hd; d++) {
-        /* No valid token (a padding query first in its sequence): the
-         * row is unspecified; write zeros rather than 0/0. */
-        out[d * o->strides[2]] = total > 0 ? (float)(acc[d] / total) : 0.0f;
+    for (size_t i = 0; i < (size_t)group * (size_t)hd; i++) {
+        w->acc[i] = 0.0;
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += PECERT__FAST_ATTEND_BLOCK) {
+        int64_t m = n - j0 < PECERT__FAST_ATTEND_BLOCK ? n - j0 : PECERT__FAST_ATTEND_BLOCK;
+
+        job->kernels->weighted_rows(w->weights + j0, stride, group,
+                                    seq->values + head + (size_t)j0 * (size_t)hd, (size_t)hd, m, hd,
+                                    w->part, (size_t)hd);
+        for (size_t i = 0; i < (size_t)group * (size_t)hd; i++) {
+            w->acc[i] += (double)w->part[i];
+        }
+    }
+    for (int32_t g = 0; g < group; g++) {
+        float *out = (float *)o->data + t * o->strides[0] + (kv * group + g) * o->strides[1];
+        const double *acc = w->acc + (size_t)g * (size_t)hd;
+
+        for (int32_t d = 0; d < hd; d++) {
+            /* No valid token (a padding query first in its sequence): the
+             * row is unspecified; write zeros rather than 0/0. */
+            out[d * o->strides[2]] = total[g] > 0 ? (float)(acc[d] / total[g]) : 0.0f;
+        }
+    }
+}
+
+/* The first item whose work before it reaches `target`. */
+static int64_t first_item_at(const attend_job *job, double target)
+{
+    int64_t lo = 0, hi = job->items;
+
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+
+        if ((double)job->cost[mid] < target) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* Thread ith of nth: the items of its equal share of the work. */
+static void attend_share(void *context, int ith, int nth)
+{
+    const attend_job *job = context;
+    double total = (double)job->cost[job->items];
+    int64_t begin = first_item_at(job, total * ith / nth);
+    int64_t end = ith + 1 == nth ? job->items : first_item_at(job, total * (ith + 1) / nth);
+    attend_scratch w = carve_scratch(job, ith);
+
+    for (int64_t item = begin; item < end; item++) {
+        attend_group(job, &w, item % job->tokens, (int32_t)(item / job->tokens));
     }
 }
 
@@ -543,6 +706,12 @@ pecert_status pecert__fast_session_append(void *instance, void *session,
     pecert__fast_call call;
     fast_session *s = session;
     pecert_status status;
+    append_plan plan;
+    attend_job job;
+    unsigned char *p;
+    int64_t *visible, *cost;
+    double *rows;
+    size_t t_count;
 
     if (pecert__fast_begin_call(&call, instance, "session_append") != PECERT_OK) {
         return PECERT_E_INVAL;
@@ -552,20 +721,39 @@ pecert_status pecert__fast_session_append(void *instance, void *session,
     }
     status = check_append_args(&call, s, args);
     if (status == PECERT_OK) {
-        status = reserve(&call, s, args);
+        status = reserve(&call, s, args, &plan);
     }
     if (status != PECERT_OK) {
         return status;
     }
+    t_count = (size_t)args->n_tokens;
+    p = pecert__fast_scratch(&call, plan.bytes);
+    visible = (int64_t *)p;
+    p += align64(t_count * sizeof(int64_t));
+    cost = (int64_t *)p;
+    p += align64((t_count * (size_t)s->n_kv_heads + 1) * sizeof(int64_t));
+    rows = (double *)p;
+    p += align64(t_count * 2 * (size_t)s->half * sizeof(double));
+    /* Phase 1, in call order: cache every token, count what it sees. */
     for (int64_t t = 0; t < args->n_tokens; t++) {
         fast_sequence *seq = &s->seqs[args->seq_ids[t]];
+        double *cos = rows + (size_t)t * 2 * (size_t)s->half;
 
-        token_row(&call, s, args->positions[t]);
-        cache_token(s, seq, args, t);
-        for (int32_t h = 0; h < s->n_heads; h++) {
-            attend(s, seq, args, t, h);
-        }
+        token_row(&call, s, args->positions[t], cos, cos + s->half);
+        cache_token(s, seq, args, t, cos, cos + s->half);
+        visible[t] = seq->count;
     }
+    cost[0] = 0;
+    for (size_t i = 0; i < t_count * (size_t)s->n_kv_heads; i++) {
+        /* A query head's work grows with the keys it reads; +1 its setup. */
+        cost[i + 1] = cost[i] + visible[i % t_count] * (s->n_heads / s->n_kv_heads) + 1;
+    }
+    /* Phase 2: every (token, kv head) item attends. */
+    job = (attend_job){.s = s, .args = args, .kernels = call.instance->kernels, .visible = visible,
+                       .cost = cost, .rows = rows, .scratch = p, .per_thread = plan.per_thread,
+                       .longest = plan.longest, .tokens = args->n_tokens,
+                       .items = (int64_t)(t_count * (size_t)s->n_kv_heads)};
+    pecert__fast_run(plan.threads, attend_share, &job);
     return PECERT_OK;
 }
 
@@ -575,7 +763,6 @@ pecert_status pecert__fast_session_read_keys(void *instance, void *session,
     pecert__fast_call call;
     const fast_session *s = session;
     const fast_sequence *q;
-    size_t row;
     pecert_status status;
 
     if (pecert__fast_begin_call(&call, instance, "session_read_keys") != PECERT_OK) {
@@ -598,10 +785,9 @@ pecert_status pecert__fast_session_read_keys(void *instance, void *session,
     if (status != PECERT_OK) {
         return status;
     }
-    row = (size_t)s->n_kv_heads * (size_t)s->head_dim;
     for (int64_t j = 0; j < q->count; j++) {
         for (int64_t h = 0; h < s->n_kv_heads; h++) {
-            const float *src = q->keys + (size_t)j * row + (size_t)h * (size_t)s->head_dim;
+            const float *src = q->keys + ((size_t)h * (size_t)q->cap + (size_t)j) * (size_t)s->head_dim;
             float *dst = (float *)out_keys->data + j * out_keys->strides[0] +
                          h * out_keys->strides[1];
 
