@@ -7,6 +7,8 @@
  *   probe.c    the machine's copy and in-place read-modify-write bandwidth
  *   subject.c  a plugin instance to time (load, create, threads, describe)
  *   cases.c    the RoPE apply and cos/sin table cases, accuracy vs ref
+ *   families.c the other families' ops against their limits and ref
+ *   session.c  the decode session of a Llama-3-8B layer against ref
  *   report.c   the terminal table and the JSON file
  *
  * Conventions: every buffer is caller-allocated and pre-faulted before
@@ -184,6 +186,25 @@ void bench_subject_close(bench_subject *s);
  * (and n != 1) or refused it. Refreshes description. */
 int bench_subject_threads(bench_subject *s, int n);
 
+/* ---- families.c ------------------------------------------------------------- */
+
+/* The memory-bound operations' goal: this share of their limit. */
+#define FAMILY_TARGET_PCT 80.0
+
+/* The memory-bound cases' figures for the summary. */
+typedef struct family_tally {
+    int n;                   /* cases measured against a limit            */
+    int met;                 /* of those, at FAMILY_TARGET_PCT or more    */
+    double worst_pct;
+} family_tally;
+
+/* The other families' operations (families.c) of subject at each thread
+ * count beside their limit probes (team: the driver's pinned, parked
+ * team, or NULL) and baseline (NULL: none) on one thread; rows printed and
+ * added to root's "families" array, the memory-bound ones tallied. */
+int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline, const int *threads,
+                   int n_threads, int reps, bench_team *team, family_tally *tally);
+
 /* ---- session.c -------------------------------------------------------------- */
 
 /* The decode session of a Llama-3-8B-shaped layer (session.c): subject at
@@ -340,18 +361,19 @@ typedef struct bench_options {
 
 /* The parts of a run (--only): the apply cases with their probes (rope,
  * M-RoPE, 2-D RoPE), the cos/sin table and its accuracy, the ALiBi bias,
- * the decode session, and the engine hosts' cost. */
+ * the decode session, the engine hosts' cost, the other families' ops. */
 enum {
     BENCH_PART_APPLY = 1u << 0,
     BENCH_PART_TABLE = 1u << 1,
     BENCH_PART_ALIBI = 1u << 2,
     BENCH_PART_SESSION = 1u << 3,
     BENCH_PART_HOSTS = 1u << 4,
-    BENCH_PART_ALL = (1u << 5) - 1
+    BENCH_PART_FAMILIES = 1u << 5,
+    BENCH_PART_ALL = (1u << 6) - 1
 };
 
 /* The part names --only takes, in bit order. */
-extern const char *const bench_part_names[5];
+extern const char *const bench_part_names[6];
 
 /* bench_run: the whole measurement, printed and (opt->json) written; a
  * PECERT_EXIT_* status (2: the buffers or the file, 3: a plugin). */

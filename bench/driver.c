@@ -64,6 +64,7 @@ typedef struct bench_state {
      * for the split-half / interleaved ratio. */
     bench_row medians[2][2][2][3][BENCH_MAX_LIST];
     target_tally tally;
+    family_tally families;    /* the memory-bound family ops              */
     cJSON *root;
 } bench_state;
 
@@ -702,6 +703,8 @@ static void summary(bench_state *st)
                  "ms", 3.0, 1, 0, 0);
     summary_line(targets, "table_max_abs_error", "cos/sin table max abs error vs ref", t->table_error,
                  "", 1e-6, 1, 0, 0);
+    summary_line(targets, "families_pct_of_limit", "other families, memory-bound ops: % of limit",
+                 st->families.worst_pct, "%", FAMILY_TARGET_PCT, 0, st->families.n, st->families.met);
     cJSON_AddItemToObject(st->root, "targets", targets);
     if (t->worst_others > 0.05) {
         printf("  (other processes used up to %.0f%% of the CPUs during a T's cases: the "
@@ -760,7 +763,7 @@ static void notes(bench_state *st)
                   "thread count; GB/s counts bytes written");
 }
 
-const char *const bench_part_names[5] = {"apply", "table", "alibi", "session", "hosts"};
+const char *const bench_part_names[6] = {"apply", "table", "alibi", "session", "hosts", "families"};
 
 static int run_bench_cases(bench_state *st)
 {
@@ -777,6 +780,10 @@ static int run_bench_cases(bench_state *st)
     }
     if (parts & BENCH_PART_ALIBI) {
         alibi(st);
+    }
+    if (parts & BENCH_PART_FAMILIES) {
+        (void)bench_families(st->root, &st->subject, st->have_baseline ? &st->baseline : NULL, st->cli.threads,
+                             st->cli.n_threads, st->cli.reps, st->group_team, &st->families);
     }
     if (parts & BENCH_PART_SESSION) {
         (void)bench_session(st->root, &st->subject, st->have_baseline ? &st->baseline : NULL,

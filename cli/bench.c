@@ -17,9 +17,11 @@ const char pecert_usage_bench[] =
     "64/128, f32/f16/bf16, 1 and 2 threads), the cos/sin table, mrope_apply\n"
     "(M-RoPE sections 16/24/24), rope2d_apply (a 64-wide image) and the ALiBi\n"
     "bias, next to the machine's measured copy and read-modify-write bandwidth\n"
-    "and to `ref`; then a decode session of a Llama-3-8B layer (prefill 1024 +\n"
-    "64 decode steps) against `ref`. Buffers are allocated and pre-faulted\n"
-    "once; medians of >= 7 samples (3 for the session).\n"
+    "and to `ref`; the other families' ops (T5, Shaw, Swin, learned, sinusoidal,\n"
+    "2-D sin-cos, Transformer-XL, PEG, grid resizing, CoPE) against their own\n"
+    "limits; then a decode session of a Llama-3-8B layer (prefill 1024 + 64\n"
+    "decode steps) against `ref`. Buffers are allocated and pre-faulted once;\n"
+    "medians of >= 7 samples (3 for the session and ref's slow cases).\n"
     "\n"
     "options:\n"
     "  --impl NAME|PATH      plugin to time (default fast)\n"
@@ -27,7 +29,8 @@ const char pecert_usage_bench[] =
     "  --tokens LIST         T values (default 1,16,128,512,4096,32768)\n"
     "  --threads LIST        thread counts (default 1,2)\n"
     "  --reps N              samples per case (default 7)\n"
-    "  --only LIST           parts to measure: apply, table, alibi, session, hosts\n"
+    "  --only LIST           parts to measure: apply, table, alibi, session, hosts,\n"
+    "                        families\n"
     "                        (default all; the targets of a part left out read n/a)\n"
     "  --json FILE           write the results as JSON (atomically)\n"
     "  --help                this text\n"
@@ -144,8 +147,8 @@ static int parse_args(bench_options *cli, int argc, char **argv)
             break;
         case 'o':
             if (parse_parts(cli, optarg) != 0) {
-                return bench_usage_error("--only: expected a list of apply, table, alibi, session, hosts:",
-                                         optarg);
+                return bench_usage_error("--only: expected a list of apply, table, alibi, session, hosts, "
+                                         "families:", optarg);
             }
             break;
         case 'h': fputs(pecert_usage_bench, stdout); return -1;

@@ -611,6 +611,37 @@ static void session_rows(pecert_sbuf *b, const pecert_bench_run *run)
     pecert_sbuf_puts(b, "</tbody></table>\n");
 }
 
+static void family_rows(pecert_sbuf *b, const pecert_bench_run *run)
+{
+    static const char *const columns[] = {"op", "shape", "impl", "#threads", "#median", "#GB/s", "#% of limit",
+                                          "limit", "#&#215; ref"};
+    pecert_sbuf_puts(b, "<h3 id=\"speed-families\">Other families' operations</h3>\n<p>GB/s counts the bytes an "
+                        "op must read (its argument checks' pass included) and write; the limit is the fastest copy "
+                        "probe at the output's size, or the fill probe for an op that mostly writes. Ops marked "
+                        "&#8224; are bound by arithmetic, not memory.</p>\n");
+    table_start(b, "speed-family-ops", columns, N_COLUMNS(columns));
+    for (size_t i = 0; i < run->n_families; i++) {
+        const pecert_bench_family *f = &run->families[i];
+        pecert_sbuf_puts(b, "<tr><td>");
+        pecert_sbuf_escaped(b, f->op, 0);
+        pecert_sbuf_puts(b, f->memory_bound ? "</td>" : " &#8224;</td>");
+        td_text(b, f->shape);
+        td_text(b, f->impl);
+        td_int(b, f->threads);
+        td_time(b, f->time.median_s);
+        pecert_sbuf_printf(b, "<td class=\"num\">%.2f</td>", f->gbps);
+        if (isnan(f->pct_of_limit)) {
+            pecert_sbuf_puts(b, "<td class=\"num\">&#8212;</td><td></td>");
+        } else {
+            td_pct(b, f->pct_of_limit);
+            td_text(b, f->limit_probe);
+        }
+        td_times(b, f->speedup_vs_ref);
+        pecert_sbuf_puts(b, "</tr>\n");
+    }
+    pecert_sbuf_puts(b, "</tbody></table>\n");
+}
+
 /* ---- machine, load, targets, notes --------------------------------------- */
 
 static void machine(pecert_sbuf *b, const pecert_bench_run *run)
@@ -671,6 +702,7 @@ static const struct {
     {"t1_1thread_us", "T=1, 1 thread", 1},
     {"table_ms", "cos/sin table, largest T, 1 thread", 1},
     {"table_max_abs_error", "cos/sin table max |error| against the reference", 1},
+    {"families_pct_of_limit", "other families, memory-bound ops: % of the limit", 0},
 };
 
 /* A unit after its number: "%" right after it, others after a space. */
@@ -794,6 +826,9 @@ static void bench_run(pecert_sbuf *b, const pecert_bench_run *run)
     }
     if (run->n_session > 0) {
         session_rows(b, run);
+    }
+    if (run->n_families > 0) {
+        family_rows(b, run);
     }
     notes(b, &run->notes);
 }

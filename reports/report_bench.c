@@ -129,6 +129,22 @@ static const field session_fields[] = {
     OPTIONAL(pecert_bench_session, speedup_vs_ref, FIELD_NUMBER),
 };
 
+static const field family_fields[] = {
+    REQUIRED(pecert_bench_family, op, FIELD_STRING),
+    REQUIRED(pecert_bench_family, shape, FIELD_STRING),
+    REQUIRED(pecert_bench_family, impl, FIELD_STRING),
+    REQUIRED(pecert_bench_family, threads, FIELD_INT),
+    REQUIRED(pecert_bench_family, memory_bound, FIELD_BOOL),
+    REQUIRED(pecert_bench_family, bytes_read, FIELD_NUMBER),
+    REQUIRED(pecert_bench_family, bytes_written, FIELD_NUMBER),
+    FIELD_AT(pecert_bench_family, time, FIELD_OBJECT, 0, &time_list),
+    REQUIRED(pecert_bench_family, gbps, FIELD_NUMBER),
+    OPTIONAL(pecert_bench_family, limit_gbps, FIELD_NUMBER),
+    OPTIONAL(pecert_bench_family, limit_probe, FIELD_STRING),
+    OPTIONAL(pecert_bench_family, pct_of_limit, FIELD_NUMBER),
+    OPTIONAL(pecert_bench_family, speedup_vs_ref, FIELD_NUMBER),
+};
+
 static const field target_fields[] = {
     REQUIRED(pecert_bench_target, value, FIELD_NUMBER),
     REQUIRED(pecert_bench_target, target, FIELD_NUMBER),
@@ -191,6 +207,7 @@ static const array_spec run_arrays[] = {
     ARRAY(pecert_bench_run, machine_load, 0, machine_load_fields, pecert_bench_load),
     ARRAY(pecert_bench_run, alibi, 0, alibi_fields, pecert_bench_alibi),
     ARRAY(pecert_bench_run, session, 1, session_fields, pecert_bench_session),
+    ARRAY(pecert_bench_run, families, 1, family_fields, pecert_bench_family),
 };
 
 static const array_spec peers_arrays[] = {

@@ -105,6 +105,24 @@ typedef struct pecert_bench_session {
     double speedup_vs_ref;       /* optional; NAN                         */
 } pecert_bench_session;
 
+/* One element of "families": another family's op at one size and thread
+ * count, against its limit probe (bench/families.c). */
+typedef struct pecert_bench_family {
+    char op[32];
+    char shape[96];
+    char impl[32];
+    int64_t threads;
+    int memory_bound;            /* the summary's memory target applies   */
+    double bytes_read;
+    double bytes_written;
+    pecert_bench_time time;
+    double gbps;                 /* (read + written) / s / 1e9            */
+    double limit_gbps;           /* optional (the plugin's rows); NAN     */
+    char limit_probe[16];        /* optional; ""                          */
+    double pct_of_limit;         /* optional; NAN                         */
+    double speedup_vs_ref;       /* optional; NAN                         */
+} pecert_bench_family;
+
 /* One member of "targets" (the goals, worst case over the grid). */
 typedef struct pecert_bench_target {
     char key[64];                /* its key in "targets"                  */
@@ -163,6 +181,8 @@ typedef struct pecert_bench_run {
     size_t n_alibi;
     pecert_bench_session *session; /* optional array                      */
     size_t n_session;
+    pecert_bench_family *families; /* optional array                      */
+    size_t n_families;
     pecert_bench_target *targets;
     size_t n_targets;
     pecert_bench_notes notes;

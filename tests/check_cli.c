@@ -81,7 +81,8 @@ static const refused_line refused_lines[] = {
     {"report --html /nonexistent-dir/r.html /nonexistent-results.json", 2,
      "report: --html /nonexistent-dir/r.html: cannot write in /nonexistent-dir"},
     {"mutation --json /nonexistent-dir/m.json", 2, "mutation: --json /nonexistent-dir/m.json: cannot write in"},
-    {"bench --only session,rope", 2, "--only: expected a list of apply, table, alibi, session, hosts: 'session,rope'"},
+    {"bench --only session,rope", 2,
+     "--only: expected a list of apply, table, alibi, session, hosts, families: 'session,rope'"},
 };
 
 START_TEST(refused_line_exits_with_its_status_and_says_why)

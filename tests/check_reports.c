@@ -1147,6 +1147,13 @@ static const char *const speed_figures[] = {
     "a prefill of 1024 tokens in one append, then 64 one-token decode steps (0.1 GFLOP",
     "<td>ref</td><td>32 heads, 8 kv heads, head_dim 128</td>" NUM("1") NUM("20.000" MS) NUM("5.00") DASH,
     "<td>fast</td><td>32 heads, 8 kv heads, head_dim 128</td>" NUM("2") NUM("2.000" MS) NUM("50.00") NUM("10.0" TIMES),
+    /* other families: the figures as written; ref's row has no limit (a
+     * dash), cope_logits is marked as bound by arithmetic */
+    "<td>t5_bucket</td><td>[2048 x 2048] i64 -&gt; i32</td><td>ref</td>" NUM("1") NUM("10.000" MS) NUM("1.00")
+        "<td class=\"num\">&#8212;</td><td></td>" DASH,
+    "<td>t5_bucket</td><td>[2048 x 2048] i64 -&gt; i32</td><td>fast</td>" NUM("2") NUM("1.000" MS) NUM("10.00")
+        NUM("25.0%") "<td>copy_nt</td>" NUM("10.0" TIMES),
+    "<td>cope_logits &#8224;</td>",
     /* machine_load: 25% > 5% at T=4096 is a disturbed run; 1% at T=1 is not */
     "<li>T=4096: other processes used 25% of the CPUs</li></ul>",
     /* targets: worst out-of-place case 50% (of 80, 64, 62.5, 50) */

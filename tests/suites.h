@@ -25,6 +25,7 @@ Suite *make_cope_suite(void);
 Suite *make_peg_suite(void);
 Suite *make_fast_alibi_suite(void);
 Suite *make_fast_session_suite(void);
+Suite *make_fast_tables_suite(void);
 Suite *make_reports_suite(void);
 Suite *make_certify_suite(void);
 Suite *make_certify_vision_suite(void);

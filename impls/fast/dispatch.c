@@ -35,9 +35,18 @@ static const pecert__fast_kernels scalar_kernels = {
     .dot_rows = pecert__fast_dot_rows_scalar,
     .softmax_weights = pecert__fast_softmax_weights_scalar,
     .weighted_rows = pecert__fast_weighted_rows_scalar,
+    .swin_row = pecert__fast_swin_row_scalar,
+    .shaw_row = pecert__fast_shaw_row_scalar,
+    .t5_row = pecert__fast_t5_row_scalar,
+    .narrow_row = pecert__fast_narrow_row_scalar,
+    .interleave_row = pecert__fast_interleave_row_scalar,
 };
 
 #if defined(__x86_64__)
+
+/* Streaming stores need a row start aligned to the vector. */
+#define STREAM_ALIGN_avx2 32
+#define STREAM_ALIGN_avx512 64
 
 /* A SIMD table: every kernel of suffix S (avx2, avx512) but the bf16
  * rotations, which take suffix B (the same, or avx512bf16). */
@@ -60,7 +69,12 @@ static const pecert__fast_kernels scalar_kernels = {
         .alibi_row_f32_stream = pecert__fast_alibi_row_f32_##S##_stream,                      \
         .alibi_row_f64_stream = pecert__fast_alibi_row_f64_##S##_stream,                      \
         .dot_rows = pecert__fast_dot_rows_##S, .softmax_weights = pecert__fast_softmax_weights_##S, \
-        .weighted_rows = pecert__fast_weighted_rows_##S,                                      \
+        .weighted_rows = pecert__fast_weighted_rows_##S, .swin_row = pecert__fast_swin_row_##S,   \
+        .shaw_row = pecert__fast_shaw_row_##S, .t5_row = pecert__fast_t5_row_##S,                 \
+        .narrow_row = pecert__fast_narrow_row_##S, .interleave_row = pecert__fast_interleave_row_##S, \
+        .narrow_row_stream = pecert__fast_narrow_row_stream_##S,                                  \
+        .interleave_row_stream = pecert__fast_interleave_row_stream_##S,                          \
+        .copy_row_stream = pecert__fast_copy_row_stream_##S, .stream_align = STREAM_ALIGN_##S,     \
     }
 
 static const pecert__fast_kernels avx2_kernels = SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2);

@@ -58,6 +58,60 @@ void pecert__fast_fam_store_int(const pecert_tensor *t, const int64_t *index, in
 /* sin and cos of position * freq (|angle| < 2^64), accurately reduced. */
 void pecert__fast_fam_sincos(double position, double freq, double *out_sin, double *out_cos);
 
+/* ---- family/rows.c ------------------------------------------------------- */
+
+/* A table written row by row: row(job, r, scratch) writes row r with the
+ * scratch of the thread that runs it. */
+typedef struct pecert__fast_row_job {
+    void (*row)(const struct pecert__fast_row_job *job, int64_t r, void *scratch);
+    /* Called by each thread before its first row (NULL: nothing to do). */
+    void (*begin)(const struct pecert__fast_row_job *job, void *scratch);
+    const void *op;              /* the op's arguments                     */
+    const void *plan;            /* what the op computed once per call     */
+    const pecert__fast_kernels *kernels;
+    int64_t rows;
+    int threads;                 /* set by pecert__fast_fam_row_memory     */
+    int streaming;               /* set there too: rows may be streamed    */
+    unsigned char *scratch;      /* thread i's at i * scratch_len          */
+    size_t scratch_len;
+} pecert__fast_row_job;
+
+/* The memory of a row job whose rows are set: plan_len bytes for the op's
+ * plan (returned), then scratch_len bytes for each of the threads that
+ * the checked output view calls for (job->threads, job->scratch: one
+ * thread for a small output, or one whose rows may share an element).
+ * NULL after recording E_NOMEM. */
+void *pecert__fast_fam_row_memory(const pecert__fast_call *call, const pecert_tensor *out, size_t plan_len,
+                                  size_t scratch_len, pecert__fast_row_job *job);
+/* Every row, split statically over job->threads. */
+void pecert__fast_fam_run_rows(pecert__fast_row_job *job);
+/* Row r of a checked 2-D float view from values[0, cols): one rounding to
+ * f32 where the view is f32. */
+void pecert__fast_fam_store_row(const pecert__fast_row_job *job, const pecert_tensor *t, int64_t r,
+                                 const double *values, int64_t cols);
+/* A contiguous f32 row of a job's output: (float)a[i]; (float)a[i],
+ * (float)b[i] interleaved; a copy. Streamed where the job streams and
+ * the row start is aligned for it, else plain stores. */
+void pecert__fast_fam_narrow(const pecert__fast_row_job *job, float *out, const double *a, int64_t n);
+void pecert__fast_fam_interleave(const pecert__fast_row_job *job, float *out, const double *a, const double *b,
+                                 int64_t n);
+void pecert__fast_fam_copy(const pecert__fast_row_job *job, float *out, const float *a, int64_t n);
+/* A table's frequencies as the rows of table.c read them: inv_freq[n]
+ * given, max_inv_freq, and the step cos/sin(inv_freq) into step[2n]
+ * (freqs.c's arithmetic, the scalar kernel's bits). */
+void pecert__fast_fam_table_freqs(pecert__fast_freqs *out, const double *inv_freq, int32_t n, double *step);
+/* A thread's table rows (table.c: anchors, one-position steps) over
+ * positions, in scratch: the state, then cos and sin [n]. Bytes it takes. */
+size_t pecert__fast_fam_rows_bytes(int32_t n);
+pecert__fast_rows *pecert__fast_fam_rows_start(void *scratch, const pecert__fast_kernels *kernels,
+                                               const pecert__fast_freqs *freqs, const int64_t *positions);
+
+/* cos and sin of position * inv_freq[i], i < n, each exactly as
+ * pecert__fast_fam_sincos computes it: the kernels' vector row when every
+ * angle is below PECERT__FAST_NEAR_LIMIT (max_inv_freq >= every inv_freq). */
+void pecert__fast_fam_sincos_row(const pecert__fast_kernels *kernels, const double *inv_freq, int32_t n,
+                                 double max_inv_freq, double position, double *cos, double *sin);
+
 /* ---- family/alibi.c ------------------------------------------------------ */
 
 /* Slope of head h (0-based) of n heads. */

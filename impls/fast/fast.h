@@ -195,6 +195,31 @@ typedef void (*pecert__fast_weighted_rows_fn)(const float *w, size_t w_stride, i
     {1.0 / 39916800.0, 1.0 / 3628800.0, 1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, \
      1.0 / 120.0,      1.0 / 24.0,      1.0 / 6.0,      0.5,           1.0,          1.0}
 
+/* T5's buckets past max_exact as thresholds (family/t5.c builds them from
+ * the bucket function, exactly): a distance a >= max_exact has bucket
+ * max_exact + #{i : a >= threshold[i]}. */
+#define PECERT__FAST_T5_MAX_THRESHOLDS 64
+typedef struct pecert__fast_t5_table {
+    int32_t bidirectional;
+    int32_t count;                /* n - 1 - max_exact                     */
+    int64_t n;                    /* buckets per side                      */
+    int64_t max_exact;
+    int64_t threshold[PECERT__FAST_T5_MAX_THRESHOLDS];
+} pecert__fast_t5_table;
+
+/* Integer rows of the relative-position ops (scalar/index.c), into a
+ * contiguous i64 (wide) or i32 row. */
+typedef void (*pecert__fast_swin_row_fn)(void *out, int wide, int64_t base, const int64_t *col, int64_t n);
+typedef void (*pecert__fast_shaw_row_fn)(void *out, int wide, const int64_t *k, int64_t n, int64_t q,
+                                         int64_t max);
+typedef void (*pecert__fast_t5_row_fn)(void *out, int wide, const int64_t *rel, int64_t n,
+                                       const pecert__fast_t5_table *t);
+
+/* f64 rows rounded to f32 (scalar/narrow.c): out[i] = (float)a[i], and
+ * out[2i], out[2i+1] = (float)a[i], (float)b[i]. */
+typedef void (*pecert__fast_narrow_row_fn)(float *out, const double *a, int64_t n);
+typedef void (*pecert__fast_interleave_row_fn)(float *out, const double *a, const double *b, int64_t n);
+
 /* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
 typedef struct pecert__fast_kernels {
     pecert__fast_isa isa;
@@ -223,6 +248,18 @@ typedef struct pecert__fast_kernels {
     pecert__fast_dot_rows_fn dot_rows;
     pecert__fast_softmax_weights_fn softmax_weights;
     pecert__fast_weighted_rows_fn weighted_rows;
+    pecert__fast_swin_row_fn swin_row;
+    pecert__fast_shaw_row_fn shaw_row;
+    pecert__fast_t5_row_fn t5_row;
+    pecert__fast_narrow_row_fn narrow_row;
+    pecert__fast_interleave_row_fn interleave_row;
+    /* The same with streaming stores, and a float copy (x86/<isa>/
+     * stream.c): a row start aligned to the vector, store_fence once a
+     * thread's rows are done. NULL in the scalar table. */
+    pecert__fast_narrow_row_fn narrow_row_stream;
+    pecert__fast_interleave_row_fn interleave_row_stream;
+    void (*copy_row_stream)(float *out, const float *a, int64_t n);
+    size_t stream_align;                /* bytes a streamed row start needs */
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -565,6 +602,27 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_weighted_rows_##suffix(const float *w, size_t w_stride, int32_t g,         \
                                              const float *rows, size_t stride, int64_t n,      \
                                              int32_t d, float *out, size_t out_stride)
+#define PECERT__FAST_DECLARE_INDEX(suffix)                                                          \
+    void pecert__fast_swin_row_##suffix(void *out, int wide, int64_t base, const int64_t *col, int64_t n); \
+    void pecert__fast_shaw_row_##suffix(void *out, int wide, const int64_t *k, int64_t n, int64_t q,       \
+                                        int64_t max);                                                  \
+    void pecert__fast_t5_row_##suffix(void *out, int wide, const int64_t *rel, int64_t n,                  \
+                                      const pecert__fast_t5_table *t)
+#define PECERT__FAST_DECLARE_NARROW(suffix)                                                    \
+    void pecert__fast_narrow_row_##suffix(float *out, const double *a, int64_t n);             \
+    void pecert__fast_interleave_row_##suffix(float *out, const double *a, const double *b, int64_t n)
+#define PECERT__FAST_DECLARE_STREAM(suffix)                                                           \
+    void pecert__fast_narrow_row_stream_##suffix(float *out, const double *a, int64_t n);             \
+    void pecert__fast_interleave_row_stream_##suffix(float *out, const double *a, const double *b, int64_t n); \
+    void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n)
+PECERT__FAST_DECLARE_STREAM(avx2);
+PECERT__FAST_DECLARE_STREAM(avx512);
+PECERT__FAST_DECLARE_NARROW(scalar);
+PECERT__FAST_DECLARE_NARROW(avx2);
+PECERT__FAST_DECLARE_NARROW(avx512);
+PECERT__FAST_DECLARE_INDEX(scalar);
+PECERT__FAST_DECLARE_INDEX(avx2);
+PECERT__FAST_DECLARE_INDEX(avx512);
 PECERT__FAST_DECLARE_ATTEND(scalar);
 PECERT__FAST_DECLARE_ATTEND(avx2);
 PECERT__FAST_DECLARE_ATTEND(avx512);

@@ -81,13 +81,29 @@ static pecert_status check_learned_args(const pecert__fast_call *call, const pec
     return status;
 }
 
+/* Output row i: its position's table row. */
+static void lookup_row(const pecert__fast_row_job *job, int64_t i, void *scratch)
+{
+    const pecert_learned_args *args = job->op;
+    const float *src = (const float *)args->table->data + row_of(args, args->positions[i]) * args->table->strides[0];
+    float *dst = (float *)args->out->data + i * args->out->strides[0];
+    int64_t dim = args->table->shape[1];
+
+    (void)scratch;
+    if (args->table->strides[1] == 1 && args->out->strides[1] == 1) {
+        pecert__fast_fam_copy(job, dst, src, dim);
+        return;
+    }
+    for (int64_t d = 0; d < dim; d++) {
+        memcpy(dst + d * args->out->strides[1], src + d * args->table->strides[1], sizeof(float));
+    }
+}
+
 pecert_status pecert__fast_learned_lookup(void *instance, const pecert_learned_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    const float *table;
-    float *out;
-    int64_t dim;
+    pecert__fast_row_job job;
 
     status = pecert__fast_fam_enter(&call, instance, "learned_lookup", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -96,21 +112,12 @@ pecert_status pecert__fast_learned_lookup(void *instance, const pecert_learned_a
     if (status != PECERT_OK || pecert__fast_is_empty(args->out)) {
         return status;
     }
-    table = args->table->data;
-    out = args->out->data;
-    dim = args->table->shape[1];
-    for (int64_t i = 0; i < args->n; i++) {
-        const float *src = table + row_of(args, args->positions[i]) * args->table->strides[0];
-        float *dst = out + i * args->out->strides[0];
-
-        if (args->table->strides[1] == 1 && args->out->strides[1] == 1) {
-            memcpy(dst, src, (size_t)dim * sizeof(float));
-        } else {
-            for (int64_t d = 0; d < dim; d++) {
-                memcpy(dst + d * args->out->strides[1], src + d * args->table->strides[1],
-                       sizeof(float));
-            }
-        }
+    /* Rows over threads: distinct output rows (checked: no zero stride),
+     * so no two threads write one element. */
+    job = (pecert__fast_row_job){.row = lookup_row, .op = args, .kernels = call.instance->kernels, .rows = args->n};
+    if (pecert__fast_fam_row_memory(&call, args->out, 0, 0, &job) == NULL) {
+        return PECERT_E_NOMEM;
     }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
 }

@@ -41,10 +41,34 @@ static pecert_status check_reserved(const pecert__fast_call *call, const uint64_
     return status;
 }
 
+/* Row a of the window index: base(a) - col[b], col[b] the key's part. */
+static void swin_row(const pecert__fast_row_job *job, int64_t a, void *scratch)
+{
+    const pecert_swin_index_args *args = job->op;
+    const pecert_tensor *out = args->out;
+    const int64_t *col = job->plan;
+    int64_t wh = args->window_h;
+    int64_t ww = args->window_w;
+    int64_t n = wh * ww;
+    int64_t base = (a / ww + wh - 1) * (2 * ww - 1) + a % ww + ww - 1;
+
+    (void)scratch;
+    if (out->strides[1] == 1) {
+        job->kernels->swin_row((char *)out->data + a * out->strides[0] * (int64_t)pecert__fast_dtype_size(out->dtype),
+                               out->dtype == PECERT_DTYPE_I64, base, col, n);
+        return;
+    }
+    for (int64_t b = 0; b < n; b++) {
+        store_index(out, a, b, base - col[b]);
+    }
+}
+
 pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
+    pecert__fast_row_job job;
+    int64_t *col;
     int64_t n;
     int64_t wh;
     int64_t ww;
@@ -74,31 +98,47 @@ pecert_status pecert__fast_swin_index(void *instance, const pecert_swin_index_ar
     if (status != PECERT_OK) {
         return status;
     }
-    for (int64_t a = 0; a < n; a++) {
-        int64_t ha = a / ww;
-        int64_t wa = a % ww;
-        int64_t base = (ha + wh - 1) * (2 * ww - 1) + wa + ww - 1;
-
-        if (args->out->dtype == PECERT_DTYPE_I64 && args->out->strides[1] == 1) {
-            int64_t *row = (int64_t *)args->out->data + a * args->out->strides[0];
-
-            for (int64_t b = 0; b < n; b++) {
-                row[b] = base - (b / ww) * (2 * ww - 1) - b % ww;
-            }
-        } else {
-            for (int64_t b = 0; b < n; b++) {
-                store_index(args->out, a, b, base - (b / ww) * (2 * ww - 1) - b % ww);
-            }
-        }
+    job = (pecert__fast_row_job){.row = swin_row, .op = args, .kernels = call.instance->kernels, .rows = n};
+    col = pecert__fast_fam_row_memory(&call, args->out, (size_t)n * sizeof(int64_t), 0,
+                                      &job);
+    if (col == NULL) {
+        return PECERT_E_NOMEM;
     }
+    for (int64_t b = 0; b < n; b++) {
+        col[b] = (b / ww) * (2 * ww - 1) + b % ww;
+    }
+    job.plan = col;
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
+}
+
+/* Row i: clip(k_j - q_i, -K, K) + K (|positions| < 2^53: the difference
+ * is exact). */
+static void shaw_row(const pecert__fast_row_job *job, int64_t i, void *scratch)
+{
+    const pecert_shaw_index_args *args = job->op;
+    const pecert_tensor *out = args->out;
+    int64_t k = args->max_relative_position;
+    int64_t q = args->q_positions[i];
+
+    (void)scratch;
+    if (out->strides[1] == 1) {
+        job->kernels->shaw_row((char *)out->data + i * out->strides[0] * (int64_t)pecert__fast_dtype_size(out->dtype),
+                               out->dtype == PECERT_DTYPE_I64, args->k_positions, args->n_k, q, k);
+        return;
+    }
+    for (int64_t j = 0; j < args->n_k; j++) {
+        int64_t d = args->k_positions[j] - q;
+
+        store_index(out, i, j, (d < -k ? -k : (d > k ? k : d)) + k);
+    }
 }
 
 pecert_status pecert__fast_shaw_index(void *instance, const pecert_shaw_index_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    int64_t k;
+    pecert__fast_row_job job;
 
     status = pecert__fast_fam_enter(&call, instance, "shaw_index", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -124,27 +164,58 @@ pecert_status pecert__fast_shaw_index(void *instance, const pecert_shaw_index_ar
     if (status != PECERT_OK) {
         return status;
     }
-    k = args->max_relative_position;
-    for (int64_t i = 0; i < args->n_q; i++) {
-        int64_t q = args->q_positions[i];
-
-        for (int64_t j = 0; j < args->n_k; j++) {
-            /* |positions| < 2^53: the difference is exact. */
-            int64_t d = args->k_positions[j] - q;
-
-            d = d < -k ? -k : (d > k ? k : d);
-            store_index(args->out, i, j, d + k);
-        }
+    job = (pecert__fast_row_job){.row = shaw_row, .op = args, .kernels = call.instance->kernels, .rows = args->n_q};
+    if (pecert__fast_fam_row_memory(&call, args->out, 0, 0, &job) == NULL) {
+        return PECERT_E_NOMEM;
     }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
+}
+
+/* A Transformer-XL table: its frequencies, and each row's position in
+ * the order its rows are computed (t = klen - 1 - r, so that positions
+ * rise by one and table.c's rows step instead of recomputing). */
+typedef struct txl_plan {
+    int32_t half;
+    pecert__fast_freqs freqs;    /* 10000^(-2i/d) and their steps          */
+    int64_t *positions;          /* [klen] min(t, clamp_len)               */
+} txl_plan;
+
+static void txl_begin(const pecert__fast_row_job *job, void *scratch)
+{
+    const txl_plan *plan = job->plan;
+
+    (void)pecert__fast_fam_rows_start(scratch, job->kernels, &plan->freqs, plan->positions);
+}
+
+/* Table row t of the computation: output row klen - 1 - t, sin | cos. */
+static void txl_row(const pecert__fast_row_job *job, int64_t t, void *scratch)
+{
+    const pecert_txl_pos_emb_args *a = job->op;
+    const txl_plan *plan = job->plan;
+    pecert__fast_rows *rows = scratch;
+    double *values = (double *)((unsigned char *)scratch + pecert__fast_fam_rows_bytes(plan->half));
+
+    pecert__fast_rows_seek(rows, t);
+    if (a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1) {
+        float *o = (float *)a->out->data + (a->klen - 1 - t) * a->out->strides[0];
+
+        pecert__fast_fam_narrow(job, o, rows->sin, plan->half);
+        pecert__fast_fam_narrow(job, o + plan->half, rows->cos, plan->half);
+        return;
+    }
+    memcpy(values, rows->sin, (size_t)plan->half * sizeof(double));
+    memcpy(values + plan->half, rows->cos, (size_t)plan->half * sizeof(double));
+    pecert__fast_fam_store_row(job, a->out, a->klen - 1 - t, values, 2 * (int64_t)plan->half);
 }
 
 pecert_status pecert__fast_txl_pos_emb(void *instance, const pecert_txl_pos_emb_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    int64_t half;
-    double *f;
+    pecert__fast_row_job job;
+    txl_plan plan;
+    double *freq;
 
     status = pecert__fast_fam_enter(&call, instance, "txl_pos_emb", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -167,43 +238,89 @@ pecert_status pecert__fast_txl_pos_emb(void *instance, const pecert_txl_pos_emb_
     if (status != PECERT_OK || pecert__fast_is_empty(args->out)) {
         return status;
     }
-    half = args->d_model / 2;
-    f = pecert__fast_scratch(&call, (size_t)half * sizeof(double));
-    if (f == NULL) {
+    plan.half = args->d_model / 2;
+    job = (pecert__fast_row_job){.row = txl_row, .begin = txl_begin, .op = args, .plan = &plan,
+                                 .kernels = call.instance->kernels, .rows = args->klen};
+    freq = pecert__fast_fam_row_memory(&call, args->out,
+                                       3 * (size_t)plan.half * sizeof(double) + (size_t)args->klen * sizeof(int64_t),
+                                       pecert__fast_fam_rows_bytes(plan.half) + 2 * (size_t)plan.half * sizeof(double),
+                                       &job);
+    if (freq == NULL) {
         return PECERT_E_NOMEM;
     }
-    for (int64_t i = 0; i < half; i++) {
-        f[i] = exp(-log(10000.0) * (double)(2 * i) / (double)args->d_model);
+    for (int32_t i = 0; i < plan.half; i++) {
+        freq[i] = exp(-log(10000.0) * (double)(2 * i) / (double)args->d_model);
     }
-    for (int64_t idx[2] = {0, 0}; idx[0] < args->klen; idx[0]++) {
-        int64_t p = args->klen - 1 - idx[0];
-
-        if (args->clamp_len > 0 && p > args->clamp_len) {
-            p = args->clamp_len;
-        }
-        for (int64_t i = 0; i < half; i++) {
-            double s;
-            double c;
-
-            pecert__fast_fam_sincos((double)p, f[i], &s, &c);
-            idx[1] = i;
-            pecert__fast_fam_store_float(args->out, idx, s);
-            idx[1] = half + i;
-            pecert__fast_fam_store_float(args->out, idx, c);
-        }
+    pecert__fast_fam_table_freqs(&plan.freqs, freq, plan.half, freq + plan.half);
+    plan.positions = (int64_t *)(freq + 3 * (size_t)plan.half);
+    for (int64_t t = 0; t < args->klen; t++) {
+        plan.positions[t] = args->clamp_len > 0 && t > args->clamp_len ? args->clamp_len : t;
     }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
+}
+
+/* Output element (i, j) of the shift: the source row and column of its
+ * scores (in the padded buffer), and whether it is zero. */
+static int shift_source(const pecert_txl_rel_shift_args *args, int64_t i, int64_t j, int64_t *row, int64_t *col)
+{
+    int64_t qlen = args->x->shape[0];
+    int64_t klen = args->x->shape[1];
+    int64_t f = i * klen + j + qlen;
+
+    *row = f / (klen + 1);
+    *col = f % (klen + 1) - 1;
+    return *col < 0 || (args->zero_triu && j > i + klen - qlen);
+}
+
+/* Output row i of the shift (every j, every channel). Where channels are
+ * contiguous in both views, a run of j whose sources are adjacent in one
+ * source row (at most two runs and a zero between them per row) is one
+ * copy. */
+static void rel_shift_row(const pecert__fast_row_job *job, int64_t i, void *scratch)
+{
+    const pecert_txl_rel_shift_args *args = job->op;
+    const pecert_tensor *x = args->x;
+    const pecert_tensor *o = args->out;
+    int64_t klen = x->shape[1];
+    int64_t n = x->shape[2];
+    int dense = x->strides[2] == 1 && o->strides[2] == 1 && x->strides[1] == n && o->strides[1] == n;
+
+    (void)scratch;
+    for (int64_t j = 0; j < klen;) {
+        int64_t row, col;
+        int zero = shift_source(args, i, j, &row, &col);
+        const float *src = (const float *)x->data + row * x->strides[0] + col * x->strides[1];
+        float *dst = (float *)o->data + i * o->strides[0] + j * o->strides[1];
+        int64_t run = 1;
+
+        if (zero) {
+            for (int64_t c = 0; c < n; c++) {
+                dst[c * o->strides[2]] = 0.0f;
+            }
+        } else if (dense) {
+            /* Adjacent sources while the column stays in the row and the
+             * triangle (zero_triu) does not start. */
+            int64_t limit = args->zero_triu ? i + klen - x->shape[0] + 1 : klen;
+
+            run = klen - col;
+            run = run < limit - j ? run : limit - j;
+            run = run < klen - j ? run : klen - j;
+            pecert__fast_fam_copy(job, dst, src, run * n);
+        } else {
+            for (int64_t c = 0; c < n; c++) {
+                memcpy(dst + c * o->strides[2], src + c * x->strides[2], sizeof(float));
+            }
+        }
+        j += run;
+    }
 }
 
 pecert_status pecert__fast_txl_rel_shift(void *instance, const pecert_txl_rel_shift_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    const pecert_tensor *x;
-    const pecert_tensor *o;
-    int64_t qlen;
-    int64_t klen;
-    int64_t n;
+    pecert__fast_row_job job;
 
     status = pecert__fast_fam_enter(&call, instance, "txl_rel_shift", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -232,32 +349,11 @@ pecert_status pecert__fast_txl_rel_shift(void *instance, const pecert_txl_rel_sh
     if (status != PECERT_OK || pecert__fast_is_empty(args->out)) {
         return status;
     }
-    x = args->x;
-    o = args->out;
-    qlen = x->shape[0];
-    klen = x->shape[1];
-    n = x->shape[2];
-    for (int64_t i = 0; i < qlen; i++) {
-        for (int64_t j = 0; j < klen; j++) {
-            int64_t f = i * klen + j + qlen;
-            int64_t col = f % (klen + 1);
-            int zero = col == 0 || (args->zero_triu && j > i + klen - qlen);
-            const float *src =
-                (const float *)x->data + (f / (klen + 1)) * x->strides[0] + (col - 1) * x->strides[1];
-            float *dst = (float *)o->data + i * o->strides[0] + j * o->strides[1];
-
-            if (zero) {
-                for (int64_t c = 0; c < n; c++) {
-                    dst[c * o->strides[2]] = 0.0f;
-                }
-            } else if (x->strides[2] == 1 && o->strides[2] == 1) {
-                memcpy(dst, src, (size_t)n * sizeof(float));
-            } else {
-                for (int64_t c = 0; c < n; c++) {
-                    memcpy(dst + c * o->strides[2], src + c * x->strides[2], sizeof(float));
-                }
-            }
-        }
+    job = (pecert__fast_row_job){.row = rel_shift_row, .op = args, .kernels = call.instance->kernels,
+                                 .rows = args->x->shape[0]};
+    if (pecert__fast_fam_row_memory(&call, args->out, 0, 0, &job) == NULL) {
+        return PECERT_E_NOMEM;
     }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
 }

@@ -9,11 +9,17 @@
  *                a zero last channel for odd d
  *   FAIRSEQ      the T2T table at row padding_idx + 1 + p; p = -1 is the
  *                zero row padding_idx
- * Each call computes the channel plan (frequency and sin/cos/zero per
- * channel) once, then one accurately reduced sin/cos per channel and row.
+ * Each call computes the channel plan (the distinct frequencies, and per
+ * channel its frequency and sin/cos/zero) once; then each row's sin/cos
+ * per frequency come from table.c's rows, as rope_cos_sin's do: computed
+ * directly every 32 rows and wherever positions jump, otherwise advanced
+ * one position by the angle-addition step (< 2e-14 after 31 steps, far
+ * below the bound of TOLERANCES.md, 16u). Rows are split over threads; a
+ * row's bits do not depend on the split.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "../family.h"
 
@@ -91,12 +97,104 @@ static pecert_status check_variant(const pecert__fast_call *call, const pecert_s
     return PECERT_OK;
 }
 
+/* A call's channels: m distinct frequencies, and per channel the index of
+ * its frequency and its kind. */
+typedef struct sinusoidal_plan {
+    int32_t m;
+    pecert__fast_freqs freqs;  /* the m frequencies and their steps       */
+    const int64_t *rows;       /* [n] each row's position                 */
+    int32_t *index;            /* [dim]                                   */
+    int32_t *kind;             /* [dim] KIND_*                            */
+} sinusoidal_plan;
+
+/* Channel j's frequency index: channels that share a frequency share it. */
+static int32_t freq_index(const pecert_sinusoidal_args *a, int32_t j)
+{
+    int32_t h = a->dim / 2;
+
+    switch (a->variant) {
+    case PECERT_SINUSOIDAL_INTERLEAVED: return j / 2;
+    case PECERT_SINUSOIDAL_CONCAT: return j < a->dim - h ? j : j - (a->dim - h);
+    default: return j < 2 * h ? j % h : 0;
+    }
+}
+
+static void sinusoidal_begin(const pecert__fast_row_job *job, void *scratch)
+{
+    const sinusoidal_plan *plan = job->plan;
+
+    (void)pecert__fast_fam_rows_start(scratch, job->kernels, &plan->freqs, plan->rows);
+}
+
+/* A contiguous f32 row placed from its sin and cos per frequency, by
+ * layout (the channel plan's placement, in whole runs); 0 if the view is
+ * not one. */
+static int place_f32(const pecert__fast_row_job *job, int64_t r, const double *sin, const double *cos)
+{
+    const pecert_sinusoidal_args *a = job->op;
+    const sinusoidal_plan *plan = job->plan;
+    int32_t d = a->dim;
+    int32_t h = d / 2;
+    float *o;
+
+    if (a->out->dtype != PECERT_DTYPE_F32 || a->out->strides[1] != 1) {
+        return 0;
+    }
+    o = (float *)a->out->data + r * a->out->strides[0];
+    switch (a->variant) {
+    case PECERT_SINUSOIDAL_INTERLEAVED:
+        pecert__fast_fam_interleave(job, o, sin, cos, h);
+        if (d % 2 != 0) {
+            o[d - 1] = (float)sin[plan->m - 1];
+        }
+        break;
+    case PECERT_SINUSOIDAL_CONCAT:
+        pecert__fast_fam_narrow(job, o, sin, plan->m);
+        pecert__fast_fam_narrow(job, o + plan->m, cos, h);
+        break;
+    default:
+        pecert__fast_fam_narrow(job, o, sin, h);
+        pecert__fast_fam_narrow(job, o + h, cos, h);
+        if (d % 2 != 0) {
+            o[d - 1] = 0.0f;
+        }
+        break;
+    }
+    return 1;
+}
+
+/* Row r: the sin/cos of its position's m angles (table.c's rows), placed
+ * per channel. */
+static void sinusoidal_row(const pecert__fast_row_job *job, int64_t r, void *scratch)
+{
+    const pecert_sinusoidal_args *a = job->op;
+    const sinusoidal_plan *plan = job->plan;
+    pecert__fast_rows *rows = scratch;
+    double *values = (double *)((unsigned char *)scratch + pecert__fast_fam_rows_bytes(plan->m));
+
+    if (a->variant == PECERT_SINUSOIDAL_FAIRSEQ && a->positions[r] == -1) {
+        memset(values, 0, (size_t)a->dim * sizeof(double)); /* the padding row */
+    } else {
+        pecert__fast_rows_seek(rows, r);
+        if (place_f32(job, r, rows->sin, rows->cos)) {
+            return;
+        }
+        for (int32_t j = 0; j < a->dim; j++) {
+            double v = plan->kind[j] == KIND_SIN ? rows->sin[plan->index[j]] : rows->cos[plan->index[j]];
+
+            values[j] = plan->kind[j] == KIND_ZERO ? 0.0 : v;
+        }
+    }
+    pecert__fast_fam_store_row(job, a->out, r, values, a->dim);
+}
+
 pecert_status pecert__fast_sinusoidal(void *instance, const pecert_sinusoidal_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    double *freq;
-    int *kind;
+    pecert__fast_row_job job;
+    sinusoidal_plan plan;
+    unsigned char *p;
 
     status = pecert__fast_fam_enter(&call, instance, "sinusoidal", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -117,33 +215,45 @@ pecert_status pecert__fast_sinusoidal(void *instance, const pecert_sinusoidal_ar
     if (status != PECERT_OK || pecert__fast_is_empty(args->out)) {
         return status;
     }
-    freq = pecert__fast_scratch(&call, (size_t)args->dim * (sizeof(double) + sizeof(int)));
-    if (freq == NULL) {
+    plan.m = args->variant == PECERT_SINUSOIDAL_INTERLEAVED || args->variant == PECERT_SINUSOIDAL_CONCAT
+                 ? args->dim - args->dim / 2
+                 : args->dim / 2;
+    job = (pecert__fast_row_job){.row = sinusoidal_row, .begin = sinusoidal_begin, .op = args, .plan = &plan,
+                                 .kernels = call.instance->kernels, .rows = args->n};
+    p = pecert__fast_fam_row_memory(&call, args->out,
+                                    3 * (size_t)plan.m * sizeof(double) + 2 * (size_t)args->dim * sizeof(int32_t) +
+                                        (size_t)args->n * sizeof(int64_t),
+                                    pecert__fast_fam_rows_bytes(plan.m) + (size_t)args->dim * sizeof(double), &job);
+    if (p == NULL) {
         return PECERT_E_NOMEM;
     }
-    kind = (int *)(freq + args->dim);
-    for (int32_t j = 0; j < args->dim; j++) {
-        kind[j] = channel(args, j, &freq[j]);
-    }
-    for (int64_t idx[2] = {0, 0}; idx[0] < args->n; idx[0]++) {
-        int64_t p = args->positions[idx[0]];
-        int64_t row = args->variant == PECERT_SINUSOIDAL_FAIRSEQ
-                          ? (p == -1 ? -1 : (int64_t)args->padding_idx + 1 + p)
-                          : p;
+    {
+        double *inv = (double *)p;
+        int64_t *shifted = (int64_t *)(inv + 3 * (size_t)plan.m);
 
-        for (idx[1] = 0; idx[1] < args->dim; idx[1]++) {
-            double s = 0.0;
-            double c = 0.0;
-            int k = row < 0 && args->variant == PECERT_SINUSOIDAL_FAIRSEQ ? KIND_ZERO
-                                                                          : kind[idx[1]];
+        plan.index = (int32_t *)(shifted + args->n);
+        plan.kind = plan.index + args->dim;
+        for (int32_t j = 0; j < args->dim; j++) {
+            double freq;
 
-            if (k != KIND_ZERO) {
-                pecert__fast_fam_sincos((double)row, freq[idx[1]], &s, &c);
+            plan.kind[j] = channel(args, j, &freq);
+            plan.index[j] = freq_index(args, j);
+            if (plan.kind[j] != KIND_ZERO) {
+                inv[plan.index[j]] = freq;
             }
-            pecert__fast_fam_store_float(args->out, idx,
-                                         k == KIND_ZERO ? 0.0 : (k == KIND_SIN ? s : c));
+        }
+        pecert__fast_fam_table_freqs(&plan.freqs, inv, plan.m, inv + plan.m);
+        /* FAIRSEQ reads row padding_idx + 1 + p (padding rows are zeros and
+         * never seek: their entry only breaks the run of steps). */
+        plan.rows = args->positions;
+        if (args->variant == PECERT_SINUSOIDAL_FAIRSEQ) {
+            for (int64_t i = 0; i < args->n; i++) {
+                shifted[i] = args->positions[i] == -1 ? -1 : (int64_t)args->padding_idx + 1 + args->positions[i];
+            }
+            plan.rows = shifted;
         }
     }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
 }
 
@@ -182,31 +292,55 @@ static pecert_status check_sincos2d_args(const pecert__fast_call *call,
     return status;
 }
 
-/* One 1-D half (sin then cos, q channels each) from channel c0 on. */
-static void write_half(const pecert_tensor *out, int64_t row, int64_t c0, int64_t q,
-                       const double *sn, const double *cs)
-{
-    int64_t idx[2] = {row, 0};
+/* The 1-D halves of a 2-D table: q frequencies, and the sin and cos of
+ * every column (grid_w) and every grid row (grid_h), computed once. */
+typedef struct sincos2d_plan {
+    int64_t q;
+    double *freq;        /* [q]                                           */
+    double *col;         /* [grid_w][2q] sin then cos of the column       */
+    double *grid_row;    /* [grid_h][2q] sin then cos of the grid row     */
+} sincos2d_plan;
 
-    for (int64_t i = 0; i < q; i++) {
-        idx[1] = c0 + i;
-        pecert__fast_fam_store_float(out, idx, sn[i]);
-        idx[1] = c0 + q + i;
-        pecert__fast_fam_store_float(out, idx, cs[i]);
+/* Row r: zeros for the class token, else the column's half then the
+ * grid row's (MAE's get_2d_sincos_pos_embed: emb_h | emb_w with the
+ * meshgrid's first axis the column). */
+static void sincos2d_row(const pecert__fast_row_job *job, int64_t r, void *scratch)
+{
+    const pecert_sincos2d_args *a = job->op;
+    const sincos2d_plan *plan = job->plan;
+    double *values = scratch;
+    int64_t g = r - a->cls_token;
+
+    if (g >= 0 && a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1) {
+        float *o = (float *)a->out->data + r * a->out->strides[0];
+
+        pecert__fast_fam_narrow(job, o, plan->col + (g % a->grid_w) * 2 * plan->q, 2 * plan->q);
+        pecert__fast_fam_narrow(job, o + 2 * plan->q, plan->grid_row + (g / a->grid_w) * 2 * plan->q, 2 * plan->q);
+        return;
     }
+    if (g < 0) {
+        memset(values, 0, (size_t)a->embed_dim * sizeof(double));
+    } else {
+        memcpy(values, plan->col + (g % a->grid_w) * 2 * plan->q, 2 * (size_t)plan->q * sizeof(double));
+        memcpy(values + 2 * plan->q, plan->grid_row + (g / a->grid_w) * 2 * plan->q,
+               2 * (size_t)plan->q * sizeof(double));
+    }
+    pecert__fast_fam_store_row(job, a->out, r, values, a->embed_dim);
+}
+
+/* sin then cos of position * freq[i], i < q, into half[0, 2q). */
+static void sincos_half(const pecert__fast_kernels *k, const sincos2d_plan *plan, int64_t position, double *half)
+{
+    pecert__fast_fam_sincos_row(k, plan->freq, (int32_t)plan->q, plan->freq[0], (double)position, half + plan->q,
+                                half);
 }
 
 pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args *args)
 {
     pecert__fast_call call;
     pecert_status status;
-    int64_t q;
-    int64_t rows;
-    double *w;
-    double *col_sin;
-    double *col_cos;
-    double *row_sin;
-    double *row_cos;
+    pecert__fast_row_job job;
+    sincos2d_plan plan;
 
     status = pecert__fast_fam_enter(&call, instance, "sincos_2d", args, sizeof(*args));
     if (status == PECERT_OK) {
@@ -215,41 +349,27 @@ pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args 
     if (status != PECERT_OK) {
         return status;
     }
-    q = args->embed_dim / 4;
-    /* Frequencies, then the grid_w column rows (sin, cos) computed once and
-     * reused by every grid row, then one row's pair. */
-    w = pecert__fast_scratch(&call, (size_t)q * (3 + 2 * (size_t)args->grid_w) * sizeof(double));
-    if (w == NULL) {
+    plan.q = args->embed_dim / 4;
+    job = (pecert__fast_row_job){.row = sincos2d_row, .op = args, .plan = &plan, .kernels = call.instance->kernels,
+                                 .rows = (int64_t)args->cls_token + (int64_t)args->grid_h * args->grid_w};
+    plan.freq = pecert__fast_fam_row_memory(
+        &call, args->out,
+        (size_t)plan.q * (1 + 2 * ((size_t)args->grid_w + (size_t)args->grid_h)) * sizeof(double),
+        (size_t)args->embed_dim * sizeof(double), &job);
+    if (plan.freq == NULL) {
         return PECERT_E_NOMEM;
     }
-    col_sin = w + q;
-    col_cos = col_sin + (size_t)q * (size_t)args->grid_w;
-    row_sin = col_cos + (size_t)q * (size_t)args->grid_w;
-    row_cos = row_sin + q;
-    for (int64_t i = 0; i < q; i++) {
-        w[i] = exp(-log(args->base) * (double)i / (double)q);
+    plan.col = plan.freq + plan.q;
+    plan.grid_row = plan.col + 2 * plan.q * args->grid_w;
+    for (int64_t i = 0; i < plan.q; i++) {
+        plan.freq[i] = exp(-log(args->base) * (double)i / (double)plan.q);
     }
     for (int64_t c = 0; c < args->grid_w; c++) {
-        for (int64_t i = 0; i < q; i++) {
-            pecert__fast_fam_sincos((double)c, w[i], &col_sin[c * q + i], &col_cos[c * q + i]);
-        }
+        sincos_half(call.instance->kernels, &plan, c, plan.col + c * 2 * plan.q);
     }
-    if (args->cls_token) {
-        for (int64_t idx[2] = {0, 0}; idx[1] < args->embed_dim; idx[1]++) {
-            pecert__fast_fam_store_float(args->out, idx, 0.0);
-        }
+    for (int64_t r = 0; r < args->grid_h; r++) {
+        sincos_half(call.instance->kernels, &plan, r, plan.grid_row + r * 2 * plan.q);
     }
-    rows = args->grid_h;
-    for (int64_t r = 0; r < rows; r++) {
-        for (int64_t i = 0; i < q; i++) {
-            pecert__fast_fam_sincos((double)r, w[i], &row_sin[i], &row_cos[i]);
-        }
-        for (int64_t c = 0; c < args->grid_w; c++) {
-            int64_t row = args->cls_token + r * args->grid_w + c;
-
-            write_half(args->out, row, 0, q, col_sin + c * q, col_cos + c * q);
-            write_half(args->out, row, 2 * q, q, row_sin, row_cos);
-        }
-    }
+    pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
 }

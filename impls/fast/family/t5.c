@@ -50,6 +50,74 @@ static int64_t bucket(const t5_plan *p, int64_t r)
     return base + (large < p->n - 1 ? large : p->n - 1);
 }
 
+/* Calls of at least this many distances build the thresholds (about 3
+ * logl() per bucket) and take the vector rows. */
+#define T5_TABLE_MIN 4096
+/* Distances per row of a threaded call. */
+#define T5_CHUNK 16384
+
+/* Bucket of a distance a on the side without offset: bucket() at r = -a,
+ * for both forms. */
+static int64_t large_bucket(const t5_plan *p, int64_t a)
+{
+    return bucket(p, -a);
+}
+
+/* The smallest distance whose bucket is at least v (max_exact < v < n):
+ * the log term's inverse as a guess, then the bucket function itself
+ * moves it to the exact edge (it is monotone in the distance). Distances
+ * past 2^53 never occur (check_ints): the edge is clamped there. */
+static int64_t threshold(const t5_plan *p, int64_t v)
+{
+    long double guess = ceill((long double)p->max_exact * expl((long double)(v - p->max_exact) / p->scale));
+    int64_t a = guess < 0x1p53L ? (int64_t)guess : ((int64_t)1 << 53);
+
+    a = a > p->max_exact ? a : p->max_exact;
+    while (a > p->max_exact && large_bucket(p, a - 1) >= v) {
+        a--;
+    }
+    while (a < ((int64_t)1 << 53) && large_bucket(p, a) < v) {
+        a++;
+    }
+    return a;
+}
+
+static void t5_chunk(const pecert__fast_row_job *job, int64_t r, void *scratch)
+{
+    const pecert_t5_bucket_args *args = job->op;
+    int64_t first = r * T5_CHUNK;
+    int64_t n = args->n - first < T5_CHUNK ? args->n - first : T5_CHUNK;
+    int wide = args->out->dtype == PECERT_DTYPE_I64;
+
+    (void)scratch;
+    job->kernels->t5_row((char *)args->out->data + first * (wide ? 8 : 4), wide, args->relative_positions + first,
+                         n, job->plan);
+}
+
+/* A long contiguous call: the thresholds once, then vector rows over the
+ * instance's threads. */
+static pecert_status run_table(const pecert__fast_call *call, const pecert_t5_bucket_args *args, const t5_plan *plan)
+{
+    pecert__fast_row_job job = {.row = t5_chunk, .op = args, .kernels = call->instance->kernels,
+                                .rows = (args->n + T5_CHUNK - 1) / T5_CHUNK};
+    pecert__fast_t5_table *table = pecert__fast_fam_row_memory(call, args->out,
+                                                               sizeof(pecert__fast_t5_table), 0, &job);
+
+    if (table == NULL) {
+        return PECERT_E_NOMEM;
+    }
+    table->bidirectional = plan->bidirectional;
+    table->n = plan->n;
+    table->max_exact = plan->max_exact;
+    table->count = (int32_t)(plan->n - 1 - plan->max_exact);
+    for (int32_t i = 0; i < table->count; i++) {
+        table->threshold[i] = threshold(plan, plan->max_exact + 1 + i);
+    }
+    job.plan = table;
+    pecert__fast_fam_run_rows(&job);
+    return PECERT_OK;
+}
+
 static pecert_status check_t5_args(const pecert__fast_call *call, const pecert_t5_bucket_args *a)
 {
     int64_t n = a->bidirectional ? a->num_buckets / 2 : a->num_buckets;
@@ -103,8 +171,12 @@ pecert_status pecert__fast_t5_bucket(void *instance, const pecert_t5_bucket_args
     plan.max_exact = plan.n / 2;
     plan.scale = (long double)(plan.n - plan.max_exact) /
                  logl((long double)args->max_distance / (long double)plan.max_exact);
-    for (int64_t i = 0; i < args->n; i++) {
-        pecert__fast_fam_store_int(args->out, &i, bucket(&plan, args->relative_positions[i]));
+    if (args->n < T5_TABLE_MIN || plan.n - 1 - plan.max_exact > PECERT__FAST_T5_MAX_THRESHOLDS ||
+        args->out->strides[0] != 1) {
+        for (int64_t i = 0; i < args->n; i++) {
+            pecert__fast_fam_store_int(args->out, &i, bucket(&plan, args->relative_positions[i]));
+        }
+        return PECERT_OK;
     }
-    return PECERT_OK;
+    return run_table(&call, args, &plan);
 }

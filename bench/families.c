@@ -1,0 +1,572 @@
+/*
+ * families.c - the other families' operations, timed: each at one size
+ * where it moves megabytes, on every thread count, beside the machine's
+ * limit for the bytes it must move and beside the baseline (ref).
+ *
+ * An operation that reads and writes is held to the fastest copy probe
+ * (plain, streaming, memcpy) at its output's size; one that only writes,
+ * or reads under a sixteenth of what it writes, to the fill probe. GB/s
+ * counts the bytes it must read plus those it writes (a copy of N bytes
+ * moves 2N), so an operation's GB/s over its probe's is its share of the
+ * limit. Each case's samples alternate with its probes'
+ * (bench_measure_group). What an op must read includes its argument
+ * checks' pass over an input (every value is checked before the first
+ * write): t5_bucket reads its distances twice.
+ *
+ * `memory_bound` tells the summary which cases its memory target applies
+ * to: every op whose arithmetic per byte a vector unit outruns the memory
+ * on (a compare or a few per element, a table row by steps, a 3 x 3 or
+ * 4 x 4 filter per value). CoPE is not: each of its scores is a dot
+ * product over head_dim; its share of the limit says how far that leaves
+ * it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* One prepared call of an operation: its arguments and the buffers they
+ * point to (owned), shared by the subject and the baseline. */
+typedef struct family_call {
+    union {
+        pecert_t5_bucket_args t5;
+        pecert_shaw_index_args shaw;
+        pecert_swin_index_args swin;
+        pecert_learned_args learned;
+        pecert_sinusoidal_args sinusoidal;
+        pecert_sincos2d_args sincos2d;
+        pecert_txl_pos_emb_args txl_emb;
+        pecert_txl_rel_shift_args rel_shift;
+        pecert_peg_args peg;
+        pecert_posinterp_args posinterp;
+        pecert_cope_args cope;
+    } args;
+    pecert_tensor views[8];
+    void *owned[12];
+    int n_owned;
+    double read_bytes;
+    double written_bytes;
+} family_call;
+
+typedef struct family_case {
+    const char *op;
+    const char *shape;
+    int memory_bound;
+    int (*prepare)(family_call *c);
+    pecert_status (*run)(const pecert_plugin *d, void *instance, family_call *c);
+    int (*has)(const pecert_plugin *d); /* the descriptor has the op, non-NULL */
+} family_case;
+
+/* run_OP and has_OP of an operation whose arguments are c->args.FIELD. */
+#define FAMILY_OP(op, field)                                                                \
+    static pecert_status run_##op(const pecert_plugin *d, void *instance, family_call *c)   \
+    {                                                                                       \
+        return d->op(instance, &c->args.field);                                             \
+    }                                                                                       \
+    static int has_##op(const pecert_plugin *d)                                             \
+    {                                                                                       \
+        return PECERT_HAS_FIELD(d, pecert_plugin, op) && d->op != NULL;                     \
+    }
+
+FAMILY_OP(t5_bucket, t5)
+FAMILY_OP(shaw_index, shaw)
+FAMILY_OP(swin_index, swin)
+FAMILY_OP(learned_lookup, learned)
+FAMILY_OP(txl_rel_shift, rel_shift)
+FAMILY_OP(sinusoidal, sinusoidal)
+FAMILY_OP(sincos_2d, sincos2d)
+FAMILY_OP(txl_pos_emb, txl_emb)
+FAMILY_OP(peg_apply, peg)
+FAMILY_OP(pos_interpolate, posinterp)
+FAMILY_OP(cope_logits, cope)
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static void *own(family_call *c, size_t bytes)
+{
+    void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+
+    if (p != NULL) {
+        memset(p, 0, bytes); /* pre-faulted */
+        c->owned[c->n_owned++] = p;
+    }
+    return p;
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 11;
+}
+
+static float *random_f32(family_call *c, size_t n, uint64_t seed)
+{
+    float *p = own(c, n * sizeof(float));
+
+    for (size_t i = 0; p != NULL && i < n; i++) {
+        p[i] = (float)((double)next_random(&seed) * 0x1p-52 - 1.0);
+    }
+    return p;
+}
+
+static int64_t *arange(family_call *c, int64_t n)
+{
+    int64_t *p = own(c, (size_t)n * sizeof(int64_t));
+
+    for (int64_t i = 0; p != NULL && i < n; i++) {
+        p[i] = i;
+    }
+    return p;
+}
+
+/* A contiguous view of ndim axes (shape given, strides derived). */
+static pecert_tensor *view(family_call *c, int slot, void *data, pecert_dtype dtype, int ndim, const int64_t *shape)
+{
+    pecert_tensor *t = &c->views[slot];
+    int64_t stride = 1;
+
+    *t = (pecert_tensor){.struct_size = sizeof(pecert_tensor), .dtype = dtype, .ndim = (uint32_t)ndim, .data = data};
+    for (int i = ndim - 1; i >= 0; i--) {
+        t->shape[i] = shape[i];
+        t->strides[i] = stride;
+        stride *= shape[i];
+    }
+    return t;
+}
+
+/* ---- the cases ---------------------------------------------------------- */
+
+/* T5 buckets of every (query, key) pair of 2048 x 2048: int64 in, int32 out. */
+#define T5_SIDE 2048
+static int prepare_t5(family_call *c)
+{
+    int64_t n = (int64_t)T5_SIDE * T5_SIDE;
+    int64_t *rel = own(c, (size_t)n * sizeof(int64_t));
+    int32_t *out = own(c, (size_t)n * sizeof(int32_t));
+
+    if (rel == NULL || out == NULL) {
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        rel[i] = i % T5_SIDE - i / T5_SIDE;
+    }
+    c->args.t5 = (pecert_t5_bucket_args){.struct_size = sizeof(pecert_t5_bucket_args), .bidirectional = 1,
+                                         .num_buckets = 32, .max_distance = 128, .relative_positions = rel,
+                                         .n = n, .out = view(c, 0, out, PECERT_DTYPE_I32, 1, &n)};
+    c->read_bytes = 2.0 * (double)n * sizeof(int64_t); /* checked, then mapped */
+    c->written_bytes = (double)n * sizeof(int32_t);
+    return 0;
+}
+
+
+/* Shaw's clipped distances, 2048 x 2048 int32, K = 16 (positions read once). */
+static int prepare_shaw(family_call *c)
+{
+    int64_t shape[2] = {2048, 2048};
+    int64_t *pos = arange(c, 2048);
+    int32_t *out = own(c, 2048 * 2048 * sizeof(int32_t));
+
+    if (pos == NULL || out == NULL) {
+        return -1;
+    }
+    c->args.shaw = (pecert_shaw_index_args){.struct_size = sizeof(pecert_shaw_index_args), .max_relative_position = 16,
+                                            .q_positions = pos, .n_q = 2048, .k_positions = pos, .n_k = 2048,
+                                            .out = view(c, 0, out, PECERT_DTYPE_I32, 2, shape)};
+    c->written_bytes = 2048.0 * 2048 * sizeof(int32_t);
+    return 0;
+}
+
+
+/* Swin's window index at its largest window, 48 x 48: [2304, 2304] int32. */
+static int prepare_swin(family_call *c)
+{
+    int64_t shape[2] = {48 * 48, 48 * 48};
+    int32_t *out = own(c, (size_t)(shape[0] * shape[1]) * sizeof(int32_t));
+
+    if (out == NULL) {
+        return -1;
+    }
+    c->args.swin = (pecert_swin_index_args){.struct_size = sizeof(pecert_swin_index_args), .window_h = 48,
+                                            .window_w = 48, .out = view(c, 0, out, PECERT_DTYPE_I32, 2, shape)};
+    c->written_bytes = (double)(shape[0] * shape[1]) * sizeof(int32_t);
+    return 0;
+}
+
+
+/* A learned table [8192, 1024] f32 gathered at positions 0..8191. */
+static int prepare_learned(family_call *c)
+{
+    int64_t shape[2] = {8192, 1024};
+    float *table = random_f32(c, 8192 * 1024, 7);
+    float *out = own(c, 8192 * 1024 * sizeof(float));
+    int64_t *pos = arange(c, 8192);
+
+    if (table == NULL || out == NULL || pos == NULL) {
+        return -1;
+    }
+    c->args.learned = (pecert_learned_args){.struct_size = sizeof(pecert_learned_args),
+                                            .convention = PECERT_LEARNED_PLAIN, .padding_idx = -1,
+                                            .table = view(c, 0, table, PECERT_DTYPE_F32, 2, shape),
+                                            .positions = pos, .n = 8192,
+                                            .out = view(c, 1, out, PECERT_DTYPE_F32, 2, shape)};
+    c->read_bytes = 8192.0 * 1024 * sizeof(float) + 8192.0 * sizeof(int64_t);
+    c->written_bytes = 8192.0 * 1024 * sizeof(float);
+    return 0;
+}
+
+
+/* The Vaswani table [8192, 1024] f32 at positions 0..8191. */
+static int prepare_sinusoidal(family_call *c)
+{
+    int64_t shape[2] = {8192, 1024};
+    float *out = own(c, 8192 * 1024 * sizeof(float));
+    int64_t *pos = arange(c, 8192);
+
+    if (out == NULL || pos == NULL) {
+        return -1;
+    }
+    c->args.sinusoidal = (pecert_sinusoidal_args){.struct_size = sizeof(pecert_sinusoidal_args),
+                                                  .variant = PECERT_SINUSOIDAL_INTERLEAVED, .dim = 1024,
+                                                  .padding_idx = -1, .base = 10000.0, .positions = pos, .n = 8192,
+                                                  .out = view(c, 0, out, PECERT_DTYPE_F32, 2, shape)};
+    c->read_bytes = 8192.0 * sizeof(int64_t);
+    c->written_bytes = 8192.0 * 1024 * sizeof(float);
+    return 0;
+}
+
+
+/* MAE's 2-D sin-cos table: a 64 x 64 grid, embed_dim 1024, f32. */
+static int prepare_sincos2d(family_call *c)
+{
+    int64_t shape[2] = {64 * 64, 1024};
+    float *out = own(c, 64 * 64 * 1024 * sizeof(float));
+
+    if (out == NULL) {
+        return -1;
+    }
+    c->args.sincos2d = (pecert_sincos2d_args){.struct_size = sizeof(pecert_sincos2d_args), .embed_dim = 1024,
+                                              .grid_h = 64, .grid_w = 64, .base = 10000.0,
+                                              .out = view(c, 0, out, PECERT_DTYPE_F32, 2, shape)};
+    c->written_bytes = 64.0 * 64 * 1024 * sizeof(float);
+    return 0;
+}
+
+
+/* Transformer-XL's relative table, klen 8192, d_model 1024, f32. */
+static int prepare_txl_emb(family_call *c)
+{
+    int64_t shape[2] = {8192, 1024};
+    float *out = own(c, 8192 * 1024 * sizeof(float));
+
+    if (out == NULL) {
+        return -1;
+    }
+    c->args.txl_emb = (pecert_txl_pos_emb_args){.struct_size = sizeof(pecert_txl_pos_emb_args), .d_model = 1024,
+                                                .klen = 8192, .out = view(c, 0, out, PECERT_DTYPE_F32, 2, shape)};
+    c->written_bytes = 8192.0 * 1024 * sizeof(float);
+    return 0;
+}
+
+
+/* Transformer-XL's relative shift of scores [512, 1024, 16] f32. */
+static int prepare_rel_shift(family_call *c)
+{
+    int64_t shape[3] = {512, 1024, 16};
+    size_t n = 512 * 1024 * 16;
+    float *x = random_f32(c, n, 11);
+    float *out = own(c, n * sizeof(float));
+
+    if (x == NULL || out == NULL) {
+        return -1;
+    }
+    c->args.rel_shift = (pecert_txl_rel_shift_args){.struct_size = sizeof(pecert_txl_rel_shift_args),
+                                                    .x = view(c, 0, x, PECERT_DTYPE_F32, 3, shape),
+                                                    .out = view(c, 1, out, PECERT_DTYPE_F32, 3, shape)};
+    c->read_bytes = c->written_bytes = (double)n * sizeof(float);
+    return 0;
+}
+
+
+/* PEG: a 3 x 3 depthwise filter over a 64 x 64 grid of 768 channels and a
+ * class token. */
+static int prepare_peg(family_call *c)
+{
+    int64_t rows = 1 + 64 * 64;
+    int64_t shape[2] = {rows, 768}, wshape[3] = {768, 3, 3}, bshape[1] = {768};
+    float *x = random_f32(c, (size_t)(rows * 768), 13);
+    float *w = random_f32(c, 768 * 9, 17);
+    float *b = random_f32(c, 768, 19);
+    float *out = own(c, (size_t)(rows * 768) * sizeof(float));
+
+    if (x == NULL || w == NULL || b == NULL || out == NULL) {
+        return -1;
+    }
+    c->args.peg = (pecert_peg_args){.struct_size = sizeof(pecert_peg_args), .prefix_tokens = 1, .grid_h = 64,
+                                    .grid_w = 64, .kernel = 3, .x = view(c, 0, x, PECERT_DTYPE_F32, 2, shape),
+                                    .weight = view(c, 1, w, PECERT_DTYPE_F32, 3, wshape),
+                                    .bias = view(c, 2, b, PECERT_DTYPE_F32, 1, bshape),
+                                    .out = view(c, 3, out, PECERT_DTYPE_F32, 2, shape)};
+    c->read_bytes = c->written_bytes = (double)(rows * 768) * sizeof(float);
+    return 0;
+}
+
+
+/* A ViT's 16 x 16 table of 1024 channels resized bicubically to 64 x 64. */
+static int prepare_posinterp(family_call *c)
+{
+    int64_t tshape[2] = {1 + 16 * 16, 1024}, oshape[2] = {1 + 64 * 64, 1024};
+    float *table = random_f32(c, (size_t)(tshape[0] * tshape[1]), 23);
+    float *out = own(c, (size_t)(oshape[0] * oshape[1]) * sizeof(float));
+
+    if (table == NULL || out == NULL) {
+        return -1;
+    }
+    c->args.posinterp = (pecert_posinterp_args){.struct_size = sizeof(pecert_posinterp_args),
+                                                .mode = PECERT_POSINTERP_BICUBIC, .prefix_tokens = 1,
+                                                .merge_size = 1, .grid_h = 16, .grid_w = 16, .out_h = 64,
+                                                .out_w = 64, .table = view(c, 0, table, PECERT_DTYPE_F32, 2, tshape),
+                                                .out = view(c, 1, out, PECERT_DTYPE_F32, 2, oshape)};
+    c->read_bytes = (double)(tshape[0] * tshape[1]) * sizeof(float);
+    c->written_bytes = (double)(oshape[0] * oshape[1]) * sizeof(float);
+    return 0;
+}
+
+
+/* CoPE: 1024 queries x 1024 keys, head_dim 128, 64 positions, causal. */
+static int prepare_cope(family_call *c)
+{
+    int64_t qshape[2] = {1024, 128}, pshape[2] = {128, 64}, sshape[2] = {1024, 1024};
+    float *q = random_f32(c, 1024 * 128, 29);
+    float *k = random_f32(c, 1024 * 128, 31);
+    float *pos_emb = random_f32(c, 128 * 64, 37);
+    float *mask = own(c, 1024 * 1024 * sizeof(float));
+    float *positions = own(c, 1024 * 1024 * sizeof(float));
+    float *logits = own(c, 1024 * 1024 * sizeof(float));
+
+    if (q == NULL || k == NULL || pos_emb == NULL || mask == NULL || positions == NULL || logits == NULL) {
+        return -1;
+    }
+    for (int64_t i = 0; i < 1024; i++) {
+        for (int64_t j = 0; j <= i; j++) {
+            mask[i * 1024 + j] = 1.0f;
+        }
+    }
+    c->args.cope = (pecert_cope_args){.struct_size = sizeof(pecert_cope_args), .npos = 64,
+                                      .q = view(c, 0, q, PECERT_DTYPE_F32, 2, qshape),
+                                      .k = view(c, 1, k, PECERT_DTYPE_F32, 2, qshape),
+                                      .gate_k = view(c, 2, k, PECERT_DTYPE_F32, 2, qshape),
+                                      .pos_emb = view(c, 3, pos_emb, PECERT_DTYPE_F32, 2, pshape),
+                                      .mask = view(c, 4, mask, PECERT_DTYPE_F32, 2, sshape),
+                                      .positions = view(c, 5, positions, PECERT_DTYPE_F32, 2, sshape),
+                                      .logits = view(c, 6, logits, PECERT_DTYPE_F32, 2, sshape)};
+    c->read_bytes = 1024.0 * 1024 * sizeof(float) + 2 * 1024.0 * 128 * sizeof(float);
+    c->written_bytes = 2 * 1024.0 * 1024 * sizeof(float);
+    return 0;
+}
+
+
+#define CASE(op, shape, memory_bound, prepare) {#op, shape, memory_bound, prepare, run_##op, has_##op}
+
+static const family_case cases[] = {
+    CASE(t5_bucket, "[2048 x 2048] i64 -> i32, 32 buckets", 1, prepare_t5),
+    CASE(shaw_index, "[2048, 2048] i32, K 16", 1, prepare_shaw),
+    CASE(swin_index, "[2304, 2304] i32, window 48", 1, prepare_swin),
+    CASE(learned_lookup, "[8192, 1024] f32", 1, prepare_learned),
+    CASE(txl_rel_shift, "[512, 1024, 16] f32", 1, prepare_rel_shift),
+    CASE(sinusoidal, "[8192, 1024] f32, interleaved", 0, prepare_sinusoidal),
+    CASE(sincos_2d, "[4096, 1024] f32, 64 x 64 grid", 0, prepare_sincos2d),
+    CASE(txl_pos_emb, "[8192, 1024] f32", 0, prepare_txl_emb),
+    CASE(peg_apply, "[4097, 768] f32, 3 x 3", 1, prepare_peg),
+    CASE(pos_interpolate, "16x16 -> 64x64, 1024 f32, bicubic", 1, prepare_posinterp),
+    CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
+};
+
+/* ---- measuring ------------------------------------------------------------ */
+
+/* Samples per figure of the baseline, which may take a second a call. */
+#define BASELINE_REPS 3
+
+typedef struct family_once {
+    const family_case *fc;
+    family_call *call;
+    bench_subject *subject;
+    pecert_status status;
+} family_once;
+
+static int family_run_once(void *context)
+{
+    family_once *o = context;
+
+    o->status = o->fc->run(o->subject->plugin.desc, o->subject->instance, o->call);
+    return o->status == PECERT_OK ? 0 : -1;
+}
+
+static void release(family_call *c)
+{
+    for (int i = 0; i < c->n_owned; i++) {
+        free(c->owned[i]);
+    }
+    c->n_owned = 0;
+}
+
+/* What a row says: the op at a thread count, its limit, its ratio. */
+typedef struct family_row {
+    const family_case *fc;
+    const family_call *call;
+    const char *impl;
+    int threads;
+    bench_stats stats;
+    double limit_gbps;        /* the probe's; 0: not measured            */
+    const char *probe;
+    double ref_median;        /* 0: no baseline                          */
+} family_row;
+
+static double row_gbps(const family_row *r)
+{
+    return r->stats.median > 0 ? (r->call->read_bytes + r->call->written_bytes) / r->stats.median * 1e-9 : 0.0;
+}
+
+static void emit_row(cJSON *rows, const family_row *r, family_tally *tally)
+{
+    double gbps = row_gbps(r);
+    double pct = r->limit_gbps > 0 ? 100.0 * gbps / r->limit_gbps : 0.0;
+    cJSON *o = cJSON_CreateObject();
+
+    printf("  %-15s %-5s thr=%d  median %10.3f ms  %7.2f GB/s", r->fc->op, r->impl, r->threads,
+           r->stats.median * 1e3, gbps);
+    if (r->limit_gbps > 0) {
+        printf("  %5.1f%% of %s", pct, r->probe);
+    }
+    if (r->ref_median > 0) {
+        printf("  %7.1fx ref", r->ref_median / r->stats.median);
+    }
+    printf("\n");
+    cJSON_AddStringToObject(o, "op", r->fc->op);
+    cJSON_AddStringToObject(o, "shape", r->fc->shape);
+    cJSON_AddStringToObject(o, "impl", r->impl);
+    cJSON_AddNumberToObject(o, "threads", r->threads);
+    cJSON_AddBoolToObject(o, "memory_bound", r->fc->memory_bound);
+    cJSON_AddNumberToObject(o, "bytes_read", r->call->read_bytes);
+    cJSON_AddNumberToObject(o, "bytes_written", r->call->written_bytes);
+    cJSON_AddItemToObject(o, "time", bench_stats_json(&r->stats));
+    cJSON_AddNumberToObject(o, "gbps", gbps);
+    if (r->limit_gbps > 0) {
+        cJSON_AddNumberToObject(o, "limit_gbps", r->limit_gbps);
+        cJSON_AddStringToObject(o, "limit_probe", r->probe);
+        cJSON_AddNumberToObject(o, "pct_of_limit", pct);
+    }
+    if (r->ref_median > 0) {
+        cJSON_AddNumberToObject(o, "speedup_vs_ref", r->ref_median / r->stats.median);
+    }
+    cJSON_AddItemToArray(rows, o);
+    if (tally != NULL && r->fc->memory_bound && r->limit_gbps > 0) {
+        tally->n++;
+        tally->met += pct >= FAMILY_TARGET_PCT;
+        tally->worst_pct = tally->n == 1 || pct < tally->worst_pct ? pct : tally->worst_pct;
+    }
+}
+
+/* The baseline alone on one thread; its median (0 if it failed). */
+static double measure_baseline(cJSON *rows, const family_case *fc, family_call *call, bench_subject *baseline,
+                               int reps)
+{
+    family_once once = {fc, call, baseline, PECERT_OK};
+    family_row row = {.fc = fc, .call = call, .impl = baseline->name, .threads = 1, .probe = ""};
+
+    if (!fc->has(baseline->plugin.desc) || bench_subject_threads(baseline, 1) != 0 ||
+        bench_measure(&row.stats, family_run_once, &once, reps < BASELINE_REPS ? reps : BASELINE_REPS,
+                      BENCH_MIN_SAMPLE_S) != 0) {
+        return 0.0;
+    }
+    emit_row(rows, &row, NULL);
+    return row.stats.median;
+}
+
+/* The subject at `threads` beside its probe (team: the pinned team of the
+ * multi-thread probes, parked). */
+static void measure_subject(cJSON *rows, const family_case *fc, family_call *call, bench_subject *subject,
+                            int threads, bench_team *team, void *src, void *dst, int reps, double ref_median,
+                            family_tally *tally)
+{
+    /* A copy's yardstick is the fastest of the three copies (plain,
+     * streaming stores, the C library's), as for rope_apply. */
+    static const bench_probe_kind copies[] = {BENCH_PROBE_COPY, BENCH_PROBE_COPY_NT, BENCH_PROBE_MEMCPY};
+    static const bench_probe_kind fill[] = {BENCH_PROBE_FILL};
+    /* An op that reads a sixteenth of what it writes (positions for a
+     * table) is a writer: the fill probe is its yardstick. */
+    int copier = call->read_bytes * 16 > call->written_bytes;
+    const bench_probe_kind *kinds = copier ? copies : fill;
+    int n_probes = copier ? 3 : 1;
+    size_t bytes = (size_t)call->written_bytes;
+    family_once once = {fc, call, subject, PECERT_OK};
+    bench_probe_call probes[3];
+    bench_member members[4];
+    family_row row = {.fc = fc, .call = call, .impl = subject->name, .threads = threads, .ref_median = ref_median};
+
+    if (bench_subject_threads(subject, threads) != 0) {
+        return;
+    }
+    memset(members, 0, sizeof(members));
+    members[0] = (bench_member){.fn = family_run_once, .context = &once};
+    for (int i = 0; i < n_probes; i++) {
+        bench_probe_member(&members[1 + i], &probes[i], kinds[i], bytes, threads > 1 ? team : NULL, src, dst);
+    }
+    if (bench_measure_group(members, 1 + n_probes, reps, BENCH_MIN_SAMPLE_S) != 0) {
+        printf("  %-15s %s failed (status %d): %s\n", fc->op, subject->name, once.status,
+               subject->plugin.desc->last_error != NULL ? subject->plugin.desc->last_error(subject->instance) : "");
+        return;
+    }
+    row.stats = members[0].stats;
+    for (int i = 0; i < n_probes; i++) {
+        double gbps = kinds[i] == BENCH_PROBE_FILL ? bench_write_gbps(bytes, members[1 + i].stats.median)
+                                                   : bench_gbps(bytes, members[1 + i].stats.median);
+
+        if (gbps > row.limit_gbps) {
+            row.limit_gbps = gbps;
+            row.probe = bench_probe_name(kinds[i]);
+        }
+    }
+    emit_row(rows, &row, tally);
+}
+
+int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline, const int *threads,
+                   int n_threads, int reps, bench_team *team, family_tally *tally)
+{
+    cJSON *rows = cJSON_AddArrayToObject(root, "families");
+
+    printf("\nother families' operations: GB/s counts the bytes each must read and write; the limit is the copy "
+           "probe (fill where nothing is read) at the output's size and thread count\n");
+    memset(tally, 0, sizeof(*tally));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const family_case *fc = &cases[i];
+        family_call call;
+        void *src, *dst;
+        double ref_median = 0.0;
+
+        if (!fc->has(subject->plugin.desc)) {
+            printf("  %-15s %s does not implement it\n", fc->op, subject->name);
+            continue;
+        }
+        memset(&call, 0, sizeof(call));
+        /* The probes copy random floats: this host writes zero lines
+         * faster than any data (impls/fast/README.md, ALiBi). */
+        if (fc->prepare(&call) != 0 ||
+            (src = random_f32(&call, (size_t)call.written_bytes / sizeof(float), 41)) == NULL ||
+            (dst = own(&call, (size_t)call.written_bytes)) == NULL) {
+            printf("  %-15s no memory for its buffers\n", fc->op);
+            release(&call);
+            continue;
+        }
+        printf("  %s %s\n", fc->op, fc->shape);
+        if (baseline != NULL) {
+            ref_median = measure_baseline(rows, fc, &call, baseline, reps);
+        }
+        for (int t = 0; t < n_threads; t++) {
+            measure_subject(rows, fc, &call, subject, threads[t], team, src, dst, reps, ref_median, tally);
+        }
+        release(&call);
+    }
+    return 0;
+}

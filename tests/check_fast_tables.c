@@ -1,0 +1,353 @@
+/*
+ * check_fast_tables.c - fast's table and index ops as they are written for
+ * speed (family/rows.c, scalar/index.c and its ISA builds, t5.c's
+ * thresholds) against their promises:
+ *   - every ISA variant and 1, 2 and 3 threads give the scalar variant's
+ *     bits, and where the values are integers or copies, ref's too:
+ *     sinusoidal (every variant, f32 and f64, positions past 2^36 rad
+ *     where the far reduction takes over, FAIRSEQ's padding rows),
+ *     txl_pos_emb (clamped), sincos_2d (class token), swin_index,
+ *     shaw_index and t5_bucket (i32 and i64), learned_lookup and
+ *     txl_rel_shift, each large enough to run threaded;
+ *   - an output whose rows share elements is written in row order, as
+ *     ref writes it;
+ *   - T5's threshold rows (calls of >= 4096 distances) give the bucket
+ *     function's own value for every distance: the same call cut into
+ *     short ones (which evaluate it per distance) and ref agree, over
+ *     dense ranges and around every bucket edge up to 2^52, for 4 to 128
+ *     buckets, both directions.
+ * The conformance checks hold the same ops to the official vectors.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fast_handle.h"
+#include "suites.h"
+
+/* One op call on a handle, into out (bytes), from a case's arguments. */
+typedef struct table_case {
+    const char *name;
+    size_t bytes;
+    pecert_status (*run)(const fast_handle *f, const struct table_case *c, void *out);
+    int variant;      /* the op's own switch (variant, dtype, ...)         */
+    int exact;        /* integers or copies: ref's bits too                */
+} table_case;
+
+static pecert_tensor matrix(void *data, pecert_dtype dtype, int64_t rows, int64_t cols)
+{
+    return (pecert_tensor){sizeof(pecert_tensor), dtype, 2, 0, data, {rows, cols}, {cols, 1}};
+}
+
+/* sinusoidal: variant = 4 * (f64) + PECERT_SINUSOIDAL_*. 700 positions:
+ * 0.., a jump to 2^40 + k (far angles at the low channels), and for
+ * FAIRSEQ a -1 (padding) every 50th. */
+#define SIN_ROWS 700
+#define SIN_DIM 514
+static pecert_status run_sinusoidal(const fast_handle *f, const table_case *c, void *out)
+{
+    static int64_t positions[SIN_ROWS];
+    int variant = c->variant % 4;
+    pecert_dtype dtype = c->variant >= 4 ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32;
+    pecert_tensor t = matrix(out, dtype, SIN_ROWS, SIN_DIM);
+    pecert_sinusoidal_args a = {.struct_size = sizeof(a), .variant = variant, .dim = SIN_DIM,
+                                .padding_idx = variant == PECERT_SINUSOIDAL_FAIRSEQ ? 1 : -1, .base = 10000.0,
+                                .positions = positions, .n = SIN_ROWS, .out = &t};
+
+    for (int64_t i = 0; i < SIN_ROWS; i++) {
+        positions[i] = i < 600 ? i : ((int64_t)1 << 40) + i;
+        if (variant == PECERT_SINUSOIDAL_FAIRSEQ && i % 50 == 7) {
+            positions[i] = -1;
+        }
+    }
+    return f->plugin.desc->sinusoidal(f->instance, &a);
+}
+
+/* txl_pos_emb: klen 900, d_model 512, clamp 700; variant 1 = f64. */
+static pecert_status run_txl(const fast_handle *f, const table_case *c, void *out)
+{
+    pecert_tensor t = matrix(out, c->variant ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32, 900, 512);
+    pecert_txl_pos_emb_args a = {.struct_size = sizeof(a), .d_model = 512, .klen = 900, .clamp_len = 700, .out = &t};
+
+    return f->plugin.desc->txl_pos_emb(f->instance, &a);
+}
+
+/* sincos_2d: a 30 x 20 grid of 512 channels and a class token. */
+static pecert_status run_sincos2d(const fast_handle *f, const table_case *c, void *out)
+{
+    pecert_tensor t = matrix(out, c->variant ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32, 1 + 30 * 20, 512);
+    pecert_sincos2d_args a = {.struct_size = sizeof(a), .embed_dim = 512, .grid_h = 30, .grid_w = 20,
+                              .cls_token = 1, .base = 10000.0, .out = &t};
+
+    return f->plugin.desc->sincos_2d(f->instance, &a);
+}
+
+/* swin_index: a 37 x 19 window (703 tokens). */
+static pecert_status run_swin(const fast_handle *f, const table_case *c, void *out)
+{
+    pecert_tensor t = matrix(out, c->variant ? PECERT_DTYPE_I64 : PECERT_DTYPE_I32, 37 * 19, 37 * 19);
+    pecert_swin_index_args a = {.struct_size = sizeof(a), .window_h = 37, .window_w = 19, .out = &t};
+
+    return f->plugin.desc->swin_index(f->instance, &a);
+}
+
+/* shaw_index: 500 queries at 3 + 2i, 700 keys at i, K 9. */
+static pecert_status run_shaw(const fast_handle *f, const table_case *c, void *out)
+{
+    static int64_t q[500], k[700];
+    pecert_tensor t = matrix(out, c->variant ? PECERT_DTYPE_I64 : PECERT_DTYPE_I32, 500, 700);
+    pecert_shaw_index_args a = {.struct_size = sizeof(a), .max_relative_position = 9, .q_positions = q, .n_q = 500,
+                                .k_positions = k, .n_k = 700, .out = &t};
+
+    for (int64_t i = 0; i < 700; i++) {
+        k[i] = i;
+    }
+    for (int64_t i = 0; i < 500; i++) {
+        q[i] = 3 + 2 * i;
+    }
+    return f->plugin.desc->shaw_index(f->instance, &a);
+}
+
+/* t5_bucket: 300000 distances -70000 .. 229999; variant bit 0 = i64,
+ * bit 1 = causal. */
+#define T5_N 300000
+static pecert_status run_t5(const fast_handle *f, const table_case *c, void *out)
+{
+    static int64_t rel[T5_N];
+    int64_t shape = T5_N;
+    pecert_tensor t = {sizeof(pecert_tensor), c->variant & 1 ? PECERT_DTYPE_I64 : PECERT_DTYPE_I32, 1, 0, out,
+                       {shape}, {1}};
+    pecert_t5_bucket_args a = {.struct_size = sizeof(a), .bidirectional = !(c->variant & 2), .num_buckets = 32,
+                               .max_distance = 128, .relative_positions = rel, .n = T5_N, .out = &t};
+
+    for (int64_t i = 0; i < T5_N; i++) {
+        rel[i] = i - 70000;
+    }
+    return f->plugin.desc->t5_bucket(f->instance, &a);
+}
+
+/* learned_lookup: a [1000, 300] table gathered at 1000 positions (i * 7
+ * mod 1000); variant 1 = PADDING_OFFSET with padding_idx 1 and -1s. */
+static pecert_status run_learned(const fast_handle *f, const table_case *c, void *out)
+{
+    static float table[1000 * 300];
+    static int64_t positions[1000];
+    pecert_tensor tt = matrix(table, PECERT_DTYPE_F32, 1000, 300);
+    pecert_tensor t = matrix(out, PECERT_DTYPE_F32, 1000, 300);
+    pecert_learned_args a = {.struct_size = sizeof(a), .convention = c->variant, .padding_idx = c->variant ? 1 : -1,
+                             .table = &tt, .positions = positions, .n = 1000, .out = &t};
+
+    for (int64_t i = 0; i < 1000 * 300; i++) {
+        table[i] = (float)i;
+    }
+    for (int64_t i = 0; i < 1000; i++) {
+        positions[i] = c->variant ? (i % 9 == 4 ? -1 : i * 7 % 990) : i * 7 % 1000;
+    }
+    return f->plugin.desc->learned_lookup(f->instance, &a);
+}
+
+/* txl_rel_shift of [100, 300, 10] scores; variant 1 = zero_triu. */
+static pecert_status run_rel_shift(const fast_handle *f, const table_case *c, void *out)
+{
+    static float x[100 * 300 * 10];
+    pecert_tensor tx = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, x, {100, 300, 10}, {3000, 10, 1}};
+    pecert_tensor t = tx;
+    pecert_txl_rel_shift_args a = {.struct_size = sizeof(a), .zero_triu = c->variant, .x = &tx, .out = &t};
+
+    t.data = out;
+    for (int64_t i = 0; i < 100 * 300 * 10; i++) {
+        x[i] = (float)i;
+    }
+    return f->plugin.desc->txl_rel_shift(f->instance, &a);
+}
+
+static const table_case cases[] = {
+    {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
+    {"learned_lookup padding offset", 1000 * 300 * 4, run_learned, 1, 1},
+    {"txl_rel_shift", 100 * 300 * 10 * 4, run_rel_shift, 0, 1},
+    {"txl_rel_shift zero_triu", 100 * 300 * 10 * 4, run_rel_shift, 1, 1},
+    {"sinusoidal interleaved f32", SIN_ROWS * SIN_DIM * 4, run_sinusoidal, PECERT_SINUSOIDAL_INTERLEAVED, 0},
+    {"sinusoidal concat f32", SIN_ROWS * SIN_DIM * 4, run_sinusoidal, PECERT_SINUSOIDAL_CONCAT, 0},
+    {"sinusoidal fairseq f32", SIN_ROWS * SIN_DIM * 4, run_sinusoidal, PECERT_SINUSOIDAL_FAIRSEQ, 0},
+    {"sinusoidal t2t f64", SIN_ROWS * SIN_DIM * 8, run_sinusoidal, 4 + 2, 0},
+    {"sinusoidal interleaved f64", SIN_ROWS * SIN_DIM * 8, run_sinusoidal, 4 + PECERT_SINUSOIDAL_INTERLEAVED, 0},
+    {"txl_pos_emb f32", 900 * 512 * 4, run_txl, 0, 0},
+    {"txl_pos_emb f64", 900 * 512 * 8, run_txl, 1, 0},
+    {"sincos_2d f32", 601 * 512 * 4, run_sincos2d, 0, 0},
+    {"sincos_2d f64", 601 * 512 * 8, run_sincos2d, 1, 0},
+    {"swin_index i32", 703 * 703 * 4, run_swin, 0, 1},
+    {"swin_index i64", 703 * 703 * 8, run_swin, 1, 1},
+    {"shaw_index i32", 500 * 700 * 4, run_shaw, 0, 1},
+    {"shaw_index i64", 500 * 700 * 8, run_shaw, 1, 1},
+    {"t5_bucket bidirectional i32", T5_N * 4, run_t5, 0, 1},
+    {"t5_bucket causal i64", T5_N * 8, run_t5, 3, 1},
+};
+
+START_TEST(every_isa_and_thread_count_gives_the_scalar_bits)
+{
+    const table_case *c = &cases[_i];
+    unsigned char *want = malloc(c->bytes);
+    unsigned char *got = malloc(c->bytes);
+    fast_handle f;
+
+    ck_assert(want != NULL && got != NULL);
+    ck_assert_msg(c->bytes >= ((size_t)1 << 20), "%s: too small to run threaded", c->name);
+    ck_assert_int_eq(fast_open(&f, "scalar"), PECERT_OK);
+    ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, 1), PECERT_OK);
+    ck_assert_msg(c->run(&f, c, want) == PECERT_OK, "%s: %s", c->name, f.plugin.desc->last_error(f.instance));
+    fast_close(&f);
+    if (c->exact) {
+        fast_handle ref;
+
+        builtin_open(&ref, "ref");
+        memset(got, 0xa5, c->bytes);
+        ck_assert_int_eq(c->run(&ref, c, got), PECERT_OK);
+        ck_assert_msg(memcmp(want, got, c->bytes) == 0, "%s: fast's values differ from ref's", c->name);
+        builtin_close(&ref);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(fast_isas); i++) {
+        if (fast_open(&f, fast_isas[i]) != PECERT_OK) {
+            fast_close(&f); /* this CPU lacks it */
+            continue;
+        }
+        for (int threads = 1; threads <= 3; threads++) {
+            memset(got, 0xa5, c->bytes);
+            ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, threads), PECERT_OK);
+            ck_assert_int_eq(c->run(&f, c, got), PECERT_OK);
+            ck_assert_msg(memcmp(want, got, c->bytes) == 0, "%s: PECERT_ISA=%s with %d threads changes bits",
+                          c->name, fast_isas[i], threads);
+        }
+        fast_close(&f);
+    }
+    free(want);
+    free(got);
+}
+END_TEST
+
+/* An output whose rows share elements (strides {1, 1}: element i + j) is
+ * written row after row on one thread, as ref writes it: the same last
+ * writes. 500 x 700 indices, large enough that a disjoint view would be
+ * threaded. */
+START_TEST(rows_that_share_elements_are_written_in_row_order)
+{
+    static int64_t q[500], k[700];
+    int32_t got[1199], want[1199];
+    fast_handle f, ref;
+
+    for (int64_t i = 0; i < 700; i++) {
+        k[i] = 5 * i;
+    }
+    for (int64_t i = 0; i < 500; i++) {
+        q[i] = 7 * i;
+    }
+    builtin_open(&ref, "ref");
+    ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
+    ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, 2), PECERT_OK);
+    for (int side = 0; side < 2; side++) {
+        const fast_handle *h = side ? &f : &ref;
+        pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_I32, 2, 0, side ? got : want, {500, 700}, {1, 1}};
+        pecert_shaw_index_args a = {.struct_size = sizeof(a), .max_relative_position = 300, .q_positions = q,
+                                    .n_q = 500, .k_positions = k, .n_k = 700, .out = &t};
+
+        ck_assert_msg(h->plugin.desc->shaw_index(h->instance, &a) == PECERT_OK, "%s",
+                      h->plugin.desc->last_error(h->instance));
+    }
+    ck_assert_msg(memcmp(got, want, sizeof(got)) == 0, "fast's last writes differ from ref's");
+    fast_close(&f);
+    builtin_close(&ref);
+}
+END_TEST
+
+/* Distances to try for one config: every r in [-3000, 3000], and r = +-(e +
+ * d) for d in -2..2 around e = 2^k and 3 * 2^k up to 2^52 (bucket edges
+ * of large max_distance fall between them; the dense range holds the
+ * edges of small ones). */
+static int64_t t5_distances(int64_t *out)
+{
+    int64_t n = 0;
+
+    for (int64_t r = -3000; r <= 3000; r++) {
+        out[n++] = r;
+    }
+    for (int k = 11; k <= 51; k++) {
+        for (int64_t m = 1; m <= 3; m += 2) {
+            for (int64_t d = -2; d <= 2; d++) {
+                out[n++] = m * ((int64_t)1 << k) + d;
+                out[n++] = -(m * ((int64_t)1 << k) + d);
+            }
+        }
+    }
+    return n;
+}
+
+static void t5_call(const fast_handle *f, const pecert_t5_bucket_args *base, const int64_t *rel, int64_t n,
+                    int64_t *out)
+{
+    pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_I64, 1, 0, out, {n}, {1}};
+    pecert_t5_bucket_args a = *base;
+
+    a.relative_positions = rel;
+    a.n = n;
+    a.out = &t;
+    ck_assert_msg(f->plugin.desc->t5_bucket(f->instance, &a) == PECERT_OK, "%s",
+                  f->plugin.desc->last_error(f->instance));
+}
+
+START_TEST(t5_threshold_rows_are_the_bucket_function)
+{
+    static const int32_t buckets[] = {4, 6, 32, 64, 128};
+    static const int64_t distances[] = {128, 1000, 100000, (int64_t)1 << 40};
+    int64_t *rel = malloc(8000 * sizeof(int64_t));
+    int64_t *fast_rows = malloc(8000 * sizeof(int64_t));
+    int64_t *fast_short = malloc(8000 * sizeof(int64_t));
+    int64_t *oracle = malloc(8000 * sizeof(int64_t));
+    int64_t n = t5_distances(rel);
+    fast_handle f, ref;
+
+    ck_assert(n >= 4096 && n <= 8000);
+    ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
+    builtin_open(&ref, "ref");
+    for (int dir = 0; dir < 2; dir++) {
+        for (size_t b = 0; b < ARRAY_LEN(buckets); b++) {
+            for (size_t m = 0; m < ARRAY_LEN(distances); m++) {
+                pecert_t5_bucket_args a = {.struct_size = sizeof(a), .bidirectional = dir,
+                                           .num_buckets = buckets[b], .max_distance = distances[m]};
+
+                if (a.max_distance <= (dir ? buckets[b] / 4 : buckets[b] / 2)) {
+                    continue;
+                }
+                t5_call(&f, &a, rel, n, fast_rows);
+                for (int64_t i = 0; i < n; i += 1000) {
+                    t5_call(&f, &a, rel + i, n - i < 1000 ? n - i : 1000, fast_short + i);
+                }
+                t5_call(&ref, &a, rel, n, oracle);
+                for (int64_t i = 0; i < n; i++) {
+                    ck_assert_msg(fast_rows[i] == fast_short[i] && fast_rows[i] == oracle[i],
+                                  "%d buckets, max_distance %lld, %s: r = %lld gives %lld (rows), %lld (one by "
+                                  "one), %lld (ref)",
+                                  buckets[b], (long long)distances[m], dir ? "bidirectional" : "causal",
+                                  (long long)rel[i], (long long)fast_rows[i], (long long)fast_short[i],
+                                  (long long)oracle[i]);
+                }
+            }
+        }
+    }
+    builtin_close(&ref);
+    fast_close(&f);
+    free(rel);
+    free(fast_rows);
+    free(fast_short);
+    free(oracle);
+}
+END_TEST
+
+Suite *make_fast_tables_suite(void)
+{
+    TCase *core = TEST_TCASE("core", 120, t5_threshold_rows_are_the_bucket_function,
+                             rows_that_share_elements_are_written_in_row_order);
+
+    tcase_add_loop_test(core, every_isa_and_thread_count_gives_the_scalar_bits, 0, (int)ARRAY_LEN(cases));
+    return test_suite_of("fast_tables", core, NULL);
+}
