@@ -7,8 +7,9 @@
  *     sinusoidal (every variant, f32 and f64, positions past 2^36 rad
  *     where the far reduction takes over, FAIRSEQ's padding rows),
  *     txl_pos_emb (clamped), sincos_2d (class token), swin_index,
- *     shaw_index and t5_bucket (i32 and i64), learned_lookup and
- *     txl_rel_shift, each large enough to run threaded;
+ *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
+ *     txl_rel_shift, pos_interpolate and peg_apply (a transposed output
+ *     too), each large enough to run threaded;
  *   - an output whose rows share elements is written in row order, as
  *     ref writes it;
  *   - T5's threshold rows (calls of >= 4096 distances) give the bucket
@@ -163,7 +164,60 @@ static pecert_status run_rel_shift(const fast_handle *f, const table_case *c, vo
     return f->plugin.desc->txl_rel_shift(f->instance, &a);
 }
 
+/* pos_interpolate: a 20 x 20 grid of 300 channels and a class row to 40 x
+ * 36; variant 0 bicubic, 1 bilinear with antialias (downsampling to 9 x 7
+ * of the same bytes is too small to thread: upsampled both). */
+static pecert_status run_posinterp(const fast_handle *f, const table_case *c, void *out)
+{
+    static float table[(1 + 20 * 20) * 300];
+    pecert_tensor tt = matrix(table, PECERT_DTYPE_F32, 1 + 20 * 20, 300);
+    pecert_tensor t = matrix(out, PECERT_DTYPE_F32, 1 + 40 * 36, 300);
+    pecert_posinterp_args a = {.struct_size = sizeof(a), .mode = c->variant ? PECERT_POSINTERP_BILINEAR
+                                                                              : PECERT_POSINTERP_BICUBIC,
+                               .antialias = c->variant, .prefix_tokens = 1, .merge_size = 1, .grid_h = 20,
+                               .grid_w = 20, .out_h = 40, .out_w = 36, .table = &tt, .out = &t};
+    uint64_t state = 5;
+
+    for (size_t i = 0; i < ARRAY_LEN(table); i++) {
+        table[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    return f->plugin.desc->pos_interpolate(f->instance, &a);
+}
+
+/* peg_apply: a 5 x 5 filter over a 40 x 40 grid of 200 channels (past a
+ * 128-channel block) and a class row; variant 1 writes a strided out. */
+static pecert_status run_peg(const fast_handle *f, const table_case *c, void *out)
+{
+    static float x[(1 + 1600) * 200], w[200 * 25], b[200];
+    int64_t wshape[3] = {200, 5, 5};
+    pecert_tensor tx = matrix(x, PECERT_DTYPE_F32, 1 + 1600, 200);
+    pecert_tensor tw = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, w, {wshape[0], wshape[1], wshape[2]},
+                        {25, 5, 1}};
+    pecert_tensor tb = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 1, 0, b, {200}, {1}};
+    pecert_tensor t = c->variant ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out, {1601, 200},
+                                                   {1, 1601}}
+                                 : matrix(out, PECERT_DTYPE_F32, 1601, 200);
+    pecert_peg_args a = {.struct_size = sizeof(a), .prefix_tokens = 1, .grid_h = 40, .grid_w = 40, .kernel = 5,
+                         .x = &tx, .weight = &tw, .bias = &tb, .out = &t};
+    uint64_t state = 9;
+
+    for (size_t i = 0; i < ARRAY_LEN(x); i++) {
+        x[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(w); i++) {
+        w[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(b); i++) {
+        b[i] = (float)i;
+    }
+    return f->plugin.desc->peg_apply(f->instance, &a);
+}
+
 static const table_case cases[] = {
+    {"pos_interpolate bicubic", (1 + 40 * 36) * 300 * 4, run_posinterp, 0, 0},
+    {"pos_interpolate bilinear antialias", (1 + 40 * 36) * 300 * 4, run_posinterp, 1, 0},
+    {"peg_apply 5 x 5", 1601 * 200 * 4, run_peg, 0, 0},
+    {"peg_apply 5 x 5, transposed out", 1601 * 200 * 4, run_peg, 1, 0},
     {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
     {"learned_lookup padding offset", 1000 * 300 * 4, run_learned, 1, 1},
     {"txl_rel_shift", 100 * 300 * 10 * 4, run_rel_shift, 0, 1},

@@ -220,6 +220,11 @@ typedef void (*pecert__fast_t5_row_fn)(void *out, int wide, const int64_t *rel, 
 typedef void (*pecert__fast_narrow_row_fn)(float *out, const double *a, int64_t n);
 typedef void (*pecert__fast_interleave_row_fn)(float *out, const double *a, const double *b, int64_t n);
 
+/* Weighted sums of the filtering ops (scalar/taps.c). */
+typedef void (*pecert__fast_axpy_row_fn)(float *acc, float w, const float *x, int64_t n);
+typedef void (*pecert__fast_peg_cell_fn)(float *out, const float *const *src, const float *const *w, int32_t taps,
+                                         const float *bias, const float *centre, int64_t begin, int64_t end);
+
 /* A kernel table: one per ISA, chosen once per instance (dispatch.c). */
 typedef struct pecert__fast_kernels {
     pecert__fast_isa isa;
@@ -260,6 +265,8 @@ typedef struct pecert__fast_kernels {
     pecert__fast_interleave_row_fn interleave_row_stream;
     void (*copy_row_stream)(float *out, const float *a, int64_t n);
     size_t stream_align;                /* bytes a streamed row start needs */
+    pecert__fast_axpy_row_fn axpy_row;
+    pecert__fast_peg_cell_fn peg_cell;
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -615,6 +622,14 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_narrow_row_stream_##suffix(float *out, const double *a, int64_t n);             \
     void pecert__fast_interleave_row_stream_##suffix(float *out, const double *a, const double *b, int64_t n); \
     void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n)
+#define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
+    void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
+    void pecert__fast_peg_cell_##suffix(float *out, const float *const *src, const float *const *w,  \
+                                        int32_t taps, const float *bias, const float *centre,        \
+                                        int64_t begin, int64_t end)
+PECERT__FAST_DECLARE_TAPS(scalar);
+PECERT__FAST_DECLARE_TAPS(avx2);
+PECERT__FAST_DECLARE_TAPS(avx512);
 PECERT__FAST_DECLARE_STREAM(avx2);
 PECERT__FAST_DECLARE_STREAM(avx512);
 PECERT__FAST_DECLARE_NARROW(scalar);

@@ -4,10 +4,11 @@
  * zero padded, with bias, added to its input.
  *
  * The kernel is re-laid once per call as [k * k, C] (tap-major), so that a
- * patch's output is a sum of whole C-wide rows: for each tap inside the
- * grid, acc += w[tap] * x[neighbour] as one `omp simd` loop over the
- * channels, in float32; then out = x + (acc + bias). Taps outside the grid
- * read zeros and are skipped. Threads split the grid rows; a patch's
+ * patch's output is a sum of whole C-wide rows: the taps inside the grid,
+ * in kernel order, acc += w[tap] * x[neighbour] in float32 per channel,
+ * then out = x + (acc + bias), by the ISA's peg_cell (scalar/taps.c: the
+ * channels in blocks held in registers across the taps). Taps outside
+ * the grid read zeros and are skipped. Threads split the grid rows; a patch's
  * arithmetic is the same whatever the split. Strided inputs are packed
  * once per call.
  */
@@ -74,8 +75,9 @@ typedef struct peg_plan {
     const float *x;  /* [rows, C], packed */
     float *x_owned;  /* x when the view was strided */
     float *taps;     /* [k * k, C]: the kernel tap-major, then the bias row */
-    float *scratch;  /* per thread: one C-wide accumulator */
+    float *scratch;  /* per thread: one C-wide row, then the taps' pointers */
     size_t acc_floats;
+    const pecert__fast_kernels *kernels;
 } peg_plan;
 
 static int plan_inputs(peg_plan *pl)
@@ -113,7 +115,7 @@ static int plan_inputs(peg_plan *pl)
 
 /* ---- the convolution -------------------------------------------------------------- */
 
-static void store_row(const pecert_tensor *out, int64_t row, const float *v, int64_t c)
+static void store_prefix(const pecert_tensor *out, int64_t row, const float *v, int64_t c)
 {
     float *dst = (float *)out->data + row * out->strides[0];
     for (int64_t ch = 0; ch < c; ch++) {
@@ -121,11 +123,19 @@ static void store_row(const pecert_tensor *out, int64_t row, const float *v, int
     }
 }
 
-static void patch(const peg_plan *pl, int64_t y, int64_t x, float *acc)
+/* Channels per pass over a grid row: the block's kernel taps stay in L1
+ * while the row's cells are computed, and each source row is read from
+ * L1 by the three (k) cells that use it. */
+#define CHANNEL_BLOCK 128
+
+/* The taps of patch (y, x) inside the grid, in kernel order: their source
+ * rows and kernel rows; returns how many. */
+static int32_t patch_taps(const peg_plan *pl, int64_t y, int64_t x, const float **src, const float **w)
 {
     const pecert_peg_args *a = pl->a;
     int64_t c = pl->channels, k = a->kernel, r = k / 2;
-    memset(acc, 0, (size_t)c * sizeof(float));
+    int32_t taps = 0;
+
     for (int64_t i = 0; i < k; i++) {
         int64_t sy = y + i - r;
         if (sy < 0 || sy >= a->grid_h) {
@@ -136,19 +146,43 @@ static void patch(const peg_plan *pl, int64_t y, int64_t x, float *acc)
             if (sx < 0 || sx >= a->grid_w) {
                 continue;
             }
-            const float *w = pl->taps + (i * k + j) * c;
-            const float *src = pl->x + (a->prefix_tokens + sy * a->grid_w + sx) * c;
-#pragma omp simd
-            for (int64_t ch = 0; ch < c; ch++) {
-                acc[ch] += w[ch] * src[ch];
-            }
+            w[taps] = pl->taps + (i * k + j) * c;
+            src[taps] = pl->x + (a->prefix_tokens + sy * a->grid_w + sx) * c;
+            taps++;
         }
     }
-    const float *bias = pl->taps + k * k * c;
-    const float *centre = pl->x + (a->prefix_tokens + y * a->grid_w + x) * c;
-#pragma omp simd
-    for (int64_t ch = 0; ch < c; ch++) {
-        acc[ch] = centre[ch] + (acc[ch] + bias[ch]);
+    return taps;
+}
+
+/* Grid row y: every cell's taps, then the channels block by block, each
+ * block across the row's cells (peg_cell's arithmetic per channel does
+ * not depend on the blocks). */
+static void grid_row(const peg_plan *pl, int64_t y, float *acc, const float **ptrs, int32_t *taps)
+{
+    const pecert_peg_args *a = pl->a;
+    int64_t c = pl->channels, kk = a->kernel * a->kernel;
+    int direct = a->out->strides[1] == 1;
+
+    for (int64_t x = 0; x < a->grid_w; x++) {
+        taps[x] = patch_taps(pl, y, x, ptrs + 2 * kk * x, ptrs + 2 * kk * x + kk);
+    }
+    for (int64_t c0 = 0; c0 < c; c0 += CHANNEL_BLOCK) {
+        int64_t c1 = c - c0 < CHANNEL_BLOCK ? c : c0 + CHANNEL_BLOCK;
+
+        for (int64_t x = 0; x < a->grid_w; x++) {
+            int64_t row = a->prefix_tokens + y * a->grid_w + x;
+            float *out = direct ? (float *)a->out->data + row * a->out->strides[0] : acc;
+
+            pl->kernels->peg_cell(out, ptrs + 2 * kk * x, ptrs + 2 * kk * x + kk, taps[x], pl->taps + kk * c,
+                                  pl->x + row * c, c0, c1);
+            if (!direct) {
+                float *dst = (float *)a->out->data + row * a->out->strides[0];
+
+                for (int64_t ch = c0; ch < c1; ch++) {
+                    dst[ch * a->out->strides[1]] = acc[ch];
+                }
+            }
+        }
     }
 }
 
@@ -157,13 +191,12 @@ static void peg_share(void *context, int ith, int nth)
     const peg_plan *pl = context;
     const pecert_peg_args *a = pl->a;
     float *acc = pl->scratch + (size_t)ith * pl->acc_floats;
+    const float **ptrs = (const float **)(void *)(acc + ((size_t)pl->channels + 15) / 16 * 16);
+    int32_t *taps = (int32_t *)(void *)(ptrs + 2 * a->kernel * a->kernel * a->grid_w);
     int64_t first, end;
     pecert__fast_share(a->grid_h, ith, nth, &first, &end);
     for (int64_t y = first; y < end; y++) {
-        for (int64_t x = 0; x < a->grid_w; x++) {
-            patch(pl, y, x, acc);
-            store_row(a->out, a->prefix_tokens + y * a->grid_w + x, acc, pl->channels);
-        }
+        grid_row(pl, y, acc, ptrs, taps);
     }
 }
 
@@ -184,7 +217,12 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
     size_t work = (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) *
                   (size_t)(args->kernel * args->kernel);
     int threads = pecert__fast_threads(&call, work, args->grid_h);
-    pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16;
+    pl.kernels = call.instance->kernels;
+    /* Per thread: a C-wide row, then a grid row's 2 k^2 tap pointers per
+     * cell (sources, weights) and tap counts. */
+    pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16 +
+                    ((size_t)(2 * args->kernel * args->kernel * args->grid_w) * sizeof(float *) +
+                     (size_t)args->grid_w * sizeof(int32_t) + 63) / 64 * 16;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.acc_floats * sizeof(float));
     if (pl.scratch == NULL || !plan_inputs(&pl)) {
         free(pl.taps);
@@ -192,7 +230,7 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
     }
     for (int64_t r = 0; r < args->prefix_tokens; r++) {
-        store_row(args->out, r, pl.x + r * pl.channels, pl.channels);
+        store_prefix(args->out, r, pl.x + r * pl.channels, pl.channels);
     }
     pecert__fast_run(threads, peg_share, &pl);
     free(pl.taps);

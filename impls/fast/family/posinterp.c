@@ -5,12 +5,13 @@
  * Each axis' taps are planned once per call: for every output index a
  * fixed number of (source index, float weight) pairs, the weights
  * computed in double from plugin.h's coordinate and kernels and rounded
- * once. An output cell is then a weighted sum of whole table rows: the
- * row pass accumulates the column taps of each tap row into a float
- * scratch row and adds it in with the row weight, both as contiguous
- * `omp simd` loops over the D channels, so the work is D-wide vectors
- * whatever the grid. Cells are split over threads by output row; each
- * cell's arithmetic is the same whatever the split.
+ * once. An output cell is then a weighted sum of whole table rows: every
+ * source row is first resized across (its column taps summed in float,
+ * once per output column, not once per output cell), and a cell adds the
+ * rows of its row taps with their weights, both by the ISA's axpy_row
+ * (scalar/taps.c) over the D channels. The operations of a cell and their
+ * order are those of summing its taps directly. Rows and cells are split
+ * over threads; each value's arithmetic is the same whatever the split.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -32,8 +33,10 @@ typedef struct plan {
     const pecert_posinterp_args *a;
     taps ty;
     taps tx;
-    float *rows; /* per thread: an accumulator and a row of D floats each */
+    float *rows; /* per thread: an accumulator of D floats                */
     size_t row_floats;
+    float *across; /* [grid_h, out_w, D]: each source row resized across  */
+    const pecert__fast_kernels *kernels;
 } plan;
 
 /* ---- argument checks -------------------------------------------------------- */
@@ -210,13 +213,54 @@ static const float *table_row(const pecert_posinterp_args *a, int64_t row)
     return (const float *)a->table->data + row * a->table->strides[0];
 }
 
-/* One output cell: sum over row taps p of w_p * (sum over column taps q
- * of w_q * table[p, q]), in float, into acc (D floats). */
-static void cell(const plan *pl, int64_t y, int64_t x, float *acc, float *across)
+/* Source row sr resized across to every output column: the column taps
+ * q of x summed in order, w_q * table[sr, q], from zero. */
+static void across_row(const plan *pl, int64_t sr)
 {
     const pecert_posinterp_args *a = pl->a;
     int64_t dim = a->table->shape[1];
     int64_t sd = a->table->strides[1];
+    int64_t base = a->prefix_tokens + sr * a->grid_w;
+
+    for (int64_t x = 0; x < a->out_w; x++) {
+        float *h = pl->across + (sr * a->out_w + x) * dim;
+
+        memset(h, 0, (size_t)dim * sizeof(float));
+        for (int64_t q = 0; q < pl->tx.width; q++) {
+            float wx = pl->tx.weight[x * pl->tx.width + q];
+            const float *src = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
+
+            if (sd == 1) {
+                pl->kernels->axpy_row(h, wx, src, dim);
+            } else {
+                for (int64_t d = 0; d < dim; d++) {
+                    h[d] += wx * src[d * sd];
+                }
+            }
+        }
+    }
+}
+
+static void across_share(void *context, int ith, int nth)
+{
+    const plan *pl = context;
+    int64_t first;
+    int64_t end;
+
+    pecert__fast_share(pl->a->grid_h, ith, nth, &first, &end);
+    for (int64_t sr = first; sr < end; sr++) {
+        across_row(pl, sr);
+    }
+}
+
+/* One output cell: sum over row taps p of w_p * (the source row resized
+ * across at x), in float, from zero, into acc (D floats). The same
+ * operations in the same order as a cell computed alone: the separable
+ * form only stops recomputing a row's horizontal pass for every y. */
+static void cell(const plan *pl, int64_t y, int64_t x, float *acc)
+{
+    const pecert_posinterp_args *a = pl->a;
+    int64_t dim = a->table->shape[1];
 
     memset(acc, 0, (size_t)dim * sizeof(float));
     for (int64_t p = 0; p < pl->ty.width; p++) {
@@ -224,26 +268,7 @@ static void cell(const plan *pl, int64_t y, int64_t x, float *acc, float *across
         if (wy == 0.0f) {
             continue;
         }
-        int64_t base = a->prefix_tokens + pl->ty.index[y * pl->ty.width + p] * a->grid_w;
-        memset(across, 0, (size_t)dim * sizeof(float));
-        for (int64_t q = 0; q < pl->tx.width; q++) {
-            float wx = pl->tx.weight[x * pl->tx.width + q];
-            const float *src = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
-            if (sd == 1) {
-#pragma omp simd
-                for (int64_t d = 0; d < dim; d++) {
-                    across[d] += wx * src[d];
-                }
-            } else {
-                for (int64_t d = 0; d < dim; d++) {
-                    across[d] += wx * src[d * sd];
-                }
-            }
-        }
-#pragma omp simd
-        for (int64_t d = 0; d < dim; d++) {
-            acc[d] += wy * across[d];
-        }
+        pl->kernels->axpy_row(acc, wy, pl->across + (pl->ty.index[y * pl->ty.width + p] * a->out_w + x) * dim, dim);
     }
 }
 
@@ -262,7 +287,7 @@ static void resize_share(void *context, int ith, int nth)
     const plan *pl = context;
     const pecert_posinterp_args *a = pl->a;
     float *acc = pl->rows + (size_t)ith * pl->row_floats;
-    float *across = acc + pl->row_floats / 2;
+    int direct = a->out->strides[1] == 1;
     int64_t m = a->merge_size;
     int64_t first;
     int64_t end;
@@ -270,14 +295,21 @@ static void resize_share(void *context, int ith, int nth)
     pecert__fast_share(a->out_h, ith, nth, &first, &end);
     for (int64_t y = first; y < end; y++) {
         for (int64_t x = 0; x < a->out_w; x++) {
-            cell(pl, y, x, acc, across);
-            store_row(a, a->prefix_tokens + ((y / m) * (a->out_w / m) + x / m) * m * m + (y % m) * m + x % m, acc);
+            int64_t row = a->prefix_tokens + ((y / m) * (a->out_w / m) + x / m) * m * m + (y % m) * m + x % m;
+
+            if (direct) {
+                cell(pl, y, x, (float *)a->out->data + row * a->out->strides[0]);
+            } else {
+                cell(pl, y, x, acc);
+                store_row(a, row, acc);
+            }
         }
     }
 }
 
 static void free_plan(plan *pl)
 {
+    free(pl->across);
     free(pl->ty.index);
     free(pl->ty.weight);
     free(pl->tx.index);
@@ -302,9 +334,14 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
     int64_t dim = args->table->shape[1];
     size_t bytes = (size_t)(args->prefix_tokens + args->out_h * args->out_w) * (size_t)dim * sizeof(float);
     int threads = pecert__fast_threads(&call, bytes, args->out_h);
-    pl.row_floats = 2 * (((size_t)dim + 15) / 16 * 16);
+    pl.kernels = call.instance->kernels;
+    pl.row_floats = ((size_t)dim + 15) / 16 * 16;
     pl.rows = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
-    if (pl.rows == NULL || !plan_axis(args, args->grid_h, args->out_h, args->scale_h, &pl.ty) ||
+    /* grid_h * out_w * D <= 4096 * 2^20 * 2^16 passes size_t: refused as memory. */
+    if ((double)args->grid_h * (double)args->out_w * (double)dim * sizeof(float) < 0x1p62) {
+        pl.across = malloc((size_t)(args->grid_h * args->out_w * dim) * sizeof(float));
+    }
+    if (pl.rows == NULL || pl.across == NULL || !plan_axis(args, args->grid_h, args->out_h, args->scale_h, &pl.ty) ||
         !plan_axis(args, args->grid_w, args->out_w, args->scale_w, &pl.tx)) {
         free_plan(&pl);
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
@@ -315,6 +352,9 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
             dst[d * args->out->strides[1]] = table_row(args, r)[d * args->table->strides[1]];
         }
     }
+    pecert__fast_run(pecert__fast_threads(&call, (size_t)(args->grid_h * args->out_w * dim) * sizeof(float),
+                                          args->grid_h),
+                     across_share, &pl);
     pecert__fast_run(threads, resize_share, &pl);
     free_plan(&pl);
     return PECERT_OK;
