@@ -42,9 +42,17 @@ typedef struct family_call {
         pecert_peg_args peg;
         pecert_posinterp_args posinterp;
         pecert_cope_args cope;
+        pecert_mrope_index_args mrope_index;
+        pecert_rope2d_index_args rope2d_index;
+        pecert_alibi_slopes_args alibi_slopes;
+        struct {
+            pecert_rope_config config;
+            double inv_freq[64];
+            double scaling;
+        } rope_freqs;
     } args;
     pecert_tensor views[8];
-    void *owned[12];
+    void *owned[16];
     int n_owned;
     double read_bytes;
     double written_bytes;
@@ -54,6 +62,7 @@ typedef struct family_case {
     const char *op;
     const char *shape;
     int memory_bound;
+    int tiny;            /* a few hundred bytes out: timed, no limit        */
     int (*prepare)(family_call *c);
     pecert_status (*run)(const pecert_plugin *d, void *instance, family_call *c);
     int (*has)(const pecert_plugin *d); /* the descriptor has the op, non-NULL */
@@ -81,6 +90,20 @@ FAMILY_OP(txl_pos_emb, txl_emb)
 FAMILY_OP(peg_apply, peg)
 FAMILY_OP(pos_interpolate, posinterp)
 FAMILY_OP(cope_logits, cope)
+FAMILY_OP(mrope_index, mrope_index)
+FAMILY_OP(rope2d_index, rope2d_index)
+FAMILY_OP(alibi_slopes, alibi_slopes)
+
+static pecert_status run_rope_freqs(const pecert_plugin *d, void *instance, family_call *c)
+{
+    return d->rope_freqs(instance, c->args.rope_freqs.inv_freq, &c->args.rope_freqs.scaling,
+                         &c->args.rope_freqs.config, 0);
+}
+
+static int has_rope_freqs(const pecert_plugin *d)
+{
+    return d->rope_freqs != NULL;
+}
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -367,7 +390,97 @@ static int prepare_cope(family_call *c)
 }
 
 
-#define CASE(op, shape, memory_bound, prepare) {#op, shape, memory_bound, prepare, run_##op, has_##op}
+/* Qwen2-VL's M-RoPE position ids of 4 prompts of 16384 tokens, each 100
+ * text tokens, an image of 64 x 64 patches merged 2 x 2 (1024 tokens), then
+ * text: [3, 4, 16384] i64 and the deltas. */
+#define MROPE_SEQ 16384
+static int prepare_mrope_index(family_call *c)
+{
+    static const int64_t image = 151655, start = 151652;
+    int64_t shape[3] = {3, 4, MROPE_SEQ}, dshape[1] = {4};
+    int64_t *ids = own(c, 4 * MROPE_SEQ * sizeof(int64_t));
+    int64_t *grid = own(c, 4 * 3 * sizeof(int64_t));
+    int64_t *pos = own(c, 3 * 4 * MROPE_SEQ * sizeof(int64_t));
+    int64_t *deltas = own(c, 4 * sizeof(int64_t));
+
+    if (ids == NULL || grid == NULL || pos == NULL || deltas == NULL) {
+        return -1;
+    }
+    for (int64_t b = 0; b < 4; b++) {
+        for (int64_t t = 0; t < MROPE_SEQ; t++) {
+            ids[b * MROPE_SEQ + t] = t == 100 ? start : (t > 100 && t <= 1124 ? image : 1000 + t % 5000);
+        }
+        grid[3 * b] = 1;
+        grid[3 * b + 1] = grid[3 * b + 2] = 64;
+    }
+    c->args.mrope_index = (pecert_mrope_index_args){.struct_size = sizeof(pecert_mrope_index_args),
+                                                    .spatial_merge_size = 2, .image_token_id = image,
+                                                    .video_token_id = image + 1, .vision_start_token_id = start,
+                                                    .batch = 4, .seq_len = MROPE_SEQ, .input_ids = ids,
+                                                    .image_grid_thw = grid, .n_images = 4,
+                                                    .out_position_ids = view(c, 0, pos, PECERT_DTYPE_I64, 3, shape),
+                                                    .out_deltas = view(c, 1, deltas, PECERT_DTYPE_I64, 1, dshape)};
+    c->read_bytes = 4.0 * MROPE_SEQ * sizeof(int64_t);
+    c->written_bytes = 3.0 * 4 * MROPE_SEQ * sizeof(int64_t);
+    return 0;
+}
+
+/* Qwen2-VL's vision positions of a 256 x 256 patch image in 2 x 2 merge
+ * windows: [2, 65536] i64. */
+static int prepare_rope2d_index(family_call *c)
+{
+    int64_t shape[2] = {2, 256 * 256};
+    int64_t *grid = own(c, 3 * sizeof(int64_t));
+    int64_t *pos = own(c, 2 * 256 * 256 * sizeof(int64_t));
+
+    if (grid == NULL || pos == NULL) {
+        return -1;
+    }
+    grid[0] = 1;
+    grid[1] = grid[2] = 256;
+    c->args.rope2d_index = (pecert_rope2d_index_args){.struct_size = sizeof(pecert_rope2d_index_args),
+                                                      .scheme = PECERT_ROPE2D_MERGE_WINDOWS, .spatial_merge_size = 2,
+                                                      .grid_thw = grid, .n_images = 1,
+                                                      .out_positions = view(c, 0, pos, PECERT_DTYPE_I64, 2, shape)};
+    c->written_bytes = 2.0 * 256 * 256 * sizeof(int64_t);
+    return 0;
+}
+
+/* The slopes of 64 heads, f64. */
+static int prepare_alibi_slopes(family_call *c)
+{
+    int64_t shape[1] = {64};
+    double *out = own(c, 64 * sizeof(double));
+
+    if (out == NULL) {
+        return -1;
+    }
+    c->args.alibi_slopes = (pecert_alibi_slopes_args){.struct_size = sizeof(pecert_alibi_slopes_args),
+                                                      .num_heads = 64, .max_bias = 8.0,
+                                                      .out = view(c, 0, out, PECERT_DTYPE_F64, 1, shape)};
+    c->written_bytes = 64.0 * sizeof(double);
+    return 0;
+}
+
+/* Llama 3.1's frequencies: llama3 scaling, head_dim 128. */
+static int prepare_rope_freqs(family_call *c)
+{
+    c->args.rope_freqs.config = (pecert_rope_config){.struct_size = sizeof(pecert_rope_config),
+                                                     .rope_type = PECERT_ROPE_LLAMA3, .head_dim = 128,
+                                                     .rotary_dim = 128, .rope_theta = 500000.0, .factor = 8.0,
+                                                     .max_position_embeddings = 131072,
+                                                     .original_max_position_embeddings = 8192,
+                                                     .present = PECERT_ROPE_HAS_FACTOR |
+                                                                PECERT_ROPE_HAS_ORIGINAL_MAX_POS |
+                                                                PECERT_ROPE_HAS_LOW_FREQ_FACTOR |
+                                                                PECERT_ROPE_HAS_HIGH_FREQ_FACTOR,
+                                                     .low_freq_factor = 1.0, .high_freq_factor = 4.0};
+    c->written_bytes = 64.0 * sizeof(double);
+    return 0;
+}
+
+#define CASE(op, shape, memory_bound, prepare) {#op, shape, memory_bound, 0, prepare, run_##op, has_##op}
+#define TINY(op, shape, prepare) {#op, shape, 0, 1, prepare, run_##op, has_##op}
 
 static const family_case cases[] = {
     CASE(t5_bucket, "[2048 x 2048] i64 -> i32, 32 buckets", 1, prepare_t5),
@@ -381,6 +494,10 @@ static const family_case cases[] = {
     CASE(peg_apply, "[4097, 768] f32, 3 x 3", 1, prepare_peg),
     CASE(pos_interpolate, "16x16 -> 64x64, 1024 f32, bicubic", 1, prepare_posinterp),
     CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
+    CASE(mrope_index, "[3, 4, 16384] i64, an image per prompt", 0, prepare_mrope_index),
+    CASE(rope2d_index, "[2, 65536] i64, 2 x 2 windows", 0, prepare_rope2d_index),
+    TINY(alibi_slopes, "64 heads, f64", prepare_alibi_slopes),
+    TINY(rope_freqs, "llama3, head_dim 128", prepare_rope_freqs),
 };
 
 /* ---- measuring ------------------------------------------------------------ */
@@ -434,8 +551,13 @@ static void emit_row(cJSON *rows, const family_row *r, family_tally *tally)
     double pct = r->limit_gbps > 0 ? 100.0 * gbps / r->limit_gbps : 0.0;
     cJSON *o = cJSON_CreateObject();
 
-    printf("  %-15s %-5s thr=%d  median %10.3f ms  %7.2f GB/s", r->fc->op, r->impl, r->threads,
-           r->stats.median * 1e3, gbps);
+    if (r->stats.median < 1e-3) {
+        printf("  %-15s %-5s thr=%d  median %10.3f us  %7.2f GB/s", r->fc->op, r->impl, r->threads,
+               r->stats.median * 1e6, gbps);
+    } else {
+        printf("  %-15s %-5s thr=%d  median %10.3f ms  %7.2f GB/s", r->fc->op, r->impl, r->threads,
+               r->stats.median * 1e3, gbps);
+    }
     if (r->limit_gbps > 0) {
         printf("  %5.1f%% of %s", pct, r->probe);
     }
@@ -508,6 +630,7 @@ static void measure_subject(cJSON *rows, const family_case *fc, family_call *cal
     if (bench_subject_threads(subject, threads) != 0) {
         return;
     }
+    n_probes = fc->tiny ? 0 : n_probes; /* a call's cost, not bytes: no yardstick */
     memset(members, 0, sizeof(members));
     members[0] = (bench_member){.fn = family_run_once, .context = &once};
     for (int i = 0; i < n_probes; i++) {
@@ -553,7 +676,7 @@ int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline,
         /* The probes copy random floats: this host writes zero lines
          * faster than any data (impls/fast/README.md, ALiBi). */
         if (fc->prepare(&call) != 0 ||
-            (src = random_f32(&call, (size_t)call.written_bytes / sizeof(float), 41)) == NULL ||
+            (src = random_f32(&call, (size_t)call.written_bytes / sizeof(float) + 16, 41)) == NULL ||
             (dst = own(&call, (size_t)call.written_bytes)) == NULL) {
             printf("  %-15s no memory for its buffers\n", fc->op);
             release(&call);

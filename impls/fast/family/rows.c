@@ -1,8 +1,10 @@
 /*
- * rows.c - the ops that write a table row by row (sinusoidal, sincos_2d,
- * txl_pos_emb): their rows split over the instance's threads, each thread
- * with scratch of its own; the store of one row; the sin/cos of one row's
- * angles.
+ * rows.c - the family ops that write their output row by row (the tables:
+ * sinusoidal, sincos_2d, txl_pos_emb; the indices: swin, shaw, t5; the
+ * copies: learned_lookup, txl_rel_shift): their rows split over the
+ * instance's threads, each thread with scratch of its own, large outputs
+ * streamed; the f32 stores of a row; a table's frequencies and rows
+ * (table.c's), and the sin/cos of one row's angles.
  *
  * A row's values do not depend on the thread that computes it, so the
  * thread count never changes a bit (fast.h).
@@ -60,10 +62,9 @@ void *pecert__fast_fam_row_memory(const pecert__fast_call *call, const pecert_te
 static void run_share(void *context, int ith, int nth)
 {
     const pecert__fast_row_job *job = context;
+    unsigned char *scratch = job->scratch + (size_t)ith * job->scratch_len;
     int64_t begin;
     int64_t end;
-
-    unsigned char *scratch = job->scratch + (size_t)ith * job->scratch_len;
 
     pecert__fast_share(job->rows, ith, nth, &begin, &end);
     if (job->begin != NULL && begin < end) {

@@ -15,8 +15,8 @@
  *              the bucket function), with a = |r| (bidirectional; side n
  *              when r > 0) or max(-r, 0)
  */
-#include <stdint.h>
 #include <limits.h>
+#include <stdint.h>
 
 #include "../fast.h"
 
@@ -28,19 +28,19 @@
 #define INDEX_NAME(op, isa) INDEX_NAME_(op, isa)
 
 /* The loop body once per output type, so that each loop vectorizes. */
-#define INDEX_LOOP(out, wide, n, expr)                      \
-    do {                                                    \
-        if (wide) {                                         \
-            int64_t *o64 = (int64_t *)(out);                \
-            _Pragma("omp simd") for (int64_t j = 0; j < (n); j++) { \
-                o64[j] = (expr);                            \
-            }                                               \
-        } else {                                            \
-            int32_t *o32 = (int32_t *)(out);                \
-            _Pragma("omp simd") for (int64_t j = 0; j < (n); j++) { \
-                o32[j] = (int32_t)(expr);                   \
-            }                                               \
-        }                                                   \
+#define INDEX_LOOP(out, wide, n, expr)                               \
+    do {                                                             \
+        if (wide) {                                                  \
+            int64_t *o64 = (int64_t *)(out);                         \
+            _Pragma("omp simd") for (int64_t j = 0; j < (n); j++) {  \
+                o64[j] = (expr);                                     \
+            }                                                        \
+        } else {                                                     \
+            int32_t *o32 = (int32_t *)(out);                         \
+            _Pragma("omp simd") for (int64_t j = 0; j < (n); j++) {  \
+                o32[j] = (int32_t)(expr);                            \
+            }                                                        \
+        }                                                            \
     } while (0)
 
 void INDEX_NAME(swin_row, PECERT__FAST_INDEX_ISA)(void *out, int wide, int64_t base, const int64_t *col, int64_t n)
