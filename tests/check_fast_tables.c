@@ -13,6 +13,9 @@
  *     too) and rope2d_index, equal to ref's;
  *   - an output whose rows share elements is written in row order, as
  *     ref writes it;
+ *   - outputs of 12 MiB or more (streaming stores), at row starts 0, 1
+ *     and 2 floats past a line, equal the rows of calls too small to
+ *     stream;
  *   - T5's threshold rows (calls of >= 4096 distances) give the bucket
  *     function's own value for every distance: the same call cut into
  *     short ones (which evaluate it per distance) and ref agree, over
@@ -355,6 +358,77 @@ START_TEST(rows_that_share_elements_are_written_in_row_order)
 }
 END_TEST
 
+/* Outputs of 12 MiB or more are written with streaming stores (plain ones
+ * up to a row's first vector boundary): at a row start 0, 1 and 2 floats
+ * past a 64-byte boundary, a large table, Transformer-XL table and
+ * lookup equal the same rows made by calls too small to stream. */
+#define BIG_ROWS 3200
+#define BIG_DIM 1024
+static void big_call(const fast_handle *f, int op, int64_t first, int64_t rows, float *out, int64_t *positions,
+                     const float *table)
+{
+    pecert_tensor t = matrix(out, PECERT_DTYPE_F32, rows, BIG_DIM);
+    pecert_tensor tt = matrix((void *)(uintptr_t)table, PECERT_DTYPE_F32, BIG_ROWS, BIG_DIM);
+    pecert_status st;
+
+    for (int64_t i = 0; i < rows; i++) {
+        positions[i] = first + i;
+    }
+    if (op == 0) {
+        pecert_sinusoidal_args a = {.struct_size = sizeof(a), .variant = PECERT_SINUSOIDAL_INTERLEAVED,
+                                    .dim = BIG_DIM, .padding_idx = -1, .base = 10000.0, .positions = positions,
+                                    .n = rows, .out = &t};
+        st = f->plugin.desc->sinusoidal(f->instance, &a);
+    } else if (op == 1) {
+        pecert_sinusoidal_args a = {.struct_size = sizeof(a), .variant = 2, .dim = BIG_DIM, .padding_idx = -1,
+                                    .base = 10000.0, .positions = positions, .n = rows, .out = &t};
+        st = f->plugin.desc->sinusoidal(f->instance, &a);
+    } else {
+        pecert_learned_args a = {.struct_size = sizeof(a), .padding_idx = -1, .table = &tt, .positions = positions,
+                                 .n = rows, .out = &t};
+        st = f->plugin.desc->learned_lookup(f->instance, &a);
+    }
+    ck_assert_msg(st == PECERT_OK, "%s", f->plugin.desc->last_error(f->instance));
+}
+
+START_TEST(streamed_rows_equal_plain_rows)
+{
+    size_t n = (size_t)BIG_ROWS * BIG_DIM;
+    float *buffer = aligned_alloc(64, (n + 64) * sizeof(float));
+    float *plain = malloc(n * sizeof(float));
+    float *table = malloc(n * sizeof(float));
+    int64_t *positions = malloc(BIG_ROWS * sizeof(int64_t));
+    fast_handle f;
+
+    ck_assert(buffer != NULL && plain != NULL && table != NULL && positions != NULL);
+    ck_assert(n * sizeof(float) >= ((size_t)12 << 20));
+    for (size_t i = 0; i < n; i++) {
+        table[i] = (float)i;
+    }
+    ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
+    for (int op = 0; op < 3; op++) {
+        /* 96 rows a call: 384 KiB, never streamed; a multiple of the
+         * table rows' anchor spacing (32), so every row is made by the
+         * same steps as in the one large call. */
+        for (int64_t r = 0; r < BIG_ROWS; r += 96) {
+            big_call(&f, op, r, BIG_ROWS - r < 96 ? BIG_ROWS - r : 96, plain + r * BIG_DIM, positions, table);
+        }
+        for (int shift = 0; shift < 3; shift++) {
+            memset(buffer, 0xa5, (n + 64) * sizeof(float));
+            big_call(&f, op, 0, BIG_ROWS, buffer + shift, positions, table);
+            ck_assert_msg(memcmp(buffer + shift, plain, n * sizeof(float)) == 0,
+                          "op %d: a streamed output %d floats past a line differs from the plain one", op, shift);
+            ck_assert_msg(shift == 0 || ((unsigned char *)buffer)[0] == 0xa5, "op %d wrote before its output", op);
+        }
+    }
+    fast_close(&f);
+    free(buffer);
+    free(plain);
+    free(table);
+    free(positions);
+}
+END_TEST
+
 /* Distances to try for one config: every r in [-3000, 3000], and r = +-(e +
  * d) for d in -2..2 around e = 2^k and 3 * 2^k up to 2^52 (bucket edges
  * of large max_distance fall between them; the dense range holds the
@@ -441,7 +515,7 @@ END_TEST
 Suite *make_fast_tables_suite(void)
 {
     TCase *core = TEST_TCASE("core", 120, t5_threshold_rows_are_the_bucket_function,
-                             rows_that_share_elements_are_written_in_row_order);
+                             rows_that_share_elements_are_written_in_row_order, streamed_rows_equal_plain_rows);
 
     tcase_add_loop_test(core, every_isa_and_thread_count_gives_the_scalar_bits, 0, (int)ARRAY_LEN(cases));
     return test_suite_of("fast_tables", core, NULL);

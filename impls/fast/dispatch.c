@@ -46,10 +46,6 @@ static const pecert__fast_kernels scalar_kernels = {
 
 #if defined(__x86_64__)
 
-/* Streaming stores need a row start aligned to the vector. */
-#define STREAM_ALIGN_avx2 32
-#define STREAM_ALIGN_avx512 64
-
 /* A SIMD table: every kernel of suffix S (avx2, avx512) but the bf16
  * rotations, which take suffix B (the same, or avx512bf16). */
 #define SIMD_KERNELS(ISA, S, B)                                                               \
@@ -76,7 +72,7 @@ static const pecert__fast_kernels scalar_kernels = {
         .narrow_row = pecert__fast_narrow_row_##S, .interleave_row = pecert__fast_interleave_row_##S, \
         .narrow_row_stream = pecert__fast_narrow_row_stream_##S,                                  \
         .interleave_row_stream = pecert__fast_interleave_row_stream_##S,                          \
-        .copy_row_stream = pecert__fast_copy_row_stream_##S, .stream_align = STREAM_ALIGN_##S,     \
+        .copy_row_stream = pecert__fast_copy_row_stream_##S,                                      \
         .axpy_row = pecert__fast_axpy_row_##S, .peg_cell = pecert__fast_peg_cell_##S,             \
     }
 

@@ -90,8 +90,8 @@ void pecert__fast_fam_run_rows(pecert__fast_row_job *job);
 void pecert__fast_fam_store_row(const pecert__fast_row_job *job, const pecert_tensor *t, int64_t r,
                                  const double *values, int64_t cols);
 /* A contiguous f32 row of a job's output: (float)a[i]; (float)a[i],
- * (float)b[i] interleaved; a copy. Streamed where the job streams and
- * the row start is aligned for it, else plain stores. */
+ * (float)b[i] interleaved; a copy. Streamed where the job streams (the
+ * kernels store plainly up to the row's first vector boundary). */
 void pecert__fast_fam_narrow(const pecert__fast_row_job *job, float *out, const double *a, int64_t n);
 void pecert__fast_fam_interleave(const pecert__fast_row_job *job, float *out, const double *a, const double *b,
                                  int64_t n);

@@ -259,12 +259,11 @@ typedef struct pecert__fast_kernels {
     pecert__fast_narrow_row_fn narrow_row;
     pecert__fast_interleave_row_fn interleave_row;
     /* The same with streaming stores, and a float copy (x86/<isa>/
-     * stream.c): a row start aligned to the vector, store_fence once a
-     * thread's rows are done. NULL in the scalar table. */
+     * stream.c: plain stores up to a row's first vector boundary);
+     * store_fence once a thread's rows are done. NULL in the scalar table. */
     pecert__fast_narrow_row_fn narrow_row_stream;
     pecert__fast_interleave_row_fn interleave_row_stream;
     void (*copy_row_stream)(float *out, const float *a, int64_t n);
-    size_t stream_align;                /* bytes a streamed row start needs */
     pecert__fast_axpy_row_fn axpy_row;
     pecert__fast_peg_cell_fn peg_cell;
 } pecert__fast_kernels;

@@ -10,7 +10,6 @@
  * thread count never changes a bit (fast.h).
  */
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "../family.h"
@@ -83,25 +82,20 @@ void pecert__fast_fam_run_rows(pecert__fast_row_job *job)
     pecert__fast_run(job->threads, run_share, job);
 }
 
-static int streams(const pecert__fast_row_job *job, const void *out)
-{
-    return job->streaming && (uintptr_t)out % job->kernels->stream_align == 0;
-}
-
 void pecert__fast_fam_narrow(const pecert__fast_row_job *job, float *out, const double *a, int64_t n)
 {
-    (streams(job, out) ? job->kernels->narrow_row_stream : job->kernels->narrow_row)(out, a, n);
+    (job->streaming ? job->kernels->narrow_row_stream : job->kernels->narrow_row)(out, a, n);
 }
 
 void pecert__fast_fam_interleave(const pecert__fast_row_job *job, float *out, const double *a, const double *b,
                                  int64_t n)
 {
-    (streams(job, out) ? job->kernels->interleave_row_stream : job->kernels->interleave_row)(out, a, b, n);
+    (job->streaming ? job->kernels->interleave_row_stream : job->kernels->interleave_row)(out, a, b, n);
 }
 
 void pecert__fast_fam_copy(const pecert__fast_row_job *job, float *out, const float *a, int64_t n)
 {
-    if (streams(job, out)) {
+    if (job->streaming) {
         job->kernels->copy_row_stream(out, a, n);
     } else {
         memcpy(out, a, (size_t)n * sizeof(float));

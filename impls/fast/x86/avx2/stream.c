@@ -3,11 +3,12 @@
  * (impls/fast/README.md, "Memory traffic": an output of 12 MiB or more
  * would not stay cached, and reading it for ownership is wasted
  * bandwidth). The values are scalar/narrow.c's and a plain copy's: the
- * same conversions, only the store differs. The caller passes a 32-byte
- * aligned row (else it uses the plain kernels) and fences once its rows
- * are done; the last partial vector takes plain stores.
+ * same conversions, only the store differs. The elements before a row's
+ * first 32-byte boundary and after its last full vector take plain
+ * stores; the caller fences once its rows are done.
  */
 #include <immintrin.h>
+#include <stdint.h>
 
 #include "../../fast.h"
 
@@ -28,6 +29,10 @@ void pecert__fast_narrow_row_stream_avx2(float *out, const double *a, int64_t n)
 {
     int64_t i = 0;
 
+    for (; i < n && (uintptr_t)(out + i) % 32 != 0; i++) {
+        out[i] = (float)a[i]; /* up to the first aligned vector */
+    }
+
     for (; i + 8 <= n; i += 8) {
         _mm256_stream_ps(out + i, narrow8(a + i));
     }
@@ -39,6 +44,13 @@ void pecert__fast_narrow_row_stream_avx2(float *out, const double *a, int64_t n)
 void pecert__fast_interleave_row_stream_avx2(float *out, const double *a, const double *b, int64_t n)
 {
     int64_t i = 0;
+
+    /* Pairs up to the first aligned vector (none is, at an odd float
+     * offset: then every pair takes the plain stores below). */
+    for (; i < n && (uintptr_t)(out + 2 * i) % 32 != 0; i++) {
+        out[2 * i] = (float)a[i];
+        out[2 * i + 1] = (float)b[i];
+    }
 
     for (; i + 4 <= n; i += 4) {
         __m128 x = _mm256_cvtpd_ps(_mm256_loadu_pd(a + i));
@@ -56,6 +68,10 @@ void pecert__fast_interleave_row_stream_avx2(float *out, const double *a, const 
 void pecert__fast_copy_row_stream_avx2(float *out, const float *a, int64_t n)
 {
     int64_t i = 0;
+
+    for (; i < n && (uintptr_t)(out + i) % 32 != 0; i++) {
+        out[i] = a[i];
+    }
 
     for (; i + 8 <= n; i += 8) {
         _mm256_stream_ps(out + i, _mm256_loadu_ps(a + i));

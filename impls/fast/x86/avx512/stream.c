@@ -3,11 +3,12 @@
  * (impls/fast/README.md, "Memory traffic": an output of 12 MiB or more
  * would not stay cached, and reading it for ownership is wasted
  * bandwidth). The values are scalar/narrow.c's and a plain copy's: the
- * same conversions, only the store differs. The caller passes a 64-byte
- * aligned row (else it uses the plain kernels) and fences once its rows
- * are done; the last partial vector takes plain stores.
+ * same conversions, only the store differs. The elements before a row's
+ * first 64-byte boundary and after its last full vector take plain
+ * stores; the caller fences once its rows are done.
  */
 #include <immintrin.h>
+#include <stdint.h>
 
 #include "../../fast.h"
 
@@ -28,6 +29,10 @@ void pecert__fast_narrow_row_stream_avx512(float *out, const double *a, int64_t 
 {
     int64_t i = 0;
 
+    for (; i < n && (uintptr_t)(out + i) % 64 != 0; i++) {
+        out[i] = (float)a[i]; /* up to the first aligned vector */
+    }
+
     for (; i + 16 <= n; i += 16) {
         _mm512_stream_ps(out + i, narrow16(a + i));
     }
@@ -40,6 +45,13 @@ void pecert__fast_interleave_row_stream_avx512(float *out, const double *a, cons
 {
     const __m512i order = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     int64_t i = 0;
+
+    /* Pairs up to the first aligned vector (none is, at an odd float
+     * offset: then every pair takes the plain stores below). */
+    for (; i < n && (uintptr_t)(out + 2 * i) % 64 != 0; i++) {
+        out[2 * i] = (float)a[i];
+        out[2 * i + 1] = (float)b[i];
+    }
 
     for (; i + 8 <= n; i += 8) {
         __m512 x = _mm512_castps256_ps512(_mm512_cvtpd_ps(_mm512_loadu_pd(a + i)));
@@ -56,6 +68,10 @@ void pecert__fast_interleave_row_stream_avx512(float *out, const double *a, cons
 void pecert__fast_copy_row_stream_avx512(float *out, const float *a, int64_t n)
 {
     int64_t i = 0;
+
+    for (; i < n && (uintptr_t)(out + i) % 64 != 0; i++) {
+        out[i] = a[i];
+    }
 
     for (; i + 16 <= n; i += 16) {
         _mm512_stream_ps(out + i, _mm512_loadu_ps(a + i));
