@@ -253,6 +253,8 @@ int bench_buffers_init(bench_buffers *b, int64_t max_tokens);
 void bench_buffers_free(bench_buffers *b);
 /* Fills x with random values in [-1, 1) of dtype (once per dtype switch). */
 void bench_buffers_fill(bench_buffers *b, pecert_dtype dtype);
+/* x[0, n) := random floats in [-1, 1), the same for the same seed. */
+void bench_fill_f32(float *x, size_t n, uint64_t seed);
 
 size_t bench_case_bytes(const bench_case *c);
 const char *bench_dtype_name(pecert_dtype dtype);

@@ -93,6 +93,13 @@ static uint32_t random_bits(uint64_t *state, pecert_dtype dtype)
     return bits;
 }
 
+void bench_fill_f32(float *x, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)((double)(next_random(&seed) >> 11) * 0x1p-52 - 1.0);
+    }
+}
+
 void bench_buffers_fill(bench_buffers *b, pecert_dtype dtype)
 {
     uint64_t state = 42;

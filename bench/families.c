@@ -118,18 +118,12 @@ static void *own(family_call *c, size_t bytes)
     return p;
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    return *state >> 11;
-}
-
 static float *random_f32(family_call *c, size_t n, uint64_t seed)
 {
     float *p = own(c, n * sizeof(float));
 
-    for (size_t i = 0; p != NULL && i < n; i++) {
-        p[i] = (float)((double)next_random(&seed) * 0x1p-52 - 1.0);
+    if (p != NULL) {
+        bench_fill_f32(p, n, seed);
     }
     return p;
 }

@@ -85,19 +85,6 @@ static int session_once(void *context)
     return c->status == PECERT_OK ? 0 : -1;
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-    return *state >> 11;
-}
-
-static void fill(float *x, size_t n, uint64_t seed)
-{
-    for (size_t i = 0; i < n; i++) {
-        x[i] = (float)((double)next_random(&seed) * 0x1p-52 - 1.0);
-    }
-}
-
 static int call_init(session_call *c, bench_subject *s)
 {
     size_t qn = (size_t)SESSION_TOKENS * SESSION_HEADS * SESSION_HEAD_DIM;
@@ -123,9 +110,9 @@ static int call_init(session_call *c, bench_subject *s)
         c->seq_ids == NULL) {
         return -1;
     }
-    fill(c->q, qn, 1);
-    fill(c->k, kn, 2);
-    fill(c->v, kn, 3);
+    bench_fill_f32(c->q, qn, 1);
+    bench_fill_f32(c->k, kn, 2);
+    bench_fill_f32(c->v, kn, 3);
     memset(c->out, 0, qn * sizeof(float));
     for (int64_t t = 0; t < SESSION_TOKENS; t++) {
         c->positions[t] = t;

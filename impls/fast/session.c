@@ -464,6 +464,7 @@ typedef struct append_plan {
     int threads;
     size_t per_thread;        /* scratch bytes per thread                */
     size_t bytes;             /* the whole scratch                       */
+    unsigned char *memory;    /* it, the instance's                      */
 } append_plan;
 
 /* Sequence ids in range, room in every cache, memory for every token and
@@ -524,7 +525,8 @@ static pecert_status reserve(const pecert__fast_call *call, fast_session *s,
     plan->bytes = align64(t * sizeof(int64_t)) + align64((items + 1) * sizeof(int64_t)) +
                   align64(t * 2 * (size_t)s->half * sizeof(double)) +
                   (size_t)plan->threads * plan->per_thread;
-    return pecert__fast_scratch(call, plan->bytes) != NULL ? PECERT_OK : PECERT_E_NOMEM;
+    plan->memory = pecert__fast_scratch(call, plan->bytes);
+    return plan->memory != NULL ? PECERT_OK : PECERT_E_NOMEM;
 }
 
 /* cos, sin [half] for position p (unscaled). */
@@ -727,7 +729,7 @@ pecert_status pecert__fast_session_append(void *instance, void *session,
         return status;
     }
     t_count = (size_t)args->n_tokens;
-    p = pecert__fast_scratch(&call, plan.bytes);
+    p = plan.memory;
     visible = (int64_t *)p;
     p += align64(t_count * sizeof(int64_t));
     cost = (int64_t *)p;
