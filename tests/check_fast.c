@@ -304,14 +304,16 @@ START_TEST(isa_variants_agree_on_tables)
 }
 END_TEST
 
-/* One dtype and pairing: the whole tensor in one call (past the 12 MiB
- * streaming and 24 MiB in-place rewrite thresholds) with 1, 2 and 5 threads, out of place and in
- * place, against the same rows rotated by 1 MiB calls (plain stores, one
- * thread). */
-static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing pairing)
+/* One dtype and pairing: the whole tensor of `mib` MiB in one call with
+ * 1, 2 and 5 threads, out of place and in place, against the same rows
+ * rotated by 1 MiB calls (plain stores, one thread). ~25 MiB passes the
+ * 12 MiB streaming and 24 MiB in-place rewrite thresholds; 64 MiB and a
+ * token more has one thread move 128 MiB, and so rotate four ranges in
+ * turn (apply.c, choose_streams), each starting mid-token. */
+static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing pairing, int64_t mib)
 {
     size_t size = elem_size(dtype);
-    int64_t tokens = dtype == PECERT_DTYPE_F32 ? 1600 : 3200; /* ~25 MiB */
+    int64_t tokens = (int64_t)((size_t)mib << 20) / (int64_t)(32 * 128 * size) + 1;
     int64_t chunk = (int64_t)((1u << 20) / (32 * 128 * size));
     size_t row = 32 * 128;
     size_t bytes = (size_t)tokens * row * size;
@@ -336,6 +338,8 @@ static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing 
     fill_positions(pos, tokens);
     ck_assert_int_eq(h->plugin.desc->set_num_threads(h->instance, 1), PECERT_OK);
     for (int64_t t = 0; t < tokens; t += chunk) {
+        tx.shape[0] = tokens - t < chunk ? tokens - t : chunk;
+        tout.shape[0] = tx.shape[0];
         tx.data = x + (size_t)t * row * size;
         tout.data = want + (size_t)t * row * size;
         args.positions = pos + t;
@@ -376,8 +380,12 @@ START_TEST(streaming_and_threads_do_not_change_bits)
 
         if (fast_open(&h, fast_isas[i]) == PECERT_OK) {
             for (size_t d = 0; d < ARRAY_LEN(dtypes); d++) {
-                stream_case(&h, dtypes[d], PECERT_PAIRING_SPLIT_HALF);
-                stream_case(&h, dtypes[d], PECERT_PAIRING_INTERLEAVED);
+                stream_case(&h, dtypes[d], PECERT_PAIRING_SPLIT_HALF, 25);
+                stream_case(&h, dtypes[d], PECERT_PAIRING_INTERLEAVED, 25);
+            }
+            if (i + 1 == ARRAY_LEN(fast_isas)) { /* the ranges are apply.c's, not a kernel's */
+                stream_case(&h, PECERT_DTYPE_F32, PECERT_PAIRING_INTERLEAVED, 64);
+                stream_case(&h, PECERT_DTYPE_BF16, PECERT_PAIRING_SPLIT_HALF, 64);
             }
         }
         fast_close(&h);
