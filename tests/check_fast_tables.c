@@ -512,9 +512,52 @@ START_TEST(t5_threshold_rows_are_the_bucket_function)
 }
 END_TEST
 
+/* Long position arrays are checked on threads, each share in four
+ * quarters taken in turn (family/common.c): one value out of range is
+ * found wherever it sits (each quarter's first and last, the remainder
+ * past the quarters, a thread's share boundary), on 1, 2 and 3 threads,
+ * and named with its index; nothing is written. */
+START_TEST(long_position_checks_find_every_bad_value)
+{
+    const int64_t n = ((int64_t)1 << 20) + 1000; /* past RANGE_TURNS_MIN, a remainder */
+    const int64_t quarter = n / 512 * 128;
+    const int64_t spots[] = {0, quarter - 1, quarter, 2 * quarter + 5, 4 * quarter - 1, 4 * quarter, n / 2,
+                             n / 3, n - 1};
+    int64_t *rel = calloc((size_t)n, sizeof(int64_t));
+    int32_t *out = malloc((size_t)n * sizeof(int32_t));
+    pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_I32, 1, 0, out, {n}, {1}};
+    pecert_t5_bucket_args a = {.struct_size = sizeof(a), .bidirectional = 1, .num_buckets = 32, .max_distance = 128,
+                               .relative_positions = rel, .n = n, .out = &t};
+    fast_handle f;
+
+    ck_assert(rel != NULL && out != NULL);
+    ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
+    for (int threads = 1; threads <= 3; threads++) {
+        ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, threads), PECERT_OK);
+        for (size_t k = 0; k < ARRAY_LEN(spots); k++) {
+            char want[96];
+
+            rel[spots[k]] = k % 2 ? (int64_t)1 << 53 : -((int64_t)1 << 53);
+            memset(out, 0x5a, (size_t)n * sizeof(int32_t));
+            ck_assert_int_eq(f.plugin.desc->t5_bucket(f.instance, &a), PECERT_E_INVAL);
+            snprintf(want, sizeof(want), "relative_positions[%lld]=", (long long)spots[k]);
+            ck_assert_msg(strstr(f.plugin.desc->last_error(f.instance), want) != NULL, "%d threads: %s", threads,
+                          f.plugin.desc->last_error(f.instance));
+            ck_assert(out[0] == 0x5a5a5a5a && out[n - 1] == 0x5a5a5a5a);
+            rel[spots[k]] = 0;
+        }
+        ck_assert_int_eq(f.plugin.desc->t5_bucket(f.instance, &a), PECERT_OK);
+    }
+    fast_close(&f);
+    free(rel);
+    free(out);
+}
+END_TEST
+
 Suite *make_fast_tables_suite(void)
 {
     TCase *core = TEST_TCASE("core", 120, t5_threshold_rows_are_the_bucket_function,
+                             long_position_checks_find_every_bad_value,
                              rows_that_share_elements_are_written_in_row_order, streamed_rows_equal_plain_rows);
 
     tcase_add_loop_test(core, every_isa_and_thread_count_gives_the_scalar_bits, 0, (int)ARRAY_LEN(cases));
