@@ -13,7 +13,8 @@
  *   t5_row     out[j] = side + a if a < max_exact, else max_exact + the
  *              number of thresholds <= a (t5.c computes them exactly from
  *              the bucket function), with a = |r| (bidirectional; side n
- *              when r > 0) or max(-r, 0)
+ *              when r > 0) or max(-r, 0); in 32-bit lanes when every
+ *              threshold fits (t5_narrow)
  */
 #include <limits.h>
 #include <stdint.h>
@@ -88,10 +89,49 @@ static inline __attribute__((always_inline)) void t5_padded(void *out, int wide,
     INDEX_LOOP(out, wide, n, t5_bucket(rel[j], edge, K, max_exact, side, causal));
 }
 
+/* The same where every threshold is below INT32_MAX (max_distance up to
+ * ~2^31: every released T5): a distance clamped to the last threshold
+ * keeps its count, so the compares run on 32-bit lanes, twice as many per
+ * register; padding thresholds are INT32_MAX and never match. */
+static inline __attribute__((always_inline)) int32_t t5_bucket32(int64_t r, const int32_t *edge, const int K,
+                                                                  int32_t cap, int32_t max_exact, int32_t side,
+                                                                  int64_t causal)
+{
+    int64_t a = r < 0 ? -r : (causal ? 0 : r);
+    int32_t c = (int32_t)(a < cap ? a : cap);
+    int32_t b = c < max_exact ? c : max_exact;
+
+    _Pragma("GCC unroll 64") for (int i = 0; i < K; i++) {
+        b += c >= edge[i];
+    }
+    return b + (r > 0 ? side : 0);
+}
+
+static inline __attribute__((always_inline)) void t5_narrow(void *out, int wide, const int64_t *rel, int64_t n,
+                                                            const pecert__fast_t5_table *t, const int K)
+{
+    int32_t edge[PECERT__FAST_T5_MAX_THRESHOLDS];
+    int32_t cap = t->count > 0 ? (int32_t)t->threshold[t->count - 1] : (int32_t)t->max_exact;
+    int32_t max_exact = (int32_t)t->max_exact;
+    int32_t side = t->bidirectional ? (int32_t)t->n : 0;
+    int64_t causal = !t->bidirectional;
+
+    for (int i = 0; i < K; i++) {
+        edge[i] = i < t->count ? (int32_t)t->threshold[i] : INT32_MAX;
+    }
+    INDEX_LOOP(out, wide, n, t5_bucket32(rel[j], edge, K, cap, max_exact, side, causal));
+}
+
 void INDEX_NAME(t5_row, PECERT__FAST_INDEX_ISA)(void *out, int wide, const int64_t *rel, int64_t n,
                                                const pecert__fast_t5_table *t)
 {
-    if (t->count <= 8) {
+    int narrow = t->count == 0 || t->threshold[t->count - 1] < INT32_MAX;
+
+    if (narrow && t->count <= 8) {
+        t5_narrow(out, wide, rel, n, t, 8);
+    } else if (narrow && t->count <= 16) {
+        t5_narrow(out, wide, rel, n, t, 16);
+    } else if (t->count <= 8) {
         t5_padded(out, wide, rel, n, t, 8);
     } else if (t->count <= 16) {
         t5_padded(out, wide, rel, n, t, 16);
