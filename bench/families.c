@@ -46,6 +46,12 @@ typedef struct family_call {
         pecert_rope2d_index_args rope2d_index;
         pecert_alibi_slopes_args alibi_slopes;
         struct {
+            pecert_rope_config rope;
+            pecert_session_config config;
+            pecert_session_append_args append;
+            void *session; /* the measured plugin's, filled by setup_read_keys */
+        } read_keys;
+        struct {
             pecert_rope_config config;
             double inv_freq[64];
             double scaling;
@@ -66,6 +72,10 @@ typedef struct family_case {
     int (*prepare)(family_call *c);
     pecert_status (*run)(const pecert_plugin *d, void *instance, family_call *c);
     int (*has)(const pecert_plugin *d); /* the descriptor has the op, non-NULL */
+    /* Per plugin instance, untimed, around its samples (NULL: none): the
+     * state an op reads that only the plugin can build (a session). */
+    int (*setup)(const pecert_plugin *d, void *instance, family_call *c);
+    void (*teardown)(const pecert_plugin *d, void *instance, family_call *c);
 } family_case;
 
 /* run_OP and has_OP of an operation whose arguments are c->args.FIELD. */
@@ -93,6 +103,37 @@ FAMILY_OP(cope_logits, cope)
 FAMILY_OP(mrope_index, mrope_index)
 FAMILY_OP(rope2d_index, rope2d_index)
 FAMILY_OP(alibi_slopes, alibi_slopes)
+
+/* session_read_keys copies one sequence's cache, which a session of the
+ * plugin's own must hold: setup creates it and appends every token as
+ * padding (cached and rotated, attended by none: no attention to pay). */
+static pecert_status run_session_read_keys(const pecert_plugin *d, void *instance, family_call *c)
+{
+    return d->session_read_keys(instance, c->args.read_keys.session, &c->views[0], 0);
+}
+
+static int has_session_read_keys(const pecert_plugin *d)
+{
+    return PECERT_HAS_FIELD(d, pecert_plugin, session_read_keys) && d->session_read_keys != NULL &&
+           d->session_create != NULL && d->session_append != NULL && d->session_destroy != NULL;
+}
+
+static int setup_read_keys(const pecert_plugin *d, void *instance, family_call *c)
+{
+    c->args.read_keys.session = NULL;
+    if (d->session_create(instance, &c->args.read_keys.session, &c->args.read_keys.config) != PECERT_OK) {
+        return -1;
+    }
+    return d->session_append(instance, c->args.read_keys.session, &c->args.read_keys.append) == PECERT_OK ? 0 : -1;
+}
+
+static void teardown_read_keys(const pecert_plugin *d, void *instance, family_call *c)
+{
+    if (c->args.read_keys.session != NULL) {
+        d->session_destroy(instance, c->args.read_keys.session);
+        c->args.read_keys.session = NULL;
+    }
+}
 
 static pecert_status run_rope_freqs(const pecert_plugin *d, void *instance, family_call *c)
 {
@@ -440,6 +481,45 @@ static int prepare_rope2d_index(family_call *c)
     return 0;
 }
 
+/* The keys of a Llama-3-8B layer's cache (8 kv heads, head_dim 128) for
+ * 4096 tokens, 16 MiB, f32: head-major in fast's cache, token-major out. */
+#define READ_KEYS_TOKENS 4096
+static int prepare_read_keys(family_call *c)
+{
+    int64_t keys_shape[3] = {READ_KEYS_TOKENS, 8, 128};
+    size_t n = (size_t)READ_KEYS_TOKENS * 8 * 128;
+    float *out = own(c, n * sizeof(float));
+    float *q = random_f32(c, n, 5);
+    float *k = random_f32(c, n, 6);
+    float *v = random_f32(c, n, 7);
+    float *attended = own(c, n * sizeof(float));
+    int64_t *positions = arange(c, READ_KEYS_TOKENS);
+    int32_t *seq_ids = own(c, READ_KEYS_TOKENS * sizeof(int32_t));
+    uint8_t *valid = own(c, READ_KEYS_TOKENS); /* zeros: every token padding */
+
+    if (out == NULL || q == NULL || k == NULL || v == NULL || attended == NULL || positions == NULL ||
+        seq_ids == NULL || valid == NULL) {
+        return -1;
+    }
+    c->args.read_keys.rope = (pecert_rope_config){.struct_size = sizeof(pecert_rope_config), .head_dim = 128,
+                                                  .rotary_dim = 128, .rope_theta = 500000.0,
+                                                  .max_position_embeddings = 8192, .factor = 1.0};
+    c->args.read_keys.config = (pecert_session_config){.struct_size = sizeof(pecert_session_config),
+                                                       .pairing = PECERT_PAIRING_SPLIT_HALF,
+                                                       .rope = &c->args.read_keys.rope, .n_seqs = 1,
+                                                       .max_tokens = READ_KEYS_TOKENS, .n_heads = 8,
+                                                       .n_kv_heads = 8};
+    c->args.read_keys.append = (pecert_session_append_args){
+        .struct_size = sizeof(pecert_session_append_args), .n_tokens = READ_KEYS_TOKENS, .positions = positions,
+        .seq_ids = seq_ids, .valid = valid, .q = view(c, 1, q, PECERT_DTYPE_F32, 3, keys_shape),
+        .k = view(c, 2, k, PECERT_DTYPE_F32, 3, keys_shape), .v = view(c, 3, v, PECERT_DTYPE_F32, 3, keys_shape),
+        .out = view(c, 4, attended, PECERT_DTYPE_F32, 3, keys_shape)};
+    (void)view(c, 0, out, PECERT_DTYPE_F32, 3, keys_shape);
+    c->read_bytes = (double)n * sizeof(float);
+    c->written_bytes = (double)n * sizeof(float);
+    return 0;
+}
+
 /* The slopes of 64 heads, f64. */
 static int prepare_alibi_slopes(family_call *c)
 {
@@ -473,8 +553,8 @@ static int prepare_rope_freqs(family_call *c)
     return 0;
 }
 
-#define CASE(op, shape, memory_bound, prepare) {#op, shape, memory_bound, 0, prepare, run_##op, has_##op}
-#define TINY(op, shape, prepare) {#op, shape, 0, 1, prepare, run_##op, has_##op}
+#define CASE(op, shape, memory_bound, prepare) {#op, shape, memory_bound, 0, prepare, run_##op, has_##op, NULL, NULL}
+#define TINY(op, shape, prepare) {#op, shape, 0, 1, prepare, run_##op, has_##op, NULL, NULL}
 
 static const family_case cases[] = {
     CASE(t5_bucket, "[2048 x 2048] i64 -> i32, 32 buckets", 1, prepare_t5),
@@ -490,6 +570,8 @@ static const family_case cases[] = {
     CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
     CASE(mrope_index, "[3, 4, 16384] i64, an image per prompt", 0, prepare_mrope_index),
     CASE(rope2d_index, "[2, 65536] i64, 2 x 2 windows", 0, prepare_rope2d_index),
+    {"session_read_keys", "[4096, 8, 128] f32, Llama-3-8B's kv heads", 1, 0, prepare_read_keys,
+     run_session_read_keys, has_session_read_keys, setup_read_keys, teardown_read_keys},
     TINY(alibi_slopes, "64 heads, f64", prepare_alibi_slopes),
     TINY(rope_freqs, "llama3, head_dim 128", prepare_rope_freqs),
 };
@@ -648,6 +730,27 @@ static void measure_subject(cJSON *rows, const family_case *fc, family_call *cal
     emit_row(rows, &row, tally);
 }
 
+static void tear_down(const family_case *fc, bench_subject *s, family_call *call)
+{
+    if (fc->teardown != NULL) {
+        fc->teardown(s->plugin.desc, s->instance, call);
+    }
+}
+
+/* A case's setup for one plugin; 0 (said why) if it failed. */
+static int set_up(const family_case *fc, bench_subject *s, family_call *call)
+{
+    const pecert_plugin *d = s->plugin.desc;
+
+    if (fc->setup == NULL || fc->setup(d, s->instance, call) == 0) {
+        return 1;
+    }
+    printf("  %-15s %s: setting up failed: %s\n", fc->op, s->name,
+           d->last_error != NULL ? d->last_error(s->instance) : "");
+    tear_down(fc, s, call);
+    return 0;
+}
+
 int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline, const int *threads,
                    int n_threads, int reps, bench_team *team, family_tally *tally)
 {
@@ -677,11 +780,15 @@ int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline,
             continue;
         }
         printf("  %s %s\n", fc->op, fc->shape);
-        if (baseline != NULL) {
+        if (baseline != NULL && set_up(fc, baseline, &call)) {
             ref_median = measure_baseline(rows, fc, &call, baseline, reps);
+            tear_down(fc, baseline, &call);
         }
-        for (int t = 0; t < n_threads; t++) {
-            measure_subject(rows, fc, &call, subject, threads[t], team, src, dst, reps, ref_median, tally);
+        if (set_up(fc, subject, &call)) {
+            for (int t = 0; t < n_threads; t++) {
+                measure_subject(rows, fc, &call, subject, threads[t], team, src, dst, reps, ref_median, tally);
+            }
+            tear_down(fc, subject, &call);
         }
         release(&call);
     }

@@ -418,11 +418,109 @@ START_TEST(the_exponential_rounds_once)
 }
 END_TEST
 
+/* session_read_keys: a 12 MiB cache (past the streaming threshold) read
+ * into contiguous views at three row offsets on 1, 2 and 3 threads (and
+ * the streamed path's plain head) equals the same keys read one channel
+ * at a time into a strided view on one thread; a view whose tokens share
+ * elements is written in token order, as `ref` does. The cache is filled
+ * with padding tokens: cached and rotated, attended by none. */
+START_TEST(read_keys_gives_the_same_keys_on_every_path)
+{
+    enum { TOKENS = 3072, KV = 8, DIM = 128 };
+    const size_t n = (size_t)TOKENS * KV * DIM;
+    pecert_rope_config rope = {.struct_size = sizeof(rope), .head_dim = DIM, .rotary_dim = DIM,
+                               .rope_theta = 500000.0, .max_position_embeddings = 8192, .factor = 1.0};
+    pecert_session_config config = {.struct_size = sizeof(config), .pairing = PECERT_PAIRING_SPLIT_HALF,
+                                    .rope = &rope, .n_seqs = 1, .max_tokens = TOKENS, .n_heads = KV,
+                                    .n_kv_heads = KV};
+    float *k = malloc(n * sizeof(float));
+    float *scratch = malloc(n * sizeof(float));
+    float *attended = calloc(n, sizeof(float));
+    float *want = malloc(2 * n * sizeof(float));
+    float *got = aligned_alloc(64, (n + 64) * sizeof(float));
+    int64_t *positions = malloc(TOKENS * sizeof(int64_t));
+    int32_t *seq_ids = calloc(TOKENS, sizeof(int32_t));
+    uint8_t *valid = calloc(TOKENS, 1);
+    pecert_tensor kt = view(k, TOKENS, KV, DIM);
+    pecert_tensor st = view(scratch, TOKENS, KV, DIM);
+    pecert_tensor ot = view(attended, TOKENS, KV, DIM);
+    pecert_session_append_args a = {.struct_size = sizeof(a), .n_tokens = TOKENS, .positions = positions,
+                                    .seq_ids = seq_ids, .valid = valid, .q = &st, .k = &kt, .v = &kt, .out = &ot};
+    uint64_t seed = 17;
+    fast_handle f;
+    void *session = NULL;
+
+    ck_assert(k != NULL && scratch != NULL && attended != NULL && want != NULL && got != NULL && positions != NULL && seq_ids != NULL &&
+              valid != NULL);
+    for (size_t i = 0; i < n; i++) {
+        k[i] = random_value(&seed);
+        scratch[i] = 0.0f;
+    }
+    for (int64_t t = 0; t < TOKENS; t++) {
+        positions[t] = 3 * t;
+    }
+    ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
+    ck_assert_int_eq(f.plugin.desc->session_create(f.instance, &session, &config), PECERT_OK);
+    ck_assert_msg(f.plugin.desc->session_append(f.instance, session, &a) == PECERT_OK, "%s",
+                  f.plugin.desc->last_error(f.instance));
+    /* The reference read: channel stride 2, one thread, element by element. */
+    {
+        pecert_tensor wt = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, want, {TOKENS, KV, DIM},
+                            {2 * KV * DIM, 2 * DIM, 2}};
+
+        ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, 1), PECERT_OK);
+        ck_assert_int_eq(f.plugin.desc->session_read_keys(f.instance, session, &wt, 0), PECERT_OK);
+    }
+    for (int threads = 1; threads <= 3; threads++) {
+        for (size_t offset = 0; offset <= 2; offset++) {
+            pecert_tensor gt = view(got + offset, TOKENS, KV, DIM);
+
+            ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, threads), PECERT_OK);
+            memset(got, 0xff, (n + 64) * sizeof(float));
+            ck_assert_int_eq(f.plugin.desc->session_read_keys(f.instance, session, &gt, 0), PECERT_OK);
+            size_t i = 0;
+
+            while (i < n && memcmp(&got[offset + i], &want[2 * i], sizeof(float)) == 0) {
+                i++;
+            }
+            ck_assert_msg(i == n, "%d threads, offset %zu: key element %zu differs", threads, offset, i);
+        }
+    }
+    /* Tokens 1 row apart in a view 2 rows wide: token j + 1's first head
+     * overwrites token j's second, so the last token's rows win. */
+    {
+        pecert_tensor lt = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, got, {TOKENS, KV, DIM},
+                            {DIM, DIM, 1}};
+
+        ck_assert_int_eq(f.plugin.desc->set_num_threads(f.instance, 2), PECERT_OK);
+        ck_assert_int_eq(f.plugin.desc->session_read_keys(f.instance, session, &lt, 0), PECERT_OK);
+        int64_t j = 0;
+
+        while (j < TOKENS && memcmp(&got[(size_t)j * DIM], &want[2 * (size_t)j * KV * DIM], sizeof(float)) == 0) {
+            j++;
+        }
+        ck_assert_msg(j == TOKENS, "overlapping view: row %lld is not token %lld's head 0", (long long)j,
+                      (long long)j);
+    }
+    f.plugin.desc->session_destroy(f.instance, session);
+    fast_close(&f);
+    free(k);
+    free(scratch);
+    free(attended);
+    free(want);
+    free(got);
+    free(positions);
+    free(seq_ids);
+    free(valid);
+}
+END_TEST
+
 Suite *make_fast_session_suite(void)
 {
     return test_suite_of("fast_session",
                          TEST_TCASE("core", 120, every_isa_and_thread_count_gives_the_scalar_bits,
                                     prefill_decode_and_chunks_give_the_same_bits, padding_rows_never_reach_an_output,
-                                    outputs_stay_within_the_stated_error, the_exponential_rounds_once),
+                                    outputs_stay_within_the_stated_error, the_exponential_rounds_once,
+                                    read_keys_gives_the_same_keys_on_every_path),
                          NULL);
 }

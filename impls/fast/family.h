@@ -21,6 +21,10 @@
 
 #pragma GCC visibility push(hidden)
 
+/* 1 if no two rows (indices of axis 0) of a checked output share an
+ * element (family/rows.c): only then may rows go to different threads. */
+int pecert__fast_fam_rows_disjoint(const pecert_tensor *t);
+
 /* Dtype sets of pecert__fast_fam_check_view (bits 1 << PECERT_DTYPE_*). */
 #define PECERT__FAM_FLOAT ((1u << PECERT_DTYPE_F32) | (1u << PECERT_DTYPE_F64))
 #define PECERT__FAM_INT ((1u << PECERT_DTYPE_I64) | (1u << PECERT_DTYPE_I32))

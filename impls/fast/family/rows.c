@@ -25,7 +25,7 @@ static size_t align64(size_t bytes)
  * past all the rows reach. Only then may rows go to different threads;
  * other views are written on one thread in row order, so the last write
  * is defined (as `ref`'s). */
-static int rows_disjoint(const pecert_tensor *t)
+int pecert__fast_fam_rows_disjoint(const pecert_tensor *t)
 {
     int64_t row_reach = 1;
 
@@ -44,7 +44,7 @@ void *pecert__fast_fam_row_memory(const pecert__fast_call *call, const pecert_te
 {
     unsigned char *p;
 
-    job->threads = rows_disjoint(out) ? pecert__fast_threads(call, pecert__fast_view_bytes(out), job->rows) : 1;
+    job->threads = pecert__fast_fam_rows_disjoint(out) ? pecert__fast_threads(call, pecert__fast_view_bytes(out), job->rows) : 1;
     /* Outputs that would not stay cached take streaming stores where the
      * ISA has them (the rows' kernels fall back to plain ones). */
     job->streaming = job->kernels->store_fence != NULL &&
