@@ -41,6 +41,7 @@ static const pecert__fast_kernels scalar_kernels = {
     .narrow_row = pecert__fast_narrow_row_scalar,
     .interleave_row = pecert__fast_interleave_row_scalar,
     .axpy_row = pecert__fast_axpy_row_scalar,
+    .sum_rows = pecert__fast_sum_rows_scalar,
     .peg_cell = pecert__fast_peg_cell_scalar,
 };
 
@@ -73,7 +74,8 @@ static const pecert__fast_kernels scalar_kernels = {
         .narrow_row_stream = pecert__fast_narrow_row_stream_##S,                                  \
         .interleave_row_stream = pecert__fast_interleave_row_stream_##S,                          \
         .copy_row_stream = pecert__fast_copy_row_stream_##S,                                      \
-        .axpy_row = pecert__fast_axpy_row_##S, .peg_cell = pecert__fast_peg_cell_##S,             \
+        .axpy_row = pecert__fast_axpy_row_##S, .sum_rows = pecert__fast_sum_rows_##S,             \
+        .peg_cell = pecert__fast_peg_cell_##S,                                                    \
     }
 
 static const pecert__fast_kernels avx2_kernels = SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2);

@@ -222,6 +222,8 @@ typedef void (*pecert__fast_interleave_row_fn)(float *out, const double *a, cons
 
 /* Weighted sums of the filtering ops (scalar/taps.c). */
 typedef void (*pecert__fast_axpy_row_fn)(float *acc, float w, const float *x, int64_t n);
+typedef void (*pecert__fast_sum_rows_fn)(float *out, const float *const *x, const float *w, int32_t taps, int64_t n,
+                                         int from_zero);
 typedef void (*pecert__fast_peg_cell_fn)(float *out, const float *const *src, const float *const *w, int32_t taps,
                                          const float *bias, const float *centre, int64_t begin, int64_t end);
 
@@ -265,6 +267,7 @@ typedef struct pecert__fast_kernels {
     pecert__fast_interleave_row_fn interleave_row_stream;
     void (*copy_row_stream)(float *out, const float *a, int64_t n);
     pecert__fast_axpy_row_fn axpy_row;
+    pecert__fast_sum_rows_fn sum_rows;
     pecert__fast_peg_cell_fn peg_cell;
 } pecert__fast_kernels;
 
@@ -623,6 +626,8 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n)
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
+    void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \
+                                        int64_t n, int from_zero);                                   \
     void pecert__fast_peg_cell_##suffix(float *out, const float *const *src, const float *const *w,  \
                                         int32_t taps, const float *bias, const float *centre,        \
                                         int64_t begin, int64_t end)

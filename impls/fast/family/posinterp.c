@@ -8,8 +8,8 @@
  * once. An output cell is then a weighted sum of whole table rows: every
  * source row is first resized across (its column taps summed in float,
  * once per output column, not once per output cell), and a cell adds the
- * rows of its row taps with their weights, both by the ISA's axpy_row
- * (scalar/taps.c) over the D channels. The operations of a cell and their
+ * rows of its row taps with their weights, both by the ISA's sum_rows
+ * (scalar/taps.c: up to four taps per pass over the D channels). The operations of a cell and their
  * order are those of summing its taps directly. Rows and cells are split
  * over threads; each value's arithmetic is the same whatever the split.
  */
@@ -37,6 +37,7 @@ typedef struct plan {
     size_t row_floats;
     float *across; /* [grid_h, out_w, D]: each source row resized across  */
     const pecert__fast_kernels *kernels;
+    int stream;    /* contiguous output rows past the streaming threshold */
 } plan;
 
 /* ---- argument checks -------------------------------------------------------- */
@@ -213,6 +214,9 @@ static const float *table_row(const pecert_posinterp_args *a, int64_t row)
     return (const float *)a->table->data + row * a->table->strides[0];
 }
 
+/* Up to this many taps per sum_rows call (their pointers on the stack). */
+#define TAP_CHUNK 16
+
 /* Source row sr resized across to every output column: the column taps
  * q of x summed in order, w_q * table[sr, q], from zero. */
 static void across_row(const plan *pl, int64_t sr)
@@ -224,19 +228,27 @@ static void across_row(const plan *pl, int64_t sr)
 
     for (int64_t x = 0; x < a->out_w; x++) {
         float *h = pl->across + (sr * a->out_w + x) * dim;
+        const float *src[TAP_CHUNK];
 
-        memset(h, 0, (size_t)dim * sizeof(float));
-        for (int64_t q = 0; q < pl->tx.width; q++) {
-            float wx = pl->tx.weight[x * pl->tx.width + q];
-            const float *src = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
+        if (sd != 1) {
+            memset(h, 0, (size_t)dim * sizeof(float));
+            for (int64_t q = 0; q < pl->tx.width; q++) {
+                float wx = pl->tx.weight[x * pl->tx.width + q];
+                const float *row = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
 
-            if (sd == 1) {
-                pl->kernels->axpy_row(h, wx, src, dim);
-            } else {
                 for (int64_t d = 0; d < dim; d++) {
-                    h[d] += wx * src[d * sd];
+                    h[d] += wx * row[d * sd];
                 }
             }
+            continue;
+        }
+        for (int64_t q0 = 0; q0 < pl->tx.width || q0 == 0; q0 += TAP_CHUNK) {
+            int32_t n = (int32_t)(pl->tx.width - q0 < TAP_CHUNK ? pl->tx.width - q0 : TAP_CHUNK);
+
+            for (int32_t q = 0; q < n; q++) {
+                src[q] = table_row(a, base + pl->tx.index[x * pl->tx.width + q0 + q]);
+            }
+            pl->kernels->sum_rows(h, src, pl->tx.weight + x * pl->tx.width + q0, n, dim, q0 == 0);
         }
     }
 }
@@ -254,21 +266,35 @@ static void across_share(void *context, int ith, int nth)
 }
 
 /* One output cell: sum over row taps p of w_p * (the source row resized
- * across at x), in float, from zero, into acc (D floats). The same
- * operations in the same order as a cell computed alone: the separable
- * form only stops recomputing a row's horizontal pass for every y. */
+ * across at x), in float, from zero, into acc (D floats); taps of weight
+ * zero are skipped. The same operations in the same order as a cell
+ * computed alone: the separable form only stops recomputing a row's
+ * horizontal pass for every y. */
 static void cell(const plan *pl, int64_t y, int64_t x, float *acc)
 {
     const pecert_posinterp_args *a = pl->a;
     int64_t dim = a->table->shape[1];
+    const float *src[TAP_CHUNK];
+    float w[TAP_CHUNK];
+    int32_t n = 0;
+    int zero = 1;
 
-    memset(acc, 0, (size_t)dim * sizeof(float));
     for (int64_t p = 0; p < pl->ty.width; p++) {
         float wy = pl->ty.weight[y * pl->ty.width + p];
+
         if (wy == 0.0f) {
             continue;
         }
-        pl->kernels->axpy_row(acc, wy, pl->across + (pl->ty.index[y * pl->ty.width + p] * a->out_w + x) * dim, dim);
+        src[n] = pl->across + (pl->ty.index[y * pl->ty.width + p] * a->out_w + x) * dim;
+        w[n++] = wy;
+        if (n == TAP_CHUNK) {
+            pl->kernels->sum_rows(acc, src, w, n, dim, zero);
+            zero = 0;
+            n = 0;
+        }
+    }
+    if (n > 0 || zero) {
+        pl->kernels->sum_rows(acc, src, w, n, dim, zero);
     }
 }
 
@@ -282,6 +308,10 @@ static void store_row(const pecert_posinterp_args *a, int64_t row, const float *
     }
 }
 
+/* Past PECERT__FAST_STREAM_MIN_BYTES a cell is summed in the thread's
+ * accumulator (L1) and streamed out: summed in place, every line of the
+ * output was read for ownership first (one thread, 64 x 64 x 1024: 1.9 ->
+ * 1.6 ms). */
 static void resize_share(void *context, int ith, int nth)
 {
     const plan *pl = context;
@@ -296,14 +326,21 @@ static void resize_share(void *context, int ith, int nth)
     for (int64_t y = first; y < end; y++) {
         for (int64_t x = 0; x < a->out_w; x++) {
             int64_t row = a->prefix_tokens + ((y / m) * (a->out_w / m) + x / m) * m * m + (y % m) * m + x % m;
+            float *dst = (float *)a->out->data + row * a->out->strides[0];
 
-            if (direct) {
-                cell(pl, y, x, (float *)a->out->data + row * a->out->strides[0]);
+            if (pl->stream) {
+                cell(pl, y, x, acc);
+                pl->kernels->copy_row_stream(dst, acc, a->table->shape[1]);
+            } else if (direct) {
+                cell(pl, y, x, dst);
             } else {
                 cell(pl, y, x, acc);
                 store_row(a, row, acc);
             }
         }
+    }
+    if (pl->stream) {
+        pl->kernels->store_fence(); /* before the region's barrier */
     }
 }
 
@@ -335,6 +372,8 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
     size_t bytes = (size_t)(args->prefix_tokens + args->out_h * args->out_w) * (size_t)dim * sizeof(float);
     int threads = pecert__fast_threads(&call, bytes, args->out_h);
     pl.kernels = call.instance->kernels;
+    pl.stream = args->out->strides[1] == 1 && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+                pl.kernels->copy_row_stream != NULL && pl.kernels->store_fence != NULL;
     pl.row_floats = ((size_t)dim + 15) / 16 * 16;
     pl.rows = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
     /* grid_h * out_w * D <= 4096 * 2^20 * 2^16 passes size_t: refused as memory. */

@@ -7,6 +7,11 @@
  * tree builds with -ffp-contract=off): the same bits in every ISA.
  *
  *   axpy_row   acc[d] += w * x[d]
+ *   sum_rows   out[d] = (((0 + w_0 x_0[d]) + w_1 x_1[d]) + ...) over the
+ *              taps in their order (from out[d] instead of 0 unless
+ *              from_zero): axpy_row tap by tap, with up to four taps per
+ *              pass held in a register (a store per value and pass, not
+ *              per tap)
  *   peg_cell   out[c] = centre[c] + ((((0 + w_0[c] x_0[c]) + w_1[c] x_1[c])
  *              + ...) + bias[c]) over the taps in their order, for the
  *              channels c in [begin, end)
@@ -26,6 +31,55 @@ void TAPS_NAME(axpy_row, PECERT__FAST_TAPS_ISA)(float *restrict acc, float w, co
 {
     _Pragma("omp simd") for (int64_t d = 0; d < n; d++) {
         acc[d] += w * x[d];
+    }
+}
+
+/* Taps [first, first + 4) added to out, or to zero. */
+static inline __attribute__((always_inline)) void add_four(float *restrict out, const float *const *x,
+                                                           const float *w, int32_t first, int64_t n, int zero)
+{
+    const float *restrict x0 = x[first];
+    const float *restrict x1 = x[first + 1];
+    const float *restrict x2 = x[first + 2];
+    const float *restrict x3 = x[first + 3];
+    float w0 = w[first], w1 = w[first + 1], w2 = w[first + 2], w3 = w[first + 3];
+
+    if (zero) {
+        _Pragma("omp simd") for (int64_t d = 0; d < n; d++) {
+            out[d] = (((0.0f + w0 * x0[d]) + w1 * x1[d]) + w2 * x2[d]) + w3 * x3[d];
+        }
+    } else {
+        _Pragma("omp simd") for (int64_t d = 0; d < n; d++) {
+            out[d] = (((out[d] + w0 * x0[d]) + w1 * x1[d]) + w2 * x2[d]) + w3 * x3[d];
+        }
+    }
+}
+
+void TAPS_NAME(sum_rows, PECERT__FAST_TAPS_ISA)(float *restrict out, const float *const *x, const float *w,
+                                               int32_t taps, int64_t n, int from_zero)
+{
+    int32_t t = 0;
+
+    for (; t + 4 <= taps; t += 4) {
+        add_four(out, x, w, t, n, from_zero && t == 0);
+    }
+    if (from_zero && t == 0) { /* fewer than four taps: the first (or none) from zero */
+        const float *restrict x0 = taps > 0 ? x[0] : NULL;
+        float w0 = taps > 0 ? w[0] : 0.0f;
+
+        if (taps > 0) {
+            _Pragma("omp simd") for (int64_t d = 0; d < n; d++) {
+                out[d] = 0.0f + w0 * x0[d];
+            }
+            t = 1;
+        } else {
+            _Pragma("omp simd") for (int64_t d = 0; d < n; d++) {
+                out[d] = 0.0f;
+            }
+        }
+    }
+    for (; t < taps; t++) {
+        TAPS_NAME(axpy_row, PECERT__FAST_TAPS_ISA)(out, w[t], x[t], n);
     }
 }
 
