@@ -190,6 +190,43 @@ static pecert_status run_posinterp(const fast_handle *f, const table_case *c, vo
     return f->plugin.desc->pos_interpolate(f->instance, &a);
 }
 
+/* rope2d_apply over a 48 x 64 image (positions row-major, the last 64
+ * tokens' columns jumping far in variant 0: per-token rows) of 8 heads x
+ * 128 channels: variant 0 split-half blocks out of place, 12.25 MiB
+ * (streamed), 1 interleaved alternate in place (x copied into out first;
+ * both axes from tables), 2 variant 0 on 256 x 64 tokens and a row more,
+ * 64 MiB and a token: one thread then rotates four ranges in turn, each
+ * starting mid-token. */
+#define R2D_TOKENS (49 * 64)
+#define R2D_BIG (256 * 64 + 1)
+static pecert_status run_rope2d_apply(const fast_handle *f, const table_case *c, void *out)
+{
+    static float x[R2D_BIG * 8 * 128];
+    static int64_t pos[2 * R2D_BIG];
+    int64_t tokens = c->variant == 2 ? R2D_BIG : R2D_TOKENS;
+    pecert_tensor tx = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, x, {tokens, 8, 128}, {8 * 128, 128, 1}};
+    pecert_tensor to = tx;
+    pecert_rope2d_apply_args a = {.struct_size = sizeof(a), .pairing = c->variant == 1 ? PECERT_PAIRING_INTERLEAVED
+                                                                                        : PECERT_PAIRING_SPLIT_HALF,
+                                  .frequencies = c->variant == 1 ? PECERT_ROPE2D_ALTERNATE : PECERT_ROPE2D_BLOCKS,
+                                  .head_dim = 128, .theta = 10000.0, .positions = pos, .x = &tx, .out = &to};
+    uint64_t state = 11;
+
+    for (size_t i = 0; i < (size_t)tokens * 8 * 128; i++) {
+        x[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (int64_t t = 0; t < tokens; t++) {
+        pos[t] = t / 64;
+        pos[tokens + t] = t >= tokens - 64 && c->variant != 1 ? ((int64_t)1 << 40) + 977 * t : t % 64;
+    }
+    to.data = out;
+    if (c->variant == 1) {
+        memcpy(out, x, (size_t)tokens * 8 * 128 * sizeof(float));
+        a.x = &to;
+    }
+    return f->plugin.desc->rope2d_apply(f->instance, &a);
+}
+
 /* peg_apply: a 5 x 5 filter over a 40 x 40 grid of 200 channels (past a
  * 128-channel block) and a class row; variant 1 writes a strided out. */
 static pecert_status run_peg(const fast_handle *f, const table_case *c, void *out)
@@ -262,6 +299,9 @@ static const table_case cases[] = {
     {"pos_interpolate bicubic", (1 + 40 * 36) * 300 * 4, run_posinterp, 0, 0},
     {"pos_interpolate bilinear antialias", (1 + 40 * 36) * 300 * 4, run_posinterp, 1, 0},
     {"pos_interpolate bicubic, streamed", (1 + 120 * 96) * 300 * 4, run_posinterp, 2, 0},
+    {"rope2d_apply split-half, streamed", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 0, 0},
+    {"rope2d_apply interleaved, in place", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 1, 0},
+    {"rope2d_apply split-half, four ranges", (size_t)R2D_BIG * 8 * 128 * 4, run_rope2d_apply, 2, 0},
     {"peg_apply 5 x 5", 1601 * 200 * 4, run_peg, 0, 0},
     {"peg_apply 5 x 5, transposed out", 1601 * 200 * 4, run_peg, 1, 0},
     {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
@@ -288,8 +328,9 @@ static const table_case cases[] = {
 START_TEST(every_isa_and_thread_count_gives_the_scalar_bits)
 {
     const table_case *c = &cases[_i];
-    unsigned char *want = malloc(c->bytes);
-    unsigned char *got = malloc(c->bytes);
+    /* 64-byte aligned, as streaming stores want (a byte count they round) */
+    unsigned char *want = aligned_alloc(64, (c->bytes + 63) / 64 * 64);
+    unsigned char *got = aligned_alloc(64, (c->bytes + 63) / 64 * 64);
     fast_handle f;
 
     ck_assert(want != NULL && got != NULL);

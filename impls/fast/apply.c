@@ -23,11 +23,6 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Ranges of rows a thread rotates in turn when it reads and writes at
- * least PECERT__FAST_APPLY_STREAM_BYTES (choose_streams). */
-#define PECERT__FAST_APPLY_STREAMS 4
-#define PECERT__FAST_APPLY_STREAM_BYTES ((size_t)128 << 20)
-
 /* dtype masks for pecert__fast_check_tensor. */
 #define APPLY_DTYPES \
     ((1u << PECERT_DTYPE_F32) | (1u << PECERT_DTYPE_F16) | (1u << PECERT_DTYPE_BF16))

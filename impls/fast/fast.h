@@ -69,6 +69,12 @@
  * thread: 16 MiB tensors 1.14 -> 0.68 ms, 8 MiB even, 2 MiB 57 -> 76 us. */
 #define PECERT__FAST_STREAM_MIN_BYTES ((size_t)12 << 20)
 
+/* Ranges of rows a thread rotates in turn when it reads and writes at
+ * least PECERT__FAST_APPLY_STREAM_BYTES (apply.c, choose_streams; the
+ * 2-D RoPE too). */
+#define PECERT__FAST_APPLY_STREAMS 4
+#define PECERT__FAST_APPLY_STREAM_BYTES ((size_t)128 << 20)
+
 /* In-place calls with partial rotary of at least this many bytes rewrite
  * their passthrough channels (apply.c, rewrite_in_place): the tensor then
  * no longer fits the L3. */

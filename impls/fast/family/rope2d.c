@@ -218,8 +218,14 @@ typedef struct apply_plan {
     const pecert_rope2d_apply_args *a;
     int32_t quarter;          /* D/4                                       */
     axis_rows axes[2];        /* the first half's axis, the second's       */
-    float *rows;              /* per thread: c[D/2], s[D/2], v[D], w[D]    */
+    /* per thread: c[D/2], s[D/2], v[D], w[D], the scratch of an axis row
+     * (D/2), then the interleaved table row cos[D], sin[D] */
+    float *rows;
     size_t row_floats;
+    const pecert__fast_kernels *kernels;
+    pecert__fast_rotate_fn rotate; /* contiguous channels: the ISA's rotation */
+    int streaming;            /* rotate streams its stores                 */
+    int streams;              /* row ranges per thread (apply_streams)     */
 } apply_plan;
 
 static pecert_status check_apply_args(const pecert__fast_call *call,
@@ -355,6 +361,49 @@ static void rotate_row(const float *v, const float *c, const float *s, int32_t h
     }
 }
 
+/* The token's table row in the ISA kernels' layout: split-half as
+ * token_row makes it, interleaved as cos[2i] = cos[2i+1] = c_i,
+ * sin[2i] = -s_i, sin[2i+1] = s_i (fast.h, PECERT__FAST_PAIRS; a * c +
+ * b * -s is a * c - b * s exactly). */
+static void kernel_row(const apply_plan *plan, const float *c, const float *s, float *pairs)
+{
+    int32_t half = plan->a->head_dim / 2;
+
+    if (plan->a->pairing == PECERT_PAIRING_SPLIT_HALF) {
+        return;
+    }
+    for (int32_t i = 0; i < half; i++) {
+        pairs[2 * i] = pairs[2 * i + 1] = c[i];
+        pairs[2 * half + 2 * i] = -s[i];
+        pairs[2 * half + 2 * i + 1] = s[i];
+    }
+}
+
+/* Heads [h, h + n) of token t through the ISA's rotation kernel
+ * (scalar/rotate.c's arithmetic, lane for lane: rotate_row's products and
+ * sums, the same bits). */
+static void rotate_heads(const apply_plan *plan, int64_t t, int64_t h, int64_t n, const float *c, const float *s,
+                         const float *pairs)
+{
+    const pecert_rope2d_apply_args *a = plan->a;
+    int split = a->pairing == PECERT_PAIRING_SPLIT_HALF;
+
+    plan->rotate(&(pecert__fast_span){
+        .x = (const float *)a->x->data + t * a->x->strides[0] + h * a->x->strides[1],
+        .out = (float *)a->out->data + t * a->out->strides[0] + h * a->out->strides[1],
+        .x_head = a->x->strides[1],
+        .out_head = a->out->strides[1],
+        .x_chan = 1,
+        .out_chan = 1,
+        .n_heads = n,
+        .half = a->head_dim / 2,
+        .head_dim = a->head_dim,
+        .copy_pass = 0,
+        .cos = split ? c : pairs,
+        .sin = split ? s : pairs + a->head_dim,
+    });
+}
+
 static void rotate_token(const apply_plan *plan, int64_t t, float *row)
 {
     const pecert_rope2d_apply_args *a = plan->a;
@@ -366,6 +415,11 @@ static void rotate_token(const apply_plan *plan, int64_t t, float *row)
     float *scratch = row + 3 * d;
 
     token_row(plan, t, c, s, scratch);
+    if (plan->rotate != NULL) {
+        kernel_row(plan, c, s, scratch + d / 2);
+        rotate_heads(plan, t, 0, a->x->shape[1], c, s, scratch + d / 2);
+        return;
+    }
     for (int64_t h = 0; h < a->x->shape[1]; h++) {
         const float *in = (const float *)a->x->data + t * a->x->strides[0] + h * a->x->strides[1];
         float *out = (float *)a->out->data + t * a->out->strides[0] + h * a->out->strides[1];
@@ -384,16 +438,106 @@ static void rotate_token(const apply_plan *plan, int64_t t, float *row)
     }
 }
 
+/* A range of the tokens * heads rows and its current token's table row
+ * (apply_streams). */
+typedef struct cursor {
+    int64_t row;
+    int64_t end;
+    int64_t token; /* whose row c, s, pairs hold; -1: none */
+    float *c, *s, *scratch, *pairs;
+} cursor;
+
+/* Where a thread moves PECERT__FAST_APPLY_STREAM_BYTES, its share is four
+ * ranges of rows rotated in turn, 512 bytes of each at a time: the
+ * treatment rope_apply's (apply.c, choose_streams) measured to fill a
+ * core's DRAM bandwidth. Each range keeps its own token row. */
+static void apply_streams(const apply_plan *plan, int ith, int64_t first, int64_t end)
+{
+    const pecert_rope2d_apply_args *a = plan->a;
+    int64_t heads = a->x->shape[1];
+    int32_t d = a->head_dim;
+    int64_t visit = d * (int64_t)sizeof(float) >= 512 ? 1 : 512 / (d * (int64_t)sizeof(float));
+    cursor cur[PECERT__FAST_APPLY_STREAMS];
+    int busy = 1;
+
+    for (int k = 0; k < PECERT__FAST_APPLY_STREAMS; k++) {
+        float *row = plan->rows + ((size_t)ith * PECERT__FAST_APPLY_STREAMS + (size_t)k) * plan->row_floats;
+
+        pecert__fast_share((end - first) * heads, k, PECERT__FAST_APPLY_STREAMS, &cur[k].row, &cur[k].end);
+        cur[k].row += first * heads;
+        cur[k].end += first * heads;
+        cur[k].token = -1;
+        cur[k].c = row;
+        cur[k].s = row + d / 2;
+        cur[k].scratch = row + 3 * d;
+        cur[k].pairs = cur[k].scratch + d / 2;
+    }
+    while (busy) {
+        busy = 0;
+        for (int k = 0; k < PECERT__FAST_APPLY_STREAMS; k++) {
+            cursor *q = &cur[k];
+            int64_t t = q->row / heads;
+            int64_t h = q->row % heads;
+            int64_t n = heads - h < visit ? heads - h : visit;
+
+            if (q->row >= q->end) {
+                continue;
+            }
+            n = q->end - q->row < n ? q->end - q->row : n;
+            if (q->token != t) {
+                token_row(plan, t, q->c, q->s, q->scratch);
+                kernel_row(plan, q->c, q->s, q->pairs);
+                q->token = t;
+            }
+            rotate_heads(plan, t, h, n, q->c, q->s, q->pairs);
+            q->row += n;
+            busy = 1;
+        }
+    }
+}
+
 static void apply_share(void *context, int ith, int nth)
 {
     const apply_plan *plan = context;
-    float *row = plan->rows + (size_t)ith * plan->row_floats;
+    float *row = plan->rows + (size_t)ith * plan->streams * plan->row_floats;
     int64_t first;
     int64_t end;
 
     pecert__fast_share(plan->a->x->shape[0], ith, nth, &first, &end);
-    for (int64_t t = first; t < end; t++) {
-        rotate_token(plan, t, row);
+    if (plan->streams > 1) {
+        apply_streams(plan, ith, first, end);
+    } else {
+        for (int64_t t = first; t < end; t++) {
+            rotate_token(plan, t, row);
+        }
+    }
+    if (plan->streaming) {
+        plan->kernels->store_fence(); /* before the region's barrier */
+    }
+}
+
+/* Contiguous channels take the ISA's rotation kernels, with streaming
+ * stores where rope_apply's would stream (apply.c, use_stream): out of
+ * place past PECERT__FAST_STREAM_MIN_BYTES, every output row and half
+ * on a 64-byte line. */
+static void choose_kernel(apply_plan *plan, size_t bytes)
+{
+    const pecert_rope2d_apply_args *a = plan->a;
+    int layout = a->pairing == PECERT_PAIRING_SPLIT_HALF ? PECERT__FAST_SPLIT : PECERT__FAST_PAIRS;
+    const pecert_tensor *out = a->out;
+
+    plan->rotate = NULL;
+    plan->streaming = 0;
+    if (a->x->strides[2] != 1 || out->strides[2] != 1) {
+        return;
+    }
+    plan->rotate = plan->kernels->rotate[PECERT__FAST_F32][layout];
+    if (!pecert__fast_same_view(a->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+        plan->kernels->rotate_stream[PECERT__FAST_F32][layout] != NULL && plan->kernels->store_fence != NULL &&
+        (uintptr_t)out->data % 64 == 0 && out->strides[0] % 16 == 0 && out->strides[1] % 16 == 0 &&
+        (layout == PECERT__FAST_PAIRS || (a->head_dim / 2) % 16 == 0)) {
+        plan->rotate = plan->kernels->rotate_stream[PECERT__FAST_F32][layout];
+        plan->streaming = 1;
     }
 }
 
@@ -414,8 +558,9 @@ static pecert_status make_plan(const pecert__fast_call *call, apply_plan *plan, 
         span[k] = table_span(plan->axes[k].positions, tokens, &plan->axes[k].lo);
         table_floats += (size_t)span[k] * 2 * (size_t)q;
     }
-    plan->row_floats = ((size_t)a->head_dim * 3 + 2 * (size_t)q + 15) / 16 * 16;
-    float *block = pecert__fast_scratch(call, (table_floats + (size_t)threads * plan->row_floats) *
+    plan->row_floats = ((size_t)a->head_dim * 5 + 2 * (size_t)q + 15) / 16 * 16;
+    float *block = pecert__fast_scratch(call, (table_floats + (size_t)threads * (size_t)plan->streams *
+                                                                  plan->row_floats) *
                                                   sizeof(float));
     if (block == NULL) {
         return PECERT_E_NOMEM;
@@ -471,6 +616,11 @@ pecert_status pecert__fast_rope2d_apply(void *instance, const pecert_rope2d_appl
     size_t bytes = (size_t)args->x->shape[0] * (size_t)args->x->shape[1] *
                    (size_t)args->head_dim * sizeof(float);
     int threads = pecert__fast_threads(&call, bytes, args->x->shape[0]);
+    plan.kernels = call.instance->kernels;
+    choose_kernel(&plan, bytes);
+    plan.streams = plan.rotate != NULL && 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES
+                       ? PECERT__FAST_APPLY_STREAMS
+                       : 1;
     status = make_plan(&call, &plan, freq, threads);
     if (status == PECERT_OK) {
         pecert__fast_run(threads, apply_share, &plan);
