@@ -403,9 +403,11 @@ START_TEST(rows_that_share_elements_are_written_in_row_order)
 END_TEST
 
 /* Outputs of 12 MiB or more are written with streaming stores (plain ones
- * up to a row's first vector boundary): at a row start 0, 1 and 2 floats
- * past a 64-byte boundary, a large table, Transformer-XL table and
- * lookup equal the same rows made by calls too small to stream. */
+ * up to a row's first vector boundary; rows on a line one step from the
+ * last stepped and streamed in one pass): at a row start 0, 1 and 2
+ * floats past a 64-byte boundary, large sinusoidal tables (interleaved,
+ * halves) and a lookup equal the same rows made by calls too small to
+ * stream, and a Transformer-XL table its rows made unfused. */
 #define BIG_ROWS 3200
 #define BIG_DIM 1024
 static void big_call(const fast_handle *f, int op, int64_t first, int64_t rows, float *out, int64_t *positions,
@@ -427,10 +429,13 @@ static void big_call(const fast_handle *f, int op, int64_t first, int64_t rows, 
         pecert_sinusoidal_args a = {.struct_size = sizeof(a), .variant = 2, .dim = BIG_DIM, .padding_idx = -1,
                                     .base = 10000.0, .positions = positions, .n = rows, .out = &t};
         st = f->plugin.desc->sinusoidal(f->instance, &a);
-    } else {
+    } else if (op == 2) {
         pecert_learned_args a = {.struct_size = sizeof(a), .padding_idx = -1, .table = &tt, .positions = positions,
                                  .n = rows, .out = &t};
         st = f->plugin.desc->learned_lookup(f->instance, &a);
+    } else {
+        pecert_txl_pos_emb_args a = {.struct_size = sizeof(a), .d_model = BIG_DIM, .klen = rows, .out = &t};
+        st = f->plugin.desc->txl_pos_emb(f->instance, &a);
     }
     ck_assert_msg(st == PECERT_OK, "%s", f->plugin.desc->last_error(f->instance));
 }
@@ -450,12 +455,19 @@ START_TEST(streamed_rows_equal_plain_rows)
         table[i] = (float)i;
     }
     ck_assert_int_eq(fast_open(&f, NULL), PECERT_OK);
-    for (int op = 0; op < 3; op++) {
+    for (int op = 0; op < 4; op++) {
         /* 96 rows a call: 384 KiB, never streamed; a multiple of the
          * table rows' anchor spacing (32), so every row is made by the
-         * same steps as in the one large call. */
-        for (int64_t r = 0; r < BIG_ROWS; r += 96) {
+         * same steps as in the one large call. A Transformer-XL table has
+         * no partial call: its reference is the large call a float past
+         * a line, where no row may take the fused step-and-stream
+         * (table.c, pecert__fast_rows_step_out; rows on a line do). */
+        for (int64_t r = 0; op < 3 && r < BIG_ROWS; r += 96) {
             big_call(&f, op, r, BIG_ROWS - r < 96 ? BIG_ROWS - r : 96, plain + r * BIG_DIM, positions, table);
+        }
+        if (op == 3) {
+            big_call(&f, op, 0, BIG_ROWS, buffer + 1, positions, table);
+            memcpy(plain, buffer + 1, n * sizeof(float));
         }
         for (int shift = 0; shift < 3; shift++) {
             memset(buffer, 0xa5, (n + 64) * sizeof(float));

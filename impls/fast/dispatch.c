@@ -48,8 +48,9 @@ static const pecert__fast_kernels scalar_kernels = {
 #if defined(__x86_64__)
 
 /* A SIMD table: every kernel of suffix S (avx2, avx512) but the bf16
- * rotations, which take suffix B (the same, or avx512bf16). */
-#define SIMD_KERNELS(ISA, S, B)                                                               \
+ * rotations, which take suffix B (the same, or avx512bf16), and the
+ * kernels only some ISAs have (designated initializers, last). */
+#define SIMD_KERNELS(ISA, S, B, ...)                                                          \
     {                                                                                         \
         .isa = ISA, .name = #S, .sincos_row = pecert__fast_sincos_row_##S,                    \
         .step_row = pecert__fast_step_row_##S, .emit_f32 = pecert__fast_emit_f32_##S,         \
@@ -75,17 +76,22 @@ static const pecert__fast_kernels scalar_kernels = {
         .interleave_row_stream = pecert__fast_interleave_row_stream_##S,                          \
         .copy_row_stream = pecert__fast_copy_row_stream_##S,                                      \
         .axpy_row = pecert__fast_axpy_row_##S, .sum_rows = pecert__fast_sum_rows_##S,             \
-        .peg_cell = pecert__fast_peg_cell_##S,                                                    \
+        .peg_cell = pecert__fast_peg_cell_##S, __VA_ARGS__                                        \
     }
 
-static const pecert__fast_kernels avx2_kernels = SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2);
+static const pecert__fast_kernels avx2_kernels =
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2, .step_interleave_stream = NULL);
+
+#define AVX512_ONLY                                                                          \
+    .step_interleave_stream = pecert__fast_step_interleave_stream_avx512,                    \
+    .step_halves_stream = pecert__fast_step_halves_stream_avx512
 
 static const pecert__fast_kernels avx512_kernels =
-    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512);
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512, AVX512_ONLY);
 
 /* avx512_kernels with bf16 rounded by VCVTNE2PS2BF16 (same bits). */
 static const pecert__fast_kernels avx512_bf16_kernels =
-    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512bf16);
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512bf16, AVX512_ONLY);
 
 static const pecert__fast_kernels *const tables[PECERT__FAST_ISA_COUNT] = {
     &scalar_kernels, &avx2_kernels, &avx512_kernels};

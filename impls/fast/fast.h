@@ -272,6 +272,13 @@ typedef struct pecert__fast_kernels {
     pecert__fast_narrow_row_fn narrow_row_stream;
     pecert__fast_interleave_row_fn interleave_row_stream;
     void (*copy_row_stream)(float *out, const float *a, int64_t n);
+    /* step_row and the new row's streamed emission in one pass, rows
+     * 64-byte aligned (NULL: step_row, then the emission): interleaved
+     * (out[2i] sin, out[2i + 1] cos) or as halves. */
+    void (*step_interleave_stream)(const double *step_cos, const double *step_sin, int32_t half, double *cos,
+                                   double *sin, float *out);
+    void (*step_halves_stream)(const double *step_cos, const double *step_sin, int32_t half, double *cos,
+                               double *sin, float *out_sin, float *out_cos);
     pecert__fast_axpy_row_fn axpy_row;
     pecert__fast_sum_rows_fn sum_rows;
     pecert__fast_peg_cell_fn peg_cell;
@@ -486,6 +493,12 @@ void pecert__fast_rows_init(pecert__fast_rows *rows, const pecert__fast_kernels 
  * the row after the one held). */
 void pecert__fast_rows_seek(pecert__fast_rows *rows, int64_t t);
 
+/* pecert__fast_rows_step_out: where row t is one step from the row held
+ * and the ISA has the fused kernel, steps and streams the new row out
+ * (interleaved into out_sin when out_cos is NULL, else as halves; every
+ * row pointer 64-byte aligned) and returns 1; else 0, nothing done. */
+int pecert__fast_rows_step_out(pecert__fast_rows *rows, int64_t t, float *out_sin, float *out_cos);
+
 /* ---- parallel.c -------------------------------------------------------- */
 
 /* A work function: process share ith of nth of the call's items. */
@@ -630,6 +643,10 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_narrow_row_stream_##suffix(float *out, const double *a, int64_t n);             \
     void pecert__fast_interleave_row_stream_##suffix(float *out, const double *a, const double *b, int64_t n); \
     void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n)
+void pecert__fast_step_interleave_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                                double *cos, double *sin, float *out);
+void pecert__fast_step_halves_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                            double *cos, double *sin, float *out_sin, float *out_cos);
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \

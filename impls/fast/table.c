@@ -95,3 +95,24 @@ void pecert__fast_rows_seek(pecert__fast_rows *rows, int64_t t)
         advance(rows, rows->current + 1);
     }
 }
+
+int pecert__fast_rows_step_out(pecert__fast_rows *rows, int64_t t, float *out_sin, float *out_cos)
+{
+    const pecert__fast_freqs *f = rows->freqs;
+    const pecert__fast_kernels *k = rows->kernels;
+
+    if (rows->current < 0 || rows->current != t - 1 || kind_of(rows->positions, t) != ROW_STEP ||
+        (uintptr_t)out_sin % 64 != 0 || (out_cos != NULL && (uintptr_t)out_cos % 64 != 0)) {
+        return 0;
+    }
+    if (out_cos == NULL && k->step_interleave_stream != NULL) {
+        k->step_interleave_stream(f->step_cos, f->step_sin, f->half, rows->cos, rows->sin, out_sin);
+    } else if (out_cos != NULL && k->step_halves_stream != NULL) {
+        k->step_halves_stream(f->step_cos, f->step_sin, f->half, rows->cos, rows->sin, out_sin, out_cos);
+    } else {
+        return 0;
+    }
+    rows->current = t;
+    rows->changed = 1;
+    return 1;
+}

@@ -196,6 +196,13 @@ static void txl_row(const pecert__fast_row_job *job, int64_t t, void *scratch)
     pecert__fast_rows *rows = scratch;
     double *values = (double *)((unsigned char *)scratch + pecert__fast_fam_rows_bytes(plan->half));
 
+    if (a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1 && job->streaming) {
+        float *o = (float *)a->out->data + (a->klen - 1 - t) * a->out->strides[0];
+
+        if (pecert__fast_rows_step_out(rows, t, o, o + plan->half)) {
+            return; /* stepped and streamed out in one pass */
+        }
+    }
     pecert__fast_rows_seek(rows, t);
     if (a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1) {
         float *o = (float *)a->out->data + (a->klen - 1 - t) * a->out->strides[0];

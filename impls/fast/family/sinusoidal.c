@@ -163,6 +163,26 @@ static int place_f32(const pecert__fast_row_job *job, int64_t r, const double *s
     return 1;
 }
 
+/* A streamed row one step from the row held, in a layout whose channels
+ * are the m frequencies' sines and cosines once each (interleaved; sin |
+ * cos halves with m = d/2): stepped and streamed out in one pass
+ * (table.c, pecert__fast_rows_step_out); 0 if not taken. */
+static int step_out(const pecert__fast_row_job *job, pecert__fast_rows *rows, int64_t r)
+{
+    const pecert_sinusoidal_args *a = job->op;
+    const sinusoidal_plan *plan = job->plan;
+    float *o = (float *)a->out->data + r * a->out->strides[0];
+
+    if (!job->streaming || a->out->dtype != PECERT_DTYPE_F32 || a->out->strides[1] != 1 || a->dim % 2 != 0 ||
+        plan->m != a->dim / 2) {
+        return 0;
+    }
+    if (a->variant == PECERT_SINUSOIDAL_INTERLEAVED) {
+        return pecert__fast_rows_step_out(rows, r, o, NULL);
+    }
+    return pecert__fast_rows_step_out(rows, r, o, o + plan->m);
+}
+
 /* Row r: the sin/cos of its position's m angles (table.c's rows), placed
  * per channel. */
 static void sinusoidal_row(const pecert__fast_row_job *job, int64_t r, void *scratch)
@@ -175,6 +195,9 @@ static void sinusoidal_row(const pecert__fast_row_job *job, int64_t r, void *scr
     if (a->variant == PECERT_SINUSOIDAL_FAIRSEQ && a->positions[r] == -1) {
         memset(values, 0, (size_t)a->dim * sizeof(double)); /* the padding row */
     } else {
+        if (step_out(job, rows, r)) {
+            return;
+        }
         pecert__fast_rows_seek(rows, r);
         if (place_f32(job, r, rows->sin, rows->cos)) {
             return;

@@ -80,3 +80,79 @@ void pecert__fast_copy_row_stream_avx512(float *out, const float *a, int64_t n)
         out[i] = a[i];
     }
 }
+
+/* ---- a table row's step and its streamed emission in one pass ---------------
+ * trig.c's step_row (the angle-addition step in double, multiplies then
+ * one add or subtract per value, no fma: the same bits) on 8 frequencies,
+ * its new row stored back as the state and, rounded to float, streamed
+ * out at once: the separate passes left the stores' write-combining
+ * buffers idle while the step ran. Rows 64-byte aligned (the caller
+ * checks); tails take plain masked stores. */
+
+static inline __mmask8 first8(int32_t left)
+{
+    return left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1u);
+}
+
+static inline void step8(const double *step_cos, const double *step_sin, double *cos, double *sin, int32_t i,
+                         __mmask8 m, __m256 *c_out, __m256 *s_out)
+{
+    __m512d c = _mm512_maskz_loadu_pd(m, cos + i);
+    __m512d s = _mm512_maskz_loadu_pd(m, sin + i);
+    __m512d sc = _mm512_maskz_loadu_pd(m, step_cos + i);
+    __m512d ss = _mm512_maskz_loadu_pd(m, step_sin + i);
+    __m512d c2 = _mm512_sub_pd(_mm512_mul_pd(c, sc), _mm512_mul_pd(s, ss));
+    __m512d s2 = _mm512_add_pd(_mm512_mul_pd(s, sc), _mm512_mul_pd(c, ss));
+
+    _mm512_mask_storeu_pd(cos + i, m, c2);
+    _mm512_mask_storeu_pd(sin + i, m, s2);
+    *c_out = _mm512_cvtpd_ps(c2);
+    *s_out = _mm512_cvtpd_ps(s2);
+}
+
+/* out[2i] = sin, out[2i + 1] = cos of the stepped row. */
+void pecert__fast_step_interleave_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                                double *cos, double *sin, float *out)
+{
+    const __m512i order = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    int32_t i = 0;
+
+    for (; i < half; i += 8) {
+        __mmask8 m = first8(half - i);
+        __m256 c;
+        __m256 s;
+        __m512 v;
+
+        step8(step_cos, step_sin, cos, sin, i, m, &c, &s);
+        v = _mm512_permutex2var_ps(_mm512_castps256_ps512(s), order, _mm512_castps256_ps512(c));
+        if (m == 0xff) {
+            _mm512_stream_ps(out + 2 * i, v);
+        } else {
+            _mm512_mask_storeu_ps(out + 2 * i, (__mmask16)((1u << (2 * (half - i))) - 1u), v);
+        }
+    }
+}
+
+/* out_sin[i] = sin, out_cos[i] = cos of the stepped row. */
+void pecert__fast_step_halves_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
+                                            double *cos, double *sin, float *out_sin, float *out_cos)
+{
+    int32_t i = 0;
+
+    for (; i + 16 <= half; i += 16) {
+        __m256 c0, s0, c1, s1;
+
+        step8(step_cos, step_sin, cos, sin, i, 0xff, &c0, &s0);
+        step8(step_cos, step_sin, cos, sin, i + 8, 0xff, &c1, &s1);
+        _mm512_stream_ps(out_sin + i, _mm512_insertf32x8(_mm512_castps256_ps512(s0), s1, 1));
+        _mm512_stream_ps(out_cos + i, _mm512_insertf32x8(_mm512_castps256_ps512(c0), c1, 1));
+    }
+    for (; i < half; i += 8) {
+        __mmask8 m = first8(half - i);
+        __m256 c, s;
+
+        step8(step_cos, step_sin, cos, sin, i, m, &c, &s);
+        _mm256_mask_storeu_ps(out_sin + i, m, s);
+        _mm256_mask_storeu_ps(out_cos + i, m, c);
+    }
+}
