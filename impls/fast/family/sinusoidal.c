@@ -316,12 +316,15 @@ static pecert_status check_sincos2d_args(const pecert__fast_call *call,
 }
 
 /* The 1-D halves of a 2-D table: q frequencies, and the sin and cos of
- * every column (grid_w) and every grid row (grid_h), computed once. */
+ * every column (grid_w) and every grid row (grid_h), computed once, and
+ * once more rounded to f32 (a row of an f32 table is then two copies). */
 typedef struct sincos2d_plan {
     int64_t q;
     double *freq;        /* [q]                                           */
     double *col;         /* [grid_w][2q] sin then cos of the column       */
     double *grid_row;    /* [grid_h][2q] sin then cos of the grid row     */
+    float *col_f32;      /* col and grid_row rounded to float             */
+    float *grid_row_f32;
 } sincos2d_plan;
 
 /* Row r: zeros for the class token, else the column's half then the
@@ -337,8 +340,8 @@ static void sincos2d_row(const pecert__fast_row_job *job, int64_t r, void *scrat
     if (g >= 0 && a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1) {
         float *o = (float *)a->out->data + r * a->out->strides[0];
 
-        pecert__fast_fam_narrow(job, o, plan->col + (g % a->grid_w) * 2 * plan->q, 2 * plan->q);
-        pecert__fast_fam_narrow(job, o + 2 * plan->q, plan->grid_row + (g / a->grid_w) * 2 * plan->q, 2 * plan->q);
+        pecert__fast_fam_copy(job, o, plan->col_f32 + (g % a->grid_w) * 2 * plan->q, 2 * plan->q);
+        pecert__fast_fam_copy(job, o + 2 * plan->q, plan->grid_row_f32 + (g / a->grid_w) * 2 * plan->q, 2 * plan->q);
         return;
     }
     if (g < 0) {
@@ -377,7 +380,7 @@ pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args 
                                  .rows = (int64_t)args->cls_token + (int64_t)args->grid_h * args->grid_w};
     plan.freq = pecert__fast_fam_row_memory(
         &call, args->out,
-        (size_t)plan.q * (1 + 2 * ((size_t)args->grid_w + (size_t)args->grid_h)) * sizeof(double),
+        (size_t)plan.q * (1 + 2 * ((size_t)args->grid_w + (size_t)args->grid_h)) * (sizeof(double) + sizeof(float)),
         (size_t)args->embed_dim * sizeof(double), &job);
     if (plan.freq == NULL) {
         return PECERT_E_NOMEM;
@@ -393,6 +396,9 @@ pecert_status pecert__fast_sincos_2d(void *instance, const pecert_sincos2d_args 
     for (int64_t r = 0; r < args->grid_h; r++) {
         sincos_half(call.instance->kernels, &plan, r, plan.grid_row + r * 2 * plan.q);
     }
+    plan.col_f32 = (float *)(plan.grid_row + 2 * plan.q * args->grid_h);
+    plan.grid_row_f32 = plan.col_f32 + 2 * plan.q * args->grid_w;
+    call.instance->kernels->narrow_row(plan.col_f32, plan.col, 2 * plan.q * ((int64_t)args->grid_w + args->grid_h));
     pecert__fast_fam_run_rows(&job);
     return PECERT_OK;
 }
