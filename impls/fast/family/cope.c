@@ -153,8 +153,9 @@ typedef struct cope_plan {
     float inv_sqrt_d;
     int gates_are_keys; /* gate_k is k: the gate logits are the attention dots */
     packed q, k, g, e;
-    float *scratch;     /* per thread: row_floats floats */
+    float *scratch;     /* per thread: s, p [n_k], f [npos], kq [n_k] */
     size_t row_floats;
+    const pecert__fast_kernels *kernels;
 } cope_plan;
 
 static void plan_free(cope_plan *pl)
@@ -166,16 +167,6 @@ static void plan_free(cope_plan *pl)
 }
 
 /* ---- one query row ------------------------------------------------------------- */
-
-static float dot(const float *x, const float *y, int64_t n)
-{
-    float s = 0.0f;
-#pragma omp simd reduction(+ : s)
-    for (int64_t c = 0; c < n; c++) {
-        s += x[c] * y[c];
-    }
-    return s;
-}
 
 /* f[t] = q . e[t] for every t: e is [d, npos], read a row at a time. */
 static void embedding_dots(const cope_plan *pl, const float *q, float *f)
@@ -196,12 +187,23 @@ static void store(const pecert_tensor *t, int64_t i, int64_t j, float v)
     ((float *)t->data)[i * t->strides[0] + j * t->strides[1]] = v;
 }
 
-static void cope_row(const cope_plan *pl, int64_t i, float *s, float *p, float *f)
+/* The dot products q . rows[j] of every key row, float32, by the ISA's
+ * dot_rows (the decode session's: 16 lanes of products summed in a fixed
+ * tree, the same bits in every ISA; TOLERANCES.md's CoPE bound is any
+ * order's). */
+static void row_dots(const cope_plan *pl, const float *q, const float *rows, float *out)
+{
+    pl->kernels->dot_rows(q, 0, 1, rows, (size_t)pl->d, pl->n_k, (int32_t)pl->d, out, 0);
+}
+
+static void cope_row(const cope_plan *pl, int64_t i, float *s, float *p, float *f, float *kq)
 {
     const pecert_cope_args *a = pl->a;
     const float *q = pl->q.data + i * pl->d;
-    for (int64_t j = 0; j < pl->n_k; j++) {
-        s[j] = dot(q, pl->g.data + j * pl->d, pl->d);
+
+    row_dots(pl, q, pl->g.data, s);
+    if (!pl->gates_are_keys) {
+        row_dots(pl, q, pl->k.data, kq);
     }
     float sum = 0.0f, top = (float)(pl->npos - 1);
     for (int64_t j = pl->n_k - 1; j >= 0; j--) {
@@ -223,7 +225,7 @@ static void cope_row(const cope_plan *pl, int64_t i, float *s, float *p, float *
         float lo = floorf(p[j]);
         float w = p[j] - lo;
         float z = (1.0f - w) * f[(int64_t)lo] + w * f[(int64_t)ceilf(p[j])];
-        float qk = pl->gates_are_keys ? s[j] : dot(q, pl->k.data + j * pl->d, pl->d);
+        float qk = pl->gates_are_keys ? s[j] : kq[j];
         store(a->logits, i, j, a->nodiv ? qk * pl->inv_sqrt_d + z : (qk + z) * pl->inv_sqrt_d);
     }
 }
@@ -234,10 +236,11 @@ static void cope_share(void *context, int ith, int nth)
     float *s = pl->scratch + (size_t)ith * pl->row_floats;
     float *p = s + pl->n_k;
     float *f = p + pl->n_k;
+    float *kq = f + pl->npos;
     int64_t first, end;
     pecert__fast_share(pl->a->q->shape[0], ith, nth, &first, &end);
     for (int64_t i = first; i < end; i++) {
-        cope_row(pl, i, s, p, f);
+        cope_row(pl, i, s, p, f, kq);
     }
 }
 
@@ -267,7 +270,8 @@ pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *a
      * more than the outputs' bytes: weigh the threads by it. */
     size_t work = (size_t)n_q * (size_t)(pl.n_k + pl.npos) * (size_t)pl.d * sizeof(float);
     int threads = pecert__fast_threads(&call, work, n_q);
-    pl.row_floats = ((size_t)(2 * pl.n_k + pl.npos) + 15) / 16 * 16;
+    pl.row_floats = ((size_t)(3 * pl.n_k + pl.npos) + 15) / 16 * 16;
+    pl.kernels = call.instance->kernels;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
     if (pl.scratch == NULL || !pack(args->q, &pl.q) || !pack(args->gate_k, &pl.g) ||
         (!pl.gates_are_keys && !pack(args->k, &pl.k)) || !pack(args->pos_emb, &pl.e)) {
