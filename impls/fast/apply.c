@@ -246,15 +246,19 @@ static int rewrite_in_place(const apply_plan *plan, const pecert_rope_config *co
  * memcpy visits four pages in turn for the same reason); turns of 4 KiB
  * or more gain nothing. Where the cache still serves (T = 4096 on two
  * threads, 64 MiB moved by each) the extra calls cost 10%, so a thread
- * takes four ranges only when it moves PECERT__FAST_APPLY_STREAM_BYTES.
- * Heads are independent, so the order changes no bit. */
+ * takes four ranges only when it moves PECERT__FAST_APPLY_STREAM_BYTES;
+ * and f32 in place, whose one stream already ran at 85-96% of the
+ * read-modify-write limit, lost 2-10% to them (rotary_dim 64: 46.6 ->
+ * 50.9 ms), so it keeps one. Heads are independent: the order changes
+ * no bit. */
 static void choose_streams(apply_plan *plan, size_t bytes, int threads)
 {
     int64_t row_bytes = plan->x->shape[2] * (int64_t)plan->size;
 
     plan->streams = 1;
     plan->visit = plan->x->shape[1];
-    if (plan->rotate != NULL && 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES) {
+    if (plan->rotate != NULL && 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES &&
+        !(plan->dtype == PECERT__FAST_F32 && pecert__fast_same_view(plan->x, plan->out))) {
         plan->streams = PECERT__FAST_APPLY_STREAMS;
         plan->visit = row_bytes >= 512 ? 1 : 512 / row_bytes;
     }
