@@ -279,6 +279,9 @@ typedef struct pecert__fast_kernels {
                                    double *sin, float *out);
     void (*step_halves_stream)(const double *step_cos, const double *step_sin, int32_t half, double *cos,
                                double *sin, float *out_sin, float *out_cos);
+    /* sum_rows from zero of 1 to 4 taps, streamed into a 64-byte aligned
+     * out (NULL: sum_rows into a row, then a streamed copy). */
+    void (*sum_rows_stream)(float *out, const float *const *x, const float *w, int32_t taps, int64_t n);
     pecert__fast_axpy_row_fn axpy_row;
     pecert__fast_sum_rows_fn sum_rows;
     pecert__fast_peg_cell_fn peg_cell;
@@ -647,6 +650,7 @@ void pecert__fast_step_interleave_stream_avx512(const double *step_cos, const do
                                                 double *cos, double *sin, float *out);
 void pecert__fast_step_halves_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
                                             double *cos, double *sin, float *out_sin, float *out_cos);
+void pecert__fast_sum_rows_stream_avx512(float *out, const float *const *x, const float *w, int32_t taps, int64_t n);
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \

@@ -33,9 +33,8 @@ typedef struct plan {
     const pecert_posinterp_args *a;
     taps ty;
     taps tx;
-    float *rows; /* per thread: an accumulator of D floats                */
+    float *rows; /* per thread: an accumulator of D floats, then a column */
     size_t row_floats;
-    float *across; /* [grid_h, out_w, D]: each source row resized across  */
     const pecert__fast_kernels *kernels;
     int stream;    /* contiguous output rows past the streaming threshold */
 } plan;
@@ -217,51 +216,35 @@ static const float *table_row(const pecert_posinterp_args *a, int64_t row)
 /* Up to this many taps per sum_rows call (their pointers on the stack). */
 #define TAP_CHUNK 16
 
-/* Source row sr resized across to every output column: the column taps
- * q of x summed in order, w_q * table[sr, q], from zero. */
-static void across_row(const plan *pl, int64_t sr)
+/* Source row sr resized across at output column x into h (D floats): the
+ * column taps q of x summed in order, w_q * table[sr, q], from zero. */
+static void across_cell(const plan *pl, int64_t sr, int64_t x, float *h)
 {
     const pecert_posinterp_args *a = pl->a;
     int64_t dim = a->table->shape[1];
     int64_t sd = a->table->strides[1];
     int64_t base = a->prefix_tokens + sr * a->grid_w;
+    const float *src[TAP_CHUNK];
 
-    for (int64_t x = 0; x < a->out_w; x++) {
-        float *h = pl->across + (sr * a->out_w + x) * dim;
-        const float *src[TAP_CHUNK];
+    if (sd != 1) {
+        memset(h, 0, (size_t)dim * sizeof(float));
+        for (int64_t q = 0; q < pl->tx.width; q++) {
+            float wx = pl->tx.weight[x * pl->tx.width + q];
+            const float *row = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
 
-        if (sd != 1) {
-            memset(h, 0, (size_t)dim * sizeof(float));
-            for (int64_t q = 0; q < pl->tx.width; q++) {
-                float wx = pl->tx.weight[x * pl->tx.width + q];
-                const float *row = table_row(a, base + pl->tx.index[x * pl->tx.width + q]);
-
-                for (int64_t d = 0; d < dim; d++) {
-                    h[d] += wx * row[d * sd];
-                }
+            for (int64_t d = 0; d < dim; d++) {
+                h[d] += wx * row[d * sd];
             }
-            continue;
         }
-        for (int64_t q0 = 0; q0 < pl->tx.width || q0 == 0; q0 += TAP_CHUNK) {
-            int32_t n = (int32_t)(pl->tx.width - q0 < TAP_CHUNK ? pl->tx.width - q0 : TAP_CHUNK);
-
-            for (int32_t q = 0; q < n; q++) {
-                src[q] = table_row(a, base + pl->tx.index[x * pl->tx.width + q0 + q]);
-            }
-            pl->kernels->sum_rows(h, src, pl->tx.weight + x * pl->tx.width + q0, n, dim, q0 == 0);
-        }
+        return;
     }
-}
+    for (int64_t q0 = 0; q0 < pl->tx.width || q0 == 0; q0 += TAP_CHUNK) {
+        int32_t n = (int32_t)(pl->tx.width - q0 < TAP_CHUNK ? pl->tx.width - q0 : TAP_CHUNK);
 
-static void across_share(void *context, int ith, int nth)
-{
-    const plan *pl = context;
-    int64_t first;
-    int64_t end;
-
-    pecert__fast_share(pl->a->grid_h, ith, nth, &first, &end);
-    for (int64_t sr = first; sr < end; sr++) {
-        across_row(pl, sr);
+        for (int32_t q = 0; q < n; q++) {
+            src[q] = table_row(a, base + pl->tx.index[x * pl->tx.width + q0 + q]);
+        }
+        pl->kernels->sum_rows(h, src, pl->tx.weight + x * pl->tx.width + q0, n, dim, q0 == 0);
     }
 }
 
@@ -270,7 +253,39 @@ static void across_share(void *context, int ith, int nth)
  * zero are skipped. The same operations in the same order as a cell
  * computed alone: the separable form only stops recomputing a row's
  * horizontal pass for every y. */
-static void cell(const plan *pl, int64_t y, int64_t x, float *acc)
+/* The cell straight into a 64-byte aligned output row with streaming
+ * stores where it has at most four taps of nonzero weight and the ISA the
+ * kernel (the same sums, cell's order); 0 if not taken. */
+static int cell_streamed(const plan *pl, int64_t y, const float *column, float *dst)
+{
+    const pecert_posinterp_args *a = pl->a;
+    const float *src[4];
+    float w[4];
+    int32_t n = 0;
+
+    if (pl->kernels->sum_rows_stream == NULL || (uintptr_t)dst % 64 != 0) {
+        return 0;
+    }
+    for (int64_t p = 0; p < pl->ty.width; p++) {
+        float wy = pl->ty.weight[y * pl->ty.width + p];
+
+        if (wy == 0.0f) {
+            continue;
+        }
+        if (n == 4) {
+            return 0;
+        }
+        src[n] = column + pl->ty.index[y * pl->ty.width + p] * a->table->shape[1];
+        w[n++] = wy;
+    }
+    if (n == 0) {
+        return 0;
+    }
+    pl->kernels->sum_rows_stream(dst, src, w, n, a->table->shape[1]);
+    return 1;
+}
+
+static void cell(const plan *pl, int64_t y, const float *column, float *acc)
 {
     const pecert_posinterp_args *a = pl->a;
     int64_t dim = a->table->shape[1];
@@ -285,7 +300,7 @@ static void cell(const plan *pl, int64_t y, int64_t x, float *acc)
         if (wy == 0.0f) {
             continue;
         }
-        src[n] = pl->across + (pl->ty.index[y * pl->ty.width + p] * a->out_w + x) * dim;
+        src[n] = column + pl->ty.index[y * pl->ty.width + p] * dim;
         w[n++] = wy;
         if (n == TAP_CHUNK) {
             pl->kernels->sum_rows(acc, src, w, n, dim, zero);
@@ -317,24 +332,32 @@ static void resize_share(void *context, int ith, int nth)
     const plan *pl = context;
     const pecert_posinterp_args *a = pl->a;
     float *acc = pl->rows + (size_t)ith * pl->row_floats;
+    float *column = acc + (((size_t)a->table->shape[1] + 15) / 16 * 16);
     int direct = a->out->strides[1] == 1;
+    int64_t dim = a->table->shape[1];
     int64_t m = a->merge_size;
     int64_t first;
     int64_t end;
 
-    pecert__fast_share(a->out_h, ith, nth, &first, &end);
-    for (int64_t y = first; y < end; y++) {
-        for (int64_t x = 0; x < a->out_w; x++) {
+    pecert__fast_share(a->out_w, ith, nth, &first, &end);
+    for (int64_t x = first; x < end; x++) {
+        for (int64_t sr = 0; sr < a->grid_h; sr++) {
+            across_cell(pl, sr, x, column + sr * dim);
+        }
+        for (int64_t y = 0; y < a->out_h; y++) {
             int64_t row = a->prefix_tokens + ((y / m) * (a->out_w / m) + x / m) * m * m + (y % m) * m + x % m;
             float *dst = (float *)a->out->data + row * a->out->strides[0];
 
+            if (pl->stream && cell_streamed(pl, y, column, dst)) {
+                continue;
+            }
             if (pl->stream) {
-                cell(pl, y, x, acc);
-                pl->kernels->copy_row_stream(dst, acc, a->table->shape[1]);
+                cell(pl, y, column, acc);
+                pl->kernels->copy_row_stream(dst, acc, dim);
             } else if (direct) {
-                cell(pl, y, x, dst);
+                cell(pl, y, column, dst);
             } else {
-                cell(pl, y, x, acc);
+                cell(pl, y, column, acc);
                 store_row(a, row, acc);
             }
         }
@@ -346,7 +369,6 @@ static void resize_share(void *context, int ith, int nth)
 
 static void free_plan(plan *pl)
 {
-    free(pl->across);
     free(pl->ty.index);
     free(pl->ty.weight);
     free(pl->tx.index);
@@ -370,17 +392,15 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
     pl.a = args;
     int64_t dim = args->table->shape[1];
     size_t bytes = (size_t)(args->prefix_tokens + args->out_h * args->out_w) * (size_t)dim * sizeof(float);
-    int threads = pecert__fast_threads(&call, bytes, args->out_h);
+    int threads = pecert__fast_threads(&call, bytes, args->out_w);
     pl.kernels = call.instance->kernels;
     pl.stream = args->out->strides[1] == 1 && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
                 pl.kernels->copy_row_stream != NULL && pl.kernels->store_fence != NULL;
-    pl.row_floats = ((size_t)dim + 15) / 16 * 16;
+    /* Per thread: the accumulator, then one output column's source rows
+     * resized across (grid_h rows of D: no more floats than the table). */
+    pl.row_floats = ((size_t)dim + 15) / 16 * 16 + (size_t)args->grid_h * (size_t)dim;
     pl.rows = pecert__fast_scratch(&call, (size_t)threads * pl.row_floats * sizeof(float));
-    /* grid_h * out_w * D <= 4096 * 2^20 * 2^16 passes size_t: refused as memory. */
-    if ((double)args->grid_h * (double)args->out_w * (double)dim * sizeof(float) < 0x1p62) {
-        pl.across = malloc((size_t)(args->grid_h * args->out_w * dim) * sizeof(float));
-    }
-    if (pl.rows == NULL || pl.across == NULL || !plan_axis(args, args->grid_h, args->out_h, args->scale_h, &pl.ty) ||
+    if (pl.rows == NULL || !plan_axis(args, args->grid_h, args->out_h, args->scale_h, &pl.ty) ||
         !plan_axis(args, args->grid_w, args->out_w, args->scale_w, &pl.tx)) {
         free_plan(&pl);
         return pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
@@ -391,9 +411,6 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
             dst[d * args->out->strides[1]] = table_row(args, r)[d * args->table->strides[1]];
         }
     }
-    pecert__fast_run(pecert__fast_threads(&call, (size_t)(args->grid_h * args->out_w * dim) * sizeof(float),
-                                          args->grid_h),
-                     across_share, &pl);
     pecert__fast_run(threads, resize_share, &pl);
     free_plan(&pl);
     return PECERT_OK;
