@@ -227,19 +227,21 @@ static pecert_status run_rope2d_apply(const fast_handle *f, const table_case *c,
     return f->plugin.desc->rope2d_apply(f->instance, &a);
 }
 
-/* peg_apply: a 5 x 5 filter over a 40 x 40 grid of 200 channels (past a
- * 128-channel block) and a class row; variant 1 writes a strided out. */
+/* peg_apply: a 5 x 5 filter over a 40 x 40 grid of 500 channels (past a
+ * 384-channel pass and a 128-channel register block, a masked tail) and a
+ * class row; variant 1 writes a strided out. */
+#define PEG_C 500
 static pecert_status run_peg(const fast_handle *f, const table_case *c, void *out)
 {
-    static float x[(1 + 1600) * 200], w[200 * 25], b[200];
-    int64_t wshape[3] = {200, 5, 5};
-    pecert_tensor tx = matrix(x, PECERT_DTYPE_F32, 1 + 1600, 200);
+    static float x[(1 + 1600) * PEG_C], w[PEG_C * 25], b[PEG_C];
+    int64_t wshape[3] = {PEG_C, 5, 5};
+    pecert_tensor tx = matrix(x, PECERT_DTYPE_F32, 1 + 1600, PEG_C);
     pecert_tensor tw = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, w, {wshape[0], wshape[1], wshape[2]},
                         {25, 5, 1}};
-    pecert_tensor tb = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 1, 0, b, {200}, {1}};
-    pecert_tensor t = c->variant ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out, {1601, 200},
+    pecert_tensor tb = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 1, 0, b, {PEG_C}, {1}};
+    pecert_tensor t = c->variant ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out, {1601, PEG_C},
                                                    {1, 1601}}
-                                 : matrix(out, PECERT_DTYPE_F32, 1601, 200);
+                                 : matrix(out, PECERT_DTYPE_F32, 1601, PEG_C);
     pecert_peg_args a = {.struct_size = sizeof(a), .prefix_tokens = 1, .grid_h = 40, .grid_w = 40, .kernel = 5,
                          .x = &tx, .weight = &tw, .bias = &tb, .out = &t};
     uint64_t state = 9;
@@ -302,8 +304,8 @@ static const table_case cases[] = {
     {"rope2d_apply split-half, streamed", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 0, 0},
     {"rope2d_apply interleaved, in place", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 1, 0},
     {"rope2d_apply split-half, four ranges", (size_t)R2D_BIG * 8 * 128 * 4, run_rope2d_apply, 2, 0},
-    {"peg_apply 5 x 5", 1601 * 200 * 4, run_peg, 0, 0},
-    {"peg_apply 5 x 5, transposed out", 1601 * 200 * 4, run_peg, 1, 0},
+    {"peg_apply 5 x 5", 1601 * PEG_C * 4, run_peg, 0, 0},
+    {"peg_apply 5 x 5, transposed out", 1601 * PEG_C * 4, run_peg, 1, 0},
     {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
     {"learned_lookup padding offset", 1000 * 300 * 4, run_learned, 1, 1},
     {"txl_rel_shift", 100 * 300 * 10 * 4, run_rel_shift, 0, 1},

@@ -59,7 +59,8 @@ void pecert__fast_peg_cell_avx512(float *out, const float *const *src, const flo
         int rem = (int)(left - 16 * (regs - 1));
         __mmask16 last = (__mmask16)((1u << rem) - 1u);
 
-        switch (regs) {
+        switch (regs) { /* left < 64: 1 to 4 registers, the last masked */
+        case 4: block(out, src, w, taps, bias, centre, c0, 4, last); break;
         case 3: block(out, src, w, taps, bias, centre, c0, 3, last); break;
         case 2: block(out, src, w, taps, bias, centre, c0, 2, last); break;
         default: block(out, src, w, taps, bias, centre, c0, 1, last); break;
