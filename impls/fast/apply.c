@@ -197,31 +197,40 @@ static int nested_layout(const pecert_tensor *t)
 
 /* Streaming stores: large out-of-place calls whose every output row (and,
  * split-half, its second half) starts on a 64-byte line. */
-static int use_stream(const apply_plan *plan, size_t bytes)
+static int use_stream(const pecert__fast_kernels *kernels, const pecert_tensor *x, const pecert_tensor *out,
+                      pecert__fast_dtype dtype, int layout, int32_t half, size_t bytes)
 {
-    const pecert_tensor *out = plan->out;
-    int64_t line = 64 / (int64_t)plan->size;
+    int64_t line = 64 / (int64_t)(dtype == PECERT__FAST_F32 ? sizeof(float) : sizeof(uint16_t));
 
-    return !pecert__fast_same_view(plan->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
-           plan->kernels->rotate_stream[plan->dtype][plan->layout] != NULL &&
-           (uintptr_t)out->data % 64 == 0 && out->strides[0] % line == 0 &&
-           out->strides[1] % line == 0 &&
-           (plan->layout == PECERT__FAST_PAIRS || plan->freqs.half % line == 0);
+    return !pecert__fast_same_view(x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
+           kernels->rotate_stream[dtype][layout] != NULL && kernels->store_fence != NULL &&
+           (uintptr_t)out->data % 64 == 0 && out->strides[0] % line == 0 && out->strides[1] % line == 0 &&
+           (layout == PECERT__FAST_PAIRS || half % line == 0);
+}
+
+pecert__fast_rotate_fn pecert__fast_pick_rotate(const pecert__fast_kernels *kernels, const pecert_tensor *x,
+                                                const pecert_tensor *out, pecert__fast_dtype dtype, int layout,
+                                                int32_t half, size_t bytes, int *streaming)
+{
+    *streaming = 0;
+    if (x->strides[2] != 1 || out->strides[2] != 1) {
+        return NULL;
+    }
+    if (use_stream(kernels, x, out, dtype, layout, half, bytes)) {
+        *streaming = 1;
+        return kernels->rotate_stream[dtype][layout];
+    }
+    return kernels->rotate[dtype][layout];
 }
 
 static void choose_kernel(apply_plan *plan, size_t bytes)
 {
-    int contiguous = plan->x->strides[2] == 1 && plan->out->strides[2] == 1;
-
     plan->rotate = NULL;
-    if (plan->canonical || !contiguous) {
+    if (plan->canonical) {
         return;
     }
-    plan->rotate = plan->kernels->rotate[plan->dtype][plan->layout];
-    if (use_stream(plan, bytes)) {
-        plan->rotate = plan->kernels->rotate_stream[plan->dtype][plan->layout];
-        plan->streaming = 1;
-    }
+    plan->rotate = pecert__fast_pick_rotate(plan->kernels, plan->x, plan->out, plan->dtype, plan->layout,
+                                            plan->freqs.half, bytes, &plan->streaming);
 }
 
 /* In place with partial rotary, the passthrough channels need no write.
@@ -251,17 +260,21 @@ static int rewrite_in_place(const apply_plan *plan, const pecert_rope_config *co
  * read-modify-write limit, lost 2-10% to them (rotary_dim 64: 46.6 ->
  * 50.9 ms), so it keeps one. Heads are independent: the order changes
  * no bit. */
+int pecert__fast_row_ranges(size_t bytes, int threads, pecert__fast_dtype dtype, int in_place)
+{
+    return 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES && !(dtype == PECERT__FAST_F32 && in_place)
+               ? PECERT__FAST_APPLY_STREAMS
+               : 1;
+}
+
 static void choose_streams(apply_plan *plan, size_t bytes, int threads)
 {
     int64_t row_bytes = plan->x->shape[2] * (int64_t)plan->size;
 
-    plan->streams = 1;
-    plan->visit = plan->x->shape[1];
-    if (plan->rotate != NULL && 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES &&
-        !(plan->dtype == PECERT__FAST_F32 && pecert__fast_same_view(plan->x, plan->out))) {
-        plan->streams = PECERT__FAST_APPLY_STREAMS;
-        plan->visit = row_bytes >= 512 ? 1 : 512 / row_bytes;
-    }
+    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(bytes, threads, plan->dtype,
+                                                                   pecert__fast_same_view(plan->x, plan->out))
+                                         : 1;
+    plan->visit = plan->streams == 1 ? plan->x->shape[1] : row_bytes >= 512 ? 1 : 512 / row_bytes;
 }
 
 /* ---- the work ------------------------------------------------------------- */

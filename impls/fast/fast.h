@@ -546,6 +546,17 @@ typedef struct pecert__fast_rotation {
     const pecert_tensor *out;            /* x itself, or no shared byte     */
 } pecert__fast_rotation;
 
+/* pecert__fast_pick_rotate: the ISA's rotation kernel for x and out with
+ * contiguous channels (NULL otherwise), its streaming variant where a
+ * large out-of-place call's rows lie on lines (*streaming then 1). */
+pecert__fast_rotate_fn pecert__fast_pick_rotate(const pecert__fast_kernels *kernels, const pecert_tensor *x,
+                                                const pecert_tensor *out, pecert__fast_dtype dtype, int layout,
+                                                int32_t half, size_t bytes, int *streaming);
+
+/* pecert__fast_row_ranges: how many ranges of rows each of `threads`
+ * rotates in turn for a call of `bytes` per tensor (apply.c). */
+int pecert__fast_row_ranges(size_t bytes, int threads, pecert__fast_dtype dtype, int in_place);
+
 pecert_status pecert__fast_rotate_tensor(const pecert__fast_call *call,
                                          const pecert__fast_rotation *job);
 

@@ -447,10 +447,9 @@ typedef struct cursor {
     float *c, *s, *scratch, *pairs;
 } cursor;
 
-/* Where a thread moves PECERT__FAST_APPLY_STREAM_BYTES, its share is four
- * ranges of rows rotated in turn, 512 bytes of each at a time: the
- * treatment rope_apply's (apply.c, choose_streams) measured to fill a
- * core's DRAM bandwidth. Each range keeps its own token row. */
+/* Where pecert__fast_row_ranges gives a thread four ranges (apply.c), its
+ * share is rotated as four ranges of rows in turn, 512 bytes of each at a
+ * time, as rope_apply's. Each range keeps its own token row. */
 static void apply_streams(const apply_plan *plan, int ith, int64_t first, int64_t end)
 {
     const pecert_rope2d_apply_args *a = plan->a;
@@ -516,29 +515,18 @@ static void apply_share(void *context, int ith, int nth)
     }
 }
 
-/* Contiguous channels take the ISA's rotation kernels, with streaming
- * stores where rope_apply's would stream (apply.c, use_stream): out of
- * place past PECERT__FAST_STREAM_MIN_BYTES, every output row and half
- * on a 64-byte line. */
-static void choose_kernel(apply_plan *plan, size_t bytes)
+/* Contiguous channels take the ISA's rotation kernels, streaming stores
+ * and row ranges by rope_apply's rules (apply.c). */
+static void choose_kernel(apply_plan *plan, size_t bytes, int threads)
 {
     const pecert_rope2d_apply_args *a = plan->a;
     int layout = a->pairing == PECERT_PAIRING_SPLIT_HALF ? PECERT__FAST_SPLIT : PECERT__FAST_PAIRS;
-    const pecert_tensor *out = a->out;
 
-    plan->rotate = NULL;
-    plan->streaming = 0;
-    if (a->x->strides[2] != 1 || out->strides[2] != 1) {
-        return;
-    }
-    plan->rotate = plan->kernels->rotate[PECERT__FAST_F32][layout];
-    if (!pecert__fast_same_view(a->x, out) && bytes >= PECERT__FAST_STREAM_MIN_BYTES &&
-        plan->kernels->rotate_stream[PECERT__FAST_F32][layout] != NULL && plan->kernels->store_fence != NULL &&
-        (uintptr_t)out->data % 64 == 0 && out->strides[0] % 16 == 0 && out->strides[1] % 16 == 0 &&
-        (layout == PECERT__FAST_PAIRS || (a->head_dim / 2) % 16 == 0)) {
-        plan->rotate = plan->kernels->rotate_stream[PECERT__FAST_F32][layout];
-        plan->streaming = 1;
-    }
+    plan->rotate = pecert__fast_pick_rotate(plan->kernels, a->x, a->out, PECERT__FAST_F32, layout, a->head_dim / 2,
+                                            bytes, &plan->streaming);
+    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(bytes, threads, PECERT__FAST_F32,
+                                                                   pecert__fast_same_view(a->x, a->out))
+                                         : 1;
 }
 
 /* Frequencies, tables and per-thread rows in one scratch block. */
@@ -617,10 +605,7 @@ pecert_status pecert__fast_rope2d_apply(void *instance, const pecert_rope2d_appl
                    (size_t)args->head_dim * sizeof(float);
     int threads = pecert__fast_threads(&call, bytes, args->x->shape[0]);
     plan.kernels = call.instance->kernels;
-    choose_kernel(&plan, bytes);
-    plan.streams = plan.rotate != NULL && 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES
-                       ? PECERT__FAST_APPLY_STREAMS
-                       : 1;
+    choose_kernel(&plan, bytes, threads);
     status = make_plan(&call, &plan, freq, threads);
     if (status == PECERT_OK) {
         pecert__fast_run(threads, apply_share, &plan);
