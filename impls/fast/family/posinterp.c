@@ -5,13 +5,15 @@
  * Each axis' taps are planned once per call: for every output index a
  * fixed number of (source index, float weight) pairs, the weights
  * computed in double from plugin.h's coordinate and kernels and rounded
- * once. An output cell is then a weighted sum of whole table rows: every
- * source row is first resized across (its column taps summed in float,
- * once per output column, not once per output cell), and a cell adds the
- * rows of its row taps with their weights, both by the ISA's sum_rows
- * (scalar/taps.c: up to four taps per pass over the D channels). The operations of a cell and their
- * order are those of summing its taps directly. Rows and cells are split
- * over threads; each value's arithmetic is the same whatever the split.
+ * once. An output cell is then a weighted sum of whole table rows, an
+ * output column at a time: every source row is first resized across at
+ * the column (its column taps summed in float, once per output column,
+ * not once per output cell) into the thread's column buffer, and each cell
+ * of the column adds the buffer's rows of its row taps with their
+ * weights, both by the ISA's sum_rows (scalar/taps.c: up to four taps per
+ * pass over the D channels). The operations of a cell and their order are
+ * those of summing its taps directly. Output columns are split over
+ * threads; each value's arithmetic is the same whatever the split.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -248,69 +250,63 @@ static void across_cell(const plan *pl, int64_t sr, int64_t x, float *h)
     }
 }
 
+/* Row y's taps of nonzero weight from tap *p on, at most max of them:
+ * their rows of the column buffer and their weights; *p moves past them. */
+static int32_t row_taps(const plan *pl, int64_t y, const float *column, int64_t *p, const float **src, float *w,
+                        int32_t max)
+{
+    int32_t n = 0;
+
+    for (; *p < pl->ty.width && n < max; ++*p) {
+        float wy = pl->ty.weight[y * pl->ty.width + *p];
+
+        if (wy != 0.0f) {
+            src[n] = column + pl->ty.index[y * pl->ty.width + *p] * pl->a->table->shape[1];
+            w[n++] = wy;
+        }
+    }
+    return n;
+}
+
+/* The cell straight into a 64-byte aligned output row with streaming
+ * stores where it has one to four taps of nonzero weight and the ISA the
+ * kernel (the same sums, cell's order); 0 if not taken. */
+static int cell_streamed(const plan *pl, int64_t y, const float *column, float *dst)
+{
+    const float *src[5];
+    float w[5];
+    int64_t p = 0;
+    int32_t n;
+
+    if (pl->kernels->sum_rows_stream == NULL || (uintptr_t)dst % 64 != 0) {
+        return 0;
+    }
+    n = row_taps(pl, y, column, &p, src, w, 5);
+    if (n == 0 || n > 4) {
+        return 0;
+    }
+    pl->kernels->sum_rows_stream(dst, src, w, n, pl->a->table->shape[1]);
+    return 1;
+}
+
 /* One output cell: sum over row taps p of w_p * (the source row resized
  * across at x), in float, from zero, into acc (D floats); taps of weight
  * zero are skipped. The same operations in the same order as a cell
  * computed alone: the separable form only stops recomputing a row's
  * horizontal pass for every y. */
-/* The cell straight into a 64-byte aligned output row with streaming
- * stores where it has at most four taps of nonzero weight and the ISA the
- * kernel (the same sums, cell's order); 0 if not taken. */
-static int cell_streamed(const plan *pl, int64_t y, const float *column, float *dst)
-{
-    const pecert_posinterp_args *a = pl->a;
-    const float *src[4];
-    float w[4];
-    int32_t n = 0;
-
-    if (pl->kernels->sum_rows_stream == NULL || (uintptr_t)dst % 64 != 0) {
-        return 0;
-    }
-    for (int64_t p = 0; p < pl->ty.width; p++) {
-        float wy = pl->ty.weight[y * pl->ty.width + p];
-
-        if (wy == 0.0f) {
-            continue;
-        }
-        if (n == 4) {
-            return 0;
-        }
-        src[n] = column + pl->ty.index[y * pl->ty.width + p] * a->table->shape[1];
-        w[n++] = wy;
-    }
-    if (n == 0) {
-        return 0;
-    }
-    pl->kernels->sum_rows_stream(dst, src, w, n, a->table->shape[1]);
-    return 1;
-}
-
 static void cell(const plan *pl, int64_t y, const float *column, float *acc)
 {
-    const pecert_posinterp_args *a = pl->a;
-    int64_t dim = a->table->shape[1];
     const float *src[TAP_CHUNK];
     float w[TAP_CHUNK];
-    int32_t n = 0;
+    int64_t p = 0;
     int zero = 1;
 
-    for (int64_t p = 0; p < pl->ty.width; p++) {
-        float wy = pl->ty.weight[y * pl->ty.width + p];
+    do {
+        int32_t n = row_taps(pl, y, column, &p, src, w, TAP_CHUNK);
 
-        if (wy == 0.0f) {
-            continue;
-        }
-        src[n] = column + pl->ty.index[y * pl->ty.width + p] * dim;
-        w[n++] = wy;
-        if (n == TAP_CHUNK) {
-            pl->kernels->sum_rows(acc, src, w, n, dim, zero);
-            zero = 0;
-            n = 0;
-        }
-    }
-    if (n > 0 || zero) {
-        pl->kernels->sum_rows(acc, src, w, n, dim, zero);
-    }
+        pl->kernels->sum_rows(acc, src, w, n, pl->a->table->shape[1], zero);
+        zero = 0;
+    } while (p < pl->ty.width);
 }
 
 static void store_row(const pecert_posinterp_args *a, int64_t row, const float *v)
