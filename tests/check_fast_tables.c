@@ -227,32 +227,40 @@ static pecert_status run_rope2d_apply(const fast_handle *f, const table_case *c,
     return f->plugin.desc->rope2d_apply(f->instance, &a);
 }
 
-/* peg_apply: a 5 x 5 filter over a 40 x 40 grid of 500 channels (past a
- * 384-channel pass and a 128-channel register block, a masked tail) and a
- * class row; variant 1 writes a strided out. */
-#define PEG_C 500
+/* peg_apply on five grids, each with a class row: variant 0 a 5 x 5 filter
+ * over 40 x 40 cells of 500 channels (past a 384-channel pass and a
+ * 128-channel register block, a masked tail), 1 the same into a
+ * transposed out; the 3 x 3 filters that AVX-512 sweeps along a row
+ * (peg_row3): 2 over 37 x 43 cells of 500 channels (a masked slice), 3
+ * over 64 x 64 cells of 768 (12 MiB: streamed), 4 a grid of one inner row
+ * (3 x 200), 5 of one inner column (200 x 3). */
+static const struct peg_grid {
+    int64_t h, w, kernel, channels;
+} peg_grids[] = {{40, 40, 5, 500}, {40, 40, 5, 500}, {37, 43, 3, 500}, {64, 64, 3, 768}, {3, 200, 3, 500},
+                 {200, 3, 3, 500}};
 static pecert_status run_peg(const fast_handle *f, const table_case *c, void *out)
 {
-    static float x[(1 + 1600) * PEG_C], w[PEG_C * 25], b[PEG_C];
-    int64_t wshape[3] = {PEG_C, 5, 5};
-    pecert_tensor tx = matrix(x, PECERT_DTYPE_F32, 1 + 1600, PEG_C);
-    pecert_tensor tw = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, w, {wshape[0], wshape[1], wshape[2]},
-                        {25, 5, 1}};
-    pecert_tensor tb = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 1, 0, b, {PEG_C}, {1}};
-    pecert_tensor t = c->variant ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out, {1601, PEG_C},
-                                                   {1, 1601}}
-                                 : matrix(out, PECERT_DTYPE_F32, 1601, PEG_C);
-    pecert_peg_args a = {.struct_size = sizeof(a), .prefix_tokens = 1, .grid_h = 40, .grid_w = 40, .kernel = 5,
-                         .x = &tx, .weight = &tw, .bias = &tb, .out = &t};
+    static float x[(1 + 64 * 64) * 768], w[768 * 25], b[768];
+    const struct peg_grid *g = &peg_grids[c->variant];
+    int64_t rows = 1 + g->h * g->w, ch = g->channels;
+    pecert_tensor tx = matrix(x, PECERT_DTYPE_F32, rows, ch);
+    pecert_tensor tw = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, w, {ch, g->kernel, g->kernel},
+                        {g->kernel * g->kernel, g->kernel, 1}};
+    pecert_tensor tb = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 1, 0, b, {ch}, {1}};
+    pecert_tensor t = c->variant == 1 ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out,
+                                                        {rows, ch}, {1, rows}}
+                                      : matrix(out, PECERT_DTYPE_F32, rows, ch);
+    pecert_peg_args a = {.struct_size = sizeof(a), .prefix_tokens = 1, .grid_h = g->h, .grid_w = g->w,
+                         .kernel = g->kernel, .x = &tx, .weight = &tw, .bias = &tb, .out = &t};
     uint64_t state = 9;
 
-    for (size_t i = 0; i < ARRAY_LEN(x); i++) {
+    for (int64_t i = 0; i < rows * ch; i++) {
         x[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
     }
-    for (size_t i = 0; i < ARRAY_LEN(w); i++) {
+    for (int64_t i = 0; i < ch * g->kernel * g->kernel; i++) {
         w[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
     }
-    for (size_t i = 0; i < ARRAY_LEN(b); i++) {
+    for (int64_t i = 0; i < ch; i++) {
         b[i] = (float)i;
     }
     return f->plugin.desc->peg_apply(f->instance, &a);
@@ -304,8 +312,12 @@ static const table_case cases[] = {
     {"rope2d_apply split-half, streamed", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 0, 0},
     {"rope2d_apply interleaved, in place", R2D_TOKENS * 8 * 128 * 4, run_rope2d_apply, 1, 0},
     {"rope2d_apply split-half, four ranges", (size_t)R2D_BIG * 8 * 128 * 4, run_rope2d_apply, 2, 0},
-    {"peg_apply 5 x 5", 1601 * PEG_C * 4, run_peg, 0, 0},
-    {"peg_apply 5 x 5, transposed out", 1601 * PEG_C * 4, run_peg, 1, 0},
+    {"peg_apply 5 x 5", (1 + 40 * 40) * 500 * 4, run_peg, 0, 0},
+    {"peg_apply 5 x 5, transposed out", (1 + 40 * 40) * 500 * 4, run_peg, 1, 0},
+    {"peg_apply 3 x 3, swept", (1 + 37 * 43) * 500 * 4, run_peg, 2, 0},
+    {"peg_apply 3 x 3, swept and streamed", (1 + 64 * 64) * 768 * 4, run_peg, 3, 0},
+    {"peg_apply 3 x 3, one inner row", (1 + 3 * 200) * 500 * 4, run_peg, 4, 0},
+    {"peg_apply 3 x 3, one inner column", (1 + 200 * 3) * 500 * 4, run_peg, 5, 0},
     {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
     {"learned_lookup padding offset", 1000 * 300 * 4, run_learned, 1, 1},
     {"txl_rel_shift", 100 * 300 * 10 * 4, run_rel_shift, 0, 1},

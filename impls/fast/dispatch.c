@@ -85,7 +85,8 @@ static const pecert__fast_kernels avx2_kernels =
 #define AVX512_ONLY                                                                          \
     .step_interleave_stream = pecert__fast_step_interleave_stream_avx512,                    \
     .step_halves_stream = pecert__fast_step_halves_stream_avx512,                            \
-    .sum_rows_stream = pecert__fast_sum_rows_stream_avx512
+    .sum_rows_stream = pecert__fast_sum_rows_stream_avx512,                                  \
+    .peg_row3 = pecert__fast_peg_row3_avx512
 
 static const pecert__fast_kernels avx512_kernels =
     SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512, AVX512_ONLY);

@@ -285,6 +285,16 @@ typedef struct pecert__fast_kernels {
     pecert__fast_axpy_row_fn axpy_row;
     pecert__fast_sum_rows_fn sum_rows;
     pecert__fast_peg_cell_fn peg_cell;
+    /* peg_cell's sums for the cells 1 .. cells - 2 of a grid row under a
+     * 3 x 3 kernel (every tap inside the grid), the kernel's taps and the
+     * window of source cells held in registers as the row is swept, each
+     * channel slice in turn; src: the rows above, at and below (cell 0,
+     * channel 0), cells `channels` floats apart; taps: [9 + 1, channels],
+     * the bias row last; out: the row's cell 0; stream: streaming stores
+     * (out 64-byte aligned, channels a multiple of 16, a store_fence after).
+     * NULL: peg_cell for every cell. */
+    void (*peg_row3)(float *out, const float *const *src, const float *taps, int64_t channels, int64_t cells,
+                     int stream, const float *ahead);
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -662,6 +672,8 @@ void pecert__fast_step_interleave_stream_avx512(const double *step_cos, const do
 void pecert__fast_step_halves_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
                                             double *cos, double *sin, float *out_sin, float *out_cos);
 void pecert__fast_sum_rows_stream_avx512(float *out, const float *const *x, const float *w, int32_t taps, int64_t n);
+void pecert__fast_peg_row3_avx512(float *out, const float *const *src, const float *taps, int64_t channels,
+                                  int64_t cells, int stream, const float *ahead);
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \

@@ -8,9 +8,11 @@
  * in kernel order, acc += w[tap] * x[neighbour] in float32 per channel,
  * then out = x + (acc + bias), by the ISA's peg_cell (scalar/taps.c: the
  * channels in blocks held in registers across the taps). Taps outside
- * the grid read zeros and are skipped. Threads split the grid rows; a patch's
- * arithmetic is the same whatever the split. Strided inputs are packed
- * once per call.
+ * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX-512)
+ * a 3 x 3 kernel's inner cells are swept along each row by it instead:
+ * the same operations per channel, the taps and a window of source cells
+ * in registers. Threads split the grid rows; a patch's arithmetic is the
+ * same whatever the split. Strided inputs are packed once per call.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -77,6 +79,7 @@ typedef struct peg_plan {
     float *taps;     /* [k * k, C]: the kernel tap-major, then the bias row */
     float *scratch;  /* per thread: one C-wide row, then the taps' pointers */
     size_t acc_floats;
+    int stream; /* peg_row3 with streaming stores */
     const pecert__fast_kernels *kernels;
 } peg_plan;
 
@@ -156,22 +159,23 @@ static int32_t patch_taps(const peg_plan *pl, int64_t y, int64_t x, const float 
     return taps;
 }
 
-/* Grid row y: every cell's taps, then the channels block by block, each
- * block across the row's cells (peg_cell's arithmetic per channel does
- * not depend on the blocks). */
-static void grid_row(const peg_plan *pl, int64_t y, float *acc, const float **ptrs, int32_t *taps)
+/* Cells [x0, x1) of grid row y: every cell's taps, then the channels
+ * block by block, each block across the cells (peg_cell's arithmetic per
+ * channel does not depend on the blocks). */
+static void cells_by_taps(const peg_plan *pl, int64_t y, int64_t x0, int64_t x1, float *acc, const float **ptrs,
+                          int32_t *taps)
 {
     const pecert_peg_args *a = pl->a;
     int64_t c = pl->channels, kk = a->kernel * a->kernel;
     int direct = a->out->strides[1] == 1;
 
-    for (int64_t x = 0; x < a->grid_w; x++) {
+    for (int64_t x = x0; x < x1; x++) {
         taps[x] = patch_taps(pl, y, x, ptrs + 2 * kk * x, ptrs + 2 * kk * x + kk);
     }
     for (int64_t c0 = 0; c0 < c; c0 += CHANNEL_BLOCK) {
         int64_t c1 = c - c0 < CHANNEL_BLOCK ? c : c0 + CHANNEL_BLOCK;
 
-        for (int64_t x = 0; x < a->grid_w; x++) {
+        for (int64_t x = x0; x < x1; x++) {
             int64_t row = a->prefix_tokens + y * a->grid_w + x;
             float *out = direct ? (float *)a->out->data + row * a->out->strides[0] : acc;
 
@@ -188,6 +192,36 @@ static void grid_row(const peg_plan *pl, int64_t y, float *acc, const float **pt
     }
 }
 
+/* Whether grid row y's inner cells go to the ISA's peg_row3: a 3 x 3
+ * kernel, a row with the grid on both sides, an out of unit channel
+ * stride and rows `channels` apart (the sweep's addressing). */
+static int row_swept(const peg_plan *pl, int64_t y)
+{
+    const pecert_peg_args *a = pl->a;
+
+    return pl->kernels->peg_row3 != NULL && a->kernel == 3 && y >= 1 && y + 1 < a->grid_h && a->grid_w >= 3 &&
+           a->out->strides[1] == 1 && a->out->strides[0] == pl->channels;
+}
+
+/* Grid row y: its inner cells swept by peg_row3 where it applies (its
+ * edge cells then by their taps), else every cell by its taps. */
+static void grid_row(const peg_plan *pl, int64_t y, float *acc, const float **ptrs, int32_t *taps)
+{
+    const pecert_peg_args *a = pl->a;
+    int64_t c = pl->channels, first = a->prefix_tokens + y * a->grid_w;
+
+    if (!row_swept(pl, y)) {
+        cells_by_taps(pl, y, 0, a->grid_w, acc, ptrs, taps);
+        return;
+    }
+    const float *src[3] = {pl->x + (first - a->grid_w) * c, pl->x + first * c, pl->x + (first + a->grid_w) * c};
+
+    cells_by_taps(pl, y, 0, 1, acc, ptrs, taps);
+    const float *ahead = y + 2 < a->grid_h ? src[2] + a->grid_w * c : NULL;
+    pl->kernels->peg_row3((float *)a->out->data + first * c, src, pl->taps, c, a->grid_w, pl->stream, ahead);
+    cells_by_taps(pl, y, a->grid_w - 1, a->grid_w, acc, ptrs, taps);
+}
+
 static void peg_share(void *context, int ith, int nth)
 {
     const peg_plan *pl = context;
@@ -199,6 +233,9 @@ static void peg_share(void *context, int ith, int nth)
     pecert__fast_share(a->grid_h, ith, nth, &first, &end);
     for (int64_t y = first; y < end; y++) {
         grid_row(pl, y, acc, ptrs, taps);
+    }
+    if (pl->stream) {
+        pl->kernels->store_fence(); /* before the region's barrier */
     }
 }
 
@@ -220,6 +257,11 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
                   (size_t)(args->kernel * args->kernel);
     int threads = pecert__fast_threads(&call, work, args->grid_h);
     pl.kernels = call.instance->kernels;
+    /* Streamed where the output is past the caches; a swept row's stores
+     * are 4 * C bytes apart (one line per cell and slice), and a plain
+     * store there reads the line first. */
+    pl.stream = pl.kernels->store_fence != NULL && (uintptr_t)args->out->data % 64 == 0 && pl.channels % 16 == 0 &&
+                (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) >= PECERT__FAST_STREAM_MIN_BYTES;
     /* Per thread: a C-wide row, then a grid row's 2 k^2 tap pointers per
      * cell (sources, weights) and tap counts. */
     pl.acc_floats = ((size_t)pl.channels + 15) / 16 * 16 +
