@@ -479,7 +479,8 @@ MAPPING_TYPES_1 := phi,gemma,seed_oss,apertus,arcee,stablelm,granite,ministral,e
 MAPPING_TYPES_2 := ernie4_5_moe,qwen3_next,granitemoe,falcon,olmo,olmo3,flex_olmo,bitnet,granitemoeshared
 MAPPING_TYPES_3 := diffllama,dots1,vaultgemma,persimmon,glm,doge,lfm2,gpt_neox_japanese,codegen
 MAPPING_TYPES_4 := falcon_h1,aria_text,minimax,emu3_text_model,longcat_flash,mimi,jetmoe,csm,chameleon
-MAPPING_TYPES := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4)
+MAPPING_TYPES_5 := bamba
+MAPPING_TYPES := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4),$(MAPPING_TYPES_5)
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

@@ -832,6 +832,24 @@ END_TEST
  * and the tables pecert names in a warning. */
 START_TEST(learned_rules_read_each_models_keys)
 {
+    /* FNet: no attention heads; the table is one hidden_size-wide head. */
+    parse_ok("{\"model_type\": \"fnet\", \"hidden_size\": 768, \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.learned_rows, 512);
+    ck_assert_int_eq(model.learned_dim, 768);
+    ck_assert_int_eq(model.num_heads, 1);
+    /* MPNet: RoBERTa's rows from padding_idx 1 whatever pad_token_id says;
+     * its relative bias warned. */
+    parse_ok("{\"model_type\": \"mpnet\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 514, \"pad_token_id\": 0}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    ck_assert_int_eq(model.learned_padding_row, 1);
+    ck_assert(warned_about("relative_attention_num_buckets"));
+    /* BROS: BERT's rows; its box bias warned. */
+    parse_ok("{\"model_type\": \"bros\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    ck_assert(warned_about("dim_bbox"));
     parse_ok("{\"model_type\": \"gpt_neo\", \"hidden_size\": 2048, \"num_heads\": 16,"
              " \"max_position_embeddings\": 2048}");
     ck_assert_int_eq(model.learned_rows, 2048);
@@ -1349,6 +1367,16 @@ START_TEST(model_quirks_are_the_model_s)
              " \"max_position_embeddings\": 131072}");
     ck_assert_int_eq(model.rope.rotary_dim, 64);
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    /* Bamba: half the head at theta 10000 unless config.json says otherwise
+     * (BambaConfig's body values are overwritten by its kwargs). */
+    parse_ok("{\"model_type\": \"bamba\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 8, \"max_position_embeddings\": 262144}");
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+    parse_ok("{\"model_type\": \"bamba\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 262144, \"partial_rotary_factor\": 1.0, \"rope_theta\": 500000}");
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
 }
 END_TEST
 

@@ -106,7 +106,10 @@ typedef struct model_rule {
  * not certified. ChameleonConfig runs Olmo2's strict validation (linear or
  * dynamic with a factor > 1, nothing else); its rotary classes are its
  * own (linear divides the positions by the factor, the same angles), and
- * its dynamic one is stateful (refused).
+ * its dynamic one is stateful (refused). Fifth round: BambaConfig neither
+ * copies nor validates; its Mamba layers have no positions, its attention
+ * layers (attn_layer_indices) all rotate alike, the first half of each
+ * head (its apply slices q[..., :rotary_dim], GLM's modular copy).
  * Each is held to the model's own outputs by a profile's vectors or
  * vectors/mappings/ (tests/inventory/check_inventory.py). */
 static const model_rule model_rules[] = {
@@ -177,6 +180,7 @@ static const model_rule model_rules[] = {
     {"jetmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"csm", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"chameleon", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bamba", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -284,6 +288,9 @@ static const model_rule model_rules[] = {
     {"markuplm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"layoutlmv3", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"fnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bros", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mpnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"luke", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"nystromformer", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mra", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -6,10 +6,12 @@
  *     encoders shaped like it, GPT-2 and the decoders shaped like it
  *     (GPT-Neo, GPT-BigCode, OpenAI GPT, ImageGPT), Blenderbot, BigBird-
  *     Pegasus and LED (offset 0), the dual encoders' text models;
+ *     FNet, BROS's text;
  *   RoBERTa's rows (create_position_ids_from_input_ids: the k-th token
  *     that is not padding, k from 1, row pad_token_id + k; a padding token
  *     row pad_token_id): the RoBERTa family, Longformer, Data2Vec-Text,
  *     I-BERT, LiLT, MarkupLM, LUKE, AltCLIP's and BridgeTower's text;
+ *     MPNet's from padding_idx 1 whatever pad_token_id is;
  *   OPT's rows (cumsum(attention_mask) * mask - 1 + 2, a table of
  *     max_position_embeddings + 2): OPT, BioGPT, a padding token row 1;
  *   BART's rows (arange + 2, padding numbered like any token): BART,
@@ -55,8 +57,10 @@ static const char *const layoutlmv3_keys[] = {"max_2d_position_embeddings", "has
 static const char *const deberta_keys[] = {"relative_attention", "position_biased_input", "max_relative_positions",
                                            "position_buckets", NULL};
 static const char *const led_keys[] = {"max_encoder_position_embeddings", "max_decoder_position_embeddings", NULL};
+static const char *const mpnet_keys[] = {"relative_attention_num_buckets", NULL};
 
 static int check_deberta(map_ctx *c);
+static int check_mpnet(map_ctx *c);
 
 #define RULE(mt, hidden, heads, rows) .model_type = mt, .hidden_key = hidden, .heads_key = heads, .rows_key = rows
 #define BERT_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings")}
@@ -114,6 +118,22 @@ static const learned_rule learned_rules[] = {
      * from the cache's length into each (offset 0). */
     {RULE("led", "d_model", "encoder_attention_heads", "max_encoder_position_embeddings"), .also_known = led_keys,
      .decoder_rows_key = "max_decoder_position_embeddings"},
+    /* FNet: BERT's table and rows; its token mixing is a Fourier
+     * transform, no attention heads: the table is one hidden_size-wide
+     * "head" (heads_key NULL). */
+    {RULE("fnet", "hidden_size", NULL, "max_position_embeddings")},
+    /* BROS: BERT's rows for the text table (BrosTextEmbeddings); every
+     * attention score also gets a bias from the pairwise differences of
+     * the tokens' boxes (BrosPositionalEmbedding2D, always on). */
+    {RULE("bros", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .warning = "dim_bbox: BROS's bias from the pairwise differences of the tokens' boxes (a sinusoid of each "
+                "difference, projected, added to every attention score) is not certified, only the text table"},
+    /* MPNet: RoBERTa's rows, but from a padding_idx fixed at 1
+     * (MPNetEmbeddings.padding_idx = 1, whatever pad_token_id says), and a
+     * T5-style relative bias in every layer whose buckets are computed
+     * with the function's defaults (32, max distance 128), not the config's. */
+    {RULE("mpnet", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = 1,
+     .padding_row = 1, .also_known = mpnet_keys, .check = check_mpnet},
     ROBERTA_SHAPED("roberta"), ROBERTA_SHAPED("xlm-roberta"), ROBERTA_SHAPED("xlm-roberta-xl"),
     ROBERTA_SHAPED("camembert"), ROBERTA_SHAPED("roberta-prelayernorm"), ROBERTA_SHAPED("xmod"),
     ROBERTA_SHAPED("longformer"), ROBERTA_SHAPED("data2vec-text"), ROBERTA_SHAPED("ibert"),
@@ -199,6 +219,24 @@ static int check_deberta(map_ctx *c)
     return 0;
 }
 
+/* MPNet (MPNetConfig, relative_attention_num_buckets 32): every layer adds
+ * a T5-style bias from a table of relative_attention_num_buckets rows, but
+ * MPNetEncoder.compute_position_bias buckets the distances with its own
+ * defaults (32 buckets, max distance 128): the bias is not certified, said
+ * with the table's size, and rows past 32 are never read. */
+static int check_mpnet(map_ctx *c)
+{
+    int32_t buckets = 32;
+    if (cfg_read_int32(c, c->root, "relative_attention_num_buckets", 1, 1 << 20, &buckets) < 0) {
+        return -1;
+    }
+    cfg_warn(c, "relative_attention_num_buckets",
+             "%d: MPNet's relative attention bias (a table of %d rows, read at T5's buckets computed with 32 buckets "
+             "and max distance 128 whatever the config says%s) is not certified, only the learned table",
+             (int)buckets, (int)buckets, buckets > 32 ? ": its rows past 32 are never read" : "");
+    return 0;
+}
+
 /* Which row position p reads (learned_convention, learned_padding_idx,
  * learned_padding_row), pad_token_id read where the rule takes it. */
 static int read_learned_positions(map_ctx *c, const learned_rule *rule)
@@ -220,6 +258,20 @@ static int read_learned_positions(map_ctx *c, const learned_rule *rule)
     return 0;
 }
 
+/* The heads the table is split into for pecert's checks: the rule's, or
+ * one hidden_size-wide head where the model has no attention (FNet). */
+static int read_learned_heads(map_ctx *c, const learned_rule *rule)
+{
+    if (rule->heads_key != NULL) {
+        return cfg_read_heads(c, rule->hidden_key, rule->heads_key, NULL);
+    }
+    c->m->num_heads = c->m->num_kv_heads = 1;
+    if (cfg_read_int32(c, c->root, rule->hidden_key, 1, 1 << 20, &c->m->head_dim) < 0) {
+        return -1;
+    }
+    return c->m->head_dim < 1 ? cfg_fail(c, rule->hidden_key, "required") : 0;
+}
+
 /* The text models with a learned table (learned_rules): rows_key's rows,
  * plus OPT's and BART's 2; only position_embedding_type "absolute" is
  * learned. */
@@ -236,7 +288,7 @@ int cfg_map_learned_text(map_ctx *c)
     const cJSON *pet = cfg_get(c->root, "position_embedding_type");
     int32_t width = rule->width_default;
     if (cfg_reject_unknown_positional_of(c, c->root, known, also, "") != 0 ||
-        (rule->check != NULL && rule->check(c) != 0) || cfg_read_heads(c, rule->hidden_key, rule->heads_key, NULL) != 0 ||
+        (rule->check != NULL && rule->check(c) != 0) || read_learned_heads(c, rule) != 0 ||
         cfg_read_int(c, c->root, rule->rows_key, rule->rows_key, 1, (int64_t)1 << 32, &m->max_position_embeddings) < 0 ||
         (rule->width_key != NULL && cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0)) {
         return -1;

@@ -150,6 +150,10 @@ static const rope_defaults llama_like_defaults[] = {
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"recurrent_gemma", 10000.0, 0.5, 0, NULL},
+    /* BambaConfig sets rope_theta 10000, rope_scaling None and
+     * partial_rotary_factor 0.5 in its body, then passes **kwargs to
+     * PretrainedConfig.__init__: a config.json value of any of them wins. */
+    {"bamba", 10000.0, 0.5, 0, NULL},
     {"gpt_oss", 150000.0, 1.0, 64,
      "{\"beta_fast\": 32.0, \"beta_slow\": 1.0, \"factor\": 32.0, \"original_max_position_embeddings\": 4096, "
      "\"rope_type\": \"yarn\", \"truncate\": false}"},
@@ -177,7 +181,7 @@ static int splits_partial_rotary(const char *model_type)
     static const char *const splitters[] = {"phi3",      "phi4_multimodal", "phi",       "stablelm",
                                             "glm4",      "glm4_moe",        "nemotron",  "qwen3_next",
                                             "persimmon", "glm",             "moonshine", "recurrent_gemma",
-                                            NULL};
+                                            "bamba",     NULL};
     return cfg_in_list(model_type, splitters);
 }
 

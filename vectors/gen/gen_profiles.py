@@ -152,6 +152,7 @@ ROPE_MODELS = {
     "phimoe": ("PhimoeConfig", "PhimoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -966,6 +967,9 @@ LEARNED_EMBEDDINGS = {
     "lilt": ("lilt", "LiltConfig", "LiltTextEmbeddings"),
     "layoutlmv3": ("layoutlmv3", "LayoutLMv3Config", "LayoutLMv3TextEmbeddings"),
     "vilt": ("vilt", "ViltConfig", "TextEmbeddings"),
+    "fnet": ("fnet", "FNetConfig", "FNetEmbeddings"),
+    "bros": ("bros", "BrosConfig", "BrosTextEmbeddings"),
+    "mpnet": ("mpnet", "MPNetConfig", "MPNetEmbeddings"),
     "nystromformer": ("nystromformer", "NystromformerConfig", "NystromformerEmbeddings"),
     "mra": ("mra", "MraConfig", "MraEmbeddings"),
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
@@ -977,6 +981,9 @@ LEARNED_EMBEDDINGS = {
 EMBEDDINGS_FILE = {"data2vec-text": ("configuration_data2vec_text", "modeling_data2vec_text"),
                    "blip_text_model": ("configuration_blip", "modeling_blip_text")}
 POSITION_TABLES = ("position_embeddings", "position_embedding")
+# Layers after the table's sum that are not position code, made identities too:
+# FNetEmbeddings projects its normed sum by a Linear (hidden -> hidden).
+EMBEDDINGS_AFTER = {"fnet": ("projection",)}
 
 
 def embedding_rows(torch, module):
@@ -1006,6 +1013,8 @@ def build_learned_embeddings(ref, vf, profile):
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     module = getattr(mdl, emb_name)(cfg).eval()
     table = embedding_rows(torch, module)
+    for name in EMBEDDINGS_AFTER.get(mt, ()):
+        setattr(module, name, torch.nn.Identity())
     weight = periodic_table(f"{vf.name}/table", tuple(table.weight.shape))
     pad = getattr(cfg, "pad_token_id", None)
     token = (pad if pad is not None else 0) + 1  # any id that is not padding
