@@ -126,6 +126,10 @@ START_TEST(vit_family_is_its_own_tower)
         {"{\"model_type\": \"dinov2\"" HEADS "}", 14, 16, 1, 0},
         {"{\"model_type\": \"dinov2\", \"image_size\": 518, \"patch_size\": 14" HEADS "}", 14, 37, 1, 0},
         {"{\"model_type\": \"dinov2_with_registers\"" HEADS "}", 16, 14, 1, 1},
+        /* InternVLVisionConfig: [h, w] pairs, 448 / 14 by default. */
+        {"{\"model_type\": \"internvl_vision\"" HEADS "}", 14, 32, 1, 0},
+        {"{\"model_type\": \"internvl_vision\", \"image_size\": [224, 224], \"patch_size\": [16, 16]" HEADS "}",
+         16, 14, 1, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         parse_ok(cases[i].json);
@@ -150,6 +154,12 @@ START_TEST(vit_family_is_its_own_tower)
     ck_assert_int_eq(model.learned_rows, 14 * 14 + 1);
     parse_fails_naming("{\"model_type\": \"vit\", \"image_size\": 8" HEADS "}", "patch_size");
     parse_fails_naming("{\"model_type\": \"dinov2\", \"patch_size\": 0" HEADS "}", "patch_size");
+    /* A pair must be square (the table is resized as a square grid), and
+     * without its absolute table InternVL's tower has no positions. */
+    parse_fails_naming("{\"model_type\": \"internvl_vision\", \"image_size\": [448, 336]" HEADS "}", "image_size");
+    parse_fails_naming("{\"model_type\": \"internvl_vision\", \"patch_size\": [14]" HEADS "}", "patch_size");
+    parse_fails_naming("{\"model_type\": \"internvl_vision\", \"use_absolute_position_embeddings\": false" HEADS "}",
+                       "use_absolute_position_embeddings");
 }
 END_TEST
 

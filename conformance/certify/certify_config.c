@@ -263,6 +263,7 @@ static const model_rule model_rules[] = {
     {"siglip_vision_model", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit_msn", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"ijepa", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"internvl_vision", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"whisper", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"big_bird", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"realm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -438,16 +438,28 @@ int cfg_map_t5(map_ctx *c)
 int cfg_map_vit(map_ctx *c)
 {
     static const char *const known[] = {NULL};
+    static const char *const internvl[] = {"use_absolute_position_embeddings", NULL};
     pecert_certify_model *m = c->m;
     int32_t image, patch, prefix;
+    int absolute = 1;
     if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix) != 0) {
         return cfg_fail(c, "model_type", "'%s' has no ViT-family rule in certify_vision.c", m->model_type);
     }
-    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+    int is_internvl = strcmp(m->model_type, "internvl_vision") == 0;
+    if (cfg_reject_unknown_positional(c, c->root, is_internvl ? internvl : known, "") != 0 ||
         cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
-        cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
-        cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0) {
+        cfg_read_side(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
+        cfg_read_side(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0 ||
+        (is_internvl && cfg_read_bool(c, c->root, "use_absolute_position_embeddings",
+                                      "use_absolute_position_embeddings", &absolute) < 0)) {
         return -1;
+    }
+    /* InternVLVisionEmbeddings builds its table only with
+     * use_absolute_position_embeddings (the default); without it the tower
+     * has no positions at all. */
+    if (!absolute) {
+        return cfg_fail(c, "use_absolute_position_embeddings", "false: InternVL's vision tower then has no "
+                        "position table and no other positions, nothing to certify");
     }
     /* The patch convolution floors: image_size // patch_size patches a side
      * (SigLIP so400m's 384 // 14 = 27), as the table's num_patches does. */

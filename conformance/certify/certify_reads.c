@@ -78,6 +78,31 @@ int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, in
     return rc;
 }
 
+/* An image's or a patch's side: an integer, or [height, width] (the
+ * vision configs that take a pair, InternVLVisionConfig's image_size and
+ * patch_size) with the two equal: the towers resize a square table. */
+int cfg_read_side(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out)
+{
+    const cJSON *v = cfg_get(obj, key);
+    if (v == NULL || !cJSON_IsArray(v)) {
+        return cfg_read_int32(c, obj, key, lo, hi, out);
+    }
+    const cJSON *h = cJSON_GetArrayItem(v, 0), *w = cJSON_GetArrayItem(v, 1);
+    if (cJSON_GetArraySize(v) != 2 || !cJSON_IsNumber(h) || !cJSON_IsNumber(w)) {
+        return cfg_fail(c, key, "expected an integer or [height, width]");
+    }
+    if (h->valuedouble != w->valuedouble) {
+        return cfg_fail(c, key, "[%g, %g]: pecert certifies square sides only (the tower's table is a square "
+                        "grid, resized as one)", h->valuedouble, w->valuedouble);
+    }
+    if (h->valuedouble != floor(h->valuedouble) || h->valuedouble < (double)lo || h->valuedouble > (double)hi) {
+        return cfg_fail(c, key, "[%g, %g]: each side must be an integer in [%lld, %lld]", h->valuedouble,
+                        w->valuedouble, (long long)lo, (long long)hi);
+    }
+    *out = (int32_t)h->valuedouble;
+    return 1;
+}
+
 int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out)
 {
     const cJSON *v = cfg_get(obj, key);

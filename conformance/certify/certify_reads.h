@@ -55,6 +55,8 @@ int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *show
 int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo, int64_t hi,
                  int64_t *out);
 int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out);
+/* An integer, or [height, width] with the two equal (a square side). */
+int cfg_read_side(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out);
 int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out);
 
 /* 1 if the key's name says it configures positions ("rope", "rotary",

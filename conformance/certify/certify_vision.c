@@ -46,7 +46,10 @@
  *               float32;
  *   dinov2_with_registers  Dinov2WithRegistersConfig (patch 16),
  *               Dinov2WithRegistersEmbeddings: antialias True (the register
- *               tokens come after and take no position).
+ *               tokens come after and take no position);
+ *   internvl_vision  InternVLVisionConfig (448 / 14, given as [h, w]
+ *               pairs), InternVLVisionEmbeddings: on every image, whatever
+ *               the caller asks (its forward has no flag).
  */
 #include "certify_reads.h"
 #include "vectors.h"
@@ -98,6 +101,7 @@ typedef struct vision_rule {
 static const char *const no_positional[] = {NULL};
 static const char *const theta_only[] = {"rope_theta", NULL};
 static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
+static const char *const internvl_positional[] = {"use_absolute_position_embeddings", NULL};
 
 /* A tower whose only position code is a learned table resized as ViT's. */
 #define TABLE_TOWER(mt, tower_type, cls, image, patch, hidden, heads, prefix, nested, words)                      \
@@ -182,6 +186,13 @@ static const vision_rule vision_rules[] = {
                 "the model itself: as vit (ViTMSNEmbeddings, a copy)"),
     TABLE_TOWER("ijepa", "ijepa", "IJepaConfig", 224, 16, 768, 12, 0, 0,
                 "the model itself: as vit, no class row (IJepaEmbeddings)"),
+    /* InternVLVisionEmbeddings: ViT's interpolate_pos_encoding, called on
+     * every image (no flag); image_size and patch_size [h, w] pairs. */
+    {.model_type = "internvl_vision", .tower = "internvl_vision", .config_class = "InternVLVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 14, .image_default = 448, .table_only = 1, .table_prefix = 1, .positional = internvl_positional,
+     .reads = "the model itself: image_size / patch_size (448 / 14, square pairs), hidden_size; "
+              "InternVLVisionEmbeddings.interpolate_pos_encoding on every image: as vit, class row kept"},
     TABLE_TOWER("clip", "clip_vision_model", "CLIPVisionConfig", 224, 32, 768, 12, 1, 1,
                 "vision_config (CLIPVisionConfig, fixed by CLIPConfig): as clip_vision_model"),
     TABLE_TOWER("metaclip_2", "metaclip_2_vision_model", "MetaClip2VisionConfig", 224, 32, 768, 12, 1, 1,
@@ -448,11 +459,11 @@ static int read_grid_keys(map_ctx *c, const cJSON *vc, const vision_rule *rule, 
     v->temporal_patch_size = rule->temporal_default > 0 ? rule->temporal_default : 1;
     v->image_size = rule->image_default;
     v->theta = 10000.0;
-    if (cfg_read_int32(c, vc, "patch_size", 1, 1 << 12, &v->patch_size) < 0 ||
+    if (cfg_read_side(c, vc, "patch_size", 1, 1 << 12, &v->patch_size) < 0 ||
         (rule->merge_default > 0 && cfg_read_int32(c, vc, "spatial_merge_size", 1, 64, &v->spatial_merge_size) < 0) ||
         (rule->temporal_default > 0 && cfg_read_int32(c, vc, "temporal_patch_size", 1, 64,
                                                       &v->temporal_patch_size) < 0) ||
-        (rule->image_default > 0 && cfg_read_int32(c, vc, "image_size", 1, 1 << 16, &v->image_size) < 0) ||
+        (rule->image_default > 0 && cfg_read_side(c, vc, "image_size", 1, 1 << 16, &v->image_size) < 0) ||
         (rule->reads_theta && cfg_read_num(c, vc, "rope_theta", "rope_theta", 1.0 + 1e-9, 1e300, &v->theta) < 0)) {
         return -1;
     }

@@ -74,6 +74,7 @@ TABLE_TOWERS = {
     "siglip_vision_model": ("SiglipVisionConfig", "siglip", "SiglipVisionEmbeddings"),
     "vit_msn": ("ViTMSNConfig", "vit_msn", "ViTMSNEmbeddings"),
     "ijepa": ("IJepaConfig", "ijepa", "IJepaEmbeddings"),
+    "internvl_vision": ("InternVLVisionConfig", "internvl", "InternVLVisionEmbeddings"),
 }
 
 
@@ -276,6 +277,15 @@ def table_grids(side, patch):
     return [first, (side, side * 10 // 7), (side * 5 // 7, side * 5 // 7)]
 
 
+def square_side(value):
+    """An int, or the side of a square [h, w] pair (InternVLVisionConfig's)."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2 or value[0] != value[1]:
+            raise ValueError(f"{value}: not a square side")
+        return int(value[0])
+    return int(value)
+
+
 def build_table_tower(ref, vf, profile):
     """A ViT-family model's position table resized by its own interpolate_pos_encoding."""
     s = gen_rope2d.Sources(ref)
@@ -287,8 +297,8 @@ def build_table_tower(ref, vf, profile):
     emb_cls = getattr(_module(mod, "modeling"), emb_name)
     module = emb_cls(cfg)
     rows = table_of(module).shape[0]
-    patch = int(cfg.patch_size)
-    side = int(cfg.image_size) // patch
+    patch = square_side(cfg.patch_size)
+    side = square_side(cfg.image_size) // patch
     prefix = rows - side * side
     source = famgen.source("src/transformers/models/%s/modeling_%s.py" % (mod, mod),
                            emb_name + ".interpolate_pos_encoding")
