@@ -845,6 +845,16 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_padding_idx, 1);
     ck_assert_int_eq(model.learned_padding_row, 1);
     ck_assert(warned_about("relative_attention_num_buckets"));
+    /* A rows key config.json leaves out is the class's default (SigLIP
+     * so400m's text_config: SiglipTextConfig's 64); null is refused (the
+     * class passes None to nn.Embedding). */
+    parse_ok("{\"model_type\": \"siglip_text_model\", \"hidden_size\": 1152, \"num_attention_heads\": 16}");
+    ck_assert_int_eq(model.learned_rows, 64);
+    parse_ok("{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_head\": 12}");
+    ck_assert_int_eq(model.learned_rows, 1024);
+    parse_fails_naming("{\"model_type\": \"bert\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"max_position_embeddings\": null}",
+                       "max_position_embeddings");
     /* BROS: BERT's rows; its box bias warned. */
     parse_ok("{\"model_type\": \"bros\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
              " \"max_position_embeddings\": 512}");

@@ -139,6 +139,15 @@ START_TEST(refusals_name_the_key)
                        " \"max_position_embeddings\": 512}",
                        "d_model");
     parse_fails_naming(SEQ2SEQ("marian", ", \"sinusoidal_position_base\": 20000"), "sinusoidal_position_base");
+    /* transformers 3's static_position_embeddings, left in released Marian
+     * and Pegasus files: read by nothing now; what it says must be the
+     * table the class builds. */
+    parse_ok(SEQ2SEQ("marian", ", \"static_position_embeddings\": true"));
+    ck_assert_int_eq(model.kind, PECERT_PE_SINUSOIDAL);
+    parse_fails_naming(SEQ2SEQ("pegasus", ", \"static_position_embeddings\": false"), "static_position_embeddings");
+    parse_ok(SEQ2SEQ("mbart", ", \"static_position_embeddings\": false"));
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    parse_fails_naming(SEQ2SEQ("mbart", ", \"static_position_embeddings\": true"), "static_position_embeddings");
     /* Whisper's sinusoids() raises for an odd width; its decoder's table
      * has a size. */
     parse_fails_naming("{\"model_type\": \"whisper\", \"d_model\": 385, \"encoder_attention_heads\": 5,"

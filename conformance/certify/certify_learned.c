@@ -183,6 +183,43 @@ static const learned_rule learned_rules[] = {
     ROBERTA_SHAPED("altclip_text_model"), ROBERTA_SHAPED("bridgetower_text_model"),
 };
 
+/* Each rule's config class's default for its rows key (conformance/
+ * inventory.json: transformers v4.57.6's defaults; a text model of a dual
+ * encoder its own text config class's): released config.json files leave
+ * it out (SigLIP so400m's text_config has no max_position_embeddings, the
+ * class's 64 applies). tests/inventory/ checks each against the class. */
+static const struct {
+    const char *model_type;
+    int64_t rows;
+} rows_defaults[] = {
+    {"bert", 512}, {"ernie", 512}, {"megatron-bert", 512}, {"bert-generation", 512}, {"roc_bert", 512},
+    {"splinter", 512}, {"mobilebert", 512}, {"big_bird", 4096}, {"realm", 512}, {"qdqbert", 512}, {"lxmert", 512},
+    {"retribert", 512}, {"git", 1024}, {"electra", 512}, {"albert", 512}, {"convbert", 512}, {"rembert", 512},
+    {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"deberta", 512},
+    {"deberta-v2", 512}, {"gpt2", 1024}, {"gpt_bigcode", 1024}, {"openai-gpt", 512}, {"imagegpt", 1024},
+    {"gpt_neo", 2048}, {"blenderbot", 128}, {"blenderbot-small", 512}, {"bigbird_pegasus", 4096}, {"led", 16384},
+    {"fnet", 512}, {"bros", 512}, {"mpnet", 512}, {"roberta", 512}, {"xlm-roberta", 512}, {"xlm-roberta-xl", 514},
+    {"camembert", 512}, {"roberta-prelayernorm", 512}, {"xmod", 512}, {"longformer", 512}, {"data2vec-text", 512},
+    {"ibert", 512}, {"lilt", 512}, {"layoutlmv3", 512}, {"markuplm", 512}, {"luke", 512}, {"opt", 2048},
+    {"biogpt", 1024}, {"bart", 1024}, {"mbart", 1024}, {"plbart", 1024}, {"mvp", 1024}, {"nystromformer", 510},
+    {"mra", 512}, {"yoso", 4096}, {"ernie_m", 514}, {"xlm", 512}, {"flaubert", 512}, {"distilbert", 512},
+    {"trocr", 512}, {"clip_text_model", 77}, {"siglip_text_model", 64}, {"chinese_clip_text_model", 512},
+    {"metaclip_2_text_model", 77}, {"owlvit_text_model", 16}, {"owlv2_text_model", 16},
+    {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
+    {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
+    {"bridgetower_text_model", 514},
+};
+
+static int64_t rows_default_of(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(rows_defaults) / sizeof(rows_defaults[0]); i++) {
+        if (strcmp(rows_defaults[i].model_type, model_type) == 0) {
+            return rows_defaults[i].rows;
+        }
+    }
+    return 0;
+}
+
 static const learned_rule *find_learned_rule(const char *model_type)
 {
     for (size_t i = 0; i < sizeof(learned_rules) / sizeof(learned_rules[0]); i++) {
@@ -277,7 +314,8 @@ static int read_learned_heads(map_ctx *c, const learned_rule *rule)
  * learned. */
 int cfg_map_learned_text(map_ctx *c)
 {
-    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions", NULL};
+    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", "n_positions",
+                                        "static_position_embeddings", NULL};
     static const char *const none[] = {NULL};
     pecert_certify_model *m = c->m;
     const learned_rule *rule = find_learned_rule(m->model_type);
@@ -286,8 +324,14 @@ int cfg_map_learned_text(map_ctx *c)
     }
     const char *const *also = rule->also_known != NULL ? rule->also_known : none;
     const cJSON *pet = cfg_get(c->root, "position_embedding_type");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(c->root, rule->rows_key);
     int32_t width = rule->width_default;
-    if (cfg_reject_unknown_positional_of(c, c->root, known, also, "") != 0 ||
+    m->max_position_embeddings = rows_default_of(m->model_type);
+    if (cJSON_IsNull(rows)) {
+        return cfg_fail(c, rule->rows_key, "null: the class passes None to nn.Embedding as the table's rows "
+                        "(it raises)");
+    }
+    if (cfg_reject_unknown_positional_of(c, c->root, known, also, "") != 0 || cfg_check_static_positions(c, 0) != 0 ||
         (rule->check != NULL && rule->check(c) != 0) || read_learned_heads(c, rule) != 0 ||
         cfg_read_int(c, c->root, rule->rows_key, rule->rows_key, 1, (int64_t)1 << 32, &m->max_position_embeddings) < 0 ||
         (rule->width_key != NULL && cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0)) {

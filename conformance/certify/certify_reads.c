@@ -103,6 +103,24 @@ int cfg_read_side(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int
     return 1;
 }
 
+/* static_position_embeddings: a key of BartConfig and its kin in
+ * transformers 3 (true: a sinusoidal table, false: a learned one) that
+ * released config.json files of mBART, Marian and Pegasus still carry and
+ * that no class of v4.57.6 reads: each builds its one kind of table.
+ * Accepted where it says what the class does; refused where it does not
+ * (a port that follows the key builds the other table). */
+int cfg_check_static_positions(map_ctx *c, int sinusoidal)
+{
+    int stated = sinusoidal;
+    int rc = cfg_read_bool(c, c->root, "static_position_embeddings", "static_position_embeddings", &stated);
+    if (rc < 0 || stated == sinusoidal) {
+        return rc < 0 ? -1 : 0;
+    }
+    return cfg_fail(c, "static_position_embeddings", "%s: a transformers-3 key read by nothing in v4.57.6, whose "
+                    "%s builds a %s table whatever it says", stated ? "true" : "false", c->m->model_type,
+                    sinusoidal ? "sinusoidal" : "learned");
+}
+
 int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out)
 {
     const cJSON *v = cfg_get(obj, key);

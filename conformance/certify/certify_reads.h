@@ -55,6 +55,9 @@ int cfg_read_num(map_ctx *c, const cJSON *obj, const char *key, const char *show
 int cfg_read_int(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int64_t lo, int64_t hi,
                  int64_t *out);
 int cfg_read_int32(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out);
+/* The legacy static_position_embeddings key: 0 where absent or saying
+ * the table's kind (sinusoidal 1, learned 0), else -1 after cfg_fail. */
+int cfg_check_static_positions(map_ctx *c, int sinusoidal);
 /* An integer, or [height, width] with the two equal (a square side). */
 int cfg_read_side(map_ctx *c, const cJSON *obj, const char *key, int64_t lo, int64_t hi, int32_t *out);
 int cfg_read_bool(map_ctx *c, const cJSON *obj, const char *key, const char *shown, int *out);

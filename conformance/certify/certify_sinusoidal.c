@@ -268,7 +268,8 @@ int cfg_map_sinusoidal(map_ctx *c)
     const char *const known[] = {rule->positions_key,
                                  rule->positions_key2 != NULL ? rule->positions_key2 : rule->positions_key,
                                  rule->decoder_rows_key != NULL ? rule->decoder_rows_key : rule->positions_key,
-                                 rule->switch_key, NULL};
+                                 rule->switch_key != NULL ? rule->switch_key : rule->positions_key,
+                                 "static_position_embeddings", NULL};
     if (read_switch(c, rule, &sinusoidal) != 0) {
         return -1;
     }
@@ -276,7 +277,7 @@ int cfg_map_sinusoidal(map_ctx *c)
         return cfg_map_learned_text(c);
     }
     m->sinusoidal_dim = 0;
-    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || cfg_check_static_positions(c, 1) != 0 ||
         cfg_read_heads(c, rule->width_key, rule->heads_key, NULL) != 0 ||
         cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 16, &m->sinusoidal_dim) < 0 ||
         read_positions(c, rule) != 0 || read_padding(c, rule) != 0) {

@@ -764,22 +764,38 @@ def periodic_table(label, shape):
 VIT_EMBEDDINGS = {model_type: (cls, emb) for model_type, (cls, _, emb) in profile_vision.TABLE_TOWERS.items()}
 
 
+# The decoders whose forward reads a learned table at position_ids = cache_position
+# (arange from the cache's length): model_type -> (config class, rows key, width key,
+# model class). GPT-2, GPT-BigCode (StarCoder 1) and GPT-Neo (its wpe).
+BIG_TABLE_BYTES = 64 << 20  # a table past it: a payload of its lookups too would pass 256 MiB
+GPT2_LIKE = {
+    "gpt2": ("GPT2Config", "n_positions", "n_embd", "GPT2Model"),
+    "gpt_bigcode": ("GPTBigCodeConfig", "n_positions", "n_embd", "GPTBigCodeModel"),
+    "gpt_neo": ("GPTNeoConfig", "max_position_embeddings", "hidden_size", "GPTNeoModel"),
+}
+
+
 def build_learned(ref, vf, profile):
     """The model's position-embedding module, fed the ids the model forms (0..rows-1)."""
     torch = ref.torch
     c = profile["config"]
     mt = c["model_type"]
     cfg_mod, mdl = modules(mt)
-    cls_name = {"bert": "BertConfig", "gpt2": "GPT2Config", **{k: v[0] for k, v in VIT_EMBEDDINGS.items()}}[mt]
+    cls_name = {"bert": "BertConfig", **{k: v[0] for k, v in GPT2_LIKE.items()},
+                **{k: v[0] for k, v in VIT_EMBEDDINGS.items()}}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     with torch.no_grad():
         if mt == "bert":
             module = mdl.BertEmbeddings(cfg)
             weight, where = module.position_embeddings.weight, "BertEmbeddings.position_embeddings"
             ids = module.position_ids[0]
-        elif mt == "gpt2":
-            weight, where = torch.nn.Embedding(cfg.n_positions, cfg.n_embd).weight, "GPT2Model.wpe"
-            ids = torch.arange(cfg.n_positions)
+        elif mt in GPT2_LIKE:
+            _, rows_key, width_key, model_cls = GPT2_LIKE[mt]
+            rows, width = getattr(cfg, rows_key), getattr(cfg, width_key)
+            weight, where = torch.nn.Embedding(rows, width).weight, model_cls + ".wpe"
+            ids = torch.arange(rows)
+            if rows * width * 4 > BIG_TABLE_BYTES:  # the lookups kept to the table's two ends
+                ids = torch.cat([ids[:64], ids[-64:]])
         else:
             module = getattr(mdl, VIT_EMBEDDINGS[mt][1])(cfg)
             weight = profile_vision.table_of(module)
@@ -789,11 +805,55 @@ def build_learned(ref, vf, profile):
         table = periodic_table(f"{vf.name}/table", tuple(weight.shape))
         weight = torch.from_numpy(table)
         out = torch.nn.functional.embedding(ids, weight)
-    ctx = mdl.BertEmbeddings if mt == "bert" else mdl.GPT2Model if mt == "gpt2" else getattr(mdl, VIT_EMBEDDINGS[mt][1])
-    vf.add_test("learned.lookup", f"every row of the {tuple(weight.shape)} table in the model's id order",
+    ctx = (mdl.BertEmbeddings if mt == "bert" else getattr(mdl, GPT2_LIKE[mt][3]) if mt in GPT2_LIKE
+           else getattr(mdl, VIT_EMBEDDINGS[mt][1]))
+    which = "every row" if len(ids) == weight.shape[0] else "the first and last 64 rows"
+    vf.add_test("learned.lookup", f"{which} of the {tuple(weight.shape)} table in the model's id order",
                 ["profile", "boundary"], source_of(ref, ctx, where), {"convention": "plain"}, {},
                 {"table": vf.tensor(table, "f32"), "positions": vf.tensor(ids.numpy().astype(np.int64), "i64")},
                 {"embedding": vf.tensor(out.numpy(), "f32")})
+
+
+# The position modules that number their tokens themselves: model_type -> (config
+# class, module class, rows key, width key, what forward takes). BART's and mBART's
+# add 2 to arange from the cache's length (padding numbered like any token); OPT's
+# number the attention mask's ones from 2, its zeros row 1.
+POSITION_MODULES = {
+    "bart": ("BartConfig", "BartLearnedPositionalEmbedding", "max_position_embeddings", "d_model", "input_ids"),
+    "mbart": ("MBartConfig", "MBartLearnedPositionalEmbedding", "max_position_embeddings", "d_model", "input_ids"),
+    "opt": ("OPTConfig", "OPTLearnedPositionalEmbedding", "max_position_embeddings", "hidden_size",
+            "attention_mask"),
+}
+
+
+def build_position_module(ref, vf, profile):
+    """The rows a model's own positional-embedding module reads, found by value in a
+    periodic table of the profile's shape: for a plain row of tokens and a left-padded one."""
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    cfg_mod, mdl = modules(mt)
+    cls_name, module_name, rows_key, width_key, takes = POSITION_MODULES[mt]
+    cfg = make_config(getattr(cfg_mod, cls_name), c)
+    module = getattr(mdl, module_name)(getattr(cfg, rows_key), getattr(cfg, width_key)).eval()
+    pad = cfg.pad_token_id
+    token = pad + 1
+    weight = periodic_table(f"{vf.name}/table", tuple(module.weight.shape))
+    cases = [("every position of a sequence", [token] * 64), ("a left-padded sequence", [pad, pad] + [token] * 6)]
+    reads = []
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(weight))
+        for _, ids in cases:
+            ids_t = torch.tensor([ids])
+            arg = (ids_t != pad).long() if takes == "attention_mask" else ids_t
+            out = module(arg)[0].numpy()
+            reads.append((ids, gen_learned.rows_of(out, weight), out))
+    config, positions = pecert_positions(reads, pad)
+    vf.add_test("learned.lookup", " then ".join(w for w, _ in cases) + ": the rows the model's position module "
+                "reads", ["profile", "boundary"], source_of(ref, getattr(mdl, module_name), module_name + ".forward"),
+                config, {}, {"table": vf.tensor(weight, "f32"),
+                             "positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
+                {"embedding": vf.tensor(np.concatenate([out for _, _, out in reads]), "f32")})
 
 
 # The sinusoidal tables (conformance/certify/certify_sinusoidal.c): model_type -> (the
@@ -957,6 +1017,7 @@ LEARNED_EMBEDDINGS = {
     "visual_bert": ("visual_bert", "VisualBertConfig", "VisualBertEmbeddings"),
     "deberta": ("deberta", "DebertaConfig", "DebertaEmbeddings"),
     "deberta-v2": ("deberta_v2", "DebertaV2Config", "DebertaV2Embeddings"),
+    "roberta": ("roberta", "RobertaConfig", "RobertaEmbeddings"),
     "xlm-roberta": ("xlm_roberta", "XLMRobertaConfig", "XLMRobertaEmbeddings"),
     "xlm-roberta-xl": ("xlm_roberta_xl", "XLMRobertaXLConfig", "XLMRobertaXLEmbeddings"),
     "camembert": ("camembert", "CamembertConfig", "CamembertEmbeddings"),
@@ -1071,9 +1132,11 @@ def build(ref, gen, vf, profile):
         build_swin(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS:
         build_learned_embeddings(ref, vf, profile)
+    elif mt in POSITION_MODULES:
+        build_position_module(ref, vf, profile)
     elif mt in SINUSOIDAL_MODELS:
         build_sinusoidal(ref, vf, profile)
-    elif mt in ("bert", "gpt2") or mt in VIT_EMBEDDINGS:
+    elif mt in ("bert",) or mt in GPT2_LIKE or mt in VIT_EMBEDDINGS:
         build_learned(ref, vf, profile)
     else:
         return False
