@@ -1315,6 +1315,11 @@ START_TEST(model_quirks_are_the_model_s)
     parse_ok("{\"model_type\": \"longt5\", \"num_heads\": 12, \"d_kv\": 64, \"encoder_attention_type\": "
              "\"transient-global\"}");
     ck_assert(warned_about("encoder_attention_type"));
+    /* n_positions (T5Config's length in transformers 2-3, in t5-base's and
+     * LongT5's files) is read by nothing now: said, not refused. */
+    parse_ok("{\"model_type\": \"t5\", \"num_heads\": 12, \"d_kv\": 64, \"n_positions\": 512}");
+    ck_assert_int_eq(model.kind, PECERT_PE_T5);
+    ck_assert(warned_about("n_positions"));
     parse_ok("{\"model_type\": \"pix2struct\", \"text_config\": {\"model_type\": \"pix2struct_text_model\","
              " \"num_heads\": 12, \"d_kv\": 64, \"relative_attention_num_buckets\": 32,"
              " \"relative_attention_max_distance\": 128}}");

@@ -23,8 +23,8 @@ static char err[1024];
 #define parse_fails_naming(json, key) test_certify_parse_fails_naming(&model, json, key, err, sizeof(err))
 #define warned_about(key) test_certify_warned_about(&model, key)
 
-/* What every released text_config states (the llama-like rules require
- * them: a config.json always has them). */
+/* What a released text_config states (where one leaves out the width or
+ * the heads, the text class's defaults apply, as for LLaVA-1.5). */
 #define TEXT_FIELDS "\"hidden_size\": 4096, \"num_attention_heads\": 32, \"max_position_embeddings\": 8192"
 
 /* LLaVA-NeXT with a Mistral text model (llava-v1.6-mistral-7b's shape):
@@ -42,6 +42,12 @@ START_TEST(the_text_model_is_read_by_its_own_rule)
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
     ck_assert_ptr_nonnull(strstr(model.vision_note, "clip_vision_model"));
     ck_assert_int_eq(model.n_warnings, 0);
+    /* LLaVA-1.5's text_config states model_type and max_position_embeddings
+     * only: LlamaConfig's width 4096 and 32 heads apply (a head of 128). */
+    parse_ok("{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llama\","
+             " \"max_position_embeddings\": 4096}}");
+    ck_assert_int_eq(model.num_heads, 32);
+    ck_assert_int_eq(model.rope.head_dim, 128);
     /* Aya Vision's default text model is Cohere 2: adjacent pairs. */
     parse_ok("{\"model_type\": \"aya_vision\", \"text_config\": {" TEXT_FIELDS "}}");
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);

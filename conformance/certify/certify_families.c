@@ -390,9 +390,23 @@ static const t5_keys t5_config_keys = {"num_heads", "d_kv", "relative_attention_
 static const t5_keys cpmant_config_keys = {"num_attention_heads", "dim_head", "position_bias_num_buckets",
                                            "position_bias_max_distance", 32, 128, 512, 2048};
 
+/* n_positions: T5Config's maximum length in transformers 2 and 3, still in
+ * released config.json files (t5-base's 512, LongT5's 4096); no class of
+ * v4.57.6 reads it (the attention reads positions only as relative
+ * buckets, with no length limit): said, not refused. */
+static void note_t5_n_positions(map_ctx *c)
+{
+    const cJSON *n = cfg_get(c->root, "n_positions");
+    if (n != NULL) {
+        cfg_warn(c, "n_positions", "%g is read by nothing in transformers v4.57.6 (%s reads positions only as "
+                 "relative buckets, with no length limit): a port that stops there does so on its own",
+                 cJSON_IsNumber(n) ? n->valuedouble : 0.0, c->m->model_type);
+    }
+}
+
 static int read_t5_buckets(map_ctx *c, const t5_keys *k, int32_t *d_kv)
 {
-    const char *const known[] = {k->buckets, k->max_distance, NULL};
+    const char *const known[] = {k->buckets, k->max_distance, "n_positions", NULL};
     pecert_certify_model *m = c->m;
     m->num_heads = k->default_heads;
     *d_kv = k->default_head_dim;
@@ -423,6 +437,7 @@ int cfg_map_t5(map_ctx *c)
         return -1;
     }
     t5_variant_notes(c);
+    note_t5_n_positions(c);
     m->kind = PECERT_PE_T5;
     m->head_dim = d_kv;
     m->num_kv_heads = m->num_heads;

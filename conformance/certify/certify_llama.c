@@ -453,13 +453,59 @@ static int read_moonshine_heads(map_ctx *c)
     return 0;
 }
 
-/* The heads of a Llama-shaped config: its own keys for Moonshine. */
+/* Each Llama-shaped config class's defaults for its width and heads
+ * (conformance/inventory.json: transformers v4.57.6's): a wrapper's
+ * text_config often leaves them out (LLaVA-1.5's names model_type and
+ * max_position_embeddings only: LlamaConfig's 4096 and 32 apply).
+ * tests/inventory/ drops each from every top-level default config: the
+ * answer must stay (or be a refusal). */
+typedef struct size_defaults {
+    const char *model_type;
+    int32_t hidden_size, num_attention_heads;
+} size_defaults;
+
+static const size_defaults llama_like_sizes[] = {
+    {"llama", 4096, 32}, {"mistral", 4096, 32}, {"mixtral", 4096, 32}, {"qwen2", 4096, 32},
+    {"qwen2_vl", 8192, 64}, {"qwen2_5_vl", 8192, 64}, {"qwen3_vl", 4096, 32}, {"phi3", 3072, 32},
+    {"phi4_multimodal", 3072, 32}, {"phi", 2048, 32}, {"gemma", 3072, 16}, {"gpt_oss", 2880, 64},
+    {"qwen3", 4096, 32}, {"qwen3_moe", 2048, 32}, {"seed_oss", 4096, 80}, {"apertus", 4096, 32},
+    {"arcee", 2560, 32}, {"stablelm", 2560, 32}, {"granite", 4096, 32}, {"granitemoe", 4096, 32},
+    {"olmo2", 4096, 32}, {"ministral", 4096, 32}, {"gemma2", 2304, 8}, {"ernie4_5", 1024, 16},
+    {"cohere", 8192, 64}, {"glm4", 4096, 32}, {"helium", 2560, 20}, {"open-llama", 4096, 32},
+    {"phimoe", 4096, 32}, {"modernbert-decoder", 768, 12}, {"recurrent_gemma", 2560, 10},
+    {"olmoe", 2048, 16}, {"qwen2_moe", 2048, 16}, {"starcoder2", 3072, 24},
+    {"ernie4_5_moe", 2560, 20}, {"glm4_moe", 4096, 96}, {"nemotron", 6144, 48},
+    {"qwen3_next", 2048, 16}, {"gemma3_text", 2304, 8}, {"gemma3n_text", 2048, 8},
+    {"smollm3", 2048, 16}, {"cohere2", 8192, 64}, {"exaone4", 4096, 32}, {"deepseek_v2", 4096, 32},
+    {"deepseek_v3", 7168, 128}, {"olmo", 4096, 32}, {"olmo3", 4096, 32}, {"flex_olmo", 4096, 32},
+    {"bitnet", 2560, 20}, {"granitemoeshared", 4096, 32}, {"diffllama", 2048, 32},
+    {"dots1", 4608, 32}, {"vaultgemma", 2304, 8}, {"persimmon", 4096, 64}, {"glm", 4096, 32},
+    {"doge", 1024, 8}, {"lfm2", 2560, 32}, {"falcon_h1", 4096, 32}, {"aria_text", 4096, 32},
+    {"minimax", 4096, 32}, {"emu3_text_model", 4096, 32}, {"longcat_flash", 6144, 64},
+    {"mimi", 512, 8}, {"jetmoe", 2048, 32}, {"csm", 2048, 32}, {"chameleon", 4096, 32},
+    {"bamba", 4096, 32},
+};
+
+static size_defaults sizes_of(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(llama_like_sizes) / sizeof(llama_like_sizes[0]); i++) {
+        if (strcmp(llama_like_sizes[i].model_type, model_type) == 0) {
+            return llama_like_sizes[i];
+        }
+    }
+    return (size_defaults){model_type, 0, 0};
+}
+
+/* The heads of a Llama-shaped config, the class's defaults where it
+ * leaves them out: its own keys for Moonshine. */
 static int read_llama_like_heads(map_ctx *c)
 {
     if (strcmp(c->m->model_type, "moonshine") == 0) {
         return read_moonshine_heads(c);
     }
-    return cfg_read_heads(c, "hidden_size", "num_attention_heads", "num_key_value_heads");
+    size_defaults d = sizes_of(c->m->model_type);
+    return cfg_read_heads_or(c, "hidden_size", "num_attention_heads", "num_key_value_heads", d.hidden_size,
+                             d.num_attention_heads);
 }
 
 /* ModernBertDecoderModel builds its global_rotary_emb and its

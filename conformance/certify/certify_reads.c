@@ -203,8 +203,15 @@ void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...)
  * names differ per model family). */
 int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key)
 {
+    return cfg_read_heads_or(c, hidden_key, heads_key, kv_key, 0, 0);
+}
+
+int cfg_read_heads_or(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key,
+                      int32_t hidden_default, int32_t heads_default)
+{
     pecert_certify_model *m = c->m;
-    int32_t hidden = 0;
+    int32_t hidden = hidden_default;
+    m->num_heads = heads_default;
     if (cfg_read_int32(c, c->root, hidden_key, 1, 1 << 20, &hidden) < 0 ||
         cfg_read_int32(c, c->root, heads_key, 1, 1 << 16, &m->num_heads) < 0) {
         return -1;

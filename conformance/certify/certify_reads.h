@@ -80,6 +80,11 @@ int cfg_reject_unknown_positional_of(map_ctx *c, const cJSON *obj, const char *c
  * rotary_dim from a partial rotary factor, and rope_theta with
  * max_position_embeddings. 0, or -1 with c->err. */
 int cfg_read_heads(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key);
+/* cfg_read_heads with the config class's defaults for the width and the
+ * heads where config.json leaves them out (0: none, the key required);
+ * absent key/value heads are the query heads, as before. */
+int cfg_read_heads_or(map_ctx *c, const char *hidden_key, const char *heads_key, const char *kv_key,
+                      int32_t hidden_default, int32_t heads_default);
 /* A decoder's learned table beside the model's own (Whisper's, LED's):
  * rows_key's rows (required), width wide, into decoder_learned_*. */
 int cfg_read_decoder_table(map_ctx *c, const char *rows_key, int32_t width);

@@ -89,6 +89,11 @@ def ignored_fields(build, scratch, r, answer):
     return out
 
 
+def config_of(r):
+    """The (text) config the model's position fields live in."""
+    return r["config"][r["text_config"]] if r.get("text_config") else r["config"]
+
+
 def wrong_defaults(build, scratch, r, answer):
     """The position fields of r whose absence makes pecert answer otherwise than with
     the class's default value there (r's config is the class's defaults, so a config
@@ -102,7 +107,14 @@ def wrong_defaults(build, scratch, r, answer):
     out = []
     text_key = r.get("text_config")
     absent = r.get("absent_defaults", {})
-    for key in sorted(r.get("fields", {})):
+    # The width and the heads too: pecert takes the class's defaults for them where a
+    # config leaves them out (certify_llama.c, llama_like_sizes). A top-level config
+    # only: what a wrapper makes of a text_config without them (the text class's
+    # default, not the wrapper's default text_config) is not recorded.
+    config = config_of(r)
+    sizes = [k for k in ("hidden_size", "num_attention_heads")
+             if not text_key and k in config and k not in r.get("fields", {})]
+    for key in sorted(r.get("fields", {})) + sizes:
         status, stdout, _ = pecert(build, scratch, edited(r["config"], text_key, key))
         expected = answer
         if key in absent and absent[key] != r["config"][text_key].get(key):
@@ -197,7 +209,7 @@ def judge(build, scratch, rows, profiles):
                 failures.append("%s: pecert maps it but ignores %s (the same answer either way)" % (mt, what))
             for key in wrong_defaults(build, scratch, r, answer):
                 failures.append("%s: without %s pecert certifies other parameters than %s's default %s"
-                                % (mt, key, r["config_class"], json.dumps(r["fields"][key])))
+                                % (mt, key, r["config_class"], json.dumps(r["fields"].get(key, config_of(r).get(key)))))
             layer_types = [l for l in stdout.splitlines() if l.strip().startswith("layer type ")]
             if layers and not layer_types and not any("layer" in w for w in warnings):
                 failures.append("%s: pecert maps it with no warning naming its layers, but the model %s"

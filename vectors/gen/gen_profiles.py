@@ -243,7 +243,7 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "llava"):
+    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "llava", "mistral3"):
         return config["text_config"]
     return config
 
@@ -444,6 +444,8 @@ def text_model_type(profile):
     mt = profile["config"]["model_type"]
     if mt == "llava":  # LlavaConfig: text_config's model_type, "llama" when left out
         return profile["config"]["text_config"].get("model_type", "llama")
+    if mt == "mistral3":  # Mistral3Config: text_config's model_type, "mistral" when left out
+        return profile["config"]["text_config"].get("model_type", "mistral")
     return {"gemma3": "gemma3_text", "gemma3n": "gemma3n_text"}.get(mt, mt)
 
 
@@ -685,6 +687,10 @@ T5_BUCKETS = {
            "relative_attention_max_distance", (True, False)),
     "longt5": ("LongT5Attention", "_relative_position_bucket", "relative_attention_num_buckets",
                "relative_attention_max_distance", (True, False)),
+    "mt5": ("MT5Attention", "_relative_position_bucket", "relative_attention_num_buckets",
+            "relative_attention_max_distance", (True, False)),
+    "switch_transformers": ("SwitchTransformersAttention", "_relative_position_bucket",
+                            "relative_attention_num_buckets", "relative_attention_max_distance", (True, False)),
     "pix2struct": ("Pix2StructTextAttention", "_relative_position_bucket", "relative_attention_num_buckets",
                    "relative_attention_max_distance", (True, False)),
     "cpmant": ("CpmAntSegmentPositionEmbedding", "_position_bucket", "position_bias_num_buckets",
@@ -692,14 +698,24 @@ T5_BUCKETS = {
 }
 
 
+# The config classes whose defaults fill a bucket key config.json leaves out (mT5-base's
+# file has no relative_attention_max_distance: MT5Config's 128 applies).
+T5_CONFIGS = {"t5": "T5Config", "mt5": "MT5Config", "longt5": "LongT5Config",
+              "switch_transformers": "SwitchTransformersConfig"}
+
+
 def build_t5(ref, vf, profile):
     torch = ref.torch
     mt = profile["config"]["model_type"]
     c = profile["config"]["text_config"] if mt == "pix2struct" else profile["config"]
     cls_name, fn_name, nb_key, md_key, directions = T5_BUCKETS[mt]
-    _, mdl = modules(mt)
+    cfg_mod, mdl = modules(mt)
     cls = getattr(mdl, cls_name)
-    nb, md = c[nb_key], c[md_key]
+    if mt in T5_CONFIGS:
+        cfg = getattr(cfg_mod, T5_CONFIGS[mt])(**{k: v for k, v in c.items() if k != "model_type"})
+        nb, md = getattr(cfg, nb_key), getattr(cfg, md_key)
+    else:
+        nb, md = c[nb_key], c[md_key]
     rel = np.concatenate([np.arange(-2 * md, 2 * md + 1), [-FAR, FAR]]).astype(np.int64)
     for bidirectional in directions:
         if mt == "cpmant":

@@ -58,6 +58,8 @@ TOWERS = {
                  ("merge_windows", "blocks", False, "split_half")),
     "llava": ("LlavaConfig", "llava", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
               ("row_major", "alternate", False, "split_half")),
+    "mistral3": ("Mistral3Config", "mistral3", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
+                 ("row_major", "alternate", False, "split_half")),
     "llama4": ("Llama4Config", "llama4", "Llama4VisionModel", "llama4", "num_hidden_layers", "llama4",
                ("row_major_cls", "blocks", True, "interleaved")),
 }
@@ -109,7 +111,10 @@ def has_tower(profile):
         return True
     if c["model_type"] not in TOWERS:
         return False
-    return c["model_type"] != "llava" or (c.get("vision_config") or {}).get("model_type") == "pixtral"
+    # LLaVA's tower is Pixtral's only when vision_config says so (its default is CLIP's);
+    # Mistral 3's unless it names another (vision_config.get("model_type", "pixtral")).
+    absent = {"llava": None, "mistral3": "pixtral"}.get(c["model_type"], "pixtral")
+    return (c.get("vision_config") or {}).get("model_type", absent) == "pixtral"
 
 
 def _module(name, kind):
