@@ -208,27 +208,44 @@ static double axis_taps(const pi_call *c, const pi_axis *axis, int64_t i)
     return c->a.mode == PECERT_POSINTERP_BICUBIC ? 4.0 : 2.0;
 }
 
-static double element_bound(const pi_call *c, const pi_axis *ay, const pi_axis *ax, int64_t y, int64_t x, int64_t d)
+/* The bounds of cell (y, x)'s dim elements into b: per channel d, the
+ * weighted mass s_d of its taps and the largest |value| g_d around them,
+ * summed and maxed in the same order per channel as one element at a time
+ * would (the weights of a tap computed once for every channel: a cell of
+ * an antialiased downscale has tens of taps). s and g: dim doubles each. */
+static void cell_bounds(const pi_call *c, const pi_axis *ay, const pi_axis *ax, int64_t y, int64_t x, double *b,
+                        double *s, double *g)
 {
-    int64_t y0 = ay->lo[y], y1 = ay->hi[y], x0 = ax->lo[x], x1 = ax->hi[x];
-    double s = 0.0;
+    int64_t y0 = ay->lo[y], y1 = ay->hi[y], x0 = ax->lo[x], x1 = ax->hi[x], dim = c->dim;
+    for (int64_t d = 0; d < dim; d++) {
+        s[d] = 0.0;
+        g[d] = 0.0;
+    }
     for (int64_t p = y0; p <= y1; p++) {
         for (int64_t q = x0; q <= x1; q++) {
             double w = fabs((double)ay->w[y * ay->n_in + p]) * fabs((double)ax->w[x * ax->n_in + q]);
-            s += w * fabs((double)c->table[(c->a.prefix_tokens + p * c->a.grid_w + q) * c->dim + d]);
+            const float *v = c->table + (c->a.prefix_tokens + p * c->a.grid_w + q) * dim;
+            for (int64_t d = 0; d < dim; d++) {
+                s[d] += w * fabs((double)v[d]);
+            }
         }
     }
-    double g = 0.0;
     for (int64_t p = (y0 > 0 ? y0 - 1 : 0); p <= (y1 + 1 < ay->n_in ? y1 + 1 : y1); p++) {
         for (int64_t q = (x0 > 0 ? x0 - 1 : 0); q <= (x1 + 1 < ax->n_in ? x1 + 1 : x1); q++) {
-            g = fmax(g, fabs((double)c->table[(c->a.prefix_tokens + p * c->a.grid_w + q) * c->dim + d]));
+            const float *v = c->table + (c->a.prefix_tokens + p * c->a.grid_w + q) * dim;
+            for (int64_t d = 0; d < dim; d++) {
+                double a = fabs((double)v[d]);
+                g[d] = a > g[d] ? a : g[d]; /* fmax's: a NaN never wins */
+            }
         }
     }
     double taps = axis_taps(c, ay, y) + axis_taps(c, ax, x);
-    double value = 2.0 * (taps + 6.0) * PECERT_U32 * s;
+    double value = 2.0 * (taps + 6.0) * PECERT_U32;
     double position = 2.0 * 4.0 * PECERT_U32 * ((double)ay->n_in + (double)ax->n_in + 2.0) * PI_TOL_SLOPE *
-                      PI_TOL_MASS * g;
-    return value + position;
+                      PI_TOL_MASS;
+    for (int64_t d = 0; d < dim; d++) {
+        b[d] = value * s[d] + position * g[d];
+    }
 }
 
 /* The bound of every output element of c (prefix rows: 0, a copy), in
@@ -238,20 +255,22 @@ static double *bounds_of(const pecert_check_env *env, pecert_check_result *r, co
     pi_axis ay = {0, 0, NULL, NULL, NULL};
     pi_axis ax = {0, 0, NULL, NULL, NULL};
     double *b = NULL;
+    double *sums = NULL;
     if (oracle_axis(env, r, c, 1, &ay, where) && oracle_axis(env, r, c, 0, &ax, where)) {
         b = calloc((size_t)(out_rows(c) * c->dim), sizeof(double));
-        if (b == NULL) {
+        sums = malloc(2 * (size_t)c->dim * sizeof(double));
+        if (b == NULL || sums == NULL) {
             pecert_case_fail(r, where, "out of memory");
+            free(b);
+            b = NULL;
         }
         for (int64_t y = 0; b != NULL && y < c->a.out_h; y++) {
             for (int64_t x = 0; x < c->a.out_w; x++) {
-                int64_t row = cell_row(c, y, x);
-                for (int64_t d = 0; d < c->dim; d++) {
-                    b[row * c->dim + d] = element_bound(c, &ay, &ax, y, x, d);
-                }
+                cell_bounds(c, &ay, &ax, y, x, b + cell_row(c, y, x) * c->dim, sums, sums + c->dim);
             }
         }
     }
+    free(sums);
     axis_free(&ay);
     axis_free(&ax);
     return b;

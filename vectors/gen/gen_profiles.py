@@ -1051,6 +1051,8 @@ LEARNED_EMBEDDINGS = {
     "mra": ("mra", "MraConfig", "MraEmbeddings"),
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
+    "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
+    "distilbert": ("distilbert", "DistilBertConfig", "Embeddings"),
     "chinese_clip_text_model": ("chinese_clip", "ChineseCLIPTextConfig", "ChineseCLIPTextEmbeddings"),
     "blip_text_model": ("blip", "BlipTextConfig", "BlipTextEmbeddings"),
 }
@@ -1132,8 +1134,26 @@ def pecert_positions(reads, pad):
     return {"convention": "padding_offset", "padding_idx": padding_idx}, positions
 
 
+# Dual encoders: model_type -> (text model type, vision tower type), each read from the
+# profile's text_config and vision_config by its own builder.
+DUAL_ENCODERS = {"clip": ("clip_text_model", "clip_vision_model"),
+                 "siglip": ("siglip_text_model", "siglip_vision_model")}
+
+
+def build_dual_encoder(ref, vf, profile):
+    """The text model's learned rows and the vision tower's resized table."""
+    text_type, tower_type = DUAL_ENCODERS[profile["config"]["model_type"]]
+    text = dict(profile["config"].get("text_config") or {}, model_type=text_type)
+    vision = dict(profile["config"].get("vision_config") or {}, model_type=tower_type)
+    build_learned_embeddings(ref, vf, dict(profile, config=text))
+    profile_vision.build_table_tower(ref, vf, dict(profile, config=vision))
+
+
 def build(ref, gen, vf, profile):
     mt = text_model_type(profile)
+    if mt in DUAL_ENCODERS:
+        build_dual_encoder(ref, vf, profile)
+        return True
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)
     elif mt == "gptj":
@@ -1146,8 +1166,8 @@ def build(ref, gen, vf, profile):
         build_t5(ref, vf, profile)
     elif mt in SWIN_MODELS:
         build_swin(ref, vf, profile)
-    elif mt in LEARNED_EMBEDDINGS:
-        build_learned_embeddings(ref, vf, profile)
+    elif mt in LEARNED_EMBEDDINGS and not profile["config"].get("sinusoidal_pos_embds"):
+        build_learned_embeddings(ref, vf, profile)  # DistilBERT's sinusoidal switch: not a learned table
     elif mt in POSITION_MODULES:
         build_position_module(ref, vf, profile)
     elif mt in SINUSOIDAL_MODELS:
