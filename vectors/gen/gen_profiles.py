@@ -864,12 +864,8 @@ def build_position_module(ref, vf, profile):
             arg = (ids_t != pad).long() if takes == "attention_mask" else ids_t
             out = module(arg)[0].numpy()
             reads.append((ids, gen_learned.rows_of(out, weight), out))
-    config, positions = pecert_positions(reads, pad)
-    vf.add_test("learned.lookup", " then ".join(w for w, _ in cases) + ": the rows the model's position module "
-                "reads", ["profile", "boundary"], source_of(ref, getattr(mdl, module_name), module_name + ".forward"),
-                config, {}, {"table": vf.tensor(weight, "f32"),
-                             "positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
-                {"embedding": vf.tensor(np.concatenate([out for _, _, out in reads]), "f32")})
+    add_rows_test(vf, cases, reads, pad, weight, "the rows the model's position module reads",
+                  source_of(ref, getattr(mdl, module_name), module_name + ".forward"))
 
 
 # The sinusoidal tables (conformance/certify/certify_sinusoidal.c): model_type -> (the
@@ -1111,11 +1107,17 @@ def build_learned_embeddings(ref, vf, profile):
             out = module(**kwargs)
             out = (out[0] if isinstance(out, tuple) else out)[0].numpy()
             reads.append((ids, gen_learned.rows_of(out, weight), out))
-    # One test (one copy of the table) for both sequences, one after the other.
+    add_rows_test(vf, cases, reads, pad, weight, "the rows the model's embeddings read",
+                  source_of(ref, getattr(mdl, emb_name), emb_name + ".forward"))
+
+
+def add_rows_test(vf, cases, reads, pad, weight, what, source):
+    """One learned.lookup test (one copy of the table) for the cases' sequences, one
+    after the other: the rows each read, in pecert's terms (pecert_positions)."""
     config, positions = pecert_positions(reads, pad)
-    vf.add_test("learned.lookup", " then ".join(c for c, _ in cases) + ": the rows the model's embeddings read",
-                ["profile", "boundary"], source_of(ref, getattr(mdl, emb_name), emb_name + ".forward"), config, {},
-                {"table": vf.tensor(weight, "f32"), "positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
+    vf.add_test("learned.lookup", " then ".join(c for c, _ in cases) + ": " + what, ["profile", "boundary"], source,
+                config, {}, {"table": vf.tensor(weight, "f32"),
+                             "positions": vf.tensor(np.asarray(positions, dtype=np.int64), "i64")},
                 {"embedding": vf.tensor(np.concatenate([out for _, _, out in reads]), "f32")})
 
 
