@@ -1382,6 +1382,26 @@ START_TEST(model_quirks_are_the_model_s)
              " \"max_position_embeddings\": 131072}");
     ck_assert_int_eq(model.rope.rotary_dim, 64);
     ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    /* ESM: position_embedding_type rotary rotates the whole head at base
+     * 10000 (RotaryEmbedding(head_dim)); absolute (the default) is
+     * RoBERTa's rows from pad_token_id, which EsmConfig leaves None;
+     * relative_key is no family pecert has. */
+    parse_ok("{\"model_type\": \"esm\", \"hidden_size\": 1280, \"num_attention_heads\": 20,"
+             " \"position_embedding_type\": \"rotary\", \"pad_token_id\": 1}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE);
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+    parse_ok("{\"model_type\": \"esm\", \"hidden_size\": 1280, \"num_attention_heads\": 20,"
+             " \"pad_token_id\": 1}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 1026);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    parse_fails_naming("{\"model_type\": \"esm\", \"hidden_size\": 1280, \"num_attention_heads\": 20}",
+                       "pad_token_id");
+    parse_fails_naming("{\"model_type\": \"esm\", \"hidden_size\": 1280, \"num_attention_heads\": 20,"
+                       " \"position_embedding_type\": \"relative_key\", \"pad_token_id\": 1}",
+                       "position_embedding_type");
     /* Bamba: half the head at theta 10000 unless config.json says otherwise
      * (BambaConfig's body values are overwritten by its kwargs). */
     parse_ok("{\"model_type\": \"bamba\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"

@@ -181,6 +181,7 @@ static const model_rule model_rules[] = {
     {"csm", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"chameleon", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bamba", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"esm", cfg_map_esm, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"llama4_text", cfg_map_llama4_text, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"gpt_neox", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"gpt_neox_japanese", cfg_map_gpt_neox, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -345,6 +346,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                ? "RoPE: text_config (llama3 when rope_scaling is set); NoPE where no_rope_layers is 0"
            : map == cfg_map_gpt_neox ? "RoPE: rotary_pct, rotary_emb_base, rope_scaling"
            : map == cfg_map_gptj     ? "RoPE: rotary_dim"
+           : map == cfg_map_esm      ? "RoPE with position_embedding_type rotary: hidden_size / num_attention_heads "
+                                       "at base 10000; else learned: RoBERTa's rows from pad_token_id"
            : map == cfg_map_hunyuan  ? "RoPE: rope_theta, head_dim (required), rope_scaling; dynamic with alpha is a "
                                        "fixed base rope_theta * alpha^(d/(d-2))"
            : map == cfg_map_falcon   ? "RoPE: rope_theta, rope_scaling, num_kv_heads / multi_query; ALiBi scaled "

@@ -84,6 +84,47 @@ int cfg_map_gptj(map_ctx *c)
     return 0;
 }
 
+/* ESM (EsmConfig; ESM-1b "absolute", ESM-2 "rotary"): position_embedding_type
+ * "absolute" (the default) is RoBERTa's learned rows from pad_token_id
+ * (EsmEmbeddings, create_position_ids_from_input_ids: certify_learned.c);
+ * "rotary" leaves the embeddings without positions and rotates q (scaled
+ * first) and k in every layer by RotaryEmbedding(head_dim): inv_freq
+ * 1 / 10000^(2i/d), cos/sin of arange(seq_len) whatever position_ids say,
+ * rotate_half (split halves), no key for a base or a scaling; "relative_key"
+ * and "relative_key_query" (a distance table over max_position_embeddings)
+ * are not a family pecert certifies. */
+int cfg_map_esm(map_ctx *c)
+{
+    static const char *const known[] = {"max_position_embeddings", "position_embedding_type", NULL};
+    pecert_certify_model *m = c->m;
+    const cJSON *pet = cfg_get(c->root, "position_embedding_type");
+    if (pet != NULL && !cJSON_IsString(pet)) {
+        return cfg_fail(c, "position_embedding_type", "expected a string");
+    }
+    const char *kind = pet != NULL ? pet->valuestring : "absolute";
+    if (strcmp(kind, "absolute") == 0) {
+        return cfg_map_learned_text(c);
+    }
+    if (strcmp(kind, "rotary") != 0) {
+        return cfg_fail(c, "position_embedding_type", "'%.40s': ESM's relative_key / relative_key_query distance "
+                        "table is not a family pecert certifies (absolute and rotary are)", kind);
+    }
+    pecert_rope_config *r = &m->rope;
+    m->max_position_embeddings = 1026;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 40,
+                     &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    r->head_dim = m->head_dim;
+    r->rotary_dim = m->head_dim;
+    r->max_position_embeddings = m->max_position_embeddings;
+    return 0;
+}
+
 /* Falcon (FalconConfig, modeling_falcon.py): head_dim is a read-only
  * property (hidden_size // num_attention_heads), so a head_dim key makes
  * PretrainedConfig's setattr raise; the key/value heads are num_kv_heads

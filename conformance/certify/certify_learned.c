@@ -61,6 +61,7 @@ static const char *const mpnet_keys[] = {"relative_attention_num_buckets", NULL}
 
 static int check_deberta(map_ctx *c);
 static int check_mpnet(map_ctx *c);
+static int check_esm(map_ctx *c);
 
 #define RULE(mt, hidden, heads, rows) .model_type = mt, .hidden_key = hidden, .heads_key = heads, .rows_key = rows
 #define BERT_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings")}
@@ -134,6 +135,11 @@ static const learned_rule learned_rules[] = {
      * with the function's defaults (32, max distance 128), not the config's. */
     {RULE("mpnet", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = 1,
      .padding_row = 1, .also_known = mpnet_keys, .check = check_mpnet},
+    /* ESM with position_embedding_type "absolute" (cfg_map_esm): RoBERTa's
+     * rows from pad_token_id (EsmEmbeddings.padding_idx), which EsmConfig
+     * leaves None (check_esm). */
+    {RULE("esm", "hidden_size", "num_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1, .check = check_esm},
     ROBERTA_SHAPED("roberta"), ROBERTA_SHAPED("xlm-roberta"), ROBERTA_SHAPED("xlm-roberta-xl"),
     ROBERTA_SHAPED("camembert"), ROBERTA_SHAPED("roberta-prelayernorm"), ROBERTA_SHAPED("xmod"),
     ROBERTA_SHAPED("longformer"), ROBERTA_SHAPED("data2vec-text"), ROBERTA_SHAPED("ibert"),
@@ -198,7 +204,8 @@ static const struct {
     {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"deberta", 512},
     {"deberta-v2", 512}, {"gpt2", 1024}, {"gpt_bigcode", 1024}, {"openai-gpt", 512}, {"imagegpt", 1024},
     {"gpt_neo", 2048}, {"blenderbot", 128}, {"blenderbot-small", 512}, {"bigbird_pegasus", 4096}, {"led", 16384},
-    {"fnet", 512}, {"bros", 512}, {"mpnet", 512}, {"roberta", 512}, {"xlm-roberta", 512}, {"xlm-roberta-xl", 514},
+    {"fnet", 512}, {"bros", 512}, {"mpnet", 512}, {"esm", 1026}, {"roberta", 512}, {"xlm-roberta", 512},
+    {"xlm-roberta-xl", 514},
     {"camembert", 512}, {"roberta-prelayernorm", 512}, {"xmod", 512}, {"longformer", 512}, {"data2vec-text", 512},
     {"ibert", 512}, {"lilt", 512}, {"layoutlmv3", 512}, {"markuplm", 512}, {"luke", 512}, {"opt", 2048},
     {"biogpt", 1024}, {"bart", 1024}, {"mbart", 1024}, {"plbart", 1024}, {"mvp", 1024}, {"nystromformer", 510},
@@ -271,6 +278,18 @@ static int check_mpnet(map_ctx *c)
              "%d: MPNet's relative attention bias (a table of %d rows, read at T5's buckets computed with 32 buckets "
              "and max distance 128 whatever the config says%s) is not certified, only the learned table",
              (int)buckets, (int)buckets, buckets > 32 ? ": its rows past 32 are never read" : "");
+    return 0;
+}
+
+/* ESM's absolute table: EsmConfig's pad_token_id defaults to None, and
+ * create_position_ids_from_input_ids(input_ids, None) raises; released
+ * checkpoints state it (ESM-1b: 1). */
+static int check_esm(map_ctx *c)
+{
+    if (cfg_get(c->root, "pad_token_id") == NULL) {
+        return cfg_fail(c, "pad_token_id", "required: EsmConfig's default is None, and EsmEmbeddings numbers the "
+                        "positions from it (create_position_ids_from_input_ids compares each id with it)");
+    }
     return 0;
 }
 

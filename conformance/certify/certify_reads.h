@@ -99,6 +99,7 @@ int cfg_map_llama_like(map_ctx *c);
 int cfg_map_llama4_text(map_ctx *c);
 int cfg_map_gpt_neox(map_ctx *c);
 int cfg_map_gptj(map_ctx *c);
+int cfg_map_esm(map_ctx *c);
 int cfg_map_falcon(map_ctx *c);
 int cfg_map_hunyuan(map_ctx *c);
 int cfg_map_bloom(map_ctx *c);

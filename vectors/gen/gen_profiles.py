@@ -611,6 +611,42 @@ def build_codegen(ref, gen, vf, profile):
                 {"out": vf.tensor(out.reshape(len(pos), HEADS, head_dim).numpy(), "f32")})
 
 
+def build_esm(ref, vf, profile):
+    """ESM: position_embedding_type "absolute" is RoBERTa's rows (EsmEmbeddings, through
+    build_learned_embeddings); "rotary" is modeling_esm.py's RotaryEmbedding(head_dim),
+    which tables cos/sin for arange(seq_len) and rotates with rotate_half: its cos/sin
+    rows 0, 1, n-2, n-1 of a sequence of the model's whole length, and q rotated there
+    by its own apply_rotary_pos_emb."""
+    c = profile["config"]
+    if c.get("position_embedding_type", "absolute") == "absolute":
+        build_learned_embeddings(ref, vf, profile)
+        return
+    torch = ref.torch
+    _, mdl = modules("esm")
+    n_pos, head_dim = c["max_position_embeddings"], c["hidden_size"] // c["num_attention_heads"]
+    config = {"rope_type": "default", "rope_theta": 10000, "head_dim": head_dim, "rotary_dim": head_dim,
+              "max_position_embeddings": n_pos}
+    pos = [0, 1, n_pos - 2, n_pos - 1]
+    rotary = mdl.RotaryEmbedding(head_dim)
+    comment = "apply at 0, 1, n-2, n-1 (2 heads)"
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (n_pos, HEADS, head_dim))
+    with torch.no_grad():
+        q = torch.from_numpy(x.copy()).transpose(0, 1)[None]  # [1, heads, seq, head_dim]
+        cos, sin = rotary._update_cos_sin_tables(q, seq_dimension=-2)
+        out = mdl.apply_rotary_pos_emb(q, cos, sin)[0].transpose(0, 1)[pos]
+    half = head_dim // 2
+    source = source_of(ref, mdl.RotaryEmbedding, "RotaryEmbedding._update_cos_sin_tables")
+    vf.add_test("rope.cos_sin", "RotaryEmbedding's cos/sin rows 0, 1, n-2, n-1", ["profile", "boundary"], source,
+                config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(cos[0, 0, pos, :half].numpy(), "f32"),
+                 "sin": vf.tensor(sin[0, 0, pos, :half].numpy(), "f32")})
+    vf.add_test("rope.apply", comment, ["profile", "boundary"],
+                source_of(ref, mdl.RotaryEmbedding, "RotaryEmbedding.forward + apply_rotary_pos_emb"),
+                config, {"seq_len": 0, "pairing": "split_half"},
+                {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x[pos], "f32")},
+                {"out": vf.tensor(out.numpy(), "f32")})
+
+
 def falcon_bias_scale(torch, mdl, c, mask, alibi):
     """The factor Falcon puts on its ALiBi bias in the attention scores, read off the
     additive mask FalconModel._update_causal_mask builds from build_alibi_tensor's output
@@ -1049,6 +1085,7 @@ LEARNED_EMBEDDINGS = {
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
     "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
     "distilbert": ("distilbert", "DistilBertConfig", "Embeddings"),
+    "esm": ("esm", "EsmConfig", "EsmEmbeddings"),
     "chinese_clip_text_model": ("chinese_clip", "ChineseCLIPTextConfig", "ChineseCLIPTextEmbeddings"),
     "blip_text_model": ("blip", "BlipTextConfig", "BlipTextEmbeddings"),
 }
@@ -1155,6 +1192,9 @@ def build(ref, gen, vf, profile):
     mt = text_model_type(profile)
     if mt in DUAL_ENCODERS:
         build_dual_encoder(ref, vf, profile)
+        return True
+    if mt == "esm":
+        build_esm(ref, vf, profile)
         return True
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)
