@@ -493,21 +493,21 @@ int cfg_map_t5(map_ctx *c)
  * table to another image is the @vision pass's (certify_vision.c). */
 int cfg_map_vit(map_ctx *c)
 {
-    static const char *const known[] = {NULL};
-    static const char *const internvl[] = {"use_absolute_position_embeddings", NULL};
     pecert_certify_model *m = c->m;
+    const char *const *known = NULL;
     int32_t image, patch, prefix;
     int absolute = 1;
-    if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix) != 0) {
+    if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix, &known) != 0) {
         return cfg_fail(c, "model_type", "'%s' has no ViT-family rule in certify_vision.c", m->model_type);
     }
-    int is_internvl = strcmp(m->model_type, "internvl_vision") == 0;
-    if (cfg_reject_unknown_positional(c, c->root, is_internvl ? internvl : known, "") != 0 ||
+    /* The tower rule's positional keys (certify_vision.c): InternVL's
+     * use_absolute_position_embeddings, read here; none for the others. */
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
         cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
         cfg_read_side(c, c->root, "image_size", 1, 1 << 16, &image) < 0 ||
         cfg_read_side(c, c->root, "patch_size", 1, 1 << 16, &patch) < 0 ||
-        (is_internvl && cfg_read_bool(c, c->root, "use_absolute_position_embeddings",
-                                      "use_absolute_position_embeddings", &absolute) < 0)) {
+        cfg_read_bool(c, c->root, "use_absolute_position_embeddings", "use_absolute_position_embeddings",
+                      &absolute) < 0) {
         return -1;
     }
     /* InternVLVisionEmbeddings builds its table only with

@@ -235,7 +235,8 @@ static const vision_rule *find_rule(const char *model_type)
     return NULL;
 }
 
-int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix)
+int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix,
+                     const char *const **positional)
 {
     const vision_rule *rule = find_rule(model_type);
     if (rule == NULL || !rule->table_only || rule->in_vision_config) {
@@ -244,6 +245,7 @@ int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int
     *image = rule->image_default;
     *patch = rule->patch_default;
     *prefix = rule->table_prefix;
+    *positional = rule->positional;
     return 0;
 }
 
