@@ -120,6 +120,11 @@ static const model_rule model_rules[] = {
     {"qwen2_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_5_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen3_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"qwen3_vl_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"qwen2_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen2_5_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"qwen3_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"qwen3_vl_moe_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"phi3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi4_multimodal", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -307,6 +312,23 @@ static const model_rule model_rules[] = {
     {"dinov2_with_registers", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
+/* The text model type a Qwen-VL wrapper builds from text_config, or NULL
+ * for a text model's own type. Qwen3-VL's config classes read text_config
+ * only; Qwen2-VL's take the released top-level fields when there is none. */
+static const char *qwen_vl_text_type(const char *model_type)
+{
+    static const char *const pairs[][2] = {{"qwen2_vl", "qwen2_vl_text"},
+                                           {"qwen2_5_vl", "qwen2_5_vl_text"},
+                                           {"qwen3_vl", "qwen3_vl_text"},
+                                           {"qwen3_vl_moe", "qwen3_vl_moe_text"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        if (strcmp(pairs[i][0], model_type) == 0) {
+            return pairs[i][1];
+        }
+    }
+    return NULL;
+}
+
 /* What a model_type's mapping reads, in words, by its mapper. */
 static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
 {
@@ -326,11 +348,16 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                "(layer_types or sliding_window_pattern)";
     }
     if (map == cfg_map_llama_like && cfg_is_qwen3_vl(model_type)) {
-        return "interleaved M-RoPE: text_config's rope_theta, rope_scaling (required) with mrope_section "
-               "(default [24, 20, 20]), head_dim";
+        return qwen_vl_text_type(model_type) != NULL
+                   ? "interleaved M-RoPE: text_config's rope_theta, rope_scaling (required) with mrope_section "
+                     "(default [24, 20, 20]), head_dim"
+                   : "interleaved M-RoPE: rope_theta, rope_scaling (required) with mrope_section (default "
+                     "[24, 20, 20]), head_dim";
     }
     if (map == cfg_map_llama_like && cfg_is_qwen_vl(model_type)) {
-        return "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)";
+        return qwen_vl_text_type(model_type) != NULL
+                   ? "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim (text_config when nested)"
+                   : "M-RoPE: rope_theta, rope_scaling with mrope_section, head_dim";
     }
     if (map == cfg_map_sinusoidal) {
         return cfg_sinusoidal_words(model_type);
@@ -479,9 +506,9 @@ static int map_document(map_ctx *c)
                  "Gemma 3n's audio encoder (its conformer's relative position embeddings) is not certified; its "
                  "vision tower (MobileNet-V5) has no position encoding");
         c->m->audio_tower = 1;
-    } else if (cfg_is_qwen3_vl(rule_type)) {
+    } else if (cfg_is_qwen3_vl(rule_type) && qwen_vl_text_type(rule_type) != NULL) {
         /* Qwen3VLConfig builds its text model from text_config only. */
-        if (enter_text_config(c, "qwen3_vl_text") != 0) {
+        if (enter_text_config(c, qwen_vl_text_type(rule_type)) != 0) {
             return -1;
         }
     } else if (wrapper != NULL) {
@@ -503,8 +530,8 @@ static int map_document(map_ctx *c)
                             rule_type, mt->valuestring);
         }
         snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
-    } else if (cfg_is_qwen_vl(rule_type) && cfg_get(c->root, "text_config") != NULL &&
-               enter_text_config(c, strcmp(rule_type, "qwen2_vl") == 0 ? "qwen2_vl_text" : "qwen2_5_vl_text") != 0) {
+    } else if (qwen_vl_text_type(rule_type) != NULL && cfg_get(c->root, "text_config") != NULL &&
+               enter_text_config(c, qwen_vl_text_type(rule_type)) != 0) {
         return -1;
     }
     const model_rule *rule = find_model(rule_type);

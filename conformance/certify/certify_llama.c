@@ -111,6 +111,12 @@ static const rope_defaults llama_like_defaults[] = {
     {"qwen2_vl", 1e6, 1.0, 0, NULL},
     {"qwen2_5_vl", 1e6, 1.0, 0, NULL},
     {"qwen3_vl", 5e6, 1.0, 128, NULL},
+    {"qwen2_vl_text", 1e6, 1.0, 0, NULL},
+    {"qwen2_5_vl_text", 1e6, 1.0, 0, NULL},
+    {"qwen3_vl_text", 5e6, 1.0, 128, NULL},
+    /* Qwen3VLMoeTextConfig: head_dim or hidden_size // num_attention_heads. */
+    {"qwen3_vl_moe", 5e6, 1.0, 0, NULL},
+    {"qwen3_vl_moe_text", 5e6, 1.0, 0, NULL},
     {"ernie4_5_moe", 500000.0, 1.0, 0, NULL},
     {"glm4_moe", 10000.0, 0.5, 0, NULL},
     {"nemotron", 10000.0, 0.5, 0, NULL},
@@ -253,7 +259,7 @@ static int map_qwen3_vl_scaling(map_ctx *c)
 {
     const cJSON *rs = cfg_get(c->root, "rope_scaling");
     if (!cJSON_IsObject(rs)) {
-        return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding reads "
+        return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding, and its MoE copy, reads "
                         "config.rope_scaling.get(...): null raises AttributeError)");
     }
     if (cfg_get(rs, "type") != NULL) {
@@ -467,6 +473,8 @@ typedef struct size_defaults {
 static const size_defaults llama_like_sizes[] = {
     {"llama", 4096, 32}, {"mistral", 4096, 32}, {"mixtral", 4096, 32}, {"qwen2", 4096, 32},
     {"qwen2_vl", 8192, 64}, {"qwen2_5_vl", 8192, 64}, {"qwen3_vl", 4096, 32}, {"phi3", 3072, 32},
+    {"qwen2_vl_text", 8192, 64}, {"qwen2_5_vl_text", 8192, 64}, {"qwen3_vl_text", 4096, 32},
+    {"qwen3_vl_moe", 2048, 16}, {"qwen3_vl_moe_text", 2048, 16},
     {"phi4_multimodal", 3072, 32}, {"phi", 2048, 32}, {"gemma", 3072, 16}, {"gpt_oss", 2880, 64},
     {"qwen3", 4096, 32}, {"qwen3_moe", 2048, 32}, {"seed_oss", 4096, 80}, {"apertus", 4096, 32},
     {"arcee", 2560, 32}, {"stablelm", 2560, 32}, {"granite", 4096, 32}, {"granitemoe", 4096, 32},

@@ -47,23 +47,29 @@ static const rope_type_rule rope_rules[] = {
 
 /* Qwen2-VL and Qwen2.5-VL: M-RoPE text models whose config class takes
  * mrope_section in rope_scaling (rope_config_validation ignore_keys) and
- * nests the text model under text_config when saved by v4.57. */
+ * nests the text model under text_config when saved by v4.57; their text
+ * models' own types (qwen2_vl_text: Qwen2VLTextConfig, the class the
+ * wrapper builds) read the same fields at the top level. */
 int cfg_is_qwen_vl(const char *model_type)
 {
     return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0 ||
-           strcmp(model_type, "qwen3_vl") == 0;
+           strcmp(model_type, "qwen2_vl_text") == 0 || strcmp(model_type, "qwen2_5_vl_text") == 0 ||
+           cfg_is_qwen3_vl(model_type);
 }
 
-/* Qwen3-VL (Qwen3VLTextRotaryEmbedding, transformers v4.57.6): M-RoPE
- * whose sections are interleaved (apply_interleaved_mrope), always. */
 int cfg_is_phi3_like(const char *model_type)
 {
     return strcmp(model_type, "phi3") == 0 || strcmp(model_type, "phi4_multimodal") == 0;
 }
 
+/* Qwen3-VL (Qwen3VLTextRotaryEmbedding, transformers v4.57.6): M-RoPE
+ * whose sections are interleaved (apply_interleaved_mrope), always; its
+ * MoE sibling (Qwen3VLMoeTextRotaryEmbedding) is the same code, and each
+ * text model's own type reads the same fields at the top level. */
 int cfg_is_qwen3_vl(const char *model_type)
 {
-    return strcmp(model_type, "qwen3_vl") == 0;
+    return strcmp(model_type, "qwen3_vl") == 0 || strcmp(model_type, "qwen3_vl_text") == 0 ||
+           strcmp(model_type, "qwen3_vl_moe") == 0 || strcmp(model_type, "qwen3_vl_moe_text") == 0;
 }
 
 /* The rotary classes read rope_scaling.get("rope_type", rope_scaling.get(

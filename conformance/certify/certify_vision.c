@@ -129,6 +129,13 @@ static const vision_rule vision_rules[] = {
      .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = qwen3_positional,
      .reads = "hidden_size / num_heads (default 1152), patch_size (16), spatial_merge_size; as qwen2_vl; the "
               "learned table of num_position_embeddings (2304 = 48 x 48) resized bilinear, corners to corners"},
+    /* Qwen3VLMoeVisionConfig and Qwen3VLMoeVisionModel: Qwen3-VL's, field
+     * for field (the modular file copies them). */
+    {.model_type = "qwen3_vl_moe", .tower = "qwen3_vl_moe", .config_class = "Qwen3VLMoeVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1152, .heads_key = "num_heads", .heads_default = 16,
+     .patch_default = 16, .merge_default = 2, .temporal_default = 2, .scheme = PECERT_ROPE2D_MERGE_WINDOWS,
+     .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = qwen3_positional,
+     .reads = "as qwen3_vl (Qwen3VLMoeVisionConfig is Qwen3VLVisionConfig's copy)"},
     {.model_type = "llava", .tower = "pixtral", .config_class = "PixtralVisionConfig",
      .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
      .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
@@ -540,7 +547,7 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     v->fixed_image = rule->fixed_image;
     v->rotary = !rule->table_only;
     v->table_merge = 1;
-    if (strcmp(rule->tower, "qwen3_vl") == 0) {
+    if (rule->positional == qwen3_positional) { /* Qwen3-VL's learned table */
         if (read_table(c, vc, v) != 0) {
             return -1;
         }

@@ -153,6 +153,12 @@ ROPE_MODELS = {
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
+    # The Qwen-VL text models as model types of their own, and Qwen3-VL's MoE sibling.
+    "qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "qwen2_5_vl_text": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "qwen3_vl_text": ("Qwen3VLTextConfig", "Qwen3VLTextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen3_vl_moe": ("Qwen3VLMoeTextConfig", "Qwen3VLMoeTextRotaryEmbedding", "apply_rotary_pos_emb"),
+    "qwen3_vl_moe_text": ("Qwen3VLMoeTextConfig", "Qwen3VLMoeTextRotaryEmbedding", "apply_rotary_pos_emb"),
 }
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
@@ -164,9 +170,11 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 # interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
 # apply_rotary_pos_emb.
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
-MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding",)
+MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbedding")
 # The module a model_type's classes live in, where it is not the model_type.
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
+             "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
+             "qwen3_vl_moe_text": "qwen3_vl_moe",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -243,7 +251,7 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "llava", "mistral3"):
+    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3"):
         return config["text_config"]
     return config
 

@@ -56,6 +56,8 @@ TOWERS = {
                    "depth", "qwen", ("attention_windows", "blocks", False, "split_half")),
     "qwen3_vl": ("Qwen3VLConfig", "qwen3_vl", "Qwen3VLVisionModel", "qwen3_vl", "depth", "qwen",
                  ("merge_windows", "blocks", False, "split_half")),
+    "qwen3_vl_moe": ("Qwen3VLMoeConfig", "qwen3_vl_moe", "Qwen3VLMoeVisionModel", "qwen3_vl_moe", "depth", "qwen",
+                     ("merge_windows", "blocks", False, "split_half")),
     "llava": ("LlavaConfig", "llava", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
               ("row_major", "alternate", False, "split_half")),
     "mistral3": ("Mistral3Config", "mistral3", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
@@ -113,7 +115,10 @@ def has_tower(profile):
         return False
     # LLaVA's tower is Pixtral's only when vision_config says so (its default is CLIP's);
     # Mistral 3's unless it names another (vision_config.get("model_type", "pixtral")).
-    absent = {"llava": None, "mistral3": "pixtral"}.get(c["model_type"], "pixtral")
+    # Every other composite class builds its own tower whatever vision_config names.
+    if c["model_type"] not in ("llava", "mistral3"):
+        return True
+    absent = {"llava": None, "mistral3": "pixtral"}[c["model_type"]]
     return (c.get("vision_config") or {}).get("model_type", absent) == "pixtral"
 
 
