@@ -149,6 +149,9 @@ static const model_rule model_rules[] = {
     {"open-llama", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phimoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"modernbert-decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"modernbert", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"moshi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"kyutai_speech_to_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"recurrent_gemma", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"olmoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -339,6 +342,10 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
     if (map == cfg_map_llama_like && strcmp(model_type, "gemma3n_text") == 0) {
         return "RoPE per layer: full layers rope_theta + rope_scaling, sliding layers rope_local_base_freq "
                "(layer_types, else a full layer every fifth; text_config of gemma3n)";
+    }
+    if (map == cfg_map_llama_like && strcmp(model_type, "modernbert") == 0) {
+        return "RoPE per layer: global layers global_rope_theta, local ones local_rope_theta "
+               "(global_attn_every_n_layers)";
     }
     if (map == cfg_map_llama_like && strcmp(model_type, "smollm3") == 0) {
         return "RoPE per layer: rope_theta, rope_scaling; NoPE where no_rope_layers is 0";

@@ -204,6 +204,36 @@ static int map_gemma3_layers(map_ctx *c, int32_t default_layers, int32_t pattern
     return 0;
 }
 
+/* ModernBERT (ModernBertAttention.__init__): layer i is global when
+ * i % global_attn_every_n_layers == 0 (rotary module from the config,
+ * global_rope_theta), else local (a deep copy of the config whose
+ * rope_theta, global_rope_theta's alias, is local_rope_theta, or the
+ * global base when that is null; its rope_scaling and length unchanged)
+ * and attends within local_attention / 2 tokens each side. Flash
+ * attention's ModernBertUnpaddedRotaryEmbedding computes the same angles. */
+static int map_modernbert_layers(map_ctx *c)
+{
+    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
+    pecert_rope_config local = c->m->rope;
+    int32_t every = 3;
+    /* Absent: the class's 10000; null: the global base (local stays it). */
+    if (!cJSON_HasObjectItem(c->root, "local_rope_theta")) {
+        local.rope_theta = 10000.0;
+    }
+    if (cfg_read_num(c, c->root, "local_rope_theta", "local_rope_theta", 1.0 + 1e-9, 1e12, &local.rope_theta) < 0 ||
+        cfg_read_int32(c, c->root, "global_attn_every_n_layers", 1, PECERT_CERTIFY_MAX_LAYERS, &every) < 0 ||
+        read_layer_count(c, 22) != 0) {
+        return -1;
+    }
+    for (int32_t i = 0; i < c->m->n_layers; i++) {
+        kind[i] = i % every == 0;
+    }
+    const char *const names[2] = {"sliding", "full"};
+    const pecert_rope_config *const ropes[2] = {&local, &c->m->rope};
+    set_layer_types(c->m, kind, names, ropes);
+    return 0;
+}
+
 /* Cohere 2 (Cohere2Attention): `if self.sliding_window is not None:` rotate,
  * and sliding_window is config.sliding_window (default 4096) on the
  * sliding layers only: the full-attention layers are NoPE, and every layer
@@ -324,6 +354,9 @@ int cfg_map_layers(map_ctx *c)
      * two rotary modules as Gemma 3's does. */
     if (strcmp(mt, "gemma3n_text") == 0 || strcmp(mt, "gemma3n") == 0) {
         return map_gemma3_layers(c, 35, 5);
+    }
+    if (strcmp(mt, "modernbert") == 0) {
+        return map_modernbert_layers(c);
     }
     if (strcmp(mt, "smollm3") == 0) {
         return cfg_map_no_rope_layers(c, 36);

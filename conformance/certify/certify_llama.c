@@ -155,6 +155,9 @@ static const rope_defaults llama_like_defaults[] = {
     {"moonshine", 10000.0, 0.9, 0, NULL},
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
+    {"modernbert", 160000.0, 1.0, 0, NULL},
+    {"moshi", 10000.0, 1.0, 0, NULL},
+    {"kyutai_speech_to_text", 100000.0, 1.0, 0, NULL},
     {"recurrent_gemma", 10000.0, 0.5, 0, NULL},
     /* BambaConfig sets rope_theta 10000, rope_scaling None and
      * partial_rotary_factor 0.5 in its body, then passes **kwargs to
@@ -332,14 +335,18 @@ static int is_granitemoe(const char *model_type)
  * rope_theta) ("to fit original config keys"): a "theta" key wins over
  * rope_theta. ModernBertDecoderConfig keeps it as global_rope_theta
  * (rope_theta is its attribute_map alias, which PretrainedConfig.__init__
- * sets after the class's own fields: a rope_theta key wins). Every other
- * class reads rope_theta. */
+ * sets after the class's own fields: a rope_theta key wins).
+ * ModernBertConfig calls PretrainedConfig.__init__ first and sets
+ * global_rope_theta after it: its rope_theta is overwritten, read by
+ * nothing (refused, check_model_quirks). Every other class reads
+ * rope_theta. */
 static const char *theta_key(const map_ctx *c)
 {
     if (strcmp(c->m->model_type, "lfm2") == 0 && cfg_get(c->root, "theta") != NULL) {
         return "theta";
     }
-    if (strcmp(c->m->model_type, "modernbert-decoder") == 0 && cfg_get(c->root, "rope_theta") == NULL) {
+    if (strcmp(c->m->model_type, "modernbert") == 0 ||
+        (strcmp(c->m->model_type, "modernbert-decoder") == 0 && cfg_get(c->root, "rope_theta") == NULL)) {
         return "global_rope_theta";
     }
     return "rope_theta";
@@ -358,6 +365,9 @@ static int reject_unknown_llama_like(map_ctx *c)
                                              "position_embedding_type", NULL};
     static const char *const modernbert[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
                                              "global_rope_theta", "local_rope_theta", NULL};
+    static const char *const modernbert_encoder[] = {"rope_theta", "rope_scaling", "max_position_embeddings",
+                                                     "global_rope_theta", "local_rope_theta",
+                                                     "global_attn_every_n_layers", "local_attention", NULL};
     /* RecurrentGemmaConfig has neither a rope_scaling nor a
      * max_position_embeddings: such a key is read by nothing. */
     static const char *const recurrent_gemma[] = {"rope_theta", "partial_rotary_factor", NULL};
@@ -366,6 +376,7 @@ static int reject_unknown_llama_like(map_ctx *c)
                               : strcmp(mt, "smollm3") == 0                ? no_rope
                               : is_granitemoe(mt)                          ? granitemoe
                               : strcmp(mt, "modernbert-decoder") == 0     ? modernbert
+                              : strcmp(mt, "modernbert") == 0             ? modernbert_encoder
                               : strcmp(mt, "recurrent_gemma") == 0        ? recurrent_gemma
                                                                           : known;
     return cfg_reject_unknown_positional(c, c->root, keys, "") != 0 ? -1 : check_position_embedding_type(c);
@@ -386,7 +397,8 @@ static int check_model_quirks(map_ctx *c)
     const pecert_certify_model *m = c->m;
     int32_t hidden = 0;
     if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "phimoe") == 0 ||
-         strcmp(m->model_type, "open-llama") == 0 || is_granitemoe(m->model_type)) &&
+         strcmp(m->model_type, "open-llama") == 0 || strcmp(m->model_type, "modernbert") == 0 ||
+         is_granitemoe(m->model_type)) &&
         cfg_get(c->root, "head_dim") != NULL &&
         cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
         return cfg_fail(c, "head_dim",
@@ -405,6 +417,24 @@ static int check_model_quirks(map_ctx *c)
         snprintf(c->m->position_note, sizeof(c->m->position_note), "%s",
                  "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever "
                  "position_ids it is given: pecert certifies the backbone's rotation only");
+    }
+    if (strcmp(m->model_type, "modernbert") == 0 && cfg_get(c->root, "rope_theta") != NULL) {
+        return cfg_fail(c, "rope_theta", "ModernBertConfig sets global_rope_theta after PretrainedConfig.__init__ "
+                        "applies rope_theta (its attribute_map alias), so rope_theta is read by nothing; pecert "
+                        "refuses it (global_rope_theta is the base)");
+    }
+    /* Moshi (MoshiDepthDecoder: use_rope False; MoshiFlexibleLinear picks
+     * its q/k/v weights by cache_position) and Kyutai's speech-to-text
+     * model (the Mimi codec of codec_config, a rope of its own): pecert
+     * certifies the decoder's rotation, and says what it leaves. */
+    if (strcmp(m->model_type, "moshi") == 0) {
+        cfg_warn(c, "depth_decoder_config", "Moshi's depth decoder rotates nothing and picks its weights by position "
+                 "(MoshiFlexibleLinear, row cache_position), and its audio encoder (audio_encoder_config, Mimi) "
+                 "rotates with a rope of its own: certify checks the main decoder's rotation only");
+    }
+    if (strcmp(m->model_type, "kyutai_speech_to_text") == 0) {
+        cfg_warn(c, "codec_config", "the audio codec (codec_config, Mimi) rotates with a rope of its own: certify "
+                 "checks the decoder's rotation only (the codec's config.json certifies as model_type mimi)");
     }
     /* PhimoeRotaryEmbedding multiplies cos/sin by rope_scaling's
      * short_mscale or long_mscale, picked by the sequence's length, in
@@ -491,7 +521,7 @@ static const size_defaults llama_like_sizes[] = {
     {"doge", 1024, 8}, {"lfm2", 2560, 32}, {"falcon_h1", 4096, 32}, {"aria_text", 4096, 32},
     {"minimax", 4096, 32}, {"emu3_text_model", 4096, 32}, {"longcat_flash", 6144, 64},
     {"mimi", 512, 8}, {"jetmoe", 2048, 32}, {"csm", 2048, 32}, {"chameleon", 4096, 32},
-    {"bamba", 4096, 32},
+    {"bamba", 4096, 32}, {"modernbert", 768, 12}, {"moshi", 4096, 32}, {"kyutai_speech_to_text", 2048, 32},
 };
 
 static size_defaults sizes_of(const char *model_type)

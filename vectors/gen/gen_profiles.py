@@ -153,6 +153,10 @@ ROPE_MODELS = {
     "idefics": ("IdeficsConfig", "IdeficsEmbedding", "apply_rotary_pos_emb"),
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "modernbert": ("ModernBertConfig", "ModernBertRotaryEmbedding", "apply_rotary_pos_emb"),
+    "moshi": ("MoshiConfig", "MoshiRotaryEmbedding", "apply_rotary_pos_emb"),
+    "kyutai_speech_to_text": ("KyutaiSpeechToTextConfig", "KyutaiSpeechToTextRotaryEmbedding",
+                              "apply_rotary_pos_emb"),
     # The Qwen-VL text models as model types of their own, and Qwen3-VL's MoE sibling.
     "qwen2_vl_text": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "qwen2_5_vl_text": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
@@ -183,6 +187,13 @@ MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "e
 LAYERED_MODULES = {
     "gemma3_text": ("Gemma3TextModel", [("full", "rotary_emb"), ("sliding", "rotary_emb_local")]),
     "gemma3n_text": ("Gemma3nTextModel", [("full", "rotary_emb"), ("sliding", "rotary_emb_local")]),
+}
+# Models whose attention class builds its layer's rotary module from its layer_id:
+# model_type -> (attention class, [(layer type, layer_id)]). ModernBERT: layer 0 global,
+# layer 1 local when global_attn_every_n_layers > 1 (the class is built alone: the model's
+# LayerNorm(bias=...) needs a newer torch than the generator's).
+LAYER_ATTENTIONS = {
+    "modernbert": ("ModernBertAttention", [("full", 0), ("sliding", 1)]),
 }
 # Models whose attention, not their apply function, splits a partial rotary head:
 # PhiAttention.forward and StableLmAttention.forward take query_states[..., :rotary_ndims]
@@ -462,6 +473,9 @@ def layer_configs(mdl, mt, cfg):
     the model class instantiated on cfg made tiny (hidden 8, vocab 16, intermediate 8,
     Gemma 3n's per-layer tables 8 wide; head_dim and every position field untouched), each
     module's .config read back."""
+    if mt in LAYER_ATTENTIONS:
+        attention_cls, layers = LAYER_ATTENTIONS[mt]
+        return [(layer, getattr(mdl, attention_cls)(cfg, layer_id=i).rotary_emb.config) for layer, i in layers]
     if mt not in LAYERED_MODULES:
         return [(None, cfg)]
     model_cls, attrs = LAYERED_MODULES[mt]
