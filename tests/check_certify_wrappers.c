@@ -119,6 +119,27 @@ START_TEST(paligemmas_one_based_positions_are_warned)
 }
 END_TEST
 
+/* ColPali (ColPaliForRetrieval: AutoModelForImageTextToText.from_config(
+ * vlm_config)): the vision-language model vlm_config names is what is
+ * mapped, its keys named under vlm_config; a length the sparse Gemma
+ * text_config leaves out is GemmaConfig's 8192. */
+START_TEST(a_retrieval_model_is_its_vlm_config)
+{
+    parse_ok("{\"model_type\": \"colpali\", \"vlm_config\": {\"model_type\": \"paligemma\", \"text_config\": "
+             "{\"hidden_size\": 2048, \"num_attention_heads\": 8, \"num_key_value_heads\": 1}}}");
+    ck_assert_str_eq(model.model_type, "colpali");
+    ck_assert_int_eq(model.rope.head_dim, 256);
+    ck_assert_int_eq(model.max_position_embeddings, 8192);
+    ck_assert(warned_about("vlm_config.position_ids"));
+    parse_fails_naming("{\"model_type\": \"colpali\", \"vlm_config\": {\"text_config\": {}}}",
+                       "vlm_config.model_type");
+    parse_fails_naming("{\"model_type\": \"colpali\", \"vlm_config\": {\"model_type\": \"paligemma\", "
+                       "\"text_config\": {\"rope_theta\": -1}}}", "vlm_config.text_config.rope_theta");
+    parse_fails_naming("{\"model_type\": \"colpali\", \"vlm_config\": {\"model_type\": \"colpali\"}}",
+                       "vlm_config.model_type");
+}
+END_TEST
+
 START_TEST(wrapper_refusals_name_the_key)
 {
     /* No text_config: the wrapper would build its own overrides. */
@@ -252,7 +273,8 @@ Suite *make_certify_wrappers_suite(void)
     return test_suite_of("certify_wrappers",
                          TEST_TCASE("mapping", 0, the_text_model_is_read_by_its_own_rule,
                                     a_wrappers_own_text_defaults_apply, mistral3s_pixtral_tower_is_certified,
-                                    paligemmas_one_based_positions_are_warned, wrapper_refusals_name_the_key,
+                                    paligemmas_one_based_positions_are_warned, a_retrieval_model_is_its_vlm_config,
+                                    wrapper_refusals_name_the_key,
                                     a_dual_encoder_certifies_its_text_table_and_its_tower),
                          TEST_TCASE("run", 300, the_verdict_names_what_pecert_does_not_certify), NULL);
 }

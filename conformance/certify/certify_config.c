@@ -475,6 +475,55 @@ static int enter_text_config(map_ctx *c, const char *inner_type)
     return 0;
 }
 
+static int map_document(map_ctx *c);
+
+/* The retrieval models ColPali and ColQwen2 (ColPaliForRetrieval:
+ * self.vlm = AutoModelForImageTextToText.from_config(config.vlm_config))
+ * embed with the vision-language model vlm_config names, whose language
+ * model and tower are that model's own: mapped as that document, its keys
+ * shown under vlm_config. ColPaliConfig defaults vlm_config to
+ * PaliGemmaConfig(), ColQwen2Config to Qwen2VLConfig(); a dict must name
+ * its model_type (KeyError otherwise). ColPali's top-level text_config is
+ * read by nothing that computes (the model is built from vlm_config). */
+static int map_retrieval_vlm(map_ctx *c, const char *outer, const char *default_vlm)
+{
+    const cJSON *vlm = cfg_get(c->root, "vlm_config");
+    if (vlm != NULL && !cJSON_IsObject(vlm)) {
+        return cfg_fail(c, "vlm_config", "expected an object (the vision-language model's config)");
+    }
+    if (vlm != NULL && !cJSON_IsString(cfg_get(vlm, "model_type"))) {
+        return cfg_fail(c, "vlm_config.model_type", "required (%s raises KeyError without it)",
+                        strcmp(outer, "colpali") == 0 ? "ColPaliConfig" : "ColQwen2Config");
+    }
+    if (cfg_get(c->root, "text_config") != NULL) {
+        cfg_warn(c, "text_config", "read by nothing that computes: the model is built from vlm_config, whose own "
+                 "text_config is the one certified");
+    }
+    cJSON *made = NULL;
+    if (vlm == NULL) {
+        made = cJSON_CreateObject();
+        if (made == NULL || cJSON_AddStringToObject(made, "model_type", default_vlm) == NULL) {
+            cJSON_Delete(made);
+            return cfg_fail(c, "vlm_config", "out of memory");
+        }
+        vlm = made;
+    }
+    const char *inner = cfg_get(vlm, "model_type")->valuestring;
+    if (strcmp(inner, "colpali") == 0 || strcmp(inner, "colqwen2") == 0) {
+        cJSON_Delete(made);
+        return cfg_fail(c, "vlm_config.model_type", "'%s': a retrieval model is no vision-language model", inner);
+    }
+    c->root = vlm;
+    c->doc = vlm;
+    c->doc_prefix = "vlm_config.";
+    int rc = map_document(c);
+    cJSON_Delete(made);
+    if (rc == 0) {
+        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", outer);
+    }
+    return rc;
+}
+
 static int map_document(map_ctx *c)
 {
     const cJSON *mt = cfg_get(c->root, "model_type");
@@ -483,6 +532,12 @@ static int map_document(map_ctx *c)
     }
     if (!cJSON_IsString(mt)) {
         return cfg_fail(c, "model_type", "required (a string)");
+    }
+    if (c->doc_prefix == NULL && strcmp(mt->valuestring, "colpali") == 0) {
+        return map_retrieval_vlm(c, "colpali", "paligemma");
+    }
+    if (c->doc_prefix == NULL && strcmp(mt->valuestring, "colqwen2") == 0) {
+        return map_retrieval_vlm(c, "colqwen2", "qwen2_vl");
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
     const char *rule_type = mt->valuestring;
@@ -578,7 +633,7 @@ int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *nam
     memset(out, 0, sizeof(*out));
     snprintf(out->name, sizeof(out->name), "%s", name);
     err[0] = '\0';
-    map_ctx c = {root, out, err, err_len, root, "", 0, 0, NULL};
+    map_ctx c = {root, out, err, err_len, root, "", 0, 0, NULL, NULL};
     int rc = root == NULL ? cfg_fail(&c, "(document)", "not valid JSON") : map_document(&c);
     cJSON_Delete(c.owned);
     return rc;

@@ -489,39 +489,46 @@ static int read_moonshine_heads(map_ctx *c)
     return 0;
 }
 
-/* Each Llama-shaped config class's defaults for its width and heads
- * (conformance/inventory.json: transformers v4.57.6's): a wrapper's
+/* Each Llama-shaped config class's defaults for its width, heads and
+ * length (conformance/inventory.json: transformers v4.57.6's): a wrapper's
  * text_config often leaves them out (LLaVA-1.5's names model_type and
- * max_position_embeddings only: LlamaConfig's 4096 and 32 apply).
+ * max_position_embeddings only: LlamaConfig's 4096 and 32 apply;
+ * PaliGemma's no length: GemmaConfig's 8192).
  * tests/inventory/ drops each from every top-level default config: the
  * answer must stay (or be a refusal). */
 typedef struct size_defaults {
     const char *model_type;
     int32_t hidden_size, num_attention_heads;
+    int64_t max_position_embeddings; /* 0: the class has none (required) */
 } size_defaults;
 
 static const size_defaults llama_like_sizes[] = {
-    {"llama", 4096, 32}, {"mistral", 4096, 32}, {"mixtral", 4096, 32}, {"qwen2", 4096, 32},
-    {"qwen2_vl", 8192, 64}, {"qwen2_5_vl", 8192, 64}, {"qwen3_vl", 4096, 32}, {"phi3", 3072, 32},
-    {"qwen2_vl_text", 8192, 64}, {"qwen2_5_vl_text", 8192, 64}, {"qwen3_vl_text", 4096, 32},
-    {"qwen3_vl_moe", 2048, 16}, {"qwen3_vl_moe_text", 2048, 16},
-    {"phi4_multimodal", 3072, 32}, {"phi", 2048, 32}, {"gemma", 3072, 16}, {"gpt_oss", 2880, 64},
-    {"qwen3", 4096, 32}, {"qwen3_moe", 2048, 32}, {"seed_oss", 4096, 80}, {"apertus", 4096, 32},
-    {"arcee", 2560, 32}, {"stablelm", 2560, 32}, {"granite", 4096, 32}, {"granitemoe", 4096, 32},
-    {"olmo2", 4096, 32}, {"ministral", 4096, 32}, {"gemma2", 2304, 8}, {"ernie4_5", 1024, 16},
-    {"cohere", 8192, 64}, {"glm4", 4096, 32}, {"helium", 2560, 20}, {"open-llama", 4096, 32},
-    {"phimoe", 4096, 32}, {"modernbert-decoder", 768, 12}, {"recurrent_gemma", 2560, 10},
-    {"olmoe", 2048, 16}, {"qwen2_moe", 2048, 16}, {"starcoder2", 3072, 24},
-    {"ernie4_5_moe", 2560, 20}, {"glm4_moe", 4096, 96}, {"nemotron", 6144, 48},
-    {"qwen3_next", 2048, 16}, {"gemma3_text", 2304, 8}, {"gemma3n_text", 2048, 8},
-    {"smollm3", 2048, 16}, {"cohere2", 8192, 64}, {"exaone4", 4096, 32}, {"deepseek_v2", 4096, 32},
-    {"deepseek_v3", 7168, 128}, {"olmo", 4096, 32}, {"olmo3", 4096, 32}, {"flex_olmo", 4096, 32},
-    {"bitnet", 2560, 20}, {"granitemoeshared", 4096, 32}, {"diffllama", 2048, 32},
-    {"dots1", 4608, 32}, {"vaultgemma", 2304, 8}, {"persimmon", 4096, 64}, {"glm", 4096, 32},
-    {"doge", 1024, 8}, {"lfm2", 2560, 32}, {"falcon_h1", 4096, 32}, {"aria_text", 4096, 32},
-    {"minimax", 4096, 32}, {"emu3_text_model", 4096, 32}, {"longcat_flash", 6144, 64},
-    {"mimi", 512, 8}, {"jetmoe", 2048, 32}, {"csm", 2048, 32}, {"chameleon", 4096, 32},
-    {"bamba", 4096, 32}, {"modernbert", 768, 12}, {"moshi", 4096, 32}, {"kyutai_speech_to_text", 2048, 32},
+    {"llama", 4096, 32, 2048}, {"mistral", 4096, 32, 131072}, {"mixtral", 4096, 32, 131072},
+    {"qwen2", 4096, 32, 32768}, {"qwen2_vl", 8192, 64, 32768}, {"qwen2_5_vl", 8192, 64, 32768},
+    {"qwen3_vl", 4096, 32, 128000}, {"phi3", 3072, 32, 4096}, {"qwen2_vl_text", 8192, 64, 32768},
+    {"qwen2_5_vl_text", 8192, 64, 32768}, {"qwen3_vl_text", 4096, 32, 128000},
+    {"qwen3_vl_moe", 2048, 16, 128000}, {"qwen3_vl_moe_text", 2048, 16, 128000},
+    {"phi4_multimodal", 3072, 32, 131072}, {"phi", 2048, 32, 2048}, {"gemma", 3072, 16, 8192},
+    {"gpt_oss", 2880, 64, 131072}, {"qwen3", 4096, 32, 32768}, {"qwen3_moe", 2048, 32, 32768},
+    {"seed_oss", 4096, 80, 524288}, {"apertus", 4096, 32, 65536}, {"arcee", 2560, 32, 4096},
+    {"stablelm", 2560, 32, 4096}, {"granite", 4096, 32, 2048}, {"granitemoe", 4096, 32, 2048},
+    {"olmo2", 4096, 32, 2048}, {"ministral", 4096, 32, 131072}, {"gemma2", 2304, 8, 8192},
+    {"ernie4_5", 1024, 16, 131072}, {"cohere", 8192, 64, 8192}, {"glm4", 4096, 32, 131072},
+    {"helium", 2560, 20, 4096}, {"open-llama", 4096, 32, 2048}, {"phimoe", 4096, 32, 131072},
+    {"modernbert-decoder", 768, 12, 8192}, {"recurrent_gemma", 2560, 10, 0}, {"olmoe", 2048, 16, 4096},
+    {"qwen2_moe", 2048, 16, 32768}, {"starcoder2", 3072, 24, 4096}, {"ernie4_5_moe", 2560, 20, 131072},
+    {"glm4_moe", 4096, 96, 131072}, {"nemotron", 6144, 48, 4096}, {"qwen3_next", 2048, 16, 32768},
+    {"gemma3_text", 2304, 8, 131072}, {"gemma3n_text", 2048, 8, 32768}, {"smollm3", 2048, 16, 32768},
+    {"cohere2", 8192, 64, 8192}, {"exaone4", 4096, 32, 2048}, {"deepseek_v2", 4096, 32, 2048},
+    {"deepseek_v3", 7168, 128, 4096}, {"olmo", 4096, 32, 2048}, {"olmo3", 4096, 32, 2048},
+    {"flex_olmo", 4096, 32, 4096}, {"bitnet", 2560, 20, 2048}, {"granitemoeshared", 4096, 32, 2048},
+    {"diffllama", 2048, 32, 2048}, {"dots1", 4608, 32, 2048}, {"vaultgemma", 2304, 8, 8192},
+    {"persimmon", 4096, 64, 16384}, {"glm", 4096, 32, 131072}, {"doge", 1024, 8, 2048},
+    {"lfm2", 2560, 32, 128000}, {"falcon_h1", 4096, 32, 8192}, {"aria_text", 4096, 32, 2048},
+    {"minimax", 4096, 32, 131072}, {"emu3_text_model", 4096, 32, 9216}, {"longcat_flash", 6144, 64, 131072},
+    {"mimi", 512, 8, 8000}, {"jetmoe", 2048, 32, 4096}, {"csm", 2048, 32, 2048}, {"chameleon", 4096, 32, 4096},
+    {"bamba", 4096, 32, 262144}, {"modernbert", 768, 12, 8192}, {"moshi", 4096, 32, 3000},
+    {"kyutai_speech_to_text", 2048, 32, 750},
 };
 
 static size_defaults sizes_of(const char *model_type)
@@ -531,7 +538,7 @@ static size_defaults sizes_of(const char *model_type)
             return llama_like_sizes[i];
         }
     }
-    return (size_defaults){model_type, 0, 0};
+    return (size_defaults){model_type, 0, 0, 0};
 }
 
 /* The heads of a Llama-shaped config, the class's defaults where it
@@ -602,6 +609,7 @@ int cfg_map_llama_like(map_ctx *c)
     if (d->head_dim > 0 && cfg_get(c->root, "head_dim") == NULL) {
         m->head_dim = d->head_dim;
     }
+    m->max_position_embeddings = sizes_of(m->model_type).max_position_embeddings;
     /* JetMoeConfig: head_dim is an attribute_map alias of kv_channels, the
      * width JetMoeAttention and its rotary module use; its query heads are
      * num_key_value_heads * num_experts_per_tok, which config.json states. */

@@ -18,8 +18,8 @@ int cfg_fail(map_ctx *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->err_len, "%s: %s%s: %s", c->m->name, c->key_prefix != NULL ? c->key_prefix : "",
-             key, what);
+    snprintf(c->err, c->err_len, "%s: %s%s%s: %s", c->m->name, c->doc_prefix != NULL ? c->doc_prefix : "",
+             c->key_prefix != NULL ? c->key_prefix : "", key, what);
     return -1;
 }
 
@@ -193,8 +193,8 @@ void cfg_warn(map_ctx *c, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s: %s",
-             c->key_prefix != NULL ? c->key_prefix : "", key, what);
+    snprintf(m->warnings[m->n_warnings++], sizeof(m->warnings[0]), "%s%s%s: %s",
+             c->doc_prefix != NULL ? c->doc_prefix : "", c->key_prefix != NULL ? c->key_prefix : "", key, what);
 }
 
 /* ---- readers every model family shares ---------------------------------- */

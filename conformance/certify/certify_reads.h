@@ -34,6 +34,9 @@ typedef struct map_ctx {
     /* A text config the mapping built (a wrapper's defaults under the
      * given fields, certify_wrappers.c), freed with the context. */
     cJSON *owned;
+    /* Where the mapped document sits in the file ("vlm_config." for a
+     * retrieval model's language model), before key_prefix; NULL: the top. */
+    const char *doc_prefix;
 } map_ctx;
 
 /* Writes "NAME: PREFIXkey: what" to c->err; returns -1. */

@@ -262,7 +262,8 @@ def source_of(ref, obj, function):
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
-    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3"):
+    if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3",
+                                "paligemma"):
         return config["text_config"]
     return config
 
@@ -458,9 +459,19 @@ def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comm
                 {"out": vf.tensor(out, "f32")})
 
 
+def retrieval_vlm(profile):
+    """A retrieval model's profile as its vision-language model's: ColPaliForRetrieval
+    builds AutoModelForImageTextToText.from_config(config.vlm_config) (ColQwen2's alike)."""
+    if profile["config"]["model_type"] in ("colpali", "colqwen2"):
+        return dict(profile, config=profile["config"]["vlm_config"])
+    return profile
+
+
 def text_model_type(profile):
     """The model_type of the text model's classes (gemma3 nests gemma3_text)."""
     mt = profile["config"]["model_type"]
+    if mt == "paligemma":  # PaliGemmaConfig: text_config's model_type, "gemma" when left out
+        return profile["config"]["text_config"].get("model_type", "gemma")
     if mt == "llava":  # LlavaConfig: text_config's model_type, "llama" when left out
         return profile["config"]["text_config"].get("model_type", "llama")
     if mt == "mistral3":  # Mistral3Config: text_config's model_type, "mistral" when left out
@@ -1211,6 +1222,7 @@ def build_dual_encoder(ref, vf, profile):
 
 
 def build(ref, gen, vf, profile):
+    profile = retrieval_vlm(profile)
     mt = text_model_type(profile)
     if mt in DUAL_ENCODERS:
         build_dual_encoder(ref, vf, profile)
