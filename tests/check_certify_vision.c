@@ -199,6 +199,16 @@ START_TEST(pixtral_and_llama4_towers_map)
     parse_ok(LLAMA4(""));
     ck_assert_int_eq(model.vision.head_dim, 48); /* Llama4VisionConfig's 768 / 16 */
     ck_assert_int_eq(model.vision.image_size, 448);
+    /* Pixtral's tower as the checkpoint (model_type pixtral): the model is
+     * the tower, its fields at the top, a head_dim key overwritten too. */
+    parse_ok("{\"model_type\": \"pixtral\", \"hidden_size\": 1024, \"num_attention_heads\": 16, \"head_dim\": 72,"
+             " \"image_size\": 1024, \"patch_size\": 16, \"rope_theta\": 10000.0}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE2D);
+    ck_assert_str_eq(model.vision.tower, "pixtral");
+    ck_assert_int_eq(model.vision.head_dim, 64);
+    ck_assert_int_eq(model.head_dim, 64);
+    ck_assert(warned_about("head_dim"));
+    parse_fails_naming("{\"model_type\": \"pixtral\", \"rope_theta\": -1}", "rope_theta");
     /* No tower read for a text-only checkpoint. */
     parse_ok(LLAMA_TEXT);
     ck_assert_str_eq(model.vision.tower, "");

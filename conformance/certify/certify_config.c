@@ -309,6 +309,7 @@ static const model_rule model_rules[] = {
     {"clipseg_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"align_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"flava_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"pixtral", cfg_map_rope2d_tower, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -394,6 +395,7 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
+           : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
            : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "
                                        "below say which); resized to other images in the @vision pass"
                                      : "learned: max_position_embeddings / n_positions";

@@ -188,7 +188,9 @@ static void decoder_model(pecert_certify_model *sub, const pecert_certify_model 
 
 int pecert_certify_passes(pecert_certify_pass *p, pecert_certify_model **store, const pecert_certify_model *m)
 {
-    int n_text = m->n_layer_types > 0 ? m->n_layer_types : 1;
+    /* A checkpoint that is a 2-D RoPE tower (Pixtral's) has no text pass:
+     * the @vision pass is the whole model. */
+    int n_text = m->kind == PECERT_PE_ROPE2D ? 0 : m->n_layer_types > 0 ? m->n_layer_types : 1;
     int tower = m->vision.tower[0] != '\0';
     int n = n_text + tower + (m->decoder_learned_rows > 0 ? 1 : 0);
     *store = malloc((size_t)n * sizeof(**store));

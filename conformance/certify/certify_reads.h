@@ -154,6 +154,7 @@ int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *nam
  * empty, with m->vision_note saying why, for a tower pecert does not
  * certify). 0, or -1 after cfg_fail. */
 int cfg_map_vision(map_ctx *c, const char *model_type);
+int cfg_map_rope2d_tower(map_ctx *c);
 
 /* Wrappers of a language model (certify_wrappers.c): the vision- and
  * speech-language checkpoints whose text model is built from text_config.

@@ -88,6 +88,9 @@ typedef struct vision_rule {
      * CLIPVisionConfig), beside a text model certify_wrappers.c reads; 0:
      * the checkpoint is the tower (ViTConfig). */
     int32_t in_vision_config;
+    /* A 2-D RoPE tower that is the checkpoint itself (model_type pixtral:
+     * PixtralVisionConfig's fields at the top), certified as the model. */
+    int32_t own_config;
     const char *const *positional; /* positional keys it knows               */
     /* A wrapper whose vision_config may name another tower (LLaVA's CLIP,
      * Mistral 3's other): that one is noted as not certified, not refused;
@@ -143,6 +146,15 @@ static const vision_rule vision_rules[] = {
      .other_towers = 1, .absent_tower = "clip_vision_model",
      .reads = "vision_config of model_type pixtral: hidden_size / num_attention_heads, image_size, patch_size, "
               "rope_theta; row-major, alternating, split_half"},
+    /* PixtralVisionModel as a checkpoint of its own (Pixtral-12B's tower,
+     * AutoModel.from_config of a PixtralVisionConfig). */
+    {.model_type = "pixtral", .tower = "pixtral", .config_class = "PixtralVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1024, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
+     .frequencies = PECERT_ROPE2D_ALTERNATE, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = theta_only,
+     .own_config = 1,
+     .reads = "the model itself: hidden_size / num_attention_heads, image_size, patch_size, rope_theta; as "
+              "llava's pixtral tower"},
     /* Mistral3Config: vision_config.get("model_type", "pixtral"), the tower
      * AutoModel.from_config(config.vision_config): Pixtral's, as above. */
     {.model_type = "mistral3", .tower = "pixtral", .config_class = "PixtralVisionConfig",
@@ -578,7 +590,7 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     c->m->audio_tower = 0;
     /* Absent: the config class's defaults (the reads see no key). The ViT
      * family's fields are the config's own. */
-    const int own_fields = rule->table_only && !rule->in_vision_config;
+    const int own_fields = (rule->table_only && !rule->in_vision_config) || rule->own_config;
     const cJSON *vc = own_fields ? c->doc : cfg_get(c->doc, "vision_config");
     const cJSON *saved_root = c->root;
     const char *saved_prefix = c->key_prefix;
@@ -596,6 +608,21 @@ int cfg_map_vision(map_ctx *c, const char *model_type)
     c->root = saved_root;
     c->key_prefix = saved_prefix;
     return rc;
+}
+
+/* A 2-D RoPE tower that is the checkpoint (model_type pixtral): the
+ * tower's mapping is the model's, certified as the vision pass is. */
+int cfg_map_rope2d_tower(map_ctx *c)
+{
+    if (cfg_map_vision(c, c->m->model_type) != 0) {
+        return -1;
+    }
+    pecert_certify_model *m = c->m;
+    m->kind = PECERT_PE_ROPE2D;
+    m->num_heads = m->vision.num_heads;
+    m->num_kv_heads = m->vision.num_heads;
+    m->head_dim = m->vision.head_dim;
+    return 0;
 }
 
 /* ---- image grids from the command line ------------------------------------- */

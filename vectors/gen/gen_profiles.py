@@ -1227,6 +1227,9 @@ def build(ref, gen, vf, profile):
     if mt in DUAL_ENCODERS:
         build_dual_encoder(ref, vf, profile)
         return True
+    if mt in profile_vision.OWN_TOWERS:  # the checkpoint is its tower: no text model
+        profile_vision.build_vision(ref, vf, profile)
+        return True
     if mt == "esm":
         build_esm(ref, vf, profile)
         return True

@@ -64,7 +64,12 @@ TOWERS = {
                  ("row_major", "alternate", False, "split_half")),
     "llama4": ("Llama4Config", "llama4", "Llama4VisionModel", "llama4", "num_hidden_layers", "llama4",
                ("row_major_cls", "blocks", True, "interleaved")),
+    # The tower as a checkpoint of its own: its config class is the tower's.
+    "pixtral": ("PixtralVisionConfig", "pixtral", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
+                ("row_major", "alternate", False, "split_half")),
 }
+# Model types whose checkpoint is the tower: no text model, the config the tower's own.
+OWN_TOWERS = ("pixtral",)
 
 # The ViT family: model_type -> (config class, its module, embeddings class).
 TABLE_TOWERS = {
@@ -131,7 +136,8 @@ def vision_config(profile):
     c = profile["config"]
     cls_name, mod, _, _, layers_key, _, _ = TOWERS[c["model_type"]]
     kwargs = copy.deepcopy({k: v for k, v in c.items() if k != "model_type"})
-    vc = copy.deepcopy(getattr(_module(mod, "configuration"), cls_name)(**kwargs).vision_config)
+    made = getattr(_module(mod, "configuration"), cls_name)(**kwargs)
+    vc = copy.deepcopy(made if c["model_type"] in OWN_TOWERS else made.vision_config)
     setattr(vc, layers_key, 1)
     vc._attn_implementation = "eager"
     return vc
