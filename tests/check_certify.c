@@ -380,7 +380,7 @@ END_TEST
 
 START_TEST(qwen2_vl_mrope_section)
 {
-    parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+    parse_ok("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
              " \"max_position_embeddings\": 32768, \"rope_theta\": 1000000.0,"
              " \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}}");
     ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
@@ -461,7 +461,7 @@ START_TEST(absent_keys_take_the_config_class_defaults)
     parse_ok("{\"model_type\": \"olmo2\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
              " \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"linear\", \"factor\": 2.0}}");
     ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_LINEAR);
-    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
                        " \"max_position_embeddings\": 32768}",
                        "mrope_section");
 }
@@ -1167,11 +1167,11 @@ START_TEST(per_layer_encodings_map)
     ck_assert_int_eq(model.layer_types[0].n_layers, 48);
     ck_assert_int_eq(model.layer_types[1].n_layers, 16);
     ck_assert_int_eq(model.layer_types[1].rope.layer_kind, PECERT_LAYER_NOPE);
-    parse_ok("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4,"
+    parse_ok("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4, \"num_key_value_heads\": 4,"
              " \"max_position_embeddings\": 2048, \"num_hidden_layers\": 2, \"sliding_window\": null,"
              " \"layer_types\": [\"full_attention\", \"full_attention\"]}");
     ck_assert_int_eq(model.n_layer_types, 0);
-    parse_fails_naming("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4,"
+    parse_fails_naming("{\"model_type\": \"exaone4\", \"hidden_size\": 512, \"num_attention_heads\": 4, \"num_key_value_heads\": 4,"
                        " \"max_position_embeddings\": 2048, \"sliding_window\": null}", "sliding_window");
 }
 END_TEST
@@ -1234,6 +1234,73 @@ START_TEST(qwen3_vl_interleaved_mrope_maps)
     parse_fails_naming(QWEN3_VL("{\"type\": \"default\"}"), "text_config.rope_scaling.type");
     parse_fails_naming(QWEN3_VL("{\"mrope_section\": [32, 32]}"), "text_config.rope_scaling.mrope_section");
     parse_fails_naming("{\"model_type\": \"qwen3_vl\", \"hidden_size\": 2560}", "text_config");
+}
+END_TEST
+
+/* The Qwen-VL text models as model types of their own, and Qwen3-VL-MoE
+ * (Qwen3VLMoeTextConfig: head_dim or hidden/heads; its text_config). */
+START_TEST(qwen_vl_text_types_map)
+{
+    parse_ok("{\"model_type\": \"qwen3_vl_moe_text\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+             " \"max_position_embeddings\": 262144, \"rope_scaling\": {\"rope_type\": \"default\"}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.mrope_interleaved, 1);
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert_int_eq(model.num_kv_heads, 16); /* Qwen3VLMoeTextConfig's default */
+    parse_fails_naming("{\"model_type\": \"qwen3_vl_moe\", \"text_config\": {\"model_type\": \"qwen3_vl_text\"}}",
+                       "text_config.model_type");
+    parse_ok("{\"model_type\": \"qwen2_vl_text\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+             " \"num_key_value_heads\": 4, \"rope_scaling\": {\"type\": \"mrope\", \"mrope_section\": [16, 24, 24]}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.mrope_interleaved, 0);
+    ck_assert_int_eq(model.max_position_embeddings, 32768); /* Qwen2VLTextConfig's default */
+    parse_fails_naming("{\"model_type\": \"qwen2_5_vl_text\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+                       " \"num_key_value_heads\": 4}", "rope_scaling.mrope_section");
+}
+END_TEST
+
+/* Encoder-decoders whose stacks are nested configs (certify_stacks.c):
+ * T5Gemma's decoder is its encoder when absent; Dia's stacks take their
+ * classes' defaults (the decoder's 3072 positions, 4 kv heads); stacks
+ * that rotate otherwise are refused, each key named under its stack. */
+START_TEST(encoder_decoder_stacks_map)
+{
+    parse_ok("{\"model_type\": \"t5gemma\", \"encoder\": {\"hidden_size\": 2304, \"num_attention_heads\": 8,"
+             " \"rope_theta\": 20000}}");
+    ck_assert_double_eq(model.rope.rope_theta, 20000.0);
+    ck_assert_int_eq(model.rope.head_dim, 256);
+    ck_assert_int_eq(model.num_kv_heads, 4); /* T5GemmaModuleConfig's default */
+    ck_assert_str_eq(model.model_type, "t5gemma");
+    parse_fails_naming("{\"model_type\": \"t5gemma\", \"encoder\": {\"rope_theta\": 20000}, \"decoder\": {}}",
+                       "encoder");
+    parse_ok("{\"model_type\": \"dia\"}");
+    ck_assert_int_eq(model.max_position_embeddings, 3072);
+    ck_assert_int_eq(model.rope.head_dim, 128);
+    ck_assert_int_eq(model.num_kv_heads, 4);
+    parse_ok("{\"model_type\": \"dia\", \"encoder_config\": {\"max_position_embeddings\": 4096}}");
+    ck_assert_int_eq(model.max_position_embeddings, 4096); /* the longer stack's */
+    parse_fails_naming("{\"model_type\": \"dia\", \"encoder_config\": {\"rope_theta\": -1}}",
+                       "encoder_config.rope_theta");
+    parse_fails_naming("{\"model_type\": \"dia\", \"decoder_config\": [1]}", "decoder_config");
+}
+END_TEST
+
+/* A Llama-shaped config without num_key_value_heads takes its class's
+ * default: MistralConfig's 8, LlamaConfig's None (the query heads); null
+ * is None; Qwen2Config's 32 cannot group 16 query heads. */
+START_TEST(absent_kv_heads_take_the_class_default)
+{
+    parse_ok("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 8192}");
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    parse_ok("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": null, \"max_position_embeddings\": 8192}");
+    ck_assert_int_eq(model.num_kv_heads, 32);
+    parse_ok("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"max_position_embeddings\": 8192}");
+    ck_assert_int_eq(model.num_kv_heads, 32);
+    parse_fails_naming("{\"model_type\": \"qwen2\", \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+                       " \"max_position_embeddings\": 8192}", "num_key_value_heads");
 }
 END_TEST
 
@@ -1536,12 +1603,12 @@ START_TEST(out_of_range_values_are_errors)
     parse_fails_naming("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
                        " \"max_position_embeddings\": 0}",
                        "max_position_embeddings");
-    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
                        " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"type\": \"mrope\","
                        " \"mrope_section\": [16, 24, 16]}}",
                        "rope_scaling.mrope_section");
     /* Found by the fuzzer: an element past int32_t was cast unchecked. */
-    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
+    parse_fails_naming("{\"model_type\": \"qwen2_vl\", \"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4,"
                        " \"max_position_embeddings\": 32768, \"rope_scaling\": {\"type\": \"mrope\","
                        " \"mrope_section\": [8, 4444444444444444444444444444444244]}}",
                        "rope_scaling.mrope_section");
@@ -1736,6 +1803,9 @@ Suite *make_certify_suite(void)
                                     llama4_profiles_catch_planted_bugs,
                                     per_layer_encodings_map,
                                     qwen3_vl_interleaved_mrope_maps,
+                                    qwen_vl_text_types_map,
+                                    encoder_decoder_stacks_map,
+                                    absent_kv_heads_take_the_class_default,
                                     model_quirks_are_the_model_s,
                                     falcon_is_falcon_attention_s,
                                     hunyuan_alpha_is_a_fixed_base,

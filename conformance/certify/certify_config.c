@@ -150,6 +150,8 @@ static const model_rule model_rules[] = {
     {"phimoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"modernbert-decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"modernbert", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"t5gemma", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dia", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"moshi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"kyutai_speech_to_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"recurrent_gemma", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -333,6 +335,37 @@ static const char *qwen_vl_text_type(const char *model_type)
     return NULL;
 }
 
+/* The stacks of an encoder-decoder that have no model type of their own
+ * in a config.json (certify_stacks.c maps them, each by its class's
+ * Llama-shaped rule): T5GemmaModuleConfig copies no legacy "type" and runs
+ * no validation; DiaEncoderConfig and DiaDecoderConfig do both. */
+static const model_rule nested_rules[] = {
+    {"t5_gemma_module", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dia_encoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"dia_decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+};
+
+int cfg_map_nested(map_ctx *c, const cJSON *obj, const char *prefix, const char *rule_type)
+{
+    const model_rule *rule = NULL;
+    for (size_t i = 0; i < sizeof(nested_rules) / sizeof(nested_rules[0]); i++) {
+        if (strcmp(nested_rules[i].model_type, rule_type) == 0) {
+            rule = &nested_rules[i];
+        }
+    }
+    if (rule == NULL) {
+        return cfg_fail(c, "model_type", "no nested rule '%s' (a bug in pecert)", rule_type);
+    }
+    c->root = obj;
+    c->key_prefix = prefix;
+    snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
+    c->m->pairing = rule->pairing;
+    c->type_overrides_rope_type = rule->type_overrides_rope_type;
+    c->runs_validation = rule->runs_validation;
+    c->m->rope.struct_size = sizeof(c->m->rope);
+    return rule->map(c);
+}
+
 /* What a model_type's mapping reads, in words, by its mapper. */
 static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
 {
@@ -396,6 +429,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
            : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
+           : map == cfg_map_stacks   ? "RoPE of the encoder and the decoder, which must rotate alike: each stack's "
+                                       "rope_theta, rope_scaling, head_dim"
            : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "
                                        "below say which); resized to other images in the @vision pass"
                                      : "learned: max_position_embeddings / n_positions";

@@ -156,6 +156,9 @@ static const rope_defaults llama_like_defaults[] = {
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"modernbert", 160000.0, 1.0, 0, NULL},
+    {"t5_gemma_module", 10000.0, 1.0, 256, NULL},
+    {"dia_encoder", 10000.0, 1.0, 128, NULL},
+    {"dia_decoder", 10000.0, 1.0, 128, NULL},
     {"moshi", 10000.0, 1.0, 0, NULL},
     {"kyutai_speech_to_text", 100000.0, 1.0, 0, NULL},
     {"recurrent_gemma", 10000.0, 0.5, 0, NULL},
@@ -490,7 +493,9 @@ static int read_moonshine_heads(map_ctx *c)
 }
 
 /* Each Llama-shaped config class's defaults for its width, heads and
- * length (conformance/inventory.json: transformers v4.57.6's): a wrapper's
+ * length (conformance/inventory.json: transformers v4.57.6's), and its
+ * signature's num_key_value_heads (MistralConfig's 8; None, the query
+ * heads, for LlamaConfig): a wrapper's
  * text_config often leaves them out (LLaVA-1.5's names model_type and
  * max_position_embeddings only: LlamaConfig's 4096 and 32 apply;
  * PaliGemma's no length: GemmaConfig's 8192).
@@ -500,35 +505,38 @@ typedef struct size_defaults {
     const char *model_type;
     int32_t hidden_size, num_attention_heads;
     int64_t max_position_embeddings; /* 0: the class has none (required) */
+    int32_t num_key_value_heads;     /* 0: None, the query heads           */
 } size_defaults;
 
 static const size_defaults llama_like_sizes[] = {
-    {"llama", 4096, 32, 2048}, {"mistral", 4096, 32, 131072}, {"mixtral", 4096, 32, 131072},
-    {"qwen2", 4096, 32, 32768}, {"qwen2_vl", 8192, 64, 32768}, {"qwen2_5_vl", 8192, 64, 32768},
-    {"qwen3_vl", 4096, 32, 128000}, {"phi3", 3072, 32, 4096}, {"qwen2_vl_text", 8192, 64, 32768},
-    {"qwen2_5_vl_text", 8192, 64, 32768}, {"qwen3_vl_text", 4096, 32, 128000},
-    {"qwen3_vl_moe", 2048, 16, 128000}, {"qwen3_vl_moe_text", 2048, 16, 128000},
-    {"phi4_multimodal", 3072, 32, 131072}, {"phi", 2048, 32, 2048}, {"gemma", 3072, 16, 8192},
-    {"gpt_oss", 2880, 64, 131072}, {"qwen3", 4096, 32, 32768}, {"qwen3_moe", 2048, 32, 32768},
-    {"seed_oss", 4096, 80, 524288}, {"apertus", 4096, 32, 65536}, {"arcee", 2560, 32, 4096},
-    {"stablelm", 2560, 32, 4096}, {"granite", 4096, 32, 2048}, {"granitemoe", 4096, 32, 2048},
-    {"olmo2", 4096, 32, 2048}, {"ministral", 4096, 32, 131072}, {"gemma2", 2304, 8, 8192},
-    {"ernie4_5", 1024, 16, 131072}, {"cohere", 8192, 64, 8192}, {"glm4", 4096, 32, 131072},
-    {"helium", 2560, 20, 4096}, {"open-llama", 4096, 32, 2048}, {"phimoe", 4096, 32, 131072},
-    {"modernbert-decoder", 768, 12, 8192}, {"recurrent_gemma", 2560, 10, 0}, {"olmoe", 2048, 16, 4096},
-    {"qwen2_moe", 2048, 16, 32768}, {"starcoder2", 3072, 24, 4096}, {"ernie4_5_moe", 2560, 20, 131072},
-    {"glm4_moe", 4096, 96, 131072}, {"nemotron", 6144, 48, 4096}, {"qwen3_next", 2048, 16, 32768},
-    {"gemma3_text", 2304, 8, 131072}, {"gemma3n_text", 2048, 8, 32768}, {"smollm3", 2048, 16, 32768},
-    {"cohere2", 8192, 64, 8192}, {"exaone4", 4096, 32, 2048}, {"deepseek_v2", 4096, 32, 2048},
-    {"deepseek_v3", 7168, 128, 4096}, {"olmo", 4096, 32, 2048}, {"olmo3", 4096, 32, 2048},
-    {"flex_olmo", 4096, 32, 4096}, {"bitnet", 2560, 20, 2048}, {"granitemoeshared", 4096, 32, 2048},
-    {"diffllama", 2048, 32, 2048}, {"dots1", 4608, 32, 2048}, {"vaultgemma", 2304, 8, 8192},
-    {"persimmon", 4096, 64, 16384}, {"glm", 4096, 32, 131072}, {"doge", 1024, 8, 2048},
-    {"lfm2", 2560, 32, 128000}, {"falcon_h1", 4096, 32, 8192}, {"aria_text", 4096, 32, 2048},
-    {"minimax", 4096, 32, 131072}, {"emu3_text_model", 4096, 32, 9216}, {"longcat_flash", 6144, 64, 131072},
-    {"mimi", 512, 8, 8000}, {"jetmoe", 2048, 32, 4096}, {"csm", 2048, 32, 2048}, {"chameleon", 4096, 32, 4096},
-    {"bamba", 4096, 32, 262144}, {"modernbert", 768, 12, 8192}, {"moshi", 4096, 32, 3000},
-    {"kyutai_speech_to_text", 2048, 32, 750},
+    {"llama", 4096, 32, 2048, 0}, {"mistral", 4096, 32, 131072, 8}, {"mixtral", 4096, 32, 131072, 8},
+    {"qwen2", 4096, 32, 32768, 32}, {"qwen2_vl", 8192, 64, 32768, 8}, {"qwen2_5_vl", 8192, 64, 32768, 8},
+    {"qwen3_vl", 4096, 32, 128000, 32}, {"phi3", 3072, 32, 4096, 0}, {"qwen2_vl_text", 8192, 64, 32768, 8},
+    {"qwen2_5_vl_text", 8192, 64, 32768, 8}, {"qwen3_vl_text", 4096, 32, 128000, 32},
+    {"qwen3_vl_moe", 2048, 16, 128000, 16}, {"qwen3_vl_moe_text", 2048, 16, 128000, 16},
+    {"phi4_multimodal", 3072, 32, 131072, 8}, {"phi", 2048, 32, 2048, 0}, {"gemma", 3072, 16, 8192, 16},
+    {"gpt_oss", 2880, 64, 131072, 8}, {"qwen3", 4096, 32, 32768, 32}, {"qwen3_moe", 2048, 32, 32768, 4},
+    {"seed_oss", 4096, 80, 524288, 8}, {"apertus", 4096, 32, 65536, 0}, {"arcee", 2560, 32, 4096, 0},
+    {"stablelm", 2560, 32, 4096, 32}, {"granite", 4096, 32, 2048, 0}, {"granitemoe", 4096, 32, 2048, 0},
+    {"olmo2", 4096, 32, 2048, 0}, {"ministral", 4096, 32, 131072, 8}, {"gemma2", 2304, 8, 8192, 4},
+    {"ernie4_5", 1024, 16, 131072, 2}, {"cohere", 8192, 64, 8192, 0}, {"glm4", 4096, 32, 131072, 2},
+    {"helium", 2560, 20, 4096, 20}, {"open-llama", 4096, 32, 2048, 0}, {"phimoe", 4096, 32, 131072, 8},
+    {"modernbert-decoder", 768, 12, 8192, 0}, {"recurrent_gemma", 2560, 10, 0, 0}, {"olmoe", 2048, 16, 4096, 0},
+    {"qwen2_moe", 2048, 16, 32768, 16}, {"starcoder2", 3072, 24, 4096, 2},
+    {"ernie4_5_moe", 2560, 20, 131072, 4}, {"glm4_moe", 4096, 96, 131072, 8}, {"nemotron", 6144, 48, 4096, 0},
+    {"qwen3_next", 2048, 16, 32768, 2}, {"gemma3_text", 2304, 8, 131072, 4},
+    {"gemma3n_text", 2048, 8, 32768, 2}, {"smollm3", 2048, 16, 32768, 4}, {"cohere2", 8192, 64, 8192, 0},
+    {"exaone4", 4096, 32, 2048, 32}, {"deepseek_v2", 4096, 32, 2048, 0}, {"deepseek_v3", 7168, 128, 4096, 128},
+    {"olmo", 4096, 32, 2048, 0}, {"olmo3", 4096, 32, 2048, 0}, {"flex_olmo", 4096, 32, 4096, 0},
+    {"bitnet", 2560, 20, 2048, 5}, {"granitemoeshared", 4096, 32, 2048, 0}, {"diffllama", 2048, 32, 2048, 0},
+    {"dots1", 4608, 32, 2048, 32}, {"vaultgemma", 2304, 8, 8192, 4}, {"persimmon", 4096, 64, 16384, 0},
+    {"glm", 4096, 32, 131072, 2}, {"doge", 1024, 8, 2048, 0}, {"lfm2", 2560, 32, 128000, 8},
+    {"falcon_h1", 4096, 32, 8192, 8}, {"aria_text", 4096, 32, 2048, 0}, {"minimax", 4096, 32, 131072, 8},
+    {"emu3_text_model", 4096, 32, 9216, 8}, {"longcat_flash", 6144, 64, 131072, 0}, {"mimi", 512, 8, 8000, 8},
+    {"jetmoe", 2048, 32, 4096, 16}, {"csm", 2048, 32, 2048, 8}, {"chameleon", 4096, 32, 4096, 32},
+    {"bamba", 4096, 32, 262144, 8}, {"modernbert", 768, 12, 8192, 0}, {"moshi", 4096, 32, 3000, 0},
+    {"kyutai_speech_to_text", 2048, 32, 750, 0}, {"t5_gemma_module", 2304, 8, 8192, 4},
+    {"dia_encoder", 1024, 16, 1024, 16}, {"dia_decoder", 2048, 16, 3072, 4},
 };
 
 static size_defaults sizes_of(const char *model_type)
@@ -538,7 +546,7 @@ static size_defaults sizes_of(const char *model_type)
             return llama_like_sizes[i];
         }
     }
-    return (size_defaults){model_type, 0, 0, 0};
+    return (size_defaults){model_type, 0, 0, 0, 0};
 }
 
 /* The heads of a Llama-shaped config, the class's defaults where it
@@ -549,8 +557,21 @@ static int read_llama_like_heads(map_ctx *c)
         return read_moonshine_heads(c);
     }
     size_defaults d = sizes_of(c->m->model_type);
-    return cfg_read_heads_or(c, "hidden_size", "num_attention_heads", "num_key_value_heads", d.hidden_size,
-                             d.num_attention_heads);
+    if (cfg_read_heads_or(c, "hidden_size", "num_attention_heads", "num_key_value_heads", d.hidden_size,
+                          d.num_attention_heads) != 0) {
+        return -1;
+    }
+    /* Absent: the class's default (a null one is None: the query heads). */
+    if (d.num_key_value_heads > 0 && !cJSON_HasObjectItem(c->root, "num_key_value_heads")) {
+        pecert_certify_model *m = c->m;
+        if (m->num_heads % d.num_key_value_heads != 0) {
+            return cfg_fail(c, "num_key_value_heads", "absent: %s's default %d does not divide "
+                            "num_attention_heads = %d (the model cannot be built)", m->model_type,
+                            (int)d.num_key_value_heads, (int)m->num_heads);
+        }
+        m->num_kv_heads = d.num_key_value_heads;
+    }
+    return 0;
 }
 
 /* ModernBertDecoderModel builds its global_rotary_emb and its

@@ -154,6 +154,9 @@ ROPE_MODELS = {
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
     "modernbert": ("ModernBertConfig", "ModernBertRotaryEmbedding", "apply_rotary_pos_emb"),
+    # Encoder-decoders: the decoder stack's config (STACKS), which the encoder's must equal.
+    "t5gemma": ("T5GemmaModuleConfig", "T5GemmaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "dia": ("DiaDecoderConfig", "DiaRotaryEmbedding", "apply_rotary_pos_emb"),
     "moshi": ("MoshiConfig", "MoshiRotaryEmbedding", "apply_rotary_pos_emb"),
     "kyutai_speech_to_text": ("KyutaiSpeechToTextConfig", "KyutaiSpeechToTextRotaryEmbedding",
                               "apply_rotary_pos_emb"),
@@ -259,9 +262,17 @@ def source_of(ref, obj, function):
     return famgen.source("src/" + rel.replace(os.sep, "/"), function)
 
 
+# Encoder-decoders whose stacks are nested configs: model_type -> (decoder key, encoder
+# key); T5GemmaConfig's decoder is its encoder when absent, DiaConfig's the class default.
+STACKS = {"t5gemma": ("decoder", "encoder"), "dia": ("decoder_config", None)}
+
+
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
+    if config["model_type"] in STACKS:
+        decoder, fallback = STACKS[config["model_type"]]
+        return config.get(decoder) or (config.get(fallback) if fallback else None) or {}
     if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3",
                                 "paligemma"):
         return config["text_config"]
