@@ -1256,6 +1256,22 @@ START_TEST(qwen_vl_text_types_map)
     ck_assert_int_eq(model.max_position_embeddings, 32768); /* Qwen2VLTextConfig's default */
     parse_fails_naming("{\"model_type\": \"qwen2_5_vl_text\", \"hidden_size\": 3584, \"num_attention_heads\": 28,"
                        " \"num_key_value_heads\": 4}", "rope_scaling.mrope_section");
+    /* GLM-4.1V: sectioned M-RoPE over part of the head, adjacent pairs;
+     * GLM-4.5V: halves, partial 0.5 by default, its class's own spelling
+     * of the text model_type accepted. */
+    parse_ok("{\"model_type\": \"glm4v\", \"text_config\": {\"model_type\": \"glm4v_text\", \"partial_rotary_factor\":"
+             " 0.5, \"rope_scaling\": {\"rope_type\": \"default\", \"mrope_section\": [8, 12, 12]}}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_INTERLEAVED);
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.num_kv_heads, 2);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Glm4vVisionModel"));
+    parse_fails_naming("{\"model_type\": \"glm4v_text\", \"head_dim\": 64}", "head_dim");
+    parse_ok("{\"model_type\": \"glm4v_moe\", \"text_config\": {\"model_type\": \"Glm4vMoe_text\", \"head_dim\": 128,"
+             " \"rope_scaling\": {\"rope_type\": \"default\", \"mrope_section\": [8, 12, 12]}}}");
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    parse_fails_naming("{\"model_type\": \"glm4v_moe_text\"}", "partial_rotary_factor"); /* 4096 / 96 = 42: 21 */
 }
 END_TEST
 

@@ -125,6 +125,10 @@ static const model_rule model_rules[] = {
     {"qwen2_5_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen3_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen3_vl_moe_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"glm4v", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"glm4v_text", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
+    {"glm4v_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    {"glm4v_moe_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"phi3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi4_multimodal", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"phi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -326,7 +330,9 @@ static const char *qwen_vl_text_type(const char *model_type)
     static const char *const pairs[][2] = {{"qwen2_vl", "qwen2_vl_text"},
                                            {"qwen2_5_vl", "qwen2_5_vl_text"},
                                            {"qwen3_vl", "qwen3_vl_text"},
-                                           {"qwen3_vl_moe", "qwen3_vl_moe_text"}};
+                                           {"qwen3_vl_moe", "qwen3_vl_moe_text"},
+                                           {"glm4v", "glm4v_text"},
+                                           {"glm4v_moe", "glm4v_moe_text"}};
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (strcmp(pairs[i][0], model_type) == 0) {
             return pairs[i][1];
@@ -504,7 +510,12 @@ static int enter_text_config(map_ctx *c, const char *inner_type)
                         c->m->model_type);
     }
     const cJSON *inner = cfg_get(text, "model_type");
-    if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, inner_type) != 0)) {
+    /* Glm4vMoeTextConfig.model_type is "Glm4vMoe_text", which its
+     * to_dict writes; the registry's key is glm4v_moe_text. */
+    int glm4v_moe_spelling = cJSON_IsString(inner) && strcmp(inner_type, "glm4v_moe_text") == 0 &&
+                             strcmp(inner->valuestring, "Glm4vMoe_text") == 0;
+    if (inner != NULL && !glm4v_moe_spelling &&
+        (!cJSON_IsString(inner) || strcmp(inner->valuestring, inner_type) != 0)) {
         return cfg_fail(c, "text_config.model_type", "expected '%s'", inner_type);
     }
     c->root = text;

@@ -157,6 +157,13 @@ static const rope_defaults llama_like_defaults[] = {
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"modernbert", 160000.0, 1.0, 0, NULL},
     {"t5_gemma_module", 10000.0, 1.0, 256, NULL},
+    /* Glm4vTextConfig has no partial_rotary_factor of its own (a kwarg
+     * PretrainedConfig sets, read by the rope init); Glm4vMoeTextConfig's
+     * is 0.5. */
+    {"glm4v", 10000.0, 1.0, 0, NULL},
+    {"glm4v_text", 10000.0, 1.0, 0, NULL},
+    {"glm4v_moe", 10000.0, 0.5, 0, NULL},
+    {"glm4v_moe_text", 10000.0, 0.5, 0, NULL},
     {"dia_encoder", 10000.0, 1.0, 128, NULL},
     {"dia_decoder", 10000.0, 1.0, 128, NULL},
     {"moshi", 10000.0, 1.0, 0, NULL},
@@ -193,7 +200,8 @@ static int splits_partial_rotary(const char *model_type)
     static const char *const splitters[] = {"phi3",      "phi4_multimodal", "phi",       "stablelm",
                                             "glm4",      "glm4_moe",        "nemotron",  "qwen3_next",
                                             "persimmon", "glm",             "moonshine", "recurrent_gemma",
-                                            "bamba",     NULL};
+                                            "bamba",     "glm4v",           "glm4v_text", "glm4v_moe",
+                                            "glm4v_moe_text", NULL};
     return cfg_in_list(model_type, splitters);
 }
 
@@ -401,6 +409,7 @@ static int check_model_quirks(map_ctx *c)
     int32_t hidden = 0;
     if ((strcmp(m->model_type, "olmoe") == 0 || strcmp(m->model_type, "phimoe") == 0 ||
          strcmp(m->model_type, "open-llama") == 0 || strcmp(m->model_type, "modernbert") == 0 ||
+         strcmp(m->model_type, "glm4v") == 0 || strcmp(m->model_type, "glm4v_text") == 0 ||
          is_granitemoe(m->model_type)) &&
         cfg_get(c->root, "head_dim") != NULL &&
         cfg_read_int32(c, c->root, "hidden_size", 1, 1 << 20, &hidden) >= 0 && m->head_dim != hidden / m->num_heads) {
@@ -425,6 +434,13 @@ static int check_model_quirks(map_ctx *c)
         return cfg_fail(c, "rope_theta", "ModernBertConfig sets global_rope_theta after PretrainedConfig.__init__ "
                         "applies rope_theta (its attribute_map alias), so rope_theta is read by nothing; pecert "
                         "refuses it (global_rope_theta is the base)");
+    }
+    /* GLM-4.1V and GLM-4.5V: the text model's M-RoPE is certified; the
+     * tower (Glm4vVisionModel) is named. */
+    if (strcmp(m->model_type, "glm4v") == 0 || strcmp(m->model_type, "glm4v_moe") == 0) {
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
+                 "GLM-4V's vision tower (Glm4vVisionModel: Qwen2-VL's 2-D RoPE in merge windows, and a learned "
+                 "table sampled bicubic by grid_sample at each patch) is not certified");
     }
     /* Moshi (MoshiDepthDecoder: use_rope False; MoshiFlexibleLinear picks
      * its q/k/v weights by cache_position) and Kyutai's speech-to-text
@@ -537,6 +553,8 @@ static const size_defaults llama_like_sizes[] = {
     {"bamba", 4096, 32, 262144, 8}, {"modernbert", 768, 12, 8192, 0}, {"moshi", 4096, 32, 3000, 0},
     {"kyutai_speech_to_text", 2048, 32, 750, 0}, {"t5_gemma_module", 2304, 8, 8192, 4},
     {"dia_encoder", 1024, 16, 1024, 16}, {"dia_decoder", 2048, 16, 3072, 4},
+    {"glm4v", 4096, 32, 32768, 2}, {"glm4v_text", 4096, 32, 32768, 2}, {"glm4v_moe", 4096, 96, 65536, 8},
+    {"glm4v_moe_text", 4096, 96, 65536, 8},
 };
 
 static size_defaults sizes_of(const char *model_type)

@@ -131,6 +131,7 @@ int cfg_map_rope_scaling(map_ctx *c);
  * sections are interleaved, always. */
 int cfg_is_qwen_vl(const char *model_type);
 int cfg_is_qwen3_vl(const char *model_type);
+int cfg_is_glm4v(const char *model_type);
 /* Phi-3 and Phi-4-multimodal, whose config classes share Phi3Config's
  * LongRoPE rules (the renames, the defaulted original length). */
 int cfg_is_phi3_like(const char *model_type);

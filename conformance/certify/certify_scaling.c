@@ -54,7 +54,19 @@ int cfg_is_qwen_vl(const char *model_type)
 {
     return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0 ||
            strcmp(model_type, "qwen2_vl_text") == 0 || strcmp(model_type, "qwen2_5_vl_text") == 0 ||
-           cfg_is_qwen3_vl(model_type);
+           cfg_is_qwen3_vl(model_type) || cfg_is_glm4v(model_type);
+}
+
+/* GLM-4.1V and GLM-4.5V (Glm4vTextConfig, Glm4vMoeTextConfig): Qwen2-VL's
+ * sectioned M-RoPE over part of the head (their apply slices
+ * q[..., :rotary_dim]), mrope_section in rope_scaling, which their
+ * attention indexes unconditionally; GLM-4.1V pairs adjacent channels
+ * (rotate_half_llm on the sections' first half, repeat_interleave'd),
+ * GLM-4.5V rotates halves. */
+int cfg_is_glm4v(const char *model_type)
+{
+    return strcmp(model_type, "glm4v") == 0 || strcmp(model_type, "glm4v_text") == 0 ||
+           strcmp(model_type, "glm4v_moe") == 0 || strcmp(model_type, "glm4v_moe_text") == 0;
 }
 
 int cfg_is_phi3_like(const char *model_type)

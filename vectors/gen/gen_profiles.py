@@ -154,6 +154,10 @@ ROPE_MODELS = {
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
     "modernbert": ("ModernBertConfig", "ModernBertRotaryEmbedding", "apply_rotary_pos_emb"),
+    "glm4v": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "glm4v_text": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "glm4v_moe": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "glm4v_moe_text": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     # Encoder-decoders: the decoder stack's config (STACKS), which the encoder's must equal.
     "t5gemma": ("T5GemmaModuleConfig", "T5GemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "dia": ("DiaDecoderConfig", "DiaRotaryEmbedding", "apply_rotary_pos_emb"),
@@ -176,12 +180,13 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 # axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
 # interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
 # apply_rotary_pos_emb.
-MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding")
+MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding", "Glm4vTextRotaryEmbedding",
+                  "Glm4vMoeTextRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbedding")
 # The module a model_type's classes live in, where it is not the model_type.
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
-             "qwen3_vl_moe_text": "qwen3_vl_moe",
+             "qwen3_vl_moe_text": "qwen3_vl_moe", "glm4v_text": "glm4v", "glm4v_moe_text": "glm4v_moe",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -209,7 +214,7 @@ ATTENTION_SPLITS = ("phi", "stablelm", "persimmon", "gpt_neox_japanese", "recurr
 # Models whose apply pairs adjacent channels (x[..., 0::2] with x[..., 1::2], cos/sin
 # repeat_interleave'd) though their cos/sin are real: pairing "interleaved".
 ADJACENT_PAIRS = ("ernie4_5", "ernie4_5_moe", "cohere", "cohere2", "glm4", "helium", "deepseek_v3", "glm",
-                  "longcat_flash", "moonshine")
+                  "longcat_flash", "moonshine", "glm4v", "glm4v_text")
 # Models whose apply returns q in another channel order than it was given:
 # DeepSeek-V3's apply_rotary_pos_emb_interleave de-interleaves q and k (view(..., d // 2,
 # 2).transpose(4, 3)) and rotates them split-half, leaving both in that order for the
@@ -270,6 +275,8 @@ STACKS = {"t5gemma": ("decoder", "encoder"), "dia": ("decoder_config", None)}
 def text_fields(config):
     """The fields the text model's config class reads: Llama 4's config.json nests them
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
+    if config["model_type"] in ("glm4v", "glm4v_moe"):  # text_config, else the top level (as Qwen2-VL's)
+        return config.get("text_config") or config
     if config["model_type"] in STACKS:
         decoder, fallback = STACKS[config["model_type"]]
         return config.get(decoder) or (config.get(fallback) if fallback else None) or {}
@@ -442,10 +449,11 @@ def add_rope_apply(ref, torch, vf, mdl, names, cfg, config, pairing, pos, commen
                 {"out": vf.tensor(out, "f32")})
 
 
-def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comment, flags):
+def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comment, flags, pairing):
     """The model's rotary class on 3-axis ids + its apply: Qwen2VLRotaryEmbedding and
     Qwen2_5_VLRotaryEmbedding with apply_multimodal_rotary_pos_emb (sections in blocks),
-    Qwen3VLTextRotaryEmbedding (sections interleaved) with apply_rotary_pos_emb."""
+    Qwen3VLTextRotaryEmbedding (sections interleaved) with apply_rotary_pos_emb; GLM-4.1V's
+    apply pairs adjacent channels (pairing)."""
     seq = len(pos3[0])
     dim = config["head_dim"]
     x = famgen.seeded_normal(f"{vf.name}/{comment}", (seq, HEADS, dim))
@@ -465,7 +473,7 @@ def add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, pos3, comm
         mconfig["mrope_interleaved"] = True
     vf.add_test("mrope.apply", comment, flags,
                 source_of(ref, apply, names[1] + ".forward + " + apply.__name__),
-                mconfig, {"seq_len": 0, "pairing": "split_half"},
+                mconfig, {"seq_len": 0, "pairing": pairing},
                 {"positions": vf.tensor(np.asarray(pos3, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out, "f32")})
 
@@ -599,10 +607,10 @@ def build_rope_module(ref, gen, vf, mt, mdl, names, cfg, layer_flags, prefix):
     else:
         same = [pos, pos, pos]
         add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, same,
-                        "text-only positions (three equal axes) 0 .. max-1", ["profile", "boundary"])
+                        "text-only positions (three equal axes) 0 .. max-1", ["profile", "boundary"], pairing)
         axes = [[0, 5, 5, 5, 9], [0, 5, 5, 6, 9], [0, 5, 6, 5, 9]]
         add_mrope_apply(ref, torch, vf, mdl, names, cfg, config, section, axes,
-                        "an image's distinct (t, h, w) ids", ["profile", "mrope_axes"])
+                        "an image's distinct (t, h, w) ids", ["profile", "mrope_axes"], pairing)
 
 
 def build_gptj(ref, gen, vf, profile):
