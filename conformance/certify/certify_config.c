@@ -207,6 +207,7 @@ static const model_rule model_rules[] = {
     {"mpt", cfg_map_mpt, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dbrx", cfg_map_dbrx, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"idefics", cfg_map_idefics, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"roformer", cfg_map_roformer, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"t5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"umt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -435,6 +436,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
            : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
+           : map == cfg_map_roformer ? "RoPE: hidden_size / num_attention_heads at base 10000, adjacent pairs, "
+                                       "max_position_embeddings rows; rotary_value warned"
            : map == cfg_map_stacks   ? "RoPE of the encoder and the decoder, which must rotate alike: each stack's "
                                        "rope_theta, rope_scaling, head_dim"
            : map == cfg_map_vit      ? "learned: the patch grid's table after its class rows, if any (the towers "

@@ -378,6 +378,38 @@ int cfg_map_idefics(map_ctx *c)
     return 0;
 }
 
+/* RoFormer (RoFormerSelfAttention.apply_rotary_position_embeddings, a
+ * table of RoFormerSinusoidalPositionalEmbedding): default RoPE over the
+ * whole head (hidden_size / num_attention_heads), base 10000 fixed in
+ * code, adjacent pairs ([-q1, q0, -q3, q2, ...] against sin/cos each
+ * repeated twice), the table's max_position_embeddings rows (1536) read at
+ * arange(past, past + L), padding numbered like any token. rotary_value
+ * also rotates the values, which no position rule of pecert states. */
+int cfg_map_roformer(map_ctx *c)
+{
+    static const char *const known[] = {"max_position_embeddings", "rotary_value", NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    int rotary_value = 0;
+    m->max_position_embeddings = 1536;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, 768, 12) != 0 ||
+        cfg_set_rotary_dim(c, 1.0, "hidden_size") != 0 ||
+        cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 32,
+                     &m->max_position_embeddings) < 0 ||
+        cfg_read_bool(c, c->root, "rotary_value", "rotary_value", &rotary_value) < 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    r->max_position_embeddings = m->max_position_embeddings;
+    if (rotary_value) {
+        cfg_warn(c, "rotary_value", "true: RoFormer rotates the values too (as the keys, by the key's position), "
+                 "which certify does not check: only the query and key rotation is certified");
+    }
+    return 0;
+}
+
 /* T5: relative_attention_num_buckets (32), _max_distance (128). MT5,
  * Switch Transformers and Pop2Piano copy T5's _relative_position_bucket
  * and its layer-0 bias; UMT5's is the same arithmetic (its log ratio

@@ -699,6 +699,41 @@ def build_esm(ref, vf, profile):
                 {"out": vf.tensor(out.numpy(), "f32")})
 
 
+def build_roformer(ref, vf, profile):
+    """RoFormer: RoFormerSinusoidalPositionalEmbedding's table (its _init_weight, which the
+    model's _init_weights calls) read at rows 0, 1, n-2, n-1 of its max_position_embeddings,
+    and q rotated there by RoFormerSelfAttention.apply_rotary_position_embeddings (sin
+    and cos halves of a row, adjacent pairs)."""
+    torch = ref.torch
+    cfg_mod, mdl = modules("roformer")
+    cfg = make_config(cfg_mod.RoFormerConfig, profile["config"])
+    n_pos, head_dim = cfg.max_position_embeddings, cfg.hidden_size // cfg.num_attention_heads
+    config = {"rope_type": "default", "rope_theta": 10000, "head_dim": head_dim, "rotary_dim": head_dim,
+              "max_position_embeddings": n_pos}
+    pos = [0, 1, n_pos - 2, n_pos - 1]
+    table = mdl.RoFormerSinusoidalPositionalEmbedding(n_pos, head_dim)
+    table._init_weight()
+    comment = "apply at 0, 1, n-2, n-1 (2 heads)"
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (len(pos), HEADS, head_dim))
+    with torch.no_grad():
+        rows = table(None, position_ids=torch.tensor(pos, dtype=torch.int64))  # [len(pos), head_dim]
+        q = torch.from_numpy(x.copy()).transpose(0, 1)[None]  # [1, heads, seq, head_dim]
+        out = mdl.RoFormerSelfAttention.apply_rotary_position_embeddings(rows[None, None], q, q.clone())[0]
+        out = out[0].transpose(0, 1)
+    half = head_dim // 2
+    vf.add_test("rope.cos_sin", "the sinusoid table's rows 0, 1, n-2, n-1 (sin half, cos half)",
+                ["profile", "boundary"],
+                source_of(ref, mdl.RoFormerSinusoidalPositionalEmbedding,
+                          "RoFormerSinusoidalPositionalEmbedding._init_weight"),
+                config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(rows[:, half:].numpy(), "f32"), "sin": vf.tensor(rows[:, :half].numpy(), "f32")})
+    vf.add_test("rope.apply", comment, ["profile", "boundary"],
+                source_of(ref, mdl.RoFormerSelfAttention, "RoFormerSelfAttention.apply_rotary_position_embeddings"),
+                config, {"seq_len": 0, "pairing": "interleaved"},
+                {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out.numpy(), "f32")})
+
+
 def falcon_bias_scale(torch, mdl, c, mask, alibi):
     """The factor Falcon puts on its ALiBi bias in the attention scores, read off the
     additive mask FalconModel._update_causal_mask builds from build_alibi_tensor's output
@@ -1251,6 +1286,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "esm":
         build_esm(ref, vf, profile)
+        return True
+    if mt == "roformer":
+        build_roformer(ref, vf, profile)
         return True
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)
