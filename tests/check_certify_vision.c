@@ -216,6 +216,37 @@ START_TEST(pixtral_and_llama4_towers_map)
 }
 END_TEST
 
+/* Fixed grids (certify_fixed_tables.c): the rows are the grid's patches
+ * after the class rows, worked out from the classes' own formulas: AST's
+ * (128 - 16) // 10 + 1 = 12 by (1024 - 16) // 10 + 1 = 101, + 2; EoMT's
+ * (640 / 16)^2; MGP-STR's (32 / 4) x (128 / 4) + 1; AIMv2's (224 / 14)^2. */
+START_TEST(fixed_tables_count_their_grid)
+{
+    parse_ok("{\"model_type\": \"audio-spectrogram-transformer\"}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 12 * 101 + 2);
+    parse_ok("{\"model_type\": \"audio-spectrogram-transformer\", \"frequency_stride\": 12, \"time_stride\": 12}");
+    ck_assert_int_eq(model.learned_rows, 10 * 85 + 2);
+    parse_ok("{\"model_type\": \"eomt\"}");
+    ck_assert_int_eq(model.learned_rows, 1600);
+    ck_assert(warned_about("num_register_tokens"));
+    parse_fails_naming("{\"model_type\": \"eomt\", \"image_size\": [640, 512]}", "image_size");
+    parse_ok("{\"model_type\": \"mgp-str\"}");
+    ck_assert_int_eq(model.learned_rows, 8 * 32 + 1);
+    parse_ok("{\"model_type\": \"mgp-str\", \"image_size\": [32, 100]}");
+    ck_assert_int_eq(model.learned_rows, 8 * 25 + 1);
+    parse_fails_naming("{\"model_type\": \"mgp-str\", \"distilled\": true}", "distilled");
+    parse_ok("{\"model_type\": \"aimv2_vision_model\"}");
+    ck_assert_int_eq(model.learned_rows, 256);
+    ck_assert_int_eq(model.learned_dim, 1024);
+    parse_fails_naming("{\"model_type\": \"aimv2_vision_model\", \"is_native\": true}", "is_native");
+    /* AIMv2 as a dual encoder: CLIP's text rows, the tower named. */
+    parse_ok("{\"model_type\": \"aimv2\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 6}}");
+    ck_assert_int_eq(model.learned_rows, 77);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Aimv2VisionConfig"));
+}
+END_TEST
+
 START_TEST(vision_refusals_name_the_key)
 {
     parse_fails_naming(QWEN2_VL(", \"vision_config\": {\"rope_scaling\": {\"type\": \"linear\"}}"),
@@ -595,6 +626,7 @@ Suite *make_certify_vision_suite(void)
                                     pixtral_and_llama4_towers_map,
                                     vit_family_is_its_own_tower,
                                     vision_refusals_name_the_key,
+                                    fixed_tables_count_their_grid,
                                     every_vision_key_read_changes_the_answer,
                                     images_are_what_the_processors_hand_over),
                          TEST_TCASE("run", 600,

@@ -263,6 +263,7 @@ static const model_rule model_rules[] = {
     {"videomae", cfg_map_sinusoidal, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"siglip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"aimv2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"chinese_clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"metaclip_2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"altclip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -317,6 +318,10 @@ static const model_rule model_rules[] = {
     {"align_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"flava_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"pixtral", cfg_map_rope2d_tower, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"audio-spectrogram-transformer", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"eomt", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mgp-str", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"aimv2_vision_model", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -436,6 +441,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
            : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
+           : map == cfg_map_fixed_table ? "learned: a table for the fixed grid, class rows first, never resized "
+                                          "(image_size / patch_size, or AST's spectrogram strides)"
            : map == cfg_map_roformer ? "RoPE: hidden_size / num_attention_heads at base 10000, adjacent pairs, "
                                        "max_position_embeddings rows; rotary_value warned"
            : map == cfg_map_stacks   ? "RoPE of the encoder and the decoder, which must rotate alike: each stack's "

@@ -183,6 +183,7 @@ static const learned_rule learned_rules[] = {
      * ChineseCLIP's, BLIP's, ALIGN's and FLAVA's are BERT's; AltCLIP's
      * AltRobertaEmbeddings and BridgeTower's are RoBERTa's. */
     BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
+    BERT_SHAPED("aimv2_text_model"),
     BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
     BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
     BERT_SHAPED("clipseg_text_model"), BERT_SHAPED("align_text_model"), BERT_SHAPED("flava_text_model"),
@@ -214,7 +215,7 @@ static const struct {
     {"metaclip_2_text_model", 77}, {"owlvit_text_model", 16}, {"owlv2_text_model", 16},
     {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
     {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
-    {"bridgetower_text_model", 514},
+    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77},
 };
 
 static int64_t rows_default_of(const char *model_type)

@@ -119,6 +119,9 @@ static const wrapper_rule wrappers[] = {
      * ViT's (certify_vision.c), else named. */
     {"clip", "CLIPConfig", "clip_text_model", TEXT_FORCED, "vision_config", "CLIPVisionConfig", 1, NULL, NULL},
     {"siglip", "SiglipConfig", "siglip_text_model", TEXT_FORCED, "vision_config", "SiglipVisionConfig", 1, NULL, NULL},
+    /* AIMv2 (Aimv2Config): CLIP's text rows; its tower's fixed table is
+     * aimv2_vision_model's own rule (certify_fixed_tables.c), named here. */
+    {"aimv2", "Aimv2Config", "aimv2_text_model", TEXT_FORCED, "vision_config", "Aimv2VisionConfig", 1, NULL, NULL},
     {"chinese_clip", "ChineseCLIPConfig", "chinese_clip_text_model", TEXT_FORCED, "vision_config",
      "ChineseCLIPVisionConfig", 1, NULL, NULL},
     {"metaclip_2", "MetaClip2Config", "metaclip_2_text_model", TEXT_FORCED, "vision_config", "MetaClip2VisionConfig", 1,

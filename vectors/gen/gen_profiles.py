@@ -953,6 +953,40 @@ def build_learned(ref, vf, profile):
                 {"embedding": vf.tensor(out.numpy(), "f32")})
 
 
+# Tables for a fixed token grid, never resized (certify_fixed_tables.c): model_type ->
+# (config class, module, embeddings class); the table is the class's position_embeddings
+# (a [1, rows, width] parameter or an nn.Embedding) or MGP-STR's pos_embed.
+FIXED_TABLES = {
+    "audio-spectrogram-transformer": ("ASTConfig", "audio_spectrogram_transformer", "ASTEmbeddings"),
+    "eomt": ("EomtConfig", "eomt", "EomtEmbeddings"),
+    "mgp-str": ("MgpstrConfig", "mgp_str", "MgpstrEmbeddings"),
+    "aimv2_vision_model": ("Aimv2VisionConfig", "aimv2", "Aimv2VisionEmbeddings"),
+}
+
+
+def build_fixed_table(ref, vf, profile):
+    """Every row of the class's table in token order (its rows as the class builds them)."""
+    torch = ref.torch
+    mt = profile["config"]["model_type"]
+    cls_name, module_name, emb_name = FIXED_TABLES[mt]
+    cfg_mod = importlib.import_module(f"transformers.models.{module_name}.configuration_{module_name}")
+    mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{module_name}")
+    cfg = make_config(getattr(cfg_mod, cls_name), profile["config"])
+    module = getattr(mdl, emb_name)(cfg)
+    attr = next(a for a in ("pos_embed", "position_embeddings", "position_embedding") if hasattr(module, a))
+    held = getattr(module, attr)
+    weight = held.weight if isinstance(held, torch.nn.Embedding) else held[0]
+    shape, where = tuple(weight.shape), emb_name + "." + attr
+    table = periodic_table(f"{vf.name}/table", shape)
+    with torch.no_grad():
+        ids = torch.arange(shape[0])
+        out = torch.nn.functional.embedding(ids, torch.from_numpy(table))
+    vf.add_test("learned.lookup", f"every row of the {shape} table in token order", ["profile", "boundary"],
+                source_of(ref, getattr(mdl, emb_name), where), {"convention": "plain"}, {},
+                {"table": vf.tensor(table, "f32"), "positions": vf.tensor(ids.numpy().astype(np.int64), "i64")},
+                {"embedding": vf.tensor(out.numpy(), "f32")})
+
+
 # The position modules that number their tokens themselves: model_type -> (config
 # class, module class, rows key, width key, what forward takes). BART's and mBART's
 # add 2 to arange from the cache's length (padding numbered like any token); OPT's
@@ -1171,6 +1205,7 @@ LEARNED_EMBEDDINGS = {
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
     "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
+    "aimv2_text_model": ("aimv2", "Aimv2TextConfig", "Aimv2TextEmbeddings"),
     "distilbert": ("distilbert", "DistilBertConfig", "Embeddings"),
     "esm": ("esm", "EsmConfig", "EsmEmbeddings"),
     "chinese_clip_text_model": ("chinese_clip", "ChineseCLIPTextConfig", "ChineseCLIPTextEmbeddings"),
@@ -1289,6 +1324,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "roformer":
         build_roformer(ref, vf, profile)
+        return True
+    if mt in FIXED_TABLES:
+        build_fixed_table(ref, vf, profile)
         return True
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)

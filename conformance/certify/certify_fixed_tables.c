@@ -1,0 +1,170 @@
+/*
+ * certify_fixed_tables.c - models whose only position code is a learned
+ * table added to a fixed token grid, never resized: every input has the
+ * grid the config fixes, and token k (class rows first, then patches in
+ * row-major order) reads row k (transformers v4.57.6):
+ *   audio-spectrogram-transformer  ASTEmbeddings: a spectrogram of
+ *       num_mel_bins x max_length cut in patch_size squares every
+ *       frequency_stride / time_stride: f x t patches after the class and
+ *       distillation rows (f = (mel - patch) // fstride + 1, t likewise).
+ *   eomt           EomtEmbeddings: (image_size / patch_size)^2 rows for the
+ *       patches alone (the class, register and query tokens take none).
+ *   mgp-str        MgpstrEmbeddings: (h / patch) x (w / patch) patches of
+ *       the [h, w] image after the class row; distilled builds one row
+ *       more than forward adds (the model cannot run).
+ *   aimv2_vision_model  Aimv2VisionEmbeddings: (image_size / patch_size)^2
+ *       rows, no class row; is_native builds a 2-D sincos table per image
+ *       instead (not this rule).
+ * The table's size is what a port gets wrong (a class row too many or too
+ * few, the grid's sides swapped): held to each class's own table by
+ * vectors/mappings (gen_profiles.py FIXED_TABLES).
+ */
+#include "certify_config.h"
+#include "certify_reads.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM } fixed_grid;
+
+typedef struct fixed_table_rule {
+    const char *model_type;
+    int32_t hidden_default, heads_default;
+    fixed_grid grid;
+    int32_t image_h, image_w; /* image_size's default (h = w for a square)  */
+    int32_t patch_default;
+    int32_t prefix;           /* class rows before the patches'            */
+    const char *const *positional;
+} fixed_table_rule;
+
+static const char *const ast_keys[] = {"max_length", "num_mel_bins", "frequency_stride", "time_stride", NULL};
+static const char *const no_keys[] = {NULL};
+static const char *const mgp_keys[] = {"distilled", NULL};
+static const char *const aimv2_keys[] = {"is_native", NULL};
+
+static const fixed_table_rule fixed_rules[] = {
+    {"audio-spectrogram-transformer", 768, 12, GRID_SPECTROGRAM, 128, 1024, 16, 2, ast_keys},
+    {"eomt", 1024, 16, GRID_SQUARE, 640, 640, 16, 0, no_keys},
+    {"mgp-str", 768, 12, GRID_PAIR, 32, 128, 4, 1, mgp_keys},
+    {"aimv2_vision_model", 1024, 8, GRID_SQUARE, 224, 224, 14, 0, aimv2_keys},
+};
+
+static const fixed_table_rule *find_fixed(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(fixed_rules) / sizeof(fixed_rules[0]); i++) {
+        if (strcmp(fixed_rules[i].model_type, model_type) == 0) {
+            return &fixed_rules[i];
+        }
+    }
+    return NULL;
+}
+
+/* key as an int, or an [h, w] pair (to_2tuple / an Iterable, as the patch
+ * embeddings read it). */
+static int read_pair(map_ctx *c, const char *key, int32_t *h, int32_t *w)
+{
+    const cJSON *v = cfg_get(c->root, key);
+    if (v == NULL) {
+        return 0;
+    }
+    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) &&
+        cJSON_IsNumber(cJSON_GetArrayItem(v, 1))) {
+        double a = cJSON_GetArrayItem(v, 0)->valuedouble;
+        double b = cJSON_GetArrayItem(v, 1)->valuedouble;
+        if (a >= 1 && b >= 1 && a <= (1 << 16) && b <= (1 << 16) && a == (int32_t)a && b == (int32_t)b) {
+            *h = (int32_t)a;
+            *w = (int32_t)b;
+            return 0;
+        }
+    }
+    if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble <= (1 << 16) &&
+        v->valuedouble == (int32_t)v->valuedouble) {
+        *h = *w = (int32_t)v->valuedouble;
+        return 0;
+    }
+    return cfg_fail(c, key, "expected a positive integer or an [h, w] pair of them");
+}
+
+/* The patches of the grid, or -1 after cfg_fail(). */
+static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
+{
+    int32_t h = rule->image_h;
+    int32_t w = rule->image_w;
+    int32_t ph = rule->patch_default;
+    int32_t pw = rule->patch_default;
+    if (rule->grid == GRID_SPECTROGRAM) {
+        int32_t fstride = 10;
+        int32_t tstride = 10;
+        if (cfg_read_int32(c, c->root, "num_mel_bins", 1, 1 << 20, &h) < 0 ||
+            cfg_read_int32(c, c->root, "max_length", 1, 1 << 24, &w) < 0 ||
+            cfg_read_int32(c, c->root, "patch_size", 1, 1 << 16, &ph) < 0 ||
+            cfg_read_int32(c, c->root, "frequency_stride", 1, 1 << 16, &fstride) < 0 ||
+            cfg_read_int32(c, c->root, "time_stride", 1, 1 << 16, &tstride) < 0) {
+            return -1;
+        }
+        if (h < ph || w < ph) {
+            return cfg_fail(c, "patch_size", "%d is larger than num_mel_bins %d or max_length %d: no patch fits",
+                            ph, h, w);
+        }
+        return (int64_t)((h - ph) / fstride + 1) * ((w - ph) / tstride + 1);
+    }
+    if (read_pair(c, "image_size", &h, &w) != 0 || read_pair(c, "patch_size", &ph, &pw) != 0) {
+        return -1;
+    }
+    if (rule->grid == GRID_SQUARE && h != w) {
+        return cfg_fail(c, "image_size", "[%d, %d]: %s's table is (image_size / patch_size)^2 rows, a square",
+                        h, w, rule->model_type);
+    }
+    if (h < ph || w < pw) {
+        return cfg_fail(c, "patch_size", "larger than image_size: no patch fits");
+    }
+    return (int64_t)(h / ph) * (w / pw);
+}
+
+/* The model's own switches that take the table away or break it. */
+static int check_switches(map_ctx *c, const fixed_table_rule *rule)
+{
+    int flag = 0;
+    if (strcmp(rule->model_type, "mgp-str") == 0 &&
+        (cfg_read_bool(c, c->root, "distilled", "distilled", &flag) < 0 ||
+         (flag && cfg_fail(c, "distilled", "true: MgpstrEmbeddings builds a table of patches + 2 rows but adds it "
+                           "to the class token and the patches only (patches + 1 tokens): the model cannot run") != 0))) {
+        return -1;
+    }
+    if (strcmp(rule->model_type, "aimv2_vision_model") == 0 &&
+        (cfg_read_bool(c, c->root, "is_native", "is_native", &flag) < 0 ||
+         (flag && cfg_fail(c, "is_native", "true: Aimv2VisionEmbeddings then builds a 2-D sincos table for each "
+                           "image (build_2d_sincos_position_embedding), which this mapping does not certify") != 0))) {
+        return -1;
+    }
+    if (strcmp(rule->model_type, "eomt") == 0) {
+        cfg_warn(c, "num_register_tokens", "EoMT's class, register and query tokens take no position: certify checks "
+                 "the patches' table");
+    }
+    return 0;
+}
+
+int cfg_map_fixed_table(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    const fixed_table_rule *rule = find_fixed(m->model_type);
+    if (rule == NULL) {
+        return cfg_fail(c, "model_type", "'%s' has no fixed-table rule (a bug in pecert)", m->model_type);
+    }
+    if (cfg_reject_unknown_positional(c, c->root, rule->positional, "") != 0 ||
+        cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, rule->hidden_default,
+                          rule->heads_default) != 0 ||
+        check_switches(c, rule) != 0) {
+        return -1;
+    }
+    int64_t patches = grid_patches(c, rule);
+    if (patches < 0) {
+        return -1;
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = patches + rule->prefix;
+    m->learned_dim = m->head_dim * m->num_heads;
+    m->max_position_embeddings = m->learned_rows;
+    return 0;
+}
