@@ -82,6 +82,15 @@ START_TEST(each_model_type_reads_its_own_table)
     parse_fails_naming("{\"model_type\": \"videomae\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
                        " \"image_size\": 8, \"patch_size\": 16}",
                        "patch_size");
+    /* SeamlessM4T: M2M-100's rows from pad_token_id for its text model
+     * (the classes' lengths 1024 and 4096), its speech encoder named. */
+    parse_ok("{\"model_type\": \"seamless_m4t\", \"hidden_size\": 1024, \"encoder_attention_heads\": 16,"
+             " \"pad_token_id\": 0, \"position_embeddings_type\": \"relative\"}");
+    ck_assert_int_eq(model.max_position_embeddings, 1024);
+    ck_assert(test_certify_warned_about(&model, "position_embeddings_type"));
+    parse_ok("{\"model_type\": \"seamless_m4t_v2\", \"hidden_size\": 1024, \"encoder_attention_heads\": 16,"
+             " \"pad_token_id\": 0}");
+    ck_assert_int_eq(model.max_position_embeddings, 4096);
 }
 END_TEST
 

@@ -84,9 +84,22 @@ typedef struct sinusoidal_rule {
     /* The rows when no key states them (VideoMAE's patches): sets
      * m->max_position_embeddings; NULL: positions_key's. */
     int (*derive_positions)(map_ctx *c);
+    /* Positional keys of the model's other parts, read and named in a
+     * warning by derive_positions (SeamlessM4T's speech encoder); NULL: none. */
+    const char *const *also_known;
 } sinusoidal_rule;
 
 static int videomae_patches(map_ctx *c);
+static int seamless_text_positions(map_ctx *c);
+
+/* SeamlessM4T's positional keys beside its text model's: the speech
+ * encoder's (a conformer's relative or rotary positions) and the
+ * text-to-unit model's (t2u_*). */
+static const char *const seamless_keys[] = {"max_source_positions", "position_embeddings_type",
+                                            "rotary_embedding_base", "t2u_max_position_embeddings",
+                                            "left_max_position_embeddings", "right_max_position_embeddings",
+                                            "t2u_max_new_tokens", "t2u_pad_token_id", "num_conv_pos_embeddings",
+                                            "num_conv_pos_embedding_groups", NULL};
 
 #define CONCAT_WORDS "sinusoidal: sin | cos halves at 10000^(-2i/d), row p"
 #define FAIRSEQ_WORDS                                                                                                  \
@@ -98,27 +111,27 @@ static int videomae_patches(map_ctx *c);
 
 static const sinusoidal_rule rules[] = {
     {"marian", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL, NULL},
     {"pegasus", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_CONCAT,
-     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL},
+     PAD_NONE, 0, NULL, 0, CONCAT_WORDS " (max_position_embeddings rows)", NULL, NULL, NULL},
     {"ctrl", "n_embd", "n_head", "n_positions", NULL, PECERT_SINUSOIDAL_CONCAT, PAD_NONE, 0, NULL, 0,
-     CONCAT_WORDS " (n_positions rows of n_embd)", NULL, NULL},
+     CONCAT_WORDS " (n_positions rows of n_embd)", NULL, NULL, NULL},
     {"m2m_100", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL, NULL},
     {"nllb-moe", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL, NULL},
     {"fsmt", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS, NULL, NULL, NULL},
     {"speech_to_text", "d_model", "encoder_attention_heads", "max_source_positions", "max_target_positions",
      PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 1, NULL, 0,
-     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)", NULL, NULL},
+     FAIRSEQ_WORDS " (max_source_positions, max_target_positions; pad_token_id 1)", NULL, NULL, NULL},
     {"xglm", "d_model", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_TAKES_POSITION, 1, NULL, 0,
      "sinusoidal: fairseq's table, row 2 + p from arange, padding numbered like any token (pad_token_id 1)", NULL,
-     NULL},
+     NULL, NULL},
     {"pegasus_x", "d_model", "encoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_T2T,
      PAD_NONE, 0, NULL, 0, "sinusoidal: tensor2tensor's frequencies, sin | cos halves, computed per call, row p", NULL,
-     NULL},
+     NULL, NULL},
     /* Whisper: the encoder's sinusoids(max_source_positions, d_model), set
      * by WhisperPreTrainedModel._init_weights (log(10000) / (d/2 - 1), sin
      * | cos halves: T2T), read at arange(max_source_positions) whatever the
@@ -129,28 +142,38 @@ static const sinusoidal_rule rules[] = {
      0, NULL, 0,
      "sinusoidal: the encoder's tensor2tensor table of max_source_positions rows (sin | cos halves), row p; the "
      "decoder's learned table of max_target_positions rows in the @decoder pass",
-     "max_target_positions", NULL},
+     "max_target_positions", NULL, NULL},
+    /* SeamlessM4T (v1, v2): the text encoder's and decoder's
+     * SeamlessM4TSinusoidalPositionalEmbedding(max_position_embeddings,
+     * hidden_size, pad_token_id), M2M-100's (rows pad + 1 + p, padding the
+     * zero row pad); the speech encoder and the text-to-unit model named. */
+    {"seamless_m4t", "hidden_size", "encoder_attention_heads", "max_position_embeddings", NULL,
+     PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (the text encoder's and decoder's)", NULL,
+     seamless_text_positions, seamless_keys},
+    {"seamless_m4t_v2", "hidden_size", "encoder_attention_heads", "max_position_embeddings", NULL,
+     PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (the text encoder's and decoder's)", NULL,
+     seamless_text_positions, seamless_keys},
     {"kosmos_2_text_model", "embed_dim", "attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
-     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)", NULL, NULL},
+     PAD_ZERO_ROW, 0, NULL, 0, FAIRSEQ_WORDS " (Kosmos2TextSinusoidalPositionalEmbedding, M2M-100's copy)", NULL, NULL, NULL},
     {"kosmos_2_5_text_model", "embed_dim", "attention_heads", "max_position_embeddings", NULL,
      PECERT_SINUSOIDAL_FAIRSEQ, PAD_ZERO_ROW, 0, NULL, 0,
-     FAIRSEQ_WORDS " (Kosmos2_5TextSinusoidalPositionalEmbedding, Kosmos-2's copy)", NULL, NULL},
+     FAIRSEQ_WORDS " (Kosmos2_5TextSinusoidalPositionalEmbedding, Kosmos-2's copy)", NULL, NULL, NULL},
     {"xlm", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL, NULL},
     {"flaubert", "emb_dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
-     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL},
+     "sinusoidal_embeddings", 1, XLM_WORDS, NULL, NULL, NULL},
     {"distilbert", "dim", "n_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0,
      "sinusoidal_pos_embds", 1,
      "learned: max_position_embeddings rows of dim; with sinusoidal_pos_embds true, the interleaved sinusoid", NULL,
-     NULL},
+     NULL, NULL},
     {"trocr", "d_model", "decoder_attention_heads", "max_position_embeddings", NULL, PECERT_SINUSOIDAL_FAIRSEQ,
      PAD_ZERO_ROW, 0, "use_learned_position_embeddings", 0,
      "learned: BART's table, row 2 + p; with use_learned_position_embeddings false, fairseq's sinusoid "
-     "(row pad_token_id + 1 + p)", NULL, NULL},
+     "(row pad_token_id + 1 + p)", NULL, NULL, NULL},
     {"videomae", "hidden_size", "num_attention_heads", NULL, NULL, PECERT_SINUSOIDAL_INTERLEAVED, PAD_NONE, 0, NULL,
      0, "sinusoidal: the interleaved sinusoid (get_sinusoid_encoding_table), one row per patch of the video: "
         "(num_frames // tubelet_size) * (image_size // patch_size)^2 rows of hidden_size, row p",
-     NULL, videomae_patches},
+     NULL, videomae_patches, NULL},
 };
 
 /* VideoMAEPatchEmbeddings: (num_frames // tubelet_size) * (image_size //
@@ -255,6 +278,24 @@ static int read_padding(map_ctx *c, const sinusoidal_rule *rule)
     return 0;
 }
 
+/* SeamlessM4T: the text model's rows are max_position_embeddings; the
+ * speech encoder (position_embeddings_type: a conformer's relative
+ * positions, rotary before the projections, or none) and the text-to-unit
+ * model (t2u_*: its decoder M2M-100's rows from t2u_pad_token_id, its
+ * encoder none) are named as not certified. */
+static int seamless_text_positions(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    m->max_position_embeddings = strcmp(m->model_type, "seamless_m4t_v2") == 0 ? 4096 : 1024; /* the classes' */
+    if (cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 32,
+                     &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    cfg_warn(c, "position_embeddings_type", "SeamlessM4T's speech encoder (a conformer: relative or rotary "
+             "positions) and its text-to-unit model (t2u_*) are not certified, only the text model's sinusoid");
+    return 0;
+}
+
 int cfg_map_sinusoidal(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
@@ -270,6 +311,7 @@ int cfg_map_sinusoidal(map_ctx *c)
                                  rule->decoder_rows_key != NULL ? rule->decoder_rows_key : rule->positions_key,
                                  rule->switch_key != NULL ? rule->switch_key : rule->positions_key,
                                  "static_position_embeddings", NULL};
+    static const char *const none[] = {NULL};
     if (read_switch(c, rule, &sinusoidal) != 0) {
         return -1;
     }
@@ -277,7 +319,9 @@ int cfg_map_sinusoidal(map_ctx *c)
         return cfg_map_learned_text(c);
     }
     m->sinusoidal_dim = 0;
-    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || cfg_check_static_positions(c, 1) != 0 ||
+    if (cfg_reject_unknown_positional_of(c, c->root, known, rule->also_known != NULL ? rule->also_known : none, "") !=
+            0 ||
+        cfg_check_static_positions(c, 1) != 0 ||
         cfg_read_heads(c, rule->width_key, rule->heads_key, NULL) != 0 ||
         cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 16, &m->sinusoidal_dim) < 0 ||
         read_positions(c, rule) != 0 || read_padding(c, rule) != 0) {

@@ -1043,6 +1043,8 @@ SINUSOIDAL_MODELS = {
     "kosmos_2_5_text_model": ("fairseq", ("max_position_embeddings",), "zero_row"),
     "whisper": ("t2t", ("max_source_positions",), None),
     "videomae": ("interleaved", (), None),  # one row per patch: VideoMAEEmbeddings.num_patches
+    "seamless_m4t": ("fairseq", ("max_position_embeddings",), "zero_row"),
+    "seamless_m4t_v2": ("fairseq", ("max_position_embeddings",), "zero_row"),
 }
 MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2", "kosmos_2_5_text_model": "kosmos2_5"})
 # Rows recorded at each end of the trained length (the model's whole table would be
@@ -1070,9 +1072,11 @@ def sinusoidal_module(torch, mdl, mt, cfg, pad):
     if mt == "ctrl":
         table = mdl.positional_encoding(cfg.n_positions, d, torch.float)  # CTRLModel.__init__
         return lambda ids: table[torch.arange(ids.shape[1])], mdl.positional_encoding, "positional_encoding"
-    if mt in ("m2m_100", "nllb-moe", "speech_to_text", "kosmos_2_text_model", "kosmos_2_5_text_model"):
+    if mt in ("m2m_100", "nllb-moe", "speech_to_text", "kosmos_2_text_model", "kosmos_2_5_text_model",
+              "seamless_m4t", "seamless_m4t_v2"):
         name = {"m2m_100": "M2M100", "nllb-moe": "NllbMoe", "speech_to_text": "Speech2Text",
-                "kosmos_2_text_model": "Kosmos2Text", "kosmos_2_5_text_model": "Kosmos2_5Text"}[mt]
+                "kosmos_2_text_model": "Kosmos2Text", "kosmos_2_5_text_model": "Kosmos2_5Text",
+                "seamless_m4t": "SeamlessM4T", "seamless_m4t_v2": "SeamlessM4Tv2"}[mt]
         cls = getattr(mdl, name + "SinusoidalPositionalEmbedding")
         rows = cfg.max_source_positions if mt == "speech_to_text" else cfg.max_position_embeddings
         module = cls(rows, d, pad)
@@ -1136,7 +1140,8 @@ def build_sinusoidal(ref, vf, profile):
                 "fsmt": "FSMTConfig", "xglm": "XGLMConfig", "pegasus_x": "PegasusXConfig", "ctrl": "CTRLConfig",
                 "marian": "MarianConfig", "pegasus": "PegasusConfig", "kosmos_2_text_model": "Kosmos2TextConfig",
                 "whisper": "WhisperConfig", "videomae": "VideoMAEConfig",
-                "kosmos_2_5_text_model": "Kosmos2_5TextConfig"}[mt]
+                "kosmos_2_5_text_model": "Kosmos2_5TextConfig", "seamless_m4t": "SeamlessM4TConfig",
+                "seamless_m4t_v2": "SeamlessM4Tv2Config"}[mt]
     cfg = make_config(getattr(cfg_mod, cls_name), c)
     pad = getattr(cfg, "pad_token_id", None)
     trained = max(getattr(cfg, k) for k in keys) if keys else mdl.VideoMAEPatchEmbeddings(cfg).num_patches
