@@ -912,6 +912,15 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
     ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
     ck_assert_int_eq(certify_model("mutants/fairseq_offset_missing", NULL), PECERT_EXIT_FAIL);
+    /* CANINE: num_hash_buckets rows, read at arange from a buffer of
+     * max_position_embeddings ids, which must fit in it. */
+    parse_ok("{\"model_type\": \"canine\", \"hidden_size\": 768, \"num_attention_heads\": 12}");
+    ck_assert_int_eq(model.learned_rows, 16384);
+    parse_ok("{\"model_type\": \"canine\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"num_hash_buckets\": 8192, \"max_position_embeddings\": 2048}");
+    ck_assert_int_eq(model.learned_rows, 8192);
+    parse_fails_naming("{\"model_type\": \"canine\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"num_hash_buckets\": 1024}", "max_position_embeddings");
 }
 END_TEST
 

@@ -62,6 +62,7 @@ static const char *const mpnet_keys[] = {"relative_attention_num_buckets", NULL}
 static int check_deberta(map_ctx *c);
 static int check_mpnet(map_ctx *c);
 static int check_esm(map_ctx *c);
+static int check_canine(map_ctx *c);
 
 #define RULE(mt, hidden, heads, rows) .model_type = mt, .hidden_key = hidden, .heads_key = heads, .rows_key = rows
 #define BERT_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings")}
@@ -184,6 +185,11 @@ static const learned_rule learned_rules[] = {
      * AltRobertaEmbeddings and BridgeTower's are RoBERTa's. */
     BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
     BERT_SHAPED("aimv2_text_model"),
+    /* CANINE: the characters' table has num_hash_buckets rows (its
+     * nn.Embedding), read at arange(L) from a buffer of
+     * max_position_embeddings (check_canine); the downsampled molecules
+     * take no positions of their own. */
+    {RULE("canine", "hidden_size", "num_attention_heads", "num_hash_buckets"), .check = check_canine},
     BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
     BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
     BERT_SHAPED("clipseg_text_model"), BERT_SHAPED("align_text_model"), BERT_SHAPED("flava_text_model"),
@@ -215,7 +221,7 @@ static const struct {
     {"metaclip_2_text_model", 77}, {"owlvit_text_model", 16}, {"owlv2_text_model", 16},
     {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
     {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
-    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77},
+    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"canine", 16384},
 };
 
 static int64_t rows_default_of(const char *model_type)
@@ -290,6 +296,26 @@ static int check_esm(map_ctx *c)
     if (cfg_get(c->root, "pad_token_id") == NULL) {
         return cfg_fail(c, "pad_token_id", "required: EsmConfig's default is None, and EsmEmbeddings numbers the "
                         "positions from it (create_position_ids_from_input_ids compares each id with it)");
+    }
+    return 0;
+}
+
+/* CANINE's positions come from a buffer of max_position_embeddings ids
+ * into a table of num_hash_buckets rows: a longer buffer reads past the
+ * table (IndexError), which no checkpoint can run. */
+static int check_canine(map_ctx *c)
+{
+    int64_t positions = 16384;
+    int64_t rows = 16384;
+    if (cfg_read_int(c, c->root, "max_position_embeddings", "max_position_embeddings", 1, (int64_t)1 << 32,
+                     &positions) < 0 ||
+        cfg_read_int(c, c->root, "num_hash_buckets", "num_hash_buckets", 1, (int64_t)1 << 32, &rows) < 0) {
+        return -1;
+    }
+    if (positions > rows) {
+        return cfg_fail(c, "max_position_embeddings", "%lld: CanineEmbeddings reads its positions in "
+                        "char_position_embeddings, num_hash_buckets = %lld rows (a longer sequence raises)",
+                        (long long)positions, (long long)rows);
     }
     return 0;
 }

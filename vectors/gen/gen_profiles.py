@@ -888,13 +888,21 @@ def periodic_table(label, shape):
 
     Every row still differs from every other (the period, 4099, is prime,
     so row r and row r' coincide only if (r - r') * dim is a multiple of it,
-    which no r - r' below 4099 is for these dims), so a lookup one or two
+    which no r - r' below 4099 is for these dims; a longer table is made of
+    4099-row blocks of their own patterns), so a lookup one or two
     rows off fails as loudly as with an i.i.d. table; but zlib stores the
     table and the looked-up rows in kilobytes instead of megabytes.
     """
     period = 4099
-    pattern = famgen.seeded_normal(label, (period,))
     rows, dim = shape
+    if rows > period:
+        # Past the period rows would repeat (r and r + 4099 coincide): blocks of 4099 rows,
+        # each its own seeded pattern, so every row stays distinct and each block still
+        # compresses (CANINE's 16384 rows).
+        blocks = [periodic_table(f"{label}/block {b}", (min(period, rows - b * period), dim))
+                  for b in range((rows + period - 1) // period)]
+        return np.concatenate(blocks)
+    pattern = famgen.seeded_normal(label, (period,))
     flat = np.resize(pattern, rows * dim)
     return flat.reshape(rows, dim).astype(np.float32)
 
@@ -1211,6 +1219,7 @@ LEARNED_EMBEDDINGS = {
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
     "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
     "aimv2_text_model": ("aimv2", "Aimv2TextConfig", "Aimv2TextEmbeddings"),
+    "canine": ("canine", "CanineConfig", "CanineEmbeddings"),
     "distilbert": ("distilbert", "DistilBertConfig", "Embeddings"),
     "esm": ("esm", "EsmConfig", "EsmEmbeddings"),
     "chinese_clip_text_model": ("chinese_clip", "ChineseCLIPTextConfig", "ChineseCLIPTextEmbeddings"),
@@ -1219,7 +1228,7 @@ LEARNED_EMBEDDINGS = {
 # Where a class keeps its modeling code in another file than modeling_<module>.py.
 EMBEDDINGS_FILE = {"data2vec-text": ("configuration_data2vec_text", "modeling_data2vec_text"),
                    "blip_text_model": ("configuration_blip", "modeling_blip_text")}
-POSITION_TABLES = ("position_embeddings", "position_embedding")
+POSITION_TABLES = ("position_embeddings", "position_embedding", "char_position_embeddings")
 # Layers after the table's sum that are not position code, made identities too:
 # FNetEmbeddings projects its normed sum by a Linear (hidden -> hidden).
 EMBEDDINGS_AFTER = {"fnet": ("projection",)}
