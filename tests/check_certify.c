@@ -921,6 +921,27 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_rows, 8192);
     parse_fails_naming("{\"model_type\": \"canine\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
                        " \"num_hash_buckets\": 1024}", "max_position_embeddings");
+    /* Bark: the semantic model's table from semantic_config (its class's
+     * defaults when absent), the acoustics models' named; ProphetNet:
+     * RoBERTa's rows from pad_token_id, its decoder's buckets named;
+     * LayoutLMv2: the text table, its boxes and biases named. */
+    parse_ok("{\"model_type\": \"bark\"}");
+    ck_assert_int_eq(model.learned_rows, 1024);
+    ck_assert(warned_about("semantic_config.block_size"));
+    parse_ok("{\"model_type\": \"bark\", \"semantic_config\": {\"block_size\": 2048, \"hidden_size\": 1024,"
+             " \"num_heads\": 16}}");
+    ck_assert_int_eq(model.learned_rows, 2048);
+    ck_assert_int_eq(model.learned_dim, 1024);
+    parse_fails_naming("{\"model_type\": \"bark\", \"semantic_config\": 3}", "semantic_config");
+    parse_ok("{\"model_type\": \"prophetnet\", \"hidden_size\": 1024, \"num_encoder_attention_heads\": 16,"
+             " \"max_position_embeddings\": 512, \"pad_token_id\": 0}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_idx, 0);
+    ck_assert(warned_about("num_buckets"));
+    parse_ok("{\"model_type\": \"layoutlmv2\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 512}");
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    ck_assert(warned_about("has_relative_attention_bias"));
 }
 END_TEST
 
@@ -1307,6 +1328,30 @@ START_TEST(encoder_decoder_stacks_map)
     parse_fails_naming("{\"model_type\": \"dia\", \"encoder_config\": {\"rope_theta\": -1}}",
                        "encoder_config.rope_theta");
     parse_fails_naming("{\"model_type\": \"dia\", \"decoder_config\": [1]}", "decoder_config");
+}
+END_TEST
+
+/* Mllama: its cross-attention layers rotate nothing (NoPE layers, the
+ * class's default list [3, 8, ..., 38]); MllamaRotaryEmbedding requires
+ * rope_scaling with a rope_type. */
+START_TEST(mllama_cross_attention_layers_are_nope)
+{
+    parse_ok("{\"model_type\": \"mllama\", \"text_config\": {\"rope_scaling\": {\"rope_type\": \"default\"}}}");
+    ck_assert_int_eq(model.n_layers, 40);
+    ck_assert_int_eq(model.n_layer_types, 2);
+    ck_assert_int_eq(model.layer_types[1].n_layers, 8);
+    ck_assert_int_eq(model.layer_types[1].rope.layer_kind, PECERT_LAYER_NOPE);
+    ck_assert_int_eq(model.num_kv_heads, 8);
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    ck_assert_str_eq(model.model_type, "mllama");
+    parse_ok("{\"model_type\": \"mllama\", \"text_config\": {\"num_hidden_layers\": 4, \"cross_attention_layers\":"
+             " [1], \"rope_scaling\": {\"rope_type\": \"default\"}}}");
+    ck_assert_int_eq(model.layer_types[1].n_layers, 1);
+    parse_fails_naming("{\"model_type\": \"mllama\", \"text_config\": {}}", "text_config.rope_scaling");
+    parse_fails_naming("{\"model_type\": \"mllama\", \"text_config\": {\"rope_scaling\": {\"type\": \"default\"}}}",
+                       "text_config.rope_scaling");
+    parse_fails_naming("{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\": 3,"
+                       " \"rope_scaling\": {\"rope_type\": \"default\"}}}", "text_config.cross_attention_layers");
 }
 END_TEST
 
@@ -1831,6 +1876,7 @@ Suite *make_certify_suite(void)
                                     qwen_vl_text_types_map,
                                     encoder_decoder_stacks_map,
                                     absent_kv_heads_take_the_class_default,
+                                    mllama_cross_attention_layers_are_nope,
                                     model_quirks_are_the_model_s,
                                     falcon_is_falcon_attention_s,
                                     hunyuan_alpha_is_a_fixed_base,

@@ -240,6 +240,23 @@ START_TEST(fixed_tables_count_their_grid)
     ck_assert_int_eq(model.learned_rows, 256);
     ck_assert_int_eq(model.learned_dim, 1024);
     parse_fails_naming("{\"model_type\": \"aimv2_vision_model\", \"is_native\": true}", "is_native");
+    /* DPT: ViT's table, resized on every image bilinear with half-pixel
+     * centres; its hybrid and backbone variants are other models. */
+    parse_ok("{\"model_type\": \"dpt\", \"hidden_size\": 1024, \"num_attention_heads\": 16}");
+    ck_assert_int_eq(model.learned_rows, 24 * 24 + 1);
+    ck_assert_int_eq(model.vision.table_mode, PECERT_POSINTERP_BILINEAR);
+    ck_assert_int_eq(model.vision.table_align_corners, 0);
+    parse_fails_naming("{\"model_type\": \"dpt\", \"hidden_size\": 768, \"num_attention_heads\": 12, \"is_hybrid\": true}",
+                       "is_hybrid");
+    parse_fails_naming("{\"model_type\": \"dpt\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                       " \"backbone_config\": {\"model_type\": \"dinov2\"}}",
+                       "backbone_config");
+    /* ViViT: (32 / 2) x (224 / 16)^2 tubelets after the class row. */
+    parse_ok("{\"model_type\": \"vivit\"}");
+    ck_assert_int_eq(model.learned_rows, 16 * 14 * 14 + 1);
+    parse_ok("{\"model_type\": \"vivit\", \"num_frames\": 16, \"tubelet_size\": [4, 16, 16]}");
+    ck_assert_int_eq(model.learned_rows, 4 * 14 * 14 + 1);
+    parse_fails_naming("{\"model_type\": \"vivit\", \"tubelet_size\": [2, 16]}", "tubelet_size");
     /* AIMv2 as a dual encoder: CLIP's text rows, the tower named. */
     parse_ok("{\"model_type\": \"aimv2\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 6}}");
     ck_assert_int_eq(model.learned_rows, 77);

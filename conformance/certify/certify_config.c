@@ -154,6 +154,7 @@ static const model_rule model_rules[] = {
     {"phimoe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"modernbert-decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"modernbert", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mllama_text_model", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"t5gemma", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dia", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"moshi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -267,6 +268,10 @@ static const model_rule model_rules[] = {
     {"siglip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"aimv2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"canine", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"bark", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"prophetnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"layoutlmv2", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"xlm-prophetnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"chinese_clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"metaclip_2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"altclip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -325,10 +330,12 @@ static const model_rule model_rules[] = {
     {"eomt", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mgp-str", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"aimv2_vision_model", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vivit", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2_with_registers", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dpt", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
 /* The text model type a Qwen-VL wrapper builds from text_config, or NULL
@@ -391,6 +398,10 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
     if (map == cfg_map_llama_like && strcmp(model_type, "gemma3n_text") == 0) {
         return "RoPE per layer: full layers rope_theta + rope_scaling, sliding layers rope_local_base_freq "
                "(layer_types, else a full layer every fifth; text_config of gemma3n)";
+    }
+    if (map == cfg_map_llama_like && strcmp(model_type, "mllama_text_model") == 0) {
+        return "RoPE per layer: rope_theta, rope_scaling (required, with rope_type); NoPE on the "
+               "cross_attention_layers (text_config of mllama)";
     }
     if (map == cfg_map_llama_like && strcmp(model_type, "modernbert") == 0) {
         return "RoPE per layer: global layers global_rope_theta, local ones local_rope_theta "
@@ -538,6 +549,29 @@ static int enter_text_config(map_ctx *c, const char *inner_type)
 
 static int map_document(map_ctx *c);
 
+/* Bark (BarkConfig): three transformers of their own, each a
+ * BarkSubModelConfig dict (absent: the class's defaults) whose
+ * position_embeds_layer is a learned table of block_size rows: the
+ * semantic model's is certified (its own rule, "bark"), the coarse and
+ * fine acoustics models' named in its warning. */
+static int enter_bark_semantic(map_ctx *c)
+{
+    const cJSON *semantic = cfg_get(c->root, "semantic_config");
+    if (semantic != NULL && !cJSON_IsObject(semantic)) {
+        return cfg_fail(c, "semantic_config", "expected an object (BarkSemanticConfig's fields)");
+    }
+    if (semantic == NULL) {
+        c->owned = cJSON_CreateObject();
+        if (c->owned == NULL) {
+            return cfg_fail(c, "semantic_config", "out of memory");
+        }
+        semantic = c->owned;
+    }
+    c->root = semantic;
+    c->key_prefix = "semantic_config.";
+    return 0;
+}
+
 /* The retrieval models ColPali and ColQwen2 (ColPaliForRetrieval:
  * self.vlm = AutoModelForImageTextToText.from_config(config.vlm_config))
  * embed with the vision-language model vlm_config names, whose language
@@ -608,6 +642,22 @@ static int map_document(map_ctx *c)
             return -1;
         }
         rule_type = "llama4_text";
+    } else if (strcmp(rule_type, "mllama") == 0) {
+        /* MllamaConfig: MllamaTextConfig(**text_config); the tower named. */
+        if (enter_text_config(c, "mllama_text_model") != 0) {
+            return -1;
+        }
+        rule_type = "mllama_text_model";
+        /* The text class's defaults and rules are read under its own type
+         * (map_document restores the checkpoint's at the end). */
+        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
+                 "Mllama's vision tower (a gated learned table per tile and aspect-ratio embeddings, "
+                 "MllamaVisionModel) is not certified");
+    } else if (strcmp(rule_type, "bark") == 0) {
+        if (enter_bark_semantic(c) != 0) {
+            return -1;
+        }
     } else if (strcmp(rule_type, "pix2struct") == 0) {
         /* Pix2StructConfig: the decoder's buckets are text_config's. */
         if (enter_text_config(c, "pix2struct_text_model") != 0) {

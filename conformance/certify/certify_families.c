@@ -542,6 +542,18 @@ int cfg_map_vit(map_ctx *c)
                       &absolute) < 0) {
         return -1;
     }
+    /* DPT: DPTViTHybridEmbeddings (is_hybrid: a BiT backbone's feature
+     * map) and a backbone_config's own positions are other models. */
+    int hybrid = 0;
+    if (strcmp(m->model_type, "dpt") == 0 &&
+        (cfg_read_bool(c, c->root, "is_hybrid", "is_hybrid", &hybrid) < 0 ||
+         (hybrid && cfg_fail(c, "is_hybrid", "true: DPT-Hybrid's table is laid over its BiT backbone's feature "
+                             "map (DPTViTHybridEmbeddings), which pecert does not map") != 0) ||
+         ((cfg_get(c->root, "backbone_config") != NULL || cfg_get(c->root, "backbone") != NULL) &&
+          cfg_fail(c, "backbone_config", "DPT on a backbone takes that backbone's positions, not its own "
+                   "table: map the backbone's config") != 0))) {
+        return -1;
+    }
     /* InternVLVisionEmbeddings builds its table only with
      * use_absolute_position_embeddings (the default); without it the tower
      * has no positions at all. */

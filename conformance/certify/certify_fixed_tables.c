@@ -15,6 +15,9 @@
  *   aimv2_vision_model  Aimv2VisionEmbeddings: (image_size / patch_size)^2
  *       rows, no class row; is_native builds a 2-D sincos table per image
  *       instead (not this rule).
+ *   vivit          VivitEmbeddings: (num_frames / t) x (image_size / h) x
+ *       (image_size / w) tubelets of tubelet_size [t, h, w] after the class
+ *       row (interpolate_pos_encoding, a caller's flag, resizes it: named).
  * The table's size is what a port gets wrong (a class row too many or too
  * few, the grid's sides swapped): held to each class's own table by
  * vectors/mappings (gen_profiles.py FIXED_TABLES).
@@ -26,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM } fixed_grid;
+typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM, GRID_VIDEO } fixed_grid;
 
 typedef struct fixed_table_rule {
     const char *model_type;
@@ -42,12 +45,14 @@ static const char *const ast_keys[] = {"max_length", "num_mel_bins", "frequency_
 static const char *const no_keys[] = {NULL};
 static const char *const mgp_keys[] = {"distilled", NULL};
 static const char *const aimv2_keys[] = {"is_native", NULL};
+static const char *const vivit_keys[] = {"num_frames", "tubelet_size", NULL};
 
 static const fixed_table_rule fixed_rules[] = {
     {"audio-spectrogram-transformer", 768, 12, GRID_SPECTROGRAM, 128, 1024, 16, 2, ast_keys},
     {"eomt", 1024, 16, GRID_SQUARE, 640, 640, 16, 0, no_keys},
     {"mgp-str", 768, 12, GRID_PAIR, 32, 128, 4, 1, mgp_keys},
     {"aimv2_vision_model", 1024, 8, GRID_SQUARE, 224, 224, 14, 0, aimv2_keys},
+    {"vivit", 768, 12, GRID_VIDEO, 224, 224, 16, 1, vivit_keys},
 };
 
 static const fixed_table_rule *find_fixed(const char *model_type)
@@ -86,6 +91,40 @@ static int read_pair(map_ctx *c, const char *key, int32_t *h, int32_t *w)
     return cfg_fail(c, key, "expected a positive integer or an [h, w] pair of them");
 }
 
+/* ViViT's tubelets: tubelet_size [t, h, w] (the class's [2, 16, 16]) over
+ * num_frames square image_size frames, or -1 after cfg_fail(). */
+static int64_t video_tubelets(map_ctx *c, const fixed_table_rule *rule)
+{
+    int32_t frames = 32;
+    int32_t image = rule->image_h;
+    int32_t tubelet[3] = {2, 16, 16};
+    const cJSON *tv = cfg_get(c->root, "tubelet_size");
+    if (cfg_read_int32(c, c->root, "num_frames", 1, 1 << 20, &frames) < 0 ||
+        cfg_read_int32(c, c->root, "image_size", 1, 1 << 16, &image) < 0) {
+        return -1;
+    }
+    if (tv != NULL) {
+        if (!cJSON_IsArray(tv) || cJSON_GetArraySize(tv) != 3) {
+            return cfg_fail(c, "tubelet_size", "expected [t, h, w] (three positive integers)");
+        }
+        for (int i = 0; i < 3; i++) {
+            const cJSON *e = cJSON_GetArrayItem(tv, i);
+            if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > (1 << 16) ||
+                e->valuedouble != (int32_t)e->valuedouble) {
+                return cfg_fail(c, "tubelet_size", "expected [t, h, w] (three positive integers)");
+            }
+            tubelet[i] = (int32_t)e->valuedouble;
+        }
+    }
+    if (frames < tubelet[0] || image < tubelet[1] || image < tubelet[2]) {
+        return cfg_fail(c, "tubelet_size", "larger than the video (num_frames %d, image_size %d): no tubelet fits",
+                        frames, image);
+    }
+    cfg_warn(c, "num_frames", "ViViT's table is fixed to num_frames x image_size (a caller's "
+             "interpolate_pos_encoding resizes it: not certified)");
+    return (int64_t)(frames / tubelet[0]) * (image / tubelet[1]) * (image / tubelet[2]);
+}
+
 /* The patches of the grid, or -1 after cfg_fail(). */
 static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
 {
@@ -108,6 +147,9 @@ static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
                             ph, h, w);
         }
         return (int64_t)((h - ph) / fstride + 1) * ((w - ph) / tstride + 1);
+    }
+    if (rule->grid == GRID_VIDEO) {
+        return video_tubelets(c, rule);
     }
     if (read_pair(c, "image_size", &h, &w) != 0 || read_pair(c, "patch_size", &ph, &pw) != 0) {
         return -1;

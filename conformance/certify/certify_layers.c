@@ -160,6 +160,41 @@ static int read_has_window(map_ctx *c, int default_set)
 
 /* Llama 4 and SmolLM3: no_rope_layers. Llama 4's NoPE layers also scale
  * their queries (attn_temperature_tuning), outside the rotation. */
+/* Mllama (MllamaTextModel): the layers cross_attention_layers names are
+ * MllamaCrossAttentionDecoderLayer (text queries on the image's keys, no
+ * rotary), every other one rotates with MllamaRotaryEmbedding; the class's
+ * default list is [3, 8, ..., 38] of 40 layers. */
+static int map_cross_attention_layers(map_ctx *c)
+{
+    static const int32_t defaults[] = {3, 8, 13, 18, 23, 28, 33, 38};
+    uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
+    if (read_layer_count(c, 40) != 0) {
+        return -1;
+    }
+    memset(kind, 0, sizeof(kind));
+    const cJSON *list = cfg_get(c->root, "cross_attention_layers");
+    if (list != NULL && !cJSON_IsArray(list)) {
+        return cfg_fail(c, "cross_attention_layers", "expected a list of layer indices");
+    }
+    int n = list != NULL ? cJSON_GetArraySize(list) : (int)(sizeof(defaults) / sizeof(defaults[0]));
+    for (int i = 0; i < n; i++) {
+        const cJSON *e = list != NULL ? cJSON_GetArrayItem(list, i) : NULL;
+        double v = e != NULL ? (cJSON_IsNumber(e) ? e->valuedouble : -1) : defaults[i];
+        if (v < 0 || v != (int32_t)v) {
+            return cfg_fail(c, "cross_attention_layers", "element %d is not a layer index", i);
+        }
+        if (v >= c->m->n_layers) { /* never reached by the layer loop: the model builds no such layer */
+            continue;
+        }
+        kind[(int32_t)v] = 1;
+    }
+    const pecert_rope_config nope = nope_of(&c->m->rope);
+    const char *const names[2] = {"rope", "nope"};
+    const pecert_rope_config *const ropes[2] = {&c->m->rope, &nope};
+    set_layer_types(c->m, kind, names, ropes);
+    return 0;
+}
+
 int cfg_map_no_rope_layers(map_ctx *c, int32_t default_layers)
 {
     uint8_t kind[PECERT_CERTIFY_MAX_LAYERS];
@@ -357,6 +392,9 @@ int cfg_map_layers(map_ctx *c)
     }
     if (strcmp(mt, "modernbert") == 0) {
         return map_modernbert_layers(c);
+    }
+    if (strcmp(mt, "mllama_text_model") == 0) {
+        return map_cross_attention_layers(c);
     }
     if (strcmp(mt, "smollm3") == 0) {
         return cfg_map_no_rope_layers(c, 36);

@@ -48,6 +48,9 @@ typedef struct learned_rule {
     const char *warning;
     /* A rule of the model's own beyond the table's (DeBERTa's switches). */
     int (*check)(map_ctx *c);
+    /* The class's width and heads where a config leaves them out (Bark's
+     * sub-model dicts); 0: required. */
+    int32_t hidden_default, heads_default;
 } learned_rule;
 
 static const char *const distilbert_keys[] = {"sinusoidal_pos_embds", NULL};
@@ -58,6 +61,10 @@ static const char *const deberta_keys[] = {"relative_attention", "position_biase
                                            "position_buckets", NULL};
 static const char *const led_keys[] = {"max_encoder_position_embeddings", "max_decoder_position_embeddings", NULL};
 static const char *const mpnet_keys[] = {"relative_attention_num_buckets", NULL};
+static const char *const prophetnet_keys[] = {"num_buckets", "relative_max_distance", "ngram", NULL};
+static const char *const layoutlmv2_keys[] = {"max_2d_position_embeddings", "has_relative_attention_bias",
+                                              "has_spatial_attention_bias", "max_rel_pos", "rel_pos_bins",
+                                              "max_rel_2d_pos", "rel_2d_pos_bins", NULL};
 
 static int check_deberta(map_ctx *c);
 static int check_mpnet(map_ctx *c);
@@ -190,6 +197,35 @@ static const learned_rule learned_rules[] = {
      * max_position_embeddings (check_canine); the downsampled molecules
      * take no positions of their own. */
     {RULE("canine", "hidden_size", "num_attention_heads", "num_hash_buckets"), .check = check_canine},
+    /* LayoutLMv2 (LayoutLMv2Model._calc_text_embeddings): the text table at
+     * arange(L), beside the box tables and the relative biases, named. */
+    {RULE("layoutlmv2", "hidden_size", "num_attention_heads", "max_position_embeddings"),
+     .also_known = layoutlmv2_keys,
+     .warning = "has_relative_attention_bias: LayoutLMv2's box tables (x, y, h, w from each token's bbox), its image "
+                "patches' positions and its 1-D and 2-D relative attention biases are not certified, only the text "
+                "table"},
+    /* ProphetNet, XLM-ProphetNet (ProphetNetPositionalEmbeddings): RoBERTa's
+     * rows, the mask's cumsum * mask + pad_token_id (a padding token row
+     * pad_token_id), in a table of max_position_embeddings rows; past its
+     * end positions are clamped to the last row, and the decoder's
+     * relative buckets are its own: both named. */
+    {RULE("prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"), .padding_idx = -1,
+     .padding_row = 1, .also_known = prophetnet_keys,
+     .warning = "num_buckets: ProphetNet's decoder adds relative position buckets of its own "
+                "(compute_relative_buckets: num_buckets, relative_max_distance) in its main and n-gram streams, and "
+                "clamps positions past the table to its last row: certify checks the learned table's rows"},
+    {RULE("xlm-prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"),
+     .padding_idx = -1, .padding_row = 1, .also_known = prophetnet_keys,
+     .warning = "num_buckets: XLM-ProphetNet's decoder adds relative position buckets of its own "
+                "(compute_relative_buckets: num_buckets, relative_max_distance) in its main and n-gram streams, and "
+                "clamps positions past the table to its last row: certify checks the learned table's rows"},
+    /* Bark's semantic model (BarkCausalModel, read from semantic_config):
+     * GPT-2's rule, row past + p of block_size rows. */
+    {RULE("bark", "hidden_size", "num_heads", "block_size"),
+     .warning = "block_size: Bark's coarse and fine acoustics models (coarse_acoustics_config, "
+                "fine_acoustics_config) read learned tables of their own (block_size rows, row p): certify checks "
+                "the semantic model's",
+     .hidden_default = 768, .heads_default = 12},
     BERT_SHAPED("metaclip_2_text_model"), BERT_SHAPED("owlvit_text_model"), BERT_SHAPED("owlv2_text_model"),
     BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
     BERT_SHAPED("clipseg_text_model"), BERT_SHAPED("align_text_model"), BERT_SHAPED("flava_text_model"),
@@ -221,7 +257,7 @@ static const struct {
     {"metaclip_2_text_model", 77}, {"owlvit_text_model", 16}, {"owlv2_text_model", 16},
     {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
     {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
-    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"canine", 16384},
+    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"canine", 16384}, {"bark", 1024}, {"prophetnet", 512}, {"xlm-prophetnet", 512}, {"layoutlmv2", 512},
 };
 
 static int64_t rows_default_of(const char *model_type)
@@ -346,7 +382,8 @@ static int read_learned_positions(map_ctx *c, const learned_rule *rule)
 static int read_learned_heads(map_ctx *c, const learned_rule *rule)
 {
     if (rule->heads_key != NULL) {
-        return cfg_read_heads(c, rule->hidden_key, rule->heads_key, NULL);
+        return cfg_read_heads_or(c, rule->hidden_key, rule->heads_key, NULL, rule->hidden_default,
+                                 rule->heads_default);
     }
     c->m->num_heads = c->m->num_kv_heads = 1;
     if (cfg_read_int32(c, c->root, rule->hidden_key, 1, 1 << 20, &c->m->head_dim) < 0) {

@@ -156,6 +156,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"modernbert", 160000.0, 1.0, 0, NULL},
+    {"mllama_text_model", 500000.0, 1.0, 0, NULL},
     {"t5_gemma_module", 10000.0, 1.0, 256, NULL},
     /* Glm4vTextConfig has no partial_rotary_factor of its own (a kwarg
      * PretrainedConfig sets, read by the rope init); Glm4vMoeTextConfig's
@@ -435,6 +436,16 @@ static int check_model_quirks(map_ctx *c)
                         "applies rope_theta (its attribute_map alias), so rope_theta is read by nothing; pecert "
                         "refuses it (global_rope_theta is the base)");
     }
+    /* MllamaRotaryEmbedding.__init__ reads config.rope_scaling["rope_type"]
+     * (TypeError when null, KeyError without the key; MllamaTextConfig
+     * copies no legacy "type"). */
+    if (strcmp(m->model_type, "mllama_text_model") == 0) {
+        const cJSON *rs = cfg_get(c->root, "rope_scaling");
+        if (!cJSON_IsObject(rs) || cfg_get(rs, "rope_type") == NULL) {
+            return cfg_fail(c, "rope_scaling", "%s: MllamaRotaryEmbedding reads rope_scaling[\"rope_type\"] (the "
+                            "model cannot be built without it)", cJSON_IsObject(rs) ? "has no rope_type" : "required");
+        }
+    }
     /* GLM-4.1V and GLM-4.5V: the text model's M-RoPE is certified; the
      * tower (Glm4vVisionModel) is named. */
     if (strcmp(m->model_type, "glm4v") == 0 || strcmp(m->model_type, "glm4v_moe") == 0) {
@@ -554,7 +565,7 @@ static const size_defaults llama_like_sizes[] = {
     {"kyutai_speech_to_text", 2048, 32, 750, 0}, {"t5_gemma_module", 2304, 8, 8192, 4},
     {"dia_encoder", 1024, 16, 1024, 16}, {"dia_decoder", 2048, 16, 3072, 4},
     {"glm4v", 4096, 32, 32768, 2}, {"glm4v_text", 4096, 32, 32768, 2}, {"glm4v_moe", 4096, 96, 65536, 8},
-    {"glm4v_moe_text", 4096, 96, 65536, 8},
+    {"glm4v_moe_text", 4096, 96, 65536, 8}, {"mllama_text_model", 4096, 32, 131072, 8},
 };
 
 static size_defaults sizes_of(const char *model_type)

@@ -84,6 +84,7 @@ typedef struct vision_rule {
     int32_t table_only;
     int32_t table_prefix;
     int32_t table_antialias;
+    int32_t table_bilinear;       /* DPT's resize: bilinear, half-pixel      */
     /* A table-only tower in a composite's vision_config (CLIPConfig's
      * CLIPVisionConfig), beside a text model certify_wrappers.c reads; 0:
      * the checkpoint is the tower (ViTConfig). */
@@ -105,6 +106,7 @@ static const char *const no_positional[] = {NULL};
 static const char *const theta_only[] = {"rope_theta", NULL};
 static const char *const qwen3_positional[] = {"num_position_embeddings", NULL};
 static const char *const internvl_positional[] = {"use_absolute_position_embeddings", NULL};
+static const char *const dpt_positional[] = {"is_hybrid", NULL};
 
 /* A tower whose only position code is a learned table resized as ViT's. */
 #define TABLE_TOWER(mt, tower_type, cls, image, patch, hidden, heads, prefix, nested, words)                      \
@@ -205,6 +207,15 @@ static const vision_rule vision_rules[] = {
                 "the model itself: as vit (ViTMSNEmbeddings, a copy)"),
     TABLE_TOWER("ijepa", "ijepa", "IJepaConfig", 224, 16, 768, 12, 0, 0,
                 "the model itself: as vit, no class row (IJepaEmbeddings)"),
+    /* DPT (DPTViTEmbeddings._resize_pos_embed): ViT's table, resized on
+     * every image bilinear with half-pixel centres (align_corners None),
+     * the class row kept; the hybrid and backbone variants refused
+     * (cfg_map_vit). */
+    {.model_type = "dpt", .tower = "dpt", .config_class = "DPTConfig", .hidden_key = "hidden_size",
+     .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12, .patch_default = 16,
+     .image_default = 384, .table_only = 1, .table_prefix = 1, .table_bilinear = 1, .positional = dpt_positional,
+     .reads = "the model itself: image_size / patch_size (384 / 16), hidden_size; DPTViTEmbeddings."
+              "_resize_pos_embed on every image: bilinear, half-pixel centres, class row kept"},
     /* InternVLVisionEmbeddings: ViT's interpolate_pos_encoding, called on
      * every image (no flag); image_size and patch_size [h, w] pairs. */
     {.model_type = "internvl_vision", .tower = "internvl_vision", .config_class = "InternVLVisionConfig",
@@ -569,7 +580,7 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     } else if (rule->table_only) {
         v->table_side = v->image_size / v->patch_size; /* floored, as the patch convolution and num_patches */
         v->table_prefix = rule->table_prefix;
-        v->table_mode = PECERT_POSINTERP_BICUBIC;
+        v->table_mode = rule->table_bilinear ? PECERT_POSINTERP_BILINEAR : PECERT_POSINTERP_BICUBIC;
         v->table_antialias = rule->table_antialias;
     }
     if (read_attention_windows(c, vc, rule, v) != 0) {

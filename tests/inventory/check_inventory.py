@@ -44,8 +44,8 @@ TABLE = os.path.join(ROOT, "conformance", "profiles", "INVENTORY.md")
 PROFILES = os.path.join(ROOT, "conformance", "profiles")
 MAPPINGS = os.path.join(ROOT, "vectors", "mappings")
 # A profile's model_type -> the mapping rule that reads it (certify_config.c: Llama 4's
-# config.json is read from its text_config by the llama4_text rule).
-RULE_OF = {"llama4": "llama4_text"}
+# config.json is read from its text_config by the llama4_text rule, Mllama's by mllama_text_model).
+RULE_OF = {"llama4": "llama4_text", "mllama": "mllama_text_model"}
 
 # Words of an `if` around the apply-rotary call that make it a per-layer choice.
 LAYER_WORDS = ("use_rope", "sliding", "is_sliding", "use_mem_rope", "layer_idx")

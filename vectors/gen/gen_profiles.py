@@ -154,6 +154,7 @@ ROPE_MODELS = {
     "recurrent_gemma": ("RecurrentGemmaConfig", "RecurrentGemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
     "modernbert": ("ModernBertConfig", "ModernBertRotaryEmbedding", "apply_rotary_pos_emb"),
+    "mllama": ("MllamaTextConfig", "MllamaRotaryEmbedding", "apply_rotary_pos_emb"),
     "glm4v": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "glm4v_text": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "glm4v_moe": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
@@ -277,11 +278,13 @@ def text_fields(config):
     under text_config (Llama4Config hands them to Llama4TextConfig)."""
     if config["model_type"] in ("glm4v", "glm4v_moe"):  # text_config, else the top level (as Qwen2-VL's)
         return config.get("text_config") or config
+    if config["model_type"] == "bark":  # BarkConfig: the semantic model's fields
+        return config.get("semantic_config") or {}
     if config["model_type"] in STACKS:
         decoder, fallback = STACKS[config["model_type"]]
         return config.get(decoder) or (config.get(fallback) if fallback else None) or {}
     if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3",
-                                "paligemma"):
+                                "paligemma", "mllama"):
         return config["text_config"]
     return config
 
@@ -919,6 +922,8 @@ GPT2_LIKE = {
     "gpt2": ("GPT2Config", "n_positions", "n_embd", "GPT2Model"),
     "gpt_bigcode": ("GPTBigCodeConfig", "n_positions", "n_embd", "GPTBigCodeModel"),
     "gpt_neo": ("GPTNeoConfig", "max_position_embeddings", "hidden_size", "GPTNeoModel"),
+    # Bark's semantic model (BarkCausalModel.position_embeds_layer), from semantic_config.
+    "bark": ("BarkSemanticConfig", "block_size", "hidden_size", "BarkCausalModel"),
 }
 
 
@@ -939,7 +944,8 @@ def build_learned(ref, vf, profile):
         elif mt in GPT2_LIKE:
             _, rows_key, width_key, model_cls = GPT2_LIKE[mt]
             rows, width = getattr(cfg, rows_key), getattr(cfg, width_key)
-            weight, where = torch.nn.Embedding(rows, width).weight, model_cls + ".wpe"
+            weight = torch.nn.Embedding(rows, width).weight
+            where = model_cls + (".position_embeds_layer" if mt == "bark" else ".wpe")
             ids = torch.arange(rows)
             if rows * width * 4 > BIG_TABLE_BYTES:  # the lookups kept to the table's two ends
                 ids = torch.cat([ids[:64], ids[-64:]])
@@ -969,6 +975,7 @@ FIXED_TABLES = {
     "eomt": ("EomtConfig", "eomt", "EomtEmbeddings"),
     "mgp-str": ("MgpstrConfig", "mgp_str", "MgpstrEmbeddings"),
     "aimv2_vision_model": ("Aimv2VisionConfig", "aimv2", "Aimv2VisionEmbeddings"),
+    "vivit": ("VivitConfig", "vivit", "VivitEmbeddings"),
 }
 
 
@@ -1284,6 +1291,68 @@ def build_learned_embeddings(ref, vf, profile):
                   source_of(ref, getattr(mdl, emb_name), emb_name + ".forward"))
 
 
+def build_layoutlmv2(ref, vf, profile):
+    """LayoutLMv2's text rows: LayoutLMv2Model._calc_text_embeddings (the model itself needs
+    detectron2 for its visual backbone) run on its own LayoutLMv2Embeddings, every other
+    table zeroed and the norm an identity, for a plain and a left-padded sequence."""
+    torch = ref.torch
+    cfg_mod, mdl = modules("layoutlmv2")
+    cfg = make_config(cfg_mod.LayoutLMv2Config, profile["config"])
+    module = mdl.LayoutLMv2Embeddings(cfg).eval()
+    table = embedding_rows(torch, module)
+    weight = periodic_table(f"{vf.name}/table", tuple(table.weight.shape))
+    pad = cfg.pad_token_id
+    token = pad + 1
+    cases = [("every position of a sequence", [token] * 64), ("a left-padded sequence", [pad, pad] + [token] * 6)]
+    holder = types.SimpleNamespace(embeddings=module)
+    reads = []
+    with torch.no_grad():
+        table.weight.copy_(torch.from_numpy(weight))
+        for _, ids in cases:
+            input_ids = torch.tensor([ids])
+            out = mdl.LayoutLMv2Model._calc_text_embeddings(holder, input_ids, torch.zeros(1, len(ids), 4,
+                                                                                          dtype=torch.long), None, None)
+            out = out[0].numpy()
+            reads.append((ids, gen_learned.rows_of(out, weight), out))
+    add_rows_test(vf, cases, reads, pad, weight, "the rows the model's text embeddings read",
+                  source_of(ref, mdl.LayoutLMv2Model, "LayoutLMv2Model._calc_text_embeddings"))
+
+
+# ProphetNetPositionalEmbeddings: model_type -> (module, config class, its module class).
+PROPHETNET = {"prophetnet": ("prophetnet", "ProphetNetConfig", "ProphetNetPositionalEmbeddings"),
+              "xlm-prophetnet": ("deprecated.xlm_prophetnet", "XLMProphetNetConfig",
+                                 "XLMProphetNetPositionalEmbeddings")}
+
+
+def build_prophetnet(ref, vf, profile):
+    """The rows ProphetNetPositionalEmbeddings reads from the attention mask (cumsum * mask +
+    pad_token_id): a plain sequence and a left-padded one, found by value."""
+    torch = ref.torch
+    mt = profile["config"]["model_type"]
+    mod, cls_name, emb_name = PROPHETNET[mt]
+    name = mod.split(".")[-1]
+    cfg_mod = importlib.import_module(f"transformers.models.{mod}.configuration_{name}")
+    mdl = importlib.import_module(f"transformers.models.{mod}.modeling_{name}")
+    # Not make_config: ProphetNetConfig refuses num_hidden_layers (its layers are per stack).
+    cfg = getattr(cfg_mod, cls_name)(**{k: v for k, v in profile["config"].items() if k != "model_type"})
+    module = getattr(mdl, emb_name)(cfg)
+    weight = periodic_table(f"{vf.name}/table", tuple(module.weight.shape))
+    pad = cfg.pad_token_id
+    token = pad + 1
+    n = min(64, module.weight.shape[0] // 2)
+    cases = [("every position of a sequence", [token] * n), ("a left-padded sequence", [pad, pad] + [token] * 6)]
+    reads = []
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(weight))
+        for _, ids in cases:
+            mask = (torch.tensor([ids]) != pad).long()
+            out, _ = module((1, len(ids)), torch.device("cpu"), attention_mask=mask)
+            out = out[0].numpy()
+            reads.append((ids, gen_learned.rows_of(out, weight), out))
+    add_rows_test(vf, cases, reads, pad, weight, "the rows the model's positional embeddings read",
+                  source_of(ref, getattr(mdl, emb_name), emb_name + ".forward"))
+
+
 def add_rows_test(vf, cases, reads, pad, weight, what, source):
     """One learned.lookup test (one copy of the table) for the cases' sequences, one
     after the other: the rows each read, in pecert's terms (pecert_positions)."""
@@ -1341,6 +1410,12 @@ def build(ref, gen, vf, profile):
         return True
     if mt in FIXED_TABLES:
         build_fixed_table(ref, vf, profile)
+        return True
+    if mt in PROPHETNET:
+        build_prophetnet(ref, vf, profile)
+        return True
+    if mt == "layoutlmv2":
+        build_layoutlmv2(ref, vf, profile)
         return True
     if mt in ROPE_MODELS and not (mt == "falcon" and profile["config"].get("alibi")):
         build_rope(ref, gen, vf, profile)

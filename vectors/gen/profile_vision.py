@@ -84,6 +84,7 @@ TABLE_TOWERS = {
     "vit_msn": ("ViTMSNConfig", "vit_msn", "ViTMSNEmbeddings"),
     "ijepa": ("IJepaConfig", "ijepa", "IJepaEmbeddings"),
     "internvl_vision": ("InternVLVisionConfig", "internvl", "InternVLVisionEmbeddings"),
+    "dpt": ("DPTConfig", "dpt", "DPTViTEmbeddings"),
 }
 
 
@@ -316,16 +317,24 @@ def build_table_tower(ref, vf, profile):
     patch = square_side(cfg.patch_size)
     side = square_side(cfg.image_size) // patch
     prefix = rows - side * side
+    # DPT resizes with _resize_pos_embed(table, grid h, grid w), bilinear; the others with
+    # interpolate_pos_encoding(embeddings, height, width), bicubic.
+    dpt = hasattr(module, "_resize_pos_embed")
     source = famgen.source("src/transformers/models/%s/modeling_%s.py" % (mod, mod),
-                           emb_name + ".interpolate_pos_encoding")
+                           emb_name + ("._resize_pos_embed" if dpt else ".interpolate_pos_encoding"))
     for h, w in table_grids(side, patch):
         table = gen_posinterp.seeded_table(f"{vf.name} vision table {h}x{w}", rows, TABLE_WIDTH)
         with torch.no_grad():
             set_table(module, torch, table)
-            out = module.interpolate_pos_encoding(torch.zeros(1, prefix + h * w, TABLE_WIDTH), h * patch, w * patch)
+            if dpt:
+                out = module._resize_pos_embed(module.position_embeddings, h, w)
+            else:
+                out = module.interpolate_pos_encoding(torch.zeros(1, prefix + h * w, TABLE_WIDTH), h * patch,
+                                                      w * patch)
         out = out.reshape(-1, TABLE_WIDTH).numpy()
         antialias = c["model_type"] == "dinov2_with_registers"
-        conf = gen_posinterp.config("bicubic", (side, side), (h, w), prefix=prefix, antialias=antialias)
+        conf = gen_posinterp.config("bilinear" if dpt else "bicubic", (side, side), (h, w), prefix=prefix,
+                                    antialias=antialias)
         kept = f"{prefix} class row{'s' if prefix > 1 else ''} kept" if prefix else "no class row"
         gen_posinterp.record(s, vf, f"the model's {side} x {side} position table ({kept}) resized to a {h * patch} x {w * patch} "
                                     f"image: {h} x {w} patches ({TABLE_WIDTH} of its channels)",
