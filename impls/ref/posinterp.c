@@ -313,6 +313,52 @@ static void interpolate_cell(const pecert_posinterp_args *a, const axis_taps *ty
     }
 }
 
+/* The horizontal pass of every source row, once: rows[(sy * out_w + x) * D
+ * + d] is cell (sy, x)'s sum over its column taps, the very value
+ * interpolate_cell computes as `across` (the same terms in the same order),
+ * shared by every output row that reads source row sy. NULL when it does
+ * not fit in memory (interpolate_cell then computes each on its own). */
+static double *horizontal_pass(const pecert_posinterp_args *a, const axis_taps *tx)
+{
+    int64_t dim = a->table->shape[1];
+    size_t n = (size_t)a->grid_h * (size_t)a->out_w * (size_t)dim;
+    double *rows = malloc(n * sizeof(double));
+    if (rows == NULL) {
+        return NULL;
+    }
+    for (int64_t sy = 0; sy < a->grid_h; sy++) {
+        for (int64_t x = 0; x < a->out_w; x++) {
+            double *cell = rows + (sy * a->out_w + x) * dim;
+            for (int64_t d = 0; d < dim; d++) {
+                double across = 0.0;
+                for (int64_t q = 0; q < tx->width; q++) {
+                    int64_t src = a->prefix_tokens + sy * a->grid_w + tx->index[x * tx->width + q];
+                    across += tx->weight[x * tx->width + q] * table_at(a->table, src, d);
+                }
+                cell[d] = across;
+            }
+        }
+    }
+    return rows;
+}
+
+/* interpolate_cell from the horizontal pass: the same sum over the row taps. */
+static void vertical_cell(const pecert_posinterp_args *a, const axis_taps *ty, const double *rows, int64_t y,
+                          int64_t x)
+{
+    int64_t dim = a->table->shape[1];
+    int64_t out_row = output_row(a, y, x);
+
+    for (int64_t d = 0; d < dim; d++) {
+        double sum = 0.0;
+        for (int64_t p = 0; p < ty->width; p++) {
+            int64_t src_y = ty->index[y * ty->width + p];
+            sum += ty->weight[y * ty->width + p] * rows[(src_y * a->out_w + x) * dim + d];
+        }
+        store(a->out, out_row, d, sum);
+    }
+}
+
 pecert_status pecert__ref_pos_interpolate(void *instance, const pecert_posinterp_args *args)
 {
     pecert__ref_call call;
@@ -337,11 +383,17 @@ pecert_status pecert__ref_pos_interpolate(void *instance, const pecert_posinterp
             store(args->out, r, d, table_at(args->table, r, d));
         }
     }
+    double *rows = horizontal_pass(args, &tx);
     for (int64_t y = 0; y < args->out_h; y++) {
         for (int64_t x = 0; x < args->out_w; x++) {
-            interpolate_cell(args, &ty, &tx, y, x);
+            if (rows != NULL) {
+                vertical_cell(args, &ty, rows, y, x);
+            } else {
+                interpolate_cell(args, &ty, &tx, y, x);
+            }
         }
     }
+    free(rows);
     free_taps(&ty);
     free_taps(&tx);
     return PECERT_OK;

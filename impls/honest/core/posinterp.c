@@ -173,6 +173,45 @@ static void resize_cell(const pecert_posinterp_args *a, const float_taps *ty, co
     }
 }
 
+/* Every source row's horizontal sums once (each resize_cell's `across`,
+ * the same terms in the same order), shared by the output rows that read
+ * it; NULL when it does not fit (resize_cell then works cell by cell). */
+static float *row_sums(const pecert_posinterp_args *a, const float_taps *tx)
+{
+    int64_t dim = a->table->shape[1];
+    float *rows = malloc((size_t)a->grid_h * (size_t)a->out_w * (size_t)dim * sizeof(float));
+    if (rows == NULL) {
+        return NULL;
+    }
+    for (int64_t sy = 0; sy < a->grid_h; sy++) {
+        for (int64_t x = 0; x < a->out_w; x++) {
+            for (int64_t d = 0; d < dim; d++) {
+                float across = 0.0f;
+                for (int64_t q = 0; q < tx->width; q++) {
+                    int64_t src = a->prefix_tokens + sy * a->grid_w + tx->index[x * tx->width + q];
+                    across += tx->weight[x * tx->width + q] * *at(a->table, src, d);
+                }
+                rows[(sy * a->out_w + x) * dim + d] = across;
+            }
+        }
+    }
+    return rows;
+}
+
+static void resize_cell_from_rows(const pecert_posinterp_args *a, const float_taps *ty, const float *rows, int64_t y,
+                                  int64_t x)
+{
+    int64_t dim = a->table->shape[1];
+    int64_t row = out_row(a, y, x);
+    for (int64_t d = 0; d < dim; d++) {
+        float sum = 0.0f;
+        for (int64_t p = 0; p < ty->width; p++) {
+            sum += ty->weight[y * ty->width + p] * rows[(ty->index[y * ty->width + p] * a->out_w + x) * dim + d];
+        }
+        *at(a->out, row, d) = sum;
+    }
+}
+
 static pecert_status pos_interpolate(const pecert__ref_call *call, const void *op_args)
 {
     const pecert_posinterp_args *args = op_args;
@@ -186,11 +225,17 @@ static pecert_status pos_interpolate(const pecert__ref_call *call, const void *o
                 *at(args->out, r, d) = *at(args->table, r, d);
             }
         }
+        float *rows = row_sums(args, &tx);
         for (int64_t y = 0; y < args->out_h; y++) {
             for (int64_t x = 0; x < args->out_w; x++) {
-                resize_cell(args, &ty, &tx, y, x);
+                if (rows != NULL) {
+                    resize_cell_from_rows(args, &ty, rows, y, x);
+                } else {
+                    resize_cell(args, &ty, &tx, y, x);
+                }
             }
         }
+        free(rows);
     } else {
         st = pecert__ref_fail(call, PECERT_E_NOMEM, "out of memory");
     }
