@@ -634,8 +634,10 @@ static int map_document(map_ctx *c)
     if (c->doc_prefix == NULL && strcmp(mt->valuestring, "colqwen2") == 0) {
         return map_retrieval_vlm(c, "colqwen2", "qwen2_vl");
     }
-    snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
-    const char *rule_type = mt->valuestring;
+    /* Glm4vMoeTextConfig.model_type is "Glm4vMoe_text" (what its to_dict
+     * writes), the registry's key glm4v_moe_text: one model type. */
+    const char *rule_type = strcmp(mt->valuestring, "Glm4vMoe_text") == 0 ? "glm4v_moe_text" : mt->valuestring;
+    snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule_type);
     const wrapper_rule *wrapper = cfg_find_wrapper(rule_type);
     if (strcmp(rule_type, "llama4") == 0) {
         if (enter_text_config(c, "llama4_text") != 0) {
