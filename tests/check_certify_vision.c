@@ -251,6 +251,11 @@ START_TEST(fixed_tables_count_their_grid)
     parse_fails_naming("{\"model_type\": \"dpt\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
                        " \"backbone_config\": {\"model_type\": \"dinov2\"}}",
                        "backbone_config");
+    /* ViT-MAE: ViT's table and resize, its random masking warned. */
+    parse_ok("{\"model_type\": \"vit_mae\", \"hidden_size\": 768, \"num_attention_heads\": 12}");
+    ck_assert_int_eq(model.learned_rows, 14 * 14 + 1);
+    ck_assert_int_eq(model.vision.table_mode, PECERT_POSINTERP_BICUBIC);
+    ck_assert(warned_about("mask_ratio"));
     /* ViViT: (32 / 2) x (224 / 16)^2 tubelets after the class row. */
     parse_ok("{\"model_type\": \"vivit\"}");
     ck_assert_int_eq(model.learned_rows, 16 * 14 * 14 + 1);

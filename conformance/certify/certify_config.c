@@ -336,6 +336,7 @@ static const model_rule model_rules[] = {
     {"dinov2", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dinov2_with_registers", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dpt", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vit_mae", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
 };
 
 /* The text model type a Qwen-VL wrapper builds from text_config, or NULL

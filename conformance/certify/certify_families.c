@@ -566,6 +566,11 @@ int cfg_map_vit(map_ctx *c)
     if (image < patch) {
         return cfg_fail(c, "patch_size", "%d is larger than image_size %d: no patch fits", patch, image);
     }
+    if (strcmp(m->model_type, "vit_mae") == 0) {
+        cfg_warn(c, "mask_ratio", "ViTMAEEmbeddings adds the patches' rows, then random_masking keeps a random "
+                 "(1 - mask_ratio) of them (their rows go with them), and the decoder adds a sincos table of its "
+                 "own: certify checks the table and its resize, not the masking or the decoder");
+    }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = (int64_t)(image / patch) * (image / patch) + prefix;
     m->learned_dim = m->head_dim * m->num_heads;

@@ -205,6 +205,13 @@ static const vision_rule vision_rules[] = {
                 "interpolate_pos_encoding: as vit, no class row"),
     TABLE_TOWER("vit_msn", "vit_msn", "ViTMSNConfig", 224, 16, 768, 12, 1, 0,
                 "the model itself: as vit (ViTMSNEmbeddings, a copy)"),
+    /* ViTMAEEmbeddings: the 2-D sincos table is a frozen parameter of the
+     * checkpoint (initialize_weights fills it; a port loads it), read and
+     * resized as ViT's (interpolate_pos_encoding, a copy), the patches'
+     * rows added before random_masking drops mask_ratio of them (warned). */
+    TABLE_TOWER("vit_mae", "vit_mae", "ViTMAEConfig", 224, 16, 768, 12, 1, 0,
+                "the model itself: as vit (ViTMAEEmbeddings: its frozen sincos table, rows added before the "
+                "random masking)"),
     TABLE_TOWER("ijepa", "ijepa", "IJepaConfig", 224, 16, 768, 12, 0, 0,
                 "the model itself: as vit, no class row (IJepaEmbeddings)"),
     /* DPT (DPTViTEmbeddings._resize_pos_embed): ViT's table, resized on

@@ -85,6 +85,7 @@ TABLE_TOWERS = {
     "ijepa": ("IJepaConfig", "ijepa", "IJepaEmbeddings"),
     "internvl_vision": ("InternVLVisionConfig", "internvl", "InternVLVisionEmbeddings"),
     "dpt": ("DPTConfig", "dpt", "DPTViTEmbeddings"),
+    "vit_mae": ("ViTMAEConfig", "vit_mae", "ViTMAEEmbeddings"),
 }
 
 
