@@ -1355,6 +1355,26 @@ START_TEST(mllama_cross_attention_layers_are_nope)
 }
 END_TEST
 
+/* Granite 4.0 (granitemoehybrid): rotated only with position_embedding_type
+ * "rope", its Mamba layers named; layer_types required (the model indexes
+ * it), a model of Mamba layers alone refused. */
+START_TEST(granite_hybrid_rotates_its_attention_layers)
+{
+    parse_ok("{\"model_type\": \"granitemoehybrid\", \"position_embedding_type\": \"rope\", \"num_hidden_layers\": 4,"
+             " \"layer_types\": [\"mamba\", \"attention\", \"mamba\", \"mamba\"], \"rope_theta\": 10000000}");
+    ck_assert_double_eq(model.rope.rope_theta, 1e7);
+    ck_assert_int_eq(model.max_position_embeddings, 2048);
+    ck_assert(warned_about("layer_types"));
+    parse_fails_naming("{\"model_type\": \"granitemoehybrid\", \"num_hidden_layers\": 1, \"layer_types\": [\"attention\"]}",
+                       "position_embedding_type");
+    parse_fails_naming("{\"model_type\": \"granitemoehybrid\", \"position_embedding_type\": \"nope\"}",
+                       "position_embedding_type");
+    parse_fails_naming("{\"model_type\": \"granitemoehybrid\", \"position_embedding_type\": \"rope\"}", "layer_types");
+    parse_fails_naming("{\"model_type\": \"granitemoehybrid\", \"position_embedding_type\": \"rope\", \"num_hidden_layers\": 1,"
+                       " \"layer_types\": [\"mamba\"]}", "layer_types");
+}
+END_TEST
+
 /* A Llama-shaped config without num_key_value_heads takes its class's
  * default: MistralConfig's 8, LlamaConfig's None (the query heads); null
  * is None; Qwen2Config's 32 cannot group 16 query heads. */
@@ -1877,6 +1897,7 @@ Suite *make_certify_suite(void)
                                     encoder_decoder_stacks_map,
                                     absent_kv_heads_take_the_class_default,
                                     mllama_cross_attention_layers_are_nope,
+                                    granite_hybrid_rotates_its_attention_layers,
                                     model_quirks_are_the_model_s,
                                     falcon_is_falcon_attention_s,
                                     hunyuan_alpha_is_a_fixed_base,

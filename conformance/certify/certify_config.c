@@ -155,6 +155,7 @@ static const model_rule model_rules[] = {
     {"modernbert-decoder", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"modernbert", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mllama_text_model", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
+    {"granitemoehybrid", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"t5gemma", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dia", cfg_map_stacks, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"moshi", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -344,6 +344,43 @@ static int map_linear_attention_layers(map_ctx *c)
     return 0;
 }
 
+/* Granite 4.0 (GraniteMoeHybridModel): layer i attends when
+ * layer_types[i] is "attention" (rotated when position_embedding_type is
+ * "rope", checked by the caller), else it is a Mamba mixer with no
+ * positions. GraniteMoeHybridConfig's attribute_map reads layers_block_type
+ * as layer_types: without a list (None, the default) the model cannot be
+ * built (TypeError indexing it). */
+static int map_mamba_layers(map_ctx *c)
+{
+    int mamba = 0;
+    if (read_layer_count(c, 32) != 0) {
+        return -1;
+    }
+    const cJSON *list = cfg_get(c->root, "layer_types");
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) != c->m->n_layers) {
+        return cfg_fail(c, "layer_types", "required: a list of num_hidden_layers = %d \"mamba\" / \"attention\" "
+                        "(GraniteMoeHybridModel indexes config.layers_block_type, None without it)",
+                        (int)c->m->n_layers);
+    }
+    for (int32_t i = 0; i < c->m->n_layers; i++) {
+        const cJSON *e = cJSON_GetArrayItem(list, i);
+        int is_mamba = cJSON_IsString(e) && strcmp(e->valuestring, "mamba") == 0;
+        if (!is_mamba && !(cJSON_IsString(e) && strcmp(e->valuestring, "attention") == 0)) {
+            return cfg_fail(c, "layer_types", "element %d: expected \"mamba\" or \"attention\"", (int)i);
+        }
+        mamba += is_mamba;
+    }
+    if (mamba == c->m->n_layers) {
+        return cfg_fail(c, "layer_types", "every layer is Mamba: the model has no attention, no positions to "
+                        "certify");
+    }
+    if (mamba > 0) {
+        cfg_warn(c, "layer_types", "%d of %d layers are Mamba (no position encoding): certify checks the rotation "
+                 "of the %d attention layers", mamba, (int)c->m->n_layers, (int)c->m->n_layers - mamba);
+    }
+    return 0;
+}
+
 /* RecurrentGemma (RecurrentGemmaModel.__init__): layer i is of
  * block_types[i % len(block_types)] (recurrent, recurrent, attention by
  * default), and only the attention blocks have positions (the recurrent
@@ -395,6 +432,9 @@ int cfg_map_layers(map_ctx *c)
     }
     if (strcmp(mt, "mllama_text_model") == 0) {
         return map_cross_attention_layers(c);
+    }
+    if (strcmp(mt, "granitemoehybrid") == 0) {
+        return map_mamba_layers(c);
     }
     if (strcmp(mt, "smollm3") == 0) {
         return cfg_map_no_rope_layers(c, 36);

@@ -157,6 +157,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
     {"modernbert", 160000.0, 1.0, 0, NULL},
     {"mllama_text_model", 500000.0, 1.0, 0, NULL},
+    {"granitemoehybrid", 10000.0, 1.0, 0, NULL},
     {"t5_gemma_module", 10000.0, 1.0, 256, NULL},
     /* Glm4vTextConfig has no partial_rotary_factor of its own (a kwarg
      * PretrainedConfig sets, read by the rope init); Glm4vMoeTextConfig's
@@ -386,7 +387,7 @@ static int reject_unknown_llama_like(map_ctx *c)
     const char *mt = c->m->model_type;
     const char *const *keys = strncmp(mt, "gemma3", 6) == 0               ? gemma3
                               : strcmp(mt, "smollm3") == 0                ? no_rope
-                              : is_granitemoe(mt)                          ? granitemoe
+                              : is_granitemoe(mt) || strcmp(mt, "granitemoehybrid") == 0 ? granitemoe
                               : strcmp(mt, "modernbert-decoder") == 0     ? modernbert
                               : strcmp(mt, "modernbert") == 0             ? modernbert_encoder
                               : strcmp(mt, "recurrent_gemma") == 0        ? recurrent_gemma
@@ -430,6 +431,17 @@ static int check_model_quirks(map_ctx *c)
         snprintf(c->m->position_note, sizeof(c->m->position_note), "%s",
                  "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever "
                  "position_ids it is given: pecert certifies the backbone's rotation only");
+    }
+    /* GraniteMoeHybridModel builds its rotary module only when
+     * position_embedding_type is "rope"; its default None (or "nope") is
+     * a model without positions (Granite 4.0-H's). */
+    if (strcmp(m->model_type, "granitemoehybrid") == 0) {
+        const cJSON *pe = cfg_get(c->root, "position_embedding_type");
+        if (!cJSON_IsString(pe) || strcmp(pe->valuestring, "rope") != 0) {
+            return cfg_fail(c, "position_embedding_type", "%s: GraniteMoeHybridModel rotates only with \"rope\"; "
+                            "anything else is a model without position encoding, which pecert does not certify",
+                            cJSON_IsString(pe) ? pe->valuestring : "null or absent");
+        }
     }
     if (strcmp(m->model_type, "modernbert") == 0 && cfg_get(c->root, "rope_theta") != NULL) {
         return cfg_fail(c, "rope_theta", "ModernBertConfig sets global_rope_theta after PretrainedConfig.__init__ "
@@ -566,6 +578,7 @@ static const size_defaults llama_like_sizes[] = {
     {"dia_encoder", 1024, 16, 1024, 16}, {"dia_decoder", 2048, 16, 3072, 4},
     {"glm4v", 4096, 32, 32768, 2}, {"glm4v_text", 4096, 32, 32768, 2}, {"glm4v_moe", 4096, 96, 65536, 8},
     {"glm4v_moe_text", 4096, 96, 65536, 8}, {"mllama_text_model", 4096, 32, 131072, 8},
+    {"granitemoehybrid", 4096, 32, 2048, 0},
 };
 
 static size_defaults sizes_of(const char *model_type)

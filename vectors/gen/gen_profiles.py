@@ -155,6 +155,7 @@ ROPE_MODELS = {
     "bamba": ("BambaConfig", "BambaRotaryEmbedding", "apply_rotary_pos_emb"),
     "modernbert": ("ModernBertConfig", "ModernBertRotaryEmbedding", "apply_rotary_pos_emb"),
     "mllama": ("MllamaTextConfig", "MllamaRotaryEmbedding", "apply_rotary_pos_emb"),
+    "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridRotaryEmbedding", "apply_rotary_pos_emb"),
     "glm4v": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "glm4v_text": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "glm4v_moe": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
