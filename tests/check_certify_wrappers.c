@@ -119,6 +119,21 @@ START_TEST(paligemmas_one_based_positions_are_warned)
 }
 END_TEST
 
+/* CLAP: ClapTextConfig's RoBERTa rows (pad_token_id 1: row 2 + p, a
+ * padding token row 1), its audio tower named. */
+START_TEST(claps_text_rows_and_its_audio_tower)
+{
+    parse_ok("{\"model_type\": \"clap\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 12}}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 514);
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PADDING_OFFSET);
+    ck_assert_int_eq(model.learned_padding_idx, 1);
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "ClapAudioConfig"));
+    parse_fails_naming("{\"model_type\": \"clap\", \"text_config\": {\"model_type\": \"roberta\"}}",
+                       "text_config.model_type");
+}
+END_TEST
+
 /* ColPali (ColPaliForRetrieval: AutoModelForImageTextToText.from_config(
  * vlm_config)): the vision-language model vlm_config names is what is
  * mapped, its keys named under vlm_config; a length the sparse Gemma
@@ -274,6 +289,7 @@ Suite *make_certify_wrappers_suite(void)
                          TEST_TCASE("mapping", 0, the_text_model_is_read_by_its_own_rule,
                                     a_wrappers_own_text_defaults_apply, mistral3s_pixtral_tower_is_certified,
                                     paligemmas_one_based_positions_are_warned, a_retrieval_model_is_its_vlm_config,
+                                    claps_text_rows_and_its_audio_tower,
                                     wrapper_refusals_name_the_key,
                                     a_dual_encoder_certifies_its_text_table_and_its_tower),
                          TEST_TCASE("run", 300, the_verdict_names_what_pecert_does_not_certify), NULL);

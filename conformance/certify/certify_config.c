@@ -268,6 +268,7 @@ static const model_rule model_rules[] = {
     {"clip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"siglip_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"aimv2_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"clap_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"canine", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bark", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"prophetnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},

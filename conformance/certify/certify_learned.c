@@ -230,6 +230,7 @@ static const learned_rule learned_rules[] = {
     BERT_SHAPED("groupvit_text_model"), BERT_SHAPED("blip_text_model"), BERT_SHAPED("xclip_text_model"),
     BERT_SHAPED("clipseg_text_model"), BERT_SHAPED("align_text_model"), BERT_SHAPED("flava_text_model"),
     ROBERTA_SHAPED("altclip_text_model"), ROBERTA_SHAPED("bridgetower_text_model"),
+    ROBERTA_SHAPED("clap_text_model"),
 };
 
 /* Each rule's config class's default for its rows key (conformance/
@@ -257,7 +258,7 @@ static const struct {
     {"metaclip_2_text_model", 77}, {"owlvit_text_model", 16}, {"owlv2_text_model", 16},
     {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
     {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
-    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"canine", 16384}, {"bark", 1024}, {"prophetnet", 512}, {"xlm-prophetnet", 512}, {"layoutlmv2", 512},
+    {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"clap_text_model", 514}, {"canine", 16384}, {"bark", 1024}, {"prophetnet", 512}, {"xlm-prophetnet", 512}, {"layoutlmv2", 512},
 };
 
 static int64_t rows_default_of(const char *model_type)

@@ -122,6 +122,10 @@ static const wrapper_rule wrappers[] = {
     /* AIMv2 (Aimv2Config): CLIP's text rows; its tower's fixed table is
      * aimv2_vision_model's own rule (certify_fixed_tables.c), named here. */
     {"aimv2", "Aimv2Config", "aimv2_text_model", TEXT_FORCED, "vision_config", "Aimv2VisionConfig", 1, NULL, NULL},
+    /* CLAP (ClapConfig): ClapTextConfig(**text_config), RoBERTa's rows from
+     * pad_token_id (ClapTextEmbeddings); the audio encoder (HTSAT, Swin's
+     * windows and relative bias index over a spectrogram) named. */
+    {"clap", "ClapConfig", "clap_text_model", TEXT_FORCED, "audio_config", "ClapAudioConfig", 1, NULL, NULL},
     {"chinese_clip", "ChineseCLIPConfig", "chinese_clip_text_model", TEXT_FORCED, "vision_config",
      "ChineseCLIPVisionConfig", 1, NULL, NULL},
     {"metaclip_2", "MetaClip2Config", "metaclip_2_text_model", TEXT_FORCED, "vision_config", "MetaClip2VisionConfig", 1,

@@ -1227,6 +1227,7 @@ LEARNED_EMBEDDINGS = {
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
     "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
     "aimv2_text_model": ("aimv2", "Aimv2TextConfig", "Aimv2TextEmbeddings"),
+    "clap_text_model": ("clap", "ClapTextConfig", "ClapTextEmbeddings"),
     "canine": ("canine", "CanineConfig", "CanineEmbeddings"),
     "distilbert": ("distilbert", "DistilBertConfig", "Embeddings"),
     "esm": ("esm", "EsmConfig", "EsmEmbeddings"),
