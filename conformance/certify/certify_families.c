@@ -567,9 +567,8 @@ int cfg_map_vit(map_ctx *c)
         return cfg_fail(c, "patch_size", "%d is larger than image_size %d: no patch fits", patch, image);
     }
     if (strcmp(m->model_type, "vit_mae") == 0) {
-        cfg_warn(c, "mask_ratio", "ViTMAEEmbeddings adds the patches' rows, then random_masking keeps a random "
-                 "(1 - mask_ratio) of them (their rows go with them), and the decoder adds a sincos table of its "
-                 "own: certify checks the table and its resize, not the masking or the decoder");
+        cfg_warn(c, "mask_ratio", "random_masking keeps (1 - mask_ratio) of the patches after their rows are added, "
+                 "and the decoder has a sincos table of its own: certify checks the table and its resize");
     }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = (int64_t)(image / patch) * (image / patch) + prefix;

@@ -211,14 +211,12 @@ static const learned_rule learned_rules[] = {
      * relative buckets are its own: both named. */
     {RULE("prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"), .padding_idx = -1,
      .padding_row = 1, .also_known = prophetnet_keys,
-     .warning = "num_buckets: ProphetNet's decoder adds relative position buckets of its own "
-                "(compute_relative_buckets: num_buckets, relative_max_distance) in its main and n-gram streams, and "
-                "clamps positions past the table to its last row: certify checks the learned table's rows"},
+     .warning = "num_buckets: ProphetNet's decoder adds relative buckets of its own (num_buckets, "
+                "relative_max_distance) and clamps positions past the table: certify checks the learned table's rows"},
     {RULE("xlm-prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"),
      .padding_idx = -1, .padding_row = 1, .also_known = prophetnet_keys,
-     .warning = "num_buckets: XLM-ProphetNet's decoder adds relative position buckets of its own "
-                "(compute_relative_buckets: num_buckets, relative_max_distance) in its main and n-gram streams, and "
-                "clamps positions past the table to its last row: certify checks the learned table's rows"},
+     .warning = "num_buckets: XLM-ProphetNet's decoder adds relative buckets of its own (num_buckets, "
+                "relative_max_distance) and clamps positions past the table: certify checks the learned table's rows"},
     /* Bark's semantic model (BarkCausalModel, read from semantic_config):
      * GPT-2's rule, row past + p of block_size rows. */
     {RULE("bark", "hidden_size", "num_heads", "block_size"),

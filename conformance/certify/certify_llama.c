@@ -396,6 +396,70 @@ static int reject_unknown_llama_like(map_ctx *c)
 }
 
 
+/* What a Llama-shaped model computes beside the rotation certify checks,
+ * said where a porter reads it: in the description (a position or vision
+ * note) or as a warning naming the key (transformers v4.57.6):
+ *   csm        its depth decoder (depth_decoder_config, CsmDepthDecoderModel)
+ *              rotates with a rope of its own and numbers its positions by
+ *              cache_position, ignoring the position_ids it is given;
+ *   glm4v(_moe)  Glm4vVisionModel: Qwen2-VL's 2-D RoPE and a learned table
+ *              sampled by grid_sample;
+ *   moshi      MoshiDepthDecoder: use_rope False, MoshiFlexibleLinear picks
+ *              its q/k/v weights by cache_position; the Mimi audio encoder;
+ *   kyutai_speech_to_text  the Mimi codec of codec_config, a rope of its own;
+ *   phi4_multimodal  the image embedder (a SigLIP table read through
+ *              bucketized patch coordinates) and the audio conformer's
+ *              relative attention bias. */
+typedef enum { NOTE_POSITION, NOTE_VISION, NOTE_WARNING } note_kind;
+
+typedef struct model_note {
+    const char *model_type;
+    note_kind kind;
+    const char *key; /* the warning's key; NULL for a note */
+    const char *text;
+} model_note;
+
+/* vision_note holds 159 characters. */
+#define GLM4V_TOWER                                                                                                    \
+    "GLM-4V's vision tower (Glm4vVisionModel: a 2-D RoPE in merge windows, a learned table sampled by grid_sample) " \
+    "is not certified"
+
+/* A warning's text holds 191 characters (cfg_warn). */
+static const model_note model_notes[] = {
+    {"csm", NOTE_POSITION, NULL,
+     "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever position_ids it is "
+     "given: pecert certifies the backbone's rotation only"},
+    {"glm4v", NOTE_VISION, NULL, GLM4V_TOWER},
+    {"glm4v_moe", NOTE_VISION, NULL, GLM4V_TOWER},
+    {"moshi", NOTE_WARNING, "depth_decoder_config",
+     "the depth decoder rotates nothing and picks its weights by position (MoshiFlexibleLinear), the audio encoder "
+     "(Mimi) has a rope of its own: certify checks the main decoder's rotation"},
+    {"kyutai_speech_to_text", NOTE_WARNING, "codec_config",
+     "the audio codec (codec_config, Mimi) rotates with a rope of its own: certify checks the decoder's rotation only "
+     "(the codec's config.json certifies as model_type mimi)"},
+    {"phi4_multimodal", NOTE_VISION, NULL,
+     "Phi-4-multimodal's image tower (a learned table read at bucketized patch coordinates) and its audio encoder's "
+     "relative attention bias are not certified"},
+};
+
+static void note_what_is_not_certified(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    for (size_t i = 0; i < sizeof(model_notes) / sizeof(model_notes[0]); i++) {
+        const model_note *n = &model_notes[i];
+        if (strcmp(n->model_type, m->model_type) != 0) {
+            continue;
+        }
+        if (n->kind == NOTE_WARNING) {
+            cfg_warn(c, n->key, "%s", n->text);
+        } else {
+            char *into = n->kind == NOTE_POSITION ? m->position_note : m->vision_note;
+            size_t len = n->kind == NOTE_POSITION ? sizeof(m->position_note) : sizeof(m->vision_note);
+            snprintf(into, len, "%s", n->text);
+        }
+    }
+}
+
 /* What one model's code does differently from the Llama shape:
  * OlmoeAttention, GraniteMoeAttention and PhimoeAttention size their
  * heads hidden_size / num_attention_heads whatever head_dim says, while
@@ -423,15 +487,6 @@ static int check_model_quirks(map_ctx *c)
                               "latter, its rotary module the former (transformers cannot run it)",
                         (int)m->head_dim, (int)(hidden / m->num_heads), m->model_type);
     }
-    /* CSM: the config is the backbone's; its depth decoder
-     * (depth_decoder_config, CsmDepthDecoderModel) rotates with a rope of
-     * its own and numbers its positions by cache_position, ignoring the
-     * position_ids it is given (modeling_csm.py): not certified, said. */
-    if (strcmp(m->model_type, "csm") == 0) {
-        snprintf(c->m->position_note, sizeof(c->m->position_note), "%s",
-                 "CSM's depth decoder has a rope of its own and numbers positions by cache_position, whatever "
-                 "position_ids it is given: pecert certifies the backbone's rotation only");
-    }
     /* GraniteMoeHybridModel builds its rotary module only when
      * position_embedding_type is "rope"; its default None (or "nope") is
      * a model without positions (Granite 4.0-H's). */
@@ -458,26 +513,6 @@ static int check_model_quirks(map_ctx *c)
                             "model cannot be built without it)", cJSON_IsObject(rs) ? "has no rope_type" : "required");
         }
     }
-    /* GLM-4.1V and GLM-4.5V: the text model's M-RoPE is certified; the
-     * tower (Glm4vVisionModel) is named. */
-    if (strcmp(m->model_type, "glm4v") == 0 || strcmp(m->model_type, "glm4v_moe") == 0) {
-        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
-                 "GLM-4V's vision tower (Glm4vVisionModel: Qwen2-VL's 2-D RoPE in merge windows, and a learned "
-                 "table sampled bicubic by grid_sample at each patch) is not certified");
-    }
-    /* Moshi (MoshiDepthDecoder: use_rope False; MoshiFlexibleLinear picks
-     * its q/k/v weights by cache_position) and Kyutai's speech-to-text
-     * model (the Mimi codec of codec_config, a rope of its own): pecert
-     * certifies the decoder's rotation, and says what it leaves. */
-    if (strcmp(m->model_type, "moshi") == 0) {
-        cfg_warn(c, "depth_decoder_config", "Moshi's depth decoder rotates nothing and picks its weights by position "
-                 "(MoshiFlexibleLinear, row cache_position), and its audio encoder (audio_encoder_config, Mimi) "
-                 "rotates with a rope of its own: certify checks the main decoder's rotation only");
-    }
-    if (strcmp(m->model_type, "kyutai_speech_to_text") == 0) {
-        cfg_warn(c, "codec_config", "the audio codec (codec_config, Mimi) rotates with a rope of its own: certify "
-                 "checks the decoder's rotation only (the codec's config.json certifies as model_type mimi)");
-    }
     /* PhimoeRotaryEmbedding multiplies cos/sin by rope_scaling's
      * short_mscale or long_mscale, picked by the sequence's length, in
      * place of LongRoPE's attention factor: a pair of scales pecert's rope
@@ -487,21 +522,11 @@ static int check_model_quirks(map_ctx *c)
                         "picked by the sequence's length, in place of LongRoPE's attention factor: not certifiable "
                         "by pecert (its rope configuration has one attention factor)");
     }
-    /* Phi-4-multimodal: the language model is Phi-3's; its image embedder
-     * (a SigLIP tower whose learned table is read through bucketized
-     * patch coordinates, Phi4MultimodalVisionEmbeddings) and its audio
-     * conformer's relative attention bias
-     * (Phi4MultimodalAudioRelativeAttentionBias) are encodings pecert does
-     * not certify: named as the towers not examined. */
-    if (strcmp(m->model_type, "phi4_multimodal") == 0) {
-        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
-                 "Phi-4-multimodal's image tower (a learned table read at bucketized patch coordinates) and "
-                 "its audio encoder's relative attention bias are not certified");
-    }
     if (strcmp(m->model_type, "nemotron") == 0 && cfg_get(c->root, "rope_scaling") != NULL) {
         return cfg_fail(c, "rope_scaling", "NemotronRotaryEmbedding computes default RoPE whatever rope_scaling says "
                         "(NemotronConfig has no such field); pecert refuses a field the model ignores");
     }
+    note_what_is_not_certified(c);
     return 0;
 }
 
