@@ -326,12 +326,28 @@ START_TEST(last_failed_reruns_the_failures_of_a_results_file)
 }
 END_TEST
 
-/* certify --all-profiles -j 2 prints and writes what one at a time does. */
+/* certify --all-profiles -j 2 prints and writes what one at a time does:
+ * eight profiles of every kind of encoding and pass (RoPE, layers,
+ * M-RoPE with a tower, learned, ALiBi, T5, Swin, a sinusoid with a decoder
+ * table) in a directory of their own; every bundled profile certifying is
+ * `make profiles`' gate. */
 START_TEST(all_profiles_in_parallel_read_as_in_sequence)
 {
     static char one[1 << 16];
-    parallel_reads_as_serial(one, sizeof(one), "certify --all-profiles --impl example");
+    char dir[] = "/tmp/pecert-j-profiles-XXXXXX";
+    char cmd[2048];
+    char args[512];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(cmd, sizeof(cmd),
+             "cd %s && cp llama-2-7b.json gemma-3-1b.json qwen3-vl-4b.json bert-base.json bloom.json t5-base.json "
+             "swin-tiny-patch4-window7-224.json whisper-large-v3.json %s/", PECERT_SOURCE_DIR "/conformance/profiles",
+             dir);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(args, sizeof(args), "certify --all-profiles --profiles %s --impl example", dir);
+    parallel_reads_as_serial(one, sizeof(one), args);
     ck_assert_msg(strstr(one, "  llama-2-7b             CERTIFIED") != NULL, "%.4000s", one);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
