@@ -157,9 +157,7 @@ ROPE_MODELS = {
     "mllama": ("MllamaTextConfig", "MllamaRotaryEmbedding", "apply_rotary_pos_emb"),
     "granitemoehybrid": ("GraniteMoeHybridConfig", "GraniteMoeHybridRotaryEmbedding", "apply_rotary_pos_emb"),
     "glm4v": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
-    "glm4v_text": ("Glm4vTextConfig", "Glm4vTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "glm4v_moe": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
-    "glm4v_moe_text": ("Glm4vMoeTextConfig", "Glm4vMoeTextRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     # Encoder-decoders: the decoder stack's config (STACKS), which the encoder's must equal.
     "t5gemma": ("T5GemmaModuleConfig", "T5GemmaRotaryEmbedding", "apply_rotary_pos_emb"),
     "dia": ("DiaDecoderConfig", "DiaRotaryEmbedding", "apply_rotary_pos_emb"),
@@ -171,8 +169,11 @@ ROPE_MODELS = {
     "qwen2_5_vl_text": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "qwen3_vl_text": ("Qwen3VLTextConfig", "Qwen3VLTextRotaryEmbedding", "apply_rotary_pos_emb"),
     "qwen3_vl_moe": ("Qwen3VLMoeTextConfig", "Qwen3VLMoeTextRotaryEmbedding", "apply_rotary_pos_emb"),
-    "qwen3_vl_moe_text": ("Qwen3VLMoeTextConfig", "Qwen3VLMoeTextRotaryEmbedding", "apply_rotary_pos_emb"),
 }
+# A text model's own type reads its wrapper's classes (Glm4vConfig's text_config is a
+# Glm4vTextConfig, the same one the text type builds).
+ROPE_MODELS.update({text: ROPE_MODELS[wrapper] for text, wrapper in (
+    ("glm4v_text", "glm4v"), ("glm4v_moe_text", "glm4v_moe"), ("qwen3_vl_moe_text", "qwen3_vl_moe"))})
 # Rotary classes with a fixed-base "dynamic" rope_scaling: Hunyuan's alpha path builds
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
 # only past max_position_embeddings does dynamic_rope_update recompute (dynamic NTK from
