@@ -4,9 +4,9 @@
  * rope.thread_determinism - a plugin that takes a thread count
  *   (set_num_threads, ABI 1.1) must give bit-identical results for 1, 2
  *   and 3 threads (plugin.h: "results must not depend on how many"), on
- *   tensors large enough (> 1 MiB) to engage its threads, out of place
+ *   tensors large enough to engage its threads, out of place
  *   and in place, for both pairings and every rope type of the vectors,
- *   and for rope_cos_sin tables.
+ *   and for rope_cos_sin tables; every call writes at least 2 MiB.
  *
  * rope.half_precision - rope_apply on f16 and bf16 tensors (x and out of
  *   one dtype) against the oracle's f32 result on the same inputs widened
@@ -32,12 +32,24 @@ static const int32_t thread_counts[] = {1, 2, 3};
 static const pecert_rope_pairing pairings[] = {PECERT_PAIRING_SPLIT_HALF,
                                                PECERT_PAIRING_INTERLEAVED};
 
-/* Determinism shape: ~4.6 MiB of f32 at head_dim 128, odd token and head
- * counts so that no thread split lands on a round boundary. */
-#define DET_TOKENS 1031
+/* Determinism shapes: every call writes at least DET_MIN_BYTES, sized in
+ * bytes rather than tokens so that a wide head (Gemma's 256) moves no
+ * more data than a narrow one to ask the same question. 2 MiB is twice
+ * fast's threshold for threads (1 MiB, fast.h) and 16 times PyTorch's
+ * parallel grain (32768 elements): an engine that splits work at all
+ * splits these. Token, head and row counts are odd, so that no thread
+ * split lands on a round boundary. */
+#define DET_MIN_BYTES ((size_t)2 << 20)
 #define DET_HEADS 9
-/* Table rows for the rope_cos_sin case (~2.5 MiB of f32 at half 64). */
-#define DET_TABLE_ROWS 20011
+
+/* The smallest odd count of rows of row_bytes each that fills
+ * DET_MIN_BYTES (at least 7: det_positions places three far positions). */
+static int64_t det_rows(size_t row_bytes)
+{
+    size_t n = row_bytes > 0 ? (DET_MIN_BYTES + row_bytes - 1) / row_bytes : 7;
+    n = n < 7 ? 7 : n;
+    return (int64_t)(n | 1);
+}
 
 /* One config per rope type present in the vectors: the thread split does
  * not depend on the type, the frequency code does. */
@@ -96,7 +108,9 @@ static void record_identity(pecert_check_result *r, const float *want, const flo
 {
     size_t first = n;
     size_t differ = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* Equal buffers (the common case) in one pass; element by element
+     * only to name the first difference. */
+    for (size_t i = memcmp(want, got, n * sizeof(float)) == 0 ? n : 0; i < n; i++) {
         if (memcmp(&want[i], &got[i], sizeof(float)) != 0) {
             first = first < n ? first : i;
             differ++;
@@ -160,49 +174,62 @@ static int det_apply_scoped(const pecert_check_env *env, pecert_check_result *r,
     return r->n_unsupported == declined;
 }
 
+/* 2n positions for n-token calls: det_positions, then the same within
+ * int32, each held to a declared scope (certified within it); NULL (a
+ * failed case) when out of memory. */
+static int64_t *det_position_sets(const pecert_check_env *env, pecert_check_result *r, int64_t n)
+{
+    int64_t *pos = malloc(2 * (size_t)n * sizeof(int64_t));
+    if (pos == NULL) {
+        pecert_case_fail(r, "positions", "out of memory");
+        return NULL;
+    }
+    det_positions(pos, n);
+    det_positions_int32(pos + n, n);
+    (void)pecert_scope_fold(env, r, pos, 2 * n);
+    return pos;
+}
+
+/* Both pairings, out of place and in place, of one config (seed: its
+ * input's), again within int32 where the far positions are declined. */
+static void det_apply_config(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *cfg,
+                             uint64_t seed)
+{
+    int64_t tokens = det_rows((size_t)DET_HEADS * (size_t)cfg->head_dim * sizeof(float));
+    int64_t *pos = det_position_sets(env, r, tokens);
+    pecert_rope_call call = {cfg, PECERT_PAIRING_SPLIT_HALF, 0, pos, tokens, DET_HEADS, cfg->head_dim};
+    pecert_rope_call call32 = call;
+    call32.positions = pos + tokens;
+    float *x = pos != NULL ? pecert_random_floats(r, pecert_rope_call_size(&call), seed, "input") : NULL;
+    for (size_t p = 0; x != NULL && p < ARRAY_LEN(pairings); p++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            char label[128];
+            char where[PECERT_RESULT_LINE_MAX];
+            call.pairing = pairings[p];
+            call32.pairing = pairings[p];
+            pecert_rope_config_label(label, sizeof(label), cfg);
+            snprintf(where, sizeof(where), "%s %s %s [%lld,%d,%d]", label, pecert_rope_pairing_name(pairings[p]),
+                     in_place ? "in place" : "out of place", (long long)tokens, DET_HEADS, (int)call.head_dim);
+            pecert_case_slot_set(env->case_slot, "%s", where);
+            if (!det_apply_scoped(env, r, &call, x, in_place, where)) {
+                strncat(where, " (positions within int32: 2^31+7 and 2^40 declined)",
+                        sizeof(where) - strlen(where) - 1);
+                pecert_case_slot_set(env->case_slot, "%s", where);
+                (void)det_apply_scoped(env, r, &call32, x, in_place, where);
+            }
+        }
+    }
+    free(x);
+    free(pos);
+}
+
 static void det_apply(const pecert_check_env *env, pecert_check_result *r)
 {
     const pecert_rope_config *configs[8];
     size_t n_configs = configs_by_type(env, configs, ARRAY_LEN(configs));
-    int64_t *pos = malloc(2 * DET_TOKENS * sizeof(int64_t));
-    if (pos == NULL) {
-        pecert_case_fail(r, "positions", "out of memory");
-        return;
-    }
-    det_positions(pos, DET_TOKENS);
-    det_positions_int32(pos + DET_TOKENS, DET_TOKENS);
-    (void)pecert_scope_fold(env, r, pos, 2 * DET_TOKENS); /* a declared scope: certified within it */
     for (size_t i = 0; i < n_configs; i++) {
-        pecert_rope_call call = {configs[i], PECERT_PAIRING_SPLIT_HALF, 0, pos, DET_TOKENS,
-                                 DET_HEADS, configs[i]->head_dim};
-        pecert_rope_call call32 = call;
-        call32.positions = pos + DET_TOKENS;
-        float *x = pecert_random_floats(r, pecert_rope_call_size(&call), 707 + i, "input");
-        if (x == NULL) {
-            continue;
-        }
-        for (size_t p = 0; p < ARRAY_LEN(pairings); p++) {
-            for (int in_place = 0; in_place < 2; in_place++) {
-                char label[128];
-                char where[PECERT_RESULT_LINE_MAX];
-                call.pairing = pairings[p];
-                call32.pairing = pairings[p];
-                pecert_rope_config_label(label, sizeof(label), configs[i]);
-                snprintf(where, sizeof(where), "%s %s %s [%d,%d,%d]", label, pecert_rope_pairing_name(pairings[p]),
-                         in_place ? "in place" : "out of place", DET_TOKENS, DET_HEADS,
-                         (int)call.head_dim);
-                pecert_case_slot_set(env->case_slot, "%s", where);
-                if (!det_apply_scoped(env, r, &call, x, in_place, where)) {
-                    strncat(where, " (positions within int32: 2^31+7 and 2^40 declined)",
-                            sizeof(where) - strlen(where) - 1);
-                    pecert_case_slot_set(env->case_slot, "%s", where);
-                    (void)det_apply_scoped(env, r, &call32, x, in_place, where);
-                }
-            }
-        }
-        free(x);
+        det_apply_config(env, r, configs[i], 707 + i);
     }
-    free(pos);
 }
 
 static pecert_status cos_sin_table(const pecert_subject *s, const pecert_rope_config *cfg,
@@ -214,19 +241,19 @@ static pecert_status cos_sin_table(const pecert_subject *s, const pecert_rope_co
     return s->desc->rope_cos_sin(s->instance, &tc, &ts, cfg, 0, pos, n);
 }
 
-/* One table case: rope_cos_sin of DET_TABLE_ROWS positions at 1 thread,
- * then at every other count. */
+/* One table case: rope_cos_sin of `rows` positions at 1 thread, then at
+ * every other count. */
 static void det_table_case(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *cfg,
-                           const int64_t *pos, const char *where)
+                           const int64_t *pos, int64_t rows, const char *where)
 {
-    size_t n = 2 * (size_t)DET_TABLE_ROWS * (size_t)(cfg->rotary_dim / 2);
+    size_t n = 2 * (size_t)rows * (size_t)(cfg->rotary_dim / 2);
     float *want = malloc(n * sizeof(float));
     float *got = malloc(n * sizeof(float));
     pecert_case_slot_set(env->case_slot, "%s", where);
     for (size_t k = 0; want != NULL && got != NULL && k < ARRAY_LEN(thread_counts); k++) {
         pecert_status st = set_threads(&env->plugin, thread_counts[k]);
         if (st == PECERT_OK) {
-            st = cos_sin_table(&env->plugin, cfg, pos, DET_TABLE_ROWS, k == 0 ? want : got);
+            st = cos_sin_table(&env->plugin, cfg, pos, rows, k == 0 ? want : got);
         }
         if (!pecert_case_status(r, &env->plugin, st, where, "set_num_threads/rope_cos_sin")) {
             break;
@@ -242,33 +269,29 @@ static void det_table_case(const pecert_check_env *env, pecert_check_result *r, 
     free(got);
 }
 
-/* rope_cos_sin over DET_TABLE_ROWS positions, per config (again within
- * int32 when the plugin declines the far positions). */
+/* rope_cos_sin tables of DET_MIN_BYTES (cos and sin together), per config
+ * (again within int32 when the plugin declines the far positions). */
 static void det_tables(const pecert_check_env *env, pecert_check_result *r)
 {
     const pecert_rope_config *configs[8];
     size_t n_configs = configs_by_type(env, configs, ARRAY_LEN(configs));
-    int64_t *pos = malloc(2 * DET_TABLE_ROWS * sizeof(int64_t));
-    if (pos == NULL || env->plugin.desc->rope_cos_sin == NULL) {
-        free(pos);
-        return;
-    }
-    det_positions(pos, DET_TABLE_ROWS);
-    det_positions_int32(pos + DET_TABLE_ROWS, DET_TABLE_ROWS);
-    (void)pecert_scope_fold(env, r, pos, 2 * DET_TABLE_ROWS);
-    for (size_t i = 0; i < n_configs; i++) {
+    for (size_t i = 0; env->plugin.desc->rope_cos_sin != NULL && i < n_configs; i++) {
+        int64_t rows = det_rows(2 * (size_t)(configs[i]->rotary_dim / 2) * sizeof(float));
+        int64_t *pos = det_position_sets(env, r, rows);
         char label[128];
         char where[PECERT_RESULT_LINE_MAX];
         pecert_rope_config_label(label, sizeof(label), configs[i]);
-        snprintf(where, sizeof(where), "%s rope_cos_sin [%d positions]", label, DET_TABLE_ROWS);
+        snprintf(where, sizeof(where), "%s rope_cos_sin [%lld positions]", label, (long long)rows);
         int64_t declined = r->n_unsupported;
-        det_table_case(env, r, configs[i], pos, where);
-        if (r->n_unsupported > declined) {
-            strncat(where, " (positions within int32)", sizeof(where) - strlen(where) - 1);
-            det_table_case(env, r, configs[i], pos + DET_TABLE_ROWS, where);
+        if (pos != NULL) {
+            det_table_case(env, r, configs[i], pos, rows, where);
         }
+        if (pos != NULL && r->n_unsupported > declined) {
+            strncat(where, " (positions within int32)", sizeof(where) - strlen(where) - 1);
+            det_table_case(env, r, configs[i], pos + rows, rows, where);
+        }
+        free(pos);
     }
-    free(pos);
 }
 
 static void run_thread_determinism(const pecert_check_env *env, pecert_check_result *r)
