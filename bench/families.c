@@ -40,6 +40,7 @@ typedef struct family_call {
         pecert_txl_pos_emb_args txl_emb;
         pecert_txl_rel_shift_args rel_shift;
         pecert_peg_args peg;
+        pecert_sine2d_args sine2d;
         pecert_posinterp_args posinterp;
         pecert_cope_args cope;
         pecert_mrope_index_args mrope_index;
@@ -98,6 +99,7 @@ FAMILY_OP(sinusoidal, sinusoidal)
 FAMILY_OP(sincos_2d, sincos2d)
 FAMILY_OP(txl_pos_emb, txl_emb)
 FAMILY_OP(peg_apply, peg)
+FAMILY_OP(sine2d, sine2d)
 FAMILY_OP(pos_interpolate, posinterp)
 FAMILY_OP(cope_logits, cope)
 FAMILY_OP(mrope_index, mrope_index)
@@ -370,6 +372,30 @@ static int prepare_peg(family_call *c)
     return 0;
 }
 
+/* DETR's sine embedding of a Deformable DETR batch's largest map (1066 x
+ * 1333 at stride 8: 134 x 167), 256 channels, the image padded at the
+ * bottom and right (120 x 150 valid). */
+static int prepare_sine2d(family_call *c)
+{
+    int64_t h = 134, w = 167, mshape[2] = {h, w}, oshape[2] = {h * w, 256};
+    int64_t *mask = own(c, (size_t)(h * w) * sizeof(int64_t));
+    float *out = own(c, (size_t)(h * w * 256) * sizeof(float));
+
+    if (mask == NULL || out == NULL) {
+        return -1;
+    }
+    for (int64_t i = 0; i < h * w; i++) {
+        mask[i] = i / w < 120 && i % w < 150;
+    }
+    c->args.sine2d = (pecert_sine2d_args){.struct_size = sizeof(pecert_sine2d_args), .num_pos_feats = 128,
+                                          .normalize = 1, .temperature_y = 10000.0, .temperature_x = 10000.0,
+                                          .scale = 2 * M_PI, .offset = -0.5, .eps = 1e-6,
+                                          .mask = view(c, 0, mask, PECERT_DTYPE_I64, 2, mshape),
+                                          .out = view(c, 1, out, PECERT_DTYPE_F32, 2, oshape)};
+    c->read_bytes = (double)(h * w) * sizeof(int64_t);
+    c->written_bytes = (double)(h * w * 256) * sizeof(float);
+    return 0;
+}
 
 /* A ViT's 16 x 16 table of 1024 channels resized bicubically to 64 x 64. */
 static int prepare_posinterp(family_call *c)
@@ -566,6 +592,7 @@ static const family_case cases[] = {
     CASE(sincos_2d, "[4096, 1024] f32, 64 x 64 grid", 1, prepare_sincos2d),
     CASE(txl_pos_emb, "[8192, 1024] f32", 1, prepare_txl_emb),
     CASE(peg_apply, "[4097, 768] f32, 3 x 3", 1, prepare_peg),
+    CASE(sine2d, "[134 x 167, 256] f32, padded mask", 1, prepare_sine2d),
     CASE(pos_interpolate, "16x16 -> 64x64, 1024 f32, bicubic", 1, prepare_posinterp),
     CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
     CASE(mrope_index, "[3, 4, 16384] i64, an image per prompt", 0, prepare_mrope_index),

@@ -580,6 +580,7 @@ static int meets_families(const pecert_plugin *desc, uint32_t needs)
         {PECERT_NEED_POS_INTERPOLATE, HAS_OP(desc, pos_interpolate)},
         {PECERT_NEED_COPE_LOGITS, HAS_OP(desc, cope_logits)},
         {PECERT_NEED_PEG_APPLY, HAS_OP(desc, peg_apply)},
+        {PECERT_NEED_SINE2D, HAS_OP(desc, sine2d)},
     };
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         if ((needs & ops[i].bit) != 0 && !ops[i].has) {

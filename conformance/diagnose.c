@@ -692,6 +692,37 @@ static void diagnose_peg(pecert_run_results *run)
     }
 }
 
+/* DETR's sine embedding from a pixel mask: the misreading whose replay
+ * reproduces the plugin's output (sine2d_checks.c), else what the padding
+ * property shows. */
+static void diagnose_sine2d(pecert_run_results *run)
+{
+    const char *g = PECERT_ID_SINE2D_GOLDEN;
+    if (has(run, g, PECERT_SYMPTOM_SINE2D_MASK_IGNORED)) {
+        add(run, "sine2d_mask", "sine2d.golden: the outputs match every pixel taken as valid",
+            "DETR sine embedding normalised by the padded feature map, the pixel mask ignored: an image padded in "
+            "a batch gets coordinates that depend on the other images");
+    } else if (has(run, g, PECERT_SYMPTOM_SINE2D_OFFSET)) {
+        add(run, "sine2d_offset", "sine2d.golden: the outputs match the other offset (0 or Deformable DETR's -0.5)",
+            "DETR sine embedding with Deformable DETR's -0.5 offset on the counts where the model has none, or "
+            "without it where the model has it: one variant's module reused for another");
+    } else if (has(run, g, PECERT_SYMPTOM_SINE2D_HALVES)) {
+        add(run, "sine2d_layout", "sine2d.golden: the outputs match sin and cos in halves",
+            "DETR sine embedding with each axis' sin and cos in halves (MAE's layout) instead of interleaved");
+    } else if (has(run, g, PECERT_SYMPTOM_SINE2D_AXES_SWAPPED)) {
+        add(run, "sine2d_axes", "sine2d.golden: the outputs match the columns' channels first",
+            "DETR sine embedding with the columns' (x) channels before the rows' (y): DETR concatenates (pos_y, "
+            "pos_x)");
+    } else if (failed(run, PECERT_ID_SINE2D_PADDING)) {
+        add(run, "sine2d_mask", "sine2d.padding: padding an image changes its own pixels' embedding",
+            "DETR sine embedding that does not normalise each line by its own valid extent: the pixel mask is "
+            "ignored or misread");
+    } else if (failed(run, g)) {
+        add(run, "sine2d_values", "sine2d.golden fails",
+            "DETR sine embedding wrong in a way no single misreading explains: read the details of sine2d.golden");
+    }
+}
+
 /* A sinusoidal table that fails its golden vectors or the checkpoint's
  * reference: named by the porting bug its values match
  * (pecert_sinusoidal_suspect's symptoms), else as a wrong variant. */
@@ -993,6 +1024,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_posinterp(run);
     diagnose_cope(run);
     diagnose_peg(run);
+    diagnose_sine2d(run);
     diagnose_families(run);
     diagnose_recovered(run); /* after every rule that names a rotation bug */
     diagnose_nonfinite(run); /* after the bugs a NaN may come from, which name more */

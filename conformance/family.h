@@ -318,5 +318,15 @@ extern const pecert_check pecert_check_peg_translation;
 #define PECERT_ID_PEG_TRANSLATION "peg.translation"
 extern const pecert_check pecert_check_peg_zero_padding;
 #define PECERT_ID_PEG_ZERO_PADDING "peg.zero_padding"
+extern const pecert_check pecert_check_sine2d_golden;
+#define PECERT_ID_SINE2D_GOLDEN "sine2d.golden"
+/* Symptoms it leaves, read by diagnose.c: sine2d_checks.c: the misreading
+ * whose replay reproduces the plugin's output. */
+#define PECERT_SYMPTOM_SINE2D_MASK_IGNORED "sine2d:mask_ignored"
+#define PECERT_SYMPTOM_SINE2D_OFFSET       "sine2d:offset"
+#define PECERT_SYMPTOM_SINE2D_HALVES       "sine2d:halves"
+#define PECERT_SYMPTOM_SINE2D_AXES_SWAPPED "sine2d:axes_swapped"
+extern const pecert_check pecert_check_sine2d_padding;
+#define PECERT_ID_SINE2D_PADDING "sine2d.padding"
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

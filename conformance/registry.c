@@ -59,6 +59,8 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_peg_zero_kernel,
     &pecert_check_peg_translation,
     &pecert_check_peg_zero_padding,
+    &pecert_check_sine2d_golden,
+    &pecert_check_sine2d_padding,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -101,6 +101,7 @@ static const struct {
     FIELD_OP(pos_interpolate, PECERT_WIRE_OP_POS_INTERPOLATE),
     FIELD_OP(cope_logits, PECERT_WIRE_OP_COPE_LOGITS),
     FIELD_OP(peg_apply, PECERT_WIRE_OP_PEG_APPLY),
+    FIELD_OP(sine2d, PECERT_WIRE_OP_SINE2D),
 };
 
 void *engine_op_fn(const pecert_plugin *desc, pecert_wire_op op)

@@ -385,6 +385,15 @@ static pecert_status proxy_peg_apply(void *instance, const pecert_peg_args *a)
     return run(c, ei, 0);
 }
 
+static pecert_status proxy_sine2d(void *instance, const pecert_sine2d_args *a)
+{
+    BEGIN(PECERT_WIRE_OP_SINE2D, "sine2d");
+    size_t at = ARGS(pecert_sine2d_args);
+    engine_tensor(c, SLOT(pecert_sine2d_args, mask), a->mask, IN, "mask");
+    engine_tensor(c, SLOT(pecert_sine2d_args, out), a->out, OUT, "out");
+    return run(c, ei, 0);
+}
+
 /* ---- instances ------------------------------------------------------------ */
 
 static int has(const pecert_engine *e, pecert_wire_op op)
@@ -500,4 +509,5 @@ void engine_proxies_fill(pecert_engine *e, uint32_t abi_version, uint32_t struct
     PROXY(PECERT_WIRE_OP_POS_INTERPOLATE, pos_interpolate, proxy_pos_interpolate)
     PROXY(PECERT_WIRE_OP_COPE_LOGITS, cope_logits, proxy_cope_logits)
     PROXY(PECERT_WIRE_OP_PEG_APPLY, peg_apply, proxy_peg_apply)
+    PROXY(PECERT_WIRE_OP_SINE2D, sine2d, proxy_sine2d)
 }

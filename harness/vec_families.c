@@ -2,8 +2,8 @@
  * vec_families.c - the ops of vectors/FORMAT.md beyond rope.*: ALiBi, T5
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
  * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers, the
- * resizing of learned position grids, CoPE's attention logits and CPVT's
- * PEG. Each row gives the typed keys of its
+ * resizing of learned position grids, CoPE's attention logits, CPVT's
+ * PEG and DETR's sine embedding from a pixel mask. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -36,6 +36,12 @@ static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
 static const char *const pairings[] = {"split_half", "interleaved", NULL};
 static const char *const posinterp_modes[] = {"bicubic", "bilinear", NULL};
 static const char *const cope_gates[] = {"keys", "sep_key", "values", NULL};
+/* The transformers classes the sine2d vectors were recorded from. */
+static const char *const sine2d_modules[] = {
+    "DetrSinePositionEmbedding", "ConditionalDetrSinePositionEmbedding", "TableTransformerSinePositionEmbedding",
+    "DeformableDetrSinePositionEmbedding", "DetaSinePositionEmbedding", "GroundingDinoSinePositionEmbedding",
+    "MMGroundingDinoSinePositionEmbedding", "DabDetrSinePositionEmbedding", "MaskFormerSinePositionEmbedding",
+    "Mask2FormerSinePositionEmbedding", "OneFormerSinePositionEmbedding", "Sam2SinePositionEmbedding", NULL};
 
 /* ---- checks spanning keys ---------------------------------------------- */
 
@@ -234,6 +240,23 @@ static int64_t peg_rows(const pecert_vtest *t, int k)
            pecert_vtest_int(t, "grid_h", 0) * pecert_vtest_int(t, "grid_w", 0);
 }
 
+/* sine2d.embed: the output's rows (k = 0: h * w) and channels (k = 1: 2F). */
+static int64_t sine2d_extent(const pecert_vtest *t, int k)
+{
+    return k == 0 ? pecert_vtest_int(t, "h", 0) * pecert_vtest_int(t, "w", 0) : 2 * pecert_vtest_int(t, "num_pos_feats", 0);
+}
+
+/* sine2d.embed: an even F (sin and cos pairs). */
+static int sine2d_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t f = pecert_vtest_int(t, "num_pos_feats", 2);
+    if (f % 2 != 0) {
+        return pecert__vec_fail(ctx, loc, "num_pos_feats", "%lld is odd: an axis' channels are sin, cos pairs",
+                                (long long)f);
+    }
+    return 0;
+}
+
 static int64_t swin_tokens(const pecert_vtest *t, int k)
 {
     (void)k;
@@ -357,10 +380,25 @@ static const vec_vkey peg_keys[] = {
     CFG_INT("kernel", 1, 31),
 };
 
+/* h and w first: the mask's extents are their values (DIM_KEY(0, 1)). */
+static const vec_vkey sine2d_keys[] = {
+    CFG_INT("h", 1, 16384),
+    CFG_INT("w", 1, 16384),
+    CFG_INT("num_pos_feats", 2, 8192),
+    CFG_BOOL("normalize"),
+    CFG_NUM("temperature_y", 1),
+    CFG_NUM("temperature_x", 1),
+    CFG_NUM("scale", 0),
+    CFG_NUM("offset", 0),
+    CFG_NUM("eps", 1),
+    CFG_ENUM("module", sine2d_modules),
+};
+
 #define KEYS(t) .keys = t, .n_keys = sizeof t / sizeof t[0]
 #define ANY_FLOAT PECERT_DTYPE_INVALID
 #define I64 PECERT_DTYPE_I64
 #define F32 PECERT_DTYPE_F32
+#define I32 PECERT_DTYPE_I32
 
 const vec_op pecert__vec_family_ops[] = {
     {.name = "alibi.slopes", KEYS(alibi_slopes_keys),
@@ -446,6 +484,9 @@ const vec_op pecert__vec_family_ops[] = {
                 {"bias", F32, 1, {DIM_VAR(0)}}},
      .n_inputs = 3,
      .outputs = {{"out", ANY_FLOAT, 2, {DIM_DERIVED(0), DIM_VAR(0)}}}, .n_outputs = 1},
+    {.name = "sine2d.embed", KEYS(sine2d_keys), .validate = sine2d_validate, .derive = sine2d_extent,
+     .inputs = {{"mask", I32, 2, {DIM_KEY(0), DIM_KEY(1)}}}, .n_inputs = 1,
+     .outputs = {{"embedding", ANY_FLOAT, 2, {DIM_DERIVED(0), DIM_DERIVED(1)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

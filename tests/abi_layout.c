@@ -258,7 +258,17 @@ _Static_assert(offsetof(pecert_peg_args, x) == 32, "ABI 1.9 layout: pecert_peg_a
 _Static_assert(offsetof(pecert_peg_args, out) == 56, "ABI 1.9 layout: pecert_peg_args.out");
 _Static_assert(offsetof(pecert_peg_args, reserved) == 64, "ABI 1.9 layout: pecert_peg_args.reserved");
 _Static_assert(offsetof(pecert_plugin, peg_apply) == 280, "ABI 1.9 layout: pecert_plugin.peg_apply");
-_Static_assert(sizeof(pecert_plugin) == 288, "ABI 1.9 layout: sizeof pecert_plugin");
+/* ABI 1.11: DETR's 2-D sine embedding from a pixel mask. */
+_Static_assert(sizeof(pecert_sine2d_args) == 104, "ABI 1.11 layout: sizeof pecert_sine2d_args");
+_Static_assert(offsetof(pecert_sine2d_args, num_pos_feats) == 4, "ABI 1.11 layout: pecert_sine2d_args.num_pos_feats");
+_Static_assert(offsetof(pecert_sine2d_args, normalize) == 8, "ABI 1.11 layout: pecert_sine2d_args.normalize");
+_Static_assert(offsetof(pecert_sine2d_args, temperature_y) == 16, "ABI 1.11 layout: pecert_sine2d_args.temperature_y");
+_Static_assert(offsetof(pecert_sine2d_args, eps) == 48, "ABI 1.11 layout: pecert_sine2d_args.eps");
+_Static_assert(offsetof(pecert_sine2d_args, mask) == 56, "ABI 1.11 layout: pecert_sine2d_args.mask");
+_Static_assert(offsetof(pecert_sine2d_args, out) == 64, "ABI 1.11 layout: pecert_sine2d_args.out");
+_Static_assert(offsetof(pecert_sine2d_args, reserved) == 72, "ABI 1.11 layout: pecert_sine2d_args.reserved");
+_Static_assert(offsetof(pecert_plugin, sine2d) == 288, "ABI 1.11 layout: pecert_plugin.sine2d");
+_Static_assert(sizeof(pecert_plugin) == 296, "ABI 1.11 layout: sizeof pecert_plugin");
 
 /* ABI 1.10: Qwen2.5-VL's attention windows, in the rope2d index word 1.6
  * reserved (the struct's size and every other offset unchanged). */

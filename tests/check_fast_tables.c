@@ -8,8 +8,9 @@
  *     where the far reduction takes over, FAIRSEQ's padding rows),
  *     txl_pos_emb (clamped), sincos_2d (class token), swin_index,
  *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
- *     txl_rel_shift, pos_interpolate and peg_apply (a transposed output
- *     too), each large enough to run threaded; mrope_index (masked
+ *     txl_rel_shift, pos_interpolate, peg_apply and sine2d (a transposed
+ *     output too; sine2d's tables and its pixel-by-pixel path equal to
+ *     ref's bits), each large enough to run threaded; mrope_index (masked
  *     too) and rope2d_index, equal to ref's;
  *   - an output whose rows share elements is written in row order, as
  *     ref writes it;
@@ -266,6 +267,34 @@ static pecert_status run_peg(const fast_handle *f, const table_case *c, void *ou
     return f->plugin.desc->peg_apply(f->instance, &a);
 }
 
+/* sine2d: variant 0 a DETR batch's padded map (100 x 134, the image 83 x
+ * 120: two totals per axis, tables), streamed; 1 a random mask (64 x 64:
+ * as many totals as lines, pixel by pixel); 2 a padded 45 x 50 map into a
+ * transposed output, Deformable DETR's offset. */
+static const struct sine2d_map {
+    int64_t h, w, image_h, image_w, f;
+} sine2d_maps[] = {{100, 134, 83, 120, 128}, {64, 64, 0, 0, 64}, {45, 50, 40, 31, 64}};
+static pecert_status run_sine2d(const fast_handle *f, const table_case *c, void *out)
+{
+    static int64_t mask[100 * 134];
+    const struct sine2d_map *m = &sine2d_maps[c->variant];
+    int64_t rows = m->h * m->w, cols = 2 * m->f;
+    uint64_t state = 11;
+    for (int64_t i = 0; i < rows; i++) {
+        mask[i] = m->image_h > 0 ? (i / m->w < m->image_h && i % m->w < m->image_w)
+                                 : (int64_t)(test_next_random(&state) >> 63);
+    }
+    pecert_tensor tm = matrix(mask, PECERT_DTYPE_I64, m->h, m->w);
+    pecert_tensor t = c->variant == 2 ? (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 2, 0, out,
+                                                        {rows, cols}, {1, rows}}
+                                      : matrix(out, PECERT_DTYPE_F32, rows, cols);
+    pecert_sine2d_args a = {.struct_size = sizeof(a), .num_pos_feats = (int32_t)m->f, .normalize = 1,
+                            .temperature_y = 10000.0, .temperature_x = c->variant == 1 ? 20.0 : 10000.0,
+                            .scale = 2 * M_PI, .offset = c->variant == 2 ? -0.5 : 0.0, .eps = 1e-6,
+                            .mask = &tm, .out = &t};
+    return f->plugin.desc->sine2d(f->instance, &a);
+}
+
 /* mrope_index: 2 prompts of 3000 tokens, each text, a vision start, an
  * image of 32 x 48 patches merged 2 x 2 (384 tokens), text; variant 1 masks
  * the first 10 tokens of the second prompt (the generic store path). */
@@ -318,6 +347,9 @@ static const table_case cases[] = {
     {"peg_apply 3 x 3, swept and streamed", (1 + 64 * 64) * 768 * 4, run_peg, 3, 0},
     {"peg_apply 3 x 3, one inner row", (1 + 3 * 200) * 500 * 4, run_peg, 4, 0},
     {"peg_apply 3 x 3, one inner column", (1 + 200 * 3) * 500 * 4, run_peg, 5, 0},
+    {"sine2d padded map, streamed", 100 * 134 * 256 * 4, run_sine2d, 0, 1},
+    {"sine2d random mask", 64 * 64 * 128 * 4, run_sine2d, 1, 1},
+    {"sine2d transposed out, offset", 45 * 50 * 128 * 4, run_sine2d, 2, 1},
     {"learned_lookup plain", 1000 * 300 * 4, run_learned, 0, 1},
     {"learned_lookup padding offset", 1000 * 300 * 4, run_learned, 1, 1},
     {"txl_rel_shift", 100 * 300 * 10 * 4, run_rel_shift, 0, 1},

@@ -148,6 +148,7 @@ pecert_status pecert__fast_rope2d_apply(void *instance, const pecert_rope2d_appl
 pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinterp_args *args);
 pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *args);
 pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args);
+pecert_status pecert__fast_sine2d(void *instance, const pecert_sine2d_args *args);
 
 #pragma GCC visibility pop
 

@@ -596,6 +596,7 @@ FAMILY(rope2d_apply, pecert_rope2d_apply_args, of_tensor(a->out), I64(a->positio
 FAMILY(pos_interpolate, pecert_posinterp_args, of_tensor(a->out), of_tensor(a->table))
 FAMILY(cope_logits, pecert_cope_args, of_tensor(a->positions), of_tensor(a->q))
 FAMILY(peg_apply, pecert_peg_args, of_tensor(a->out), of_tensor(a->x))
+FAMILY(sine2d, pecert_sine2d_args, of_tensor(a->out), of_tensor(a->mask))
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
@@ -629,6 +630,7 @@ const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
     SWAP(pos_interpolate);
     SWAP(cope_logits);
     SWAP(peg_apply);
+    SWAP(sine2d);
 #undef SWAP
     return &desc;
 }

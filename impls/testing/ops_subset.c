@@ -142,6 +142,7 @@ static void keep_families(void)
     desc.txl_rel_shift = NULL;
     desc.cope_logits = NULL;
     desc.peg_apply = NULL;
+    desc.sine2d = NULL;
 }
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

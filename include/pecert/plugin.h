@@ -11,7 +11,9 @@
  * RoPE of vision towers: Qwen2-VL, Pixtral, Llama 4; from 1.7 the resizing
  * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL;
  * from 1.8 contextual position encoding, CoPE; from 1.9 conditional position
- * encoding, CPVT's PEG; from 1.10 Qwen2.5-VL's attention-window patch order) so that the pecert harness can certify it against golden vectors produced by the official
+ * encoding, CPVT's PEG; from 1.10 Qwen2.5-VL's attention-window patch order;
+ * from 1.11 DETR's 2-D sine embedding from a pixel mask) so that the pecert
+ * harness can certify it against golden vectors produced by the official
  * reference code.
  *
  * This header is self-contained (only <stdint.h> and <stddef.h>) and usable
@@ -58,7 +60,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 10
+#define PECERT_ABI_MINOR 11
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -323,7 +325,8 @@ typedef struct pecert_session_append_args {
  * Capabilities: "pecert.alibi/1", "pecert.t5/1", "pecert.sinusoidal/1",
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
- * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1", from 1.9 "pecert.peg/1").
+ * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1", from 1.9 "pecert.peg/1",
+ * from 1.11 "pecert.sine2d/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -774,6 +777,40 @@ typedef struct pecert_peg_args {
 } pecert_peg_args;
 
 /* ------------------------------------------------------------------------
+ * 2-D sine embedding from a pixel mask (ABI 1.11, capability
+ * "pecert.sine2d/1"): DETR's DetrSinePositionEmbedding and its copies
+ * (Conditional and Deformable DETR, DETA, Table Transformer, Grounding
+ * DINO, DAB-DETR, MaskFormer, Mask2Former, OneFormer, SAM 2's neck), for
+ * one image's h x w feature map and its mask (1 = a valid pixel, 0 =
+ * padding; DETR pads a batch's images at the bottom and the right):
+ *   y[r][c] = sum of mask[r'][c] over r' <= r   (down the column)
+ *   x[r][c] = sum of mask[r][c'] over c' <= c   (along the row)
+ * normalize = 1:  y = (y + offset) / (y[h-1][c] + eps) * scale, and x
+ *                 by x[r][w-1] likewise: the valid region's own extent,
+ *                 never the padded map's;
+ * dim_t[i] = temperature ^ (2 floor(i / 2) / F), i < F (temperature_y for
+ * y, temperature_x for x), and the F channels of an axis interleave
+ * sin(v / dim_t[i]) at even i with cos(v / dim_t[i]) at odd i. Row
+ * r * w + c of out is [y's F channels, x's F channels]. A fully padded
+ * column divides offset by eps: Deformable DETR's -0.5 makes its angle
+ * ~3e6 there, as the model computes it.
+ * ---------------------------------------------------------------------- */
+typedef struct pecert_sine2d_args {
+    uint32_t struct_size;              /* sizeof(pecert_sine2d_args)      */
+    int32_t num_pos_feats;             /* F per axis: even, >= 2          */
+    int32_t normalize;                 /* 1 or 0 (the raw cumsums)        */
+    int32_t reserved0;                 /* must be 0                       */
+    double temperature_y;              /* 10000 (DETR), 20 (Grounding DINO, DAB-DETR) */
+    double temperature_x;              /* the same but in DAB-DETR        */
+    double scale;                      /* normalize: 2 pi in every model  */
+    double offset;                     /* normalize: 0, or -0.5 (Deformable DETR, DETA) */
+    double eps;                        /* normalize: 1e-6, > 0            */
+    const pecert_tensor *mask;         /* [h, w] i64: 1 valid, 0 padding  */
+    pecert_tensor *out;                /* [h * w, 2F] f32                 */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_sine2d_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -941,6 +978,11 @@ typedef struct pecert_plugin {
 
     /* peg_apply: CPVT's PEG over one image's patch grid (see the struct). [after create] */
     pecert_status (*peg_apply)(void *instance, const pecert_peg_args *args);
+
+    /* ---- ABI 1.11: 2-D sine embedding from a pixel mask ----------------- */
+
+    /* sine2d: DETR's sine embedding of one feature map (see the struct). [after create] */
+    pecert_status (*sine2d)(void *instance, const pecert_sine2d_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

@@ -450,6 +450,14 @@ def _peg_apply(call):
     return kwargs
 
 
+def _sine2d(call):
+    a = _args(call, abi.Sine2dArgs, "sine2d")
+    return dict(num_pos_feats=a.num_pos_feats, normalize=a.normalize, temperature_y=a.temperature_y,
+                temperature_x=a.temperature_x, scale=a.scale, offset=a.offset, eps=a.eps,
+                mask=call.tensor(_slot(abi.Sine2dArgs, "mask"), "mask", False),
+                out=call.tensor(_slot(abi.Sine2dArgs, "out"), "out", True))
+
+
 ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_apply": _rope_apply,
              "set_num_threads": _set_num_threads, "alibi_slopes": _alibi_slopes, "alibi_bias": _alibi_bias,
              "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal, "session_create": _session_config,
@@ -458,7 +466,7 @@ ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_app
              "swin_index": _swin_index, "shaw_index": _shaw_index, "txl_pos_emb": _txl_pos_emb,
              "txl_rel_shift": _txl_rel_shift, "mrope_index": _mrope_index, "mrope_apply": _mrope_apply,
              "rope2d_index": _rope2d_index, "rope2d_apply": _rope2d_apply, "pos_interpolate": _pos_interpolate,
-             "cope_logits": _cope_logits, "peg_apply": _peg_apply}
+             "cope_logits": _cope_logits, "peg_apply": _peg_apply, "sine2d": _sine2d}
 
 
 # ---- calling the engine --------------------------------------------------------

@@ -43,6 +43,7 @@ _ONE_STRUCT = {
     "pos_interpolate": (abi.PosinterpArgs, {"table", "out"}),
     "cope_logits": (abi.CopeArgs, {"q", "k", "gate_k", "pos_emb", "mask", "positions", "logits"}),
     "peg_apply": (abi.PegArgs, {"x", "weight", "bias", "out"}),
+    "sine2d": (abi.Sine2dArgs, {"mask", "out"}),
 }
 
 # The C counts that a Python engine reads off its arrays' lengths.

@@ -4,8 +4,9 @@
     /usr/bin/python3 vectors/gen/check_vectors.py vectors/rope [more dirs or .json files]
 
 It knows the rope.* ops and the other families' ops (FAMILY_OPS, mrope.apply): typed
-config/params keys, shapes, cross-key rules, and for learned.lookup that the outputs
-are exactly the table rows the positions select.
+config/params keys, shapes, cross-key rules, for learned.lookup that the outputs
+are exactly the table rows the positions select, and for sine2d.embed that each channel
+pair is the sine and cosine of one angle.
 
 An independent reader: it shares no code with the writer (vecfile.py), so a bug in one is
 not silently mirrored by the other.  It checks every key (unknown keys are errors, as in
@@ -67,6 +68,13 @@ PAIRINGS = {"split_half", "interleaved"}
 # a trailing False marks an optional key.
 JSON_INT = (1 << 53) - 1
 F = ("f32", "f64")
+# sine2d.embed's config.module: the transformers class a vector was recorded from.
+SINE2D_MODULES = ("DetrSinePositionEmbedding", "ConditionalDetrSinePositionEmbedding",
+                  "TableTransformerSinePositionEmbedding", "DeformableDetrSinePositionEmbedding",
+                  "DetaSinePositionEmbedding", "GroundingDinoSinePositionEmbedding",
+                  "MMGroundingDinoSinePositionEmbedding", "DabDetrSinePositionEmbedding",
+                  "MaskFormerSinePositionEmbedding", "Mask2FormerSinePositionEmbedding",
+                  "OneFormerSinePositionEmbedding", "Sam2SinePositionEmbedding")
 
 
 def _dims(arr, name, k):
@@ -202,6 +210,13 @@ FAMILY_OPS = {
                          "weight": (("f32",), [_dims(a, "x", 1), c["kernel"], c["kernel"]]),
                          "bias": (("f32",), [_dims(a, "x", 1)]),
                          "out": (F, [c["prefix_tokens"] + c["grid_h"] * c["grid_w"], _dims(a, "x", 1)])}),
+    "sine2d.embed": (
+        {"num_pos_feats": ("int", 2, 8192), "normalize": ("bool",), "temperature_y": ("num", 1),
+         "temperature_x": ("num", 1), "scale": ("num", 0), "offset": ("num", 0), "eps": ("num", 1),
+         "h": ("int", 1, 16384), "w": ("int", 1, 16384), "module": ("enum", SINE2D_MODULES)}, {},
+        {"mask"}, {"embedding"},
+        lambda c, p, a: {"mask": (("i32",), [c["h"], c["w"]]),
+                         "embedding": (("f32",), [c["h"] * c["w"], 2 * c["num_pos_feats"]])}),
 }
 
 
@@ -495,6 +510,23 @@ def check_cope_semantics(p, field, c, arrays):
         p.add(field + ".outputs.positions", "outside [0, npos - 1], or increasing along a row")
 
 
+def check_sine2d_semantics(p, field, c, arrays):
+    """plugin.h's pecert_sine2d_args rules: an even num_pos_feats, h * w within 2^24, a 0/1
+    mask; and what every sin/cos pair honours: channels 2k and 2k + 1 of an axis are the sine
+    and cosine of one angle, so their squares sum to 1 within float32 rounding."""
+    if c["num_pos_feats"] % 2:
+        p.add(field + ".config.num_pos_feats", "odd: the sin and cos halves of an axis differ in size")
+    if c["h"] * c["w"] > 1 << 24:
+        p.add(field + ".config", "h * w > 2^24")
+    m, e = arrays.get("mask"), arrays.get("embedding")
+    if m is not None and not np.all((m == 0) | (m == 1)):
+        p.add(field + ".inputs.mask", "holds values other than 0 and 1")
+    if e is not None and e.ndim == 2 and e.shape[1] % 2 == 0 and e.size:
+        pairs = e.astype(np.float64).reshape(e.shape[0], -1, 2)
+        if np.max(np.abs((pairs ** 2).sum(axis=2) - 1)) > 1e-5:
+            p.add(field + ".outputs.embedding", "a channel pair (2k, 2k + 1) is not the sin and cos of one angle")
+
+
 def check_family_semantics(p, field, op, c, params, arrays):
     """Cross-key rules of FORMAT.md and exact identities every reference honours."""
     if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
@@ -527,6 +559,8 @@ def check_family_semantics(p, field, op, c, params, arrays):
         check_posinterp_semantics(p, field, c, arrays)
     if op == "cope.logits":
         check_cope_semantics(p, field, c, arrays)
+    if op == "sine2d.embed":
+        check_sine2d_semantics(p, field, c, arrays)
     if op == "peg.apply":
         x, out = arrays.get("x"), arrays.get("out")
         if c["kernel"] % 2 == 0:

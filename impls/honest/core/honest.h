@@ -160,6 +160,8 @@ pecert_status honest_pos_interpolate(void *instance, const pecert_posinterp_args
 pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args);
 /* CPVT's PEG in float32 (peg.c; one for all variants). */
 pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args);
+/* DETR's 2-D sine embedding in torch's float32 (sine2d.c; one for all variants). */
+pecert_status honest_sine2d(void *instance, const pecert_sine2d_args *args);
 
 #pragma GCC visibility pop
 

@@ -132,6 +132,18 @@ typedef struct mutant_peg_rule {
  * call has validated the arguments. */
 void mutant_patch_peg(pecert_plugin *desc, const mutant_peg_rule *rule);
 
+/* DETR's 2-D sine embedding (plugin.h, sine2d) in the base's precision,
+ * with one step done the way a rule says (core/sine2d.c). All zero = right. */
+typedef struct mutant_sine2d_rule {
+    int mask_ignored;   /* every pixel valid: the padded map's extent       */
+    int offset_swapped; /* -0.5 where the model has 0, 0 where it has -0.5  */
+    int halves;         /* each axis sin | cos in halves, not interleaved   */
+    int axes_swapped;   /* the columns' F channels before the rows'         */
+} mutant_sine2d_rule;
+/* Replaces desc->sine2d by the rule's kernel, run after the base's own
+ * call has validated the arguments. */
+void mutant_patch_sine2d(pecert_plugin *desc, const mutant_sine2d_rule *rule);
+
 /* A sinusoidal table (plugin.h, sinusoidal) read the way a rule says
  * (core/sinusoidal.c), each token's row from the base: a call of a
  * variant in `from` (bits 1u << variant) becomes the base's table of
