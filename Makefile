@@ -482,7 +482,11 @@ MAPPING_TYPES_2 := ernie4_5_moe,qwen3_next,granitemoe,falcon,olmo,olmo3,flex_olm
 MAPPING_TYPES_3 := diffllama,dots1,vaultgemma,persimmon,glm,doge,lfm2,gpt_neox_japanese,codegen
 MAPPING_TYPES_4 := falcon_h1,aria_text,minimax,emu3_text_model,longcat_flash,mimi,jetmoe,csm,chameleon
 MAPPING_TYPES_5 := bamba
-MAPPING_TYPES := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4),$(MAPPING_TYPES_5)
+# The DETR family's sine embedding from a pixel mask.
+MAPPING_TYPES_6 := detr,table-transformer,conditional_detr,deformable_detr,deta,grounding-dino,mm-grounding-dino
+MAPPING_TYPES_7 := dab-detr,maskformer,mask2former,oneformer
+MAPPING_TYPES_1_5 := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4),$(MAPPING_TYPES_5)
+MAPPING_TYPES := $(MAPPING_TYPES_1_5),$(MAPPING_TYPES_6),$(MAPPING_TYPES_7)
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

@@ -328,5 +328,18 @@ extern const pecert_check pecert_check_sine2d_golden;
 #define PECERT_SYMPTOM_SINE2D_AXES_SWAPPED "sine2d:axes_swapped"
 extern const pecert_check pecert_check_sine2d_padding;
 #define PECERT_ID_SINE2D_PADDING "sine2d.padding"
+/* One sine2d call (plugin.h, pecert_sine2d_args): its numbers and its
+ * mask [h, w] of 0 and 1 (owned by whoever built it). */
+typedef struct pecert_sine2d_call {
+    int64_t h, w, f;
+    int normalize;
+    double temperature_y, temperature_x, scale, offset, eps;
+    int64_t *mask;
+} pecert_sine2d_call;
+/* The plugin's sine2d on c against the oracle's, under sine2d.golden's
+ * bound (TOLERANCES.md), one case; a failure replayed as the golden check
+ * replays it (the symptom names the misreading that explains it). */
+void pecert_sine2d_against_oracle(const pecert_check_env *env, pecert_check_result *r, const pecert_sine2d_call *c,
+                                  const char *where);
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -22,13 +22,7 @@
 #include "family_tol.h"
 #include "isolate.h"
 
-/* One call: the test's numbers and its mask, [h, w] of 0 and 1. */
-typedef struct sine2d_call {
-    int64_t h, w, f;
-    int normalize;
-    double temperature_y, temperature_x, scale, offset, eps;
-    int64_t *mask; /* [h, w], owned */
-} sine2d_call;
+typedef pecert_sine2d_call sine2d_call;
 
 /* How the model reads the call (all zero: plugin.h's sine2d). */
 typedef struct sine2d_reading {
@@ -57,12 +51,11 @@ static int call_of(const pecert_vtest *t, sine2d_call *c)
     return c->mask != NULL;
 }
 
-/* Runs c on the plugin into a fresh buffer; 0 (recorded in r) if it did
+/* Runs c on subject s into a fresh buffer; 0 (recorded in r) if it did
  * not. In the golden check's strided pass the mask is strided too. */
-static int run_sine2d(const pecert_check_env *env, pecert_check_result *r, const sine2d_call *c, pecert_out_buf *out,
-                      const char *where)
+static int run_on(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r, const sine2d_call *c,
+                  pecert_out_buf *out, const char *where)
 {
-    const pecert_subject *s = &env->plugin;
     int64_t shape[2] = {c->h * c->w, 2 * c->f};
     if (!pecert_out_open(out, env, r, PECERT_DTYPE_F32, 2, shape, where)) {
         return 0;
@@ -228,7 +221,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
         return;
     }
     pecert_out_buf got;
-    double *buf = run_sine2d(env, r, &c, &got, where) ? model_buffers(r, &c, where) : NULL;
+    double *buf = run_on(env, &env->plugin, r, &c, &got, where) ? model_buffers(r, &c, where) : NULL;
     if (buf != NULL) {
         int64_t n = got.n;
         static const sine2d_reading right = {0};
@@ -247,6 +240,32 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
         pecert_out_free(&got);
     }
     free(c.mask);
+}
+
+void pecert_sine2d_against_oracle(const pecert_check_env *env, pecert_check_result *r, const pecert_sine2d_call *c,
+                                  const char *where)
+{
+    pecert_out_buf want, got;
+    double *buf = model_buffers(r, c, where);
+    if (buf != NULL && run_on(env, &env->oracle, r, c, &want, where)) {
+        if (run_on(env, &env->plugin, r, c, &got, where)) {
+            int64_t n = got.n;
+            static const sine2d_reading right = {0};
+            model(c, &right, buf, buf + n);
+            pecert_case_worst w;
+            pecert_case_worst_init(&w);
+            for (int64_t i = 0; i < n; i++) {
+                pecert_case_worst_add(&w, i, pecert_out_get(&got, i), pecert_out_get(&want, i), buf[n + i]);
+            }
+            finish_case(r, &w, c, where);
+            if (w.n_bad > 0) {
+                explain(r, c, &got, buf, buf + n);
+            }
+            pecert_out_free(&got);
+        }
+        pecert_out_free(&want);
+    }
+    free(buf);
 }
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)
@@ -289,8 +308,8 @@ static void padding_case(const pecert_check_env *env, pecert_check_result *r, co
              (long long)padded.h, (long long)padded.w);
     pecert_out_buf alone, inside;
     double *buf = image.mask != NULL ? model_buffers(r, &image, at) : NULL;
-    if (buf != NULL && run_sine2d(env, r, &image, &alone, at)) {
-        if (run_sine2d(env, r, &padded, &inside, at)) {
+    if (buf != NULL && run_on(env, &env->plugin, r, &image, &alone, at)) {
+        if (run_on(env, &env->plugin, r, &padded, &inside, at)) {
             static const sine2d_reading right = {0};
             int64_t n = alone.n, f2 = 2 * image.f;
             model(&image, &right, buf, buf + n);

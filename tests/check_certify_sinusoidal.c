@@ -168,17 +168,6 @@ START_TEST(refusals_name_the_key)
 }
 END_TEST
 
-/* certify on the mapped model: the lead finding's id, or "" when it
- * passed. */
-static int certify_lead(const char *plugin, char *lead, size_t len)
-{
-    pecert_run_results res;
-    int status = test_certify_run(&res, &model, plugin, NULL, err, sizeof(err));
-    snprintf(lead, len, "%s", res.n_findings > 0 ? res.findings[0].id : "");
-    pecert_run_results_free(&res);
-    return status;
-}
-
 /* ref and fast certify each layout; each porting bug loses the
  * certificate of the checkpoints it breaks, and only those, named. */
 START_TEST(the_porting_bugs_are_caught_and_named)
@@ -205,7 +194,7 @@ START_TEST(the_porting_bugs_are_caught_and_named)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char lead[64];
         parse_ok(cases[i].config);
-        int status = certify_lead(cases[i].plugin, lead, sizeof(lead));
+        int status = test_certify_lead(&model, cases[i].plugin, lead, sizeof(lead), err, sizeof(err));
         int want = cases[i].lead[0] == '\0' ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
         ck_assert_msg(status == want && strcmp(lead, cases[i].lead) == 0,
                       "%s on %s: exit %d, lead '%s' (want %d, '%s')", cases[i].plugin, model.model_type, status, lead,

@@ -24,6 +24,7 @@ Suite *make_posinterp_suite(void);
 Suite *make_cope_suite(void);
 Suite *make_peg_suite(void);
 Suite *make_sine2d_suite(void);
+Suite *make_certify_sine2d_suite(void);
 Suite *make_fast_alibi_suite(void);
 Suite *make_fast_session_suite(void);
 Suite *make_fast_tables_suite(void);
@@ -108,6 +109,10 @@ int test_certify_warned_about(const struct pecert_certify_model *m, const char *
 struct pecert_run_results;
 int test_certify_run(struct pecert_run_results *res, const struct pecert_certify_model *m, const char *plugin,
                      const char *vectors, char *err, size_t len);
+/* test_certify_lead: test_certify_run without vectors, the lead finding's
+ * id into lead ("" when none: it passed). Returns the exit status. */
+int test_certify_lead(const struct pecert_certify_model *m, const char *plugin, char *lead, size_t lead_len, char *err,
+                      size_t len);
 /* test_write_text: the file at path (created or truncated) := text. */
 void test_write_text(const char *path, const char *text);
 /* test_read_in: the file dir/name, read as test_read_file reads it. */

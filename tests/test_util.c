@@ -123,3 +123,13 @@ int test_certify_run(pecert_run_results *res, const pecert_certify_model *m, con
     ck_assert_int_ge((int)res->n_checks, 1);
     return status;
 }
+
+int test_certify_lead(const pecert_certify_model *m, const char *plugin, char *lead, size_t lead_len, char *err,
+                      size_t len)
+{
+    pecert_run_results res;
+    int status = test_certify_run(&res, m, plugin, NULL, err, len);
+    snprintf(lead, lead_len, "%s", res.n_findings > 0 ? res.findings[0].id : "");
+    pecert_run_results_free(&res);
+    return status;
+}

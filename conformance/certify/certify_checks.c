@@ -126,6 +126,17 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
         compare_field(r, where, "swin window_size (columns)", m->swin_window,
                       (double)pecert_vtest_int(t, "window_w", 0));
     }
+    if (strcmp(t->op, "sine2d.embed") == 0) {
+        compare_field(r, where, "sine embedding channels per axis", m->sine2d_feats,
+                      (double)pecert_vtest_int(t, "num_pos_feats", 0));
+        compare_field(r, where, "sine temperature (rows)", m->sine2d_temperature_y,
+                      pecert_vtest_number(t, "temperature_y", NAN));
+        compare_field(r, where, "sine temperature (columns)", m->sine2d_temperature_x,
+                      pecert_vtest_number(t, "temperature_x", NAN));
+        compare_field(r, where, "sine scale", m->sine2d_scale, pecert_vtest_number(t, "scale", NAN));
+        compare_field(r, where, "sine offset", m->sine2d_offset, pecert_vtest_number(t, "offset", NAN));
+        compare_field(r, where, "sine normalize", 1.0, (double)pecert_vtest_int(t, "normalize", -1));
+    }
     if (pecert_vtest_value(t, "num_buckets") != NULL) {
         compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
                       (double)pecert_vtest_int(t, "num_buckets", 0));
@@ -821,6 +832,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_learned_reference,
     &pecert_check_certify_sinusoidal_reference,
     &pecert_check_certify_swin_reference,
+    &pecert_check_certify_sine2d_reference,
     &pecert_check_certify_rope2d_reference,
     &pecert_check_certify_posinterp_reference,
     &pecert_check_certify_vision_tower,

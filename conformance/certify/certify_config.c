@@ -223,6 +223,17 @@ static const model_rule model_rules[] = {
     {"maskformer-swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"swinv2", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"swin2sr", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"detr", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"table-transformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"conditional_detr", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deformable_detr", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deta", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"grounding-dino", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mm-grounding-dino", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"dab-detr", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"maskformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mask2former", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"oneformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"xlm-roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -457,6 +468,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
+           : map == cfg_map_sine2d   ? "DETR sine embedding from the pixel mask: the width's half per axis "
+                                       "(d_model, hidden_size, hidden_dim), temperatures, Deformable DETR's offset"
            : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
            : map == cfg_map_fixed_table ? "learned: a table for the fixed grid, class rows first, never resized "
                                           "(image_size / patch_size, or AST's spectrogram strides)"
@@ -779,6 +792,7 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
-    static const char *const names[] = {"rope", "mrope", "alibi", "t5", "learned", "rope2d", "sinusoidal", "swin"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SWIN ? names[kind] : "?";
+    static const char *const names[] = {"rope",   "mrope",      "alibi", "t5",
+                                        "learned", "rope2d", "sinusoidal", "swin", "sine2d"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINE2D ? names[kind] : "?";
 }

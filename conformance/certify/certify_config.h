@@ -28,7 +28,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_LEARNED,   /* learned absolute table (BERT, GPT-2, ViT)     */
     PECERT_PE_ROPE2D,    /* a vision tower's 2-D RoPE (certify's @vision) */
     PECERT_PE_SINUSOIDAL, /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
-    PECERT_PE_SWIN        /* windowed relative-position bias index (Swin)   */
+    PECERT_PE_SWIN,       /* windowed relative-position bias index (Swin)   */
+    PECERT_PE_SINE2D      /* DETR's 2-D sine embedding from a pixel mask    */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -147,6 +148,17 @@ typedef struct pecert_certify_model {
     /* Swin: the square window whose relative_position_index every
      * attention layer builds (window_size x window_size tokens). */
     int32_t swin_window;
+    /* SINE2D: DETR's sine embedding (plugin.h, pecert_sine2d_args): F per
+     * axis, the temperatures, scale and offset of the model's class (the
+     * models always normalise, eps 1e-6), and whether its forward reads
+     * the pixel mask (DETR's family) or passes none, every pixel valid
+     * (MaskFormer's family). */
+    int32_t sine2d_feats;
+    double sine2d_temperature_y;
+    double sine2d_temperature_x;
+    double sine2d_scale;
+    double sine2d_offset;
+    int32_t sine2d_reads_mask;
     int64_t learned_rows;                     /* LEARNED: table rows          */
     int32_t learned_dim;                      /* LEARNED: embedding width     */
     /* LEARNED: how token positions become rows: PECERT_LEARNED_PLAIN (row

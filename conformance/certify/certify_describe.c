@@ -204,6 +204,20 @@ static void describe_sinusoidal(text_buf *b, const pecert_certify_model *m)
             m->sinusoidal_padding_idx + 1, (long long)m->sinusoidal_positions);
     }
 }
+/* DETR's sine embedding: its width, temperatures, normalisation, mask. */
+static void describe_sine2d(text_buf *b, const pecert_certify_model *m)
+{
+    put(b, "  %-34s %d channels per axis (rows, then columns), sin and cos interleaved\n", "sine embedding",
+        m->sine2d_feats);
+    put(b, "  %-34s rows %g, columns %g: f = temperature^(-2 floor(i/2) / %d)\n", "temperatures",
+        m->sine2d_temperature_y, m->sine2d_temperature_x, m->sine2d_feats);
+    put(b, "  %-34s (count %+g) / (line's valid count + 1e-6) * %g\n", "coordinates", m->sine2d_offset,
+        m->sine2d_scale);
+    put(b, "  %-34s %s\n", "pixel mask",
+        m->sine2d_reads_mask ? "read: each line normalised by its own valid extent"
+                             : "none passed: every pixel valid, even on a padded batch");
+}
+
 size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model *m)
 {
     text_buf b = {out, len, 0};
@@ -212,7 +226,9 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     }
     put(&b, "  %-34s %s\n", "model_type", m->model_type);
     put(&b, "  %-34s %s\n", "positional encoding", pecert_pe_kind_name(m->kind));
-    if (m->kind != PECERT_PE_SWIN) { /* Swin's heads differ per stage, and the index depends on none */
+    /* Swin's heads differ per stage, and the index depends on none; a sine
+     * embedding is added to the feature map before any head. */
+    if (m->kind != PECERT_PE_SWIN && m->kind != PECERT_PE_SINE2D) {
         put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
             m->head_dim);
     }
@@ -253,6 +269,9 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     case PECERT_PE_SWIN:
         put(&b, "  %-34s %d x %d tokens: relative_position_index into a (2W-1)^2-row bias table\n", "window",
             m->swin_window, m->swin_window);
+        break;
+    case PECERT_PE_SINE2D:
+        describe_sine2d(&b, m);
         break;
     case PECERT_PE_ROPE2D:
         break;
@@ -314,6 +333,10 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
         break;
     case PECERT_PE_SWIN:
         snprintf(out, len, "swin window=%dx%d", m->swin_window, m->swin_window);
+        break;
+    case PECERT_PE_SINE2D:
+        snprintf(out, len, "sine2d F=%d temperature=%g/%g offset=%g%s", m->sine2d_feats, m->sine2d_temperature_y,
+                 m->sine2d_temperature_x, m->sine2d_offset, m->sine2d_reads_mask ? " mask" : " all-valid");
         break;
     case PECERT_PE_SINUSOIDAL:
         snprintf(out, len, "sinusoidal %s %lldx%d%s", sinusoidal_variant_name(m->sinusoidal_variant),

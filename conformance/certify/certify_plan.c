@@ -19,8 +19,9 @@
 #define NOPE PECERT_PLAN_NOPE
 #define TABLE PECERT_PLAN_TABLE
 #define TURNS PECERT_PLAN_TURNS
+#define MASK PECERT_PLAN_MASK
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS         0xffu
+#define ALL_KINDS ((1u << (PECERT_PE_SINE2D + 1)) - 1u) /* every pecert_pe_kind */
 #define VISION (1u << PECERT_PE_ROPE2D)
 
 const pecert_plan_entry pecert_certify_plan[] = {
@@ -64,6 +65,11 @@ const pecert_plan_entry pecert_certify_plan[] = {
     {&pecert_check_sinusoidal_golden, FILES_RECORDED, 1u << PECERT_PE_SINUSOIDAL, "sinusoidal.embed", 0, ROTARY},
     {&pecert_check_certify_swin_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SWIN, NULL, 1, ROTARY},
     {&pecert_check_swin_index_golden, FILES_RECORDED, 1u << PECERT_PE_SWIN, "swin.index", 0, ROTARY},
+    {&pecert_check_certify_sine2d_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SINE2D, NULL, 1, ROTARY},
+    {&pecert_check_sine2d_golden, FILES_RECORDED, 1u << PECERT_PE_SINE2D, "sine2d.embed", 0, ROTARY},
+    /* What padding does to a mask-reading model's embedding: a model that
+     * passes no mask (MaskFormer's family) never meets one. */
+    {&pecert_check_sine2d_padding, FILES_RECORDED, 1u << PECERT_PE_SINE2D, "sine2d.embed", 0, ROTARY | MASK},
     /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
      * tower's parameters and grids, and against the tower's own outputs
      * when the profile vectors recorded them. */
@@ -85,7 +91,8 @@ int pecert_plan_applies(const pecert_plan_entry *e, const pecert_certify_model *
     int nope = m->kind != PECERT_PE_ROPE2D && m->rope.layer_kind == PECERT_LAYER_NOPE;
     unsigned layer = nope ? PECERT_PLAN_NOPE : PECERT_PLAN_ROTARY;
     if (((e->layers & PECERT_PLAN_TABLE) && m->vision.table_side == 0) ||
-        ((e->layers & PECERT_PLAN_TURNS) && !m->vision.rotary)) {
+        ((e->layers & PECERT_PLAN_TURNS) && !m->vision.rotary) ||
+        ((e->layers & PECERT_PLAN_MASK) && !m->sine2d_reads_mask)) {
         return 0;
     }
     return (e->kinds & (1u << m->kind)) && (e->layers & layer);

@@ -43,6 +43,8 @@ typedef struct pecert_plan_entry {
 #define PECERT_PLAN_TABLE 4u
 /* A vision tower that turns by a 2-D RoPE only (not the ViT family). */
 #define PECERT_PLAN_TURNS 8u
+/* ... and only where the model's sine embedding reads the pixel mask. */
+#define PECERT_PLAN_MASK 16u
 
 /* The plan, in run order. */
 extern const pecert_plan_entry pecert_certify_plan[];

@@ -111,6 +111,9 @@ int cfg_map_dbrx(map_ctx *c);
 int cfg_map_idefics(map_ctx *c);
 /* The Swin family's window (certify_swin.c). */
 int cfg_map_swin(map_ctx *c);
+/* The DETR family's sine embedding (certify_sine2d.c). */
+int cfg_map_sine2d(map_ctx *c);
+int cfg_is_sine2d_type(const char *model_type);
 int cfg_map_t5(map_ctx *c);
 int cfg_map_learned_text(map_ctx *c);
 int cfg_map_vit(map_ctx *c);

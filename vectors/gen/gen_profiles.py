@@ -73,6 +73,8 @@ layers_sliding  FUNCTIONALITY  The encoding of the sliding-window layers: the ro
                                of the config with rope_local_base_freq).
 window          FUNCTIONALITY  A Swin-family model's square attention window: the
                                relative_position_index its attention class registers for it.
+feature_map     FUNCTIONALITY  A DETR-family model's sine embedding of a feature map (an image padded
+                               at the bottom and right where the model reads the pixel mask).
 """), **profile_vision.NOTES}
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
@@ -236,7 +238,7 @@ HEADS = 2
 
 
 # Model types whose classes live under transformers.models.deprecated.
-DEPRECATED = {"open-llama": "open_llama"}
+DEPRECATED = {"open-llama": "open_llama", "deta": "deta"}
 # Model types whose files are not named after them: (package, file stem).
 FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin"),
             "modernbert-decoder": ("modernbert_decoder", "modernbert_decoder")}
@@ -888,6 +890,72 @@ def build_swin(ref, vf, profile):
                 {"index": vf.tensor(index, "i64")})
 
 
+# The DETR family's sine embedding: model_type -> (config class, how its model builds the
+# module: "build" = the modeling file's build_position_encoding(config); "dab" =
+# DabDetrSinePositionEmbedding(config); else the transformer module whose __init__ builds
+# it, called with the width it is given by the model).
+SINE2D_MODELS = {
+    "detr": ("DetrConfig", "build"), "table-transformer": ("TableTransformerConfig", "build"),
+    "conditional_detr": ("ConditionalDetrConfig", "build"), "deformable_detr": ("DeformableDetrConfig", "build"),
+    "deta": ("DetaConfig", "build"), "grounding-dino": ("GroundingDinoConfig", "build"),
+    "mm-grounding-dino": ("MMGroundingDinoConfig", "build"), "dab-detr": ("DabDetrConfig", "dab"),
+    "maskformer": ("MaskFormerConfig", "MaskFormerTransformerModule"),
+    "mask2former": ("Mask2FormerConfig", "Mask2FormerTransformerModule"),
+    "oneformer": ("OneFormerConfig", "OneFormerTransformerModule"),
+}
+# The feature maps recorded: a 7 x 9 map (a 224 x 288 image at stride 32), and, for the
+# models that read the pixel mask, a 160 x 192 image padded to it (5 x 6 valid). Small:
+# they pin the mapping (width, temperatures, offset, mask), which holds at every size,
+# while certify.sine2d.reference takes ref to the maps of 800 x 1066 images.
+SINE2D_MAPS = ((7, 9, 7, 9), (7, 9, 5, 6))
+
+
+def sine2d_module(mdl, cfg, how):
+    """The sine embedding module as the model builds it from its config."""
+    if how == "build":
+        return mdl.build_position_encoding(cfg)
+    if how == "dab":
+        return mdl.DabDetrSinePositionEmbedding(cfg)
+    width = {"MaskFormerTransformerModule": lambda: cfg.decoder_config.hidden_size,
+             "Mask2FormerTransformerModule": lambda: cfg.feature_size,
+             "OneFormerTransformerModule": lambda: cfg.conv_dim}[how]()
+    return getattr(mdl, how)(width, cfg).position_embedder
+
+
+def build_sine2d(ref, vf, profile):
+    """The model's sine embedding module on its feature maps, called as its forward calls it
+    (DETR's family with the pixel mask, MaskFormer's with none: every pixel valid)."""
+    import gen_sine2d
+    mt = profile["config"]["model_type"]
+    cfg_name, how = SINE2D_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    cfg = make_config(getattr(cfg_mod, cfg_name), profile["config"])
+    module = sine2d_module(mdl, cfg, how)
+    name = type(module).__name__
+    file, _, call, _ = gen_sine2d.CLASSES[name]
+    params = gen_sine2d.parameters(module)
+    torch = ref.torch
+    for h, w, ih, iw in SINE2D_MAPS:
+        if call != "pixel_mask" and (ih, iw) != (h, w):
+            continue
+        mask = np.zeros((h, w), dtype=np.int32)
+        mask[:ih, :iw] = 1
+        f = params["num_pos_feats"]
+        with torch.no_grad():
+            if call == "pixel_mask":
+                got = module(torch.zeros((1, 1, h, w)), torch.from_numpy(mask.astype(bool))[None])
+            else:
+                got = module(torch.Size([1, 2 * f, h, w]), torch.device("cpu"), torch.float32)
+        emb = got[0].permute(1, 2, 0).reshape(h * w, 2 * f).numpy().copy()
+        again, angle = gen_sine2d.formula(mask, params)
+        if np.max(np.abs(emb.astype(np.float64) - again) - 64 * 2.0 ** -24 * (4 + np.abs(angle))) > 0:
+            raise SystemExit(f"{mt}: {name} and plugin.h's sine2d formula disagree")
+        cfg_out = dict(params, h=h, w=w, module=name)
+        vf.add_test("sine2d.embed", f"{name} of a {h} x {w} map, the image {ih} x {iw}", ["profile", "feature_map"],
+                    famgen.source("src/transformers/models/" + file, name + ".forward"), cfg_out, {},
+                    {"mask": vf.tensor(mask, "i32")}, {"embedding": vf.tensor(emb, "f32")})
+
+
 def periodic_table(label, shape):
     """A [rows, dim] table of seeded normals repeating with a prime period.
 
@@ -1063,6 +1131,8 @@ SINUSOIDAL_MODELS = {
     "seamless_m4t": ("fairseq", ("max_position_embeddings",), "zero_row"),
     "seamless_m4t_v2": ("fairseq", ("max_position_embeddings",), "zero_row"),
 }
+MODULE_OF.update({"table-transformer": "table_transformer", "grounding-dino": "grounding_dino",
+                  "mm-grounding-dino": "mm_grounding_dino", "dab-detr": "dab_detr"})
 MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2", "kosmos_2_5_text_model": "kosmos2_5"})
 # Rows recorded at each end of the trained length (the model's whole table would be
 # megabytes: pegasus_x's is 16384 x 1024).
@@ -1432,6 +1502,8 @@ def build(ref, gen, vf, profile):
         build_t5(ref, vf, profile)
     elif mt in SWIN_MODELS:
         build_swin(ref, vf, profile)
+    elif mt in SINE2D_MODELS:
+        build_sine2d(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS and not profile["config"].get("sinusoidal_pos_embds"):
         build_learned_embeddings(ref, vf, profile)  # DistilBERT's sinusoidal switch: not a learned table
     elif mt in POSITION_MODULES:

@@ -1,0 +1,128 @@
+/*
+ * check_certify_sine2d.c - checkpoints of the DETR family, whose feature
+ * maps take a 2-D sine embedding (certify_sine2d.c): each model type's
+ * width, temperatures, offset and mask, the refusals, and the verdict: ref
+ * and fast certified, each porting bug's mutant not certified and named,
+ * where the checkpoint is one it breaks.
+ *
+ * Every expected value is transformers v4.57.6's, read in the model's
+ * modeling_*.py and configuration_*.py (certify_sine2d.c's header); the
+ * inventory (make inventory) holds every default config to vectors the
+ * model's own module recorded (vectors/mappings).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "certify_config.h"
+#include "certify_passes.h"
+#include "runner.h"
+#include "suites.h"
+
+static pecert_certify_model model;
+static char err[1024];
+#define parse_ok(json)                test_certify_parse_ok(&model, json, err, sizeof(err))
+#define parse_fails_naming(json, key) test_certify_parse_fails_naming(&model, json, key, err, sizeof(err))
+
+static void expect_sine(int32_t f, double ty, double tx, double offset, int reads_mask)
+{
+    ck_assert_int_eq(model.kind, PECERT_PE_SINE2D);
+    ck_assert_msg(model.sine2d_feats == f && model.sine2d_temperature_y == ty && model.sine2d_temperature_x == tx &&
+                      model.sine2d_offset == offset && model.sine2d_reads_mask == reads_mask &&
+                      fabs(model.sine2d_scale - 2 * M_PI) < 1e-15,
+                  "%s: F %d, temperatures %g/%g, offset %g, mask %d, scale %g", model.model_type,
+                  (int)model.sine2d_feats, model.sine2d_temperature_y, model.sine2d_temperature_x, model.sine2d_offset,
+                  (int)model.sine2d_reads_mask, model.sine2d_scale);
+}
+
+START_TEST(each_model_type_reads_its_own_embedding)
+{
+    /* build_position_encoding: n_steps = d_model // 2, temperature 10000. */
+    parse_ok("{\"model_type\": \"detr\", \"d_model\": 256}");
+    expect_sine(128, 10000, 10000, 0.0, 1);
+    parse_ok("{\"model_type\": \"table-transformer\", \"d_model\": 512}");
+    expect_sine(256, 10000, 10000, 0.0, 1);
+    /* Deformable DETR and DETA: (cumsum - 0.5) / (last + eps) * scale. */
+    parse_ok("{\"model_type\": \"deformable_detr\", \"d_model\": 256, \"max_position_embeddings\": 1024}");
+    expect_sine(128, 10000, 10000, -0.5, 1);
+    parse_ok("{\"model_type\": \"deta\", \"d_model\": 256}");
+    expect_sine(128, 10000, 10000, -0.5, 1);
+    /* Grounding DINO: config.positional_embedding_temperature (20). */
+    parse_ok("{\"model_type\": \"grounding-dino\", \"d_model\": 256}");
+    expect_sine(128, 20, 20, 0.0, 1);
+    parse_ok("{\"model_type\": \"mm-grounding-dino\", \"d_model\": 256, \"positional_embedding_temperature\": 100}");
+    expect_sine(128, 100, 100, 0.0, 1);
+    /* DAB-DETR: hidden_size / 2, rows by temperature_height. */
+    parse_ok("{\"model_type\": \"dab-detr\", \"hidden_size\": 256, \"temperature_height\": 30,"
+             " \"temperature_width\": 40}");
+    expect_sine(128, 30, 40, 0.0, 1);
+    /* MaskFormer's family passes no mask. */
+    parse_ok("{\"model_type\": \"maskformer\", \"decoder_config\": {\"d_model\": 512}}");
+    expect_sine(256, 10000, 10000, 0.0, 0);
+    parse_ok("{\"model_type\": \"mask2former\", \"hidden_dim\": 256, \"feature_size\": 256}");
+    expect_sine(128, 10000, 10000, 0.0, 0);
+    parse_ok("{\"model_type\": \"oneformer\"}");
+    expect_sine(128, 10000, 10000, 0.0, 0);
+}
+END_TEST
+
+START_TEST(refusals_name_the_key)
+{
+    parse_fails_naming("{\"model_type\": \"detr\", \"d_model\": 256, \"position_embedding_type\": \"learned\"}",
+                       "position_embedding_type");
+    /* n_steps = d_model // 2 must pair sin and cos. */
+    parse_fails_naming("{\"model_type\": \"detr\", \"d_model\": 258}", "d_model");
+    /* The pixel decoder's width and the transformer's differ: two embeddings. */
+    parse_fails_naming("{\"model_type\": \"mask2former\", \"hidden_dim\": 256, \"feature_size\": 512}",
+                       "feature_size");
+    parse_fails_naming("{\"model_type\": \"grounding-dino\", \"d_model\": 256,"
+                       " \"text_config\": {\"position_embedding_type\": \"relative_key\"}}",
+                       "text_config.position_embedding_type");
+    parse_fails_naming("{\"model_type\": \"maskformer\", \"decoder_config\": 5}", "decoder_config");
+    parse_fails_naming("{\"model_type\": \"dab-detr\", \"hidden_size\": 256, \"temperature_height\": -1}",
+                       "temperature_height");
+}
+END_TEST
+
+/* ref and fast certify each kind; each porting bug loses the certificate
+ * of the checkpoints it breaks, named: a mask ignored is right for
+ * Mask2Former, which passes none, and Deformable DETR's offset is wrong
+ * for DETR. */
+START_TEST(the_porting_bugs_are_caught_and_named)
+{
+    static const char detr[] = "{\"model_type\": \"detr\", \"d_model\": 256}";
+    static const char deformable[] = "{\"model_type\": \"deformable_detr\", \"d_model\": 256}";
+    static const char mask2former[] = "{\"model_type\": \"mask2former\"}";
+    static const struct {
+        const char *config, *plugin, *lead;
+    } cases[] = {
+        {detr, "ref", ""},
+        {detr, "fast", ""},
+        {deformable, "fast", ""},
+        {mask2former, "fast", ""},
+        {detr, "honest/official_f32", ""},
+        {detr, "mutants/sine2d_mask_ignored", "sine2d_mask"},
+        {mask2former, "mutants/sine2d_mask_ignored", ""},
+        {detr, "mutants/sine2d_offset_swapped", "sine2d_offset"},
+        {deformable, "mutants/sine2d_offset_swapped", "sine2d_offset"},
+        {mask2former, "mutants/sine2d_halves", "sine2d_layout"},
+        {deformable, "mutants/sine2d_axes_swapped", "sine2d_axes"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char lead[64];
+        parse_ok(cases[i].config);
+        int status = test_certify_lead(&model, cases[i].plugin, lead, sizeof(lead), err, sizeof(err));
+        int want = cases[i].lead[0] == '\0' ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+        ck_assert_msg(status == want && strcmp(lead, cases[i].lead) == 0,
+                      "%s on %s: exit %d, lead '%s' (want %d, '%s')", cases[i].plugin, model.model_type, status, lead,
+                      want, cases[i].lead);
+    }
+}
+END_TEST
+
+Suite *make_certify_sine2d_suite(void)
+{
+    return test_suite_of("certify_sine2d",
+                         TEST_TCASE("mapping", 0, each_model_type_reads_its_own_embedding, refusals_name_the_key),
+                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named), NULL);
+}
