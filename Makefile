@@ -484,7 +484,7 @@ MAPPING_TYPES_4 := falcon_h1,aria_text,minimax,emu3_text_model,longcat_flash,mim
 MAPPING_TYPES_5 := bamba
 # The DETR family's sine embedding from a pixel mask.
 MAPPING_TYPES_6 := detr,table-transformer,conditional_detr,deformable_detr,deta,grounding-dino,mm-grounding-dino
-MAPPING_TYPES_7 := dab-detr,maskformer,mask2former,oneformer
+MAPPING_TYPES_7 := dab-detr,maskformer,mask2former,oneformer,siglip2_vision_model,siglip2
 MAPPING_TYPES_1_5 := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4),$(MAPPING_TYPES_5)
 MAPPING_TYPES := $(MAPPING_TYPES_1_5),$(MAPPING_TYPES_6),$(MAPPING_TYPES_7)
 

@@ -163,6 +163,31 @@ START_TEST(vit_family_is_its_own_tower)
 }
 END_TEST
 
+/* SigLIP 2 (NaFlex): no image_size; Siglip2VisionEmbeddings'
+ * position_embedding_size = int(num_patches ** 0.5), the table resized to
+ * every image bilinear with antialias (resize_positional_embeddings), no
+ * class row; a table that is not a square fails its view. The dual
+ * encoder reads its text model's 64 rows beside the same tower. */
+START_TEST(siglip2_tables_come_from_num_patches)
+{
+    parse_ok("{\"model_type\": \"siglip2_vision_model\", \"num_patches\": 576, \"patch_size\": 16" HEADS "}");
+    const pecert_certify_vision *v = &model.vision;
+    ck_assert_int_eq(v->table_side, 24);
+    ck_assert_int_eq(v->table_prefix, 0);
+    ck_assert_int_eq(v->table_mode, PECERT_POSINTERP_BILINEAR);
+    ck_assert_int_eq(v->table_antialias, 1);
+    ck_assert_int_eq(v->table_align_corners, 0);
+    ck_assert_int_eq(model.learned_rows, 576);
+    ck_assert(v->grid_thw[0][1] == 24 && v->grid_thw[0][2] == 24);
+    parse_fails_naming("{\"model_type\": \"siglip2_vision_model\", \"num_patches\": 250" HEADS "}", "num_patches");
+    parse_ok("{\"model_type\": \"siglip2\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 12,"
+             " \"max_position_embeddings\": 64}, \"vision_config\": {\"num_patches\": 1024}}");
+    ck_assert_int_eq(model.learned_rows, 64);
+    ck_assert_int_eq(model.vision.table_side, 32);
+    ck_assert_int_eq(model.vision.table_antialias, 1);
+}
+END_TEST
+
 START_TEST(pixtral_and_llama4_towers_map)
 {
     parse_ok(PIXTRAL(", \"vision_config\": {\"model_type\": \"pixtral\", \"head_dim\": 64, \"image_size\": 1024,"
@@ -649,6 +674,7 @@ Suite *make_certify_vision_suite(void)
                                     vit_family_is_its_own_tower,
                                     vision_refusals_name_the_key,
                                     fixed_tables_count_their_grid,
+                                    siglip2_tables_come_from_num_patches,
                                     every_vision_key_read_changes_the_answer,
                                     images_are_what_the_processors_hand_over),
                          TEST_TCASE("run", 600,

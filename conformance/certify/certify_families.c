@@ -523,6 +523,30 @@ int cfg_map_t5(map_ctx *c)
  * class and distillation rows (DeiTEmbeddings). The config classes'
  * patch_size defaults: 16, and Dinov2Config's 14. The resize of the
  * table to another image is the @vision pass's (certify_vision.c). */
+/* SigLIP 2's table (no image_size): num_patches rows, a square of them
+ * (certify_vision.c's rule resizes it to every image). */
+static int map_patch_table(map_ctx *c)
+{
+    pecert_certify_model *m = c->m;
+    int32_t rows = 256;
+    static const char *const none[] = {NULL};
+    if (cfg_reject_unknown_positional(c, c->root, none, "") != 0 ||
+        cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
+        cfg_read_int32(c, c->root, "num_patches", 1, 1 << 24, &rows) < 0) {
+        return -1;
+    }
+    int32_t side = cfg_square_side(rows);
+    if ((int64_t)side * side != rows) {
+        return cfg_fail(c, "num_patches", "%d is not a square: Siglip2VisionEmbeddings views its table as "
+                        "int(sqrt(%d)) = %d rows of %d, which fails", rows, rows, side, side);
+    }
+    m->kind = PECERT_PE_LEARNED;
+    m->learned_rows = rows;
+    m->learned_dim = m->head_dim * m->num_heads;
+    m->max_position_embeddings = m->learned_rows;
+    return 0;
+}
+
 int cfg_map_vit(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
@@ -531,6 +555,9 @@ int cfg_map_vit(map_ctx *c)
     int absolute = 1;
     if (cfg_vit_defaults(m->model_type, &image, &patch, &prefix, &known) != 0) {
         return cfg_fail(c, "model_type", "'%s' has no ViT-family rule in certify_vision.c", m->model_type);
+    }
+    if (image < 0) {
+        return map_patch_table(c);
     }
     /* The tower rule's positional keys (certify_vision.c): InternVL's
      * use_absolute_position_embeddings, read here; none for the others. */

@@ -190,7 +190,8 @@ static const learned_rule learned_rules[] = {
      * OWL-ViT, OWLv2, GroupViT, CLIPSeg), SiglipTextEmbeddings likewise;
      * ChineseCLIP's, BLIP's, ALIGN's and FLAVA's are BERT's; AltCLIP's
      * AltRobertaEmbeddings and BridgeTower's are RoBERTa's. */
-    BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("chinese_clip_text_model"),
+    BERT_SHAPED("clip_text_model"), BERT_SHAPED("siglip_text_model"), BERT_SHAPED("siglip2_text_model"),
+    BERT_SHAPED("chinese_clip_text_model"),
     BERT_SHAPED("aimv2_text_model"),
     /* CANINE: the characters' table has num_hash_buckets rows (its
      * nn.Embedding), read at arange(L) from a buffer of

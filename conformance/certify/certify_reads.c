@@ -294,3 +294,12 @@ int cfg_read_rope_common(map_ctx *c, const char *theta_key, double theta_default
     }
     return 0;
 }
+
+int32_t cfg_square_side(int32_t n)
+{
+    int32_t side = 0;
+    while ((int64_t)(side + 1) * (side + 1) <= n) {
+        side++;
+    }
+    return side;
+}

@@ -187,12 +187,15 @@ void cfg_wrapper_note_tower(map_ctx *c, const wrapper_rule *w);
 void cfg_wrapper_warn_positions(map_ctx *c, const wrapper_rule *w);
 
 /* A ViT-family model's table layout by its config class's defaults
- * (certify_vision.c's rules, the one place they are written): image_size,
+ * (certify_vision.c's rules, the one place they are written): image_size
+ * (-1 where the table's side comes from num_patches instead: SigLIP 2),
  * patch_size, the rows before the grid (class, DeiT's distillation) and
  * the positional keys the tower knows beyond those (NULL-ended).
  * 0, or -1 for a model_type that is not of the family. */
 int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int32_t *prefix,
                      const char *const **positional);
+/* int(sqrt(n)), exactly, as Python's int(n ** 0.5) gives it for n < 2^24. */
+int32_t cfg_square_side(int32_t n);
 
 /* The vision lines of pecert certify's description, appended to out
  * (of len, used so far). Returns the new used length. */

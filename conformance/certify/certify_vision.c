@@ -85,6 +85,9 @@ typedef struct vision_rule {
     int32_t table_prefix;
     int32_t table_antialias;
     int32_t table_bilinear;       /* DPT's resize: bilinear, half-pixel      */
+    /* SigLIP 2 (NaFlex): no image_size; the table is sqrt(num_patches) a
+     * side (default 256: 16 x 16), resized to every image's patch grid. */
+    int32_t table_from_patches;
     /* A table-only tower in a composite's vision_config (CLIPConfig's
      * CLIPVisionConfig), beside a text model certify_wrappers.c reads; 0:
      * the checkpoint is the tower (ViTConfig). */
@@ -203,6 +206,16 @@ static const vision_rule vision_rules[] = {
     TABLE_TOWER("siglip_vision_model", "siglip_vision_model", "SiglipVisionConfig", 224, 16, 768, 12, 0, 0,
                 "the model itself: image_size / patch_size (224 / 16), hidden_size; SiglipVisionEmbeddings."
                 "interpolate_pos_encoding: as vit, no class row"),
+    /* Siglip2VisionEmbeddings: position_embedding_size = int(num_patches
+     * ** 0.5), resize_positional_embeddings on every image to its
+     * spatial_shapes: bilinear, half-pixel centres, antialias, no class
+     * row (the rows past h * w, padding, repeat row 0: masked out). */
+    {.model_type = "siglip2_vision_model", .tower = "siglip2_vision_model", .config_class = "Siglip2VisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12,
+     .patch_default = 16, .table_only = 1, .table_bilinear = 1, .table_antialias = 1, .table_from_patches = 1,
+     .positional = no_positional,
+     .reads = "the model itself: num_patches (a sqrt(num_patches)-sided table), patch_size, hidden_size; "
+              "resize_positional_embeddings on every image: bilinear, antialias, no class row"},
     TABLE_TOWER("vit_msn", "vit_msn", "ViTMSNConfig", 224, 16, 768, 12, 1, 0,
                 "the model itself: as vit (ViTMSNEmbeddings, a copy)"),
     /* ViTMAEEmbeddings: the 2-D sincos table is a frozen parameter of the
@@ -244,6 +257,11 @@ static const vision_rule vision_rules[] = {
                 "vision_config (Owlv2VisionConfig, 768 / 16): as clip_vision_model (Owlv2VisionEmbeddings)"),
     TABLE_TOWER("siglip", "siglip_vision_model", "SiglipVisionConfig", 224, 16, 768, 12, 0, 1,
                 "vision_config (SiglipVisionConfig, fixed by SiglipConfig): as siglip_vision_model"),
+    {.model_type = "siglip2", .tower = "siglip2_vision_model", .config_class = "Siglip2VisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 12,
+     .patch_default = 16, .table_only = 1, .table_bilinear = 1, .table_antialias = 1, .table_from_patches = 1,
+     .in_vision_config = 1, .positional = no_positional,
+     .reads = "vision_config (Siglip2VisionConfig, fixed by Siglip2Config): as siglip2_vision_model"},
     TABLE_TOWER("git", "git_vision_model", "GitVisionConfig", 224, 16, 768, 12, 1, 1,
                 "vision_config (GitVisionConfig): as clip_vision_model (GitVisionEmbeddings, a copy; GitModel passes "
                 "interpolate_pos_encoding on)"),
@@ -279,7 +297,7 @@ int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int
     if (rule == NULL || !rule->table_only || rule->in_vision_config) {
         return -1;
     }
-    *image = rule->image_default;
+    *image = rule->table_from_patches ? -1 : rule->image_default; /* -1: from num_patches, no image_size */
     *patch = rule->patch_default;
     *prefix = rule->table_prefix;
     *positional = rule->positional;
@@ -549,13 +567,28 @@ static int read_table(map_ctx *c, const cJSON *vc, pecert_certify_vision *v)
     if (cfg_read_int32(c, vc, "num_position_embeddings", 1, 1 << 24, &n) < 0) {
         return -1;
     }
-    int32_t side = 0;
-    while ((int64_t)(side + 1) * (side + 1) <= n) {
-        side++;
-    }
+    int32_t side = cfg_square_side(n);
     if ((int64_t)side * side != n) {
         cfg_warn(c, "num_position_embeddings", "%d is not a square: Qwen3VLVisionModel reads the first %d x %d = %d "
                  "rows (int(sqrt)) and never the other %d", n, side, side, side * side, n - side * side);
+    }
+    v->table_side = side;
+    return 0;
+}
+
+/* SigLIP 2's table: position_embedding_size = int(num_patches ** 0.5) a
+ * side, which resize_positional_embeddings reshapes the table to (a table
+ * of another size fails there: the class cannot run). */
+static int read_patch_table(map_ctx *c, const cJSON *vc, pecert_certify_vision *v)
+{
+    int32_t n = 256;
+    if (cfg_read_int32(c, vc, "num_patches", 1, 1 << 24, &n) < 0) {
+        return -1;
+    }
+    int32_t side = cfg_square_side(n);
+    if ((int64_t)side * side != n) {
+        return cfg_fail(c, "num_patches", "%d is not a square: Siglip2VisionEmbeddings views its table as "
+                        "int(sqrt(%d)) = %d rows of %d, which fails", n, n, side, side);
     }
     v->table_side = side;
     return 0;
@@ -584,6 +617,12 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
         v->table_mode = PECERT_POSINTERP_BILINEAR;
         v->table_align_corners = 1;
         v->table_merge = v->spatial_merge_size;
+    } else if (rule->table_from_patches) {
+        if (read_patch_table(c, vc, v) != 0) {
+            return -1;
+        }
+        v->table_mode = PECERT_POSINTERP_BILINEAR;
+        v->table_antialias = 1;
     } else if (rule->table_only) {
         v->table_side = v->image_size / v->patch_size; /* floored, as the patch convolution and num_patches */
         v->table_prefix = rule->table_prefix;
@@ -811,6 +850,10 @@ static size_t describe_table_tower(char *out, size_t len, size_t used, const pec
 {
     used = put(out, len, used, "  %-34s %s (%s), a learned position table resized to each image\n", "vision tower",
                v->tower, rule_tower_of(v));
+    if (v->image_size == 0) { /* SigLIP 2: any grid of patches, the table a square of num_patches */
+        return put(out, len, used, "  %-34s patch %d px, no native image (a table of %d x %d patches)",
+                   "vision patches", v->patch_size, v->table_side, v->table_side);
+    }
     return put(out, len, used, "  %-34s patch %d px, native image %d px (%d x %d patches)", "vision patches",
                v->patch_size, v->image_size, v->table_side, v->table_side);
 }

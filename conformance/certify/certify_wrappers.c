@@ -119,6 +119,8 @@ static const wrapper_rule wrappers[] = {
      * ViT's (certify_vision.c), else named. */
     {"clip", "CLIPConfig", "clip_text_model", TEXT_FORCED, "vision_config", "CLIPVisionConfig", 1, NULL, NULL},
     {"siglip", "SiglipConfig", "siglip_text_model", TEXT_FORCED, "vision_config", "SiglipVisionConfig", 1, NULL, NULL},
+    {"siglip2", "Siglip2Config", "siglip2_text_model", TEXT_FORCED, "vision_config", "Siglip2VisionConfig", 1, NULL,
+     NULL},
     /* AIMv2 (Aimv2Config): CLIP's text rows; its tower's fixed table is
      * aimv2_vision_model's own rule (certify_fixed_tables.c), named here. */
     {"aimv2", "Aimv2Config", "aimv2_text_model", TEXT_FORCED, "vision_config", "Aimv2VisionConfig", 1, NULL, NULL},

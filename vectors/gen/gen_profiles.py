@@ -1297,6 +1297,7 @@ LEARNED_EMBEDDINGS = {
     "yoso": ("yoso", "YosoConfig", "YosoEmbeddings"),
     "clip_text_model": ("clip", "CLIPTextConfig", "CLIPTextEmbeddings"),
     "siglip_text_model": ("siglip", "SiglipTextConfig", "SiglipTextEmbeddings"),
+    "siglip2_text_model": ("siglip2", "Siglip2TextConfig", "Siglip2TextEmbeddings"),
     "aimv2_text_model": ("aimv2", "Aimv2TextConfig", "Aimv2TextEmbeddings"),
     "clap_text_model": ("clap", "ClapTextConfig", "ClapTextEmbeddings"),
     "canine": ("canine", "CanineConfig", "CanineEmbeddings"),
@@ -1454,7 +1455,8 @@ def pecert_positions(reads, pad):
 # Dual encoders: model_type -> (text model type, vision tower type), each read from the
 # profile's text_config and vision_config by its own builder.
 DUAL_ENCODERS = {"clip": ("clip_text_model", "clip_vision_model"),
-                 "siglip": ("siglip_text_model", "siglip_vision_model")}
+                 "siglip": ("siglip_text_model", "siglip_vision_model"),
+                 "siglip2": ("siglip2_text_model", "siglip2_vision_model")}
 
 
 def build_dual_encoder(ref, vf, profile):

@@ -86,6 +86,7 @@ TABLE_TOWERS = {
     "internvl_vision": ("InternVLVisionConfig", "internvl", "InternVLVisionEmbeddings"),
     "dpt": ("DPTConfig", "dpt", "DPTViTEmbeddings"),
     "vit_mae": ("ViTMAEConfig", "vit_mae", "ViTMAEEmbeddings"),
+    "siglip2_vision_model": ("Siglip2VisionConfig", "siglip2", "Siglip2VisionEmbeddings"),
 }
 
 
@@ -316,6 +317,9 @@ def build_table_tower(ref, vf, profile):
     module = emb_cls(cfg)
     rows = table_of(module).shape[0]
     patch = square_side(cfg.patch_size)
+    if hasattr(module, "resize_positional_embeddings"):  # SigLIP 2: no image_size, every image resized
+        build_naflex_table(s, vf, module, emb_name, mod, patch)
+        return
     side = square_side(cfg.image_size) // patch
     prefix = rows - side * side
     # DPT resizes with _resize_pos_embed(table, grid h, grid w), bilinear; the others with
@@ -339,6 +343,27 @@ def build_table_tower(ref, vf, profile):
         kept = f"{prefix} class row{'s' if prefix > 1 else ''} kept" if prefix else "no class row"
         gen_posinterp.record(s, vf, f"the model's {side} x {side} position table ({kept}) resized to a {h * patch} x {w * patch} "
                                     f"image: {h} x {w} patches ({TABLE_WIDTH} of its channels)",
+                             ["profile", "layers_vision"], source, table, conf, out, exact=True)
+
+
+def build_naflex_table(s, vf, module, emb_name, mod, patch):
+    """SigLIP 2's table (position_embedding_size a side) resized to each image's patch grid by
+    the class's own resize_positional_embeddings, as its forward calls it (spatial_shapes
+    one image, max_length its h * w: no padding rows)."""
+    torch = s.torch
+    side = module.position_embedding_size
+    rows = side * side
+    source = famgen.source("src/transformers/models/%s/modeling_%s.py" % (mod, mod),
+                           emb_name + ".resize_positional_embeddings")
+    for h, w in table_grids(side, patch):
+        table = gen_posinterp.seeded_table(f"{vf.name} vision table {h}x{w}", rows, TABLE_WIDTH)
+        with torch.no_grad():
+            out = module.resize_positional_embeddings(torch.from_numpy(table).reshape(side, side, TABLE_WIDTH),
+                                                      torch.tensor([[h, w]], dtype=torch.int64), h * w)
+        out = out.reshape(-1, TABLE_WIDTH).numpy()
+        conf = gen_posinterp.config("bilinear", (side, side), (h, w), antialias=True)
+        gen_posinterp.record(s, vf, f"the model's {side} x {side} position table (no class row) resized to an image "
+                                    f"of {h} x {w} patches ({TABLE_WIDTH} of its channels)",
                              ["profile", "layers_vision"], source, table, conf, out, exact=True)
 
 
