@@ -528,20 +528,15 @@ int cfg_map_t5(map_ctx *c)
 static int map_patch_table(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
-    int32_t rows = 256;
+    int32_t side = 0;
     static const char *const none[] = {NULL};
     if (cfg_reject_unknown_positional(c, c->root, none, "") != 0 ||
         cfg_read_heads(c, "hidden_size", "num_attention_heads", NULL) != 0 ||
-        cfg_read_int32(c, c->root, "num_patches", 1, 1 << 24, &rows) < 0) {
+        cfg_read_patch_table(c, c->root, &side) != 0) {
         return -1;
     }
-    int32_t side = cfg_square_side(rows);
-    if ((int64_t)side * side != rows) {
-        return cfg_fail(c, "num_patches", "%d is not a square: Siglip2VisionEmbeddings views its table as "
-                        "int(sqrt(%d)) = %d rows of %d, which fails", rows, rows, side, side);
-    }
     m->kind = PECERT_PE_LEARNED;
-    m->learned_rows = rows;
+    m->learned_rows = (int64_t)side * side;
     m->learned_dim = m->head_dim * m->num_heads;
     m->max_position_embeddings = m->learned_rows;
     return 0;

@@ -196,6 +196,9 @@ int cfg_vit_defaults(const char *model_type, int32_t *image, int32_t *patch, int
                      const char *const **positional);
 /* int(sqrt(n)), exactly, as Python's int(n ** 0.5) gives it for n < 2^24. */
 int32_t cfg_square_side(int32_t n);
+/* SigLIP 2's table side from obj's num_patches (default 256), which must
+ * be a square (certify_vision.c). 0, or -1 after cfg_fail. */
+int cfg_read_patch_table(map_ctx *c, const cJSON *obj, int32_t *side);
 
 /* The vision lines of pecert certify's description, appended to out
  * (of len, used so far). Returns the new used length. */

@@ -579,18 +579,17 @@ static int read_table(map_ctx *c, const cJSON *vc, pecert_certify_vision *v)
 /* SigLIP 2's table: position_embedding_size = int(num_patches ** 0.5) a
  * side, which resize_positional_embeddings reshapes the table to (a table
  * of another size fails there: the class cannot run). */
-static int read_patch_table(map_ctx *c, const cJSON *vc, pecert_certify_vision *v)
+int cfg_read_patch_table(map_ctx *c, const cJSON *obj, int32_t *side)
 {
     int32_t n = 256;
-    if (cfg_read_int32(c, vc, "num_patches", 1, 1 << 24, &n) < 0) {
+    if (cfg_read_int32(c, obj, "num_patches", 1, 1 << 24, &n) < 0) {
         return -1;
     }
-    int32_t side = cfg_square_side(n);
-    if ((int64_t)side * side != n) {
+    *side = cfg_square_side(n);
+    if ((int64_t)*side * *side != n) {
         return cfg_fail(c, "num_patches", "%d is not a square: Siglip2VisionEmbeddings views its table as "
-                        "int(sqrt(%d)) = %d rows of %d, which fails", n, n, side, side);
+                        "int(sqrt(%d)) = %d rows of %d, which fails", n, n, *side, *side);
     }
-    v->table_side = side;
     return 0;
 }
 
@@ -618,7 +617,7 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
         v->table_align_corners = 1;
         v->table_merge = v->spatial_merge_size;
     } else if (rule->table_from_patches) {
-        if (read_patch_table(c, vc, v) != 0) {
+        if (cfg_read_patch_table(c, vc, &v->table_side) != 0) {
             return -1;
         }
         v->table_mode = PECERT_POSINTERP_BILINEAR;
