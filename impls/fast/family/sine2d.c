@@ -108,7 +108,6 @@ typedef struct axis_plan {
     int64_t *table_total; /* each table's total                           */
     int64_t n_tables;
     int64_t counts;     /* the largest count: h or w                      */
-    double temperature;
     double *dim_t;      /* [F]: temperature^(2 floor(i/2) / F), ref's pow  */
 } axis_plan;
 
@@ -193,7 +192,6 @@ static int axis_memory(axis_plan *ax, int64_t pixels, int64_t lines, int64_t f, 
     ax->line = malloc((size_t)lines * sizeof(int32_t));
     ax->table_total = malloc((size_t)(ax->counts + 1) * sizeof(int64_t));
     ax->dim_t = malloc((size_t)f * sizeof(double));
-    ax->temperature = temperature;
     if (ax->count == NULL || ax->line == NULL || ax->table_total == NULL || ax->dim_t == NULL) {
         return 0;
     }
