@@ -6,8 +6,10 @@
  * pixels above it (and itself) and on the column's total; its F column
  * channels on the same counts along its row. The totals take few values
  * (a batch-padded mask has two: the image's extent, and 0 in the
- * padding), so the channels are tables: for each distinct total, one
- * F-wide row per count (0..h for the rows' axis, 0..w for the columns'),
+ * padding), so the channels are tables: for each distinct total T, one
+ * F-wide row per count 0..T (a line's counts never pass its total: a
+ * padded line of total 0 needs one row, not the far angles of every
+ * count over eps),
  * computed once in double (pow, sin, cos) and rounded once to f32, as ref
  * does it. The output is then two table rows copied per pixel, over
  * threads by pixel rows: bound by the bytes it writes. An axis whose
@@ -104,9 +106,13 @@ typedef struct axis_plan {
     int64_t *count;     /* [h * w]: the cumulative count at the pixel     */
     int32_t *line;      /* per column (rows' axis) or row (columns' axis): */
                         /* its total's table                              */
-    float *tables;      /* [totals][counts + 1][F]; NULL: pixel by pixel  */
+    float *tables;      /* [rows][F]: table k from row table_start[k], its */
+                        /* counts 0..table_total[k]; NULL: pixel by pixel */
     int64_t *table_total; /* each table's total                           */
+    int64_t *table_start; /* each table's first row                        */
     int64_t n_tables;
+    int64_t n_rows;     /* the tables' rows, sum of (total + 1)           */
+    double *row_v;      /* each row's coordinate, while they are filled   */
     int64_t counts;     /* the largest count: h or w                      */
     double *dim_t;      /* [F]: temperature^(2 floor(i/2) / F), ref's pow  */
 } axis_plan;
@@ -149,15 +155,18 @@ static int64_t assign_tables(axis_plan *ax, const int64_t *totals, int64_t lines
     for (int64_t t = 0; t <= ax->counts; t++) {
         index_of[t] = -1;
     }
+    int64_t rows = 0;
     for (int64_t l = 0; l < lines; l++) {
         if (index_of[totals[l]] < 0) {
             table_total[n] = totals[l];
+            ax->table_start[n] = rows;
+            rows += totals[l] + 1;
             index_of[totals[l]] = n++;
         }
         ax->line[l] = (int32_t)index_of[totals[l]];
     }
     free(index_of);
-    int64_t rows = n * (ax->counts + 1);
+    ax->n_rows = rows;
     return 2 * rows <= pixels && rows * f <= TABLE_FLOATS ? n : 0;
 }
 
@@ -167,21 +176,30 @@ static void fill_share(void *context, int ith, int nth)
     const sine2d_plan *pl = context;
     const axis_plan *ax = pl->filling;
     int64_t begin, end;
-    pecert__fast_share(ax->n_tables * (ax->counts + 1), ith, nth, &begin, &end);
+    pecert__fast_share(ax->n_rows, ith, nth, &begin, &end);
     for (int64_t row = begin; row < end; row++) {
-        int64_t count = row % (ax->counts + 1);
-        double v = coordinate(pl->a, count, ax->table_total[row / (ax->counts + 1)]);
-        channels(ax, pl->f, v, ax->tables + row * pl->f, 1);
+        channels(ax, pl->f, ax->row_v[row], ax->tables + row * pl->f, 1);
     }
 }
 
 /* The tables of an axis, over threads by rows (each row F trig calls:
  * ~40 output bytes' worth of time per channel for the threshold). */
-static void fill_tables(const pecert__fast_call *call, sine2d_plan *pl, axis_plan *ax)
+static int fill_tables(const pecert__fast_call *call, sine2d_plan *pl, axis_plan *ax)
 {
-    int64_t rows = ax->n_tables * (ax->counts + 1);
+    ax->row_v = malloc((size_t)ax->n_rows * sizeof(double));
+    if (ax->row_v == NULL) {
+        return 0;
+    }
+    for (int64_t k = 0; k < ax->n_tables; k++) {
+        for (int64_t count = 0; count <= ax->table_total[k]; count++) {
+            ax->row_v[ax->table_start[k] + count] = coordinate(pl->a, count, ax->table_total[k]);
+        }
+    }
     pl->filling = ax;
-    pecert__fast_run(pecert__fast_threads(call, (size_t)(rows * pl->f) * 40, rows), fill_share, pl);
+    pecert__fast_run(pecert__fast_threads(call, (size_t)(ax->n_rows * pl->f) * 40, ax->n_rows), fill_share, pl);
+    free(ax->row_v);
+    ax->row_v = NULL;
+    return 1;
 }
 
 /* An axis' arrays: counts [h * w], lines, totals and dim_t; 0 if out of
@@ -191,8 +209,10 @@ static int axis_memory(axis_plan *ax, int64_t pixels, int64_t lines, int64_t f, 
     ax->count = malloc((size_t)pixels * sizeof(int64_t));
     ax->line = malloc((size_t)lines * sizeof(int32_t));
     ax->table_total = malloc((size_t)(ax->counts + 1) * sizeof(int64_t));
+    ax->table_start = malloc((size_t)(ax->counts + 1) * sizeof(int64_t));
     ax->dim_t = malloc((size_t)f * sizeof(double));
-    if (ax->count == NULL || ax->line == NULL || ax->table_total == NULL || ax->dim_t == NULL) {
+    if (ax->count == NULL || ax->line == NULL || ax->table_total == NULL || ax->table_start == NULL ||
+        ax->dim_t == NULL) {
         return 0;
     }
     for (int64_t i = 0; i < f; i++) {
@@ -228,9 +248,10 @@ static int plan_tables(const pecert__fast_call *call, sine2d_plan *pl)
             totals[l] = k == 0 ? pl->y.count[(h - 1) * w + l] : pl->x.count[l * w + w - 1];
         }
         ax->n_tables = assign_tables(ax, totals, lines, h * w, f);
-        ax->tables = ax->n_tables > 0 ? malloc((size_t)(ax->n_tables * (ax->counts + 1) * f) * sizeof(float)) : NULL;
-        if (ax->tables != NULL) {
-            fill_tables(call, pl, ax);
+        ax->tables = ax->n_tables > 0 ? malloc((size_t)(ax->n_rows * f) * sizeof(float)) : NULL;
+        if (ax->tables != NULL && !fill_tables(call, pl, ax)) {
+            free(ax->tables); /* pixel by pixel */
+            ax->tables = NULL;
         }
     }
     free(totals);
@@ -247,6 +268,8 @@ static void free_plan(sine2d_plan *pl)
     free(pl->x.tables);
     free(pl->y.table_total);
     free(pl->x.table_total);
+    free(pl->y.table_start);
+    free(pl->x.table_start);
     free(pl->y.dim_t);
     free(pl->x.dim_t);
 }
@@ -259,7 +282,7 @@ static void put_axis(const pecert__fast_row_job *job, const axis_plan *ax, int64
 {
     const sine2d_plan *pl = job->plan;
     if (ax->tables != NULL) {
-        const float *src = ax->tables + ((int64_t)ax->line[line] * (ax->counts + 1) + ax->count[pixel]) * f;
+        const float *src = ax->tables + (ax->table_start[ax->line[line]] + ax->count[pixel]) * f;
         if (stride == 1) {
             pecert__fast_fam_copy(job, dst, src, f);
             return;
