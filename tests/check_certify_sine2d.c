@@ -93,9 +93,7 @@ START_TEST(the_porting_bugs_are_caught_and_named)
     static const char detr[] = "{\"model_type\": \"detr\", \"d_model\": 256}";
     static const char deformable[] = "{\"model_type\": \"deformable_detr\", \"d_model\": 256}";
     static const char mask2former[] = "{\"model_type\": \"mask2former\"}";
-    static const struct {
-        const char *config, *plugin, *lead;
-    } cases[] = {
+    static const test_certify_case cases[] = {
         {detr, "ref", ""},
         {detr, "fast", ""},
         {deformable, "fast", ""},
@@ -108,15 +106,7 @@ START_TEST(the_porting_bugs_are_caught_and_named)
         {mask2former, "mutants/sine2d_halves", "sine2d_layout"},
         {deformable, "mutants/sine2d_axes_swapped", "sine2d_axes"},
     };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        char lead[64];
-        parse_ok(cases[i].config);
-        int status = test_certify_lead(&model, cases[i].plugin, lead, sizeof(lead), err, sizeof(err));
-        int want = cases[i].lead[0] == '\0' ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
-        ck_assert_msg(status == want && strcmp(lead, cases[i].lead) == 0,
-                      "%s on %s: exit %d, lead '%s' (want %d, '%s')", cases[i].plugin, model.model_type, status, lead,
-                      want, cases[i].lead);
-    }
+    test_certify_expect_leads(&model, cases, sizeof(cases) / sizeof(cases[0]));
 }
 END_TEST
 

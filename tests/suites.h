@@ -109,10 +109,13 @@ int test_certify_warned_about(const struct pecert_certify_model *m, const char *
 struct pecert_run_results;
 int test_certify_run(struct pecert_run_results *res, const struct pecert_certify_model *m, const char *plugin,
                      const char *vectors, char *err, size_t len);
-/* test_certify_lead: test_certify_run without vectors, the lead finding's
- * id into lead ("" when none: it passed). Returns the exit status. */
-int test_certify_lead(const struct pecert_certify_model *m, const char *plugin, char *lead, size_t lead_len, char *err,
-                      size_t len);
+/* test_certify_expect_leads: for each case, the config mapped into *m and
+ * certified on the plugin (test_certify_run without vectors) must pass
+ * when lead is "", else fail with lead as its first finding's id. */
+typedef struct test_certify_case {
+    const char *config, *plugin, *lead;
+} test_certify_case;
+void test_certify_expect_leads(struct pecert_certify_model *m, const test_certify_case *cases, size_t n);
 /* test_write_text: the file at path (created or truncated) := text. */
 void test_write_text(const char *path, const char *text);
 /* test_read_in: the file dir/name, read as test_read_file reads it. */

@@ -11,6 +11,7 @@
 #include "suites.h"
 #include "certify_config.h"
 #include "certify_passes.h"
+#include "runner.h"
 
 TCase *test_tcase_of(const char *name, double timeout_s, const TTest *const *tests, size_t n)
 {
@@ -124,12 +125,18 @@ int test_certify_run(pecert_run_results *res, const pecert_certify_model *m, con
     return status;
 }
 
-int test_certify_lead(const pecert_certify_model *m, const char *plugin, char *lead, size_t lead_len, char *err,
-                      size_t len)
+void test_certify_expect_leads(pecert_certify_model *m, const test_certify_case *cases, size_t n)
 {
-    pecert_run_results res;
-    int status = test_certify_run(&res, m, plugin, NULL, err, len);
-    snprintf(lead, lead_len, "%s", res.n_findings > 0 ? res.findings[0].id : "");
-    pecert_run_results_free(&res);
-    return status;
+    char err[1024];
+    for (size_t i = 0; i < n; i++) {
+        pecert_run_results res;
+        test_certify_parse_ok(m, cases[i].config, err, sizeof(err));
+        int status = test_certify_run(&res, m, cases[i].plugin, NULL, err, sizeof(err));
+        const char *lead = res.n_findings > 0 ? res.findings[0].id : "";
+        int want = cases[i].lead[0] == '\0' ? PECERT_EXIT_PASS : PECERT_EXIT_FAIL;
+        ck_assert_msg(status == want && strcmp(lead, cases[i].lead) == 0,
+                      "%s on %s: exit %d, lead '%s' (want %d, '%s')", cases[i].plugin, m->model_type, status, lead,
+                      want, cases[i].lead);
+        pecert_run_results_free(&res);
+    }
 }

@@ -31,39 +31,41 @@ typedef struct sine2d_rule {
     const char *width_key;       /* the embedding's width: F = width / 2   */
     const char *second_width_key; /* a second module's width, which must agree */
     double offset;
-    const char *temperature_key; /* NULL: 10000, fixed in code             */
+    double temperature;          /* the default (10000 fixed in DETR's code) */
+    const char *temperature_key; /* NULL: fixed                             */
     int dab;                     /* DAB-DETR's per-axis temperatures, scale */
     int reads_mask;
     int learned_option;          /* position_embedding_type sine | learned */
+    int bert_text;               /* a BERT text backbone in text_config    */
     const char *note_key;        /* what else the model computes, unread   */
     const char *note;
 } sine2d_rule;
 
 static const sine2d_rule rules[] = {
-    {"detr", "d_model", NULL, 0.0, NULL, 0, 1, 1, NULL, NULL},
-    {"table-transformer", "d_model", NULL, 0.0, NULL, 0, 1, 1, NULL, NULL},
-    {"conditional_detr", "d_model", NULL, 0.0, NULL, 0, 1, 1, "num_queries",
+    {"detr", "d_model", NULL, 0.0, 10000, NULL, 0, 1, 1, 0, NULL, NULL},
+    {"table-transformer", "d_model", NULL, 0.0, 10000, NULL, 0, 1, 1, 0, NULL, NULL},
+    {"conditional_detr", "d_model", NULL, 0.0, 10000, NULL, 0, 1, 1, 0, "num_queries",
      "the decoder's query positions (sine of its reference points, gen_sine_position_embeddings) are not "
      "certified"},
-    {"deformable_detr", "d_model", NULL, -0.5, NULL, 0, 1, 1, "num_feature_levels",
+    {"deformable_detr", "d_model", NULL, -0.5, 10000, NULL, 0, 1, 1, 0, "num_feature_levels",
      "each feature level adds its learned level_embed to the sine embedding: not certified"},
-    {"deta", "d_model", NULL, -0.5, NULL, 0, 1, 1, "num_feature_levels",
+    {"deta", "d_model", NULL, -0.5, 10000, NULL, 0, 1, 1, 0, "num_feature_levels",
      "each feature level adds its learned level_embed to the sine embedding: not certified"},
-    {"grounding-dino", "d_model", NULL, 0.0, "positional_embedding_temperature", 0, 1, 1, "text_config",
+    {"grounding-dino", "d_model", NULL, 0.0, 20, "positional_embedding_temperature", 0, 1, 1, 1, "text_config",
      "the text backbone's learned positions and the text tokens' sine positions are not certified; nor the "
      "feature levels' level_embed"},
-    {"mm-grounding-dino", "d_model", NULL, 0.0, "positional_embedding_temperature", 0, 1, 1, "text_config",
+    {"mm-grounding-dino", "d_model", NULL, 0.0, 20, "positional_embedding_temperature", 0, 1, 1, 1, "text_config",
      "the text backbone's learned positions and the text tokens' sine positions are not certified; nor the "
      "feature levels' level_embed"},
-    {"dab-detr", "hidden_size", NULL, 0.0, NULL, 1, 1, 0, "num_queries",
+    {"dab-detr", "hidden_size", NULL, 0.0, 20, NULL, 1, 1, 0, 0, "num_queries",
      "the decoder's query positions (sine of its anchor boxes) are not certified"},
-    {"maskformer", NULL, NULL, 0.0, NULL, 0, 0, 0, "backbone_config",
+    {"maskformer", NULL, NULL, 0.0, 10000, NULL, 0, 0, 0, 0, "backbone_config",
      "the model passes no mask: every pixel valid, even on a padded batch; the backbone's own positions "
      "are its model type's"},
-    {"mask2former", "hidden_dim", "feature_size", 0.0, NULL, 0, 0, 0, "backbone_config",
+    {"mask2former", "hidden_dim", "feature_size", 0.0, 10000, NULL, 0, 0, 0, 0, "backbone_config",
      "the model passes no mask: every pixel valid, even on a padded batch; level_embed and the backbone's "
      "positions are not certified"},
-    {"oneformer", "hidden_dim", "conv_dim", 0.0, NULL, 0, 0, 0, "backbone_config",
+    {"oneformer", "hidden_dim", "conv_dim", 0.0, 10000, NULL, 0, 0, 0, 0, "backbone_config",
      "the model passes no mask: every pixel valid, even on a padded batch; level_embed, the text encoder's "
      "learned positions and the backbone's are not certified"},
 };
@@ -141,9 +143,7 @@ static int read_types(map_ctx *c, const sine2d_rule *rule)
         return cfg_fail(c, "position_embedding_type",
                         "only \"sine\" is certified (\"learned\": row and column tables of 50, another family)");
     }
-    const cJSON *text = strcmp(rule->note_key != NULL ? rule->note_key : "", "text_config") == 0
-                            ? cfg_get(c->root, "text_config")
-                            : NULL;
+    const cJSON *text = rule->bert_text ? cfg_get(c->root, "text_config") : NULL;
     const cJSON *text_type = text != NULL ? cfg_get(text, "position_embedding_type") : NULL;
     if (text_type != NULL && !(cJSON_IsString(text_type) && strcmp(text_type->valuestring, "absolute") == 0)) {
         return cfg_fail(c, "text_config.position_embedding_type",
@@ -154,7 +154,7 @@ static int read_types(map_ctx *c, const sine2d_rule *rule)
 
 static int read_temperatures(map_ctx *c, const sine2d_rule *rule, pecert_certify_model *m)
 {
-    m->sine2d_temperature_y = rule->temperature_key != NULL || rule->dab ? 20.0 : 10000.0;
+    m->sine2d_temperature_y = rule->temperature;
     m->sine2d_scale = 2 * M_PI;
     if (rule->temperature_key != NULL &&
         cfg_read_num(c, c->root, rule->temperature_key, rule->temperature_key, 1e-6, 1e12,

@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import famgen  # noqa: E402
 import gen_learned  # noqa: E402
 import gen_rope  # noqa: E402
+import gen_sine2d  # noqa: E402
 import hfref  # noqa: E402
 import profile_vision  # noqa: E402
 import vecfile  # noqa: E402
@@ -925,7 +926,6 @@ def sine2d_module(mdl, cfg, how):
 def build_sine2d(ref, vf, profile):
     """The model's sine embedding module on its feature maps, called as its forward calls it
     (DETR's family with the pixel mask, MaskFormer's with none: every pixel valid)."""
-    import gen_sine2d
     mt = profile["config"]["model_type"]
     cfg_name, how = SINE2D_MODELS[mt]
     cfg_mod, mdl = modules(mt)
@@ -934,25 +934,16 @@ def build_sine2d(ref, vf, profile):
     name = type(module).__name__
     file, _, call, _ = gen_sine2d.CLASSES[name]
     params = gen_sine2d.parameters(module)
-    torch = ref.torch
     for h, w, ih, iw in SINE2D_MAPS:
         if call != "pixel_mask" and (ih, iw) != (h, w):
             continue
         mask = np.zeros((h, w), dtype=np.int32)
         mask[:ih, :iw] = 1
-        f = params["num_pos_feats"]
-        with torch.no_grad():
-            if call == "pixel_mask":
-                got = module(torch.zeros((1, 1, h, w)), torch.from_numpy(mask.astype(bool))[None])
-            else:
-                got = module(torch.Size([1, 2 * f, h, w]), torch.device("cpu"), torch.float32)
-        emb = got[0].permute(1, 2, 0).reshape(h * w, 2 * f).numpy().copy()
-        again, angle = gen_sine2d.formula(mask, params)
-        if np.max(np.abs(emb.astype(np.float64) - again) - 64 * 2.0 ** -24 * (4 + np.abs(angle))) > 0:
-            raise SystemExit(f"{mt}: {name} and plugin.h's sine2d formula disagree")
-        cfg_out = dict(params, h=h, w=w, module=name)
-        vf.add_test("sine2d.embed", f"{name} of a {h} x {w} map, the image {ih} x {iw}", ["profile", "feature_map"],
-                    famgen.source("src/transformers/models/" + file, name + ".forward"), cfg_out, {},
+        what = f"{name} of a {h} x {w} map, the image {ih} x {iw}"
+        emb = gen_sine2d.embed(ref.torch, f"{mt}: {what}", module, mask, params)
+        config = dict(params, h=h, w=w, module=name)
+        vf.add_test("sine2d.embed", what, ["profile", "feature_map"],
+                    famgen.source("src/transformers/models/" + file, name + ".forward"), config, {},
                     {"mask": vf.tensor(mask, "i32")}, {"embedding": vf.tensor(emb, "f32")})
 
 

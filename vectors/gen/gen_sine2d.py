@@ -309,23 +309,22 @@ def check_flags(comment, flags, mask, cfg):
         raise AssertionError(f"{comment}: flags {wrong} do not describe its mask, shape or config")
 
 
-def record(s, vf, comment, flags, module, mask):
-    t = s.torch
+def embed(torch, comment, module, mask, cfg):
+    """The module's embedding of mask, called as its model's forward calls it (DETR's family
+    with the pixel mask, MaskFormer's with none: every pixel valid), as [h*w, 2F] float32,
+    checked against plugin.h's formula in float64 (64 float32 ulps past |angle| + 4)."""
     name = type(module).__name__
-    file, _, call, _ = CLASSES[name]
-    mask = np.asarray(mask, dtype=np.int32)
+    call = CLASSES[name][2]
     h, w = mask.shape
-    cfg = parameters(module)
     f = cfg["num_pos_feats"]
-    with t.no_grad():
+    with torch.no_grad():
         if call == "pixel_mask":
-            feature_map = t.zeros((1, 1, h, w), dtype=t.float32)
-            got = module(feature_map, t.from_numpy(mask.astype(bool))[None])
+            got = module(torch.zeros((1, 1, h, w), dtype=torch.float32), torch.from_numpy(mask.astype(bool))[None])
         else:
             if not mask.all():
                 raise AssertionError(f"{comment}: {name} is only called without a mask (all valid)")
-            got = module(t.Size([1, 2 * f, h, w]), t.device("cpu"), t.float32)
-    if got.dtype != t.float32 or tuple(got.shape) != (1, 2 * f, h, w):
+            got = module(torch.Size([1, 2 * f, h, w]), torch.device("cpu"), torch.float32)
+    if got.dtype != torch.float32 or tuple(got.shape) != (1, 2 * f, h, w):
         raise AssertionError(f"{comment}: {name} returned {got.dtype} {tuple(got.shape)}")
     emb = got[0].permute(1, 2, 0).reshape(h * w, 2 * f).numpy().copy()
     again, angle = formula(mask, cfg)
@@ -333,6 +332,16 @@ def record(s, vf, comment, flags, module, mask):
     worst = np.max(np.abs(emb.astype(np.float64) - again) - bound)
     if not np.all(np.isfinite(emb)) or worst > 0:
         raise AssertionError(f"{comment}: {name} and plugin.h's formula disagree (by {worst:.3g} past the bound)")
+    return emb
+
+
+def record(s, vf, comment, flags, module, mask):
+    name = type(module).__name__
+    file = CLASSES[name][0]
+    mask = np.asarray(mask, dtype=np.int32)
+    h, w = mask.shape
+    cfg = parameters(module)
+    emb = embed(s.torch, comment, module, mask, cfg)
     cfg.update(h=int(h), w=int(w), module=name)
     check_flags(comment, flags, mask, cfg)
     vf.add_test("sine2d.embed", comment, flags,
