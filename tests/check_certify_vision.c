@@ -287,6 +287,35 @@ START_TEST(fixed_tables_count_their_grid)
     parse_ok("{\"model_type\": \"vivit\", \"num_frames\": 16, \"tubelet_size\": [4, 16, 16]}");
     ck_assert_int_eq(model.learned_rows, 4 * 14 * 14 + 1);
     parse_fails_naming("{\"model_type\": \"vivit\", \"tubelet_size\": [2, 16]}", "tubelet_size");
+    /* ViT-hybrid: the feature map's 24 x 24 (backbone_featmap_shape), not
+     * the image's 224 / 1, after the class row; patch_size 2 halves each
+     * side. */
+    parse_ok("{\"model_type\": \"vit-hybrid\"}");
+    ck_assert_int_eq(model.learned_rows, 24 * 24 + 1);
+    ck_assert(warned_about("backbone_featmap_shape"));
+    parse_ok("{\"model_type\": \"vit-hybrid\", \"backbone_featmap_shape\": [1, 1024, 12, 16], \"patch_size\": 2}");
+    ck_assert_int_eq(model.learned_rows, 6 * 8 + 1);
+    parse_fails_naming("{\"model_type\": \"vit-hybrid\", \"backbone_featmap_shape\": [1, 1024, 24]}",
+                       "backbone_featmap_shape");
+    /* Hiera: image_size / patch_stride, (224 / 4)^2, no class row, embed_dim
+     * wide; patch_size (the kernel, 7) sizes nothing. */
+    parse_ok("{\"model_type\": \"hiera\", \"patch_size\": [7, 7], \"num_heads\": [1, 2, 4, 8]}");
+    ck_assert_int_eq(model.learned_rows, 56 * 56);
+    ck_assert_int_eq(model.learned_dim, 96);
+    parse_ok("{\"model_type\": \"hiera\", \"image_size\": [256, 256], \"patch_stride\": [8, 8], "
+             "\"embed_dim\": 112, \"num_heads\": [2, 4]}");
+    ck_assert_int_eq(model.learned_rows, 32 * 32);
+    ck_assert_int_eq(model.learned_dim, 112);
+    ck_assert_int_eq(model.num_heads, 2);
+    parse_fails_naming("{\"model_type\": \"hiera\", \"num_heads\": 2}", "num_heads");
+    /* ViTPose: (256 / 16) x (192 / 16) patches and one row more (row 0,
+     * added to every patch: warned). A patch of 4 with the projection's
+     * padding 2 makes (256 + 4 - 4) / 4 + 1 = 65 by 49 patches, where the
+     * table has 64 x 48 rows after row 0. */
+    parse_ok("{\"model_type\": \"vitpose_backbone\"}");
+    ck_assert_int_eq(model.learned_rows, 16 * 12 + 1);
+    ck_assert(warned_about("patch_size"));
+    parse_fails_naming("{\"model_type\": \"vitpose_backbone\", \"patch_size\": 4}", "patch_size");
     /* AIMv2 as a dual encoder: CLIP's text rows, the tower named. */
     parse_ok("{\"model_type\": \"aimv2\", \"text_config\": {\"hidden_size\": 768, \"num_attention_heads\": 6}}");
     ck_assert_int_eq(model.learned_rows, 77);

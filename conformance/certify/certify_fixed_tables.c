@@ -18,6 +18,19 @@
  *   vivit          VivitEmbeddings: (num_frames / t) x (image_size / h) x
  *       (image_size / w) tubelets of tubelet_size [t, h, w] after the class
  *       row (interpolate_pos_encoding, a caller's flag, resizes it: named).
+ *   vit-hybrid     ViTHybridEmbeddings: the BiT backbone's feature map as
+ *       backbone_featmap_shape [1, C, h, w] states it (not the image), cut
+ *       in patch_size squares, after the class row (ViTHybridConfig's
+ *       model_type is "vit-hybrid"; its registry key vit_hybrid).
+ *   hiera          HieraEmbeddings: image_size / patch_stride tokens a side
+ *       (patch_size is the convolution's kernel, 7, not its stride, 4), no
+ *       class row, width embed_dim; the tokens are unrolled into mask units
+ *       after the table is added, so the table's order is row-major.
+ *   vitpose_backbone  VitPoseBackboneEmbeddings: (h / patch) x (w / patch)
+ *       patches, no class token, yet a table of one row more: patch k adds
+ *       row k + 1 and row 0 (named: certify checks the table's rows); the
+ *       projection pads by 2, so a patch_size of 4 or less makes more
+ *       patches than the table has rows and the model cannot run.
  * The table's size is what a port gets wrong (a class row too many or too
  * few, the grid's sides swapped): held to each class's own table by
  * vectors/mappings (gen_profiles.py FIXED_TABLES).
@@ -29,16 +42,21 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM, GRID_VIDEO } fixed_grid;
+typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM, GRID_VIDEO, GRID_FEATMAP } fixed_grid;
 
 typedef struct fixed_table_rule {
     const char *model_type;
+    const char *width_key;    /* heads_per_stage: the width (embed_dim)     */
+    int32_t heads_per_stage;  /* Hiera's num_heads, a list: not read        */
     int32_t hidden_default, heads_default;
     fixed_grid grid;
     int32_t image_h, image_w; /* image_size's default (h = w for a square)  */
+    const char *patch_key;    /* the patches' stride: patch_size when NULL  */
     int32_t patch_default;
     int32_t prefix;           /* class rows before the patches'            */
     const char *const *positional;
+    const char *warn_key;     /* what the rule does not certify, named in a */
+    const char *warning;      /* warning on warn_key; NULL: nothing        */
 } fixed_table_rule;
 
 static const char *const ast_keys[] = {"max_length", "num_mel_bins", "frequency_stride", "time_stride", NULL};
@@ -46,13 +64,38 @@ static const char *const no_keys[] = {NULL};
 static const char *const mgp_keys[] = {"distilled", NULL};
 static const char *const aimv2_keys[] = {"is_native", NULL};
 static const char *const vivit_keys[] = {"num_frames", "tubelet_size", NULL};
+static const char *const hybrid_keys[] = {"backbone_featmap_shape", NULL};
+static const char *const hiera_keys[] = {"patch_stride", NULL};
 
 static const fixed_table_rule fixed_rules[] = {
-    {"audio-spectrogram-transformer", 768, 12, GRID_SPECTROGRAM, 128, 1024, 16, 2, ast_keys},
-    {"eomt", 1024, 16, GRID_SQUARE, 640, 640, 16, 0, no_keys},
-    {"mgp-str", 768, 12, GRID_PAIR, 32, 128, 4, 1, mgp_keys},
-    {"aimv2_vision_model", 1024, 8, GRID_SQUARE, 224, 224, 14, 0, aimv2_keys},
-    {"vivit", 768, 12, GRID_VIDEO, 224, 224, 16, 1, vivit_keys},
+    {.model_type = "audio-spectrogram-transformer", .hidden_default = 768, .heads_default = 12,
+     .grid = GRID_SPECTROGRAM, .image_h = 128, .image_w = 1024, .patch_default = 16, .prefix = 2,
+     .positional = ast_keys},
+    {.model_type = "eomt", .hidden_default = 1024, .heads_default = 16, .grid = GRID_SQUARE, .image_h = 640,
+     .image_w = 640, .patch_default = 16, .positional = no_keys, .warn_key = "num_register_tokens",
+     .warning = "EoMT's class, register and query tokens take no position: certify checks the patches' table"},
+    {.model_type = "mgp-str", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR, .image_h = 32,
+     .image_w = 128, .patch_default = 4, .prefix = 1, .positional = mgp_keys},
+    {.model_type = "aimv2_vision_model", .hidden_default = 1024, .heads_default = 8, .grid = GRID_SQUARE,
+     .image_h = 224, .image_w = 224, .patch_default = 14, .positional = aimv2_keys},
+    {.model_type = "vivit", .hidden_default = 768, .heads_default = 12, .grid = GRID_VIDEO, .image_h = 224,
+     .image_w = 224, .patch_default = 16, .prefix = 1, .positional = vivit_keys, .warn_key = "num_frames",
+     .warning = "ViViT's table is fixed to num_frames x image_size (a caller's interpolate_pos_encoding resizes "
+                "it: not certified)"},
+    {.model_type = "vit-hybrid", .hidden_default = 768, .heads_default = 12, .grid = GRID_FEATMAP,
+     .patch_default = 1, .prefix = 1, .positional = hybrid_keys, .warn_key = "backbone_featmap_shape",
+     .warning = "ViT-hybrid's table is fixed to the backbone's feature map (a caller's interpolate_pos_encoding "
+                "sizes it from the image's pixels over patch_size, which does not run: not certified)"},
+    {.model_type = "hiera", .width_key = "embed_dim", .heads_per_stage = 1, .hidden_default = 96, .heads_default = 1,
+     .grid = GRID_PAIR, .image_h = 224, .image_w = 224, .patch_key = "patch_stride", .patch_default = 4,
+     .positional = hiera_keys, .warn_key = "patch_stride",
+     .warning = "Hiera's table is fixed to image_size / patch_stride (a caller's interpolate_pos_encoding resizes "
+                "it bicubic: not certified)"},
+    {.model_type = "vitpose_backbone", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR,
+     .image_h = 256, .image_w = 192, .patch_default = 16, .prefix = 1, .positional = no_keys,
+     .warn_key = "patch_size",
+     .warning = "ViTPose's patch k adds row k + 1 of the table and row 0 as well (VitPoseBackboneEmbeddings): "
+                "certify checks the table's rows, not that every patch adds row 0"},
 };
 
 static const fixed_table_rule *find_fixed(const char *model_type)
@@ -120,9 +163,53 @@ static int64_t video_tubelets(map_ctx *c, const fixed_table_rule *rule)
         return cfg_fail(c, "tubelet_size", "larger than the video (num_frames %d, image_size %d): no tubelet fits",
                         frames, image);
     }
-    cfg_warn(c, "num_frames", "ViViT's table is fixed to num_frames x image_size (a caller's "
-             "interpolate_pos_encoding resizes it: not certified)");
     return (int64_t)(frames / tubelet[0]) * (image / tubelet[1]) * (image / tubelet[2]);
+}
+
+/* ViT-hybrid's grid: backbone_featmap_shape [1, C, h, w] (the class's
+ * [1, 1024, 24, 24]) in patch_size squares, or -1 after cfg_fail(). */
+static int64_t featmap_patches(map_ctx *c, const fixed_table_rule *rule)
+{
+    int32_t side[2] = {24, 24};
+    int32_t ph = rule->patch_default;
+    int32_t pw = rule->patch_default;
+    const cJSON *v = cfg_get(c->root, "backbone_featmap_shape");
+    if (v != NULL) {
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 4) {
+            return cfg_fail(c, "backbone_featmap_shape", "expected [batch, channels, h, w]");
+        }
+        for (int i = 0; i < 2; i++) {
+            const cJSON *e = cJSON_GetArrayItem(v, 2 + i);
+            if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > (1 << 16) ||
+                e->valuedouble != (int32_t)e->valuedouble) {
+                return cfg_fail(c, "backbone_featmap_shape", "its h and w must be positive integers");
+            }
+            side[i] = (int32_t)e->valuedouble;
+        }
+    }
+    if (read_pair(c, "patch_size", &ph, &pw) != 0) {
+        return -1;
+    }
+    if (side[0] < ph || side[1] < pw) {
+        return cfg_fail(c, "patch_size", "larger than the feature map (backbone_featmap_shape %d x %d): no patch "
+                        "fits", side[0], side[1]);
+    }
+    return (int64_t)(side[0] / ph) * (side[1] / pw);
+}
+
+/* VitPoseBackbonePatchEmbeddings convolves with padding 2: a side of n
+ * pixels gives (n + 4 - p) / p + 1 patches, the table's n / p only when p
+ * is larger than 4. */
+static int check_padded_projection(map_ctx *c, int32_t h, int32_t w, int32_t ph, int32_t pw)
+{
+    int64_t conv = (int64_t)((h + 4 - ph) / ph + 1) * ((w + 4 - pw) / pw + 1);
+    int64_t table = (int64_t)(h / ph) * (w / pw);
+    if (conv != table) {
+        return cfg_fail(c, "patch_size", "[%d, %d]: the projection's padding of 2 makes %lld patches of the "
+                        "[%d, %d] image where the table has %lld rows after its first: the model cannot run",
+                        ph, pw, (long long)conv, h, w, (long long)table);
+    }
+    return 0;
 }
 
 /* The patches of the grid, or -1 after cfg_fail(). */
@@ -132,6 +219,7 @@ static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
     int32_t w = rule->image_w;
     int32_t ph = rule->patch_default;
     int32_t pw = rule->patch_default;
+    const char *patch_key = rule->patch_key != NULL ? rule->patch_key : "patch_size";
     if (rule->grid == GRID_SPECTROGRAM) {
         int32_t fstride = 10;
         int32_t tstride = 10;
@@ -151,15 +239,21 @@ static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
     if (rule->grid == GRID_VIDEO) {
         return video_tubelets(c, rule);
     }
-    if (read_pair(c, "image_size", &h, &w) != 0 || read_pair(c, "patch_size", &ph, &pw) != 0) {
+    if (rule->grid == GRID_FEATMAP) {
+        return featmap_patches(c, rule);
+    }
+    if (read_pair(c, "image_size", &h, &w) != 0 || read_pair(c, patch_key, &ph, &pw) != 0) {
         return -1;
     }
     if (rule->grid == GRID_SQUARE && h != w) {
-        return cfg_fail(c, "image_size", "[%d, %d]: %s's table is (image_size / patch_size)^2 rows, a square",
-                        h, w, rule->model_type);
+        return cfg_fail(c, "image_size", "[%d, %d]: %s's table is (image_size / %s)^2 rows, a square",
+                        h, w, rule->model_type, patch_key);
     }
     if (h < ph || w < pw) {
-        return cfg_fail(c, "patch_size", "larger than image_size: no patch fits");
+        return cfg_fail(c, patch_key, "larger than image_size: no patch fits");
+    }
+    if (strcmp(rule->model_type, "vitpose_backbone") == 0 && check_padded_projection(c, h, w, ph, pw) != 0) {
+        return -1;
     }
     return (int64_t)(h / ph) * (w / pw);
 }
@@ -180,10 +274,39 @@ static int check_switches(map_ctx *c, const fixed_table_rule *rule)
                            "image (build_2d_sincos_position_embedding), which this mapping does not certify") != 0))) {
         return -1;
     }
-    if (strcmp(rule->model_type, "eomt") == 0) {
-        cfg_warn(c, "num_register_tokens", "EoMT's class, register and query tokens take no position: certify checks "
-                 "the patches' table");
+    return 0;
+}
+
+/* The table's width: hidden_size (and the heads that divide it), or
+ * Hiera's embed_dim with num_heads a list per stage, the first stage's
+ * heads (those of the tokens the table is added to) described. */
+static int read_width(map_ctx *c, const fixed_table_rule *rule)
+{
+    pecert_certify_model *m = c->m;
+    int32_t width = rule->hidden_default;
+    if (!rule->heads_per_stage) {
+        return cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, rule->hidden_default,
+                                 rule->heads_default);
     }
+    m->num_heads = rule->heads_default;
+    const cJSON *heads = cfg_get(c->root, "num_heads");
+    if (heads != NULL) {
+        const cJSON *first = cJSON_IsArray(heads) ? cJSON_GetArrayItem(heads, 0) : NULL;
+        if (first == NULL || !cJSON_IsNumber(first) || first->valuedouble < 1 || first->valuedouble > (1 << 16) ||
+            first->valuedouble != (int32_t)first->valuedouble) {
+            return cfg_fail(c, "num_heads", "expected a list of positive integers, one per stage");
+        }
+        m->num_heads = (int32_t)first->valuedouble;
+    }
+    if (cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0) {
+        return -1;
+    }
+    if (width % m->num_heads != 0) {
+        return cfg_fail(c, rule->width_key, "%d is not a multiple of the first stage's %d heads", width,
+                        m->num_heads);
+    }
+    m->num_kv_heads = m->num_heads;
+    m->head_dim = width / m->num_heads;
     return 0;
 }
 
@@ -194,15 +317,16 @@ int cfg_map_fixed_table(map_ctx *c)
     if (rule == NULL) {
         return cfg_fail(c, "model_type", "'%s' has no fixed-table rule (a bug in pecert)", m->model_type);
     }
-    if (cfg_reject_unknown_positional(c, c->root, rule->positional, "") != 0 ||
-        cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, rule->hidden_default,
-                          rule->heads_default) != 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, rule->positional, "") != 0 || read_width(c, rule) != 0 ||
         check_switches(c, rule) != 0) {
         return -1;
     }
     int64_t patches = grid_patches(c, rule);
     if (patches < 0) {
         return -1;
+    }
+    if (rule->warning != NULL) {
+        cfg_warn(c, rule->warn_key, "%s", rule->warning);
     }
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = patches + rule->prefix;

@@ -308,6 +308,10 @@ def make_config(cls, config):
     # layer, none (the rotary modules the model builds do not read it).
     if "num_kv_shared_layers" in kwargs:
         kwargs["num_kv_shared_layers"] = 0
+    # A backbone's outputs name its stages (ViTPose's "stage12"), which one layer does
+    # not have; the class derives them when they are left out.
+    for key in ("out_features", "out_indices", "stage_names"):
+        kwargs.pop(key, None)
     return cls(**kwargs)
 
 
@@ -1037,6 +1041,9 @@ FIXED_TABLES = {
     "mgp-str": ("MgpstrConfig", "mgp_str", "MgpstrEmbeddings"),
     "aimv2_vision_model": ("Aimv2VisionConfig", "aimv2", "Aimv2VisionEmbeddings"),
     "vivit": ("VivitConfig", "vivit", "VivitEmbeddings"),
+    "vit-hybrid": ("ViTHybridConfig", "deprecated.vit_hybrid", "ViTHybridEmbeddings"),
+    "hiera": ("HieraConfig", "hiera", "HieraEmbeddings"),
+    "vitpose_backbone": ("VitPoseBackboneConfig", "vitpose_backbone", "VitPoseBackboneEmbeddings"),
 }
 
 
@@ -1045,8 +1052,9 @@ def build_fixed_table(ref, vf, profile):
     torch = ref.torch
     mt = profile["config"]["model_type"]
     cls_name, module_name, emb_name = FIXED_TABLES[mt]
-    cfg_mod = importlib.import_module(f"transformers.models.{module_name}.configuration_{module_name}")
-    mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{module_name}")
+    stem = module_name.rsplit(".", 1)[-1]  # deprecated.vit_hybrid's files are *_vit_hybrid.py
+    cfg_mod = importlib.import_module(f"transformers.models.{module_name}.configuration_{stem}")
+    mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{stem}")
     cfg = make_config(getattr(cfg_mod, cls_name), profile["config"])
     module = getattr(mdl, emb_name)(cfg)
     attr = next(a for a in ("pos_embed", "position_embeddings", "position_embedding") if hasattr(module, a))
