@@ -234,6 +234,19 @@ START_TEST(pixtral_and_llama4_towers_map)
     ck_assert_int_eq(model.head_dim, 64);
     ck_assert(warned_about("head_dim"));
     parse_fails_naming("{\"model_type\": \"pixtral\", \"rope_theta\": -1}", "rope_theta");
+    /* MLCD's tower as the checkpoint: Qwen2-VL's frequencies (blocks) in
+     * Pixtral's row-major order, 1664 / 16 = 104 a head, theta fixed (a
+     * rope_theta key is another model's), the class token's learned
+     * angles warned; 336 / 14 = 24 patches a side. */
+    parse_ok("{\"model_type\": \"mlcd_vision_model\"}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE2D);
+    ck_assert_int_eq(model.vision.scheme, PECERT_ROPE2D_ROW_MAJOR);
+    ck_assert_int_eq(model.vision.frequencies, PECERT_ROPE2D_BLOCKS);
+    ck_assert_int_eq(model.vision.pairing, PECERT_PAIRING_SPLIT_HALF);
+    ck_assert_int_eq(model.vision.head_dim, 104);
+    ck_assert_int_eq(model.vision.grid_thw[0][1], 24);
+    ck_assert(warned_about("hidden_size"));
+    parse_fails_naming("{\"model_type\": \"mlcd_vision_model\", \"rope_theta\": 10000}", "rope_theta");
     /* No tower read for a text-only checkpoint. */
     parse_ok(LLAMA_TEXT);
     ck_assert_str_eq(model.vision.tower, "");

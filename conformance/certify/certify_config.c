@@ -341,6 +341,7 @@ static const model_rule model_rules[] = {
     {"align_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"flava_text_model", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"pixtral", cfg_map_rope2d_tower, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"mlcd_vision_model", cfg_map_rope2d_tower, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"audio-spectrogram-transformer", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"eomt", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mgp-str", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -752,7 +753,8 @@ static int map_document(map_ctx *c)
         c->m->pairing = interleave ? PECERT_PAIRING_INTERLEAVED : PECERT_PAIRING_SPLIT_HALF;
     }
     snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", mt->valuestring);
-    if (cfg_map_vision(c, c->m->model_type) != 0) {
+    /* A 2-D RoPE tower that is the checkpoint mapped its tower already. */
+    if (c->m->kind != PECERT_PE_ROPE2D && cfg_map_vision(c, c->m->model_type) != 0) {
         return -1;
     }
     if (wrapper != NULL) {

@@ -28,6 +28,13 @@
  *               num_attention_heads (a head_dim key is overwritten), the
  *               table image_size / patch_size patches a side, row-major,
  *               frequencies alternating between the axes, rotate_half.
+ *   mlcd_vision_model  MLCDVisionConfig (the checkpoint is the tower):
+ *               MLCDRotaryEmbedding(hidden_size / num_attention_heads / 2),
+ *               Qwen2-VL's frequencies (theta 10000 fixed), the patches'
+ *               (row, col) row-major as Pixtral orders them, rotate_half;
+ *               the class token first, turned by learned angles
+ *               (class_pos_emb: a weight, warned). image_size sizes
+ *               nothing: the grid is the image's.
  *   llama4      Llama4VisionConfig (hidden_size default 768, image_size 448):
  *               Llama4VisionRotaryEmbedding, one image_size tile, positions
  *               (row + 1, column + 1) and the class token at 0, columns
@@ -103,6 +110,8 @@ typedef struct vision_rule {
     int32_t other_towers;
     const char *absent_tower;
     const char *reads;            /* what is read, in words (--list-model-types) */
+    const char *warn_key;         /* what the tower computes and pecert does */
+    const char *warning;          /* not certify, named; NULL: nothing       */
 } vision_rule;
 
 static const char *const no_positional[] = {NULL};
@@ -167,6 +176,16 @@ static const vision_rule vision_rules[] = {
      .patch_default = 16, .image_default = 1024, .reads_theta = 1, .scheme = PECERT_ROPE2D_ROW_MAJOR,
      .frequencies = PECERT_ROPE2D_ALTERNATE, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = theta_only,
      .other_towers = 1, .reads = "as llava's (vision_config of model_type pixtral, the default here)"},
+    {.model_type = "mlcd_vision_model", .tower = "mlcd_vision_model", .config_class = "MLCDVisionConfig",
+     .hidden_key = "hidden_size", .hidden_default = 1664, .heads_key = "num_attention_heads", .heads_default = 16,
+     .patch_default = 14, .image_default = 336, .scheme = PECERT_ROPE2D_ROW_MAJOR,
+     .frequencies = PECERT_ROPE2D_BLOCKS, .pairing = PECERT_PAIRING_SPLIT_HALF, .positional = no_positional,
+     .own_config = 1,
+     .reads = "the model itself: hidden_size / num_attention_heads, patch_size (images of image_size); "
+              "row-major, blocks, split_half, theta 10000",
+     .warn_key = "hidden_size",
+     .warning = "MLCD's class token turns by learned angles (class_pos_emb, a weight of the checkpoint): "
+                "certify checks the patches' rotation"},
     {.model_type = "llama4", .tower = "llama4_vision_model", .config_class = "Llama4VisionConfig",
      .hidden_key = "hidden_size", .hidden_default = 768, .heads_key = "num_attention_heads", .heads_default = 16,
      .patch_default = 14, .image_default = 448, .fixed_image = 1, .reads_theta = 1,
@@ -630,6 +649,9 @@ static int map_tower(map_ctx *c, const cJSON *vc, const vision_rule *rule)
     }
     if (read_attention_windows(c, vc, rule, v) != 0) {
         return -1;
+    }
+    if (rule->warning != NULL) {
+        cfg_warn(c, rule->warn_key, "%s", rule->warning);
     }
     default_grids(v);
     return fit_default_grids(c, v);

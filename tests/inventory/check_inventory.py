@@ -319,6 +319,10 @@ def unproven_mappings(build, scratch, rows, profiles):
     (failures, number held by mapping vectors)."""
     covered = {RULE_OF.get(mt, mt) for mt in profiles}
     by_type = {r["model_type"]: r for r in rows}
+    # A config class whose model_type is not its registry key (MLCDVisionConfig's
+    # mlcd_vision_model, registered as mlcd): the rule is the config's model_type.
+    for r in rows:
+        by_type.setdefault((r.get("config") or {}).get("model_type"), r)
     # A text model type that is no model type of its own (Emu3TextConfig's
     # emu3_text_model): its wrapper's default text_config, alone.
     for r in rows:

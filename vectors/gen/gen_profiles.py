@@ -1527,6 +1527,10 @@ def inventory_profiles(path, model_types):
     with open(path, encoding="ascii") as f:
         rows = {r["model_type"]: r for r in json.load(f)["model_types"]}
     out = []
+    # A config class whose model_type is not its registry key (MLCDVisionConfig's
+    # mlcd_vision_model, registered as mlcd): its row, by the config's model_type.
+    for r in list(rows.values()):
+        rows.setdefault((r.get("config") or {}).get("model_type"), r)
     for mt in model_types:
         if mt in rows:
             r = rows[mt]

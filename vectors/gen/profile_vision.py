@@ -67,9 +67,11 @@ TOWERS = {
     # The tower as a checkpoint of its own: its config class is the tower's.
     "pixtral": ("PixtralVisionConfig", "pixtral", "PixtralVisionModel", "pixtral", "num_hidden_layers", "pixtral",
                 ("row_major", "alternate", False, "split_half")),
+    "mlcd_vision_model": ("MLCDVisionConfig", "mlcd", "MLCDVisionModel", "mlcd", "num_hidden_layers", "mlcd",
+                          ("row_major", "blocks", False, "split_half")),
 }
 # Model types whose checkpoint is the tower: no text model, the config the tower's own.
-OWN_TOWERS = ("pixtral",)
+OWN_TOWERS = ("pixtral", "mlcd_vision_model")
 
 # The ViT family: model_type -> (config class, its module, embeddings class).
 TABLE_TOWERS = {
@@ -151,14 +153,23 @@ def first_attention(model, family):
         return model.blocks[0].attn
     if family == "pixtral":
         return model.transformer.layers[0].attention
+    if family == "mlcd":
+        return model.vision_model.encoder.layers[0].self_attn
     return model.model.layers[0].self_attn
+
+
+def rotary_module(model, family):
+    """The tower's rotary class instance: Qwen's VisionRotaryEmbedding, MLCD's own copy."""
+    if family == "mlcd":
+        return model.vision_model.vision_rotary_embedding
+    return getattr(model, ROTARY_ATTR[family])
 
 
 def tower_theta(model, family, vc):
     """The theta the tower's rotary class builds its inverse frequencies from, checked
     against the inverse frequencies it built."""
-    if family == "qwen":
-        rot = getattr(model, ROTARY_ATTR[family])
+    if family in ("qwen", "mlcd"):
+        rot = rotary_module(model, family)
         theta = float(inspect.signature(type(rot).__init__).parameters["theta"].default)
         dim = 2 * rot.inv_freq.shape[0]
         want = 1.0 / theta ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
@@ -224,6 +235,47 @@ class Tower:
                 "head_dim": self.head_dim, "theta": self.theta}
 
 
+def mlcd_index(t, grids):
+    """Each image's patch positions from MLCD's own MLCDRotaryEmbedding(h, w) (one image a
+    forward: its pixel grid): the angles of each axis' first frequency, inv_freq[0] = 1,
+    are the row and the column."""
+    rot = rotary_module(t.make()[1], "mlcd")
+    q = rot.inv_freq.shape[0]
+    if float(rot.inv_freq[0]) != 1.0:
+        raise AssertionError("MLCD's first inverse frequency is not 1")
+    parts = []
+    for _, h, w in grids:
+        with t.s.torch.no_grad():
+            angles = rot(h, w).double().numpy()
+        parts.append(np.stack([gen_rope2d.exact_ints(angles[:, 0], "mlcd rows"),
+                               gen_rope2d.exact_ints(angles[:, q], "mlcd columns")]))
+    return grids, np.concatenate(parts, axis=1)
+
+
+def mlcd_apply(t, grids, label):
+    """The forward's cos and sin on one image (apply_rotary_pos_emb_vision's arguments), the
+    class token's learned row dropped, and that function on seeded patches."""
+    torch = t.s.torch
+    modeling, model = t.make()
+    (_, h, w), p = grids[0], t.vc.patch_size
+    got = {}
+
+    def record(q, k, cos, sin):
+        got["cos"], got["sin"] = cos.clone(), sin.clone()
+
+    original = gen_rope2d.wrap_once(modeling, "apply_rotary_pos_emb_vision", record)
+    try:
+        t.s.run_stopped(model, torch.zeros(1, 3, h * p, w * p))
+    finally:
+        modeling.apply_rotary_pos_emb_vision = original
+    cos, sin = got["cos"][:, 1:], got["sin"][:, 1:]  # [1, 1 + patches, D]: the class token first
+    x = famgen.seeded_normal(f"rope2d apply {label}", (h * w, gen_rope2d.HEADS, t.head_dim))
+    q = torch.from_numpy(x)[None]
+    with torch.no_grad():
+        out = original(q, q, cos, sin)[0][0].numpy()
+    return mlcd_index(t, grids[:1])[1], x, out
+
+
 def _index(t, grids):
     """(grid_thw, positions) from the tower's own position code; Qwen2.5-VL's from its
     forward (the tokens in get_window_index's order), read back as gen_rope2d does."""
@@ -239,6 +291,8 @@ def _index(t, grids):
     if t.family == "pixtral":
         _, positions, _, _ = gen_rope2d.pixtral_forward(s, [(h, w) for _, h, w in grids], t.head_dim, make=t.make)
         return grids, positions
+    if t.family == "mlcd":
+        return mlcd_index(t, grids)
     side = t.vc.image_size // t.vc.patch_size
     return [[1, side, side]] * len(grids), gen_rope2d.llama4_index(s, t.vc.image_size, len(grids), t.vc.patch_size)
 
@@ -250,6 +304,8 @@ def _apply(t, grids, label):
         return gen_rope2d.qwen_apply(s, t.family_tuple(), grids, t.head_dim, label, make=t.make)
     if t.family == "pixtral":
         return gen_rope2d.pixtral_apply(s, [(h, w) for _, h, w in grids], t.head_dim, label, make=t.make)
+    if t.family == "mlcd":
+        return mlcd_apply(t, grids, label)
     positions, x, out = gen_rope2d.llama4_apply(s, t.vc.image_size, 1, t.head_dim, label, cfg=copy.deepcopy(t.vc))
     side = t.vc.image_size // t.vc.patch_size
     keep = np.r_[0:side, side * (side - 1):side * side + 1]  # first and last patch rows, class token
@@ -380,7 +436,7 @@ def build_vision(ref, vf, profile):
     # Qwen2.5-VL: grids of more than one window (6 x 10 merge units), so that the window
     # order is not the merge order, and a video of 5 x 4 units (a window exactly as wide).
     grid, positions = _index(t, [[1, 6 * m, 10 * m], [2, 5 * m, 4 * m]] if windows else grids)
-    fn = {"qwen": "rot_pos_emb", "pixtral": "position_ids_in_meshgrid",
+    fn = {"qwen": "rot_pos_emb", "pixtral": "position_ids_in_meshgrid", "mlcd": "MLCDRotaryEmbedding.forward",
           "llama4": "Llama4VisionRotaryEmbedding.__init__"}[t.family]
     if windows:
         fn = "forward (get_window_index) + apply_rotary_pos_emb_vision, positions read back"
