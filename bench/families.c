@@ -41,6 +41,7 @@ typedef struct family_call {
         pecert_txl_rel_shift_args rel_shift;
         pecert_peg_args peg;
         pecert_sine2d_args sine2d;
+        pecert_relpos2d_args relpos2d;
         pecert_posinterp_args posinterp;
         pecert_cope_args cope;
         pecert_mrope_index_args mrope_index;
@@ -100,6 +101,7 @@ FAMILY_OP(sincos_2d, sincos2d)
 FAMILY_OP(txl_pos_emb, txl_emb)
 FAMILY_OP(peg_apply, peg)
 FAMILY_OP(sine2d, sine2d)
+FAMILY_OP(relpos2d_bias, relpos2d)
 FAMILY_OP(pos_interpolate, posinterp)
 FAMILY_OP(cope_logits, cope)
 FAMILY_OP(mrope_index, mrope_index)
@@ -397,6 +399,40 @@ static int prepare_sine2d(family_call *c)
     return 0;
 }
 
+/* SAM ViT-B's global attention (image encoder layers 2, 5, 8, 11): a 64 x
+ * 64 grid on itself, 12 heads of 64 channels, the 127-row tables as
+ * trained (no resize). Output-bound: 16.8M floats a head. One head here
+ * (67 MB), as a batch of one image's heads is twelve of them. */
+static int prepare_relpos2d(family_call *c)
+{
+    int64_t side = 64, tokens = side * side, ch = 64, rows = 2 * side - 1;
+    int64_t qshape[3] = {1, tokens, ch}, tshape[2] = {rows, ch}, oshape[3] = {1, tokens, tokens};
+    float *query = own(c, (size_t)(tokens * ch) * sizeof(float));
+    float *th = own(c, (size_t)(rows * ch) * sizeof(float));
+    float *tw = own(c, (size_t)(rows * ch) * sizeof(float));
+    float *out = own(c, (size_t)(tokens * tokens) * sizeof(float));
+
+    if (query == NULL || th == NULL || tw == NULL || out == NULL) {
+        return -1;
+    }
+    for (int64_t i = 0; i < tokens * ch; i++) {
+        query[i] = (float)((i * 37) % 101) / 101.0f - 0.5f;
+    }
+    for (int64_t i = 0; i < rows * ch; i++) {
+        th[i] = (float)((i * 13) % 97) / 97.0f - 0.5f;
+        tw[i] = (float)((i * 29) % 89) / 89.0f - 0.5f;
+    }
+    c->args.relpos2d = (pecert_relpos2d_args){.struct_size = sizeof(pecert_relpos2d_args), .q_h = side,
+                                              .q_w = side, .k_h = side, .k_w = side,
+                                              .query = view(c, 0, query, PECERT_DTYPE_F32, 3, qshape),
+                                              .rel_pos_h = view(c, 1, th, PECERT_DTYPE_F32, 2, tshape),
+                                              .rel_pos_w = view(c, 2, tw, PECERT_DTYPE_F32, 2, tshape),
+                                              .out = view(c, 3, out, PECERT_DTYPE_F32, 3, oshape)};
+    c->read_bytes = (double)(tokens * ch + 2 * rows * ch) * sizeof(float);
+    c->written_bytes = (double)(tokens * tokens) * sizeof(float);
+    return 0;
+}
+
 /* A ViT's 16 x 16 table of 1024 channels resized bicubically to 64 x 64. */
 static int prepare_posinterp(family_call *c)
 {
@@ -593,6 +629,7 @@ static const family_case cases[] = {
     CASE(txl_pos_emb, "[8192, 1024] f32", 1, prepare_txl_emb),
     CASE(peg_apply, "[4097, 768] f32, 3 x 3", 1, prepare_peg),
     CASE(sine2d, "[134 x 167, 256] f32, padded mask", 1, prepare_sine2d),
+    CASE(relpos2d_bias, "SAM-B global, 64 x 64 on 64 x 64, C 64, 127-row tables", 1, prepare_relpos2d),
     CASE(pos_interpolate, "16x16 -> 64x64, 1024 f32, bicubic", 1, prepare_posinterp),
     CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
     CASE(mrope_index, "[3, 4, 16384] i64, an image per prompt", 0, prepare_mrope_index),

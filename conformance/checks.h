@@ -39,7 +39,8 @@ enum {
     PECERT_NEED_POS_INTERPOLATE = 1u << 18, /* ABI 1.7 */
     PECERT_NEED_COPE_LOGITS = 1u << 19,     /* ABI 1.8 */
     PECERT_NEED_PEG_APPLY = 1u << 20,       /* ABI 1.9 */
-    PECERT_NEED_SINE2D = 1u << 21           /* ABI 1.11 */
+    PECERT_NEED_SINE2D = 1u << 21,          /* ABI 1.11 */
+    PECERT_NEED_RELPOS2D = 1u << 22         /* ABI 1.12 */
 };
 
 /* A plugin with one live instance. */

@@ -730,6 +730,44 @@ static void diagnose_sine2d(pecert_run_results *run)
     }
 }
 
+/* MViTv2's and SAM's decomposed relative positions: the table resize
+ * whose replay reproduces the plugin's output (relpos2d_checks.c), each
+ * one a released port's, else the values. */
+static void diagnose_relpos2d(pecert_run_results *run)
+{
+    static const char *const checks[] = {PECERT_ID_RELPOS2D_GOLDEN, PECERT_ID_RELPOS2D_SHAPES,
+                                         PECERT_ID_CERTIFY_RELPOS2D_REFERENCE};
+    static const struct {
+        const char *symptom, *id, *evidence, *lead;
+    } resizes[] = {
+        {PECERT_SYMPTOM_RELPOS2D_ALIGN_CORNERS, "relpos2d_align_corners",
+         "the outputs match the tables resized with their corners aligned",
+         "decomposed relative positions with the table resized corner to corner ((L - 1) / (L' - 1), "
+         "align_corners=True) where get_rel_pos' interpolate uses half-pixel centres: wrong at every other "
+         "image size"},
+        {PECERT_SYMPTOM_RELPOS2D_ASYMMETRIC, "relpos2d_asymmetric",
+         "the outputs match the tables resized without the half-pixel offset",
+         "decomposed relative positions with the table resized at i L / L' (no half-pixel offset) where "
+         "get_rel_pos' interpolate reads (i + 0.5) L / L' - 0.5: the zero-offset row moves"},
+    };
+    for (size_t k = 0; k < sizeof(resizes) / sizeof(resizes[0]); k++) {
+        for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+            if (has(run, checks[c], resizes[k].symptom)) {
+                add(run, resizes[k].id, resizes[k].evidence, "%s", resizes[k].lead);
+                return;
+            }
+        }
+    }
+    for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+        if (failed(run, checks[c])) {
+            add(run, "relpos2d_values", "relpos2d.golden, relpos2d.shapes or certify.relpos2d.reference fails",
+                "decomposed relative positions wrong in a way no table-resize misreading explains: read the details "
+                "of relpos2d.golden");
+            return;
+        }
+    }
+}
+
 /* A sinusoidal table that fails its golden vectors or the checkpoint's
  * reference: named by the porting bug its values match
  * (pecert_sinusoidal_suspect's symptoms), else as a wrong variant. */
@@ -1032,6 +1070,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_cope(run);
     diagnose_peg(run);
     diagnose_sine2d(run);
+    diagnose_relpos2d(run);
     diagnose_families(run);
     diagnose_recovered(run); /* after every rule that names a rotation bug */
     diagnose_nonfinite(run); /* after the bugs a NaN may come from, which name more */

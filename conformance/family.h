@@ -342,4 +342,19 @@ typedef struct pecert_sine2d_call {
 void pecert_sine2d_against_oracle(const pecert_check_env *env, pecert_check_result *r, const pecert_sine2d_call *c,
                                   const char *where);
 
+extern const pecert_check pecert_check_relpos2d_golden;
+#define PECERT_ID_RELPOS2D_GOLDEN "relpos2d.golden"
+/* Symptoms it leaves, read by diagnose.c: relpos2d_checks.c: the
+ * misreading whose replay reproduces the plugin's output. */
+#define PECERT_SYMPTOM_RELPOS2D_ALIGN_CORNERS "relpos2d:align_corners"
+#define PECERT_SYMPTOM_RELPOS2D_ASYMMETRIC    "relpos2d:asymmetric"
+extern const pecert_check pecert_check_relpos2d_shapes;
+#define PECERT_ID_RELPOS2D_SHAPES "relpos2d.shapes"
+/* The plugin's relpos2d_bias against the oracle's on seeded inputs of
+ * sizes {q_h, q_w, k_h, k_w, n, C, L_h, L_w}, under relpos2d.golden's bound
+ * (TOLERANCES.md), one case; a failure replayed as the golden check
+ * replays it. */
+void pecert_relpos2d_against_oracle(const pecert_check_env *env, pecert_check_result *r, const int64_t sizes[8],
+                                    uint64_t seed, const char *where);
+
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -61,6 +61,8 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_peg_zero_padding,
     &pecert_check_sine2d_golden,
     &pecert_check_sine2d_padding,
+    &pecert_check_relpos2d_golden,
+    &pecert_check_relpos2d_shapes,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -394,6 +394,17 @@ static pecert_status proxy_sine2d(void *instance, const pecert_sine2d_args *a)
     return run(c, ei, 0);
 }
 
+static pecert_status proxy_relpos2d_bias(void *instance, const pecert_relpos2d_args *a)
+{
+    BEGIN(PECERT_WIRE_OP_RELPOS2D_BIAS, "relpos2d_bias");
+    size_t at = ARGS(pecert_relpos2d_args);
+    engine_tensor(c, SLOT(pecert_relpos2d_args, query), a->query, IN, "query");
+    engine_tensor(c, SLOT(pecert_relpos2d_args, rel_pos_h), a->rel_pos_h, IN, "rel_pos_h");
+    engine_tensor(c, SLOT(pecert_relpos2d_args, rel_pos_w), a->rel_pos_w, IN, "rel_pos_w");
+    engine_tensor(c, SLOT(pecert_relpos2d_args, out), a->out, OUT, "out");
+    return run(c, ei, 0);
+}
+
 /* ---- instances ------------------------------------------------------------ */
 
 static int has(const pecert_engine *e, pecert_wire_op op)
@@ -510,4 +521,5 @@ void engine_proxies_fill(pecert_engine *e, uint32_t abi_version, uint32_t struct
     PROXY(PECERT_WIRE_OP_COPE_LOGITS, cope_logits, proxy_cope_logits)
     PROXY(PECERT_WIRE_OP_PEG_APPLY, peg_apply, proxy_peg_apply)
     PROXY(PECERT_WIRE_OP_SINE2D, sine2d, proxy_sine2d)
+    PROXY(PECERT_WIRE_OP_RELPOS2D_BIAS, relpos2d_bias, proxy_relpos2d_bias)
 }

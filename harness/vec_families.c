@@ -3,7 +3,8 @@
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
  * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers, the
  * resizing of learned position grids, CoPE's attention logits, CPVT's
- * PEG and DETR's sine embedding from a pixel mask. Each row gives the typed keys of its
+ * PEG, DETR's sine embedding from a pixel mask and the decomposed relative
+ * positions of MViTv2 and SAM. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -380,6 +381,27 @@ static const vec_vkey peg_keys[] = {
     CFG_INT("kernel", 1, 31),
 };
 
+/* The transformers classes (and the original code) the relpos2d vectors
+ * were recorded from. */
+static const char *const relpos2d_modules[] = {"SamVisionAttention", "SamHQVisionAttention", "VitDetAttention",
+                                               "SegGptAttention", "segment_anything", NULL};
+
+/* relpos2d.bias: the query's tokens (k = 0: q_h * q_w) and the keys'
+ * (k = 1: k_h * k_w). */
+static int64_t relpos2d_extent(const pecert_vtest *t, int k)
+{
+    return k == 0 ? pecert_vtest_int(t, "q_h", 0) * pecert_vtest_int(t, "q_w", 0)
+                  : pecert_vtest_int(t, "k_h", 0) * pecert_vtest_int(t, "k_w", 0);
+}
+
+static const vec_vkey relpos2d_keys[] = {
+    CFG_INT("q_h", 1, 4096),
+    CFG_INT("q_w", 1, 4096),
+    CFG_INT("k_h", 1, 4096),
+    CFG_INT("k_w", 1, 4096),
+    CFG_ENUM("module", relpos2d_modules),
+};
+
 /* h and w first: the mask's extents are their values (DIM_KEY(0, 1)). */
 static const vec_vkey sine2d_keys[] = {
     CFG_INT("h", 1, 16384),
@@ -487,6 +509,13 @@ const vec_op pecert__vec_family_ops[] = {
     {.name = "sine2d.embed", KEYS(sine2d_keys), .validate = sine2d_validate, .derive = sine2d_extent,
      .inputs = {{"mask", I32, 2, {DIM_KEY(0), DIM_KEY(1)}}}, .n_inputs = 1,
      .outputs = {{"embedding", ANY_FLOAT, 2, {DIM_DERIVED(0), DIM_DERIVED(1)}}}, .n_outputs = 1},
+    {.name = "relpos2d.bias", KEYS(relpos2d_keys), .derive = relpos2d_extent, .var_names = {"n", "C", "Lh", "Lw"},
+     .var_min = {1, 1, 1, 1},
+     .inputs = {{"query", F32, 3, {DIM_VAR(0), DIM_DERIVED(0), DIM_VAR(1)}},
+                {"rel_pos_h", F32, 2, {DIM_VAR(2), DIM_VAR(1)}},
+                {"rel_pos_w", F32, 2, {DIM_VAR(3), DIM_VAR(1)}}},
+     .n_inputs = 3,
+     .outputs = {{"bias", ANY_FLOAT, 3, {DIM_VAR(0), DIM_DERIVED(0), DIM_DERIVED(1)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

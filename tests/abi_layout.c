@@ -268,7 +268,17 @@ _Static_assert(offsetof(pecert_sine2d_args, mask) == 56, "ABI 1.11 layout: pecer
 _Static_assert(offsetof(pecert_sine2d_args, out) == 64, "ABI 1.11 layout: pecert_sine2d_args.out");
 _Static_assert(offsetof(pecert_sine2d_args, reserved) == 72, "ABI 1.11 layout: pecert_sine2d_args.reserved");
 _Static_assert(offsetof(pecert_plugin, sine2d) == 288, "ABI 1.11 layout: pecert_plugin.sine2d");
-_Static_assert(sizeof(pecert_plugin) == 296, "ABI 1.11 layout: sizeof pecert_plugin");
+/* ABI 1.12: the decomposed relative positions of MViTv2 and SAM. */
+_Static_assert(sizeof(pecert_relpos2d_args) == 104, "ABI 1.12 layout: sizeof pecert_relpos2d_args");
+_Static_assert(offsetof(pecert_relpos2d_args, q_h) == 8, "ABI 1.12 layout: pecert_relpos2d_args.q_h");
+_Static_assert(offsetof(pecert_relpos2d_args, k_w) == 32, "ABI 1.12 layout: pecert_relpos2d_args.k_w");
+_Static_assert(offsetof(pecert_relpos2d_args, query) == 40, "ABI 1.12 layout: pecert_relpos2d_args.query");
+_Static_assert(offsetof(pecert_relpos2d_args, rel_pos_h) == 48, "ABI 1.12 layout: pecert_relpos2d_args.rel_pos_h");
+_Static_assert(offsetof(pecert_relpos2d_args, rel_pos_w) == 56, "ABI 1.12 layout: pecert_relpos2d_args.rel_pos_w");
+_Static_assert(offsetof(pecert_relpos2d_args, out) == 64, "ABI 1.12 layout: pecert_relpos2d_args.out");
+_Static_assert(offsetof(pecert_relpos2d_args, reserved) == 72, "ABI 1.12 layout: pecert_relpos2d_args.reserved");
+_Static_assert(offsetof(pecert_plugin, relpos2d_bias) == 296, "ABI 1.12 layout: pecert_plugin.relpos2d_bias");
+_Static_assert(sizeof(pecert_plugin) == 304, "ABI 1.12 layout: sizeof pecert_plugin");
 
 /* ABI 1.10: Qwen2.5-VL's attention windows, in the rope2d index word 1.6
  * reserved (the struct's size and every other offset unchanged). */

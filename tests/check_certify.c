@@ -885,6 +885,19 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_rows, 40);
     ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
     ck_assert(warned_about("max_position_embeddings"));
+    /* Perceiver: the text preprocessor's 2048 rows of d_model (the class's
+     * defaults), row p; the other preprocessors warned. */
+    parse_ok("{\"model_type\": \"perceiver\"}");
+    ck_assert_int_eq(model.learned_rows, 2048);
+    ck_assert_int_eq(model.learned_dim, 768);
+    ck_assert(warned_about("max_position_embeddings"));
+    /* Evolla (EvollaConfig's model_type "EvollaModel"): the Llama decoder's
+     * rope at EvollaConfig's theta 500000 when none is given; the protein
+     * encoder's rotary warned. */
+    parse_ok("{\"model_type\": \"EvollaModel\", \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 8, \"max_position_embeddings\": 8192}");
+    ck_assert_double_eq(model.rope.rope_theta, 500000.0);
+    ck_assert(warned_about("protein_encoder_config"));
     parse_ok("{\"model_type\": \"led\", \"d_model\": 1024, \"encoder_attention_heads\": 16,"
              " \"max_encoder_position_embeddings\": 16384, \"max_decoder_position_embeddings\": 1024}");
     ck_assert_int_eq(model.learned_rows, 16384);

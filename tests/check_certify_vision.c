@@ -321,6 +321,13 @@ START_TEST(fixed_tables_count_their_grid)
     ck_assert_int_eq(model.learned_dim, 112);
     ck_assert_int_eq(model.num_heads, 2);
     parse_fails_naming("{\"model_type\": \"hiera\", \"num_heads\": 2}", "num_heads");
+    /* TimeSformer: ViT's spatial table, (224 / 16)^2 + 1; the time table
+     * warned where attention_type has one. */
+    parse_ok("{\"model_type\": \"timesformer\"}");
+    ck_assert_int_eq(model.learned_rows, 14 * 14 + 1);
+    ck_assert(warned_about("num_frames"));
+    parse_ok("{\"model_type\": \"timesformer\", \"attention_type\": \"space_only\"}");
+    ck_assert(!warned_about("num_frames"));
     /* ViTPose: (256 / 16) x (192 / 16) patches and one row more (row 0,
      * added to every patch: warned). A patch of 4 with the projection's
      * padding 2 makes (256 + 4 - 4) / 4 + 1 = 65 by 49 patches, where the
@@ -707,6 +714,58 @@ START_TEST(image_options_on_the_command_line)
 }
 END_TEST
 
+/* The decomposed relative positions (certify_relpos2d.c), from each
+ * class's own layer rule: SAM's layers 2, 5, 8, 11 global (1024 / 16 = 64
+ * patches a side, 127-row tables), the others in 14 x 14 windows (27
+ * rows); ViTDet's window_block_indices windowed, the rest global; SegGPT's
+ * [896, 448] / 16 = 56 x 28 grid, every layer. */
+START_TEST(relative_position_grids_come_from_the_layers)
+{
+    parse_ok("{\"model_type\": \"sam\"}");
+    ck_assert_int_eq(model.kind, PECERT_PE_RELPOS2D);
+    ck_assert_int_eq(model.relpos2d_n_grids, 2);
+    ck_assert_str_eq(model.relpos2d_grid_name[0], "window");
+    ck_assert_int_eq(model.relpos2d_grid[0][0], 14);
+    ck_assert_int_eq(model.relpos2d_grid[1][0], 64);
+    ck_assert_int_eq(model.relpos2d_head_dim, 64);
+    ck_assert(warned_about("vision_config.use_abs_pos"));
+    /* SAM-H's 32 layers, global ones 7, 15, 23, 31; every layer global when
+     * window_size is 0. */
+    parse_ok("{\"model_type\": \"sam\", \"vision_config\": {\"hidden_size\": 1280, \"num_attention_heads\": 16, "
+             "\"num_hidden_layers\": 32, \"global_attn_indexes\": [7, 15, 23, 31]}}");
+    ck_assert_int_eq(model.relpos2d_n_grids, 2);
+    ck_assert_int_eq(model.relpos2d_head_dim, 80);
+    parse_ok("{\"model_type\": \"sam_vision_model\", \"window_size\": 0}");
+    ck_assert_int_eq(model.relpos2d_n_grids, 1);
+    ck_assert_str_eq(model.relpos2d_grid_name[0], "global");
+    parse_ok("{\"model_type\": \"sam_hq_vision_model\", \"global_attn_indexes\": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "
+             "10, 11]}");
+    ck_assert_int_eq(model.relpos2d_n_grids, 1);
+    ck_assert_int_eq(model.relpos2d_grid[0][1], 64);
+    parse_fails_naming("{\"model_type\": \"sam\", \"vision_config\": {\"use_rel_pos\": false}}",
+                       "vision_config.use_rel_pos");
+    parse_fails_naming("{\"model_type\": \"sam\", \"vision_config\": {\"global_attn_indexes\": 2}}",
+                       "vision_config.global_attn_indexes");
+    parse_ok("{\"model_type\": \"vitdet\", \"use_relative_position_embeddings\": true, \"window_size\": 14, "
+             "\"window_block_indices\": [0, 1], \"image_size\": 1024}");
+    ck_assert_int_eq(model.kind, PECERT_PE_RELPOS2D);
+    ck_assert_int_eq(model.relpos2d_n_grids, 2);
+    ck_assert_int_eq(model.relpos2d_grid[0][0], 14);
+    ck_assert_int_eq(model.relpos2d_grid[1][0], 64);
+    /* ViTDet's default: no relative positions, its absolute table at the
+     * pretraining grid (224 / 16 = 14: 196 rows after the class row). */
+    parse_ok("{\"model_type\": \"vitdet\"}");
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    ck_assert_int_eq(model.learned_rows, 14 * 14 + 1);
+    parse_fails_naming("{\"model_type\": \"vitdet\", \"image_size\": 1024}", "pretrain_image_size");
+    parse_ok("{\"model_type\": \"seggpt\"}");
+    ck_assert_int_eq(model.relpos2d_n_grids, 1);
+    ck_assert_int_eq(model.relpos2d_grid[0][0], 56);
+    ck_assert_int_eq(model.relpos2d_grid[0][1], 28);
+    parse_fails_naming("{\"model_type\": \"seggpt\", \"image_size\": [4096, 448]}", "image_size");
+}
+END_TEST
+
 Suite *make_certify_vision_suite(void)
 {
     return test_suite_of("certify_vision",
@@ -718,7 +777,8 @@ Suite *make_certify_vision_suite(void)
                                     fixed_tables_count_their_grid,
                                     siglip2_tables_come_from_num_patches,
                                     every_vision_key_read_changes_the_answer,
-                                    images_are_what_the_processors_hand_over),
+                                    images_are_what_the_processors_hand_over,
+                                    relative_position_grids_come_from_the_layers),
                          TEST_TCASE("run", 600,
                                     vision_pass_certifies_the_oracle_and_fast,
                                     vit_family_pass_certifies_the_oracle_and_fast,

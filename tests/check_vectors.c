@@ -1099,7 +1099,7 @@ END_TEST
 START_TEST(core_list_families)
 {
     static const char *const families[] = {"alibi", "cope",       "learned",  "mrope", "peg", "posinterp", "rope",
-                                           "rope2d", "shaw",       "sinusoidal", "sincos2d", "sine2d", "swin", "t5", "txl"};
+                                           "relpos2d", "rope2d", "shaw",       "sinusoidal", "sincos2d", "sine2d", "swin", "t5", "txl"};
     char cmd[1024];
     static char out[1 << 16];
     size_t n;

@@ -23,7 +23,8 @@ static const struct {
     {"the checkpoint's encoding",
      {PECERT_ID_CERTIFY_ROPE_REFERENCE, PECERT_ID_CERTIFY_ALIBI_REFERENCE, PECERT_ID_CERTIFY_ALIBI_ATTENTION,
       PECERT_ID_CERTIFY_T5_REFERENCE, PECERT_ID_CERTIFY_LEARNED_REFERENCE, PECERT_ID_CERTIFY_SINUSOIDAL_REFERENCE,
-      PECERT_ID_CERTIFY_SWIN_REFERENCE, PECERT_ID_CERTIFY_SINE2D_REFERENCE}},
+      PECERT_ID_CERTIFY_SWIN_REFERENCE, PECERT_ID_CERTIFY_SINE2D_REFERENCE,
+      PECERT_ID_CERTIFY_RELPOS2D_REFERENCE}},
     {"config mapping", {PECERT_ID_CERTIFY_MAPPING}},
     {"frequencies", {PECERT_ID_ROPE_FREQ_GOLDEN, PECERT_ID_ROPE_COS_SIN_GOLDEN}},
     {"M-RoPE sections", {PECERT_ID_MROPE_APPLY_GOLDEN, PECERT_ID_MROPE_TEXT_ONLY_IS_ROPE}},
@@ -44,6 +45,7 @@ static const struct {
     {"sinusoidal table", {PECERT_ID_SINUSOIDAL_GOLDEN}},
     {"window bias index", {PECERT_ID_SWIN_INDEX_GOLDEN}},
     {"sine embedding", {PECERT_ID_SINE2D_GOLDEN, PECERT_ID_SINE2D_PADDING}},
+    {"relative positions", {PECERT_ID_RELPOS2D_GOLDEN, PECERT_ID_RELPOS2D_SHAPES}},
     /* Every check of the @decoder pass is the decoder's table's. */
     {"decoder table", {NULL}},
     /* Every check of the @vision pass is the tower's (pecert_check_concern);

@@ -110,6 +110,32 @@ static void compare_rope(pecert_check_result *r, const char *where, const pecert
     }
 }
 
+/* A relpos2d test recorded from one of the model's attention layers: its
+ * tables' rows are 2 side - 1 of a grid pecert maps (each axis' rows, the
+ * query grid that grid or a one-patch strip of it: gen_profiles records a
+ * global grid as strips), and its channels the heads' width. */
+static void compare_relpos2d(pecert_check_result *r, const char *where, const pecert_vtest *t,
+                             const pecert_certify_model *m)
+{
+    const pecert_vtensor *th = pecert_vtest_input(t, "rel_pos_h");
+    const pecert_vtensor *tw = pecert_vtest_input(t, "rel_pos_w");
+    int64_t q_h = pecert_vtest_int(t, "q_h", 0), q_w = pecert_vtest_int(t, "q_w", 0);
+    for (int k = 0; th != NULL && tw != NULL && k < m->relpos2d_n_grids; k++) {
+        int64_t h = m->relpos2d_grid[k][0], w = m->relpos2d_grid[k][1];
+        if (th->shape[0] == 2 * h - 1 && tw->shape[0] == 2 * w - 1 && (q_h == h || q_h == 1) &&
+            (q_w == w || q_w == 1)) {
+            char field[96];
+            snprintf(field, sizeof(field), "%s attention's head width", m->relpos2d_grid_name[k]);
+            compare_field(r, where, field, m->relpos2d_head_dim, (double)th->shape[1]);
+            return;
+        }
+    }
+    pecert_case_fail(r, where, "a layer's tables of %lld and %lld rows on a %lld x %lld query grid: no attention "
+                     "grid pecert derived has them (window or global)",
+                     th != NULL ? (long long)th->shape[0] : -1LL, tw != NULL ? (long long)tw->shape[0] : -1LL,
+                     (long long)q_h, (long long)q_w);
+}
+
 /* The family keys of a test ("values") that the model fixes. */
 static void compare_values(pecert_check_result *r, const char *where, const pecert_vtest *t,
                            const pecert_certify_model *m)
@@ -136,6 +162,9 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
         compare_field(r, where, "sine scale", m->sine2d_scale, pecert_vtest_number(t, "scale", NAN));
         compare_field(r, where, "sine offset", m->sine2d_offset, pecert_vtest_number(t, "offset", NAN));
         compare_field(r, where, "sine normalize", 1.0, (double)pecert_vtest_int(t, "normalize", -1));
+    }
+    if (strcmp(t->op, "relpos2d.bias") == 0) {
+        compare_relpos2d(r, where, t, m);
     }
     if (pecert_vtest_value(t, "num_buckets") != NULL) {
         compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
@@ -833,6 +862,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_sinusoidal_reference,
     &pecert_check_certify_swin_reference,
     &pecert_check_certify_sine2d_reference,
+    &pecert_check_certify_relpos2d_reference,
     &pecert_check_certify_rope2d_reference,
     &pecert_check_certify_posinterp_reference,
     &pecert_check_certify_vision_tower,

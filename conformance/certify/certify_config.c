@@ -176,6 +176,7 @@ static const model_rule model_rules[] = {
     {"deepseek_v2", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"deepseek_v3", cfg_map_llama_like, PECERT_PAIRING_INTERLEAVED, 1, 1},
     {"olmo", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"EvollaModel", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"olmo3", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"flex_olmo", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"bitnet", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -234,6 +235,12 @@ static const model_rule model_rules[] = {
     {"maskformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mask2former", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"oneformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"sam", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"sam_vision_model", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"sam_hq", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"sam_hq_vision_model", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"vitdet", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"seggpt", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"xlm-roberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -329,6 +336,7 @@ static const model_rule model_rules[] = {
     {"markuplm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"layoutlmv3", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"perceiver", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"fnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bros", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mpnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -349,6 +357,7 @@ static const model_rule model_rules[] = {
     {"vivit", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit-hybrid", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"hiera", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"timesformer", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vitpose_backbone", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -476,6 +485,9 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                                        "continuous bias named"
            : map == cfg_map_sine2d   ? "DETR sine embedding from the pixel mask: the width's half per axis "
                                        "(d_model, hidden_size, hidden_dim), temperatures, Deformable DETR's offset"
+           : map == cfg_map_relpos2d ? "decomposed relative positions: each attention grid (window_size, "
+                                       "image_size / patch_size) with tables of 2 side - 1 rows, hidden_size / "
+                                       "num_attention_heads"
            : map == cfg_map_rope2d_tower ? "2-D RoPE: the tower itself (its rule below)"
            : map == cfg_map_fixed_table ? "learned: a table for the fixed grid, class rows first, never resized "
                                           "(image_size / patch_size, or AST's spectrogram strides)"
@@ -800,6 +812,6 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
     static const char *const names[] = {"rope",   "mrope",      "alibi", "t5",
-                                        "learned", "rope2d", "sinusoidal", "swin", "sine2d"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINE2D ? names[kind] : "?";
+                                        "learned", "rope2d", "sinusoidal", "swin", "sine2d", "relpos2d"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_RELPOS2D ? names[kind] : "?";
 }

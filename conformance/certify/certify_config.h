@@ -29,7 +29,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_ROPE2D,    /* a vision tower's 2-D RoPE (certify's @vision) */
     PECERT_PE_SINUSOIDAL, /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
     PECERT_PE_SWIN,       /* windowed relative-position bias index (Swin)   */
-    PECERT_PE_SINE2D      /* DETR's 2-D sine embedding from a pixel mask    */
+    PECERT_PE_SINE2D,     /* DETR's 2-D sine embedding from a pixel mask    */
+    PECERT_PE_RELPOS2D    /* SAM's decomposed relative positions (MViTv2)  */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -159,6 +160,16 @@ typedef struct pecert_certify_model {
     double sine2d_scale;
     double sine2d_offset;
     int32_t sine2d_reads_mask;
+    /* RELPOS2D: the decomposed relative positions of SAM's image encoder
+     * and its family (plugin.h, pecert_relpos2d_args): the grids its
+     * layers attend over ("window": a window's side, "global": the
+     * image's patch grid), each with tables of 2 side - 1 rows as trained,
+     * and the heads' width; the patch size the grid came from. */
+    int32_t relpos2d_n_grids;
+    int32_t relpos2d_grid[2][2];
+    char relpos2d_grid_name[2][8];
+    int32_t relpos2d_head_dim;
+    int32_t relpos2d_patch;
     int64_t learned_rows;                     /* LEARNED: table rows          */
     int32_t learned_dim;                      /* LEARNED: embedding width     */
     /* LEARNED: how token positions become rows: PECERT_LEARNED_PLAIN (row

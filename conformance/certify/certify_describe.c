@@ -273,6 +273,13 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     case PECERT_PE_SINE2D:
         describe_sine2d(&b, m);
         break;
+    case PECERT_PE_RELPOS2D:
+        for (int k = 0; k < m->relpos2d_n_grids; k++) {
+            put(&b, "  %-34s %s attention over %d x %d patches: rel_pos_h %d rows, rel_pos_w %d rows of %d\n",
+                "relative positions", m->relpos2d_grid_name[k], m->relpos2d_grid[k][0], m->relpos2d_grid[k][1],
+                2 * m->relpos2d_grid[k][0] - 1, 2 * m->relpos2d_grid[k][1] - 1, m->relpos2d_head_dim);
+        }
+        break;
     case PECERT_PE_ROPE2D:
         break;
     }
@@ -337,6 +344,11 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
     case PECERT_PE_SINE2D:
         snprintf(out, len, "sine2d F=%d temperature=%g/%g offset=%g%s", m->sine2d_feats, m->sine2d_temperature_y,
                  m->sine2d_temperature_x, m->sine2d_offset, m->sine2d_reads_mask ? " mask" : " all-valid");
+        break;
+    case PECERT_PE_RELPOS2D:
+        snprintf(out, len, "relpos2d %s %dx%d%s%s", m->relpos2d_grid_name[0], m->relpos2d_grid[0][0],
+                 m->relpos2d_grid[0][1], m->relpos2d_n_grids > 1 ? " + global " : "",
+                 m->relpos2d_n_grids > 1 ? "grid" : "");
         break;
     case PECERT_PE_SINUSOIDAL:
         snprintf(out, len, "sinusoidal %s %lldx%d%s", sinusoidal_variant_name(m->sinusoidal_variant),

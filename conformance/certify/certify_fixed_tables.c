@@ -26,6 +26,9 @@
  *       (patch_size is the convolution's kernel, 7, not its stride, 4), no
  *       class row, width embed_dim; the tokens are unrolled into mask units
  *       after the table is added, so the table's order is row-major.
+ *   timesformer    TimesformerEmbeddings: ViT's spatial table (class row,
+ *       (image_size / patch_size)^2 patches), the same for every frame;
+ *       its time table (num_frames rows) named, not certified.
  *   vitpose_backbone  VitPoseBackboneEmbeddings: (h / patch) x (w / patch)
  *       patches, no class token, yet a table of one row more: patch k adds
  *       row k + 1 and row 0 (named: certify checks the table's rows); the
@@ -66,6 +69,7 @@ static const char *const aimv2_keys[] = {"is_native", NULL};
 static const char *const vivit_keys[] = {"num_frames", "tubelet_size", NULL};
 static const char *const hybrid_keys[] = {"backbone_featmap_shape", NULL};
 static const char *const hiera_keys[] = {"patch_stride", NULL};
+static const char *const timesformer_keys[] = {"num_frames", "attention_type", NULL};
 
 static const fixed_table_rule fixed_rules[] = {
     {.model_type = "audio-spectrogram-transformer", .hidden_default = 768, .heads_default = 12,
@@ -91,6 +95,8 @@ static const fixed_table_rule fixed_rules[] = {
      .positional = hiera_keys, .warn_key = "patch_stride",
      .warning = "Hiera's table is fixed to image_size / patch_stride (a caller's interpolate_pos_encoding resizes "
                 "it bicubic: not certified)"},
+    {.model_type = "timesformer", .hidden_default = 768, .heads_default = 12, .grid = GRID_SQUARE, .image_h = 224,
+     .image_w = 224, .patch_default = 16, .prefix = 1, .positional = timesformer_keys},
     {.model_type = "vitpose_backbone", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR,
      .image_h = 256, .image_w = 192, .patch_default = 16, .prefix = 1, .positional = no_keys,
      .warn_key = "patch_size",
@@ -258,6 +264,21 @@ static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
     return (int64_t)(h / ph) * (w / pw);
 }
 
+/* TimeSformer's attention_type: "space_only" has no time table; the
+ * others add one of num_frames rows per frame (named, not certified). */
+static int check_time_table(map_ctx *c)
+{
+    const cJSON *type = cfg_get(c->root, "attention_type");
+    if (type != NULL && !cJSON_IsString(type)) {
+        return cfg_fail(c, "attention_type", "expected a string");
+    }
+    if (type == NULL || strcmp(type->valuestring, "space_only") != 0) {
+        cfg_warn(c, "num_frames", "TimeSformer's time table (num_frames rows, frame f adding row f to each of its "
+                 "patches, the class token none) is not certified, only the spatial table");
+    }
+    return 0;
+}
+
 /* The model's own switches that take the table away or break it. */
 static int check_switches(map_ctx *c, const fixed_table_rule *rule)
 {
@@ -266,6 +287,9 @@ static int check_switches(map_ctx *c, const fixed_table_rule *rule)
         (cfg_read_bool(c, c->root, "distilled", "distilled", &flag) < 0 ||
          (flag && cfg_fail(c, "distilled", "true: MgpstrEmbeddings builds a table of patches + 2 rows but adds it "
                            "to the class token and the patches only (patches + 1 tokens): the model cannot run") != 0))) {
+        return -1;
+    }
+    if (strcmp(rule->model_type, "timesformer") == 0 && check_time_table(c) != 0) {
         return -1;
     }
     if (strcmp(rule->model_type, "aimv2_vision_model") == 0 &&

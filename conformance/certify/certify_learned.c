@@ -111,6 +111,15 @@ static const learned_rule learned_rules[] = {
     {RULE("vilt", "hidden_size", "num_attention_heads", "max_position_embeddings"),
      .warning = "max_position_embeddings: ViLT's image patches read a table of their own, resized to each image "
                 "and sampled (visual_embed): not certified, only the text table"},
+    /* Perceiver: PerceiverModel takes its inputs as its preprocessor makes
+     * them; the released language model's (PerceiverForMaskedLM) is
+     * PerceiverTextPreprocessor: max_position_embeddings rows of d_model,
+     * row p of arange. The other preprocessors are named. */
+    {RULE("perceiver", "d_model", "num_cross_attention_heads", "max_position_embeddings"), .hidden_default = 768,
+     .heads_default = 8,
+     .warning = "max_position_embeddings: this is the text preprocessor's table (PerceiverTextPreprocessor, row p); "
+                "the image, audio and video preprocessors' Fourier or trainable position encodings are not "
+                "certified"},
     /* DeBERTa: the absolute table only with position_biased_input (the
      * config classes' default), relative attention refused (check_deberta). */
     {RULE("deberta", "hidden_size", "num_attention_heads", "max_position_embeddings"), .width_key = "embedding_size",
@@ -244,7 +253,7 @@ static const struct {
     {"bert", 512}, {"ernie", 512}, {"megatron-bert", 512}, {"bert-generation", 512}, {"roc_bert", 512},
     {"splinter", 512}, {"mobilebert", 512}, {"big_bird", 4096}, {"realm", 512}, {"qdqbert", 512}, {"lxmert", 512},
     {"retribert", 512}, {"git", 1024}, {"electra", 512}, {"albert", 512}, {"convbert", 512}, {"rembert", 512},
-    {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"deberta", 512},
+    {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"perceiver", 2048}, {"deberta", 512},
     {"deberta-v2", 512}, {"gpt2", 1024}, {"gpt_bigcode", 1024}, {"openai-gpt", 512}, {"imagegpt", 1024},
     {"gpt_neo", 2048}, {"blenderbot", 128}, {"blenderbot-small", 512}, {"bigbird_pegasus", 4096}, {"led", 16384},
     {"fnet", 512}, {"bros", 512}, {"mpnet", 512}, {"esm", 1026}, {"roberta", 512}, {"xlm-roberta", 512},

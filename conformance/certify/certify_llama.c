@@ -152,6 +152,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"longcat_flash", 1e7, 1.0, 64, NULL},
     {"jetmoe", 10000.0, 1.0, 128, NULL},
     {"csm", 500000.0, 1.0, 0, NULL},
+    {"EvollaModel", 500000.0, 1.0, 0, NULL},
     {"moonshine", 10000.0, 0.9, 0, NULL},
     {"phimoe", 1e6, 1.0, 0, NULL},
     {"modernbert-decoder", 160000.0, 1.0, 0, NULL},
@@ -437,6 +438,12 @@ static const model_note model_notes[] = {
     {"kyutai_speech_to_text", NOTE_WARNING, "codec_config",
      "the audio codec (codec_config, Mimi) rotates with a rope of its own: certify checks the decoder's rotation only "
      "(the codec's config.json certifies as model_type mimi)"},
+    /* EvollaConfig's model_type is "EvollaModel" (its registry key evolla):
+     * a Llama decoder (EvollaRotaryEmbedding, the default rope) over a
+     * SaProt protein encoder with ESM's rotary of its own. */
+    {"EvollaModel", NOTE_WARNING, "protein_encoder_config",
+     "the protein encoder's layers (SaProt: ESM's rotary, EvollaSaProtRotaryEmbedding) and the aligner's "
+     "cross-attention are not certified: certify checks the decoder's rotation"},
     {"phi4_multimodal", NOTE_VISION, NULL,
      "Phi-4-multimodal's image tower (a learned table read at bucketized patch coordinates) and its audio encoder's "
      "relative attention bias are not certified"},

@@ -114,6 +114,8 @@ int cfg_map_swin(map_ctx *c);
 /* The DETR family's sine embedding (certify_sine2d.c). */
 int cfg_map_sine2d(map_ctx *c);
 int cfg_is_sine2d_type(const char *model_type);
+int cfg_map_relpos2d(map_ctx *c);
+int cfg_is_relpos2d_type(const char *model_type);
 int cfg_map_t5(map_ctx *c);
 int cfg_map_learned_text(map_ctx *c);
 int cfg_map_vit(map_ctx *c);

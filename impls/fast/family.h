@@ -3,7 +3,8 @@
  * session (session.c) and the other positional-encoding families
  * (the .c files of family/): ALiBi, T5 buckets, sinusoidal, learned, 2-D sin-cos,
  * Swin, Shaw, Transformer-XL, M-RoPE, 2-D vision RoPE, the resizing of
- * learned position grids, CoPE and CPVT's PEG.
+ * learned position grids, CoPE, CPVT's PEG, DETR's sine embedding and the
+ * decomposed relative positions of MViTv2 and SAM.
  *
  * Semantics are plugin.h's (the same as `ref`, the double oracle); the
  * code is fast's own: angles reduced by fast's trig (scalar/trig.c for
@@ -149,6 +150,10 @@ pecert_status pecert__fast_pos_interpolate(void *instance, const pecert_posinter
 pecert_status pecert__fast_cope_logits(void *instance, const pecert_cope_args *args);
 pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args);
 pecert_status pecert__fast_sine2d(void *instance, const pecert_sine2d_args *args);
+pecert_status pecert__fast_relpos2d_bias(void *instance, const pecert_relpos2d_args *args);
+/* get_rel_pos' row for query a and key b of an axis with q queries and k
+ * keys (family/relpos2d.c: the float32 index torch computes, truncated). */
+int64_t pecert__fast_relpos2d_row(int64_t q, int64_t k, int64_t a, int64_t b);
 
 #pragma GCC visibility pop
 

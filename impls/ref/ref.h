@@ -14,7 +14,7 @@
  * rotation.c (per-call frequency table), cos_sin.c and apply.c (the ops).
  * The other families (ABI 1.2), one file each: alibi.c, t5.c,
  * sinusoidal.c, learned.c, sincos2d.c, swin.c, shaw.c, txl.c,
- * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c, peg.c, sine2d.c; their argument and view checks are in
+ * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c, peg.c, sine2d.c, relpos2d.c; their argument and view checks are in
  * validate.c (pecert__ref_check_view and friends).
  *
  * Only pecert_plugin_entry is exported; everything declared between the
@@ -359,6 +359,14 @@ pecert_status pecert__ref_check_sine2d(const pecert__ref_call *call, const void 
 int64_t pecert__ref_sine2d_mask_at(const pecert_tensor *mask, int64_t r, int64_t c);
 void pecert__ref_sine2d_counts(const pecert_tensor *mask, int64_t *y, int64_t *x);
 pecert_status pecert__ref_sine2d(void *instance, const pecert_sine2d_args *args);
+
+/* relpos2d.c; the argument checks of relpos2d_bias (struct size
+ * excepted), and the row of the resized table query a and key b of an
+ * axis with q queries and k keys read (float32, as get_rel_pos computes it),
+ * shared with the honest variants. */
+pecert_status pecert__ref_check_relpos2d(const pecert__ref_call *call, const void *args);
+int64_t pecert__ref_relpos2d_row(int64_t q, int64_t k, int64_t a, int64_t b);
+pecert_status pecert__ref_relpos2d_bias(void *instance, const pecert_relpos2d_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,

@@ -597,6 +597,7 @@ FAMILY(pos_interpolate, pecert_posinterp_args, of_tensor(a->out), of_tensor(a->t
 FAMILY(cope_logits, pecert_cope_args, of_tensor(a->positions), of_tensor(a->q))
 FAMILY(peg_apply, pecert_peg_args, of_tensor(a->out), of_tensor(a->x))
 FAMILY(sine2d, pecert_sine2d_args, of_tensor(a->out), of_tensor(a->mask))
+FAMILY(relpos2d_bias, pecert_relpos2d_args, of_tensor(a->out), of_tensor(a->query))
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
@@ -631,6 +632,7 @@ const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
     SWAP(cope_logits);
     SWAP(peg_apply);
     SWAP(sine2d);
+    SWAP(relpos2d_bias);
 #undef SWAP
     return &desc;
 }

@@ -12,7 +12,8 @@
  * of a learned position-embedding grid: ViT, DINOv2, SigLIP 2, Qwen3-VL;
  * from 1.8 contextual position encoding, CoPE; from 1.9 conditional position
  * encoding, CPVT's PEG; from 1.10 Qwen2.5-VL's attention-window patch order;
- * from 1.11 DETR's 2-D sine embedding from a pixel mask) so that the pecert
+ * from 1.11 DETR's 2-D sine embedding from a pixel mask; from 1.12 the
+ * decomposed relative positions of MViTv2 and SAM) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -60,7 +61,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 11
+#define PECERT_ABI_MINOR 12
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -326,7 +327,7 @@ typedef struct pecert_session_append_args {
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
  * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1", from 1.9 "pecert.peg/1",
- * from 1.11 "pecert.sine2d/1").
+ * from 1.11 "pecert.sine2d/1", from 1.12 "pecert.relpos2d/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -811,6 +812,41 @@ typedef struct pecert_sine2d_args {
 } pecert_sine2d_args;
 
 /* ------------------------------------------------------------------------
+ * Decomposed relative positions (ABI 1.12, capability "pecert.relpos2d/1"):
+ * the attention bias of MViTv2 and of SAM's image encoder (and SAM-HQ,
+ * ViTDet, SegGPT), facebookresearch/segment-anything add_decomposed_rel_pos
+ * and transformers' SamVisionAttention.get_decomposed_rel_pos, for a query
+ * grid q_h x q_w and a key grid k_h x k_w (tokens row-major) and one table
+ * per axis, rel_pos_h [L_h, C] and rel_pos_w [L_w, C]. Per axis with q
+ * queries and k keys (get_rel_pos):
+ *   table'   the table resized along its rows to 2 max(q, k) - 1 rows as
+ *            nn.functional.interpolate(mode="linear") does it: row i reads
+ *            source coordinate (i + 0.5) L / L' - 0.5, clamped at 0, from
+ *            its two neighbours (the last row repeated past the end); a
+ *            table already that long is read as it is;
+ *   R[a][b]  row trunc(a s_q - b s_k + (k - 1) s_k) of table', with s_q =
+ *            max(k / q, 1) and s_k = max(q / k, 1), computed in float32
+ *            (torch.arange(q)[:, None] * max(k / q, 1.0), ...): pooled keys
+ *            (MViTv2) scale the shorter axis;
+ * and for query i = (i_h, i_w), key j = (j_h, j_w), n = 0 .. batch*heads-1:
+ *   out[n][i][j] = query[n][i] . Rh[i_h][j_h] + query[n][i] . Rw[i_w][j_w]
+ * with the query as the attention computes it, before its 1/sqrt(C) score
+ * scale (SAM scales the query for q.k only). The official code adds this
+ * to the scores; the op returns the bias alone.
+ * ---------------------------------------------------------------------- */
+typedef struct pecert_relpos2d_args {
+    uint32_t struct_size;              /* sizeof(pecert_relpos2d_args)    */
+    int32_t reserved0;                 /* must be 0                       */
+    int64_t q_h, q_w;                  /* the query grid, >= 1            */
+    int64_t k_h, k_w;                  /* the key grid, >= 1              */
+    const pecert_tensor *query;        /* [n, q_h * q_w, C] f32           */
+    const pecert_tensor *rel_pos_h;    /* [L_h, C] f32, L_h >= 1          */
+    const pecert_tensor *rel_pos_w;    /* [L_w, C] f32, L_w >= 1          */
+    pecert_tensor *out;                /* [n, q_h * q_w, k_h * k_w] f32   */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_relpos2d_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -983,6 +1019,11 @@ typedef struct pecert_plugin {
 
     /* sine2d: DETR's sine embedding of one feature map (see the struct). [after create] */
     pecert_status (*sine2d)(void *instance, const pecert_sine2d_args *args);
+
+    /* ---- ABI 1.12: decomposed relative positions ------------------------ */
+
+    /* relpos2d_bias: MViTv2's and SAM's attention bias (see the struct). [after create] */
+    pecert_status (*relpos2d_bias)(void *instance, const pecert_relpos2d_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

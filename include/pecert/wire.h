@@ -92,7 +92,8 @@ typedef enum pecert_wire_op {
     PECERT_WIRE_OP_COPE_LOGITS = 27,
     PECERT_WIRE_OP_PEG_APPLY = 28,
     PECERT_WIRE_OP_SINE2D = 29,
-    PECERT_WIRE_OP_COUNT = 30
+    PECERT_WIRE_OP_RELPOS2D_BIAS = 30,
+    PECERT_WIRE_OP_COUNT = 31
 } pecert_wire_op;
 
 /* HELLO: the descriptor as the judge may read it, followed by text:

@@ -458,6 +458,15 @@ def _sine2d(call):
                 out=call.tensor(_slot(abi.Sine2dArgs, "out"), "out", True))
 
 
+def _relpos2d_bias(call):
+    a = _args(call, abi.Relpos2dArgs, "relpos2d_bias")
+    return dict(q_h=a.q_h, q_w=a.q_w, k_h=a.k_h, k_w=a.k_w,
+                query=call.tensor(_slot(abi.Relpos2dArgs, "query"), "query", False),
+                rel_pos_h=call.tensor(_slot(abi.Relpos2dArgs, "rel_pos_h"), "rel_pos_h", False),
+                rel_pos_w=call.tensor(_slot(abi.Relpos2dArgs, "rel_pos_w"), "rel_pos_w", False),
+                out=call.tensor(_slot(abi.Relpos2dArgs, "out"), "out", True))
+
+
 ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_apply": _rope_apply,
              "set_num_threads": _set_num_threads, "alibi_slopes": _alibi_slopes, "alibi_bias": _alibi_bias,
              "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal, "session_create": _session_config,
@@ -466,7 +475,8 @@ ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_app
              "swin_index": _swin_index, "shaw_index": _shaw_index, "txl_pos_emb": _txl_pos_emb,
              "txl_rel_shift": _txl_rel_shift, "mrope_index": _mrope_index, "mrope_apply": _mrope_apply,
              "rope2d_index": _rope2d_index, "rope2d_apply": _rope2d_apply, "pos_interpolate": _pos_interpolate,
-             "cope_logits": _cope_logits, "peg_apply": _peg_apply, "sine2d": _sine2d}
+             "cope_logits": _cope_logits, "peg_apply": _peg_apply, "sine2d": _sine2d,
+             "relpos2d_bias": _relpos2d_bias}
 
 
 # ---- calling the engine --------------------------------------------------------

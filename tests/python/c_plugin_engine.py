@@ -44,6 +44,7 @@ _ONE_STRUCT = {
     "cope_logits": (abi.CopeArgs, {"q", "k", "gate_k", "pos_emb", "mask", "positions", "logits"}),
     "peg_apply": (abi.PegArgs, {"x", "weight", "bias", "out"}),
     "sine2d": (abi.Sine2dArgs, {"mask", "out"}),
+    "relpos2d_bias": (abi.Relpos2dArgs, {"query", "rel_pos_h", "rel_pos_w", "out"}),
 }
 
 # The C counts that a Python engine reads off its arrays' lengths.

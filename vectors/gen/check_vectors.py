@@ -6,7 +6,8 @@
 It knows the rope.* ops and the other families' ops (FAMILY_OPS, mrope.apply): typed
 config/params keys, shapes, cross-key rules, for learned.lookup that the outputs
 are exactly the table rows the positions select, and for sine2d.embed that each channel
-pair is the sine and cosine of one angle.
+pair is the sine and cosine of one angle, and for relpos2d.bias that each bias is the sum
+of a row term and a column term.
 
 An independent reader: it shares no code with the writer (vecfile.py), so a bug in one is
 not silently mirrored by the other.  It checks every key (unknown keys are errors, as in
@@ -75,6 +76,9 @@ SINE2D_MODULES = ("DetrSinePositionEmbedding", "ConditionalDetrSinePositionEmbed
                   "MMGroundingDinoSinePositionEmbedding", "DabDetrSinePositionEmbedding",
                   "MaskFormerSinePositionEmbedding", "Mask2FormerSinePositionEmbedding",
                   "OneFormerSinePositionEmbedding", "Sam2SinePositionEmbedding")
+# relpos2d.bias's config.module: the class (or function) a vector was recorded from.
+RELPOS2D_MODULES = ("SamVisionAttention", "SamHQVisionAttention", "VitDetAttention", "SegGptAttention",
+                    "segment_anything")
 
 
 def _dims(arr, name, k):
@@ -108,6 +112,14 @@ def _rope2d_apply_shapes(c, p, a):
     t, h = _dims(a, "x", 0), _dims(a, "x", 1)
     return {"positions": (("i64",), [2, t]), "x": (("f32",), [t, h, c["head_dim"]]),
             "out": (("f32",), [t, h, c["head_dim"]])}
+
+
+def _relpos2d_shapes(c, p, a):
+    n, ch = _dims(a, "query", 0), _dims(a, "query", 2)
+    return {"query": (("f32",), [n, c["q_h"] * c["q_w"], ch]),
+            "rel_pos_h": (("f32",), [_dims(a, "rel_pos_h", 0), ch]),
+            "rel_pos_w": (("f32",), [_dims(a, "rel_pos_w", 0), ch]),
+            "bias": (("f32",), [n, c["q_h"] * c["q_w"], c["k_h"] * c["k_w"]])}
 
 
 def _cope_shapes(c, p, a):
@@ -217,6 +229,10 @@ FAMILY_OPS = {
         {"mask"}, {"embedding"},
         lambda c, p, a: {"mask": (("i32",), [c["h"], c["w"]]),
                          "embedding": (("f32",), [c["h"] * c["w"], 2 * c["num_pos_feats"]])}),
+    "relpos2d.bias": (
+        {"q_h": ("int", 1, 4096), "q_w": ("int", 1, 4096), "k_h": ("int", 1, 4096), "k_w": ("int", 1, 4096),
+         "module": ("enum", RELPOS2D_MODULES)}, {},
+        {"query", "rel_pos_h", "rel_pos_w"}, {"bias"}, _relpos2d_shapes),
 }
 
 
@@ -527,6 +543,26 @@ def check_sine2d_semantics(p, field, c, arrays):
             p.add(field + ".outputs.embedding", "a channel pair (2k, 2k + 1) is not the sin and cos of one angle")
 
 
+def check_relpos2d_semantics(p, field, c, arrays):
+    """plugin.h's pecert_relpos2d_args rules: n >= 1, C >= 1, tables of L >= 1 rows and the
+    query's C channels, 3-D and 2-D tensors (finite: check_tensor); and what the decomposition
+    honours: bias[n][i][(j_h, j_w)] = fl(row term [j_h] + column term [j_w]), so the second
+    difference b[jh, jw] - b[jh, 0] - b[0, jw] + b[0, 0] is float32 rounding (an ulp each)."""
+    q, th, tw, b = (arrays.get(k) for k in ("query", "rel_pos_h", "rel_pos_w", "bias"))
+    if q is not None and (q.ndim != 3 or q.shape[0] < 1 or q.shape[2] < 1):
+        p.add(field + ".inputs.query", "must be [n >= 1, q_h * q_w, C >= 1]")
+    for name, t in (("rel_pos_h", th), ("rel_pos_w", tw)):
+        if t is not None and (t.ndim != 2 or t.shape[0] < 1 or t.shape[1] < 1):
+            p.add(f"{field}.inputs.{name}", "must be [L >= 1, C >= 1]")
+    if b is not None and b.ndim == 3 and b.shape[1] == c["q_h"] * c["q_w"] and \
+            b.shape[2] == c["k_h"] * c["k_w"] and b.size:
+        g = b.astype(np.float64).reshape(b.shape[0], b.shape[1], c["k_h"], c["k_w"])
+        terms = (g, g[:, :, :, :1], g[:, :, :1, :], g[:, :, :1, :1])
+        second = terms[0] - terms[1] - terms[2] + terms[3]
+        if np.any(np.abs(second) > 2.0 ** -23 * sum(np.abs(t) for t in terms)):
+            p.add(field + ".outputs.bias", "is not a row term plus a column term (per query)")
+
+
 def check_family_semantics(p, field, op, c, params, arrays):
     """Cross-key rules of FORMAT.md and exact identities every reference honours."""
     if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
@@ -561,6 +597,8 @@ def check_family_semantics(p, field, op, c, params, arrays):
         check_cope_semantics(p, field, c, arrays)
     if op == "sine2d.embed":
         check_sine2d_semantics(p, field, c, arrays)
+    if op == "relpos2d.bias":
+        check_relpos2d_semantics(p, field, c, arrays)
     if op == "peg.apply":
         x, out = arrays.get("x"), arrays.get("out")
         if c["kernel"] % 2 == 0:

@@ -162,10 +162,18 @@ def guard_of(lines, i):
 def source_facts(ref, cls):
     """What the modeling files beside the config class do with positions, from their
     text."""
-    folder = os.path.dirname(os.path.abspath(sys.modules[cls.__module__].__file__))
+    config_file = os.path.abspath(sys.modules[cls.__module__].__file__)
+    folder = os.path.dirname(config_file)
     rel = os.path.relpath(folder, ref.src_root).replace(os.sep, "/")
     files = sorted(f for f in os.listdir(folder) if f.startswith("modeling_") and f.endswith(".py")
                    and not f.startswith(("modeling_tf_", "modeling_flax_")))
+    # A folder of several models, each its configuration_X.py and modeling_X.py
+    # (data2vec's audio, text and vision; maskformer and its Swin backbone; RT-DETR and
+    # its ResNet): the class's own modeling file only, not its neighbours' positions.
+    configs = [f for f in os.listdir(folder) if f.startswith("configuration_") and f.endswith(".py")]
+    own = "modeling_" + os.path.basename(config_file)[len("configuration_"):]
+    if len(configs) > 1 and own in files:
+        files = [own]
     facts = {"files": ["src/%s/%s" % (rel, f) for f in files],
              "rotary_classes": set(), "rotary_modules": set(), "apply_functions": set(),
              "rope_conditions": set()}

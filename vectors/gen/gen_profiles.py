@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import famgen  # noqa: E402
 import gen_learned  # noqa: E402
 import gen_rope  # noqa: E402
+import gen_relpos2d  # noqa: E402
 import gen_sine2d  # noqa: E402
 import hfref  # noqa: E402
 import profile_vision  # noqa: E402
@@ -76,6 +77,9 @@ window          FUNCTIONALITY  A Swin-family model's square attention window: th
                                relative_position_index its attention class registers for it.
 feature_map     FUNCTIONALITY  A DETR-family model's sine embedding of a feature map (an image padded
                                at the bottom and right where the model reads the pixel mask).
+layer_tables    FUNCTIONALITY  The decomposed relative positions of one of the encoder's attention
+                               layers, with the tables (their shapes) it builds for its grid, on
+                               that grid's row and column strips.
 """), **profile_vision.NOTES}
 
 # model_type -> (config class, rotary class, apply function), in the model's own modules.
@@ -125,6 +129,7 @@ ROPE_MODELS = {
     "granitemoe": ("GraniteMoeConfig", "GraniteMoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "hunyuan_v1_dense": ("HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding", "apply_rotary_pos_emb"),
     "olmo": ("OlmoConfig", "OlmoRotaryEmbedding", "apply_rotary_pos_emb"),
+    "EvollaModel": ("EvollaConfig", "EvollaRotaryEmbedding", "apply_rotary_pos_emb"),
     "olmo3": ("Olmo3Config", "Olmo3RotaryEmbedding", "apply_rotary_pos_emb"),
     "flex_olmo": ("FlexOlmoConfig", "FlexOlmoRotaryEmbedding", "apply_rotary_pos_emb"),
     "bitnet": ("BitNetConfig", "BitNetRotaryEmbedding", "apply_rotary_pos_emb"),
@@ -193,6 +198,7 @@ MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbeddin
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
              "qwen3_vl_moe_text": "qwen3_vl_moe", "glm4v_text": "glm4v", "glm4v_moe_text": "glm4v_moe",
+             "EvollaModel": "evolla",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -951,6 +957,86 @@ def build_sine2d(ref, vf, profile):
                     {"mask": vf.tensor(mask, "i32")}, {"embedding": vf.tensor(emb, "f32")})
 
 
+# The image encoders with decomposed relative positions (certify_relpos2d.c): model_type ->
+# (config class, the tower's key in it or None, module, encoder class, each layer's attention
+# attribute, how the attention adds the bias). The encoder is built from the config as the
+# model builds it (every layer: which are windowed is its own rule), and each distinct table
+# shape its layers hold is recorded with those tables' shapes (values seeded) on its grid's
+# row and column strips (q_h x 1, 1 x q_w), whose rows still read the layer's full tables:
+# the side and the rows pecert must derive, in kilobytes (SAM's whole 64 x 64 grid is a 67 MB
+# bias; certify.relpos2d.reference takes ref to the whole grids).
+RELPOS2D_MODELS = {
+    "sam": ("SamConfig", "vision_config", "sam", "SamVisionEncoder", "attn", "decomposed"),
+    "sam_vision_model": ("SamVisionConfig", None, "sam", "SamVisionEncoder", "attn", "decomposed"),
+    "sam_hq": ("SamHQConfig", "vision_config", "sam_hq", "SamHQVisionEncoder", "attn", "decomposed"),
+    "sam_hq_vision_model": ("SamHQVisionConfig", None, "sam_hq", "SamHQVisionEncoder", "attn", "decomposed"),
+    "vitdet": ("VitDetConfig", None, "vitdet", "VitDetEncoder", "attention", "vitdet"),
+    "seggpt": ("SegGptConfig", None, "seggpt", "SegGptEncoder", "attention", "seggpt"),
+}
+RELPOS2D_QUERY_HEADS = 1
+
+
+def half_steps(label, shape):
+    """Seeded normals rounded to halves: every row still differs from the others, each
+    product and sum of a bias is exact in float32, and the few distinct values compress (the
+    vectors pin which rows a layer reads, not its rounding)."""
+    return (np.round(famgen.seeded_normal(label, shape) * 2) / 2).astype(np.float32)
+
+
+def relpos2d_bias(torch, mdl, attn, how, query, qs, ks):
+    """The bias the layer's attention adds to its scores, [n, Q, K] (zero scores where the
+    class adds to them), with the layer's own tables."""
+    n, q_tokens, k_tokens = query.shape[0], qs[0] * qs[1], ks[0] * ks[1]
+    zeros = torch.zeros((n, q_tokens, k_tokens), dtype=torch.float32)
+    with torch.no_grad():
+        if how == "decomposed":
+            got = attn.get_decomposed_rel_pos(query, attn.rel_pos_h, attn.rel_pos_w, qs, ks).reshape_as(zeros)
+        elif how == "vitdet":
+            got = mdl.add_decomposed_relative_positions(zeros, query, attn.rel_pos_h, attn.rel_pos_w, qs, ks)
+        else:
+            got = attn.add_decomposed_rel_pos(zeros, query, attn.rel_pos_h, attn.rel_pos_w, qs, ks)
+    return got.numpy().copy()
+
+
+def build_relpos2d(ref, vf, profile):
+    """Each distinct pair of tables the encoder's layers hold, at the grid they are for."""
+    torch = ref.torch
+    c = profile["config"]
+    mt = c["model_type"]
+    cls_name, tower_key, module_name, encoder_name, attr, how = RELPOS2D_MODELS[mt]
+    cfg_mod = importlib.import_module(f"transformers.models.{module_name}.configuration_{module_name}")
+    mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{module_name}")
+    cfg = getattr(cfg_mod, cls_name)(**copy.deepcopy({k: v for k, v in c.items() if k != "model_type"}))
+    tower = getattr(cfg, tower_key) if tower_key else cfg
+    encoder = getattr(mdl, encoder_name)(tower)
+    seen = []
+    for i, layer in enumerate(encoder.layers if hasattr(encoder, "layers") else encoder.layer):
+        attn = getattr(layer, attr)
+        shapes = (tuple(attn.rel_pos_h.shape), tuple(attn.rel_pos_w.shape))
+        if shapes in seen:
+            continue
+        seen.append(shapes)
+        (lh, ch), (lw, _) = shapes
+        gh, gw = (lh + 1) // 2, (lw + 1) // 2
+        label = f"{vf.name}/layer {i}"
+        with torch.no_grad():
+            attn.rel_pos_h.copy_(torch.from_numpy(half_steps(label + "/rel_pos_h", (lh, ch))))
+            attn.rel_pos_w.copy_(torch.from_numpy(half_steps(label + "/rel_pos_w", (lw, ch))))
+        for qs in ((gh, 1), (1, gw)):
+            query = half_steps(f"{label}/query {qs}", (RELPOS2D_QUERY_HEADS, qs[0] * qs[1], ch))
+            bias = relpos2d_bias(torch, mdl, attn, how, torch.from_numpy(query), qs, qs)
+            vf.add_test("relpos2d.bias", f"layer {i}'s tables ({lh} and {lw} rows of {ch}) on a {qs[0]} x {qs[1]} "
+                                         f"strip of its {gh} x {gw} grid",
+                        ["profile", "layer_tables"],
+                        famgen.source(f"src/transformers/models/{module_name}/modeling_{module_name}.py",
+                                      f"{type(attn).__name__} (layer {i} of {encoder_name})"),
+                        {"q_h": qs[0], "q_w": qs[1], "k_h": qs[0], "k_w": qs[1],
+                         "module": next(k.__name__ for k in type(attn).__mro__ if k.__name__ in gen_relpos2d.MODULES)},
+                        {}, {"query": vf.tensor(query, "f32"), "rel_pos_h": vf.tensor(attn.rel_pos_h.detach().numpy(), "f32"),
+                             "rel_pos_w": vf.tensor(attn.rel_pos_w.detach().numpy(), "f32")},
+                        {"bias": vf.tensor(bias, "f32")})
+
+
 def periodic_table(label, shape):
     """A [rows, dim] table of seeded normals repeating with a prime period.
 
@@ -1043,7 +1129,9 @@ FIXED_TABLES = {
     "vivit": ("VivitConfig", "vivit", "VivitEmbeddings"),
     "vit-hybrid": ("ViTHybridConfig", "deprecated.vit_hybrid", "ViTHybridEmbeddings"),
     "hiera": ("HieraConfig", "hiera", "HieraEmbeddings"),
+    "timesformer": ("TimesformerConfig", "timesformer", "TimesformerEmbeddings"),
     "vitpose_backbone": ("VitPoseBackboneConfig", "vitpose_backbone", "VitPoseBackboneEmbeddings"),
+    "vitdet": ("VitDetConfig", "vitdet", "VitDetEmbeddings"),
 }
 
 
@@ -1275,6 +1363,7 @@ LEARNED_EMBEDDINGS = {
     "squeezebert": ("squeezebert", "SqueezeBertConfig", "SqueezeBertEmbeddings"),
     "layoutlm": ("layoutlm", "LayoutLMConfig", "LayoutLMEmbeddings"),
     "visual_bert": ("visual_bert", "VisualBertConfig", "VisualBertEmbeddings"),
+    "perceiver": ("perceiver", "PerceiverConfig", "PerceiverTextPreprocessor"),
     "deberta": ("deberta", "DebertaConfig", "DebertaEmbeddings"),
     "deberta-v2": ("deberta_v2", "DebertaV2Config", "DebertaV2Embeddings"),
     "roberta": ("roberta", "RobertaConfig", "RobertaEmbeddings"),
@@ -1354,7 +1443,9 @@ def build_learned_embeddings(ref, vf, profile):
     with torch.no_grad():
         table.weight.copy_(torch.from_numpy(weight))
         for _, ids in cases:
-            kwargs = {"input_ids": torch.tensor([ids])}
+            # PerceiverTextPreprocessor.forward(inputs): the ids under another name.
+            ids_arg = "inputs" if "inputs" in inspect.signature(module.forward).parameters else "input_ids"
+            kwargs = {ids_arg: torch.tensor([ids])}
             if "bbox" in inspect.signature(module.forward).parameters:
                 kwargs["bbox"] = torch.zeros(1, len(ids), 4, dtype=torch.long)
             out = module(**kwargs)
@@ -1481,6 +1572,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "roformer":
         build_roformer(ref, vf, profile)
+        return True
+    if mt in RELPOS2D_MODELS and (mt != "vitdet" or profile["config"].get("use_relative_position_embeddings")):
+        build_relpos2d(ref, vf, profile)
         return True
     if mt in FIXED_TABLES:
         build_fixed_table(ref, vf, profile)

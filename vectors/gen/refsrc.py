@@ -52,6 +52,10 @@ PINNED = {
     "Meituan-AutoML/Twins": (
         "c1ff6714969ad8ef330e75cf97bd310f7488f529", "main (untagged)",
         {"gvt.py": "ae5c9275621e1ef5bfa5241fffa56bf32c958c02"}),
+    "facebookresearch/segment-anything": (
+        "dca509fe793f601edb92606367a655c15ac00fdf", "main (untagged)",
+        {"segment_anything/modeling/image_encoder.py": "66351d9d7c589be693f4b3485901d3bdfed54d4a",
+         "segment_anything/modeling/common.py": "2bf15236a3eb24d8526073bc4fa2b274cccb3f96"}),
     "facebookresearch/mae": (
         "efb2a8062c206524e35e47d04501ed4f544c0ae8", "main (untagged)",
         {"util/pos_embed.py": "6acf8bd3b3af48702648792cc84bdbc9472b94fd"}),

@@ -163,6 +163,10 @@ pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args);
 /* DETR's 2-D sine embedding in torch's float32 (sine2d.c; one for all variants). */
 pecert_status honest_sine2d(void *instance, const pecert_sine2d_args *args);
 
+/* MViTv2's and SAM's decomposed relative positions in torch's float32
+ * (relpos2d.c; one for all variants). */
+pecert_status honest_relpos2d_bias(void *instance, const pecert_relpos2d_args *args);
+
 #pragma GCC visibility pop
 
 #endif /* PECERT_HONEST_H */

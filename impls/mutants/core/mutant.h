@@ -144,6 +144,17 @@ typedef struct mutant_sine2d_rule {
  * call has validated the arguments. */
 void mutant_patch_sine2d(pecert_plugin *desc, const mutant_sine2d_rule *rule);
 
+/* MViTv2's and SAM's decomposed relative positions (plugin.h,
+ * relpos2d_bias) in the base's precision, with the tables resized the way
+ * a rule says (core/relpos2d.c). All zero = right. */
+typedef struct mutant_relpos2d_rule {
+    int align_corners; /* src = i (L - 1) / (L' - 1)                        */
+    int asymmetric;    /* src = i L / L': no half-pixel offset               */
+} mutant_relpos2d_rule;
+/* Replaces desc->relpos2d_bias by the rule's kernel, run after the base's
+ * own call has validated the arguments. */
+void mutant_patch_relpos2d(pecert_plugin *desc, const mutant_relpos2d_rule *rule);
+
 /* A sinusoidal table (plugin.h, sinusoidal) read the way a rule says
  * (core/sinusoidal.c), each token's row from the base: a call of a
  * variant in `from` (bits 1u << variant) becomes the base's table of
