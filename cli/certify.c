@@ -251,6 +251,10 @@ static int list_model_types(void)
     for (size_t i = 0; (name = pecert_certify_wrapper(i, &config_class, &text_default, &how)) != NULL; i++) {
         printf("  %-*s %s: text_config read as %s%s\n", width, name, config_class, text_default, how);
     }
+    printf("models built from a nested config (read as that document, its keys shown under it):\n");
+    for (size_t i = 0; (name = pecert_certify_document(i, &config_class, &reads)) != NULL; i++) {
+        printf("  %-*s %s: %s\n", width, name, config_class, reads);
+    }
     printf("vision towers (vision_config of these model_types, or the model itself; certified as ID@vision):\n");
     for (size_t i = 0; (name = pecert_certify_vision_tower(i, &config_class, &reads)) != NULL; i++) {
         printf("  %-*s %s: %s\n", width, name, config_class, reads);

@@ -387,6 +387,26 @@ START_TEST(qwen2_vl_mrope_section)
     ck_assert_int_eq(model.rope.rope_type, PECERT_ROPE_DEFAULT);
     ck_assert_int_eq(model.n_sections, 3);
     ck_assert_int_eq(model.mrope_section[1], 24);
+    /* Qwen2.5-Omni: the thinker's language model from
+     * thinker_config.text_config, whose class defaults rope_scaling to
+     * M-RoPE [16, 24, 24] at theta 1e6; the talker, token2wav and audio
+     * named; the vision encoder noted as not certified here. */
+    parse_ok("{\"model_type\": \"qwen2_5_omni\", \"thinker_config\": {\"model_type\": \"qwen2_5_omni_thinker\","
+             " \"text_config\": {\"hidden_size\": 3584, \"num_attention_heads\": 28, \"num_key_value_heads\": 4}}}");
+    ck_assert_str_eq(model.model_type, "qwen2_5_omni");
+    ck_assert_int_eq(model.kind, PECERT_PE_MROPE);
+    ck_assert_int_eq(model.n_sections, 3);
+    ck_assert_int_eq(model.mrope_section[0], 16);
+    ck_assert_double_eq(model.rope.rope_theta, 1000000.0);
+    ck_assert(warned_about("talker_config"));
+    ck_assert_ptr_nonnull(strstr(model.vision_note, "Qwen2_5OmniVisionEncoder"));
+    parse_ok("{\"model_type\": \"qwen2_5_omni\"}");
+    ck_assert_int_eq(model.head_dim, 128);
+    parse_fails_naming("{\"model_type\": \"qwen2_5_omni\", \"thinker_config\": {\"model_type\": \"qwen2_vl\"}}",
+                       "thinker_config.model_type");
+    parse_fails_naming("{\"model_type\": \"qwen2_5_omni\", \"thinker_config\": {\"text_config\": "
+                       "{\"rope_theta\": -1}}}",
+                       "thinker_config.text_config.rope_theta");
 }
 END_TEST
 
@@ -885,6 +905,12 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_rows, 40);
     ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
     ck_assert(warned_about("max_position_embeddings"));
+    /* Decision Transformer: the timestep table, max_ep_len 4096 rows of 128
+     * (the class's defaults), row t; the backbone's row 0 warned. */
+    parse_ok("{\"model_type\": \"decision_transformer\"}");
+    ck_assert_int_eq(model.learned_rows, 4096);
+    ck_assert_int_eq(model.learned_dim, 128);
+    ck_assert(warned_about("n_positions"));
     /* Perceiver: the text preprocessor's 2048 rows of d_model (the class's
      * defaults), row p; the other preprocessors warned. */
     parse_ok("{\"model_type\": \"perceiver\"}");

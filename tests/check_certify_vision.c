@@ -321,6 +321,13 @@ START_TEST(fixed_tables_count_their_grid)
     ck_assert_int_eq(model.learned_dim, 112);
     ck_assert_int_eq(model.num_heads, 2);
     parse_fails_naming("{\"model_type\": \"hiera\", \"num_heads\": 2}", "num_heads");
+    /* YOLOS: the class row, (512 / 16) x (864 / 16) patches, 100 detection
+     * rows after them; the resize to each image and the mid tables warned. */
+    parse_ok("{\"model_type\": \"yolos\"}");
+    ck_assert_int_eq(model.learned_rows, 1 + 32 * 54 + 100);
+    ck_assert(warned_about("image_size"));
+    parse_ok("{\"model_type\": \"yolos\", \"image_size\": [800, 1333], \"num_detection_tokens\": 50}");
+    ck_assert_int_eq(model.learned_rows, 1 + 50 * 83 + 50);
     /* TimeSformer: ViT's spatial table, (224 / 16)^2 + 1; the time table
      * warned where attention_type has one. */
     parse_ok("{\"model_type\": \"timesformer\"}");

@@ -119,6 +119,10 @@ static const model_rule model_rules[] = {
     {"qwen2", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen2_5_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    /* Qwen2.5-Omni's thinker (reached through qwen2_5_omni's thinker_config,
+     * map_omni): Qwen2_5OmniTextConfig from its text_config copies and
+     * validates, then defaults rope_scaling to M-RoPE [16, 24, 24]. */
+    {"qwen2_5_omni_thinker", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen3_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen3_vl_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen2_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -337,6 +341,7 @@ static const model_rule model_rules[] = {
     {"layoutlmv3", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vilt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"perceiver", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"decision_transformer", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"fnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bros", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mpnet", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -358,6 +363,7 @@ static const model_rule model_rules[] = {
     {"vit-hybrid", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"hiera", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"timesformer", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"yolos", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vitpose_backbone", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -374,6 +380,7 @@ static const char *qwen_vl_text_type(const char *model_type)
 {
     static const char *const pairs[][2] = {{"qwen2_vl", "qwen2_vl_text"},
                                            {"qwen2_5_vl", "qwen2_5_vl_text"},
+                                           {"qwen2_5_omni_thinker", "qwen2_5_omni_text"},
                                            {"qwen3_vl", "qwen3_vl_text"},
                                            {"qwen3_vl_moe", "qwen3_vl_moe_text"},
                                            {"glm4v", "glm4v_text"},
@@ -508,6 +515,23 @@ const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, co
     *pairing = model_rules[i].pairing;
     *reads = mapping_words(model_rules[i].model_type, model_rules[i].map);
     return model_rules[i].model_type;
+}
+
+const char *pecert_certify_document(size_t i, const char **key, const char **reads)
+{
+    static const char *const documents[][3] = {
+        {"colpali", "vlm_config", "the vision-language model it names (paligemma when absent), mapped as its own"},
+        {"colqwen2", "vlm_config", "the vision-language model it names (qwen2_vl when absent), mapped as its own"},
+        {"qwen2_5_omni", "thinker_config",
+         "the thinker (qwen2_5_omni_thinker): its text_config's M-RoPE; the talker, token2wav, the audio encoder and "
+         "the vision encoder named"},
+    };
+    if (i >= sizeof(documents) / sizeof(documents[0])) {
+        return NULL;
+    }
+    *key = documents[i][1];
+    *reads = documents[i][2];
+    return documents[i][0];
 }
 
 static const model_rule *find_model(const char *model_type)
@@ -653,6 +677,44 @@ static int map_retrieval_vlm(map_ctx *c, const char *outer, const char *default_
     return rc;
 }
 
+/* Qwen2.5-Omni (Qwen2_5OmniConfig): the thinker (Qwen2_5OmniThinkerConfig
+ * from thinker_config: a Qwen2.5-VL-shaped language model under its
+ * text_config and a Qwen2.5-VL vision encoder under its vision_config) is
+ * mapped as that document, its keys shown under thinker_config; the
+ * talker, the token2wav synthesiser, the audio encoder and the thinker's
+ * audio-and-video position ids are named as not certified. */
+static int map_omni(map_ctx *c)
+{
+    const cJSON *thinker = cfg_get(c->root, "thinker_config");
+    if (thinker != NULL && !cJSON_IsObject(thinker)) {
+        return cfg_fail(c, "thinker_config", "expected an object (the thinker's config)");
+    }
+    const cJSON *inner = thinker != NULL ? cfg_get(thinker, "model_type") : NULL;
+    if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, "qwen2_5_omni_thinker") != 0)) {
+        return cfg_fail(c, "thinker_config.model_type", "expected 'qwen2_5_omni_thinker' (Qwen2_5OmniConfig builds "
+                        "Qwen2_5OmniThinkerConfig from thinker_config)");
+    }
+    cfg_warn(c, "talker_config", "the talker's layers (their own M-RoPE), token2wav's DiT layers (their own rotary), "
+             "the audio encoder (a sinusoid per chunk) and the thinker's audio/video position ids: not certified");
+    cJSON *made = thinker != NULL ? cJSON_Duplicate(thinker, 1) : cJSON_CreateObject();
+    if (made == NULL || (inner == NULL && cJSON_AddStringToObject(made, "model_type", "qwen2_5_omni_thinker") == NULL)) {
+        cJSON_Delete(made);
+        return cfg_fail(c, "thinker_config", "out of memory");
+    }
+    c->root = made;
+    c->doc = made;
+    c->doc_prefix = "thinker_config.";
+    int rc = map_document(c);
+    cJSON_Delete(made);
+    if (rc == 0) {
+        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", "qwen2_5_omni");
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
+                 "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's 2-D RoPE in attention windows, its own "
+                 "Qwen2_5OmniVisionEncoder) is not certified here");
+    }
+    return rc;
+}
+
 static int map_document(map_ctx *c)
 {
     const cJSON *mt = cfg_get(c->root, "model_type");
@@ -661,6 +723,9 @@ static int map_document(map_ctx *c)
     }
     if (!cJSON_IsString(mt)) {
         return cfg_fail(c, "model_type", "required (a string)");
+    }
+    if (c->doc_prefix == NULL && strcmp(mt->valuestring, "qwen2_5_omni") == 0) {
+        return map_omni(c);
     }
     if (c->doc_prefix == NULL && strcmp(mt->valuestring, "colpali") == 0) {
         return map_retrieval_vlm(c, "colpali", "paligemma");

@@ -268,6 +268,10 @@ int pecert_certify_load_profile(pecert_certify_model *out, const char *dir, cons
  * the last), the pairing of its reference code and what of its config is
  * read, in words. */
 const char *pecert_certify_model_type(size_t i, pecert_rope_pairing *pairing, const char **reads);
+/* The i-th model type whose model is built from a nested config (ColPali's
+ * vlm_config, Qwen2.5-Omni's thinker_config): *key that config, *reads what
+ * is read from it; NULL past the last. */
+const char *pecert_certify_document(size_t i, const char **key, const char **reads);
 
 /* pecert_certify_wrapper: the i-th model_type whose language model
  * certify reads from its text_config (NULL past the last), its config

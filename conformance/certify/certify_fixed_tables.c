@@ -26,6 +26,12 @@
  *       (patch_size is the convolution's kernel, 7, not its stride, 4), no
  *       class row, width embed_dim; the tokens are unrolled into mask units
  *       after the table is added, so the table's order is row-major.
+ *   yolos          YolosEmbeddings: the class row, (h / patch) x (w / patch)
+ *       patches of the [512, 864] image_size, then num_detection_tokens rows
+ *       for the detection tokens appended after the patches; token k row k.
+ *       Every image's patch rows are resized to its grid first (the
+ *       identity at image_size) and use_mid_position_embeddings adds a
+ *       table per layer: both named.
  *   timesformer    TimesformerEmbeddings: ViT's spatial table (class row,
  *       (image_size / patch_size)^2 patches), the same for every frame;
  *       its time table (num_frames rows) named, not certified.
@@ -57,6 +63,8 @@ typedef struct fixed_table_rule {
     const char *patch_key;    /* the patches' stride: patch_size when NULL  */
     int32_t patch_default;
     int32_t prefix;           /* class rows before the patches'            */
+    const char *suffix_key;   /* rows after them (YOLOS' detection tokens) */
+    int32_t suffix_default;
     const char *const *positional;
     const char *warn_key;     /* what the rule does not certify, named in a */
     const char *warning;      /* warning on warn_key; NULL: nothing        */
@@ -70,6 +78,7 @@ static const char *const vivit_keys[] = {"num_frames", "tubelet_size", NULL};
 static const char *const hybrid_keys[] = {"backbone_featmap_shape", NULL};
 static const char *const hiera_keys[] = {"patch_stride", NULL};
 static const char *const timesformer_keys[] = {"num_frames", "attention_type", NULL};
+static const char *const yolos_keys[] = {"num_detection_tokens", "use_mid_position_embeddings", NULL};
 
 static const fixed_table_rule fixed_rules[] = {
     {.model_type = "audio-spectrogram-transformer", .hidden_default = 768, .heads_default = 12,
@@ -97,6 +106,11 @@ static const fixed_table_rule fixed_rules[] = {
                 "it bicubic: not certified)"},
     {.model_type = "timesformer", .hidden_default = 768, .heads_default = 12, .grid = GRID_SQUARE, .image_h = 224,
      .image_w = 224, .patch_default = 16, .prefix = 1, .positional = timesformer_keys},
+    {.model_type = "yolos", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR, .image_h = 512,
+     .image_w = 864, .patch_default = 16, .prefix = 1, .suffix_key = "num_detection_tokens", .suffix_default = 100,
+     .positional = yolos_keys, .warn_key = "image_size",
+     .warning = "YOLOS resizes the patch rows bicubic to each image's grid (InterpolateInitialPositionEmbeddings; "
+                "the identity at image_size) and adds a mid table before every layer but the last: not certified"},
     {.model_type = "vitpose_backbone", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR,
      .image_h = 256, .image_w = 192, .patch_default = 16, .prefix = 1, .positional = no_keys,
      .warn_key = "patch_size",
@@ -352,8 +366,12 @@ int cfg_map_fixed_table(map_ctx *c)
     if (rule->warning != NULL) {
         cfg_warn(c, rule->warn_key, "%s", rule->warning);
     }
+    int32_t suffix = rule->suffix_default;
+    if (rule->suffix_key != NULL && cfg_read_int32(c, c->root, rule->suffix_key, 0, 1 << 16, &suffix) < 0) {
+        return -1;
+    }
     m->kind = PECERT_PE_LEARNED;
-    m->learned_rows = patches + rule->prefix;
+    m->learned_rows = patches + rule->prefix + (rule->suffix_key != NULL ? suffix : 0);
     m->learned_dim = m->head_dim * m->num_heads;
     m->max_position_embeddings = m->learned_rows;
     return 0;

@@ -54,6 +54,7 @@ typedef struct learned_rule {
 } learned_rule;
 
 static const char *const distilbert_keys[] = {"sinusoidal_pos_embds", NULL};
+static const char *const dt_keys[] = {"n_positions", NULL};
 static const char *const trocr_keys[] = {"use_learned_position_embeddings", NULL};
 static const char *const layout_keys[] = {"max_2d_position_embeddings", NULL};
 static const char *const layoutlmv3_keys[] = {"max_2d_position_embeddings", "has_relative_attention_bias", NULL};
@@ -70,6 +71,7 @@ static int check_deberta(map_ctx *c);
 static int check_mpnet(map_ctx *c);
 static int check_esm(map_ctx *c);
 static int check_canine(map_ctx *c);
+static int check_decision_transformer(map_ctx *c);
 
 #define RULE(mt, hidden, heads, rows) .model_type = mt, .hidden_key = hidden, .heads_key = heads, .rows_key = rows
 #define BERT_SHAPED(mt) {RULE(mt, "hidden_size", "num_attention_heads", "max_position_embeddings")}
@@ -111,6 +113,13 @@ static const learned_rule learned_rules[] = {
     {RULE("vilt", "hidden_size", "num_attention_heads", "max_position_embeddings"),
      .warning = "max_position_embeddings: ViLT's image patches read a table of their own, resized to each image "
                 "and sampled (visual_embed): not certified, only the text table"},
+    /* Decision Transformer: embed_timestep, max_ep_len rows of hidden_size,
+     * read at each step's timestep (the trajectory's, row t), which its
+     * return, state and action tokens share; the GPT-2 backbone's own table
+     * (n_positions) is read at row 0 (DecisionTransformerModel passes
+     * position_ids of zeros): named. */
+    {RULE("decision_transformer", "hidden_size", "n_head", "max_ep_len"), .also_known = dt_keys,
+     .hidden_default = 128, .heads_default = 1, .check = check_decision_transformer},
     /* Perceiver: PerceiverModel takes its inputs as its preprocessor makes
      * them; the released language model's (PerceiverForMaskedLM) is
      * PerceiverTextPreprocessor: max_position_embeddings rows of d_model,
@@ -253,7 +262,7 @@ static const struct {
     {"bert", 512}, {"ernie", 512}, {"megatron-bert", 512}, {"bert-generation", 512}, {"roc_bert", 512},
     {"splinter", 512}, {"mobilebert", 512}, {"big_bird", 4096}, {"realm", 512}, {"qdqbert", 512}, {"lxmert", 512},
     {"retribert", 512}, {"git", 1024}, {"electra", 512}, {"albert", 512}, {"convbert", 512}, {"rembert", 512},
-    {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"perceiver", 2048}, {"deberta", 512},
+    {"squeezebert", 512}, {"layoutlm", 512}, {"visual_bert", 512}, {"vilt", 40}, {"perceiver", 2048}, {"decision_transformer", 4096}, {"deberta", 512},
     {"deberta-v2", 512}, {"gpt2", 1024}, {"gpt_bigcode", 1024}, {"openai-gpt", 512}, {"imagegpt", 1024},
     {"gpt_neo", 2048}, {"blenderbot", 128}, {"blenderbot-small", 512}, {"bigbird_pegasus", 4096}, {"led", 16384},
     {"fnet", 512}, {"bros", 512}, {"mpnet", 512}, {"esm", 1026}, {"roberta", 512}, {"xlm-roberta", 512},
@@ -348,6 +357,21 @@ static int check_esm(map_ctx *c)
 /* CANINE's positions come from a buffer of max_position_embeddings ids
  * into a table of num_hash_buckets rows: a longer buffer reads past the
  * table (IndexError), which no checkpoint can run. */
+/* Decision Transformer's GPT-2 backbone builds a table of n_positions
+ * rows and reads its row 0 for every token (the model passes position_ids
+ * of zeros): named with its size, beside the timestep table certified. */
+static int check_decision_transformer(map_ctx *c)
+{
+    int64_t rows = 1024;
+    if (cfg_read_int(c, c->root, "n_positions", "n_positions", 1, (int64_t)1 << 32, &rows) < 0) {
+        return -1;
+    }
+    cfg_warn(c, "n_positions", "the GPT-2 backbone's own table (%lld rows) is read at row 0 for every token "
+             "(position_ids of zeros), and a timestep's return, state and action tokens share its row: certify "
+             "checks the timestep table", (long long)rows);
+    return 0;
+}
+
 static int check_canine(map_ctx *c)
 {
     int64_t positions = 16384;

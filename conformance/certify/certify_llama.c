@@ -113,6 +113,7 @@ static const rope_defaults llama_like_defaults[] = {
     {"qwen3_vl", 5e6, 1.0, 128, NULL},
     {"qwen2_vl_text", 1e6, 1.0, 0, NULL},
     {"qwen2_5_vl_text", 1e6, 1.0, 0, NULL},
+    {"qwen2_5_omni_thinker", 1e6, 1.0, 0, "{\"mrope_section\": [16, 24, 24], \"rope_type\": \"default\"}"},
     {"qwen3_vl_text", 5e6, 1.0, 128, NULL},
     /* Qwen3VLMoeTextConfig: head_dim or hidden_size // num_attention_heads. */
     {"qwen3_vl_moe", 5e6, 1.0, 0, NULL},
@@ -584,6 +585,7 @@ static const size_defaults llama_like_sizes[] = {
     {"qwen2", 4096, 32, 32768, 32}, {"qwen2_vl", 8192, 64, 32768, 8}, {"qwen2_5_vl", 8192, 64, 32768, 8},
     {"qwen3_vl", 4096, 32, 128000, 32}, {"phi3", 3072, 32, 4096, 0}, {"qwen2_vl_text", 8192, 64, 32768, 8},
     {"qwen2_5_vl_text", 8192, 64, 32768, 8}, {"qwen3_vl_text", 4096, 32, 128000, 32},
+    {"qwen2_5_omni_thinker", 3584, 28, 32768, 4},
     {"qwen3_vl_moe", 2048, 16, 128000, 16}, {"qwen3_vl_moe_text", 2048, 16, 128000, 16},
     {"phi4_multimodal", 3072, 32, 131072, 8}, {"phi", 2048, 32, 2048, 0}, {"gemma", 3072, 16, 8192, 16},
     {"gpt_oss", 2880, 64, 131072, 8}, {"qwen3", 4096, 32, 32768, 32}, {"qwen3_moe", 2048, 32, 32768, 4},

@@ -54,6 +54,7 @@ int cfg_is_qwen_vl(const char *model_type)
 {
     return strcmp(model_type, "qwen2_vl") == 0 || strcmp(model_type, "qwen2_5_vl") == 0 ||
            strcmp(model_type, "qwen2_vl_text") == 0 || strcmp(model_type, "qwen2_5_vl_text") == 0 ||
+           strcmp(model_type, "qwen2_5_omni_thinker") == 0 ||
            cfg_is_qwen3_vl(model_type) || cfg_is_glm4v(model_type);
 }
 

@@ -94,6 +94,8 @@ ROPE_MODELS = {
     "deepseek_v2": ("DeepseekV2Config", "DeepseekV2RotaryEmbedding", "apply_rotary_emb"),
     "qwen2_vl": ("Qwen2VLTextConfig", "Qwen2VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "qwen2_5_vl": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    # Qwen2.5-Omni's thinker (the profile's thinker_config, retrieval_vlm): its text_config's model.
+    "qwen2_5_omni_thinker": ("Qwen2_5OmniTextConfig", "Qwen2_5OmniRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     "llama4": ("Llama4TextConfig", "Llama4TextRotaryEmbedding", "apply_rotary_emb"),
     "mixtral": ("MixtralConfig", "MixtralRotaryEmbedding", "apply_rotary_pos_emb"),
     "deepseek_v3": ("DeepseekV3Config", "DeepseekV3RotaryEmbedding", "apply_rotary_pos_emb_interleave"),
@@ -191,14 +193,14 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 # axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
 # interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
 # apply_rotary_pos_emb.
-MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding", "Glm4vTextRotaryEmbedding",
+MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding", "Qwen2_5OmniRotaryEmbedding", "Glm4vTextRotaryEmbedding",
                   "Glm4vMoeTextRotaryEmbedding")
 MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbedding")
 # The module a model_type's classes live in, where it is not the model_type.
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
              "qwen3_vl_moe_text": "qwen3_vl_moe", "glm4v_text": "glm4v", "glm4v_moe_text": "glm4v_moe",
-             "EvollaModel": "evolla",
+             "EvollaModel": "evolla", "qwen2_5_omni_thinker": "qwen2_5_omni",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -295,7 +297,7 @@ def text_fields(config):
         decoder, fallback = STACKS[config["model_type"]]
         return config.get(decoder) or (config.get(fallback) if fallback else None) or {}
     if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3",
-                                "paligemma", "mllama"):
+                                "paligemma", "mllama", "qwen2_5_omni_thinker"):
         return config["text_config"]
     return config
 
@@ -501,6 +503,9 @@ def retrieval_vlm(profile):
     builds AutoModelForImageTextToText.from_config(config.vlm_config) (ColQwen2's alike)."""
     if profile["config"]["model_type"] in ("colpali", "colqwen2"):
         return dict(profile, config=profile["config"]["vlm_config"])
+    if profile["config"]["model_type"] == "qwen2_5_omni":  # Qwen2_5OmniConfig's thinker, its language model
+        thinker = profile["config"].get("thinker_config") or {}
+        return dict(profile, config=dict(thinker, model_type="qwen2_5_omni_thinker"))
     return profile
 
 
@@ -1130,6 +1135,9 @@ FIXED_TABLES = {
     "vit-hybrid": ("ViTHybridConfig", "deprecated.vit_hybrid", "ViTHybridEmbeddings"),
     "hiera": ("HieraConfig", "hiera", "HieraEmbeddings"),
     "timesformer": ("TimesformerConfig", "timesformer", "TimesformerEmbeddings"),
+    "yolos": ("YolosConfig", "yolos", "YolosEmbeddings"),
+    # The timestep table of the model itself (no embeddings class of its own).
+    "decision_transformer": ("DecisionTransformerConfig", "decision_transformer", "DecisionTransformerModel"),
     "vitpose_backbone": ("VitPoseBackboneConfig", "vitpose_backbone", "VitPoseBackboneEmbeddings"),
     "vitdet": ("VitDetConfig", "vitdet", "VitDetEmbeddings"),
 }
@@ -1145,7 +1153,8 @@ def build_fixed_table(ref, vf, profile):
     mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{stem}")
     cfg = make_config(getattr(cfg_mod, cls_name), profile["config"])
     module = getattr(mdl, emb_name)(cfg)
-    attr = next(a for a in ("pos_embed", "position_embeddings", "position_embedding") if hasattr(module, a))
+    attr = next(a for a in ("pos_embed", "position_embeddings", "position_embedding", "embed_timestep")
+                if hasattr(module, a))
     held = getattr(module, attr)
     weight = held.weight if isinstance(held, torch.nn.Embedding) else held[0]
     shape, where = tuple(weight.shape), emb_name + "." + attr
