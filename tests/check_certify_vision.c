@@ -328,6 +328,14 @@ START_TEST(fixed_tables_count_their_grid)
     ck_assert(warned_about("image_size"));
     parse_ok("{\"model_type\": \"yolos\", \"image_size\": [800, 1333], \"num_detection_tokens\": 50}");
     ck_assert_int_eq(model.learned_rows, 1 + 50 * 83 + 50);
+    /* Idefics3's and SmolVLM's towers: (224 / 32)^2 rows, no class row, a
+     * full image's patch p reading row p (Idefics3-8B's 364 / 14: 26^2);
+     * the bucketized rows and the 4.55-4.57 regression warned. */
+    parse_ok("{\"model_type\": \"idefics3_vision\"}");
+    ck_assert_int_eq(model.learned_rows, 7 * 7);
+    ck_assert(warned_about("image_size"));
+    parse_ok("{\"model_type\": \"smolvlm_vision\", \"image_size\": 364, \"patch_size\": 14}");
+    ck_assert_int_eq(model.learned_rows, 26 * 26);
     /* TimeSformer: ViT's spatial table, (224 / 16)^2 + 1; the time table
      * warned where attention_type has one. */
     parse_ok("{\"model_type\": \"timesformer\"}");

@@ -364,6 +364,8 @@ static const model_rule model_rules[] = {
     {"hiera", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"timesformer", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"yolos", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"idefics3_vision", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"smolvlm_vision", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vitpose_backbone", cfg_map_fixed_table, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"vit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"deit", cfg_map_vit, PECERT_PAIRING_SPLIT_HALF, 0, 0},

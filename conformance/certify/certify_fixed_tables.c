@@ -32,6 +32,18 @@
  *       Every image's patch rows are resized to its grid first (the
  *       identity at image_size) and use_mid_position_embeddings adds a
  *       table per layer: both named.
+ *   idefics3_vision, smolvlm_vision  Idefics3VisionEmbeddings and its
+ *       SmolVLM copy: (image_size / patch_size)^2 rows, no class row. A
+ *       full image (a tile of image_size, as the processors cut) reads row p for
+ *       patch p, as the checkpoints were trained (transformers 4.54 and
+ *       5.x: fractional coordinates h / n bucketized into n buckets); an
+ *       image padded in a batch reads bucketized rows (named). Transformers
+ *       4.55 to 4.57 (the pinned v4.57.6 among them) scale the coordinates
+ *       by (1 - 1e-6) and bucketize them one row low, [0, 0, 1, ..., s -
+ *       2] per axis for a full image in float32 (and for some sides in
+ *       bfloat16): huggingface/transformers #41190, fixed by #41371. That
+ *       regression is not what the checkpoints compute, so no vector is
+ *       recorded from it; the table's size is the mapping.
  *   timesformer    TimesformerEmbeddings: ViT's spatial table (class row,
  *       (image_size / patch_size)^2 patches), the same for every frame;
  *       its time table (num_frames rows) named, not certified.
@@ -80,6 +92,13 @@ static const char *const hiera_keys[] = {"patch_stride", NULL};
 static const char *const timesformer_keys[] = {"num_frames", "attention_type", NULL};
 static const char *const yolos_keys[] = {"num_detection_tokens", "use_mid_position_embeddings", NULL};
 
+/* Idefics3's and SmolVLM's patch rows (what a full image reads) and what
+ * is not certified: a smaller image's bucketized rows, and the regression
+ * of transformers 4.55 to 4.57 (the pinned reference among them). */
+#define NAVIT_ROWS                                                                                                   \
+    "a partial image's rows are bucketized from fractional coordinates (not certified); transformers 4.55-4.57 "     \
+    "read a full image at rows [0, 0, 1, .., s-2] per axis (#41190): certify checks row p"
+
 static const fixed_table_rule fixed_rules[] = {
     {.model_type = "audio-spectrogram-transformer", .hidden_default = 768, .heads_default = 12,
      .grid = GRID_SPECTROGRAM, .image_h = 128, .image_w = 1024, .patch_default = 16, .prefix = 2,
@@ -111,6 +130,12 @@ static const fixed_table_rule fixed_rules[] = {
      .positional = yolos_keys, .warn_key = "image_size",
      .warning = "YOLOS resizes the patch rows bicubic to each image's grid (InterpolateInitialPositionEmbeddings; "
                 "the identity at image_size) and adds a mid table before every layer but the last: not certified"},
+    {.model_type = "idefics3_vision", .hidden_default = 1152, .heads_default = 16, .grid = GRID_SQUARE,
+     .image_h = 224, .image_w = 224, .patch_default = 32, .positional = no_keys, .warn_key = "image_size",
+     .warning = NAVIT_ROWS},
+    {.model_type = "smolvlm_vision", .hidden_default = 1152, .heads_default = 16, .grid = GRID_SQUARE,
+     .image_h = 224, .image_w = 224, .patch_default = 32, .positional = no_keys, .warn_key = "image_size",
+     .warning = NAVIT_ROWS},
     {.model_type = "vitpose_backbone", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR,
      .image_h = 256, .image_w = 192, .patch_default = 16, .prefix = 1, .positional = no_keys,
      .warn_key = "patch_size",

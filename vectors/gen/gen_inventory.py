@@ -159,11 +159,34 @@ def guard_of(lines, i):
     return None
 
 
-def source_facts(ref, cls):
-    """What the modeling files beside the config class do with positions, from their
-    text."""
+def model_folder(ref, folder, model_type):
+    """The folder of the class AutoModel builds for model_type (modeling_auto's
+    MODEL_MAPPING_NAMES, read as text), where another folder defines it: Gemma 3n's vision
+    tower is a TimmWrapperModel (MobileNet-V5), not the code beside its config class."""
+    models = os.path.join(ref.src_root, "transformers", "models")
+    with open(os.path.join(models, "auto", "modeling_auto.py"), encoding="utf-8") as f:
+        names = re.search(r"MODEL_MAPPING_NAMES = OrderedDict\(\s*\[(.*?)\]\s*\)", f.read(), re.S).group(1)
+    found = re.search(r'\("%s",\s*"(\w+)"\)' % re.escape(model_type), names)
+    if found is None:
+        return folder
+    defines = re.compile(r"^class %s\(" % found.group(1), re.M)
+    candidates = [folder] + sorted(os.path.join(d, "") for d, _, _ in os.walk(models))
+    for candidate in candidates:
+        for name in sorted(os.listdir(candidate)) if os.path.isdir(candidate) else []:
+            if name.startswith("modeling_") and name.endswith(".py") and not name.startswith(("modeling_tf_",
+                                                                                            "modeling_flax_")):
+                with open(os.path.join(candidate, name), encoding="utf-8") as f:
+                    if defines.search(f.read()):
+                        return os.path.normpath(candidate)
+    return folder
+
+
+def source_facts(ref, cls, model_type):
+    """What the modeling files of the model the config class builds do with positions,
+    from their text: those beside the config class, or those of the folder defining the
+    class AutoModel builds for it (model_folder)."""
     config_file = os.path.abspath(sys.modules[cls.__module__].__file__)
-    folder = os.path.dirname(config_file)
+    folder = model_folder(ref, os.path.dirname(config_file), model_type)
     rel = os.path.relpath(folder, ref.src_root).replace(os.sep, "/")
     files = sorted(f for f in os.listdir(folder) if f.startswith("modeling_") and f.endswith(".py")
                    and not f.startswith(("modeling_tf_", "modeling_flax_")))
@@ -268,7 +291,7 @@ def row(ref, configuration_auto, base, model_type):
     module_name = configuration_auto.model_type_to_module_name(model_type)
     cls = configuration_auto.CONFIG_MAPPING[model_type]
     out = {"model_type": model_type, "config_class": cls.__name__, "module": module_name,
-           "source": source_facts(ref, cls)}
+           "source": source_facts(ref, cls, model_type)}
     try:
         d = cls().to_dict()
     except Exception as e:  # noqa: BLE001 - the constructor's own refusal is the fact
