@@ -410,6 +410,52 @@ int cfg_map_roformer(map_ctx *c)
     return 0;
 }
 
+/* Wav2Vec2-Conformer (Wav2Vec2ConformerConfig) with position_embeddings_type
+ * "rotary": Wav2Vec2ConformerRotaryPositionalEmbedding, default RoPE over
+ * hidden_size / num_attention_heads at base rotary_embedding_base, cos and
+ * sin of arange(T) repeated over the two halves (rotate_half: split_half);
+ * the self-attention turns its input hidden states, head by head, before
+ * linear_q and linear_k (warned: the rotation is certified, not where it
+ * sits). Its other types are refused: "relative" (the default: ESPnet's
+ * RelPositionalEncoding through linear_pos and pos_bias_u/v) is no family
+ * of pecert's, null has no positions. max_source_positions bounds nothing
+ * the rotary class computes (it caches any length); certify reads it as the
+ * trained length (5000 by default). */
+int cfg_map_conformer_rotary(map_ctx *c)
+{
+    static const char *const known[] = {"position_embeddings_type", "rotary_embedding_base", "max_source_positions",
+                                        "num_conv_pos_embeddings", "num_conv_pos_embedding_groups", NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    const cJSON *type = cfg_get(c->root, "position_embeddings_type");
+    double base = 10000.0;
+    m->max_position_embeddings = 5000;
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0) {
+        return -1;
+    }
+    if (type != NULL && !cJSON_IsString(type)) {
+        return cfg_fail(c, "position_embeddings_type", "expected \"relative\", \"rotary\" or null");
+    }
+    if (type == NULL || strcmp(type->valuestring, "rotary") != 0) {
+        return cfg_fail(c, "position_embeddings_type", "'%s': ESPnet's relative positional encoding (linear_pos, "
+                        "pos_bias_u and pos_bias_v) is not a family pecert certifies; \"rotary\" is",
+                        type != NULL ? type->valuestring : "relative");
+    }
+    if (cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, 1024, 16) != 0 ||
+        cfg_set_rotary_dim(c, 1.0, "hidden_size") != 0 ||
+        cfg_read_num(c, c->root, "rotary_embedding_base", "rotary_embedding_base", 1.0 + 1e-9, 1e300, &base) < 0 ||
+        cfg_read_int(c, c->root, "max_source_positions", "max_source_positions", 1, (int64_t)1 << 32,
+                     &m->max_position_embeddings) < 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = base;
+    r->max_position_embeddings = m->max_position_embeddings;
+    cfg_warn(c, "position_embeddings_type", "rotary: every layer turns its input hidden states before linear_q and "
+             "linear_k (not q and k): certify checks the rotation, not where it sits; the conv module is not certified");
+    return 0;
+}
+
 /* T5: relative_attention_num_buckets (32), _max_distance (128). MT5,
  * Switch Transformers and Pop2Piano copy T5's _relative_position_bucket
  * and its layer-0 bias; UMT5's is the same arithmetic (its log ratio

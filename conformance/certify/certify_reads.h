@@ -123,6 +123,7 @@ int cfg_map_vit(map_ctx *c);
  * a model whose config switches between the two; cfg_sinusoidal_words:
  * what the model type's mapping reads, in words (NULL: not one of them). */
 int cfg_map_sinusoidal(map_ctx *c);
+int cfg_map_conformer_rotary(map_ctx *c);
 const char *cfg_sinusoidal_words(const char *model_type);
 
 /* rope_scaling (certify_scaling.c): the object rs (NULL or null: default

@@ -240,7 +240,8 @@ def not_mapped_summary(table):
             need = "wrappers of other models (mapped through the model they wrap)"
         elif "has no mapping in pecert" not in verdict and _names:
             need = ("mapped, but the config class's own defaults are refused (a field the model cannot run "
-                    "without; its released checkpoints certify through their profiles)")
+                    "without, or a default encoding pecert has no family for; its released checkpoints certify "
+                    "through their profiles)")
         elif layers not in ("-", "interleaved M-RoPE"):
             need = ("layers that differ: rope on some layers only, or more than one rotary module "
                     "(per-layer encodings)")

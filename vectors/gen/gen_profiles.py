@@ -200,7 +200,7 @@ MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbeddin
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
              "qwen3_vl_moe_text": "qwen3_vl_moe", "glm4v_text": "glm4v", "glm4v_moe_text": "glm4v_moe",
-             "EvollaModel": "evolla", "qwen2_5_omni_thinker": "qwen2_5_omni",
+             "EvollaModel": "evolla", "qwen2_5_omni_thinker": "qwen2_5_omni", "wav2vec2-conformer": "wav2vec2_conformer",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -755,6 +755,46 @@ def build_roformer(ref, vf, profile):
                 config, {"seq_len": 0, "pairing": "interleaved"},
                 {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out.numpy(), "f32")})
+
+
+def build_conformer_rotary(ref, vf, profile):
+    """Wav2Vec2-Conformer's rotary (position_embeddings_type rotary): the cos and sin
+    Wav2Vec2ConformerRotaryPositionalEmbedding computes for a sequence of
+    max_source_positions frames, at its first two and last two, and the attention's own
+    _apply_rotary_embedding turning the first frames' hidden states with them."""
+    torch = ref.torch
+    cfg_mod, mdl = modules("wav2vec2-conformer")
+    cfg = make_config(cfg_mod.Wav2Vec2ConformerConfig, profile["config"])
+    heads = cfg.num_attention_heads
+    head_dim = cfg.hidden_size // heads
+    n_pos = cfg.max_source_positions
+    config = {"rope_type": "default", "rope_theta": float(cfg.rotary_embedding_base), "head_dim": head_dim,
+              "rotary_dim": head_dim, "max_position_embeddings": n_pos}
+    rotary = mdl.Wav2Vec2ConformerRotaryPositionalEmbedding(cfg)
+    with torch.no_grad():
+        table = rotary(torch.zeros(1, n_pos, cfg.hidden_size))  # [2, T, 1, 1, head_dim]
+    pos = [0, 1, n_pos - 2, n_pos - 1]
+    half = head_dim // 2
+    cos = table[0, pos, 0, 0, :half].numpy()
+    sin = table[1, pos, 0, 0, :half].numpy()
+    vf.add_test("rope.cos_sin", "cos and sin of frames 0, 1, n-2, n-1 (n = max_source_positions)",
+                ["profile", "boundary"],
+                source_of(ref, mdl.Wav2Vec2ConformerRotaryPositionalEmbedding,
+                          "Wav2Vec2ConformerRotaryPositionalEmbedding.forward"),
+                config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(cos, "f32"), "sin": vf.tensor(sin, "f32")})
+    frames = 6
+    comment = f"the first {frames} frames' hidden states turned ({HEADS} of its heads)"
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (frames, heads, head_dim))
+    attention = mdl.Wav2Vec2ConformerSelfAttention(cfg).eval()
+    with torch.no_grad():
+        out = attention._apply_rotary_embedding(torch.from_numpy(x.reshape(1, frames, heads * head_dim)), table)
+    out = out.reshape(frames, heads, head_dim)[:, :HEADS].numpy()
+    vf.add_test("rope.apply", comment, ["profile"],
+                source_of(ref, mdl.Wav2Vec2ConformerSelfAttention, "Wav2Vec2ConformerSelfAttention._apply_rotary_embedding"),
+                config, {"seq_len": 0, "pairing": "split_half"},
+                {"positions": vf.tensor(np.arange(frames, dtype=np.int64), "i64"), "x": vf.tensor(x[:, :HEADS], "f32")},
+                {"out": vf.tensor(out, "f32")})
 
 
 def falcon_bias_scale(torch, mdl, c, mask, alibi):
@@ -1578,6 +1618,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "esm":
         build_esm(ref, vf, profile)
+        return True
+    if mt == "wav2vec2-conformer":
+        build_conformer_rotary(ref, vf, profile)
         return True
     if mt == "roformer":
         build_roformer(ref, vf, profile)
