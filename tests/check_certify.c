@@ -375,6 +375,22 @@ START_TEST(swin_family_reads_the_window)
     parse_fails_naming("{\"model_type\": \"maskformer-swin\", \"window_size\": 64}", "window_size");
     parse_ok("{\"model_type\": \"swin\", \"window_size\": 12}");
     ck_assert_int_eq(certify_model("ref", NULL), PECERT_EXIT_PASS);
+    /* BEiT and Data2Vec-vision: the whole patch grid is the window (224 /
+     * 16 = 14; 384 / 16 = 24), with either relative switch; the class
+     * token's entries warned; neither switch (the classes' defaults) has
+     * no relative positions. */
+    parse_ok("{\"model_type\": \"beit\", \"use_relative_position_bias\": true}");
+    ck_assert_int_eq(model.kind, PECERT_PE_SWIN);
+    ck_assert_int_eq(model.swin_window, 14);
+    ck_assert(warned_about("use_relative_position_bias"));
+    parse_ok("{\"model_type\": \"data2vec-vision\", \"use_shared_relative_position_bias\": true, \"image_size\": 384,"
+             " \"use_absolute_position_embeddings\": true}");
+    ck_assert_int_eq(model.swin_window, 24);
+    ck_assert(warned_about("use_shared_relative_position_bias"));
+    ck_assert(warned_about("use_absolute_position_embeddings"));
+    parse_fails_naming("{\"model_type\": \"beit\"}", "use_relative_position_bias");
+    parse_fails_naming("{\"model_type\": \"beit\", \"use_relative_position_bias\": true, \"image_size\": [224, 160]}",
+                       "image_size");
 }
 END_TEST
 

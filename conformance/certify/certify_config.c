@@ -225,6 +225,8 @@ static const model_rule model_rules[] = {
     {"pix2struct", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"cpmant", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"beit", cfg_map_beit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"data2vec-vision", cfg_map_beit, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"donut-swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"maskformer-swin", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"swinv2", cfg_map_swin, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -493,6 +495,9 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_t5       ? "T5 buckets: relative_attention_num_buckets, max_distance"
            : map == cfg_map_swin     ? "Swin window bias index: window_size (square); an absolute table or a "
                                        "continuous bias named"
+           : map == cfg_map_beit     ? "Swin's bias index over the whole patch grid (image_size / patch_size) "
+                                       "with use_relative_position_bias or its shared form; the class token's "
+                                       "entries named"
            : map == cfg_map_sine2d   ? "DETR sine embedding from the pixel mask: the width's half per axis "
                                        "(d_model, hidden_size, hidden_dim), temperatures, Deformable DETR's offset"
            : map == cfg_map_relpos2d ? "decomposed relative positions: each attention grid (window_size, "

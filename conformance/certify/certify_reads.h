@@ -111,6 +111,7 @@ int cfg_map_dbrx(map_ctx *c);
 int cfg_map_idefics(map_ctx *c);
 /* The Swin family's window (certify_swin.c). */
 int cfg_map_swin(map_ctx *c);
+int cfg_map_beit(map_ctx *c);
 /* The DETR family's sine embedding (certify_sine2d.c). */
 int cfg_map_sine2d(map_ctx *c);
 int cfg_is_sine2d_type(const char *model_type);

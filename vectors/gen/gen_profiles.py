@@ -250,7 +250,8 @@ HEADS = 2
 DEPRECATED = {"open-llama": "open_llama", "deta": "deta"}
 # Model types whose files are not named after them: (package, file stem).
 FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin"),
-            "modernbert-decoder": ("modernbert_decoder", "modernbert_decoder")}
+            "modernbert-decoder": ("modernbert_decoder", "modernbert_decoder"),
+            "data2vec-vision": ("data2vec", "data2vec_vision")}
 # Rotary classes whose forward takes seq_len and returns the table of positions 0 ..
 # seq_len - 1, which apply_rotary_pos_emb then indexes with position_ids (OpenLlama's
 # attention passes kv_seq_len, PhimoeModel cache_position[-1] + 1: max(pos) + 1 here).
@@ -944,6 +945,30 @@ def build_swin(ref, vf, profile):
     vf.add_test("swin.index", f"relative_position_index of the {w} x {w} window", ["profile", "window"],
                 source_of(ref, cls, cls_name + ".__init__"), {"window_h": w, "window_w": w}, {}, {},
                 {"index": vf.tensor(index, "i64")})
+
+
+# BEiT and Data2Vec-vision: model_type -> (config class, bias class). The index over the
+# patches is Swin's for the whole grid; the class token's row and column are past it.
+BEIT_MODELS = {"beit": ("BeitConfig", "BeitRelativePositionBias"),
+               "data2vec-vision": ("Data2VecVisionConfig", "Data2VecVisionRelativePositionBias")}
+
+
+def build_beit(ref, vf, profile):
+    """The patches' part of the relative_position_index the model's bias class registers
+    for its window, the embeddings' patch grid (the class token's row and column dropped)."""
+    mt = profile["config"]["model_type"]
+    cfg_name, cls_name = BEIT_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    cfg = make_config(getattr(cfg_mod, cfg_name), profile["config"])
+    embeddings = getattr(mdl, cls_name.replace("RelativePositionBias", "Embeddings"))(cfg)
+    grid = tuple(embeddings.patch_embeddings.patch_shape)
+    cls = getattr(mdl, cls_name)
+    # forward builds the index for the grid it is called with (generate_relative_position_index).
+    index = cls(cfg, window_size=grid).generate_relative_position_index(grid).numpy().astype(np.int64)[1:, 1:]
+    vf.add_test("swin.index", f"relative_position_index of the {grid[0]} x {grid[1]} patch grid, the class token's "
+                f"row and column dropped", ["profile", "window"],
+                source_of(ref, cls, cls_name + ".generate_relative_position_index"),
+                {"window_h": grid[0], "window_w": grid[1]}, {}, {}, {"index": vf.tensor(index, "i64")})
 
 
 # The DETR family's sine embedding: model_type -> (config class, how its model builds the
@@ -1649,6 +1674,8 @@ def build(ref, gen, vf, profile):
         build_t5(ref, vf, profile)
     elif mt in SWIN_MODELS:
         build_swin(ref, vf, profile)
+    elif mt in BEIT_MODELS:
+        build_beit(ref, vf, profile)
     elif mt in SINE2D_MODELS:
         build_sine2d(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS and not profile["config"].get("sinusoidal_pos_embds"):
