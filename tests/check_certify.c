@@ -423,6 +423,21 @@ START_TEST(qwen2_vl_mrope_section)
     parse_fails_naming("{\"model_type\": \"qwen2_5_omni\", \"thinker_config\": {\"text_config\": "
                        "{\"rope_theta\": -1}}}",
                        "thinker_config.text_config.rope_theta");
+    /* Qwen3-Omni: the thinker's interleaved M-RoPE (Qwen3-VL's), a legacy
+     * "type" copied and "interleaved" read by nothing (warned); its text
+     * config's rope_scaling is required (the rotary class reads .get on it). */
+    parse_ok("{\"model_type\": \"qwen3_omni_moe\", \"thinker_config\": {\"text_config\": {\"hidden_size\": 2048,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 4, \"head_dim\": 128,"
+             " \"max_position_embeddings\": 65536, \"rope_scaling\": {\"interleaved\": true,"
+             " \"mrope_interleaved\": true, \"mrope_section\": [24, 20, 20], \"rope_type\": \"default\","
+             " \"type\": \"default\"}}}}");
+    ck_assert_str_eq(model.model_type, "qwen3_omni_moe");
+    ck_assert_int_eq(model.mrope_interleaved, 1);
+    ck_assert_int_eq(model.mrope_section[0], 24);
+    ck_assert(warned_about("thinker_config.text_config.rope_scaling.interleaved"));
+    parse_fails_naming("{\"model_type\": \"qwen3_omni_moe\", \"thinker_config\": {\"text_config\": {\"hidden_size\": 2048,"
+                       " \"num_attention_heads\": 16, \"max_position_embeddings\": 65536}}}",
+                       "thinker_config.text_config.rope_scaling");
 }
 END_TEST
 

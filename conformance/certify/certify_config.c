@@ -123,6 +123,9 @@ static const model_rule model_rules[] = {
      * map_omni): Qwen2_5OmniTextConfig from its text_config copies and
      * validates, then defaults rope_scaling to M-RoPE [16, 24, 24]. */
     {"qwen2_5_omni_thinker", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
+    /* Qwen3-Omni's thinker: Qwen3OmniMoeTextConfig copies a legacy type and
+     * validates; its rotary class interleaves the sections (Qwen3-VL's). */
+    {"qwen3_omni_moe_thinker", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
     {"qwen3_vl", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen3_vl_moe", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 0, 1},
     {"qwen2_vl_text", cfg_map_llama_like, PECERT_PAIRING_SPLIT_HALF, 1, 1},
@@ -386,6 +389,7 @@ static const char *qwen_vl_text_type(const char *model_type)
     static const char *const pairs[][2] = {{"qwen2_vl", "qwen2_vl_text"},
                                            {"qwen2_5_vl", "qwen2_5_vl_text"},
                                            {"qwen2_5_omni_thinker", "qwen2_5_omni_text"},
+                                           {"qwen3_omni_moe_thinker", "qwen3_omni_moe_text"},
                                            {"qwen3_vl", "qwen3_vl_text"},
                                            {"qwen3_vl_moe", "qwen3_vl_moe_text"},
                                            {"glm4v", "glm4v_text"},
@@ -536,6 +540,9 @@ const char *pecert_certify_document(size_t i, const char **key, const char **rea
         {"qwen2_5_omni", "thinker_config",
          "the thinker (qwen2_5_omni_thinker): its text_config's M-RoPE; the talker, token2wav, the audio encoder and "
          "the vision encoder named"},
+        {"qwen3_omni_moe", "thinker_config",
+         "the thinker (qwen3_omni_moe_thinker): its text_config's interleaved M-RoPE (rope_scaling required); the "
+         "talker, code2wav, the audio encoder and the vision encoder named"},
     };
     if (i >= sizeof(documents) / sizeof(documents[0])) {
         return NULL;
@@ -688,27 +695,50 @@ static int map_retrieval_vlm(map_ctx *c, const char *outer, const char *default_
     return rc;
 }
 
-/* Qwen2.5-Omni (Qwen2_5OmniConfig): the thinker (Qwen2_5OmniThinkerConfig
- * from thinker_config: a Qwen2.5-VL-shaped language model under its
- * text_config and a Qwen2.5-VL vision encoder under its vision_config) is
- * mapped as that document, its keys shown under thinker_config; the
- * talker, the token2wav synthesiser, the audio encoder and the thinker's
- * audio-and-video position ids are named as not certified. */
-static int map_omni(map_ctx *c)
+/* The omni models (Qwen2_5OmniConfig, Qwen3OmniMoeConfig): the thinker
+ * (built from thinker_config: a Qwen-VL-shaped language model under its
+ * text_config, Qwen2.5-VL's M-RoPE for 2.5, Qwen3-VL's interleaved one for
+ * 3) is mapped as that document, its keys shown under thinker_config; the
+ * talker, the speech synthesiser, the audio encoder, the vision encoder and
+ * the thinker's audio-and-video position ids are named as not certified. */
+typedef struct omni_rule {
+    const char *model_type, *config_class, *thinker_type, *vision_note;
+} omni_rule;
+
+static const omni_rule omni_rules[] = {
+    {"qwen2_5_omni", "Qwen2_5OmniConfig", "qwen2_5_omni_thinker",
+     "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's 2-D RoPE in attention windows, its own "
+     "Qwen2_5OmniVisionEncoder) is not certified here"},
+    {"qwen3_omni_moe", "Qwen3OmniMoeConfig", "qwen3_omni_moe_thinker",
+     "Qwen3-Omni's vision encoder (Qwen3-VL's 2-D RoPE and resized table, Qwen3OmniMoeVisionEncoder) is not "
+     "certified here"},
+};
+
+static const omni_rule *find_omni(const char *model_type)
+{
+    for (size_t i = 0; i < sizeof(omni_rules) / sizeof(omni_rules[0]); i++) {
+        if (strcmp(omni_rules[i].model_type, model_type) == 0) {
+            return &omni_rules[i];
+        }
+    }
+    return NULL;
+}
+
+static int map_omni(map_ctx *c, const omni_rule *rule)
 {
     const cJSON *thinker = cfg_get(c->root, "thinker_config");
     if (thinker != NULL && !cJSON_IsObject(thinker)) {
         return cfg_fail(c, "thinker_config", "expected an object (the thinker's config)");
     }
     const cJSON *inner = thinker != NULL ? cfg_get(thinker, "model_type") : NULL;
-    if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, "qwen2_5_omni_thinker") != 0)) {
-        return cfg_fail(c, "thinker_config.model_type", "expected 'qwen2_5_omni_thinker' (Qwen2_5OmniConfig builds "
-                        "Qwen2_5OmniThinkerConfig from thinker_config)");
+    if (inner != NULL && (!cJSON_IsString(inner) || strcmp(inner->valuestring, rule->thinker_type) != 0)) {
+        return cfg_fail(c, "thinker_config.model_type", "expected '%s' (%s builds its thinker from thinker_config)",
+                        rule->thinker_type, rule->config_class);
     }
-    cfg_warn(c, "talker_config", "the talker's layers (their own M-RoPE), token2wav's DiT layers (their own rotary), "
-             "the audio encoder (a sinusoid per chunk) and the thinker's audio/video position ids: not certified");
+    cfg_warn(c, "talker_config", "the talker's layers (their own M-RoPE), the speech synthesiser's layers, the audio "
+             "encoder (a sinusoid per chunk) and the thinker's audio/video position ids: not certified");
     cJSON *made = thinker != NULL ? cJSON_Duplicate(thinker, 1) : cJSON_CreateObject();
-    if (made == NULL || (inner == NULL && cJSON_AddStringToObject(made, "model_type", "qwen2_5_omni_thinker") == NULL)) {
+    if (made == NULL || (inner == NULL && cJSON_AddStringToObject(made, "model_type", rule->thinker_type) == NULL)) {
         cJSON_Delete(made);
         return cfg_fail(c, "thinker_config", "out of memory");
     }
@@ -718,10 +748,8 @@ static int map_omni(map_ctx *c)
     int rc = map_document(c);
     cJSON_Delete(made);
     if (rc == 0) {
-        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", "qwen2_5_omni");
-        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s",
-                 "Qwen2.5-Omni's vision encoder (Qwen2.5-VL's 2-D RoPE in attention windows, its own "
-                 "Qwen2_5OmniVisionEncoder) is not certified here");
+        snprintf(c->m->model_type, sizeof(c->m->model_type), "%s", rule->model_type);
+        snprintf(c->m->vision_note, sizeof(c->m->vision_note), "%s", rule->vision_note);
     }
     return rc;
 }
@@ -735,8 +763,8 @@ static int map_document(map_ctx *c)
     if (!cJSON_IsString(mt)) {
         return cfg_fail(c, "model_type", "required (a string)");
     }
-    if (c->doc_prefix == NULL && strcmp(mt->valuestring, "qwen2_5_omni") == 0) {
-        return map_omni(c);
+    if (c->doc_prefix == NULL && find_omni(mt->valuestring) != NULL) {
+        return map_omni(c, find_omni(mt->valuestring));
     }
     if (c->doc_prefix == NULL && strcmp(mt->valuestring, "colpali") == 0) {
         return map_retrieval_vlm(c, "colpali", "paligemma");

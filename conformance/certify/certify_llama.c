@@ -114,6 +114,8 @@ static const rope_defaults llama_like_defaults[] = {
     {"qwen2_vl_text", 1e6, 1.0, 0, NULL},
     {"qwen2_5_vl_text", 1e6, 1.0, 0, NULL},
     {"qwen2_5_omni_thinker", 1e6, 1.0, 0, "{\"mrope_section\": [16, 24, 24], \"rope_type\": \"default\"}"},
+    /* Qwen3OmniMoeTextConfig: head_dim or hidden_size // num_attention_heads. */
+    {"qwen3_omni_moe_thinker", 1e6, 1.0, 0, NULL},
     {"qwen3_vl_text", 5e6, 1.0, 128, NULL},
     /* Qwen3VLMoeTextConfig: head_dim or hidden_size // num_attention_heads. */
     {"qwen3_vl_moe", 5e6, 1.0, 0, NULL},
@@ -280,9 +282,17 @@ static int map_qwen3_vl_scaling(map_ctx *c)
         return cfg_fail(c, "rope_scaling", "required for Qwen3-VL (Qwen3VLTextRotaryEmbedding, and its MoE copy, reads "
                         "config.rope_scaling.get(...): null raises AttributeError)");
     }
-    if (cfg_get(rs, "type") != NULL) {
+    /* Qwen3OmniMoeTextConfig copies a legacy "type" over rope_type first
+     * (its thinker's rotary class reads rope_type, Qwen3-VL's alike); its
+     * released config also says "interleaved", which nothing reads. */
+    int omni = strcmp(c->m->model_type, "qwen3_omni_moe_thinker") == 0;
+    if (!omni && cfg_get(rs, "type") != NULL) {
         return cfg_fail(c, "rope_scaling.type", "Qwen3VLTextRotaryEmbedding reads rope_type only; pecert refuses a "
                         "key the model ignores");
+    }
+    if (omni && cfg_get(rs, "interleaved") != NULL) {
+        cfg_warn(c, "rope_scaling.interleaved", "read by nothing: Qwen3OmniMoeThinkerTextRotaryEmbedding interleaves "
+                 "the sections whatever it says");
     }
     int interleaved = 1;
     if (cfg_read_bool(c, rs, "mrope_interleaved", "rope_scaling.mrope_interleaved", &interleaved) < 0) {
@@ -585,7 +595,7 @@ static const size_defaults llama_like_sizes[] = {
     {"qwen2", 4096, 32, 32768, 32}, {"qwen2_vl", 8192, 64, 32768, 8}, {"qwen2_5_vl", 8192, 64, 32768, 8},
     {"qwen3_vl", 4096, 32, 128000, 32}, {"phi3", 3072, 32, 4096, 0}, {"qwen2_vl_text", 8192, 64, 32768, 8},
     {"qwen2_5_vl_text", 8192, 64, 32768, 8}, {"qwen3_vl_text", 4096, 32, 128000, 32},
-    {"qwen2_5_omni_thinker", 3584, 28, 32768, 4},
+    {"qwen2_5_omni_thinker", 3584, 28, 32768, 4}, {"qwen3_omni_moe_thinker", 2048, 28, 32768, 4},
     {"qwen3_vl_moe", 2048, 16, 128000, 16}, {"qwen3_vl_moe_text", 2048, 16, 128000, 16},
     {"phi4_multimodal", 3072, 32, 131072, 8}, {"phi", 2048, 32, 2048, 0}, {"gemma", 3072, 16, 8192, 16},
     {"gpt_oss", 2880, 64, 131072, 8}, {"qwen3", 4096, 32, 32768, 32}, {"qwen3_moe", 2048, 32, 32768, 4},

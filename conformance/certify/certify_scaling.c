@@ -82,7 +82,8 @@ int cfg_is_phi3_like(const char *model_type)
 int cfg_is_qwen3_vl(const char *model_type)
 {
     return strcmp(model_type, "qwen3_vl") == 0 || strcmp(model_type, "qwen3_vl_text") == 0 ||
-           strcmp(model_type, "qwen3_vl_moe") == 0 || strcmp(model_type, "qwen3_vl_moe_text") == 0;
+           strcmp(model_type, "qwen3_vl_moe") == 0 || strcmp(model_type, "qwen3_vl_moe_text") == 0 ||
+           strcmp(model_type, "qwen3_omni_moe_thinker") == 0;
 }
 
 /* The rotary classes read rope_scaling.get("rope_type", rope_scaling.get(
@@ -127,7 +128,8 @@ static int check_scaling_keys(map_ctx *c, const cJSON *rs, const rope_type_rule 
         const char *k = item->string;
         int ok = strcmp(k, "rope_type") == 0 || strcmp(k, "type") == 0 || cfg_in_list(k, rule->keys) ||
                  (strcmp(k, "mrope_section") == 0 && cfg_is_qwen_vl(c->m->model_type)) ||
-                 (strcmp(k, "mrope_interleaved") == 0 && cfg_is_qwen3_vl(c->m->model_type));
+                 (strcmp(k, "mrope_interleaved") == 0 && cfg_is_qwen3_vl(c->m->model_type)) ||
+                 (strcmp(k, "interleaved") == 0 && strcmp(c->m->model_type, "qwen3_omni_moe_thinker") == 0);
         if (!ok) {
             char shown[160];
             snprintf(shown, sizeof(shown), "rope_scaling.%s", k);

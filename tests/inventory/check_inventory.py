@@ -45,7 +45,7 @@ PROFILES = os.path.join(ROOT, "conformance", "profiles")
 MAPPINGS = os.path.join(ROOT, "vectors", "mappings")
 # A profile's model_type -> the mapping rule that reads it (certify_config.c: Llama 4's
 # config.json is read from its text_config by the llama4_text rule, Mllama's by mllama_text_model).
-RULE_OF = {"llama4": "llama4_text", "mllama": "mllama_text_model"}
+RULE_OF = {"llama4": "llama4_text", "mllama": "mllama_text_model", "qwen3_omni_moe": "qwen3_omni_moe_thinker"}
 
 # Words of an `if` around the apply-rotary call that make it a per-layer choice.
 LAYER_WORDS = ("use_rope", "sliding", "is_sliding", "use_mem_rope", "layer_idx")
@@ -318,7 +318,7 @@ def unproven_mappings(build, scratch, rows, profiles):
     vectors, or else by vectors/mappings/<model_type>.json (gen_profiles.py --inventory:
     the default config's outputs), which ref must certify through the mapping. Returns
     (failures, number held by mapping vectors)."""
-    covered = {RULE_OF.get(mt, mt) for mt in profiles}
+    covered = set(profiles) | {RULE_OF.get(mt, mt) for mt in profiles}  # the checkpoint's rule and its text model's
     by_type = {r["model_type"]: r for r in rows}
     # A config class whose model_type is not its registry key (MLCDVisionConfig's
     # mlcd_vision_model, registered as mlcd): the rule is the config's model_type.

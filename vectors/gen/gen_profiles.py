@@ -96,6 +96,7 @@ ROPE_MODELS = {
     "qwen2_5_vl": ("Qwen2_5_VLTextConfig", "Qwen2_5_VLRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
     # Qwen2.5-Omni's thinker (the profile's thinker_config, retrieval_vlm): its text_config's model.
     "qwen2_5_omni_thinker": ("Qwen2_5OmniTextConfig", "Qwen2_5OmniRotaryEmbedding", "apply_multimodal_rotary_pos_emb"),
+    "qwen3_omni_moe_thinker": ("Qwen3OmniMoeTextConfig", "Qwen3OmniMoeThinkerTextRotaryEmbedding", "apply_rotary_pos_emb"),
     "llama4": ("Llama4TextConfig", "Llama4TextRotaryEmbedding", "apply_rotary_emb"),
     "mixtral": ("MixtralConfig", "MixtralRotaryEmbedding", "apply_rotary_pos_emb"),
     "deepseek_v3": ("DeepseekV3Config", "DeepseekV3RotaryEmbedding", "apply_rotary_pos_emb_interleave"),
@@ -195,12 +196,13 @@ ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
 # apply_rotary_pos_emb.
 MROPE_PER_AXIS = ("Qwen2VLRotaryEmbedding", "Qwen2_5_VLRotaryEmbedding", "Qwen2_5OmniRotaryEmbedding", "Glm4vTextRotaryEmbedding",
                   "Glm4vMoeTextRotaryEmbedding")
-MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbedding")
+MROPE_INTERLEAVED = ("Qwen3VLTextRotaryEmbedding", "Qwen3VLMoeTextRotaryEmbedding",
+                     "Qwen3OmniMoeThinkerTextRotaryEmbedding")
 # The module a model_type's classes live in, where it is not the model_type.
 MODULE_OF = {"gemma3_text": "gemma3", "aria_text": "aria", "emu3_text_model": "emu3", "gemma3n_text": "gemma3n",
              "qwen2_vl_text": "qwen2_vl", "qwen2_5_vl_text": "qwen2_5_vl", "qwen3_vl_text": "qwen3_vl",
              "qwen3_vl_moe_text": "qwen3_vl_moe", "glm4v_text": "glm4v", "glm4v_moe_text": "glm4v_moe",
-             "EvollaModel": "evolla", "qwen2_5_omni_thinker": "qwen2_5_omni", "wav2vec2-conformer": "wav2vec2_conformer",
+             "EvollaModel": "evolla", "qwen2_5_omni_thinker": "qwen2_5_omni", "qwen3_omni_moe_thinker": "qwen3_omni_moe", "wav2vec2-conformer": "wav2vec2_conformer",
              **{mt: mod for mt, (_, mod, _) in profile_vision.TABLE_TOWERS.items()}}
 # Models whose layers rotate with one of several rotary modules the model builds:
 # model_type -> (model class, [(layer type, attribute of the model holding its module)]).
@@ -298,7 +300,7 @@ def text_fields(config):
         decoder, fallback = STACKS[config["model_type"]]
         return config.get(decoder) or (config.get(fallback) if fallback else None) or {}
     if config["model_type"] in ("llama4", "gemma3", "gemma3n", "qwen3_vl", "qwen3_vl_moe", "llava", "mistral3",
-                                "paligemma", "mllama", "qwen2_5_omni_thinker"):
+                                "paligemma", "mllama", "qwen2_5_omni_thinker", "qwen3_omni_moe_thinker"):
         return config["text_config"]
     return config
 
@@ -346,7 +348,10 @@ def manifest_config(gen, cfg):
     if scaling and "mrope_section" in scaling:
         section = list(scaling["mrope_section"])
         cfg = copy.copy(cfg)
-        cfg.rope_scaling = {k: v for k, v in scaling.items() if k not in ("mrope_section", "mrope_interleaved")}
+        # The sections' layout keys (Qwen3-Omni's released config says "interleaved" too,
+        # which its rotary class does not read): the section is recorded apart.
+        cfg.rope_scaling = {k: v for k, v in scaling.items()
+                            if k not in ("mrope_section", "mrope_interleaved", "interleaved")}
     return gen.manifest_config(cfg), section
 
 
@@ -504,9 +509,10 @@ def retrieval_vlm(profile):
     builds AutoModelForImageTextToText.from_config(config.vlm_config) (ColQwen2's alike)."""
     if profile["config"]["model_type"] in ("colpali", "colqwen2"):
         return dict(profile, config=profile["config"]["vlm_config"])
-    if profile["config"]["model_type"] == "qwen2_5_omni":  # Qwen2_5OmniConfig's thinker, its language model
+    omni = {"qwen2_5_omni": "qwen2_5_omni_thinker", "qwen3_omni_moe": "qwen3_omni_moe_thinker"}
+    if profile["config"]["model_type"] in omni:  # the omni config's thinker, its language model
         thinker = profile["config"].get("thinker_config") or {}
-        return dict(profile, config=dict(thinker, model_type="qwen2_5_omni_thinker"))
+        return dict(profile, config=dict(thinker, model_type=omni[profile["config"]["model_type"]]))
     return profile
 
 
