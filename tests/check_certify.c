@@ -1561,6 +1561,15 @@ START_TEST(model_quirks_are_the_model_s)
     parse_fails_naming("{\"model_type\": \"cpmant\", \"position_bias_num_buckets\": 512,"
                        " \"position_bias_max_distance\": 200}",
                        "position_bias_max_distance");
+    /* WavLM: T5's bidirectional buckets under its own keys (320, 800 by
+     * default); the gate and the convolutional positions warned. */
+    parse_ok("{\"model_type\": \"wavlm\", \"num_conv_pos_embeddings\": 128}");
+    ck_assert_int_eq(model.kind, PECERT_PE_T5);
+    ck_assert_int_eq(model.t5_num_buckets, 320);
+    ck_assert_int_eq(model.t5_max_distance, 800);
+    ck_assert(warned_about("num_buckets"));
+    parse_ok("{\"model_type\": \"wavlm\", \"num_buckets\": 64, \"max_bucket_distance\": 256}");
+    ck_assert_int_eq(model.t5_max_distance, 256);
     /* JetMoE: the head is kv_channels wide (head_dim's alias), not
      * hidden_size / num_attention_heads. */
     parse_ok("{\"model_type\": \"jetmoe\", \"hidden_size\": 2048, \"num_attention_heads\": 32,"

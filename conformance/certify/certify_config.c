@@ -220,6 +220,7 @@ static const model_rule model_rules[] = {
     {"roformer", cfg_map_roformer, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"wav2vec2-conformer", cfg_map_conformer_rotary, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"t5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"wavlm", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"umt5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"switch_transformers", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -502,12 +502,20 @@ typedef struct t5_keys {
     const char *heads, *head_dim, *buckets, *max_distance;
     int32_t default_heads, default_head_dim, default_buckets;
     int64_t default_max_distance;
+    const char *conv_key, *conv_groups_key; /* WavLM's convolutional positions: named */
 } t5_keys;
 
 static const t5_keys t5_config_keys = {"num_heads", "d_kv", "relative_attention_num_buckets",
-                                       "relative_attention_max_distance", 0, 64, 32, 128};
+                                       "relative_attention_max_distance", 0, 64, 32, 128, NULL, NULL};
 static const t5_keys cpmant_config_keys = {"num_attention_heads", "dim_head", "position_bias_num_buckets",
-                                           "position_bias_max_distance", 32, 128, 512, 2048};
+                                           "position_bias_max_distance", 32, 128, 512, 2048, NULL, NULL};
+/* WavLM: WavLMAttention._relative_positions_bucket is T5's bidirectional
+ * branch (num_buckets halved per direction, log spacing from num_buckets /
+ * 4 to max_distance) on memory - context, with the config's num_buckets
+ * (320) and max_bucket_distance (800); head_dim has no key of its own. */
+static const t5_keys wavlm_config_keys = {"num_attention_heads", "head_dim", "num_buckets", "max_bucket_distance",
+                                          12, 64, 320, 800, "num_conv_pos_embeddings",
+                                          "num_conv_pos_embedding_groups"};
 
 /* n_positions: T5Config's maximum length in transformers 2 and 3, still in
  * released config.json files (t5-base's 512, LongT5's 4096); no class of
@@ -525,7 +533,9 @@ static void note_t5_n_positions(map_ctx *c)
 
 static int read_t5_buckets(map_ctx *c, const t5_keys *k, int32_t *d_kv)
 {
-    const char *const known[] = {k->buckets, k->max_distance, "n_positions", NULL};
+    const char *const known[] = {k->buckets, k->max_distance, "n_positions",
+                                 k->conv_key != NULL ? k->conv_key : "n_positions",
+                                 k->conv_groups_key != NULL ? k->conv_groups_key : "n_positions", NULL};
     pecert_certify_model *m = c->m;
     m->num_heads = k->default_heads;
     *d_kv = k->default_head_dim;
@@ -551,9 +561,15 @@ int cfg_map_t5(map_ctx *c)
 {
     pecert_certify_model *m = c->m;
     int32_t d_kv = 0;
-    if (read_t5_buckets(c, strcmp(m->model_type, "cpmant") == 0 ? &cpmant_config_keys : &t5_config_keys, &d_kv) !=
-        0) {
+    const t5_keys *keys = strcmp(m->model_type, "cpmant") == 0   ? &cpmant_config_keys
+                          : strcmp(m->model_type, "wavlm") == 0 ? &wavlm_config_keys
+                                                                : &t5_config_keys;
+    if (read_t5_buckets(c, keys, &d_kv) != 0) {
         return -1;
+    }
+    if (strcmp(m->model_type, "wavlm") == 0) {
+        cfg_warn(c, "num_buckets", "WavLM's first layer computes the bucketed bias and every layer gates it by its "
+                 "query (gru_rel_pos); the convolutional position embedding is not certified: the buckets are");
     }
     t5_variant_notes(c);
     note_t5_n_positions(c);

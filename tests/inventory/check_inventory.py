@@ -141,7 +141,7 @@ def families(r):
     """The position encodings the model's code and config show, in words."""
     src, fields = r["source"], r.get("fields", {})
     found = []
-    if src["rotary_classes"] or src["apply_functions"] or "rope_theta" in fields:
+    if src["rotary_classes"] or src["apply_functions"] or src.get("rope_code") or "rope_theta" in fields:
         scaling = fields.get("rope_scaling") or {}
         found.append("M-RoPE" if "mrope_section" in scaling or any("multimodal" in f for f in src["apply_functions"])
                      else "RoPE")

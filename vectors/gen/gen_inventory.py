@@ -135,15 +135,20 @@ TOWER_CLASS = re.compile(r"Vision|Visual|Audio|Image|Patch|Video")
 APPLY_CALL = re.compile(r"\b(apply_\w*rotary\w*|apply_multimodal_rotary_pos_emb|apply_\w*rope\w*)\(")
 MARKERS = {
     "alibi": re.compile(r"\balibi\b", re.I),
-    "t5_buckets": re.compile(r"_relative_position_bucket\b"),
+    # T5's function, and WavLM's _relative_positions_bucket (its gated relative bias).
+    "t5_buckets": re.compile(r"_relative_positions?_bucket\b"),
     "learned_positions": re.compile(
         r"nn\.Embedding\(\s*(config\.)?(max_position_embeddings|n_positions|max_source_positions|"
         r"max_target_positions|num_positions|max_seq_len|block_size)"
         r"|class \w*Position\w*\((nn\.Embedding|\w*LearnedPositionalEmbedding)\)"
-        r"|pos(ition)?_embed\w* = nn\.(Embedding|Parameter)\("),
-    "sinusoidal": re.compile(r"Sinusoidal\w*|sinusoid|SinePositionEmbedding", re.I),
+        r"|pos(ition)?_emb(ed)?\w* = nn\.(Embedding|Parameter)\("),
+    # The fixed tables: the 1-D sinusoids, DETR's sine, the 2-D sin-cos of RT-DETR's
+    # family (build_2d_sincos_position_embedding) and PatchTST's, NeZHA's relative one.
+    "sinusoidal": re.compile(r"Sinusoidal\w*|sinusoid|SinePositionEmbedding|sincos|RelativePositionsEncoding", re.I),
     "relative_bias_table": re.compile(r"relative_position_bias_table"),
     "interleaved_mrope": re.compile(r"mrope_interleaved|apply_interleaved_mrope"),
+    # A rotary attention named Rope, not Rotary (V-JEPA 2's 3-D rotation).
+    "rope_code": re.compile(r"^class \w*Rope\w*\(|^def rotate_queries_or_keys\(", re.M),
 }
 
 

@@ -888,6 +888,9 @@ T5_BUCKETS = {
                    "relative_attention_max_distance", (True, False)),
     "cpmant": ("CpmAntSegmentPositionEmbedding", "_position_bucket", "position_bias_num_buckets",
                "position_bias_max_distance", (True,)),
+    # WavLMAttention's method reads its own num_buckets and max_distance (the config's
+    # num_buckets and max_bucket_distance, as WavLMEncoderLayer passes them).
+    "wavlm": ("WavLMAttention", "_relative_positions_bucket", "num_buckets", "max_bucket_distance", (True,)),
 }
 
 
@@ -913,6 +916,9 @@ def build_t5(ref, vf, profile):
     for bidirectional in directions:
         if mt == "cpmant":
             out = getattr(cls, fn_name)(None, torch.from_numpy(rel), num_buckets=nb, max_distance=md)
+        elif mt == "wavlm":
+            attention = cls(embed_dim=16, num_heads=2, num_buckets=nb, max_distance=md)
+            out = getattr(attention, fn_name)(torch.from_numpy(rel))
         else:
             out = getattr(cls, fn_name)(torch.from_numpy(rel), bidirectional=bidirectional, num_buckets=nb,
                                         max_distance=md)
