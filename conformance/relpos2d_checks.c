@@ -5,9 +5,9 @@
  * and the engine against the oracle at the shapes the released models
  * compute (relpos2d.shapes):
  *   SAM ViT-B's windows   14 x 14 tokens, tables of 2 * 14 - 1 = 27 rows,
- *                         64 channels, two heads;
+ *                         64 channels;
  *   a resized table       SAM's global layers' 127-row tables on the
- *                         24 x 24 grid of a 384-pixel image (47 rows: the
+ *                         16 x 16 grid of a 256-pixel image (31 rows: the
  *                         linear resize down), and a 9-row table grown to
  *                         a 10 x 10 grid's 19 (up);
  *   pooled keys           MViTv2's 8 x 8 queries on 4 x 4 keys and the
@@ -392,8 +392,8 @@ static const struct {
     int64_t sizes[8];
     const char *what;
 } shapes[] = {
-    {{14, 14, 14, 14, 2, 64, 27, 27}, "SAM ViT-B window, 27-row tables"},
-    {{24, 24, 24, 24, 1, 32, 127, 127}, "SAM's 127-row global tables on a 384-pixel image (resized down to 47)"},
+    {{14, 14, 14, 14, 1, 64, 27, 27}, "SAM ViT-B window, 27-row tables"},
+    {{16, 16, 16, 16, 1, 32, 127, 127}, "SAM's 127-row global tables on a 256-pixel image (resized down to 31)"},
     {{10, 10, 10, 10, 1, 16, 9, 9}, "a 9-row table grown to 19 rows"},
     {{8, 8, 4, 4, 2, 16, 15, 15}, "MViTv2's pooled keys: 8x8 queries, 4x4 keys"},
     {{4, 4, 8, 8, 1, 16, 15, 15}, "4x4 queries on 8x8 keys"},

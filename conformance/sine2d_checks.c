@@ -107,11 +107,11 @@ static double coordinate(const sine2d_call *c, const sine2d_reading *v, int64_t 
  * 1 / d (family_tol.h), plus 4 u |angle| for the normalisation's four
  * float32 roundings (the two sums, the quotient, the product by scale) in
  * the engine and in the official float32 code. */
-static void axis(const sine2d_call *c, const sine2d_reading *v, double coord, double temperature, double *out,
+static void axis(const sine2d_call *c, const sine2d_reading *v, double coord, const double *dim_t, double *out,
                  double *tol, int64_t c0)
 {
     for (int64_t i = 0; i < c->f; i++) {
-        double d = pow(temperature, (double)(2 * (i / 2)) / (double)c->f);
+        double d = dim_t[i];
         double angle = coord / d;
         int64_t at = c0 + (v->halves ? (i % 2 == 0 ? i / 2 : c->f / 2 + i / 2) : i);
         out[at] = i % 2 == 0 ? sin(angle) : cos(angle);
@@ -127,14 +127,20 @@ static void model(const sine2d_call *c, const sine2d_reading *v, double *out, do
     int64_t h = c->h, w = c->w, f = c->f;
     int64_t *y = malloc((size_t)(h * w) * sizeof(int64_t));
     int64_t *x = malloc((size_t)(h * w) * sizeof(int64_t));
-    if (y == NULL || x == NULL) {
+    double *dim_t = malloc(2 * (size_t)f * sizeof(double)); /* each axis' channels, once per call */
+    if (y == NULL || x == NULL || dim_t == NULL) {
         for (int64_t i = 0; i < h * w * 2 * f; i++) {
             out[i] = NAN;
             tol[i] = 0.0;
         }
         free(y);
         free(x);
+        free(dim_t);
         return;
+    }
+    for (int64_t i = 0; i < f; i++) {
+        dim_t[i] = pow(c->temperature_y, (double)(2 * (i / 2)) / (double)f);
+        dim_t[f + i] = pow(c->temperature_x, (double)(2 * (i / 2)) / (double)f);
     }
     for (int64_t r = 0; r < h; r++) {
         int64_t along = 0;
@@ -149,11 +155,12 @@ static void model(const sine2d_call *c, const sine2d_reading *v, double *out, do
     for (int64_t p = 0; p < h * w; p++) {
         int64_t r = p / w, col = p % w;
         double *row = out + p * 2 * f, *trow = tol + p * 2 * f;
-        axis(c, v, coordinate(c, v, y[p], y[(h - 1) * w + col]), c->temperature_y, row, trow, y_at);
-        axis(c, v, coordinate(c, v, x[p], x[r * w + w - 1]), c->temperature_x, row, trow, f - y_at);
+        axis(c, v, coordinate(c, v, y[p], y[(h - 1) * w + col]), dim_t, row, trow, y_at);
+        axis(c, v, coordinate(c, v, x[p], x[r * w + w - 1]), dim_t + f, row, trow, f - y_at);
     }
     free(y);
     free(x);
+    free(dim_t);
 }
 
 /* The element's place: pixel (r, c) of the map, axis and channel. */

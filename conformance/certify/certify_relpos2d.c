@@ -56,7 +56,13 @@ typedef struct relpos2d_rule {
     const char *list_key;    /* global_attn_indexes / window_block_indices  */
     const char *note_key;
     const char *note;        /* what else the tower computes, unread        */
+    const int32_t *list_default; /* list_key's value when absent (the class's) */
+    size_t list_default_len;
 } relpos2d_rule;
+
+/* SamVisionConfig's and SamHQVisionConfig's global_attn_indexes. */
+static const int32_t sam_global[] = {2, 5, 8, 11};
+#define SAM_GLOBAL sam_global, sizeof(sam_global) / sizeof(sam_global[0])
 
 #define SAM_NOTE                                                                                                      \
     "SAM's absolute position table (64 x 64 patches, added as it is when use_abs_pos), its prompt encoder's random "  \
@@ -64,21 +70,21 @@ typedef struct relpos2d_rule {
 
 static const relpos2d_rule rules[] = {
     {"sam", "SamVisionConfig", 1, "use_rel_pos", 1, 768, 12, 12, 1024, 1024, 16, 14, WINDOWED_UNLESS_LISTED,
-     "global_attn_indexes", "use_abs_pos", SAM_NOTE},
+     "global_attn_indexes", "use_abs_pos", SAM_NOTE, SAM_GLOBAL},
     {"sam_vision_model", "SamVisionConfig", 0, "use_rel_pos", 1, 768, 12, 12, 1024, 1024, 16, 14,
-     WINDOWED_UNLESS_LISTED, "global_attn_indexes", "use_abs_pos", SAM_NOTE},
+     WINDOWED_UNLESS_LISTED, "global_attn_indexes", "use_abs_pos", SAM_NOTE, SAM_GLOBAL},
     {"sam_hq", "SamHQVisionConfig", 1, "use_rel_pos", 1, 768, 12, 12, 1024, 1024, 16, 14, WINDOWED_UNLESS_LISTED,
-     "global_attn_indexes", "use_abs_pos", SAM_NOTE},
+     "global_attn_indexes", "use_abs_pos", SAM_NOTE, SAM_GLOBAL},
     {"sam_hq_vision_model", "SamHQVisionConfig", 0, "use_rel_pos", 1, 768, 12, 12, 1024, 1024, 16, 14,
-     WINDOWED_UNLESS_LISTED, "global_attn_indexes", "use_abs_pos", SAM_NOTE},
+     WINDOWED_UNLESS_LISTED, "global_attn_indexes", "use_abs_pos", SAM_NOTE, SAM_GLOBAL},
     {"vitdet", "VitDetConfig", 0, "use_relative_position_embeddings", 0, 768, 12, 12, 224, 224, 16, 0,
      WINDOWED_IF_LISTED, "window_block_indices", "use_absolute_position_embeddings",
      "ViTDet's absolute table (pretrain_image_size / patch_size a side, resized bicubic to the image's grid) is "
-     "not certified, only the relative positions"},
+     "not certified, only the relative positions", NULL, 0},
     {"seggpt", "SegGptConfig", 0, "use_relative_position_embeddings", 1, 1024, 16, 24, 896, 448, 16, 0, ALL_GLOBAL,
      NULL, "pretrain_image_size",
      "SegGPT's absolute table (pretrain_image_size / patch_size a side, its class row dropped, resized bicubic to "
-     "the stacked prompt and input's grid) is not certified, only the relative positions"},
+     "the stacked prompt and input's grid) is not certified, only the relative positions", NULL, 0},
 };
 
 static const relpos2d_rule *find_rule(const char *model_type)
@@ -97,12 +103,18 @@ int cfg_is_relpos2d_type(const char *model_type)
 }
 
 /* Whether layer i is in the config's list (global_attn_indexes,
- * window_block_indices): 1, 0, or -1 after cfg_fail. */
-static int in_list(map_ctx *c, const relpos2d_rule *rule, int32_t layer, int listed_default)
+ * window_block_indices), or in the class's default when absent: 1, 0, or
+ * -1 after cfg_fail. */
+static int in_list(map_ctx *c, const relpos2d_rule *rule, int32_t layer)
 {
     const cJSON *list = cfg_get(c->root, rule->list_key);
     if (list == NULL) {
-        return listed_default;
+        for (size_t k = 0; k < rule->list_default_len; k++) {
+            if (rule->list_default[k] == layer) {
+                return 1;
+            }
+        }
+        return 0;
     }
     if (!cJSON_IsArray(list)) {
         return cfg_fail(c, rule->list_key, "expected a list of layer indices");
@@ -125,14 +137,9 @@ static int in_list(map_ctx *c, const relpos2d_rule *rule, int32_t layer, int lis
 static int layer_kinds(map_ctx *c, const relpos2d_rule *rule, int32_t layers, int32_t window, int *windowed,
                        int *global)
 {
-    static const int32_t sam_global[] = {2, 5, 8, 11};
     *windowed = *global = 0;
     for (int32_t i = 0; i < layers; i++) {
-        int listed_default = 0;
-        for (size_t k = 0; rule->layer_rule == WINDOWED_UNLESS_LISTED && k < 4; k++) {
-            listed_default |= sam_global[k] == i;
-        }
-        int listed = rule->layer_rule == ALL_GLOBAL ? 0 : in_list(c, rule, i, listed_default);
+        int listed = rule->layer_rule == ALL_GLOBAL ? 0 : in_list(c, rule, i);
         if (listed < 0) {
             return -1;
         }
