@@ -80,6 +80,9 @@ double pecert_out_get(const pecert_out_buf *b, int64_t i);
  * outside the output fails the case). Returns 1 if the case goes on. */
 int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_status st,
                       const pecert_out_buf *b, const char *where, const char *op);
+/* pecert_out_within: 1 if every element of got lies within tol[i] of
+ * want[i] (a replayed misreading explains the plugin's output). */
+int pecert_out_within(const pecert_out_buf *got, const double *want, const double *tol);
 /* pecert_out_kept: pecert_out_status, and b freed when the case does not
  * go on: what a subject's run returns (1: b holds its answer). */
 int pecert_out_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *b,

@@ -246,6 +246,16 @@ int pecert_out_status(pecert_check_result *r, const pecert_subject *s, pecert_st
     return 1;
 }
 
+int pecert_out_within(const pecert_out_buf *got, const double *want, const double *tol)
+{
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t i = 0; i < got->n; i++) {
+        pecert_case_worst_add(&w, i, pecert_out_get(got, i), want[i], tol[i]);
+    }
+    return pecert_case_worst_holds(&w);
+}
+
 int pecert_out_kept(pecert_check_result *r, const pecert_subject *s, pecert_status st, pecert_out_buf *b,
                     const char *where, const char *op)
 {

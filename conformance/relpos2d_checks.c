@@ -293,12 +293,7 @@ static int reading_explains(const relpos2d_call *c, const relpos2d_reading *v, c
                             double *want, double *tol)
 {
     model(c, v, want, tol);
-    pecert_case_worst w;
-    pecert_case_worst_init(&w);
-    for (int64_t i = 0; i < got->n; i++) {
-        pecert_case_worst_add(&w, i, pecert_out_get(got, i), want[i], tol[i]);
-    }
-    return pecert_case_worst_holds(&w);
+    return pecert_out_within(got, want, tol);
 }
 
 static void explain(pecert_check_result *r, const relpos2d_call *c, const pecert_out_buf *got, double *want,
