@@ -219,8 +219,10 @@ $(BUILD)/obj/tests/%.o: tests/%.c
 # Each part runs as `make PART` (tools/check_parts.sh), and the wall time
 # of each is printed at the end (and kept in $(BUILD)/check-times.txt).
 CHECK_PARTS := abi-cxx layers unit conformance honest mutation python browser readme inventory profiles fuzz-smoke
+# The builds run $(NPROC) compilers at a time (`make check` itself is
+# serial: its parts share the cores in their own ways).
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/unit-tests
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) all $(BUILD)/unit-tests
 	$(Q)sh tools/check_parts.sh $(BUILD) $(CHECK_PARTS)
 	@echo "*** pecert check OK ***"
 
@@ -548,12 +550,14 @@ fuzz_run = mkdir -p $(FUZZ_DIR)/corpus/$(1) && cp -n $(FUZZ_DIR)/seeds/$(1)/* $(
     echo "fuzz $(1): $$(grep -o 'stat::number_of_executed_units: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$') \
     executions, 0 crashes ($$(grep -o 'stat::average_exec_per_sec: *[0-9]*' $(FUZZ_DIR)/$(1).log | grep -o '[0-9]*$$')/s)"
 
-# The targets run $(NPROC) at a time (each fuzzer is one process on one
-# core), each for its full FUZZ_RUNS or FUZZ_SMOKE_S.
-fuzz: deps $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
+# The targets are built, then run, $(NPROC) at a time (each fuzzer is one
+# process on one core), each for its full FUZZ_RUNS or FUZZ_SMOKE_S.
+fuzz: deps all
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=fuzz-run-%)
 
-fuzz-smoke: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
+fuzz-smoke: all
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%) $(FUZZ_DIR)/seeds
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) $(FUZZ_TARGETS:%=fuzz-smoke-run-%)
 
 fuzz-run-%:

@@ -14,25 +14,12 @@ void pecert_case_worst_init(pecert_case_worst *w)
     w->index = -1;
 }
 
-void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
-                           double want, double bound)
+double pecert_case_nonfinite_ratio(double got, double want)
 {
-    double err = fabs(got - want);
-    double ratio;
     if (isnan(got) != isnan(want) || isinf(got) != isinf(want)) {
-        ratio = INFINITY; /* a NaN or infinity where there was none */
-    } else if (isnan(want) || (isinf(want) && got == want)) {
-        ratio = 0.0;
-    } else {
-        ratio = bound > 0 ? err / bound : (err == 0 ? 0.0 : INFINITY);
+        return INFINITY; /* a NaN or infinity where there was none */
     }
-    w->n_checked++;
-    if (ratio > 1.0) {
-        w->n_bad++;
-    }
-    if (ratio > w->ratio || w->index < 0) {
-        *w = (pecert_case_worst){ratio, got, want, err, bound, index, w->n_bad, w->n_checked};
-    }
+    return isnan(want) || got == want ? 0.0 : INFINITY; /* the same NaN, or the same infinity */
 }
 
 int pecert_case_worst_holds(const pecert_case_worst *w)

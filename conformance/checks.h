@@ -106,9 +106,30 @@ typedef struct pecert_case_worst {
 } pecert_case_worst;
 
 void pecert_case_worst_init(pecert_case_worst *w);
-/* pecert_case_worst_add compares one element against its bound. */
-void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got,
-                           double want, double bound);
+/* The ratio of an element where got or want is a NaN or an infinity: +inf
+ * where the two disagree on it, 0 where they agree. */
+double pecert_case_nonfinite_ratio(double got, double want);
+/* pecert_case_worst_add compares one element against its bound. Inline:
+ * every check compares each element of each case through it (a tenth of
+ * a mutant run's time went to the call). */
+static inline void pecert_case_worst_add(pecert_case_worst *w, int64_t index, double got, double want,
+                                         double bound)
+{
+    double err = __builtin_fabs(got - want);
+    double ratio;
+    if (__builtin_isfinite(got) && __builtin_isfinite(want)) {
+        ratio = bound > 0 ? err / bound : (err == 0 ? 0.0 : __builtin_inf());
+    } else {
+        ratio = pecert_case_nonfinite_ratio(got, want);
+    }
+    w->n_checked++;
+    if (ratio > 1.0) {
+        w->n_bad++;
+    }
+    if (ratio > w->ratio || w->index < 0) {
+        *w = (pecert_case_worst){ratio, got, want, err, bound, index, w->n_bad, w->n_checked};
+    }
+}
 /* pecert_case_worst_holds: 1 if w compared something and every element lay
  * within its bound: how a replay (the oracle, or a model, asked with one
  * convention changed) is judged to reproduce the plugin's output. */

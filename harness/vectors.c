@@ -8,6 +8,7 @@
  * slice CRC-checked. The loaded file points into the kept cJSON tree for
  * its strings and into the payload for tensor data.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,11 +624,101 @@ out_free:
     return rc;
 }
 
+/* A ref's place in offset order (ties: file order). */
+typedef struct ref_at {
+    uint64_t offset;
+    size_t index;
+} ref_at;
+
+static int by_offset(const void *a, const void *b)
+{
+    const ref_at *x = a;
+    const ref_at *y = b;
+    if (x->offset != y->offset) {
+        return x->offset < y->offset ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The CRC of bytes [from, to) of the payload appended to crc. */
+static uint32_t crc_append(uint32_t crc, const unsigned char *payload, uint64_t from, uint64_t to)
+{
+    if (to <= from) {
+        return crc;
+    }
+    uint32_t part = (uint32_t)crc32_z(0, payload + from, (size_t)(to - from));
+    return (uint32_t)crc32_combine(crc, part, (z_off_t)(to - from));
+}
+
+/* Every tensor slice's CRC into crcs[] (the refs' order), and the whole
+ * payload's CRC, returned, built from them: in offset order, each slice's
+ * CRC combined (crc32_combine) with the gaps' between them, so that each
+ * byte is read once rather than once for the payload and again for its
+ * tensor (a slice that overlaps the one before it is read apart). */
+static uint32_t slice_crcs(const load_state *st, uint32_t *crcs, ref_at *order)
+{
+    const unsigned char *payload = st->in->payload;
+    const vec_tref *refs = st->ld.refs;
+    size_t n = st->ld.n_refs;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (ref_at){refs[i].offset, i};
+    }
+    qsort(order, n, sizeof(*order), by_offset);
+    uint32_t whole = 0;
+    uint64_t covered = 0; /* the payload's bytes [0, covered) are in whole */
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k].index;
+        const vec_tref *r = &refs[i];
+        uint64_t end = r->offset + r->nbytes;
+        crcs[i] = (uint32_t)crc32_z(0, payload + r->offset, (size_t)r->nbytes);
+        if (r->offset >= covered) {
+            whole = crc_append(whole, payload, covered, r->offset);
+            whole = r->nbytes > 0 ? (uint32_t)crc32_combine(whole, crcs[i], (z_off_t)r->nbytes) : whole;
+            covered = end;
+        } /* else it shares bytes with a slice before it: whatever it has
+           * past covered, the next gap's CRC reads */
+    }
+    return crc_append(whole, payload, covered, st->payload.raw_bytes);
+}
+
+/* The whole payload's CRC first, then each tensor's, against the
+ * manifest; every tensor pointed into the payload once all match. */
+static int check_crcs(load_state *st, uint32_t whole, const uint32_t *crcs)
+{
+    if (whole != st->payload.crc32) {
+        return pecert__vec_fail(&st->ld.ctx, "payload", "crc32",
+                                "crc32 0x%08x of the decompressed payload "
+                                "!= 0x%08x", (unsigned)whole,
+                                (unsigned)st->payload.crc32);
+    }
+    for (size_t i = 0; i < st->ld.n_refs; i++) {
+        const vec_tref *ref = &st->ld.refs[i];
+        if (crcs[i] != ref->crc32) {
+            char loc[VEC_LOC_LEN];
+
+            (void)snprintf(loc, sizeof loc, "tests[%zu].%s.%s",
+                           ref->test_index, ref->group, ref->tensor->name);
+            return pecert__vec_fail(&st->ld.ctx, loc, "crc32",
+                                    "crc32 0x%08x of payload bytes [%llu, "
+                                    "%llu) != 0x%08x", (unsigned)crcs[i],
+                                    (unsigned long long)ref->offset,
+                                    (unsigned long long)(ref->offset +
+                                                         ref->nbytes),
+                                    (unsigned)ref->crc32);
+        }
+    }
+    for (size_t i = 0; i < st->ld.n_refs; i++) {
+        st->ld.refs[i].tensor->data = st->in->payload + st->ld.refs[i].offset;
+    }
+    return 0;
+}
+
+/* Inflates the payload and checks it and every tensor slice against
+ * their CRCs. */
 static int load_payload(load_state *st)
 {
     const vec_ctx *ctx = &st->ld.ctx;
     char *path = payload_path(st->file->path, st->payload.file);
-    uint32_t crc;
     int rc;
 
     if (path == NULL) {
@@ -638,40 +729,17 @@ static int load_payload(load_state *st)
     if (rc != 0) {
         return -1;
     }
-    crc = (uint32_t)crc32_z(0, st->in->payload, (size_t)st->payload.raw_bytes);
-    if (crc != st->payload.crc32) {
-        return pecert__vec_fail(ctx, "payload", "crc32",
-                                "crc32 0x%08x of the decompressed payload "
-                                "!= 0x%08x", (unsigned)crc,
-                                (unsigned)st->payload.crc32);
+    size_t n = st->ld.n_refs > 0 ? st->ld.n_refs : 1;
+    uint32_t *crcs = malloc(n * sizeof(*crcs));
+    ref_at *order = malloc(n * sizeof(*order));
+    if (crcs == NULL || order == NULL) {
+        rc = pecert__vec_fail(ctx, "payload", NULL, "out of memory");
+    } else {
+        rc = check_crcs(st, slice_crcs(st, crcs, order), crcs);
     }
-    return 0;
-}
-
-/* Point every tensor into the payload once its slice's CRC matches. */
-static int check_tensors(load_state *st)
-{
-    for (size_t i = 0; i < st->ld.n_refs; i++) {
-        const vec_tref *ref = &st->ld.refs[i];
-        const unsigned char *data = st->in->payload + ref->offset;
-        uint32_t crc = (uint32_t)crc32_z(0, data, (size_t)ref->nbytes);
-
-        if (crc != ref->crc32) {
-            char loc[VEC_LOC_LEN];
-
-            (void)snprintf(loc, sizeof loc, "tests[%zu].%s.%s",
-                           ref->test_index, ref->group, ref->tensor->name);
-            return pecert__vec_fail(&st->ld.ctx, loc, "crc32",
-                                    "crc32 0x%08x of payload bytes [%llu, "
-                                    "%llu) != 0x%08x", (unsigned)crc,
-                                    (unsigned long long)ref->offset,
-                                    (unsigned long long)(ref->offset +
-                                                         ref->nbytes),
-                                    (unsigned)ref->crc32);
-        }
-        ref->tensor->data = data;
-    }
-    return 0;
+    free(crcs);
+    free(order);
+    return rc;
 }
 
 /* ---- public ------------------------------------------------------------ */
@@ -722,7 +790,7 @@ static int load(load_state *st, const char *json_path)
     }
     st->ld.raw_bytes = st->payload.raw_bytes;
     if (parse_tests(st, top[TOP_NUMBER_OF_TESTS], top[TOP_TESTS]) != 0 ||
-        load_payload(st) != 0 || check_tensors(st) != 0) {
+        load_payload(st) != 0) {
         return -1;
     }
     return 0;

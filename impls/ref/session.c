@@ -35,7 +35,10 @@ typedef struct ref_session {
     int has_rope;        /* 0: an ALiBi-only model, no rotation           */
     double *slopes;      /* [n_heads] ALiBi slopes, NULL without ALiBi    */
     double *inv_freq;    /* [rotary_dim / 2] at the session's seq_len     */
-    double *scratch;     /* [head_dim + max_tokens] query row + scores    */
+    double *scratch;     /* [2 head_dim + max_tokens] query row, output
+                            sums, scores                                  */
+    double *sin_pos;     /* [rotary_dim / 2] sin and cos at the position  */
+    double *cos_pos;     /*   of the token being appended                 */
     ref_sequence *seqs;  /* [n_seqs]                                      */
 } ref_session;
 
@@ -54,6 +57,8 @@ static void session_free(ref_session *s)
     free(s->slopes);
     free(s->inv_freq);
     free(s->scratch);
+    free(s->sin_pos);
+    free(s->cos_pos);
     free(s);
 }
 
@@ -61,9 +66,11 @@ static pecert_status alloc_sequences(ref_session *s)
 {
     size_t row = (size_t)s->n_kv_heads * (size_t)s->head_dim;
     s->seqs = calloc((size_t)s->n_seqs, sizeof(*s->seqs));
-    s->scratch = malloc(((size_t)s->head_dim + (size_t)s->max_tokens) * sizeof(double));
+    s->scratch = malloc((2 * (size_t)s->head_dim + (size_t)s->max_tokens) * sizeof(double));
     s->inv_freq = malloc((size_t)(s->rotary_dim / 2 + 1) * sizeof(double));
-    if (s->seqs == NULL || s->scratch == NULL || s->inv_freq == NULL) {
+    s->sin_pos = malloc((size_t)(s->rotary_dim / 2 + 1) * sizeof(double));
+    s->cos_pos = malloc((size_t)(s->rotary_dim / 2 + 1) * sizeof(double));
+    if (s->seqs == NULL || s->scratch == NULL || s->inv_freq == NULL || s->sin_pos == NULL || s->cos_pos == NULL) {
         return PECERT_E_NOMEM;
     }
     for (int32_t i = 0; i < s->n_seqs; i++) {
@@ -128,7 +135,7 @@ pecert_status pecert__ref_session_create(void *instance, void **out_session,
                        config->n_kv_heads, head_dim, rotates ? config->rope->rotary_dim : 0,
                        config->softmax_scale > 0 ? config->softmax_scale : 1.0 / sqrt((double)head_dim),
                        rotates ? params.attention_factor : 1.0, rotates, NULL,
-                       NULL, NULL, NULL};
+                       NULL, NULL, NULL, NULL, NULL};
     if (alloc_sequences(s) != PECERT_OK || init_alibi(s, config) != PECERT_OK) {
         session_free(s);
         return pecert__ref_fail(&call, PECERT_E_NOMEM, "no memory for a cache of %d x %d tokens",
@@ -147,14 +154,24 @@ void pecert__ref_session_destroy(void *instance, void *session)
     session_free(session);
 }
 
-/* Rotates one head row (double in, double out) at position p. */
-static void rotate_row(const ref_session *s, double *row, int64_t p)
+/* The angles of position p, once per appended token: every head of its
+ * key and its query turns by the same sin and cos (the values are those
+ * pecert__ref_sin_cos gives each pair; computing them per head repeated
+ * the same call six times a token). */
+static void angles_at(ref_session *s, int64_t p)
+{
+    for (int64_t i = 0; i < s->rotary_dim / 2; i++) {
+        pecert__ref_sin_cos((double)p, s->inv_freq[i], &s->sin_pos[i], &s->cos_pos[i]);
+    }
+}
+
+/* Rotates one head row (double in, double out) by the angles of angles_at. */
+static void rotate_row(const ref_session *s, double *row)
 {
     int64_t rot = s->rotary_dim;
     for (int64_t i = 0; i < rot / 2; i++) {
-        double sn;
-        double cs;
-        pecert__ref_sin_cos((double)p, s->inv_freq[i], &sn, &cs);
+        double sn = s->sin_pos[i];
+        double cs = s->cos_pos[i];
         int64_t a = s->pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i : i;
         int64_t b = s->pairing == PECERT_PAIRING_INTERLEAVED ? 2 * i + 1 : i + rot / 2;
         double xa = row[a];
@@ -181,47 +198,109 @@ static void cache_token(ref_session *s, ref_sequence *seq, const pecert_session_
             k[d] = elem(a->k, t, h)[d * a->k->strides[2]];
             v[d] = elem(a->v, t, h)[d * a->v->strides[2]];
         }
-        rotate_row(s, k, a->positions[t]);
+        rotate_row(s, k);
     }
     seq->valid[slot] = a->valid == NULL || a->valid[t] != 0;
     seq->positions[slot] = a->positions[t];
 }
 
+/* q . k for the query and the cached keys j0..j0+3 of head kvh, into
+ * dot[0..3]: four independent sums, each over d in order (the same value,
+ * to the bit, as one key at a time; four chains keep the adder busy). */
+static void dots_of_four(const ref_session *s, const ref_sequence *seq, const double *q, int64_t j0, int64_t kvh,
+                         double dot[4])
+{
+    int64_t stride = s->n_kv_heads * s->head_dim;
+    const double *k0 = seq->keys + j0 * stride + kvh * s->head_dim;
+    const double *k1 = k0 + stride;
+    const double *k2 = k1 + stride;
+    const double *k3 = k2 + stride;
+    double d0 = 0.0;
+    double d1 = 0.0;
+    double d2 = 0.0;
+    double d3 = 0.0;
+    for (int64_t d = 0; d < s->head_dim; d++) {
+        d0 += q[d] * k0[d];
+        d1 += q[d] * k1[d];
+        d2 += q[d] * k2[d];
+        d3 += q[d] * k3[d];
+    }
+    dot[0] = d0;
+    dot[1] = d1;
+    dot[2] = d2;
+    dot[3] = d3;
+}
+
+static double dot_of_one(const ref_session *s, const ref_sequence *seq, const double *q, int64_t j, int64_t kvh)
+{
+    const double *k = seq->keys + (j * s->n_kv_heads + kvh) * s->head_dim;
+    double dot = 0.0;
+    for (int64_t d = 0; d < s->head_dim; d++) {
+        dot += q[d] * k[d];
+    }
+    return dot;
+}
+
+/* The scores of token t (query head h) against its sequence's cache, into
+ * score[]; returns their maximum. */
+static double scores(const ref_session *s, const ref_sequence *seq, const pecert_session_append_args *a,
+                     const double *q, double *score, int64_t t, int64_t h)
+{
+    int64_t kvh = h / (s->n_heads / s->n_kv_heads);
+    double max = -INFINITY;
+    for (int64_t j = 0; j < seq->count; j += 4) {
+        double dot[4];
+        int64_t n = seq->count - j < 4 ? seq->count - j : 4;
+        if (n == 4) {
+            dots_of_four(s, seq, q, j, kvh, dot);
+        } else {
+            for (int64_t u = 0; u < n; u++) {
+                dot[u] = dot_of_one(s, seq, q, j + u, kvh);
+            }
+        }
+        for (int64_t u = 0; u < n; u++) {
+            double bias =
+                s->slopes != NULL ? -s->slopes[h] * (double)(a->positions[t] - seq->positions[j + u]) : 0.0;
+            score[j + u] = seq->valid[j + u] ? dot[u] * s->softmax_scale + bias : -INFINITY;
+            max = score[j + u] > max ? score[j + u] : max;
+        }
+    }
+    return max;
+}
+
 /* Attention of token t (query head h) over its sequence: softmax in
- * double with the maximum subtracted, output written as f32. */
+ * double with the maximum subtracted, output written as f32. Each output
+ * channel sums its weighted values over j in order, all channels side by
+ * side (acc[d], j outer: the same sums as one channel at a time). */
 static void attend(ref_session *s, const ref_sequence *seq, const pecert_session_append_args *a,
                    int64_t t, int64_t h)
 {
     double *q = s->scratch;
-    double *score = s->scratch + s->head_dim;
+    double *acc = s->scratch + s->head_dim;
+    double *score = s->scratch + 2 * s->head_dim;
     int64_t kvh = h / (s->n_heads / s->n_kv_heads);
     for (int64_t d = 0; d < s->head_dim; d++) {
         q[d] = elem(a->q, t, h)[d * a->q->strides[2]];
     }
-    rotate_row(s, q, a->positions[t]);
-    double max = -INFINITY;
-    for (int64_t j = 0; j < seq->count; j++) {
-        const double *k = seq->keys + (j * s->n_kv_heads + kvh) * s->head_dim;
-        double dot = 0.0;
-        for (int64_t d = 0; d < s->head_dim; d++) {
-            dot += q[d] * k[d];
-        }
-        double bias = s->slopes != NULL ? -s->slopes[h] * (double)(a->positions[t] - seq->positions[j]) : 0.0;
-        score[j] = seq->valid[j] ? dot * s->softmax_scale + bias : -INFINITY;
-        max = score[j] > max ? score[j] : max;
-    }
+    rotate_row(s, q);
+    double max = scores(s, seq, a, q, score, t, h);
     double total = 0.0;
     for (int64_t j = 0; j < seq->count; j++) {
         score[j] = seq->valid[j] ? exp(score[j] - max) : 0.0;
         total += score[j];
     }
+    for (int64_t d = 0; d < s->head_dim; d++) {
+        acc[d] = 0.0;
+    }
+    for (int64_t j = 0; j < seq->count; j++) {
+        const double *v = seq->values + (j * s->n_kv_heads + kvh) * s->head_dim;
+        for (int64_t d = 0; d < s->head_dim; d++) {
+            acc[d] += score[j] * v[d];
+        }
+    }
     float *out = (float *)a->out->data + t * a->out->strides[0] + h * a->out->strides[1];
     for (int64_t d = 0; d < s->head_dim; d++) {
-        double acc = 0.0;
-        for (int64_t j = 0; j < seq->count; j++) {
-            acc += score[j] * seq->values[(j * s->n_kv_heads + kvh) * s->head_dim + d];
-        }
-        out[d * a->out->strides[2]] = (float)(acc / total);
+        out[d * a->out->strides[2]] = (float)(acc[d] / total);
     }
 }
 
@@ -264,6 +343,7 @@ pecert_status pecert__ref_session_append(void *instance, void *session,
     }
     for (int64_t t = 0; st == PECERT_OK && t < args->n_tokens; t++) {
         ref_sequence *seq = &s->seqs[args->seq_ids[t]];
+        angles_at(s, args->positions[t]);
         cache_token(s, seq, args, t);
         for (int64_t h = 0; h < s->n_heads; h++) {
             attend(s, seq, args, t, h);
