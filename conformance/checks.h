@@ -88,6 +88,14 @@ extern const size_t pecert_num_checks;
 /* pecert_check_find: the check with this id, or NULL. */
 const pecert_check *pecert_check_find(const char *id);
 
+/* pecert_check_reads: 1 if the check reads the tensors of op's vectors
+ * (those of its own family: rope.* checks read rope.freq, rope.apply and
+ * rope.cos_sin; the session checks none). A run loads the payloads of the
+ * ops its checks read (pecert_vfile_load_for), and a check that reads
+ * another aborts its child: the declaration here cannot drop cases
+ * unseen. */
+int pecert_check_reads(const pecert_check *check, const char *op);
+
 /* 1 if the plugin implements every op in needs. */
 int pecert_plugin_meets(const pecert_plugin *desc, uint32_t needs);
 

@@ -75,3 +75,26 @@ const pecert_check *pecert_check_find(const char *id)
     }
     return NULL;
 }
+
+/* The length of a dotted name's first part, its family ("rope" of
+ * "rope.apply.golden" and of "rope.cos_sin"). */
+static size_t family_length(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    return dot != NULL ? (size_t)(dot - name) : strlen(name);
+}
+
+/* The session checks take their configs from the rope vectors' manifests
+ * (pecert_rope_configs) and their tensors from a seed: no payload. */
+static const char *const reads_no_tensor[] = {"decode.", "batch."};
+
+int pecert_check_reads(const pecert_check *check, const char *op)
+{
+    for (size_t i = 0; i < sizeof(reads_no_tensor) / sizeof(reads_no_tensor[0]); i++) {
+        if (strncmp(check->id, reads_no_tensor[i], strlen(reads_no_tensor[i])) == 0) {
+            return 0;
+        }
+    }
+    size_t n = family_length(check->id);
+    return family_length(op) == n && strncmp(check->id, op, n) == 0;
+}

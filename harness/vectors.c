@@ -311,6 +311,8 @@ typedef struct load_state {
     const char **flags;      /* sorted note keys, for flag lookup       */
     size_t n_flags;
     vec_payload_decl payload;
+    pecert_vop_wanted wanted; /* NULL: every payload                     */
+    void *wanted_ctx;
 } load_state;
 
 static int parse_note(const vec_ctx *ctx, const cJSON *item,
@@ -764,6 +766,21 @@ static int claims_manifest(const vec_ctx *ctx, const cJSON *root)
     return PECERT_VFILE_NOT_MANIFEST;
 }
 
+/* Whether the run reads a tensor of this file: one of its tests' ops is
+ * wanted (every file when the load wants every payload). */
+static int payload_wanted(const load_state *st)
+{
+    if (st->wanted == NULL) {
+        return 1;
+    }
+    for (size_t i = 0; i < st->file->n_tests; i++) {
+        if (st->wanted(st->file->tests[i].op, st->wanted_ctx)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int load(load_state *st, const char *json_path)
 {
     const vec_ctx *ctx = &st->ld.ctx;
@@ -789,15 +806,24 @@ static int load(load_state *st, const char *json_path)
         return -1;
     }
     st->ld.raw_bytes = st->payload.raw_bytes;
-    if (parse_tests(st, top[TOP_NUMBER_OF_TESTS], top[TOP_TESTS]) != 0 ||
-        load_payload(st) != 0) {
+    if (parse_tests(st, top[TOP_NUMBER_OF_TESTS], top[TOP_TESTS]) != 0) {
         return -1;
     }
-    return 0;
+    if (!payload_wanted(st)) {
+        return 0;
+    }
+    st->file->payload_loaded = 1;
+    return load_payload(st);
 }
 
 int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
                       size_t err_len)
+{
+    return pecert_vfile_load_for(out, json_path, NULL, NULL, err, err_len);
+}
+
+int pecert_vfile_load_for(pecert_vfile *out, const char *json_path, pecert_vop_wanted wanted, void *ctx,
+                          char *err, size_t err_len)
 {
     pecert_vfile file;
     load_state st;
@@ -805,6 +831,8 @@ int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
 
     memset(&file, 0, sizeof file);
     memset(&st, 0, sizeof st);
+    st.wanted = wanted;
+    st.wanted_ctx = ctx;
     st.ld.ctx = (vec_ctx){json_path != NULL ? json_path : "(null)", err,
                           err_len};
     if (err != NULL && err_len > 0) {
@@ -866,10 +894,23 @@ static const pecert_vtensor *find_tensor(const pecert_vtensor *ts, size_t n,
     return NULL;
 }
 
+/* t, which a check asked test for: a tensor whose file's payload the run
+ * did not load (pecert_vfile_load_for) ends the process, naming both. */
+static const pecert_vtensor *with_data(const pecert_vtest *test, const pecert_vtensor *t)
+{
+    if (t != NULL && t->data == NULL) {
+        fprintf(stderr, "pecert: internal error: a check read tensor '%s' of a %s test (tcId %lld), whose file's "
+                "payload this run did not load: the check's reads (conformance/registry.c) leave out %s\n",
+                t->name, test->op, (long long)test->tc_id, test->op);
+        abort();
+    }
+    return t;
+}
+
 const pecert_vtensor *pecert_vtest_input(const pecert_vtest *test,
                                          const char *name)
 {
-    return test != NULL ? find_tensor(test->inputs, test->n_inputs, name)
+    return test != NULL ? with_data(test, find_tensor(test->inputs, test->n_inputs, name))
                         : NULL;
 }
 
@@ -886,6 +927,6 @@ int pecert_vtest_has_flag(const pecert_vtest *test, const char *name)
 const pecert_vtensor *pecert_vtest_output(const pecert_vtest *test,
                                           const char *name)
 {
-    return test != NULL ? find_tensor(test->outputs, test->n_outputs, name)
+    return test != NULL ? with_data(test, find_tensor(test->outputs, test->n_outputs, name))
                         : NULL;
 }

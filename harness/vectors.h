@@ -97,6 +97,7 @@ typedef struct pecert_vfile {
     size_t n_notes;
     const pecert_vtest *tests;
     size_t n_tests;
+    int payload_loaded;              /* 0: no test's op was wanted        */
     void *internal;                  /* loader-private allocations        */
 } pecert_vfile;
 
@@ -114,6 +115,21 @@ typedef struct pecert_vfile {
 #define PECERT_VFILE_NOT_MANIFEST (-2)
 int pecert_vfile_load(pecert_vfile *out, const char *json_path, char *err,
                       size_t err_len);
+
+/*
+ * pecert_vfile_load_for is pecert_vfile_load for a run that reads only
+ * some ops' tensors: the manifest is read and validated whole (every
+ * test, its op, config and tensor refs), and the payload is read,
+ * inflated and checked only when wanted(op, ctx) is 1 for one of the
+ * file's tests. A file left without its payload has payload_loaded 0 and
+ * its tensors no data; pecert_vtest_input/_output abort the process (a
+ * check's isolated child) rather than hand out such a tensor: a check
+ * that reads an op its declaration leaves out fails loudly, never with
+ * fewer cases. wanted NULL: every payload, as pecert_vfile_load.
+ */
+typedef int (*pecert_vop_wanted)(const char *op, void *ctx);
+int pecert_vfile_load_for(pecert_vfile *out, const char *json_path, pecert_vop_wanted wanted, void *ctx,
+                          char *err, size_t err_len);
 
 /* pecert_vfile_free releases everything; free of an empty/zeroed file is a
  * no-op. */

@@ -188,7 +188,24 @@ void pecert_exec_check(pecert_check_result *r, const pecert_check *check, const 
     pecert_child_outcome_free(&o);
 }
 
-static int load_vectors(run_state *s, const char *dir, char *err, size_t err_len)
+/* Whether a check the run's --filter selects reads op's tensors
+ * (pecert_check_reads); ctx is the filter (NULL: every check). */
+static int filter_reads(const char *op, void *ctx)
+{
+    const char *filter = ctx;
+    for (size_t i = 0; i < pecert_num_checks; i++) {
+        if (pecert_filter_selects(filter, pecert_checks[i]->id) && pecert_check_reads(pecert_checks[i], op)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every manifest of dir; the payloads of the ops the selected checks read
+ * (a filtered run does not inflate the checkpoints' hundreds of megabytes
+ * of learned tables), every payload when a --case names the vector. */
+static int load_vectors(run_state *s, const char *dir, const char *filter, int every_payload, char *err,
+                        size_t err_len)
 {
     char **paths = NULL;
     int n = pecert_vectors_list(&paths, dir, err, err_len);
@@ -203,7 +220,8 @@ static int load_vectors(run_state *s, const char *dir, char *err, size_t err_len
     s->files = calloc((size_t)n, sizeof(*s->files));
     int rc = s->files != NULL ? 0 : -1;
     for (int i = 0; rc == 0 && i < n; i++) {
-        rc = pecert_vfile_load(&s->files[s->n_files], paths[i], err, err_len);
+        rc = pecert_vfile_load_for(&s->files[s->n_files], paths[i], every_payload ? NULL : filter_reads,
+                                   (void *)(uintptr_t)filter, err, err_len);
         if (rc == PECERT_VFILE_NOT_MANIFEST) { /* a results file saved there, say */
             fprintf(stderr, "pecert: warning: %s, skipped\n", err);
             rc = 0;
@@ -593,7 +611,7 @@ int pecert_run_ex(pecert_run_results *out, const pecert_run_options *opt,
         pecert_plugin_open(&s.oracle, opt->oracle_path, err, err_len) != 0) {
         goto out_free;
     }
-    if (load_vectors(&s, opt->vectors_dir, err, err_len) != 0) {
+    if (load_vectors(&s, opt->vectors_dir, opt->filter, ex->case_spec != NULL, err, err_len) != 0) {
         status = PECERT_EXIT_USAGE;
         goto out_free;
     }

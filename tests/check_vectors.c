@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -836,6 +837,58 @@ START_TEST(core_adler_trailer_not_checked)
     g_tv.z_len -= 2;
     tv_set_num(&g_tv, "payload.compressed_bytes", (double)g_tv.z_len);
     expect_fail(&g_tv, ": payload: truncated zlib stream");
+}
+END_TEST
+
+static int no_op_wanted(const char *op, void *ctx)
+{
+    (void)op;
+    (void)ctx;
+    return 0;
+}
+
+static int rope_apply_wanted(const char *op, void *ctx)
+{
+    (void)ctx;
+    return strcmp(op, "rope.apply") == 0;
+}
+
+/* A run that reads none of a file's ops (pecert_vfile_load_for) reads its
+ * manifest whole and not its payload: no payload file needed, every test
+ * there; one op of the file wanted loads all of it. */
+START_TEST(core_payload_only_when_wanted)
+{
+    pecert_vfile f;
+    char err[512];
+
+    g_tv.no_payload = 1;
+    tv_write(&g_tv);
+    ck_assert_int_eq(pecert_vfile_load_for(&f, g_tv.json_path, no_op_wanted, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(f.payload_loaded, 0);
+    ck_assert_uint_eq(f.n_tests, 5);
+    ck_assert_str_eq(f.tests[0].op, "rope.freq");
+    pecert_vfile_free(&f);
+    ck_assert_int_eq(pecert_vfile_load_for(&f, g_tv.json_path, rope_apply_wanted, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "t.bin.z"));
+    g_tv.no_payload = 0;
+    tv_write(&g_tv);
+    ck_assert_int_eq(pecert_vfile_load_for(&f, g_tv.json_path, rope_apply_wanted, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(f.payload_loaded, 1);
+    ck_assert_ptr_nonnull(pecert_vtest_output(&f.tests[0], "inv_freq")->data);
+    pecert_vfile_free(&f);
+}
+END_TEST
+
+/* A tensor of a payload the run did not load is never handed out: the
+ * check's process ends (SIGABRT), naming the op. */
+START_TEST(core_skipped_payload_read_aborts)
+{
+    pecert_vfile f;
+    char err[512];
+
+    tv_write(&g_tv);
+    ck_assert_int_eq(pecert_vfile_load_for(&f, g_tv.json_path, no_op_wanted, NULL, err, sizeof err), 0);
+    (void)pecert_vtest_output(&f.tests[0], "inv_freq");
 }
 END_TEST
 
@@ -2326,6 +2379,9 @@ Suite *make_vectors_suite(void)
     tcase_add_loop_test(errors, errors_table, 0, N_BAD_CASES);
     tcase_add_loop_test(errors, errors_fuzz, 0, FUZZ_ROUNDS);
 
+    TCase *skipped_payload = with_fixture(tcase_create("skipped_payload"), tv_setup);
+    tcase_add_test_raise_signal(skipped_payload, core_skipped_payload_read_aborts, SIGABRT);
+
     TCase *families = with_fixture(TEST_TCASE("families", 120, families_load), fv_setup);
     tcase_add_loop_test(families, families_errors_table, 0, N_FAMILY_BAD_CASES);
     tcase_add_test(families, families_posinterp_no_channels);
@@ -2337,6 +2393,7 @@ Suite *make_vectors_suite(void)
                                                  core_tensors,
                                                  core_overlapping_slices,
                                                  core_adler_trailer_not_checked,
+                                                 core_payload_only_when_wanted,
                                                  core_config,
                                                  core_config_variants,
                                                  core_compact_and_relative,
@@ -2358,5 +2415,5 @@ Suite *make_vectors_suite(void)
                                                  limits_err_truncation,
                                                  limits_err_one_line),
                                       tv_setup),
-                         errors, families, NULL);
+                         errors, families, skipped_payload, NULL);
 }
