@@ -93,7 +93,7 @@ HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
 HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
 HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
                $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 sinusoidal learned rope2d angle posinterp cope peg swin \
-                 sine2d relpos2d)
+                 sine2d relpos2d deberta)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
@@ -474,6 +474,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_sine2d.py --transformers "$(REF)" --out vectors/sine2d
 	$(Q)/usr/bin/python3 vectors/gen/gen_relpos2d.py --transformers "$(REF)" \
 	    --segment-anything "$(REFSRC)/segment-anything" --out vectors/relpos2d
+	$(Q)/usr/bin/python3 vectors/gen/gen_deberta.py --transformers "$(REF)" --out vectors/deberta
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --profiles conformance/profiles --out vectors/profiles
 	$(Q)/usr/bin/python3 vectors/gen/gen_inventory.py --ref "$(REF)" --out conformance/inventory.json
 	$(Q)/usr/bin/python3 vectors/gen/gen_profiles.py --ref "$(REF)" --inventory conformance/inventory.json \

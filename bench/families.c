@@ -42,6 +42,7 @@ typedef struct family_call {
         pecert_peg_args peg;
         pecert_sine2d_args sine2d;
         pecert_relpos2d_args relpos2d;
+        pecert_deberta_args deberta;
         pecert_posinterp_args posinterp;
         pecert_cope_args cope;
         pecert_mrope_index_args mrope_index;
@@ -102,6 +103,7 @@ FAMILY_OP(txl_pos_emb, txl_emb)
 FAMILY_OP(peg_apply, peg)
 FAMILY_OP(sine2d, sine2d)
 FAMILY_OP(relpos2d_bias, relpos2d)
+FAMILY_OP(deberta_bias, deberta)
 FAMILY_OP(pos_interpolate, posinterp)
 FAMILY_OP(cope_logits, cope)
 FAMILY_OP(mrope_index, mrope_index)
@@ -433,6 +435,34 @@ static int prepare_relpos2d(family_call *c)
     return 0;
 }
 
+/* DeBERTa-v3-base's relative positions at its trained length: 512 tokens,
+ * 12 heads of 64, both terms over 256 buckets (512-row tables). */
+static int prepare_deberta(family_call *c)
+{
+    int64_t heads = 12, len = 512, d = 64, rows = 512;
+    int64_t xshape[3] = {heads, len, d}, tshape[3] = {heads, rows, d}, oshape[3] = {heads, len, len};
+    float *q = random_f32(c, (size_t)(heads * len * d), 31);
+    float *k = random_f32(c, (size_t)(heads * len * d), 37);
+    float *pk = random_f32(c, (size_t)(heads * rows * d), 41);
+    float *pq = random_f32(c, (size_t)(heads * rows * d), 43);
+    float *out = own(c, (size_t)(heads * len * len) * sizeof(float));
+
+    if (q == NULL || k == NULL || pk == NULL || pq == NULL || out == NULL) {
+        return -1;
+    }
+    c->args.deberta = (pecert_deberta_args){.struct_size = sizeof(pecert_deberta_args),
+                                            .terms = PECERT_DEBERTA_C2P | PECERT_DEBERTA_P2C, .bucket_size = 256,
+                                            .max_position = 512,
+                                            .q = view(c, 0, q, PECERT_DTYPE_F32, 3, xshape),
+                                            .k = view(c, 1, k, PECERT_DTYPE_F32, 3, xshape),
+                                            .pos_key = view(c, 2, pk, PECERT_DTYPE_F32, 3, tshape),
+                                            .pos_query = view(c, 3, pq, PECERT_DTYPE_F32, 3, tshape),
+                                            .out = view(c, 4, out, PECERT_DTYPE_F32, 3, oshape)};
+    c->read_bytes = (double)(2 * heads * len * d + 2 * heads * rows * d) * sizeof(float);
+    c->written_bytes = (double)(heads * len * len) * sizeof(float);
+    return 0;
+}
+
 /* A ViT's 16 x 16 table of 1024 channels resized bicubically to 64 x 64. */
 static int prepare_posinterp(family_call *c)
 {
@@ -630,6 +660,7 @@ static const family_case cases[] = {
     CASE(peg_apply, "[4097, 768] f32, 3 x 3", 1, prepare_peg),
     CASE(sine2d, "[134 x 167, 256] f32, padded mask", 1, prepare_sine2d),
     CASE(relpos2d_bias, "SAM-B global, 64 x 64 on 64 x 64, C 64, 127-row tables", 1, prepare_relpos2d),
+    CASE(deberta_bias, "DeBERTa-v3-base, 512 tokens, 12 heads of 64, c2p + p2c, 256 buckets", 1, prepare_deberta),
     CASE(pos_interpolate, "16x16 -> 64x64, 1024 f32, bicubic", 1, prepare_posinterp),
     CASE(cope_logits, "[1024, 1024], head_dim 128, causal", 0, prepare_cope),
     CASE(mrope_index, "[3, 4, 16384] i64, an image per prompt", 0, prepare_mrope_index),

@@ -569,6 +569,7 @@ static int meets_families(const pecert_plugin *desc, uint32_t needs)
         {PECERT_NEED_PEG_APPLY, HAS_OP(desc, peg_apply)},
         {PECERT_NEED_SINE2D, HAS_OP(desc, sine2d)},
         {PECERT_NEED_RELPOS2D, HAS_OP(desc, relpos2d_bias)},
+        {PECERT_NEED_DEBERTA, HAS_OP(desc, deberta_bias)},
     };
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         if ((needs & ops[i].bit) != 0 && !ops[i].has) {

@@ -40,7 +40,8 @@ enum {
     PECERT_NEED_COPE_LOGITS = 1u << 19,     /* ABI 1.8 */
     PECERT_NEED_PEG_APPLY = 1u << 20,       /* ABI 1.9 */
     PECERT_NEED_SINE2D = 1u << 21,          /* ABI 1.11 */
-    PECERT_NEED_RELPOS2D = 1u << 22         /* ABI 1.12 */
+    PECERT_NEED_RELPOS2D = 1u << 22,        /* ABI 1.12 */
+    PECERT_NEED_DEBERTA = 1u << 23          /* ABI 1.13 */
 };
 
 /* A plugin with one live instance. */

@@ -768,6 +768,47 @@ static void diagnose_relpos2d(pecert_run_results *run)
     }
 }
 
+/* DeBERTa's disentangled relative positions: the misreading whose replay
+ * reproduces the plugin's output (deberta_checks.c), each one a released
+ * port's, else the values. */
+static void diagnose_deberta(pecert_run_results *run)
+{
+    static const char *const checks[] = {PECERT_ID_DEBERTA_INDEX_GOLDEN, PECERT_ID_DEBERTA_BIAS_GOLDEN};
+    static const struct {
+        const char *symptom, *id, *evidence, *lead;
+    } readings[] = {
+        {PECERT_SYMPTOM_DEBERTA_P2C_SIGN, "deberta_p2c_sign",
+         "the outputs match p2c reading table row clamp(-b(i - j) + span)",
+         "DeBERTa's p2c term reads the row of -b(i - j): the official code's -relative_pos belongs with its "
+         "transpose, and both terms read clamp(b(i - j) + span)"},
+        {PECERT_SYMPTOM_DEBERTA_LENGTH_AS_MAX, "deberta_length_as_max_position",
+         "the outputs match log buckets spread over the sequence length",
+         "DeBERTa's log buckets spread over the sequence length instead of max_relative_positions: right only "
+         "when the two are equal"},
+        {PECERT_SYMPTOM_DEBERTA_INTEGER_RATIO, "deberta_integer_ratio",
+         "the outputs match ln((max_position - 1) / mid) taken in integer division",
+         "DeBERTa's log buckets divide (max_position - 1) by mid in integers (ln 3 for ln 3.99 at 512 positions "
+         "and 256 buckets): every bucket past the exact ones moves"},
+    };
+    for (size_t k = 0; k < sizeof(readings) / sizeof(readings[0]); k++) {
+        for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+            if (has(run, checks[c], readings[k].symptom)) {
+                add(run, readings[k].id, readings[k].evidence, "%s", readings[k].lead);
+                return;
+            }
+        }
+    }
+    if (failed(run, PECERT_ID_DEBERTA_INDEX_GOLDEN)) {
+        add(run, "deberta_rows", "deberta.index.golden fails",
+            "DeBERTa's relative positions read the wrong table rows in a way no released misreading explains: "
+            "read the details of deberta.index.golden");
+    } else if (failed(run, PECERT_ID_DEBERTA_BIAS_GOLDEN)) {
+        add(run, "deberta_values", "deberta.bias.golden fails with the rows right",
+            "DeBERTa's c2p/p2c bias wrong with the right table rows: the scale sqrt(d sf), the terms asked for, "
+            "or the tables per head (row n reads table n mod H)");
+    }
+}
+
 /* A sinusoidal table that fails its golden vectors or the checkpoint's
  * reference: named by the porting bug its values match
  * (pecert_sinusoidal_suspect's symptoms), else as a wrong variant. */
@@ -1071,6 +1112,7 @@ void pecert_diagnose(pecert_run_results *run)
     diagnose_peg(run);
     diagnose_sine2d(run);
     diagnose_relpos2d(run);
+    diagnose_deberta(run);
     diagnose_families(run);
     diagnose_recovered(run); /* after every rule that names a rotation bug */
     diagnose_nonfinite(run); /* after the bugs a NaN may come from, which name more */

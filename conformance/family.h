@@ -360,4 +360,14 @@ extern const pecert_check pecert_check_relpos2d_shapes;
 void pecert_relpos2d_against_oracle(const pecert_check_env *env, pecert_check_result *r, const int64_t sizes[8],
                                     uint64_t seed, const char *where);
 
+extern const pecert_check pecert_check_deberta_bias_golden;
+#define PECERT_ID_DEBERTA_BIAS_GOLDEN "deberta.bias.golden"
+extern const pecert_check pecert_check_deberta_index_golden;
+#define PECERT_ID_DEBERTA_INDEX_GOLDEN "deberta.index.golden"
+/* Symptoms they leave, read by diagnose.c: deberta_checks.c: the
+ * misreading whose replay reproduces the plugin's output. */
+#define PECERT_SYMPTOM_DEBERTA_P2C_SIGN        "deberta:p2c_sign"
+#define PECERT_SYMPTOM_DEBERTA_LENGTH_AS_MAX   "deberta:length_as_max_position"
+#define PECERT_SYMPTOM_DEBERTA_INTEGER_RATIO   "deberta:integer_ratio"
+
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -63,6 +63,8 @@ const pecert_check *const pecert_checks[] = {
     &pecert_check_sine2d_padding,
     &pecert_check_relpos2d_golden,
     &pecert_check_relpos2d_shapes,
+    &pecert_check_deberta_bias_golden,
+    &pecert_check_deberta_index_golden,
 };
 const size_t pecert_num_checks = sizeof(pecert_checks) / sizeof(pecert_checks[0]);
 

@@ -103,6 +103,7 @@ static const struct {
     FIELD_OP(peg_apply, PECERT_WIRE_OP_PEG_APPLY),
     FIELD_OP(sine2d, PECERT_WIRE_OP_SINE2D),
     FIELD_OP(relpos2d_bias, PECERT_WIRE_OP_RELPOS2D_BIAS),
+    FIELD_OP(deberta_bias, PECERT_WIRE_OP_DEBERTA_BIAS),
 };
 
 void *engine_op_fn(const pecert_plugin *desc, pecert_wire_op op)

@@ -405,6 +405,18 @@ static pecert_status proxy_relpos2d_bias(void *instance, const pecert_relpos2d_a
     return run(c, ei, 0);
 }
 
+static pecert_status proxy_deberta_bias(void *instance, const pecert_deberta_args *a)
+{
+    BEGIN(PECERT_WIRE_OP_DEBERTA_BIAS, "deberta_bias");
+    size_t at = ARGS(pecert_deberta_args);
+    engine_tensor(c, SLOT(pecert_deberta_args, q), a->q, IN, "q");
+    engine_tensor(c, SLOT(pecert_deberta_args, k), a->k, IN, "k");
+    engine_tensor(c, SLOT(pecert_deberta_args, pos_key), a->pos_key, IN, "pos_key");
+    engine_tensor(c, SLOT(pecert_deberta_args, pos_query), a->pos_query, IN, "pos_query");
+    engine_tensor(c, SLOT(pecert_deberta_args, out), a->out, OUT, "out");
+    return run(c, ei, 0);
+}
+
 /* ---- instances ------------------------------------------------------------ */
 
 static int has(const pecert_engine *e, pecert_wire_op op)
@@ -522,4 +534,5 @@ void engine_proxies_fill(pecert_engine *e, uint32_t abi_version, uint32_t struct
     PROXY(PECERT_WIRE_OP_PEG_APPLY, peg_apply, proxy_peg_apply)
     PROXY(PECERT_WIRE_OP_SINE2D, sine2d, proxy_sine2d)
     PROXY(PECERT_WIRE_OP_RELPOS2D_BIAS, relpos2d_bias, proxy_relpos2d_bias)
+    PROXY(PECERT_WIRE_OP_DEBERTA_BIAS, deberta_bias, proxy_deberta_bias)
 }

@@ -3,8 +3,8 @@
  * buckets, sinusoidal and learned absolute embeddings, 2-D sin-cos, Swin,
  * Shaw, Transformer-XL, M-RoPE, the 2-D RoPE of vision towers, the
  * resizing of learned position grids, CoPE's attention logits, CPVT's
- * PEG, DETR's sine embedding from a pixel mask and the decomposed relative
- * positions of MViTv2 and SAM. Each row gives the typed keys of its
+ * PEG, DETR's sine embedding from a pixel mask, the decomposed relative
+ * positions of MViTv2 and SAM and DeBERTa's disentangled ones. Each row gives the typed keys of its
  * "config" and "params", the tensors with their dtypes and shapes, and the
  * checks that span keys.
  */
@@ -63,6 +63,31 @@ static int t5_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *
                                 "must exceed max_exact %lld", (long long)max_exact);
     }
     return 0;
+}
+
+/* DeBERTa's buckets: none (<= 0), or an even count whose log buckets have
+ * a range to spread over (ln((max_position - 1) / mid) > 0). */
+static int deberta_validate(const vec_ctx *ctx, const char *loc, const pecert_vtest *t)
+{
+    int64_t buckets = pecert_vtest_int(t, "bucket_size", 0);
+    int64_t max_position = pecert_vtest_int(t, "max_position", 0);
+    if (buckets > 0 && buckets % 2 != 0) {
+        return pecert__vec_fail(ctx, loc, "bucket_size", "%lld is odd", (long long)buckets);
+    }
+    if (buckets > 0 && max_position - 1 <= buckets / 2) {
+        return pecert__vec_fail(ctx, loc, "max_position", "%lld: max_position - 1 must exceed bucket_size / 2 = %lld",
+                                (long long)max_position, (long long)(buckets / 2));
+    }
+    return 0;
+}
+
+/* deberta.bias: the tables' rows, 2 span (span = bucket_size > 0 ?
+ * bucket_size : max_position). */
+static int64_t deberta_table_rows(const pecert_vtest *t, int k)
+{
+    (void)k;
+    int64_t buckets = pecert_vtest_int(t, "bucket_size", 0);
+    return 2 * (buckets > 0 ? buckets : pecert_vtest_int(t, "max_position", 0));
 }
 
 /* padding_idx is the FAIRSEQ / PADDING_OFFSET parameter, and only theirs. */
@@ -402,6 +427,24 @@ static const vec_vkey relpos2d_keys[] = {
     CFG_ENUM("module", relpos2d_modules),
 };
 
+/* DeBERTa: which terms, and the class a bias vector was recorded from. */
+static const char *const deberta_terms[] = {"c2p", "p2c", "c2p|p2c", NULL};
+static const char *const deberta_modules[] = {"DebertaV2", "Deberta", NULL};
+
+/* q_len and k_len first: the output's extents are their values. */
+static const vec_vkey deberta_relpos_keys[] = {
+    CFG_INT("q_len", 1, 65536),
+    CFG_INT("k_len", 1, 65536),
+    CFG_INT("bucket_size", -1, 65536),
+    CFG_INT("max_position", 2, 65536),
+};
+static const vec_vkey deberta_bias_keys[] = {
+    CFG_INT("bucket_size", -1, 65536),
+    CFG_INT("max_position", 2, 65536),
+    CFG_ENUM("terms", deberta_terms),
+    CFG_ENUM("module", deberta_modules),
+};
+
 /* h and w first: the mask's extents are their values (DIM_KEY(0, 1)). */
 static const vec_vkey sine2d_keys[] = {
     CFG_INT("h", 1, 16384),
@@ -516,6 +559,16 @@ const vec_op pecert__vec_family_ops[] = {
                 {"rel_pos_w", F32, 2, {DIM_VAR(3), DIM_VAR(1)}}},
      .n_inputs = 3,
      .outputs = {{"bias", ANY_FLOAT, 3, {DIM_VAR(0), DIM_DERIVED(0), DIM_DERIVED(1)}}}, .n_outputs = 1},
+    {.name = "deberta.relpos", KEYS(deberta_relpos_keys), .validate = deberta_validate,
+     .outputs = {{"relative_pos", I64, 2, {DIM_KEY(0), DIM_KEY(1)}}}, .n_outputs = 1},
+    {.name = "deberta.bias", KEYS(deberta_bias_keys), .validate = deberta_validate, .derive = deberta_table_rows,
+     .var_names = {"n", "L", "d", "H"}, .var_min = {1, 1, 1, 1},
+     .inputs = {{"q", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_VAR(2)}},
+                {"k", F32, 3, {DIM_VAR(0), DIM_VAR(1), DIM_VAR(2)}},
+                {"pos_key", F32, 3, {DIM_VAR(3), DIM_DERIVED(0), DIM_VAR(2)}},
+                {"pos_query", F32, 3, {DIM_VAR(3), DIM_DERIVED(0), DIM_VAR(2)}}},
+     .n_inputs = 4,
+     .outputs = {{"bias", ANY_FLOAT, 3, {DIM_VAR(0), DIM_VAR(1), DIM_VAR(1)}}}, .n_outputs = 1},
 };
 
 const size_t pecert__vec_num_family_ops =

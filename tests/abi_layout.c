@@ -278,7 +278,19 @@ _Static_assert(offsetof(pecert_relpos2d_args, rel_pos_w) == 56, "ABI 1.12 layout
 _Static_assert(offsetof(pecert_relpos2d_args, out) == 64, "ABI 1.12 layout: pecert_relpos2d_args.out");
 _Static_assert(offsetof(pecert_relpos2d_args, reserved) == 72, "ABI 1.12 layout: pecert_relpos2d_args.reserved");
 _Static_assert(offsetof(pecert_plugin, relpos2d_bias) == 296, "ABI 1.12 layout: pecert_plugin.relpos2d_bias");
-_Static_assert(sizeof(pecert_plugin) == 304, "ABI 1.12 layout: sizeof pecert_plugin");
+/* ABI 1.13: DeBERTa's disentangled relative positions. */
+_Static_assert(sizeof(pecert_deberta_args) == 96, "ABI 1.13 layout: sizeof pecert_deberta_args");
+_Static_assert(offsetof(pecert_deberta_args, terms) == 4, "ABI 1.13 layout: pecert_deberta_args.terms");
+_Static_assert(offsetof(pecert_deberta_args, bucket_size) == 8, "ABI 1.13 layout: pecert_deberta_args.bucket_size");
+_Static_assert(offsetof(pecert_deberta_args, max_position) == 16, "ABI 1.13 layout: pecert_deberta_args.max_position");
+_Static_assert(offsetof(pecert_deberta_args, q) == 24, "ABI 1.13 layout: pecert_deberta_args.q");
+_Static_assert(offsetof(pecert_deberta_args, k) == 32, "ABI 1.13 layout: pecert_deberta_args.k");
+_Static_assert(offsetof(pecert_deberta_args, pos_key) == 40, "ABI 1.13 layout: pecert_deberta_args.pos_key");
+_Static_assert(offsetof(pecert_deberta_args, pos_query) == 48, "ABI 1.13 layout: pecert_deberta_args.pos_query");
+_Static_assert(offsetof(pecert_deberta_args, out) == 56, "ABI 1.13 layout: pecert_deberta_args.out");
+_Static_assert(offsetof(pecert_deberta_args, reserved) == 64, "ABI 1.13 layout: pecert_deberta_args.reserved");
+_Static_assert(offsetof(pecert_plugin, deberta_bias) == 304, "ABI 1.13 layout: pecert_plugin.deberta_bias");
+_Static_assert(sizeof(pecert_plugin) == 312, "ABI 1.13 layout: sizeof pecert_plugin");
 
 /* ABI 1.10: Qwen2.5-VL's attention windows, in the rope2d index word 1.6
  * reserved (the struct's size and every other offset unchanged). */

@@ -442,7 +442,7 @@ static void assert_violations(const hostile_run *h, const char *mode, const char
 /* The check id prefixes of every operation family. */
 static const char *const every_family[] = {"rope",      "decode", "alibi", "t5",  "sinusoidal", "learned",
                                            "sincos2d",  "swin",   "shaw",  "txl", "mrope",      "rope2d",
-                                           "posinterp", "cope",   "peg",   "sine2d", "relpos2d", NULL};
+                                           "posinterp", "cope",   "peg",   "sine2d", "relpos2d", "deberta", NULL};
 
 /* After computing right, the plugin writes one element past the end of
  * its first output, as an engine with an off-by-one would: every check
@@ -468,7 +468,7 @@ START_TEST(a_write_into_any_input_fails_its_check)
                                             "swin.index.bijective", "txl.pos_emb.golden", NULL};
     static const char *const families[] = {"rope", "decode", "alibi",  "t5",        "sinusoidal", "learned", "shaw",
                                            "txl",  "mrope",  "rope2d", "posinterp", "cope",       "peg",     "sine2d",
-                                           "relpos2d", NULL};
+                                           "relpos2d", "deberta", NULL};
     hostile_run h;
     run_hostile(&h, "inputs", NULL, 30.0);
     assert_violations(&h, "inputs", "wrote into its input '", inputless, families);

@@ -62,6 +62,7 @@ static Suite *(*const suites[])(void) = {
     make_reports_suite,   make_vectors_suite,      make_runner_suite,     make_engine_suite,
     make_dumps_suite,     make_fast_suite,         make_fast_alibi_suite, make_fast_mrope_suite,
     make_rope2d_suite,    make_posinterp_suite,    make_cope_suite,       make_peg_suite,         make_sine2d_suite, make_certify_sine2d_suite, make_relpos2d_suite,
+    make_deberta_suite,
     make_compare_suite,   make_plugin_load_suite,  make_sinusoidal_suite, make_hypotheses_suite,
     make_precision_suite, make_conveniences_suite, make_hostile_suite,    make_certificate_suite,
     make_certify_wrappers_suite,

@@ -25,6 +25,7 @@ Suite *make_cope_suite(void);
 Suite *make_peg_suite(void);
 Suite *make_sine2d_suite(void);
 Suite *make_relpos2d_suite(void);
+Suite *make_deberta_suite(void);
 Suite *make_certify_sine2d_suite(void);
 Suite *make_fast_alibi_suite(void);
 Suite *make_fast_session_suite(void);

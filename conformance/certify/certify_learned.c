@@ -314,8 +314,9 @@ static int check_deberta(map_ctx *c)
     }
     if (relative) {
         return cfg_fail(c, "relative_attention", "true: DeBERTa's disentangled relative positions (content-to-"
-                        "position and position-to-content over max_relative_positions / position_buckets) are a "
-                        "family pecert does not certify yet");
+                        "position and position-to-content over max_relative_positions / position_buckets): "
+                        "`pecert run` holds an engine's deberta_bias (ABI 1.13) to transformers' outputs, but "
+                        "certify does not map a checkpoint to it yet");
     }
     if (!biased) {
         return cfg_fail(c, "position_biased_input", "false with relative_attention false: the model has no "

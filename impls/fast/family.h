@@ -154,6 +154,7 @@ pecert_status pecert__fast_relpos2d_bias(void *instance, const pecert_relpos2d_a
 /* get_rel_pos' row for query a and key b of an axis with q queries and k
  * keys (family/relpos2d.c: the float32 index torch computes, truncated). */
 int64_t pecert__fast_relpos2d_row(int64_t q, int64_t k, int64_t a, int64_t b);
+pecert_status pecert__fast_deberta_bias(void *instance, const pecert_deberta_args *args);
 
 #pragma GCC visibility pop
 

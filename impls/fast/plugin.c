@@ -15,7 +15,7 @@ static const char *const fast_capabilities[] = {
     "pecert.rope/1",   "pecert.alibi/1",    "pecert.t5/1",    "pecert.sinusoidal/1",
     "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1", "pecert.mrope/1",
     "pecert.rope2d/1",  "pecert.posinterp/1", "pecert.cope/1",
-    "pecert.peg/1",     "pecert.sine2d/1", "pecert.relpos2d/1", NULL};
+    "pecert.peg/1",     "pecert.sine2d/1", "pecert.relpos2d/1", "pecert.deberta/1", NULL};
 
 /* Why the last create() on this thread failed (an unknown PECERT_ISA, a
  * CPU without the ISA it names): create has no instance to hold the
@@ -150,6 +150,7 @@ static const pecert_plugin fast_plugin = {
     .peg_apply = pecert__fast_peg_apply,
     .sine2d = pecert__fast_sine2d,
     .relpos2d_bias = pecert__fast_relpos2d_bias,
+    .deberta_bias = pecert__fast_deberta_bias,
 };
 
 /* Refuse another ABI major: field layout is only fixed within one. */

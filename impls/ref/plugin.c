@@ -12,7 +12,7 @@ static const char *const ref_capabilities[] = {"pecert.rope/1", "pecert.alibi/1"
                                                 "pecert.sincos2d/1", "pecert.relpos/1",
                                                 "pecert.mrope/1", "pecert.rope2d/1",
                                                 "pecert.posinterp/1", "pecert.cope/1", "pecert.peg/1",
-                                                "pecert.sine2d/1", "pecert.relpos2d/1", NULL};
+                                                "pecert.sine2d/1", "pecert.relpos2d/1", "pecert.deberta/1", NULL};
 
 /* create: the instance holds only the per-instance error buffer, so that
  * two instances used from two threads never share mutable state. */
@@ -84,6 +84,7 @@ static const pecert_plugin ref_plugin = {
     .peg_apply = pecert__ref_peg_apply,
     .sine2d = pecert__ref_sine2d,
     .relpos2d_bias = pecert__ref_relpos2d_bias,
+    .deberta_bias = pecert__ref_deberta_bias,
 };
 
 /* pecert_plugin_entry refuses a host of another ABI major: field layout is

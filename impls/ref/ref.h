@@ -14,7 +14,7 @@
  * rotation.c (per-call frequency table), cos_sin.c and apply.c (the ops).
  * The other families (ABI 1.2), one file each: alibi.c, t5.c,
  * sinusoidal.c, learned.c, sincos2d.c, swin.c, shaw.c, txl.c,
- * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c, peg.c, sine2d.c, relpos2d.c; their argument and view checks are in
+ * mrope_index.c, mrope_apply.c, rope2d.c, posinterp.c, cope.c, peg.c, sine2d.c, relpos2d.c, deberta.c; their argument and view checks are in
  * validate.c (pecert__ref_check_view and friends).
  *
  * Only pecert_plugin_entry is exported; everything declared between the
@@ -367,6 +367,16 @@ pecert_status pecert__ref_sine2d(void *instance, const pecert_sine2d_args *args)
 pecert_status pecert__ref_check_relpos2d(const pecert__ref_call *call, const void *args);
 int64_t pecert__ref_relpos2d_row(int64_t q, int64_t k, int64_t a, int64_t b);
 pecert_status pecert__ref_relpos2d_bias(void *instance, const pecert_relpos2d_args *args);
+
+/* deberta.c; the argument checks of deberta_bias (struct size excepted),
+ * the log bucket b(r) of a relative position r = i - j, the span (the
+ * tables have 2 span rows) and the row both terms read, clamp(b + span),
+ * shared with the honest variants. */
+pecert_status pecert__ref_check_deberta(const pecert__ref_call *call, const void *args);
+int64_t pecert__ref_deberta_bucket(int64_t r, int64_t bucket_size, int64_t max_position);
+int64_t pecert__ref_deberta_span(int64_t bucket_size, int64_t max_position);
+int64_t pecert__ref_deberta_row(int64_t r, int64_t bucket_size, int64_t max_position);
+pecert_status pecert__ref_deberta_bias(void *instance, const pecert_deberta_args *args);
 
 /* pecert__ref_begin_call clears the instance's error and fills *call. */
 void pecert__ref_begin_call(pecert__ref_call *call, void *instance,

@@ -598,6 +598,7 @@ FAMILY(cope_logits, pecert_cope_args, of_tensor(a->positions), of_tensor(a->q))
 FAMILY(peg_apply, pecert_peg_args, of_tensor(a->out), of_tensor(a->x))
 FAMILY(sine2d, pecert_sine2d_args, of_tensor(a->out), of_tensor(a->mask))
 FAMILY(relpos2d_bias, pecert_relpos2d_args, of_tensor(a->out), of_tensor(a->query))
+FAMILY(deberta_bias, pecert_deberta_args, of_tensor(a->out), of_tensor(a->q))
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
 {
@@ -633,6 +634,7 @@ const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)
     SWAP(peg_apply);
     SWAP(sine2d);
     SWAP(relpos2d_bias);
+    SWAP(deberta_bias);
 #undef SWAP
     return &desc;
 }

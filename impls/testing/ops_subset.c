@@ -144,6 +144,7 @@ static void keep_families(void)
     desc.peg_apply = NULL;
     desc.sine2d = NULL;
     desc.relpos2d_bias = NULL;
+    desc.deberta_bias = NULL;
 }
 
 const pecert_plugin *pecert_plugin_entry(uint32_t host_abi_version)

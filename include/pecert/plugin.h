@@ -13,7 +13,8 @@
  * from 1.8 contextual position encoding, CoPE; from 1.9 conditional position
  * encoding, CPVT's PEG; from 1.10 Qwen2.5-VL's attention-window patch order;
  * from 1.11 DETR's 2-D sine embedding from a pixel mask; from 1.12 the
- * decomposed relative positions of MViTv2 and SAM) so that the pecert
+ * decomposed relative positions of MViTv2 and SAM; from 1.13 DeBERTa's
+ * disentangled relative positions) so that the pecert
  * harness can certify it against golden vectors produced by the official
  * reference code.
  *
@@ -61,7 +62,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 12
+#define PECERT_ABI_MINOR 13
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -327,7 +328,8 @@ typedef struct pecert_session_append_args {
  * "pecert.learned/1", "pecert.sincos2d/1", "pecert.relpos/1" (Swin, Shaw,
  * Transformer-XL), "pecert.mrope/1" (and from 1.6 "pecert.rope2d/1", from
  * 1.7 "pecert.posinterp/1", from 1.8 "pecert.cope/1", from 1.9 "pecert.peg/1",
- * from 1.11 "pecert.sine2d/1", from 1.12 "pecert.relpos2d/1").
+ * from 1.11 "pecert.sine2d/1", from 1.12 "pecert.relpos2d/1", from 1.13
+ * "pecert.deberta/1").
  * vectors/FORMAT.md gives the official function behind each op.
  * ---------------------------------------------------------------------- */
 
@@ -847,6 +849,49 @@ typedef struct pecert_relpos2d_args {
 } pecert_relpos2d_args;
 
 /* ------------------------------------------------------------------------
+ * Disentangled relative positions (ABI 1.13, capability "pecert.deberta/1"):
+ * DeBERTa's relative attention bias (v1 deberta, v2/v3 deberta-v2),
+ * transformers' DisentangledSelfAttention.disentangled_attention_bias, for
+ * L tokens attending to themselves (query i, key j). The relative position
+ * r = i - j is bucketed when bucket_size > 0 (make_log_bucket_position):
+ *   b(r) = r                                         |r| <= mid = bucket_size / 2
+ *   b(r) = sign(r) (mid + ceil((mid - 1) ln(|r| / mid)
+ *                           / ln((max_position - 1) / mid)))   otherwise,
+ * unclamped (b keeps growing for |r| >= max_position, as transformers has
+ * it; microsoft/DeBERTa's current code clamps r to +-(max_position - 1)
+ * first: the two differ beyond max_position), and b(r) = r without buckets.
+ * With span = bucket_size > 0 ? bucket_size : max_position, the table row
+ *   idx(i, j) = clamp(b(i - j) + span, 0, 2 span - 1)
+ * is read by both terms (the official p2c gathers at -b(j - i) before a
+ * transpose: the same row). With s = sqrt(d sf), sf = 1 + the number of
+ * terms, and h = n mod H (the tables repeat over the batch):
+ *   c2p: q[n][i] . pos_key[h][idx(i, j)] / s
+ *   p2c: k[n][j] . pos_query[h][idx(i, j)] / s
+ *   out[n][i][j] = the sum of the terms asked for.
+ * The tables are the per-head projections of the relative embeddings, as
+ * the model makes them (the LayerNorm and the projections are not the
+ * op's); the content score q . k / s is not in the bias.
+ * ---------------------------------------------------------------------- */
+#define PECERT_DEBERTA_C2P 1u          /* content -> position            */
+#define PECERT_DEBERTA_P2C 2u          /* position -> content            */
+typedef struct pecert_deberta_args {
+    uint32_t struct_size;              /* sizeof(pecert_deberta_args)     */
+    uint32_t terms;                    /* C2P | P2C, not 0                */
+    int64_t bucket_size;               /* position_buckets; <= 0: none,
+                                          else even, 2 .. 65536           */
+    int64_t max_position;              /* max_relative_positions, 2 ..
+                                          65536 (> mid with buckets)      */
+    const pecert_tensor *q;            /* [n, L, d] f32 (query_layer)     */
+    const pecert_tensor *k;            /* [n, L, d] f32 (key_layer)       */
+    const pecert_tensor *pos_key;      /* [H, 2 span, d] f32, with C2P
+                                          (else NULL); n a multiple of H  */
+    const pecert_tensor *pos_query;    /* [H, 2 span, d] f32, with P2C
+                                          (else NULL)                     */
+    pecert_tensor *out;                /* [n, L, L] f32                   */
+    uint64_t reserved[4];              /* must be zero                    */
+} pecert_deberta_args;
+
+/* ------------------------------------------------------------------------
  * Declared scope (ABI 1.3): what the plugin supports, so that every check
  * runs each case inside it and reports the rest as "not supported (beyond
  * the plugin's declared scope: ...)" without calling the plugin, and a
@@ -1024,6 +1069,11 @@ typedef struct pecert_plugin {
 
     /* relpos2d_bias: MViTv2's and SAM's attention bias (see the struct). [after create] */
     pecert_status (*relpos2d_bias)(void *instance, const pecert_relpos2d_args *args);
+
+    /* ---- ABI 1.13: disentangled relative positions ---------------------- */
+
+    /* deberta_bias: DeBERTa's c2p and p2c attention bias (see the struct). [after create] */
+    pecert_status (*deberta_bias)(void *instance, const pecert_deberta_args *args);
 } pecert_plugin;
 
 /* PECERT_HAS_FIELD: 1 if the struct at ptr (of type `type`, starting with

@@ -93,7 +93,8 @@ typedef enum pecert_wire_op {
     PECERT_WIRE_OP_PEG_APPLY = 28,
     PECERT_WIRE_OP_SINE2D = 29,
     PECERT_WIRE_OP_RELPOS2D_BIAS = 30,
-    PECERT_WIRE_OP_COUNT = 31
+    PECERT_WIRE_OP_DEBERTA_BIAS = 31,
+    PECERT_WIRE_OP_COUNT = 32
 } pecert_wire_op;
 
 /* HELLO: the descriptor as the judge may read it, followed by text:

@@ -10,7 +10,7 @@ compiler's, so this file cannot drift from plugin.h unnoticed.
 import ctypes
 
 ABI_MAJOR = 1
-ABI_MINOR = 12
+ABI_MINOR = 13
 ABI_VERSION = (ABI_MAJOR << 16) | ABI_MINOR
 
 # Status codes: 0 is success, every error negative.
@@ -217,6 +217,12 @@ class Relpos2dArgs(ctypes.Structure):
                 ("reserved", _u64 * 4)]
 
 
+class DebertaArgs(ctypes.Structure):
+    _fields_ = [("struct_size", _u32), ("terms", _u32), ("bucket_size", _i64), ("max_position", _i64),
+                ("q", _ptr), ("k", _ptr), ("pos_key", _ptr), ("pos_query", _ptr), ("out", _ptr),
+                ("reserved", _u64 * 4)]
+
+
 class SessionConfig(ctypes.Structure):
     _fields_ = [("struct_size", _u32), ("pairing", _i32), ("rope", _ptr), ("seq_len", _i64), ("n_seqs", _i32),
                 ("max_tokens", _i32), ("n_heads", _i32), ("n_kv_heads", _i32), ("softmax_scale", _f64),
@@ -265,7 +271,7 @@ _DESCRIPTOR_OPS = ["create", "destroy", "last_error", "rope_freqs", "rope_cos_si
                    "session_read_keys", "alibi_slopes", "alibi_bias", "t5_bucket", "sinusoidal", "learned_lookup",
                    "sincos_2d", "swin_index", "shaw_index", "txl_pos_emb", "txl_rel_shift", "mrope_index",
                    "mrope_apply", "scope", "rope2d_index", "rope2d_apply", "pos_interpolate", "cope_logits",
-                   "peg_apply", "sine2d", "relpos2d_bias"]
+                   "peg_apply", "sine2d", "relpos2d_bias", "deberta_bias"]
 
 
 class Plugin(ctypes.Structure):
@@ -273,7 +279,7 @@ class Plugin(ctypes.Structure):
                  ("vendor", _ptr), ("capabilities", _ptr)] + [(name, _ptr) for name in _DESCRIPTOR_OPS])
 
 
-# sizeof(pecert_plugin) at ABI 1.12, what this host's hello declares.
+# sizeof(pecert_plugin) at ABI 1.13, what this host's hello declares.
 PLUGIN_STRUCT_SIZE = ctypes.sizeof(Plugin)
 
 # The C layouts the tests compare: (C struct name, ctypes mirror).
@@ -291,5 +297,5 @@ MIRRORS = [
     ("pecert_mrope_apply_args", MropeApplyArgs), ("pecert_rope2d_apply_args", Rope2dApplyArgs),
     ("pecert_rope2d_index_args", Rope2dIndexArgs), ("pecert_posinterp_args", PosinterpArgs),
     ("pecert_cope_args", CopeArgs), ("pecert_peg_args", PegArgs), ("pecert_sine2d_args", Sine2dArgs),
-    ("pecert_relpos2d_args", Relpos2dArgs), ("pecert_plugin", Plugin),
+    ("pecert_relpos2d_args", Relpos2dArgs), ("pecert_deberta_args", DebertaArgs), ("pecert_plugin", Plugin),
 ]

@@ -467,6 +467,14 @@ def _relpos2d_bias(call):
                 out=call.tensor(_slot(abi.Relpos2dArgs, "out"), "out", True))
 
 
+def _deberta_bias(call):
+    a = _args(call, abi.DebertaArgs, "deberta_bias")
+    kwargs = dict(terms=a.terms, bucket_size=a.bucket_size, max_position=a.max_position)
+    for name, writable in (("q", False), ("k", False), ("pos_key", False), ("pos_query", False), ("out", True)):
+        kwargs[name] = call.tensor(_slot(abi.DebertaArgs, name), name, writable)
+    return kwargs
+
+
 ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_apply": _rope_apply,
              "set_num_threads": _set_num_threads, "alibi_slopes": _alibi_slopes, "alibi_bias": _alibi_bias,
              "t5_bucket": _t5_bucket, "sinusoidal": _sinusoidal, "session_create": _session_config,
@@ -476,7 +484,7 @@ ARGUMENTS = {"rope_freqs": _rope_freqs, "rope_cos_sin": _rope_cos_sin, "rope_app
              "txl_rel_shift": _txl_rel_shift, "mrope_index": _mrope_index, "mrope_apply": _mrope_apply,
              "rope2d_index": _rope2d_index, "rope2d_apply": _rope2d_apply, "pos_interpolate": _pos_interpolate,
              "cope_logits": _cope_logits, "peg_apply": _peg_apply, "sine2d": _sine2d,
-             "relpos2d_bias": _relpos2d_bias}
+             "relpos2d_bias": _relpos2d_bias, "deberta_bias": _deberta_bias}
 
 
 # ---- calling the engine --------------------------------------------------------

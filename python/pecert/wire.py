@@ -23,7 +23,7 @@ OPS = ["create", "destroy", "last_error", "rope_freqs", "rope_cos_sin", "rope_ap
        "describe", "session_create", "session_destroy", "session_append", "session_read_keys", "alibi_slopes",
        "alibi_bias", "t5_bucket", "sinusoidal", "learned_lookup", "sincos_2d", "swin_index", "shaw_index",
        "txl_pos_emb", "txl_rel_shift", "mrope_index", "mrope_apply", "rope2d_index", "rope2d_apply",
-       "pos_interpolate", "cope_logits", "peg_apply", "sine2d", "relpos2d_bias"]
+       "pos_interpolate", "cope_logits", "peg_apply", "sine2d", "relpos2d_bias", "deberta_bias"]
 OP = {name: i for i, name in enumerate(OPS)}
 
 HAS_ID, HAS_NAME, HAS_VERSION, HAS_VENDOR, HAS_SCOPE, SANDBOXED = (1 << k for k in range(6))

@@ -45,6 +45,7 @@ _ONE_STRUCT = {
     "peg_apply": (abi.PegArgs, {"x", "weight", "bias", "out"}),
     "sine2d": (abi.Sine2dArgs, {"mask", "out"}),
     "relpos2d_bias": (abi.Relpos2dArgs, {"query", "rel_pos_h", "rel_pos_w", "out"}),
+    "deberta_bias": (abi.DebertaArgs, {"q", "k", "pos_key", "pos_query", "out"}),
 }
 
 # The C counts that a Python engine reads off its arrays' lengths.

@@ -7,7 +7,8 @@ It knows the rope.* ops and the other families' ops (FAMILY_OPS, mrope.apply): t
 config/params keys, shapes, cross-key rules, for learned.lookup that the outputs
 are exactly the table rows the positions select, and for sine2d.embed that each channel
 pair is the sine and cosine of one angle, and for relpos2d.bias that each bias is the sum
-of a row term and a column term.
+of a row term and a column term, and for deberta.relpos / deberta.bias that the relative
+positions are FORMAT.md's buckets and the bias its formula (float64, within float32 rounding).
 
 An independent reader: it shares no code with the writer (vecfile.py), so a bug in one is
 not silently mirrored by the other.  It checks every key (unknown keys are errors, as in
@@ -79,6 +80,12 @@ SINE2D_MODULES = ("DetrSinePositionEmbedding", "ConditionalDetrSinePositionEmbed
 # relpos2d.bias's config.module: the class (or function) a vector was recorded from.
 RELPOS2D_MODULES = ("SamVisionAttention", "SamHQVisionAttention", "VitDetAttention", "SegGptAttention",
                     "segment_anything")
+# deberta.bias: which terms the attention adds, and the module (v2/v3, v1) it was recorded from.
+DEBERTA_TERMS = ("c2p", "p2c", "c2p|p2c")
+DEBERTA_MODULES = ("DebertaV2", "Deberta")
+# deberta.*: bucket_size <= 0 means no buckets (the positive range and evenness are checked in
+# check_deberta_config).
+DEBERTA_CONFIG = {"bucket_size": ("int", -JSON_INT, 65536), "max_position": ("int", 2, 65536)}
 
 
 def _dims(arr, name, k):
@@ -120,6 +127,32 @@ def _relpos2d_shapes(c, p, a):
             "rel_pos_h": (("f32",), [_dims(a, "rel_pos_h", 0), ch]),
             "rel_pos_w": (("f32",), [_dims(a, "rel_pos_w", 0), ch]),
             "bias": (("f32",), [n, c["q_h"] * c["q_w"], c["k_h"] * c["k_w"]])}
+
+
+def _deberta_span(c):
+    return c["bucket_size"] if c["bucket_size"] > 0 else c["max_position"]
+
+
+def _deberta_bias_inputs(c):
+    """deberta.bias's inputs: q, k and both tables (a term not asked for leaves its table
+    unread)."""
+    return {"q", "k", "pos_key", "pos_query"}
+
+
+def _deberta_read_tables(c):
+    """The tables the terms read."""
+    terms = c.get("terms") if isinstance(c, dict) else None
+    terms = terms.split("|") if terms in DEBERTA_TERMS else []
+    return ({"pos_key"} if "c2p" in terms else set()) | ({"pos_query"} if "p2c" in terms else set())
+
+
+def _deberta_bias_shapes(c, p, a):
+    n, length, d = _dims(a, "q", 0), _dims(a, "q", 1), _dims(a, "q", 2)
+    heads = _dims(a, "pos_key", 0) if a.get("pos_key") is not None else _dims(a, "pos_query", 0)
+    table = [heads, 2 * _deberta_span(c), d]
+    return {"q": (("f32",), [n, length, d]), "k": (("f32",), [n, length, d]),
+            "pos_key": (("f32",), table), "pos_query": (("f32",), table),
+            "bias": (("f32",), [n, length, length])}
 
 
 def _cope_shapes(c, p, a):
@@ -233,6 +266,14 @@ FAMILY_OPS = {
         {"q_h": ("int", 1, 4096), "q_w": ("int", 1, 4096), "k_h": ("int", 1, 4096), "k_w": ("int", 1, 4096),
          "module": ("enum", RELPOS2D_MODULES)}, {},
         {"query", "rel_pos_h", "rel_pos_w"}, {"bias"}, _relpos2d_shapes),
+    "deberta.relpos": (
+        dict(DEBERTA_CONFIG, q_len=("int", 1, 65536), k_len=("int", 1, 65536)), {},
+        set(), {"relative_pos"},
+        lambda c, p, a: {"relative_pos": (("i64",), [c["q_len"], c["k_len"]])}),
+    # inputs: q, k and, by config.terms, pos_key / pos_query (_deberta_bias_inputs).
+    "deberta.bias": (
+        dict(DEBERTA_CONFIG, terms=("enum", DEBERTA_TERMS), module=("enum", DEBERTA_MODULES)), {},
+        {"q", "k", "pos_key", "pos_query"}, {"bias"}, _deberta_bias_shapes),
 }
 
 
@@ -563,6 +604,101 @@ def check_relpos2d_semantics(p, field, c, arrays):
             p.add(field + ".outputs.bias", "is not a row term plus a column term (per query)")
 
 
+def check_deberta_config(p, field, c):
+    """bucket_size <= 0 (none) or even in 2..65536; bucketed, max_position > bucket_size / 2 + 1
+    (FORMAT.md says > bucket_size / 2; at mid + 1 the official denominator ln((mp - 1) / mid)
+    is ln 1 = 0).  v1 (Deberta) has no buckets."""
+    b = c["bucket_size"]
+    if b > 0 and (b < 2 or b % 2):
+        p.add(field + ".config.bucket_size", "bucketed but not even in 2..65536")
+        return False
+    if b > 0 and c["max_position"] <= b // 2 + 1:
+        p.add(field + ".config.max_position", "must exceed bucket_size / 2 + 1 when bucketed")
+        return False
+    if c.get("module") == "Deberta" and b > 0:
+        p.add(field + ".config.bucket_size", "Deberta (v1) has no buckets")
+    return True
+
+
+def _deberta_buckets(r, bucket_size, max_position):
+    """FORMAT.md's b(r) in float64, in torch's operation order, and the places whose pre-ceil
+    value lies within 1e-9 of an integer (there float32 may decide either way; the exact
+    integer at |r| = max_position - 1 is set exactly, not left to two logs)."""
+    r = np.asarray(r, dtype=np.int64)
+    if bucket_size <= 0:
+        return r, np.zeros(r.shape, dtype=bool)
+    mid = bucket_size // 2
+    a = np.abs(r)
+    big = a > mid
+    x = np.zeros(r.shape)
+    x[big] = np.log(a[big] / mid) / math.log((max_position - 1) / mid) * (mid - 1)
+    x[a == max_position - 1] = mid - 1
+    b = np.where(big, np.sign(r) * (mid + np.ceil(x)), r).astype(np.int64)
+    near = big & (np.abs(x - np.round(x)) < 1e-9 * np.maximum(x, 1)) & (a != max_position - 1)
+    return b, near
+
+
+def check_deberta_relpos_semantics(p, field, c, arrays):
+    """The relative positions are b(i - j): FORMAT.md's buckets (or i - j unbucketed), the
+    neighbour accepted only where the float64 pre-ceil value is an integer within 1e-9."""
+    rp = arrays.get("relative_pos")
+    if not check_deberta_config(p, field, c) or rp is None or list(rp.shape) != [c["q_len"], c["k_len"]]:
+        return
+    r = np.arange(c["q_len"])[:, None] - np.arange(c["k_len"])[None, :]
+    want, near = _deberta_buckets(r, c["bucket_size"], c["max_position"])
+    diff = np.abs(rp - want)
+    if np.any(diff > near):
+        i, j = np.argwhere(diff > near)[0]
+        p.add(field + ".outputs.relative_pos", f"[{i}][{j}] = {rp[i, j]}, b({i - j}) = {want[i, j]}")
+
+
+def check_deberta_bias_semantics(p, field, c, arrays):
+    """plugin.h's pecert_deberta_args rules: q, k [n, L, d] (n, L, d >= 1), tables [H, 2 span, d]
+    (H >= 1, n a multiple of H); and the formula in float64: bias[n][i][j] = (q[n][i] .
+    pos_key[n mod H][x] + k[n][j] . pos_query[n mod H][x]) / s, x = clamp(b(i - j) + span, 0,
+    2 span - 1), s = sqrt(d sf), within (d + 8) 2^-24 (sum |q pos_key| + sum |k pos_query|) / s
+    + 2^-24 |bias| (float32 dot products and divisions; entries whose bucket the float64
+    formula cannot decide are skipped)."""
+    if not check_deberta_config(p, field, c):
+        return
+    q, k, b = arrays.get("q"), arrays.get("k"), arrays.get("bias")
+    tables = [arrays.get(name) for name in ("pos_key", "pos_query") if name in _deberta_read_tables(c)]
+    if q is None or k is None or b is None or any(t is None for t in tables) or not tables:
+        return
+    if q.ndim != 3 or min(q.shape) < 1 or k.shape != q.shape:
+        p.add(field + ".inputs.q", "q and k must be [n >= 1, L >= 1, d >= 1]")
+        return
+    n, length, d = q.shape
+    span = _deberta_span(c)
+    heads = tables[0].shape[0] if tables[0].ndim == 3 else 0
+    if any(t.shape != (heads, 2 * span, d) for t in tables) or heads < 1 or n % heads or \
+            b.shape != (n, length, length):
+        p.add(field + ".inputs", "tables not [H >= 1, 2 span, d] with n a multiple of H, or bias not [n, L, L]")
+        return
+    r = np.arange(length)[:, None] - np.arange(length)[None, :]
+    bucket, near = _deberta_buckets(r, c["bucket_size"], c["max_position"])
+    x = np.clip(bucket + span, 0, 2 * span - 1)
+    rows = np.arange(n) % heads
+    ii, jj = np.arange(length)[:, None], np.arange(length)[None, :]
+    want = np.zeros((n, length, length))
+    mag = np.zeros((n, length, length))
+    read = _deberta_read_tables(c)
+    for vec, name, at in ((q, "pos_key", ii), (k, "pos_query", jj)):
+        table = arrays.get(name)
+        if name not in read or table is None:
+            continue
+        v, t = vec.astype(np.float64), table.astype(np.float64)[rows]
+        want += np.einsum("nlc,nmc->nlm", v, t)[:, at, x]
+        mag += np.einsum("nlc,nmc->nlm", np.abs(v), np.abs(t))[:, at, x]
+    s = math.sqrt(d * (1 + len(tables)))
+    want /= s
+    bound = (d + 8) * 2.0 ** -24 * mag / s + 2.0 ** -24 * np.abs(want)
+    bad = (np.abs(b.astype(np.float64) - want) > bound) & ~near[None]
+    if bad.any():
+        m, i, j = np.argwhere(bad)[0]
+        p.add(field + ".outputs.bias", f"[{m}][{i}][{j}] is not the formula's ({b[m, i, j]!r} vs {want[m, i, j]!r})")
+
+
 def check_family_semantics(p, field, op, c, params, arrays):
     """Cross-key rules of FORMAT.md and exact identities every reference honours."""
     if op == "sinusoidal.embed" and ((c.get("variant") == "fairseq") != ("padding_idx" in c)):
@@ -599,6 +735,10 @@ def check_family_semantics(p, field, op, c, params, arrays):
         check_sine2d_semantics(p, field, c, arrays)
     if op == "relpos2d.bias":
         check_relpos2d_semantics(p, field, c, arrays)
+    if op == "deberta.relpos":
+        check_deberta_relpos_semantics(p, field, c, arrays)
+    if op == "deberta.bias":
+        check_deberta_bias_semantics(p, field, c, arrays)
     if op == "peg.apply":
         x, out = arrays.get("x"), arrays.get("out")
         if c["kernel"] % 2 == 0:
@@ -623,6 +763,8 @@ def check_family_semantics(p, field, op, c, params, arrays):
 def check_family_test(p, field, test, raw, spans):
     op = test["op"]
     config_schema, params_schema, inputs, outputs, shapes = FAMILY_OPS[op]
+    if op == "deberta.bias":
+        inputs = _deberta_bias_inputs(test["config"])
     config_ok = check_keys(p, field + ".config", test["config"], config_schema)
     params_ok = check_keys(p, field + ".params", test["params"], params_schema)
     arrays = {}

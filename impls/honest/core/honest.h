@@ -167,6 +167,10 @@ pecert_status honest_sine2d(void *instance, const pecert_sine2d_args *args);
  * (relpos2d.c; one for all variants). */
 pecert_status honest_relpos2d_bias(void *instance, const pecert_relpos2d_args *args);
 
+/* DeBERTa's disentangled relative positions in torch's float32
+ * (deberta.c; one for all variants). */
+pecert_status honest_deberta_bias(void *instance, const pecert_deberta_args *args);
+
 #pragma GCC visibility pop
 
 #endif /* PECERT_HONEST_H */

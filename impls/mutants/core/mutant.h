@@ -155,6 +155,18 @@ typedef struct mutant_relpos2d_rule {
  * own call has validated the arguments. */
 void mutant_patch_relpos2d(pecert_plugin *desc, const mutant_relpos2d_rule *rule);
 
+/* DeBERTa's disentangled relative positions (plugin.h, deberta_bias) in
+ * the base's precision, with the buckets or the p2c row read the way a
+ * rule says (core/deberta.c). All zero = right. */
+typedef struct mutant_deberta_rule {
+    int p2c_sign;      /* p2c reads row clamp(-b(i - j) + span)               */
+    int length_as_max; /* the log buckets spread over L, not max_position     */
+    int integer_ratio; /* (max_position - 1) / mid in integer division        */
+} mutant_deberta_rule;
+/* Replaces desc->deberta_bias by the rule's kernel, run after the base's
+ * own call has validated the arguments. */
+void mutant_patch_deberta(pecert_plugin *desc, const mutant_deberta_rule *rule);
+
 /* A sinusoidal table (plugin.h, sinusoidal) read the way a rule says
  * (core/sinusoidal.c), each token's row from the base: a call of a
  * variant in `from` (bits 1u << variant) becomes the base's table of
