@@ -198,6 +198,20 @@ static void model(const deberta_call *c, const deberta_reading *v, double *out, 
     int64_t rows = 2 * span_of(c);
     int n_terms = ((c->terms & PECERT_DEBERTA_C2P) != 0) + ((c->terms & PECERT_DEBERTA_P2C) != 0);
     double s = sqrt((double)c->d * (double)(1 + n_terms));
+    /* Each term's row per distance i - j, once: [term][i - j + L - 1]. */
+    int64_t *by_distance = malloc((size_t)(2 * (2 * c->len - 1)) * sizeof(int64_t));
+    if (by_distance == NULL) {
+        for (int64_t e = 0; e < c->n * c->len * c->len; e++) {
+            out[e] = NAN; /* no memory: nothing explained, every element off */
+            tol[e] = 0.0;
+        }
+        return;
+    }
+    int64_t *c2p_rows = by_distance + c->len - 1, *p2c_rows = c2p_rows + 2 * c->len - 1;
+    for (int64_t r = -(c->len - 1); r <= c->len - 1; r++) {
+        c2p_rows[r] = row_of(c, v, PECERT_DEBERTA_C2P, r, 0);
+        p2c_rows[r] = row_of(c, v, PECERT_DEBERTA_P2C, r, 0);
+    }
     for (int64_t b = 0; b < c->n; b++) {
         int64_t h = b % c->heads;
         for (int64_t i = 0; i < c->len; i++) {
@@ -205,11 +219,11 @@ static void model(const deberta_call *c, const deberta_reading *v, double *out, 
                 double value = 0.0;
                 double weight = 0.0;
                 if (c->terms & PECERT_DEBERTA_C2P) {
-                    int64_t row = row_of(c, v, PECERT_DEBERTA_C2P, i, j);
+                    int64_t row = c2p_rows[i - j];
                     value += dot(c->q + (b * c->len + i) * c->d, c->pos_key + (h * rows + row) * c->d, c->d, &weight) / s;
                 }
                 if (c->terms & PECERT_DEBERTA_P2C) {
-                    int64_t row = row_of(c, v, PECERT_DEBERTA_P2C, i, j);
+                    int64_t row = p2c_rows[i - j];
                     value += dot(c->k + (b * c->len + j) * c->d, c->pos_query + (h * rows + row) * c->d, c->d, &weight) /
                              s;
                 }
@@ -219,6 +233,7 @@ static void model(const deberta_call *c, const deberta_reading *v, double *out, 
             }
         }
     }
+    free(by_distance);
 }
 
 static double *model_buffers(pecert_check_result *r, const deberta_call *c, const char *where)

@@ -92,9 +92,13 @@ static void storage_extents(const pecert_out_buf *b, int64_t *ext)
     }
 }
 
-/* Storage offset (elements) of packed index i of the view. */
+/* Storage offset (elements) of packed index i of the view: i itself when
+ * the view is packed. */
 static int64_t storage_offset(const pecert_out_buf *b, int64_t i)
 {
+    if (!b->padded) {
+        return i;
+    }
     int64_t off = 0;
     for (uint32_t k = b->view.ndim; k-- > 0;) {
         int64_t n = b->view.shape[k] > 0 ? b->view.shape[k] : 1;
@@ -102,6 +106,24 @@ static int64_t storage_offset(const pecert_out_buf *b, int64_t i)
         i /= n;
     }
     return off;
+}
+
+/* The bytes an unwritten element holds: NaN, or the integer sentinel. */
+static void fill_value(pecert_dtype dtype, unsigned char out[8])
+{
+    if (dtype == PECERT_DTYPE_F32) {
+        float v = NAN;
+        memcpy(out, &v, sizeof(v));
+    } else if (dtype == PECERT_DTYPE_F64) {
+        double v = NAN;
+        memcpy(out, &v, sizeof(v));
+    } else if (dtype == PECERT_DTYPE_I64) {
+        int64_t v = PECERT_INT_SENTINEL;
+        memcpy(out, &v, sizeof(v));
+    } else {
+        int32_t v = (int32_t)PECERT_INT_SENTINEL;
+        memcpy(out, &v, sizeof(v));
+    }
 }
 
 int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype dtype, uint32_t ndim,
@@ -134,20 +156,21 @@ int pecert_out_init(pecert_out_buf *b, const pecert_check_env *env, pecert_dtype
         b->view.strides[k] = stride;
         stride *= ext[k];
     }
+    unsigned char fill[8];
+    fill_value(dtype, fill);
+    /* Every element of the view, in packed order: its offset kept by an
+     * odometer over the shape (no division per element). */
+    int64_t idx[PECERT_MAX_DIMS] = {0};
+    int64_t off = 0;
     for (int64_t i = 0; i < b->n; i++) {
-        unsigned char *p = data + (size_t)storage_offset(b, i) * b->elem_size;
-        if (dtype == PECERT_DTYPE_F32) {
-            float v = NAN;
-            memcpy(p, &v, sizeof(v));
-        } else if (dtype == PECERT_DTYPE_F64) {
-            double v = NAN;
-            memcpy(p, &v, sizeof(v));
-        } else if (dtype == PECERT_DTYPE_I64) {
-            int64_t v = PECERT_INT_SENTINEL;
-            memcpy(p, &v, sizeof(v));
-        } else {
-            int32_t v = (int32_t)PECERT_INT_SENTINEL;
-            memcpy(p, &v, sizeof(v));
+        memcpy(data + (size_t)off * b->elem_size, fill, b->elem_size);
+        for (uint32_t k = ndim; k-- > 0;) {
+            off += b->view.strides[k];
+            if (++idx[k] < shape[k]) {
+                break;
+            }
+            off -= b->view.strides[k] * shape[k];
+            idx[k] = 0;
         }
     }
     b->view.struct_size = sizeof(b->view);
@@ -172,20 +195,6 @@ void pecert_out_free(pecert_out_buf *b)
     memset(b, 0, sizeof(*b));
 }
 
-/* Whether storage element s (offset from the view's start) is in the view. */
-static int in_view(const pecert_out_buf *b, int64_t s)
-{
-    int64_t ext[PECERT_MAX_DIMS];
-    storage_extents(b, ext);
-    for (uint32_t k = b->view.ndim; k-- > 0;) {
-        if (s % ext[k] >= b->view.shape[k]) {
-            return 0;
-        }
-        s /= ext[k];
-    }
-    return 1;
-}
-
 int pecert_out_guards_ok(const pecert_out_buf *b)
 {
     size_t guard = PECERT_GUARD_ELEMS * b->elem_size;
@@ -195,12 +204,35 @@ int pecert_out_guards_ok(const pecert_out_buf *b)
             return 0;
         }
     }
-    for (int64_t s = 0; b->padded && s < b->storage; s++) {
+    if (!b->padded) {
+        return 1;
+    }
+    /* Every storage element, an odometer over the padded extents: one
+     * outside the view (some index past its shape) is a gap between
+     * strided rows, and must hold the guard still. */
+    int64_t ext[PECERT_MAX_DIMS];
+    int64_t idx[PECERT_MAX_DIMS] = {0};
+    uint32_t ndim = b->view.ndim;
+    storage_extents(b, ext);
+    int outside = 0; /* indices past their shape (at 0: an empty axis's) */
+    for (uint32_t k = 0; k < ndim; k++) {
+        outside += 0 >= b->view.shape[k];
+    }
+    for (int64_t s = 0; s < b->storage; s++) {
         const unsigned char *p = b->base + guard + (size_t)s * b->elem_size;
-        for (size_t j = 0; j < b->elem_size && !in_view(b, s); j++) {
+        for (size_t j = 0; outside > 0 && j < b->elem_size; j++) {
             if (p[j] != GUARD_BYTE) {
                 return 0; /* a write into the gaps between strided rows */
             }
+        }
+        for (uint32_t k = ndim; k-- > 0;) {
+            outside -= idx[k] >= b->view.shape[k];
+            if (++idx[k] < ext[k]) {
+                outside += idx[k] >= b->view.shape[k];
+                break;
+            }
+            idx[k] = 0;
+            outside += idx[k] >= b->view.shape[k];
         }
     }
     return 1;

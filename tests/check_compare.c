@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "family.h"
 #include "results_json.h"
 #include "rope_checks.h"
 #include "suites.h"
@@ -292,6 +293,56 @@ START_TEST(atomic_write_leaves_no_temporary)
 }
 END_TEST
 
+/* An output buffer (family.h) in the strided layout: every view element
+ * starts as NaN (an element the plugin forgets shows), every other byte
+ * holds the guard, and a write anywhere but a view element (a gap between
+ * strided rows, or past either end) is seen; the packed layout has no
+ * gaps. The walk is an odometer over the shape (family_util.c). */
+START_TEST(output_buffers_see_writes_outside_the_view)
+{
+    for (int strided = 0; strided < 2; strided++) {
+        pecert_check_env env;
+        memset(&env, 0, sizeof(env));
+        env.strided_outputs = strided;
+        pecert_out_buf b;
+        const int64_t shape[3] = {2, 3, 4};
+        ck_assert_int_eq(pecert_out_init(&b, &env, PECERT_DTYPE_F32, 3, shape), 0);
+        ck_assert_int_eq(b.padded, strided);
+        for (int64_t i = 0; i < b.n; i++) {
+            ck_assert(isnan(pecert_out_get(&b, i)));
+        }
+        ck_assert(pecert_out_guards_ok(&b));
+        float *data = b.view.data;
+        for (int64_t i0 = 0; i0 < 2; i0++) {
+            for (int64_t i1 = 0; i1 < 3; i1++) {
+                for (int64_t i2 = 0; i2 < 4; i2++) {
+                    data[i0 * b.view.strides[0] + i1 * b.view.strides[1] + i2 * b.view.strides[2]] =
+                        (float)(i0 * 12 + i1 * 4 + i2);
+                }
+            }
+        }
+        ck_assert(pecert_out_guards_ok(&b));
+        for (int64_t i = 0; i < b.n; i++) {
+            ck_assert_double_eq(pecert_out_get(&b, i), (double)i);
+        }
+        if (strided) {
+            float keep = data[4];
+            data[4] = 1.0f; /* row 0's gap after its 4 elements (stride 4 + 3) */
+            ck_assert(!pecert_out_guards_ok(&b));
+            data[4] = keep;
+            ck_assert(pecert_out_guards_ok(&b));
+            float *last_gap = data + b.storage - 1; /* the last row's padding */
+            *last_gap = 2.0f;
+            ck_assert(!pecert_out_guards_ok(&b));
+            memset(last_gap, 0xA5, sizeof(float));
+        }
+        data[b.storage] = 3.0f; /* the guard past the end */
+        ck_assert(!pecert_out_guards_ok(&b));
+        pecert_out_free(&b);
+    }
+}
+END_TEST
+
 Suite *make_compare_suite(void)
 {
     return test_suite_of("compare",
@@ -304,7 +355,8 @@ Suite *make_compare_suite(void)
                                     failed_case_records_a_detail_line,
                                     result_json_round_trip_keeps_infinity,
                                     failures_kept_up_to_the_cap_then_counted,
-                                    old_details_lines_load_as_records),
+                                    old_details_lines_load_as_records,
+                                    output_buffers_see_writes_outside_the_view),
                          TEST_TCASE("limits", 0, off_by_one_is_far_outside_the_bound_at_small_positions),
                          TEST_TCASE("errors", 0,
                                     nan_output_is_never_within_a_bound,
