@@ -28,9 +28,11 @@
  * A failed case is replayed on this file's double model with the buckets
  * or the p2c row misread as released ports misread them (the p2c row at
  * -b(i - j): nntrainer; the sequence length as max_position: TensorRT's
- * plugin; (max_position - 1) / mid in integers: rust-bert): the
+ * plugin; (max_position - 1) / mid in integers, the c2p row without
+ * + span, the scale without its root: rust-bert): the
  * misreading that reproduces the plugin's output is the symptom
- * diagnose.c names.
+ * diagnose.c names; so are two of rust-bert's (the c2p row without
+ * + span, the terms divided by d sf without its square root).
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +59,8 @@ typedef struct deberta_reading {
     int p2c_sign;      /* p2c reads row clamp(-b(i - j) + span)               */
     int length_as_max; /* the buckets spread over L, not max_position        */
     int integer_ratio; /* ln((max_position - 1) / mid) in integer division   */
+    int c2p_no_span;   /* c2p reads row clamp(b(i - j)): no + span            */
+    int scale_no_sqrt; /* the terms divided by d sf, not its square root      */
 } deberta_reading;
 
 static void call_free(deberta_call *c)
@@ -175,8 +179,18 @@ static int64_t row_of(const deberta_call *c, const deberta_reading *v, uint32_t 
 {
     int64_t span = span_of(c);
     int64_t b = bucket_of(c, v, i - j);
-    int64_t row = (term == PECERT_DEBERTA_P2C && v->p2c_sign ? -b : b) + span;
+    int64_t row = (term == PECERT_DEBERTA_P2C && v->p2c_sign ? -b : b) +
+                  (term == PECERT_DEBERTA_C2P && v->c2p_no_span ? 0 : span);
     return row < 0 ? 0 : row > 2 * span - 1 ? 2 * span - 1 : row;
+}
+
+/* The divisor of both terms as reading v has it: sqrt(d sf), sf = 1 + the
+ * terms asked for. */
+static double scale_of(const deberta_call *c, const deberta_reading *v)
+{
+    int n_terms = ((c->terms & PECERT_DEBERTA_C2P) != 0) + ((c->terms & PECERT_DEBERTA_P2C) != 0);
+    double d_sf = (double)c->d * (double)(1 + n_terms);
+    return v->scale_no_sqrt ? d_sf : sqrt(d_sf);
 }
 
 /* x . table[h][row] in double, and sum_c |x_c table_c| into *weight. */
@@ -196,8 +210,7 @@ static double dot(const float *x, const float *table, int64_t d, double *weight)
 static void model(const deberta_call *c, const deberta_reading *v, double *out, double *tol)
 {
     int64_t rows = 2 * span_of(c);
-    int n_terms = ((c->terms & PECERT_DEBERTA_C2P) != 0) + ((c->terms & PECERT_DEBERTA_P2C) != 0);
-    double s = sqrt((double)c->d * (double)(1 + n_terms));
+    double s = scale_of(c, v);
     /* Each term's row per distance i - j, once: [term][i - j + L - 1]. */
     int64_t *by_distance = malloc((size_t)(2 * (2 * c->len - 1)) * sizeof(int64_t));
     if (by_distance == NULL) {
@@ -266,6 +279,8 @@ static const struct {
     {{.p2c_sign = 1}, PECERT_SYMPTOM_DEBERTA_P2C_SIGN},
     {{.length_as_max = 1}, PECERT_SYMPTOM_DEBERTA_LENGTH_AS_MAX},
     {{.integer_ratio = 1}, PECERT_SYMPTOM_DEBERTA_INTEGER_RATIO},
+    {{.c2p_no_span = 1}, PECERT_SYMPTOM_DEBERTA_C2P_NO_SPAN},
+    {{.scale_no_sqrt = 1}, PECERT_SYMPTOM_DEBERTA_SCALE_NO_SQRT},
 };
 #define N_REPLAYS (sizeof(replays) / sizeof(replays[0]))
 
@@ -372,14 +387,16 @@ static int index_call(deberta_call *c, const pecert_vtest *t, uint32_t term)
     return 1;
 }
 
-/* Whether reading v's rows are the output at every pair the vector
- * covers. */
+/* Whether reading v's rows, divided as v divides (2m / s: the row itself
+ * at plugin.h's s = 2), are the output at every pair the vector covers. */
 static int rows_explain(const deberta_call *c, const deberta_reading *v, uint32_t term, const pecert_out_buf *got,
                         int64_t q_len, int64_t k_len)
 {
+    double s = scale_of(c, v);
     for (int64_t i = 0; i < q_len; i++) {
         for (int64_t j = 0; j < k_len; j++) {
-            if (pecert_out_get(got, i * c->len + j) != (double)row_of(c, v, term, i, j)) {
+            double want = (double)(float)(2.0 * (double)row_of(c, v, term, i, j)) / s;
+            if (fabs(pecert_out_get(got, i * c->len + j) - want) > 1e-6 * fabs(want)) {
                 return 0;
             }
         }

@@ -789,6 +789,14 @@ static void diagnose_deberta(pecert_run_results *run)
          "the outputs match ln((max_position - 1) / mid) taken in integer division",
          "DeBERTa's log buckets divide (max_position - 1) by mid in integers (ln 3 for ln 3.99 at 512 positions "
          "and 256 buckets): every bucket past the exact ones moves"},
+        {PECERT_SYMPTOM_DEBERTA_C2P_NO_SPAN, "deberta_c2p_no_span",
+         "the outputs match c2p reading table row clamp(b(i - j)) without + span",
+         "DeBERTa's c2p term reads row clamp(b(i - j), 0, 2 span - 1), without the + span: every key at or after "
+         "its query reads row 0"},
+        {PECERT_SYMPTOM_DEBERTA_SCALE_NO_SQRT, "deberta_scale_no_sqrt",
+         "the outputs match the terms divided by d sf instead of sqrt(d sf)",
+         "DeBERTa's c2p and p2c terms divided by d sf instead of its square root: the relative bias sqrt(d sf) "
+         "times too small"},
     };
     for (size_t k = 0; k < sizeof(readings) / sizeof(readings[0]); k++) {
         for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {

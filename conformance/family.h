@@ -369,5 +369,7 @@ extern const pecert_check pecert_check_deberta_index_golden;
 #define PECERT_SYMPTOM_DEBERTA_P2C_SIGN        "deberta:p2c_sign"
 #define PECERT_SYMPTOM_DEBERTA_LENGTH_AS_MAX   "deberta:length_as_max_position"
 #define PECERT_SYMPTOM_DEBERTA_INTEGER_RATIO   "deberta:integer_ratio"
+#define PECERT_SYMPTOM_DEBERTA_C2P_NO_SPAN     "deberta:c2p_no_span"
+#define PECERT_SYMPTOM_DEBERTA_SCALE_NO_SQRT   "deberta:scale_no_sqrt"
 
 #endif /* PECERT_CONFORMANCE_FAMILY_H */

@@ -3,7 +3,8 @@
  * (mutant_real: double on ref, float on the float32 base), with the
  * buckets or the p2c row read the way a mutant_deberta_rule says: the p2c
  * row at -b(i - j) (nntrainer), the buckets spread over the sequence
- * length (TensorRT's plugin), (max_position - 1) / mid in integers
+ * length (TensorRT's plugin), (max_position - 1) / mid in integers, the
+ * c2p row without + span, the terms divided by d sf without its root
  * (rust-bert). Everything else is plugin.h's: the rows clamped to the
  * table, the dot products, the division by sqrt(d sf).
  */
@@ -33,7 +34,7 @@ static int64_t row_of(const mutant_deberta_rule *rule, const pecert_deberta_args
 {
     int64_t span = a->bucket_size > 0 ? a->bucket_size : a->max_position;
     int64_t b = bucket(rule, r, a->bucket_size, a->max_position, len);
-    int64_t row = (p2c && rule->p2c_sign ? -b : b) + span;
+    int64_t row = (p2c && rule->p2c_sign ? -b : b) + (!p2c && rule->c2p_no_span ? 0 : span);
     return row < 0 ? 0 : row > 2 * span - 1 ? 2 * span - 1 : row;
 }
 
@@ -64,7 +65,8 @@ static pecert_status broken_deberta(const pecert_deberta_args *a, const mutant_d
     }
     int c2p = (a->terms & PECERT_DEBERTA_C2P) != 0, p2c = (a->terms & PECERT_DEBERTA_P2C) != 0;
     int64_t heads = (c2p ? a->pos_key : a->pos_query)->shape[0];
-    mutant_real s = (mutant_real)sqrt((double)a->q->shape[2] * (double)(1 + c2p + p2c));
+    double d_sf = (double)a->q->shape[2] * (double)(1 + c2p + p2c);
+    mutant_real s = (mutant_real)(rule->scale_no_sqrt ? d_sf : sqrt(d_sf));
     float *out = a->out->data;
     for (int64_t b = 0; b < n; b++) {
         for (int64_t i = 0; i < len; i++) {

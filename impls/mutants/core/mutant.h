@@ -162,6 +162,8 @@ typedef struct mutant_deberta_rule {
     int p2c_sign;      /* p2c reads row clamp(-b(i - j) + span)               */
     int length_as_max; /* the log buckets spread over L, not max_position     */
     int integer_ratio; /* (max_position - 1) / mid in integer division        */
+    int c2p_no_span;   /* c2p reads row clamp(b(i - j)): no + span            */
+    int scale_no_sqrt; /* the terms divided by d sf, not its square root      */
 } mutant_deberta_rule;
 /* Replaces desc->deberta_bias by the rule's kernel, run after the base's
  * own call has validated the arguments. */
