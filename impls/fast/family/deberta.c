@@ -169,6 +169,20 @@ static void run_dots(const pecert_tensor *table, int64_t h, const float *x, int6
     }
 }
 
+/* The row distance r = i - j reads. */
+static int64_t row_at(const deberta_plan *pl, int64_t r)
+{
+    return pl->row_of[r + pl->len - 1];
+}
+
+/* dots[m - lo] = x[b][t] . table[b mod H][m] for the run [lo, hi]. */
+static void token_dots(const deberta_plan *pl, const pecert_tensor *x, const pecert_tensor *table, int64_t b,
+                       int64_t t, int64_t lo, int64_t hi, float *dots)
+{
+    const float *row = (const float *)x->data + b * x->strides[0] + t * x->strides[1];
+    run_dots(table, b % pl->heads, row, x->strides[2], pl->d, lo, hi, dots);
+}
+
 /* out[b][i][j] = k[b][j] . pos_query[h][row(i - j)] / s: per key j, the
  * dots of its run of rows, gathered down its column of the output (the
  * row pass adds c2p to it). */
@@ -181,12 +195,11 @@ static void p2c_share(void *context, int ith, int nth)
     pecert__fast_share(pl->n * pl->len, ith, nth, &begin, &end);
     for (int64_t item = begin; item < end; item++) {
         int64_t b = item / pl->len, j = item % pl->len;
-        const float *x = (const float *)a->k->data + b * a->k->strides[0] + j * a->k->strides[1];
-        int64_t lo = pl->row_of[-j + pl->len - 1], hi = pl->row_of[pl->len - 1 - j + pl->len - 1];
-        run_dots(a->pos_query, b % pl->heads, x, a->k->strides[2], pl->d, lo, hi, dots);
+        int64_t lo = row_at(pl, -j), hi = row_at(pl, pl->len - 1 - j); /* i = 0 .. L - 1 */
+        token_dots(pl, a->k, a->pos_query, b, j, lo, hi, dots);
         float *col = (float *)a->out->data + b * a->out->strides[0] + j * a->out->strides[2];
         for (int64_t i = 0; i < pl->len; i++) {
-            col[i * a->out->strides[1]] = dots[pl->row_of[i - j + pl->len - 1] - lo] / pl->s;
+            col[i * a->out->strides[1]] = dots[row_at(pl, i - j) - lo] / pl->s;
         }
     }
 }
@@ -203,13 +216,11 @@ static void row_share(void *context, int ith, int nth)
     pecert__fast_share(pl->n * pl->len, ith, nth, &begin, &end);
     for (int64_t item = begin; item < end; item++) {
         int64_t b = item / pl->len, i = item % pl->len;
-        const int32_t *rows = pl->row_of + i + pl->len - 1; /* rows[-j] */
-        int64_t lo = rows[-(pl->len - 1)], hi = rows[0];
-        const float *x = (const float *)a->q->data + b * a->q->strides[0] + i * a->q->strides[1];
-        run_dots(a->pos_key, b % pl->heads, x, a->q->strides[2], pl->d, lo, hi, dots);
+        int64_t lo = row_at(pl, i - (pl->len - 1)), hi = row_at(pl, i); /* j = L - 1 .. 0 */
+        token_dots(pl, a->q, a->pos_key, b, i, lo, hi, dots);
         float *dst = (float *)a->out->data + b * a->out->strides[0] + i * a->out->strides[1];
         for (int64_t j = 0; j < pl->len; j++) {
-            float score = dots[rows[-j] - lo] / pl->s;
+            float score = dots[row_at(pl, i - j) - lo] / pl->s;
             dst[j * a->out->strides[2]] = pl->p2c_in_out ? score + dst[j * a->out->strides[2]] : score;
         }
     }
