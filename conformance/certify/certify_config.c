@@ -213,6 +213,7 @@ static const model_rule model_rules[] = {
     {"codegen", cfg_map_gptj, PECERT_PAIRING_INTERLEAVED, 0, 0},
     {"falcon", cfg_map_falcon, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"hunyuan_v1_dense", cfg_map_hunyuan, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"hunyuan_v1_moe", cfg_map_hunyuan, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"bloom", cfg_map_bloom, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mpt", cfg_map_mpt, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"dbrx", cfg_map_dbrx, PECERT_PAIRING_SPLIT_HALF, 0, 0},

@@ -250,7 +250,7 @@ int cfg_map_hunyuan(map_ctx *c)
         return cfg_fail(c, "head_dim", "required: the attention sizes its heads by config.head_dim, which the config "
                         "class leaves None (transformers cannot run it)");
     }
-    c->m->max_position_embeddings = 2048; /* HunYuanDenseV1Config's default */
+    c->m->max_position_embeddings = 2048; /* both config classes' default */
     if (cfg_read_rope_common(c, "rope_theta", 10000.0) != 0 || cfg_set_rotary_dim(c, 1.0, "head_dim") != 0) {
         return -1;
     }

@@ -131,6 +131,7 @@ ROPE_MODELS = {
     "falcon": ("FalconConfig", "FalconRotaryEmbedding", "apply_rotary_pos_emb"),
     "granitemoe": ("GraniteMoeConfig", "GraniteMoeRotaryEmbedding", "apply_rotary_pos_emb"),
     "hunyuan_v1_dense": ("HunYuanDenseV1Config", "HunYuanDenseV1RotaryEmbedding", "apply_rotary_pos_emb"),
+    "hunyuan_v1_moe": ("HunYuanMoEV1Config", "HunYuanMoEV1RotaryEmbedding", "apply_rotary_pos_emb"),
     "olmo": ("OlmoConfig", "OlmoRotaryEmbedding", "apply_rotary_pos_emb"),
     "EvollaModel": ("EvollaConfig", "EvollaRotaryEmbedding", "apply_rotary_pos_emb"),
     "olmo3": ("Olmo3Config", "Olmo3RotaryEmbedding", "apply_rotary_pos_emb"),
@@ -189,7 +190,7 @@ ROPE_MODELS.update({text: ROPE_MODELS[wrapper] for text, wrapper in (
 # inv_freq from rope_theta * alpha^(d/(d-2)) at __init__ and leaves the other keys unread;
 # only past max_position_embeddings does dynamic_rope_update recompute (dynamic NTK from
 # rope_theta, without alpha), which no test here reaches (positions stop at max - 1).
-ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding",)
+ALPHA_BASE = ("HunYuanDenseV1RotaryEmbedding", "HunYuanMoEV1RotaryEmbedding")
 # M-RoPE rotary classes: forward takes [3, B, S] position ids. Qwen2-VL's returns cos/sin per
 # axis ([3, B, S, D], merged by apply_multimodal_rotary_pos_emb's sections); Qwen3-VL's
 # interleaves the axes itself (apply_interleaved_mrope) and returns [B, S, D] for the plain
