@@ -93,7 +93,7 @@ HONEST_SRC  := $(sort $(wildcard impls/honest/*.c))
 HONEST      := $(HONEST_SRC:impls/honest/%.c=$(BUILD)/impls/honest/%.so)
 HONEST_CORE := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard impls/honest/core/*.c)) \
                $(patsubst %,$(BUILD)/obj/impls/ref/%.o,validate params overlap session_args t5 sinusoidal learned rope2d angle posinterp cope peg swin \
-                 sine2d relpos2d deberta)
+                 sine2d relpos2d deberta sincos2d)
 TEST_PLUGIN_SRC := $(wildcard impls/testing/*.c)
 TEST_PLUGINS := $(TEST_PLUGIN_SRC:impls/testing/%.c=$(BUILD)/impls/testing/%.so)
 
@@ -462,6 +462,7 @@ vectors: gen-deps
 	$(Q)/usr/bin/python3 vectors/gen/gen_learned.py --transformers "$(REF)" \
 	    --fairseq "$(REFSRC)/fairseq" --out vectors/learned
 	$(Q)/usr/bin/python3 vectors/gen/gen_sincos2d.py --mae "$(REFSRC)/mae" --out vectors/sincos2d
+	$(Q)/usr/bin/python3 vectors/gen/gen_sincos2d_rtdetr.py --transformers "$(REF)" --out vectors/sincos2d
 	$(Q)/usr/bin/python3 vectors/gen/gen_swin.py --swin "$(REFSRC)/Swin-Transformer" --out vectors/swin
 	$(Q)/usr/bin/python3 vectors/gen/gen_shaw.py --tensor2tensor "$(REFSRC)/tensor2tensor" --out vectors/shaw
 	$(Q)/usr/bin/python3 vectors/gen/gen_txl.py --txl "$(REFSRC)/transformer-xl" --out vectors/txl

@@ -164,6 +164,9 @@ extern const pecert_check pecert_check_learned_out_of_range;
 #define PECERT_SYMPTOM_LEARNED_NOT_REFUSED  "learned:not_refused"
 extern const pecert_check pecert_check_sincos2d_golden;
 #define PECERT_ID_SINCOS2D_GOLDEN "sincos2d.golden"
+/* A symptom sincos2d.golden leaves: an RT-DETR table that is the
+ * row-major patches' (transformers after v4.57.6, PR #41380). */
+#define PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR "sincos2d:rtdetr_row_major"
 extern const pecert_check pecert_check_swin_index_golden;
 #define PECERT_ID_SWIN_INDEX_GOLDEN "swin.index.golden"
 extern const pecert_check pecert_check_swin_index_bijective;

@@ -23,6 +23,7 @@
 #define CFG_BOOL(n) {n, 1, 0, VK_BOOL, 0, 0, 0, NULL, 0}
 #define CFG_BOOL_OPT(n) {n, 0, 0, VK_BOOL, 0, 0, 0, NULL, 0}
 #define CFG_ENUM(n, choices) {n, 1, 0, VK_ENUM, 0, 0, 0, choices, 0}
+#define CFG_ENUM_OPT(n, choices) {n, 0, 0, VK_ENUM, 0, 0, 0, choices, 0}
 #define PAR_INT(n, lo, hi) {n, 1, 1, VK_INT, lo, hi, 0, NULL, 0}
 #define PAR_BOOL(n) {n, 1, 1, VK_BOOL, 0, 0, 0, NULL, 0}
 #define PAR_ENUM(n, choices) {n, 1, 1, VK_ENUM, 0, 0, 0, choices, 0}
@@ -31,6 +32,7 @@
 static const char *const sinusoidal_variants[] = {"interleaved", "concat", "t2t",
                                                   "fairseq", NULL};
 static const char *const learned_conventions[] = {"plain", "padding_offset", NULL};
+static const char *const sincos2d_layouts[] = {"mae", "rt_detr", NULL};
 static const char *const rope2d_schemes[] = {"merge_windows", "row_major", "row_major_cls", "attention_windows",
                                               NULL};
 static const char *const rope2d_frequencies[] = {"blocks", "alternate", NULL};
@@ -333,6 +335,7 @@ static const vec_vkey sincos2d_keys[] = {
     CFG_INT("grid_w", 1, 1 << 16),
     CFG_BOOL("cls_token"),
     CFG_NUM("base", 2),
+    CFG_ENUM_OPT("layout", sincos2d_layouts), /* absent: mae */
 };
 static const vec_vkey swin_keys[] = {
     CFG_INT("window_h", 1, 1 << 12),

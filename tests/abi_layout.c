@@ -150,6 +150,7 @@ _Static_assert(offsetof(pecert_sincos2d_args, embed_dim) == 4, "ABI 1.2 layout: 
 _Static_assert(offsetof(pecert_sincos2d_args, grid_h) == 8, "ABI 1.2 layout: pecert_sincos2d_args.grid_h");
 _Static_assert(offsetof(pecert_sincos2d_args, grid_w) == 12, "ABI 1.2 layout: pecert_sincos2d_args.grid_w");
 _Static_assert(offsetof(pecert_sincos2d_args, cls_token) == 16, "ABI 1.2 layout: pecert_sincos2d_args.cls_token");
+_Static_assert(offsetof(pecert_sincos2d_args, layout) == 20, "ABI 1.14 layout: pecert_sincos2d_args.layout");
 _Static_assert(offsetof(pecert_sincos2d_args, base) == 24, "ABI 1.2 layout: pecert_sincos2d_args.base");
 _Static_assert(offsetof(pecert_sincos2d_args, out) == 32, "ABI 1.2 layout: pecert_sincos2d_args.out");
 _Static_assert(offsetof(pecert_sincos2d_args, reserved) == 40, "ABI 1.2 layout: pecert_sincos2d_args.reserved");

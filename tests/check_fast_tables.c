@@ -6,7 +6,7 @@
  *     bits, and where the values are integers or copies, ref's too:
  *     sinusoidal (every variant, f32 and f64, positions past 2^36 rad
  *     where the far reduction takes over, FAIRSEQ's padding rows),
- *     txl_pos_emb (clamped), sincos_2d (class token), swin_index,
+ *     txl_pos_emb (clamped), sincos_2d (class token, both layouts), swin_index,
  *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
  *     txl_rel_shift, pos_interpolate, peg_apply and sine2d (a transposed
  *     output too; sine2d's tables and its pixel-by-pixel path equal to
@@ -80,12 +80,13 @@ static pecert_status run_txl(const fast_handle *f, const table_case *c, void *ou
     return f->plugin.desc->txl_pos_emb(f->instance, &a);
 }
 
-/* sincos_2d: a 30 x 20 grid of 512 channels and a class token. */
+/* sincos_2d: a 30 x 20 grid of 512 channels and a class token; variant
+ * 2 * layout + (f64). */
 static pecert_status run_sincos2d(const fast_handle *f, const table_case *c, void *out)
 {
-    pecert_tensor t = matrix(out, c->variant ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32, 1 + 30 * 20, 512);
+    pecert_tensor t = matrix(out, c->variant % 2 ? PECERT_DTYPE_F64 : PECERT_DTYPE_F32, 1 + 30 * 20, 512);
     pecert_sincos2d_args a = {.struct_size = sizeof(a), .embed_dim = 512, .grid_h = 30, .grid_w = 20,
-                              .cls_token = 1, .base = 10000.0, .out = &t};
+                              .cls_token = 1, .layout = c->variant / 2, .base = 10000.0, .out = &t};
 
     return f->plugin.desc->sincos_2d(f->instance, &a);
 }
@@ -363,6 +364,7 @@ static const table_case cases[] = {
     {"txl_pos_emb f64", 900 * 512 * 8, run_txl, 1, 0},
     {"sincos_2d f32", 601 * 512 * 4, run_sincos2d, 0, 0},
     {"sincos_2d f64", 601 * 512 * 8, run_sincos2d, 1, 0},
+    {"sincos_2d rt_detr f32", 601 * 512 * 4, run_sincos2d, 2 * PECERT_SINCOS2D_RT_DETR, 0},
     {"swin_index i32", 703 * 703 * 4, run_swin, 0, 1},
     {"swin_index i64", 703 * 703 * 8, run_swin, 1, 1},
     {"shaw_index i32", 500 * 700 * 4, run_shaw, 0, 1},

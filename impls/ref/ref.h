@@ -315,6 +315,9 @@ pecert_status pecert__ref_learned_lookup(void *instance, const pecert_learned_ar
 
 /* sincos2d.c */
 pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args);
+/* pecert__ref_check_sincos2d: the fields and views of sincos_2d's args
+ * (the honest variants run their float32 table behind it). */
+pecert_status pecert__ref_check_sincos2d(const pecert__ref_call *call, const void *args);
 
 /* swin.c */
 pecert_status pecert__ref_swin_index(void *instance, const pecert_swin_index_args *args);

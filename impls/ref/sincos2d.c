@@ -10,6 +10,9 @@
  *     channel 2q + i     sin(r w_i)
  *     channel 3q + i     cos(r w_i),    w_i = base^(-i / q)
  * (get_1d_sincos_pos_embed_from_grid: omega = 1 / 10000^(arange(q) / q)).
+ * RT-DETR's layout (build_2d_sincos_position_embedding) writes the same
+ * two halves of row k from a = k / grid_h and b = k mod grid_h: its
+ * meshgrid of (w, h) with "ij" indexing, flattened.
  * cls_token prepends a zero row.
  */
 #include <inttypes.h>
@@ -17,14 +20,14 @@
 
 #include "ref.h"
 
-static pecert_status check_sincos2d_args(const pecert__ref_call *call, const void *args)
+pecert_status pecert__ref_check_sincos2d(const pecert__ref_call *call, const void *args)
 {
     const pecert_sincos2d_args *a = args;
     pecert_status status = pecert__ref_check_reserved(call, "args", a->reserved, 4);
     int64_t shape[2];
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__ref_fail(call, PECERT_E_INVAL, "reserved0 must be 0");
+    if (status == PECERT_OK && a->layout != PECERT_SINCOS2D_MAE && a->layout != PECERT_SINCOS2D_RT_DETR) {
+        status = pecert__ref_fail(call, PECERT_E_INVAL, "layout=%" PRId32 " is not a PECERT_SINCOS2D_*", a->layout);
     }
     if (status == PECERT_OK && (a->embed_dim < 4 || a->embed_dim % 4 != 0)) {
         status = pecert__ref_fail(call, PECERT_E_INVAL,
@@ -83,13 +86,12 @@ static pecert_status sincos_2d(const pecert__ref_call *call, const void *op_args
             pecert__ref_store_float(args->out, idx, 0.0);
         }
     }
-    for (int64_t r = 0; r < args->grid_h; r++) {
-        for (int64_t c = 0; c < args->grid_w; c++) {
-            int64_t row = args->cls_token + r * args->grid_w + c;
+    for (int64_t k = 0; k < (int64_t)args->grid_h * args->grid_w; k++) {
+        int64_t row = args->cls_token + k;
+        int mae = args->layout == PECERT_SINCOS2D_MAE;
 
-            write_half(args, row, 0, c);
-            write_half(args, row, args->embed_dim / 2, r);
-        }
+        write_half(args, row, 0, mae ? k % args->grid_w : k / args->grid_h);
+        write_half(args, row, args->embed_dim / 2, mae ? k / args->grid_w : k % args->grid_h);
     }
     return PECERT_OK;
 }
@@ -97,5 +99,5 @@ static pecert_status sincos_2d(const pecert__ref_call *call, const void *op_args
 pecert_status pecert__ref_sincos_2d(void *instance, const pecert_sincos2d_args *args)
 {
     return pecert__ref_run(instance, "sincos_2d", args, sizeof(*args),
-                           check_sincos2d_args, sincos_2d);
+                           pecert__ref_check_sincos2d, sincos_2d);
 }

@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define PECERT_ABI_MAJOR 1
-#define PECERT_ABI_MINOR 13
+#define PECERT_ABI_MINOR 14
 /* The packed version a descriptor carries: major in the high 16 bits. */
 #define PECERT_ABI_VERSION ((uint32_t)((PECERT_ABI_MAJOR << 16) | PECERT_ABI_MINOR))
 #define PECERT_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -451,18 +451,39 @@ typedef struct pecert_learned_args {
     uint64_t reserved[4];              /* must be zero                    */
 } pecert_learned_args;
 
-/* 2-D sin-cos (facebookresearch/mae get_2d_sincos_pos_embed): for the
- * patch in row r and column c of a grid_h x grid_w grid (row-major), the
- * first embed_dim/2 channels are the 1-D sin | cos embedding of c and the
- * last embed_dim/2 that of r, each with f_i = base^(-i/(embed_dim/4)).
+/* 2-D sin-cos tables: row k of the table (after the cls row, if any) is
+ * the 1-D sin | cos embedding of a first coordinate a in channels
+ * 0 .. embed_dim/2 - 1 and of a second coordinate b in the rest, each with
+ * f_i = base^(-i/(embed_dim/4)). Which patch row k is, by layout:
+ *   MAE     facebookresearch/mae get_2d_sincos_pos_embed: the patch in row
+ *           r and column c of a grid_h x grid_w grid, k = r grid_w + c
+ *           (row-major), a = c, b = r.
+ *   RT_DETR (ABI 1.14) RT-DETR's build_2d_sincos_position_embedding(w, h)
+ *           (lyuwenyu/RT-DETR's HybridEncoder; transformers v4.57.6's
+ *           RT-DETR, RT-DETRv2, D-FINE, OmDet-Turbo): a meshgrid of
+ *           (arange(w), arange(h)) with "ij" indexing, flattened, so
+ *           a = k / grid_h, b = k mod grid_h (integer division), added
+ *           to the feature map flattened row-major. On a square grid that
+ *           is a = r, b = c (MAE's halves swapped); on another grid the
+ *           rows and columns are not the patch's (transformers after
+ *           PR #41380 numbers them a = r, b = c on every grid: the two
+ *           agree on square grids only).
  * cls_token = 1 puts a zero row first. */
+typedef int32_t pecert_sincos2d_layout;
+enum {
+    PECERT_SINCOS2D_MAE = 0,
+    PECERT_SINCOS2D_RT_DETR = 1 /* ABI 1.14 */
+};
+
 typedef struct pecert_sincos2d_args {
     uint32_t struct_size;              /* sizeof(pecert_sincos2d_args)    */
     int32_t embed_dim;                 /* multiple of 4                   */
     int32_t grid_h;                    /* rows of patches                 */
     int32_t grid_w;                    /* columns of patches              */
     int32_t cls_token;                 /* 1 = leading zero row            */
-    int32_t reserved0;                 /* must be 0                       */
+    /* ABI 1.14 (was reserved0, which 1.2 to 1.13 plugins require to be 0:
+     * MAE). */
+    pecert_sincos2d_layout layout;     /* PECERT_SINCOS2D_*               */
     double base;                       /* 10000                           */
     pecert_tensor *out;                /* [cls + grid_h*grid_w, embed_dim] f32/f64 */
     uint64_t reserved[4];              /* must be zero                    */

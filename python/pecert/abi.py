@@ -10,7 +10,7 @@ compiler's, so this file cannot drift from plugin.h unnoticed.
 import ctypes
 
 ABI_MAJOR = 1
-ABI_MINOR = 13
+ABI_MINOR = 14
 ABI_VERSION = (ABI_MAJOR << 16) | ABI_MINOR
 
 # Status codes: 0 is success, every error negative.
@@ -141,7 +141,7 @@ class LearnedArgs(ctypes.Structure):
 
 class Sincos2dArgs(ctypes.Structure):
     _fields_ = [("struct_size", _u32), ("embed_dim", _i32), ("grid_h", _i32), ("grid_w", _i32), ("cls_token", _i32),
-                ("reserved0", _i32), ("base", _f64), ("out", _ptr), ("reserved", _u64 * 4)]
+                ("layout", _i32), ("base", _f64), ("out", _ptr), ("reserved", _u64 * 4)]
 
 
 class SwinIndexArgs(ctypes.Structure):
@@ -279,7 +279,7 @@ class Plugin(ctypes.Structure):
                  ("vendor", _ptr), ("capabilities", _ptr)] + [(name, _ptr) for name in _DESCRIPTOR_OPS])
 
 
-# sizeof(pecert_plugin) at ABI 1.13, what this host's hello declares.
+# sizeof(pecert_plugin) at ABI 1.14, what this host's hello declares.
 PLUGIN_STRUCT_SIZE = ctypes.sizeof(Plugin)
 
 # The C layouts the tests compare: (C struct name, ctypes mirror).

@@ -351,8 +351,8 @@ def _learned_lookup(call):
 
 def _sincos_2d(call):
     a = _args(call, abi.Sincos2dArgs, "sincos_2d")
-    return dict(embed_dim=a.embed_dim, grid_h=a.grid_h, grid_w=a.grid_w, cls_token=a.cls_token, base=a.base,
-                out=call.tensor(_slot(abi.Sincos2dArgs, "out"), "out", True))
+    return dict(embed_dim=a.embed_dim, grid_h=a.grid_h, grid_w=a.grid_w, cls_token=a.cls_token, layout=a.layout,
+                base=a.base, out=call.tensor(_slot(abi.Sincos2dArgs, "out"), "out", True))
 
 
 def _swin_index(call):

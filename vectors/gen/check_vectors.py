@@ -194,7 +194,8 @@ FAMILY_OPS = {
                                                   _dims(a, "table", 1)])}),
     "sincos2d.embed": (
         {"embed_dim": ("int", 4, 1 << 16), "grid_h": ("int", 1, 1 << 16),
-         "grid_w": ("int", 1, 1 << 16), "cls_token": ("bool",), "base": ("num", 2)}, {},
+         "grid_w": ("int", 1, 1 << 16), "cls_token": ("bool",), "base": ("num", 2),
+         "layout": ("enum", ("mae", "rt_detr"), False)}, {},
         set(), {"embedding"},
         lambda c, p, a: {"embedding": (F, [int(c["cls_token"]) + c["grid_h"] * c["grid_w"],
                                            c["embed_dim"]])}),

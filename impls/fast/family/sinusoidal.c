@@ -285,9 +285,9 @@ static pecert_status check_sincos2d_args(const pecert__fast_call *call,
 {
     pecert_status status = pecert__fast_fam_check_reserved(call, "args", a->reserved, 4);
 
-    if (status == PECERT_OK && a->reserved0 != 0) {
-        status = pecert__fast_fail(call, PECERT_E_INVAL, "reserved0=%" PRId32 " must be 0",
-                                   a->reserved0);
+    if (status == PECERT_OK && a->layout != PECERT_SINCOS2D_MAE && a->layout != PECERT_SINCOS2D_RT_DETR) {
+        status = pecert__fast_fail(call, PECERT_E_INVAL, "layout=%" PRId32 " is not a PECERT_SINCOS2D_*",
+                                   a->layout);
     }
     if (status == PECERT_OK && (a->embed_dim < 4 || a->embed_dim % 4 != 0)) {
         status = pecert__fast_fail(call, PECERT_E_INVAL,
@@ -316,8 +316,9 @@ static pecert_status check_sincos2d_args(const pecert__fast_call *call,
 }
 
 /* The 1-D halves of a 2-D table: q frequencies, and the sin and cos of
- * every column (grid_w) and every grid row (grid_h), computed once, and
- * once more rounded to f32 (a row of an f32 table is then two copies). */
+ * every first coordinate (< grid_w) and every second (< grid_h), computed
+ * once, and once more rounded to f32 (a row of an f32 table is then two
+ * copies). */
 typedef struct sincos2d_plan {
     int64_t q;
     double *freq;        /* [q]                                           */
@@ -327,29 +328,45 @@ typedef struct sincos2d_plan {
     float *grid_row_f32;
 } sincos2d_plan;
 
-/* Row r: zeros for the class token, else the column's half then the
- * grid row's (MAE's get_2d_sincos_pos_embed: emb_h | emb_w with the
- * meshgrid's first axis the column). */
+/* The two coordinates of table row g (plugin.h): MAE's patch column then
+ * row (its meshgrid's first axis is the column); RT-DETR's "ij" meshgrid
+ * of (w, h) flattened, g / grid_h then g mod grid_h. */
+static void sincos2d_coords(const pecert_sincos2d_args *a, int64_t g, int64_t *first, int64_t *second)
+{
+    if (a->layout == PECERT_SINCOS2D_RT_DETR) {
+        *first = g / a->grid_h;
+        *second = g % a->grid_h;
+    } else {
+        *first = g % a->grid_w;
+        *second = g / a->grid_w;
+    }
+}
+
+/* Row r: zeros for the class token, else the first coordinate's half then
+ * the second's. */
 static void sincos2d_row(const pecert__fast_row_job *job, int64_t r, void *scratch)
 {
     const pecert_sincos2d_args *a = job->op;
     const sincos2d_plan *plan = job->plan;
     double *values = scratch;
     int64_t g = r - a->cls_token;
+    int64_t first = 0, second = 0;
 
+    if (g >= 0) {
+        sincos2d_coords(a, g, &first, &second);
+    }
     if (g >= 0 && a->out->dtype == PECERT_DTYPE_F32 && a->out->strides[1] == 1) {
         float *o = (float *)a->out->data + r * a->out->strides[0];
 
-        pecert__fast_fam_copy(job, o, plan->col_f32 + (g % a->grid_w) * 2 * plan->q, 2 * plan->q);
-        pecert__fast_fam_copy(job, o + 2 * plan->q, plan->grid_row_f32 + (g / a->grid_w) * 2 * plan->q, 2 * plan->q);
+        pecert__fast_fam_copy(job, o, plan->col_f32 + first * 2 * plan->q, 2 * plan->q);
+        pecert__fast_fam_copy(job, o + 2 * plan->q, plan->grid_row_f32 + second * 2 * plan->q, 2 * plan->q);
         return;
     }
     if (g < 0) {
         memset(values, 0, (size_t)a->embed_dim * sizeof(double));
     } else {
-        memcpy(values, plan->col + (g % a->grid_w) * 2 * plan->q, 2 * (size_t)plan->q * sizeof(double));
-        memcpy(values + 2 * plan->q, plan->grid_row + (g / a->grid_w) * 2 * plan->q,
-               2 * (size_t)plan->q * sizeof(double));
+        memcpy(values, plan->col + first * 2 * plan->q, 2 * (size_t)plan->q * sizeof(double));
+        memcpy(values + 2 * plan->q, plan->grid_row + second * 2 * plan->q, 2 * (size_t)plan->q * sizeof(double));
     }
     pecert__fast_fam_store_row(job, a->out, r, values, a->embed_dim);
 }

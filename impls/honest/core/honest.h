@@ -162,6 +162,7 @@ pecert_status honest_cope_logits(void *instance, const pecert_cope_args *args);
 pecert_status honest_peg_apply(void *instance, const pecert_peg_args *args);
 /* DETR's 2-D sine embedding in torch's float32 (sine2d.c; one for all variants). */
 pecert_status honest_sine2d(void *instance, const pecert_sine2d_args *args);
+pecert_status honest_sincos_2d(void *instance, const pecert_sincos2d_args *args);
 
 /* MViTv2's and SAM's decomposed relative positions in torch's float32
  * (relpos2d.c; one for all variants). */

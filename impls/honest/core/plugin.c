@@ -11,7 +11,7 @@
 static const char *const capabilities[] = {"pecert.rope/1",    "pecert.t5/1",     "pecert.sinusoidal/1",
                                            "pecert.learned/1", "pecert.rope2d/1", "pecert.posinterp/1",
                                            "pecert.cope/1",    "pecert.peg/1",    "pecert.sine2d/1",
-                                           "pecert.relpos2d/1", "pecert.deberta/1", NULL};
+                                           "pecert.relpos2d/1", "pecert.deberta/1", "pecert.sincos2d/1", NULL};
 
 static pecert_status honest_create(void **out_instance)
 {
@@ -79,6 +79,7 @@ static pecert_plugin descriptor = {
     .cope_logits = honest_cope_logits,
     .peg_apply = honest_peg_apply,
     .sine2d = honest_sine2d,
+    .sincos_2d = honest_sincos_2d,
     .relpos2d_bias = honest_relpos2d_bias,
     .deberta_bias = honest_deberta_bias,
 };

@@ -144,6 +144,16 @@ typedef struct mutant_sine2d_rule {
  * call has validated the arguments. */
 void mutant_patch_sine2d(pecert_plugin *desc, const mutant_sine2d_rule *rule);
 
+/* 2-D sin-cos tables (plugin.h, sincos_2d) in the base's precision, with
+ * RT-DETR's rows numbered the way a rule says (core/sincos2d.c). All zero
+ * = right. */
+typedef struct mutant_sincos2d_rule {
+    int rt_detr_row_major; /* RT-DETR's rows as the row-major patches       */
+} mutant_sincos2d_rule;
+/* Replaces desc->sincos_2d by the rule's kernel, run after the base's own
+ * call has validated the arguments. */
+void mutant_patch_sincos2d(pecert_plugin *desc, const mutant_sincos2d_rule *rule);
+
 /* MViTv2's and SAM's decomposed relative positions (plugin.h,
  * relpos2d_bias) in the base's precision, with the tables resized the way
  * a rule says (core/relpos2d.c). All zero = right. */
