@@ -491,8 +491,10 @@ MAPPING_TYPES_5 := bamba
 # The DETR family's sine embedding from a pixel mask.
 MAPPING_TYPES_6 := detr,table-transformer,conditional_detr,deformable_detr,deta,grounding-dino,mm-grounding-dino
 MAPPING_TYPES_7 := dab-detr,maskformer,mask2former,oneformer,siglip2_vision_model,siglip2
+# RT-DETR's family's 2-D sin-cos table.
+MAPPING_TYPES_8 := rt_detr,rt_detr_v2,d_fine,omdet-turbo
 MAPPING_TYPES_1_5 := $(MAPPING_TYPES_1),$(MAPPING_TYPES_2),$(MAPPING_TYPES_3),$(MAPPING_TYPES_4),$(MAPPING_TYPES_5)
-MAPPING_TYPES := $(MAPPING_TYPES_1_5),$(MAPPING_TYPES_6),$(MAPPING_TYPES_7)
+MAPPING_TYPES := $(MAPPING_TYPES_1_5),$(MAPPING_TYPES_6),$(MAPPING_TYPES_7),$(MAPPING_TYPES_8)
 
 # ---- sanitizers -----------------------------------------------------------
 asan: deps

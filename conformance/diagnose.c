@@ -891,14 +891,16 @@ static void diagnose_swin(pecert_run_results *run)
  * replay, sincos2d_checks.c), else the values. */
 static void diagnose_sincos2d(pecert_run_results *run)
 {
-    if (has(run, PECERT_ID_SINCOS2D_GOLDEN, PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR)) {
+    if (has(run, PECERT_ID_SINCOS2D_GOLDEN, PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR) ||
+        has(run, PECERT_ID_CERTIFY_SINCOS2D_REFERENCE, PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR)) {
         add(run, "sincos2d_rtdetr_row_major",
-            "sincos2d.golden: RT-DETR's tables match the row-major patches' on non-square grids",
+            "sincos2d.golden or certify.sincos2d.reference: RT-DETR's tables match the row-major patches' on "
+            "non-square grids",
             "RT-DETR's 2-D sin-cos table numbered as the row-major patches (row | column of token r w + c), as "
             "transformers after v4.57.6 (PR #41380) builds it; the checkpoints' own code (lyuwenyu/RT-DETR, "
             "transformers v4.57.6) numbers row k as (k / h | k mod h): the two agree on square feature maps only");
-    } else if (failed(run, PECERT_ID_SINCOS2D_GOLDEN)) {
-        add(run, "sincos2d_values", "sincos2d.golden fails",
+    } else if (failed(run, PECERT_ID_SINCOS2D_GOLDEN) || failed(run, PECERT_ID_CERTIFY_SINCOS2D_REFERENCE)) {
+        add(run, "sincos2d_values", "sincos2d.golden or certify.sincos2d.reference fails",
             "2-D sin-cos table wrong in a way no renumbering explains: read the details of sincos2d.golden");
     }
 }

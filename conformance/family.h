@@ -167,6 +167,11 @@ extern const pecert_check pecert_check_sincos2d_golden;
 /* A symptom sincos2d.golden leaves: an RT-DETR table that is the
  * row-major patches' (transformers after v4.57.6, PR #41380). */
 #define PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR "sincos2d:rtdetr_row_major"
+/* pecert_sincos2d_against_oracle: one certify case, the plugin's table of
+ * shape's embed_dim, grid, cls row, layout and base against ref's under
+ * sincos2d.golden's bound (out is the check's to allocate). */
+void pecert_sincos2d_against_oracle(const pecert_check_env *env, pecert_check_result *r,
+                                    const pecert_sincos2d_args *shape, const char *where);
 extern const pecert_check pecert_check_swin_index_golden;
 #define PECERT_ID_SWIN_INDEX_GOLDEN "swin.index.golden"
 extern const pecert_check pecert_check_swin_index_bijective;

@@ -7,6 +7,7 @@
  * that channel's frequency and coordinate.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "family.h"
@@ -63,9 +64,22 @@ static double row_major_value(const grid_ctx *c, int64_t i)
     return (j % (2 * q)) < q ? sin(angle) : cos(angle);
 }
 
-/* Whether got misses the official table and sits, element for element,
+/* The expected table, element by element: the official vectors' or ref's. */
+typedef double (*want_at_fn)(const void *want, int64_t i);
+
+static double vtensor_at(const void *want, int64_t i)
+{
+    return pecert_vtensor_get(want, i);
+}
+
+static double out_at(const void *want, int64_t i)
+{
+    return pecert_out_get(want, i);
+}
+
+/* Whether got misses the expected table and sits, element for element,
  * within the same bound of the row-major numbering's. */
-static int row_major_explains(const grid_ctx *c, const pecert_out_buf *got, const pecert_vtensor *want)
+static int row_major_explains(const grid_ctx *c, const pecert_out_buf *got, want_at_fn want_at, const void *want)
 {
     int missed = 0;
     for (int64_t i = 0; i < got->n; i++) {
@@ -73,40 +87,84 @@ static int row_major_explains(const grid_ctx *c, const pecert_out_buf *got, cons
         if (!(fabs(g - row_major_value(c, i)) <= bound)) {
             return 0;
         }
-        missed |= !(fabs(g - pecert_vtensor_get(want, i)) <= bound);
+        missed |= !(fabs(g - want_at(want, i)) <= bound);
     }
     return missed;
 }
 
-static void golden_case(const pecert_check_env *env, pecert_check_result *r,
-                        const pecert_vtest *t, const char *where)
+static grid_ctx grid_of(const pecert_sincos2d_args *a)
+{
+    return (grid_ctx){a->embed_dim, a->grid_h, a->grid_w, a->cls_token, a->layout, a->base};
+}
+
+/* One call of sincos_2d on s into a fresh output (pecert_out_open), its
+ * layout gated on the ABI that has it; 0 when the case ended there. */
+static int run_on(const pecert_check_env *env, const pecert_subject *s, pecert_check_result *r,
+                  const pecert_sincos2d_args *shape, pecert_out_buf *out, const char *where)
+{
+    if (shape->layout != PECERT_SINCOS2D_MAE && !s->is_oracle && !pecert_plugin_speaks(s->desc, 14)) {
+        pecert_case_needs_abi(r, s, where, "RT-DETR's table layout", 14);
+        return 0;
+    }
+    int64_t dims[2] = {(int64_t)shape->cls_token + (int64_t)shape->grid_h * shape->grid_w, shape->embed_dim};
+    if (!pecert_out_open(out, env, r, PECERT_DTYPE_F32, 2, dims, where)) {
+        return 0;
+    }
+    pecert_sincos2d_args a = *shape;
+    a.struct_size = sizeof(a);
+    a.out = &out->view;
+    return pecert_out_kept(r, s, s->desc->sincos_2d(s->instance, &a), out, where, "sincos_2d");
+}
+
+static void golden_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t,
+                        const char *where)
 {
     const pecert_vtensor *want = pecert_vtest_output(t, "embedding");
-    int32_t layout = (int32_t)pecert_vtest_int(t, "layout", PECERT_SINCOS2D_MAE);
-    if (layout != PECERT_SINCOS2D_MAE && !env->plugin.is_oracle && !pecert_plugin_speaks(env->plugin.desc, 14)) {
-        pecert_case_needs_abi(r, &env->plugin, where, "RT-DETR's table layout", 14);
-        return;
-    }
-    pecert_out_buf out;
-    if (!pecert_out_open(&out, env, r, PECERT_DTYPE_F32, 2, want->shape, where)) {
-        return;
-    }
     pecert_sincos2d_args a;
     memset(&a, 0, sizeof(a));
-    a.struct_size = sizeof(a);
     a.embed_dim = (int32_t)pecert_vtest_int(t, "embed_dim", 0);
     a.grid_h = (int32_t)pecert_vtest_int(t, "grid_h", 0);
     a.grid_w = (int32_t)pecert_vtest_int(t, "grid_w", 0);
     a.cls_token = (int32_t)pecert_vtest_int(t, "cls_token", 0);
-    a.layout = layout;
+    a.layout = (int32_t)pecert_vtest_int(t, "layout", PECERT_SINCOS2D_MAE);
     a.base = pecert_vtest_number(t, "base", 1e4);
-    a.out = &out.view;
-    grid_ctx c = {a.embed_dim, a.grid_h, a.grid_w, a.cls_token, a.layout, a.base};
-    pecert_status st = env->plugin.desc->sincos_2d(env->plugin.instance, &a);
-    if (st == PECERT_OK && layout == PECERT_SINCOS2D_RT_DETR && row_major_explains(&c, &out, want)) {
+    pecert_out_buf out;
+    if (!run_on(env, &env->plugin, r, &a, &out, where)) {
+        return;
+    }
+    grid_ctx c = grid_of(&a);
+    if (a.layout == PECERT_SINCOS2D_RT_DETR && row_major_explains(&c, &out, vtensor_at, want)) {
         pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR);
     }
-    pecert_judge_bounded(r, &env->plugin, st, &out, want, grid_bound, &c, where, "sincos_2d");
+    pecert_compare_bounded(r, &out, want, grid_bound, &c, where);
+    pecert_out_free(&out);
+}
+
+void pecert_sincos2d_against_oracle(const pecert_check_env *env, pecert_check_result *r,
+                                    const pecert_sincos2d_args *shape, const char *where)
+{
+    pecert_out_buf want, got;
+    if (!run_on(env, &env->oracle, r, shape, &want, where)) {
+        return;
+    }
+    if (run_on(env, &env->plugin, r, shape, &got, where)) {
+        grid_ctx c = grid_of(shape);
+        pecert_case_worst w;
+        pecert_case_worst_init(&w);
+        for (int64_t i = 0; i < got.n; i++) {
+            pecert_case_worst_add(&w, i, pecert_out_get(&got, i), pecert_out_get(&want, i), grid_bound(&c, i, 0.0));
+        }
+        char elem[96];
+        int64_t e = w.index < 0 ? 0 : w.index;
+        snprintf(elem, sizeof(elem), "[row %lld, channel %lld]", (long long)(e / shape->embed_dim),
+                 (long long)(e % shape->embed_dim));
+        pecert_case_finish(r, &w, where, elem);
+        if (w.n_bad > 0 && shape->layout == PECERT_SINCOS2D_RT_DETR && row_major_explains(&c, &got, out_at, &want)) {
+            pecert_check_symptom(r, "%s", PECERT_SYMPTOM_SINCOS2D_RTDETR_ROW_MAJOR);
+        }
+        pecert_out_free(&got);
+    }
+    pecert_out_free(&want);
 }
 
 static void run_golden(const pecert_check_env *env, pecert_check_result *r)

@@ -1,12 +1,13 @@
 /*
  * check_certify_sine2d.c - checkpoints of the DETR family, whose feature
- * maps take a 2-D sine embedding (certify_sine2d.c): each model type's
- * width, temperatures, offset and mask, the refusals, and the verdict: ref
- * and fast certified, each porting bug's mutant not certified and named,
- * where the checkpoint is one it breaks.
+ * maps take a 2-D sine embedding (certify_sine2d.c), and of RT-DETR's, whose
+ * hybrid encoder adds a 2-D sin-cos table (certify_sincos2d.c): each model
+ * type's width, temperatures, offset and mask, the refusals, and the
+ * verdict: ref and fast certified, each porting bug's mutant not certified
+ * and named, where the checkpoint is one it breaks.
  *
  * Every expected value is transformers v4.57.6's, read in the model's
- * modeling_*.py and configuration_*.py (certify_sine2d.c's header); the
+ * modeling_*.py and configuration_*.py (the two mapping files' headers); the
  * inventory (make inventory) holds every default config to vectors the
  * model's own module recorded (vectors/mappings).
  */
@@ -84,6 +85,62 @@ START_TEST(refusals_name_the_key)
 }
 END_TEST
 
+static void expect_sincos(int32_t dim, double temperature)
+{
+    ck_assert_int_eq(model.kind, PECERT_PE_SINCOS2D);
+    ck_assert_msg(model.sincos2d_dim == dim && model.sincos2d_base == temperature &&
+                      model.sincos2d_layout == PECERT_SINCOS2D_RT_DETR,
+                  "%s: width %d, temperature %g, layout %d", model.model_type, (int)model.sincos2d_dim,
+                  model.sincos2d_base, (int)model.sincos2d_layout);
+}
+
+/* RTDetrHybridEncoder and its copies: encoder_hidden_dim (256) and
+ * positional_encoding_temperature (10000), the class defaults; the table
+ * exists only while eval_size is None. */
+START_TEST(rt_detr_family_reads_its_table)
+{
+    parse_ok("{\"model_type\": \"rt_detr\"}");
+    expect_sincos(256, 10000);
+    parse_ok("{\"model_type\": \"rt_detr_v2\", \"encoder_hidden_dim\": 384, \"eval_size\": null}");
+    expect_sincos(384, 10000);
+    parse_ok("{\"model_type\": \"d_fine\", \"positional_encoding_temperature\": 100}");
+    expect_sincos(256, 100);
+    parse_ok("{\"model_type\": \"omdet-turbo\", \"encoder_hidden_dim\": 128}");
+    expect_sincos(128, 10000);
+    parse_fails_naming("{\"model_type\": \"rt_detr\", \"eval_size\": [640, 640]}", "eval_size");
+    parse_fails_naming("{\"model_type\": \"d_fine\", \"encoder_hidden_dim\": 258}", "encoder_hidden_dim");
+    parse_fails_naming("{\"model_type\": \"omdet-turbo\", \"positional_encoding_temperature\": 1}",
+                       "positional_encoding_temperature");
+}
+END_TEST
+
+/* ref, fast and an honest float32 engine certify RT-DETR; the row-major
+ * numbering (transformers after v4.57.6) is caught on the non-square maps
+ * and named; a plugin of ABI 1.4 has no RT-DETR layout to be asked for. */
+START_TEST(rt_detr_porting_bug_is_caught_and_named)
+{
+    static const char rt_detr[] = "{\"model_type\": \"rt_detr\"}";
+    static const char omdet[] = "{\"model_type\": \"omdet-turbo\", \"encoder_hidden_dim\": 384}";
+    static const test_certify_case cases[] = {
+        {rt_detr, "ref", ""},
+        {rt_detr, "fast", ""},
+        {omdet, "fast", ""},
+        {rt_detr, "honest/ggml_recurrence", ""},
+        {rt_detr, "mutants/sincos2d_rtdetr_row_major", "sincos2d_rtdetr_row_major"},
+        {omdet, "mutants-f32/sincos2d_rtdetr_row_major", "sincos2d_rtdetr_row_major"},
+    };
+    test_certify_expect_leads(&model, cases, sizeof(cases) / sizeof(cases[0]));
+    pecert_run_results res;
+    test_certify_parse_ok(&model, rt_detr, err, sizeof(err));
+    ck_assert_int_eq(test_certify_run(&res, &model, "testing/abi_v14", NULL, err, sizeof(err)), PECERT_EXIT_FAIL);
+    const pecert_check_result *ref = pecert_run_results_find(&res, "certify.sincos2d.reference");
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_int_eq(ref->verdict, PECERT_VERDICT_UNSUPPORTED);
+    ck_assert_msg(strstr(ref->diagnosis, "is ABI 1.14, the plugin speaks 1.4") != NULL, "%s", ref->diagnosis);
+    pecert_run_results_free(&res);
+}
+END_TEST
+
 /* ref and fast certify each kind; each porting bug loses the certificate
  * of the checkpoints it breaks, named: a mask ignored is right for
  * Mask2Former, which passes none, and Deformable DETR's offset is wrong
@@ -113,6 +170,9 @@ END_TEST
 Suite *make_certify_sine2d_suite(void)
 {
     return test_suite_of("certify_sine2d",
-                         TEST_TCASE("mapping", 0, each_model_type_reads_its_own_embedding, refusals_name_the_key),
-                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named), NULL);
+                         TEST_TCASE("mapping", 0, each_model_type_reads_its_own_embedding, refusals_name_the_key,
+                                    rt_detr_family_reads_its_table),
+                         TEST_TCASE("run", 300, the_porting_bugs_are_caught_and_named,
+                                    rt_detr_porting_bug_is_caught_and_named),
+                         NULL);
 }

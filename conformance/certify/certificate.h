@@ -54,7 +54,7 @@ typedef enum pecert_concern_state {
     PECERT_CONCERN_STATE_COUNT
 } pecert_concern_state;
 
-#define PECERT_MAX_CONCERNS 24
+#define PECERT_MAX_CONCERNS 32
 
 typedef struct pecert_concern {
     char name[48];                     /* "decode/KV cache", "sliding layers" */

@@ -166,6 +166,13 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
     if (strcmp(t->op, "relpos2d.bias") == 0) {
         compare_relpos2d(r, where, t, m);
     }
+    if (strcmp(t->op, "sincos2d.embed") == 0) {
+        compare_field(r, where, "2-D sin-cos width (encoder_hidden_dim)", m->sincos2d_dim,
+                      (double)pecert_vtest_int(t, "embed_dim", 0));
+        compare_field(r, where, "2-D sin-cos temperature", m->sincos2d_base, pecert_vtest_number(t, "base", NAN));
+        compare_field(r, where, "2-D sin-cos layout", m->sincos2d_layout,
+                      (double)pecert_vtest_int(t, "layout", PECERT_SINCOS2D_MAE));
+    }
     if (pecert_vtest_value(t, "num_buckets") != NULL) {
         compare_field(r, where, "relative_attention_num_buckets", m->t5_num_buckets,
                       (double)pecert_vtest_int(t, "num_buckets", 0));
@@ -862,6 +869,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_sinusoidal_reference,
     &pecert_check_certify_swin_reference,
     &pecert_check_certify_sine2d_reference,
+    &pecert_check_certify_sincos2d_reference,
     &pecert_check_certify_relpos2d_reference,
     &pecert_check_certify_rope2d_reference,
     &pecert_check_certify_posinterp_reference,

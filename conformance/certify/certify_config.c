@@ -247,6 +247,10 @@ static const model_rule model_rules[] = {
     {"maskformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"mask2former", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"oneformer", cfg_map_sine2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"rt_detr", cfg_map_sincos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"rt_detr_v2", cfg_map_sincos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"d_fine", cfg_map_sincos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"omdet-turbo", cfg_map_sincos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"sam", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"sam_vision_model", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"sam_hq", cfg_map_relpos2d, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -506,6 +510,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                                        "entries named"
            : map == cfg_map_sine2d   ? "DETR sine embedding from the pixel mask: the width's half per axis "
                                        "(d_model, hidden_size, hidden_dim), temperatures, Deformable DETR's offset"
+           : map == cfg_map_sincos2d ? "RT-DETR's 2-D sin-cos table per feature map: encoder_hidden_dim, "
+                                       "positional_encoding_temperature; eval_size must be null"
            : map == cfg_map_relpos2d ? "decomposed relative positions: each attention grid (window_size, "
                                        "image_size / patch_size) with tables of 2 side - 1 rows, hidden_size / "
                                        "num_attention_heads"
@@ -917,7 +923,7 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
-    static const char *const names[] = {"rope",   "mrope",      "alibi", "t5",
-                                        "learned", "rope2d", "sinusoidal", "swin", "sine2d", "relpos2d"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_RELPOS2D ? names[kind] : "?";
+    static const char *const names[] = {"rope",   "mrope",      "alibi", "t5",     "learned",  "rope2d",
+                                        "sinusoidal", "swin", "sine2d", "relpos2d", "sincos2d"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINCOS2D ? names[kind] : "?";
 }

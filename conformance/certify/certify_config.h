@@ -30,7 +30,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_SINUSOIDAL, /* fixed sinusoidal table (Marian, M2M-100, XGLM) */
     PECERT_PE_SWIN,       /* windowed relative-position bias index (Swin)   */
     PECERT_PE_SINE2D,     /* DETR's 2-D sine embedding from a pixel mask    */
-    PECERT_PE_RELPOS2D    /* SAM's decomposed relative positions (MViTv2)  */
+    PECERT_PE_RELPOS2D,   /* SAM's decomposed relative positions (MViTv2)  */
+    PECERT_PE_SINCOS2D    /* RT-DETR's 2-D sin-cos table per feature map   */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -160,6 +161,11 @@ typedef struct pecert_certify_model {
     double sine2d_scale;
     double sine2d_offset;
     int32_t sine2d_reads_mask;
+    /* SINCOS2D: RT-DETR's table (plugin.h, pecert_sincos2d_args): its
+     * width (encoder_hidden_dim), temperature and layout. */
+    int32_t sincos2d_dim;
+    double sincos2d_base;
+    pecert_sincos2d_layout sincos2d_layout;
     /* RELPOS2D: the decomposed relative positions of SAM's image encoder
      * and its family (plugin.h, pecert_relpos2d_args): the grids its
      * layers attend over ("window": a window's side, "global": the

@@ -228,7 +228,7 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     put(&b, "  %-34s %s\n", "positional encoding", pecert_pe_kind_name(m->kind));
     /* Swin's heads differ per stage, and the index depends on none; a sine
      * embedding is added to the feature map before any head. */
-    if (m->kind != PECERT_PE_SWIN && m->kind != PECERT_PE_SINE2D) {
+    if (m->kind != PECERT_PE_SWIN && m->kind != PECERT_PE_SINE2D && m->kind != PECERT_PE_SINCOS2D) {
         put(&b, "  %-34s %d query, %d key/value, head_dim %d\n", "heads", m->num_heads, m->num_kv_heads,
             m->head_dim);
     }
@@ -272,6 +272,14 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
         break;
     case PECERT_PE_SINE2D:
         describe_sine2d(&b, m);
+        break;
+    case PECERT_PE_SINCOS2D:
+        put(&b, "  %-34s %d channels: sin | cos of a, then of b, at %g^(-i/%d)\n", "2-D sin-cos table",
+            m->sincos2d_dim, m->sincos2d_base, m->sincos2d_dim / 4);
+        put(&b, "  %-34s %s\n", "rows",
+            m->sincos2d_layout == PECERT_SINCOS2D_RT_DETR
+                ? "token k of an h x w feature map (row-major): a = k / h, b = k mod h (RT-DETR's 'ij' meshgrid)"
+                : "patch (r, c): a = c, b = r (MAE)");
         break;
     case PECERT_PE_RELPOS2D:
         for (int k = 0; k < m->relpos2d_n_grids; k++) {
@@ -344,6 +352,10 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
     case PECERT_PE_SINE2D:
         snprintf(out, len, "sine2d F=%d temperature=%g/%g offset=%g%s", m->sine2d_feats, m->sine2d_temperature_y,
                  m->sine2d_temperature_x, m->sine2d_offset, m->sine2d_reads_mask ? " mask" : " all-valid");
+        break;
+    case PECERT_PE_SINCOS2D:
+        snprintf(out, len, "sincos2d %s D=%d temperature=%g",
+                 m->sincos2d_layout == PECERT_SINCOS2D_RT_DETR ? "rt_detr" : "mae", m->sincos2d_dim, m->sincos2d_base);
         break;
     case PECERT_PE_RELPOS2D:
         snprintf(out, len, "relpos2d %s %dx%d%s%s", m->relpos2d_grid_name[0], m->relpos2d_grid[0][0],

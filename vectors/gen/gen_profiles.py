@@ -76,7 +76,8 @@ layers_sliding  FUNCTIONALITY  The encoding of the sliding-window layers: the ro
 window          FUNCTIONALITY  A Swin-family model's square attention window: the
                                relative_position_index its attention class registers for it.
 feature_map     FUNCTIONALITY  A DETR-family model's sine embedding of a feature map (an image padded
-                               at the bottom and right where the model reads the pixel mask).
+                               at the bottom and right where the model reads the pixel mask), or an
+                               RT-DETR-family hybrid encoder's 2-D sin-cos table of one.
 layer_tables    FUNCTIONALITY  The decomposed relative positions of one of the encoder's attention
                                layers, with the tables (their shapes) it builds for its grid, on
                                that grid's row and column strips.
@@ -1040,6 +1041,41 @@ def build_sine2d(ref, vf, profile):
                     {"mask": vf.tensor(mask, "i32")}, {"embedding": vf.tensor(emb, "f32")})
 
 
+# RT-DETR's family (certify_sincos2d.c): model_type -> (config class, hybrid encoder class).
+# The encoder is built from the config as the model builds it, and its own static
+# build_2d_sincos_position_embedding called as its forward calls it, with its own
+# encoder_hidden_dim and positional_encoding_temperature, on small maps: a 3 x 4 and a 4 x 3
+# (non-square: where the layout's numbering shows), while certify.sincos2d.reference takes
+# ref to the maps of 640 x 480 images.
+SINCOS2D_MODELS = {
+    "rt_detr": ("RTDetrConfig", "RTDetrHybridEncoder"), "rt_detr_v2": ("RTDetrV2Config", "RTDetrV2HybridEncoder"),
+    "d_fine": ("DFineConfig", "DFineHybridEncoder"), "omdet-turbo": ("OmDetTurboConfig", "OmDetTurboHybridEncoder"),
+}
+SINCOS2D_MAPS = ((3, 4), (4, 3))
+
+
+def build_sincos2d(ref, vf, profile):
+    """The hybrid encoder's 2-D sin-cos table of small feature maps (eval_size None: the
+    encoder builds it per call; certify refuses a config that sets it)."""
+    mt = profile["config"]["model_type"]
+    cfg_name, enc_name = SINCOS2D_MODELS[mt]
+    cfg_mod, mdl = modules(mt)
+    cfg = make_config(getattr(cfg_mod, cfg_name), profile["config"])
+    encoder = getattr(mdl, enc_name)(cfg)
+    if encoder.eval_size is not None:
+        raise SystemExit(f"{profile['name']}: eval_size {encoder.eval_size}: the encoder adds no table in eval mode")
+    dim, temperature = encoder.encoder_hidden_dim, encoder.positional_encoding_temperature
+    for h, w in SINCOS2D_MAPS:
+        table = encoder.build_2d_sincos_position_embedding(w, h, dim, temperature, device="cpu",
+                                                           dtype=ref.torch.float32)[0].numpy()
+        if table.dtype != np.float32 or table.shape != (h * w, dim):
+            raise AssertionError(f"{mt}: {table.dtype} {table.shape}")
+        vf.add_test("sincos2d.embed", f"{enc_name} table of a {h} x {w} feature map", ["profile", "feature_map"],
+                    source_of(ref, type(encoder), enc_name + ".build_2d_sincos_position_embedding"),
+                    {"embed_dim": dim, "grid_h": h, "grid_w": w, "cls_token": False, "base": temperature,
+                     "layout": "rt_detr"}, {}, {}, {"embedding": vf.tensor(table, "f32")})
+
+
 # The image encoders with decomposed relative positions (certify_relpos2d.c): model_type ->
 # (config class, the tower's key in it or None, module, encoder class, each layer's attention
 # attribute, how the attention adds the bias). The encoder is built from the config as the
@@ -1305,7 +1341,7 @@ SINUSOIDAL_MODELS = {
     "seamless_m4t": ("fairseq", ("max_position_embeddings",), "zero_row"),
     "seamless_m4t_v2": ("fairseq", ("max_position_embeddings",), "zero_row"),
 }
-MODULE_OF.update({"table-transformer": "table_transformer", "grounding-dino": "grounding_dino",
+MODULE_OF.update({"table-transformer": "table_transformer", "grounding-dino": "grounding_dino", "omdet-turbo": "omdet_turbo",
                   "mm-grounding-dino": "mm_grounding_dino", "dab-detr": "dab_detr"})
 MODULE_OF.update({"nllb-moe": "nllb_moe", "kosmos_2_text_model": "kosmos2", "kosmos_2_5_text_model": "kosmos2_5"})
 # Rows recorded at each end of the trained length (the model's whole table would be
@@ -1691,6 +1727,8 @@ def build(ref, gen, vf, profile):
         build_beit(ref, vf, profile)
     elif mt in SINE2D_MODELS:
         build_sine2d(ref, vf, profile)
+    elif mt in SINCOS2D_MODELS:
+        build_sincos2d(ref, vf, profile)
     elif mt in LEARNED_EMBEDDINGS and not profile["config"].get("sinusoidal_pos_embds"):
         build_learned_embeddings(ref, vf, profile)  # DistilBERT's sinusoidal switch: not a learned table
     elif mt in POSITION_MODULES:
