@@ -942,6 +942,13 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_rows, 4096);
     ck_assert_int_eq(model.learned_dim, 128);
     ck_assert(warned_about("n_positions"));
+    /* Trajectory Transformer: pos_emb, block_size 249 rows of n_embd 128,
+     * row p of each call; a cached call's restart at row 0 warned. */
+    parse_ok("{\"model_type\": \"trajectory_transformer\"}");
+    ck_assert_int_eq(model.learned_rows, 249);
+    ck_assert_int_eq(model.learned_dim, 128);
+    ck_assert_int_eq(model.learned_convention, PECERT_LEARNED_PLAIN);
+    ck_assert(warned_about("block_size"));
     /* Perceiver: the text preprocessor's 2048 rows of d_model (the class's
      * defaults), row p; the other preprocessors warned. */
     parse_ok("{\"model_type\": \"perceiver\"}");

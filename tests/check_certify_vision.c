@@ -321,6 +321,21 @@ START_TEST(fixed_tables_count_their_grid)
     ck_assert_int_eq(model.learned_dim, 112);
     ck_assert_int_eq(model.num_heads, 2);
     parse_fails_naming("{\"model_type\": \"hiera\", \"num_heads\": 2}", "num_heads");
+    /* PVT: stage 1's table, (224 // patch_sizes[0] 4)^2 rows of
+     * hidden_sizes[0] 64, heads num_attention_heads[0]; the other stages
+     * warned. */
+    parse_ok("{\"model_type\": \"pvt\"}");
+    ck_assert_int_eq(model.learned_rows, 56 * 56);
+    ck_assert_int_eq(model.learned_dim, 64);
+    ck_assert(warned_about("num_encoder_blocks"));
+    parse_ok("{\"model_type\": \"pvt\", \"image_size\": 512, \"patch_sizes\": [8, 2, 2, 2], "
+             "\"hidden_sizes\": [96, 192, 384, 768], \"num_attention_heads\": [2, 4, 8, 16]}");
+    ck_assert_int_eq(model.learned_rows, 64 * 64);
+    ck_assert_int_eq(model.learned_dim, 96);
+    ck_assert_int_eq(model.num_heads, 2);
+    parse_fails_naming("{\"model_type\": \"pvt\", \"hidden_sizes\": 64}", "hidden_sizes");
+    parse_fails_naming("{\"model_type\": \"pvt\", \"hidden_sizes\": [64], \"num_attention_heads\": [3]}",
+                       "hidden_sizes");
     /* YOLOS: the class row, (512 / 16) x (864 / 16) patches, 100 detection
      * rows after them; the resize to each image and the mid tables warned. */
     parse_ok("{\"model_type\": \"yolos\"}");

@@ -47,6 +47,11 @@
  *   timesformer    TimesformerEmbeddings: ViT's spatial table (class row,
  *       (image_size / patch_size)^2 patches), the same for every frame;
  *       its time table (num_frames rows) named, not certified.
+ *   pvt            PvtPatchEmbeddings of stage 1: (image_size //
+ *       patch_sizes[0])^2 rows of hidden_sizes[0], no class row; its
+ *       interpolate_pos_encoding resizes the table bilinear to the same
+ *       grid (the identity: PVT runs at image_size only); the other
+ *       stages' tables (the last with a class row first) named.
  *   vitpose_backbone  VitPoseBackboneEmbeddings: (h / patch) x (w / patch)
  *       patches, no class token, yet a table of one row more: patch k adds
  *       row k + 1 and row 0 (named: certify checks the table's rows); the
@@ -68,7 +73,9 @@ typedef enum fixed_grid { GRID_SQUARE, GRID_PAIR, GRID_SPECTROGRAM, GRID_VIDEO, 
 typedef struct fixed_table_rule {
     const char *model_type;
     const char *width_key;    /* heads_per_stage: the width (embed_dim)     */
-    int32_t heads_per_stage;  /* Hiera's num_heads, a list: not read        */
+    int32_t heads_per_stage;  /* heads_key a list per stage: its first     */
+    const char *heads_key;    /* heads_per_stage: the heads' list          */
+    int32_t width_per_stage;  /* width_key (and patch_key) lists too: PVT  */
     int32_t hidden_default, heads_default;
     fixed_grid grid;
     int32_t image_h, image_w; /* image_size's default (h = w for a square)  */
@@ -99,6 +106,12 @@ static const char *const yolos_keys[] = {"num_detection_tokens", "use_mid_positi
     "a partial image's rows are bucketized from fractional coordinates (not certified); transformers 4.55-4.57 "     \
     "read a full image at rows [0, 0, 1, .., s-2] per axis (#41190): certify checks row p"
 
+/* PVT's stages after the first: each adds a table of its own, certified
+ * by the same rule at its own size (not checked). */
+#define PVT_STAGES                                                                                                   \
+    "stages 2 to num_encoder_blocks add tables of their own (image_size / 2^(i+1) / patch_sizes[i] a side, the "   \
+    "last a class row first): certify checks stage 1's"
+
 static const fixed_table_rule fixed_rules[] = {
     {.model_type = "audio-spectrogram-transformer", .hidden_default = 768, .heads_default = 12,
      .grid = GRID_SPECTROGRAM, .image_h = 128, .image_w = 1024, .patch_default = 16, .prefix = 2,
@@ -118,7 +131,8 @@ static const fixed_table_rule fixed_rules[] = {
      .patch_default = 1, .prefix = 1, .positional = hybrid_keys, .warn_key = "backbone_featmap_shape",
      .warning = "ViT-hybrid's table is fixed to the backbone's feature map (a caller's interpolate_pos_encoding "
                 "sizes it from the image's pixels over patch_size, which does not run: not certified)"},
-    {.model_type = "hiera", .width_key = "embed_dim", .heads_per_stage = 1, .hidden_default = 96, .heads_default = 1,
+    {.model_type = "hiera", .width_key = "embed_dim", .heads_per_stage = 1, .heads_key = "num_heads",
+     .hidden_default = 96, .heads_default = 1,
      .grid = GRID_PAIR, .image_h = 224, .image_w = 224, .patch_key = "patch_stride", .patch_default = 4,
      .positional = hiera_keys, .warn_key = "patch_stride",
      .warning = "Hiera's table is fixed to image_size / patch_stride (a caller's interpolate_pos_encoding resizes "
@@ -136,6 +150,10 @@ static const fixed_table_rule fixed_rules[] = {
     {.model_type = "smolvlm_vision", .hidden_default = 1152, .heads_default = 16, .grid = GRID_SQUARE,
      .image_h = 224, .image_w = 224, .patch_default = 32, .positional = no_keys, .warn_key = "image_size",
      .warning = NAVIT_ROWS},
+    {.model_type = "pvt", .width_key = "hidden_sizes", .heads_per_stage = 1, .heads_key = "num_attention_heads",
+     .width_per_stage = 1, .hidden_default = 64, .heads_default = 1, .grid = GRID_SQUARE, .image_h = 224,
+     .image_w = 224, .patch_key = "patch_sizes", .patch_default = 4, .positional = no_keys,
+     .warn_key = "num_encoder_blocks", .warning = PVT_STAGES},
     {.model_type = "vitpose_backbone", .hidden_default = 768, .heads_default = 12, .grid = GRID_PAIR,
      .image_h = 256, .image_w = 192, .patch_default = 16, .prefix = 1, .positional = no_keys,
      .warn_key = "patch_size",
@@ -177,6 +195,24 @@ static int read_pair(map_ctx *c, const char *key, int32_t *h, int32_t *w)
         return 0;
     }
     return cfg_fail(c, key, "expected a positive integer or an [h, w] pair of them");
+}
+
+/* The first entry of a list per stage at key (a positive integer), or
+ * dflt when the key is absent. */
+static int read_first_of_stages(map_ctx *c, const char *key, int32_t dflt, int32_t *out)
+{
+    const cJSON *v = cfg_get(c->root, key);
+    *out = dflt;
+    if (v == NULL) {
+        return 0;
+    }
+    const cJSON *first = cJSON_IsArray(v) ? cJSON_GetArrayItem(v, 0) : NULL;
+    if (first == NULL || !cJSON_IsNumber(first) || first->valuedouble < 1 || first->valuedouble > (1 << 20) ||
+        first->valuedouble != (int32_t)first->valuedouble) {
+        return cfg_fail(c, key, "expected a list of positive integers, one per stage");
+    }
+    *out = (int32_t)first->valuedouble;
+    return 0;
 }
 
 /* ViViT's tubelets: tubelet_size [t, h, w] (the class's [2, 16, 16]) over
@@ -287,8 +323,13 @@ static int64_t grid_patches(map_ctx *c, const fixed_table_rule *rule)
     if (rule->grid == GRID_FEATMAP) {
         return featmap_patches(c, rule);
     }
-    if (read_pair(c, "image_size", &h, &w) != 0 || read_pair(c, patch_key, &ph, &pw) != 0) {
+    if (read_pair(c, "image_size", &h, &w) != 0 ||
+        (rule->width_per_stage ? read_first_of_stages(c, patch_key, rule->patch_default, &ph)
+                               : read_pair(c, patch_key, &ph, &pw)) != 0) {
         return -1;
+    }
+    if (rule->width_per_stage) {
+        pw = ph;
     }
     if (rule->grid == GRID_SQUARE && h != w) {
         return cfg_fail(c, "image_size", "[%d, %d]: %s's table is (image_size / %s)^2 rows, a square",
@@ -340,9 +381,10 @@ static int check_switches(map_ctx *c, const fixed_table_rule *rule)
     return 0;
 }
 
-/* The table's width: hidden_size (and the heads that divide it), or
- * Hiera's embed_dim with num_heads a list per stage, the first stage's
- * heads (those of the tokens the table is added to) described. */
+/* The table's width: hidden_size (and the heads that divide it), or, for
+ * the models built in stages, the first stage's (the tokens the table is
+ * added to): Hiera's embed_dim with num_heads a list, PVT's hidden_sizes
+ * and num_attention_heads lists. */
 static int read_width(map_ctx *c, const fixed_table_rule *rule)
 {
     pecert_certify_model *m = c->m;
@@ -351,17 +393,9 @@ static int read_width(map_ctx *c, const fixed_table_rule *rule)
         return cfg_read_heads_or(c, "hidden_size", "num_attention_heads", NULL, rule->hidden_default,
                                  rule->heads_default);
     }
-    m->num_heads = rule->heads_default;
-    const cJSON *heads = cfg_get(c->root, "num_heads");
-    if (heads != NULL) {
-        const cJSON *first = cJSON_IsArray(heads) ? cJSON_GetArrayItem(heads, 0) : NULL;
-        if (first == NULL || !cJSON_IsNumber(first) || first->valuedouble < 1 || first->valuedouble > (1 << 16) ||
-            first->valuedouble != (int32_t)first->valuedouble) {
-            return cfg_fail(c, "num_heads", "expected a list of positive integers, one per stage");
-        }
-        m->num_heads = (int32_t)first->valuedouble;
-    }
-    if (cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width) < 0) {
+    if (read_first_of_stages(c, rule->heads_key, rule->heads_default, &m->num_heads) < 0 ||
+        (rule->width_per_stage ? read_first_of_stages(c, rule->width_key, rule->hidden_default, &width)
+                               : cfg_read_int32(c, c->root, rule->width_key, 1, 1 << 20, &width)) < 0) {
         return -1;
     }
     if (width % m->num_heads != 0) {

@@ -120,6 +120,12 @@ static const learned_rule learned_rules[] = {
      * position_ids of zeros): named. */
     {RULE("decision_transformer", "hidden_size", "n_head", "max_ep_len"), .also_known = dt_keys,
      .hidden_default = 128, .heads_default = 1, .check = check_decision_transformer},
+    /* Trajectory Transformer: pos_emb, a Parameter [1, block_size, n_embd],
+     * sliced [:, :sequence_length] on every call, so a call with
+     * past_key_values reads rows from 0 again (named). */
+    {RULE("trajectory_transformer", "n_embd", "n_head", "block_size"), .hidden_default = 128, .heads_default = 4,
+     .warning = "block_size: pos_emb[:, :sequence_length] on every call: with past_key_values the new tokens read "
+                "rows from 0 again (the cache's length is not added); certify checks row p of one call"},
     /* Perceiver: PerceiverModel takes its inputs as its preprocessor makes
      * them; the released language model's (PerceiverForMaskedLM) is
      * PerceiverTextPreprocessor: max_position_embeddings rows of d_model,
@@ -276,6 +282,7 @@ static const struct {
     {"groupvit_text_model", 77}, {"blip_text_model", 512}, {"xclip_text_model", 77}, {"clipseg_text_model", 77},
     {"align_text_model", 512}, {"flava_text_model", 512}, {"altclip_text_model", 514},
     {"bridgetower_text_model", 514}, {"aimv2_text_model", 77}, {"clap_text_model", 514}, {"canine", 16384}, {"bark", 1024}, {"prophetnet", 512}, {"xlm-prophetnet", 512}, {"layoutlmv2", 512},
+    {"trajectory_transformer", 249},
 };
 
 static int64_t rows_default_of(const char *model_type)

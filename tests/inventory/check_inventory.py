@@ -137,9 +137,21 @@ def layer_features(r):
     return out
 
 
+# Model types whose modeling file shows positions that their own model class never
+# computes (the file is shared with other model types), each with where that was read.
+NO_POSITIONS = {
+    # Blip2QFormerModel (modeling_blip_2.py) builds no embeddings module: its forward takes
+    # query_embeds only, the learned query tokens carry no position; the learned text
+    # table beside it (Blip2TextEmbeddings) is built only by blip-2's retrieval heads.
+    "blip_2_qformer": "Blip2QFormerModel",
+}
+
+
 def families(r):
     """The position encodings the model's code and config show, in words."""
     src, fields = r["source"], r.get("fields", {})
+    if r["model_type"] in NO_POSITIONS:
+        return "none found"
     found = []
     if src["rotary_classes"] or src["apply_functions"] or src.get("rope_code") or "rope_theta" in fields:
         scaling = fields.get("rope_scaling") or {}

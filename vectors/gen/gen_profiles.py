@@ -1254,7 +1254,11 @@ FIXED_TABLES = {
     "decision_transformer": ("DecisionTransformerConfig", "decision_transformer", "DecisionTransformerModel"),
     "vitpose_backbone": ("VitPoseBackboneConfig", "vitpose_backbone", "VitPoseBackboneEmbeddings"),
     "vitdet": ("VitDetConfig", "vitdet", "VitDetEmbeddings"),
+    # The first stage's table, as the encoder builds its patch embeddings from the config.
+    "pvt": ("PvtConfig", "pvt", "PvtEncoder"),
 }
+# Tables held by a part of the module the config builds: model_type -> (the part, its class).
+FIXED_TABLE_PARTS = {"pvt": (lambda encoder: encoder.patch_embeddings[0], "PvtPatchEmbeddings")}
 
 
 def build_fixed_table(ref, vf, profile):
@@ -1267,6 +1271,9 @@ def build_fixed_table(ref, vf, profile):
     mdl = importlib.import_module(f"transformers.models.{module_name}.modeling_{stem}")
     cfg = make_config(getattr(cfg_mod, cls_name), profile["config"])
     module = getattr(mdl, emb_name)(cfg)
+    if mt in FIXED_TABLE_PARTS:
+        part, emb_name = FIXED_TABLE_PARTS[mt]
+        module = part(module)
     attr = next(a for a in ("pos_embed", "position_embeddings", "position_embedding", "embed_timestep")
                 if hasattr(module, a))
     held = getattr(module, attr)
