@@ -1726,6 +1726,32 @@ START_TEST(hunyuan_alpha_is_a_fixed_base)
 }
 END_TEST
 
+/* MEGA's rotary bias: shared_representation_size (64) turned whole at base
+ * 10000 in halves, max_positions rows (2048), one vector per token; with
+ * use_chunking the positions restart per chunk_size; "simple" refused. */
+START_TEST(mega_rotary_bias_maps)
+{
+    parse_ok("{\"model_type\": \"mega\"}");
+    ck_assert_int_eq(model.kind, PECERT_PE_ROPE);
+    ck_assert_int_eq(model.rope.rotary_dim, 64);
+    ck_assert_int_eq(model.rope.head_dim, 64);
+    ck_assert_double_eq(model.rope.rope_theta, 10000.0);
+    ck_assert_int_eq(model.max_position_embeddings, 2048);
+    ck_assert_int_eq(model.pairing, PECERT_PAIRING_SPLIT_HALF);
+    ck_assert(warned_about("relative_positional_bias"));
+    parse_ok("{\"model_type\": \"mega\", \"shared_representation_size\": 128, \"use_chunking\": true,"
+             " \"chunk_size\": 512}");
+    ck_assert_int_eq(model.rope.rotary_dim, 128);
+    ck_assert_int_eq(model.max_position_embeddings, 512);
+    ck_assert(warned_about("use_chunking"));
+    parse_fails_naming("{\"model_type\": \"mega\", \"relative_positional_bias\": \"simple\"}",
+                       "relative_positional_bias");
+    parse_fails_naming("{\"model_type\": \"mega\", \"use_chunking\": true}", "chunk_size");
+    parse_fails_naming("{\"model_type\": \"mega\", \"shared_representation_size\": 63}",
+                       "shared_representation_size");
+}
+END_TEST
+
 /* Falcon's ALiBi attention: ref and fast certify falcon-rw-1b; the port
  * that adds the bias after the score scale (Bloom's order) is caught by
  * certify.alibi.attention and named; a plugin built for ABI 1.4 is never
@@ -1986,7 +2012,7 @@ Suite *make_certify_suite(void)
                                     granite_hybrid_rotates_its_attention_layers,
                                     model_quirks_are_the_model_s,
                                     falcon_is_falcon_attention_s,
-                                    hunyuan_alpha_is_a_fixed_base,
+                                    hunyuan_alpha_is_a_fixed_base, mega_rotary_bias_maps,
                                     falcon_alibi_attention_certifies,
                                     per_layer_certify_reports_each_type,
                                     certify_names_planted_bugs_as_run_does,

@@ -219,6 +219,7 @@ static const model_rule model_rules[] = {
     {"dbrx", cfg_map_dbrx, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"idefics", cfg_map_idefics, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"roformer", cfg_map_roformer, PECERT_PAIRING_INTERLEAVED, 0, 0},
+    {"mega", cfg_map_mega, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"wav2vec2-conformer", cfg_map_conformer_rotary, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"t5", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"wavlm", cfg_map_t5, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -523,6 +524,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
            : map == cfg_map_conformer_rotary ? "RoPE (position_embeddings_type rotary): hidden_size / "
                                                 "num_attention_heads at rotary_embedding_base, split_half, on the "
                                                 "hidden states before the projections; relative refused"
+           : map == cfg_map_mega     ? "RoPE of two learned vectors: shared_representation_size at base 10000, "
+                                       "max_positions (chunk_size with use_chunking); relative_positional_bias rotary"
            : map == cfg_map_roformer ? "RoPE: hidden_size / num_attention_heads at base 10000, adjacent pairs, "
                                        "max_position_embeddings rows; rotary_value warned"
            : map == cfg_map_stacks   ? "RoPE of the encoder and the decoder, which must rotate alike: each stack's "

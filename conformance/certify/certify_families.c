@@ -410,6 +410,60 @@ int cfg_map_roformer(map_ctx *c)
     return 0;
 }
 
+/* MEGA (deprecated/mega, MegaRotaryRelativePositionalBias, the default
+ * relative_positional_bias "rotary"): sin and cos of p * 10000^(-i/h), h =
+ * shared_representation_size / 2, tables of max_positions rows in float32;
+ * rotary() turns [x1 | x2] into [x1 cos - x2 sin | x2 cos + x1 sin] (split
+ * halves) at p = 0 .. L - 1. What it turns is two learned vectors, alpha
+ * and b_param, broadcast over the L tokens: the attention adds rot(alpha,
+ * m) . rot(b_param, n) to its scaled q.k (named). With use_chunking the
+ * bias is built per chunk, so positions restart at 0 in each of
+ * chunk_size tokens. "simple" (a learned scalar per distance) is refused. */
+int cfg_map_mega(map_ctx *c)
+{
+    static const char *const known[] = {"max_positions", "relative_positional_bias", NULL};
+    pecert_certify_model *m = c->m;
+    pecert_rope_config *r = &m->rope;
+    int32_t width = 64;
+    int chunking = 0;
+    int64_t chunk = -1;
+    m->max_position_embeddings = 2048;
+    const cJSON *kind = cfg_get(c->root, "relative_positional_bias");
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 ||
+        cfg_read_int32(c, c->root, "shared_representation_size", 2, 1 << 16, &width) < 0 ||
+        cfg_read_int(c, c->root, "max_positions", "max_positions", 1, (int64_t)1 << 32, &m->max_position_embeddings) < 0 ||
+        cfg_read_bool(c, c->root, "use_chunking", "use_chunking", &chunking) < 0 ||
+        cfg_read_int(c, c->root, "chunk_size", "chunk_size", -1, (int64_t)1 << 32, &chunk) < 0) {
+        return -1;
+    }
+    if (kind != NULL && !(cJSON_IsString(kind) && strcmp(kind->valuestring, "rotary") == 0)) {
+        return cfg_fail(c, "relative_positional_bias", "only \"rotary\" is certified (\"simple\": a learned scalar "
+                        "per relative distance, no family of pecert's)");
+    }
+    if (width % 2 != 0) {
+        return cfg_fail(c, "shared_representation_size", "%d: the rotation splits it in two halves", width);
+    }
+    if (chunking && chunk < 1) {
+        return cfg_fail(c, "chunk_size", "%lld: use_chunking needs a positive chunk_size", (long long)chunk);
+    }
+    m->num_heads = m->num_kv_heads = 1;
+    m->head_dim = width;
+    if (cfg_set_rotary_dim(c, 1.0, "shared_representation_size") != 0) {
+        return -1;
+    }
+    r->struct_size = sizeof(*r);
+    r->rope_theta = 10000.0;
+    if (chunking) {
+        m->max_position_embeddings = chunk;
+        cfg_warn(c, "use_chunking", "the bias is built per chunk: positions restart at 0 in each chunk of %lld "
+                 "tokens", (long long)chunk);
+    }
+    r->max_position_embeddings = m->max_position_embeddings;
+    cfg_warn(c, "relative_positional_bias", "MEGA turns two learned vectors (alpha, b_param), not q and k, and adds "
+             "rot(alpha, m) . rot(b_param, n) to the scores: certify checks that rotation");
+    return 0;
+}
+
 /* Wav2Vec2-Conformer (Wav2Vec2ConformerConfig) with position_embeddings_type
  * "rotary": Wav2Vec2ConformerRotaryPositionalEmbedding, default RoPE over
  * hidden_size / num_attention_heads at base rotary_embedding_base, cos and

@@ -166,6 +166,7 @@ int cfg_map_object(pecert_certify_model *out, const cJSON *root, const char *nam
 int cfg_map_vision(map_ctx *c, const char *model_type);
 int cfg_map_rope2d_tower(map_ctx *c);
 int cfg_map_roformer(map_ctx *c);
+int cfg_map_mega(map_ctx *c);
 int cfg_map_fixed_table(map_ctx *c);
 /* An encoder-decoder whose stacks are nested configs (certify_stacks.c),
  * and the rule that maps one stack (certify_config.c). */

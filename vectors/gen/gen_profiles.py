@@ -251,7 +251,7 @@ HEADS = 2
 
 
 # Model types whose classes live under transformers.models.deprecated.
-DEPRECATED = {"open-llama": "open_llama", "deta": "deta"}
+DEPRECATED = {"open-llama": "open_llama", "deta": "deta", "mega": "mega"}
 # Model types whose files are not named after them: (package, file stem).
 FILES_OF = {"donut-swin": ("donut", "donut_swin"), "maskformer-swin": ("maskformer", "maskformer_swin"),
             "modernbert-decoder": ("modernbert_decoder", "modernbert_decoder"),
@@ -764,6 +764,38 @@ def build_roformer(ref, vf, profile):
                 config, {"seq_len": 0, "pairing": "interleaved"},
                 {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
                 {"out": vf.tensor(out.numpy(), "f32")})
+
+
+def build_mega(ref, vf, profile):
+    """MEGA: MegaRotaryRelativePositionalBias's sin and cos tables (max_positions rows of
+    shared_representation_size / 2, built in __init__) at rows 0, 1, n-2, n-1, and its
+    rotary() turning rows of a sequence of n at those positions (one head: the vectors it
+    turns are alpha and b_param, each one row per token)."""
+    torch = ref.torch
+    cfg_mod, mdl = modules("mega")
+    cfg = make_config(cfg_mod.MegaConfig, profile["config"])
+    bias = mdl.MegaRotaryRelativePositionalBias(cfg)
+    n_pos, d = bias.sine.shape[0], cfg.shared_representation_size
+    config = {"rope_type": "default", "rope_theta": 10000, "head_dim": d, "rotary_dim": d,
+              "max_position_embeddings": n_pos}
+    pos = [0, 1, n_pos - 2, n_pos - 1]
+    vf.add_test("rope.cos_sin", "the sine and cosine tables' rows 0, 1, n-2, n-1 (n = max_positions)",
+                ["profile", "boundary"],
+                source_of(ref, mdl.MegaRotaryRelativePositionalBias,
+                          "MegaRotaryRelativePositionalBias.get_sinusoid_embeddings"),
+                config, {"seq_len": 0}, {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64")},
+                {"cos": vf.tensor(bias.cosine[pos].numpy(), "f32"), "sin": vf.tensor(bias.sine[pos].numpy(), "f32")})
+    comment = "rotary() of a sequence of max_positions rows, at 0, 1, n-2, n-1"
+    x = famgen.seeded_normal(f"{vf.name}/{comment}", (len(pos), 1, d))
+    rows = torch.zeros(n_pos, d)
+    rows[pos] = torch.from_numpy(x[:, 0].copy())
+    with torch.no_grad():
+        out = bias.rotary(rows)[pos]
+    vf.add_test("rope.apply", comment, ["profile", "boundary"],
+                source_of(ref, mdl.MegaRotaryRelativePositionalBias, "MegaRotaryRelativePositionalBias.rotary"),
+                config, {"seq_len": 0, "pairing": "split_half"},
+                {"positions": vf.tensor(np.asarray(pos, dtype=np.int64), "i64"), "x": vf.tensor(x, "f32")},
+                {"out": vf.tensor(out.numpy()[:, None, :], "f32")})
 
 
 def build_conformer_rotary(ref, vf, profile):
@@ -1705,6 +1737,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "roformer":
         build_roformer(ref, vf, profile)
+        return True
+    if mt == "mega":
+        build_mega(ref, vf, profile)
         return True
     if mt in RELPOS2D_MODELS and (mt != "vitdet" or profile["config"].get("use_relative_position_embeddings")):
         build_relpos2d(ref, vf, profile)
