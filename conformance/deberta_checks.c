@@ -312,6 +312,38 @@ static void explain(pecert_check_result *r, const deberta_call *c, const pecert_
     name_the_explaining(r, explains);
 }
 
+/* The expected bias, element by element: the official vectors' or ref's. */
+typedef double (*want_at_fn)(const void *want, int64_t e);
+
+static double vtensor_at(const void *want, int64_t e)
+{
+    return pecert_vtensor_get(want, e);
+}
+
+static double out_at(const void *want, int64_t e)
+{
+    return pecert_out_get(want, e);
+}
+
+/* got against want under the model's bound (buf: the model's 2 n values),
+ * a failure replayed. */
+static void judge(pecert_check_result *r, const deberta_call *c, const pecert_out_buf *got, want_at_fn want_at,
+                  const void *want, double *buf, const char *where)
+{
+    int64_t n = got->n;
+    static const deberta_reading right = {0};
+    model(c, &right, buf, buf + n);
+    pecert_case_worst w;
+    pecert_case_worst_init(&w);
+    for (int64_t e = 0; e < n; e++) {
+        pecert_case_worst_add(&w, e, pecert_out_get(got, e), want_at(want, e), buf[n + e]);
+    }
+    finish_case(r, &w, c, where);
+    if (w.n_bad > 0) {
+        explain(r, c, got, buf, buf + n);
+    }
+}
+
 /* ---- deberta.bias.golden ------------------------------------------------------------------ */
 
 static void golden_case(const pecert_check_env *env, pecert_check_result *r, const pecert_vtest *t, const char *where)
@@ -325,19 +357,7 @@ static void golden_case(const pecert_check_env *env, pecert_check_result *r, con
     pecert_out_buf got;
     double *buf = run_on(env, &env->plugin, r, &c, &got, where) ? model_buffers(r, &c, where) : NULL;
     if (buf != NULL) {
-        const pecert_vtensor *want = pecert_vtest_output(t, "bias");
-        int64_t n = got.n;
-        static const deberta_reading right = {0};
-        model(&c, &right, buf, buf + n);
-        pecert_case_worst w;
-        pecert_case_worst_init(&w);
-        for (int64_t e = 0; e < n; e++) {
-            pecert_case_worst_add(&w, e, pecert_out_get(&got, e), pecert_vtensor_get(want, e), buf[n + e]);
-        }
-        finish_case(r, &w, &c, where);
-        if (w.n_bad > 0) {
-            explain(r, &c, &got, buf, buf + n);
-        }
+        judge(r, &c, &got, vtensor_at, pecert_vtest_output(t, "bias"), buf, where);
         free(buf);
         pecert_out_free(&got);
     }
@@ -353,6 +373,52 @@ const pecert_check pecert_check_deberta_bias_golden = {
     PECERT_ID_DEBERTA_BIAS_GOLDEN,
     "DeBERTa's disentangled c2p + p2c bias (v1, v2/v3 log buckets) equals transformers' outputs",
     PECERT_NEED_DEBERTA, run_bias_golden};
+
+/* ---- against the oracle (certify) --------------------------------------------------------- */
+
+/* A call of sizes {n, L, d, heads} at the buckets, span and terms given,
+ * its inputs uniform in [-1, 1) from seed. */
+static int call_seeded(deberta_call *c, const int64_t sizes[4], int64_t bucket_size, int64_t max_position,
+                       uint32_t terms, uint64_t seed)
+{
+    memset(c, 0, sizeof(*c));
+    c->n = sizes[0], c->len = sizes[1], c->d = sizes[2], c->heads = sizes[3];
+    c->bucket_size = bucket_size, c->max_position = max_position, c->terms = terms;
+    int64_t nq = c->n * c->len * c->d, table = c->heads * 2 * span_of(c) * c->d;
+    float **parts[4] = {&c->q, &c->k, &c->pos_key, &c->pos_query};
+    int64_t lens[4] = {nq, nq, table, table};
+    pecert_rng rng = {seed};
+    for (int k = 0; k < 4; k++) {
+        *parts[k] = malloc((size_t)lens[k] * sizeof(float));
+        for (int64_t i = 0; *parts[k] != NULL && i < lens[k]; i++) {
+            (*parts[k])[i] = pecert_rng_float(&rng);
+        }
+        if (*parts[k] == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void pecert_deberta_against_oracle(const pecert_check_env *env, pecert_check_result *r, const int64_t sizes[4],
+                                   int64_t bucket_size, int64_t max_position, uint32_t terms, uint64_t seed,
+                                   const char *where)
+{
+    deberta_call c;
+    pecert_out_buf want, got;
+    if (!call_seeded(&c, sizes, bucket_size, max_position, terms, seed)) {
+        pecert_case_fail(r, where, "out of memory");
+    } else if (run_on(env, &env->oracle, r, &c, &want, where)) {
+        double *buf = model_buffers(r, &c, where);
+        if (buf != NULL && run_on(env, &env->plugin, r, &c, &got, where)) {
+            judge(r, &c, &got, out_at, &want, buf, where);
+            pecert_out_free(&got);
+        }
+        free(buf);
+        pecert_out_free(&want);
+    }
+    call_free(&c);
+}
 
 /* ---- deberta.index.golden ----------------------------------------------------------------- */
 

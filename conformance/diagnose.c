@@ -773,7 +773,8 @@ static void diagnose_relpos2d(pecert_run_results *run)
  * port's, else the values. */
 static void diagnose_deberta(pecert_run_results *run)
 {
-    static const char *const checks[] = {PECERT_ID_DEBERTA_INDEX_GOLDEN, PECERT_ID_DEBERTA_BIAS_GOLDEN};
+    static const char *const checks[] = {PECERT_ID_DEBERTA_INDEX_GOLDEN, PECERT_ID_DEBERTA_BIAS_GOLDEN,
+                                         PECERT_ID_CERTIFY_DEBERTA_REFERENCE};
     static const struct {
         const char *symptom, *id, *evidence, *lead;
     } readings[] = {
@@ -810,8 +811,8 @@ static void diagnose_deberta(pecert_run_results *run)
         add(run, "deberta_rows", "deberta.index.golden fails",
             "DeBERTa's relative positions read the wrong table rows in a way no released misreading explains: "
             "read the details of deberta.index.golden");
-    } else if (failed(run, PECERT_ID_DEBERTA_BIAS_GOLDEN)) {
-        add(run, "deberta_values", "deberta.bias.golden fails with the rows right",
+    } else if (failed(run, PECERT_ID_DEBERTA_BIAS_GOLDEN) || failed(run, PECERT_ID_CERTIFY_DEBERTA_REFERENCE)) {
+        add(run, "deberta_values", "deberta.bias.golden or certify.deberta.reference fails with the rows right",
             "DeBERTa's c2p/p2c bias wrong with the right table rows: the scale sqrt(d sf), the terms asked for, "
             "or the tables per head (row n reads table n mod H)");
     }

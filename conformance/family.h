@@ -372,6 +372,14 @@ extern const pecert_check pecert_check_deberta_bias_golden;
 #define PECERT_ID_DEBERTA_BIAS_GOLDEN "deberta.bias.golden"
 extern const pecert_check pecert_check_deberta_index_golden;
 #define PECERT_ID_DEBERTA_INDEX_GOLDEN "deberta.index.golden"
+/* The plugin's deberta_bias against the oracle's on seeded inputs of
+ * sizes {n, L, d, heads} at the buckets, max_position and terms
+ * (PECERT_DEBERTA_*) given, under deberta.bias.golden's bound
+ * (TOLERANCES.md), one case; a failure replayed as the golden check
+ * replays it. */
+void pecert_deberta_against_oracle(const pecert_check_env *env, pecert_check_result *r, const int64_t sizes[4],
+                                   int64_t bucket_size, int64_t max_position, uint32_t terms, uint64_t seed,
+                                   const char *where);
 /* Symptoms they leave, read by diagnose.c: deberta_checks.c: the
  * misreading whose replay reproduces the plugin's output. */
 #define PECERT_SYMPTOM_DEBERTA_P2C_SIGN        "deberta:p2c_sign"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "certify_config.h"
 #include "checks.h"
 #include "fast_handle.h"
 #include "suites.h"
@@ -191,8 +192,82 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* ---- certify: a checkpoint's pos_att_type, buckets and span ------------------------------- */
+
+static pecert_certify_model model;
+static char err[1024];
+
+/* DebertaV2Config / DebertaConfig read as DisentangledSelfAttention reads
+ * them (certify_deberta.c): max_relative_positions -1 is
+ * max_position_embeddings, position_buckets -1 none, pos_att_type a list or
+ * a "|" string in any case; relative_attention false is the absolute
+ * table. */
+START_TEST(test_certify_mapping)
+{
+    test_certify_parse_ok(&model, "{\"model_type\": \"deberta-v2\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                          " \"relative_attention\": true, \"position_buckets\": 256, \"pos_att_type\": [\"p2c\", \"c2p\"],"
+                          " \"position_biased_input\": false}", err, sizeof(err));
+    ck_assert_int_eq(model.kind, PECERT_PE_DEBERTA);
+    ck_assert_int_eq(model.deberta_bucket_size, 256);
+    ck_assert_int_eq(model.deberta_max_position, 512);
+    ck_assert_int_eq(model.deberta_terms, PECERT_DEBERTA_C2P | PECERT_DEBERTA_P2C);
+    ck_assert_int_eq(model.head_dim, 64);
+    test_certify_parse_ok(&model, "{\"model_type\": \"deberta\", \"relative_attention\": true, \"pos_att_type\": \"C2P\","
+                          " \"max_relative_positions\": 128, \"position_buckets\": 64}", err, sizeof(err));
+    ck_assert_int_eq(model.deberta_bucket_size, -1); /* v1 reads no buckets */
+    ck_assert_int_eq(model.deberta_max_position, 128);
+    ck_assert_int_eq(model.deberta_terms, PECERT_DEBERTA_C2P);
+    ck_assert(test_certify_warned_about(&model, "position_buckets"));
+    ck_assert(test_certify_warned_about(&model, "position_biased_input"));
+    test_certify_parse_ok(&model, "{\"model_type\": \"deberta-v2\", \"hidden_size\": 1536, \"num_attention_heads\": 24,"
+                          " \"attention_head_size\": 128, \"relative_attention\": true, \"pos_att_type\": \"p2c\"}",
+                          err, sizeof(err));
+    ck_assert_int_eq(model.head_dim, 128);
+    ck_assert_int_eq(model.deberta_terms, PECERT_DEBERTA_P2C);
+    test_certify_parse_ok(&model, "{\"model_type\": \"deberta-v2\", \"hidden_size\": 768, \"num_attention_heads\": 12}",
+                          err, sizeof(err));
+    ck_assert_int_eq(model.kind, PECERT_PE_LEARNED);
+    static const char *const refused[][2] = {
+        {"{\"model_type\": \"deberta-v2\", \"relative_attention\": true}", "pos_att_type"},
+        {"{\"model_type\": \"deberta-v2\", \"relative_attention\": true, \"pos_att_type\": \"c2p|p2p\"}", "pos_att_type"},
+        {"{\"model_type\": \"deberta-v2\", \"relative_attention\": true, \"pos_att_type\": \"c2p\","
+         " \"position_buckets\": 255}", "position_buckets"},
+        {"{\"model_type\": \"deberta-v2\", \"relative_attention\": true, \"pos_att_type\": \"c2p\","
+         " \"position_buckets\": 1024}", "position_buckets"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        test_certify_parse_fails_naming(&model, refused[i][0], refused[i][1], err, sizeof(err));
+    }
+}
+END_TEST
+
+/* ref, fast and an honest float32 engine certify DeBERTa-v3's and v1's
+ * settings; every released port's bug is caught and named by certify. */
+START_TEST(test_certify_runs)
+{
+    static const char v3[] = "{\"model_type\": \"deberta-v2\", \"hidden_size\": 768, \"num_attention_heads\": 12,"
+                             " \"relative_attention\": true, \"position_buckets\": 256, \"pos_att_type\": \"p2c|c2p\","
+                             " \"position_biased_input\": false}";
+    static const char v1[] = "{\"model_type\": \"deberta\", \"relative_attention\": true, \"pos_att_type\": \"c2p|p2c\","
+                             " \"position_biased_input\": false}";
+    static const test_certify_case cases[] = {
+        {v3, "ref", ""},
+        {v3, "fast", ""},
+        {v1, "fast", ""},
+        {v3, "honest/official_f32", ""},
+        {v3, "mutants/deberta_p2c_sign_flipped", "deberta_p2c_sign"},
+        {v3, "mutants/deberta_length_as_max_position", "deberta_length_as_max_position"},
+        {v3, "mutants-f32/deberta_integer_ratio", "deberta_integer_ratio"},
+        {v1, "mutants/deberta_c2p_no_span", "deberta_c2p_no_span"},
+        {v1, "mutants-f32/deberta_scale_no_sqrt", "deberta_scale_no_sqrt"},
+    };
+    test_certify_expect_leads(&model, cases, sizeof(cases) / sizeof(cases[0]));
+}
+END_TEST
+
 Suite *make_deberta_suite(void)
 {
     return test_suite_of("deberta",
-                         TEST_TCASE("deberta", 60, test_on_paper, test_both_terms_on_paper, test_refusals), NULL);
+                         TEST_TCASE("deberta", 60, test_on_paper, test_both_terms_on_paper, test_refusals),
+                         TEST_TCASE("certify", 300, test_certify_mapping, test_certify_runs), NULL);
 }

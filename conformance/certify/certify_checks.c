@@ -166,6 +166,18 @@ static void compare_values(pecert_check_result *r, const char *where, const pece
     if (strcmp(t->op, "relpos2d.bias") == 0) {
         compare_relpos2d(r, where, t, m);
     }
+    if (strcmp(t->op, "deberta.bias") == 0 || strcmp(t->op, "deberta.relpos") == 0) {
+        compare_field(r, where, "DeBERTa position_buckets", (double)m->deberta_bucket_size,
+                      (double)(pecert_vtest_int(t, "bucket_size", -1) > 0 ? pecert_vtest_int(t, "bucket_size", -1) : -1));
+        compare_field(r, where, "DeBERTa max_relative_positions", (double)m->deberta_max_position,
+                      (double)pecert_vtest_int(t, "max_position", 0));
+    }
+    if (strcmp(t->op, "deberta.bias") == 0) {
+        static const uint32_t by_enum[] = {PECERT_DEBERTA_C2P, PECERT_DEBERTA_P2C, PECERT_DEBERTA_C2P | PECERT_DEBERTA_P2C};
+        int64_t e = pecert_vtest_int(t, "terms", 2);
+        compare_field(r, where, "DeBERTa pos_att_type terms", m->deberta_terms, by_enum[e >= 0 && e < 3 ? e : 2]);
+        compare_field(r, where, "DeBERTa head size", m->head_dim, (double)pecert_vtest_input(t, "q")->shape[2]);
+    }
     if (strcmp(t->op, "sincos2d.embed") == 0) {
         compare_field(r, where, "2-D sin-cos width (encoder_hidden_dim)", m->sincos2d_dim,
                       (double)pecert_vtest_int(t, "embed_dim", 0));
@@ -870,6 +882,7 @@ static const pecert_check *const certify_checks[] = {
     &pecert_check_certify_swin_reference,
     &pecert_check_certify_sine2d_reference,
     &pecert_check_certify_sincos2d_reference,
+    &pecert_check_certify_deberta_reference,
     &pecert_check_certify_relpos2d_reference,
     &pecert_check_certify_rope2d_reference,
     &pecert_check_certify_posinterp_reference,

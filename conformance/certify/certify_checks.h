@@ -56,6 +56,8 @@ extern const pecert_check pecert_check_certify_sine2d_reference; /* certify_sine
 #define PECERT_ID_CERTIFY_SINE2D_REFERENCE "certify.sine2d.reference"
 extern const pecert_check pecert_check_certify_sincos2d_reference; /* certify_sincos2d_checks.c */
 #define PECERT_ID_CERTIFY_SINCOS2D_REFERENCE "certify.sincos2d.reference"
+extern const pecert_check pecert_check_certify_deberta_reference; /* certify_deberta_checks.c */
+#define PECERT_ID_CERTIFY_DEBERTA_REFERENCE "certify.deberta.reference"
 extern const pecert_check pecert_check_certify_relpos2d_reference; /* certify_relpos2d_checks.c */
 #define PECERT_ID_CERTIFY_RELPOS2D_REFERENCE "certify.relpos2d.reference"
 

@@ -338,8 +338,8 @@ static const model_rule model_rules[] = {
     {"squeezebert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"layoutlm", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"visual_bert", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
-    {"deberta", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
-    {"deberta-v2", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deberta", cfg_map_deberta, PECERT_PAIRING_SPLIT_HALF, 0, 0},
+    {"deberta-v2", cfg_map_deberta, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"gpt_bigcode", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"openai-gpt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
     {"imagegpt", cfg_map_learned_text, PECERT_PAIRING_SPLIT_HALF, 0, 0},
@@ -513,6 +513,8 @@ static const char *mapping_words(const char *model_type, int (*map)(map_ctx *c))
                                        "entries named"
            : map == cfg_map_sine2d   ? "DETR sine embedding from the pixel mask: the width's half per axis "
                                        "(d_model, hidden_size, hidden_dim), temperatures, Deformable DETR's offset"
+           : map == cfg_map_deberta  ? "learned: max_position_embeddings rows; with relative_attention, the "
+                                       "disentangled bias: pos_att_type, position_buckets, max_relative_positions"
            : map == cfg_map_sincos2d ? "RT-DETR's 2-D sin-cos table per feature map: encoder_hidden_dim, "
                                        "positional_encoding_temperature; eval_size must be null"
            : map == cfg_map_relpos2d ? "decomposed relative positions: each attention grid (window_size, "
@@ -929,6 +931,6 @@ int pecert_certify_parse(pecert_certify_model *out, const char *json_text, const
 const char *pecert_pe_kind_name(pecert_pe_kind kind)
 {
     static const char *const names[] = {"rope",   "mrope",      "alibi", "t5",     "learned",  "rope2d",
-                                        "sinusoidal", "swin", "sine2d", "relpos2d", "sincos2d"};
-    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_SINCOS2D ? names[kind] : "?";
+                                        "sinusoidal", "swin", "sine2d", "relpos2d", "sincos2d", "deberta"};
+    return kind >= PECERT_PE_ROPE && kind <= PECERT_PE_DEBERTA ? names[kind] : "?";
 }

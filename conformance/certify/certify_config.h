@@ -31,7 +31,8 @@ typedef enum pecert_pe_kind {
     PECERT_PE_SWIN,       /* windowed relative-position bias index (Swin)   */
     PECERT_PE_SINE2D,     /* DETR's 2-D sine embedding from a pixel mask    */
     PECERT_PE_RELPOS2D,   /* SAM's decomposed relative positions (MViTv2)  */
-    PECERT_PE_SINCOS2D    /* RT-DETR's 2-D sin-cos table per feature map   */
+    PECERT_PE_SINCOS2D,   /* RT-DETR's 2-D sin-cos table per feature map   */
+    PECERT_PE_DEBERTA     /* DeBERTa's disentangled relative positions     */
 } pecert_pe_kind;
 
 /* LongRoPE factor lists longer than this (rotary_dim > 1024) are refused. */
@@ -166,6 +167,13 @@ typedef struct pecert_certify_model {
     int32_t sincos2d_dim;
     double sincos2d_base;
     pecert_sincos2d_layout sincos2d_layout;
+    /* DEBERTA: the disentangled attention bias (plugin.h,
+     * pecert_deberta_args): the log buckets (bucket_size, -1 for none),
+     * the distance they spread over (max_position), and the terms
+     * (PECERT_DEBERTA_C2P | P2C) the checkpoint's pos_att_type asks. */
+    int64_t deberta_bucket_size;
+    int64_t deberta_max_position;
+    uint32_t deberta_terms;
     /* RELPOS2D: the decomposed relative positions of SAM's image encoder
      * and its family (plugin.h, pecert_relpos2d_args): the grids its
      * layers attend over ("window": a window's side, "global": the

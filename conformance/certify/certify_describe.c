@@ -273,6 +273,20 @@ size_t pecert_certify_describe(char *out, size_t len, const pecert_certify_model
     case PECERT_PE_SINE2D:
         describe_sine2d(&b, m);
         break;
+    case PECERT_PE_DEBERTA:
+        put(&b, "  %-34s %s%s%s over %s\n", "disentangled attention bias",
+            (m->deberta_terms & PECERT_DEBERTA_C2P) ? "c2p" : "", m->deberta_terms == 3u ? " + " : "",
+            (m->deberta_terms & PECERT_DEBERTA_P2C) ? "p2c" : "",
+            m->deberta_bucket_size > 0 ? "log buckets" : "the clamped distance");
+        if (m->deberta_bucket_size > 0) {
+            put(&b, "  %-34s %lld buckets over max_relative_positions %lld: table rows 2 x %lld\n", "relative positions",
+                (long long)m->deberta_bucket_size, (long long)m->deberta_max_position,
+                (long long)m->deberta_bucket_size);
+        } else {
+            put(&b, "  %-34s i - j, table rows 2 x %lld (max_relative_positions)\n", "relative positions",
+                (long long)m->deberta_max_position);
+        }
+        break;
     case PECERT_PE_SINCOS2D:
         put(&b, "  %-34s %d channels: sin | cos of a, then of b, at %g^(-i/%d)\n", "2-D sin-cos table",
             m->sincos2d_dim, m->sincos2d_base, m->sincos2d_dim / 4);
@@ -352,6 +366,11 @@ void pecert_certify_label(char *out, size_t len, const pecert_certify_model *m)
     case PECERT_PE_SINE2D:
         snprintf(out, len, "sine2d F=%d temperature=%g/%g offset=%g%s", m->sine2d_feats, m->sine2d_temperature_y,
                  m->sine2d_temperature_x, m->sine2d_offset, m->sine2d_reads_mask ? " mask" : " all-valid");
+        break;
+    case PECERT_PE_DEBERTA:
+        snprintf(out, len, "deberta buckets=%lld max=%lld %s", (long long)m->deberta_bucket_size,
+                 (long long)m->deberta_max_position,
+                 m->deberta_terms == 3u ? "c2p|p2c" : m->deberta_terms == PECERT_DEBERTA_C2P ? "c2p" : "p2c");
         break;
     case PECERT_PE_SINCOS2D:
         snprintf(out, len, "sincos2d %s D=%d temperature=%g",

@@ -21,7 +21,7 @@
 #define TURNS PECERT_PLAN_TURNS
 #define MASK PECERT_PLAN_MASK
 #define ROPES ((1u << PECERT_PE_ROPE) | (1u << PECERT_PE_MROPE))
-#define ALL_KINDS ((1u << (PECERT_PE_SINCOS2D + 1)) - 1u) /* every pecert_pe_kind */
+#define ALL_KINDS ((1u << (PECERT_PE_DEBERTA + 1)) - 1u) /* every pecert_pe_kind */
 #define VISION (1u << PECERT_PE_ROPE2D)
 
 const pecert_plan_entry pecert_certify_plan[] = {
@@ -74,6 +74,9 @@ const pecert_plan_entry pecert_certify_plan[] = {
     {&pecert_check_relpos2d_golden, FILES_RECORDED, 1u << PECERT_PE_RELPOS2D, "relpos2d.bias", 0, ROTARY},
     {&pecert_check_certify_sincos2d_reference, FILES_CHECKPOINT, 1u << PECERT_PE_SINCOS2D, NULL, 1, ROTARY},
     {&pecert_check_sincos2d_golden, FILES_RECORDED, 1u << PECERT_PE_SINCOS2D, "sincos2d.embed", 0, ROTARY},
+    {&pecert_check_certify_deberta_reference, FILES_CHECKPOINT, 1u << PECERT_PE_DEBERTA, NULL, 1, ROTARY},
+    {&pecert_check_deberta_bias_golden, FILES_RECORDED, 1u << PECERT_PE_DEBERTA, "deberta.bias", 0, ROTARY},
+    {&pecert_check_deberta_index_golden, FILES_RECORDED, 1u << PECERT_PE_DEBERTA, "deberta.relpos", 0, ROTARY},
     /* The vision tower (the @vision pass): its 2-D RoPE against ref at the
      * tower's parameters and grids, and against the tower's own outputs
      * when the profile vectors recorded them. */

@@ -117,6 +117,9 @@ int cfg_map_sine2d(map_ctx *c);
 int cfg_is_sine2d_type(const char *model_type);
 /* RT-DETR's family's 2-D sin-cos table (certify_sincos2d.c). */
 int cfg_map_sincos2d(map_ctx *c);
+/* DeBERTa's disentangled relative positions, else its absolute table
+ * (certify_deberta.c). */
+int cfg_map_deberta(map_ctx *c);
 int cfg_map_relpos2d(map_ctx *c);
 int cfg_is_relpos2d_type(const char *model_type);
 int cfg_map_t5(map_ctx *c);

@@ -798,6 +798,44 @@ def build_mega(ref, vf, profile):
                 {"out": vf.tensor(out.numpy()[:, None, :], "f32")})
 
 
+def build_deberta(ref, vf, profile):
+    """DeBERTa with relative_attention: the relative positions its encoder builds (one query
+    against 600 keys: every distance up to 599, past max_relative_positions) and layer 0's
+    disentangled bias of 140 tokens (past the 128 exact distances of 256 buckets), by
+    gen_deberta.py's runners: the model's own DisentangledSelfAttention (v2/v3) or
+    disentangled_att_bias (v1), built at the profile's head size, buckets, span, terms and
+    share_att_key with two heads, every parameter seeded."""
+    import gen_deberta
+    s = gen_deberta.Sources(ref)
+    cfg = profile["config"]
+    v2 = cfg["model_type"] == "deberta-v2"
+    d = cfg.get("attention_head_size") or cfg["hidden_size"] // cfg["num_attention_heads"]
+    kinds = cfg.get("pos_att_type") or []
+    kinds = [x.strip() for x in kinds.lower().split("|")] if isinstance(kinds, str) else [x.lower() for x in kinds]
+    terms = "|".join(t for t in ("c2p", "p2c") if t in kinds)
+    label = f"{vf.name}/bias"
+    if v2:
+        out = gen_deberta.run_v2(s, label, 2, 2, 140, d, cfg.get("position_buckets", -1),
+                                 cfg.get("max_relative_positions", -1), terms, bool(cfg.get("share_att_key")), kinds)
+    else:
+        if terms != "c2p|p2c" or cfg.get("max_relative_positions", -1) >= 1:
+            raise SystemExit(f"{profile['name']}: gen_deberta's v1 runner builds c2p|p2c at span 512 only")
+        out = gen_deberta.run_v1(s, label, 2, 1, 140, d)
+    config, q, k, pos_key, pos_query, bias, _ = out
+    vf.add_test("deberta.bias", "layer 0's disentangled bias of 140 tokens (2 heads)", ["profile", "boundary"],
+                gen_deberta.SRC_V2 if v2 else gen_deberta.SRC_V1, config, {},
+                {"q": vf.tensor(q, "f32"), "k": vf.tensor(k, "f32"), "pos_key": vf.tensor(pos_key, "f32"),
+                 "pos_query": vf.tensor(pos_query, "f32")}, {"bias": vf.tensor(bias, "f32")})
+    bucket_size, max_position = config["bucket_size"], config["max_position"]
+    torch = ref.torch
+    rel = s.m2.build_relative_position(torch.zeros((1, 1, 1)), torch.zeros((1, 600, 1)), bucket_size, max_position)
+    got = rel[0].numpy().copy()
+    gen_deberta.check_buckets(profile["name"], got, 1, 600, bucket_size, max_position)
+    vf.add_test("deberta.relpos", "one query against 600 keys: r = 0 .. -599", ["profile", "boundary"],
+                gen_deberta.SRC_RELPOS, {"bucket_size": bucket_size, "max_position": max_position, "q_len": 1,
+                                         "k_len": 600}, {}, {}, {"relative_pos": vf.tensor(got, "i64")})
+
+
 def build_conformer_rotary(ref, vf, profile):
     """Wav2Vec2-Conformer's rotary (position_embeddings_type rotary): the cos and sin
     Wav2Vec2ConformerRotaryPositionalEmbedding computes for a sequence of
@@ -1740,6 +1778,9 @@ def build(ref, gen, vf, profile):
         return True
     if mt == "mega":
         build_mega(ref, vf, profile)
+        return True
+    if mt in ("deberta", "deberta-v2") and profile["config"].get("relative_attention"):
+        build_deberta(ref, vf, profile)
         return True
     if mt in RELPOS2D_MODELS and (mt != "vitdet" or profile["config"].get("use_relative_position_embeddings")):
         build_relpos2d(ref, vf, profile)
