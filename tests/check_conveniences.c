@@ -191,16 +191,16 @@ START_TEST(mistyped_names_get_a_suggestion)
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --profile zzzzzzzz --impl ref"), 2);
     ck_assert_msg(strstr(out, "did you mean") == NULL, "%.4000s", out);
     /* A model_type written another way is named; a real model type a letter
-     * from a mapped one (pvt, vit) is another model: no guess. */
+     * from a mapped one (sam2, sam) is another model: no guess. */
     char config[] = "/tmp/pecert-mt-XXXXXX";
     test_make_temp_file(config);
     test_write_text(config, "{\"model_type\": \"Qwen2-MoE\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
     ck_assert_msg(strstr(out, "'Qwen2-MoE' has no mapping in pecert (did you mean 'qwen2_moe'?)") != NULL, "%.4000s",
                   out);
-    test_write_text(config, "{\"model_type\": \"pvt\"}");
+    test_write_text(config, "{\"model_type\": \"sam2\"}");
     ck_assert_int_eq(test_pecert(out, sizeof(out), "certify --config %s --print", config), 2);
-    ck_assert_msg(strstr(out, "'pvt' has no mapping") != NULL && strstr(out, "did you mean") == NULL, "%.4000s",
+    ck_assert_msg(strstr(out, "'sam2' has no mapping") != NULL && strstr(out, "did you mean") == NULL, "%.4000s",
                   out);
     unlink(config);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "help"), 0);
