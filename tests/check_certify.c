@@ -942,6 +942,19 @@ START_TEST(learned_rules_read_each_models_keys)
     ck_assert_int_eq(model.learned_rows, 4096);
     ck_assert_int_eq(model.learned_dim, 128);
     ck_assert(warned_about("n_positions"));
+    /* Keys of older releases no v4.57.6 class reads, kept by released
+     * config.json files (blenderbot-400M-distill's extra_pos_embeddings,
+     * prophetnet-large-uncased's per-stack lengths): warned, ignored. */
+    parse_ok("{\"model_type\": \"blenderbot\", \"d_model\": 1280, \"encoder_attention_heads\": 32,"
+             " \"max_position_embeddings\": 128, \"extra_pos_embeddings\": 0}");
+    ck_assert_int_eq(model.learned_rows, 128);
+    ck_assert(warned_about("extra_pos_embeddings"));
+    parse_ok("{\"model_type\": \"prophetnet\", \"hidden_size\": 1024, \"num_encoder_attention_heads\": 16,"
+             " \"max_position_embeddings\": 512, \"encoder_max_position_embeddings\": 513,"
+             " \"decoder_max_position_embeddings\": 514, \"pad_token_id\": 0}");
+    ck_assert_int_eq(model.learned_rows, 512);
+    ck_assert(warned_about("encoder_max_position_embeddings"));
+    ck_assert(warned_about("decoder_max_position_embeddings"));
     /* Trajectory Transformer: pos_emb, block_size 249 rows of n_embd 128,
      * row p of each call; a cached call's restart at row 0 warned. */
     parse_ok("{\"model_type\": \"trajectory_transformer\"}");

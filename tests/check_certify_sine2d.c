@@ -107,6 +107,14 @@ START_TEST(rt_detr_family_reads_its_table)
     expect_sincos(256, 100);
     parse_ok("{\"model_type\": \"omdet-turbo\", \"encoder_hidden_dim\": 128}");
     expect_sincos(128, 10000);
+    /* OmDetTurboConfig stores encoder_hidden_dim as d_model (attribute_map),
+     * what its config.json holds, and d_model is set last. */
+    parse_ok("{\"model_type\": \"omdet-turbo\", \"d_model\": 512}");
+    expect_sincos(512, 10000);
+    parse_ok("{\"model_type\": \"omdet-turbo\", \"encoder_hidden_dim\": 128, \"d_model\": 384}");
+    expect_sincos(384, 10000);
+    parse_ok("{\"model_type\": \"rt_detr\", \"d_model\": 512}");
+    expect_sincos(256, 10000); /* RT-DETR's d_model is its decoder's */
     parse_fails_naming("{\"model_type\": \"rt_detr\", \"eval_size\": [640, 640]}", "eval_size");
     parse_fails_naming("{\"model_type\": \"d_fine\", \"encoder_hidden_dim\": 258}", "encoder_hidden_dim");
     parse_fails_naming("{\"model_type\": \"omdet-turbo\", \"positional_encoding_temperature\": 1}",

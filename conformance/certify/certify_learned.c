@@ -51,6 +51,10 @@ typedef struct learned_rule {
     /* The class's width and heads where a config leaves them out (Bark's
      * sub-model dicts); 0: required. */
     int32_t hidden_default, heads_default;
+    /* Keys released config.json files carry from older releases that
+     * transformers v4.57.6 neither reads nor needs (also in also_known):
+     * warned as ignored. NULL: none. */
+    const char *const *legacy;
 } learned_rule;
 
 static const char *const distilbert_keys[] = {"sinusoidal_pos_embds", NULL};
@@ -62,7 +66,15 @@ static const char *const deberta_keys[] = {"relative_attention", "position_biase
                                            "position_buckets", NULL};
 static const char *const led_keys[] = {"max_encoder_position_embeddings", "max_decoder_position_embeddings", NULL};
 static const char *const mpnet_keys[] = {"relative_attention_num_buckets", NULL};
-static const char *const prophetnet_keys[] = {"num_buckets", "relative_max_distance", "ngram", NULL};
+static const char *const prophetnet_keys[] = {"num_buckets", "relative_max_distance", "ngram",
+                                              "encoder_max_position_embeddings", "decoder_max_position_embeddings",
+                                              NULL};
+/* microsoft/prophetnet-large-uncased's config.json (encoder 513, decoder
+ * 514) and facebook/blenderbot-400M-distill's (0): keys of the 2020
+ * releases no v4.57.6 class reads. */
+static const char *const prophetnet_legacy[] = {"encoder_max_position_embeddings", "decoder_max_position_embeddings",
+                                                NULL};
+static const char *const blenderbot_keys[] = {"extra_pos_embeddings", NULL};
 static const char *const layoutlmv2_keys[] = {"max_2d_position_embeddings", "has_relative_attention_bias",
                                               "has_spatial_attention_bias", "max_rel_pos", "rel_pos_bins",
                                               "max_rel_2d_pos", "rel_2d_pos_bins", NULL};
@@ -144,7 +156,8 @@ static const learned_rule learned_rules[] = {
     {RULE("gpt2", "n_embd", "n_head", "n_positions")}, GPT2_SHAPED("gpt_bigcode"), GPT2_SHAPED("openai-gpt"),
     GPT2_SHAPED("imagegpt"),
     {RULE("gpt_neo", "hidden_size", "num_heads", "max_position_embeddings")},
-    {RULE("blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings")},
+    {RULE("blenderbot", "d_model", "encoder_attention_heads", "max_position_embeddings"), .also_known = blenderbot_keys,
+     .legacy = blenderbot_keys},
     {RULE("blenderbot-small", "d_model", "encoder_attention_heads", "max_position_embeddings")},
     {RULE("bigbird_pegasus", "d_model", "encoder_attention_heads", "max_position_embeddings")},
     /* LED: the encoder's table and the decoder's, of other sizes, arange
@@ -235,11 +248,11 @@ static const learned_rule learned_rules[] = {
      * end positions are clamped to the last row, and the decoder's
      * relative buckets are its own: both named. */
     {RULE("prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"), .padding_idx = -1,
-     .padding_row = 1, .also_known = prophetnet_keys,
+     .padding_row = 1, .also_known = prophetnet_keys, .legacy = prophetnet_legacy,
      .warning = "num_buckets: ProphetNet's decoder adds relative buckets of its own (num_buckets, "
                 "relative_max_distance) and clamps positions past the table: certify checks the learned table's rows"},
     {RULE("xlm-prophetnet", "hidden_size", "num_encoder_attention_heads", "max_position_embeddings"),
-     .padding_idx = -1, .padding_row = 1, .also_known = prophetnet_keys,
+     .padding_idx = -1, .padding_row = 1, .also_known = prophetnet_keys, .legacy = prophetnet_legacy,
      .warning = "num_buckets: XLM-ProphetNet's decoder adds relative buckets of its own (num_buckets, "
                 "relative_max_distance) and clamps positions past the table: certify checks the learned table's rows"},
     /* Bark's semantic model (BarkCausalModel, read from semantic_config):
@@ -467,6 +480,11 @@ int cfg_map_learned_text(map_ctx *c)
     m->kind = PECERT_PE_LEARNED;
     m->learned_rows = m->max_position_embeddings + rule->offset_rows;
     m->learned_dim = rule->width_key != NULL && width > 0 ? width : m->head_dim * m->num_heads;
+    for (const char *const *k = rule->legacy; k != NULL && *k != NULL; k++) {
+        if (cfg_get(c->root, *k) != NULL) {
+            cfg_warn(c, *k, "not read by transformers v4.57.6 (a key of older releases): ignored");
+        }
+    }
     if (rule->warning != NULL) { /* "key: why", the key the warning names first */
         const char *colon = strchr(rule->warning, ':');
         char key[64];

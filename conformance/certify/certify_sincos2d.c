@@ -7,7 +7,8 @@
  *
  * Source of every rule: transformers v4.57.6 (753d6110):
  * RTDetrHybridEncoder (modeling_rt_detr.py), RTDetrV2HybridEncoder,
- * DFineHybridEncoder and OmDetTurboHybridEncoder, whose
+ * DFineHybridEncoder and OmDetTurboHybridEncoder (its config stores
+ * encoder_hidden_dim as d_model), whose
  * build_2d_sincos_position_embedding(width, height, encoder_hidden_dim,
  * positional_encoding_temperature) are the same code (checked bit for bit
  * by vectors/gen/gen_sincos2d_rtdetr.py): an "ij" meshgrid of (arange(w),
@@ -26,18 +27,22 @@
 
 typedef struct sincos2d_rule {
     const char *model_type;
+    /* The name config.json stores encoder_hidden_dim under (OmDetTurboConfig's
+     * attribute_map: d_model, which wins over an encoder_hidden_dim
+     * argument, as PretrainedConfig sets it last); NULL: its own name. */
+    const char *stored_width_key;
     const char *note_key; /* what else the model computes, unread */
     const char *note;
 } sincos2d_rule;
 
 static const sincos2d_rule rules[] = {
-    {"rt_detr", "num_queries",
+    {"rt_detr", NULL, "num_queries",
      "the decoder's query positions (an MLP of its reference points) and the backbone's are not certified"},
-    {"rt_detr_v2", "num_queries",
+    {"rt_detr_v2", NULL, "num_queries",
      "the decoder's query positions (an MLP of its reference points) and the backbone's are not certified"},
-    {"d_fine", "num_queries",
+    {"d_fine", NULL, "num_queries",
      "the decoder's query positions (an MLP of its reference points) and the backbone's are not certified"},
-    {"omdet-turbo", "text_config",
+    {"omdet-turbo", "d_model", "text_config",
      "the text tower's learned positions (CLIP's), the decoder's query positions and the Swin backbone's "
      "relative position bias are not certified"},
 };
@@ -52,16 +57,23 @@ static const sincos2d_rule *rule_of(const char *model_type)
     return NULL;
 }
 
-/* encoder_hidden_dim: four quarters of sin, cos of two coordinates. */
-static int read_width(map_ctx *c, pecert_certify_model *m)
+/* encoder_hidden_dim (or the name it is stored under): four quarters of
+ * sin, cos of two coordinates. */
+static int read_width(map_ctx *c, const sincos2d_rule *rule, pecert_certify_model *m)
 {
     double width = 256; /* every config class's default */
-    if (cfg_read_num(c, c->root, "encoder_hidden_dim", "encoder_hidden_dim", 4, SINCOS2D_MAX_WIDTH, &width) < 0) {
+    const char *key = "encoder_hidden_dim";
+    if (cfg_read_num(c, c->root, key, key, 4, SINCOS2D_MAX_WIDTH, &width) < 0) {
         return -1;
     }
+    if (rule->stored_width_key != NULL && cfg_get(c->root, rule->stored_width_key) != NULL) {
+        key = rule->stored_width_key;
+        if (cfg_read_num(c, c->root, key, key, 4, SINCOS2D_MAX_WIDTH, &width) < 0) {
+            return -1;
+        }
+    }
     if (width != floor(width) || (int64_t)width % 4 != 0) {
-        return cfg_fail(c, "encoder_hidden_dim",
-                        "%g: build_2d_sincos_position_embedding raises unless it is divisible by 4", width);
+        return cfg_fail(c, key, "%g: build_2d_sincos_position_embedding raises unless it is divisible by 4", width);
     }
     m->sincos2d_dim = (int32_t)width;
     return 0;
@@ -90,7 +102,7 @@ int cfg_map_sincos2d(map_ctx *c)
         return cfg_fail(c, "model_type", "no 2-D sin-cos rule (internal)");
     }
     m->sincos2d_base = 10000; /* every config class's default */
-    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || read_eval_size(c) < 0 || read_width(c, m) < 0 ||
+    if (cfg_reject_unknown_positional(c, c->root, known, "") != 0 || read_eval_size(c) < 0 || read_width(c, rule, m) < 0 ||
         cfg_read_num(c, c->root, "positional_encoding_temperature", "positional_encoding_temperature",
                      1.0 + 0x1p-20, 1e12, &m->sincos2d_base) < 0) {
         return -1;

@@ -1368,6 +1368,9 @@ POSITION_MODULES = {
     "mbart": ("MBartConfig", "MBartLearnedPositionalEmbedding", "max_position_embeddings", "d_model", "input_ids"),
     "opt": ("OPTConfig", "OPTLearnedPositionalEmbedding", "max_position_embeddings", "hidden_size",
             "attention_mask"),
+    "biogpt": ("BioGptConfig", "BioGptLearnedPositionalEmbedding", "max_position_embeddings", "hidden_size",
+               "attention_mask"),
+    "trocr": ("TrOCRConfig", "TrOCRLearnedPositionalEmbedding", "max_position_embeddings", "d_model", "input_ids"),
 }
 
 
