@@ -290,10 +290,11 @@ conformance: all
 # the honest side of its separation table from there, and runs the gate
 # first when that is older than pecert, a variant, a vector or a profile.
 HONEST_RUNS := $(BUILD)/honest/passed
-honest: all
+honest: all $(FAMILY_VECTORS)/copied
 	$(Q)sh tests/honest/run.sh $(BUILD)
 
-$(HONEST_RUNS): $(BUILD)/pecert $(HONEST) $(wildcard vectors/*/*.json) $(wildcard conformance/profiles/*.json)
+$(HONEST_RUNS): $(BUILD)/pecert $(HONEST) $(FAMILY_VECTORS)/copied $(wildcard vectors/*/*.json) \
+                $(wildcard conformance/profiles/*.json)
 	$(Q)sh tests/honest/run.sh $(BUILD)
 
 # Every mutant (a correct engine with one real bug, on ref and on a float32

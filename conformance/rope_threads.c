@@ -5,8 +5,9 @@
  *   (set_num_threads, ABI 1.1) must give bit-identical results for 1, 2
  *   and 3 threads (plugin.h: "results must not depend on how many"), on
  *   tensors large enough to engage its threads, out of place
- *   and in place, for both pairings and every rope type of the vectors,
- *   and for rope_cos_sin tables; every call writes at least 2 MiB.
+ *   and in place, for both pairings (in certify the checkpoint's) and
+ *   every rope type of the vectors, and for rope_cos_sin tables; every
+ *   call writes at least 2 MiB.
  *
  * rope.half_precision - rope_apply on f16 and bf16 tensors (x and out of
  *   one dtype) against the oracle's f32 result on the same inputs widened
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "certify_config.h"
 #include "isolate.h"
 #include "rope_checks.h"
 #include "tolerance.h"
@@ -190,7 +192,16 @@ static int64_t *det_position_sets(const pecert_check_env *env, pecert_check_resu
     return pos;
 }
 
-/* Both pairings, out of place and in place, of one config (seed: its
+/* The pairings a determinism sweep runs: both in `pecert run`; in certify
+ * the checkpoint's own (as the session checks, decode_checks.c): the
+ * thread split does not depend on it, and every certify of every profile
+ * pays for the other. */
+static int pairing_swept(const pecert_check_env *env, pecert_rope_pairing pairing)
+{
+    return env->certify_model == NULL || env->certify_model->pairing == pairing;
+}
+
+/* Each pairing swept, out of place and in place, of one config (seed: its
  * input's), again within int32 where the far positions are declined. */
 static void det_apply_config(const pecert_check_env *env, pecert_check_result *r, const pecert_rope_config *cfg,
                              uint64_t seed)
@@ -202,7 +213,7 @@ static void det_apply_config(const pecert_check_env *env, pecert_check_result *r
     call32.positions = pos + tokens;
     float *x = pos != NULL ? pecert_random_floats(r, pecert_rope_call_size(&call), seed, "input") : NULL;
     for (size_t p = 0; x != NULL && p < ARRAY_LEN(pairings); p++) {
-        for (int in_place = 0; in_place < 2; in_place++) {
+        for (int in_place = 0; in_place < 2 && pairing_swept(env, pairings[p]); in_place++) {
             char label[128];
             char where[PECERT_RESULT_LINE_MAX];
             call.pairing = pairings[p];

@@ -1257,7 +1257,7 @@ VIT_EMBEDDINGS = {model_type: (cls, emb) for model_type, (cls, _, emb) in profil
 # The decoders whose forward reads a learned table at position_ids = cache_position
 # (arange from the cache's length): model_type -> (config class, rows key, width key,
 # model class). GPT-2, GPT-BigCode (StarCoder 1) and GPT-Neo (its wpe).
-BIG_TABLE_BYTES = 64 << 20  # a table past it: a payload of its lookups too would pass 256 MiB
+BIG_TABLE_BYTES = 8 << 20  # a table past it: its lookups (read by every `pecert run` over vectors/) kept short
 GPT2_LIKE = {
     "gpt2": ("GPT2Config", "n_positions", "n_embd", "GPT2Model"),
     "gpt_bigcode": ("GPTBigCodeConfig", "n_positions", "n_embd", "GPTBigCodeModel"),
