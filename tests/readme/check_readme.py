@@ -70,7 +70,7 @@ EXPECTED = [
     (r"^build/pecert certify --list-profiles$", 0),
     (r"^build/pecert certify --list-model-types$", 0),
     (r"^build/pecert certify --config config\.json --print$", 0),
-    (r"^build/pecert certify --all-profiles --impl \./my_adapter\.so", 1),  # not every profile
+    (r"^build/pecert certify --all-profiles( -j 2)? --impl \./my_adapter\.so", 1),  # not every profile
     (r"^mkdir -p dump$", 0),
     (r"^build/pecert dump --impl build/impls/mutants/decode_off_by_one\.so ", 0),
     (r"^build/pecert diagnose --profile llama-3\.1-8b --before dump/", 1),  # the off-by-one, named
