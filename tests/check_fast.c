@@ -307,7 +307,7 @@ END_TEST
 /* One dtype and pairing: the whole tensor of `mib` MiB in one call with
  * 1, 2 and 5 threads, out of place and in place, against the same rows
  * rotated by 1 MiB calls (plain stores, one thread). ~25 MiB passes the
- * 12 MiB streaming and 24 MiB in-place rewrite thresholds; 64 MiB and a
+ * 8 MiB streaming and 24 MiB in-place rewrite thresholds; 64 MiB and a
  * token more has one thread move 128 MiB, and so rotate four ranges in
  * turn (apply.c, choose_streams), each starting mid-token. */
 static void stream_case(fast_handle *h, pecert_dtype dtype, pecert_rope_pairing pairing, int64_t mib)

@@ -388,7 +388,7 @@ START_TEST(every_isa_gives_the_scalar_bits_on_every_tail)
 END_TEST
 
 /* Large calls: past the 1 MiB threshold for threads and, where rows are
- * 64-byte aligned, the 12 MiB one for streaming stores. */
+ * 64-byte aligned, the 8 MiB one for streaming stores. */
 typedef struct large_case {
     pecert_dtype dtype;
     int symmetric;

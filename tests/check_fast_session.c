@@ -418,7 +418,7 @@ START_TEST(the_exponential_rounds_once)
 }
 END_TEST
 
-/* session_read_keys: a 12 MiB cache (past the streaming threshold) read
+/* session_read_keys: a 12 MiB cache (past the 8 MiB streaming threshold) read
  * into contiguous views at three row offsets on 1, 2 and 3 threads (and
  * the streamed path's plain head) equals the same keys read one channel
  * at a time into a strided view on one thread; a view whose tokens share

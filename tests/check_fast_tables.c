@@ -14,7 +14,7 @@
  *     too) and rope2d_index, equal to ref's;
  *   - an output whose rows share elements is written in row order, as
  *     ref writes it;
- *   - outputs of 12 MiB or more (streaming stores), at row starts 0, 1
+ *   - outputs of 8 MiB or more (streaming stores), at row starts 0, 1
  *     and 2 floats past a line, equal the rows of calls too small to
  *     stream;
  *   - T5's threshold rows (calls of >= 4096 distances) give the bucket
@@ -450,7 +450,7 @@ START_TEST(rows_that_share_elements_are_written_in_row_order)
 }
 END_TEST
 
-/* Outputs of 12 MiB or more are written with streaming stores (plain ones
+/* Outputs of 8 MiB or more are written with streaming stores (plain ones
  * up to a row's first vector boundary; rows on a line one step from the
  * last stepped and streamed in one pass): at a row start 0, 1 and 2
  * floats past a 64-byte boundary, large sinusoidal tables (interleaved,

@@ -80,7 +80,9 @@ static const pecert__fast_kernels scalar_kernels = {
     }
 
 static const pecert__fast_kernels avx2_kernels =
-    SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2, .step_interleave_stream = NULL);
+    SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2, .step_interleave_stream = pecert__fast_step_interleave_stream_avx2,
+                 .step_halves_stream = pecert__fast_step_halves_stream_avx2,
+                 .sum_rows_stream = pecert__fast_sum_rows_stream_avx2, .peg_row3 = pecert__fast_peg_row3_avx2);
 
 #define AVX512_ONLY                                                                          \
     .step_interleave_stream = pecert__fast_step_interleave_stream_avx512,                    \

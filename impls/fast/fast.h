@@ -64,10 +64,13 @@
 
 /* Out-of-place calls of at least this many bytes per tensor use streaming
  * (non-temporal) stores where the kernel has them: input and output then
- * take 3/4 of the 32 MiB L3 or more, the output would not stay cached,
- * and reading it for ownership is wasted bandwidth. Measured on one
- * thread: 16 MiB tensors 1.14 -> 0.68 ms, 8 MiB even, 2 MiB 57 -> 76 us. */
-#define PECERT__FAST_STREAM_MIN_BYTES ((size_t)12 << 20)
+ * take half of the 32 MiB L3 or more, which a VM's core shares with other
+ * tenants; the output would not stay cached, and reading it for ownership
+ * is wasted bandwidth. Measured on one thread, Zen 4: 16 MiB tensors
+ * 1.14 -> 0.68 ms, 8 MiB even, 2 MiB 57 -> 76 us; Zen 3 (AVX2), rope_apply
+ * q[512, 32, 128] f32 (8 MiB): 0.72-1.10 -> 0.46-0.52 ms (the threshold
+ * was 12 MiB until then). */
+#define PECERT__FAST_STREAM_MIN_BYTES ((size_t)8 << 20)
 
 /* Ranges of rows a thread rotates in turn when it reads and writes at
  * least PECERT__FAST_APPLY_STREAM_BYTES (apply.c, choose_streams; the
@@ -666,14 +669,16 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
 #define PECERT__FAST_DECLARE_STREAM(suffix)                                                           \
     void pecert__fast_narrow_row_stream_##suffix(float *out, const double *a, int64_t n);             \
     void pecert__fast_interleave_row_stream_##suffix(float *out, const double *a, const double *b, int64_t n); \
-    void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n)
-void pecert__fast_step_interleave_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
-                                                double *cos, double *sin, float *out);
-void pecert__fast_step_halves_stream_avx512(const double *step_cos, const double *step_sin, int32_t half,
-                                            double *cos, double *sin, float *out_sin, float *out_cos);
-void pecert__fast_sum_rows_stream_avx512(float *out, const float *const *x, const float *w, int32_t taps, int64_t n);
-void pecert__fast_peg_row3_avx512(float *out, const float *const *src, const float *taps, int64_t channels,
-                                  int64_t cells, int stream, const float *ahead);
+    void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n);                 \
+    void pecert__fast_step_interleave_stream_##suffix(const double *step_cos, const double *step_sin,  \
+                                                      int32_t half, double *cos, double *sin, float *out); \
+    void pecert__fast_step_halves_stream_##suffix(const double *step_cos, const double *step_sin,      \
+                                                  int32_t half, double *cos, double *sin,              \
+                                                  float *out_sin, float *out_cos);                     \
+    void pecert__fast_sum_rows_stream_##suffix(float *out, const float *const *x, const float *w,      \
+                                               int32_t taps, int64_t n);                               \
+    void pecert__fast_peg_row3_##suffix(float *out, const float *const *src, const float *taps,        \
+                                        int64_t channels, int64_t cells, int stream, const float *ahead)
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \

@@ -8,7 +8,7 @@
  * in kernel order, acc += w[tap] * x[neighbour] in float32 per channel,
  * then out = x + (acc + bias), by the ISA's peg_cell (scalar/taps.c: the
  * channels in blocks held in registers across the taps). Taps outside
- * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX-512)
+ * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX2, AVX-512)
  * a 3 x 3 kernel's inner cells are swept along each row by it instead:
  * the same operations per channel, the taps and a window of source cells
  * in registers. Threads split the grid rows; a patch's arithmetic is the

@@ -4,6 +4,16 @@
  * multiply then an add; then centre + (sum + bias)), with the sums of 32
  * channels in four registers across the taps; the last channels past a
  * multiple of 8 in the scalar arithmetic.
+ *
+ * peg_row3: x86/avx512/peg.c's sweep of a grid row's inner cells under a
+ * 3 x 3 kernel, 8 channels at a time: the three columns of source cells a
+ * cell reads stay in registers, so a cell loads its one new column (3
+ * vectors) where peg_cell loads 18; the nine taps and the bias (16
+ * registers would not hold them beside the window) are read from L1 as
+ * operands. The same prefetch of the row two below (two lines a cell) and
+ * streaming stores past 8 MiB, for the same reasons (that file says
+ * them). Measured on the bench's 64 x 64 x 768 (one thread, Zen 3,
+ * `pecert bench`): see impls/fast/README.md, "PEG".
  */
 #include <immintrin.h>
 
@@ -36,6 +46,95 @@ ALWAYS_INLINE void block(float *out, const float *const *src, const float *const
                                  _mm256_add_ps(sum[i], _mm256_loadu_ps(bias + c0 + 8 * i)));
 
         _mm256_storeu_ps(out + c0 + 8 * i, v);
+    }
+}
+
+/* Lanes [0, left) of a register, for the masked loads and stores of a
+ * slice narrower than 8 channels. */
+static inline __m256i lanes(int64_t left)
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)left), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+ALWAYS_INLINE __m256 load(const float *p, int full, __m256i m)
+{
+    return full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, m);
+}
+
+/* w_t * v, the tap's weights read from the taps' rows (L1). */
+ALWAYS_INLINE __m256 tap(const float *taps, int64_t channels, int t, __m256 v, int full, __m256i m)
+{
+    return _mm256_mul_ps(load(taps + t * channels, full, m), v);
+}
+
+/* One 8-channel slice of peg_row3 (all lanes when full, else lanes m):
+ * cells 1 .. cells - 2, each 0 + w0 a0 + w1 b0 + w2 c0 + w3 a1 + ... +
+ * w8 c2 in kernel order (a, b, c: the columns left of, at and right of
+ * the cell; 0, 1, 2: the rows above, at and below), then b1 + (sum +
+ * bias): peg_cell's operations. Each cell also prefetches the next line
+ * of ahead[from, to). */
+ALWAYS_INLINE void row3_slice(float *out, const float *const *src, const float *taps, int64_t channels,
+                              int64_t cells, int full, __m256i m, int stream, const char *ahead, int64_t from,
+                              int64_t to)
+{
+    const float *p0 = src[0], *p1 = src[1], *p2 = src[2];
+    __m256 a0 = load(p0, full, m), a1 = load(p1, full, m), a2 = load(p2, full, m);
+    __m256 b0 = load(p0 + channels, full, m), b1 = load(p1 + channels, full, m), b2 = load(p2 + channels, full, m);
+
+    for (int64_t x = 1; x + 1 < cells; x++) {
+        int64_t next = (x + 1) * channels;
+
+        if (from + 64 <= to) {
+            _mm_prefetch(ahead + from, _MM_HINT_T1);
+            from += 64;
+        }
+        __m256 c0 = load(p0 + next, full, m), c1 = load(p1 + next, full, m), c2 = load(p2 + next, full, m);
+        __m256 sum = _mm256_add_ps(_mm256_setzero_ps(), tap(taps, channels, 0, a0, full, m));
+
+        sum = _mm256_add_ps(sum, tap(taps, channels, 1, b0, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 2, c0, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 3, a1, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 4, b1, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 5, c1, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 6, a2, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 7, b2, full, m));
+        sum = _mm256_add_ps(sum, tap(taps, channels, 8, c2, full, m));
+        __m256 v = _mm256_add_ps(b1, _mm256_add_ps(sum, load(taps + 9 * channels, full, m)));
+        if (!full) {
+            _mm256_maskstore_ps(out + x * channels, m, v);
+        } else if (stream) {
+            _mm256_stream_ps(out + x * channels, v);
+        } else {
+            _mm256_storeu_ps(out + x * channels, v);
+        }
+        a0 = b0, a1 = b1, a2 = b2;
+        b0 = c0, b1 = c1, b2 = c2;
+    }
+}
+
+void pecert__fast_peg_row3_avx2(float *out, const float *const *src, const float *taps, int64_t channels,
+                                int64_t cells, int stream, const float *ahead)
+{
+    /* The slices share the row ahead in address order, a line a cell (it
+     * is 4 lines a cell long: the first quarter of the slices fetch it). */
+    int64_t bytes = ahead == NULL ? 0 : cells * channels * (int64_t)sizeof(float), step = 64 * (cells - 2);
+    int64_t ch = 0, from = 0;
+    const __m256i all = _mm256_set1_epi32(-1);
+
+    for (; ch + 8 <= channels; ch += 8, from += step) {
+        const float *slice[3] = {src[0] + ch, src[1] + ch, src[2] + ch};
+
+        if (stream) {
+            row3_slice(out + ch, slice, taps + ch, channels, cells, 1, all, 1, (const char *)ahead, from, bytes);
+        } else {
+            row3_slice(out + ch, slice, taps + ch, channels, cells, 1, all, 0, (const char *)ahead, from, bytes);
+        }
+    }
+    if (ch < channels) {
+        const float *slice[3] = {src[0] + ch, src[1] + ch, src[2] + ch};
+
+        row3_slice(out + ch, slice, taps + ch, channels, cells, 0, lanes(channels - ch), 0, (const char *)ahead,
+                   from, bytes);
     }
 }
 

@@ -1,6 +1,6 @@
 /*
  * stream.c (AVX2) - the table ops' rows written with streaming stores
- * (impls/fast/README.md, "Memory traffic": an output of 12 MiB or more
+ * (impls/fast/README.md, "Memory traffic": an output of 8 MiB or more
  * would not stay cached, and reading it for ownership is wasted
  * bandwidth). The values are scalar/narrow.c's and a plain copy's: the
  * same conversions, only the store differs. The elements before a row's
@@ -78,5 +78,111 @@ void pecert__fast_copy_row_stream_avx2(float *out, const float *a, int64_t n)
     }
     for (; i < n; i++) {
         out[i] = a[i];
+    }
+}
+
+/* ---- a table row's step and its streamed emission in one pass ---------------
+ * trig.c's step_row (the angle-addition step in double, multiplies then
+ * one add or subtract per value, no fma: the same bits) on 4 frequencies
+ * a register, its new row stored back as the state and, rounded to float,
+ * streamed out at once, as the AVX-512 kernel does: two passes leave the
+ * stores' write-combining buffers idle while the step runs. Rows 64-byte
+ * aligned (the caller checks); a tail under a vector takes the scalar
+ * code's operations and plain stores. */
+
+static inline void step4(const double *step_cos, const double *step_sin, double *cos, double *sin, int32_t i,
+                         __m128 *c_out, __m128 *s_out)
+{
+    __m256d c = _mm256_loadu_pd(cos + i);
+    __m256d s = _mm256_loadu_pd(sin + i);
+    __m256d sc = _mm256_loadu_pd(step_cos + i);
+    __m256d ss = _mm256_loadu_pd(step_sin + i);
+    __m256d c2 = _mm256_sub_pd(_mm256_mul_pd(c, sc), _mm256_mul_pd(s, ss));
+    __m256d s2 = _mm256_add_pd(_mm256_mul_pd(s, sc), _mm256_mul_pd(c, ss));
+
+    _mm256_storeu_pd(cos + i, c2);
+    _mm256_storeu_pd(sin + i, s2);
+    *c_out = _mm256_cvtpd_ps(c2);
+    *s_out = _mm256_cvtpd_ps(s2);
+}
+
+/* step_row's one value, as scalar/trig.c computes it. */
+static inline void step1(const double *step_cos, const double *step_sin, double *cos, double *sin, int32_t i)
+{
+    double c = cos[i], s = sin[i];
+
+    cos[i] = c * step_cos[i] - s * step_sin[i];
+    sin[i] = s * step_cos[i] + c * step_sin[i];
+}
+
+/* out[2i] = sin, out[2i + 1] = cos of the stepped row. */
+void pecert__fast_step_interleave_stream_avx2(const double *step_cos, const double *step_sin, int32_t half,
+                                              double *cos, double *sin, float *out)
+{
+    int32_t i = 0;
+
+    for (; i + 4 <= half; i += 4) {
+        __m128 c, s;
+
+        step4(step_cos, step_sin, cos, sin, i, &c, &s);
+        _mm256_stream_ps(out + 2 * i, _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_unpacklo_ps(s, c)),
+                                                           _mm_unpackhi_ps(s, c), 1));
+    }
+    for (; i < half; i++) {
+        step1(step_cos, step_sin, cos, sin, i);
+        out[2 * i] = (float)sin[i];
+        out[2 * i + 1] = (float)cos[i];
+    }
+}
+
+/* out_sin[i] = sin, out_cos[i] = cos of the stepped row. */
+void pecert__fast_step_halves_stream_avx2(const double *step_cos, const double *step_sin, int32_t half,
+                                          double *cos, double *sin, float *out_sin, float *out_cos)
+{
+    int32_t i = 0;
+
+    for (; i + 8 <= half; i += 8) {
+        __m128 c0, s0, c1, s1;
+
+        step4(step_cos, step_sin, cos, sin, i, &c0, &s0);
+        step4(step_cos, step_sin, cos, sin, i + 4, &c1, &s1);
+        _mm256_stream_ps(out_sin + i, _mm256_insertf128_ps(_mm256_castps128_ps256(s0), s1, 1));
+        _mm256_stream_ps(out_cos + i, _mm256_insertf128_ps(_mm256_castps128_ps256(c0), c1, 1));
+    }
+    for (; i < half; i++) {
+        step1(step_cos, step_sin, cos, sin, i);
+        out_sin[i] = (float)sin[i];
+        out_cos[i] = (float)cos[i];
+    }
+}
+
+/* ---- a weighted sum of rows, streamed ----------------------------------------
+ * scalar/taps.c's sum_rows from zero, (((0 + w_0 x_0) + w_1 x_1) + ...),
+ * for 1 to 4 taps, each value stored once, streamed (out 64-byte aligned,
+ * the caller checks; a tail under 8 values in the scalar arithmetic). */
+static inline __m256 sum_taps(const float *const *x, const float *w, int32_t taps, int64_t i)
+{
+    __m256 acc = _mm256_add_ps(_mm256_setzero_ps(), _mm256_mul_ps(_mm256_set1_ps(w[0]), _mm256_loadu_ps(x[0] + i)));
+
+    for (int32_t t = 1; t < taps; t++) {
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(w[t]), _mm256_loadu_ps(x[t] + i)));
+    }
+    return acc;
+}
+
+void pecert__fast_sum_rows_stream_avx2(float *out, const float *const *x, const float *w, int32_t taps, int64_t n)
+{
+    int64_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        _mm256_stream_ps(out + i, sum_taps(x, w, taps, i));
+    }
+    for (; i < n; i++) {
+        float acc = 0.0f + w[0] * x[0][i];
+
+        for (int32_t t = 1; t < taps; t++) {
+            acc += w[t] * x[t][i];
+        }
+        out[i] = acc;
     }
 }

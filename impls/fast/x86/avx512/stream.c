@@ -1,6 +1,6 @@
 /*
  * stream.c (AVX-512) - the table ops' rows written with streaming stores
- * (impls/fast/README.md, "Memory traffic": an output of 12 MiB or more
+ * (impls/fast/README.md, "Memory traffic": an output of 8 MiB or more
  * would not stay cached, and reading it for ownership is wasted
  * bandwidth). The values are scalar/narrow.c's and a plain copy's: the
  * same conversions, only the store differs. The elements before a row's
