@@ -8,7 +8,7 @@
  *     where the far reduction takes over, FAIRSEQ's padding rows),
  *     txl_pos_emb (clamped), sincos_2d (class token, both layouts), swin_index,
  *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
- *     txl_rel_shift, pos_interpolate, peg_apply and sine2d (a transposed
+ *     txl_rel_shift, pos_interpolate, peg_apply, relpos2d_bias and sine2d (a transposed
  *     output too; sine2d's tables and its pixel-by-pixel path equal to
  *     ref's bits), each large enough to run threaded; mrope_index (masked
  *     too) and rope2d_index, equal to ref's;
@@ -268,6 +268,42 @@ static pecert_status run_peg(const fast_handle *f, const table_case *c, void *ou
     return f->plugin.desc->peg_apply(f->instance, &a);
 }
 
+/* relpos2d_bias: variant 0 eight heads of 14 x 13 queries on 14 x 13 keys,
+ * C 80 (the groups of four queries of a grid row end one short; a dot's
+ * 16 lanes past 64 channels masked), tables of 20 and 31 rows (resized);
+ * 1 the same into a transposed out (element by element); 2 one head of 40
+ * x 40 on 40 x 40, C 64, 10 MiB (streamed). */
+static const struct relpos2d_grid {
+    int64_t n, q_h, q_w, k_h, k_w, c, rows_h, rows_w;
+} relpos2d_grids[] = {{8, 14, 13, 14, 13, 80, 20, 31}, {8, 14, 13, 14, 13, 80, 20, 31},
+                      {1, 40, 40, 40, 40, 64, 79, 79}};
+static pecert_status run_relpos2d(const fast_handle *f, const table_case *c, void *out)
+{
+    static float query[1600 * 80], rel_h[79 * 80], rel_w[79 * 80];
+    const struct relpos2d_grid *g = &relpos2d_grids[c->variant];
+    int64_t tq = g->q_h * g->q_w, tk = g->k_h * g->k_w;
+    pecert_tensor tx = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, query, {g->n, tq, g->c}, {tq * g->c, g->c, 1}};
+    pecert_tensor th = matrix(rel_h, PECERT_DTYPE_F32, g->rows_h, g->c);
+    pecert_tensor tw = matrix(rel_w, PECERT_DTYPE_F32, g->rows_w, g->c);
+    pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, out, {g->n, tq, tk}, {tq * tk, tk, 1}};
+    uint64_t state = 11;
+
+    if (c->variant == 1) {
+        t.strides[1] = 1;
+        t.strides[2] = tq;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(query); i++) {
+        query[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(rel_h); i++) {
+        rel_h[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+        rel_w[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    pecert_relpos2d_args a = {.struct_size = sizeof(a), .q_h = g->q_h, .q_w = g->q_w, .k_h = g->k_h,
+                              .k_w = g->k_w, .query = &tx, .rel_pos_h = &th, .rel_pos_w = &tw, .out = &t};
+    return f->plugin.desc->relpos2d_bias(f->instance, &a);
+}
+
 /* sine2d: variant 0 a DETR batch's padded map (100 x 134, the image 83 x
  * 120: two totals per axis, tables), streamed; 1 a staircase (64 x 64,
  * pixel (r, c) valid for r <= c: every line a total of its own, 1..64,
@@ -348,6 +384,9 @@ static const table_case cases[] = {
     {"peg_apply 3 x 3, swept and streamed", (1 + 64 * 64) * 768 * 4, run_peg, 3, 0},
     {"peg_apply 3 x 3, one inner row", (1 + 3 * 200) * 500 * 4, run_peg, 4, 0},
     {"peg_apply 3 x 3, one inner column", (1 + 200 * 3) * 500 * 4, run_peg, 5, 0},
+    {"relpos2d_bias 14 x 13, C 80", 8 * 182 * 182 * 4, run_relpos2d, 0, 0},
+    {"relpos2d_bias transposed out", 8 * 182 * 182 * 4, run_relpos2d, 1, 0},
+    {"relpos2d_bias 40 x 40, streamed", 1600 * 1600 * 4, run_relpos2d, 2, 0},
     {"sine2d padded map, streamed", 100 * 134 * 256 * 4, run_sine2d, 0, 1},
     {"sine2d staircase mask, pixel by pixel", 64 * 64 * 128 * 4, run_sine2d, 1, 1},
     {"sine2d transposed out, offset", 45 * 50 * 128 * 4, run_sine2d, 2, 1},

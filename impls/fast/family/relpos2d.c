@@ -8,8 +8,12 @@
  * once (ref's arithmetic: linear weights in double, one rounding to f32),
  * the rows each query coordinate reads are gathered once per axis (get_rel_pos'
  * float32 index, ref's function), and the queries go over threads by
- * (head, query) rows. The dots accumulate in f32 vector lanes; the output
- * rows are the store-bound part.
+ * (head, query) rows. The dots are the ISA's dot_rows (the decode
+ * session's kernel: 16 lanes of fma summed in a fixed tree, the same bits
+ * in every ISA), up to four queries of one grid row at a time against the
+ * h-axis rows they share; the output rows, the store-bound part, are
+ * streamed past PECERT__FAST_STREAM_MIN_BYTES (built in L1 a chunk at a
+ * time, then copied out), their lines never read for ownership.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,6 +25,9 @@
 #define MAX_CHANNELS 65536
 #define MAX_TABLE_ROWS 65536
 #define MAX_OUT ((int64_t)1 << 28)
+/* A streamed output row is built this many floats (16 KiB: half the L1)
+ * at a time, then copied out: one kernel call per chunk, not per run. */
+#define CHUNK_FLOATS 4096
 
 /* ---- argument checks -------------------------------------------------------- */
 
@@ -103,8 +110,11 @@ typedef struct relpos2d_plan {
     axis_rows h, w;
     int64_t channels, tokens_q, tokens_k;
     float *query;   /* [n * tokens_q][C], the query made contiguous      */
-    float *scratch; /* per thread: k_h + k_w dots                        */
+    float *scratch; /* per thread: 4 k_h + k_w dots, a chunk of sums     */
     size_t scratch_floats;
+    int64_t chunk_runs; /* k_w runs of a row built and streamed at once  */
+    const pecert__fast_kernels *kernels;
+    int stream;     /* output rows by copy_row_stream                     */
 } relpos2d_plan;
 
 /* get_rel_pos' index in float32, as torch computes torch.arange(q)[:, None]
@@ -193,61 +203,67 @@ static float *contiguous_query(const pecert_tensor *x, int *owned)
 
 /* ---- the op -------------------------------------------------------------------- */
 
-static float dot(const float *x, const float *y, int64_t n)
-{
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t c = 0; c < n; c++) {
-        sum += x[c] * y[c];
-    }
-    return sum;
-}
-
-/* One axis' dots of query row x at coordinate a: out[b], b < k. */
-static void axis_dots(const axis_rows *ax, const float *x, int64_t a, int64_t channels, float *out)
-{
-    const float *rows = ax->rows + a * ax->k * channels;
-    for (int64_t b = 0; b < ax->k; b++) {
-        out[b] = dot(x, rows + b * channels, channels);
-    }
-}
-
-/* Output row (head, query i) from its two axes' dots. */
-static void write_row(const relpos2d_plan *pl, int64_t row, const float *rh, const float *rw)
+/* Output row (head, query i) from its two axes' dots. A streamed row is
+ * built a chunk of whole k_w runs at a time in the thread's scratch
+ * (pl->chunk_runs of them, ~16 KiB: L1) and copied out by one
+ * copy_row_stream call per chunk. */
+static void write_row(const relpos2d_plan *pl, int64_t row, const float *rh, const float *rw, float *chunk)
 {
     const pecert_tensor *out = pl->a->out;
     int64_t head = row / pl->tokens_q, i = row % pl->tokens_q;
     float *dst = (float *)out->data + head * out->strides[0] + i * out->strides[1];
     int64_t k_w = pl->w.k;
-    if (out->strides[2] == 1) {
-        for (int64_t jh = 0; jh < pl->h.k; jh++) {
-            float base = rh[jh];
-            float *d = dst + jh * k_w;
+    if (out->strides[2] != 1) {
+        for (int64_t j = 0; j < pl->tokens_k; j++) {
+            dst[j * out->strides[2]] = rh[j / k_w] + rw[j % k_w];
+        }
+        return;
+    }
+    for (int64_t jh0 = 0; jh0 < pl->h.k; jh0 += pl->chunk_runs) {
+        int64_t runs = pl->h.k - jh0 < pl->chunk_runs ? pl->h.k - jh0 : pl->chunk_runs;
+        float *base_out = pl->stream ? chunk : dst + jh0 * k_w;
+        for (int64_t jh = 0; jh < runs; jh++) {
+            float base = rh[jh0 + jh];
+            float *d = base_out + jh * k_w;
 #pragma omp simd
             for (int64_t jw = 0; jw < k_w; jw++) {
                 d[jw] = base + rw[jw];
             }
         }
-        return;
-    }
-    for (int64_t j = 0; j < pl->tokens_k; j++) {
-        dst[j * out->strides[2]] = rh[j / k_w] + rw[j % k_w];
+        if (pl->stream) {
+            pl->kernels->copy_row_stream(dst + jh0 * k_w, chunk, runs * k_w);
+        }
     }
 }
 
+/* The rows [begin, end): up to PECERT__FAST_MAX_GROUP queries of one grid
+ * row (one h coordinate) at a time take their h-axis dots together, each
+ * row read once for all of them; the w-axis rows differ per query. */
 static void relpos2d_share(void *context, int ith, int nth)
 {
     const relpos2d_plan *pl = context;
+    const pecert__fast_kernels *k = pl->kernels;
+    int64_t q_w = pl->a->q_w, c = pl->channels, k_h = pl->h.k, k_w = pl->w.k;
     float *rh = pl->scratch + (size_t)ith * pl->scratch_floats;
-    float *rw = rh + pl->h.k;
+    float *rw = rh + PECERT__FAST_MAX_GROUP * k_h;
+    float *chunk = rw + k_w;
     int64_t begin, end;
     pecert__fast_share(pl->a->query->shape[0] * pl->tokens_q, ith, nth, &begin, &end);
-    for (int64_t row = begin; row < end; row++) {
-        int64_t i = row % pl->tokens_q;
-        const float *x = pl->query + row * pl->channels;
-        axis_dots(&pl->h, x, i / pl->a->q_w, pl->channels, rh);
-        axis_dots(&pl->w, x, i % pl->a->q_w, pl->channels, rw);
-        write_row(pl, row, rh, rw);
+    for (int64_t row = begin; row < end;) {
+        int64_t i = row % pl->tokens_q, col = i % q_w;
+        int64_t g = end - row < q_w - col ? end - row : q_w - col;
+        g = g < PECERT__FAST_MAX_GROUP ? g : PECERT__FAST_MAX_GROUP;
+        const float *x = pl->query + row * c;
+        k->dot_rows(x, (size_t)c, (int32_t)g, pl->h.rows + (i / q_w) * k_h * c, (size_t)c, k_h, (int32_t)c, rh,
+                    (size_t)k_h);
+        for (int64_t r = 0; r < g; r++) {
+            k->dot_rows(x + r * c, 0, 1, pl->w.rows + (col + r) * k_w * c, (size_t)c, k_w, (int32_t)c, rw, 0);
+            write_row(pl, row + r, rh + r * k_h, rw, chunk);
+        }
+        row += g;
+    }
+    if (pl->stream) {
+        k->store_fence(); /* before the region's barrier */
     }
 }
 
@@ -271,7 +287,13 @@ pecert_status pecert__fast_relpos2d_bias(void *instance, const pecert_relpos2d_a
     size_t work = (size_t)rows * (size_t)(pl.tokens_k + (args->k_h + args->k_w) * pl.channels) * sizeof(float);
     int threads = pecert__fast_threads(&call, work, rows);
     int owned = 0;
-    pl.scratch_floats = ((size_t)(args->k_h + args->k_w) + 15) / 16 * 16;
+    pl.kernels = call.instance->kernels;
+    pl.stream = pl.kernels->copy_row_stream != NULL && pl.kernels->store_fence != NULL &&
+                args->out->strides[2] == 1 &&
+                (size_t)rows * (size_t)pl.tokens_k * sizeof(float) >= PECERT__FAST_STREAM_MIN_BYTES;
+    pl.chunk_runs = CHUNK_FLOATS / args->k_w > 1 ? CHUNK_FLOATS / args->k_w : 1;
+    pl.scratch_floats =
+        ((size_t)(PECERT__FAST_MAX_GROUP * args->k_h + args->k_w + pl.chunk_runs * args->k_w) + 15) / 16 * 16;
     pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.scratch_floats * sizeof(float));
     pl.query = pl.scratch != NULL ? contiguous_query(args->query, &owned) : NULL;
     int ready = pl.query != NULL && gather_axis(&pl.h, args->rel_pos_h, args->q_h, args->k_h) &&
