@@ -8,7 +8,7 @@
  *     where the far reduction takes over, FAIRSEQ's padding rows),
  *     txl_pos_emb (clamped), sincos_2d (class token, both layouts), swin_index,
  *     shaw_index and t5_bucket (i32 and i64), learned_lookup,
- *     txl_rel_shift, pos_interpolate, peg_apply, relpos2d_bias and sine2d (a transposed
+ *     txl_rel_shift, pos_interpolate, peg_apply, relpos2d_bias, deberta_bias and sine2d (a transposed
  *     output too; sine2d's tables and its pixel-by-pixel path equal to
  *     ref's bits), each large enough to run threaded; mrope_index (masked
  *     too) and rope2d_index, equal to ref's;
@@ -304,6 +304,49 @@ static pecert_status run_relpos2d(const fast_handle *f, const table_case *c, voi
     return f->plugin.desc->relpos2d_bias(f->instance, &a);
 }
 
+/* deberta_bias over 4 heads of 260 tokens, d 72 (a dot's 16 lanes past 64
+ * masked): variant 0 both terms, buckets of 64 (rows of 128), two table
+ * heads; 1 the same from channel-strided q and k (transposed [n, d, L]
+ * storage), a strided table (rows 2 d apart) and a transposed out; 2 p2c
+ * alone, no buckets (max_position 300: the runs clamp at the table's
+ * ends). */
+#define DEB_N 4
+#define DEB_L 260
+#define DEB_D 72
+static pecert_status run_deberta(const fast_handle *f, const table_case *c, void *out)
+{
+    static float q[DEB_N * DEB_L * DEB_D], k[DEB_N * DEB_L * DEB_D], tables[2][2 * 600 * 2 * DEB_D];
+    int strided = c->variant == 1;
+    int64_t span = c->variant == 2 ? 300 : 64, rows = 2 * span, heads = 2, row_stride = strided ? 2 * DEB_D : DEB_D;
+    pecert_tensor tq = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, q, {DEB_N, DEB_L, DEB_D},
+                        {DEB_L * DEB_D, strided ? 1 : DEB_D, strided ? DEB_L : 1}};
+    pecert_tensor tk = tq;
+    pecert_tensor tt[2];
+    pecert_tensor t = {sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, out, {DEB_N, DEB_L, DEB_L},
+                       {DEB_L * DEB_L, strided ? 1 : DEB_L, strided ? DEB_L : 1}};
+    uint64_t state = 13;
+
+    tk.data = k;
+    for (int i = 0; i < 2; i++) {
+        tt[i] = (pecert_tensor){sizeof(pecert_tensor), PECERT_DTYPE_F32, 3, 0, tables[i], {heads, rows, DEB_D},
+                                {rows * row_stride, row_stride, 1}};
+    }
+    for (size_t i = 0; i < ARRAY_LEN(q); i++) {
+        q[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+        k[i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(tables[0]); i++) {
+        tables[0][i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+        tables[1][i] = (float)((double)(test_next_random(&state) >> 11) * 0x1p-52 - 0.5);
+    }
+    pecert_deberta_args a = {.struct_size = sizeof(a),
+                             .terms = c->variant == 2 ? PECERT_DEBERTA_P2C : PECERT_DEBERTA_C2P | PECERT_DEBERTA_P2C,
+                             .bucket_size = c->variant == 2 ? 0 : 64, .max_position = c->variant == 2 ? 300 : 512,
+                             .q = &tq, .k = &tk, .pos_key = c->variant == 2 ? NULL : &tt[0], .pos_query = &tt[1],
+                             .out = &t};
+    return f->plugin.desc->deberta_bias(f->instance, &a);
+}
+
 /* sine2d: variant 0 a DETR batch's padded map (100 x 134, the image 83 x
  * 120: two totals per axis, tables), streamed; 1 a staircase (64 x 64,
  * pixel (r, c) valid for r <= c: every line a total of its own, 1..64,
@@ -387,6 +430,9 @@ static const table_case cases[] = {
     {"relpos2d_bias 14 x 13, C 80", 8 * 182 * 182 * 4, run_relpos2d, 0, 0},
     {"relpos2d_bias transposed out", 8 * 182 * 182 * 4, run_relpos2d, 1, 0},
     {"relpos2d_bias 40 x 40, streamed", 1600 * 1600 * 4, run_relpos2d, 2, 0},
+    {"deberta_bias c2p + p2c, buckets", DEB_N * DEB_L * DEB_L * 4, run_deberta, 0, 0},
+    {"deberta_bias strided views", DEB_N * DEB_L * DEB_L * 4, run_deberta, 1, 0},
+    {"deberta_bias p2c, no buckets", DEB_N * DEB_L * DEB_L * 4, run_deberta, 2, 0},
     {"sine2d padded map, streamed", 100 * 134 * 256 * 4, run_sine2d, 0, 1},
     {"sine2d staircase mask, pixel by pixel", 64 * 64 * 128 * 4, run_sine2d, 1, 1},
     {"sine2d transposed out, offset", 45 * 50 * 128 * 4, run_sine2d, 2, 1},

@@ -7,8 +7,14 @@
  * query i the rows its keys read are one contiguous run of the table (the
  * row is monotone in i - j), so the c2p dots of that run are taken once
  * and the output row is a gather of them; the p2c dots of key j likewise,
- * per key, in a first pass. Both passes go over threads by rows; the dots
- * accumulate in f32 vector lanes and divide by the f32 sqrt(d sf).
+ * per key, in a first pass. Both passes go over threads by rows. The
+ * dots are the ISA's dot_rows (the decode session's kernel: 16 lanes of
+ * fma summed in a fixed tree, the same bits in every ISA and for any
+ * grouping), for up to four consecutive queries (keys) at once against
+ * the union of their runs, which differ by a row or so: each table row is
+ * loaded once for the four. Strided tables are packed once per call and
+ * strided query (key) rows as they are read, so every view gives the same
+ * bits. Each dot is divided by the f32 sqrt(d sf).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -111,12 +117,18 @@ static pecert_status check_args(const pecert__fast_call *call, const pecert_debe
 
 typedef struct deberta_plan {
     const pecert_deberta_args *a;
+    const pecert__fast_kernels *kernels;
     int64_t n, len, d, heads, rows;
     float s;          /* sqrt(d sf) in f32, divided by                      */
     int32_t *row_of;  /* [2 L - 1]: the row of distance r = i - j at r + L - 1 */
     int p2c_in_out;   /* the p2c pass has written each p2c term into out    */
-    float *scratch;   /* per thread: L dots                                  */
+    const float *pos_key, *pos_query; /* [heads][rows][d], packed if strided */
+    float *scratch;   /* per thread: GROUP x rows dots, GROUP x d packed x  */
+    size_t scratch_floats;
 } deberta_plan;
+
+/* Queries (keys) whose dots are taken together. */
+#define GROUP PECERT__FAST_MAX_GROUP
 
 /* b(r) (plugin.h), in double as ref evaluates it. */
 static int64_t bucket(int64_t r, int64_t bucket_size, int64_t max_position)
@@ -143,44 +155,67 @@ static int32_t *rows_of_distances(const pecert_deberta_args *a, int64_t len)
     return rows;
 }
 
-static float dot(const float *x, int64_t xs, const float *y, int64_t ys, int64_t n)
-{
-    float sum = 0.0f;
-    if (xs == 1 && ys == 1) {
-#pragma omp simd reduction(+ : sum)
-        for (int64_t c = 0; c < n; c++) {
-            sum += x[c] * y[c];
-        }
-        return sum;
-    }
-    for (int64_t c = 0; c < n; c++) {
-        sum += x[c * xs] * y[c * ys];
-    }
-    return sum;
-}
-
-/* dots[m - lo] = x . table[h][m] for the run of rows [lo, hi]. */
-static void run_dots(const pecert_tensor *table, int64_t h, const float *x, int64_t xs, int64_t d, int64_t lo,
-                     int64_t hi, float *dots)
-{
-    const float *base = (const float *)table->data + h * table->strides[0];
-    for (int64_t m = lo; m <= hi; m++) {
-        dots[m - lo] = dot(x, xs, base + m * table->strides[1], table->strides[2], d);
-    }
-}
-
 /* The row distance r = i - j reads. */
 static int64_t row_at(const deberta_plan *pl, int64_t r)
 {
     return pl->row_of[r + pl->len - 1];
 }
 
-/* dots[m - lo] = x[b][t] . table[b mod H][m] for the run [lo, hi]. */
-static void token_dots(const deberta_plan *pl, const pecert_tensor *x, const pecert_tensor *table, int64_t b,
-                       int64_t t, int64_t lo, int64_t hi, float *dots)
+/* A table as [heads][rows][d] contiguous floats: the view itself when it
+ * is, else *copy (the caller frees it; NULL when out of memory). */
+static const float *contiguous_table(const pecert_tensor *t, float **copy)
 {
-    const float *row = (const float *)x->data + b * x->strides[0] + t * x->strides[1];
-    run_dots(table, b % pl->heads, row, x->strides[2], pl->d, lo, hi, dots);
+    int64_t h = t->shape[0], rows = t->shape[1], d = t->shape[2];
+    if (t->strides[2] == 1 && t->strides[1] == d && (h == 1 || t->strides[0] == rows * d)) {
+        return t->data;
+    }
+    float *packed = malloc((size_t)(h * rows * d) * sizeof(float));
+    const float *src = t->data;
+    for (int64_t i = 0; packed != NULL && i < h * rows; i++) {
+        for (int64_t c = 0; c < d; c++) {
+            packed[i * d + c] = src[(i / rows) * t->strides[0] + (i % rows) * t->strides[1] + c * t->strides[2]];
+        }
+    }
+    *copy = packed;
+    return packed;
+}
+
+/* dots[m * rows + r - lo] = x[b][t0 + m] . table[b mod H][r] / s for the g
+ * tokens m and the rows r of [lo, hi]; xbuf: g x d floats of scratch for
+ * token rows whose channels are strided. */
+static void group_dots(const deberta_plan *pl, const pecert_tensor *x, const float *table, int64_t b, int64_t t0,
+                       int64_t g, int64_t lo, int64_t hi, float *dots, float *xbuf)
+{
+    const float *first = (const float *)x->data + b * x->strides[0] + t0 * x->strides[1];
+    size_t x_stride = (size_t)x->strides[1];
+    if (x->strides[2] != 1) {
+        for (int64_t m = 0; m < g; m++) {
+            for (int64_t c = 0; c < pl->d; c++) {
+                xbuf[m * pl->d + c] = first[m * x->strides[1] + c * x->strides[2]];
+            }
+        }
+        first = xbuf;
+        x_stride = (size_t)pl->d;
+    }
+    const float *rows = table + ((b % pl->heads) * pl->rows + lo) * pl->d;
+    pl->kernels->dot_rows(first, x_stride, (int32_t)g, rows, (size_t)pl->d, hi - lo + 1, (int32_t)pl->d, dots,
+                          (size_t)pl->rows);
+    /* Each dot divided by s once here, in vector lanes, not once per
+     * output element that reads it: the same quotients. */
+    for (int64_t m = 0; m < g; m++) {
+        float *own = dots + m * pl->rows;
+#pragma omp simd
+        for (int64_t r = 0; r <= hi - lo; r++) {
+            own[r] = own[r] / pl->s;
+        }
+    }
+}
+
+/* The next group of items from item up to end (same b, at most GROUP). */
+static int64_t group_of(const deberta_plan *pl, int64_t item, int64_t end)
+{
+    int64_t t = item % pl->len, g = end - item < pl->len - t ? end - item : pl->len - t;
+    return g < GROUP ? g : GROUP;
 }
 
 /* out[b][i][j] = k[b][j] . pos_query[h][row(i - j)] / s: per key j, the
@@ -190,17 +225,23 @@ static void p2c_share(void *context, int ith, int nth)
 {
     const deberta_plan *pl = context;
     const pecert_deberta_args *a = pl->a;
-    float *dots = pl->scratch + (size_t)ith * (size_t)pl->len;
+    float *dots = pl->scratch + (size_t)ith * pl->scratch_floats, *xbuf = dots + GROUP * pl->rows;
     int64_t begin, end;
     pecert__fast_share(pl->n * pl->len, ith, nth, &begin, &end);
-    for (int64_t item = begin; item < end; item++) {
-        int64_t b = item / pl->len, j = item % pl->len;
-        int64_t lo = row_at(pl, -j), hi = row_at(pl, pl->len - 1 - j); /* i = 0 .. L - 1 */
-        token_dots(pl, a->k, a->pos_query, b, j, lo, hi, dots);
-        float *col = (float *)a->out->data + b * a->out->strides[0] + j * a->out->strides[2];
-        for (int64_t i = 0; i < pl->len; i++) {
-            col[i * a->out->strides[1]] = dots[row_at(pl, i - j) - lo] / pl->s;
+    for (int64_t item = begin; item < end;) {
+        int64_t b = item / pl->len, j0 = item % pl->len, g = group_of(pl, item, end);
+        /* key j reads the rows of i - j for i = 0 .. L - 1 */
+        int64_t lo = row_at(pl, -(j0 + g - 1)), hi = row_at(pl, pl->len - 1 - j0);
+        group_dots(pl, a->k, pl->pos_query, b, j0, g, lo, hi, dots, xbuf);
+        for (int64_t m = 0; m < g; m++) {
+            int64_t j = j0 + m;
+            const float *own = dots + m * pl->rows - lo;
+            float *col = (float *)a->out->data + b * a->out->strides[0] + j * a->out->strides[2];
+            for (int64_t i = 0; i < pl->len; i++) {
+                col[i * a->out->strides[1]] = own[row_at(pl, i - j)];
+            }
         }
+        item += g;
     }
 }
 
@@ -211,18 +252,24 @@ static void row_share(void *context, int ith, int nth)
 {
     const deberta_plan *pl = context;
     const pecert_deberta_args *a = pl->a;
-    float *dots = pl->scratch + (size_t)ith * (size_t)pl->len;
+    float *dots = pl->scratch + (size_t)ith * pl->scratch_floats, *xbuf = dots + GROUP * pl->rows;
     int64_t begin, end;
     pecert__fast_share(pl->n * pl->len, ith, nth, &begin, &end);
-    for (int64_t item = begin; item < end; item++) {
-        int64_t b = item / pl->len, i = item % pl->len;
-        int64_t lo = row_at(pl, i - (pl->len - 1)), hi = row_at(pl, i); /* j = L - 1 .. 0 */
-        token_dots(pl, a->q, a->pos_key, b, i, lo, hi, dots);
-        float *dst = (float *)a->out->data + b * a->out->strides[0] + i * a->out->strides[1];
-        for (int64_t j = 0; j < pl->len; j++) {
-            float score = dots[row_at(pl, i - j) - lo] / pl->s;
-            dst[j * a->out->strides[2]] = pl->p2c_in_out ? score + dst[j * a->out->strides[2]] : score;
+    for (int64_t item = begin; item < end;) {
+        int64_t b = item / pl->len, i0 = item % pl->len, g = group_of(pl, item, end);
+        /* query i reads the rows of i - j for j = L - 1 .. 0 */
+        int64_t lo = row_at(pl, i0 - (pl->len - 1)), hi = row_at(pl, i0 + g - 1);
+        group_dots(pl, a->q, pl->pos_key, b, i0, g, lo, hi, dots, xbuf);
+        for (int64_t m = 0; m < g; m++) {
+            int64_t i = i0 + m;
+            const float *own = dots + m * pl->rows - lo;
+            float *dst = (float *)a->out->data + b * a->out->strides[0] + i * a->out->strides[1];
+            for (int64_t j = 0; j < pl->len; j++) {
+                float score = own[row_at(pl, i - j)];
+                dst[j * a->out->strides[2]] = pl->p2c_in_out ? score + dst[j * a->out->strides[2]] : score;
+            }
         }
+        item += g;
     }
 }
 
@@ -243,13 +290,19 @@ pecert_status pecert__fast_deberta_bias(void *instance, const pecert_deberta_arg
     pl.heads = (args->pos_key != NULL ? args->pos_key : args->pos_query)->shape[0];
     int c2p = (args->terms & PECERT_DEBERTA_C2P) != 0, p2c = (args->terms & PECERT_DEBERTA_P2C) != 0;
     pl.s = sqrtf((float)pl.d * (float)(1 + c2p + p2c));
+    pl.kernels = call.instance->kernels;
+    pl.rows = 2 * span_of(args);
     int64_t items = pl.n * pl.len;
     /* Each row is at most L dots of d and L stores. */
     size_t work = (size_t)items * (size_t)pl.len * (size_t)(pl.d + 1) * sizeof(float);
     int threads = pecert__fast_threads(&call, work, items);
-    pl.scratch = pecert__fast_scratch(&call, (size_t)threads * (size_t)pl.len * sizeof(float));
+    pl.scratch_floats = ((size_t)(GROUP * (pl.rows + pl.d)) + 15) / 16 * 16;
+    pl.scratch = pecert__fast_scratch(&call, (size_t)threads * pl.scratch_floats * sizeof(float));
     pl.row_of = pl.scratch != NULL ? rows_of_distances(args, pl.len) : NULL;
-    int ready = pl.row_of != NULL;
+    float *key_copy = NULL, *query_copy = NULL;
+    pl.pos_key = pl.row_of != NULL && c2p ? contiguous_table(args->pos_key, &key_copy) : NULL;
+    pl.pos_query = pl.row_of != NULL && p2c ? contiguous_table(args->pos_query, &query_copy) : NULL;
+    int ready = pl.row_of != NULL && (!c2p || pl.pos_key != NULL) && (!p2c || pl.pos_query != NULL);
     if (ready && p2c) {
         pecert__fast_run(threads, p2c_share, &pl);
         pl.p2c_in_out = 1;
@@ -258,5 +311,7 @@ pecert_status pecert__fast_deberta_bias(void *instance, const pecert_deberta_arg
         pecert__fast_run(threads, row_share, &pl);
     }
     free(pl.row_of);
+    free(key_copy);
+    free(query_copy);
     return ready ? PECERT_OK : pecert__fast_fail(&call, PECERT_E_NOMEM, "out of memory");
 }
