@@ -118,19 +118,24 @@ static pecert_status run_shaw(const fast_handle *f, const table_case *c, void *o
 }
 
 /* t5_bucket: 300000 distances -70000 .. 229999; variant bit 0 = i64,
- * bit 1 = causal. */
+ * bit 1 = causal; bit 2: 2.2 M distances (-1.1 M .. 1.1 M: 8.4 MiB of
+ * i32, streamed) into 64 buckets over 1000 (15 thresholds: AVX2's
+ * 16-lane edge set). */
 #define T5_N 300000
+#define T5_BIG 2200000
 static pecert_status run_t5(const fast_handle *f, const table_case *c, void *out)
 {
-    static int64_t rel[T5_N];
-    int64_t shape = T5_N;
+    static int64_t rel[T5_BIG];
+    int big = (c->variant & 4) != 0;
+    int64_t shape = big ? T5_BIG : T5_N;
     pecert_tensor t = {sizeof(pecert_tensor), c->variant & 1 ? PECERT_DTYPE_I64 : PECERT_DTYPE_I32, 1, 0, out,
                        {shape}, {1}};
-    pecert_t5_bucket_args a = {.struct_size = sizeof(a), .bidirectional = !(c->variant & 2), .num_buckets = 32,
-                               .max_distance = 128, .relative_positions = rel, .n = T5_N, .out = &t};
+    pecert_t5_bucket_args a = {.struct_size = sizeof(a), .bidirectional = !(c->variant & 2),
+                               .num_buckets = big ? 64 : 32, .max_distance = big ? 1000 : 128,
+                               .relative_positions = rel, .n = shape, .out = &t};
 
-    for (int64_t i = 0; i < T5_N; i++) {
-        rel[i] = i - 70000;
+    for (int64_t i = 0; i < shape; i++) {
+        rel[i] = big ? i - T5_BIG / 2 : i - 70000;
     }
     return f->plugin.desc->t5_bucket(f->instance, &a);
 }
@@ -457,6 +462,7 @@ static const table_case cases[] = {
     {"shaw_index i64", 500 * 700 * 8, run_shaw, 1, 1},
     {"t5_bucket bidirectional i32", T5_N * 4, run_t5, 0, 1},
     {"t5_bucket causal i64", T5_N * 8, run_t5, 3, 1},
+    {"t5_bucket bidirectional i32, 15 thresholds, streamed", T5_BIG * 4, run_t5, 4, 1},
 };
 
 START_TEST(every_isa_and_thread_count_gives_the_scalar_bits)

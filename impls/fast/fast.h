@@ -211,6 +211,8 @@ typedef void (*pecert__fast_weighted_rows_fn)(const float *w, size_t w_stride, i
 typedef struct pecert__fast_t5_table {
     int32_t bidirectional;
     int32_t count;                /* n - 1 - max_exact                     */
+    int32_t stream;               /* a kernel may stream its stores (the
+                                     caller fences; portable ones do not) */
     int64_t n;                    /* buckets per side                      */
     int64_t max_exact;
     int64_t threshold[PECERT__FAST_T5_MAX_THRESHOLDS];

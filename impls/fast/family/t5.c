@@ -110,6 +110,7 @@ static pecert_status run_table(const pecert__fast_call *call, const pecert_t5_bu
     table->n = plan->n;
     table->max_exact = plan->max_exact;
     table->count = (int32_t)(plan->n - 1 - plan->max_exact);
+    table->stream = job.streaming;
     for (int32_t i = 0; i < table->count; i++) {
         table->threshold[i] = threshold(plan, plan->max_exact + 1 + i);
     }

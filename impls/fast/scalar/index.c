@@ -127,6 +127,13 @@ void INDEX_NAME(t5_row, PECERT__FAST_INDEX_ISA)(void *out, int wide, const int64
 {
     int narrow = t->count == 0 || t->threshold[t->count - 1] < INT32_MAX;
 
+#ifdef PECERT__FAST_INDEX_T5_NARROW
+    /* The ISA's own kernel for the 32-bit lanes (x86/avx2/index.c). */
+    if (narrow && t->count <= 16) {
+        PECERT__FAST_INDEX_T5_NARROW(out, wide, rel, n, t);
+        return;
+    }
+#endif
     if (narrow && t->count <= 8) {
         t5_narrow(out, wide, rel, n, t, 8);
     } else if (narrow && t->count <= 16) {
