@@ -258,11 +258,21 @@ static int rewrite_in_place(const apply_plan *plan, const pecert_rope_config *co
  * takes four ranges only when it moves PECERT__FAST_APPLY_STREAM_BYTES;
  * and f32 in place, whose one stream already ran at 85-96% of the
  * read-modify-write limit, lost 2-10% to them (rotary_dim 64: 46.6 ->
- * 50.9 ms), so it keeps one. Heads are independent: the order changes
- * no bit. */
-int pecert__fast_row_ranges(size_t bytes, int threads, pecert__fast_dtype dtype, int in_place)
+ * 50.9 ms), so it keeps one. All of that was Zen 4 (the AVX-512 table).
+ * On Zen 3 (the AVX2 table) four ranges win at 128 MiB a thread and lose
+ * from 512 MiB: one `pecert bench` run, one thread, f32 out of place,
+ * four ranges against one, T = 4096 7.0-9.8 against 9.0-12.6 ms, T =
+ * 32768 75-89 against 65-66 ms (and in earlier runs 84-111 against 60-74
+ * ms); at T = 16384 f32 lost with four, f16 (half the bytes) won. So the
+ * kernel table bounds the bytes a thread may move in four ranges
+ * (dispatch.c). Heads are independent: the order changes no bit. */
+int pecert__fast_row_ranges(const pecert__fast_kernels *kernels, size_t bytes, int threads, pecert__fast_dtype dtype,
+                            int in_place)
 {
-    return 2 * bytes / (size_t)threads >= PECERT__FAST_APPLY_STREAM_BYTES && !(dtype == PECERT__FAST_F32 && in_place)
+    size_t moved = 2 * bytes / (size_t)threads;
+
+    return moved >= PECERT__FAST_APPLY_STREAM_BYTES && moved < kernels->row_ranges_below &&
+                   !(dtype == PECERT__FAST_F32 && in_place)
                ? PECERT__FAST_APPLY_STREAMS
                : 1;
 }
@@ -271,7 +281,7 @@ static void choose_streams(apply_plan *plan, size_t bytes, int threads)
 {
     int64_t row_bytes = plan->x->shape[2] * (int64_t)plan->size;
 
-    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(bytes, threads, plan->dtype,
+    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(plan->kernels, bytes, threads, plan->dtype,
                                                                    pecert__fast_same_view(plan->x, plan->out))
                                          : 1;
     plan->visit = plan->streams == 1 ? plan->x->shape[1] : row_bytes >= 512 ? 1 : 512 / row_bytes;

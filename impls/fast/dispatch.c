@@ -14,6 +14,7 @@
  * The AVX-512 table rounds bf16 with AVX512-BF16 where the CPU has it;
  * PECERT_ISA=avx512-nobf16 (for tests) forces its integer rounding.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,9 @@ static const pecert__fast_kernels scalar_kernels = {
     .axpy_row = pecert__fast_axpy_row_scalar,
     .sum_rows = pecert__fast_sum_rows_scalar,
     .peg_cell = pecert__fast_peg_cell_scalar,
+    /* Compute-bound; no bound, so that the four-range walk (apply.c) is
+     * exercised at every size on every machine the tests run on. */
+    .row_ranges_below = SIZE_MAX,
 };
 
 #if defined(__x86_64__)
@@ -79,16 +83,20 @@ static const pecert__fast_kernels scalar_kernels = {
         .peg_cell = pecert__fast_peg_cell_##S, __VA_ARGS__                                        \
     }
 
+/* Four row ranges a thread (apply.c, pecert__fast_row_ranges) up to the
+ * bytes the machine each table was tuned on gained them at: on Zen 3
+ * (AVX2) below 512 MiB a thread, on Zen 4 (AVX-512) at every size. */
 static const pecert__fast_kernels avx2_kernels =
     SIMD_KERNELS(PECERT__FAST_ISA_AVX2, avx2, avx2, .step_interleave_stream = pecert__fast_step_interleave_stream_avx2,
                  .step_halves_stream = pecert__fast_step_halves_stream_avx2,
-                 .sum_rows_stream = pecert__fast_sum_rows_stream_avx2, .peg_row3 = pecert__fast_peg_row3_avx2);
+                 .sum_rows_stream = pecert__fast_sum_rows_stream_avx2, .peg_row3 = pecert__fast_peg_row3_avx2,
+                 .row_ranges_below = (size_t)512 << 20);
 
 #define AVX512_ONLY                                                                          \
     .step_interleave_stream = pecert__fast_step_interleave_stream_avx512,                    \
     .step_halves_stream = pecert__fast_step_halves_stream_avx512,                            \
     .sum_rows_stream = pecert__fast_sum_rows_stream_avx512,                                  \
-    .peg_row3 = pecert__fast_peg_row3_avx512
+    .peg_row3 = pecert__fast_peg_row3_avx512, .row_ranges_below = SIZE_MAX
 
 static const pecert__fast_kernels avx512_kernels =
     SIMD_KERNELS(PECERT__FAST_ISA_AVX512, avx512, avx512, AVX512_ONLY);

@@ -300,6 +300,11 @@ typedef struct pecert__fast_kernels {
      * NULL: peg_cell for every cell. */
     void (*peg_row3)(float *out, const float *const *src, const float *taps, int64_t channels, int64_t cells,
                      int stream, const float *ahead);
+    /* A thread rotates PECERT__FAST_APPLY_STREAMS ranges of rows in turn
+     * while it moves at least PECERT__FAST_APPLY_STREAM_BYTES and less than
+     * this (apply.c, pecert__fast_row_ranges), as measured on the machine
+     * each table was tuned on (dispatch.c says which). */
+    size_t row_ranges_below;
 } pecert__fast_kernels;
 
 /* ---- instances and calls ---------------------------------------------- */
@@ -570,7 +575,8 @@ pecert__fast_rotate_fn pecert__fast_pick_rotate(const pecert__fast_kernels *kern
 
 /* pecert__fast_row_ranges: how many ranges of rows each of `threads`
  * rotates in turn for a call of `bytes` per tensor (apply.c). */
-int pecert__fast_row_ranges(size_t bytes, int threads, pecert__fast_dtype dtype, int in_place);
+int pecert__fast_row_ranges(const pecert__fast_kernels *kernels, size_t bytes, int threads, pecert__fast_dtype dtype,
+                            int in_place);
 
 pecert_status pecert__fast_rotate_tensor(const pecert__fast_call *call,
                                          const pecert__fast_rotation *job);

@@ -524,7 +524,7 @@ static void choose_kernel(apply_plan *plan, size_t bytes, int threads)
 
     plan->rotate = pecert__fast_pick_rotate(plan->kernels, a->x, a->out, PECERT__FAST_F32, layout, a->head_dim / 2,
                                             bytes, &plan->streaming);
-    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(bytes, threads, PECERT__FAST_F32,
+    plan->streams = plan->rotate != NULL ? pecert__fast_row_ranges(plan->kernels, bytes, threads, PECERT__FAST_F32,
                                                                    pecert__fast_same_view(a->x, a->out))
                                          : 1;
 }
