@@ -73,8 +73,8 @@
 #define PECERT__FAST_STREAM_MIN_BYTES ((size_t)8 << 20)
 
 /* Ranges of rows a thread rotates in turn when it reads and writes at
- * least PECERT__FAST_APPLY_STREAM_BYTES (apply.c, choose_streams; the
- * 2-D RoPE too). */
+ * least PECERT__FAST_APPLY_STREAM_BYTES and less than its kernel table's
+ * row_ranges_below (apply.c, choose_streams; the 2-D RoPE too). */
 #define PECERT__FAST_APPLY_STREAMS 4
 #define PECERT__FAST_APPLY_STREAM_BYTES ((size_t)128 << 20)
 
