@@ -143,13 +143,14 @@ double pecert__fast_softmax_weights_avx2(const double *restrict scores, int64_t 
     return sum[0];
 }
 
-/* Channels [c0, c0 + 16) of heads [0, G) (c0 + 16 <= d). */
-/* weighted_heads where no weight of the block is 0 (a prefill's and a
- * decode step's blocks but the few that hold padding or weights that
- * underflowed): the same fma chains without a test per row and head,
- * 22.5 -> 19.3 ns a row of four heads of 128 channels on Zen 3. */
-ALWAYS_INLINE void weighted_dense(int G, const float *w, size_t ws, const float *rows, size_t stride,
-                                  int64_t n, int32_t c0, float *out, size_t os)
+/* Channels [c0, c0 + 16) of heads [0, G) (c0 + 16 <= d). A row of weight
+ * 0 is skipped for that head, unless the caller knows the block has none
+ * (dense, a constant of each instance: a prefill's and a decode step's
+ * blocks but the few holding padding or underflowed weights): the same
+ * fma chains without a test per row and head, 22.5 -> 19.3 ns a row of
+ * four heads of 128 channels on Zen 3. */
+ALWAYS_INLINE void weighted_block(int G, const int dense, const float *w, size_t ws, const float *rows,
+                                  size_t stride, int64_t n, int32_t c0, float *out, size_t os)
 {
     __m256 lo[PECERT__FAST_MAX_GROUP], hi[PECERT__FAST_MAX_GROUP];
 
@@ -161,35 +162,10 @@ ALWAYS_INLINE void weighted_dense(int G, const float *w, size_t ws, const float 
         __m256 v0 = _mm256_loadu_ps(r), v1 = _mm256_loadu_ps(r + 8);
 
         _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
-            __m256 b = _mm256_broadcast_ss(w + (size_t)h * ws + (size_t)j);
+            const float *wj = w + (size_t)h * ws + (size_t)j;
 
-            lo[h] = _mm256_fmadd_ps(b, v0, lo[h]);
-            hi[h] = _mm256_fmadd_ps(b, v1, hi[h]);
-        }
-    }
-    _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
-        _mm256_storeu_ps(out + (size_t)h * os + c0, lo[h]);
-        _mm256_storeu_ps(out + (size_t)h * os + c0 + 8, hi[h]);
-    }
-}
-
-ALWAYS_INLINE void weighted_heads(int G, const float *w, size_t ws, const float *rows, size_t stride,
-                                  int64_t n, int32_t c0, float *out, size_t os)
-{
-    __m256 lo[PECERT__FAST_MAX_GROUP], hi[PECERT__FAST_MAX_GROUP];
-
-    _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
-        lo[h] = hi[h] = _mm256_setzero_ps();
-    }
-    for (int64_t j = 0; j < n; j++) {
-        const float *r = rows + (size_t)j * stride + c0;
-        __m256 v0 = _mm256_loadu_ps(r), v1 = _mm256_loadu_ps(r + 8);
-
-        _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
-            float wj = w[(size_t)h * ws + (size_t)j];
-
-            if (wj != 0.0f) {
-                __m256 b = _mm256_set1_ps(wj);
+            if (dense || *wj != 0.0f) {
+                __m256 b = _mm256_broadcast_ss(wj);
 
                 lo[h] = _mm256_fmadd_ps(b, v0, lo[h]);
                 hi[h] = _mm256_fmadd_ps(b, v1, hi[h]);
@@ -200,6 +176,18 @@ ALWAYS_INLINE void weighted_heads(int G, const float *w, size_t ws, const float 
         _mm256_storeu_ps(out + (size_t)h * os + c0, lo[h]);
         _mm256_storeu_ps(out + (size_t)h * os + c0 + 8, hi[h]);
     }
+}
+
+ALWAYS_INLINE void weighted_dense(int G, const float *w, size_t ws, const float *rows, size_t stride, int64_t n,
+                                  int32_t c0, float *out, size_t os)
+{
+    weighted_block(G, 1, w, ws, rows, stride, n, c0, out, os);
+}
+
+ALWAYS_INLINE void weighted_heads(int G, const float *w, size_t ws, const float *rows, size_t stride, int64_t n,
+                                  int32_t c0, float *out, size_t os)
+{
+    weighted_block(G, 0, w, ws, rows, stride, n, c0, out, os);
 }
 
 void pecert__fast_weighted_rows_avx2(const float *restrict w, size_t w_stride, int32_t g,
