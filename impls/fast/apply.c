@@ -263,9 +263,12 @@ static int rewrite_in_place(const apply_plan *plan, const pecert_rope_config *co
  * from 512 MiB: one `pecert bench` run, one thread, f32 out of place,
  * four ranges against one, T = 4096 7.0-9.8 against 9.0-12.6 ms, T =
  * 32768 75-89 against 65-66 ms (and in earlier runs 84-111 against 60-74
- * ms); at T = 16384 f32 lost with four, f16 (half the bytes) won. So the
- * kernel table bounds the bytes a thread may move in four ranges
- * (dispatch.c). Heads are independent: the order changes no bit. */
+ * ms); at T = 16384 f32 lost with four, f16 (half the bytes) won. On a
+ * Zen 4 of 2026-12-07 they lost at every size (T = 32768: 53 against
+ * 32.6 ms, the single stream at 88% of a streaming copy): the 60 ms
+ * above was a single stream on a slower day. So the kernel table bounds
+ * the bytes a thread may move in four ranges (dispatch.c; AVX-512: 0,
+ * never). Heads are independent: the order changes no bit. */
 int pecert__fast_row_ranges(const pecert__fast_kernels *kernels, size_t bytes, int threads, pecert__fast_dtype dtype,
                             int in_place)
 {
