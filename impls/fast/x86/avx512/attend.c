@@ -4,9 +4,11 @@
  *
  * Up to four query heads at a time (PECERT__FAST_BY_GROUP), so every row
  * chunk is loaded once for all of them. dot_rows keeps each dot's 16
- * lanes in one zmm register and takes two rows at once (eight FMA chains
- * for four heads); a tail chunk is a zero-masked load, which is the
- * scalar model's q = r = 0 past head_dim. softmax_weights: the
+ * lanes in one zmm register, sixteen dots at a time (four heads by four
+ * rows, two by eight, one by sixteen) reduced together by a
+ * transposition (reduce16_x16), the rest two rows at once; a tail chunk
+ * is a zero-masked load, which is the scalar model's q = r = 0 past
+ * head_dim. softmax_weights: the
  * exponential and the sum's 8 lanes on one register of doubles.
  * weighted_rows: 32 channels of each head (8 zmm accumulators for four)
  * per pass over the block's rows, a tail under lane masks.
@@ -88,11 +90,80 @@ ALWAYS_INLINE void dot_one_row(const float *q, size_t qs, int G, const float *r,
     }
 }
 
+/* reduce16 of sixteen registers at once, by a transposition: each stage
+ * adds the lanes reduce16 pairs (l + 8, then + 4, + 2, + 1) of two
+ * registers' halves side by side, so every sum is reduce16's, of the same
+ * two operands. Lane i of the result is reduce16(v[i]). */
+ALWAYS_INLINE __m512 reduce16_x16(const __m512 v[16])
+{
+    __m512 w[8];
+    __m512 u[4];
+    __m512 t[2];
+
+    _Pragma("GCC unroll 8") for (int m = 0; m < 8; m++) { /* [v2m's l + (l+8) | v2m+1's] */
+        w[m] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * m], v[2 * m + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_f32x4(v[2 * m], v[2 * m + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+    _Pragma("GCC unroll 4") for (int m = 0; m < 4; m++) { /* block k: v(4m+k)'s l + (l+4) */
+        u[m] = _mm512_add_ps(_mm512_shuffle_f32x4(w[2 * m], w[2 * m + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f32x4(w[2 * m], w[2 * m + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    }
+    _Pragma("GCC unroll 2") for (int m = 0; m < 2; m++) { /* block k: v(8m+k), v(8m+4+k): l + (l+2) */
+        t[m] = _mm512_add_ps(_mm512_shuffle_ps(u[2 * m], u[2 * m + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                             _mm512_shuffle_ps(u[2 * m], u[2 * m + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    }
+    /* Lane 4k + q: v(4q + k)'s l + (l+1); then into lane order. */
+    __m512 s = _mm512_add_ps(_mm512_shuffle_ps(t[0], t[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_ps(t[0], t[1], _MM_SHUFFLE(3, 1, 3, 1)));
+
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), s);
+}
+
+/* Rows j .. j + R - 1 against heads [0, G), R = 16 / G (G = 1, 2, 4):
+ * sixteen dots, each with its own accumulator as dot_two_rows keeps
+ * them, reduced together (reduce16_x16). */
+ALWAYS_INLINE void dot_sixteen(const float *q, size_t qs, int G, const float *rows, size_t stride, int32_t d,
+                               float *out, size_t os)
+{
+    const int R = 16 / G;
+    __m512 a[16];
+    float sums[16];
+
+    _Pragma("GCC unroll 16") for (int i = 0; i < 16; i++) {
+        a[i] = _mm512_setzero_ps();
+    }
+    for (int32_t c = 0; c < d; c += 16) {
+        __m512 qc[PECERT__FAST_MAX_GROUP];
+
+        _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
+            qc[h] = load16(q + (size_t)h * qs, c, d);
+        }
+        _Pragma("GCC unroll 16") for (int r = 0; r < R; r++) {
+            __m512 k = load16(rows + (size_t)r * stride, c, d);
+
+            _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
+                a[h * R + r] = _mm512_fmadd_ps(qc[h], k, a[h * R + r]);
+            }
+        }
+    }
+    _mm512_storeu_ps(sums, reduce16_x16(a));
+    _Pragma("GCC unroll 4") for (int h = 0; h < G; h++) {
+        _Pragma("GCC unroll 16") for (int r = 0; r < R; r++) {
+            out[(size_t)h * os + r] = sums[h * R + r];
+        }
+    }
+}
+
 ALWAYS_INLINE void dot_heads(int G, const float *q, size_t qs, const float *rows, size_t stride,
                              int64_t n, int32_t d, float *out, size_t os)
 {
     int64_t j = 0;
 
+    if (G != 3) {
+        for (; j + 16 / G <= n; j += 16 / G) {
+            dot_sixteen(q, qs, G, rows + (size_t)j * stride, stride, d, out + j, os);
+        }
+    }
     for (; j + 2 <= n; j += 2) {
         dot_two_rows(q, qs, G, rows + (size_t)j * stride, rows + (size_t)(j + 1) * stride, d, out + j, os);
     }
