@@ -182,8 +182,12 @@ static void fill_share(void *context, int ith, int nth)
     }
 }
 
-/* The tables of an axis, over threads by rows (each row F trig calls:
- * ~40 output bytes' worth of time per channel for the threshold). */
+/* The tables of an axis, over threads by rows. A channel (a quotient, a
+ * sin or cos in double, a rounding) takes ~8 ns (Zen 4, perf of the
+ * bench's case: 274 rows of 128 in ~0.3 ms): about 800 bytes written at
+ * the pace PECERT__FAST_PARALLEL_MIN_BYTES assumes (1 MiB in ~10 us).
+ * Weighed at 40 bytes, the bench's 120-row tables stayed on one thread. */
+#define TABLE_BYTES_PER_CHANNEL 800
 static int fill_tables(const pecert__fast_call *call, sine2d_plan *pl, axis_plan *ax)
 {
     ax->row_v = malloc((size_t)ax->n_rows * sizeof(double));
@@ -196,7 +200,7 @@ static int fill_tables(const pecert__fast_call *call, sine2d_plan *pl, axis_plan
         }
     }
     pl->filling = ax;
-    pecert__fast_run(pecert__fast_threads(call, (size_t)(ax->n_rows * pl->f) * 40, ax->n_rows), fill_share, pl);
+    pecert__fast_run(pecert__fast_threads(call, (size_t)(ax->n_rows * pl->f) * TABLE_BYTES_PER_CHANNEL, ax->n_rows), fill_share, pl);
     free(ax->row_v);
     ax->row_v = NULL;
     return 1;
