@@ -278,11 +278,13 @@ static pecert_status run_peg(const fast_handle *f, const table_case *c, void *ou
  * C 80 (the groups of four queries of a grid row end one short; a dot's
  * 16 lanes past 64 channels masked), tables of 20 and 31 rows (resized);
  * 1 the same into a transposed out (element by element); 2 one head of 40
- * x 40 on 40 x 40, C 64, 10 MiB (streamed). */
+ * x 40 on 40 x 40, C 64, 10 MiB (streamed, k_w 40: built in L1, copied);
+ * 3 one head of 32 x 32 on 48 x 48, C 64, tables of 79 rows resized to
+ * 95, 9 MiB (streamed, k_w 48: summed by outer_sum_stream). */
 static const struct relpos2d_grid {
     int64_t n, q_h, q_w, k_h, k_w, c, rows_h, rows_w;
 } relpos2d_grids[] = {{8, 14, 13, 14, 13, 80, 20, 31}, {8, 14, 13, 14, 13, 80, 20, 31},
-                      {1, 40, 40, 40, 40, 64, 79, 79}};
+                      {1, 40, 40, 40, 40, 64, 79, 79}, {1, 32, 32, 48, 48, 64, 79, 79}};
 static pecert_status run_relpos2d(const fast_handle *f, const table_case *c, void *out)
 {
     static float query[1600 * 80], rel_h[79 * 80], rel_w[79 * 80];
@@ -436,6 +438,7 @@ static const table_case cases[] = {
     {"relpos2d_bias 14 x 13, C 80", 8 * 182 * 182 * 4, run_relpos2d, 0, 0},
     {"relpos2d_bias transposed out", 8 * 182 * 182 * 4, run_relpos2d, 1, 0},
     {"relpos2d_bias 40 x 40, streamed", 1600 * 1600 * 4, run_relpos2d, 2, 0},
+    {"relpos2d_bias 32 x 32 on 48 x 48, streamed sums", 1024 * 2304 * 4, run_relpos2d, 3, 0},
     {"deberta_bias c2p + p2c, buckets", DEB_N * DEB_L * DEB_L * 4, run_deberta, 0, 0},
     {"deberta_bias strided views", DEB_N * DEB_L * DEB_L * 4, run_deberta, 1, 0},
     {"deberta_bias p2c, no buckets", DEB_N * DEB_L * DEB_L * 4, run_deberta, 2, 0},

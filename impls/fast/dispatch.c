@@ -79,6 +79,7 @@ static const pecert__fast_kernels scalar_kernels = {
         .narrow_row_stream = pecert__fast_narrow_row_stream_##S,                                  \
         .interleave_row_stream = pecert__fast_interleave_row_stream_##S,                          \
         .copy_row_stream = pecert__fast_copy_row_stream_##S,                                      \
+        .outer_sum_stream = pecert__fast_outer_sum_stream_##S,                                    \
         .axpy_row = pecert__fast_axpy_row_##S, .sum_rows = pecert__fast_sum_rows_##S,             \
         .peg_cell = pecert__fast_peg_cell_##S, __VA_ARGS__                                        \
     }

@@ -277,6 +277,10 @@ typedef struct pecert__fast_kernels {
     pecert__fast_narrow_row_fn narrow_row_stream;
     pecert__fast_interleave_row_fn interleave_row_stream;
     void (*copy_row_stream)(float *out, const float *a, int64_t n);
+    /* out[j * n + i] = base[j] + row[i] for j < runs, i < n, streamed: out
+     * 64-byte aligned, n a multiple of 16 (relpos2d's output rows: k_h
+     * runs of the k_w sums). NULL in the scalar table. */
+    void (*outer_sum_stream)(float *out, const float *base, int64_t runs, const float *row, int64_t n);
     /* step_row and the new row's streamed emission in one pass, rows
      * 64-byte aligned (NULL: step_row, then the emission): interleaved
      * (out[2i] sin, out[2i + 1] cos) or as halves. */
@@ -678,6 +682,8 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_narrow_row_stream_##suffix(float *out, const double *a, int64_t n);             \
     void pecert__fast_interleave_row_stream_##suffix(float *out, const double *a, const double *b, int64_t n); \
     void pecert__fast_copy_row_stream_##suffix(float *out, const float *a, int64_t n);                 \
+    void pecert__fast_outer_sum_stream_##suffix(float *out, const float *base, int64_t runs, const float *row, \
+                                                int64_t n);                                            \
     void pecert__fast_step_interleave_stream_##suffix(const double *step_cos, const double *step_sin,  \
                                                       int32_t half, double *cos, double *sin, float *out); \
     void pecert__fast_step_halves_stream_##suffix(const double *step_cos, const double *step_sin,      \

@@ -81,6 +81,21 @@ void pecert__fast_copy_row_stream_avx512(float *out, const float *a, int64_t n)
     }
 }
 
+/* relpos2d's output rows: each run base[j] + row, in 16-float vectors
+ * streamed out (out 64-byte aligned, n a multiple of 16: the caller's
+ * checks); the sums are the portable loop's, one float add each. */
+void pecert__fast_outer_sum_stream_avx512(float *out, const float *base, int64_t runs, const float *row, int64_t n)
+{
+    for (int64_t j = 0; j < runs; j++) {
+        __m512 b = _mm512_set1_ps(base[j]);
+        float *o = out + j * n;
+
+        for (int64_t i = 0; i < n; i += 16) {
+            _mm512_stream_ps(o + i, _mm512_add_ps(b, _mm512_loadu_ps(row + i)));
+        }
+    }
+}
+
 /* ---- a table row's step and its streamed emission in one pass ---------------
  * trig.c's step_row (the angle-addition step in double, multiplies then
  * one add or subtract per value, no fma: the same bits) on 8 frequencies,
