@@ -200,7 +200,8 @@ static int fill_tables(const pecert__fast_call *call, sine2d_plan *pl, axis_plan
         }
     }
     pl->filling = ax;
-    pecert__fast_run(pecert__fast_threads(call, (size_t)(ax->n_rows * pl->f) * TABLE_BYTES_PER_CHANNEL, ax->n_rows), fill_share, pl);
+    size_t weight = (size_t)(ax->n_rows * pl->f) * TABLE_BYTES_PER_CHANNEL;
+    pecert__fast_run(pecert__fast_threads(call, weight, ax->n_rows), fill_share, pl);
     free(ax->row_v);
     ax->row_v = NULL;
     return 1;
