@@ -655,6 +655,8 @@ static void attend_group(const attend_job *job, attend_scratch *w, int64_t t, in
         job->kernels->weighted_rows(w->weights + j0, stride, group,
                                     seq->values + head + (size_t)j0 * (size_t)hd, (size_t)hd, m, hd,
                                     w->part, (size_t)hd);
+        /* Elementwise (each acc[i] its own sum): vectorized, the same bits. */
+#pragma omp simd
         for (size_t i = 0; i < (size_t)group * (size_t)hd; i++) {
             w->acc[i] += (double)w->part[i];
         }
@@ -663,10 +665,20 @@ static void attend_group(const attend_job *job, attend_scratch *w, int64_t t, in
         float *out = (float *)o->data + t * o->strides[0] + (kv * group + g) * o->strides[1];
         const double *acc = w->acc + (size_t)g * (size_t)hd;
 
-        for (int32_t d = 0; d < hd; d++) {
-            /* No valid token (a padding query first in its sequence): the
-             * row is unspecified; write zeros rather than 0/0. */
-            out[d * o->strides[2]] = total[g] > 0 ? (float)(acc[d] / total[g]) : 0.0f;
+        /* No valid token (a padding query first in its sequence): the row
+         * is unspecified; write zeros rather than 0/0. Elementwise: the
+         * same bits vectorized where the channels are contiguous. */
+        double sum = total[g];
+        int64_t step = o->strides[2];
+        if (sum > 0 && step == 1) {
+#pragma omp simd
+            for (int32_t d = 0; d < hd; d++) {
+                out[d] = (float)(acc[d] / sum);
+            }
+        } else {
+            for (int32_t d = 0; d < hd; d++) {
+                out[d * step] = sum > 0 ? (float)(acc[d] / sum) : 0.0f;
+            }
         }
     }
 }
