@@ -115,6 +115,7 @@ typedef struct relpos2d_plan {
     int64_t chunk_runs; /* k_w runs of a row built and streamed at once  */
     const pecert__fast_kernels *kernels;
     int stream;     /* output rows by copy_row_stream                     */
+    int sum_stream; /* ... or, where a row starts a line, outer_sum_stream */
 } relpos2d_plan;
 
 /* get_rel_pos' index in float32, as torch computes torch.arange(q)[:, None]
@@ -222,7 +223,7 @@ static void write_row(const relpos2d_plan *pl, int64_t row, const float *rh, con
         }
         return;
     }
-    if (pl->stream && pl->kernels->outer_sum_stream != NULL && k_w % 16 == 0 && (uintptr_t)dst % 64 == 0) {
+    if (pl->sum_stream && (uintptr_t)dst % 64 == 0) {
         pl->kernels->outer_sum_stream(dst, rh, pl->h.k, rw, k_w);
         return;
     }
@@ -298,6 +299,7 @@ pecert_status pecert__fast_relpos2d_bias(void *instance, const pecert_relpos2d_a
     pl.stream = pl.kernels->copy_row_stream != NULL && pl.kernels->store_fence != NULL &&
                 args->out->strides[2] == 1 &&
                 (size_t)rows * (size_t)pl.tokens_k * sizeof(float) >= PECERT__FAST_STREAM_MIN_BYTES;
+    pl.sum_stream = pl.stream && pl.kernels->outer_sum_stream != NULL && args->k_w % 16 == 0;
     pl.chunk_runs = CHUNK_FLOATS / args->k_w > 1 ? CHUNK_FLOATS / args->k_w : 1;
     pl.scratch_floats =
         ((size_t)(PECERT__FAST_MAX_GROUP * args->k_h + args->k_w + pl.chunk_runs * args->k_w) + 15) / 16 * 16;

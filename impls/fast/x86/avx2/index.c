@@ -15,6 +15,12 @@
 #error "x86/avx2/*.c needs -mavx2 -mfma -mf16c"
 #endif
 
+static void t5_narrow_avx2(void *out, int wide, const int64_t *rel, int64_t n, const pecert__fast_t5_table *t);
+
+#define PECERT__FAST_INDEX_ISA avx2
+#define PECERT__FAST_INDEX_T5_NARROW t5_narrow_avx2
+#include "../../scalar/index.c"
+
 /* Lanes 0, 2, 4, 6 of a register of 32-bit words (the low words of four
  * 64-bit lanes) into its low half. */
 static inline __m256i low_words(__m256i v)
@@ -51,7 +57,7 @@ static inline void store(int stream, void *p, __m256i v)
 /* scalar/index.c's t5_bucket32, eight distances at a time: c = min(a,
  * cap), min(c, max_exact) + #{i : c >= edge[i]} + side where r > 0, the
  * edges padded to K (8 or 16, a constant of the caller) with INT32_MAX (c
- * >= edge is c > edge - 1); the last n mod 8 by the scalar expression.
+ * >= edge is c > edge - 1); the last n mod 8 by scalar/index.c's loop.
  * out: int32 or (wide) int64. */
 static inline __attribute__((always_inline)) void t5_lanes(void *out, int wide, const int64_t *rel, int64_t n,
                                                            const pecert__fast_t5_table *t, const int K)
@@ -88,19 +94,8 @@ static inline __attribute__((always_inline)) void t5_lanes(void *out, int wide, 
             store(stream, (int32_t *)out + j, b);
         }
     }
-    for (; j < n; j++) {
-        int64_t r = rel[j], a = r < 0 ? -r : (causal ? 0 : r);
-        int32_t cl = (int32_t)(a < cap ? a : cap), b = cl < max_exact ? cl : max_exact;
-
-        for (int i = 0; i < t->count; i++) {
-            b += cl >= (int32_t)t->threshold[i];
-        }
-        b += r > 0 ? side : 0;
-        if (wide) {
-            ((int64_t *)out)[j] = b;
-        } else {
-            ((int32_t *)out)[j] = b;
-        }
+    if (j < n) {
+        t5_narrow(wide ? (void *)((int64_t *)out + j) : (void *)((int32_t *)out + j), wide, rel + j, n - j, t, K);
     }
 }
 
@@ -113,6 +108,3 @@ static void t5_narrow_avx2(void *out, int wide, const int64_t *rel, int64_t n, c
     }
 }
 
-#define PECERT__FAST_INDEX_ISA avx2
-#define PECERT__FAST_INDEX_T5_NARROW t5_narrow_avx2
-#include "../../scalar/index.c"
