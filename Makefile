@@ -205,7 +205,9 @@ $(BUILD)/impls/testing/%.so: $(BUILD)/obj/impls/testing/%.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(TESTING_CFLAGS) -shared $^ -o $@ -lm
 
-$(BUILD)/unit-tests: $(TEST_OBJ) $(BUILD)/libpecert.a
+# The bench's probes are the CLI's (bench/), tested as they are: linked in.
+BENCH_TEST_OBJ := $(addprefix $(BUILD)/obj/bench/,probe.o team.o timing.o)
+$(BUILD)/unit-tests: $(TEST_OBJ) $(BENCH_TEST_OBJ) $(BUILD)/libpecert.a
 	$(Q)$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/obj/tests/%.o: tests/%.c

@@ -126,6 +126,7 @@ typedef enum bench_probe_kind {
     BENCH_PROBE_MEMCPY,     /* the C library's memcpy                      */
     BENCH_PROBE_RMW,        /* in place: load, add, store                  */
     BENCH_PROBE_FILL,       /* stores only (streaming when large)          */
+    BENCH_PROBE_MIX,        /* reads R and writes W bytes, in step         */
     BENCH_PROBE_COUNT
 } bench_probe_kind;
 
@@ -156,6 +157,7 @@ typedef struct bench_probe_job {
     char *src;
     char *dst;
     size_t bytes;
+    size_t read_bytes;      /* mix: what it reads of src (the others: bytes) */
 } bench_probe_job;
 
 typedef struct bench_probe_call {
@@ -165,6 +167,12 @@ typedef struct bench_probe_call {
 
 void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
                         size_t bytes, bench_team *team, void *src, void *dst);
+
+/* A mix probe (BENCH_PROBE_MIX) as a member: it reads read_bytes of
+ * src and writes written_bytes of dst, the reads spread evenly over the
+ * writes (src >= read_bytes, dst >= written_bytes). */
+void bench_probe_member_mix(bench_member *m, bench_probe_call *call, bench_probe_kind kind, size_t read_bytes,
+                            size_t written_bytes, bench_team *team, void *src, void *dst);
 
 /* The vector ISA the probe loops use ("avx512", "avx2", "scalar"). */
 const char *bench_probe_isa(void);

@@ -3,12 +3,19 @@
  * where it moves megabytes, on every thread count, beside the machine's
  * limit for the bytes it must move and beside the baseline (ref).
  *
- * An operation that reads and writes is held to the fastest copy probe
- * (plain, streaming, memcpy) at its output's size; one that only writes,
- * or reads under a sixteenth of what it writes, to the fill probe. GB/s
+ * An operation is held to a probe that moves its bytes: one that reads
+ * what it writes to the fastest copy probe (plain, streaming, memcpy),
+ * one that only writes to the fill probe, any other to the mix probe,
+ * which reads the op's R bytes in step with writing its W (probe.c). GB/s
  * counts the bytes it must read plus those it writes (a copy of N bytes
  * moves 2N), so an operation's GB/s over its probe's is its share of the
- * limit. Each case's samples alternate with its probes'
+ * limit. (Until 2026-12-08 an op that read less or more than it wrote was
+ * held to the copy's GB/s, and one that read under a sixteenth of what it
+ * wrote to the fill's: a copy's rate charges a read byte as much as a
+ * written one, which on these hosts it is not - a bicubic resize reading
+ * a sixteenth of what it writes was held to half a copy of its output,
+ * faster than filling it; T5's distances, read twice, were charged at
+ * the copy's rate, slower than loads alone.) Each case's samples alternate with its probes'
  * (bench_measure_group). What an op must read includes its argument
  * checks' pass over an input (every value is checked before the first
  * write): t5_bucket reads its distances twice.
@@ -778,22 +785,33 @@ static double measure_baseline(cJSON *rows, const family_case *fc, family_call *
     return row.stats.median;
 }
 
-/* The subject at `threads` beside its probe (team: the pinned team of the
+/* The probes a case is timed beside, by its op's bytes read (R) and
+ * written (W): where R = W the three copies (rope_apply's yardstick),
+ * where R = 0 the fill (ALiBi's), else the mix of R and W. Its limit is
+ * the fastest. */
+typedef struct limit_probes {
+    bench_probe_kind kinds[3];
+    int n;
+} limit_probes;
+
+static limit_probes limit_probes_for(const family_call *call)
+{
+    if (call->read_bytes == call->written_bytes) {
+        return (limit_probes){{BENCH_PROBE_COPY, BENCH_PROBE_COPY_NT, BENCH_PROBE_MEMCPY}, 3};
+    }
+    if (call->read_bytes <= 0) {
+        return (limit_probes){{BENCH_PROBE_FILL}, 1};
+    }
+    return (limit_probes){{BENCH_PROBE_MIX}, 1};
+}
+
+/* The subject at `threads` beside its probes (team: the pinned team of the
  * multi-thread probes, parked). */
 static void measure_subject(cJSON *rows, const family_case *fc, family_call *call, bench_subject *subject,
                             int threads, bench_team *team, void *src, void *dst, int reps, double ref_median,
                             family_tally *tally)
 {
-    /* A copy's yardstick is the fastest of the three copies (plain,
-     * streaming stores, the C library's), as for rope_apply. */
-    static const bench_probe_kind copies[] = {BENCH_PROBE_COPY, BENCH_PROBE_COPY_NT, BENCH_PROBE_MEMCPY};
-    static const bench_probe_kind fill[] = {BENCH_PROBE_FILL};
-    /* An op that reads a sixteenth of what it writes (positions for a
-     * table) is a writer: the fill probe is its yardstick. */
-    int copier = call->read_bytes * 16 > call->written_bytes;
-    const bench_probe_kind *kinds = copier ? copies : fill;
-    int n_probes = copier ? 3 : 1;
-    size_t bytes = (size_t)call->written_bytes;
+    limit_probes lp = limit_probes_for(call);
     family_once once = {fc, call, subject, PECERT_OK};
     bench_probe_call probes[3];
     bench_member members[4];
@@ -802,25 +820,25 @@ static void measure_subject(cJSON *rows, const family_case *fc, family_call *cal
     if (bench_subject_threads(subject, threads) != 0) {
         return;
     }
-    n_probes = fc->tiny ? 0 : n_probes; /* a call's cost, not bytes: no yardstick */
+    lp.n = fc->tiny ? 0 : lp.n; /* a call's cost, not bytes: no yardstick */
     memset(members, 0, sizeof(members));
     members[0] = (bench_member){.fn = family_run_once, .context = &once};
-    for (int i = 0; i < n_probes; i++) {
-        bench_probe_member(&members[1 + i], &probes[i], kinds[i], bytes, threads > 1 ? team : NULL, src, dst);
+    for (int i = 0; i < lp.n; i++) {
+        bench_probe_member_mix(&members[1 + i], &probes[i], lp.kinds[i], (size_t)call->read_bytes,
+                               (size_t)call->written_bytes, threads > 1 ? team : NULL, src, dst);
     }
-    if (bench_measure_group(members, 1 + n_probes, reps, BENCH_MIN_SAMPLE_S) != 0) {
+    if (bench_measure_group(members, 1 + lp.n, reps, BENCH_MIN_SAMPLE_S) != 0) {
         printf("  %-15s %s failed (status %d): %s\n", fc->op, subject->name, once.status,
                subject->plugin.desc->last_error != NULL ? subject->plugin.desc->last_error(subject->instance) : "");
         return;
     }
     row.stats = members[0].stats;
-    for (int i = 0; i < n_probes; i++) {
-        double gbps = kinds[i] == BENCH_PROBE_FILL ? bench_write_gbps(bytes, members[1 + i].stats.median)
-                                                   : bench_gbps(bytes, members[1 + i].stats.median);
+    for (int i = 0; i < lp.n; i++) {
+        double gbps = (call->read_bytes + call->written_bytes) / members[1 + i].stats.median * 1e-9;
 
         if (gbps > row.limit_gbps) {
             row.limit_gbps = gbps;
-            row.probe = bench_probe_name(kinds[i]);
+            row.probe = bench_probe_name(lp.kinds[i]);
         }
     }
     emit_row(rows, &row, tally);
@@ -847,13 +865,20 @@ static int set_up(const family_case *fc, bench_subject *s, family_call *call)
     return 0;
 }
 
+/* The probes' source: the copies read W bytes, the mix R. */
+static double probe_source_bytes(const family_call *call)
+{
+    return call->read_bytes > call->written_bytes ? call->read_bytes : call->written_bytes;
+}
+
 int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline, const int *threads,
                    int n_threads, int reps, bench_team *team, family_tally *tally)
 {
     cJSON *rows = cJSON_AddArrayToObject(root, "families");
 
-    printf("\nother families' operations: GB/s counts the bytes each must read and write; the limit is the copy "
-           "probe (fill where nothing is read) at the output's size and thread count\n");
+    printf("\nother families' operations: GB/s counts the bytes each must read and write; the limit is a probe "
+           "moving the same bytes (copy where it reads what it writes, fill where it reads nothing, else mix) at the "
+           "same thread count\n");
     memset(tally, 0, sizeof(*tally));
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const family_case *fc = &cases[i];
@@ -869,7 +894,7 @@ int bench_families(cJSON *root, bench_subject *subject, bench_subject *baseline,
         /* The probes copy random floats: this host writes zero lines
          * faster than any data (impls/fast/README.md, ALiBi). */
         if (fc->prepare(&call) != 0 ||
-            (src = random_f32(&call, (size_t)call.written_bytes / sizeof(float) + 16, 41)) == NULL ||
+            (src = random_f32(&call, (size_t)probe_source_bytes(&call) / sizeof(float) + 16, 41)) == NULL ||
             (dst = own(&call, (size_t)call.written_bytes)) == NULL) {
             printf("  %-15s no memory for its buffers\n", fc->op);
             release(&call);

@@ -11,6 +11,11 @@
  *            the best of plain and streaming stores, of non-zero floats
  *            (measured here: 64 MiB of zeros stream at ~78 GB/s, any
  *            other data at ~28 GB/s; a kernel's output is not zeros)
+ *   mix      reads R bytes and writes W, in step: before each 256 bytes
+ *            written, the reads due by then (folded by XOR into the
+ *            values stored: not zeros), its stores chosen as fill's. R =
+ *            W is a copy, R = 0 a fill: the limit of an op that reads and
+ *            writes unequal bytes (families.c)
  *
  * The loops use the widest vectors the CPU has (function-level target
  * attributes, chosen at run time), so the yardstick is never slower than
@@ -18,6 +23,7 @@
  * the three copies; the in-place limit is rmw.
  */
 #include <immintrin.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bench.h"
@@ -27,6 +33,43 @@
 
 /* Added in rmw: a value the compiler cannot know is zero. */
 static volatile float rmw_addend = 0.0f;
+
+/* mix's pace: 256-byte blocks of dst, each after the 64-byte lines of src
+ * due by then (lines / blocks a block, the remainder spread evenly, with
+ * no division in the loop). */
+typedef struct mix_pace {
+    size_t blocks, per_block, spread, carry;
+} mix_pace;
+
+static mix_pace mix_pace_for(size_t w, size_t r)
+{
+    mix_pace p = {w / 256, 0, 0, 0};
+
+    if (p.blocks > 0) {
+        p.per_block = r / 64 / p.blocks;
+        p.spread = r / 64 % p.blocks;
+    }
+    return p;
+}
+
+static inline size_t mix_lines_due(mix_pace *p)
+{
+    p->carry += p->spread;
+    if (p->carry >= p->blocks) {
+        p->carry -= p->blocks;
+        return p->per_block + 1;
+    }
+    return p->per_block;
+}
+
+/* The bytes past the blocks: the reads left, then the writes. */
+static void mix_tail(char *dst, const char *src, size_t w, size_t r, size_t written, size_t read, uint64_t fold)
+{
+    for (; read < r; read++) {
+        fold ^= (unsigned char)src[read];
+    }
+    memset(dst + written, (int)(fold | 1), w - written);
+}
 
 #if defined(__x86_64__)
 
@@ -89,6 +132,55 @@ __attribute__((target("avx512f"))) static void fill_avx512(char *dst, size_t n, 
     }
     memset(dst + i, FILL_BYTE, n - i);
     _mm_sfence();
+}
+
+__attribute__((target("avx512f"))) static void mix_avx512(char *dst, const char *src, size_t w, size_t r, int stream)
+{
+    __m512i fold = _mm512_set_epi32(-16, -15, -14, -13, -12, -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1);
+    mix_pace pace = mix_pace_for(w, r);
+    size_t done = 0;
+
+    for (size_t b = 0; b < pace.blocks; b++) {
+        for (size_t k = mix_lines_due(&pace); k > 0; k--, done += 64) {
+            fold = _mm512_xor_si512(fold, _mm512_loadu_si512((const void *)(src + done)));
+        }
+        for (size_t k = 0; k < 256; k += 64) {
+            __m512i v = _mm512_add_epi32(fold, _mm512_set1_epi32((int)k));
+
+            if (stream) {
+                _mm512_stream_si512((void *)(dst + 256 * b + k), v);
+            } else {
+                _mm512_storeu_si512((void *)(dst + 256 * b + k), v);
+            }
+        }
+    }
+    _mm_sfence();
+    mix_tail(dst, src, w, r, 256 * pace.blocks, done, (uint64_t)_mm512_reduce_or_epi64(fold));
+}
+
+__attribute__((target("avx2"))) static void mix_avx2(char *dst, const char *src, size_t w, size_t r, int stream)
+{
+    __m256i fold = _mm256_set_epi32(-8, -7, -6, -5, -4, -3, -2, -1);
+    mix_pace pace = mix_pace_for(w, r);
+    size_t done = 0;
+
+    for (size_t b = 0; b < pace.blocks; b++) {
+        for (size_t k = mix_lines_due(&pace); k > 0; k--, done += 64) {
+            fold = _mm256_xor_si256(fold, _mm256_loadu_si256((const __m256i *)(const void *)(src + done)));
+            fold = _mm256_xor_si256(fold, _mm256_loadu_si256((const __m256i *)(const void *)(src + done + 32)));
+        }
+        for (size_t k = 0; k < 256; k += 32) {
+            __m256i v = _mm256_add_epi32(fold, _mm256_set1_epi32((int)k));
+
+            if (stream) {
+                _mm256_stream_si256((__m256i *)(void *)(dst + 256 * b + k), v);
+            } else {
+                _mm256_storeu_si256((__m256i *)(void *)(dst + 256 * b + k), v);
+            }
+        }
+    }
+    _mm_sfence();
+    mix_tail(dst, src, w, r, 256 * pace.blocks, done, (uint64_t)_mm256_extract_epi64(fold, 0));
 }
 
 __attribute__((target("avx2"))) static void copy_avx2(char *dst, const char *src, size_t n,
@@ -156,6 +248,28 @@ static int have_avx2(void)
 
 #endif
 
+static void mix_scalar(char *dst, const char *src, size_t w, size_t r)
+{
+    uint64_t fold = 0x5a5a5a5a5a5a5a5au;
+    mix_pace pace = mix_pace_for(w, r);
+    size_t done = 0;
+
+    for (size_t b = 0; b < pace.blocks; b++) {
+        for (size_t k = mix_lines_due(&pace) * 8; k > 0; k--, done += 8) {
+            uint64_t v;
+
+            memcpy(&v, src + done, sizeof(v));
+            fold ^= v;
+        }
+        for (size_t k = 0; k < 256; k += 8) {
+            uint64_t v = fold + k;
+
+            memcpy(dst + 256 * b + k, &v, sizeof(v));
+        }
+    }
+    mix_tail(dst, src, w, r, 256 * pace.blocks, done, fold);
+}
+
 static void rmw_scalar(char *x, size_t n)
 {
     float addend = rmw_addend;
@@ -178,7 +292,7 @@ const char *bench_probe_isa(void)
 const char *bench_probe_name(bench_probe_kind kind)
 {
     static const char *const names[BENCH_PROBE_COUNT] = {"copy", "copy_nt", "memcpy", "rmw",
-                                                         "fill"};
+                                                         "fill", "mix"};
 
     return names[kind];
 }
@@ -212,6 +326,25 @@ static void fill_best(char *dst, size_t n)
     memset(dst, FILL_BYTE, n);
 }
 
+/* Mix: stores as fill's (streaming from 8 MiB a thread). */
+static void mix_best(char *dst, const char *src, size_t w, size_t r)
+{
+    int stream = w >= ((size_t)8 << 20);
+
+#if defined(__x86_64__)
+    if (have_avx512()) {
+        mix_avx512(dst, src, w, r, stream);
+        return;
+    }
+    if (have_avx2()) {
+        mix_avx2(dst, src, w, r, stream);
+        return;
+    }
+#endif
+    (void)stream;
+    mix_scalar(dst, src, w, r);
+}
+
 static void rmw_best(char *x, size_t n)
 {
 #if defined(__x86_64__)
@@ -225,6 +358,13 @@ static void rmw_best(char *x, size_t n)
     }
 #endif
     rmw_scalar(x, n);
+}
+
+/* Where `at` of `whole` written bytes falls in `part` read bytes, on a
+ * 64-byte line. */
+static size_t share_of(size_t part, size_t at, size_t whole)
+{
+    return at >= whole ? part : (size_t)((double)part * ((double)at / (double)whole)) / 64 * 64;
 }
 
 /* Thread ith's 64-byte aligned share of the buffers. */
@@ -248,6 +388,13 @@ static void probe_share(void *context, int ith, int nth)
     case BENCH_PROBE_FILL:
         fill_best(job->dst + begin, end - begin);
         break;
+    case BENCH_PROBE_MIX: {
+        /* The share of the reads in step with the share of the writes. */
+        size_t from = share_of(job->read_bytes, begin, job->bytes), to = share_of(job->read_bytes, end, job->bytes);
+
+        mix_best(job->dst + begin, job->src + from, end - begin, to - from);
+        break;
+    }
     default:
         rmw_best(job->src + begin, end - begin);
         break;
@@ -269,7 +416,7 @@ static int probe_once(void *context)
 int bench_probe_run(bench_probe *out, bench_probe_kind kind, size_t bytes, bench_team *team,
                     void *src, void *dst, int reps)
 {
-    bench_probe_call call = {{kind, src, dst, bytes}, team};
+    bench_probe_call call = {{kind, src, dst, bytes, bytes}, team};
 
     out->kind = kind;
     out->bytes = bytes;
@@ -298,6 +445,12 @@ static void team_down(void *context)
 void bench_probe_member(bench_member *m, bench_probe_call *call, bench_probe_kind kind,
                         size_t bytes, bench_team *team, void *src, void *dst)
 {
-    *call = (bench_probe_call){{kind, src, dst, bytes}, team};
+    bench_probe_member_mix(m, call, kind, bytes, bytes, team, src, dst);
+}
+
+void bench_probe_member_mix(bench_member *m, bench_probe_call *call, bench_probe_kind kind, size_t read_bytes,
+                            size_t written_bytes, bench_team *team, void *src, void *dst)
+{
+    *call = (bench_probe_call){{kind, src, dst, written_bytes, read_bytes}, team};
     *m = (bench_member){.fn = probe_once, .context = call, .before = team_up, .after = team_down};
 }

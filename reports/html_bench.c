@@ -616,8 +616,9 @@ static void family_rows(pecert_sbuf *b, const pecert_bench_run *run)
     static const char *const columns[] = {"op", "shape", "impl", "#threads", "#median", "#GB/s", "#% of limit",
                                           "limit", "#&#215; ref"};
     pecert_sbuf_puts(b, "<h3 id=\"speed-families\">Other families' operations</h3>\n<p>GB/s counts the bytes an "
-                        "op must read (its argument checks' pass included) and write; the limit is the fastest copy "
-                        "probe at the output's size, or the fill probe for an op that mostly writes. Ops marked "
+                        "op must read (its argument checks' pass included) and write; the limit is a probe that moves "
+                        "the same bytes: the fastest copy where it reads what it writes, the fill where it reads "
+                        "nothing, else the mix (reads and writes its bytes in step). Ops marked "
                         "&#8224; are bound by arithmetic, not memory.</p>\n");
     table_start(b, "speed-family-ops", columns, N_COLUMNS(columns));
     for (size_t i = 0; i < run->n_families; i++) {

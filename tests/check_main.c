@@ -66,7 +66,7 @@ static Suite *(*const suites[])(void) = {
     make_compare_suite,   make_plugin_load_suite,  make_sinusoidal_suite, make_hypotheses_suite,
     make_precision_suite, make_conveniences_suite, make_hostile_suite,    make_certificate_suite,
     make_certify_wrappers_suite,
-    make_certify_sinusoidal_suite, make_fast_session_suite, make_fast_tables_suite,
+    make_certify_sinusoidal_suite, make_fast_session_suite, make_fast_tables_suite, make_bench_probe_suite,
 };
 #define N_SUITES (sizeof(suites) / sizeof(suites[0]))
 

@@ -43,6 +43,7 @@ Suite *make_hostile_suite(void);
 Suite *make_certificate_suite(void);
 Suite *make_engine_suite(void);
 Suite *make_python_suite(void);
+Suite *make_bench_probe_suite(void);
 
 /* ARRAY_LEN: how many elements the array a holds (an array, not a pointer). */
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
