@@ -43,6 +43,7 @@ static const pecert__fast_kernels scalar_kernels = {
     .interleave_row = pecert__fast_interleave_row_scalar,
     .axpy_row = pecert__fast_axpy_row_scalar,
     .sum_rows = pecert__fast_sum_rows_scalar,
+    .sum_rows_shared = pecert__fast_sum_rows_shared_scalar,
     .peg_cell = pecert__fast_peg_cell_scalar,
     /* Compute-bound; no bound, so that the four-range walk (apply.c) is
      * exercised at every size on every machine the tests run on. */
@@ -81,6 +82,7 @@ static const pecert__fast_kernels scalar_kernels = {
         .copy_row_stream = pecert__fast_copy_row_stream_##S,                                      \
         .outer_sum_stream = pecert__fast_outer_sum_stream_##S,                                    \
         .axpy_row = pecert__fast_axpy_row_##S, .sum_rows = pecert__fast_sum_rows_##S,             \
+        .sum_rows_shared = pecert__fast_sum_rows_shared_##S,                                      \
         .peg_cell = pecert__fast_peg_cell_##S, __VA_ARGS__                                        \
     }
 

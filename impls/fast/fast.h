@@ -288,11 +288,18 @@ typedef struct pecert__fast_kernels {
                                    double *sin, float *out);
     void (*step_halves_stream)(const double *step_cos, const double *step_sin, int32_t half, double *cos,
                                double *sin, float *out_sin, float *out_cos);
-    /* sum_rows from zero of 1 to 4 taps, streamed into a 64-byte aligned
-     * out (NULL: sum_rows into a row, then a streamed copy). */
-    void (*sum_rows_stream)(float *out, const float *const *x, const float *w, int32_t taps, int64_t n);
+    /* sum_rows from zero of 1 to 4 taps into outs (1 to 4) outputs over
+     * the same rows x, output k's weights w[k * taps, (k + 1) * taps),
+     * streamed into 64-byte aligned outs (NULL: sum_rows into a row, then
+     * a streamed copy). */
+    void (*sum_rows_stream)(float *const *out, int32_t outs, const float *const *x, const float *w, int32_t taps,
+                            int64_t n);
     pecert__fast_axpy_row_fn axpy_row;
     pecert__fast_sum_rows_fn sum_rows;
+    /* sum_rows from zero into outs (1 to 4) outputs over the same taps'
+     * rows x, output k's weights w[k * taps, (k + 1) * taps). */
+    void (*sum_rows_shared)(float *const *out, int32_t outs, const float *const *x, const float *w, int32_t taps,
+                            int64_t n);
     pecert__fast_peg_cell_fn peg_cell;
     /* peg_cell's sums for the cells 1 .. cells - 2 of a grid row under a
      * 3 x 3 kernel (every tap inside the grid), the kernel's taps and the
@@ -689,14 +696,33 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     void pecert__fast_step_halves_stream_##suffix(const double *step_cos, const double *step_sin,      \
                                                   int32_t half, double *cos, double *sin,              \
                                                   float *out_sin, float *out_cos);                     \
-    void pecert__fast_sum_rows_stream_##suffix(float *out, const float *const *x, const float *w,      \
-                                               int32_t taps, int64_t n);                               \
+    void pecert__fast_sum_rows_stream_##suffix(float *const *out, int32_t outs, const float *const *x, \
+                                               const float *w, int32_t taps, int64_t n);               \
     void pecert__fast_peg_row3_##suffix(float *out, const float *const *src, const float *taps,        \
                                         int64_t channels, int64_t cells, int stream, const float *ahead)
+/* fn(K, T, ...) with K = outs and T = taps (1 to 4 each) as constants:
+ * each ISA's always-inline weighted sum instantiated once per pair
+ * (x86/<isa>/stream.c, sum_rows_stream). */
+#define PECERT__FAST_TAPS_CASES(fn, K, taps, ...)                                                  \
+    switch (taps) {                                                                                \
+    case 1: fn(K, 1, __VA_ARGS__); break;                                                          \
+    case 2: fn(K, 2, __VA_ARGS__); break;                                                          \
+    case 3: fn(K, 3, __VA_ARGS__); break;                                                          \
+    default: fn(K, 4, __VA_ARGS__); break;                                                         \
+    }
+#define PECERT__FAST_BY_OUTS_AND_TAPS(fn, outs, taps, ...)                                         \
+    switch (outs) {                                                                                \
+    case 1: PECERT__FAST_TAPS_CASES(fn, 1, taps, __VA_ARGS__) break;                               \
+    case 2: PECERT__FAST_TAPS_CASES(fn, 2, taps, __VA_ARGS__) break;                               \
+    case 3: PECERT__FAST_TAPS_CASES(fn, 3, taps, __VA_ARGS__) break;                               \
+    default: PECERT__FAST_TAPS_CASES(fn, 4, taps, __VA_ARGS__) break;                              \
+    }
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \
                                         int64_t n, int from_zero);                                   \
+    void pecert__fast_sum_rows_shared_##suffix(float *const *out, int32_t outs, const float *const *x, \
+                                               const float *w, int32_t taps, int64_t n);              \
     void pecert__fast_peg_cell_##suffix(float *out, const float *const *src, const float *const *w,  \
                                         int32_t taps, const float *bias, const float *centre,        \
                                         int64_t begin, int64_t end)

@@ -171,51 +171,56 @@ void pecert__fast_step_halves_stream_avx2(const double *step_cos, const double *
     }
 }
 
-/* ---- a weighted sum of rows, streamed ----------------------------------------
+/* ---- weighted sums of rows, streamed ----------------------------------------
  * scalar/taps.c's sum_rows from zero, (((0 + w_0 x_0) + w_1 x_1) + ...),
- * for 1 to 4 taps, each value stored once, streamed (out 64-byte aligned,
- * the caller checks; a tail under 8 values in the scalar arithmetic). The
- * tap count is a constant of each instance of sum_taps (the rows' pointers
+ * for 1 to 4 taps into 1 to 4 outputs over the same rows (output k's
+ * weights w[k * taps ..]), each value stored once, streamed (every out
+ * 64-byte aligned, the caller checks; a tail under 8 values in the scalar
+ * arithmetic): each row's vector is loaded once for all the outputs (an
+ * upsampling's neighbouring cells share their rows). The tap and output
+ * counts are constants of each instance of sum_taps (the rows' pointers
  * and weights in registers): a loop over the taps per vector, reloading
  * them, ran slower than the plain sums and a streamed copy on Zen 3. */
-static inline __attribute__((always_inline)) void sum_taps(float *out, const float *const *x, const float *w,
-                                                           int taps, int64_t n)
+static inline __attribute__((always_inline)) void sum_taps(int K, int TAPS, float *const *out, const float *const *x,
+                                                           const float *w, int64_t n)
 {
-    const float *x0 = x[0], *x1 = taps > 1 ? x[1] : x0, *x2 = taps > 2 ? x[2] : x0, *x3 = taps > 3 ? x[3] : x0;
-    const __m256 w0 = _mm256_set1_ps(w[0]), w1 = _mm256_set1_ps(taps > 1 ? w[1] : 0.0f),
-                 w2 = _mm256_set1_ps(taps > 2 ? w[2] : 0.0f), w3 = _mm256_set1_ps(taps > 3 ? w[3] : 0.0f);
+    __m256 wk[4][4];
     int64_t i = 0;
 
+    _Pragma("GCC unroll 4") for (int k = 0; k < K; k++) {
+        _Pragma("GCC unroll 4") for (int t = 0; t < TAPS; t++) {
+            wk[k][t] = _mm256_set1_ps(w[k * TAPS + t]);
+        }
+    }
     for (; i + 8 <= n; i += 8) {
-        __m256 acc = _mm256_add_ps(_mm256_setzero_ps(), _mm256_mul_ps(w0, _mm256_loadu_ps(x0 + i)));
+        __m256 v[4];
 
-        if (taps > 1) {
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(w1, _mm256_loadu_ps(x1 + i)));
+        _Pragma("GCC unroll 4") for (int t = 0; t < TAPS; t++) {
+            v[t] = _mm256_loadu_ps(x[t] + i);
         }
-        if (taps > 2) {
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(w2, _mm256_loadu_ps(x2 + i)));
+        _Pragma("GCC unroll 4") for (int k = 0; k < K; k++) {
+            __m256 acc = _mm256_add_ps(_mm256_setzero_ps(), _mm256_mul_ps(wk[k][0], v[0]));
+
+            _Pragma("GCC unroll 3") for (int t = 1; t < TAPS; t++) {
+                acc = _mm256_add_ps(acc, _mm256_mul_ps(wk[k][t], v[t]));
+            }
+            _mm256_stream_ps(out[k] + i, acc);
         }
-        if (taps > 3) {
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(w3, _mm256_loadu_ps(x3 + i)));
-        }
-        _mm256_stream_ps(out + i, acc);
     }
     for (; i < n; i++) {
-        float acc = 0.0f + w[0] * x0[i];
+        for (int k = 0; k < K; k++) {
+            float acc = 0.0f + w[k * TAPS] * x[0][i];
 
-        for (int t = 1; t < taps; t++) {
-            acc += w[t] * x[t][i];
+            for (int t = 1; t < TAPS; t++) {
+                acc += w[k * TAPS + t] * x[t][i];
+            }
+            out[k][i] = acc;
         }
-        out[i] = acc;
     }
 }
 
-void pecert__fast_sum_rows_stream_avx2(float *out, const float *const *x, const float *w, int32_t taps, int64_t n)
+void pecert__fast_sum_rows_stream_avx2(float *const *out, int32_t outs, const float *const *x, const float *w,
+                                       int32_t taps, int64_t n)
 {
-    switch (taps) {
-    case 1: sum_taps(out, x, w, 1, n); break;
-    case 2: sum_taps(out, x, w, 2, n); break;
-    case 3: sum_taps(out, x, w, 3, n); break;
-    default: sum_taps(out, x, w, 4, n); break;
-    }
+    PECERT__FAST_BY_OUTS_AND_TAPS(sum_taps, outs, taps, out, x, w, n)
 }
