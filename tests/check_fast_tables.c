@@ -236,18 +236,21 @@ static pecert_status run_rope2d_apply(const fast_handle *f, const table_case *c,
     return f->plugin.desc->rope2d_apply(f->instance, &a);
 }
 
-/* peg_apply on five grids, each with a class row: variant 0 a 5 x 5 filter
- * over 40 x 40 cells of 500 channels (past a 384-channel pass and a
+/* peg_apply on eight grids, each with a class row: variant 0 a 5 x 5
+ * filter over 40 x 40 cells of 500 channels (past a 384-channel pass and a
  * 128-channel register block, a masked tail), 1 the same into a
- * transposed out; the 3 x 3 filters that AVX-512 sweeps along a row
- * (peg_row3): 2 over 37 x 43 cells of 500 channels (a masked slice), 3
- * over 64 x 64 cells of 768 (12 MiB: streamed), 4 a grid of one inner row
- * (3 x 200) of 508 channels (AVX2's 16-channel slices, then one of 8 and
- * a masked one), 5 of one inner column (200 x 3). */
+ * transposed out; the 3 x 3 filters that AVX2 and AVX-512 sweep along a
+ * row, its edge cells and the grid's top and bottom rows with the taps
+ * inside the grid (peg_row3): 2 over 37 x 43 cells of 500 channels (a
+ * masked slice), 3 over 64 x 64 cells of 768 (12 MiB: streamed), 4 a grid
+ * of one inner row (3 x 200) of 508 channels (AVX2's 16-channel slices,
+ * then one of 8 and a masked one), 5 of one inner column (200 x 3), 6 a
+ * grid of one row (1 x 600: neither above nor below), 7 of one column
+ * (600 x 1: a row of one cell). */
 static const struct peg_grid {
     int64_t h, w, kernel, channels;
 } peg_grids[] = {{40, 40, 5, 500}, {40, 40, 5, 500}, {37, 43, 3, 500}, {64, 64, 3, 768}, {3, 200, 3, 508},
-                 {200, 3, 3, 500}};
+                 {200, 3, 3, 500}, {1, 600, 3, 500}, {600, 1, 3, 500}};
 static pecert_status run_peg(const fast_handle *f, const table_case *c, void *out)
 {
     static float x[(1 + 64 * 64) * 768], w[768 * 25], b[768];
@@ -437,6 +440,8 @@ static const table_case cases[] = {
     {"peg_apply 3 x 3, swept and streamed", (1 + 64 * 64) * 768 * 4, run_peg, 3, 0},
     {"peg_apply 3 x 3, one inner row", (1 + 3 * 200) * 508 * 4, run_peg, 4, 0},
     {"peg_apply 3 x 3, one inner column", (1 + 200 * 3) * 500 * 4, run_peg, 5, 0},
+    {"peg_apply 3 x 3, a grid of one row", (1 + 1 * 600) * 500 * 4, run_peg, 6, 0},
+    {"peg_apply 3 x 3, a grid of one column", (1 + 600 * 1) * 500 * 4, run_peg, 7, 0},
     {"relpos2d_bias 14 x 13, C 80", 8 * 182 * 182 * 4, run_relpos2d, 0, 0},
     {"relpos2d_bias transposed out", 8 * 182 * 182 * 4, run_relpos2d, 1, 0},
     {"relpos2d_bias 40 x 40, streamed", 1600 * 1600 * 4, run_relpos2d, 2, 0},

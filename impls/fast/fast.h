@@ -301,14 +301,16 @@ typedef struct pecert__fast_kernels {
     void (*sum_rows_shared)(float *const *out, int32_t outs, const float *const *x, const float *w, int32_t taps,
                             int64_t n);
     pecert__fast_peg_cell_fn peg_cell;
-    /* peg_cell's sums for the cells 1 .. cells - 2 of a grid row under a
-     * 3 x 3 kernel (every tap inside the grid), the kernel's taps and the
-     * window of source cells held in registers as the row is swept, each
-     * channel slice in turn; src: the rows above, at and below (cell 0,
-     * channel 0), cells `channels` floats apart; taps: [9 + 1, channels],
-     * the bias row last; out: the row's cell 0; stream: streaming stores
-     * (out 64-byte aligned, channels a multiple of 16, a store_fence after).
-     * NULL: peg_cell for every cell. */
+    /* peg_cell's sums for every cell of a grid row under a 3 x 3 kernel
+     * (the taps inside the grid: the edge cells' and those of a row at the
+     * top or bottom without the rest), the kernel's taps and the window of
+     * source cells held in registers as the row is swept, each channel
+     * slice in turn; src: the rows above, at and below (cell 0, channel 0;
+     * NULL outside the grid), cells `channels` floats apart; taps: [9 + 1,
+     * channels], the bias row last; out: the row's cell 0; stream:
+     * streaming stores (out 64-byte aligned, channels a multiple of 16, a
+     * store_fence after); ahead: the row the next row's sweep adds (NULL:
+     * none), prefetched on the way. NULL: peg_cell for every cell. */
     void (*peg_row3)(float *out, const float *const *src, const float *taps, int64_t channels, int64_t cells,
                      int stream, const float *ahead);
     /* A thread rotates PECERT__FAST_APPLY_STREAMS ranges of rows in turn
@@ -717,6 +719,21 @@ PECERT__FAST_DECLARE_ALIBI(avx512_stream);
     case 3: PECERT__FAST_TAPS_CASES(fn, 3, taps, __VA_ARGS__) break;                               \
     default: PECERT__FAST_TAPS_CASES(fn, 4, taps, __VA_ARGS__) break;                              \
     }
+/* fn(UP, DOWN, ...) with UP = src[0] != NULL and DOWN = src[2] != NULL as
+ * constants: each ISA's peg_row3 sweep instantiated once per grid edge
+ * (x86/<isa>/peg.c). */
+#define PECERT__FAST_BY_ROWS_PRESENT(fn, src, ...)                                                 \
+    do {                                                                                           \
+        if ((src)[0] != NULL && (src)[2] != NULL) {                                                \
+            fn(1, 1, __VA_ARGS__);                                                                 \
+        } else if ((src)[0] != NULL) {                                                             \
+            fn(1, 0, __VA_ARGS__);                                                                 \
+        } else if ((src)[2] != NULL) {                                                             \
+            fn(0, 1, __VA_ARGS__);                                                                 \
+        } else {                                                                                   \
+            fn(0, 0, __VA_ARGS__);                                                                 \
+        }                                                                                          \
+    } while (0)
 #define PECERT__FAST_DECLARE_TAPS(suffix)                                                            \
     void pecert__fast_axpy_row_##suffix(float *acc, float w, const float *x, int64_t n);             \
     void pecert__fast_sum_rows_##suffix(float *out, const float *const *x, const float *w, int32_t taps, \

@@ -9,9 +9,9 @@
  * then out = x + (acc + bias), by the ISA's peg_cell (scalar/taps.c: the
  * channels in blocks held in registers across the taps). Taps outside
  * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX2, AVX-512)
- * a 3 x 3 kernel's inner cells are swept along each row by it instead:
- * the same operations per channel, the taps and a window of source cells
- * in registers. Threads split the grid rows; a patch's arithmetic is the
+ * a 3 x 3 kernel's rows are swept by it instead, their edge cells with
+ * the taps inside the grid: the same operations per channel, the taps
+ * and a window of source cells in registers, every cell streamed. Threads split the grid rows; a patch's arithmetic is the
  * same whatever the split. Strided inputs are packed once per call.
  */
 #include <inttypes.h>
@@ -79,6 +79,7 @@ typedef struct peg_plan {
     float *taps;     /* [k * k, C]: the kernel tap-major, then the bias row */
     float *scratch;  /* per thread: one C-wide row, then the taps' pointers */
     size_t acc_floats;
+    int swept;  /* every grid row by peg_row3 */
     int stream; /* peg_row3 with streaming stores */
     const pecert__fast_kernels *kernels;
 } peg_plan;
@@ -192,34 +193,33 @@ static void cells_by_taps(const peg_plan *pl, int64_t y, int64_t x0, int64_t x1,
     }
 }
 
-/* Whether grid row y's inner cells go to the ISA's peg_row3: a 3 x 3
- * kernel, a row with the grid on both sides, an out of unit channel
- * stride and rows `channels` apart (the sweep's addressing). */
-static int row_swept(const peg_plan *pl, int64_t y)
+/* Whether the grid's rows go to the ISA's peg_row3: a 3 x 3 kernel, an
+ * out of unit channel stride and rows `channels` apart (the sweep's
+ * addressing). */
+static int rows_swept(const peg_plan *pl)
 {
     const pecert_peg_args *a = pl->a;
 
-    return pl->kernels->peg_row3 != NULL && a->kernel == 3 && y >= 1 && y + 1 < a->grid_h && a->grid_w >= 3 &&
-           a->out->strides[1] == 1 && a->out->strides[0] == pl->channels;
+    return pl->kernels->peg_row3 != NULL && a->kernel == 3 && a->out->strides[1] == 1 &&
+           a->out->strides[0] == pl->channels;
 }
 
-/* Grid row y: its inner cells swept by peg_row3 where it applies (its
- * edge cells then by their taps), else every cell by its taps. */
+/* Grid row y: swept by peg_row3 where it applies (the rows above and
+ * below it, NULL outside the grid), else every cell by its taps. */
 static void grid_row(const peg_plan *pl, int64_t y, float *acc, const float **ptrs, int32_t *taps)
 {
     const pecert_peg_args *a = pl->a;
     int64_t c = pl->channels, first = a->prefix_tokens + y * a->grid_w;
 
-    if (!row_swept(pl, y)) {
+    if (!pl->swept) {
         cells_by_taps(pl, y, 0, a->grid_w, acc, ptrs, taps);
         return;
     }
-    const float *src[3] = {pl->x + (first - a->grid_w) * c, pl->x + first * c, pl->x + (first + a->grid_w) * c};
-
-    cells_by_taps(pl, y, 0, 1, acc, ptrs, taps);
+    const float *src[3] = {y > 0 ? pl->x + (first - a->grid_w) * c : NULL, pl->x + first * c,
+                           y + 1 < a->grid_h ? pl->x + (first + a->grid_w) * c : NULL};
     const float *ahead = y + 2 < a->grid_h ? src[2] + a->grid_w * c : NULL;
+
     pl->kernels->peg_row3((float *)a->out->data + first * c, src, pl->taps, c, a->grid_w, pl->stream, ahead);
-    cells_by_taps(pl, y, a->grid_w - 1, a->grid_w, acc, ptrs, taps);
 }
 
 static void peg_share(void *context, int ith, int nth)
@@ -260,7 +260,9 @@ pecert_status pecert__fast_peg_apply(void *instance, const pecert_peg_args *args
     /* Streamed where the output is past the caches; a swept row's stores
      * are 4 * C bytes apart (one line per cell and slice), and a plain
      * store there reads the line first. */
-    pl.stream = pl.kernels->store_fence != NULL && (uintptr_t)args->out->data % 64 == 0 && pl.channels % 16 == 0 &&
+    pl.swept = rows_swept(&pl);
+    pl.stream = pl.swept && pl.kernels->store_fence != NULL && (uintptr_t)args->out->data % 64 == 0 &&
+                pl.channels % 16 == 0 &&
                 (size_t)args->x->shape[0] * (size_t)pl.channels * sizeof(float) >= PECERT__FAST_STREAM_MIN_BYTES;
     /* Per thread: a C-wide row, then a grid row's 2 k^2 tap pointers per
      * cell (sources, weights) and tap counts. */

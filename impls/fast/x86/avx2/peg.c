@@ -5,8 +5,9 @@
  * channels in four registers across the taps; the last channels past a
  * multiple of 8 in the scalar arithmetic.
  *
- * peg_row3: x86/avx512/peg.c's sweep of a grid row's inner cells under a
- * 3 x 3 kernel, 16 channels (a 64-byte line) at a time: the three columns
+ * peg_row3: x86/avx512/peg.c's sweep of a grid row's cells (its edge
+ * cells and the grid's first and last rows with the taps inside the grid)
+ * under a 3 x 3 kernel, 16 channels (a 64-byte line) at a time: the three columns
  * of source cells a cell reads are carried from cell to cell, so a cell
  * loads its one new column where peg_cell loads 18 sources; the nine taps
  * and the bias are read from L1 as operands (16 registers do not hold
@@ -68,79 +69,109 @@ ALWAYS_INLINE __m256 tap(const float *taps, int64_t channels, int t, __m256 v, i
     return _mm256_mul_ps(load(taps + t * channels, full, m), v);
 }
 
-/* One cell's sums for 8 channels (all lanes when full, else lanes m):
- * 0 + w0 a0 + w1 b0 + w2 c0 + w3 a1 + ... + w8 c2 in kernel order (a, b,
- * c: the columns left of, at and right of the cell; 0, 1, 2: the rows
- * above, at and below), then b1 + (sum + bias): peg_cell's operations. */
-ALWAYS_INLINE __m256 cell8(const float *taps, int64_t channels, const __m256 a[3], const __m256 b[3],
-                           const __m256 c[3], int full, __m256i m)
+/* One cell's sums for 8 channels (all lanes when full, else lanes m) over
+ * the taps inside the grid: row i (0, 1, 2: above, at, below the cell)
+ * where ROW[i], column j (a, b, c: left of, at, right of it) where COL[j],
+ * in kernel order, 0 + w_t v_t a multiply then an add each; then b1 +
+ * (sum + bias): peg_cell's operations on patch_taps' taps. v[i][j]: the
+ * window. */
+ALWAYS_INLINE __m256 cell8(int up, int down, int left, int right, const float *taps, int64_t channels,
+                           const __m256 v[3][3], int full, __m256i m)
 {
-    __m256 sum = _mm256_add_ps(_mm256_setzero_ps(), tap(taps, channels, 0, a[0], full, m));
+    const int row[3] = {up, 1, down}, col[3] = {left, 1, right};
+    __m256 sum = _mm256_setzero_ps();
 
-    sum = _mm256_add_ps(sum, tap(taps, channels, 1, b[0], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 2, c[0], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 3, a[1], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 4, b[1], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 5, c[1], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 6, a[2], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 7, b[2], full, m));
-    sum = _mm256_add_ps(sum, tap(taps, channels, 8, c[2], full, m));
-    return _mm256_add_ps(b[1], _mm256_add_ps(sum, load(taps + 9 * channels, full, m)));
+    _Pragma("GCC unroll 3") for (int i = 0; i < 3; i++) {
+        _Pragma("GCC unroll 3") for (int j = 0; j < 3; j++) {
+            if (row[i] && col[j]) {
+                sum = _mm256_add_ps(sum, tap(taps, channels, 3 * i + j, v[i][j], full, m));
+            }
+        }
+    }
+    return _mm256_add_ps(v[1][1], _mm256_add_ps(sum, load(taps + 9 * channels, full, m)));
+}
+
+/* Column `at` of the rows present (UP, DOWN) into the window's column j,
+ * W / 8 registers (h). */
+ALWAYS_INLINE void load_column(int W, int up, int down, __m256 v[2][3][3], int j, const float *const *src,
+                               int64_t at, int full, __m256i m)
+{
+    _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
+        v[h][0][j] = up ? load(src[0] + at + 8 * h, full, m) : _mm256_setzero_ps();
+        v[h][1][j] = load(src[1] + at + 8 * h, full, m);
+        v[h][2][j] = down ? load(src[2] + at + 8 * h, full, m) : _mm256_setzero_ps();
+    }
+}
+
+ALWAYS_INLINE void shift_window(int W, __m256 v[2][3][3])
+{
+    _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
+        _Pragma("GCC unroll 3") for (int i = 0; i < 3; i++) {
+            v[h][i][0] = v[h][i][1];
+            v[h][i][1] = v[h][i][2];
+        }
+    }
+}
+
+/* Cell x's W channels (LEFT, RIGHT: its neighbours' columns inside the
+ * grid), stored together: at 16 a whole 64-byte line, which a streaming
+ * store needs (two halves of a line streamed 64 cells apart leave the
+ * write-combining buffer partial: 4-5x slower on Zen 3). */
+ALWAYS_INLINE void put_cell(int W, int up, int down, int left, int right, float *out, const float *taps,
+                            int64_t channels, __m256 v[2][3][3], int full, __m256i m, int stream)
+{
+    __m256 r[2];
+
+    _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
+        r[h] = cell8(up, down, left, right, taps + 8 * h, channels, v[h], full, m);
+    }
+    _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
+        if (!full) {
+            _mm256_maskstore_ps(out + 8 * h, m, r[h]);
+        } else if (stream) {
+            _mm256_stream_ps(out + 8 * h, r[h]);
+        } else {
+            _mm256_storeu_ps(out + 8 * h, r[h]);
+        }
+    }
 }
 
 /* One slice of peg_row3, W = 8 or 16 channels (W / 8 registers a column;
- * all lanes when full, else one register of lanes m): cells 1 .. cells -
- * 2 by cell8, the window of three columns carried from cell to cell. A
- * cell's W channels are stored together: at 16 a whole 64-byte line, which
- * a streaming store needs (two halves of a line streamed 64 cells apart
- * leave the write-combining buffer partial: 4-5x slower on Zen 3). Each
- * cell also prefetches the next line of ahead[from, to). */
-ALWAYS_INLINE void row3_slice(int W, float *out, const float *const *src, const float *taps, int64_t channels,
-                              int64_t cells, int full, __m256i m, int stream, const char *ahead, int64_t from,
-                              int64_t to)
+ * all lanes when full, else one register of lanes m): the row's cells 0
+ * .. cells - 1, the window of three columns carried from cell to cell;
+ * the first and last cells without the taps left and right of the grid,
+ * a row at the grid's top or bottom (UP, DOWN 0) without those above or
+ * below it. Each inner cell also prefetches the next line of ahead[from,
+ * to). */
+ALWAYS_INLINE void row3_slice(int W, int up, int down, float *out, const float *const *src, const float *taps,
+                              int64_t channels, int64_t cells, int full, __m256i m, int stream, const char *ahead,
+                              int64_t from, int64_t to)
 {
-    __m256 a[2][3], b[2][3], c[2][3];
+    __m256 v[2][3][3];
 
-    _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
-        _Pragma("GCC unroll 3") for (int r = 0; r < 3; r++) {
-            a[h][r] = load(src[r] + 8 * h, full, m);
-            b[h][r] = load(src[r] + channels + 8 * h, full, m);
-        }
+    load_column(W, up, down, v, 1, src, 0, full, m);
+    if (cells == 1) {
+        put_cell(W, up, down, 0, 0, out, taps, channels, v, full, m, stream);
+        return;
     }
+    load_column(W, up, down, v, 2, src, channels, full, m);
+    put_cell(W, up, down, 0, 1, out, taps, channels, v, full, m, stream);
     for (int64_t x = 1; x + 1 < cells; x++) {
-        int64_t next = (x + 1) * channels;
-        __m256 v[2];
-
         if (from + 64 <= to) {
             _mm_prefetch(ahead + from, _MM_HINT_T1);
             from += 64;
         }
-        _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
-            _Pragma("GCC unroll 3") for (int r = 0; r < 3; r++) {
-                c[h][r] = load(src[r] + next + 8 * h, full, m);
-            }
-            v[h] = cell8(taps + 8 * h, channels, a[h], b[h], c[h], full, m);
-        }
-        _Pragma("GCC unroll 2") for (int h = 0; h < W / 8; h++) {
-            float *o = out + x * channels + 8 * h;
-
-            if (!full) {
-                _mm256_maskstore_ps(o, m, v[h]);
-            } else if (stream) {
-                _mm256_stream_ps(o, v[h]);
-            } else {
-                _mm256_storeu_ps(o, v[h]);
-            }
-            _Pragma("GCC unroll 3") for (int r = 0; r < 3; r++) {
-                a[h][r] = b[h][r];
-                b[h][r] = c[h][r];
-            }
-        }
+        shift_window(W, v);
+        load_column(W, up, down, v, 2, src, (x + 1) * channels, full, m);
+        put_cell(W, up, down, 1, 1, out + x * channels, taps, channels, v, full, m, stream);
     }
+    shift_window(W, v);
+    put_cell(W, up, down, 1, 0, out + (cells - 1) * channels, taps, channels, v, full, m, stream);
 }
 
-void pecert__fast_peg_row3_avx2(float *out, const float *const *src, const float *taps, int64_t channels,
-                                int64_t cells, int stream, const float *ahead)
+/* Every slice of a row with the rows above and below present or not. */
+ALWAYS_INLINE void row3(int up, int down, float *out, const float *const *src, const float *taps, int64_t channels,
+                        int64_t cells, int stream, const float *ahead)
 {
     /* The slices share the row ahead in address order, a line a cell (it
      * is 4 lines a cell long: the first quarter of the slices fetch it). */
@@ -149,25 +180,34 @@ void pecert__fast_peg_row3_avx2(float *out, const float *const *src, const float
     const __m256i all = _mm256_set1_epi32(-1);
 
     for (; ch + 16 <= channels; ch += 16, from += step) {
-        const float *slice[3] = {src[0] + ch, src[1] + ch, src[2] + ch};
+        const float *slice[3] = {up ? src[0] + ch : NULL, src[1] + ch, down ? src[2] + ch : NULL};
 
         if (stream) {
-            row3_slice(16, out + ch, slice, taps + ch, channels, cells, 1, all, 1, (const char *)ahead, from, bytes);
+            row3_slice(16, up, down, out + ch, slice, taps + ch, channels, cells, 1, all, 1, (const char *)ahead,
+                       from, bytes);
         } else {
-            row3_slice(16, out + ch, slice, taps + ch, channels, cells, 1, all, 0, (const char *)ahead, from, bytes);
+            row3_slice(16, up, down, out + ch, slice, taps + ch, channels, cells, 1, all, 0, (const char *)ahead,
+                       from, bytes);
         }
     }
     /* The last channels (the caller streams only when there are none). */
     for (; ch < channels; ch += 8, from += step) {
-        const float *slice[3] = {src[0] + ch, src[1] + ch, src[2] + ch};
+        const float *slice[3] = {up ? src[0] + ch : NULL, src[1] + ch, down ? src[2] + ch : NULL};
 
         if (ch + 8 <= channels) {
-            row3_slice(8, out + ch, slice, taps + ch, channels, cells, 1, all, 0, (const char *)ahead, from, bytes);
+            row3_slice(8, up, down, out + ch, slice, taps + ch, channels, cells, 1, all, 0, (const char *)ahead,
+                       from, bytes);
         } else {
-            row3_slice(8, out + ch, slice, taps + ch, channels, cells, 0, lanes(channels - ch), 0,
+            row3_slice(8, up, down, out + ch, slice, taps + ch, channels, cells, 0, lanes(channels - ch), 0,
                        (const char *)ahead, from, bytes);
         }
     }
+}
+
+void pecert__fast_peg_row3_avx2(float *out, const float *const *src, const float *taps, int64_t channels,
+                                int64_t cells, int stream, const float *ahead)
+{
+    PECERT__FAST_BY_ROWS_PRESENT(row3, src, out, src, taps, channels, cells, stream, ahead);
 }
 
 void pecert__fast_peg_cell_avx2(float *out, const float *const *src, const float *const *w, int32_t taps,
