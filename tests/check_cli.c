@@ -331,11 +331,16 @@ START_TEST(mutation_in_parallel_reads_as_in_sequence)
     ck_assert_ptr_nonnull(json);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(json, "runs")), 3);
     cJSON_Delete(json);
+    /* --quiet on one of them (its lines are what is tested, not the
+     * mutants again: each run of a mutant is ~2 s) */
+    write_catalogue_subset(catalogue, names, 1);
+    snprintf(cmd, sizeof(cmd), "rm %s/mutants/%s.so %s/mutants/%s.so", dir, names[1], dir, names[2]);
+    ck_assert_int_eq(system(cmd), 0);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --catalogue %s --dir %s/mutants --quiet --vectors %s",
                                  catalogue, dir, test_family_vectors()),
                      0);
     ck_assert_msg(strstr(out, "caught  ") == NULL && strstr(out, "mutants in") == NULL, "%s", out);
-    ck_assert_msg(strstr(out, "mutation: 3/3 mutants caught") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "mutation: 1/1 mutants caught") != NULL, "%s", out);
     ck_assert_int_eq(test_pecert(out, sizeof(out), "mutation --jobs 0"), 2);
     ck_assert_msg(strstr(out, "--jobs '0': expected a count in [1, 1024]") != NULL, "%s", out);
     test_remove_dir(dir);
