@@ -15,10 +15,10 @@
  * written one, which on these hosts it is not - a bicubic resize reading
  * a sixteenth of what it writes was held to half a copy of its output,
  * faster than filling it; T5's distances, read twice, were charged at
- * the copy's rate, slower than loads alone.) Each case's samples alternate with its probes'
- * (bench_measure_group). What an op must read includes its argument
- * checks' pass over an input (every value is checked before the first
- * write): t5_bucket reads its distances twice.
+ * the copy's rate, slower than loads alone.) Each case's samples
+ * alternate with its probes' (bench_measure_group). What an op must read
+ * includes its argument checks' pass over an input (every value is
+ * checked before the first write): t5_bucket reads its distances twice.
  *
  * `memory_bound` tells the summary which cases its memory target applies
  * to: every op whose arithmetic per byte a vector unit outruns the memory

@@ -8,11 +8,12 @@
  * in kernel order, acc += w[tap] * x[neighbour] in float32 per channel,
  * then out = x + (acc + bias), by the ISA's peg_cell (scalar/taps.c: the
  * channels in blocks held in registers across the taps). Taps outside
- * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX2, AVX-512)
- * a 3 x 3 kernel's rows are swept by it instead, their edge cells with
- * the taps inside the grid: the same operations per channel, the taps
- * and a window of source cells in registers, every cell streamed. Threads split the grid rows; a patch's arithmetic is the
- * same whatever the split. Strided inputs are packed once per call.
+ * the grid read zeros and are skipped. Where the ISA has peg_row3 (AVX2,
+ * AVX-512) a 3 x 3 kernel's rows are swept by it instead, edge cells and
+ * all (their taps inside the grid only): the same operations per
+ * channel, the taps and a window of source cells in registers. Threads
+ * split the grid rows; a patch's arithmetic is the same whatever the
+ * split. Strided inputs are packed once per call.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -70,11 +70,11 @@ ALWAYS_INLINE __m256 tap(const float *taps, int64_t channels, int t, __m256 v, i
 }
 
 /* One cell's sums for 8 channels (all lanes when full, else lanes m) over
- * the taps inside the grid: row i (0, 1, 2: above, at, below the cell)
- * where ROW[i], column j (a, b, c: left of, at, right of it) where COL[j],
- * in kernel order, 0 + w_t v_t a multiply then an add each; then b1 +
- * (sum + bias): peg_cell's operations on patch_taps' taps. v[i][j]: the
- * window. */
+ * the taps inside the grid: row i (0, 1, 2: above, at, below the cell;
+ * those above and below where UP, DOWN), column j (a, b, c: left of, at,
+ * right of it; where LEFT, RIGHT), in kernel order, 0 + w_t v_t a
+ * multiply then an add each; then b1 + (sum + bias): peg_cell's
+ * operations on patch_taps' taps. v[i][j]: the window. */
 ALWAYS_INLINE __m256 cell8(int up, int down, int left, int right, const float *taps, int64_t channels,
                            const __m256 v[3][3], int full, __m256i m)
 {

@@ -66,10 +66,11 @@ ALWAYS_INLINE void block(float *out, const float *const *src, const float *const
 }
 
 /* One cell's sum for 16 channels over the taps inside the grid: row i
- * (0, 1, 2: above, at, below the cell) where ROW[i], column j (a, b, c:
- * left of, at, right of it) where COL[j], in kernel order, 0 + w_t v_t a
- * multiply then an add each; then b1 + (sum + bias): peg_cell's
- * operations on patch_taps' taps (family/peg.c). v[i][j]: the window. */
+ * (0, 1, 2: above, at, below the cell; those above and below where UP,
+ * DOWN), column j (a, b, c: left of, at, right of it; where LEFT, RIGHT),
+ * in kernel order, 0 + w_t v_t a multiply then an add each; then b1 +
+ * (sum + bias): peg_cell's operations on patch_taps' taps (family/peg.c).
+ * v[i][j]: the window. */
 ALWAYS_INLINE __m512 cell16(int up, int down, int left, int right, const __m512 w[9], __m512 bias,
                             const __m512 v[3][3])
 {
