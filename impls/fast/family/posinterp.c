@@ -406,14 +406,15 @@ static void column_cells(const plan *pl, int64_t x, const float *column, float *
     int direct = a->out->strides[1] == 1;
 
     for (int64_t y = 0; y < a->out_h; y++) {
-        int64_t row = cell_row(pl, x, y);
-        float *dst = (float *)a->out->data + row * a->out->strides[0];
         int32_t taken = pl->stream ? cells_streamed(pl, x, y, column) : 0;
 
         if (taken > 0) {
             y += taken - 1;
             continue;
         }
+        int64_t row = cell_row(pl, x, y);
+        float *dst = cell_out(pl, x, y);
+
         if (pl->stream) {
             cell(pl, y, column, acc);
             pl->kernels->copy_row_stream(dst, acc, a->table->shape[1]);
